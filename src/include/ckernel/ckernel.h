@@ -1,0 +1,14 @@
+/*
+ * ckernel/ckernel.h -- umbrella header: the whole public C API.
+ */
+#ifndef CKERNEL_CKERNEL_H
+#define CKERNEL_CKERNEL_H
+
+#include "ckernel/config.h"
+#include "ckernel/error.h"
+#include "ckernel/debug.h"
+#include "ckernel/layout.h"
+#include "ckernel/memblock.h"
+#include "ckernel/pod_allocator.h"
+
+#endif /* CKERNEL_CKERNEL_H */

@@ -1,0 +1,98 @@
+/*
+ * ckernel/pod_allocator.h -- the pod allocator API for variable-sized data.
+ *
+ * Strings and var dims store their elements in an arena memblock (kind
+ * CK_MEMBLOCK_POD or CK_MEMBLOCK_ZEROINIT) referenced from their arrmeta.
+ * Kernels that produce such data obtain the arena's allocator table and use
+ * it like this (DyND's protocol):
+ *
+ *     const ck_pod_allocator_api *api = ck_memblock_pod_allocator_api(mb);
+ *     char *b, *e;
+ *     api->allocate(mb, guess, 1, &b, &e);   // once per output element
+ *     api->resize(mb, 2 * guess, &b, &e);    // grow while writing
+ *     api->resize(mb, final_size, &b, &e);   // trim when done
+ *     ...
+ *     api->finalize(mb);                     // once, when no more output
+ *
+ * Semantics (each violation is an error status, never memory corruption):
+ *   - Memory already handed out never moves.  Only `resize` of the most recent
+ *     allocation may move that one allocation (to a new chunk).
+ *   - `resize` applies to the most recent allocation only: (*inout_begin,
+ *     *inout_end) must be exactly what the last allocate/resize returned.
+ *   - `finalize` releases unused capacity and forbids further allocate/resize.
+ *   - `align` is a power of two in [1, CK_POD_MAX_ALIGN].  Size 0 is valid
+ *     (begin == end, aligned, non-NULL).  Sizes whose arithmetic would
+ *     overflow, or above PTRDIFF_MAX, are CK_ERR_OVERFLOW.
+ *
+ * Growth: the arena is a list of chunks.  The first chunk has the initial
+ * capacity (CK_POD_DEFAULT_CAPACITY if 0 was asked for); each new chunk is at
+ * least twice the previous one and large enough for the request, so n bytes
+ * of allocations cost O(log n) chunk allocations.  Chunks of at least
+ * CK_POD_MAP_THRESHOLD bytes are page mappings, so `finalize` can return
+ * their unused tail pages to the system without moving anything (realloc may
+ * move memory even when shrinking, so it is never used).  Chunks of a
+ * zero-init arena are zero-filled, and bytes given back by a shrinking resize
+ * are re-zeroed, so every byte an allocation exposes reads as zero.
+ *
+ * Thread safety: an arena has a single writer.  Concurrent kernels writing
+ * strings use one arena per thread (or stay serial); reading is free.
+ */
+#ifndef CKERNEL_POD_ALLOCATOR_H
+#define CKERNEL_POD_ALLOCATOR_H
+
+#include "ckernel/config.h"
+#include "ckernel/error.h"
+#include "ckernel/memblock.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  CK_POD_MAX_ALIGN = 4096,
+  CK_POD_DEFAULT_CAPACITY = 4096,
+  CK_POD_MAP_THRESHOLD = 65536
+};
+
+typedef ck_status (*ck_pod_allocate_fn)(ck_memblock *mb, size_t size,
+                                        size_t align, char **out_begin,
+                                        char **out_end);
+typedef ck_status (*ck_pod_resize_fn)(ck_memblock *mb, size_t size,
+                                      char **inout_begin, char **inout_end);
+typedef ck_status (*ck_pod_finalize_fn)(ck_memblock *mb);
+
+/* The allocator table (one static instance per arena kind). */
+typedef struct ck_pod_allocator_api {
+  ck_pod_allocate_fn allocate;
+  ck_pod_resize_fn resize;
+  ck_pod_finalize_fn finalize;
+} ck_pod_allocator_api;
+
+/* The table for `mb`, or NULL (with CK_ERR_TYPE recorded in ck_last_error)
+ * for a NULL block or a kind that has no allocator. */
+CK_API const ck_pod_allocator_api *ck_memblock_pod_allocator_api(ck_memblock *mb);
+
+/* The functions behind the table, exported so that generated code can call
+ * them by name.  They check the kind of `mb`. */
+CK_API ck_status ck_pod_allocate(ck_memblock *mb, size_t size, size_t align,
+                                 char **out_begin, char **out_end);
+CK_API ck_status ck_pod_resize(ck_memblock *mb, size_t size, char **inout_begin,
+                               char **inout_end);
+CK_API ck_status ck_pod_finalize(ck_memblock *mb);
+
+/* Statistics of an arena. */
+typedef struct ck_pod_stats {
+  size_t capacity;     /* bytes held in chunks now                     */
+  size_t used;         /* bytes in live allocations (payload + padding) */
+  size_t chunks;       /* number of chunks                             */
+  size_t allocations;  /* number of allocate() calls that succeeded     */
+  bool finalized;
+} ck_pod_stats;
+
+CK_API ck_status ck_pod_memblock_stats(const ck_memblock *mb, ck_pod_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CKERNEL_POD_ALLOCATOR_H */

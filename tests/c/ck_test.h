@@ -1,0 +1,124 @@
+/*
+ * ck_test.h -- the minimal test harness of the C suite.
+ *
+ * Each test program defines `static void test_xxx(void)` functions and lists
+ * them in CK_TEST_MAIN.  CHECK records a failure (file:line, expression) and
+ * goes on; REQUIRE returns from the test function.  The program exits 1 if
+ * any check failed, so ctest sees it.
+ */
+#ifndef CK_TEST_H
+#define CK_TEST_H
+
+#include "ckernel/ckernel.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int ck_test_failures;
+static int ck_test_checks;
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    ck_test_checks++;                                                          \
+    if (!(cond)) {                                                             \
+      ck_test_failures++;                                                      \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);  \
+    }                                                                          \
+  } while (0)
+
+#define REQUIRE(cond)                                                          \
+  do {                                                                         \
+    ck_test_checks++;                                                          \
+    if (!(cond)) {                                                             \
+      ck_test_failures++;                                                      \
+      fprintf(stderr, "%s:%d: REQUIRE failed: %s\n", __FILE__, __LINE__,       \
+              #cond);                                                          \
+      return;                                                                  \
+    }                                                                          \
+  } while (0)
+
+/* A call that must succeed; prints the library's message if it does not. */
+#define CHECK_OK(call)                                                         \
+  do {                                                                         \
+    ck_status ck_test_st_ = (call);                                            \
+    ck_test_checks++;                                                          \
+    if (ck_test_st_ != CK_OK) {                                                \
+      ck_test_failures++;                                                      \
+      fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__,       \
+              #call, ck_status_name(ck_test_st_), ck_last_error());            \
+    }                                                                          \
+  } while (0)
+
+#define REQUIRE_OK(call)                                                       \
+  do {                                                                         \
+    ck_status ck_test_st_ = (call);                                            \
+    ck_test_checks++;                                                          \
+    if (ck_test_st_ != CK_OK) {                                                \
+      ck_test_failures++;                                                      \
+      fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__,       \
+              #call, ck_status_name(ck_test_st_), ck_last_error());            \
+      return;                                                                  \
+    }                                                                          \
+  } while (0)
+
+/* A call that must fail with `code` and a message containing `text`. */
+#define CHECK_ERR(call, code, text)                                            \
+  do {                                                                         \
+    ck_clear_error();                                                          \
+    ck_status ck_test_st_ = (call);                                            \
+    ck_test_checks++;                                                          \
+    if (ck_test_st_ != (code) || strstr(ck_last_error(), (text)) == NULL) {    \
+      ck_test_failures++;                                                      \
+      fprintf(stderr, "%s:%d: %s: expected %s containing '%s', got %s '%s'\n", \
+              __FILE__, __LINE__, #call, ck_status_name(code), (text),         \
+              ck_status_name(ck_test_st_), ck_last_error());                   \
+    }                                                                          \
+  } while (0)
+
+/* Iteration counts of heavy tests are divided by CK_TEST_SCALE (set when the
+ * suite runs under valgrind, which is ~50x slower). */
+static inline long ck_test_scaled(long n) {
+  const char *s = getenv("CK_TEST_SCALE");
+  long d = s ? strtol(s, NULL, 10) : 1;
+  if (d < 1) {
+    d = 1;
+  }
+  return n / d > 0 ? n / d : 1;
+}
+
+typedef struct {
+  const char *name;
+  void (*fn)(void);
+} ck_test_case;
+
+#define CK_TEST(fn) {#fn, fn}
+
+#define CK_TEST_MAIN(...)                                                      \
+  int main(int argc, char **argv) {                                            \
+    static const ck_test_case cases[] = {__VA_ARGS__};                         \
+    int64_t live0 = ck_memblock_live_count();                                  \
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {              \
+      if (argc > 1 && strcmp(argv[1], cases[i].name) != 0) {                   \
+        continue;                                                              \
+      }                                                                        \
+      int before = ck_test_failures;                                           \
+      int64_t live = ck_memblock_live_count();                                 \
+      cases[i].fn();                                                           \
+      if (ck_memblock_live_count() != live) {                                  \
+        ck_test_failures++;                                                    \
+        fprintf(stderr, "%s: leaked %" PRId64 " memblocks\n", cases[i].name,   \
+                ck_memblock_live_count() - live);                              \
+      }                                                                        \
+      printf("%-48s %s\n", cases[i].name,                                      \
+             ck_test_failures == before ? "ok" : "FAILED");                    \
+    }                                                                          \
+    if (ck_memblock_live_count() != live0) {                                   \
+      ck_test_failures++;                                                      \
+    }                                                                          \
+    printf("%d checks, %d failures\n", ck_test_checks, ck_test_failures);      \
+    return ck_test_failures ? 1 : 0;                                           \
+  }
+
+#endif /* CK_TEST_H */

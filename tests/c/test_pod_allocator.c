@@ -1,0 +1,326 @@
+/* The pod allocator API: sequences, alignments, misuse, limits, zero-init,
+ * finalize, and a randomized run checked against a simple model. */
+#include "ck_test.h"
+
+static ck_memblock *new_arena(bool zero, size_t cap) {
+  ck_memblock *mb = NULL;
+  ck_status st = zero ? ck_zeroinit_memblock_new(cap, &mb)
+                      : ck_pod_memblock_new(cap, &mb);
+  return st == CK_OK ? mb : NULL;
+}
+
+static void test_api_table(void) {
+  ck_memblock *mb = new_arena(false, 0);
+  REQUIRE(mb != NULL);
+  const ck_pod_allocator_api *api = ck_memblock_pod_allocator_api(mb);
+  REQUIRE(api != NULL);
+  CHECK(api->allocate == ck_pod_allocate);
+  CHECK(api->resize == ck_pod_resize);
+  CHECK(api->finalize == ck_pod_finalize);
+  ck_memblock_decref(mb);
+
+  char *data;
+  REQUIRE_OK(ck_fixed_size_pod_memblock_new(8, 8, &mb, &data));
+  ck_clear_error();
+  CHECK(ck_memblock_pod_allocator_api(mb) == NULL);
+  CHECK(ck_last_status() == CK_ERR_TYPE);
+  CHECK(strstr(ck_last_error(), "has no pod allocator") != NULL);
+  char *b, *e;
+  CHECK_ERR(ck_pod_allocate(mb, 8, 1, &b, &e), CK_ERR_TYPE, "fixed_size_pod");
+  ck_memblock_decref(mb);
+  CHECK(ck_memblock_pod_allocator_api(NULL) == NULL);
+}
+
+/* The seed's protocol: allocate a guess, grow by doubling, trim, finalize. */
+static void test_grow_shrink_finalize(void) {
+  for (int z = 0; z <= 1; z++) {
+    ck_memblock *mb = new_arena(z, 32);
+    REQUIRE(mb != NULL);
+    const ck_pod_allocator_api *api = ck_memblock_pod_allocator_api(mb);
+    char *keep_b, *keep_e;
+    REQUIRE_OK(api->allocate(mb, 5, 1, &keep_b, &keep_e));
+    memcpy(keep_b, "hello", 5);
+
+    char *b, *e;
+    REQUIRE_OK(api->allocate(mb, 4, 1, &b, &e));
+    size_t n = 0;
+    for (size_t cap = 4; cap < 100000; cap *= 2) {
+      REQUIRE_OK(api->resize(mb, cap, &b, &e));
+      CHECK((size_t)(e - b) == cap);
+      for (; n < cap; n++) {
+        if (z) {
+          CHECK(b[n] == 0); /* zero-init: new bytes read as zero */
+        }
+        b[n] = (char)(n * 7);
+      }
+    }
+    int intact = 1;
+    for (size_t i = 0; i < n; i++) {
+      intact &= b[i] == (char)(i * 7);
+    }
+    CHECK(intact);                         /* contents survive moves   */
+    CHECK(memcmp(keep_b, "hello", 5) == 0); /* earlier data never moves */
+    REQUIRE_OK(api->resize(mb, 1000, &b, &e)); /* trim */
+    CHECK(e - b == 1000);
+    ck_pod_stats before, after;
+    REQUIRE_OK(ck_pod_memblock_stats(mb, &before));
+    CHECK(before.allocations == 2);
+    REQUIRE_OK(api->finalize(mb));
+    REQUIRE_OK(ck_pod_memblock_stats(mb, &after));
+    CHECK(after.finalized);
+    CHECK(after.capacity <= before.capacity);
+    CHECK(after.used == before.used);
+    CHECK(memcmp(keep_b, "hello", 5) == 0);
+    intact = 1;
+    for (size_t i = 0; i < 1000; i++) {
+      intact &= b[i] == (char)(i * 7);
+    }
+    CHECK(intact);
+    /* After finalize: no allocate, no resize; finalize again is fine. */
+    char *b2, *e2;
+    CHECK_ERR(api->allocate(mb, 1, 1, &b2, &e2), CK_ERR_INVALID_STATE, "finalized");
+    CHECK_ERR(api->resize(mb, 10, &b, &e), CK_ERR_INVALID_STATE, "finalized");
+    CHECK_OK(api->finalize(mb));
+    ck_memblock_decref(mb);
+  }
+}
+
+/* finalize returns the unused tail of a large (mapped) chunk. */
+static void test_finalize_trims(void) {
+  ck_memblock *mb = new_arena(false, 1 << 20);
+  REQUIRE(mb != NULL);
+  char *b, *e;
+  REQUIRE_OK(ck_pod_allocate(mb, 100, 1, &b, &e));
+  memset(b, 1, 100);
+  ck_pod_stats st;
+  REQUIRE_OK(ck_pod_memblock_stats(mb, &st));
+  CHECK(st.capacity >= (1 << 20));
+  REQUIRE_OK(ck_pod_finalize(mb));
+  REQUIRE_OK(ck_pod_memblock_stats(mb, &st));
+  CHECK(st.capacity < 8192);
+  CHECK(st.used == 100);
+  CHECK(b[99] == 1);
+  ck_memblock_decref(mb);
+
+  /* An arena that never allocated holds nothing after finalize. */
+  mb = new_arena(false, 0);
+  REQUIRE_OK(ck_pod_finalize(mb));
+  REQUIRE_OK(ck_pod_memblock_stats(mb, &st));
+  CHECK(st.capacity == 0 && st.chunks == 0);
+  ck_memblock_decref(mb);
+}
+
+static void test_alignments(void) {
+  for (int z = 0; z <= 1; z++) {
+    ck_memblock *mb = new_arena(z, 16);
+    REQUIRE(mb != NULL);
+    for (size_t align = 1; align <= 4096; align *= 2) {
+      for (size_t size = 0; size < 40; size += 13) {
+        char *b, *e;
+        REQUIRE_OK(ck_pod_allocate(mb, size, align, &b, &e));
+        CHECK(((uintptr_t)b & (align - 1)) == 0);
+        CHECK((size_t)(e - b) == size);
+        memset(b, 0x5A, size);
+        /* Growing keeps the alignment even when the allocation moves. */
+        REQUIRE_OK(ck_pod_resize(mb, size + 5000, &b, &e));
+        CHECK(((uintptr_t)b & (align - 1)) == 0);
+      }
+    }
+    char *b, *e;
+    size_t bad[] = {0, 3, 6, 12, 100, 8192, SIZE_MAX};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      CHECK_ERR(ck_pod_allocate(mb, 8, bad[i], &b, &e), CK_ERR_INVALID_ARGUMENT,
+                "not a power of two");
+    }
+    ck_memblock_decref(mb);
+  }
+}
+
+static void test_resize_only_latest(void) {
+  ck_memblock *mb = new_arena(false, 0);
+  REQUIRE(mb != NULL);
+  char *b1, *e1, *b2, *e2;
+  char *nb = NULL, *ne = NULL;
+  CHECK_ERR(ck_pod_resize(mb, 4, &nb, &ne), CK_ERR_INVALID_STATE,
+            "not the most recent allocation");
+  REQUIRE_OK(ck_pod_allocate(mb, 8, 1, &b1, &e1));
+  REQUIRE_OK(ck_pod_allocate(mb, 8, 1, &b2, &e2));
+  char *ob = b1, *oe = e1;
+  CHECK_ERR(ck_pod_resize(mb, 16, &b1, &e1), CK_ERR_INVALID_STATE,
+            "not the most recent allocation");
+  CHECK(b1 == ob && e1 == oe); /* untouched on error */
+  /* A forged pair (right begin, wrong end) is rejected too. */
+  char *fe = e2 + 1;
+  CHECK_ERR(ck_pod_resize(mb, 16, &b2, &fe), CK_ERR_INVALID_STATE,
+            "most recent");
+  CHECK_OK(ck_pod_resize(mb, 16, &b2, &e2));
+  CHECK_ERR(ck_pod_resize(mb, 4, NULL, &e2), CK_ERR_INVALID_ARGUMENT, "NULL");
+  ck_memblock_decref(mb);
+}
+
+static void test_limits(void) {
+  ck_memblock *mb = new_arena(false, 0);
+  REQUIRE(mb != NULL);
+  char *b = NULL, *e = NULL;
+  /* Size 0: valid, begin == end, non-NULL. */
+  REQUIRE_OK(ck_pod_allocate(mb, 0, 8, &b, &e));
+  CHECK(b != NULL && b == e);
+  CHECK_OK(ck_pod_resize(mb, 0, &b, &e));
+  CHECK_OK(ck_pod_resize(mb, 3, &b, &e));
+  CHECK(e - b == 3);
+  /* Huge sizes are overflow errors and leave the arena usable. */
+  CHECK_ERR(ck_pod_allocate(mb, SIZE_MAX, 1, &b, &e), CK_ERR_OVERFLOW, "too large");
+  CHECK_ERR(ck_pod_allocate(mb, SIZE_MAX - 4095, 4096, &b, &e), CK_ERR_OVERFLOW,
+            "too large");
+  CHECK_ERR(ck_pod_allocate(mb, (size_t)PTRDIFF_MAX + 1, 1, &b, &e),
+            CK_ERR_OVERFLOW, "too large");
+  REQUIRE_OK(ck_pod_allocate(mb, 4, 1, &b, &e));
+  CHECK_ERR(ck_pod_resize(mb, SIZE_MAX, &b, &e), CK_ERR_OVERFLOW, "too large");
+  CHECK(e - b == 4); /* unchanged */
+  CHECK_OK(ck_pod_resize(mb, 8, &b, &e));
+  CHECK_ERR(ck_pod_allocate(NULL, 1, 1, &b, &e), CK_ERR_INVALID_ARGUMENT, "NULL");
+  CHECK_ERR(ck_pod_allocate(mb, 1, 1, NULL, &e), CK_ERR_INVALID_ARGUMENT, "NULL");
+  ck_memblock *m2 = NULL;
+  CHECK_ERR(ck_pod_memblock_new(SIZE_MAX, &m2), CK_ERR_OVERFLOW, "too large");
+  CHECK(m2 == NULL);
+  ck_memblock_decref(mb);
+}
+
+/* Zero-init: shrinking then growing in place must expose zeros again. */
+static void test_zeroinit_regrow(void) {
+  ck_memblock *mb = new_arena(true, 256);
+  REQUIRE(mb != NULL);
+  char *b, *e;
+  REQUIRE_OK(ck_pod_allocate(mb, 100, 1, &b, &e));
+  memset(b, 0xFF, 100);
+  REQUIRE_OK(ck_pod_resize(mb, 10, &b, &e));
+  REQUIRE_OK(ck_pod_resize(mb, 100, &b, &e));
+  int zeros = 1;
+  for (int i = 10; i < 100; i++) {
+    zeros &= b[i] == 0;
+  }
+  CHECK(zeros);
+  char *b2, *e2;
+  REQUIRE_OK(ck_pod_allocate(mb, 50, 16, &b2, &e2));
+  zeros = 1;
+  for (int i = 0; i < 50; i++) {
+    zeros &= b2[i] == 0;
+  }
+  CHECK(zeros);
+  ck_memblock_decref(mb);
+}
+
+/* ---- randomized run against a model ------------------------------------ */
+
+typedef struct {
+  char *begin;
+  size_t size;
+  unsigned char fill;
+} model_alloc;
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+static int model_intact(const model_alloc *m, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    for (size_t j = 0; j < m[i].size; j++) {
+      if ((unsigned char)m[i].begin[j] != m[i].fill) {
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+static void test_randomized_model(void) {
+  enum { MAXA = 600 };
+  static model_alloc m[MAXA];
+  long rounds = ck_test_scaled(40);
+  for (long round = 0; round < rounds; round++) {
+    bool zero = round % 2;
+    ck_memblock *mb = new_arena(zero, (size_t)(rng() % 200));
+    REQUIRE(mb != NULL);
+    size_t n = 0;
+    size_t expect_used_min = 0;
+    for (int op = 0; op < MAXA * 2 && n < MAXA; op++) {
+      uint64_t r = rng() % 10;
+      if (r < 6 || n == 0) {
+        size_t align = (size_t)1 << (rng() % 13);
+        size_t size = (size_t)(rng() % 300);
+        if (rng() % 50 == 0) {
+          size = 70000 + (size_t)(rng() % 70000); /* a mapped chunk */
+        }
+        char *b, *e;
+        REQUIRE_OK(ck_pod_allocate(mb, size, align, &b, &e));
+        CHECK(((uintptr_t)b & (align - 1)) == 0);
+        if (zero) {
+          for (size_t j = 0; j < size; j++) {
+            if (b[j] != 0) {
+              CHECK(b[j] == 0);
+              break;
+            }
+          }
+        }
+        m[n].begin = b;
+        m[n].size = size;
+        m[n].fill = (unsigned char)(rng() | 1);
+        memset(b, m[n].fill, size);
+        n++;
+        expect_used_min += size;
+      } else if (r < 9) {
+        model_alloc *last = &m[n - 1];
+        size_t size = (size_t)(rng() % 2000);
+        char *b = last->begin, *e = last->begin + last->size;
+        REQUIRE_OK(ck_pod_resize(mb, size, &b, &e));
+        size_t keep = size < last->size ? size : last->size;
+        for (size_t j = 0; j < keep; j++) {
+          if ((unsigned char)b[j] != last->fill) {
+            CHECK((unsigned char)b[j] == last->fill);
+            break;
+          }
+        }
+        if (zero) {
+          for (size_t j = keep; j < size; j++) {
+            if (b[j] != 0) {
+              CHECK(b[j] == 0);
+              break;
+            }
+          }
+        }
+        memset(b, last->fill, size);
+        expect_used_min = expect_used_min - last->size + size;
+        last->begin = b;
+        last->size = size;
+      } else if (n >= 2) {
+        /* Resizing anything but the latest must fail and change nothing. */
+        size_t i = (size_t)(rng() % (n - 1));
+        char *b = m[i].begin, *e = m[i].begin + m[i].size;
+        ck_status st = ck_pod_resize(mb, m[i].size + 1, &b, &e);
+        /* Zero-size allocations can coincide with the latest's begin. */
+        if (m[i].begin != m[n - 1].begin || m[i].size != m[n - 1].size) {
+          CHECK(st == CK_ERR_INVALID_STATE);
+          CHECK(b == m[i].begin);
+        }
+      }
+    }
+    CHECK(model_intact(m, n));
+    ck_pod_stats st;
+    REQUIRE_OK(ck_pod_memblock_stats(mb, &st));
+    CHECK(st.used >= expect_used_min);
+    CHECK(st.capacity >= st.used);
+    CHECK(st.allocations == n);
+    REQUIRE_OK(ck_pod_finalize(mb));
+    CHECK(model_intact(m, n));
+    ck_memblock_decref(mb);
+  }
+}
+
+CK_TEST_MAIN(CK_TEST(test_api_table), CK_TEST(test_grow_shrink_finalize),
+             CK_TEST(test_finalize_trims), CK_TEST(test_alignments),
+             CK_TEST(test_resize_only_latest), CK_TEST(test_limits),
+             CK_TEST(test_zeroinit_regrow), CK_TEST(test_randomized_model))
