@@ -8,17 +8,24 @@
  * Layout: an arena is a singly-linked list of chunks, newest first.  Each
  * chunk starts with this header; its usable bytes follow at a 16-byte
  * aligned offset.  Only the newest chunk ("head") is ever allocated from.
+ *
+ * Invariant (memory safety for stale views): bytes once handed out stay
+ * mapped until the arena is freed.  A resize that moves the latest
+ * allocation leaves its old bytes in the old chunk (no longer part of any
+ * allocation); finalize only trims pages above a chunk's high-water mark.
  */
 typedef struct ck_pod_chunk {
-  struct ck_pod_chunk *prev; /* older chunk, or NULL                      */
-  size_t total;              /* bytes malloc'd or mapped for this chunk     */
-  size_t used;               /* bytes consumed (valid when not the head)    */
-  uint32_t mapped;           /* 1: page mapping (trimmable), 0: malloc      */
+  struct ck_pod_chunk *prev; /* older chunk, or NULL                       */
+  size_t total;              /* bytes malloc'd or mapped for this chunk      */
+  size_t used;               /* bytes consumed (kept current for non-heads)  */
+  size_t high;               /* most bytes ever consumed (non-heads)         */
+  uint32_t mapped;           /* 1: page mapping (trimmable), 0: malloc       */
   uint32_t pad_;
 } ck_pod_chunk;
 
-enum { CK_CHUNK_HEADER = 32 };
+enum { CK_CHUNK_HEADER = 48 };
 _Static_assert(sizeof(ck_pod_chunk) <= CK_CHUNK_HEADER, "chunk header fits");
+_Static_assert(CK_CHUNK_HEADER % 16 == 0, "chunk data is 16-byte aligned");
 
 typedef struct ck_pod_memblock {
   ck_memblock base;
@@ -26,6 +33,7 @@ typedef struct ck_pod_memblock {
   ck_pod_chunk *head;   /* newest chunk, NULL before the first allocation  */
   char *cur;            /* first free byte of head                         */
   char *end;            /* end of head's usable bytes                      */
+  char *high;           /* high-water mark of head                         */
   char *last_begin;     /* most recent allocation, NULL if none/finalized  */
   char *last_end;
   size_t last_align;
@@ -39,6 +47,14 @@ static inline char *ck_chunk_data(ck_pod_chunk *c) {
 
 static inline size_t ck_chunk_capacity(const ck_pod_chunk *c) {
   return c->total - CK_CHUNK_HEADER;
+}
+
+/* Move the head's cursor, keeping its high-water mark. */
+static inline void ck_set_cur(ck_pod_memblock *a, char *cur) {
+  a->cur = cur;
+  if (cur > a->high) {
+    a->high = cur;
+  }
 }
 
 static bool ck_is_arena(const ck_memblock *mb) {
@@ -93,15 +109,10 @@ void ck__pod_memblock_free(ck_memblock *mb) {
   a->head = NULL;
 }
 
-/*
- * Make a new head chunk able to hold `size` bytes at alignment `align`.
- * The old head keeps its contents.  If it holds nothing (a->cur at its
- * start), it is unlinked and handed back in *out_empty for the caller to
- * release once it has copied what it needs out of it.
- */
+/* Make a new head chunk able to hold `size` bytes at alignment `align`.
+ * The old head keeps its contents (see the invariant above). */
 static ck_status ck_arena_add_chunk(ck_pod_memblock *a, size_t size, size_t align,
-                                    const char *func, ck_pod_chunk **out_empty) {
-  *out_empty = NULL;
+                                    const char *func) {
   size_t needed, cap;
   /* Usable bytes start 16-byte aligned; larger alignments may need padding. */
   size_t pad = align > 16 ? align - 1 : 0;
@@ -129,7 +140,7 @@ static ck_status ck_arena_add_chunk(ck_pod_memblock *a, size_t size, size_t alig
       return ck__error(CK_ERR_OVERFLOW, func, "size %zu is too large", size);
     }
     total = (total + ps - 1) & ~(ps - 1);
-    c = ck__map(total, func);
+    c = ck__map(total, func); /* zero-filled pages */
     mapped = 1;
   } else {
     c = zero ? ck__calloc(1, total, func) : ck__malloc(total, func);
@@ -137,24 +148,18 @@ static ck_status ck_arena_add_chunk(ck_pod_memblock *a, size_t size, size_t alig
   if (c == NULL) {
     return CK_ERR_NO_MEMORY;
   }
-  c->prev = NULL;
+  c->prev = a->head;
   c->total = total;
   c->used = 0;
+  c->high = 0;
   c->mapped = mapped;
   c->pad_ = 0;
-
-  ck_pod_chunk *old = a->head;
-  if (old != NULL) {
-    old->used = (size_t)(a->cur - ck_chunk_data(old));
-    if (old->used == 0) {
-      c->prev = old->prev; /* nothing lives in the old head: drop it */
-      *out_empty = old;
-    } else {
-      c->prev = old;
-    }
+  if (a->head != NULL) {
+    a->head->used = (size_t)(a->cur - ck_chunk_data(a->head));
+    a->head->high = (size_t)(a->high - ck_chunk_data(a->head));
   }
   a->head = c;
-  a->cur = ck_chunk_data(c);
+  a->cur = a->high = ck_chunk_data(c);
   a->end = ck_chunk_data(c) + ck_chunk_capacity(c);
   return CK_OK;
 }
@@ -207,17 +212,13 @@ ck_status ck_pod_allocate(ck_memblock *mb, size_t size, size_t align,
   }
   char *p = ck_head_fit(a, size, align);
   if (p == NULL) {
-    ck_pod_chunk *empty;
-    st = ck_arena_add_chunk(a, size, align, __func__, &empty);
+    st = ck_arena_add_chunk(a, size, align, __func__);
     if (st != CK_OK) {
       return st;
     }
-    if (empty != NULL) {
-      ck_chunk_release(empty);
-    }
     p = ck_head_fit(a, size, align);
   }
-  a->cur = p + size;
+  ck_set_cur(a, p + size);
   a->last_begin = p;
   a->last_end = p + size;
   a->last_align = align;
@@ -260,21 +261,19 @@ ck_status ck_pod_resize(ck_memblock *mb, size_t size, char **inout_begin,
     }
   } else {
     /* Move to a fresh chunk; give the old bytes back to the old chunk. */
-    ck_pod_chunk *empty;
+    /* Move to a fresh chunk; the old bytes stay where they are (readable
+     * through stale views) but no longer count as used. */
     a->cur = b;
-    st = ck_arena_add_chunk(a, size, a->last_align, __func__, &empty);
+    st = ck_arena_add_chunk(a, size, a->last_align, __func__);
     if (st != CK_OK) {
       a->cur = a->last_end; /* unchanged on failure */
       return st;
     }
     char *nb = ck_head_fit(a, size, a->last_align);
     memcpy(nb, b, old_size);
-    if (empty != NULL) {
-      ck_chunk_release(empty); /* it held only the allocation just moved */
-    }
     b = nb;
   }
-  a->cur = b + size;
+  ck_set_cur(a, b + size);
   a->last_begin = b;
   a->last_end = b + size;
   *inout_begin = b;
@@ -297,17 +296,18 @@ ck_status ck_pod_finalize(ck_memblock *mb) {
   if (c == NULL) {
     return CK_OK;
   }
-  size_t used = (size_t)(a->cur - ck_chunk_data(c));
-  if (used == 0) {
+  c->used = (size_t)(a->cur - ck_chunk_data(c));
+  c->high = (size_t)(a->high - ck_chunk_data(c));
+  if (c->high == 0) {
+    /* The head never handed out a byte: give it back whole. */
     a->head = c->prev;
     ck_chunk_release(c);
-    a->cur = a->end = NULL;
+    a->cur = a->end = a->high = NULL;
     return CK_OK;
   }
-  c->used = used;
   if (c->mapped) {
     size_t ps = ck__page_size();
-    size_t keep = (CK_CHUNK_HEADER + used + ps - 1) & ~(ps - 1);
+    size_t keep = (CK_CHUNK_HEADER + c->high + ps - 1) & ~(ps - 1);
     if (keep < c->total) {
       ck__unmap((char *)c + keep, c->total - keep);
       c->total = keep;

@@ -16,10 +16,14 @@
  *
  * Semantics (each violation is an error status, never memory corruption):
  *   - Memory already handed out never moves.  Only `resize` of the most recent
- *     allocation may move that one allocation (to a new chunk).
+ *     allocation may move that one allocation (to a new chunk).  Bytes once
+ *     handed out stay mapped until the block is freed, even when a moving
+ *     resize left them behind, so a stale pointer reads old bytes instead of
+ *     freed memory (a safety net for bindings; do not rely on the contents).
  *   - `resize` applies to the most recent allocation only: (*inout_begin,
  *     *inout_end) must be exactly what the last allocate/resize returned.
- *   - `finalize` releases unused capacity and forbids further allocate/resize.
+ *   - `finalize` releases unused capacity (never below a chunk's high-water
+ *     mark) and forbids further allocate/resize.  Calling it again is a no-op.
  *   - `align` is a power of two in [1, CK_POD_MAX_ALIGN].  Size 0 is valid
  *     (begin == end, aligned, non-NULL).  Sizes whose arithmetic would
  *     overflow, or above PTRDIFF_MAX, are CK_ERR_OVERFLOW.

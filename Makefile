@@ -1,0 +1,79 @@
+# ckernel -- set-up and entry points.  Every target sets up what it needs,
+# idempotently, on a fresh Debian 12 machine (apt-get for system packages,
+# pip into .venv for Python packages).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+STAMPS := .stamps
+JOBS ?= 2
+
+# Debian packages: C toolchain and checkers, OpenCL on the CPU (PoCL).
+APT_PACKAGES := build-essential cmake valgrind clang libclang-rt-14-dev \
+	pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clinfo
+
+VALGRIND_WRAPPER := valgrind;--error-exitcode=1;--leak-check=full;--errors-for-leak-kinds=definite,indirect,possible;--show-leak-kinds=definite,indirect,possible;--quiet
+
+.PHONY: all setup system-deps install test test-c test-python sanitize demo bench fuzz clean
+
+all: test
+
+# ---- set-up ---------------------------------------------------------------
+system-deps: $(STAMPS)/apt
+$(STAMPS)/apt:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@mkdir -p $(STAMPS) && touch $@
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(STAMPS)/pydeps: pyproject.toml | $(PY)
+	$(PIP) install -q "scikit-build-core>=0.10" "cffi>=1.17"
+	@mkdir -p $(STAMPS) && touch $@
+
+# The package is rebuilt incrementally (build/py) on every run: cheap, and
+# never stale.
+install: system-deps $(STAMPS)/pydeps
+	$(PIP) install -q --no-build-isolation ".[test]"
+
+setup: install
+
+# ---- tests ----------------------------------------------------------------
+test-c: system-deps
+	cmake -S . -B build/c -DCK_WERROR=ON >/dev/null
+	cmake --build build/c -j$(JOBS)
+	ctest --test-dir build/c --output-on-failure
+
+test-python: install
+	$(PY) -m pytest tests/python -q
+
+test: setup test-c test-python
+
+sanitize: system-deps
+	cmake -S . -B build/asan -DCK_WERROR=ON -DCK_SANITIZE=ON >/dev/null
+	cmake --build build/asan -j$(JOBS)
+	ctest --test-dir build/asan --output-on-failure
+	cmake -S . -B build/valgrind -DCK_WERROR=ON "-DCK_TEST_WRAPPER=$(VALGRIND_WRAPPER)" -DCK_TEST_SCALE=20 >/dev/null
+	cmake --build build/valgrind -j$(JOBS)
+	ctest --test-dir build/valgrind --output-on-failure
+
+# ---- main job, benchmarks -------------------------------------------------
+demo: setup
+	$(PY) -m ckernel.demo
+
+bench: setup
+	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DCK_BUILD_TESTS=OFF -DCK_BUILD_BENCHMARKS=ON >/dev/null
+	cmake --build build/bench -j$(JOBS)
+	build/bench/benchmarks/bench_memory
+
+clean:
+	rm -rf build $(STAMPS)

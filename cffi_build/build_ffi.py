@@ -1,0 +1,56 @@
+"""Generate the API-mode cffi extension source for ``ckernel._ffi``.
+
+The cdef is never written by hand: the public umbrella header is run through
+the C preprocessor with ``-DCK_CFFI_CDEF`` (see ``src/include/ckernel/config.h``),
+which strips system includes, ``_Atomic``, attributes and inline bodies, and the
+result is handed to cffi.  ``emit_c_code`` writes the C source that CMake then
+compiles and links against libckernel.
+
+Usage: build_ffi.py --cc CC --include DIR --out FILE.c [--cdef-out FILE.h]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import subprocess
+import sys
+
+import cffi
+
+# Declarations that belong to the binding, not to the C API: the release
+# callback through which external memblocks drop their Python owner.
+BINDING_CDEF = """
+extern "Python" void ck_py_release(void *handle);
+"""
+
+
+def preprocess(cc: str, include_dir: str) -> str:
+    cmd = [*shlex.split(cc), "-E", "-P", "-DCK_CFFI_CDEF", f"-I{include_dir}",
+           f"{include_dir}/ckernel/ckernel.h"]
+    try:
+        return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    except subprocess.CalledProcessError as exc:  # pragma: no cover - build time
+        sys.exit(f"preprocessing the public headers failed: {' '.join(cmd)}\n{exc.stderr}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--cc", required=True)
+    ap.add_argument("--include", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--cdef-out")
+    args = ap.parse_args()
+
+    cdef = preprocess(args.cc, args.include)
+    ffibuilder = cffi.FFI()
+    ffibuilder.cdef(cdef + BINDING_CDEF)
+    ffibuilder.set_source("ckernel._ffi", '#include "ckernel/ckernel.h"\n')
+    ffibuilder.emit_c_code(args.out)
+    if args.cdef_out:
+        with open(args.cdef_out, "w") as f:
+            f.write(cdef + BINDING_CDEF)
+
+
+if __name__ == "__main__":
+    main()

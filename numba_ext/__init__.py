@@ -1,0 +1,33 @@
+"""ckernel: array kernels as a plain C ABI, with a Python/Numba bridge.
+
+Layers (see docs/architecture.md): the C library libckernel (memory blocks, the
+pod allocator, ...), its cffi bindings (:mod:`ckernel.lowlevel`), and Pythonic
+objects on top.
+"""
+
+from . import _native
+from .errors import CKernelError
+
+_native.verify_layout()
+
+from . import errors, lowlevel  # noqa: E402
+from .memory import MemBlock, PodAllocator, live_count  # noqa: E402
+
+__version__ = _native.ffi.string(_native.lib.ck_version_string()).decode()
+abi_version = _native.lib.ck_abi_version()
+
+
+def get_include() -> str:
+    """Directory holding the C headers (``#include <ckernel/ckernel.h>``)."""
+    import os
+    return os.path.join(os.path.dirname(__file__), "include")
+
+
+def get_library_dir() -> str:
+    """Directory holding libckernel.so (and lib/libckernel.a)."""
+    import os
+    return os.path.dirname(__file__)
+
+
+__all__ = ["CKernelError", "MemBlock", "PodAllocator", "live_count", "errors",
+           "lowlevel", "get_include", "get_library_dir", "__version__", "abi_version"]

@@ -1,0 +1,70 @@
+"""Loading the cffi module and checking it against libckernel.
+
+``ckernel._ffi`` is compiled (API mode) from the same public headers as
+libckernel, but the two are separate files: a stale or foreign libckernel on
+the loader path would silently disagree about struct layouts.  At import we
+compare every row of the library's exported layout table
+(``ck_layout_table``) with what cffi was compiled with, and refuse to load on
+any difference.
+"""
+
+from __future__ import annotations
+
+from ._ffi import ffi, lib
+from .errors import CKernelError, error_class
+
+
+def last_error() -> str:
+    """The calling thread's last libckernel error message."""
+    return ffi.string(lib.ck_last_error()).decode("utf-8", "replace")
+
+
+def check(status: int) -> None:
+    """Raise the exception matching a non-zero ``ck_status``."""
+    if status != 0:
+        raise error_class(status)(last_error(), status)
+
+
+def layout_mismatches() -> list[str]:
+    """Differences between cffi's view of the public structs and the library's."""
+    count = ffi.new("size_t *")
+    table = lib.ck_layout_table(count)
+    problems = []
+    for i in range(count[0]):
+        row = table[i]
+        tname = ffi.string(row.type).decode()
+        fname = ffi.string(row.field).decode()
+        try:
+            ctype = ffi.typeof(tname)
+        except ffi.error:
+            problems.append(f"{tname}: not known to the cffi module")
+            continue
+        if not fname:
+            mine = (ffi.alignof(ctype), ffi.sizeof(ctype))
+            what = "alignment/size"
+        else:
+            fields = dict(ctype.fields)
+            if fname not in fields:
+                problems.append(f"{tname}.{fname}: not known to the cffi module")
+                continue
+            field = fields[fname]
+            mine = (field.offset, ffi.sizeof(field.type))
+            what = "offset/size"
+        theirs = (row.offset, row.size)
+        if mine != theirs:
+            problems.append(f"{tname}{'.' + fname if fname else ''}: {what} "
+                            f"cffi {mine} != libckernel {theirs}")
+    return problems
+
+
+def verify_layout() -> None:
+    problems = layout_mismatches()
+    if problems:
+        raise ImportError(
+            "ckernel: the cffi module and libckernel disagree on struct layouts "
+            "(a stale or foreign libckernel?); reinstall the package.\n  "
+            + "\n  ".join(problems))
+
+
+__all__ = ["ffi", "lib", "check", "last_error", "layout_mismatches",
+           "verify_layout", "CKernelError"]

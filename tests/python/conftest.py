@@ -1,0 +1,24 @@
+"""Shared fixtures: every test must leave the library's live-memblock count
+where it found it (after collecting garbage), so leaks fail the test that
+caused them."""
+
+import gc
+
+import pytest
+
+import ckernel
+
+
+@pytest.fixture(autouse=True)
+def _memblock_balance(request):
+    gc.collect()
+    before = ckernel.live_count()
+    yield
+    gc.collect()
+    after = ckernel.live_count()
+    if "allow_memblock_leak" not in request.keywords:
+        assert after == before, f"memblocks leaked: {after - before}"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "allow_memblock_leak: skip the balance check")
