@@ -66,6 +66,15 @@ sanitize: system-deps
 	cmake --build build/valgrind -j$(JOBS)
 	ctest --test-dir build/valgrind --output-on-failure
 
+# The type-string parser under libFuzzer (clang), bounded: FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+fuzz: system-deps
+	cmake -S tests/fuzz -B build/fuzz -DCMAKE_C_COMPILER=clang >/dev/null
+	cmake --build build/fuzz -j$(JOBS)
+	mkdir -p build/fuzz/corpus
+	build/fuzz/fuzz_type_parse -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  -dict=tests/fuzz/type.dict build/fuzz/corpus tests/fuzz/corpus
+
 # ---- main job, benchmarks -------------------------------------------------
 demo: setup
 	$(PY) -m ckernel.demo

@@ -10,7 +10,8 @@ from .errors import CKernelError
 
 _native.verify_layout()
 
-from . import errors, lowlevel  # noqa: E402
+from . import errors, lowlevel, types  # noqa: E402
+from .array import Array, array, asarray, debug_repr, empty, from_dlpack  # noqa: E402
 from .memory import MemBlock, PodAllocator, live_count  # noqa: E402
 
 __version__ = _native.ffi.string(_native.lib.ck_version_string()).decode()
@@ -29,5 +30,6 @@ def get_library_dir() -> str:
     return os.path.dirname(__file__)
 
 
-__all__ = ["CKernelError", "MemBlock", "PodAllocator", "live_count", "errors",
+__all__ = ["CKernelError", "MemBlock", "PodAllocator", "live_count", "errors", "types",
+           "Array", "array", "asarray", "empty", "from_dlpack", "debug_repr",
            "lowlevel", "get_include", "get_library_dir", "__version__", "abi_version"]

@@ -39,11 +39,15 @@ def layout_mismatches() -> list[str]:
         except ffi.error:
             problems.append(f"{tname}: not known to the cffi module")
             continue
-        if not fname:
-            mine = (ffi.alignof(ctype), ffi.sizeof(ctype))
-            what = "alignment/size"
-        else:
+        try:
+            if not fname:
+                mine = (ffi.alignof(ctype), ffi.sizeof(ctype))
+                what = "alignment/size"
             fields = dict(ctype.fields)
+        except ffi.error as exc:  # cffi's own compile-time check disagrees
+            problems.append(f"{tname}: {exc}")
+            continue
+        if fname:
             if fname not in fields:
                 problems.append(f"{tname}.{fname}: not known to the cffi module")
                 continue

@@ -55,8 +55,17 @@ static ck_status ck_verror(ck_status status, const char *func, const char *fmt,
     n = 0;
   }
   int m = vsnprintf(ck_errbuf + n, sizeof ck_errbuf - (size_t)n, fmt, ap);
-  if (keep_old && m >= 0 && (size_t)(n + m) < sizeof ck_errbuf) {
-    snprintf(ck_errbuf + n + m, sizeof ck_errbuf - (size_t)(n + m), ": %s", old);
+  if (keep_old && m >= 0 && (size_t)(n + m) + 2 < sizeof ck_errbuf) {
+    size_t at = (size_t)(n + m);
+    size_t room = sizeof ck_errbuf - at - 2; /* after ": " */
+    ck_errbuf[at] = ':';
+    ck_errbuf[at + 1] = ' ';
+    size_t len = strlen(old);
+    if (len >= room) {
+      len = room - 1; /* truncate the old message, keep the NUL */
+    }
+    memcpy(ck_errbuf + at + 2, old, len);
+    ck_errbuf[at + 2 + len] = '\0';
   }
   ck_errstatus = status;
   return status;

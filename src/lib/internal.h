@@ -50,6 +50,8 @@ void ck__memblock_released(void);
 
 /* Free paths of the arena kinds (pod_allocator.c). */
 void ck__pod_memblock_free(ck_memblock *mb);
+/* Free path of array blocks (array.c): arrmeta, data_ref, type. */
+void ck__array_memblock_free(ck_memblock *mb);
 
 /* Arithmetic helpers. */
 static inline bool ck__is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }

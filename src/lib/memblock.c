@@ -148,6 +148,9 @@ void ck_memblock_free(ck_memblock *mb) {
     return;
   }
   switch (mb->kind) {
+  case CK_MEMBLOCK_ARRAY:
+    ck__array_memblock_free(mb);
+    break;
   case CK_MEMBLOCK_FIXED_SIZE_POD:
     break;
   case CK_MEMBLOCK_EXTERNAL: {
@@ -187,6 +190,14 @@ ck_status ck_memblock_debug_print(const ck_memblock *mb, char *buf,
   ck__appendf(buf, bufsize, &pos, "memblock %p: kind=%s refcount=%u", (void *)mb,
               ck_memblock_kind_name(mb->kind), (unsigned)ck_memblock_refcount(mb));
   switch (mb->kind) {
+  case CK_MEMBLOCK_ARRAY: {
+    const ck_array_preamble *a = (const ck_array_preamble *)mb;
+    char type_str[128];
+    ck_type_print(a->type, type_str, sizeof type_str, NULL);
+    ck__appendf(buf, bufsize, &pos, " type='%s' data=%p data_ref=%p flags=%u",
+                type_str, (void *)a->data, (void *)a->data_ref, (unsigned)a->flags);
+    break;
+  }
   case CK_MEMBLOCK_FIXED_SIZE_POD: {
     const ck_fixed_size_pod_memblock *f = (const ck_fixed_size_pod_memblock *)mb;
     ck__appendf(buf, bufsize, &pos, " size=%zu data=%p", f->size,

@@ -10,5 +10,11 @@
 #include "ckernel/layout.h"
 #include "ckernel/memblock.h"
 #include "ckernel/pod_allocator.h"
+#include "ckernel/parallel.h"
+#include "ckernel/types.h"
+#include "ckernel/array.h"
+#include "ckernel/kernel.h"
+#include "ckernel/builder.h"
+#include "ckernel/assign.h"
 
 #endif /* CKERNEL_CKERNEL_H */

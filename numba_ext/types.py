@@ -1,0 +1,329 @@
+"""ckernel types: datashape-style type objects over the C type system.
+
+>>> from ckernel import types
+>>> t = types.parse("3 * var * string")
+>>> str(t), t.ndim, t.dtype
+('3 * var * string', 2, ckernel.types.string)
+>>> types.parse("complex[float64]") == types.complex128
+True
+
+Builtin scalars (``types.int32``, ...) are encoded in the C type pointer and need
+no reference counting; every other :class:`Type` owns one reference to its C
+descriptor and drops it when garbage collected.
+"""
+
+from __future__ import annotations
+
+import html
+import weakref
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from ._native import check, ffi, lib
+from .errors import CKTypeError, InvalidArgumentError
+
+# Builtin ids (ck_type_id) -> (name, NumPy dtype, cffi C type).
+_BUILTINS = {
+    lib.CK_TYPE_BOOL: ("bool", np.dtype(np.bool_), "bool"),
+    lib.CK_TYPE_INT8: ("int8", np.dtype(np.int8), "int8_t"),
+    lib.CK_TYPE_INT16: ("int16", np.dtype(np.int16), "int16_t"),
+    lib.CK_TYPE_INT32: ("int32", np.dtype(np.int32), "int32_t"),
+    lib.CK_TYPE_INT64: ("int64", np.dtype(np.int64), "int64_t"),
+    lib.CK_TYPE_UINT8: ("uint8", np.dtype(np.uint8), "uint8_t"),
+    lib.CK_TYPE_UINT16: ("uint16", np.dtype(np.uint16), "uint16_t"),
+    lib.CK_TYPE_UINT32: ("uint32", np.dtype(np.uint32), "uint32_t"),
+    lib.CK_TYPE_UINT64: ("uint64", np.dtype(np.uint64), "uint64_t"),
+    lib.CK_TYPE_FLOAT16: ("float16", np.dtype(np.float16), None),
+    lib.CK_TYPE_FLOAT32: ("float32", np.dtype(np.float32), "float"),
+    lib.CK_TYPE_FLOAT64: ("float64", np.dtype(np.float64), "double"),
+    lib.CK_TYPE_COMPLEX64: ("complex64", np.dtype(np.complex64), None),
+    lib.CK_TYPE_COMPLEX128: ("complex128", np.dtype(np.complex128), None),
+}
+_BY_DTYPE = {dt: tid for tid, (_, dt, _) in _BUILTINS.items()}
+
+ID_NAMES = {
+    lib.CK_TYPE_FIXED_DIM: "fixed_dim", lib.CK_TYPE_STRIDED_DIM: "strided_dim",
+    lib.CK_TYPE_VAR_DIM: "var_dim", lib.CK_TYPE_STRING: "string",
+    lib.CK_TYPE_BYTES: "bytes", lib.CK_TYPE_STRUCT: "struct",
+    lib.CK_TYPE_POINTER: "pointer",
+    **{tid: name for tid, (name, _, _) in _BUILTINS.items()},
+}
+
+
+class Type:
+    """A ckernel type (immutable, hashable, comparable)."""
+
+    __slots__ = ("_t", "_finalizer", "__weakref__")
+
+    def __new__(cls, spec: "str | Type | np.dtype | type") -> "Type":
+        """``Type("3 * int32")``, ``Type(np.float64)``, or an existing Type."""
+        return as_type(spec)
+
+    @classmethod
+    def _own(cls, ctype) -> "Type":
+        """Wrap a C type, taking over one reference the caller owned."""
+        self = object.__new__(cls)
+        self._t = ctype
+        self._finalizer = weakref.finalize(self, lib.ck_type_decref, ctype)
+        return self
+
+    @classmethod
+    def _borrow(cls, ctype) -> "Type":
+        """Wrap a borrowed C type (adds a reference of our own)."""
+        lib.ck_type_incref(ctype)
+        return cls._own(ctype)
+
+    # ---- queries ---------------------------------------------------------
+    @property
+    def c_type(self):
+        """The ``ck_type`` value (a cffi pointer), valid while self lives."""
+        return self._t
+
+    @property
+    def id(self) -> str:
+        """Kind of type: ``"int32"``, ``"fixed_dim"``, ``"string"``, ..."""
+        return ID_NAMES.get(lib.ck_type_id_of(self._t), "invalid")
+
+    @property
+    def type_id(self) -> int:
+        return lib.ck_type_id_of(self._t)
+
+    @property
+    def is_builtin(self) -> bool:
+        return self.type_id in _BUILTINS
+
+    @property
+    def is_dim(self) -> bool:
+        return self.type_id in (lib.CK_TYPE_FIXED_DIM, lib.CK_TYPE_STRIDED_DIM,
+                                lib.CK_TYPE_VAR_DIM)
+
+    @property
+    def data_size(self) -> int:
+        return lib.ck_type_data_size(self._t)
+
+    @property
+    def data_alignment(self) -> int:
+        return lib.ck_type_data_alignment(self._t)
+
+    @property
+    def arrmeta_size(self) -> int:
+        return lib.ck_type_arrmeta_size(self._t)
+
+    @property
+    def ndim(self) -> int:
+        """Number of leading dimensions."""
+        return lib.ck_type_ndim(self._t)
+
+    @property
+    def element(self) -> "Type | None":
+        """Element type of a dim (target of a pointer), else None."""
+        e = lib.ck_type_element(self._t)
+        return None if e == ffi.NULL else Type._borrow(e)
+
+    @property
+    def dtype(self) -> "Type":
+        """The innermost non-dimension type."""
+        return Type._borrow(lib.ck_type_dtype(self._t))
+
+    @property
+    def fixed_size(self) -> int | None:
+        n = lib.ck_fixed_dim_size(self._t)
+        return None if n < 0 else n
+
+    @property
+    def fields(self) -> list[tuple[str, "Type"]]:
+        """``[(name, type), ...]`` of a struct (empty for other types)."""
+        out = []
+        name = ffi.new("const char **")
+        ftype = ffi.new("ck_type *")
+        for i in range(lib.ck_struct_field_count(self._t)):
+            check(lib.ck_struct_field(self._t, i, name, ftype, ffi.NULL, ffi.NULL))
+            out.append((ffi.string(name[0]).decode(), Type._borrow(ftype[0])))
+        return out
+
+    def to_numpy_dtype(self) -> np.dtype:
+        """The NumPy dtype of a builtin scalar or a struct of them."""
+        tid = self.type_id
+        if tid in _BUILTINS:
+            return _BUILTINS[tid][1]
+        if tid == lib.CK_TYPE_STRUCT:
+            names, formats, offsets = [], [], []
+            off = ffi.new("size_t *")
+            for i, (name, ftype) in enumerate(self.fields):
+                check(lib.ck_struct_field(self._t, i, ffi.NULL, ffi.NULL, off, ffi.NULL))
+                names.append(name)
+                formats.append(ftype.to_numpy_dtype())
+                offsets.append(off[0])
+            return np.dtype({"names": names, "formats": formats, "offsets": offsets,
+                             "itemsize": self.data_size})
+        if tid == lib.CK_TYPE_FIXED_DIM:
+            return np.dtype((self.element.to_numpy_dtype(), (self.fixed_size,)))
+        raise CKTypeError(f"type '{self}' has no NumPy dtype")
+
+    # ---- protocol --------------------------------------------------------
+    def __str__(self) -> str:
+        n = ffi.new("size_t *")
+        check(lib.ck_type_print(self._t, ffi.NULL, 0, n))
+        buf = ffi.new("char[]", n[0] + 1)
+        check(lib.ck_type_print(self._t, buf, n[0] + 1, n))
+        return ffi.string(buf).decode()
+
+    def __repr__(self) -> str:
+        if self.is_builtin or self.type_id == lib.CK_TYPE_STRING:
+            return f"ckernel.types.{self}"
+        return f"ckernel.types.Type({str(self)!r})"
+
+    def _repr_html_(self) -> str:
+        rows = [("type", str(self)), ("kind", self.id), ("data size", self.data_size),
+                ("alignment", self.data_alignment), ("arrmeta size", self.arrmeta_size)]
+        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>"
+                       f"<code>{html.escape(str(v))}</code></td></tr>" for k, v in rows)
+        return f"<table><caption>ckernel.types.Type</caption>{body}</table>"
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Type):
+            try:
+                other = as_type(other)
+            except (CKTypeError, InvalidArgumentError, ValueError, TypeError):
+                return NotImplemented
+        return bool(lib.ck_type_equal(self._t, other._t))
+
+    def __hash__(self) -> int:
+        return hash(lib.ck_type_hash(self._t))
+
+    def __reduce__(self):
+        return (parse, (str(self),))
+
+
+def parse(text: str) -> Type:
+    """Parse a datashape type string (see docs/type-grammar.md)."""
+    if not isinstance(text, str):
+        raise CKTypeError(f"type string must be str, not {type(text).__name__}")
+    out = ffi.new("ck_type *")
+    check(lib.ck_type_parse(text.encode(), out))
+    return Type._own(out[0])
+
+
+def as_type(spec) -> Type:
+    """A :class:`Type` from a Type, a type string, or a NumPy dtype-like."""
+    if isinstance(spec, Type):
+        return spec
+    if isinstance(spec, str):
+        return parse(spec)
+    try:
+        dt = np.dtype(spec)
+    except TypeError:
+        raise CKTypeError(f"cannot make a ckernel type from {spec!r}") from None
+    return from_numpy_dtype(dt)
+
+
+def from_numpy_dtype(dt: np.dtype) -> Type:
+    """The ckernel type of a NumPy dtype (builtins and aligned structs)."""
+    dt = np.dtype(dt)
+    if dt.byteorder == ">" or (dt.byteorder == "=" and not dt.isnative):
+        raise CKTypeError(f"NumPy dtype {dt} is not in native byte order")
+    if dt.fields is not None:
+        names = list(dt.names)
+        st = struct({n: from_numpy_dtype(dt.fields[n][0]) for n in names})
+        if st.to_numpy_dtype() != dt:
+            raise CKTypeError(f"NumPy structured dtype {dt} is not laid out like a C "
+                              "struct with natural alignment (use align=True)")
+        return st
+    if dt.subdtype is not None:
+        base, shape = dt.subdtype
+        t = from_numpy_dtype(base)
+        for n in reversed(shape):
+            t = fixed_dim(n, t)
+        return t
+    tid = _BY_DTYPE.get(dt.newbyteorder("="))
+    if tid is None:
+        raise CKTypeError(f"NumPy dtype {dt} has no ckernel equivalent")
+    return _builtin(tid)
+
+
+# ---- constructors ----------------------------------------------------------
+
+def _new(fn, *args) -> Type:
+    out = ffi.new("ck_type *")
+    check(fn(*args, out))
+    return Type._own(out[0])
+
+
+def fixed_dim(size: int, element) -> Type:
+    return _new(lib.ck_fixed_dim_type_new, int(size), as_type(element)._t)
+
+
+def strided_dim(element) -> Type:
+    return _new(lib.ck_strided_dim_type_new, as_type(element)._t)
+
+
+def var_dim(element) -> Type:
+    return _new(lib.ck_var_dim_type_new, as_type(element)._t)
+
+
+def bytes_type(align: int = 1) -> Type:
+    return _new(lib.ck_bytes_type_new, int(align))
+
+
+def pointer(target) -> Type:
+    return _new(lib.ck_pointer_type_new, as_type(target)._t)
+
+
+def struct(fields: "Mapping[str, object] | Iterable[tuple[str, object]]") -> Type:
+    """``struct({"x": float64, "name": string})`` or a list of pairs."""
+    items = list(fields.items() if isinstance(fields, Mapping) else fields)
+    keep = [ffi.new("char[]", str(n).encode()) for n, _ in items]
+    ftypes = [as_type(t) for _, t in items]
+    names = ffi.new("const char *[]", keep) if items else ffi.NULL
+    tarr = ffi.new("ck_type[]", [t._t for t in ftypes]) if items else ffi.NULL
+    return _new(lib.ck_struct_type_new, len(items), names, tarr)
+
+
+def _builtin(tid: int) -> Type:
+    return Type._own(ffi.cast("ck_type", tid))
+
+
+bool_ = _builtin(lib.CK_TYPE_BOOL)
+int8 = _builtin(lib.CK_TYPE_INT8)
+int16 = _builtin(lib.CK_TYPE_INT16)
+int32 = _builtin(lib.CK_TYPE_INT32)
+int64 = _builtin(lib.CK_TYPE_INT64)
+uint8 = _builtin(lib.CK_TYPE_UINT8)
+uint16 = _builtin(lib.CK_TYPE_UINT16)
+uint32 = _builtin(lib.CK_TYPE_UINT32)
+uint64 = _builtin(lib.CK_TYPE_UINT64)
+float16 = _builtin(lib.CK_TYPE_FLOAT16)
+float32 = _builtin(lib.CK_TYPE_FLOAT32)
+float64 = _builtin(lib.CK_TYPE_FLOAT64)
+complex64 = _builtin(lib.CK_TYPE_COMPLEX64)
+complex128 = _builtin(lib.CK_TYPE_COMPLEX128)
+string = _new(lib.ck_string_type_new)
+
+BUILTIN_TYPES = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                 float16, float32, float64, complex64, complex128)
+
+
+def builtin_numpy_dtype(t: Type) -> np.dtype | None:
+    entry = _BUILTINS.get(t.type_id)
+    return entry[1] if entry else None
+
+
+def builtin_ctype(t: Type) -> str | None:
+    """The cffi C type name used to read/write a builtin scalar directly."""
+    entry = _BUILTINS.get(t.type_id)
+    return entry[2] if entry else None
+
+
+__all__ = ["Type", "parse", "as_type", "from_numpy_dtype", "fixed_dim", "strided_dim",
+           "var_dim", "bytes_type", "pointer", "struct", "bool_", "int8", "int16",
+           "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+           "float32", "float64", "complex64", "complex128", "string", "BUILTIN_TYPES"]
+
+
+
+def __getattr__(name: str):
+    # `types.bool` (like `np.bool`) without shadowing the builtin in this module.
+    if name == "bool":
+        return bool_
+    raise AttributeError(f"module 'ckernel.types' has no attribute {name!r}")

@@ -1,0 +1,63 @@
+/*
+ * ckernel/parallel.h -- the library's parallel outer loop.
+ *
+ * A small pthread pool splits a range [0, n) into chunks that the calling
+ * thread and up to (num_threads - 1) workers claim dynamically.  Lifted
+ * kernels use it for their outermost dimension; user code may call it too.
+ *
+ * Rules
+ *   - `fn(ctx, begin, end, thread_index)` processes [begin, end).  The same
+ *     `thread_index` (0 = the calling thread, < the thread count) is never
+ *     used by two threads at once during one call, so per-thread scratch
+ *     (e.g. one string arena per thread) can be indexed by it.
+ *   - If any call of `fn` fails, the first failure's status and message are
+ *     returned to the caller (its message is set in the caller's
+ *     ck_last_error), and the other threads stop claiming chunks.
+ *   - Calls made from inside a worker (nested parallelism), calls made while
+ *     another thread is using the pool, and ranges smaller than 2*min_chunk
+ *     run serially on the calling thread (thread_index 0): correct, never a
+ *     deadlock.
+ *
+ * Process-wide state: the pool (created lazily, protected by a mutex) and the
+ * thread count (atomic; initialised from the CK_NUM_THREADS environment
+ * variable, else the number of online CPUs).  Not fork-safe: do not fork
+ * while a parallel loop runs.
+ */
+#ifndef CKERNEL_PARALLEL_H
+#define CKERNEL_PARALLEL_H
+
+#include "ckernel/config.h"
+#include "ckernel/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { CK_MAX_THREADS = 64 };
+
+typedef ck_status (*ck_parallel_fn)(void *ctx, size_t begin, size_t end,
+                                    unsigned thread_index);
+
+/* Run fn over [0, n) in chunks of at least `min_chunk` (0 means 1). */
+CK_API ck_status ck_parallel_for(size_t n, size_t min_chunk, ck_parallel_fn fn,
+                                 void *ctx);
+
+/* The number of threads (caller included) a parallel loop may use. */
+CK_API unsigned ck_get_num_threads(void);
+
+/* Set it: 1..CK_MAX_THREADS; 0 restores the default (CK_NUM_THREADS or the
+ * CPU count). */
+CK_API ck_status ck_set_num_threads(unsigned n);
+
+/* Stop and join the pool's worker threads (they restart on demand).  Must not
+ * be called from inside a parallel loop. */
+CK_API ck_status ck_thread_pool_shutdown(void);
+
+/* Worker threads currently running (for tests). */
+CK_API unsigned ck_thread_pool_size(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CKERNEL_PARALLEL_H */
