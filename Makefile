@@ -83,6 +83,8 @@ bench: setup
 	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DCK_BUILD_TESTS=OFF -DCK_BUILD_BENCHMARKS=ON >/dev/null
 	cmake --build build/bench -j$(JOBS)
 	build/bench/benchmarks/bench_memory
+	build/bench/benchmarks/bench_kernels
+	$(PY) benchmarks/run.py
 
 clean:
 	rm -rf build $(STAMPS)

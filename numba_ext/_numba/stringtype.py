@@ -1,0 +1,61 @@
+"""The ``CkString`` Numba type: a view of UTF-8 bytes ``[begin, end)``.
+
+Defined apart from :mod:`.strings` so that the error path
+(:func:`ckernel._numba.memblock.raise_status`) can use it: a CkString boxes to
+a Python ``str`` with ``PyUnicode_DecodeUTF8`` and needs no NRT allocation.
+A view owns nothing; see :mod:`.strings` for its operations.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import box, intrinsic, make_attribute_wrapper, models, register_model
+
+
+class CkStringType(types.Type):
+    """A view of a ``ck_string`` value: UTF-8 bytes ``[begin, end)``."""
+
+    def __init__(self):
+        super().__init__(name="ckernel.CkString")
+
+
+ck_string_type = CkStringType()
+
+
+@register_model(CkStringType)
+class CkStringModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("begin", types.intp), ("end", types.intp)])
+
+
+make_attribute_wrapper(CkStringType, "begin", "begin")
+make_attribute_wrapper(CkStringType, "end", "end")
+
+
+@intrinsic
+def make_string(typingctx, begin, end):
+    """A CkString view of the bytes ``[begin, end)`` (addresses)."""
+    if not (isinstance(begin, types.Integer) and isinstance(end, types.Integer)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        st = cgutils.create_struct_proxy(ck_string_type)(context, builder)
+        st.begin = context.cast(builder, args[0], sig.args[0], types.intp)
+        st.end = context.cast(builder, args[1], sig.args[1], types.intp)
+        return st._getvalue()
+    return ck_string_type(begin, end), codegen
+
+
+@box(CkStringType)
+def _box_ck_string(typ, val, c):
+    st = cgutils.create_struct_proxy(typ)(c.context, c.builder, value=val)
+    ptr = c.builder.inttoptr(st.begin, c.pyapi.cstring)
+    n = c.builder.sub(st.end, st.begin)
+    fnty = ir.FunctionType(c.pyapi.pyobj, [c.pyapi.cstring, c.pyapi.py_ssize_t, c.pyapi.cstring])
+    fn = cgutils.get_or_insert_function(c.builder.module, fnty, "PyUnicode_DecodeUTF8")
+    return c.builder.call(fn, [ptr, n, cgutils.get_null_value(c.pyapi.cstring)])  # strict
+
+
+
+__all__ = ["CkStringType", "ck_string_type", "make_string"]
