@@ -7,7 +7,6 @@ ckernel is slower).  Sizes are chosen to exceed the caches (10M elements).
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 import numpy as np
@@ -47,14 +46,39 @@ def bench_conversion() -> None:
     assert np.array_equal(dst, src)
 
 
+def bench_elementwise() -> None:
+    from ckernel import ops
+    x = np.random.default_rng(0).standard_normal(N)
+    y = np.random.default_rng(1).standard_normal(N)
+    out = np.empty(N)
+    cx, cy, cout = ckernel.asarray(x), ckernel.asarray(y), ckernel.asarray(out)
+    t_np = best(lambda: np.add(x, y, out=out))
+    for threads in (1, 2):
+        ckernel.set_num_threads(threads)
+        t = best(lambda: ops.add(cx, cy, out=cout))
+        report(f"float64 add, {threads} thread(s)", t, "numpy.add(out=)", t_np)
+    ckernel.set_num_threads(1)
+    t1 = best(lambda: ops.sin(cx, out=cout))
+    ckernel.set_num_threads(2)
+    t2 = best(lambda: ops.sin(cx, out=cout))
+    ckernel.set_num_threads(0)
+    report("float64 sin, 2 threads", t2, "ckernel sin, 1 thread", t1)
+    report("float64 sin, 1 thread", t1, "numpy.sin(out=)", best(lambda: np.sin(x, out=out)))
+
+
+def bench_reduction() -> None:
+    from ckernel import ops
+    x = np.random.default_rng(2).standard_normal(N)
+    cx = ckernel.asarray(x)
+    report("float64 sum (pairwise)", best(lambda: ops.sum(cx)), "numpy.sum", best(lambda: x.sum()))
+
+
 def main() -> None:
     print(f"ckernel {ckernel.__version__} Python benchmarks, N={N}, best of {REPS}, "
           f"numpy {np.__version__}, {os.cpu_count()} CPUs")
     bench_conversion()
-    extra = [name for name in dir(sys.modules[__name__]) if name.startswith("bench_")
-             and name != "bench_conversion"]
-    for name in sorted(extra):
-        getattr(sys.modules[__name__], name)()
+    bench_elementwise()
+    bench_reduction()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ from .errors import CKernelError
 
 _native.verify_layout()
 
-from . import errors, lowlevel, types  # noqa: E402
+from . import errors, kernels, lowlevel, ops, types  # noqa: E402
+from .ops import assign, get_num_threads, set_num_threads  # noqa: E402
 from .array import Array, array, asarray, debug_repr, empty, from_dlpack  # noqa: E402
 from .memory import MemBlock, PodAllocator, live_count  # noqa: E402
 
@@ -31,5 +32,6 @@ def get_library_dir() -> str:
 
 
 __all__ = ["CKernelError", "MemBlock", "PodAllocator", "live_count", "errors", "types",
-           "Array", "array", "asarray", "empty", "from_dlpack", "debug_repr",
+           "Array", "array", "asarray", "empty", "from_dlpack", "debug_repr", "ops",
+           "kernels", "assign", "set_num_threads", "get_num_threads",
            "lowlevel", "get_include", "get_library_dir", "__version__", "abi_version"]

@@ -17,7 +17,7 @@ import numpy as np
 
 from ._native import check, ffi, lib
 from .errors import CKTypeError, InvalidArgumentError, InvalidStateError
-from .types import Type, as_type
+from .types import as_type
 
 REQUESTS = {"single": lib.CK_KERNEL_REQUEST_SINGLE, "strided": lib.CK_KERNEL_REQUEST_STRIDED}
 ERRMODES = ("nocheck", "overflow", "fractional", "inexact", "default")
@@ -210,5 +210,74 @@ def make_assignment_kernel(dst_type, src_type, kernreq="strided",
     return Kernel(ckb, name, f"{dst}({src}) errmode={errmode}", 1)
 
 
-__all__ = ["KernelBuilder", "Kernel", "make_assignment_kernel", "kernel_tree_html",
+class ArrayKernel(Kernel):
+    """A kernel built for the types and arrmeta of concrete arrays (dimension
+    kernels over a scalar child).  :meth:`execute` runs it on arrays with the
+    same types and shapes: the data pointers are all it receives, exactly as
+    in the seed documents."""
+
+    __slots__ = ("_keep",)
+
+    def execute(self, dst, *srcs):
+        from .array import Array
+        if len(srcs) != self.nsrc or not all(isinstance(a, Array) for a in (dst, *srcs)):
+            raise CKTypeError(f"execute needs a destination and {self.nsrc} ckernel arrays")
+        data = ffi.new("char **")
+        check(lib.ck_array_writable_data(dst._a, data))
+        src_ptrs = ffi.new("const char *[]", [lib.ck_array_data(s._a) for s in srcs])
+        prefix = ffi.cast("ck_prefix *", self.address)
+        if self.request == "single":
+            check(lib.ck_kernel_call_single(prefix, data[0], src_ptrs))
+        else:
+            raise InvalidArgumentError("execute runs 'single' array kernels (the strided "
+                                       "request repeats the whole array per element)")
+        return dst
+
+
+def _array_kernel(dst, srcs, kernreq, build, signature) -> ArrayKernel:
+    from .array import Array
+    if not isinstance(dst, Array) or not all(isinstance(s, Array) for s in srcs):
+        raise CKTypeError("array kernels are built from ckernel arrays (for their arrmeta)")
+    req = kernel_request(kernreq)
+    ckb = KernelBuilder()
+    end = ffi.new("size_t *")
+    build(ckb, req, end)
+    k = ArrayKernel(ckb, "single" if req == lib.CK_KERNEL_REQUEST_SINGLE else "strided",
+                    signature, len(srcs))
+    k._keep = (dst, *srcs)  # arrmeta may reference their arenas while building
+    return k
+
+
+def make_array_assignment_kernel(dst, src, kernreq="single", errmode="default") -> ArrayKernel:
+    """The (lifted) assignment kernel ``dst = src`` for these arrays' types and
+    arrmeta: dimension kernels with broadcasting over a scalar child."""
+    mode = errmode_value(errmode)
+
+    def build(ckb, req, end):
+        check(lib.ck_make_assignment_kernel(ckb.ptr, 0, dst.type.c_type,
+                                            lib.ck_array_arrmeta(dst._a), src.type.c_type,
+                                            lib.ck_array_arrmeta(src._a), req, mode, end))
+    return _array_kernel(dst, [src], kernreq, build, f"assign {dst.type} <- {src.type}")
+
+
+def make_op_kernel(op_name: str, dst, *srcs, kernreq="single") -> ArrayKernel:
+    """The lifted kernel of registry operation ``op_name`` for these arrays."""
+    op = ffi.new("const ck_op **")
+    check(lib.ck_op_find(op_name.encode(), op))
+    src_types = ffi.new("ck_type[]", [s.type.c_type for s in srcs])
+    src_meta = ffi.new("const char *[]", [lib.ck_array_arrmeta(s._a) for s in srcs])
+    keep = [s.type for s in srcs]
+
+    def build(ckb, req, end):
+        check(lib.ck_make_elementwise_kernel(ckb.ptr, 0, dst.type.c_type,
+                                             lib.ck_array_arrmeta(dst._a), len(srcs), src_types,
+                                             src_meta, req, lib.ck_op_child_factory,
+                                             ffi.cast("void *", op[0]), end))
+    k = _array_kernel(dst, list(srcs), kernreq, build,
+                      f"{op_name}({', '.join(str(t) for t in keep)}) -> {dst.type}")
+    return k
+
+
+__all__ = ["KernelBuilder", "Kernel", "ArrayKernel", "make_assignment_kernel",
+           "make_array_assignment_kernel", "make_op_kernel", "kernel_tree_html",
            "kernel_request", "errmode_value", "REQUESTS", "ERRMODES"]

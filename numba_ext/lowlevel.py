@@ -5,6 +5,7 @@ public headers).  The wrappers raise :mod:`ckernel.errors` exceptions.
 """
 
 from ._native import check, ffi, last_error, layout_mismatches, lib
+from .kernels import Kernel, KernelBuilder, make_assignment_kernel
 from .memory import Allocation, MemBlock, PodAllocator, PodStats, live_count
 
 
@@ -20,4 +21,4 @@ def fail_alloc_after(k: int) -> None:
 
 __all__ = ["ffi", "lib", "check", "last_error", "layout_mismatches", "MemBlock",
            "PodAllocator", "Allocation", "PodStats", "live_count", "alloc_count",
-           "fail_alloc_after"]
+           "fail_alloc_after", "Kernel", "KernelBuilder", "make_assignment_kernel"]

@@ -12,38 +12,6 @@
 
 /* ---- error messages ---- */
 
-/* Does `back` (parsed text) denote the same value as `v` in type `t`? */
-static bool ck__same_in_type(int t, double back, double v) {
-  switch (t) {
-  case CK_TYPE_FLOAT16:
-    return ck__f64_to_f16(back) == ck__f64_to_f16(v);
-  case CK_TYPE_FLOAT32:
-  case CK_TYPE_COMPLEX64:
-    return (float)back == (float)v;
-  default:
-    return back == v;
-  }
-}
-
-/* The shortest %g text that reads back to `v` in type `t` (like Python's
- * repr): "0.1" for float32 0.1f, not "0.100000001". */
-static void ck__format_float(char *buf, size_t n, int t, double v) {
-  if (v != v) {
-    snprintf(buf, n, "nan");
-    return;
-  }
-  if (isinf(v)) {
-    snprintf(buf, n, v < 0 ? "-inf" : "inf");
-    return;
-  }
-  for (int p = 1; p <= 17; p++) {
-    snprintf(buf, n, "%.*g", p, v);
-    if (ck__same_in_type(t, strtod(buf, NULL), v)) {
-      return;
-    }
-  }
-}
-
 static int ck__assign_report(int what, int dst, int src, const char *value) {
   static const char *const what_text[] = {
       "", "overflow", "fractional part lost", "inexact value",
@@ -72,14 +40,14 @@ int ck__assign_fail_u(int what, int dst, int src, uint64_t v) {
 
 int ck__assign_fail_f(int what, int dst, int src, double v) {
   char text[40];
-  ck__format_float(text, sizeof text, src, v);
+  ck__format_float_repr(text, sizeof text, src, v, true);
   return ck__assign_report(what, dst, src, text);
 }
 
 int ck__assign_fail_c(int what, int dst, int src, double re, double im) {
   char r[40], i[40], text[96];
-  ck__format_float(r, sizeof r, src, re);
-  ck__format_float(i, sizeof i, src, im);
+  ck__format_float_repr(r, sizeof r, src, re, false);
+  ck__format_float_repr(i, sizeof i, src, im, false);
   snprintf(text, sizeof text, "(%s%s%sj)", r, i[0] == '-' ? "" : "+", i);
   return ck__assign_report(what, dst, src, text);
 }

@@ -53,6 +53,11 @@ void ck__pod_memblock_free(ck_memblock *mb);
 /* Free path of array blocks (array.c): arrmeta, data_ref, type. */
 void ck__array_memblock_free(ck_memblock *mb);
 
+/* Python's repr of a float value of builtin float/complex type id `t`
+ * (shortest round-trip digits; `dot0` appends ".0" to integral values), in
+ * the C locale whatever the process locale (assign_string.c). */
+size_t ck__format_float_repr(char *out, size_t outsize, int t, double v, bool dot0);
+
 /* Arithmetic helpers. */
 static inline bool ck__is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 

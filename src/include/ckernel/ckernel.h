@@ -16,5 +16,10 @@
 #include "ckernel/kernel.h"
 #include "ckernel/builder.h"
 #include "ckernel/assign.h"
+#include "ckernel/lift.h"
+#include "ckernel/assign_array.h"
+#include "ckernel/reduce.h"
+#include "ckernel/registry.h"
+#include "ckernel/ops.h"
 
 #endif /* CKERNEL_CKERNEL_H */

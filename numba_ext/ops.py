@@ -1,0 +1,234 @@
+"""``ckernel.ops``: every operation of the C kernel registry, callable on arrays.
+
+>>> import ckernel
+>>> ckernel.ops.add([1, 2, 3], 10).to_list()
+[11, 12, 13]
+>>> ckernel.ops.sum(ckernel.array([[1, 2], [3, 4]]), axis=0).to_list()
+[4, 6]
+
+Each registry operation is an :class:`Op` (``ckernel.ops.add``, ``ckernel.ops.sqrt``,
+...; ``dir(ckernel.ops)`` lists them); calling it applies the operation elementwise
+with NumPy broadcasting through the library's dimension kernels (parallel for
+large arrays), writing into ``out=`` when given.  Reductions (``sum``, ``product``,
+``min``, ``max``, ``any``, ``all``) take ``axis`` and ``keepdims``.
+
+Python scalars combine with arrays like NumPy's "weak" scalars: ``int8_array + 1``
+stays int8, ``int8_array + 1.5`` becomes float64.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import array as _array
+from . import types as _t
+from ._native import check, ffi, lib
+from .array import Array
+from .errors import CKTypeError, InvalidArgumentError
+from .kernels import errmode_value
+
+_REDUCTIONS = {"sum": "sum", "product": "product", "prod": "product", "min": "min",
+               "max": "max", "any": "any", "all": "all"}
+
+
+def _weak_scalar_type(value, arrays: list[Array]):
+    """The type a Python scalar takes next to arrays (NEP 50 style)."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    kinds = [a.dtype.to_numpy_dtype().kind for a in arrays if a.dtype.is_builtin]
+    if not kinds:
+        return None
+    first = next(a.dtype for a in arrays if a.dtype.is_builtin)
+    if isinstance(value, numbers.Integral) and kinds[0] in "iufc":
+        if kinds[0] in "iu":
+            info = np.iinfo(first.to_numpy_dtype())
+            return first if info.min <= int(value) <= info.max else None
+        return first
+    if isinstance(value, numbers.Real) and kinds[0] in "fc":
+        return first
+    if isinstance(value, numbers.Complex) and kinds[0] == "c":
+        return first
+    return None
+
+
+def _is_scalar(a) -> bool:
+    return isinstance(a, (numbers.Number, np.generic)) and not isinstance(a, (str, bytes))
+
+
+def _as_arrays(args) -> tuple[list[Array], bool]:
+    """Arguments as arrays; scalars typed after the array arguments."""
+    conv: list[Array | None] = []
+    for a in args:
+        if isinstance(a, Array):
+            conv.append(a)
+        elif isinstance(a, np.ndarray):
+            conv.append(_array.asarray(a) if a.dtype.kind not in "OUST" else _array.array(a))
+        elif _is_scalar(a):
+            conv.append(None)
+        else:
+            conv.append(_array.array(a))
+    arrays = [c for c in conv if c is not None]
+    for i, a in enumerate(args):
+        if conv[i] is None:
+            value = a.item() if isinstance(a, np.generic) else a
+            conv[i] = _array.array(value, type=_weak_scalar_type(value, arrays))
+    return conv, not arrays
+
+
+class Op:
+    """A named operation of the kernel registry."""
+
+    __slots__ = ("name", "_op")
+
+    def __init__(self, name: str):
+        op = ffi.new("const ck_op **")
+        check(lib.ck_op_find(name.encode(), op))
+        self.name = name
+        self._op = op[0]
+
+    @property
+    def arity(self) -> int:
+        return lib.ck_op_arity(self._op)
+
+    @property
+    def signatures(self) -> list[str]:
+        """``["(int8, int8) -> int8", ...]``"""
+        n = ffi.new("size_t *")
+        check(lib.ck_op_signatures(self._op, ffi.NULL, 0, n))
+        buf = ffi.new("char[]", n[0] + 1)
+        check(lib.ck_op_signatures(self._op, buf, n[0] + 1, n))
+        text = ffi.string(buf).decode()
+        return [s if s.startswith("(") else "(" + s for s in text.split(", (")] if text else []
+
+    def resolve(self, *types) -> str:
+        """The return type for these argument types (after promotion)."""
+        ids = ffi.new("ck_type_id[]", [_t.as_type(t).type_id for t in types])
+        ret = ffi.new("ck_type_id *")
+        check(lib.ck_op_resolve(self._op, len(types), ids, ret, ffi.NULL))
+        return _t.ID_NAMES.get(ret[0], "invalid")
+
+    def __call__(self, *args, out: Array | None = None):
+        if len(args) != self.arity:
+            raise InvalidArgumentError(f"{self.name} takes {self.arity} argument(s), "
+                                       f"got {len(args)}")
+        arrays, all_scalar = _as_arrays(args)
+        if out is not None and not isinstance(out, Array):
+            if isinstance(out, np.ndarray):
+                out_arr = _array.asarray(out)
+            else:
+                raise CKTypeError("out= must be a ckernel.Array or a NumPy array")
+        else:
+            out_arr = out
+        srcs = ffi.new("ck_array_preamble *[]", [a._a for a in arrays])
+        res = ffi.new("ck_array_preamble **")
+        check(lib.ck_array_apply_op(self.name.encode(), len(arrays), srcs,
+                                    out_arr._a if out_arr is not None else ffi.NULL, res))
+        result = Array._own(res[0])
+        if out is not None:
+            return out
+        return result.to_list() if all_scalar and result.ndim == 0 else result
+
+    def __repr__(self) -> str:
+        sigs = self.signatures
+        shown = ", ".join(sigs[:4]) + (f", ... ({len(sigs)} kernels)" if len(sigs) > 4 else "")
+        return f"<ckernel.ops.{self.name} {shown}>"
+
+
+def _reduce(opname: str):
+    def reduce(a, axis=None, keepdims: bool = False):
+        arr = a if isinstance(a, Array) else _array.asarray(a) if isinstance(a, np.ndarray) \
+            else _array.array(a)
+        out = ffi.new("ck_array_preamble **")
+        if axis is None:
+            check(lib.ck_array_reduce(opname.encode(), arr._a, ffi.NULL, 0, keepdims, out))
+        else:
+            axes = [axis] if isinstance(axis, numbers.Integral) else list(axis)
+            nd = arr.ndim
+            norm = []
+            for ax in axes:
+                ax = int(ax)
+                if not -nd <= ax < nd:
+                    raise _errors.CKIndexError(f"axis {ax} is out of bounds for an array "
+                                               f"with {nd} dimension(s)")
+                norm.append(ax % nd)
+            caxes = ffi.new("size_t[]", norm or [0])
+            check(lib.ck_array_reduce(opname.encode(), arr._a, caxes, len(norm), keepdims, out))
+        result = Array._own(out[0])
+        return result.to_list() if result.ndim == 0 else result
+    reduce.__name__ = opname
+    reduce.__doc__ = (f"{opname} over `axis` (int, tuple, or None for all), "
+                      "NumPy result types, `keepdims` keeps reduced axes as size 1.")
+    return reduce
+
+
+from . import errors as _errors  # noqa: E402
+
+sum = _reduce("sum")  # noqa: A001
+product = prod = _reduce("product")
+min = _reduce("min")  # noqa: A001
+max = _reduce("max")  # noqa: A001
+any = _reduce("any")  # noqa: A001
+all = _reduce("all")  # noqa: A001
+
+
+def names() -> list[str]:
+    """Names of every registered operation."""
+    return [ffi.string(lib.ck_op_name_at(i)).decode() for i in range(lib.ck_op_count())]
+
+
+def register_kernel(name: str, ret, args, single: int, strided: int) -> Op:
+    """Register C entry points (addresses of ``ck_expr_single_t`` /
+    ``ck_expr_strided_t`` functions without kernel data) as ``name(args) -> ret``."""
+    ids = ffi.new("ck_type_id[]", [_t.as_type(t).type_id for t in args])
+    check(lib.ck_op_register_kernel(name.encode(), len(args), _t.as_type(ret).type_id, ids,
+                                    ffi.cast("ck_expr_single_t", single),
+                                    ffi.cast("ck_expr_strided_t", strided)))
+    _cache.pop(name, None)
+    return Op(name)
+
+
+_cache: dict[str, Op] = {}
+
+
+def __getattr__(name: str) -> Op:
+    if name.startswith("__"):
+        raise AttributeError(name)
+    op = _cache.get(name)
+    if op is None:
+        try:
+            op = Op(name)
+        except _errors.CKernelError:
+            raise AttributeError(f"ckernel.ops has no operation {name!r}; "
+                                 f"registered: {', '.join(names())}") from None
+        _cache[name] = op
+    return op
+
+
+def __dir__() -> list[str]:
+    return sorted(set(names()) | set(_REDUCTIONS) | {"names", "register_kernel", "Op"})
+
+
+def assign(dst: Array, src, errmode: str = "default") -> Array:
+    """``dst[...] = src`` with broadcasting and checked conversion
+    (errmode: nocheck, overflow, fractional, inexact, default)."""
+    if isinstance(dst, np.ndarray):
+        dst = _array.asarray(dst)
+    if not isinstance(dst, Array):
+        raise CKTypeError("assign: the destination must be a ckernel.Array or NumPy array")
+    if not isinstance(src, Array):
+        src = _array.asarray(src) if isinstance(src, np.ndarray) and src.dtype.kind not in "OUST" \
+            else _array.array(src)
+    check(lib.ck_array_assign(dst._a, src._a, errmode_value(errmode)))
+    return dst
+
+
+def set_num_threads(n: int) -> None:
+    """Threads (caller included) used by large lifted operations; 0 = default
+    (CK_NUM_THREADS or the CPU count)."""
+    check(lib.ck_set_num_threads(int(n)))
+
+
+def get_num_threads() -> int:
+    return lib.ck_get_num_threads()
