@@ -3,6 +3,7 @@ promotion, broadcasting (incl. zero-size and var dims), out=, errors,
 reductions, threads, user kernels, and the low-level KernelBuilder."""
 
 import gc
+import warnings
 
 import numpy as np
 import pytest
@@ -263,3 +264,45 @@ def test_kernel_builder_and_kernel_objects():
     with pytest.raises(errors.InvalidArgumentError):
         make_assignment_kernel("int8", "int8", "sideways")
     gc.collect()
+
+
+ALL_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+              np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64,
+              np.complex128]
+
+
+@pytest.mark.parametrize("src_dt", ALL_DTYPES)
+@pytest.mark.parametrize("dst_dt", ALL_DTYPES)
+def test_assignment_table_against_numpy(src_dt, dst_dt):
+    """Every builtin pair: where NumPy defines the conversion (values that are
+    representable in the destination, or integer wrap-around under nocheck),
+    ckernel gives NumPy's answer; checked modes refuse what they must."""
+    rng = np.random.default_rng(11)
+    src = (rng.standard_normal(64) * 60).astype(src_dt)
+    if np.dtype(src_dt).kind == "c" and np.dtype(dst_dt).kind != "c":
+        src = src.real.astype(src_dt)  # imaginary parts would be lost
+    dst = np.zeros(64, dtype=dst_dt)
+    ckernel.assign(ckernel.asarray(dst), ckernel.asarray(src), errmode="nocheck")
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = src.astype(dst_dt)
+    same_kind_ok = (np.dtype(src_dt).kind in "biu" and np.dtype(dst_dt).kind in "biu"
+                    or np.can_cast(src_dt, dst_dt, casting="same_kind"))
+    if same_kind_ok:
+        np.testing.assert_array_equal(dst, want)
+    # Values the destination can hold exactly go through every checked mode
+    # (into bool, the checked modes accept only 0 and 1).
+    exact = np.array([0, 1, 1, 0] if dst_dt is np.bool_ else [0, 1, 2, 3], dtype=src_dt)
+    for mode in ("overflow", "fractional", "inexact", "default"):
+        out = np.zeros(4, dtype=dst_dt)
+        ckernel.assign(ckernel.asarray(out), ckernel.asarray(exact), errmode=mode)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            np.testing.assert_array_equal(out, exact.astype(dst_dt))
+    # An integer source above the destination's range is refused.
+    kinds = np.dtype(src_dt).kind + np.dtype(dst_dt).kind
+    if kinds in ("ii", "iu", "ui", "uu") and np.iinfo(src_dt).max > np.iinfo(dst_dt).max:
+        over = np.array([np.iinfo(src_dt).max], dtype=src_dt)
+        with pytest.raises(errors.CKOverflowError, match="overflow"):
+            ckernel.assign(ckernel.asarray(np.zeros(1, dst_dt)), ckernel.asarray(over),
+                           errmode="overflow")
