@@ -96,6 +96,7 @@ from .. import _native
 from .. import errors as _errors
 from .. import types as _ckt
 from ..array import Array
+from . import symbols
 from .memblock import memblock_from_address
 from .strings import store_str
 from .stringtype import CkStringType, ck_string_type
@@ -138,27 +139,10 @@ FLAG_WRITE = 2
 
 def layout_mismatches() -> list[str]:
     """Differences between :data:`ASSUMED_LAYOUT` and libckernel's layout table."""
-    ffi, lib = _native.ffi, _native.lib
-    count = ffi.new("size_t *")
-    table = lib.ck_layout_table(count)
-    rows = {}
-    for i in range(count[0]):
-        row = table[i]
-        rows[(ffi.string(row.type).decode(), ffi.string(row.field).decode())] = (
-            int(row.offset), int(row.size))
-    problems = []
-    for key, assumed in ASSUMED_LAYOUT.items():
-        actual = rows.get(key)
-        if actual != assumed:
-            problems.append(f"{key[0]}.{key[1] or '(struct)'}: libckernel {actual} != "
-                            f"lowering {assumed}")
-    return problems
+    return symbols.layout_mismatches(ASSUMED_LAYOUT)
 
 
-_problems = layout_mismatches()
-if _problems:
-    raise ImportError("ckernel._numba.arraytype: libckernel's layout differs from what the "
-                      "array lowering assumes:\n  " + "\n  ".join(_problems))
+symbols.check_layout(ASSUMED_LAYOUT, "ckernel._numba.arraytype")
 
 
 # ------------------------------------------------------------------ types ----

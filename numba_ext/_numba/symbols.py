@@ -124,8 +124,9 @@ def load_symbols() -> str:
     return path
 
 
-def layout_mismatches() -> list[str]:
-    """Differences between :data:`ASSUMED_LAYOUT` and ``ck_layout_table``."""
+def layout_mismatches(assumed: dict | None = None) -> list[str]:
+    """Differences between ``assumed`` ({(struct, field): (offset, size)}, default
+    :data:`ASSUMED_LAYOUT`) and the library's ``ck_layout_table``."""
     ffi, lib = _native.ffi, _native.lib
     count = ffi.new("size_t *")
     table = lib.ck_layout_table(count)
@@ -137,22 +138,22 @@ def layout_mismatches() -> list[str]:
     problems = []
     if ffi.sizeof("void *") != 8:
         problems.append(f"pointer size is {ffi.sizeof('void *')}, the lowering assumes 8")
-    for key, assumed in ASSUMED_LAYOUT.items():
+    for key, want in (ASSUMED_LAYOUT if assumed is None else assumed).items():
         actual = rows.get(key)
         name = key[0] + ("." + key[1] if key[1] else "")
         if actual is None:
             problems.append(f"{name}: missing from ck_layout_table")
-        elif actual != assumed:
+        elif actual != want:
             what = "offset/size" if key[1] else "alignment/size"
-            problems.append(f"{name}: {what} libckernel {actual} != lowering {assumed}")
+            problems.append(f"{name}: {what} libckernel {actual} != lowering {want}")
     return problems
 
 
-def check_layout() -> None:
+def check_layout(assumed: dict | None = None, who: str = "ckernel._numba") -> None:
     """Raise ImportError if the library's layout differs from the lowering's."""
-    problems = layout_mismatches()
+    problems = layout_mismatches(assumed)
     if problems:
-        raise ImportError("ckernel._numba: libckernel's struct layout differs from what "
+        raise ImportError(f"{who}: libckernel's struct layout differs from what "
                           "the Numba lowering assumes:\n  " + "\n  ".join(problems))
 
 

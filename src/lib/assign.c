@@ -88,23 +88,6 @@ ck_status ck_errmode_from_name(const char *name, ck_errmode *out) {
                   name);
 }
 
-/* Shared argument checks of the factories; `func` names the caller. */
-static ck_status ck__check_factory(const char *func, ck_kernel_builder *ckb,
-                                   size_t offset, ck_kernel_request req) {
-  if (ckb == NULL) {
-    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL kernel builder");
-  }
-  if (offset % CK_KERNEL_ALIGN != 0) {
-    return ck__error(CK_ERR_INVALID_ARGUMENT, func,
-                     "kernel offset %zu is not a multiple of %d", offset,
-                     CK_KERNEL_ALIGN);
-  }
-  if (req != CK_KERNEL_REQUEST_SINGLE && req != CK_KERNEL_REQUEST_STRIDED) {
-    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "unknown kernel request %d",
-                     (int)req);
-  }
-  return CK_OK;
-}
 
 /* The table entry for (dst, src, mode), validating them. */
 static ck_status ck__assign_lookup(const char *func, ck_type_id dst,
@@ -132,7 +115,7 @@ ck_status ck_make_builtin_assignment_kernel(ck_kernel_builder *ckb,
                                             ck_errmode mode,
                                             size_t *out_end_offset) {
   const ck_kernel_info *info = NULL;
-  ck_status st = ck__check_factory(__func__, ckb, offset, req);
+  ck_status st = ck__check_kernel_args(__func__, ckb, offset, req);
   if (st == CK_OK) {
     st = ck__assign_lookup(__func__, dst, src, mode, &info);
   }
@@ -242,7 +225,7 @@ static const ck_kernel_info ck__pod_copy_info[] = {
 ck_status ck_make_pod_copy_kernel(ck_kernel_builder *ckb, size_t offset,
                                   size_t data_size, ck_kernel_request req,
                                   size_t *out_end_offset) {
-  ck_status st = ck__check_factory(__func__, ckb, offset, req);
+  ck_status st = ck__check_kernel_args(__func__, ckb, offset, req);
   size_t end;
   if (st == CK_OK && !ck__add_size(offset, sizeof(ck_pod_copy_kernel), &end)) {
     st = CK_ERROR(CK_ERR_OVERFLOW, "kernel offset %zu overflows", offset);

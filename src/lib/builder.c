@@ -417,3 +417,20 @@ ck_status ck_kernel_builder_dump(const ck_kernel_builder *ckb, char *buf,
   }
   return CK_OK;
 }
+
+ck_status ck__check_kernel_args(const char *func, ck_kernel_builder *ckb,
+                                size_t offset, ck_kernel_request req) {
+  if (ckb == NULL) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL kernel builder");
+  }
+  if (offset % CK_KERNEL_ALIGN != 0) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func,
+                     "kernel offset %zu is not a multiple of %d", offset,
+                     CK_KERNEL_ALIGN);
+  }
+  if (req != CK_KERNEL_REQUEST_SINGLE && req != CK_KERNEL_REQUEST_STRIDED) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "unknown kernel request %d",
+                     (int)req);
+  }
+  return CK_OK;
+}

@@ -58,6 +58,12 @@ void ck__array_memblock_free(ck_memblock *mb);
  * the C locale whatever the process locale (assign_string.c). */
 size_t ck__format_float_repr(char *out, size_t outsize, int t, double v, bool dot0);
 
+/* The argument checks every kernel factory starts with (builder.c):
+ * non-NULL builder, offset a multiple of CK_KERNEL_ALIGN, a known request.
+ * `func` names the factory in the message. */
+ck_status ck__check_kernel_args(const char *func, ck_kernel_builder *ckb,
+                                size_t offset, ck_kernel_request req);
+
 /* Arithmetic helpers. */
 static inline bool ck__is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 

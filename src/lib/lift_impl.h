@@ -65,24 +65,4 @@ ck_status ck__make_string_assignment_kernel(ck_kernel_builder *ckb,
 /* CK_ERR_TYPE "cannot assign from '<src>' to '<dst>'" (assign_array.c). */
 ck_status ck__assign_type_error(const char *func, ck_type dst, ck_type src);
 
-/* Shared factory checks. */
-static inline ck_status ck__check_kernel_args(const char *func,
-                                              ck_kernel_builder *ckb,
-                                              size_t offset,
-                                              ck_kernel_request req) {
-  if (ckb == NULL) {
-    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL kernel builder");
-  }
-  if (offset % CK_KERNEL_ALIGN != 0) {
-    return ck__error(CK_ERR_INVALID_ARGUMENT, func,
-                     "kernel offset %zu is not a multiple of %d", offset,
-                     CK_KERNEL_ALIGN);
-  }
-  if (req != CK_KERNEL_REQUEST_SINGLE && req != CK_KERNEL_REQUEST_STRIDED) {
-    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "unknown kernel request %d",
-                     (int)req);
-  }
-  return CK_OK;
-}
-
 #endif /* CKERNEL_LIFT_IMPL_H */

@@ -88,6 +88,35 @@ static inline long ck_test_scaled(long n) {
   return n / d > 0 ? n / d : 1;
 }
 
+/* Helpers for tests that build types and arrays (inline: unused ones cost
+ * nothing).  P parses a type string (NULL and a message on failure); tstr
+ * prints a type into a static buffer; arr makes an empty array. */
+static inline ck_type P(const char *s) {
+  ck_type t = NULL;
+  if (ck_type_parse(s, &t) != CK_OK) {
+    fprintf(stderr, "parse '%s' failed: %s\n", s, ck_last_error());
+  }
+  return t;
+}
+
+static char ck_test_tbuf[512];
+static inline const char *tstr(ck_type t) {
+  return ck_type_print(t, ck_test_tbuf, sizeof ck_test_tbuf, NULL) == CK_OK
+             ? ck_test_tbuf
+             : "<failed>";
+}
+
+static inline ck_array_preamble *arr(const char *type, size_t nd,
+                                     const intptr_t *shape) {
+  ck_type t = P(type);
+  ck_array_preamble *a = NULL;
+  if (ck_array_empty(t, shape, nd, CK_ARRAY_DEFAULT_FLAGS, &a) != CK_OK) {
+    fprintf(stderr, "ck_array_empty(%s): %s\n", type, ck_last_error());
+  }
+  ck_type_decref(t);
+  return a;
+}
+
 typedef struct {
   const char *name;
   void (*fn)(void);

@@ -4,19 +4,6 @@
  * enforcement, debug_repr, and allocation failure at every step. */
 #include "ck_test.h"
 
-static ck_type P(const char *s) {
-  ck_type t = NULL;
-  if (ck_type_parse(s, &t) != CK_OK) {
-    fprintf(stderr, "parse '%s' failed: %s\n", s, ck_last_error());
-  }
-  return t;
-}
-
-static char tbuf[256];
-static const char *tstr(ck_type t) {
-  return ck_type_print(t, tbuf, sizeof tbuf, NULL) == CK_OK ? tbuf : "<failed>";
-}
-
 /* A 1-D `strided * int32` array holding 0..n-1. */
 static ck_array_preamble *iota(intptr_t n) {
   ck_type t = P("strided * int32");

@@ -6,24 +6,6 @@
  * error raised in a worker reaches the caller). */
 #include "ck_test.h"
 
-static ck_type P(const char *s) {
-  ck_type t = NULL;
-  if (ck_type_parse(s, &t) != CK_OK) {
-    fprintf(stderr, "parse '%s' failed: %s\n", s, ck_last_error());
-  }
-  return t;
-}
-
-static ck_array_preamble *arr(const char *type, size_t nd, const intptr_t *shape) {
-  ck_type t = P(type);
-  ck_array_preamble *a = NULL;
-  if (ck_array_empty(t, shape, nd, CK_ARRAY_DEFAULT_FLAGS, &a) != CK_OK) {
-    fprintf(stderr, "ck_array_empty(%s): %s\n", type, ck_last_error());
-  }
-  ck_type_decref(t);
-  return a;
-}
-
 static void test_builtin_and_dims(void) {
   intptr_t s23[2] = {2, 3};
   ck_array_preamble *a = arr("strided * strided * int32", 2, s23);

@@ -6,14 +6,6 @@
 
 #include <math.h>
 
-static ck_type P(const char *s) {
-  ck_type t = NULL;
-  if (ck_type_parse(s, &t) != CK_OK) {
-    fprintf(stderr, "parse '%s' failed: %s\n", s, ck_last_error());
-  }
-  return t;
-}
-
 /* A 1-D string array of n values (lens[i] bytes each, NULL lens: strlen). */
 static ck_array_preamble *strings(size_t n, const char *const *vals,
                                   const size_t *lens) {

@@ -5,29 +5,6 @@
  * step while building lifted kernel trees deeper than the inline buffer. */
 #include "ck_test.h"
 
-static ck_type P(const char *s) {
-  ck_type t = NULL;
-  if (ck_type_parse(s, &t) != CK_OK) {
-    fprintf(stderr, "parse '%s' failed: %s\n", s, ck_last_error());
-  }
-  return t;
-}
-
-static char tbuf[256];
-static const char *tstr(ck_type t) {
-  return ck_type_print(t, tbuf, sizeof tbuf, NULL) == CK_OK ? tbuf : "<failed>";
-}
-
-static ck_array_preamble *arr(const char *type, size_t nd, const intptr_t *shape) {
-  ck_type t = P(type);
-  ck_array_preamble *a = NULL;
-  if (ck_array_empty(t, shape, nd, CK_ARRAY_DEFAULT_FLAGS, &a) != CK_OK) {
-    fprintf(stderr, "ck_array_empty(%s): %s\n", type, ck_last_error());
-  }
-  ck_type_decref(t);
-  return a;
-}
-
 /* ---- a user child kernel: dst(float64) = sum of float64 sources ---- */
 
 static long leaf_calls;     /* strided calls (single-threaded tests only) */

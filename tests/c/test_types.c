@@ -5,16 +5,6 @@
 
 #include <stdalign.h>
 
-static char tbuf[512];
-
-static const char *tstr(ck_type t) {
-  size_t n = 0;
-  if (ck_type_print(t, tbuf, sizeof tbuf, &n) != CK_OK) {
-    return "<print failed>";
-  }
-  return tbuf;
-}
-
 static void test_builtins(void) {
   static const struct {
     ck_type_id id;
@@ -70,7 +60,7 @@ static void test_builtins(void) {
   CHECK(ck_type_id_of(CK_BUILTIN(40)) == CK_TYPE_UNINITIALIZED);
   CHECK(ck_type_data_size(NULL) == 0 && ck_type_data_alignment(NULL) == 1);
   CHECK(strcmp(ck_type_id_name((ck_type_id)99), "invalid") == 0);
-  CHECK_ERR(ck_type_print(CK_BUILTIN(50), tbuf, sizeof tbuf, NULL),
+  CHECK_ERR(ck_type_print(CK_BUILTIN(50), ck_test_tbuf, sizeof ck_test_tbuf, NULL),
             CK_ERR_INVALID_ARGUMENT, "invalid type");
   size_t n = 0;
   CHECK_ERR(ck_type_print(CK_BUILTIN(CK_TYPE_INT8), NULL, 5, &n),
@@ -275,14 +265,6 @@ static void test_struct_layout(void) {
   ck_type_decref(vs);
   ck_type_decref(str);
   CHECK(ck_type_live_count() == live);
-}
-
-static ck_type P(const char *s) {
-  ck_type t = NULL;
-  if (ck_type_parse(s, &t) != CK_OK) {
-    fprintf(stderr, "parse '%s' failed: %s\n", s, ck_last_error());
-  }
-  return t;
 }
 
 static void test_equality_hash(void) {
