@@ -85,6 +85,7 @@ bench: setup
 	build/bench/benchmarks/bench_memory
 	build/bench/benchmarks/bench_kernels
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/bench_jit.py
 
 clean:
 	rm -rf build $(STAMPS)

@@ -20,6 +20,7 @@
 #include "ckernel/assign_array.h"
 #include "ckernel/reduce.h"
 #include "ckernel/registry.h"
+#include "ckernel/jit.h"
 #include "ckernel/ops.h"
 
 #endif /* CKERNEL_CKERNEL_H */

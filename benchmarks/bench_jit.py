@@ -1,0 +1,223 @@
+"""``@ckernel.jit`` benchmarks: jitted elementwise kernels against
+``numba.vectorize`` and NumPy (all writing into ``out=``), 1 vs 2 threads,
+compile latency, cached load time, and string building.
+
+    python benchmarks/bench_jit.py          (CK_BENCH_N, CK_BENCH_REPS)
+
+Ratios are time / baseline time in the same run (> 1: slower than the
+baseline).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import numba
+import numpy as np
+
+import ckernel
+
+N = int(os.environ.get("CK_BENCH_N", 10_000_000))
+REPS = int(os.environ.get("CK_BENCH_REPS", 7))
+
+
+def best(fn, reps=REPS) -> float:
+    fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def report(name: str, t: float, base_name: str, t_base: float) -> None:
+    print(f"{name:44s} {t * 1e3:9.2f} ms   {base_name:34s} {t_base * 1e3:9.2f} ms   "
+          f"ratio {t / t_base:5.2f}x")
+
+
+# ---------------------------------------------------------------- kernels --
+@ckernel.jit("float64(float64, float64)")
+def ck_axpy(x, y):
+    return 2.0 * x + y
+
+
+@numba.vectorize(["float64(float64, float64)"])
+def nb_axpy(x, y):
+    return 2.0 * x + y
+
+
+@ckernel.jit("float64(float64)")
+def ck_damped(x):
+    return math.sin(x) * math.exp(-x)
+
+
+@numba.vectorize(["float64(float64)"])
+def nb_damped(x):
+    return math.sin(x) * math.exp(-x)
+
+
+def np_axpy(x, y, out):
+    np.multiply(x, 2.0, out=out)
+    np.add(out, y, out=out)
+
+
+def np_damped(x, out, tmp):
+    np.negative(x, out=tmp)
+    np.exp(tmp, out=tmp)
+    np.sin(x, out=out)
+    np.multiply(out, tmp, out=out)
+
+
+def bench_elementwise() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.random(N) * 10
+    y = rng.random(N)
+    out = np.empty(N)
+    tmp = np.empty(N)
+    cx, cy, cout = ckernel.asarray(x), ckernel.asarray(y), ckernel.asarray(out)
+    old = ckernel.get_num_threads()
+
+    print("-- 2*x + y --")
+    t_vec = best(lambda: nb_axpy(x, y, out=out))
+    t_np = best(lambda: np_axpy(x, y, out))
+    kern = ck_axpy.instantiate("float64", ["float64", "float64"], "strided")
+    t_k = best(lambda: kern(out, x, y))
+    res = {}
+    for threads in (1, 2):
+        ckernel.set_num_threads(threads)
+        res[threads] = best(lambda: ck_axpy(cx, cy, out=cout))
+        report(f"ckernel.jit, {threads} thread(s), out=", res[threads],
+               "numba.vectorize(out=)", t_vec)
+        report(f"ckernel.jit, {threads} thread(s), out=", res[threads],
+               "numpy multiply+add (out=)", t_np)
+    ckernel.set_num_threads(1)
+    report("ckernel.jit, NumPy arrays in, out=", best(lambda: ck_axpy(x, y, out=out)),
+           "numba.vectorize(out=)", t_vec)
+    report("strided entry called directly", t_k, "numba.vectorize(out=)", t_vec)
+    report("ckernel.jit 2 threads", res[2], "ckernel.jit 1 thread", res[1])
+    assert np.array_equal(ck_axpy(x, y), 2 * x + y)
+
+    print("-- sin(x) * exp(-x) --")
+    t_vec = best(lambda: nb_damped(x, out=out))
+    t_np = best(lambda: np_damped(x, out, tmp))
+    for threads in (1, 2):
+        ckernel.set_num_threads(threads)
+        res[threads] = best(lambda: ck_damped(cx, out=cout))
+        report(f"ckernel.jit, {threads} thread(s), out=", res[threads],
+               "numba.vectorize(out=)", t_vec)
+        report(f"ckernel.jit, {threads} thread(s), out=", res[threads],
+               "numpy sin/exp/multiply (out=)", t_np)
+    report("ckernel.jit 2 threads", res[2], "ckernel.jit 1 thread", res[1])
+    ckernel.set_num_threads(old)
+    np.testing.assert_allclose(ck_damped(x[:1000]), np.sin(x[:1000]) * np.exp(-x[:1000]),
+                               rtol=1e-14)
+
+
+# ---------------------------------------------------------------- latency --
+_SRC = "def f{i}(x, y):\n    return math.sin(x) * {i}.5 + y * y\n"
+
+
+def _fresh(i):
+    ns = {"math": math}
+    exec(_SRC.format(i=i), ns)
+    return ns[f"f{i}"]
+
+
+def bench_compile() -> None:
+    print("-- compile latency (new function each time; median of 5) --")
+    sig = "float64(float64, float64)"
+    t_ck, t_vec = [], []
+    for i in range(5):
+        f = _fresh(100 + i)
+        t0 = time.perf_counter()
+        ckernel.jit(sig)(f)
+        t_ck.append(time.perf_counter() - t0)
+        g = _fresh(200 + i)
+        t0 = time.perf_counter()
+        numba.vectorize([sig])(g)
+        t_vec.append(time.perf_counter() - t0)
+    report("@ckernel.jit (njit + single/strided entries)", statistics.median(t_ck),
+           "@numba.vectorize", statistics.median(t_vec))
+
+
+_CACHE_MOD = textwrap.dedent("""
+    import math
+    import ckernel
+
+    @ckernel.jit("float64(float64, float64)", cache=True)
+    def f(x, y):
+        return math.sin(x) * 2.5 + y * y
+""")
+_CACHE_RUN = textwrap.dedent("""
+    import sys, time, ckernel, ckernel._numba   # Numba imported before timing
+    sys.modules["ckernel.jit"]._ensure_numba()
+    t0 = time.perf_counter()
+    import benchcachemod as m
+    t = time.perf_counter() - t0
+    s = m.f.stats
+    print(t, sum(s.kernel_hits.values()), sum(s.kernel_misses.values()))
+""")
+
+
+def bench_cache() -> None:
+    print("-- cache=True: decoration time in a fresh interpreter (Numba, ckernel imported) --")
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "benchcachemod.py"), "w") as fh:
+            fh.write(_CACHE_MOD)
+        env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(d, "cache"),
+                   PYTHONPATH=d + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        times = []
+        for _ in range(3):
+            p = subprocess.run([sys.executable, "-c", _CACHE_RUN], env=env, cwd=d,
+                               capture_output=True, text=True, check=True)
+            t, hits, misses = p.stdout.split()
+            times.append((float(t), int(hits), int(misses)))
+    (t_miss, _, m0), (t_hit, h1, _), (t_hit2, _, _) = times
+    assert m0 == 1 and h1 == 1, times
+    report("cached load (2nd run)", min(t_hit, t_hit2), "compile (1st run)", t_miss)
+
+
+# ---------------------------------------------------------------- strings --
+@ckernel.jit("string(int64)")
+def ck_label(i):
+    return "item-" + str(i)
+
+
+def bench_strings() -> None:
+    n = min(N, 1_000_000)
+    print(f"-- building {n} strings 'item-<i>' --")
+    idx = np.arange(n)
+    t_ck = best(lambda: ck_label(idx), reps=3)
+    t_py = best(lambda: [f"item-{i}" for i in range(n)], reps=3)
+    report("ckernel.jit string(int64) (arena)", t_ck, "Python list comprehension", t_py)
+    r = ck_label(idx[:3])
+    assert r.to_list() == ["item-0", "item-1", "item-2"]
+
+
+def bench_scalar_call() -> None:
+    print("-- one scalar call through the kernel path --")
+    t = best(lambda: [ck_axpy(1.0, 2.0) for _ in range(1000)], reps=5) / 1000
+    t_nb = best(lambda: [ck_axpy.dispatcher(1.0, 2.0) for _ in range(1000)], reps=5) / 1000
+    report("ckernel.jit scalar call (ck_array_apply)", t, "numba dispatcher call", t_nb)
+
+
+def main() -> None:
+    print(f"ckernel {ckernel.__version__} jit benchmarks, N={N}, best of {REPS}, "
+          f"numba {numba.__version__}, numpy {np.__version__}, {os.cpu_count()} CPUs")
+    bench_elementwise()
+    bench_compile()
+    bench_cache()
+    bench_strings()
+    bench_scalar_call()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,519 @@
+"""Code generation for ``@ckernel.jit``: C-ABI ckernel entry points around a
+Numba-compiled scalar function.
+
+For one signature ``R(A0, ..., An-1)`` of a user function (a Numba
+dispatcher), :func:`build_trampolines` produces one code library with three
+functions, named ``<sym>_single``, ``<sym>_strided`` and ``<sym>_raise``:
+
+``int32 <sym>_single(char *dst, const char *const *src, ck_prefix *self)``
+``int32 <sym>_strided(char *dst, intptr_t dst_stride, const char *const *src,
+                      const intptr_t *src_stride, size_t count, ck_prefix *self)``
+    The ``kernel.h`` entry points.  Both run the element code (below), which
+    calls through Numba's calling convention (``call_conv.call_function``), so
+    they see a status instead of a Python exception.  The strided entry has the
+    loop inside the generated code, with a unit-stride fast path (every
+    stride equal to its element size: addresses are ``base + i*size`` with a
+    constant size, which LLVM vectorises after inlining the element function
+    and the user function into the loop) and a general path for any strides
+    (zero and negative included).  The loop stops at the first failing
+    element and returns its status; elements before it are written.
+
+``int32 <sym>_raise(int32 code, excinfo *info)`` (cold, never inlined)
+    The error path.  With the GIL taken, ``call_conv.raise_error`` turns the
+    status into the Python exception (what Numba's own cfunc wrappers do
+    before *printing* it); we fetch it instead and hand it to
+    :func:`ckernel._numba.jit_errors.report` (imported by name), which
+    records its message with ``ck_set_error`` on the calling thread and
+    returns the status (ZeroDivisionError -> CK_ERR_ZERO_DIVISION, IndexError
+    -> CK_ERR_INDEX, ValueError -> CK_ERR_VALUE, other exceptions ->
+    CK_ERR_USER, ...).
+
+What one element does is emitted in one of two ways:
+
+* builtin element types (numbers, bool): directly -- load each argument
+  (``context.unpack_value``), call the user function's compiled code
+  (``cres.fndesc``, its library linked into ours with
+  ``add_linking_library``) through ``call_conv.call_function``, check the
+  status, convert (``context.cast``) and store (``context.pack_value``).  No
+  second Numba compilation; LLVM inlines the user function into the loops.
+* strings (or a result Numba types as ``Optional``): an *element function*,
+  ordinary Python source generated per signature and compiled by Numba as a
+  subroutine of the library::
+
+    def _ck_elem(dst, s0, s1, arena):          # voidptr x3, intp
+        _store(dst, _user(_load0(s0), _load1(s1)))
+
+  ``_loadK``/``_store`` are intrinsics reading/writing one element of the
+  signature's type (element types are baked into the code); for ``string``
+  arguments the loader decodes the ``ck_string`` into a Numba ``str`` and for
+  a ``string`` result the store writes the UTF-8 bytes into the destination
+  arena (``store_str``), which the trampolines read from the kernel data
+  (``ck_jit_kernel.dst_arena``).  Numba's reference counting inside the
+  element function releases the temporary ``str`` values.
+
+Everything is referenced by name (Numba helpers, the CPython API,
+``ck_set_error``), so the library is cachable: :data:`TrampolineCache` stores
+it next to Numba's own cache files of the user function
+(``make_library_cache``), indexed by the user function's bytecode and the
+signature.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import itertools
+import re
+
+from llvmlite import ir
+from numba.core import cgutils, compiler, types
+from numba.core.caching import make_library_cache
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.registry import cpu_target
+from numba.extending import intrinsic, overload, register_jitable
+
+from .memblock import memblock_from_address
+from .strings import store_str
+from .utf8 import decode_utf8
+
+_i8 = ir.IntType(8)
+_i8p = _i8.as_pointer()
+_i32 = ir.IntType(32)
+_i64 = ir.IntType(64)
+
+CK_ERR_USER = 12
+
+#: ckernel element type name -> Numba type
+NUMBA_TYPES = {
+    "bool": types.boolean,
+    "int8": types.int8, "int16": types.int16, "int32": types.int32, "int64": types.int64,
+    "uint8": types.uint8, "uint16": types.uint16, "uint32": types.uint32,
+    "uint64": types.uint64,
+    "float32": types.float32, "float64": types.float64,
+    "complex64": types.complex64, "complex128": types.complex128,
+    "string": types.unicode_type,
+}
+
+
+def ck_name_of_numba(nbty) -> str | None:
+    """The ckernel element type name for a Numba type, or None.  ``Optional(T)``
+    maps to T's (a None result is then a TypeError when the kernel runs)."""
+    if isinstance(nbty, types.Optional):
+        nbty = nbty.type
+    if isinstance(nbty, types.Boolean):
+        return "bool"
+    if isinstance(nbty, (types.Integer, types.Float, types.Complex)):
+        name = str(nbty)
+        return name if name in NUMBA_TYPES else None
+    if isinstance(nbty, types.UnicodeType):
+        return "string"
+    return None
+
+
+# ------------------------------------------------------------- intrinsics --
+@functools.lru_cache(maxsize=None)
+def loader(nbty):
+    """Intrinsic ``load(ptr: voidptr) -> nbty`` reading one element."""
+    @intrinsic
+    def _ck_load(typingctx, ptr):
+        if ptr != types.voidptr:
+            return None
+
+        def codegen(context, builder, sig, args):
+            p = builder.bitcast(args[0], context.get_data_type(nbty).as_pointer())
+            return context.unpack_value(builder, nbty, p)
+        return nbty(types.voidptr), codegen
+    return _ck_load
+
+
+@functools.lru_cache(maxsize=None)
+def storer(nbty):
+    """Intrinsic ``store(ptr: voidptr, value)`` writing one element (casting
+    the value to ``nbty`` as Numba's return conversion would)."""
+    @intrinsic
+    def _ck_store(typingctx, ptr, value):
+        if ptr != types.voidptr:
+            return None
+        if isinstance(value, types.NoneType):
+            # a function that never returns normally (it always raises) is
+            # typed as returning none: nothing to store
+            def codegen_none(context, builder, sig, args):
+                return context.get_dummy_value()
+            return types.none(types.voidptr, value), codegen_none
+        if value != nbty and typingctx.can_convert(value, nbty) is None:
+            return None
+
+        def codegen(context, builder, sig, args):
+            v = context.cast(builder, args[1], sig.args[1], nbty)
+            p = builder.bitcast(args[0], context.get_data_type(nbty).as_pointer())
+            context.pack_value(builder, nbty, v, p)
+            return context.get_dummy_value()
+        return types.none(types.voidptr, value), codegen
+    return _ck_store
+
+
+@intrinsic
+def _ptr_to_intp(typingctx, ptr):
+    if ptr != types.voidptr:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.ptrtoint(args[0], _i64)
+    return types.intp(types.voidptr), codegen
+
+
+@intrinsic
+def _load_ck_string(typingctx, ptr):
+    """(begin, end) of the ``ck_string`` at ``ptr``, as intp."""
+    if ptr != types.voidptr:
+        return None
+    ret = types.UniTuple(types.intp, 2)
+
+    def codegen(context, builder, sig, args):
+        p = builder.bitcast(args[0], _i64.as_pointer())
+        b = builder.load(p)
+        e = builder.load(builder.gep(p, [ir.Constant(_i32, 1)]))
+        return context.make_tuple(builder, ret, [b, e])
+    return ret(types.voidptr), codegen
+
+
+@intrinsic
+def _unwrap_optional(typingctx, v):
+    """The value of an Optional known not to be None (a new reference)."""
+    if not isinstance(v, types.Optional):
+        return None
+
+    def codegen(context, builder, sig, args):
+        res = context.cast(builder, args[0], sig.args[0], sig.return_type)
+        context.nrt.incref(builder, sig.return_type, res)
+        return res
+    return v.type(v), codegen
+
+
+@register_jitable
+def load_string(ptr):
+    """A new Numba str decoded (strict UTF-8) from the ck_string at ``ptr``."""
+    b, e = _load_ck_string(ptr)
+    if e <= b:
+        return ""
+    return decode_utf8(b, e - b, True)
+
+
+def store_string_result(arena, ptr, s):
+    """Write ``s`` into ``arena`` (a ck_memblock address) and point the
+    ck_string at ``ptr`` to it (jitted code only)."""
+    raise NotImplementedError
+
+
+@overload(store_string_result)
+def _ov_store_string_result(arena, ptr, s):
+    if isinstance(s, types.NoneType):   # the function always raises
+        return lambda arena, ptr, s: None
+    if isinstance(s, types.UnicodeType):
+        def impl(arena, ptr, s):
+            if arena == 0:
+                raise ValueError("a string result needs a destination arena")
+            store_str(memblock_from_address(arena), _ptr_to_intp(ptr), s)
+        return impl
+    if isinstance(s, types.Optional) and isinstance(s.type, types.UnicodeType):
+        def impl_opt(arena, ptr, s):
+            if s is None:
+                raise TypeError("the function returned None for a string result")
+            store_string_result(arena, ptr, _unwrap_optional(s))
+        return impl_opt
+
+
+# ---------------------------------------------------------- element source --
+def element_function(user_dispatcher, arg_names: list[str], ret_name: str):
+    """Generate and exec the element function for one signature."""
+    n = len(arg_names)
+    params = [f"s{i}" for i in range(n)]
+    glb = {"_user": user_dispatcher}
+    call_args = []
+    for i, name in enumerate(arg_names):
+        if name == "string":
+            glb[f"_ld{i}"] = load_string
+        else:
+            glb[f"_ld{i}"] = loader(NUMBA_TYPES[name])
+        call_args.append(f"_ld{i}(s{i})")
+    call = f"_user({', '.join(call_args)})"
+    if ret_name == "string":
+        glb["_st"] = store_string_result
+        body = f"    _st(arena, dst, {call})\n"
+    else:
+        glb["_st"] = storer(NUMBA_TYPES[ret_name])
+        body = f"    _st(dst, {call})\n"
+    src = f"def _ck_elem(dst, {''.join(p + ', ' for p in params)}arena):\n{body}"
+    ns: dict = {}
+    exec(compile(src, f"<ckernel.jit element {ret_name}({', '.join(arg_names)})>", "exec"),
+         glb, ns)
+    fn = ns["_ck_elem"]
+    sig = types.none(*([types.voidptr] * (n + 1) + [types.intp]))
+    return fn, sig, src
+
+
+# ------------------------------------------------------------ trampolines --
+_SYM_RE = re.compile(r"[^A-Za-z0-9_]")
+_counter = itertools.count()
+
+
+def symbol_base(qualname: str, key: str, unique: bool) -> str:
+    """``ckjit_<qualname>_<hash>``; deterministic (cachable) unless ``unique``."""
+    h = hashlib.sha256(key.encode()).hexdigest()[:16]
+    base = f"ckjit_{_SYM_RE.sub('_', qualname)[:40]}_{h}"
+    if unique:
+        base += f"_{next(_counter)}"
+    return base
+
+
+def _emit_raise_fn(context, module, name):
+    """``int32 name(int32 code, excinfo *info)``: the cold error path."""
+    from numba.core.callconv import excinfo_ptr_t
+    fnty = ir.FunctionType(_i32, [_i32, excinfo_ptr_t])
+    fn = ir.Function(module, fnty, name=name)
+    fn.attributes.add("noinline")
+    fn.attributes.add("cold")
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    code, info = fn.args
+    status = context.call_conv._get_return_status(builder, code, info)
+    pyapi = context.get_python_api(builder)
+    gil = pyapi.gil_ensure()
+    context.call_conv.raise_error(builder, pyapi, status)
+    pty = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
+    pval = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
+    ptb = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
+    pyapi.err_fetch(pty, pval, ptb)
+    norm = pyapi._get_function(ir.FunctionType(ir.VoidType(), [pyapi.pyobjptr] * 3),
+                               name="PyErr_NormalizeException")
+    builder.call(norm, [pty, pval, ptb])
+    result = cgutils.alloca_once_value(builder, ir.Constant(_i32, -1))
+    resobj = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
+    modname = context.insert_const_string(module, "ckernel._numba.jit_errors")
+    mod = pyapi.import_module(modname)
+    with builder.if_then(cgutils.is_not_null(builder, mod), likely=True):
+        rep = pyapi.object_getattr_string(mod, "report")
+        with builder.if_then(cgutils.is_not_null(builder, rep), likely=True):
+            val = builder.load(pval)
+            arg = builder.select(cgutils.is_not_null(builder, val), val,
+                                 pyapi.borrow_none())
+            builder.store(pyapi.call_function_objargs(rep, [arg]), resobj)
+            res = builder.load(resobj)
+            with builder.if_then(cgutils.is_not_null(builder, res), likely=True):
+                v = pyapi.long_as_longlong(res)
+                builder.store(builder.trunc(v, _i32), result)
+        pyapi.decref(rep)
+    # drop everything (Py_DecRef is NULL-safe) and any error of the reporting
+    pyapi.decref(builder.load(resobj))
+    pyapi.decref(mod)
+    pyapi.decref(builder.load(pty))
+    pyapi.decref(builder.load(pval))
+    pyapi.decref(builder.load(ptb))
+    pyapi.err_clear()
+    st = builder.load(result)
+    bad = builder.or_(builder.icmp_signed("<=", st, ir.Constant(_i32, 0)),
+                      builder.icmp_signed(">", st, ir.Constant(_i32, 12)))
+    with builder.if_then(bad, likely=False):
+        set_error = cgutils.get_or_insert_function(
+            module, ir.FunctionType(_i32, [_i32, _i8p]), "ck_set_error")
+        msg = context.insert_const_string(
+            module, "ckernel.jit: a jitted kernel raised an exception that could not be "
+                    "reported")
+        builder.call(set_error, [ir.Constant(_i32, CK_ERR_USER), msg])
+        builder.store(ir.Constant(_i32, CK_ERR_USER), result)
+    pyapi.gil_release(gil)
+    builder.ret(builder.load(result))
+    return fn
+
+
+def _check_status(builder, status, raise_fn):
+    """On error, return the status (and record the message) from here."""
+    with builder.if_then(status.is_error, likely=False):
+        builder.ret(builder.call(raise_fn, [status.code, status.excinfoptr]))
+
+
+def element_via_function(context, elem_fn, nsrc, raise_fn):
+    """Emitter: one element through the generated element function."""
+    argtys = [types.voidptr] * (nsrc + 1) + [types.intp]
+
+    def emit(builder, dst, srcs, arena):
+        status, _ = context.call_conv.call_function(builder, elem_fn, types.none, argtys,
+                                                    [dst, *srcs, arena])
+        _check_status(builder, status, raise_fn)
+    return emit
+
+
+def element_direct(context, user_fn, user_sig, arg_names, ret_name, raise_fn):
+    """Emitter for builtin element types: load the arguments, call the user
+    function through the calling convention, convert and store its result
+    (no second Numba compilation)."""
+    nb_args = [NUMBA_TYPES[a] for a in arg_names]
+    nb_ret = NUMBA_TYPES[ret_name]
+    user_ret = user_sig.return_type
+
+    def emit(builder, dst, srcs, arena):
+        vals = [context.unpack_value(builder, t, builder.bitcast(
+            p, context.get_data_type(t).as_pointer())) for t, p in zip(nb_args, srcs)]
+        status, res = context.call_conv.call_function(builder, user_fn, user_ret,
+                                                      list(user_sig.args), vals)
+        _check_status(builder, status, raise_fn)
+        if isinstance(user_ret, types.NoneType):
+            return   # never returns normally
+        v = context.cast(builder, res, user_ret, nb_ret)
+        context.pack_value(builder, nb_ret, v,
+                           builder.bitcast(dst, context.get_data_type(nb_ret).as_pointer()))
+    return emit
+
+
+def direct_ok(user_sig, arg_names, ret_name) -> bool:
+    """Whether :func:`element_direct` applies: builtin types only, and a result
+    Numba converts without a runtime check (not Optional)."""
+    if "string" in arg_names or ret_name == "string":
+        return False
+    if tuple(user_sig.args) != tuple(NUMBA_TYPES[a] for a in arg_names):
+        return False
+    r = user_sig.return_type
+    return isinstance(r, (types.NoneType, types.Boolean, types.Integer, types.Float,
+                          types.Complex))
+
+
+def _arena(builder, self_ptr, has_arena, arena_offset):
+    if not has_arena:
+        return ir.Constant(_i64, 0)
+    p = builder.gep(self_ptr, [ir.Constant(_i64, arena_offset)])
+    return builder.load(builder.bitcast(p, _i64.as_pointer()))
+
+
+def _emit_single(module, name, emit, nsrc, has_arena, arena_offset):
+    fnty = ir.FunctionType(_i32, [_i8p, _i8p.as_pointer(), _i8p])
+    fn = ir.Function(module, fnty, name=name)
+    dst, src, self_ptr = fn.args
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    srcs = [builder.load(builder.gep(src, [ir.Constant(_i64, j)])) for j in range(nsrc)]
+    arena = _arena(builder, self_ptr, has_arena, arena_offset)
+    emit(builder, dst, srcs, arena)
+    builder.ret(ir.Constant(_i32, 0))
+    return fn
+
+
+def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, arena_offset):
+    fnty = ir.FunctionType(_i32, [_i8p, _i64, _i8p.as_pointer(), _i64.as_pointer(), _i64,
+                                  _i8p])
+    fn = ir.Function(module, fnty, name=name)
+    dst, dst_stride, src, src_stride, count, self_ptr = fn.args
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    srcs = [builder.load(builder.gep(src, [ir.Constant(_i64, j)])) for j in range(nsrc)]
+    strides = [builder.load(builder.gep(src_stride, [ir.Constant(_i64, j)]))
+               for j in range(nsrc)]
+    arena = _arena(builder, self_ptr, has_arena, arena_offset)
+
+    contiguous = builder.icmp_signed("==", dst_stride, ir.Constant(_i64, dst_size))
+    for st, size in zip(strides, src_sizes):
+        contiguous = builder.and_(contiguous,
+                                  builder.icmp_signed("==", st, ir.Constant(_i64, size)))
+
+    def loop(dst_step, src_steps):
+        with cgutils.for_range(builder, count) as lp:
+            i = lp.index
+            d = builder.gep(dst, [builder.mul(i, dst_step)])
+            ss = [builder.gep(s, [builder.mul(i, step)]) for s, step in zip(srcs, src_steps)]
+            emit(builder, d, ss, arena)
+
+    with builder.if_else(contiguous, likely=True) as (fast, general):
+        with fast:   # unit stride: constant element sizes
+            loop(ir.Constant(_i64, dst_size), [ir.Constant(_i64, s) for s in src_sizes])
+        with general:
+            loop(dst_stride, strides)
+    builder.ret(ir.Constant(_i32, 0))
+    return fn
+
+
+#: data sizes of the element types (ck_string is {begin, end})
+DATA_SIZES = {"bool": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "uint8": 1,
+              "uint16": 2, "uint32": 4, "uint64": 8, "float32": 4, "float64": 8,
+              "complex64": 8, "complex128": 16, "string": 16}
+
+
+class Trampolines:
+    """A finalized code library and the addresses of its entry points."""
+
+    __slots__ = ("library", "symbase", "single", "strided", "from_cache", "element_source",
+                 "__weakref__")
+
+    def __init__(self, library, symbase, from_cache, element_source=None):
+        self.library = library
+        self.symbase = symbase
+        self.single = library.get_pointer_to_function(f"{symbase}_single")
+        self.strided = library.get_pointer_to_function(f"{symbase}_strided")
+        self.from_cache = from_cache
+        self.element_source = element_source
+        if not self.single or not self.strided:
+            raise RuntimeError(f"ckernel.jit: entry points of {symbase} not found")
+
+
+def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offset,
+                      cachable=False, user_cres=None):
+    """Generate the entry points into a new, finalized library.
+
+    With ``user_cres`` (the user function's compile result for exactly these
+    argument types) and builtin element types, the element code is emitted
+    directly around a call of the user function; otherwise (strings, Optional
+    results) an element function is generated and compiled by Numba."""
+    context = cpu_target.target_context
+    direct = user_cres is not None and direct_ok(user_cres.signature, arg_names, ret_name)
+    src = None
+    with global_compiler_lock:
+        codegen = context.codegen()
+        library = codegen.create_library(symbase)
+        if cachable:
+            library.enable_object_caching()
+        module = library.create_ir_module(symbase)
+        raise_fn = _emit_raise_fn(context, module, f"{symbase}_raise")
+        nsrc = len(arg_names)
+        if direct:
+            user_fn = context.declare_function(module, user_cres.fndesc)
+            library.add_linking_library(user_cres.library)
+            emit = element_direct(context, user_fn, user_cres.signature, arg_names, ret_name,
+                                  raise_fn)
+        else:
+            elem, elem_sig, src = element_function(user_dispatcher, arg_names, ret_name)
+            flags = compiler.Flags()
+            flags.nrt = True
+            with context.push_code_library(library):
+                cres = context.compile_subroutine(None, elem, elem_sig, flags=flags,
+                                                  caching=False)
+            elem_fn = context.declare_function(module, cres.fndesc)
+            emit = element_via_function(context, elem_fn, nsrc, raise_fn)
+        has_arena = ret_name == "string"
+        _emit_single(module, f"{symbase}_single", emit, nsrc, has_arena, arena_offset)
+        _emit_strided(module, f"{symbase}_strided", emit, nsrc, DATA_SIZES[ret_name],
+                      [DATA_SIZES[a] for a in arg_names], has_arena, arena_offset)
+        library.add_ir_module(module)
+        library.finalize()
+    return Trampolines(library, symbase, from_cache=False, element_source=src)
+
+
+#: caches trampoline libraries next to the user function's Numba cache files
+TrampolineCache = make_library_cache("ckjit")
+
+
+def cache_key(symbase, arg_names, ret_name):
+    """The (picklable) signature key of a trampoline library in the cache."""
+    return ("ckernel.jit/1", symbase, ret_name, tuple(arg_names))
+
+
+def load_cached(cache, key, symbase):
+    context = cpu_target.target_context
+    with global_compiler_lock:
+        library = cache.load_overload(key, context)
+    if library is None:
+        return None
+    return Trampolines(library, symbase, from_cache=True)
+
+
+def save_cached(cache, key, tramp: Trampolines) -> None:
+    cache.save_overload(key, tramp.library)
+
+
+__all__ = ["NUMBA_TYPES", "DATA_SIZES", "ck_name_of_numba", "loader", "storer",
+           "element_function", "build_trampolines", "Trampolines", "TrampolineCache",
+           "symbol_base", "cache_key", "load_cached", "save_cached"]

@@ -1,0 +1,111 @@
+/*
+ * ckernel/jit.h -- leaf kernels around JIT-compiled code ("leaf kernel with
+ * dynamic resources").
+ *
+ * A JIT compiler (the Numba bridge, ckernel.jit) compiles a scalar function
+ * for fixed element types into a single and a strided entry point (the
+ * kernel.h ABI).  Those entry points live in memory owned by the compiler's
+ * runtime, so every kernel built around them holds a reference to a
+ * "code" memblock -- normally an external memblock whose release callback
+ * lets the compiled code go -- and drops it in its destructor.
+ *
+ * Kernel layout (ck_jit_kernel, 32 bytes, offsets fixed; the generated code
+ * reads `dst_arena` at CK_JIT_KERNEL_ARENA_OFFSET from its `self`):
+ *
+ *     @0   ck_prefix   base        single or strided entry; destructor
+ *     @16  ck_memblock *code       keeps the compiled code alive (owned ref)
+ *     @24  ck_memblock *dst_arena  arena string results are allocated from
+ *                                  (owned ref), NULL unless the result type
+ *                                  is `string`
+ *
+ * Where the arena comes from: the `blockref` of the destination's string
+ * arrmeta when the factory is given one (so results land in the result
+ * array's arena), otherwise a fresh pod arena owned by the kernel (results
+ * then live as long as the kernel).  The entry points never write kernel
+ * data; a kernel with a string result allocates from its arena, which has a
+ * single writer, so it must not run on two threads at once (the lifting
+ * layer runs blockref destinations serially).
+ *
+ * Errors: the entry points return CK_OK or a ck_status after ck_set_error on
+ * the calling thread, like every kernel.  The factories here return
+ * CK_ERR_TYPE when asked for types the compiled code was not made for.
+ */
+#ifndef CKERNEL_JIT_H
+#define CKERNEL_JIT_H
+
+#include "ckernel/config.h"
+#include "ckernel/error.h"
+#include "ckernel/kernel.h"
+#include "ckernel/builder.h"
+#include "ckernel/memblock.h"
+#include "ckernel/types.h"
+#include "ckernel/lift.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Longest name kept in a descriptor (bytes, NUL included). */
+#define CK_JIT_NAME_MAX 96
+
+/* What one compiled signature provides.  Filled in by the JIT; read by the
+ * factories below.  `code` is borrowed by the descriptor (the JIT owns one
+ * reference for as long as the descriptor is used); every kernel built takes
+ * its own reference. */
+typedef struct ck_jit_kernel_desc {
+  ck_expr_single_t single;
+  ck_expr_strided_t strided;
+  ck_memblock *code;
+  ck_type_id dst_id;                     /* result element type id         */
+  uint32_t nsrc;                         /* 0..CK_LIFT_MAX_NSRC             */
+  ck_type_id src_ids[CK_LIFT_MAX_NSRC];  /* argument element type ids      */
+  char name[CK_JIT_NAME_MAX];            /* for messages: "shout(string)"  */
+} ck_jit_kernel_desc;
+
+/* The kernel data (see the layout above). */
+typedef struct ck_jit_kernel {
+  ck_prefix base;
+  ck_memblock *code;
+  ck_memblock *dst_arena;
+} ck_jit_kernel;
+
+/* Offsets of ck_jit_kernel's fields, for code generators to check the
+ * layout they assume (sizeof, code, dst_arena). */
+CK_API void ck_jit_kernel_layout(size_t *out_size, size_t *out_code_offset,
+                                 size_t *out_arena_offset);
+
+/* Build the jitted leaf kernel described by `desc` at `offset` of `ckb` for
+ * request `req`.  `dst_arrmeta` (may be NULL) is the destination element's
+ * arrmeta: for a string result, its arena is used (else a new pod arena owned
+ * by the kernel).  *out_end (optional) gets the offset past the kernel.
+ * Errors: CK_ERR_INVALID_ARGUMENT (NULLs, misaligned offset, a request
+ * whose entry point is missing), CK_ERR_NO_MEMORY / CK_ERR_OVERFLOW. */
+CK_API ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
+                                    const ck_jit_kernel_desc *desc,
+                                    const char *dst_arrmeta,
+                                    ck_kernel_request req, size_t *out_end);
+
+/* A ck_child_kernel_factory (lift.h) for ck_array_apply /
+ * ck_make_elementwise_kernel: `child_data` is a `const ck_jit_kernel_desc *`.
+ * The element types must be exactly those of the descriptor (CK_ERR_TYPE
+ * otherwise: convert arguments before applying). */
+CK_API ck_status ck_jit_child_factory(void *child_data, ck_kernel_builder *ckb,
+                                      size_t offset, ck_type dst_type,
+                                      const char *dst_arrmeta, size_t nsrc,
+                                      const ck_type *src_types,
+                                      const char *const *src_arrmeta,
+                                      ck_kernel_request req, size_t *out_end);
+
+/* Register the descriptor's kernel as the implementation of `op_name` for
+ * its argument types (registry.h, ck_op_register_factory).  The registry
+ * keeps a copy of the descriptor and its own reference to `code`, dropped
+ * when the registration is replaced or removed.  Kernels it builds get no
+ * destination arrmeta: a string result goes to a kernel-owned arena. */
+CK_API ck_status ck_jit_register(const char *op_name,
+                                 const ck_jit_kernel_desc *desc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CKERNEL_JIT_H */
