@@ -73,6 +73,18 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_type_vtable, equal),
     CK_FIELD_ROW(ck_type_vtable, hash),
 
+    CK_STRUCT_ROW(ck_kernel_arg),
+    CK_FIELD_ROW(ck_kernel_arg, kind),
+    CK_FIELD_ROW(ck_kernel_arg, reserved_),
+    CK_FIELD_ROW(ck_kernel_arg, buffer),
+    CK_FIELD_ROW(ck_kernel_arg, offset),
+    CK_FIELD_ROW(ck_kernel_arg, value),
+    CK_FIELD_ROW(ck_kernel_arg, size),
+
+    CK_STRUCT_ROW(ck_device_ptr),
+    CK_FIELD_ROW(ck_device_ptr, buffer),
+    CK_FIELD_ROW(ck_device_ptr, offset),
+
     CK_STRUCT_ROW(ck_dim_arrmeta),
     CK_FIELD_ROW(ck_dim_arrmeta, size),
     CK_FIELD_ROW(ck_dim_arrmeta, stride),

@@ -22,5 +22,7 @@
 #include "ckernel/registry.h"
 #include "ckernel/jit.h"
 #include "ckernel/ops.h"
+#include "ckernel/context.h"
+#include "ckernel/buffer.h"
 
 #endif /* CKERNEL_CKERNEL_H */
