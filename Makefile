@@ -80,6 +80,7 @@ demo: setup
 	$(PY) -m ckernel.demo
 
 bench: setup
+	$(PIP) install -q ".[bench]" --no-build-isolation
 	cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DCK_BUILD_TESTS=OFF -DCK_BUILD_BENCHMARKS=ON >/dev/null
 	cmake --build build/bench -j$(JOBS)
 	build/bench/benchmarks/bench_memory

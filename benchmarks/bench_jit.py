@@ -191,6 +191,13 @@ def ck_label(i):
     return "item-" + str(i)
 
 
+def _arena_stats(arr):
+    """Capacity/used of the arena holding a 1-d string array's bytes."""
+    from ckernel.lowlevel import MemBlock, ffi
+    am = ffi.cast("ck_string_arrmeta *", arr._arrmeta + ffi.sizeof("ck_dim_arrmeta"))
+    return MemBlock(am.blockref, incref=True).stats
+
+
 def bench_strings() -> None:
     n = min(N, 1_000_000)
     print(f"-- building {n} strings 'item-<i>' --")
@@ -198,8 +205,62 @@ def bench_strings() -> None:
     t_ck = best(lambda: ck_label(idx), reps=3)
     t_py = best(lambda: [f"item-{i}" for i in range(n)], reps=3)
     report("ckernel.jit string(int64) (arena)", t_ck, "Python list comprehension", t_py)
-    r = ck_label(idx[:3])
-    assert r.to_list() == ["item-0", "item-1", "item-2"]
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        t_pa = best(lambda: pc.binary_join_element_wise(
+            "item-", pc.cast(pa.array(idx), pa.string()), ""), reps=3)
+        report("ckernel.jit string(int64) (arena)", t_ck, "pyarrow compute cast+join", t_pa)
+        pa_arr = pc.binary_join_element_wise("item-", pc.cast(pa.array(idx), pa.string()), "")
+    except ImportError:
+        pa_arr = None
+        print("    pyarrow not installed: skipped (pip install pyarrow)")
+    sdt = np.dtypes.StringDType()
+    t_np = best(lambda: np.strings.add("item-", idx.astype(sdt)), reps=3)
+    report("ckernel.jit string(int64) (arena)", t_ck, "numpy StringDType strings.add", t_np)
+    r = ck_label(idx)
+    assert r[:3].to_list() == ["item-0", "item-1", "item-2"]
+    st = _arena_stats(r)
+    payload = sum(len(f"item-{i}") for i in range(n))
+    print(f"    bytes per string: payload {payload / n:.2f}; ckernel {(st.capacity + 16 * n) / n:.2f} "
+          f"(16 B ck_string + arena {st.capacity / n:.2f}, used {st.used / n:.2f})"
+          + (f"; arrow {pa_arr.nbytes / n:.2f} (offsets + data)" if pa_arr is not None else ""))
+    del r
+
+
+def bench_refcount_in_jitted_code() -> None:
+    import ctypes
+    from ckernel.lowlevel import ffi, lib
+    # The exported C functions as plain function pointers (a call per operation).
+    proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+    c_incref, c_decref = (
+        proto(int(ffi.cast("uintptr_t", ffi.addressof(lib, name))))
+        for name in ("ck_memblock_incref", "ck_memblock_decref"))
+
+    @numba.njit
+    def inline_pairs(mb, n):
+        for _ in range(n):
+            mb.incref()
+            mb.decref()
+        return mb.refcount
+
+    @numba.njit
+    def c_call_pairs(addr, n):
+        for _ in range(n):
+            c_incref(addr)
+            c_decref(addr)
+        return 0
+
+    mb = ckernel.MemBlock.pod()
+    n = 20_000_000
+    t_inline = best(lambda: inline_pairs(mb, n), reps=5) / n
+    t_c = best(lambda: c_call_pairs(mb.address, n), reps=5) / n
+    print("-- memblock incref+decref pair inside jitted code --")
+    print(f"{'inline atomicrmw (ckernel.nb)':44s} {t_inline * 1e9:9.2f} ns   "
+          f"{'call to the exported C symbol':34s} {t_c * 1e9:9.2f} ns   "
+          f"ratio {t_inline / t_c:5.2f}x")
+    assert inline_pairs(mb, 10) == 1
+    mb.close()
 
 
 def bench_scalar_call() -> None:
@@ -216,6 +277,7 @@ def main() -> None:
     bench_compile()
     bench_cache()
     bench_strings()
+    bench_refcount_in_jitted_code()
     bench_scalar_call()
 
 
