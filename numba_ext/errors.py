@@ -65,6 +65,12 @@ class NotSupportedError(CKernelError, TypeError):
     status = 10
 
 
+class JitOnlyError(CKernelError, TypeError):
+    """A ``ckernel.nb`` function that exists only inside jitted code was called
+    from the Python interpreter."""
+    status = 5
+
+
 class BackendError(CKernelError, RuntimeError):
     status = 11
 
@@ -92,5 +98,6 @@ __all__ = [
     "CKernelError", "InvalidArgumentError", "OutOfMemoryError", "CKOverflowError",
     "InvalidStateError", "CKTypeError", "CKIndexError", "ParseError", "CKValueError",
     "CKZeroDivisionError", "NotSupportedError", "BackendError", "UserKernelError",
+    "JitOnlyError",
     "error_class",
 ]

@@ -72,6 +72,7 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import cpu_target
 from numba.extending import intrinsic, overload, register_jitable
 
+from ..errors import JitOnlyError
 from .memblock import memblock_from_address
 from .strings import store_str
 from .utf8 import decode_utf8
@@ -202,7 +203,7 @@ def load_string(ptr):
 def store_string_result(arena, ptr, s):
     """Write ``s`` into ``arena`` (a ck_memblock address) and point the
     ck_string at ``ptr`` to it (jitted code only)."""
-    raise NotImplementedError
+    raise JitOnlyError("store_string_result is callable from jitted code only")
 
 
 @overload(store_string_result)

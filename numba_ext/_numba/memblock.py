@@ -51,6 +51,7 @@ from numba.extending import (NativeValue, box, intrinsic, models, overload,
                              register_jitable, register_model, typeof_impl,
                              unbox)
 
+from ..errors import JitOnlyError
 from .. import errors as _errors
 from ..memory import MemBlock
 from . import symbols
@@ -483,31 +484,31 @@ def borrow(typingctx, mb):
 # ------------------------------------------------ public jitted API -------
 def pod_memblock_new(initial_capacity=0):
     """A new pod arena (``ck_pod_memblock_new``) as an owned MemBlockRef (njit only)."""
-    raise NotImplementedError("ckernel.nb.pod_memblock_new is callable from jitted code; "
+    raise JitOnlyError("ckernel.nb.pod_memblock_new is callable from jitted code; "
                               "use ckernel.MemBlock.pod() from Python")
 
 
 def zeroinit_memblock_new(initial_capacity=0):
     """A new zero-filled arena (``ck_zeroinit_memblock_new``), owned MemBlockRef (njit only)."""
-    raise NotImplementedError("ckernel.nb.zeroinit_memblock_new is callable from jitted code; "
+    raise JitOnlyError("ckernel.nb.zeroinit_memblock_new is callable from jitted code; "
                               "use ckernel.MemBlock.zeroinit() from Python")
 
 
 def fixed_size_pod_memblock_new(size, align=16):
     """``(ref, data_address)``: a new fixed-size block with zeroed data (njit only)."""
-    raise NotImplementedError("ckernel.nb.fixed_size_pod_memblock_new is callable from "
+    raise JitOnlyError("ckernel.nb.fixed_size_pod_memblock_new is callable from "
                               "jitted code; use ckernel.MemBlock.fixed_size_pod() from Python")
 
 
 def fixed_size_pod_data(mb):
     """``(data_address, size)`` of a fixed-size block (njit only)."""
-    raise NotImplementedError("ckernel.nb.fixed_size_pod_data is callable from jitted code; "
+    raise JitOnlyError("ckernel.nb.fixed_size_pod_data is callable from jitted code; "
                               "use MemBlock.data from Python")
 
 
 def new_reference(mb):
     """An owned MemBlockRef for ``mb`` (increments the C count) (njit only)."""
-    raise NotImplementedError("ckernel.nb.new_reference is callable from jitted code; "
+    raise JitOnlyError("ckernel.nb.new_reference is callable from jitted code; "
                               "use MemBlock.new_reference() from Python")
 
 

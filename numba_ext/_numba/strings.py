@@ -60,6 +60,7 @@ from numba.extending import (
     register_jitable,
 )
 
+from ..errors import JitOnlyError
 from . import symbols
 from .allocator import allocate, resize
 from .memblock import _MEMBLOCK_TYPES, borrow, memblock_ptr_type
@@ -224,7 +225,7 @@ for _op, _test in [(operator.eq, register_jitable(lambda c: c == 0)),
 def store_str(mb, dst_address, s):
     """Write Numba str ``s`` (UTF-8) into arena ``mb`` and set the ``ck_string``
     at ``dst_address`` to it (njit only).  One exact-size allocation."""
-    raise NotImplementedError("ckernel.nb.store_str is callable from jitted code")
+    raise JitOnlyError("ckernel.nb.store_str is callable from jitted code")
 
 
 @overload(store_str)
@@ -265,7 +266,7 @@ string_builder_type = StringBuilderType([
 
 def string_builder(mb, initial_capacity=16):
     """A string builder writing UTF-8 into arena ``mb`` (njit only)."""
-    raise NotImplementedError("ckernel.nb.string_builder is callable from jitted code")
+    raise JitOnlyError("ckernel.nb.string_builder is callable from jitted code")
 
 
 @overload(string_builder)
