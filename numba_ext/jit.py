@@ -460,6 +460,10 @@ class JitKernel:
 
     # ---- calling -------------------------------------------------------------
     def __call__(self, *args, out=None):
+        if any(type(a).__name__ == "DeviceArray" for a in args):   # OpenCL device arrays
+            from . import opencl as _ocl
+            if any(isinstance(a, _ocl.DeviceArray) for a in args):
+                return _ocl.call(self, args, out)
         ops = [_Operand(a, self.__name__, i) for i, a in enumerate(args)]
         comp = self._select(ops)
         scalars = all(o.scalar for o in ops)
@@ -480,6 +484,28 @@ class JitKernel:
         if comp.ret_type.is_builtin and all(o.scalar or o.numpy for o in ops):
             return np.asarray(res)
         return res
+
+    def source(self, target: str = "opencl", signature=None) -> str:
+        """Generated device source for one signature (default: the first compiled
+        one); ``target`` is ``"opencl"`` (OpenCL C emitted from the typed IR)."""
+        if target != "opencl":
+            raise NotSupportedError(f"{self.__name__}: no source for target {target!r} "
+                                    "(targets: 'opencl')")
+        if signature is None:
+            if not self._compiled:
+                raise InvalidArgumentError(f"{self.__name__}: no compiled signature; pass "
+                                           "signature=")
+            comp = next(iter(self._compiled.values()))
+        else:
+            sig = parse_signature(signature)
+            comp = self._compiled.get(sig.args)
+            if comp is None or (sig.ret is not None and comp.sig.ret != sig.ret):
+                if self._explicit:
+                    raise TypeError(f"{self.__name__}: no compiled signature {sig.text}; "
+                                    f"compiled: {'; '.join(self.signatures) or 'none'}")
+                comp = self.compile(sig)
+        from .opencl import emitted
+        return emitted(self, comp).source
 
     def instantiate(self, dst_type, src_types, kernreq="single") -> Kernel:
         """Build the ckernel for these element types in a new builder.

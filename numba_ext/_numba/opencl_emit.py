@@ -1,0 +1,847 @@
+"""OpenCL C from Numba's typed IR.
+
+A custom Numba pipeline (bytecode -> IR -> untyped rewrites -> type inference)
+stops right after ``NopythonTypeInference`` and hands back ``func_ir``,
+``typemap``, ``calltypes`` and ``return_type``; no LLVM is involved.  The
+emitter walks that IR:
+
+* every IR block becomes a label ``L<n>:``; ``ir.Branch`` becomes
+  ``if (c) goto La; goto Lb;``, ``ir.Jump`` ``goto L;``, ``ir.Return``
+  ``return (T)v;``;
+* every IR variable (Numba IR assigns each name independently; the pipeline
+  does not build SSA/phis) is declared once at the top of the function with
+  the C type of its inferred Numba type (bool -> ``bool``, intN/uintN ->
+  char..ulong, float32 -> ``float``, float64 -> ``double``); variables of
+  compile-time-only types (modules, functions, dispatchers, number classes)
+  get no declaration;
+* expressions: binary/unary operators with the operand casts chosen by type
+  inference (``calltypes``), comparisons, casts, constants (floats with the
+  right suffix, hex-exact when needed), ``range`` loops (small structs),
+  ``math.*`` -> OpenCL built-ins, ``abs``/``min``/``max``/``int``/``float``/
+  ``bool``, integer ``//``, ``%`` and ``**`` and float ``//``/``%`` with
+  Python semantics through helper functions; calls to other ``@ckernel.jit``
+  (or ``numba.njit``) functions become device functions emitted before their
+  caller;
+* errors raised by the code (division by zero, ``raise SomeError("msg")``
+  with constant arguments, ``range`` step 0) store a code in the work item's
+  private error variable and return; the kernel copies the first code into an
+  error buffer which the host reads back and turns into the exception
+  (``Program.errors``: code -> (exception class, args)).
+
+Anything else is a :class:`ckernel.errors.NotSupportedError` that names the
+construct and the source line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import operator
+import re
+
+import numpy as np
+
+from ..errors import NotSupportedError
+
+# ----------------------------------------------------------------- pipeline --
+_PIPELINE = None
+
+
+def _pipeline_class():
+    global _PIPELINE
+    if _PIPELINE is not None:
+        return _PIPELINE
+    from numba.core import typed_passes as tp
+    from numba.core import untyped_passes as up
+    from numba.core.compiler import CompilerBase, _EarlyPipelineCompletion
+    from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
+
+    @register_pass(mutates_CFG=False, analysis_only=True)
+    class CKStopAfterTyping(FunctionPass):
+        """Ends the pipeline after type inference with the typed IR."""
+        _name = "ck_stop_after_typing"
+
+        def __init__(self):
+            FunctionPass.__init__(self)
+
+        def run_pass(self, state):
+            raise _EarlyPipelineCompletion(TypedIR(
+                state.func_ir, state.typemap, state.calltypes, state.return_type,
+                tuple(state.args)))
+
+    class CKOpenCLPipeline(CompilerBase):
+        def define_pipelines(self):
+            pm = PassManager("ckernel-opencl")
+            pm.add_pass(up.TranslateByteCode, "analyzing bytecode")
+            pm.add_pass(up.FixupArgs, "fix up args")
+            pm.add_pass(up.IRProcessing, "processing IR")
+            pm.add_pass(up.InlineClosureLikes, "inline closures")
+            pm.add_pass(up.RewriteSemanticConstants, "rewrite semantic constants")
+            pm.add_pass(up.DeadBranchPrune, "dead branch pruning")
+            pm.add_pass(up.GenericRewrites, "nopython rewrites")
+            pm.add_pass(up.RewriteDynamicRaises, "rewrite dynamic raises")
+            pm.add_pass(tp.NopythonTypeInference, "nopython frontend")
+            pm.add_pass(CKStopAfterTyping, "stop after typing")
+            pm.finalize()
+            return [pm]
+
+    _PIPELINE = CKOpenCLPipeline
+    return _PIPELINE
+
+
+class TypedIR:
+    __slots__ = ("func_ir", "typemap", "calltypes", "return_type", "args")
+
+    def __init__(self, func_ir, typemap, calltypes, return_type, args):
+        self.func_ir = func_ir
+        self.typemap = typemap
+        self.calltypes = calltypes
+        self.return_type = return_type
+        self.args = args
+
+
+def typed_ir(py_func, arg_types, return_type=None) -> TypedIR:
+    """Run the typing-only pipeline on ``py_func`` for Numba ``arg_types``."""
+    from numba.core import compiler
+    from numba.core.errors import NumbaError
+    from numba.core.registry import cpu_target
+    typingctx = cpu_target.typing_context
+    targetctx = cpu_target.target_context
+    typingctx.refresh()
+    targetctx.refresh()
+    flags = compiler.Flags()
+    flags.nrt = False
+    flags.no_cpython_wrapper = True
+    flags.error_model = "python"
+    try:
+        return compiler.compile_extra(typingctx, targetctx, py_func, tuple(arg_types),
+                                      return_type, flags, {},
+                                      pipeline_class=_pipeline_class())
+    except NumbaError as exc:
+        raise NotSupportedError(f"OpenCL: cannot type {py_func.__qualname__}"
+                                f"({', '.join(map(str, arg_types))}):\n{exc}") from None
+
+
+# ---------------------------------------------------------------- C types --
+_INT_C = {(8, True): "char", (8, False): "uchar", (16, True): "short", (16, False): "ushort",
+          (32, True): "int", (32, False): "uint", (64, True): "long", (64, False): "ulong"}
+
+
+def _unlit(t):
+    from numba.core import types
+    return types.unliteral(t)
+
+
+def c_type(t) -> str | None:
+    """C type of a Numba value type, or None (not representable)."""
+    from numba.core import types
+    t = _unlit(t)
+    if t == types.boolean:
+        return "bool"
+    if isinstance(t, types.Integer):
+        return _INT_C[(t.bitwidth, t.signed)]
+    if isinstance(t, types.Float):
+        return "float" if t.bitwidth == 32 else "double"
+    if isinstance(t, types.RangeType):
+        return "ck_range_t"
+    if isinstance(t, types.RangeIteratorType):
+        return "ck_range_iter_t"
+    if isinstance(t, types.Pair) and isinstance(_unlit(t.first_type), types.Integer):
+        return "ck_range_pair_t"
+    return None
+
+
+def _is_static(t) -> bool:
+    """Compile-time-only values: no C variable."""
+    from numba.core import types
+    return isinstance(t, (types.Module, types.Function, types.Dispatcher, types.NumberClass,
+                          types.BoundFunction, types.Omitted, types.ExceptionClass,
+                          types.ExceptionInstance))
+
+
+def _is_float(t) -> bool:
+    from numba.core import types
+    return isinstance(_unlit(t), types.Float)
+
+
+def _is_int(t) -> bool:
+    from numba.core import types
+    return isinstance(_unlit(t), types.Integer)
+
+
+def _is_bool(t) -> bool:
+    from numba.core import types
+    return _unlit(t) == types.boolean
+
+
+def _min_max_int(ct):
+    bits = {"char": 8, "short": 16, "int": 32, "long": 64}[ct]
+    return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+
+
+def c_int_literal(v: int, ct: str) -> str:
+    v = int(v)
+    if ct in ("uchar", "ushort", "uint", "ulong"):
+        return f"(({ct}){v % 2 ** 64}UL)"
+    lo, _hi = _min_max_int(ct) if ct in ("char", "short", "int", "long") else (-2**63, 0)
+    if v == -2**63:
+        text = "(-9223372036854775807L - 1L)"
+    else:
+        text = f"{v}L"
+    return text if ct == "long" else f"(({ct}){text})"
+
+
+def c_float_literal(v: float, ct: str) -> str:
+    v = float(v)
+    if math.isnan(v):
+        return f"(({ct})NAN)"
+    if math.isinf(v):
+        return f"(({ct})INFINITY)" if v > 0 else f"(-({ct})INFINITY)"
+    if ct == "float":
+        r = str(np.float32(v))
+        if "." not in r and "e" not in r:
+            r += ".0"
+        return f"{r}f" if not r.startswith("-") else f"({r}f)"
+    r = repr(v)
+    if "." not in r and "e" not in r and "inf" not in r:
+        r += ".0"
+    return r if not r.startswith("-") else f"({r})"
+
+
+# ------------------------------------------------------------- math tables --
+_MATH_1 = {"sqrt": "sqrt", "exp": "exp", "log10": "log10", "log2": "log2", "log1p": "log1p",
+           "expm1": "expm1", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin",
+           "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+           "asinh": "asinh", "acosh": "acosh", "atanh": "atanh", "fabs": "fabs",
+           "erf": "erf", "erfc": "erfc", "gamma": "tgamma", "lgamma": "lgamma",
+           "exp2": "exp2", "cbrt": "cbrt"}
+_MATH_2 = {"atan2": "atan2", "pow": "pow", "hypot": "hypot", "copysign": "copysign",
+           "fmod": "fmod"}
+_MATH_TO_INT = {"floor": "floor", "ceil": "ceil", "trunc": "trunc"}
+_MATH_PRED = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
+
+_BINOPS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+           operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
+           operator.lshift: "<<", operator.rshift: ">>", operator.and_: "&",
+           operator.or_: "|", operator.xor: "^", operator.eq: "==", operator.ne: "!=",
+           operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">="}
+_UNOPS = {operator.neg: "-", operator.pos: "+", operator.invert: "~", operator.not_: "!"}
+
+_PRELUDE = """\
+typedef struct { long start, stop, step; } ck_range_t;
+typedef struct { long cur, count, step; } ck_range_iter_t;
+typedef struct { long first; bool second; } ck_range_pair_t;
+"""
+
+
+def _sanitize(name: str) -> str:
+    s = re.sub(r"[^0-9A-Za-z_]", "_", name)
+    return s
+
+
+# ---------------------------------------------------------------- program --
+class Program:
+    """Everything emitted for one kernel: device functions, helpers, kernel."""
+
+    def __init__(self):
+        self.functions: dict = {}       # (py_func, argtypes) -> FunctionEmitter
+        self.order: list = []           # emitted function texts, callees first
+        self.helpers: dict = {}         # name -> text
+        self.errors: list = []          # code-1 -> (exc class, args)
+        self._err_index: dict = {}
+        self.fp64_user: str | None = None   # first function using float64
+        self._stack: list = []
+
+    def error_code(self, exc_class, args) -> int:
+        key = (exc_class, tuple(args))
+        code = self._err_index.get(key)
+        if code is None:
+            self.errors.append(key)
+            code = self._err_index[key] = len(self.errors)
+        return code
+
+    def helper(self, name: str, text: str) -> str:
+        if name not in self.helpers:
+            self.helpers[name] = text
+        return name
+
+    def function(self, py_func, arg_types, return_type=None, loc=None) -> "FunctionEmitter":
+        key = (py_func, tuple(arg_types))
+        fe = self.functions.get(key)
+        if fe is not None:
+            if fe.text is None:
+                raise NotSupportedError(
+                    f"OpenCL: recursive call to {py_func.__qualname__} "
+                    f"{_where(loc)}: recursion is not supported")
+            return fe
+        fe = FunctionEmitter(self, py_func, arg_types, return_type)
+        self.functions[key] = fe
+        fe.emit()
+        self.order.append(fe.text)
+        return fe
+
+    def text(self) -> str:
+        return "\n".join([_PRELUDE] + list(self.helpers.values()) + self.order)
+
+
+def _where(loc) -> str:
+    if loc is None:
+        return "(unknown location)"
+    return f"at {loc.filename}:{loc.line}"
+
+
+# ------------------------------------------------------------ one function --
+class FunctionEmitter:
+    def __init__(self, prog: Program, py_func, arg_types, return_type):
+        self.prog = prog
+        self.py_func = py_func
+        self.arg_types = tuple(arg_types)
+        self.tir = typed_ir(py_func, arg_types, return_type)
+        self.ret_type = _unlit(return_type if return_type is not None
+                               else self.tir.return_type)
+        h = hashlib.sha1(f"{py_func.__module__}.{py_func.__qualname__}|"
+                         f"{self.arg_types}|{self.ret_type}".encode()).hexdigest()[:8]
+        self.cname = f"ck_fn_{_sanitize(py_func.__name__)}_{h}"
+        self.text = None
+        self._names: dict = {}
+        self._used: set = set()
+
+    # ---- helpers -----------------------------------------------------------
+    def fail(self, what: str, loc) -> NotSupportedError:
+        return NotSupportedError(
+            f"OpenCL: {what} is not supported {_where(loc)} "
+            f"(in {self.py_func.__qualname__})")
+
+    def var(self, name: str) -> str:
+        c = self._names.get(name)
+        if c is None:
+            base = "v_" + _sanitize(name)
+            c = base
+            k = 1
+            while c in self._used:
+                k += 1
+                c = f"{base}_{k}"
+            self._used.add(c)
+            self._names[name] = c
+        return c
+
+    def tyof(self, var):
+        return self.tir.typemap[var.name]
+
+    def ctype_checked(self, t, loc, what="value") -> str:
+        ct = c_type(t)
+        if ct is None:
+            raise self.fail(f"{what} of type {t}", loc)
+        if ct == "double" and self.prog.fp64_user is None:
+            self.prog.fp64_user = self.py_func.__qualname__
+        return ct
+
+    def use(self, var, loc) -> str:
+        """C expression for a variable used as a value."""
+        t = self.tyof(var)
+        if c_type(t) is None:
+            if _is_static(t):
+                raise self.fail(f"using {t} as a value", loc)
+            raise self.fail(f"value of type {t}", loc)
+        return self.var(var.name)
+
+    def cast(self, expr: str, from_t, to_t) -> str:
+        ft, tt = c_type(from_t), c_type(to_t)
+        if ft == tt:
+            return expr
+        if tt == "bool":
+            return f"({expr} != 0)"
+        return f"(({tt}){expr})"
+
+    def use_as(self, var, to_t, loc) -> str:
+        return self.cast(self.use(var, loc), self.tyof(var), to_t)
+
+    def raise_code(self, code: int) -> str:
+        rt = c_type(self.ret_type)
+        return f"{{ *ck_err = {code}; return ({rt})0; }}"
+
+    # ---- emission ----------------------------------------------------------
+    def emit(self) -> None:
+        from numba.core import ir
+        fir = self.tir.func_ir
+        rt = self.ctype_checked(self.ret_type, fir.loc, "result")
+        params = []
+        for i, t in enumerate(self.arg_types):
+            params.append(f"{self.ctype_checked(t, fir.loc, f'argument {i}')} ck_a{i}")
+        params.append("int *ck_err")
+        decls: dict = {}
+        for name, t in self.tir.typemap.items():
+            ct = c_type(t)
+            if ct is None:
+                continue
+            if ct == "double" and self.prog.fp64_user is None:
+                self.prog.fp64_user = self.py_func.__qualname__
+            decls[self.var(name)] = ct
+        body = []
+        labels = sorted(fir.blocks)
+        first = labels[0] if labels else 0
+        body.append(f"  goto L{first};")
+        for label in labels:
+            block = fir.blocks[label]
+            body.append(f"L{label}:;")
+            for stmt in block.body:
+                body.extend("  " + line for line in self.stmt(stmt, ir))
+        lines = [f"static {rt} {self.cname}({', '.join(params)})", "{"]
+        for cname, ct in decls.items():
+            lines.append(f"  {ct} {cname};")
+        lines += body
+        lines.append("}")
+        self.text = "\n".join(lines) + "\n"
+
+    def stmt(self, stmt, ir) -> list[str]:
+        loc = stmt.loc
+        if isinstance(stmt, ir.Assign):
+            return self.assign(stmt.target, stmt.value, loc, ir)
+        if isinstance(stmt, ir.Branch):
+            c = self.use_as(stmt.cond, _bool_t(), loc)
+            return [f"if ({c}) goto L{stmt.truebr}; else goto L{stmt.falsebr};"]
+        if isinstance(stmt, ir.Jump):
+            return [f"goto L{stmt.target};"]
+        if isinstance(stmt, ir.Return):
+            rt = c_type(self.ret_type)
+            return [f"return ({rt}){self.use_as(stmt.value, self.ret_type, loc)};"]
+        if isinstance(stmt, ir.Del):
+            return []
+        if isinstance(stmt, ir.StaticRaise):
+            exc = stmt.exc_class
+            if exc is None:
+                raise self.fail("bare 'raise'", loc)
+            args = tuple(stmt.exc_args or ())
+            if any(a is None or not isinstance(a, (str, int, float, bool)) for a in args):
+                raise self.fail(f"raise {exc.__name__} with non-constant arguments", loc)
+            code = self.prog.error_code(exc, args)
+            return [self.raise_code(code)]
+        if isinstance(stmt, (ir.DynamicRaise, ir.Raise)):
+            raise self.fail("raise with non-constant arguments", loc)
+        if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
+            raise self.fail("item assignment (setitem)", loc)
+        if isinstance(stmt, ir.Print):
+            raise self.fail("print()", loc)
+        if isinstance(stmt, ir.SetAttr):
+            raise self.fail("attribute assignment", loc)
+        raise self.fail(f"statement {type(stmt).__name__}", loc)
+
+    def assign(self, target, value, loc, ir) -> list[str]:
+        tt = self.tyof(target)
+        tct = c_type(tt)
+        if tct is None:
+            if _is_static(tt) and isinstance(value, (ir.Global, ir.FreeVar, ir.Var)):
+                return []
+            if _is_static(tt) and isinstance(value, ir.Expr) and value.op == "getattr":
+                return []
+            from numba.core import types
+            if isinstance(tt, (types.ExceptionClass, types.ExceptionInstance)):
+                return []   # only used by the StaticRaise that follows
+            if isinstance(value, ir.Const) and isinstance(value.value, str):
+                return []   # string constants: only usable as exception arguments
+            raise self.fail(self._describe(value, tt), loc)
+        self.ctype_checked(tt, loc)
+        dst = self.var(target.name)
+        if isinstance(value, ir.Arg):
+            return [f"{dst} = {self.cast(f'ck_a{value.index}', self.arg_types[value.index], tt)};"]
+        if isinstance(value, ir.Var):
+            return [f"{dst} = {self.use_as(value, tt, loc)};"]
+        if isinstance(value, ir.Const):
+            return [f"{dst} = {self.const(value.value, tt, loc)};"]
+        if isinstance(value, (ir.Global, ir.FreeVar)):
+            return [f"{dst} = {self.const(value.value, tt, loc)};"]
+        if isinstance(value, ir.Expr):
+            return self.expr(dst, tt, value, loc)
+        raise self.fail(f"value {type(value).__name__}", loc)
+
+    def _describe(self, value, t) -> str:
+        from numba.core import ir, types
+        t = _unlit(t)
+        if isinstance(value, ir.Expr):
+            if value.op == "build_tuple" or isinstance(t, types.BaseTuple):
+                return "tuples"
+            if value.op == "build_list" or isinstance(t, types.List):
+                return "lists"
+            if value.op in ("getitem", "static_getitem"):
+                return f"indexing (getitem) producing {t}"
+            return f"expression '{value.op}' of type {t}"
+        if isinstance(t, types.BaseTuple):
+            return "tuples"
+        if isinstance(t, (types.UnicodeType, types.StringLiteral)):
+            return "strings"
+        return f"values of type {t}"
+
+    def const(self, v, t, loc) -> str:
+        ct = c_type(t)
+        if isinstance(v, (bool, np.bool_)) or ct == "bool":
+            if not isinstance(v, (bool, np.bool_, int, np.integer)):
+                raise self.fail(f"constant {v!r}", loc)
+            return "true" if v else "false"
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            if ct in ("float", "double"):
+                return c_float_literal(float(v), ct)
+            return c_int_literal(int(v), ct)
+        if isinstance(v, (float, np.floating)):
+            if ct in ("float", "double"):
+                return c_float_literal(float(v), ct)
+            return c_int_literal(int(v), ct)
+        raise self.fail(f"constant {v!r} ({type(v).__name__})", loc)
+
+    # ---- expressions ---------------------------------------------------------
+    def expr(self, dst, tt, e, loc) -> list[str]:
+        from numba.core import types
+        op = e.op
+        if op in ("binop", "inplace_binop"):
+            fn = e.fn if op == "binop" else e.immutable_fn
+            return self.binop(dst, tt, fn, e, loc)
+        if op == "unary":
+            sig = self.tir.calltypes[e]
+            sym = _UNOPS.get(e.fn)
+            if sym is None:
+                raise self.fail(f"unary operator {e.fn}", loc)
+            a = self.use_as(e.value, sig.args[0], loc)
+            r = f"({sym}{a})"
+            return [f"{dst} = {self.cast(r, sig.return_type, tt)};"]
+        if op == "cast":
+            return [f"{dst} = {self.use_as(e.value, tt, loc)};"]
+        if op == "call":
+            return self.call(dst, tt, e, loc)
+        if op == "getiter":
+            vt = _unlit(self.tyof(e.value))
+            if not isinstance(vt, types.RangeType):
+                raise self.fail(f"iteration over {vt} (only range() loops)", loc)
+            r = self.use(e.value, loc)
+            code = self.prog.error_code(ValueError, ("range() arg 3 must not be zero",))
+            return [f"if ({r}.step == 0) {self.raise_code(code)}",
+                    f"{dst}.cur = {r}.start; {dst}.step = {r}.step;",
+                    f"{dst}.count = {r}.step > 0 ? ({r}.stop > {r}.start ? "
+                    f"({r}.stop - {r}.start - 1) / {r}.step + 1 : 0) : "
+                    f"({r}.start > {r}.stop ? ({r}.start - {r}.stop - 1) / (-{r}.step) + 1 : 0);"]
+        if op == "iternext":
+            it = self.use(e.value, loc)
+            return [f"{dst}.second = {it}.count > 0; {dst}.first = {it}.cur;",
+                    f"if ({dst}.second) {{ {it}.cur += {it}.step; {it}.count -= 1; }}"]
+        if op == "pair_first":
+            return [f"{dst} = ({c_type(tt)}){self.use(e.value, loc)}.first;"]
+        if op == "pair_second":
+            return [f"{dst} = {self.use(e.value, loc)}.second;"]
+        if op == "getattr":
+            vt = _unlit(self.tyof(e.value))
+            if isinstance(vt, types.Module):
+                v = getattr(vt.pymod, e.attr, None)
+                if isinstance(v, (int, float)):
+                    return [f"{dst} = {self.const(v, tt, loc)};"]
+            if isinstance(vt, (types.Integer, types.Float)) and e.attr in ("real", "imag"):
+                if e.attr == "real":
+                    return [f"{dst} = {self.use_as(e.value, tt, loc)};"]
+                return [f"{dst} = {self.const(0, tt, loc)};"]
+            raise self.fail(f"attribute '.{e.attr}' of {vt}", loc)
+        if op in ("build_tuple", "exhaust_iter", "static_getitem", "getitem",
+                  "build_list", "build_set", "build_map", "make_function"):
+            raise self.fail(self._describe(e, tt), loc)
+        raise self.fail(f"expression '{op}'", loc)
+
+    def binop(self, dst, tt, fn, e, loc) -> list[str]:
+        sym = _BINOPS.get(fn)
+        if sym is None:
+            raise self.fail(f"operator {getattr(fn, '__name__', fn)}", loc)
+        sig = self.tir.calltypes[e]
+        at, bt = _unlit(sig.args[0]), _unlit(sig.args[1])
+        rt = _unlit(sig.return_type)
+        a = self.use_as(e.lhs, at, loc)
+        b = self.use_as(e.rhs, bt, loc)
+        out = []
+        if sym in ("/", "//", "%"):
+            if c_type(at) != c_type(bt) and not (sym == "/"):
+                raise self.fail(f"operator {sym} on {at} and {bt}", loc)
+            msg = {"/": "division by zero", "//": "integer division by zero"
+                   if _is_int(at) else "float divmod()",
+                   "%": "integer modulo by zero" if _is_int(at) else "float modulo"}[sym]
+            code = self.prog.error_code(ZeroDivisionError, (msg,))
+            out.append(f"if ({b} == 0) {self.raise_code(code)}")
+        if sym == "/":
+            ct = c_type(rt)
+            r = f"(({ct}){a} / ({ct}){b})"
+        elif sym in ("//", "%"):
+            if _is_bool(at):
+                at = bt = _int64_t()
+                a, b = f"((long){a})", f"((long){b})"
+            r = f"{self.divmod_helper(c_type(at), sym)}({a}, {b})"
+        elif sym == "**":
+            if _is_int(bt) and (_is_int(at) or _is_float(at)):
+                msg = ("0 cannot be raised to a negative power" if _is_int(at)
+                       else "division by zero")
+                code = self.prog.error_code(ZeroDivisionError, (msg,))
+                out.append(f"if ({a} == 0 && {b} < 0) {self.raise_code(code)}")
+            r = self.pow_expr(a, b, at, bt, rt, loc)
+        elif sym in ("<<", ">>") and _is_int(at):
+            r = f"(({c_type(rt)}){a} {sym} {b})"
+        else:
+            r = f"({a} {sym} {b})"
+        out.append(f"{dst} = {self.cast(r, rt, tt)};")
+        return out
+
+    def divmod_helper(self, ct: str, sym: str) -> str:
+        kind = "floordiv" if sym == "//" else "mod"
+        name = f"ck_{kind}_{ct}"
+        if ct in ("float", "double"):
+            one = "1.0f" if ct == "float" else "1.0"
+            half = "0.5f" if ct == "float" else "0.5"
+            zero = "0.0f" if ct == "float" else "0.0"
+            body = f"""\
+static {ct} {name}({ct} vx, {ct} wx)
+{{
+  {ct} mod = fmod(vx, wx);
+  {ct} div = (vx - mod) / wx;
+  if (mod != {zero}) {{
+    if ((wx < {zero}) != (mod < {zero})) {{ mod += wx; div -= {one}; }}
+  }} else {{
+    mod = copysign({zero}, wx);
+  }}
+  {ct} fd;
+  if (div != {zero}) {{
+    fd = floor(div);
+    if (div - fd > {half}) fd += {one};
+  }} else {{
+    fd = copysign({zero}, vx / wx);
+  }}
+  return {'fd' if kind == 'floordiv' else 'mod'};
+}}
+"""
+        elif ct in ("uchar", "ushort", "uint", "ulong"):
+            op = "/" if kind == "floordiv" else "%"
+            body = f"static {ct} {name}({ct} a, {ct} b) {{ return a {op} b; }}\n"
+        else:
+            lo = c_int_literal(_min_max_int(ct)[0], ct)
+            if kind == "floordiv":
+                body = f"""\
+static {ct} {name}({ct} a, {ct} b)
+{{
+  if (b == -1) return a == {lo} ? ({ct})0 : ({ct})(-a);
+  {ct} q = a / b, r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) q -= 1;
+  return q;
+}}
+"""
+            else:
+                body = f"""\
+static {ct} {name}({ct} a, {ct} b)
+{{
+  if (b == -1) return ({ct})0;
+  {ct} r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}}
+"""
+        return self.prog.helper(name, body)
+
+    def pow_expr(self, a, b, at, bt, rt, loc) -> str:
+        rct = c_type(rt)
+        if rct in ("float", "double"):
+            if _is_int(bt):   # Numba's int_power_impl: repeated squaring
+                name = f"ck_fpowi_{rct}"
+                self.prog.helper(name, f"""\
+static {rct} {name}({rct} a, long b)
+{{
+  bool inv = b < 0;
+  ulong e = inv ? (ulong)0 - (ulong)b : (ulong)b;
+  if (e > 0x10000) return pow(a, ({rct})b);
+  {rct} r = 1;
+  while (e != 0) {{ if (e & 1) r *= a; e >>= 1; a *= a; }}
+  return inv ? ({rct})1 / r : r;
+}}
+""")
+                return f"{name}(({rct}){a}, (long){b})"
+            return f"pow(({rct}){a}, ({rct}){b})"
+        if not (_is_int(at) and _is_int(bt)):
+            raise self.fail(f"operator ** on {at} and {bt}", loc)
+        name = f"ck_ipow_{rct}"
+        body = f"""\
+static {rct} {name}({rct} a, long b)
+{{
+  if (b < 0) {{
+    if (a == 1) return 1;
+    if (a == -1) return (b & 1) ? -1 : 1;
+    return 0;
+  }}
+  {rct} r = 1;
+  while (b) {{ if (b & 1) r *= a; b >>= 1; if (b) a *= a; }}
+  return r;
+}}
+"""
+        if rct.startswith("u"):
+            body = body.replace("if (a == -1) return (b & 1) ? -1 : 1;\n", "")
+        self.prog.helper(name, body)
+        return f"{name}(({rct}){a}, (long){b})"
+
+    def call(self, dst, tt, e, loc) -> list[str]:
+        from numba.core import types
+        if e.kws or e.vararg is not None or getattr(e, "varkwarg", None) is not None:
+            raise self.fail("keyword or star arguments in calls", loc)
+        fnty = self.tyof(e.func)
+        sig = self.tir.calltypes[e]
+        rt = _unlit(sig.return_type)
+        args = e.args
+        if isinstance(fnty, types.Dispatcher):
+            py = fnty.dispatcher.py_func
+            fe = self.prog.function(py, tuple(_unlit(a) for a in sig.args), rt, loc)
+            cargs = [self.use_as(v, at, loc) for v, at in zip(args, sig.args)]
+            cargs.append("ck_err")
+            r = f"{fe.cname}({', '.join(cargs)})"
+            return [f"{dst} = {self.cast(r, rt, tt)};",
+                    f"if (*ck_err) return ({c_type(self.ret_type)})0;"]
+        if isinstance(fnty, types.NumberClass):
+            if len(args) != 1:
+                raise self.fail(f"{fnty}() with {len(args)} arguments", loc)
+            return [f"{dst} = {self.use_as(args[0], tt, loc)};"]
+        key = getattr(fnty, "typing_key", None)
+        name = getattr(key, "__name__", str(key))
+        mod = getattr(key, "__module__", None)
+        if key is bool or key is int or key is float:
+            if len(args) != 1:
+                raise self.fail(f"{name}() with {len(args)} arguments", loc)
+            return [f"{dst} = {self.use_as(args[0], tt, loc)};"]
+        if key is range:
+            lo = [self.use_as(v, _int64_t(), loc) for v in args]
+            if len(lo) == 1:
+                lo = ["0L", lo[0], "1L"]
+            elif len(lo) == 2:
+                lo = lo + ["1L"]
+            return [f"{dst}.start = {lo[0]}; {dst}.stop = {lo[1]}; {dst}.step = {lo[2]};"]
+        if key is abs:
+            at = _unlit(sig.args[0])
+            a = self.use_as(args[0], at, loc)
+            if _is_float(at):
+                r = f"fabs({a})"
+            elif _is_bool(at):
+                r = f"((long){a})"
+            else:
+                r = f"({a} < 0 ? -{a} : {a})"
+            return [f"{dst} = {self.cast(r, rt, tt)};"]
+        if key in (min, max):
+            if len(args) < 2:
+                raise self.fail(f"{name}() over an iterable", loc)
+            cmp = "<" if key is min else ">"
+            vals = [self.use_as(v, rt, loc) for v in args]
+            acc = vals[0]
+            out = [f"{dst} = {acc};"]
+            for v in vals[1:]:
+                out.append(f"{dst} = ({v} {cmp} {dst}) ? {v} : {dst};")
+            return out
+        if mod == "math" or (isinstance(key, type(math.sqrt)) and
+                             getattr(math, name, None) is key):
+            return self.math_call(dst, tt, name, sig, args, loc)
+        raise self.fail(f"call to {name!r} ({fnty})", loc)
+
+    def math_call(self, dst, tt, name, sig, args, loc) -> list[str]:
+        rt = _unlit(sig.return_type)
+        ats = [_unlit(a) for a in sig.args]
+        ft = rt if _is_float(rt) else (ats[0] if ats and _is_float(ats[0]) else _f64_t())
+        fct = self.ctype_checked(ft, loc)
+        cargs = [self.cast(self.use(v, loc), self.tyof(v), ft) for v in args]
+        if name in _MATH_1 and len(args) == 1:
+            r = f"{_MATH_1[name]}({cargs[0]})"
+        elif name in _MATH_2 and len(args) == 2:
+            r = f"{_MATH_2[name]}({cargs[0]}, {cargs[1]})"
+        elif name == "log" and len(args) == 1:
+            r = f"log({cargs[0]})"
+        elif name == "log" and len(args) == 2:
+            r = f"(log({cargs[0]}) / log({cargs[1]}))"
+        elif name in _MATH_TO_INT and len(args) == 1:
+            if _is_int(ats[0]):
+                r = self.use(args[0], loc)
+                return [f"{dst} = {self.cast(r, ats[0], tt)};"]
+            r = f"{_MATH_TO_INT[name]}({cargs[0]})"
+            return [f"{dst} = {self.cast(r, ft, tt)};"]
+        elif name in _MATH_PRED and len(args) == 1:
+            if not _is_float(ats[0]):
+                v = "true" if name == "isfinite" else "false"
+                return [f"{dst} = {v};"]
+            return [f"{dst} = ({_MATH_PRED[name]}({cargs[0]}) != 0);"]
+        elif name == "degrees" and len(args) == 1:
+            r = f"degrees({cargs[0]})"
+        elif name == "radians" and len(args) == 1:
+            r = f"radians({cargs[0]})"
+        else:
+            raise self.fail(f"math.{name} with {len(args)} argument(s)", loc)
+        return [f"{dst} = {self.cast(r, ft, tt)};"]
+
+
+def _bool_t():
+    from numba.core import types
+    return types.boolean
+
+
+def _int64_t():
+    from numba.core import types
+    return types.int64
+
+
+def _f64_t():
+    from numba.core import types
+    return types.float64
+
+
+# ------------------------------------------------------------------- kernel --
+KERNEL_NAME = "ck_kernel"
+
+
+def emit_kernel(py_func, arg_types, return_type) -> Program:
+    """The program text for one kernel over ``arg_types`` -> ``return_type``
+    (Numba types).  Kernel arguments: the output buffer, its byte offset and
+    byte stride, the same triple for every input (stride 0: broadcast), the
+    N-d metadata buffer (``long``: shape[ndim], then byte strides[ndim] of the
+    output and of each input), ``ndim`` (1: the strided fast path, no
+    metadata reads), the element count ``n`` and the error buffer (one
+    ``int``: the first error code)."""
+    prog = Program()
+    ret = _unlit(return_type)
+    fe = prog.function(py_func, tuple(_unlit(a) for a in arg_types), ret)
+    nin = len(arg_types)
+    params = ["__global uchar *ck_out", "ulong ck_out_off", "long ck_out_stride"]
+    for i in range(nin):
+        params += [f"__global const uchar *ck_in{i}", f"ulong ck_in{i}_off",
+                   f"long ck_in{i}_stride"]
+    params += ["__global const long *ck_meta", "int ck_ndim", "ulong ck_n",
+               "__global int *ck_errbuf"]
+    lines = [f"__kernel void {KERNEL_NAME}({', '.join(params)})", "{",
+             "  ulong i = get_global_id(0);",
+             "  if (i >= ck_n) return;",
+             "  ulong o_out = ck_out_off;"]
+    lines += [f"  ulong o_in{k} = ck_in{k}_off;" for k in range(nin)]
+    lines += ["  if (ck_ndim == 1) {",
+              "    o_out += i * ck_out_stride;"]
+    lines += [f"    o_in{k} += i * ck_in{k}_stride;" for k in range(nin)]
+    lines += ["  } else {",
+              "    ulong rest = i;",
+              "    for (int d = ck_ndim - 1; d >= 0; d--) {",
+              "      ulong idx = rest % (ulong)ck_meta[d];",
+              "      rest /= (ulong)ck_meta[d];",
+              "      o_out += idx * ck_meta[ck_ndim + d];"]
+    lines += [f"      o_in{k} += idx * ck_meta[{k + 2} * ck_ndim + d];" for k in range(nin)]
+    lines += ["    }", "  }"]
+    cargs = []
+    for k, t in enumerate(arg_types):
+        ct = c_type(t)
+        if ct == "bool":
+            lines.append(f"  bool x{k} = *(__global const uchar *)(ck_in{k} + o_in{k}) != 0;")
+        else:
+            lines.append(f"  {ct} x{k} = *(__global const {ct} *)(ck_in{k} + o_in{k});")
+        cargs.append(f"x{k}")
+    rct = c_type(ret)
+    lines += ["  int err = 0;",
+              f"  {rct} r = {fe.cname}({', '.join(cargs + ['&err'])});",
+              "  if (err) { atomic_cmpxchg(ck_errbuf, 0, err); return; }"]
+    if rct == "bool":
+        lines.append("  *(__global uchar *)(ck_out + o_out) = r ? 1 : 0;")
+    else:
+        lines.append(f"  *(__global {rct} *)(ck_out + o_out) = r;")
+    lines.append("}")
+    head = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if prog.fp64_user else ""
+    prog.kernel_text = "\n".join(lines) + "\n"
+    prog.source = head + prog.text() + "\n" + prog.kernel_text
+    prog.entry = fe
+    return prog
+
+
+__all__ = ["typed_ir", "TypedIR", "emit_kernel", "Program", "KERNEL_NAME", "c_type"]
