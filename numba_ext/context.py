@@ -74,6 +74,30 @@ class Context:
     def finish(self) -> None:
         check(lib.ck_context_finish(self._ctx))
 
+    def array(self, obj, type=None):
+        """A copy of ``obj`` in this context: a ``ckernel.opencl.DeviceArray``
+        for an OpenCL context, a host ``ckernel.Array`` for a ``"cpu"`` one.
+        ``type`` is a dtype (``"float32"``) or a full type (``"2 * 3 * int64"``)."""
+        from .opencl import array
+        return array(self, obj, type)
+
+    def empty(self, shape_or_type=(), dtype_or_shape=None):
+        """An uninitialised array in this context: ``ctx.empty(shape, dtype)``
+        (dtype defaults to float64) or ``ctx.empty(type, shape=())``."""
+        from .opencl import empty_in
+        return empty_in(self, shape_or_type, dtype_or_shape)
+
+    def to(self, obj):
+        """``obj`` (host or device array) in this context; see ``ckernel.opencl.to``."""
+        from .opencl import to
+        return to(self, obj)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Context) and self._ctx == other._ctx
+
+    def __hash__(self) -> int:
+        return hash(int(ffi.cast("uintptr_t", self._ctx)))
+
     def __repr__(self) -> str:
         return f"<ckernel.Context {self.describe()}>"
 
@@ -157,6 +181,15 @@ class Buffer:
         out = bytearray(int(nbytes))
         check(lib.ck_buffer_read(self._buf, int(offset), ffi.from_buffer(out), len(out)))
         return out
+
+    def read_into(self, offset: int, out) -> None:
+        """Copy ``len(out)`` bytes at ``offset`` into a writable host buffer
+        (bytearray, memoryview, C-contiguous NumPy array): no allocation."""
+        mv = memoryview(out).cast("B")
+        if mv.readonly:
+            raise InvalidArgumentError("Buffer.read_into: the destination is read-only")
+        if len(mv):
+            check(lib.ck_buffer_read(self._buf, int(offset), ffi.from_buffer(mv), len(mv)))
 
     def to_numpy(self, offset: int, dtype, count: int) -> np.ndarray:
         """A host copy of ``count`` elements of ``dtype`` at ``offset``."""

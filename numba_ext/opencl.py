@@ -92,16 +92,199 @@ class DeviceArray:
     def to_numpy(self) -> np.ndarray:
         if self.size == 0:
             return np.empty(self.shape, self.dtype)
-        data = self.buffer.read(self.offset, self.nbytes)
-        return np.frombuffer(data, dtype=self.dtype).reshape(self.shape).copy()
+        out = np.empty(self.shape, self.dtype)
+        self.buffer.read_into(self.offset, out)
+        return out
 
     def __array__(self, dtype=None, copy=None):
         a = self.to_numpy()
         return a if dtype is None else a.astype(dtype)
 
+    def to(self, ctx: Context):
+        """This array in ``ctx``: a host :class:`ckernel.Array` for a ``"cpu"``
+        context (device to host copy), ``self`` for its own context (no copy),
+        a new device array for another OpenCL context (copied through the host:
+        two OpenCL contexts share no memory)."""
+        _check_context(ctx, "DeviceArray.to")
+        if ctx.kind == "cpu":
+            from .array import asarray
+            return asarray(self.to_numpy())
+        if ctx.kind != "opencl":
+            raise NotSupportedError(f"DeviceArray.to: '{ctx.kind}' contexts")
+        if same_context(ctx, self.context):
+            return self
+        return DeviceArray(ctx, self.to_numpy())
+
+    def copy(self) -> "DeviceArray":
+        """A device-side copy in the same context."""
+        new = DeviceArray(self.context, shape=self.shape, dtype=self.dtype)
+        if self.nbytes:
+            new.buffer.copy_from(new.offset, self.buffer, self.offset, self.nbytes)
+        return new
+
     def __repr__(self) -> str:
         return (f"<ckernel.opencl.DeviceArray shape={self.shape} dtype={self.dtype} "
                 f"context={self.context.describe()}>")
+
+
+def _check_context(ctx, where: str) -> None:
+    if not isinstance(ctx, Context):
+        raise InvalidArgumentError(f"{where}: expected a ckernel.Context, not "
+                                   f"{type(ctx).__name__}")
+
+
+def same_context(a: Context, b: Context) -> bool:
+    """Whether two :class:`Context` objects wrap the same C context."""
+    return a._ctx == b._ctx
+
+
+def _type_shape_dtype(type, shape=None, where="array"):
+    """``(shape, numpy dtype)`` of a ckernel type (a ``Type``, a type string
+    such as ``"float32"`` or ``"3 * 4 * float32"``, or a NumPy dtype).  Fixed
+    dims give their sizes; other (strided) dims take theirs from ``shape``."""
+    from .types import Type
+    if isinstance(type, (np.dtype, np.generic)) or (isinstance(type, builtins_type) and
+                                                   issubclass(type, np.generic)):
+        return (tuple(shape) if shape is not None else None), np.dtype(type)
+    t = type if isinstance(type, Type) else Type(type)
+    if "var" in str(t):
+        raise NotSupportedError(f"{where}: var dims ({t}) cannot live on an OpenCL device")
+    dims, rest = [], list(shape) if shape is not None else None
+    while t.ndim:
+        n = t.fixed_size
+        if n is None:
+            if not rest:
+                raise InvalidArgumentError(f"{where}: type {t} has a dim without a size; "
+                                           "pass shape=")
+            n = rest.pop(0)
+        dims.append(int(n))
+        t = t.element
+    if rest:
+        if dims:
+            raise InvalidArgumentError(f"{where}: shape {tuple(shape)} does not fit type {type}")
+        dims = [int(x) for x in rest]
+    if not t.is_builtin:
+        raise NotSupportedError(f"{where}: element type {t} is not supported on OpenCL devices")
+    dt = t.to_numpy_dtype()
+    return (tuple(dims) if (dims or shape is not None) else None), dt
+
+
+builtins_type = type
+
+
+def array(ctx: Context, obj, type=None):
+    """``ctx.array(obj, type=None)``: a copy of host data (anything
+    ``np.asarray`` accepts, a ``ckernel.Array`` of a builtin type, a
+    :class:`DeviceArray`) in ``ctx``: a :class:`DeviceArray` for an OpenCL
+    context, a host ``ckernel.Array`` for a ``"cpu"`` context.  ``type`` is a
+    dtype (``"float32"``) or a full type (``"2 * 3 * float32"``, whose shape
+    must match the data's)."""
+    _check_context(ctx, "Context.array")
+    if ctx.kind == "cpu":
+        from .array import array as host_array
+        from .types import Type
+        if isinstance(obj, DeviceArray):
+            obj = obj.to_numpy()
+        if type is not None:
+            t = type if isinstance(type, Type) else Type(type)
+            if t.ndim == 0 and t.is_builtin and np.ndim(obj) > 0:
+                # a dtype for array data (as for OpenCL contexts): the shape is the data's
+                return host_array(np.asarray(obj, dtype=t.to_numpy_dtype()))
+        return host_array(obj, type=type)
+    if ctx.kind != "opencl":
+        raise NotSupportedError(f"Context.array: '{ctx.kind}' contexts")
+    host = obj.to_numpy() if isinstance(obj, DeviceArray) else obj
+    if type is None:
+        host = np.asarray(host)
+        if host.dtype.kind not in "biuf":
+            raise NotSupportedError(f"Context.array: data of NumPy dtype {host.dtype} cannot "
+                                    "live on an OpenCL device (bool, ints, float32/64 only)")
+        return DeviceArray(ctx, host)
+    shape, dt = _type_shape_dtype(type, where="Context.array")
+    host = np.asarray(host, dtype=dt)
+    if shape is not None and host.shape != shape:
+        raise InvalidArgumentError(f"Context.array: data of shape {host.shape} does not match "
+                                   f"type {type}")
+    return DeviceArray(ctx, host)
+
+
+def empty_in(ctx: Context, a=(), b=None):
+    """``ctx.empty(shape, dtype=float64)`` or ``ctx.empty(type, shape=())``."""
+    _check_context(ctx, "Context.empty")
+    from .types import Type
+    if isinstance(a, (str, Type, np.dtype)) or (isinstance(a, builtins_type) and
+                                                issubclass(a, np.generic)):
+        typ, shape = a, b
+    else:
+        shape, typ = a, (b if b is not None else "float64")
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    if ctx.kind == "cpu":
+        from .array import empty as host_empty
+        if isinstance(typ, builtins_type):
+            typ = np.dtype(typ)
+        t = typ if isinstance(typ, Type) else Type(typ)
+        shape = tuple(shape) if shape is not None else ()
+        if t.ndim == 0 and shape:
+            # a dtype and a shape (as for OpenCL contexts): fixed dims of that shape
+            t = Type(" * ".join(str(int(n)) for n in shape) + f" * {t}")
+            shape = ()
+        return host_empty(t, shape)
+    if ctx.kind != "opencl":
+        raise NotSupportedError(f"Context.empty: '{ctx.kind}' contexts")
+    shp, dt = _type_shape_dtype(typ, tuple(shape) if shape is not None else None,
+                                where="Context.empty")
+    return DeviceArray(ctx, shape=shp or (), dtype=dt)
+
+
+def to(ctx: Context, obj):
+    """``obj`` (a host array: NumPy, ``ckernel.Array``, anything ``np.asarray``
+    accepts; or a :class:`DeviceArray`) in ``ctx``.  Host data is copied; a
+    device array follows :meth:`DeviceArray.to`."""
+    _check_context(ctx, "ckernel.opencl.to")
+    if isinstance(obj, DeviceArray):
+        return obj.to(ctx)
+    if ctx.kind == "cpu":
+        from .array import Array, asarray
+        return obj if isinstance(obj, Array) else asarray(np.array(obj, copy=True))
+    return array(ctx, np.asarray(obj))
+
+
+def from_pyopencl(ctx: Context, arr) -> DeviceArray:
+    """A :class:`DeviceArray` of ``ctx`` holding a copy of a ``pyopencl.array.Array``
+    (or of a ``(pyopencl.Buffer, shape, dtype)`` triple when given as ``arr`` with
+    a ``queue``: see :func:`from_pyopencl_buffer`).
+
+    This copies through the host: a ckernel buffer owns its ``cl_mem`` (the C
+    layer has no call to adopt a foreign one) and pyopencl's context is a
+    different ``cl_context``, so a device-to-device copy is not possible."""
+    _check_context(ctx, "from_pyopencl")
+    if not hasattr(arr, "get") or not hasattr(arr, "queue"):
+        raise InvalidArgumentError(f"from_pyopencl: expected a pyopencl.array.Array, not "
+                                   f"{type(arr).__name__}")
+    return to(ctx, arr.get())
+
+
+def from_pyopencl_buffer(ctx: Context, queue, buf, shape, dtype) -> DeviceArray:
+    """A :class:`DeviceArray` of ``ctx`` holding a copy of a raw ``pyopencl.Buffer``
+    read as a C-contiguous array of ``shape`` and ``dtype`` (through the host)."""
+    import pyopencl as cl
+    host = np.empty(shape, dtype)
+    if host.nbytes > buf.size:
+        raise InvalidArgumentError(f"from_pyopencl_buffer: {host.nbytes} bytes requested but "
+                                   f"the buffer holds {buf.size}")
+    cl.enqueue_copy(queue, host, buf)
+    return to(ctx, host)
+
+
+def to_pyopencl(arr: DeviceArray, queue):
+    """A ``pyopencl.array.Array`` on ``queue`` holding a copy of ``arr`` (through
+    the host, for the same reason as :func:`from_pyopencl`)."""
+    import pyopencl.array as cla
+    if not isinstance(arr, DeviceArray):
+        raise InvalidArgumentError(f"to_pyopencl: expected a DeviceArray, not "
+                                   f"{type(arr).__name__}")
+    return cla.to_device(queue, arr.to_numpy())
 
 
 def to_device(ctx: Context, array) -> DeviceArray:
@@ -159,15 +342,13 @@ def _weak_ok(kind: str, name: str) -> bool:
 def call(kernel, args, out=None):
     """``kernel(*args)`` where at least one argument is a :class:`DeviceArray`."""
     from .jit import Signature
-    if out is not None:
-        raise NotSupportedError(f"{kernel.__name__}: out= is not supported with device arrays")
     ctx = None
     ops = []   # (kind, name, value)
     for i, a in enumerate(args):
         if isinstance(a, DeviceArray):
             if ctx is None:
                 ctx = a.context
-            elif a.context._ctx != ctx._ctx:
+            elif not same_context(a.context, ctx):
                 raise InvalidArgumentError(
                     f"{kernel.__name__}: argument {i} lives in a different context "
                     f"({a.context.describe()}) than argument 0's ({ctx.describe()}); "
@@ -221,7 +402,25 @@ def call(kernel, args, out=None):
     except ValueError as exc:
         raise InvalidArgumentError(f"{kernel.__name__}: {exc}") from None
     rdt = np.dtype(comp.sig.ret if comp.sig.ret != "bool" else np.bool_)
-    res = empty(ctx, shape, rdt)
+    if out is None:
+        res = empty(ctx, shape, rdt)
+    else:
+        if not isinstance(out, DeviceArray):
+            raise InvalidArgumentError(
+                f"{kernel.__name__}: out= must be a DeviceArray of the arguments' context "
+                f"when they live on a device, not {type(out).__name__}")
+        if not same_context(out.context, ctx):
+            raise InvalidArgumentError(
+                f"{kernel.__name__}: out= lives in a different context "
+                f"({out.context.describe()}) than the arguments ({ctx.describe()})")
+        if out.shape != tuple(shape):
+            raise InvalidArgumentError(
+                f"{kernel.__name__}: out= has shape {out.shape}, the result has shape "
+                f"{tuple(shape)}")
+        if out.dtype != rdt:
+            raise CKTypeError(f"{kernel.__name__}: out= has dtype {out.dtype}, the result "
+                              f"({comp.sig.text}) has dtype {rdt}")
+        res = out
     n = res.size
     if n == 0:
         return res
@@ -263,4 +462,5 @@ def call(kernel, args, out=None):
     return res
 
 
-__all__ = ["DeviceArray", "to_device", "empty", "call", "emitted"]
+__all__ = ["DeviceArray", "to_device", "empty", "call", "emitted", "array", "to",
+           "same_context", "from_pyopencl", "from_pyopencl_buffer", "to_pyopencl"]
