@@ -23,24 +23,10 @@ import numba
 import numpy as np
 
 import ckernel
+from _timing import best, report
 
 N = int(os.environ.get("CK_BENCH_N", 10_000_000))
 REPS = int(os.environ.get("CK_BENCH_REPS", 7))
-
-
-def best(fn, reps=REPS) -> float:
-    fn()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
-def report(name: str, t: float, base_name: str, t_base: float) -> None:
-    print(f"{name:44s} {t * 1e3:9.2f} ms   {base_name:34s} {t_base * 1e3:9.2f} ms   "
-          f"ratio {t / t_base:5.2f}x")
 
 
 # ---------------------------------------------------------------- kernels --

@@ -12,25 +12,11 @@ import time
 import numpy as np
 
 import ckernel
+from _timing import best, report
 from ckernel.kernels import make_assignment_kernel
 
 N = int(os.environ.get("CK_BENCH_N", 10_000_000))
 REPS = int(os.environ.get("CK_BENCH_REPS", 7))
-
-
-def best(fn, reps=REPS) -> float:
-    fn()  # warm up (page faults, lazy init)
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
-def report(name: str, t: float, base_name: str, t_base: float) -> None:
-    print(f"{name:46s} {t * 1e3:9.2f} ms   {base_name:30s} {t_base * 1e3:9.2f} ms   "
-          f"ratio {t / t_base:5.2f}x")
 
 
 def bench_conversion() -> None:
