@@ -20,5 +20,17 @@ def _memblock_balance(request):
         assert after == before, f"memblocks leaked: {after - before}"
 
 
+@pytest.fixture(scope="session")
+def new_opencl_context():
+    """A factory of new OpenCL contexts; the test is skipped (with the library's
+    reason) when no OpenCL platform is available."""
+    def make():
+        try:
+            return ckernel.Context("opencl")
+        except ckernel.errors.BackendError as exc:
+            pytest.skip(f"no OpenCL platform: {exc}")
+    return make
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "allow_memblock_leak: skip the balance check")

@@ -8,16 +8,9 @@ import ckernel
 from ckernel import errors
 
 
-def _opencl():
-    try:
-        return ckernel.Context("opencl")
-    except errors.BackendError as exc:
-        pytest.skip(f"no OpenCL platform: {exc}")
-
-
 @pytest.fixture(params=["cpu", "opencl"])
-def ctx(request):
-    return ckernel.Context("cpu") if request.param == "cpu" else _opencl()
+def ctx(request, new_opencl_context):
+    return ckernel.Context("cpu") if request.param == "cpu" else new_opencl_context()
 
 
 def test_buffer_allocate_free_merge_grow(ctx):
@@ -60,8 +53,8 @@ def test_context_errors_and_repr():
     assert c.kind == "cpu" and "cpu" in repr(c)
 
 
-def test_opencl_program_build_cache_and_launch():
-    ctx = _opencl()
+def test_opencl_program_build_cache_and_launch(new_opencl_context):
+    ctx = new_opencl_context()
     src = """__kernel void axpb(__global float *y, __global const float *x, uint n) {
         size_t i = get_global_id(0);
         if (i < n) y[i] = 2.0f * x[i] + 1.0f;

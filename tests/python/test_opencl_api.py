@@ -16,21 +16,14 @@ from ckernel.opencl import DeviceArray
 rng = np.random.default_rng(11)
 
 
-def _opencl():
-    try:
-        return ckernel.Context("opencl")
-    except errors.BackendError as exc:
-        pytest.skip(f"no OpenCL platform: {exc}")
+@pytest.fixture(scope="module")
+def ctx(new_opencl_context):
+    return new_opencl_context()
 
 
 @pytest.fixture(scope="module")
-def ctx():
-    return _opencl()
-
-
-@pytest.fixture(scope="module")
-def ctx2():
-    return _opencl()
+def ctx2(new_opencl_context):
+    return new_opencl_context()
 
 
 @pytest.fixture(scope="module")

@@ -15,16 +15,9 @@ from ckernel.opencl import DeviceArray, empty, to_device
 rng = np.random.default_rng(7)
 
 
-def _opencl():
-    try:
-        return ckernel.Context("opencl")
-    except errors.BackendError as exc:
-        pytest.skip(f"no OpenCL platform: {exc}")
-
-
 @pytest.fixture(scope="module")
-def ctx():
-    return _opencl()
+def ctx(new_opencl_context):
+    return new_opencl_context()
 
 
 # ----------------------------------------------------------------- corpus --
