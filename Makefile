@@ -1,4 +1,4 @@
-# ckernel -- set-up and entry points.  Every target sets up what it needs,
+# ckernels -- set-up and entry points.  Every target sets up what it needs,
 # idempotently, on a fresh Debian 12 machine (apt-get for system packages,
 # pip into .venv for Python packages).
 SHELL := /bin/bash
@@ -77,7 +77,7 @@ fuzz: system-deps
 
 # ---- main job, benchmarks -------------------------------------------------
 demo: setup
-	$(PY) -m ckernel.demo
+	$(PY) -m ckernels.demo
 
 bench: setup
 	$(PIP) install -q ".[bench]" --no-build-isolation

@@ -1,4 +1,4 @@
-"""``@ckernel.jit`` benchmarks: jitted elementwise kernels against
+"""``@ckernels.jit`` benchmarks: jitted elementwise kernels against
 ``numba.vectorize`` and NumPy (all writing into ``out=``), 1 vs 2 threads,
 compile latency, cached load time, and string building.
 
@@ -22,7 +22,7 @@ import time
 import numba
 import numpy as np
 
-import ckernel
+import ckernels
 from _timing import best, report
 
 N = int(os.environ.get("CK_BENCH_N", 10_000_000))
@@ -30,7 +30,7 @@ REPS = int(os.environ.get("CK_BENCH_REPS", 7))
 
 
 # ---------------------------------------------------------------- kernels --
-@ckernel.jit("float64(float64, float64)")
+@ckernels.jit("float64(float64, float64)")
 def ck_axpy(x, y):
     return 2.0 * x + y
 
@@ -40,7 +40,7 @@ def nb_axpy(x, y):
     return 2.0 * x + y
 
 
-@ckernel.jit("float64(float64)")
+@ckernels.jit("float64(float64)")
 def ck_damped(x):
     return math.sin(x) * math.exp(-x)
 
@@ -68,8 +68,8 @@ def bench_elementwise() -> None:
     y = rng.random(N)
     out = np.empty(N)
     tmp = np.empty(N)
-    cx, cy, cout = ckernel.asarray(x), ckernel.asarray(y), ckernel.asarray(out)
-    old = ckernel.get_num_threads()
+    cx, cy, cout = ckernels.asarray(x), ckernels.asarray(y), ckernels.asarray(out)
+    old = ckernels.get_num_threads()
 
     print("-- 2*x + y --")
     t_vec = best(lambda: nb_axpy(x, y, out=out))
@@ -78,31 +78,31 @@ def bench_elementwise() -> None:
     t_k = best(lambda: kern(out, x, y))
     res = {}
     for threads in (1, 2):
-        ckernel.set_num_threads(threads)
+        ckernels.set_num_threads(threads)
         res[threads] = best(lambda: ck_axpy(cx, cy, out=cout))
-        report(f"ckernel.jit, {threads} thread(s), out=", res[threads],
+        report(f"ckernels.jit, {threads} thread(s), out=", res[threads],
                "numba.vectorize(out=)", t_vec)
-        report(f"ckernel.jit, {threads} thread(s), out=", res[threads],
+        report(f"ckernels.jit, {threads} thread(s), out=", res[threads],
                "numpy multiply+add (out=)", t_np)
-    ckernel.set_num_threads(1)
-    report("ckernel.jit, NumPy arrays in, out=", best(lambda: ck_axpy(x, y, out=out)),
+    ckernels.set_num_threads(1)
+    report("ckernels.jit, NumPy arrays in, out=", best(lambda: ck_axpy(x, y, out=out)),
            "numba.vectorize(out=)", t_vec)
     report("strided entry called directly", t_k, "numba.vectorize(out=)", t_vec)
-    report("ckernel.jit 2 threads", res[2], "ckernel.jit 1 thread", res[1])
+    report("ckernels.jit 2 threads", res[2], "ckernels.jit 1 thread", res[1])
     assert np.array_equal(ck_axpy(x, y), 2 * x + y)
 
     print("-- sin(x) * exp(-x) --")
     t_vec = best(lambda: nb_damped(x, out=out))
     t_np = best(lambda: np_damped(x, out, tmp))
     for threads in (1, 2):
-        ckernel.set_num_threads(threads)
+        ckernels.set_num_threads(threads)
         res[threads] = best(lambda: ck_damped(cx, out=cout))
-        report(f"ckernel.jit, {threads} thread(s), out=", res[threads],
+        report(f"ckernels.jit, {threads} thread(s), out=", res[threads],
                "numba.vectorize(out=)", t_vec)
-        report(f"ckernel.jit, {threads} thread(s), out=", res[threads],
+        report(f"ckernels.jit, {threads} thread(s), out=", res[threads],
                "numpy sin/exp/multiply (out=)", t_np)
-    report("ckernel.jit 2 threads", res[2], "ckernel.jit 1 thread", res[1])
-    ckernel.set_num_threads(old)
+    report("ckernels.jit 2 threads", res[2], "ckernels.jit 1 thread", res[1])
+    ckernels.set_num_threads(old)
     np.testing.assert_allclose(ck_damped(x[:1000]), np.sin(x[:1000]) * np.exp(-x[:1000]),
                                rtol=1e-14)
 
@@ -124,27 +124,27 @@ def bench_compile() -> None:
     for i in range(5):
         f = _fresh(100 + i)
         t0 = time.perf_counter()
-        ckernel.jit(sig)(f)
+        ckernels.jit(sig)(f)
         t_ck.append(time.perf_counter() - t0)
         g = _fresh(200 + i)
         t0 = time.perf_counter()
         numba.vectorize([sig])(g)
         t_vec.append(time.perf_counter() - t0)
-    report("@ckernel.jit (njit + single/strided entries)", statistics.median(t_ck),
+    report("@ckernels.jit (njit + single/strided entries)", statistics.median(t_ck),
            "@numba.vectorize", statistics.median(t_vec))
 
 
 _CACHE_MOD = textwrap.dedent("""
     import math
-    import ckernel
+    import ckernels
 
-    @ckernel.jit("float64(float64, float64)", cache=True)
+    @ckernels.jit("float64(float64, float64)", cache=True)
     def f(x, y):
         return math.sin(x) * 2.5 + y * y
 """)
 _CACHE_RUN = textwrap.dedent("""
-    import sys, time, ckernel, ckernel._numba   # Numba imported before timing
-    sys.modules["ckernel.jit"]._ensure_numba()
+    import sys, time, ckernels, ckernels._numba   # Numba imported before timing
+    sys.modules["ckernels.jit"]._ensure_numba()
     t0 = time.perf_counter()
     import benchcachemod as m
     t = time.perf_counter() - t0
@@ -172,14 +172,14 @@ def bench_cache() -> None:
 
 
 # ---------------------------------------------------------------- strings --
-@ckernel.jit("string(int64)")
+@ckernels.jit("string(int64)")
 def ck_label(i):
     return "item-" + str(i)
 
 
 def _arena_stats(arr):
     """Capacity/used of the arena holding a 1-d string array's bytes."""
-    from ckernel.lowlevel import MemBlock, ffi
+    from ckernels.lowlevel import MemBlock, ffi
     am = ffi.cast("ck_string_arrmeta *", arr._arrmeta + ffi.sizeof("ck_dim_arrmeta"))
     return MemBlock(am.blockref, incref=True).stats
 
@@ -190,20 +190,20 @@ def bench_strings() -> None:
     idx = np.arange(n)
     t_ck = best(lambda: ck_label(idx), reps=3)
     t_py = best(lambda: [f"item-{i}" for i in range(n)], reps=3)
-    report("ckernel.jit string(int64) (arena)", t_ck, "Python list comprehension", t_py)
+    report("ckernels.jit string(int64) (arena)", t_ck, "Python list comprehension", t_py)
     try:
         import pyarrow as pa
         import pyarrow.compute as pc
         t_pa = best(lambda: pc.binary_join_element_wise(
             "item-", pc.cast(pa.array(idx), pa.string()), ""), reps=3)
-        report("ckernel.jit string(int64) (arena)", t_ck, "pyarrow compute cast+join", t_pa)
+        report("ckernels.jit string(int64) (arena)", t_ck, "pyarrow compute cast+join", t_pa)
         pa_arr = pc.binary_join_element_wise("item-", pc.cast(pa.array(idx), pa.string()), "")
     except ImportError:
         pa_arr = None
         print("    pyarrow not installed: skipped (pip install pyarrow)")
     sdt = np.dtypes.StringDType()
     t_np = best(lambda: np.strings.add("item-", idx.astype(sdt)), reps=3)
-    report("ckernel.jit string(int64) (arena)", t_ck, "numpy StringDType strings.add", t_np)
+    report("ckernels.jit string(int64) (arena)", t_ck, "numpy StringDType strings.add", t_np)
     r = ck_label(idx)
     assert r[:3].to_list() == ["item-0", "item-1", "item-2"]
     st = _arena_stats(r)
@@ -216,7 +216,7 @@ def bench_strings() -> None:
 
 def bench_refcount_in_jitted_code() -> None:
     import ctypes
-    from ckernel.lowlevel import ffi, lib
+    from ckernels.lowlevel import ffi, lib
     # The exported C functions as plain function pointers (a call per operation).
     proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
     c_incref, c_decref = (
@@ -237,12 +237,12 @@ def bench_refcount_in_jitted_code() -> None:
             c_decref(addr)
         return 0
 
-    mb = ckernel.MemBlock.pod()
+    mb = ckernels.MemBlock.pod()
     n = 20_000_000
     t_inline = best(lambda: inline_pairs(mb, n), reps=5) / n
     t_c = best(lambda: c_call_pairs(mb.address, n), reps=5) / n
     print("-- memblock incref+decref pair inside jitted code --")
-    print(f"{'inline atomicrmw (ckernel.nb)':44s} {t_inline * 1e9:9.2f} ns   "
+    print(f"{'inline atomicrmw (ckernels.nb)':44s} {t_inline * 1e9:9.2f} ns   "
           f"{'call to the exported C symbol':34s} {t_c * 1e9:9.2f} ns   "
           f"ratio {t_inline / t_c:5.2f}x")
     assert inline_pairs(mb, 10) == 1
@@ -253,11 +253,11 @@ def bench_scalar_call() -> None:
     print("-- one scalar call through the kernel path --")
     t = best(lambda: [ck_axpy(1.0, 2.0) for _ in range(1000)], reps=5) / 1000
     t_nb = best(lambda: [ck_axpy.dispatcher(1.0, 2.0) for _ in range(1000)], reps=5) / 1000
-    report("ckernel.jit scalar call (ck_array_apply)", t, "numba dispatcher call", t_nb)
+    report("ckernels.jit scalar call (ck_array_apply)", t, "numba dispatcher call", t_nb)
 
 
 def main() -> None:
-    print(f"ckernel {ckernel.__version__} jit benchmarks, N={N}, best of {REPS}, "
+    print(f"ckernel {ckernels.__version__} jit benchmarks, N={N}, best of {REPS}, "
           f"numba {numba.__version__}, numpy {np.__version__}, {os.cpu_count()} CPUs")
     bench_elementwise()
     bench_compile()

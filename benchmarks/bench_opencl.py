@@ -1,4 +1,4 @@
-"""``@ckernel.jit`` on OpenCL against hand-written pyopencl kernels.
+"""``@ckernels.jit`` on OpenCL against hand-written pyopencl kernels.
 
 On the same data (float32, N printed; ``CK_BENCH_OPENCL_N`` overrides):
 - ``2*x + y`` and ``sin(x)*exp(-x)``: a jitted call on device arrays (result
@@ -22,8 +22,8 @@ import time
 
 import numpy as np
 
-import ckernel
-from ckernel import errors
+import ckernels
+from ckernels import errors
 
 
 def best(fn, repeat=5, number=1):
@@ -42,7 +42,7 @@ def ratio(a, b):
 
 def main() -> int:
     try:
-        ctx = ckernel.Context("opencl")
+        ctx = ckernels.Context("opencl")
     except errors.BackendError as exc:
         print(f"bench_opencl: no OpenCL platform ({exc}); skipped")
         return 0
@@ -65,11 +65,11 @@ def main() -> int:
         print(f"bench_opencl: pyopencl device: {queue.device.name} "
               f"({queue.device.platform.name})")
 
-    @ckernel.jit("float32(float32, float32)")
+    @ckernels.jit("float32(float32, float32)")
     def axpy(a, b):
         return 2.0 * a + b
 
-    @ckernel.jit("float32(float32)")
+    @ckernels.jit("float32(float32)")
     def sinexp(a):
         return math.sin(a) * math.exp(-a)
 
@@ -140,8 +140,8 @@ def main() -> int:
     colds, warms, pcolds, pwarms = [], [], [], []
     for r in range(3):
         c = 1.0 + (stamp % 100000 + r) * 1e-7
-        ns = {"ckernel": ckernel, "math": math}
-        exec(f"@ckernel.jit('float32(float32)')\ndef fresh(a):\n"
+        ns = {"ckernels": ckernels, "math": math}
+        exec(f"@ckernels.jit('float32(float32)')\ndef fresh(a):\n"
              f"    return math.sin(a) * {c!r} + a\n", ns)
         fresh = ns["fresh"]
         t0 = time.perf_counter()

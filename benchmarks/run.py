@@ -11,9 +11,9 @@ import time
 
 import numpy as np
 
-import ckernel
+import ckernels
 from _timing import best, report
-from ckernel.kernels import make_assignment_kernel
+from ckernels.kernels import make_assignment_kernel
 
 N = int(os.environ.get("CK_BENCH_N", 10_000_000))
 REPS = int(os.environ.get("CK_BENCH_REPS", 7))
@@ -33,34 +33,34 @@ def bench_conversion() -> None:
 
 
 def bench_elementwise() -> None:
-    from ckernel import ops
+    from ckernels import ops
     x = np.random.default_rng(0).standard_normal(N)
     y = np.random.default_rng(1).standard_normal(N)
     out = np.empty(N)
-    cx, cy, cout = ckernel.asarray(x), ckernel.asarray(y), ckernel.asarray(out)
+    cx, cy, cout = ckernels.asarray(x), ckernels.asarray(y), ckernels.asarray(out)
     t_np = best(lambda: np.add(x, y, out=out))
     for threads in (1, 2):
-        ckernel.set_num_threads(threads)
+        ckernels.set_num_threads(threads)
         t = best(lambda: ops.add(cx, cy, out=cout))
         report(f"float64 add, {threads} thread(s)", t, "numpy.add(out=)", t_np)
-    ckernel.set_num_threads(1)
+    ckernels.set_num_threads(1)
     t1 = best(lambda: ops.sin(cx, out=cout))
-    ckernel.set_num_threads(2)
+    ckernels.set_num_threads(2)
     t2 = best(lambda: ops.sin(cx, out=cout))
-    ckernel.set_num_threads(0)
+    ckernels.set_num_threads(0)
     report("float64 sin, 2 threads", t2, "ckernel sin, 1 thread", t1)
     report("float64 sin, 1 thread", t1, "numpy.sin(out=)", best(lambda: np.sin(x, out=out)))
 
 
 def bench_reduction() -> None:
-    from ckernel import ops
+    from ckernels import ops
     x = np.random.default_rng(2).standard_normal(N)
-    cx = ckernel.asarray(x)
+    cx = ckernels.asarray(x)
     report("float64 sum (pairwise)", best(lambda: ops.sum(cx)), "numpy.sum", best(lambda: x.sum()))
 
 
 def main() -> None:
-    print(f"ckernel {ckernel.__version__} Python benchmarks, N={N}, best of {REPS}, "
+    print(f"ckernel {ckernels.__version__} Python benchmarks, N={N}, best of {REPS}, "
           f"numpy {np.__version__}, {os.cpu_count()} CPUs")
     bench_conversion()
     bench_elementwise()

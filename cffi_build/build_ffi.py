@@ -1,4 +1,4 @@
-"""Generate the API-mode cffi extension source for ``ckernel._ffi``.
+"""Generate the API-mode cffi extension source for ``ckernels._ffi``.
 
 The cdef is never written by hand: the public umbrella header is run through
 the C preprocessor with ``-DCK_CFFI_CDEF`` (see ``src/include/ckernel/config.h``),
@@ -45,7 +45,7 @@ def main() -> None:
     cdef = preprocess(args.cc, args.include)
     ffibuilder = cffi.FFI()
     ffibuilder.cdef(cdef + BINDING_CDEF)
-    ffibuilder.set_source("ckernel._ffi", '#include "ckernel/ckernel.h"\n')
+    ffibuilder.set_source("ckernels._ffi", '#include "ckernel/ckernel.h"\n')
     ffibuilder.emit_c_code(args.out)
     if args.cdef_out:
         with open(args.cdef_out, "w") as f:

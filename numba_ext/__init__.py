@@ -1,7 +1,7 @@
-"""ckernel: array kernels as a plain C ABI, with a Python/Numba bridge.
+"""ckernels: array kernels as a plain C ABI, with a Python/Numba bridge.
 
 Layers (see docs/architecture.md): the C library libckernel (memory blocks, the
-pod allocator, ...), its cffi bindings (:mod:`ckernel.lowlevel`), and Pythonic
+pod allocator, ...), its cffi bindings (:mod:`ckernels.lowlevel`), and Pythonic
 objects on top.
 """
 
@@ -15,7 +15,7 @@ from .ops import assign, get_num_threads, set_num_threads  # noqa: E402
 from .array import Array, array, asarray, debug_repr, empty, from_dlpack  # noqa: E402
 from .memory import MemBlock, PodAllocator, live_count  # noqa: E402
 from .context import Buffer, Context  # noqa: E402
-from .jit import JitKernel, jit  # noqa: E402  (ckernel.jit: the decorator)
+from .jit import JitKernel, jit  # noqa: E402  (ckernels.jit: the decorator)
 
 __version__ = _native.ffi.string(_native.lib.ck_version_string()).decode()
 abi_version = _native.lib.ck_abi_version()

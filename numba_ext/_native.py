@@ -1,6 +1,6 @@
 """Loading the cffi module and checking it against libckernel.
 
-``ckernel._ffi`` is compiled (API mode) from the same public headers as
+``ckernels._ffi`` is compiled (API mode) from the same public headers as
 libckernel, but the two are separate files: a stale or foreign libckernel on
 the loader path would silently disagree about struct layouts.  At import we
 compare every row of the library's exported layout table
@@ -65,7 +65,7 @@ def verify_layout() -> None:
     problems = layout_mismatches()
     if problems:
         raise ImportError(
-            "ckernel: the cffi module and libckernel disagree on struct layouts "
+            "ckernels: the cffi module and libckernel disagree on struct layouts "
             "(a stale or foreign libckernel?); reinstall the package.\n  "
             + "\n  ".join(problems))
 

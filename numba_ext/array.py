@@ -279,7 +279,7 @@ class Array:
     __slots__ = ("_a", "_finalizer", "__weakref__")
 
     def __init__(self, *args, **kwargs):
-        raise TypeError("use ckernel.array(obj, type=None) or ckernel.asarray(obj)")
+        raise TypeError("use ckernels.array(obj, type=None) or ckernels.asarray(obj)")
 
     @classmethod
     def _own(cls, ptr) -> "Array":
@@ -455,13 +455,13 @@ class Array:
         value = repr(self.to_list())
         if len(value) > _REPR_LIMIT:
             value = value[:_REPR_LIMIT] + " ..."
-        return f"ckernel.array({value}, type='{self.type}')"
+        return f"ckernels.array({value}, type='{self.type}')"
 
     def _repr_html_(self) -> str:
         value = repr(self.to_list())
         if len(value) > 2000:
             value = value[:2000] + " ..."
-        return ("<div><b>ckernel.Array</b> <code>" + html.escape(str(self.type)) +
+        return ("<div><b>ckernels.Array</b> <code>" + html.escape(str(self.type)) +
                 "</code><pre>" + html.escape(value) + "</pre><details><summary>debug_repr"
                 "</summary><pre>" + html.escape(debug_repr(self)) + "</pre></details></div>")
 
@@ -695,7 +695,7 @@ def asarray(obj, type=None) -> Array:
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind in "OUST":
             raise CKTypeError(f"NumPy dtype {obj.dtype} cannot be shared with ckernel; "
-                              "use ckernel.array(obj) for an explicit copy")
+                              "use ckernels.array(obj) for an explicit copy")
         dtype_t = _t.from_numpy_dtype(obj.dtype)
         t = dtype_t
         for _ in range(obj.ndim):
@@ -728,7 +728,7 @@ def from_dlpack(x) -> Array:
 def debug_repr(a: Array) -> str:
     """DyND-style dump of an array's preamble, arrmeta and data reference."""
     if not isinstance(a, Array):
-        raise CKTypeError(f"debug_repr needs a ckernel.Array, not {type(a).__name__}")
+        raise CKTypeError(f"debug_repr needs a ckernels.Array, not {type(a).__name__}")
     n = ffi.new("size_t *")
     check(lib.ck_array_debug_repr(a._a, ffi.NULL, 0, n))
     buf = ffi.new("char[]", n[0] + 1)

@@ -1,7 +1,7 @@
 """Contexts and buffers: CPU memory and OpenCL devices behind one interface.
 
->>> import ckernel
->>> ctx = ckernel.Context("cpu")            # or "opencl" (CK_OPENCL_DEVICE="p:d")
+>>> import ckernels
+>>> ctx = ckernels.Context("cpu")            # or "opencl" (CK_OPENCL_DEVICE="p:d")
 >>> buf = ctx.new_buffer(1024)
 >>> off = buf.allocate(16, align=8)
 >>> buf.write(off, b"0123456789abcdef"); bytes(buf.read(off, 4))
@@ -10,7 +10,7 @@ b'0123'
 A :class:`Context` owns one reference to a C ``ck_context``; a :class:`Buffer` one
 reference to a ``ck_buffer`` (which keeps its context alive).  Buffers allocate
 first-fit with merging of freed neighbours and grow (preserving contents) when
-nothing fits.  Running ``@ckernel.jit`` kernels on OpenCL comes with the OpenCL C
+nothing fits.  Running ``@ckernels.jit`` kernels on OpenCL comes with the OpenCL C
 emitter (not built yet); this module is the memory and program layer.
 """
 
@@ -75,8 +75,8 @@ class Context:
         check(lib.ck_context_finish(self._ctx))
 
     def array(self, obj, type=None):
-        """A copy of ``obj`` in this context: a ``ckernel.opencl.DeviceArray``
-        for an OpenCL context, a host ``ckernel.Array`` for a ``"cpu"`` one.
+        """A copy of ``obj`` in this context: a ``ckernels.opencl.DeviceArray``
+        for an OpenCL context, a host ``ckernels.Array`` for a ``"cpu"`` one.
         ``type`` is a dtype (``"float32"``) or a full type (``"2 * 3 * int64"``)."""
         from .opencl import array
         return array(self, obj, type)
@@ -88,7 +88,7 @@ class Context:
         return empty_in(self, shape_or_type, dtype_or_shape)
 
     def to(self, obj):
-        """``obj`` (host or device array) in this context; see ``ckernel.opencl.to``."""
+        """``obj`` (host or device array) in this context; see ``ckernels.opencl.to``."""
         from .opencl import to
         return to(self, obj)
 
@@ -99,10 +99,10 @@ class Context:
         return hash(int(ffi.cast("uintptr_t", self._ctx)))
 
     def __repr__(self) -> str:
-        return f"<ckernel.Context {self.describe()}>"
+        return f"<ckernels.Context {self.describe()}>"
 
     def _repr_html_(self) -> str:
-        return f"<b>ckernel.Context</b> <code>{html.escape(self.describe())}</code>"
+        return f"<b>ckernels.Context</b> <code>{html.escape(self.describe())}</code>"
 
 
 class Program:
@@ -205,7 +205,7 @@ class Buffer:
         check(lib.ck_buffer_fill(self._buf, int(offset), pattern, len(pattern), int(nbytes)))
 
     def __repr__(self) -> str:
-        return f"<ckernel.Buffer capacity={self.capacity} used={self.used}>"
+        return f"<ckernels.Buffer capacity={self.capacity} used={self.used}>"
 
 
 __all__ = ["Context", "Buffer", "Program"]

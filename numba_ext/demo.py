@@ -1,6 +1,6 @@
 """The main job (``make demo``): ckernel at work, layer by layer.
 
-Run with ``python -m ckernel.demo``.  It builds variable-length strings in a
+Run with ``python -m ckernels.demo``.  It builds variable-length strings in a
 pod arena the way a string-producing kernel does (allocate a guess, grow,
 trim), wraps a NumPy array in an external memblock, shares blocks between
 threads, then builds typed arrays (ragged, strings, zero-copy NumPy views),
@@ -15,8 +15,8 @@ import threading
 
 import numpy as np
 
-import ckernel
-from ckernel.lowlevel import MemBlock
+import ckernels
+from ckernels.lowlevel import MemBlock
 
 
 def build_strings(words: list[str]) -> tuple[MemBlock, list[tuple[int, int]]]:
@@ -38,13 +38,13 @@ def build_strings(words: list[str]) -> tuple[MemBlock, list[tuple[int, int]]]:
 
 
 def main() -> None:
-    print(f"ckernel {ckernel.__version__} (ABI {ckernel.abi_version})")
-    live0 = ckernel.live_count()
+    print(f"ckernel {ckernels.__version__} (ABI {ckernels.abi_version})")
+    live0 = ckernels.live_count()
 
     print("\n1. strings built through the pod allocator API")
     words = ["memory", "blocks", "héllo wörld", "ckernel", "x" * 40]
     arena, spans = build_strings(words)
-    from ckernel.lowlevel import ffi
+    from ckernels.lowlevel import ffi
     for b, e in spans:
         print("  ", ffi.buffer(ffi.cast("char *", b), e - b)[:].decode())
     st = arena.stats
@@ -75,41 +75,41 @@ def main() -> None:
     print("\n4. errors are statuses with messages, raised as Python exceptions")
     try:
         MemBlock.pod().allocator.allocate(10, align=3)
-    except ckernel.errors.InvalidArgumentError as exc:
+    except ckernels.errors.InvalidArgumentError as exc:
         print(f"   {type(exc).__name__}: {exc}")
 
     print("\n5. types and arrays")
-    from ckernel import ops
-    ragged = ckernel.array([[1, 2, 3], [], [4]])
-    words = ckernel.array(["héllo", "wörld", "日本語"])
-    view = ckernel.asarray(np.arange(12.0).reshape(3, 4))[::-1, ::2]
+    from ckernels import ops
+    ragged = ckernels.array([[1, 2, 3], [], [4]])
+    words = ckernels.array(["héllo", "wörld", "日本語"])
+    view = ckernels.asarray(np.arange(12.0).reshape(3, 4))[::-1, ::2]
     for name, arr in (("ragged", ragged), ("words", words), ("numpy view", view)):
         print(f"   {name:10s} {arr.type!s:28s} {arr.to_list()}")
-    print("   " + ckernel.debug_repr(ckernel.array([1, 2, 3, 4], type="strided * int32"))
+    print("   " + ckernels.debug_repr(ckernels.array([1, 2, 3, 4], type="strided * int32"))
           .replace("\n", "\n   "))
 
     print("6. operations: broadcasting, promotion, reductions, checked assignment")
-    x = ckernel.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-    print("   add(x, [10, 20, 30]) =", ops.add(x, ckernel.array([10, 20, 30])).to_list())
+    x = ckernels.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    print("   add(x, [10, 20, 30]) =", ops.add(x, ckernels.array([10, 20, 30])).to_list())
     print("   sqrt(x[1]) =", ops.sqrt(x[1]).to_list())
     print("   sum(x, axis=0) =", ops.sum(x, axis=0).to_list(), " max(x) =", ops.max(x))
     print("   ragged + 1 =", ops.add(ragged, 1).to_list())
     try:
-        ckernel.assign(ckernel.empty("strided * uint8", (2,)), [1, 300])
-    except ckernel.errors.CKOverflowError as exc:
+        ckernels.assign(ckernels.empty("strided * uint8", (2,)), [1, 300])
+    except ckernels.errors.CKOverflowError as exc:
         print(f"   CKOverflowError: {exc}")
 
     print("7. the kernel tree behind add(x, row)")
-    from ckernel.kernels import make_op_kernel
-    k = make_op_kernel("add", ckernel.empty("strided * strided * float64", (2, 3)), x,
-                       ckernel.array([10, 20, 30], type="strided * int32"))
+    from ckernels.kernels import make_op_kernel
+    k = make_op_kernel("add", ckernels.empty("strided * strided * float64", (2, 3)), x,
+                       ckernels.array([10, 20, 30], type="strided * int32"))
     print("   " + k.debug_repr().replace("\n", "\n   "))
     del ragged, words, view, x, k, arr
 
     for mb in (arena, ext, shared):
         mb.close()
     gc.collect()
-    print(f"\nlive memblocks: {ckernel.live_count() - live0} (every block freed)")
+    print(f"\nlive memblocks: {ckernels.live_count() - live0} (every block freed)")
 
 
 if __name__ == "__main__":

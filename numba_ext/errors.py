@@ -66,7 +66,7 @@ class NotSupportedError(CKernelError, TypeError):
 
 
 class JitOnlyError(CKernelError, TypeError):
-    """A ``ckernel.nb`` function that exists only inside jitted code was called
+    """A ``ckernels.nb`` function that exists only inside jitted code was called
     from the Python interpreter."""
     status = 5
 

@@ -1,7 +1,7 @@
-"""``@ckernel.jit``: Python scalar functions compiled by Numba into real ckernels.
+"""``@ckernels.jit``: Python scalar functions compiled by Numba into real ckernels.
 
->>> import ckernel
->>> @ckernel.jit("float64(float64, float64)")
+>>> import ckernels
+>>> @ckernels.jit("float64(float64, float64)")
 ... def axpy(x, y):
 ...     return 2.0 * x + y
 >>> axpy([1.0, 2.0], 10.0).to_list()
@@ -24,9 +24,9 @@ What a decorated function is:
   (string results run serially: an arena has one writer).  Scalars in give a
   scalar out; NumPy arrays in give a NumPy array out (a zero-copy view of the
   result) when the result type has a NumPy equivalent; anything else gives a
-  :class:`ckernel.Array`.
+  :class:`ckernels.Array`.
 * a source of real ckernels for C consumers: :meth:`JitKernel.instantiate`.
-* callable from other ``@ckernel.jit`` functions and from ``@numba.njit``
+* callable from other ``@ckernels.jit`` functions and from ``@numba.njit``
   code: Numba types it as its underlying dispatcher (``f.dispatcher``).
 * registrable as the implementation of a named operation
   (:meth:`JitKernel.register`, ``register=`` at decoration).
@@ -36,14 +36,14 @@ What a decorated function is:
 
 Errors raised inside the function become a ``ck_status`` with the
 exception's message (``ck_set_error``) and come back at the call site as the
-matching :mod:`ckernel.errors` class, which derives from the built-in one:
-ZeroDivisionError -> :class:`~ckernel.errors.CKZeroDivisionError`, IndexError
--> :class:`~ckernel.errors.CKIndexError`, ValueError ->
-:class:`~ckernel.errors.CKValueError`, OverflowError ->
-:class:`~ckernel.errors.CKOverflowError`, TypeError ->
-:class:`~ckernel.errors.CKTypeError`; any other exception ->
-:class:`~ckernel.errors.UserKernelError` with ``"ClassName: message"``.
-Design notes: :mod:`ckernel._numba.jitcodegen`.
+matching :mod:`ckernels.errors` class, which derives from the built-in one:
+ZeroDivisionError -> :class:`~ckernels.errors.CKZeroDivisionError`, IndexError
+-> :class:`~ckernels.errors.CKIndexError`, ValueError ->
+:class:`~ckernels.errors.CKValueError`, OverflowError ->
+:class:`~ckernels.errors.CKOverflowError`, TypeError ->
+:class:`~ckernels.errors.CKTypeError`; any other exception ->
+:class:`~ckernels.errors.UserKernelError` with ``"ClassName: message"``.
+Design notes: :mod:`ckernels._numba.jitcodegen`.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def _ensure_numba() -> None:
         size, code_off, arena_off = (ffi.new("size_t *") for _ in range(3))
         lib.ck_jit_kernel_layout(size, code_off, arena_off)
         if (size[0], code_off[0], arena_off[0]) != (32, 16, 24):
-            raise ImportError("ckernel.jit: ck_jit_kernel layout differs from the generated "
+            raise ImportError("ckernels.jit: ck_jit_kernel layout differs from the generated "
                               f"code's assumption: {(size[0], code_off[0], arena_off[0])}")
         _ARENA_OFFSET = int(arena_off[0])
 
@@ -131,11 +131,11 @@ def _type_name(spec, what: str, where: str) -> str:
     try:
         t = as_type(spec.strip() if isinstance(spec, str) else spec)
     except Exception as exc:  # parse errors, unknown names
-        raise TypeError(f"ckernel.jit: bad {what} type {spec!r} in signature {where!r}: "
+        raise TypeError(f"ckernels.jit: bad {what} type {spec!r} in signature {where!r}: "
                         f"{exc}") from None
     name = str(t)
     if name not in SUPPORTED_TYPES:
-        raise TypeError(f"ckernel.jit: unsupported {what} type '{name}' in signature "
+        raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "
                         f"{where!r}; element types are {', '.join(SUPPORTED_TYPES)}")
     return name
 
@@ -163,7 +163,7 @@ def _split_args(text: str) -> list[str]:
     if "".join(cur).strip():
         parts.append("".join(cur))
     elif parts:
-        raise TypeError("ckernel.jit: empty argument in signature")
+        raise TypeError("ckernels.jit: empty argument in signature")
     return parts
 
 
@@ -175,7 +175,7 @@ def parse_signature(sig) -> Signature:
         text = sig.strip()
         i = text.find("(")
         if i <= 0 or not text.endswith(")"):
-            raise TypeError(f"ckernel.jit: bad signature {sig!r}; expected "
+            raise TypeError(f"ckernels.jit: bad signature {sig!r}; expected "
                             "'result(arg, ...)', e.g. 'float64(float64, float64)'")
         ret = _type_name(text[:i], "result", sig)
         args = tuple(_type_name(a, "argument", sig) for a in _split_args(text[i + 1:-1]))
@@ -186,10 +186,10 @@ def parse_signature(sig) -> Signature:
             ret = _type_name(sig.return_type, "result", str(sig))
         args = tuple(_type_name(a, "argument", str(sig)) for a in sig.args)
     else:
-        raise TypeError(f"ckernel.jit: a signature must be a string like "
+        raise TypeError(f"ckernels.jit: a signature must be a string like "
                         f"'float64(float64)', not {sig!r}")
     if len(args) > _MAX_ARGS:
-        raise TypeError(f"ckernel.jit: at most {_MAX_ARGS} arguments, signature {sig!r} "
+        raise TypeError(f"ckernels.jit: at most {_MAX_ARGS} arguments, signature {sig!r} "
                         f"has {len(args)}")
     return Signature(ret, args)
 
@@ -272,7 +272,7 @@ class Compiled:
         if self._info is not None:
             return
         info = ffi.new("ck_kernel_info *")
-        nm = ffi.new("char[]", f"ckernel.jit:{name}".encode())
+        nm = ffi.new("char[]", f"ckernels.jit:{name}".encode())
         info.name = nm
         info.single = self.desc.single
         info.strided = self.desc.strided
@@ -283,7 +283,7 @@ class Compiled:
             self._info_fin = weakref.finalize(self, _unregister_info, info)
 
     def __repr__(self) -> str:
-        return f"<ckernel.jit compiled {self.sig.text} single={self.single:#x}>"
+        return f"<ckernels.jit compiled {self.sig.text} single={self.single:#x}>"
 
 
 class CacheStats(NamedTuple):
@@ -303,7 +303,7 @@ class JitKernel:
     def __init__(self, py_func, signatures=(), *, cache: bool = False,
                  register: str | None = None, **numba_options):
         if not callable(py_func) or not hasattr(py_func, "__code__"):
-            raise TypeError(f"ckernel.jit decorates Python functions, not {py_func!r}")
+            raise TypeError(f"ckernels.jit decorates Python functions, not {py_func!r}")
         _ensure_numba()
         import numba
         self.py_func = py_func
@@ -374,7 +374,7 @@ class JitKernel:
             if have is not None and (sig.ret is None or have.sig.ret == sig.ret):
                 return have
             if have is not None:
-                raise TypeError(f"ckernel.jit: {self.__name__} already has a signature for "
+                raise TypeError(f"ckernels.jit: {self.__name__} already has a signature for "
                                 f"({', '.join(sig.args)}): {have.sig.text}")
             nb_args = tuple(cg.NUMBA_TYPES[a] for a in sig.args)
             try:
@@ -385,7 +385,7 @@ class JitKernel:
             except Exception as exc:
                 from numba.core.errors import NumbaError
                 if isinstance(exc, NumbaError):
-                    raise TypeError(f"ckernel.jit: cannot compile {self.__qualname__} for "
+                    raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
                                     f"{sig.text}:\n{exc}") from exc
                 raise
             cres = self.dispatcher.overloads[nb_args]
@@ -393,7 +393,7 @@ class JitKernel:
             if ret is None:
                 ret = cg.ck_name_of_numba(cres.signature.return_type)
                 if ret is None:
-                    raise TypeError(f"ckernel.jit: {self.__qualname__}({', '.join(sig.args)}) "
+                    raise TypeError(f"ckernels.jit: {self.__qualname__}({', '.join(sig.args)}) "
                                     f"returns {cres.signature.return_type}, which is not a "
                                     f"ckernel element type ({', '.join(SUPPORTED_TYPES)})")
                 sig = Signature(ret, sig.args)
@@ -512,7 +512,7 @@ class JitKernel:
 
         ``dst_type`` and ``src_types`` are types or type strings (a single one
         is accepted for one argument); ``kernreq`` is ``"single"`` or
-        ``"strided"``.  Returns a :class:`ckernel.kernels.Kernel` (``.address``
+        ``"strided"``.  Returns a :class:`ckernels.kernels.Kernel` (``.address``
         is the ``ck_prefix *``, ``.single`` / ``.strided`` the entry point,
         ``debug_repr()`` the dump).  A ``string`` result is written into an
         arena owned by the kernel (valid while it lives)."""
@@ -545,7 +545,7 @@ class JitKernel:
     def register(self, op_name: str) -> "JitKernel":
         """Register every compiled signature (and, without explicit signatures,
         every later one) as a kernel of operation ``op_name``
-        (``ck_op_register_factory``); ``ckernel.ops.<op_name>`` then dispatches
+        (``ck_op_register_factory``); ``ckernels.ops.<op_name>`` then dispatches
         to it.  Replaces kernels registered for the same argument types."""
         if not isinstance(op_name, str) or not op_name:
             raise InvalidArgumentError(f"operation name must be a non-empty str, not "
@@ -581,13 +581,13 @@ class JitKernel:
 
     def __repr__(self) -> str:
         sigs = ", ".join(self.signatures) or "no signatures compiled yet"
-        return f"<ckernel.jit {self.__qualname__}: {sigs}>"
+        return f"<ckernels.jit {self.__qualname__}: {sigs}>"
 
     def _repr_html_(self) -> str:
         import html
         rows = "".join(f"<li><code>{html.escape(c.sig.text)}</code> single=0x{c.single:x} "
                        f"strided=0x{c.strided:x}</li>" for c in self._compiled.values())
-        return (f"<div><b>ckernel.jit</b> <code>{html.escape(self.__qualname__)}</code>"
+        return (f"<div><b>ckernels.jit</b> <code>{html.escape(self.__qualname__)}</code>"
                 f"<ul>{rows}</ul></div>")
 
 
@@ -774,14 +774,14 @@ def jit(signatures=None, *, cache: bool = False, register: str | None = None,
         return JitKernel(signatures, (), cache=cache, register=register, **numba_options)
     if signatures is not None and not isinstance(signatures, (str, list, tuple)):
         if not (hasattr(signatures, "return_type") and hasattr(signatures, "args")):
-            raise TypeError(f"ckernel.jit: signatures must be a string or a list of strings, "
+            raise TypeError(f"ckernels.jit: signatures must be a string or a list of strings, "
                             f"not {signatures!r}")
         signatures = [signatures]
     sigs = [signatures] if isinstance(signatures, str) else list(signatures or ())
     parsed = [parse_signature(s) for s in sigs]   # TypeError at decoration
     for p in parsed:
         if p.ret is None:
-            raise TypeError(f"ckernel.jit: signature {p.text} needs a result type")
+            raise TypeError(f"ckernels.jit: signature {p.text} needs a result type")
 
     def decorate(py_func):
         return JitKernel(py_func, parsed, cache=cache, register=register, **numba_options)

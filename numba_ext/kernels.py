@@ -98,9 +98,9 @@ class KernelBuilder:
 
     def __repr__(self) -> str:
         if not self._finalizer.alive:
-            return "<ckernel.KernelBuilder (destroyed)>"
+            return "<ckernels.KernelBuilder (destroyed)>"
         where = "inline" if self.is_inline else "heap"
-        return f"<ckernel.KernelBuilder capacity={self.capacity} ({where})>"
+        return f"<ckernels.KernelBuilder capacity={self.capacity} ({where})>"
 
 
 class Kernel:
@@ -139,7 +139,7 @@ class Kernel:
     def __call__(self, dst: np.ndarray, *srcs: np.ndarray) -> np.ndarray:
         """Run the kernel on contiguous 1-d NumPy buffers (strided kernels: the
         whole length; single kernels: element 0).  For testing and exploring;
-        arrays go through ckernel.assign / ckernel.ops."""
+        arrays go through ckernels.assign / ckernels.ops."""
         if len(srcs) != self.nsrc:
             raise InvalidArgumentError(f"kernel takes {self.nsrc} source(s), got {len(srcs)}")
         for a in (dst, *srcs):
@@ -162,7 +162,7 @@ class Kernel:
         return dst
 
     def __repr__(self) -> str:
-        return (f"<ckernel.Kernel {self.signature} [{self.request}] at {self.address:#x}>")
+        return (f"<ckernels.Kernel {self.signature} [{self.request}] at {self.address:#x}>")
 
     def _repr_html_(self) -> str:
         return kernel_tree_html(self.debug_repr(), title=f"{self.signature} [{self.request}]")
@@ -190,7 +190,7 @@ def kernel_tree_html(dump: str, title: str = "") -> str:
                    f"<b>@{m.group('offset')}</b> <code>{html.escape(m.group('rest'))}</code>")
         depth_stack.append(indent)
     out.extend("</div>" for _ in depth_stack)
-    return (f"<div><b>ckernel.Kernel</b> {html.escape(title)}"
+    return (f"<div><b>ckernels.Kernel</b> {html.escape(title)}"
             + "".join(out) + "</div>")
 
 
@@ -200,7 +200,7 @@ def make_assignment_kernel(dst_type, src_type, kernreq="strided",
     dst, src = as_type(dst_type), as_type(src_type)
     if not (dst.is_builtin and src.is_builtin):
         raise CKTypeError(f"make_assignment_kernel: builtin types only (got {src} -> {dst}); "
-                          "use ckernel.assign for arrays")
+                          "use ckernels.assign for arrays")
     req = kernel_request(kernreq)
     ckb = KernelBuilder()
     end = ffi.new("size_t *")
@@ -237,7 +237,7 @@ class ArrayKernel(Kernel):
 def _array_kernel(dst, srcs, kernreq, build, signature) -> ArrayKernel:
     from .array import Array
     if not isinstance(dst, Array) or not all(isinstance(s, Array) for s in srcs):
-        raise CKTypeError("array kernels are built from ckernel arrays (for their arrmeta)")
+        raise CKTypeError("array kernels are built from ckernels arrays (for their arrmeta)")
     req = kernel_request(kernreq)
     ckb = KernelBuilder()
     end = ffi.new("size_t *")

@@ -1,7 +1,7 @@
 """Low-level access to libckernel: the cffi ``ffi``/``lib`` pair and thin wrappers.
 
 ``lib`` exposes every public C function (API-mode cffi, generated from the
-public headers).  The wrappers raise :mod:`ckernel.errors` exceptions.
+public headers).  The wrappers raise :mod:`ckernels.errors` exceptions.
 """
 
 from ._native import check, ffi, last_error, layout_mismatches, lib

@@ -3,7 +3,7 @@
 A :class:`MemBlock` owns exactly one reference to a C ``ck_memblock``; it drops
 it on :meth:`MemBlock.close`, on leaving a ``with`` block, or when garbage
 collected, whichever comes first (exactly once).  Using a closed block raises
-:class:`~ckernel.errors.InvalidStateError` instead of touching freed memory.
+:class:`~ckernels.errors.InvalidStateError` instead of touching freed memory.
 """
 
 from __future__ import annotations
@@ -191,12 +191,12 @@ class MemBlock:
 
     def __repr__(self) -> str:
         if self.closed:
-            return "<ckernel.MemBlock (closed)>"
-        return f"<ckernel.MemBlock {self.debug_repr()}>"
+            return "<ckernels.MemBlock (closed)>"
+        return f"<ckernels.MemBlock {self.debug_repr()}>"
 
     def _repr_html_(self) -> str:
         if self.closed:
-            return "<em>ckernel.MemBlock (closed)</em>"
+            return "<em>ckernels.MemBlock (closed)</em>"
         rows = [("address", hex(self.address)), ("kind", self.kind),
                 ("refcount", self.refcount)]
         if self.kind_id in _ARENA_KINDS:
@@ -204,7 +204,7 @@ class MemBlock:
         body = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
                        f"<td style='text-align:left'><code>{html.escape(str(v))}</code></td></tr>"
                        for k, v in rows)
-        return f"<table><caption>ckernel.MemBlock</caption>{body}</table>"
+        return f"<table><caption>ckernels.MemBlock</caption>{body}</table>"
 
 
 def _size(n: int) -> int:
@@ -261,7 +261,7 @@ class Allocation:
         self._views.clear()
 
     def __repr__(self) -> str:
-        return f"<ckernel.Allocation [{self.begin:#x}, {self.end:#x}) size={self.size}>"
+        return f"<ckernels.Allocation [{self.begin:#x}, {self.end:#x}) size={self.size}>"
 
 
 class PodAllocator:
@@ -309,7 +309,7 @@ class PodAllocator:
         return self.memblock.stats
 
     def __repr__(self) -> str:
-        return f"<ckernel.PodAllocator of {self.memblock!r}>"
+        return f"<ckernels.PodAllocator of {self.memblock!r}>"
 
 
 def _addr(p) -> int:

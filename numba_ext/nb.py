@@ -1,8 +1,8 @@
-"""njit-callable ckernel API (re-exported from :mod:`ckernel._numba`).
+"""njit-callable ckernel API (re-exported from :mod:`ckernels._numba`).
 
-Memblocks (ownership: see :mod:`ckernel._numba.memblock`)
+Memblocks (ownership: see :mod:`ckernels._numba.memblock`)
     ``MemBlockPtrType`` / ``memblock_ptr_type``: borrowed ``ck_memblock *``
-    (how a ``ckernel.MemBlock`` argument is typed);
+    (how a ``ckernels.MemBlock`` argument is typed);
     ``MemBlockRefType`` / ``memblock_ref_type``: owned reference (NRT);
     methods/attributes on both: ``incref()``, ``decref()``, ``refcount``,
     ``kind``, ``address``, ``is_null``; ``ref.ptr``.
@@ -17,8 +17,8 @@ Strings
     ``store_str(mb, dst_address, s)``, ``store_string(dst_address, begin, end)``;
     ``string_builder(mb, initial_capacity=16)`` with ``append``,
     ``append_code_point``, ``nbytes``, ``finish``, ``finish_into``.
-Arrays (ownership: see :mod:`ckernel._numba.arraytype`)
-    ``CkArrayType``: the borrowed typed view a ``ckernel.Array`` argument is
+Arrays (ownership: see :mod:`ckernels._numba.arraytype`)
+    ``CkArrayType``: the borrowed typed view a ``ckernels.Array`` argument is
     unboxed as (``.shape``, ``.strides``, ``.ndim``, ``.writable``, ``len``,
     indexing, slicing, iteration, element writes); ``array_type_of(type)``
     gives the Numba type for a ckernel type (for explicit signatures).

@@ -1,18 +1,18 @@
-"""Running ``@ckernel.jit`` functions on OpenCL devices: device arrays.
+"""Running ``@ckernels.jit`` functions on OpenCL devices: device arrays.
 
->>> import numpy as np, ckernel
->>> from ckernel.opencl import to_device
->>> ctx = ckernel.Context("opencl")
->>> @ckernel.jit("float32(float32, float32)")
+>>> import numpy as np, ckernels
+>>> from ckernels.opencl import to_device
+>>> ctx = ckernels.Context("opencl")
+>>> @ckernels.jit("float32(float32, float32)")
 ... def axpy(x, y):
 ...     return 2.0 * x + y
 >>> axpy(to_device(ctx, np.ones(4, np.float32)), np.float32(1)).to_numpy()
 array([3., 3., 3., 3.], dtype=float32)
 
 A :class:`DeviceArray` is a C-contiguous array in its own buffer of one
-OpenCL :class:`~ckernel.Context`.  Calling a jitted function on device arrays
+OpenCL :class:`~ckernels.Context`.  Calling a jitted function on device arrays
 (Python/NumPy scalars are broadcast alongside) emits OpenCL C from the
-function's typed Numba IR (:mod:`ckernel._numba.opencl_emit`), builds it
+function's typed Numba IR (:mod:`ckernels._numba.opencl_emit`), builds it
 through :meth:`Context.build_program` (cached per context and source), runs
 one launch over the broadcast shape and returns a new device array in the
 same context.  Errors raised in the device code (division by zero,
@@ -45,7 +45,7 @@ class DeviceArray:
 
     def __init__(self, ctx: Context, obj=None, *, shape=None, dtype=None):
         if not isinstance(ctx, Context):
-            raise InvalidArgumentError(f"DeviceArray needs a ckernel.Context, not "
+            raise InvalidArgumentError(f"DeviceArray needs a ckernels.Context, not "
                                        f"{type(ctx).__name__}")
         if obj is not None:
             host = np.ascontiguousarray(obj, dtype=dtype)
@@ -101,7 +101,7 @@ class DeviceArray:
         return a if dtype is None else a.astype(dtype)
 
     def to(self, ctx: Context):
-        """This array in ``ctx``: a host :class:`ckernel.Array` for a ``"cpu"``
+        """This array in ``ctx``: a host :class:`ckernels.Array` for a ``"cpu"``
         context (device to host copy), ``self`` for its own context (no copy),
         a new device array for another OpenCL context (copied through the host:
         two OpenCL contexts share no memory)."""
@@ -123,13 +123,13 @@ class DeviceArray:
         return new
 
     def __repr__(self) -> str:
-        return (f"<ckernel.opencl.DeviceArray shape={self.shape} dtype={self.dtype} "
+        return (f"<ckernels.opencl.DeviceArray shape={self.shape} dtype={self.dtype} "
                 f"context={self.context.describe()}>")
 
 
 def _check_context(ctx, where: str) -> None:
     if not isinstance(ctx, Context):
-        raise InvalidArgumentError(f"{where}: expected a ckernel.Context, not "
+        raise InvalidArgumentError(f"{where}: expected a ckernels.Context, not "
                                    f"{type(ctx).__name__}")
 
 
@@ -174,9 +174,9 @@ builtins_type = type
 
 def array(ctx: Context, obj, type=None):
     """``ctx.array(obj, type=None)``: a copy of host data (anything
-    ``np.asarray`` accepts, a ``ckernel.Array`` of a builtin type, a
+    ``np.asarray`` accepts, a ``ckernels.Array`` of a builtin type, a
     :class:`DeviceArray`) in ``ctx``: a :class:`DeviceArray` for an OpenCL
-    context, a host ``ckernel.Array`` for a ``"cpu"`` context.  ``type`` is a
+    context, a host ``ckernels.Array`` for a ``"cpu"`` context.  ``type`` is a
     dtype (``"float32"``) or a full type (``"2 * 3 * float32"``, whose shape
     must match the data's)."""
     _check_context(ctx, "Context.array")
@@ -238,10 +238,10 @@ def empty_in(ctx: Context, a=(), b=None):
 
 
 def to(ctx: Context, obj):
-    """``obj`` (a host array: NumPy, ``ckernel.Array``, anything ``np.asarray``
+    """``obj`` (a host array: NumPy, ``ckernels.Array``, anything ``np.asarray``
     accepts; or a :class:`DeviceArray`) in ``ctx``.  Host data is copied; a
     device array follows :meth:`DeviceArray.to`."""
-    _check_context(ctx, "ckernel.opencl.to")
+    _check_context(ctx, "ckernels.opencl.to")
     if isinstance(obj, DeviceArray):
         return obj.to(ctx)
     if ctx.kind == "cpu":
@@ -366,7 +366,7 @@ def call(kernel, args, out=None):
             raise InvalidArgumentError(
                 f"{kernel.__name__}: argument {i} is a {type(a).__name__}; with device arrays "
                 "the other arguments must be device arrays of the same context or scalars "
-                "(copy host arrays with ckernel.opencl.to_device)")
+                "(copy host arrays with ckernels.opencl.to_device)")
     if ctx.kind != "opencl":
         raise NotSupportedError(f"{kernel.__name__}: device arrays of a '{ctx.kind}' context")
     # signature selection: device/NumPy scalar types exactly, Python numbers by kind

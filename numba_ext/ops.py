@@ -1,13 +1,13 @@
-"""``ckernel.ops``: every operation of the C kernel registry, callable on arrays.
+"""``ckernels.ops``: every operation of the C kernel registry, callable on arrays.
 
->>> import ckernel
->>> ckernel.ops.add([1, 2, 3], 10).to_list()
+>>> import ckernels
+>>> ckernels.ops.add([1, 2, 3], 10).to_list()
 [11, 12, 13]
->>> ckernel.ops.sum(ckernel.array([[1, 2], [3, 4]]), axis=0).to_list()
+>>> ckernels.ops.sum(ckernels.array([[1, 2], [3, 4]]), axis=0).to_list()
 [4, 6]
 
-Each registry operation is an :class:`Op` (``ckernel.ops.add``, ``ckernel.ops.sqrt``,
-...; ``dir(ckernel.ops)`` lists them); calling it applies the operation elementwise
+Each registry operation is an :class:`Op` (``ckernels.ops.add``, ``ckernels.ops.sqrt``,
+...; ``dir(ckernels.ops)`` lists them); calling it applies the operation elementwise
 with NumPy broadcasting through the library's dimension kernels (parallel for
 large arrays), writing into ``out=`` when given.  Reductions (``sum``, ``product``,
 ``min``, ``max``, ``any``, ``all``) take ``axis`` and ``keepdims``.
@@ -118,7 +118,7 @@ class Op:
             if isinstance(out, np.ndarray):
                 out_arr = _array.asarray(out)
             else:
-                raise CKTypeError("out= must be a ckernel.Array or a NumPy array")
+                raise CKTypeError("out= must be a ckernels.Array or a NumPy array")
         else:
             out_arr = out
         srcs = ffi.new("ck_array_preamble *[]", [a._a for a in arrays])
@@ -133,7 +133,7 @@ class Op:
     def __repr__(self) -> str:
         sigs = self.signatures
         shown = ", ".join(sigs[:4]) + (f", ... ({len(sigs)} kernels)" if len(sigs) > 4 else "")
-        return f"<ckernel.ops.{self.name} {shown}>"
+        return f"<ckernels.ops.{self.name} {shown}>"
 
 
 def _reduce(opname: str):
@@ -200,7 +200,7 @@ def __getattr__(name: str) -> Op:
         try:
             op = Op(name)
         except _errors.CKernelError:
-            raise AttributeError(f"ckernel.ops has no operation {name!r}; "
+            raise AttributeError(f"ckernels.ops has no operation {name!r}; "
                                  f"registered: {', '.join(names())}") from None
         _cache[name] = op
     return op
@@ -216,7 +216,7 @@ def assign(dst: Array, src, errmode: str = "default") -> Array:
     if isinstance(dst, np.ndarray):
         dst = _array.asarray(dst)
     if not isinstance(dst, Array):
-        raise CKTypeError("assign: the destination must be a ckernel.Array or NumPy array")
+        raise CKTypeError("assign: the destination must be a ckernels.Array or NumPy array")
     if not isinstance(src, Array):
         src = _array.asarray(src) if isinstance(src, np.ndarray) and src.dtype.kind not in "OUST" \
             else _array.array(src)

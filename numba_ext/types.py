@@ -1,9 +1,9 @@
 """ckernel types: datashape-style type objects over the C type system.
 
->>> from ckernel import types
+>>> from ckernels import types
 >>> t = types.parse("3 * var * string")
 >>> str(t), t.ndim, t.dtype
-('3 * var * string', 2, ckernel.types.string)
+('3 * var * string', 2, ckernels.types.string)
 >>> types.parse("complex[float64]") == types.complex128
 True
 
@@ -171,15 +171,15 @@ class Type:
 
     def __repr__(self) -> str:
         if self.is_builtin or self.type_id == lib.CK_TYPE_STRING:
-            return f"ckernel.types.{self}"
-        return f"ckernel.types.Type({str(self)!r})"
+            return f"ckernels.types.{self}"
+        return f"ckernels.types.Type({str(self)!r})"
 
     def _repr_html_(self) -> str:
         rows = [("type", str(self)), ("kind", self.id), ("data size", self.data_size),
                 ("alignment", self.data_alignment), ("arrmeta size", self.arrmeta_size)]
         body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>"
                        f"<code>{html.escape(str(v))}</code></td></tr>" for k, v in rows)
-        return f"<table><caption>ckernel.types.Type</caption>{body}</table>"
+        return f"<table><caption>ckernels.types.Type</caption>{body}</table>"
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Type):
@@ -326,4 +326,4 @@ def __getattr__(name: str):
     # `types.bool` (like `np.bool`) without shadowing the builtin in this module.
     if name == "bool":
         return bool_
-    raise AttributeError(f"module 'ckernel.types' has no attribute {name!r}")
+    raise AttributeError(f"module 'ckernels.types' has no attribute {name!r}")

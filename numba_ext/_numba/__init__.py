@@ -1,5 +1,5 @@
 """The Numba extension of ckernel (registered through the ``numba_extensions``
-entry point: ``init = "ckernel._numba:_init_extension"``).
+entry point: ``init = "ckernels._numba:_init_extension"``).
 
 Importing this package (or calling :func:`_init_extension`, which Numba does
 on its first compilation when ckernel is installed):
@@ -13,11 +13,11 @@ on its first compilation when ckernel is installed):
    (:mod:`.memblock`), the pod allocator (:mod:`.allocator`) and strings
    (:mod:`.strings`).
 
-Ownership rules in jitted code, in short: a :class:`ckernel.MemBlock`
+Ownership rules in jitted code, in short: a :class:`ckernels.MemBlock`
 argument is a *borrowed* ``MemBlockPtr``; constructors return an *owned*
 ``MemBlockRef`` released by Numba's NRT; returning either to Python yields a
-new owning :class:`ckernel.MemBlock`.  ``CkString`` values are views that own
-nothing.  The public, njit-callable API is re-exported by :mod:`ckernel.nb`.
+new owning :class:`ckernels.MemBlock`.  ``CkString`` values are views that own
+nothing.  The public, njit-callable API is re-exported by :mod:`ckernels.nb`.
 """
 
 from __future__ import annotations

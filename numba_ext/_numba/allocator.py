@@ -84,20 +84,20 @@ def _ck_pod_finalize(typingctx, mb):
 
 def allocate(mb, size, align=1):
     """``(begin, end)``: ``size`` bytes aligned to ``align`` from arena ``mb`` (njit only)."""
-    raise JitOnlyError("ckernel.nb.allocate is callable from jitted code; "
+    raise JitOnlyError("ckernels.nb.allocate is callable from jitted code; "
                               "use MemBlock.allocator.allocate() from Python")
 
 
 def resize(mb, size, begin, end):
     """``(begin, end)`` of the most recent allocation ``[begin, end)`` resized to
     ``size`` bytes; it may move, contents are kept up to the smaller size (njit only)."""
-    raise JitOnlyError("ckernel.nb.resize is callable from jitted code; "
+    raise JitOnlyError("ckernels.nb.resize is callable from jitted code; "
                               "use MemBlock.allocator.resize() from Python")
 
 
 def finalize(mb):
     """Release unused capacity of arena ``mb``; no allocation afterwards (njit only)."""
-    raise JitOnlyError("ckernel.nb.finalize is callable from jitted code; "
+    raise JitOnlyError("ckernels.nb.finalize is callable from jitted code; "
                               "use MemBlock.allocator.finalize() from Python")
 
 

@@ -1,6 +1,6 @@
 """ckernel arrays in jitted code: ``CkArrayType``, a typed *view* of a ``ck_array_preamble``.
 
-A :class:`ckernel.Array` passed to a ``@numba.njit`` function is unboxed as a
+A :class:`ckernels.Array` passed to a ``@numba.njit`` function is unboxed as a
 ``CkArrayType(dims, dtype)``:
 
 * ``dims`` -- the kinds of the array's leading dimensions, ``"strided"`` (a
@@ -33,12 +33,12 @@ contiguous ``float64`` loop compiles to plain loads (no calls).
 
 Operations: ``a.shape``, ``a.strides`` (tuples of intp), ``a.ndim``,
 ``a.writable``, ``len(a)``, ``a[i]`` (negative indices; out of range raises
-:class:`ckernel.errors.CKIndexError`, an IndexError), ``a[i, j]``, slices with
+:class:`ckernels.errors.CKIndexError`, an IndexError), ``a[i, j]``, slices with
 any step (``a[1:5]``, ``a[::-1]``, ``a[::2, 1]``; views of the same memory),
 ``for x in a``; ``a[i] = v`` / ``a[i, j] = v`` for builtin elements (Numba's
 cast rules) and for ``string`` elements from a Numba ``str`` (UTF-8 into the
 string arena of the array); writes check the WRITE flag and raise
-:class:`ckernel.errors.InvalidStateError` ("ckernel array is read-only").
+:class:`ckernels.errors.InvalidStateError` ("ckernel array is read-only").
 Reading a ``string`` element gives a ``CkString`` view (``len``, ``str()``,
 indexing, comparisons, hashing: see :mod:`.strings`).
 
@@ -53,7 +53,7 @@ after the call returned).
 
 Returning a view to Python is refcount-correct and never fails:
 
-* the argument itself (``derived`` False) boxes to a new :class:`ckernel.Array`
+* the argument itself (``derived`` False) boxes to a new :class:`ckernels.Array`
   owning a new reference to the same C array;
 * a view made in jitted code with builtin elements and only cached dims (any
   slice/row of a fixed/strided array, a var row) boxes to a new C array made by
@@ -61,7 +61,7 @@ Returning a view to Python is refcount-correct and never fails:
   argument's array memblock (one reference taken): writes through it are
   visible in the argument and it keeps everything it reaches alive;
 * other views made in jitted code (string, struct or bytes elements, or var
-  dims still in arrmeta) box to a *copy* (``ckernel.array`` of the values, the
+  dims still in arrmeta) box to a *copy* (``ckernels.array`` of the values, the
   outer dims strided): C has no constructor for a view of such data from raw
   pointers.
 
@@ -142,7 +142,7 @@ def layout_mismatches() -> list[str]:
     return symbols.layout_mismatches(ASSUMED_LAYOUT)
 
 
-symbols.check_layout(ASSUMED_LAYOUT, "ckernel._numba.arraytype")
+symbols.check_layout(ASSUMED_LAYOUT, "ckernels._numba.arraytype")
 
 
 # ------------------------------------------------------------------ types ----
@@ -152,7 +152,7 @@ class CkUnsupportedElement(types.Opaque):
     def __init__(self, type_string: str, kind: str):
         self.type_string = type_string
         self.kind = kind
-        super().__init__(name=f"ckernel.unsupported[{type_string}]")
+        super().__init__(name=f"ckernels.unsupported[{type_string}]")
 
     def error(self) -> str:
         return (f"{self.kind} elements are not supported in jitted code yet "
@@ -167,7 +167,7 @@ class CkHalfElement(types.Opaque):
     rounded to nearest-even when stored (Numba's CPU target has no float16)."""
 
     def __init__(self):
-        super().__init__(name="ckernel.float16")
+        super().__init__(name="ckernels.float16")
 
 
 register_model(CkHalfElement)(models.OpaqueModel)
@@ -206,7 +206,7 @@ class CkArrayType(types.IterableType):
         self.ndim = len(self.dims)
         self.nmat = _nmat(self.dims)
         text = " * ".join(self.dims + (_dtype_name(dtype),))
-        super().__init__(name=f"ckernel.Array({text})")
+        super().__init__(name=f"ckernels.Array({text})")
 
     @property
     def key(self):
@@ -552,7 +552,7 @@ def _unbox_array(typ, obj, c):
 
 
 def _box_view(descr, derived, preamble, data, arrmeta, flags, shape, strides):
-    """Boxing helper: a new :class:`ckernel.Array` for a jitted view (see the
+    """Boxing helper: a new :class:`ckernels.Array` for a jitted view (see the
     module docstring: the argument itself, a C view, or a copy)."""
     if not derived:
         return Array._from_address(preamble)

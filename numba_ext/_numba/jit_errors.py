@@ -8,7 +8,7 @@ dynamic ones rebuilt from their runtime arguments), fetches it, and calls
 :func:`report` (looked up by module and name, so cached code holds no
 addresses).  ``report`` records the message with ``ck_set_error`` on the
 calling thread -- the thread that ran the kernel -- and returns the status
-the entry point returns.  At the Python call site ``ckernel._native.check``
+the entry point returns.  At the Python call site ``ckernels._native.check``
 then raises the exception class of that status (a subclass of the original
 built-in class) with the message.
 """

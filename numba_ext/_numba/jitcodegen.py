@@ -1,4 +1,4 @@
-"""Code generation for ``@ckernel.jit``: C-ABI ckernel entry points around a
+"""Code generation for ``@ckernels.jit``: C-ABI ckernel entry points around a
 Numba-compiled scalar function.
 
 For one signature ``R(A0, ..., An-1)`` of a user function (a Numba
@@ -22,7 +22,7 @@ functions, named ``<sym>_single``, ``<sym>_strided`` and ``<sym>_raise``:
     The error path.  With the GIL taken, ``call_conv.raise_error`` turns the
     status into the Python exception (what Numba's own cfunc wrappers do
     before *printing* it); we fetch it instead and hand it to
-    :func:`ckernel._numba.jit_errors.report` (imported by name), which
+    :func:`ckernels._numba.jit_errors.report` (imported by name), which
     records its message with ``ck_set_error`` on the calling thread and
     returns the status (ZeroDivisionError -> CK_ERR_ZERO_DIVISION, IndexError
     -> CK_ERR_INDEX, ValueError -> CK_ERR_VALUE, other exceptions ->
@@ -246,7 +246,7 @@ def element_function(user_dispatcher, arg_names: list[str], ret_name: str):
         body = f"    _st(dst, {call})\n"
     src = f"def _ck_elem(dst, {''.join(p + ', ' for p in params)}arena):\n{body}"
     ns: dict = {}
-    exec(compile(src, f"<ckernel.jit element {ret_name}({', '.join(arg_names)})>", "exec"),
+    exec(compile(src, f"<ckernels.jit element {ret_name}({', '.join(arg_names)})>", "exec"),
          glb, ns)
     fn = ns["_ck_elem"]
     sig = types.none(*([types.voidptr] * (n + 1) + [types.intp]))
@@ -289,7 +289,7 @@ def _emit_raise_fn(context, module, name):
     builder.call(norm, [pty, pval, ptb])
     result = cgutils.alloca_once_value(builder, ir.Constant(_i32, -1))
     resobj = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
-    modname = context.insert_const_string(module, "ckernel._numba.jit_errors")
+    modname = context.insert_const_string(module, "ckernels._numba.jit_errors")
     mod = pyapi.import_module(modname)
     with builder.if_then(cgutils.is_not_null(builder, mod), likely=True):
         rep = pyapi.object_getattr_string(mod, "report")
@@ -317,7 +317,7 @@ def _emit_raise_fn(context, module, name):
         set_error = cgutils.get_or_insert_function(
             module, ir.FunctionType(_i32, [_i32, _i8p]), "ck_set_error")
         msg = context.insert_const_string(
-            module, "ckernel.jit: a jitted kernel raised an exception that could not be "
+            module, "ckernels.jit: a jitted kernel raised an exception that could not be "
                     "reported")
         builder.call(set_error, [ir.Constant(_i32, CK_ERR_USER), msg])
         builder.store(ir.Constant(_i32, CK_ERR_USER), result)
@@ -448,7 +448,7 @@ class Trampolines:
         self.from_cache = from_cache
         self.element_source = element_source
         if not self.single or not self.strided:
-            raise RuntimeError(f"ckernel.jit: entry points of {symbase} not found")
+            raise RuntimeError(f"ckernels.jit: entry points of {symbase} not found")
 
 
 def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offset,
@@ -499,7 +499,7 @@ TrampolineCache = make_library_cache("ckjit")
 
 def cache_key(symbase, arg_names, ret_name):
     """The (picklable) signature key of a trampoline library in the cache."""
-    return ("ckernel.jit/1", symbase, ret_name, tuple(arg_names))
+    return ("ckernels.jit/1", symbase, ret_name, tuple(arg_names))
 
 
 def load_cached(cache, key, symbase):

@@ -3,10 +3,10 @@
 Ownership rules
 ---------------
 ``MemBlockPtrType`` -- a raw ``ck_memblock *``; Numba never counts it.
-    * A :class:`ckernel.MemBlock` passed to a jitted function is unboxed as a
+    * A :class:`ckernels.MemBlock` passed to a jitted function is unboxed as a
       ``MemBlockPtrType`` *borrowed* for the duration of the call (the Python
       object keeps its reference alive).
-    * Returning one (boxing) creates a new owning :class:`ckernel.MemBlock`
+    * Returning one (boxing) creates a new owning :class:`ckernels.MemBlock`
       with an incref, so the Python result owns its own reference and the
       count stays balanced.  A NULL pointer boxes to ``None``.
     * ``mb.incref()`` / ``mb.decref()`` adjust the C count manually (inline
@@ -19,7 +19,7 @@ Ownership rules
       by :func:`new_reference`.  An NRT meminfo holds the ``ck_memblock *``;
       when the last jitted copy dies, the meminfo's destructor drops the C
       reference (inline decref).  Returning it to Python hands the reference
-      over to a new :class:`ckernel.MemBlock` (refcount-correct).
+      over to a new :class:`ckernels.MemBlock` (refcount-correct).
     * It converts implicitly to ``MemBlockPtrType`` when passed to a function
       taking one (the pointer is borrowed from the owner, which stays alive
       until its last use); it never unifies with ``MemBlockPtrType`` in a
@@ -68,14 +68,14 @@ class MemBlockPtrType(types.Type):
     """A borrowed, uncounted ``ck_memblock *`` (data model: pointer)."""
 
     def __init__(self):
-        super().__init__(name="ckernel.MemBlockPtr")
+        super().__init__(name="ckernels.MemBlockPtr")
 
 
 class MemBlockRefType(types.Type):
     """One owned memblock reference, released by NRT when unused."""
 
     def __init__(self):
-        super().__init__(name="ckernel.MemBlockRef")
+        super().__init__(name="ckernels.MemBlockRef")
 
     def can_convert_to(self, typingctx, other):
         # unsafe: accepted for call arguments, refused by unification
@@ -230,12 +230,12 @@ def _box_memblock_ref(typ, val, c):
 
 # ------------------------------------------------- methods & attributes ---
 class _MemBlockAttributes(AttributeTemplate):
-    @bound_function("ckernel.memblock.incref")
+    @bound_function("ckernels.memblock.incref")
     def resolve_incref(self, ty, args, kws):
         if not args and not kws:
             return signature(types.none)
 
-    @bound_function("ckernel.memblock.decref")
+    @bound_function("ckernels.memblock.decref")
     def resolve_decref(self, ty, args, kws):
         if not args and not kws:
             return signature(types.none)
@@ -267,12 +267,12 @@ class _MemBlockRefAttributes(_MemBlockAttributes):
 
 
 for _cls in _MEMBLOCK_TYPES:
-    @lower_builtin("ckernel.memblock.incref", _cls)
+    @lower_builtin("ckernels.memblock.incref", _cls)
     def _lower_incref(context, builder, sig, args):
         emit_incref(builder, _get_ptr(context, builder, sig.recvr or sig.args[0], args[0]))
         return context.get_dummy_value()
 
-    @lower_builtin("ckernel.memblock.decref", _cls)
+    @lower_builtin("ckernels.memblock.decref", _cls)
     def _lower_decref(context, builder, sig, args):
         emit_decref(builder, _get_ptr(context, builder, sig.recvr or sig.args[0], args[0]))
         return context.get_dummy_value()
@@ -343,7 +343,7 @@ def raise_status(status, what):
     The message is the C library's (``ck_last_error()``, copied when the
     exception reaches Python); ``what`` (an ASCII literal naming the failed
     operation) is the message when the library recorded none.  The class is
-    the one :func:`ckernel.errors.error_class` maps the status to (a subclass
+    the one :func:`ckernels.errors.error_class` maps the status to (a subclass
     of MemoryError for CK_ERR_NO_MEMORY, of ValueError for invalid arguments,
     of RuntimeError for invalid states, ...); ``exc.status`` is the code.
     """
@@ -484,31 +484,31 @@ def borrow(typingctx, mb):
 # ------------------------------------------------ public jitted API -------
 def pod_memblock_new(initial_capacity=0):
     """A new pod arena (``ck_pod_memblock_new``) as an owned MemBlockRef (njit only)."""
-    raise JitOnlyError("ckernel.nb.pod_memblock_new is callable from jitted code; "
-                              "use ckernel.MemBlock.pod() from Python")
+    raise JitOnlyError("ckernels.nb.pod_memblock_new is callable from jitted code; "
+                              "use ckernels.MemBlock.pod() from Python")
 
 
 def zeroinit_memblock_new(initial_capacity=0):
     """A new zero-filled arena (``ck_zeroinit_memblock_new``), owned MemBlockRef (njit only)."""
-    raise JitOnlyError("ckernel.nb.zeroinit_memblock_new is callable from jitted code; "
-                              "use ckernel.MemBlock.zeroinit() from Python")
+    raise JitOnlyError("ckernels.nb.zeroinit_memblock_new is callable from jitted code; "
+                              "use ckernels.MemBlock.zeroinit() from Python")
 
 
 def fixed_size_pod_memblock_new(size, align=16):
     """``(ref, data_address)``: a new fixed-size block with zeroed data (njit only)."""
-    raise JitOnlyError("ckernel.nb.fixed_size_pod_memblock_new is callable from "
-                              "jitted code; use ckernel.MemBlock.fixed_size_pod() from Python")
+    raise JitOnlyError("ckernels.nb.fixed_size_pod_memblock_new is callable from "
+                              "jitted code; use ckernels.MemBlock.fixed_size_pod() from Python")
 
 
 def fixed_size_pod_data(mb):
     """``(data_address, size)`` of a fixed-size block (njit only)."""
-    raise JitOnlyError("ckernel.nb.fixed_size_pod_data is callable from jitted code; "
+    raise JitOnlyError("ckernels.nb.fixed_size_pod_data is callable from jitted code; "
                               "use MemBlock.data from Python")
 
 
 def new_reference(mb):
     """An owned MemBlockRef for ``mb`` (increments the C count) (njit only)."""
-    raise JitOnlyError("ckernel.nb.new_reference is callable from jitted code; "
+    raise JitOnlyError("ckernels.nb.new_reference is callable from jitted code; "
                               "use MemBlock.new_reference() from Python")
 
 

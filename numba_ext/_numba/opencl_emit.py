@@ -19,7 +19,7 @@ emitter walks that IR:
   right suffix, hex-exact when needed), ``range`` loops (small structs),
   ``math.*`` -> OpenCL built-ins, ``abs``/``min``/``max``/``int``/``float``/
   ``bool``, integer ``//``, ``%`` and ``**`` and float ``//``/``%`` with
-  Python semantics through helper functions; calls to other ``@ckernel.jit``
+  Python semantics through helper functions; calls to other ``@ckernels.jit``
   (or ``numba.njit``) functions become device functions emitted before their
   caller;
 * errors raised by the code (division by zero, ``raise SomeError("msg")``
@@ -28,7 +28,7 @@ emitter walks that IR:
   error buffer which the host reads back and turns into the exception
   (``Program.errors``: code -> (exception class, args)).
 
-Anything else is a :class:`ckernel.errors.NotSupportedError` that names the
+Anything else is a :class:`ckernels.errors.NotSupportedError` that names the
 construct and the source line.
 """
 

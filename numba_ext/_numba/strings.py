@@ -41,7 +41,7 @@ Writing strings (UTF-8 into an arena, through the pod allocator API):
   resized, so use one builder at a time per arena and make no other
   allocation from that arena between its first append and its finish.
   Breaking the rule is detected by the C library (``ck_pod_resize`` returns
-  CK_ERR_INVALID_STATE) and raised as ``ckernel.errors.InvalidStateError``
+  CK_ERR_INVALID_STATE) and raised as ``ckernels.errors.InvalidStateError``
   with the C message.  Appending after ``finish`` raises RuntimeError.
 """
 
@@ -225,7 +225,7 @@ for _op, _test in [(operator.eq, register_jitable(lambda c: c == 0)),
 def store_str(mb, dst_address, s):
     """Write Numba str ``s`` (UTF-8) into arena ``mb`` and set the ``ck_string``
     at ``dst_address`` to it (njit only).  One exact-size allocation."""
-    raise JitOnlyError("ckernel.nb.store_str is callable from jitted code")
+    raise JitOnlyError("ckernels.nb.store_str is callable from jitted code")
 
 
 @overload(store_str)
@@ -266,7 +266,7 @@ string_builder_type = StringBuilderType([
 
 def string_builder(mb, initial_capacity=16):
     """A string builder writing UTF-8 into arena ``mb`` (njit only)."""
-    raise JitOnlyError("ckernel.nb.string_builder is callable from jitted code")
+    raise JitOnlyError("ckernels.nb.string_builder is callable from jitted code")
 
 
 @overload(string_builder)

@@ -1,7 +1,7 @@
 """The ``CkString`` Numba type: a view of UTF-8 bytes ``[begin, end)``.
 
 Defined apart from :mod:`.strings` so that the error path
-(:func:`ckernel._numba.memblock.raise_status`) can use it: a CkString boxes to
+(:func:`ckernels._numba.memblock.raise_status`) can use it: a CkString boxes to
 a Python ``str`` with ``PyUnicode_DecodeUTF8`` and needs no NRT allocation.
 A view owns nothing; see :mod:`.strings` for its operations.
 """
@@ -17,7 +17,7 @@ class CkStringType(types.Type):
     """A view of a ``ck_string`` value: UTF-8 bytes ``[begin, end)``."""
 
     def __init__(self):
-        super().__init__(name="ckernel.CkString")
+        super().__init__(name="ckernels.CkString")
 
 
 ck_string_type = CkStringType()

@@ -79,9 +79,9 @@ def library_path() -> str:
     pkg_dir = os.path.dirname(os.path.abspath(_ffi.__file__))
     candidates = sorted(glob.glob(os.path.join(pkg_dir, "libckernel.so*")) +
                         glob.glob(os.path.join(pkg_dir, "libckernel.dylib")) +
-                        glob.glob(os.path.join(pkg_dir, "ckernel.dll")))
+                        glob.glob(os.path.join(pkg_dir, "ckernels.dll")))
     if not candidates:
-        raise ImportError(f"ckernel._numba: no libckernel shared library next to "
+        raise ImportError(f"ckernels._numba: no libckernel shared library next to "
                           f"{_ffi.__file__}; reinstall the package")
     # prefer the unversioned name (the one _ffi links against via its rpath)
     candidates.sort(key=len)
@@ -101,10 +101,10 @@ def load_symbols() -> str:
     try:
         llvm.load_library_permanently(path)
     except RuntimeError as exc:  # llvmlite reports dlopen failures this way
-        raise ImportError(f"ckernel._numba: cannot load {path}: {exc}") from exc
+        raise ImportError(f"ckernels._numba: cannot load {path}: {exc}") from exc
     missing = [name for name in SIGNATURES if not llvm.address_of_symbol(name)]
     if missing:
-        raise ImportError(f"ckernel._numba: {path} lacks {', '.join(missing)}")
+        raise ImportError(f"ckernels._numba: {path} lacks {', '.join(missing)}")
     # Same library instance as the cffi module?  (Otherwise the live count and
     # the thread-local error would be two copies.)  cffi's API mode hides the
     # real function addresses, so compare behaviour: a block made through
@@ -118,7 +118,7 @@ def load_symbols() -> str:
     after = llvm_live()
     lib.ck_memblock_decref(out[0])
     if after != before + 1:
-        raise ImportError(f"ckernel._numba: LLVM resolved the ck_* symbols to a different "
+        raise ImportError(f"ckernels._numba: LLVM resolved the ck_* symbols to a different "
                           f"copy of libckernel than the cffi module uses ({path})")
     _loaded_path = path
     return path
@@ -149,7 +149,7 @@ def layout_mismatches(assumed: dict | None = None) -> list[str]:
     return problems
 
 
-def check_layout(assumed: dict | None = None, who: str = "ckernel._numba") -> None:
+def check_layout(assumed: dict | None = None, who: str = "ckernels._numba") -> None:
     """Raise ImportError if the library's layout differs from the lowering's."""
     problems = layout_mismatches(assumed)
     if problems:

@@ -6,16 +6,16 @@ import gc
 
 import pytest
 
-import ckernel
+import ckernels
 
 
 @pytest.fixture(autouse=True)
 def _memblock_balance(request):
     gc.collect()
-    before = ckernel.live_count()
+    before = ckernels.live_count()
     yield
     gc.collect()
-    after = ckernel.live_count()
+    after = ckernels.live_count()
     if "allow_memblock_leak" not in request.keywords:
         assert after == before, f"memblocks leaked: {after - before}"
 
@@ -26,8 +26,8 @@ def new_opencl_context():
     reason) when no OpenCL platform is available."""
     def make():
         try:
-            return ckernel.Context("opencl")
-        except ckernel.errors.BackendError as exc:
+            return ckernels.Context("opencl")
+        except ckernels.errors.BackendError as exc:
             pytest.skip(f"no OpenCL platform: {exc}")
     return make
 

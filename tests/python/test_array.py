@@ -6,8 +6,8 @@ import gc
 import numpy as np
 import pytest
 
-import ckernel
-from ckernel import errors, types as T
+import ckernels
+from ckernels import errors, types as T
 
 BUILTIN_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                   np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64,
@@ -33,53 +33,53 @@ BUILTIN_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.
      "strided * {x: int64, tags: var * string}"),
 ])
 def test_inference_and_round_trip(obj, type_str):
-    a = ckernel.array(obj)
+    a = ckernels.array(obj)
     assert str(a.type) == type_str
     assert a.to_list() == obj
 
 
 def test_inference_errors():
     with pytest.raises(errors.CKTypeError, match="mix"):
-        ckernel.array([1, "a"])
+        ckernels.array([1, "a"])
     with pytest.raises(errors.CKValueError, match="nesting"):
-        ckernel.array([1, [2]])
+        ckernels.array([1, [2]])
     with pytest.raises(errors.CKOverflowError):
-        ckernel.array([2**64])
+        ckernels.array([2**64])
     with pytest.raises(errors.CKTypeError):
-        ckernel.array([object()])
+        ckernels.array([object()])
 
 
 def test_explicit_types_and_checked_assignment():
-    a = ckernel.array([1, 2, 3], type="3 * int8")
+    a = ckernels.array([1, 2, 3], type="3 * int8")
     assert a.to_list() == [1, 2, 3] and str(a.type) == "3 * int8"
-    assert ckernel.array([1.0, 2.0], type="strided * int32").to_list() == [1, 2]
+    assert ckernels.array([1.0, 2.0], type="strided * int32").to_list() == [1, 2]
     with pytest.raises(errors.CKOverflowError, match="300"):
-        ckernel.array([1, 300], type="strided * uint8")
+        ckernels.array([1, 300], type="strided * uint8")
     with pytest.raises(errors.CKValueError, match="fractional"):
-        ckernel.array([1.5], type="strided * int32")
+        ckernels.array([1.5], type="strided * int32")
     with pytest.raises(errors.CKValueError, match="expected 3"):
-        ckernel.array([1, 2], type="3 * int32")
+        ckernels.array([1, 2], type="3 * int32")
     with pytest.raises(errors.CKTypeError):
-        ckernel.array([1, 2], type="strided * string")
+        ckernels.array([1, 2], type="strided * string")
     with pytest.raises(errors.CKOverflowError):
-        ckernel.array([1e300], type="strided * float32")
+        ckernels.array([1e300], type="strided * float32")
     with pytest.raises(errors.NotSupportedError):
-        ckernel.array(1, type="pointer[int32]")
+        ckernels.array(1, type="pointer[int32]")
 
 
 def test_debug_repr_like_the_seed():
-    a = ckernel.array([1, 2, 3, 4], type="strided * int32")
-    text = ckernel.debug_repr(a)
+    a = ckernels.array([1, 2, 3, 4], type="strided * int32")
+    text = ckernels.debug_repr(a)
     for fragment in ("address:", "refcount: 1", "type: strided * int32", "stride: 4",
                      "size: 4", "(embedded in array memory)", "read", "write"):
         assert fragment in text, fragment
     assert "strided * int32" in a._repr_html_()
-    assert repr(a) == "ckernel.array([1, 2, 3, 4], type='strided * int32')"
+    assert repr(a) == "ckernels.array([1, 2, 3, 4], type='strided * int32')"
 
 
 def test_indexing_and_slicing_views():
     data = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]
-    a = ckernel.array(data, type="strided * 4 * int32")
+    a = ckernels.array(data, type="strided * 4 * int32")
     ref = np.array(data)
     assert a[1, 2] == 7 and a[-1, -1] == 12
     assert a[1].to_list() == [5, 6, 7, 8]
@@ -99,7 +99,7 @@ def test_indexing_and_slicing_views():
 
 
 def test_views_share_and_outlive():
-    a = ckernel.array([1, 2, 3, 4], type="strided * int32")
+    a = ckernels.array([1, 2, 3, 4], type="strided * int32")
     v = a[::2]
     a[0] = 100
     assert v[0] == 100
@@ -109,7 +109,7 @@ def test_views_share_and_outlive():
 
 
 def test_readonly_views_refuse_writes():
-    a = ckernel.array([1, 2, 3])
+    a = ckernels.array([1, 2, 3])
     a.set_readonly()
     assert a.flags == ("read",)
     with pytest.raises(errors.InvalidStateError, match="read-only"):
@@ -117,12 +117,12 @@ def test_readonly_views_refuse_writes():
     n = np.arange(3)
     n.flags.writeable = False
     with pytest.raises(errors.InvalidStateError):
-        ckernel.asarray(n)[0] = 1
+        ckernels.asarray(n)[0] = 1
 
 
 def test_strings_utf8_and_nul():
     words = ["", "ascii", "héllo", "日本語", "emoji 🎉", "nul\x00inside", "x" * 10000]
-    a = ckernel.array(words)
+    a = ckernels.array(words)
     assert a.to_list() == words
     assert [a[i] for i in range(len(words))] == words
     a[1] = "changed ✓"
@@ -130,14 +130,14 @@ def test_strings_utf8_and_nul():
     with pytest.raises(errors.CKValueError, match="UTF-8"):
         a[0] = b"\xff\xfe"
     with pytest.raises(errors.CKTypeError):
-        ckernel.asarray(np.array(words))
-    assert ckernel.array(np.array(["a", "bé"])).to_list() == ["a", "bé"]
+        ckernels.asarray(np.array(words))
+    assert ckernels.array(np.array(["a", "bé"])).to_list() == ["a", "bé"]
     assert list(a.to_numpy()[2:4]) == words[2:4]
 
 
 def test_var_dims_with_empty_rows():
     rows = [[], [1.5], [2.0, 3.0], [], [4.0] * 100]
-    a = ckernel.array(rows)
+    a = ckernels.array(rows)
     assert str(a.type) == "strided * var * float64"
     assert a.to_list() == rows
     assert a[4].to_list() == [4.0] * 100 and a[0].to_list() == []
@@ -149,7 +149,7 @@ def test_var_dims_with_empty_rows():
 
 def test_structs():
     rows = [{"x": 1.5, "name": "a"}, {"x": -2.0, "name": "βγ"}]
-    a = ckernel.array(rows)
+    a = ckernels.array(rows)
     assert a[1].to_list() == rows[1]
     a[0] = {"x": 9.0, "name": "z"}
     assert a.to_list()[0] == {"x": 9.0, "name": "z"}
@@ -161,12 +161,12 @@ def test_structs():
 def test_numpy_round_trip_every_dtype(dtype):
     rng = np.random.default_rng(0)
     n = (rng.standard_normal((3, 5)) * 50).astype(dtype)
-    a = ckernel.asarray(n)
+    a = ckernels.asarray(n)
     assert str(a.type) == f"strided * strided * {T.from_numpy_dtype(n.dtype)}"
     back = np.asarray(a)
     assert back.dtype == n.dtype and np.shares_memory(back, n)
     np.testing.assert_array_equal(back, n)
-    c = ckernel.array(n)  # a copy
+    c = ckernels.array(n)  # a copy
     assert not np.shares_memory(np.asarray(c), n)
     np.testing.assert_array_equal(np.asarray(c), n)
     assert c.to_list() == n.tolist()
@@ -175,36 +175,36 @@ def test_numpy_round_trip_every_dtype(dtype):
 def test_numpy_non_contiguous_and_negative_strides():
     base = np.arange(60, dtype=np.float64).reshape(6, 10)
     for view in (base[::2, ::-3], base[::-1], base.T, base[1:5, 2]):
-        a = ckernel.asarray(view)
+        a = ckernels.asarray(view)
         assert a.strides == view.strides and a.shape == view.shape
         back = np.asarray(a)
         assert np.shares_memory(back, base)
         np.testing.assert_array_equal(back, view)
         assert a.to_list() == view.tolist()
-    a = ckernel.asarray(base)
+    a = ckernels.asarray(base)
     a[2, 3] = -1.0
     assert base[2, 3] == -1.0
 
 
 def test_asarray_keeps_numpy_alive():
     n = np.arange(5.0)
-    a = ckernel.asarray(n)
-    live = ckernel.live_count()
+    a = ckernels.asarray(n)
+    live = ckernels.live_count()
     del n
     gc.collect()
     assert a.to_list() == [0.0, 1.0, 2.0, 3.0, 4.0]
     del a
     gc.collect()
-    assert ckernel.live_count() == live - 2  # the array and its external block
+    assert ckernels.live_count() == live - 2  # the array and its external block
 
 
 def test_dlpack_both_ways():
-    a = ckernel.array([[1, 2], [3, 4]], type="strided * strided * int32")
+    a = ckernels.array([[1, 2], [3, 4]], type="strided * strided * int32")
     t = np.from_dlpack(a)
     assert t.tolist() == [[1, 2], [3, 4]] and np.shares_memory(t, np.asarray(a))
     assert a.__dlpack_device__() == (1, 0)
     n = np.arange(6, dtype=np.int16)
-    b = ckernel.from_dlpack(n)
+    b = ckernels.from_dlpack(n)
     assert np.shares_memory(np.asarray(b), n) and b.to_list() == list(range(6))
 
 
@@ -212,17 +212,17 @@ def test_struct_numpy_view():
     dt = np.dtype([("x", np.float64), ("k", np.int32)], align=True)
     n = np.zeros(3, dtype=dt)
     n["x"] = [1, 2, 3]
-    a = ckernel.asarray(n)
+    a = ckernels.asarray(n)
     assert str(a.type) == "strided * {x: float64, k: int32}"
     assert a[2].to_list() == {"x": 3.0, "k": 0}
     assert np.shares_memory(np.asarray(a), n)
 
 
 def test_empty_and_zero_size():
-    e = ckernel.empty("strided * 3 * float32", (0,))
+    e = ckernels.empty("strided * 3 * float32", (0,))
     assert e.shape == (0, 3) and e.to_list() == []
-    z = ckernel.empty("strided * int16", (4,))
+    z = ckernels.empty("strided * int16", (4,))
     assert z.to_list() == [0, 0, 0, 0]
-    s = ckernel.empty("strided * string", (2,))
+    s = ckernels.empty("strided * string", (2,))
     assert s.to_list() == ["", ""]
-    assert np.asarray(ckernel.array(np.zeros((0, 4)))).shape == (0, 4)
+    assert np.asarray(ckernels.array(np.zeros((0, 4)))).shape == (0, 4)

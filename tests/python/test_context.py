@@ -4,13 +4,13 @@ when a platform exists (skipped with the library's reason otherwise)."""
 import numpy as np
 import pytest
 
-import ckernel
-from ckernel import errors
+import ckernels
+from ckernels import errors
 
 
 @pytest.fixture(params=["cpu", "opencl"])
 def ctx(request, new_opencl_context):
-    return ckernel.Context("cpu") if request.param == "cpu" else new_opencl_context()
+    return ckernels.Context("cpu") if request.param == "cpu" else new_opencl_context()
 
 
 def test_buffer_allocate_free_merge_grow(ctx):
@@ -37,7 +37,7 @@ def test_copy_between_buffers_and_contexts(ctx):
     a.write(0, b"hello world!")
     b.copy_from(4, a, 0, 12)
     assert bytes(b.read(4, 12)) == b"hello world!"
-    other = ckernel.Context("cpu").new_buffer(64)
+    other = ckernels.Context("cpu").new_buffer(64)
     with pytest.raises(errors.InvalidArgumentError, match="different contexts"):
         other.copy_from(0, a, 0, 8)
     with pytest.raises(errors.CKIndexError):
@@ -46,10 +46,10 @@ def test_copy_between_buffers_and_contexts(ctx):
 
 def test_context_errors_and_repr():
     with pytest.raises(errors.CKernelError, match="kind"):
-        ckernel.Context("tpu")
+        ckernels.Context("tpu")
     with pytest.raises(errors.NotSupportedError):
-        ckernel.Context("cuda")
-    c = ckernel.Context("cpu")
+        ckernels.Context("cuda")
+    c = ckernels.Context("cpu")
     assert c.kind == "cpu" and "cpu" in repr(c)
 
 

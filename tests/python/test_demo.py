@@ -1,4 +1,4 @@
-"""`make demo` runs `python -m ckernel.demo`: it must run cleanly and free
+"""`make demo` runs `python -m ckernels.demo`: it must run cleanly and free
 every memory block it made."""
 
 import subprocess
@@ -6,7 +6,7 @@ import sys
 
 
 def test_demo_runs_and_frees_everything():
-    out = subprocess.run([sys.executable, "-m", "ckernel.demo"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "ckernels.demo"], capture_output=True,
                          text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert "live memblocks: 0 (every block freed)" in out.stdout

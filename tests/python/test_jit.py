@@ -1,4 +1,4 @@
-"""@ckernel.jit: signatures, calling, errors, strings, instantiate, registry,
+"""@ckernels.jit: signatures, calling, errors, strings, instantiate, registry,
 calls between jitted functions, pickling, cache=True and a C caller.
 
 Besides the live-memblock check of conftest, every test here checks that
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from numba.core.runtime import nrt as _nrt_mod
 
-import ckernel
-from ckernel import errors
-from ckernel._native import ffi, lib
+import ckernels
+from ckernels import errors
+from ckernels._native import ffi, lib
 
 _nrt_mod._nrt.memsys_enable_stats()
 
@@ -37,17 +37,17 @@ def _nrt_balance(request):
 
 
 # ---------------------------------------------------------------- kernels --
-@ckernel.jit("float64(float64, float64)")
+@ckernels.jit("float64(float64, float64)")
 def axpy(x, y):
     return 2.0 * x + y
 
 
-@ckernel.jit(["int64(int64, int64)", "float64(float64, float64)"])
+@ckernels.jit(["int64(int64, int64)", "float64(float64, float64)"])
 def floordiv(a, b):
     return a // b
 
 
-@ckernel.jit("float64(float64)")
+@ckernels.jit("float64(float64)")
 def checked(x):
     if x > 100.0:
         raise ValueError("x is too large")
@@ -58,45 +58,45 @@ class MyError(Exception):
     pass
 
 
-@ckernel.jit("float64(float64)")
+@ckernels.jit("float64(float64)")
 def custom(x):
     if x < 0:
         raise MyError("negative input")
     return x
 
 
-@ckernel.jit("float64(int64)")
+@ckernels.jit("float64(int64)")
 def pick(i):
     t = (10.0, 20.0, 30.0)
     return t[i]
 
 
-@ckernel.jit("string(string)")
+@ckernels.jit("string(string)")
 def shout(s):
     return s.upper() + "!"
 
 
-@ckernel.jit("string(int64)")
+@ckernels.jit("string(int64)")
 def stars(n):
     return "*" * n
 
 
-@ckernel.jit("int64(string)")
+@ckernels.jit("int64(string)")
 def nchars(s):
     return len(s)
 
 
-@ckernel.jit("string(string, string)")
+@ckernels.jit("string(string, string)")
 def join2(a, b):
     return a + "|" + b
 
 
-@ckernel.jit("bool(float32)")
+@ckernels.jit("bool(float32)")
 def is_big(x):
     return x > 1.5
 
 
-@ckernel.jit
+@ckernels.jit
 def anytype(x):
     return x * 2
 
@@ -104,7 +104,7 @@ def anytype(x):
 anytype(1)  # compile int64 at import (compiled signatures keep their code block)
 
 
-@ckernel.jit("float64(float64)")
+@ckernels.jit("float64(float64)")
 def calls_other(x):
     return checked(x) * axpy(x, 1.0)
 
@@ -114,7 +114,7 @@ def njit_caller(x):
     return axpy(x, 1.0) + checked(x)
 
 
-@ckernel.jit("float64(float64)")
+@ckernels.jit("float64(float64)")
 def ident(x):
     return x
 
@@ -125,23 +125,23 @@ def ident(x):
                                  "float64(bytes)", "float64(float64,)", 42])
 def test_bad_signature_is_type_error(sig):
     with pytest.raises(TypeError):
-        ckernel.jit(sig)(lambda x: x)
+        ckernels.jit(sig)(lambda x: x)
 
 
 def test_uncompilable_function_is_type_error():
     with pytest.raises(TypeError, match="cannot compile"):
-        @ckernel.jit("float64(string)")
+        @ckernels.jit("float64(string)")
         def f(s):
             return s + 1.0
 
 
 def test_signature_list_and_types():
     assert floordiv.signatures == ["int64(int64, int64)", "float64(float64, float64)"]
-    assert "ckernel.jit floordiv" in repr(floordiv)
+    assert "ckernels.jit floordiv" in repr(floordiv)
 
 
 def test_numba_signature_objects():
-    f = ckernel.jit(numba.float64(numba.float64))(lambda x: x + 0.5)
+    f = ckernels.jit(numba.float64(numba.float64))(lambda x: x + 0.5)
     assert f.signatures == ["float64(float64)"]
     assert f(1.0) == 1.5
 
@@ -157,9 +157,9 @@ def test_scalars_give_scalars():
 
 def test_lists_arrays_numpy():
     assert axpy([1.0, 2.0], 10.0).to_list() == [12.0, 14.0]
-    a = ckernel.array([[1.0, 2.0], [3.0, 4.0]])
+    a = ckernels.array([[1.0, 2.0], [3.0, 4.0]])
     r = axpy(a, [100.0, 200.0])       # broadcasting
-    assert isinstance(r, ckernel.Array)
+    assert isinstance(r, ckernels.Array)
     assert r.to_list() == [[102.0, 204.0], [106.0, 208.0]]
     x = np.arange(6.0).reshape(2, 3)
     r = axpy(x, np.arange(3.0))
@@ -177,7 +177,7 @@ def test_out_argument():
     out = np.empty_like(x)
     assert axpy(x, 1.0, out=out) is out
     np.testing.assert_allclose(out, 2 * x + 1)
-    cout = ckernel.empty("strided * float64", [101])
+    cout = ckernels.empty("strided * float64", [101])
     assert axpy(x, x, out=cout) is cout
     np.testing.assert_allclose(np.asarray(cout), 3 * x)
     out32 = np.zeros(101, np.float32)     # other dtype: converted
@@ -220,7 +220,7 @@ def test_bool_and_float32():
 
 
 def test_no_signature_compiles_per_type():
-    f = ckernel.jit(lambda x: x * 2)
+    f = ckernels.jit(lambda x: x * 2)
     assert f.signatures == []
     assert f(3) == 6
     assert f(1.5) == 3.0
@@ -228,21 +228,21 @@ def test_no_signature_compiles_per_type():
     assert f("ab") == "abab"
     assert f.signatures == ["int64(int64)", "float64(float64)", "int64(int32)",
                             "string(string)"]
-    g = ckernel.jit(lambda: (1, 2))
+    g = ckernels.jit(lambda: (1, 2))
     with pytest.raises(TypeError, match="not a ckernel element type"):
         g()
 
 
 def test_threads_give_same_results():
     x = np.random.default_rng(1).standard_normal(300_000)
-    old = ckernel.get_num_threads()
+    old = ckernels.get_num_threads()
     try:
-        ckernel.set_num_threads(1)
+        ckernels.set_num_threads(1)
         r1 = axpy(x, x[::-1].copy())
-        ckernel.set_num_threads(2)
+        ckernels.set_num_threads(2)
         r2 = axpy(x, x[::-1].copy())
     finally:
-        ckernel.set_num_threads(old)
+        ckernels.set_num_threads(old)
     np.testing.assert_array_equal(r1, r2)
     np.testing.assert_array_equal(r1, 2 * x + x[::-1])
 
@@ -277,7 +277,7 @@ def test_explicit_raise():
 
 
 def test_dynamic_exception_message():
-    @ckernel.jit("float64(float64)")
+    @ckernels.jit("float64(float64)")
     def dyn(x):
         raise ValueError("bad value", x)
     with pytest.raises(ValueError, match=r"\('bad value', 2.5\)"):
@@ -313,14 +313,14 @@ def test_strided_stops_at_failing_element():
 def test_parallel_error_propagates():
     x = np.ones(400_000)
     x[333_333] = 1e9
-    old = ckernel.get_num_threads()
+    old = ckernels.get_num_threads()
     try:
-        ckernel.set_num_threads(2)
+        ckernels.set_num_threads(2)
         for _ in range(3):
             with pytest.raises(errors.CKValueError, match="x is too large"):
                 checked(x)
     finally:
-        ckernel.set_num_threads(old)
+        ckernels.set_num_threads(old)
 
 
 def test_error_from_other_thread():
@@ -364,13 +364,13 @@ def test_string_results_large_serial():
 
 
 def test_string_out_argument():
-    out = ckernel.array(["", "", ""])
+    out = ckernels.array(["", "", ""])
     assert shout(["a", "bé", ""], out=out) is out
     assert out.to_list() == ["A!", "BÉ!", "!"]
 
 
 def test_string_error_message():
-    @ckernel.jit("string(string)")
+    @ckernels.jit("string(string)")
     def first(s):
         return s[0]
     assert first(["ab", "c"]).to_list() == ["a", "c"]
@@ -383,7 +383,7 @@ def test_instantiate_single_and_strided():
     code = axpy.compiled[("float64", "float64")].code
     refs = lib.ck_memblock_refcount(code.ptr)
     ks = axpy.instantiate("float64", ["float64", "float64"], "single")
-    kt = axpy.instantiate(ckernel.types.float64, (ckernel.types.float64,) * 2, "strided")
+    kt = axpy.instantiate(ckernels.types.float64, (ckernels.types.float64,) * 2, "strided")
     assert ks.single and ks.strided is None and ks.address
     assert kt.strided and kt.single is None
     assert ks.single != kt.strided
@@ -416,18 +416,18 @@ def test_instantiate_string_kernel_owns_arena():
 
 
 def test_kernel_keeps_code_alive():
-    before = ckernel.live_count()
+    before = ckernels.live_count()
 
     def make():
-        f = ckernel.jit("float64(float64)")(lambda x: x * 3.0)
+        f = ckernels.jit("float64(float64)")(lambda x: x * 3.0)
         return f.instantiate("float64", "float64", "strided")
     k = make()
     gc.collect()
-    assert ckernel.live_count() == before + 1   # only the kernel's code reference
+    assert ckernels.live_count() == before + 1   # only the kernel's code reference
     np.testing.assert_array_equal(k(np.empty(3), np.arange(3.0)), [0.0, 3.0, 6.0])
     del k
     gc.collect()
-    assert ckernel.live_count() == before
+    assert ckernels.live_count() == before
 
 
 def test_dispatcher_is_exposed():
@@ -441,7 +441,7 @@ def test_call_from_jit_and_njit():
     np.testing.assert_array_equal(calls_other(x), (x + 1) * (2 * x + 1))
     assert njit_caller(2.0) == 5.0 + 3.0
     assert anytype(3) == 6    # (a new signature would keep a code block for good)
-    f = ckernel.jit(lambda x: anytype(x) + 1)
+    f = ckernels.jit(lambda x: anytype(x) + 1)
     assert f(np.int32(3)) == 7
     assert njit_caller.py_func(2.0) == 8.0
 
@@ -453,7 +453,7 @@ def test_call_from_jit_propagates_errors():
 
 # ---------------------------------------------------------------- registry --
 def test_register_and_dispatch():
-    f = ckernel.jit(["float64(float64, float64)", "int64(int64, int64)"])(
+    f = ckernels.jit(["float64(float64, float64)", "int64(int64, int64)"])(
         lambda a, b: a * 10 + b)
     f.register("jit_test_op")
     try:
@@ -461,10 +461,10 @@ def test_register_and_dispatch():
         assert lib.ck_op_find(b"jit_test_op", op) == 0
         assert lib.ck_op_arity(op[0]) == 2
         assert lib.ck_op_kernel_count(op[0]) == 2
-        if hasattr(ckernel, "ops"):
-            r = ckernel.ops.jit_test_op(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+        if hasattr(ckernels, "ops"):
+            r = ckernels.ops.jit_test_op(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
             np.testing.assert_array_equal(np.asarray(r), [13.0, 24.0])
-            assert ckernel.ops.jit_test_op(ckernel.array([1, 2]), 5).to_list() == [15, 25]
+            assert ckernels.ops.jit_test_op(ckernels.array([1, 2]), 5).to_list() == [15, 25]
         with pytest.raises(errors.NotSupportedError):
             shout.register("jit_test_strop")
     finally:
@@ -473,7 +473,7 @@ def test_register_and_dispatch():
 
 
 def test_register_at_decoration_and_later_signatures():
-    g = ckernel.jit(register="jit_test_op2")(lambda x: x + 1)
+    g = ckernels.jit(register="jit_test_op2")(lambda x: x + 1)
     try:
         g(1.5)
         g(np.int32(1))
@@ -491,9 +491,9 @@ def test_pickle_by_reference():
 
 def test_pickle_by_value_rebuilds():
     k = 4.0
-    f = ckernel.jit("float64(float64)")(lambda x: x * k)
+    f = ckernels.jit("float64(float64)")(lambda x: x * k)
     g = pickle.loads(pickle.dumps(f))
-    assert g is not f and isinstance(g, ckernel.JitKernel)
+    assert g is not f and isinstance(g, ckernels.JitKernel)
     assert g.signatures == f.signatures
     assert g([1.0, 2.0]).to_list() == [4.0, 8.0]
 
@@ -503,13 +503,13 @@ def test_cache_second_interpreter_loads(tmp_path):
     mod = tmp_path / "jitcachemod.py"
     mod.write_text(textwrap.dedent("""
         import math
-        import ckernel
+        import ckernels
 
-        @ckernel.jit(["float64(float64)", "string(string)"], cache=True)
+        @ckernels.jit(["float64(float64)", "string(string)"], cache=True)
         def f(x):
             return x + x
 
-        @ckernel.jit("float64(float64)", cache=True)
+        @ckernels.jit("float64(float64)", cache=True)
         def g(x):
             if x < 0:
                 raise ValueError("negative")
@@ -582,8 +582,8 @@ def test_c_program_calls_jitted_kernel(tmp_path):
     src = tmp_path / "caller.c"
     src.write_text(C_CALLER)
     so = tmp_path / "libcaller.so"
-    libdir = ckernel.get_library_dir()
-    subprocess.run([cc, "-std=c11", "-shared", "-fPIC", "-O1", f"-I{ckernel.get_include()}",
+    libdir = ckernels.get_library_dir()
+    subprocess.run([cc, "-std=c11", "-shared", "-fPIC", "-O1", f"-I{ckernels.get_include()}",
                     str(src), "-o", str(so), f"-L{libdir}", "-lckernel",
                     f"-Wl,-rpath,{libdir}"], check=True)
     caller = ctypes.CDLL(str(so))

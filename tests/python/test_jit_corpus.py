@@ -1,4 +1,4 @@
-"""Differential tests: a corpus of scalar functions compiled by ``@ckernel.jit``
+"""Differential tests: a corpus of scalar functions compiled by ``@ckernels.jit``
 and compared with plain Python (element by element) and ``numba.vectorize``
 (whole arrays) on random inputs plus edge values (0, -0.0, +-inf, nan,
 min/max int64).
@@ -18,7 +18,7 @@ import numba
 import numpy as np
 import pytest
 
-import ckernel
+import ckernels
 
 I64_MIN, I64_MAX = -2**63, 2**63 - 1
 rng = np.random.default_rng(20240601)
@@ -66,7 +66,7 @@ CORPUS = []
 
 def case(sig, *domains, rtol=0.0, vectorize=True):
     def deco(fn):
-        jk = ckernel.jit(sig)(fn)
+        jk = ckernels.jit(sig)(fn)
         CORPUS.append((fn.__name__, sig, fn, jk, domains, rtol, vectorize))
         return jk
     return deco

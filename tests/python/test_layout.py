@@ -2,9 +2,9 @@
 
 import pytest
 
-import ckernel
-from ckernel import _native
-from ckernel.lowlevel import ffi, lib
+import ckernels
+from ckernels import _native
+from ckernels.lowlevel import ffi, lib
 
 
 def test_layout_table_matches():
@@ -47,5 +47,5 @@ def test_mismatch_is_detected_and_refuses(monkeypatch):
 
 
 def test_versions():
-    assert ckernel.__version__ == "0.1.0"
-    assert ckernel.abi_version == lib.ck_abi_version() >= 1
+    assert ckernels.__version__ == "0.1.0"
+    assert ckernels.abi_version == lib.ck_abi_version() >= 1

@@ -6,9 +6,9 @@ import threading
 import numpy as np
 import pytest
 
-import ckernel
-from ckernel import errors
-from ckernel.lowlevel import MemBlock, PodAllocator, ffi, lib
+import ckernels
+from ckernels import errors
+from ckernels.lowlevel import MemBlock, PodAllocator, ffi, lib
 
 
 def test_refcount_and_close():
@@ -19,37 +19,37 @@ def test_refcount_and_close():
     other.close()
     other.close()  # idempotent: drops exactly one reference
     assert mb.refcount == 1
-    live = ckernel.live_count()
+    live = ckernels.live_count()
     mb.close()
-    assert ckernel.live_count() == live - 1
+    assert ckernels.live_count() == live - 1
     assert mb.closed
     with pytest.raises(errors.InvalidStateError, match="closed"):
         mb.refcount
 
 
 def test_context_manager_and_gc_release():
-    live = ckernel.live_count()
+    live = ckernels.live_count()
     with MemBlock.zeroinit() as mb:
-        assert ckernel.live_count() == live + 1
+        assert ckernels.live_count() == live + 1
         assert mb.kind == "zeroinit"
-    assert ckernel.live_count() == live
+    assert ckernels.live_count() == live
     MemBlock.pod()  # dropped at once: finaliser decrefs
     gc.collect()
-    assert ckernel.live_count() == live
+    assert ckernels.live_count() == live
 
 
 def test_every_kind_allocates_and_frees():
-    live = ckernel.live_count()
+    live = ckernels.live_count()
     blocks = [MemBlock.pod(), MemBlock.zeroinit(10), MemBlock.fixed_size_pod(24, 64),
               MemBlock.external(object())]
     assert [b.kind for b in blocks] == ["pod", "zeroinit", "fixed_size_pod", "external"]
-    assert ckernel.live_count() == live + 4
+    assert ckernels.live_count() == live + 4
     for b in blocks:
         assert b.refcount == 1
         assert b.kind in repr(b)
         assert "<table>" in b._repr_html_()
         b.close()
-    assert ckernel.live_count() == live
+    assert ckernels.live_count() == live
 
 
 def test_fixed_size_pod_data_view_keeps_block_alive():
@@ -185,10 +185,10 @@ def test_error_status_and_message_from_c():
     status = lib.ck_fixed_size_pod_memblock_new(8, 3, out, ffi.new("char **"))
     assert status == lib.CK_ERR_INVALID_ARGUMENT
     with pytest.raises(errors.InvalidArgumentError) as info:
-        ckernel.lowlevel.check(status)
+        ckernels.lowlevel.check(status)
     assert "ck_fixed_size_pod_memblock_new: alignment 3" in str(info.value)
     assert info.value.status == lib.CK_ERR_INVALID_ARGUMENT
-    assert isinstance(info.value, ckernel.CKernelError)
+    assert isinstance(info.value, ckernels.CKernelError)
 
 
 def test_debug_repr():
@@ -200,14 +200,14 @@ def test_debug_repr():
 
 
 def test_fault_injection_from_python():
-    live = ckernel.live_count()
-    ckernel.lowlevel.fail_alloc_after(1)
+    live = ckernels.live_count()
+    ckernels.lowlevel.fail_alloc_after(1)
     try:
         with pytest.raises(errors.OutOfMemoryError, match="out of memory"):
             MemBlock.pod()
     finally:
-        ckernel.lowlevel.fail_alloc_after(0)
-    assert ckernel.live_count() == live
+        ckernels.lowlevel.fail_alloc_after(0)
+    assert ckernels.live_count() == live
 
 
 def test_threads_share_blocks():

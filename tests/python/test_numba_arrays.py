@@ -1,4 +1,4 @@
-"""ckernel arrays in @numba.njit code (ckernel._numba.arraytype): typed views,
+"""ckernel arrays in @numba.njit code (ckernels._numba.arraytype): typed views,
 indexing, slicing, iteration, writes, strings and var dims, boxing, and the
 code generated for the element loop."""
 
@@ -13,9 +13,9 @@ from numba import njit  # noqa: E402
 from numba.core.errors import TypingError  # noqa: E402
 from numba.core.runtime import _nrt_python, rtsys  # noqa: E402
 
-import ckernel  # noqa: E402
-import ckernel.nb as nb  # noqa: E402
-from ckernel import errors  # noqa: E402
+import ckernels  # noqa: E402
+import ckernels.nb as nb  # noqa: E402
+from ckernels import errors  # noqa: E402
 
 _nrt_python.memsys_enable_stats()
 
@@ -172,12 +172,12 @@ def _sample(dtype, shape, seed=0):
 
 # ------------------------------------------------------------------- typing --
 def test_typeof_names_the_structure():
-    assert str(numba.typeof(ckernel.asarray(np.zeros(3)))) == "ckernel.Array(strided * float64)"
-    v = ckernel.array([[1], [2, 3]], type="strided * var * int32")
-    assert str(numba.typeof(v)) == "ckernel.Array(strided * var * int32)"
-    s = ckernel.array(["a"])
-    assert str(numba.typeof(s)) == "ckernel.Array(strided * string)"
-    f = ckernel.array([[True, False], [False, True]], type="2 * 2 * bool")
+    assert str(numba.typeof(ckernels.asarray(np.zeros(3)))) == "ckernels.Array(strided * float64)"
+    v = ckernels.array([[1], [2, 3]], type="strided * var * int32")
+    assert str(numba.typeof(v)) == "ckernels.Array(strided * var * int32)"
+    s = ckernels.array(["a"])
+    assert str(numba.typeof(s)) == "ckernels.Array(strided * string)"
+    f = ckernels.array([[True, False], [False, True]], type="2 * 2 * bool")
     t = numba.typeof(f)
     assert isinstance(t, nb.CkArrayType)
     assert t.dims == ("strided", "strided") and t.dtype == numba.types.boolean
@@ -187,12 +187,12 @@ def test_typeof_names_the_structure():
 
 def test_attributes_match_python():
     n = np.arange(24, dtype=np.int16).reshape(2, 3, 4)[:, ::-1, ::2]
-    for a in (ckernel.asarray(n), ckernel.array(n.tolist(), type="2 * 3 * 2 * int16"),
-              ckernel.asarray(np.zeros(0))):
+    for a in (ckernels.asarray(n), ckernels.array(n.tolist(), type="2 * 3 * 2 * int16"),
+              ckernels.asarray(np.zeros(0))):
         shape, strides, ndim, length, writable = info(a)
         assert shape == a.shape and strides == a.strides
         assert ndim == a.ndim and length == len(a) and writable is True
-    v = ckernel.array([[[1, 2, 3]], [], [[4, 5, 6], [7, 8, 9]]],
+    v = ckernels.array([[[1, 2, 3]], [], [[4, 5, 6], [7, 8, 9]]],
                       type="strided * var * 3 * int32")
     assert info(v) == (v.shape, v.strides, 3, 3, True)
     assert v.shape == (3, -1, 3)
@@ -202,7 +202,7 @@ def test_attributes_match_python():
 @pytest.mark.parametrize("dtype", _all_dtypes())
 def test_1d_read_every_dtype(dtype):
     x = _sample(dtype, 37)
-    a = ckernel.asarray(x)
+    a = ckernels.asarray(x)
     # Numba's CPU target has no float16 arrays: float16 elements read as float32
     out_dtype = np.float32 if x.dtype == np.float16 else x.dtype
     out = np.zeros(x.shape, out_dtype)
@@ -217,7 +217,7 @@ def test_1d_read_every_dtype(dtype):
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.int64, np.uint64])
 def test_integer_sums(dtype):
     x = _sample(dtype, 101, seed=3) // 4
-    a = ckernel.asarray(x)
+    a = ckernels.asarray(x)
     expect = sum(int(v) for v in x)
     got = isum_index(a)
     if x.dtype == np.uint64:  # 64-bit wrap-around (Numba's int64/uint64 promotion)
@@ -229,9 +229,9 @@ def test_integer_sums(dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_float_sums_1d_and_2d(dtype):
     x = _sample(dtype, (13, 7), seed=1)
-    a = ckernel.asarray(x)
+    a = ckernels.asarray(x)
     assert sum2(a) == pytest.approx(float(x.astype(np.float64).sum()), rel=1e-12)
-    row = ckernel.asarray(x[3])
+    row = ckernels.asarray(x[3])
     assert sum_index(row) == pytest.approx(float(x[3].astype(np.float64).sum()), rel=1e-12)
     assert sum_iter(row) == sum_index(row)
     out = np.zeros_like(x)
@@ -245,7 +245,7 @@ def test_float_sums_1d_and_2d(dtype):
 def test_arrays_made_by_ckernel_array_and_fixed_dims():
     data = [[1.5, 2.5, 3.5], [4.0, 5.0, 6.0]]
     for t in ("2 * 3 * float64", "strided * strided * float64", "strided * 3 * float64"):
-        a = ckernel.array(data, type=t)
+        a = ckernels.array(data, type=t)
         out = np.zeros((2, 3))
         copy2(a, out)
         np.testing.assert_array_equal(out, data)
@@ -260,7 +260,7 @@ def test_arrays_made_by_ckernel_array_and_fixed_dims():
 ])
 def test_negative_strides_1d(make):
     n = make(np.arange(20.0) * 1.5)
-    a = ckernel.asarray(n)
+    a = ckernels.asarray(n)
     assert a.strides[0] < 0
     out = np.zeros_like(n)
     copy1(a, out)
@@ -271,7 +271,7 @@ def test_negative_strides_1d(make):
 def test_negative_strides_2d_and_fortran_order():
     base = np.arange(60, dtype=np.int32).reshape(6, 10)
     for n in (base[::-1, ::-2], base[::-2, 3:], np.asfortranarray(base), base.T[::-1]):
-        a = ckernel.asarray(n)
+        a = ckernels.asarray(n)
         out = np.zeros(n.shape, n.dtype)
         copy2(a, out)
         np.testing.assert_array_equal(out, n)
@@ -282,7 +282,7 @@ def test_negative_strides_2d_and_fortran_order():
 
 
 def test_zero_dim_array():
-    z = ckernel.array(3.5)
+    z = ckernels.array(3.5)
     assert z.ndim == 0
 
     @njit
@@ -294,16 +294,16 @@ def test_zero_dim_array():
 
 # ---------------------------------------------------------------- indexing --
 def test_index_errors():
-    a = ckernel.asarray(np.arange(10.0))
+    a = ckernels.asarray(np.arange(10.0))
     for i in (10, -11, 2**40, -(2**40)):
         with pytest.raises(IndexError, match="out of range") as ei:
             getitem(a, i)
         assert isinstance(ei.value, errors.CKIndexError)
     assert getitem(a, -10) == 0.0 and getitem(a, 9) == 9.0
-    empty = ckernel.asarray(np.zeros(0))
+    empty = ckernels.asarray(np.zeros(0))
     with pytest.raises(IndexError):
         getitem(empty, 0)
-    b = ckernel.asarray(np.zeros((3, 4)))
+    b = ckernels.asarray(np.zeros((3, 4)))
     with pytest.raises(IndexError):
         getitem2(b, 0, 4)
     with pytest.raises(IndexError):
@@ -314,7 +314,7 @@ def test_index_errors():
 
 
 def test_unsigned_and_literal_indices():
-    a = ckernel.asarray(np.arange(5, dtype=np.int64))
+    a = ckernels.asarray(np.arange(5, dtype=np.int64))
 
     @njit
     def f(a, i):
@@ -329,7 +329,7 @@ def test_unsigned_and_literal_indices():
 
 
 def test_index_typing_errors():
-    a = ckernel.asarray(np.zeros((2, 2)))
+    a = ckernels.asarray(np.zeros((2, 2)))
     with pytest.raises(TypingError, match="too many indices"):
         njit(lambda a: a[0, 0, 0])(a)
     with pytest.raises(TypingError, match="integers or slices"):
@@ -341,10 +341,10 @@ def test_index_typing_errors():
 
     with pytest.raises(TypingError, match="sub-array"):
         njit(set_row)(a, 1.0)
-    z = ckernel.array(1.0)
+    z = ckernels.array(1.0)
     with pytest.raises(TypingError, match="0-d"):
         njit(lambda a: len(a))(z)
-    v = ckernel.array([[1], [2, 3]], type="strided * var * int32")
+    v = ckernels.array([[1], [2, 3]], type="strided * var * int32")
     with pytest.raises(TypingError, match="var dim"):
         njit(lambda a: a[:, 0])(v)
 
@@ -366,7 +366,7 @@ def slices1(a, out):
 def test_slices_1d():
     n = np.arange(10.0) + 0.5
     for src in (n, n[::-1]):
-        a = ckernel.asarray(src)
+        a = ckernels.asarray(src)
         out = np.full((6, 11), -1.0)
         slices1(a, out)
         views = [src[::-1], src[1:5], src[::2], src[8:2:-2], src[-3:], src[5:2]]
@@ -385,7 +385,7 @@ def slices2(a):
 
 def test_slices_2d():
     n = np.arange(20, dtype=np.int64).reshape(4, 5)
-    a = ckernel.asarray(n)
+    a = ckernels.asarray(n)
     c0, c1, lc, d00, dshape, dstrides, e1, x, s13 = slices2(a)
     assert (c0, c1, lc) == (n[0, 1], n[2, 1], 2)
     d = n[::-1, ::-1]
@@ -394,7 +394,7 @@ def test_slices_2d():
 
 
 def test_slice_step_zero_raises():
-    a = ckernel.asarray(np.zeros(4))
+    a = ckernels.asarray(np.zeros(4))
     with pytest.raises(ValueError):
         njit(lambda a, s: len(a[::s]))(a, 0)
 
@@ -404,7 +404,7 @@ def test_slice_step_zero_raises():
                                    np.float32, np.float64, np.complex128])
 def test_writes_visible_from_python(dtype):
     x = np.zeros(6, dtype)
-    a = ckernel.asarray(x)
+    a = ckernels.asarray(x)
     v = _sample(dtype, 6, seed=7)
     for i in range(6):
         setitem(a, i - 6 if i % 2 else i, v[i].item())
@@ -414,7 +414,7 @@ def test_writes_visible_from_python(dtype):
 
 def test_writes_2d_and_through_slices():
     n = np.zeros((3, 4), np.int32)
-    a = ckernel.asarray(n)
+    a = ckernels.asarray(n)
     setitem2(a, 1, -1, 7)
     setitem2(a, 2, 0, 3.0)  # Numba's cast rules
 
@@ -430,7 +430,7 @@ def test_writes_2d_and_through_slices():
     expect = np.zeros((3, 4), np.int32)
     expect[1, 3], expect[2, 0], expect[2, 1], expect[0, 1], expect[1, 0] = 7, 3, 5, 9, -1
     np.testing.assert_array_equal(n, expect)
-    b = ckernel.array([[0, 0], [0, 0]], type="2 * 2 * float64")
+    b = ckernels.array([[0, 0], [0, 0]], type="2 * 2 * float64")
     setitem2(b, 1, 0, 2.5)
     assert b.to_list() == [[0.0, 0.0], [2.5, 0.0]]
 
@@ -438,7 +438,7 @@ def test_writes_2d_and_through_slices():
 def test_read_only_arrays_refuse_writes():
     n = np.arange(4.0)
     n.flags.writeable = False
-    a = ckernel.asarray(n)
+    a = ckernels.asarray(n)
     assert info(a)[4] is False
     with pytest.raises(errors.InvalidStateError, match="read-only"):
         setitem(a, 0, 1.0)
@@ -455,7 +455,7 @@ def test_read_only_arrays_refuse_writes():
     def write_row(a):
         a[0][1] = 1.0
 
-    b = ckernel.array([[1.0, 2.0]]).set_readonly()
+    b = ckernels.array([[1.0, 2.0]]).set_readonly()
     with pytest.raises(errors.InvalidStateError):
         write_row(b)
     np.testing.assert_array_equal(n, np.arange(4.0))
@@ -478,7 +478,7 @@ def string_stats(a):
 
 
 def test_reading_strings():
-    a = ckernel.array(STRINGS)
+    a = ckernels.array(STRINGS)
     n, nbytes, s2, last, eq, lt, c = string_stats(a)
     assert n == sum(len(s) for s in STRINGS)
     assert nbytes == sum(len(s.encode()) for s in STRINGS)
@@ -494,7 +494,7 @@ def test_reading_strings():
 
 def test_strings_2d_and_slices():
     data = [["ab", "é"], ["日本", ""], ["x", "𝄞"]]
-    a = ckernel.array(data)
+    a = ckernels.array(data)
 
     @njit
     def f(a):
@@ -504,7 +504,7 @@ def test_strings_2d_and_slices():
 
 
 def test_writing_strings(nrt_balance):
-    a = ckernel.array(["x", "y", "z"])
+    a = ckernels.array(["x", "y", "z"])
     setitem(a, 1, "héllo wörld 𝄞")
     setitem(a, -1, "")
 
@@ -514,11 +514,11 @@ def test_writing_strings(nrt_balance):
             a[i] = str(i) + "é"
 
     assert a.to_list() == ["x", "héllo wörld 𝄞", ""]
-    b = ckernel.array([["", ""], ["", ""]])
+    b = ckernels.array([["", ""], ["", ""]])
     fill(b[0])
     setitem2(b, 1, 1, "日本")
     assert b.to_list() == [["0é", "1é"], ["", "日本"]]
-    ro = ckernel.array(["q"]).set_readonly()
+    ro = ckernels.array(["q"]).set_readonly()
     _raises_leaking_str_arg(nrt_balance, errors.InvalidStateError, setitem, ro, 0, "w")
     assert ro.to_list() == ["q"]
 
@@ -539,7 +539,7 @@ def ragged_stats(a, out_sums, out_lens):
 
 
 def test_var_dims_with_empty_rows():
-    a = ckernel.array(RAGGED, type="strided * var * int32")
+    a = ckernels.array(RAGGED, type="strided * var * int32")
     sums = np.zeros(len(RAGGED), np.int64)
     lens = np.zeros(len(RAGGED), np.int64)
     ragged_stats(a, sums, lens)
@@ -560,7 +560,7 @@ def test_var_dims_with_empty_rows():
 
 def test_var_dims_nested_and_iteration():
     data = [[[1.0, 2.0], []], [], [[3.0], [4.0, 5.0, 6.0]]]
-    a = ckernel.array(data, type="strided * var * var * float64")
+    a = ckernels.array(data, type="strided * var * var * float64")
 
     @njit
     def total(a):
@@ -574,12 +574,12 @@ def test_var_dims_nested_and_iteration():
         return s, count, a[2][1][-1], len(a[0][1]), a.shape
 
     assert total(a) == (21.0, 6, 6.0, 0, (3, -1, -1))
-    top = ckernel.array([7, 8, 9], type="var * int64")
+    top = ckernels.array([7, 8, 9], type="var * int64")
     assert isum_index(top) == 24 and getitem(top, -1) == 9
 
 
 def test_var_dim_rows_of_fixed_and_strings():
-    a = ckernel.array([[[1, 2, 3]], [], [[4, 5, 6], [7, 8, 9]]],
+    a = ckernels.array([[[1, 2, 3]], [], [[4, 5, 6], [7, 8, 9]]],
                       type="strided * var * 3 * int32")
 
     @njit
@@ -588,7 +588,7 @@ def test_var_dim_rows_of_fixed_and_strings():
         return r.shape, r[1, ::-1][0], r[-1][0], len(a[1]), r.ndim
 
     assert f(a) == ((2, 3), 9, 7, 0, 2)
-    s = ckernel.array([["a", "bé"], [], ["日本"]], type="strided * var * string")
+    s = ckernels.array([["a", "bé"], [], ["日本"]], type="strided * var * string")
 
     @njit
     def g(s):
@@ -609,7 +609,7 @@ def test_var_dim_rows_of_fixed_and_strings():
 
 # --------------------------------------------------- structs (not yet) --
 def test_struct_elements_are_a_clear_typing_error():
-    a = ckernel.array([{"x": 1, "y": 2.0}, {"x": 3, "y": 4.0}])
+    a = ckernels.array([{"x": 1, "y": 2.0}, {"x": 3, "y": 4.0}])
     assert info(a)[:4] == ((2,), a.strides, 1, 2)
     with pytest.raises(TypingError, match="struct elements are not supported in jitted code"):
         njit(lambda a: a[0])(a)
@@ -629,23 +629,23 @@ def views(a):
 
 
 def test_returning_the_argument_is_refcount_correct():
-    a = ckernel.asarray(np.arange(5.0))
-    before = ckernel.live_count()
+    a = ckernels.asarray(np.arange(5.0))
+    before = ckernels.live_count()
     r = identity(a)
-    assert isinstance(r, ckernel.Array) and r.address == a.address
-    assert ckernel.live_count() == before
+    assert isinstance(r, ckernels.Array) and r.address == a.address
+    assert ckernels.live_count() == before
     del r
     gc.collect()
-    s = ckernel.array(["a", "é"])
+    s = ckernels.array(["a", "é"])
     assert identity(s).to_list() == ["a", "é"]
 
 
 def test_returned_views_share_memory_and_own_a_reference():
     n = np.arange(6.0)
-    a = ckernel.asarray(n)
-    live = ckernel.live_count()
+    a = ckernels.asarray(n)
+    live = ckernels.live_count()
     v1, v2 = views(a)
-    assert ckernel.live_count() == live + 2
+    assert ckernels.live_count() == live + 2
     assert v1.to_list() == [5.0, 3.0, 1.0] and v2.to_list() == [1.0, 2.0]
     assert v1.strides == (-16,) and v1.writable
     v1[0] = 50.0  # shares memory with the argument
@@ -653,24 +653,24 @@ def test_returned_views_share_memory_and_own_a_reference():
     del a, n
     gc.collect()
     assert v1.to_list() == [50.0, 3.0, 1.0]  # kept alive by the view
-    ro = ckernel.asarray(np.arange(3.0)).set_readonly()
+    ro = ckernels.asarray(np.arange(3.0)).set_readonly()
     assert not views(ro)[0].writable
-    ragged = ckernel.array(RAGGED, type="strided * var * int32")
+    ragged = ckernels.array(RAGGED, type="strided * var * int32")
     row = getitem(ragged, 4)
     del ragged
     gc.collect()
-    assert row.type == ckernel.types.parse("strided * int32")
+    assert row.type == ckernels.types.parse("strided * int32")
     assert row.to_list() == [5, 6, 7, 8, 9]
 
 
 def test_returned_views_of_non_builtin_data_are_copies():
-    s = ckernel.array(["a", "bé", "日本"])
+    s = ckernels.array(["a", "bé", "日本"])
     r, = njit(lambda s: (s[::-1],))(s)
     assert r.to_list() == ["日本", "bé", "a"] and str(r.type) == "strided * string"
-    v = ckernel.array(RAGGED, type="strided * var * int32")
+    v = ckernels.array(RAGGED, type="strided * var * int32")
     r = njit(lambda v: v[::2])(v)
     assert r.to_list() == RAGGED[::2]
-    rows = njit(lambda v: v[4])(ckernel.array([["x"], [], [], [], ["y", "z"]],
+    rows = njit(lambda v: v[4])(ckernels.array([["x"], [], [], [], ["y", "z"]],
                                               type="strided * var * string"))
     assert rows.to_list() == ["y", "z"]
 
@@ -691,7 +691,7 @@ def _calls(ir_text):
 
 
 def test_contiguous_float64_loop_has_no_calls():
-    a = ckernel.asarray(np.arange(1000.0))
+    a = ckernels.asarray(np.arange(1000.0))
     sum_index(a)
     sum_iter(a)
     sig = (nb.array_type_of("strided * float64"),)
@@ -700,7 +700,7 @@ def test_contiguous_float64_loop_has_no_calls():
         assert _calls(text) == [], _calls(text)
         assert re.search(r"load double", text)
     # the 2-d loop too
-    b = ckernel.asarray(np.ones((3, 4)))
+    b = ckernels.asarray(np.ones((3, 4)))
     sum2(b)
     text = _function_ir(sum2, (nb.array_type_of("strided * strided * float64"),))
     assert _calls(text) == []
@@ -712,7 +712,7 @@ def test_cache_true_roundtrip(tmp_path):
     import textwrap
     mod = tmp_path / "ckarr_cached.py"
     mod.write_text(textwrap.dedent("""
-        import ckernel, ckernel.nb
+        import ckernels, ckernels.nb
         from numba import njit
 
         @njit(cache=True)
@@ -725,8 +725,8 @@ def test_cache_true_roundtrip(tmp_path):
     script = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(tmp_path)!r})
-        import numpy as np, ckernel, ckarr_cached as m
-        print(m.total(ckernel.asarray(np.arange(5.0))), sum(m.total.stats.cache_hits.values()))
+        import numpy as np, ckernels, ckarr_cached as m
+        print(m.total(ckernels.asarray(np.arange(5.0))), sum(m.total.stats.cache_hits.values()))
     """)
     outs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                            check=True).stdout.split() for _ in range(2)]

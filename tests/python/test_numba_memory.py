@@ -1,4 +1,4 @@
-"""Memblocks and the pod allocator in @numba.njit code (ckernel._numba / ckernel.nb).
+"""Memblocks and the pod allocator in @numba.njit code (ckernels._numba / ckernels.nb).
 
 Besides the conftest's live-memblock balance, every test here checks that
 Numba's NRT allocation statistics are balanced (MemBlockRef values and
@@ -21,11 +21,11 @@ from numba import njit  # noqa: E402
 from numba.core import errors as nb_errors  # noqa: E402
 from numba.core.runtime import _nrt_python, rtsys  # noqa: E402
 
-import ckernel  # noqa: E402
-import ckernel.nb as nb  # noqa: E402
-from ckernel import errors, lowlevel  # noqa: E402
-from ckernel._numba import symbols  # noqa: E402
-from ckernel._numba.utf8 import load_u8, store_u8  # noqa: E402
+import ckernels  # noqa: E402
+import ckernels.nb as nb  # noqa: E402
+from ckernels import errors, lowlevel  # noqa: E402
+from ckernels._numba import symbols  # noqa: E402
+from ckernels._numba.utf8 import load_u8, store_u8  # noqa: E402
 
 _nrt_python.memsys_enable_stats()
 
@@ -69,19 +69,19 @@ def test_layout_mismatch_refuses_to_load(monkeypatch):
 def test_entry_point_registered():
     eps = importlib.metadata.entry_points(group="numba_extensions", name="init")
     values = {ep.value for ep in eps}
-    assert "ckernel._numba:_init_extension" in values
-    from ckernel._numba import _init_extension
+    assert "ckernels._numba:_init_extension" in values
+    from ckernels._numba import _init_extension
     _init_extension()  # idempotent
-    # a fresh interpreter that never imports ckernel._numba itself: Numba's
+    # a fresh interpreter that never imports ckernels._numba itself: Numba's
     # entry point loads the extension, so MemBlock arguments type
     code = textwrap.dedent("""
-        import sys, numba, ckernel
-        assert "ckernel._numba" not in sys.modules
+        import sys, numba, ckernels
+        assert "ckernels._numba" not in sys.modules
         @numba.njit
         def f(m):
             return m.refcount
-        with ckernel.MemBlock.pod() as m:
-            print(f(m), "ckernel._numba" in sys.modules)
+        with ckernels.MemBlock.pod() as m:
+            print(f(m), "ckernels._numba" in sys.modules)
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300)
@@ -91,7 +91,7 @@ def test_entry_point_registered():
 
 # ------------------------------------------------------ incref / decref ---
 def test_typeof_memblock():
-    with ckernel.MemBlock.pod() as m:
+    with ckernels.MemBlock.pod() as m:
         assert numba.typeof(m) == nb.memblock_ptr_type
 
 
@@ -108,7 +108,7 @@ def test_incref_decref_change_c_refcount():
             mb.decref()
         return mb.refcount
 
-    m = ckernel.MemBlock.pod()
+    m = ckernels.MemBlock.pod()
     assert m.refcount == 1
     assert bump(m, 3) == 4
     assert m.refcount == 4
@@ -126,14 +126,14 @@ def test_decref_frees_exactly_at_zero():
     def decref(addr):
         nb.memblock_from_address(addr).decref()
 
-    base = ckernel.live_count()
+    base = ckernels.live_count()
     addr, _ = _raw_pod_block()
-    assert ckernel.live_count() == base + 1
+    assert ckernels.live_count() == base + 1
     incref(addr)
     decref(addr)  # 2 -> 1: not freed
-    assert ckernel.live_count() == base + 1
+    assert ckernels.live_count() == base + 1
     decref(addr)  # 1 -> 0: freed by ck_memblock_free
-    assert ckernel.live_count() == base
+    assert ckernels.live_count() == base
 
 
 def test_null_memblock_incref_decref_are_noops():
@@ -152,7 +152,7 @@ def test_attributes():
     def attrs(mb):
         return mb.refcount, mb.kind, mb.address, mb.is_null
 
-    with ckernel.MemBlock.zeroinit() as m:
+    with ckernels.MemBlock.zeroinit() as m:
         assert attrs(m) == (1, lowlevel.lib.CK_MEMBLOCK_ZEROINIT, m.address, False)
 
 
@@ -162,7 +162,7 @@ def test_incref_decref_are_inline_atomics():
         mb.incref()
         mb.decref()
 
-    with ckernel.MemBlock.pod() as m:
+    with ckernels.MemBlock.pod() as m:
         pair(m)
         assert m.refcount == 1
     llvm_ir = pair.inspect_llvm(pair.signatures[0])
@@ -182,9 +182,9 @@ def test_returning_borrowed_memblock_boxes_with_incref():
     def ident(mb):
         return mb
 
-    m = ckernel.MemBlock.pod()
+    m = ckernels.MemBlock.pod()
     r = ident(m)
-    assert isinstance(r, ckernel.MemBlock) and r.address == m.address
+    assert isinstance(r, ckernels.MemBlock) and r.address == m.address
     assert m.refcount == 2
     r.close()
     assert m.refcount == 1
@@ -196,7 +196,7 @@ def test_unbox_closed_memblock_raises():
     def f(mb):
         return mb.refcount
 
-    m = ckernel.MemBlock.pod()
+    m = ckernels.MemBlock.pod()
     m.close()
     with pytest.raises(errors.InvalidStateError):
         f(m)
@@ -207,16 +207,16 @@ def test_constructors_return_owned_references():
     def make(n):
         return nb.pod_memblock_new(n), nb.zeroinit_memblock_new(n)
 
-    base = ckernel.live_count()
+    base = ckernels.live_count()
     p, z = make(100)
-    assert ckernel.live_count() == base + 2
+    assert ckernels.live_count() == base + 2
     assert (p.kind, p.refcount) == ("pod", 1)
     p.allocator.allocate(1)
     assert p.stats.capacity == 100  # the initial capacity reached the C constructor
     assert (z.kind, z.refcount) == ("zeroinit", 1)
     del p, z
     gc.collect()
-    assert ckernel.live_count() == base
+    assert ckernels.live_count() == base
 
 
 def test_unreturned_owned_reference_is_released_by_nrt():
@@ -229,9 +229,9 @@ def test_unreturned_owned_reference_is_released_by_nrt():
             total += e - b + r.refcount
         return total
 
-    base = ckernel.live_count()
+    base = ckernels.live_count()
     assert scratch(10) == 10 * 65
-    assert ckernel.live_count() == base
+    assert ckernels.live_count() == base
 
 
 def test_new_reference_and_ref_ptr():
@@ -241,7 +241,7 @@ def test_new_reference_and_ref_ptr():
         inside = mb.refcount
         return inside, r.ptr.address == mb.address, r
 
-    m = ckernel.MemBlock.pod()
+    m = ckernels.MemBlock.pod()
     inside, same, r = f(m)
     assert (inside, same) == (2, True)
     assert m.refcount == 2  # the returned r owns the extra reference
@@ -256,7 +256,7 @@ def test_owned_and_borrowed_do_not_unify():
         x = mb if c else nb.pod_memblock_new(0)
         return x.refcount
 
-    with ckernel.MemBlock.pod() as m:
+    with ckernels.MemBlock.pod() as m:
         with pytest.raises(nb_errors.TypingError):
             f(m, True)
 
@@ -299,7 +299,7 @@ def test_allocate_alignment_and_sequence_match_python_api():
             out[k, 1] = e
         return out
 
-    with ckernel.MemBlock.pod(8192) as a, ckernel.MemBlock.pod(8192) as c:
+    with ckernels.MemBlock.pod(8192) as a, ckernels.MemBlock.pod(8192) as c:
         spans = run(a, np.array(sizes, dtype=np.intp))
         alloc = c.allocator
         ref = [alloc.allocate(n, al) for n, al in sizes]
@@ -325,7 +325,7 @@ def test_resize_keeps_contents_and_moves():
         b3, e3 = nb.resize(mb, 10, b2, e2)     # shrink in place
         return ok, b2 != b, e2 - b2, b3 == b2, e3 - b3
 
-    with ckernel.MemBlock.pod(4096) as m:
+    with ckernels.MemBlock.pod(4096) as m:
         ok, moved, n2, same, n3 = grow(m)
         assert (ok, moved, n2, same, n3) == (True, True, 1 << 20, True, 10)
         assert m.stats.chunks == 2
@@ -339,7 +339,7 @@ def test_finalize_then_allocate_raises_invalid_state():
         nb.finalize(mb)  # no-op
         return nb.allocate(mb, 10, 1)
 
-    with ckernel.MemBlock.pod() as m:
+    with ckernels.MemBlock.pod() as m:
         with pytest.raises(errors.InvalidStateError, match="finalized") as ei:
             f(m)
         assert isinstance(ei.value, RuntimeError) and ei.value.status == 4
@@ -357,14 +357,14 @@ def test_allocator_errors_carry_c_message():
         nb.allocate(mb, 10, 1)
         return nb.resize(mb, 20, b, e)
 
-    with ckernel.MemBlock.pod() as m:
+    with ckernels.MemBlock.pod() as m:
         with pytest.raises(ValueError, match=r"ck_pod_allocate: alignment 3 is not a power") as ei:
             bad_align(m)
         assert type(ei.value) is errors.InvalidArgumentError and ei.value.status == 1
         with pytest.raises(RuntimeError, match=r"ck_pod_resize") as ei:
             stale_resize(m)
         assert ei.value.status == lowlevel.lib.CK_ERR_INVALID_STATE
-    with ckernel.MemBlock.fixed_size_pod(8) as f:
+    with ckernels.MemBlock.fixed_size_pod(8) as f:
         with pytest.raises(TypeError, match="ck_pod_allocate") as ei:
             bad_align(f)
         assert ei.value.status == lowlevel.lib.CK_ERR_TYPE
@@ -375,7 +375,7 @@ def test_out_of_memory_raises_memory_error():
     def big(mb, n):
         return nb.allocate(mb, n, 1)
 
-    with ckernel.MemBlock.pod(64) as m:
+    with ckernels.MemBlock.pod(64) as m:
         big(m, 1)  # compile first
         lowlevel.fail_alloc_after(1)
         try:
@@ -392,7 +392,7 @@ def test_negative_size_is_value_error():
     def f(mb):
         return nb.allocate(mb, -1, 1)
 
-    with ckernel.MemBlock.pod() as m:
+    with ckernels.MemBlock.pod() as m:
         with pytest.raises(ValueError, match="non-negative"):
             f(m)
 
@@ -410,7 +410,7 @@ def test_last_error_readable_from_njit():
 _CACHE_SCRIPT = textwrap.dedent("""
     import json, sys
     import numba
-    import ckernel, ckernel.nb as nb
+    import ckernels, ckernels.nb as nb
 
     @numba.njit(cache=True)
     def work(mb, n):
@@ -426,13 +426,13 @@ _CACHE_SCRIPT = textwrap.dedent("""
     def bad(mb):
         return nb.allocate(mb, 8, 3)
 
-    m = ckernel.MemBlock.pod()
+    m = ckernels.MemBlock.pod()
     size, count, r = work(m, 50)
     assert (size, count, r.refcount, m.refcount) == (100, 2, 1, 1), (size, count)
     del r
     try:
         bad(m)
-    except ckernel.errors.InvalidArgumentError as exc:  # raised by cached code
+    except ckernels.errors.InvalidArgumentError as exc:  # raised by cached code
         assert "alignment 3" in str(exc) and exc.status == 1, exc
     else:
         raise AssertionError("no error")

@@ -1,5 +1,5 @@
 """ckernel strings in @numba.njit code: CkString views, UTF-8 coding, store_str
-and the string builder (ckernel._numba.strings / ckernel.nb)."""
+and the string builder (ckernels._numba.strings / ckernels.nb)."""
 
 import ctypes
 import gc
@@ -11,10 +11,10 @@ numba = pytest.importorskip("numba")
 from numba import njit  # noqa: E402
 from numba.core.runtime import _nrt_python, rtsys  # noqa: E402
 
-import ckernel  # noqa: E402
-import ckernel.nb as nb  # noqa: E402
-from ckernel import errors  # noqa: E402
-from ckernel._numba.utf8 import store_u8  # noqa: E402
+import ckernels  # noqa: E402
+import ckernels.nb as nb  # noqa: E402
+from ckernels import errors  # noqa: E402
+from ckernels._numba.utf8 import store_u8  # noqa: E402
 
 _nrt_python.memsys_enable_stats()
 
@@ -120,7 +120,7 @@ def _cmp_str(a, y):
 @pytest.mark.parametrize("s", SAMPLES)
 def test_round_trip_and_properties(s, slots):
     buf, dst = slots
-    with ckernel.MemBlock.pod() as mb:
+    with ckernels.MemBlock.pod() as mb:
         _store(mb, dst, s)
         raw = s.encode("utf-8")
         assert buf[0, 1] - buf[0, 0] == len(raw)
@@ -133,7 +133,7 @@ def test_round_trip_and_properties(s, slots):
 
 def test_index_errors(slots):
     _, dst = slots
-    with ckernel.MemBlock.pod() as mb:
+    with ckernels.MemBlock.pod() as mb:
         _store(mb, dst, "aé𝄞")
         for i in (3, -4, 100):
             with pytest.raises(IndexError):
@@ -144,7 +144,7 @@ def test_very_long_strings_round_trip(slots):
     _, dst = slots
     ascii_mb = "x" * (1 << 20)
     unicode_mb = ("aé€𝄞" * (1 << 18))[: 1 << 20]
-    with ckernel.MemBlock.pod() as mb:
+    with ckernels.MemBlock.pod() as mb:
         for s in (ascii_mb, unicode_mb):
             _store(mb, dst, s)
             out = _to_str(dst)
@@ -156,7 +156,7 @@ def test_very_long_strings_round_trip(slots):
 def test_compare_agrees_with_python(slots):
     buf, base = slots
     words = ["", "a", "ab", "abc", "b", "é", "e\u0301", "€", "𝄞", "a\0", "a\0b", "z"]
-    with ckernel.MemBlock.pod() as mb:
+    with ckernels.MemBlock.pod() as mb:
         for x in words:
             for y in words:
                 _store(mb, base, x)
@@ -172,7 +172,7 @@ def test_returned_view_boxes_to_python_str(slots):
         return nb.string_at(dst)
 
     _, dst = slots
-    with ckernel.MemBlock.pod() as mb:
+    with ckernels.MemBlock.pod() as mb:
         for s in SAMPLES:
             _store(mb, dst, s)
             out = view(dst)
@@ -188,7 +188,7 @@ def test_invalid_utf8_raises(slots):
         nb.store_string(dst, b, e)
 
     _, dst = slots
-    with ckernel.MemBlock.pod() as mb:
+    with ckernels.MemBlock.pod() as mb:
         corrupt(mb, dst)
         with pytest.raises(ValueError, match="invalid UTF-8"):
             _to_str(dst)
@@ -196,7 +196,7 @@ def test_invalid_utf8_raises(slots):
 
 def test_surrogates_cannot_be_encoded(slots, nrt_balance):
     _, dst = slots
-    with ckernel.MemBlock.pod() as mb:
+    with ckernels.MemBlock.pod() as mb:
         # (Numba leaks the unboxed str argument when a nested call raises)
         _raises_with_numba_leak(nrt_balance, ValueError, "surrogate", _store, mb, dst, "a\ud800")
 
@@ -234,7 +234,7 @@ def _expected(n):
 
 def test_builder_grows_and_shrinks_to_fit(slots):
     _, dst = slots
-    with ckernel.MemBlock.pod(4096) as mb:
+    with ckernels.MemBlock.pod(4096) as mb:
         nbytes = _build(mb, dst, 2000, 4)
         s = _expected(2000)
         assert nbytes == len(s.encode())
@@ -249,7 +249,7 @@ def test_builder_grows_and_shrinks_to_fit(slots):
 
 def test_builder_empty_and_small(slots):
     buf, dst = slots
-    with ckernel.MemBlock.pod() as mb:
+    with ckernels.MemBlock.pod() as mb:
         assert _build(mb, dst, 0, 16) == 0
         assert buf[0, 0] == buf[0, 1] and _to_str(dst) == ""
         assert mb.stats.used == 0
@@ -273,7 +273,7 @@ def test_builder_appends_ints_views_and_chars(slots):
         return b.finish()
 
     _, base = slots
-    with ckernel.MemBlock.pod() as mb:
+    with ckernels.MemBlock.pod() as mb:
         _store(mb, base, "view→ok")
         out = f(mb, base, base + 16)
         assert out == "-9223372036854775808 18446744073709551615 -70 view→okx"
@@ -321,7 +321,7 @@ def test_builder_detects_interleaved_allocation(slots, nrt_balance):
         b.finish_into(dst)              # the shrink-to-fit resize notices
 
     _, dst = slots
-    with ckernel.MemBlock.pod() as mb:
+    with ckernels.MemBlock.pod() as mb:
         for fn in (interleave, finish_after_interleave):
             err = _raises_with_numba_leak(nrt_balance, errors.InvalidStateError,
                                           "most recent allocation", fn, mb, dst)
@@ -337,5 +337,5 @@ def test_builder_use_after_finish_raises(slots, nrt_balance):
         b.append("b")
 
     _, dst = slots
-    with ckernel.MemBlock.pod() as mb:
+    with ckernels.MemBlock.pod() as mb:
         _raises_with_numba_leak(nrt_balance, RuntimeError, "already finished", twice, mb, dst)

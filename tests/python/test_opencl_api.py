@@ -1,5 +1,5 @@
 """The context-level Python API for OpenCL: ``ctx.array``, ``ctx.empty``,
-``arr.to(ctx)``, ``ckernel.opencl.to``, ``out=`` with device arrays, mixing
+``arr.to(ctx)``, ``ckernels.opencl.to``, ``out=`` with device arrays, mixing
 contexts, pyopencl interop, and a differential run of functions of the CPU
 corpus (``test_jit_corpus``) through ``ctx.array`` -> jitted call ->
 ``.to_numpy()`` against the CPU results.  Skipped without an OpenCL platform."""
@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-import ckernel
-from ckernel import errors
-from ckernel.opencl import DeviceArray
+import ckernels
+from ckernels import errors
+from ckernels.opencl import DeviceArray
 
 rng = np.random.default_rng(11)
 
@@ -28,16 +28,16 @@ def ctx2(new_opencl_context):
 
 @pytest.fixture(scope="module")
 def cpu():
-    return ckernel.Context("cpu")
+    return ckernels.Context("cpu")
 
 
-@ckernel.jit(["float32(float32, float32)", "float64(float64, float64)",
+@ckernels.jit(["float32(float32, float32)", "float64(float64, float64)",
               "int64(int64, int64)"])
 def axpy(x, y):
     return 2 * x + y
 
 
-@ckernel.jit("int64(int64, int64)")
+@ckernels.jit("int64(int64, int64)")
 def idiv(a, b):
     return a // b
 
@@ -77,14 +77,14 @@ def test_array_unsupported(ctx):
 
 
 def test_array_from_ckernel_array(ctx):
-    h = ckernel.array([1.5, 2.5])
+    h = ckernels.array([1.5, 2.5])
     d = ctx.array(h)
     np.testing.assert_array_equal(d.to_numpy(), [1.5, 2.5])
 
 
 def test_array_cpu_context(cpu):
     h = cpu.array([1, 2, 3], type="int32")
-    assert isinstance(h, ckernel.Array)
+    assert isinstance(h, ckernels.Array)
     assert h.to_list() == [1, 2, 3] and str(h.dtype) == "int32"
 
 
@@ -108,7 +108,7 @@ def test_empty_forms(ctx):
 
 def test_empty_cpu_context(cpu):
     h = cpu.empty("float32", (3,))
-    assert isinstance(h, ckernel.Array) and h.shape == (3,)
+    assert isinstance(h, ckernels.Array) and h.shape == (3,)
     h = cpu.empty((2,), "int64")
     assert h.shape == (2,) and str(h.dtype) == "int64"
 
@@ -118,9 +118,9 @@ def test_to_cpu_and_back(ctx, cpu):
     a = rng.standard_normal((4, 5)).astype(np.float32)
     d = ctx.array(a)
     h = d.to(cpu)
-    assert isinstance(h, ckernel.Array)
+    assert isinstance(h, ckernels.Array)
     np.testing.assert_array_equal(np.asarray(h), a)
-    d2 = ckernel.opencl.to(ctx, h)
+    d2 = ckernels.opencl.to(ctx, h)
     assert isinstance(d2, DeviceArray) and d2.context is ctx
     np.testing.assert_array_equal(d2.to_numpy(), a)
 
@@ -128,7 +128,7 @@ def test_to_cpu_and_back(ctx, cpu):
 def test_to_same_context_is_noop(ctx):
     d = ctx.array(np.arange(3))
     assert d.to(ctx) is d
-    assert ckernel.opencl.to(ctx, d) is d
+    assert ckernels.opencl.to(ctx, d) is d
 
 
 def test_to_other_opencl_context(ctx, ctx2):
@@ -143,10 +143,10 @@ def test_to_other_opencl_context(ctx, ctx2):
 
 
 def test_to_host_numpy_and_list(ctx, cpu):
-    d = ckernel.opencl.to(ctx, [1.0, 2.0])
+    d = ckernels.opencl.to(ctx, [1.0, 2.0])
     np.testing.assert_array_equal(d.to_numpy(), [1.0, 2.0])
-    h = ckernel.opencl.to(cpu, np.arange(3))
-    assert isinstance(h, ckernel.Array) and h.to_list() == [0, 1, 2]
+    h = ckernels.opencl.to(cpu, np.arange(3))
+    assert isinstance(h, ckernels.Array) and h.to_list() == [0, 1, 2]
     assert ctx.to(np.ones(2)).context is ctx
 
 
@@ -154,7 +154,7 @@ def test_to_rejects_non_context(ctx):
     with pytest.raises(errors.InvalidArgumentError):
         ctx.array([1.0]).to("cpu")
     with pytest.raises(errors.InvalidArgumentError):
-        ckernel.opencl.to(None, [1])
+        ckernels.opencl.to(None, [1])
 
 
 def test_roundtrip_dtypes(ctx, cpu):
@@ -254,19 +254,19 @@ def test_from_pyopencl(ctx):
     q = cl.CommandQueue(pctx)
     a = rng.standard_normal(100).astype(np.float32)
     pa = cla.to_device(q, a)
-    d = ckernel.opencl.from_pyopencl(ctx, pa)
+    d = ckernels.opencl.from_pyopencl(ctx, pa)
     assert isinstance(d, DeviceArray) and d.context is ctx
     np.testing.assert_array_equal(d.to_numpy(), a)
     r = axpy(d, d)
-    back = ckernel.opencl.to_pyopencl(r, q)
+    back = ckernels.opencl.to_pyopencl(r, q)
     np.testing.assert_array_equal(back.get(), 3 * a)
     buf = cl.Buffer(pctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=a)
-    d2 = ckernel.opencl.from_pyopencl_buffer(ctx, q, buf, (10, 10), np.float32)
+    d2 = ckernels.opencl.from_pyopencl_buffer(ctx, q, buf, (10, 10), np.float32)
     np.testing.assert_array_equal(d2.to_numpy(), a.reshape(10, 10))
     with pytest.raises(errors.InvalidArgumentError):
-        ckernel.opencl.from_pyopencl_buffer(ctx, q, buf, (200,), np.float32)
+        ckernels.opencl.from_pyopencl_buffer(ctx, q, buf, (200,), np.float32)
     with pytest.raises(errors.InvalidArgumentError):
-        ckernel.opencl.from_pyopencl(ctx, a)
+        ckernels.opencl.from_pyopencl(ctx, a)
 
 
 # --------------------------------------------- differential: CPU corpus --
@@ -300,7 +300,7 @@ def test_corpus_pick():
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_corpus_differential(ctx, cpu, case):
     name, sig, fn, jk, domains, rtol, _ = case
-    from ckernel.jit import parse_signature
+    from ckernels.jit import parse_signature
     psig = parse_signature(sig)
     if any(t == "float64" for t in (psig.ret,) + tuple(psig.args)) and not ctx.supports_fp64:
         pytest.skip("device without fp64")
@@ -312,7 +312,7 @@ def test_corpus_differential(ctx, cpu, case):
             continue   # Python raises: left out (the error path is tested separately)
         rows.append(args)
     cols = [np.array([r[j] for r in rows], dtype=_dtype(t)) for j, t in enumerate(psig.args)]
-    want = np.asarray(jk(*cols))                                  # CPU @ckernel.jit
+    want = np.asarray(jk(*cols))                                  # CPU @ckernels.jit
     host = [cpu.array(c) for c in cols]                           # host arrays (cpu ctx)
     got = jk(*[ctx.array(h) for h in host])                       # ctx.array -> device
     assert isinstance(got, DeviceArray) and got.context is ctx

@@ -1,5 +1,5 @@
-"""``@ckernel.jit`` on OpenCL (PoCL): OpenCL C emitted from Numba's typed IR,
-compared element for element with the CPU ``@ckernel.jit`` results (exact for
+"""``@ckernels.jit`` on OpenCL (PoCL): OpenCL C emitted from Numba's typed IR,
+compared element for element with the CPU ``@ckernels.jit`` results (exact for
 integers, within 2 ulp for floats, same nan/inf).  Skipped when no OpenCL
 platform is available (the emitter-only tests still run)."""
 
@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-import ckernel
-from ckernel import errors
-from ckernel.opencl import DeviceArray, empty, to_device
+import ckernels
+from ckernels import errors
+from ckernels.opencl import DeviceArray, empty, to_device
 
 rng = np.random.default_rng(7)
 
@@ -21,58 +21,58 @@ def ctx(new_opencl_context):
 
 
 # ----------------------------------------------------------------- corpus --
-@ckernel.jit(["float64(float64)", "float32(float32)"])
+@ckernels.jit(["float64(float64)", "float32(float32)"])
 def c_scale(x):
     return 2.5 * x - 1.0
 
 
-@ckernel.jit("int64(int64, int64)")
+@ckernels.jit("int64(int64, int64)")
 def c_floordiv(a, b):
     return a // b
 
 
-@ckernel.jit("int64(int64, int64)")
+@ckernels.jit("int64(int64, int64)")
 def c_mod(a, b):
     return a % b
 
 
-@ckernel.jit("float64(float64, float64)")
+@ckernels.jit("float64(float64, float64)")
 def c_fmod_floor(a, b):
     return a // b + (a % b) * 0.5
 
 
-@ckernel.jit("int32(int32, int32)")
+@ckernels.jit("int32(int32, int32)")
 def c_divmod32(a, b):
     return a // b * 3 + a % b
 
 
-@ckernel.jit("float64(int64, int64)")
+@ckernels.jit("float64(int64, int64)")
 def c_truediv_int(a, b):
     return a / b
 
 
-@ckernel.jit("float64(float64)")
+@ckernels.jit("float64(float64)")
 def c_math1(x):
     return math.exp(-abs(x)) + 2.0
 
 
-@ckernel.jit("float64(float64, float64)")
+@ckernels.jit("float64(float64, float64)")
 def c_math2(x, y):
     return math.atan2(x, y) + math.hypot(x, y) + math.sqrt(abs(x)) + math.floor(y) \
         + math.ceil(x) + math.fabs(y)
 
 
-@ckernel.jit("float64(float64)")
+@ckernels.jit("float64(float64)")
 def c_logs(x):
     return math.log(x) * 0.0 + math.log1p(x)
 
 
-@ckernel.jit("float32(float32, float32)")
+@ckernels.jit("float32(float32, float32)")
 def c_math32(x, y):
     return math.sqrt(x * x + y * y) + min(x, y) - max(x, y, 0.5)
 
 
-@ckernel.jit("int64(int64)")
+@ckernels.jit("int64(int64)")
 def c_branches(x):
     if x < -100:
         return -1
@@ -83,7 +83,7 @@ def c_branches(x):
     return x + 7
 
 
-@ckernel.jit("int64(int64)")
+@ckernels.jit("int64(int64)")
 def c_loop(n):
     s = 0
     for i in range(n):
@@ -93,7 +93,7 @@ def c_loop(n):
     return s
 
 
-@ckernel.jit("int64(int64)")
+@ckernels.jit("int64(int64)")
 def c_while_early(n):
     k = 0
     while n != 1:
@@ -104,7 +104,7 @@ def c_while_early(n):
     return k
 
 
-@ckernel.jit("float64(float64, int64)")
+@ckernels.jit("float64(float64, int64)")
 def c_mixed(x, k):
     r = x
     for j in range(k, 0, -1):
@@ -112,42 +112,42 @@ def c_mixed(x, k):
     return r + k
 
 
-@ckernel.jit
+@ckernels.jit
 def c_helper(x):
     return x * x + 1.0
 
 
-@ckernel.jit("float64(float64)")
+@ckernels.jit("float64(float64)")
 def c_calls(x):
     return c_helper(x) - c_helper(x * 0.5) + c_scale(x)
 
 
-@ckernel.jit("bool(float64, float64)")
+@ckernels.jit("bool(float64, float64)")
 def c_compare(x, y):
     return (x < y and not math.isnan(x)) or math.isinf(y)
 
 
-@ckernel.jit("uint32(uint32, uint32)")
+@ckernels.jit("uint32(uint32, uint32)")
 def c_unsigned(a, b):
     return (a * 2654435761 + (b >> 3)) ^ (a & b)
 
 
-@ckernel.jit("int64(int64, int64)")
+@ckernels.jit("int64(int64, int64)")
 def c_power(a, b):
     return a ** b + abs(a) * -3
 
 
-@ckernel.jit("float64(float64, int64)")
+@ckernels.jit("float64(float64, int64)")
 def c_fpow(x, k):
     return x ** k + x ** 0.5
 
 
-@ckernel.jit("int16(int8, int16)")
+@ckernels.jit("int16(int8, int16)")
 def c_small_ints(a, b):
     return a * b - (a << 2)
 
 
-@ckernel.jit("float64(float64, float64)")
+@ckernels.jit("float64(float64, float64)")
 def c_nan_inf(x, y):
     return x * y + x / 1e-300
 
@@ -245,8 +245,8 @@ MATH2 = ["atan2", "hypot", "pow", "copysign"]
 def _math_kernel(name, nargs):
     fn = getattr(math, name)
     if nargs == 1:
-        return ckernel.jit("float64(float64)")(lambda x: fn(x) * 1.0)
-    return ckernel.jit("float64(float64, float64)")(lambda x, y: fn(x, y))
+        return ckernels.jit("float64(float64)")(lambda x: fn(x) * 1.0)
+    return ckernels.jit("float64(float64, float64)")(lambda x, y: fn(x, y))
 
 
 @pytest.mark.parametrize("name", MATH1 + MATH2)
@@ -299,7 +299,7 @@ def test_zero_division_on_device(ctx):
         c_power(to_device(ctx, np.array([0, 2])), to_device(ctx, np.array([-1, 2])))
 
 
-@ckernel.jit("float64(float64)")
+@ckernels.jit("float64(float64)")
 def c_raises(x):
     if x > 10.0:
         raise ValueError("too big")
@@ -314,7 +314,7 @@ def test_user_raise_on_device(ctx):
 
 
 def test_mixing_contexts_and_host_arrays(ctx):
-    other = ckernel.Context("opencl")
+    other = ckernels.Context("opencl")
     a, b = to_device(ctx, np.ones(3)), to_device(other, np.ones(3))
     with pytest.raises(errors.InvalidArgumentError, match="different context"):
         c_math2(a, b)
@@ -343,7 +343,7 @@ def test_unsupported_constructs_name_line():
     def tup(x):
         t = (x, x + 1.0)
         return t[0]
-    k = ckernel.jit("float64(float64)")(tup)
+    k = ckernels.jit("float64(float64)")(tup)
     line = tup.__code__.co_firstlineno + 1
     with pytest.raises(errors.NotSupportedError, match=rf"tuples.*:{line}\b"):
         k.source("opencl")
@@ -351,11 +351,11 @@ def test_unsupported_constructs_name_line():
     def prints(x):
         print(x)
         return x
-    k2 = ckernel.jit("float64(float64)")(prints)
+    k2 = ckernels.jit("float64(float64)")(prints)
     with pytest.raises(errors.NotSupportedError, match=r"print\(\).*:%d" %
                        (prints.__code__.co_firstlineno + 1)):
         k2.source("opencl")
     with pytest.raises(errors.NotSupportedError, match="complex128"):
-        ckernel.jit("complex128(complex128)")(lambda z: z * 2).source("opencl")
+        ckernels.jit("complex128(complex128)")(lambda z: z * 2).source("opencl")
     with pytest.raises(errors.NotSupportedError, match="target"):
         c_loop.source("cuda")

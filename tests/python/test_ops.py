@@ -1,4 +1,4 @@
-"""ckernel.ops and ckernel.assign against NumPy: every registered family,
+"""ckernels.ops and ckernels.assign against NumPy: every registered family,
 promotion, broadcasting (incl. zero-size and var dims), out=, errors,
 reductions, threads, user kernels, and the low-level KernelBuilder."""
 
@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 import pytest
 
-import ckernel
-from ckernel import errors, ops
-from ckernel.lowlevel import KernelBuilder, make_assignment_kernel
+import ckernels
+from ckernels import errors, ops
+from ckernels.lowlevel import KernelBuilder, make_assignment_kernel
 
 NUMERIC = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
            np.uint64, np.float32, np.float64]
@@ -116,7 +116,7 @@ def test_broadcasting_errors_and_out():
 
 
 def test_var_dims_elementwise():
-    a = ckernel.array([[1.0], [2.0, 3.0], []])
+    a = ckernels.array([[1.0], [2.0, 3.0], []])
     assert ops.add(a, 1.0).to_list() == [[2.0], [3.0, 4.0], []]
     assert ops.multiply(a, a).to_list() == [[1.0], [4.0, 9.0], []]
 
@@ -145,53 +145,53 @@ def test_reductions_against_numpy():
 
 
 def test_assign_modes_and_strings():
-    d = ckernel.array([0, 0, 0], type="strided * int16")
-    ckernel.assign(d, np.array([1.0, 2.0, 3.0]))
+    d = ckernels.array([0, 0, 0], type="strided * int16")
+    ckernels.assign(d, np.array([1.0, 2.0, 3.0]))
     assert d.to_list() == [1, 2, 3]
     with pytest.raises(errors.CKValueError, match="fractional"):
-        ckernel.assign(d, [1.5, 0, 0])
-    ckernel.assign(d, [1.5, 2.7, -3.9], errmode="nocheck")
+        ckernels.assign(d, [1.5, 0, 0])
+    ckernels.assign(d, [1.5, 2.7, -3.9], errmode="nocheck")
     assert d.to_list() == [1, 2, -3]
     with pytest.raises(errors.CKOverflowError):
-        ckernel.assign(d, [70000, 0, 0], errmode="overflow")
+        ckernels.assign(d, [70000, 0, 0], errmode="overflow")
     with pytest.raises(errors.InvalidArgumentError):
-        ckernel.assign(d, [1, 2, 3], errmode="bogus")
-    s = ckernel.array(["", "", ""])
-    ckernel.assign(s, [1.5, 2, 1e300])
+        ckernels.assign(d, [1, 2, 3], errmode="bogus")
+    s = ckernels.array(["", "", ""])
+    ckernels.assign(s, [1.5, 2, 1e300])
     assert s.to_list() == ["1.5", "2.0", "1e+300"]
-    n = ckernel.empty("strided * float64", (3,))
-    ckernel.assign(n, ckernel.array([" 2.5", "-1", "inf"]))
+    n = ckernels.empty("strided * float64", (3,))
+    ckernels.assign(n, ckernels.array([" 2.5", "-1", "inf"]))
     assert n.to_list() == [2.5, -1.0, float("inf")]
     with pytest.raises(errors.CKValueError, match="cannot parse"):
-        ckernel.assign(n, ckernel.array(["abc", "1", "2"]))
-    words = ckernel.array(["héllo", "日本", "x" * 1000])
-    dst = ckernel.array(["", "", ""])
-    ckernel.assign(dst, words)
+        ckernels.assign(n, ckernels.array(["abc", "1", "2"]))
+    words = ckernels.array(["héllo", "日本", "x" * 1000])
+    dst = ckernels.array(["", "", ""])
+    ckernels.assign(dst, words)
     assert dst.to_list() == words.to_list()
-    b = ckernel.empty("strided * 3 * int32", (2,))
-    ckernel.assign(b, [7, 8, 9])  # broadcast a row into every row
+    b = ckernels.empty("strided * 3 * int32", (2,))
+    ckernels.assign(b, [7, 8, 9])  # broadcast a row into every row
     assert b.to_list() == [[7, 8, 9], [7, 8, 9]]
 
 
 def test_threads_give_identical_results():
     x = np.random.default_rng(1).standard_normal(300_000)
     try:
-        ckernel.set_num_threads(1)
+        ckernels.set_num_threads(1)
         one = np.asarray(ops.multiply(x, 3.0)).copy()
-        ckernel.set_num_threads(2)
-        assert ckernel.get_num_threads() == 2
+        ckernels.set_num_threads(2)
+        assert ckernels.get_num_threads() == 2
         two = np.asarray(ops.multiply(x, 3.0))
     finally:
-        ckernel.set_num_threads(0)
+        ckernels.set_num_threads(0)
     np.testing.assert_array_equal(one, two)
     with pytest.raises(errors.CKOverflowError):
         big = np.zeros(300_000, dtype=np.int64)
         big[-5] = 1000
-        ckernel.set_num_threads(2)
+        ckernels.set_num_threads(2)
         try:
-            ckernel.assign(ckernel.empty("strided * uint8", (300_000,)), big, errmode="overflow")
+            ckernels.assign(ckernels.empty("strided * uint8", (300_000,)), big, errmode="overflow")
         finally:
-            ckernel.set_num_threads(0)
+            ckernels.set_num_threads(0)
 
 
 USER_KERNEL_C = r"""
@@ -227,9 +227,9 @@ def test_user_kernel_registration_from_python(tmp_path):
     src = tmp_path / "user_kernel.c"
     src.write_text(USER_KERNEL_C)
     so = tmp_path / "user_kernel.so"
-    subprocess.run([cc, "-shared", "-fPIC", "-O2", f"-I{ckernel.get_include()}", str(src),
-                    f"-L{ckernel.get_library_dir()}", "-lckernel",
-                    f"-Wl,-rpath,{ckernel.get_library_dir()}", "-o", str(so)], check=True)
+    subprocess.run([cc, "-shared", "-fPIC", "-O2", f"-I{ckernels.get_include()}", str(src),
+                    f"-L{ckernels.get_library_dir()}", "-lckernel",
+                    f"-Wl,-rpath,{ckernels.get_library_dir()}", "-o", str(so)], check=True)
     lib = ctypes.CDLL(str(so))
     single = ctypes.cast(lib.twice_single, ctypes.c_void_p).value
     strided = ctypes.cast(lib.twice_strided, ctypes.c_void_p).value
@@ -250,7 +250,7 @@ def test_kernel_builder_and_kernel_objects():
     assert "assign_int32_to_float64" in k.debug_repr()
     out = k(np.zeros(4), np.arange(4, dtype=np.int32))
     assert out.tolist() == [0.0, 1.0, 2.0, 3.0]
-    assert "ckernel.Kernel" in k._repr_html_()
+    assert "ckernels.Kernel" in k._repr_html_()
     ks = make_assignment_kernel("uint8", "int64", "single", errmode="overflow")
     with pytest.raises(errors.CKOverflowError, match="300"):
         ks(np.zeros(1, np.uint8), np.array([300]))
@@ -282,7 +282,7 @@ def test_assignment_table_against_numpy(src_dt, dst_dt):
     if np.dtype(src_dt).kind == "c" and np.dtype(dst_dt).kind != "c":
         src = src.real.astype(src_dt)  # imaginary parts would be lost
     dst = np.zeros(64, dtype=dst_dt)
-    ckernel.assign(ckernel.asarray(dst), ckernel.asarray(src), errmode="nocheck")
+    ckernels.assign(ckernels.asarray(dst), ckernels.asarray(src), errmode="nocheck")
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = src.astype(dst_dt)
@@ -295,7 +295,7 @@ def test_assignment_table_against_numpy(src_dt, dst_dt):
     exact = np.array([0, 1, 1, 0] if dst_dt is np.bool_ else [0, 1, 2, 3], dtype=src_dt)
     for mode in ("overflow", "fractional", "inexact", "default"):
         out = np.zeros(4, dtype=dst_dt)
-        ckernel.assign(ckernel.asarray(out), ckernel.asarray(exact), errmode=mode)
+        ckernels.assign(ckernels.asarray(out), ckernels.asarray(exact), errmode=mode)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             np.testing.assert_array_equal(out, exact.astype(dst_dt))
@@ -304,5 +304,5 @@ def test_assignment_table_against_numpy(src_dt, dst_dt):
     if kinds in ("ii", "iu", "ui", "uu") and np.iinfo(src_dt).max > np.iinfo(dst_dt).max:
         over = np.array([np.iinfo(src_dt).max], dtype=src_dt)
         with pytest.raises(errors.CKOverflowError, match="overflow"):
-            ckernel.assign(ckernel.asarray(np.zeros(1, dst_dt)), ckernel.asarray(over),
+            ckernels.assign(ckernels.asarray(np.zeros(1, dst_dt)), ckernels.asarray(over),
                            errmode="overflow")

@@ -1,11 +1,11 @@
-"""ckernel.types: builtins, parsing/printing, equality, constructors, errors."""
+"""ckernels.types: builtins, parsing/printing, equality, constructors, errors."""
 
 import pickle
 
 import numpy as np
 import pytest
 
-from ckernel import errors, types as T
+from ckernels import errors, types as T
 
 ROUND_TRIP = [
     "int32", "bool", "float16", "complex64", "complex128", "string",
@@ -62,7 +62,7 @@ def test_builtins():
         assert (t.data_size, t.data_alignment) == expect[str(t)]
         assert t.to_numpy_dtype() == np.dtype(str(t) if str(t) != "bool" else "?")
         assert T.Type(t.to_numpy_dtype()) == t
-        assert repr(t) == f"ckernel.types.{t}"
+        assert repr(t) == f"ckernels.types.{t}"
     assert T.bool is T.bool_
 
 
