@@ -1,0 +1,98 @@
+/* alloc.c -- the library's single allocation entry point (see debug.h). */
+#include "core/internal.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Process-wide, atomic (documented in debug.h). */
+static atomic_uint_fast64_t ck_alloc_attempts;
+static atomic_uint_fast64_t ck_fail_countdown; /* 0 = disarmed */
+static atomic_bool ck_fail_fired;
+
+uint64_t ck_debug_alloc_count(void) {
+  return (uint64_t)atomic_load_explicit(&ck_alloc_attempts, memory_order_relaxed);
+}
+
+void ck_debug_fail_alloc_after(uint64_t k) {
+  atomic_store(&ck_fail_fired, false);
+  atomic_store(&ck_fail_countdown, k);
+}
+
+bool ck_debug_fail_alloc_fired(void) { return atomic_load(&ck_fail_fired); }
+
+/* Counts the attempt; true if this attempt must fail. */
+static bool ck_alloc_should_fail(void) {
+  atomic_fetch_add_explicit(&ck_alloc_attempts, 1, memory_order_relaxed);
+  uint_fast64_t c = atomic_load_explicit(&ck_fail_countdown, memory_order_relaxed);
+  while (c != 0) {
+    if (atomic_compare_exchange_weak(&ck_fail_countdown, &c, c - 1)) {
+      if (c == 1) {
+        atomic_store(&ck_fail_fired, true);
+        return true;
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
+static void *ck_nomem(const char *func, size_t size) {
+  ck__error(CK_ERR_NO_MEMORY, func, "out of memory allocating %zu bytes", size);
+  return NULL;
+}
+
+void *ck__malloc(size_t size, const char *func) {
+  void *p = ck_alloc_should_fail() ? NULL : malloc(size ? size : 1);
+  return p ? p : ck_nomem(func, size);
+}
+
+void *ck__calloc(size_t n, size_t size, const char *func) {
+  void *p = ck_alloc_should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1);
+  return p ? p : ck_nomem(func, n * size);
+}
+
+void *ck__realloc(void *old, size_t size, const char *func) {
+  void *p = ck_alloc_should_fail() ? NULL : realloc(old, size ? size : 1);
+  return p ? p : ck_nomem(func, size);
+}
+
+void *ck__aligned_alloc(size_t align, size_t size, const char *func) {
+  void *p = NULL;
+  if (align < sizeof(void *)) {
+    align = sizeof(void *);
+  }
+  if (!ck_alloc_should_fail() && posix_memalign(&p, align, size ? size : 1) != 0) {
+    p = NULL;
+  }
+  return p ? p : ck_nomem(func, size);
+}
+
+size_t ck__page_size(void) {
+  static atomic_size_t cached;
+  size_t ps = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (ps == 0) {
+    long v = sysconf(_SC_PAGESIZE);
+    ps = v > 0 ? (size_t)v : 4096;
+    atomic_store_explicit(&cached, ps, memory_order_relaxed);
+  }
+  return ps;
+}
+
+void *ck__map(size_t size, const char *func) {
+  if (ck_alloc_should_fail()) {
+    return ck_nomem(func, size);
+  }
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                 -1, 0);
+  return p == MAP_FAILED ? ck_nomem(func, size) : p;
+}
+
+void ck__unmap(void *p, size_t size) {
+  if (p != NULL && size != 0) {
+    munmap(p, size);
+  }
+}
+
+void ck__free(void *p) { free(p); }

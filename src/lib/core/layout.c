@@ -1,0 +1,131 @@
+/* layout.c -- the exported layout table (see ckernel/layout.h). */
+#include "core/internal.h"
+
+#include <stdalign.h>
+
+#define CK_STRUCT_ROW(T) {#T, "", alignof(T), sizeof(T)}
+#define CK_FIELD_ROW(T, f) {#T, #f, offsetof(T, f), sizeof(((T *)0)->f)}
+
+static const ck_layout_entry ck_layout[] = {
+    CK_STRUCT_ROW(ck_memblock),
+    CK_FIELD_ROW(ck_memblock, refcount),
+    CK_FIELD_ROW(ck_memblock, kind),
+
+    CK_STRUCT_ROW(ck_pod_allocator_api),
+    CK_FIELD_ROW(ck_pod_allocator_api, allocate),
+    CK_FIELD_ROW(ck_pod_allocator_api, resize),
+    CK_FIELD_ROW(ck_pod_allocator_api, finalize),
+
+    CK_STRUCT_ROW(ck_pod_stats),
+    CK_FIELD_ROW(ck_pod_stats, capacity),
+    CK_FIELD_ROW(ck_pod_stats, used),
+    CK_FIELD_ROW(ck_pod_stats, chunks),
+    CK_FIELD_ROW(ck_pod_stats, allocations),
+    CK_FIELD_ROW(ck_pod_stats, finalized),
+
+    CK_STRUCT_ROW(ck_prefix),
+    CK_FIELD_ROW(ck_prefix, function),
+    CK_FIELD_ROW(ck_prefix, destructor),
+
+    CK_STRUCT_ROW(ck_kernel_builder),
+    CK_FIELD_ROW(ck_kernel_builder, heap),
+    CK_FIELD_ROW(ck_kernel_builder, capacity),
+    CK_FIELD_ROW(ck_kernel_builder, reserved_),
+    CK_FIELD_ROW(ck_kernel_builder, inline_buf),
+
+    CK_STRUCT_ROW(ck_kernel_info),
+    CK_FIELD_ROW(ck_kernel_info, name),
+    CK_FIELD_ROW(ck_kernel_info, single),
+    CK_FIELD_ROW(ck_kernel_info, strided),
+    CK_FIELD_ROW(ck_kernel_info, data_size),
+    CK_FIELD_ROW(ck_kernel_info, children),
+
+    CK_STRUCT_ROW(ck_pod_copy_kernel),
+    CK_FIELD_ROW(ck_pod_copy_kernel, base),
+    CK_FIELD_ROW(ck_pod_copy_kernel, data_size),
+
+    CK_STRUCT_ROW(ck_type_desc),
+    CK_FIELD_ROW(ck_type_desc, refcount),
+    CK_FIELD_ROW(ck_type_desc, id),
+    CK_FIELD_ROW(ck_type_desc, flags),
+    CK_FIELD_ROW(ck_type_desc, depth),
+    CK_FIELD_ROW(ck_type_desc, data_size),
+    CK_FIELD_ROW(ck_type_desc, data_alignment),
+    CK_FIELD_ROW(ck_type_desc, arrmeta_size),
+    CK_FIELD_ROW(ck_type_desc, hash),
+    CK_FIELD_ROW(ck_type_desc, vtable),
+    CK_FIELD_ROW(ck_type_desc, element),
+    CK_FIELD_ROW(ck_type_desc, fixed_size),
+    CK_FIELD_ROW(ck_type_desc, target_alignment),
+    CK_FIELD_ROW(ck_type_desc, field_count),
+    CK_FIELD_ROW(ck_type_desc, field_names),
+    CK_FIELD_ROW(ck_type_desc, field_types),
+    CK_FIELD_ROW(ck_type_desc, field_data_offsets),
+    CK_FIELD_ROW(ck_type_desc, field_arrmeta_offsets),
+
+    CK_STRUCT_ROW(ck_type_vtable),
+    CK_FIELD_ROW(ck_type_vtable, name),
+    CK_FIELD_ROW(ck_type_vtable, arrmeta_construct),
+    CK_FIELD_ROW(ck_type_vtable, arrmeta_destruct),
+    CK_FIELD_ROW(ck_type_vtable, arrmeta_copy),
+    CK_FIELD_ROW(ck_type_vtable, print),
+    CK_FIELD_ROW(ck_type_vtable, arrmeta_debug_print),
+    CK_FIELD_ROW(ck_type_vtable, equal),
+    CK_FIELD_ROW(ck_type_vtable, hash),
+
+    CK_STRUCT_ROW(ck_kernel_arg),
+    CK_FIELD_ROW(ck_kernel_arg, kind),
+    CK_FIELD_ROW(ck_kernel_arg, reserved_),
+    CK_FIELD_ROW(ck_kernel_arg, buffer),
+    CK_FIELD_ROW(ck_kernel_arg, offset),
+    CK_FIELD_ROW(ck_kernel_arg, value),
+    CK_FIELD_ROW(ck_kernel_arg, size),
+
+    CK_STRUCT_ROW(ck_device_ptr),
+    CK_FIELD_ROW(ck_device_ptr, buffer),
+    CK_FIELD_ROW(ck_device_ptr, offset),
+
+    CK_STRUCT_ROW(ck_dim_arrmeta),
+    CK_FIELD_ROW(ck_dim_arrmeta, size),
+    CK_FIELD_ROW(ck_dim_arrmeta, stride),
+
+    CK_STRUCT_ROW(ck_var_dim_data),
+    CK_FIELD_ROW(ck_var_dim_data, begin),
+    CK_FIELD_ROW(ck_var_dim_data, size),
+
+    CK_STRUCT_ROW(ck_var_dim_arrmeta),
+    CK_FIELD_ROW(ck_var_dim_arrmeta, blockref),
+    CK_FIELD_ROW(ck_var_dim_arrmeta, stride),
+    CK_FIELD_ROW(ck_var_dim_arrmeta, offset),
+
+    CK_STRUCT_ROW(ck_string),
+    CK_FIELD_ROW(ck_string, begin),
+    CK_FIELD_ROW(ck_string, end),
+
+    CK_STRUCT_ROW(ck_string_arrmeta),
+    CK_FIELD_ROW(ck_string_arrmeta, blockref),
+
+    CK_STRUCT_ROW(ck_pointer_arrmeta),
+    CK_FIELD_ROW(ck_pointer_arrmeta, blockref),
+    CK_FIELD_ROW(ck_pointer_arrmeta, offset),
+
+    CK_STRUCT_ROW(ck_array_preamble),
+    CK_FIELD_ROW(ck_array_preamble, memblock),
+    CK_FIELD_ROW(ck_array_preamble, type),
+    CK_FIELD_ROW(ck_array_preamble, data),
+    CK_FIELD_ROW(ck_array_preamble, flags),
+    CK_FIELD_ROW(ck_array_preamble, data_ref),
+
+    CK_STRUCT_ROW(ck_layout_entry),
+    CK_FIELD_ROW(ck_layout_entry, type),
+    CK_FIELD_ROW(ck_layout_entry, field),
+    CK_FIELD_ROW(ck_layout_entry, offset),
+    CK_FIELD_ROW(ck_layout_entry, size),
+};
+
+const ck_layout_entry *ck_layout_table(size_t *out_count) {
+  if (out_count != NULL) {
+    *out_count = sizeof ck_layout / sizeof ck_layout[0];
+  }
+  return ck_layout;
+}

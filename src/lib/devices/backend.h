@@ -1,0 +1,82 @@
+/*
+ * backend.h -- the backend vtable behind ck_context, and the private parts
+ * of contexts, programs and buffers.  Not installed; nothing here is ABI.
+ *
+ * A backend (cpu, opencl; cuda next) implements the vtable below.  Device
+ * memory is a ck__devmem: `handle` is the native object (cl_mem; for cpu the
+ * host pointer), `host` the host address of byte 0 when the memory is host
+ * addressable (else NULL).  Every entry returns a ck_status having recorded
+ * the message; `ctx->lock` is held by the caller for build_program and
+ * launch.
+ */
+#ifndef CKERNEL_BACKEND_H
+#define CKERNEL_BACKEND_H
+
+#include "core/internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+typedef struct ck__devmem {
+  void *handle;
+  char *host;
+  size_t size;
+} ck__devmem;
+
+typedef struct ck__backend_vtable {
+  const char *kind;
+  ck_status (*alloc)(ck_context *ctx, size_t size, ck__devmem *out);
+  void (*free)(ck_context *ctx, ck__devmem *mem);
+  ck_status (*copy_h2d)(ck_context *ctx, ck__devmem *dst, size_t off,
+                        const void *src, size_t n);
+  ck_status (*copy_d2h)(ck_context *ctx, void *dst, ck__devmem *src,
+                        size_t off, size_t n);
+  ck_status (*copy_d2d)(ck_context *ctx, ck__devmem *dst, size_t dst_off,
+                        ck__devmem *src, size_t src_off, size_t n);
+  ck_status (*fill)(ck_context *ctx, ck__devmem *dst, size_t off,
+                    const void *pattern, size_t pattern_size, size_t n);
+  ck_status (*build_program)(ck_context *ctx, const char *source,
+                             const char *options, void **out_native);
+  void (*release_program)(ck_context *ctx, void *native);
+  ck_status (*kernel_create)(ck_context *ctx, void *program_native,
+                             const char *name, void **out_kernel);
+  void (*kernel_release)(ck_context *ctx, void *kernel);
+  /* args: BUFFER args carry their buffer's devmem through ck__buffer_devmem */
+  ck_status (*launch)(ck_context *ctx, void *kernel, const char *name,
+                      size_t nargs, const ck_kernel_arg *args,
+                      size_t global_size);
+  ck_status (*finish)(ck_context *ctx);
+  void (*release)(ck_context *ctx);
+  ck_status (*describe)(ck_context *ctx, char *buf, size_t bufsize,
+                        size_t *pos);
+} ck__backend_vtable;
+
+struct ck_program {
+  _Atomic(uint32_t) refcount;
+  ck_context *ctx;       /* borrowed: see context.c on program lifetime */
+  void *native;
+  char *source;
+  char *options;
+  struct ck_program *next; /* cache chain */
+};
+
+struct ck_context {
+  _Atomic(uint32_t) refcount;
+  const ck__backend_vtable *vt;
+  void *state;             /* backend state */
+  bool fp64;
+  bool host_accessible;
+  pthread_mutex_t lock;    /* program cache, launches */
+  struct ck_program *cache;
+};
+
+extern const ck__backend_vtable ck__cpu_backend;
+extern const ck__backend_vtable ck__opencl_backend;
+
+/* Fill ctx->state/fp64/host_accessible for an OpenCL device. */
+ck_status ck__opencl_init(ck_context *ctx, uint32_t platform, uint32_t device);
+
+/* The devmem of a buffer (buffer.c). */
+ck__devmem *ck__buffer_devmem(ck_buffer *buf);
+
+#endif /* CKERNEL_BACKEND_H */

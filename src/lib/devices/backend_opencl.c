@@ -1,0 +1,542 @@
+/*
+ * backend_opencl.c -- the "opencl" backend, over the ICD loader loaded at run
+ * time (opencl_loader.h).
+ *
+ * Memory.  On devices of type CPU the library allocates the memory itself
+ * (page aligned) and wraps it with CL_MEM_USE_HOST_PTR, so buffers are host
+ * addressable (ck_buffer_host_pointer) and the ICD (PoCL) works in place
+ * without staging copies.  Other devices get plain CL_MEM_READ_WRITE
+ * buffers.  A zero-capacity buffer has no cl_mem (OpenCL forbids size 0).
+ *
+ * Commands.  One in-order queue per context; every operation is blocking
+ * (blocking reads/writes, clFinish after copies, fills and launches).
+ *
+ * Launch geometry.  Global size = the element count, local size NULL: legal
+ * for any global size on OpenCL 1.2 (a local size must divide the global
+ * size there), the implementation picks the work-group size.
+ */
+#include "devices/backend.h"
+#include "devices/opencl_loader.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- loader ------------------------------------------------------------ */
+
+static pthread_mutex_t ck__cl_load_lock = PTHREAD_MUTEX_INITIALIZER;
+static ck_cl_api ck__cl_table;
+static _Atomic(bool) ck__cl_loaded;
+
+const ck_cl_api *ck__opencl_api(void) {
+  if (atomic_load_explicit(&ck__cl_loaded, memory_order_acquire)) {
+    return &ck__cl_table;
+  }
+  const ck_cl_api *result = NULL;
+  pthread_mutex_lock(&ck__cl_load_lock);
+  if (atomic_load_explicit(&ck__cl_loaded, memory_order_relaxed)) {
+    result = &ck__cl_table;
+    goto done;
+  }
+  /* CK_OPENCL_LIBRARY overrides the loader's name (tests, odd installs). */
+  const char *names[3] = {getenv("CK_OPENCL_LIBRARY"), NULL, NULL};
+  if (names[0] == NULL || names[0][0] == '\0') {
+    names[0] = "libOpenCL.so.1";
+    names[1] = "libOpenCL.so";
+  }
+  void *lib = NULL;
+  const char *why = "";
+  for (int i = 0; i < 2 && names[i] != NULL && lib == NULL; i++) {
+    lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+      const char *e = dlerror();
+      why = e != NULL ? e : "dlopen failed";
+    }
+  }
+  if (lib == NULL) {
+    CK_ERROR(CK_ERR_BACKEND,
+             "cannot load the OpenCL ICD loader (%s): %s; install an OpenCL "
+             "runtime (e.g. ocl-icd-libopencl1 + pocl-opencl-icd)",
+             names[0], why);
+    goto done;
+  }
+  ck_cl_api t;
+#define CK_CL_LOAD(ret, name, params)                                          \
+  {                                                                            \
+    void *sym = dlsym(lib, #name);                                             \
+    if (sym == NULL) {                                                         \
+      CK_ERROR(CK_ERR_BACKEND, "the OpenCL loader %s lacks %s", names[0],      \
+               #name);                                                         \
+      dlclose(lib);                                                            \
+      goto done;                                                               \
+    }                                                                          \
+    memcpy(&t.name, &sym, sizeof sym);                                         \
+  }
+  CK_CL_FUNCTIONS(CK_CL_LOAD)
+#undef CK_CL_LOAD
+  ck__cl_table = t; /* the library stays loaded for the process */
+  atomic_store_explicit(&ck__cl_loaded, true, memory_order_release);
+  result = &ck__cl_table;
+done:
+  pthread_mutex_unlock(&ck__cl_load_lock);
+  return result;
+}
+
+const char *ck__opencl_error_name(ck_cl_int code) {
+  switch (code) {
+#define E(n, v) case v: return #n;
+    E(CL_SUCCESS, 0)
+    E(CL_DEVICE_NOT_FOUND, -1)
+    E(CL_DEVICE_NOT_AVAILABLE, -2)
+    E(CL_COMPILER_NOT_AVAILABLE, -3)
+    E(CL_MEM_OBJECT_ALLOCATION_FAILURE, -4)
+    E(CL_OUT_OF_RESOURCES, -5)
+    E(CL_OUT_OF_HOST_MEMORY, -6)
+    E(CL_PROFILING_INFO_NOT_AVAILABLE, -7)
+    E(CL_MEM_COPY_OVERLAP, -8)
+    E(CL_IMAGE_FORMAT_MISMATCH, -9)
+    E(CL_IMAGE_FORMAT_NOT_SUPPORTED, -10)
+    E(CL_BUILD_PROGRAM_FAILURE, -11)
+    E(CL_MAP_FAILURE, -12)
+    E(CL_MISALIGNED_SUB_BUFFER_OFFSET, -13)
+    E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, -14)
+    E(CL_COMPILE_PROGRAM_FAILURE, -15)
+    E(CL_LINKER_NOT_AVAILABLE, -16)
+    E(CL_LINK_PROGRAM_FAILURE, -17)
+    E(CL_DEVICE_PARTITION_FAILED, -18)
+    E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE, -19)
+    E(CL_INVALID_VALUE, -30)
+    E(CL_INVALID_DEVICE_TYPE, -31)
+    E(CL_INVALID_PLATFORM, -32)
+    E(CL_INVALID_DEVICE, -33)
+    E(CL_INVALID_CONTEXT, -34)
+    E(CL_INVALID_QUEUE_PROPERTIES, -35)
+    E(CL_INVALID_COMMAND_QUEUE, -36)
+    E(CL_INVALID_HOST_PTR, -37)
+    E(CL_INVALID_MEM_OBJECT, -38)
+    E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, -39)
+    E(CL_INVALID_IMAGE_SIZE, -40)
+    E(CL_INVALID_SAMPLER, -41)
+    E(CL_INVALID_BINARY, -42)
+    E(CL_INVALID_BUILD_OPTIONS, -43)
+    E(CL_INVALID_PROGRAM, -44)
+    E(CL_INVALID_PROGRAM_EXECUTABLE, -45)
+    E(CL_INVALID_KERNEL_NAME, -46)
+    E(CL_INVALID_KERNEL_DEFINITION, -47)
+    E(CL_INVALID_KERNEL, -48)
+    E(CL_INVALID_ARG_INDEX, -49)
+    E(CL_INVALID_ARG_VALUE, -50)
+    E(CL_INVALID_ARG_SIZE, -51)
+    E(CL_INVALID_KERNEL_ARGS, -52)
+    E(CL_INVALID_WORK_DIMENSION, -53)
+    E(CL_INVALID_WORK_GROUP_SIZE, -54)
+    E(CL_INVALID_WORK_ITEM_SIZE, -55)
+    E(CL_INVALID_GLOBAL_OFFSET, -56)
+    E(CL_INVALID_EVENT_WAIT_LIST, -57)
+    E(CL_INVALID_EVENT, -58)
+    E(CL_INVALID_OPERATION, -59)
+    E(CL_INVALID_GL_OBJECT, -60)
+    E(CL_INVALID_BUFFER_SIZE, -61)
+    E(CL_INVALID_MIP_LEVEL, -62)
+    E(CL_INVALID_GLOBAL_WORK_SIZE, -63)
+    E(CL_INVALID_PROPERTY, -64)
+    E(CL_INVALID_IMAGE_DESCRIPTOR, -65)
+    E(CL_INVALID_COMPILER_OPTIONS, -66)
+    E(CL_INVALID_LINKER_OPTIONS, -67)
+    E(CL_INVALID_DEVICE_PARTITION_COUNT, -68)
+    E(CL_INVALID_PIPE_SIZE, -69)
+    E(CL_INVALID_DEVICE_QUEUE, -70)
+    E(CL_INVALID_SPEC_ID, -71)
+    E(CL_MAX_SIZE_RESTRICTION_EXCEEDED, -72)
+    E(CL_PLATFORM_NOT_FOUND_KHR, -1001)
+#undef E
+  default:
+    return "CL_UNKNOWN_ERROR";
+  }
+}
+
+/* "<func>: clXxx failed: CL_NAME (code)". */
+#define CK_CL_FAIL(call, err)                                                  \
+  ck__error(CK_ERR_BACKEND, __func__, "%s failed: %s (%d)", (call),            \
+            ck__opencl_error_name(err), (int)(err))
+
+/* ---- state ------------------------------------------------------------- */
+
+typedef struct ocl_state {
+  const ck_cl_api *cl;
+  ck_cl_device_id device;
+  ck_cl_context context;
+  ck_cl_command_queue queue;
+  bool is_cpu;
+  size_t base_align; /* bytes: sub-buffer origin alignment */
+  ck_cl_uint compute_units;
+  char device_name[128];
+  char device_version[128];
+  char platform_name[128];
+  char platform_version[128];
+} ocl_state;
+
+#define ST(ctx) ((ocl_state *)(ctx)->state)
+
+static void ocl_info_str(const ck_cl_api *cl, ck_cl_device_id dev,
+                         ck_cl_uint what, char *out, size_t n) {
+  out[0] = '\0';
+  if (cl->clGetDeviceInfo(dev, what, n - 1, out, NULL) != CK_CL_SUCCESS) {
+    strcpy(out, "?");
+  }
+  out[n - 1] = '\0';
+}
+
+ck_status ck__opencl_init(ck_context *ctx, uint32_t platform, uint32_t device) {
+  const ck_cl_api *cl = ck__opencl_api();
+  if (cl == NULL) {
+    return CK_ERR_BACKEND;
+  }
+  ck_cl_uint np = 0;
+  ck_cl_int err = cl->clGetPlatformIDs(0, NULL, &np);
+  if (err == CK_CL_PLATFORM_NOT_FOUND_KHR || (err == CK_CL_SUCCESS && np == 0)) {
+    return CK_ERROR(CK_ERR_BACKEND,
+                    "no OpenCL platform is available (the ICD loader found no "
+                    "driver; check /etc/OpenCL/vendors)");
+  }
+  if (err != CK_CL_SUCCESS) {
+    return CK_CL_FAIL("clGetPlatformIDs", err);
+  }
+  ck_cl_platform_id plats[16];
+  if (np > 16) {
+    np = 16;
+  }
+  err = cl->clGetPlatformIDs(np, plats, NULL);
+  if (err != CK_CL_SUCCESS) {
+    return CK_CL_FAIL("clGetPlatformIDs", err);
+  }
+  if (platform >= np) {
+    return CK_ERROR(CK_ERR_INDEX, "OpenCL platform %u out of range (%u platform%s)",
+                    (unsigned)platform, (unsigned)np, np == 1 ? "" : "s");
+  }
+  ck_cl_uint nd = 0;
+  err = cl->clGetDeviceIDs(plats[platform], CK_CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+  if (err != CK_CL_SUCCESS && err != CK_CL_DEVICE_NOT_FOUND) {
+    return CK_CL_FAIL("clGetDeviceIDs", err);
+  }
+  if (device >= nd) {
+    return CK_ERROR(CK_ERR_INDEX,
+                    "OpenCL device %u out of range (platform %u has %u device%s)",
+                    (unsigned)device, (unsigned)platform, (unsigned)nd,
+                    nd == 1 ? "" : "s");
+  }
+  ck_cl_device_id devs[64];
+  if (nd > 64) {
+    nd = 64;
+  }
+  err = cl->clGetDeviceIDs(plats[platform], CK_CL_DEVICE_TYPE_ALL, nd, devs, NULL);
+  if (err != CK_CL_SUCCESS) {
+    return CK_CL_FAIL("clGetDeviceIDs", err);
+  }
+  ocl_state *s = CK_CALLOC(1, sizeof *s);
+  if (s == NULL) {
+    return CK_ERR_NO_MEMORY;
+  }
+  s->cl = cl;
+  s->device = devs[device];
+  ck_cl_bitfield type = 0;
+  ck_cl_uint align_bits = 0;
+  ck_cl_ulong fp64 = 0;
+  (void)cl->clGetDeviceInfo(s->device, CK_CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  (void)cl->clGetDeviceInfo(s->device, CK_CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+                            sizeof align_bits, &align_bits, NULL);
+  (void)cl->clGetDeviceInfo(s->device, CK_CL_DEVICE_MAX_COMPUTE_UNITS,
+                            sizeof s->compute_units, &s->compute_units, NULL);
+  if (cl->clGetDeviceInfo(s->device, CK_CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64,
+                          &fp64, NULL) != CK_CL_SUCCESS) {
+    fp64 = 0;
+  }
+  s->is_cpu = (type & CK_CL_DEVICE_TYPE_CPU) != 0;
+  s->base_align = align_bits >= 8 ? align_bits / 8 : 1;
+  ocl_info_str(cl, s->device, CK_CL_DEVICE_NAME, s->device_name,
+               sizeof s->device_name);
+  ocl_info_str(cl, s->device, CK_CL_DEVICE_VERSION, s->device_version,
+               sizeof s->device_version);
+  s->platform_name[0] = s->platform_version[0] = '\0';
+  (void)cl->clGetPlatformInfo(plats[platform], CK_CL_PLATFORM_NAME,
+                              sizeof s->platform_name - 1, s->platform_name, NULL);
+  (void)cl->clGetPlatformInfo(plats[platform], CK_CL_PLATFORM_VERSION,
+                              sizeof s->platform_version - 1,
+                              s->platform_version, NULL);
+  s->context = cl->clCreateContext(NULL, 1, &s->device, NULL, NULL, &err);
+  if (s->context == NULL || err != CK_CL_SUCCESS) {
+    ck__free(s);
+    return CK_CL_FAIL("clCreateContext", err);
+  }
+  s->queue = cl->clCreateCommandQueue(s->context, s->device, 0, &err);
+  if (s->queue == NULL || err != CK_CL_SUCCESS) {
+    cl->clReleaseContext(s->context);
+    ck__free(s);
+    return CK_CL_FAIL("clCreateCommandQueue", err);
+  }
+  ctx->state = s;
+  ctx->fp64 = fp64 != 0;
+  ctx->host_accessible = s->is_cpu;
+  return CK_OK;
+}
+
+static void ocl_release(ck_context *ctx) {
+  ocl_state *s = ST(ctx);
+  if (s != NULL) {
+    s->cl->clReleaseCommandQueue(s->queue);
+    s->cl->clReleaseContext(s->context);
+    ck__free(s);
+    ctx->state = NULL;
+  }
+}
+
+static ck_status ocl_describe(ck_context *ctx, char *buf, size_t bufsize,
+                              size_t *pos) {
+  ocl_state *s = ST(ctx);
+  ck__appendf(buf, bufsize, pos,
+              "opencl: %s [%s] (%s, %s), %u compute units, fp64: %s, "
+              "host-accessible buffers: %s",
+              s->device_name, s->is_cpu ? "CPU" : "accelerator",
+              s->platform_name, s->device_version, (unsigned)s->compute_units,
+              ctx->fp64 ? "yes" : "no", s->is_cpu ? "yes" : "no");
+  return CK_OK;
+}
+
+/* ---- memory ------------------------------------------------------------ */
+
+static ck_status ocl_alloc(ck_context *ctx, size_t size, ck__devmem *out) {
+  ocl_state *s = ST(ctx);
+  out->handle = NULL;
+  out->host = NULL;
+  out->size = size;
+  if (size == 0) {
+    return CK_OK;
+  }
+  ck_cl_int err = CK_CL_SUCCESS;
+  if (s->is_cpu) {
+    char *host = CK_ALIGNED_ALLOC(4096, size);
+    if (host == NULL) {
+      return CK_ERR_NO_MEMORY;
+    }
+    out->handle = s->cl->clCreateBuffer(
+        s->context, CK_CL_MEM_READ_WRITE | CK_CL_MEM_USE_HOST_PTR, size, host, &err);
+    if (out->handle == NULL || err != CK_CL_SUCCESS) {
+      ck__free(host);
+      out->handle = NULL;
+      return CK_CL_FAIL("clCreateBuffer", err);
+    }
+    out->host = host;
+    return CK_OK;
+  }
+  out->handle = s->cl->clCreateBuffer(s->context, CK_CL_MEM_READ_WRITE, size,
+                                      NULL, &err);
+  if (out->handle == NULL || err != CK_CL_SUCCESS) {
+    out->handle = NULL;
+    return CK_CL_FAIL("clCreateBuffer", err);
+  }
+  return CK_OK;
+}
+
+static void ocl_free(ck_context *ctx, ck__devmem *mem) {
+  ocl_state *s = ST(ctx);
+  if (mem->handle != NULL) {
+    s->cl->clReleaseMemObject((ck_cl_mem)mem->handle);
+  }
+  ck__free(mem->host); /* after the cl_mem that uses it */
+  mem->handle = NULL;
+  mem->host = NULL;
+  mem->size = 0;
+}
+
+static ck_status ocl_h2d(ck_context *ctx, ck__devmem *dst, size_t off,
+                         const void *src, size_t n) {
+  ocl_state *s = ST(ctx);
+  ck_cl_int err = s->cl->clEnqueueWriteBuffer(s->queue, (ck_cl_mem)dst->handle,
+                                              CK_CL_TRUE, off, n, src, 0, NULL,
+                                              NULL);
+  return err == CK_CL_SUCCESS ? CK_OK : CK_CL_FAIL("clEnqueueWriteBuffer", err);
+}
+
+static ck_status ocl_d2h(ck_context *ctx, void *dst, ck__devmem *src, size_t off,
+                         size_t n) {
+  ocl_state *s = ST(ctx);
+  ck_cl_int err = s->cl->clEnqueueReadBuffer(s->queue, (ck_cl_mem)src->handle,
+                                             CK_CL_TRUE, off, n, dst, 0, NULL,
+                                             NULL);
+  return err == CK_CL_SUCCESS ? CK_OK : CK_CL_FAIL("clEnqueueReadBuffer", err);
+}
+
+static ck_status ocl_finish(ck_context *ctx) {
+  ocl_state *s = ST(ctx);
+  ck_cl_int err = s->cl->clFinish(s->queue);
+  return err == CK_CL_SUCCESS ? CK_OK : CK_CL_FAIL("clFinish", err);
+}
+
+static ck_status ocl_d2d(ck_context *ctx, ck__devmem *dst, size_t doff,
+                         ck__devmem *src, size_t soff, size_t n) {
+  ocl_state *s = ST(ctx);
+  ck_cl_int err = s->cl->clEnqueueCopyBuffer(
+      s->queue, (ck_cl_mem)src->handle, (ck_cl_mem)dst->handle, soff, doff, n,
+      0, NULL, NULL);
+  if (err != CK_CL_SUCCESS) {
+    return CK_CL_FAIL("clEnqueueCopyBuffer", err);
+  }
+  return ocl_finish(ctx);
+}
+
+static ck_status ocl_fill(ck_context *ctx, ck__devmem *dst, size_t off,
+                          const void *pattern, size_t psize, size_t n) {
+  ocl_state *s = ST(ctx);
+  ck_cl_int err = s->cl->clEnqueueFillBuffer(s->queue, (ck_cl_mem)dst->handle,
+                                             pattern, psize, off, n, 0, NULL,
+                                             NULL);
+  if (err != CK_CL_SUCCESS) {
+    return CK_CL_FAIL("clEnqueueFillBuffer", err);
+  }
+  return ocl_finish(ctx);
+}
+
+/* ---- programs and kernels ---------------------------------------------- */
+
+static ck_status ocl_build(ck_context *ctx, const char *source,
+                           const char *options, void **out) {
+  ocl_state *s = ST(ctx);
+  ck_cl_int err = CK_CL_SUCCESS;
+  size_t len = strlen(source);
+  ck_cl_program prog =
+      s->cl->clCreateProgramWithSource(s->context, 1, &source, &len, &err);
+  if (prog == NULL || err != CK_CL_SUCCESS) {
+    return CK_CL_FAIL("clCreateProgramWithSource", err);
+  }
+  err = s->cl->clBuildProgram(prog, 1, &s->device, options, NULL, NULL);
+  if (err != CK_CL_SUCCESS) {
+    char log[900];
+    size_t got = 0;
+    log[0] = '\0';
+    if (s->cl->clGetProgramBuildInfo(prog, s->device, CK_CL_PROGRAM_BUILD_LOG,
+                                     sizeof log - 1, log, &got) != CK_CL_SUCCESS) {
+      /* The log is longer than our buffer (or unavailable): fetch it whole
+       * and keep the head. */
+      size_t need = 0;
+      log[0] = '\0';
+      if (s->cl->clGetProgramBuildInfo(prog, s->device, CK_CL_PROGRAM_BUILD_LOG,
+                                       0, NULL, &need) == CK_CL_SUCCESS &&
+          need > 0) {
+        char *full = CK_MALLOC(need + 1);
+        if (full != NULL &&
+            s->cl->clGetProgramBuildInfo(prog, s->device, CK_CL_PROGRAM_BUILD_LOG,
+                                         need, full, NULL) == CK_CL_SUCCESS) {
+          full[need] = '\0';
+          strncpy(log, full, sizeof log - 1);
+        }
+        ck__free(full);
+      }
+    }
+    log[sizeof log - 1] = '\0';
+    s->cl->clReleaseProgram(prog);
+    return ck__error(CK_ERR_BACKEND, __func__, "clBuildProgram failed: %s (%d): %s",
+                     ck__opencl_error_name(err), (int)err,
+                     log[0] ? log : "(no build log)");
+  }
+  *out = prog;
+  return CK_OK;
+}
+
+static void ocl_release_program(ck_context *ctx, void *native) {
+  if (native != NULL) {
+    ST(ctx)->cl->clReleaseProgram((ck_cl_program)native);
+  }
+}
+
+static ck_status ocl_kernel_create(ck_context *ctx, void *program,
+                                   const char *name, void **out) {
+  ocl_state *s = ST(ctx);
+  ck_cl_int err = CK_CL_SUCCESS;
+  ck_cl_kernel k = s->cl->clCreateKernel((ck_cl_program)program, name, &err);
+  if (k == NULL || err != CK_CL_SUCCESS) {
+    return ck__error(CK_ERR_BACKEND, __func__,
+                     "clCreateKernel failed for '%s': %s (%d)", name,
+                     ck__opencl_error_name(err), (int)err);
+  }
+  *out = k;
+  return CK_OK;
+}
+
+static void ocl_kernel_release(ck_context *ctx, void *kernel) {
+  if (kernel != NULL) {
+    ST(ctx)->cl->clReleaseKernel((ck_cl_kernel)kernel);
+  }
+}
+
+enum { OCL_MAX_SUBBUFFERS = 64 };
+
+static ck_status ocl_launch(ck_context *ctx, void *kernel, const char *name,
+                            size_t nargs, const ck_kernel_arg *args,
+                            size_t global) {
+  ocl_state *s = ST(ctx);
+  ck_cl_mem subs[OCL_MAX_SUBBUFFERS];
+  size_t nsubs = 0;
+  ck_status st = CK_OK;
+  ck_cl_int err;
+  for (size_t i = 0; i < nargs && st == CK_OK; i++) {
+    const ck_kernel_arg *a = &args[i];
+    if (a->kind == CK_KERNEL_ARG_SCALAR) {
+      err = s->cl->clSetKernelArg((ck_cl_kernel)kernel, (ck_cl_uint)i, a->size,
+                                  a->value);
+    } else {
+      ck_cl_mem mem = (ck_cl_mem)ck__buffer_devmem(a->buffer)->handle;
+      if (a->offset != 0) {
+        if (a->offset % s->base_align != 0 || nsubs == OCL_MAX_SUBBUFFERS) {
+          st = CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                        "kernel '%s' argument %zu: buffer offset %zu is not a "
+                        "multiple of the device's base address alignment %zu "
+                        "(pass offset 0 and the offset as a scalar)",
+                        name, i, a->offset, s->base_align);
+          break;
+        }
+        ck_cl_buffer_region region = {a->offset,
+                                      ck__buffer_devmem(a->buffer)->size - a->offset};
+        err = CK_CL_SUCCESS;
+        ck_cl_mem sub = s->cl->clCreateSubBuffer(mem, CK_CL_MEM_READ_WRITE,
+                                                 CK_CL_BUFFER_CREATE_TYPE_REGION,
+                                                 &region, &err);
+        if (sub == NULL || err != CK_CL_SUCCESS) {
+          st = CK_CL_FAIL("clCreateSubBuffer", err);
+          break;
+        }
+        subs[nsubs++] = sub;
+        mem = sub;
+      }
+      err = s->cl->clSetKernelArg((ck_cl_kernel)kernel, (ck_cl_uint)i,
+                                  sizeof mem, &mem);
+    }
+    if (err != CK_CL_SUCCESS) {
+      st = ck__error(CK_ERR_BACKEND, __func__,
+                     "clSetKernelArg failed for '%s' argument %zu: %s (%d)",
+                     name, i, ck__opencl_error_name(err), (int)err);
+    }
+  }
+  if (st == CK_OK && global != 0) {
+    size_t gsize = global;
+    err = s->cl->clEnqueueNDRangeKernel(s->queue, (ck_cl_kernel)kernel, 1, NULL,
+                                        &gsize, NULL, 0, NULL, NULL);
+    if (err != CK_CL_SUCCESS) {
+      st = ck__error(CK_ERR_BACKEND, __func__,
+                     "clEnqueueNDRangeKernel failed for '%s': %s (%d)", name,
+                     ck__opencl_error_name(err), (int)err);
+    } else {
+      st = ocl_finish(ctx);
+    }
+  }
+  for (size_t i = 0; i < nsubs; i++) {
+    s->cl->clReleaseMemObject(subs[i]);
+  }
+  return st;
+}
+
+const ck__backend_vtable ck__opencl_backend = {
+    "opencl",      ocl_alloc,         ocl_free,          ocl_h2d,
+    ocl_d2h,       ocl_d2d,           ocl_fill,          ocl_build,
+    ocl_release_program, ocl_kernel_create, ocl_kernel_release, ocl_launch,
+    ocl_finish,    ocl_release,       ocl_describe,
+};

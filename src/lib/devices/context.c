@@ -1,0 +1,451 @@
+/*
+ * context.c -- contexts, the program cache, launches and device ckernels.
+ *
+ * Program lifetime.  The context's cache owns one reference to each cached
+ * program, which does NOT keep the context alive (else context and cache
+ * would keep each other alive forever).  Every reference handed to a user
+ * (ck_context_build_program, ck_program_incref) carries a context reference
+ * too, dropped by ck_program_decref.  So a program is usable exactly while
+ * someone holds it, and the context frees its cached programs when its own
+ * count reaches zero -- at which point no user reference can exist.
+ */
+#include "devices/backend.h"
+#include "ckernel/buffer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static ck_status ck__context_alloc(ck_context **out) {
+  ck_context *ctx = CK_CALLOC(1, sizeof *ctx);
+  if (ctx == NULL) {
+    return CK_ERR_NO_MEMORY;
+  }
+  atomic_init(&ctx->refcount, 1u);
+  if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+    ck__free(ctx);
+    return CK_ERROR(CK_ERR_NO_MEMORY, "pthread_mutex_init failed");
+  }
+  *out = ctx;
+  return CK_OK;
+}
+
+static void ck__context_destroy(ck_context *ctx) {
+  ck_program *p = ctx->cache;
+  while (p != NULL) {
+    ck_program *next = p->next;
+    ctx->vt->release_program(ctx, p->native);
+    ck__free(p->source);
+    ck__free(p->options);
+    ck__free(p);
+    p = next;
+  }
+  if (ctx->vt != NULL && ctx->vt->release != NULL) {
+    ctx->vt->release(ctx);
+  }
+  pthread_mutex_destroy(&ctx->lock);
+  ck__free(ctx);
+}
+
+static ck_status ck__parse_index(const char *s, const char *end, uint32_t *out) {
+  if (s == end || end - s > 9) {
+    return CK_ERR_PARSE;
+  }
+  uint32_t v = 0;
+  for (; s < end; s++) {
+    if (*s < '0' || *s > '9') {
+      return CK_ERR_PARSE;
+    }
+    v = v * 10u + (uint32_t)(*s - '0');
+  }
+  *out = v;
+  return CK_OK;
+}
+
+ck_status ck_context_new_opencl(uint32_t platform_index, uint32_t device_index,
+                                ck_context **out) {
+  if (out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
+  }
+  *out = NULL;
+  ck_context *ctx;
+  ck_status st = ck__context_alloc(&ctx);
+  if (st != CK_OK) {
+    return st;
+  }
+  ctx->vt = &ck__opencl_backend;
+  st = ck__opencl_init(ctx, platform_index, device_index);
+  if (st != CK_OK) {
+    ctx->vt = NULL; /* nothing to release */
+    ck__context_destroy(ctx);
+    return st;
+  }
+  *out = ctx;
+  return CK_OK;
+}
+
+ck_status ck_context_new(const char *kind, ck_context **out) {
+  if (kind == NULL || out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "arguments must not be NULL");
+  }
+  *out = NULL;
+  if (strcmp(kind, "cpu") == 0) {
+    ck_context *ctx;
+    ck_status st = ck__context_alloc(&ctx);
+    if (st != CK_OK) {
+      return st;
+    }
+    ctx->vt = &ck__cpu_backend;
+    ctx->fp64 = true;
+    ctx->host_accessible = true;
+    *out = ctx;
+    return CK_OK;
+  }
+  if (strcmp(kind, "opencl") == 0) {
+    uint32_t p = 0, d = 0;
+    const char *env = getenv("CK_OPENCL_DEVICE");
+    if (env != NULL && *env != '\0') {
+      const char *colon = strchr(env, ':');
+      if (colon == NULL || ck__parse_index(env, colon, &p) != CK_OK ||
+          ck__parse_index(colon + 1, colon + strlen(colon), &d) != CK_OK) {
+        return CK_ERROR(CK_ERR_PARSE,
+                        "CK_OPENCL_DEVICE='%s' is not 'platform:device' "
+                        "(two decimal indices, e.g. '0:0')", env);
+      }
+    }
+    return ck_context_new_opencl(p, d, out);
+  }
+  if (strcmp(kind, "cuda") == 0) {
+    return CK_ERROR(CK_ERR_NOT_SUPPORTED,
+                    "the cuda backend is not implemented in this build");
+  }
+  return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                  "unknown context kind '%s' (expected cpu, opencl or cuda)",
+                  kind);
+}
+
+void ck_context_incref(ck_context *ctx) {
+  if (ctx != NULL) {
+    atomic_fetch_add_explicit(&ctx->refcount, 1u, memory_order_relaxed);
+  }
+}
+
+void ck_context_decref(ck_context *ctx) {
+  if (ctx != NULL &&
+      atomic_fetch_sub_explicit(&ctx->refcount, 1u, memory_order_release) == 1u) {
+    atomic_thread_fence(memory_order_acquire);
+    ck__context_destroy(ctx);
+  }
+}
+
+uint32_t ck_context_refcount(const ck_context *ctx) {
+  return ctx == NULL ? 0u
+                     : atomic_load_explicit(&((ck_context *)(uintptr_t)ctx)->refcount,
+                                            memory_order_relaxed);
+}
+
+const char *ck_context_kind(const ck_context *ctx) {
+  return ctx == NULL ? "" : ctx->vt->kind;
+}
+
+bool ck_context_supports_fp64(const ck_context *ctx) {
+  return ctx != NULL && ctx->fp64;
+}
+
+bool ck_context_host_accessible(const ck_context *ctx) {
+  return ctx != NULL && ctx->host_accessible;
+}
+
+ck_status ck_context_describe(ck_context *ctx, char *buf, size_t bufsize,
+                              size_t *out_len) {
+  if (ctx == NULL || (buf == NULL && bufsize != 0)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "bad arguments");
+  }
+  if (bufsize != 0) {
+    buf[0] = '\0';
+  }
+  size_t pos = 0;
+  ck_status st = ctx->vt->describe(ctx, buf, bufsize, &pos);
+  if (st == CK_OK && out_len != NULL) {
+    *out_len = pos;
+  }
+  return st;
+}
+
+ck_status ck_context_finish(ck_context *ctx) {
+  if (ctx == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "ctx must not be NULL");
+  }
+  return ctx->vt->finish(ctx);
+}
+
+/* ---- programs ---------------------------------------------------------- */
+
+static char *ck__strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = CK_MALLOC(n);
+  if (d != NULL) {
+    memcpy(d, s, n);
+  }
+  return d;
+}
+
+ck_status ck_context_build_program(ck_context *ctx, const char *source,
+                                   const char *options, ck_program **out) {
+  if (ctx == NULL || source == NULL || out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "arguments must not be NULL");
+  }
+  *out = NULL;
+  if (options == NULL) {
+    options = "";
+  }
+  ck_status st = CK_OK;
+  pthread_mutex_lock(&ctx->lock);
+  ck_program *p = ctx->cache;
+  while (p != NULL &&
+         (strcmp(p->source, source) != 0 || strcmp(p->options, options) != 0)) {
+    p = p->next;
+  }
+  if (p == NULL) {
+    p = CK_CALLOC(1, sizeof *p);
+    if (p == NULL) {
+      st = CK_ERR_NO_MEMORY;
+      goto done;
+    }
+    p->source = ck__strdup(source);
+    p->options = ck__strdup(options);
+    if (p->source == NULL || p->options == NULL) {
+      st = CK_ERR_NO_MEMORY;
+    } else {
+      st = ctx->vt->build_program(ctx, source, options, &p->native);
+    }
+    if (st != CK_OK) {
+      ck__free(p->source);
+      ck__free(p->options);
+      ck__free(p);
+      goto done;
+    }
+    atomic_init(&p->refcount, 1u); /* the cache's reference */
+    p->ctx = ctx;
+    p->next = ctx->cache;
+    ctx->cache = p;
+  }
+  atomic_fetch_add_explicit(&p->refcount, 1u, memory_order_relaxed);
+  ck_context_incref(ctx);
+  *out = p;
+done:
+  pthread_mutex_unlock(&ctx->lock);
+  return st;
+}
+
+void ck_program_incref(ck_program *program) {
+  if (program != NULL) {
+    atomic_fetch_add_explicit(&program->refcount, 1u, memory_order_relaxed);
+    ck_context_incref(program->ctx);
+  }
+}
+
+void ck_program_decref(ck_program *program) {
+  if (program != NULL) {
+    /* Never reaches zero here: the cache holds a reference until the
+     * context dies, and the context cannot die before this call's own
+     * context reference is dropped below. */
+    ck_context *ctx = program->ctx;
+    atomic_fetch_sub_explicit(&program->refcount, 1u, memory_order_release);
+    ck_context_decref(ctx);
+  }
+}
+
+ck_context *ck_program_context(const ck_program *program) {
+  return program == NULL ? NULL : program->ctx;
+}
+
+static ck_status ck__check_launch(ck_context *ctx, ck_program *program,
+                                  const char *kernel_name, size_t nargs,
+                                  const ck_kernel_arg *args) {
+  if (ctx == NULL || program == NULL || kernel_name == NULL ||
+      (nargs != 0 && args == NULL)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "arguments must not be NULL");
+  }
+  if (program->ctx != ctx) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "program belongs to a different context");
+  }
+  for (size_t i = 0; i < nargs; i++) {
+    if (args[i].kind == CK_KERNEL_ARG_BUFFER) {
+      if (args[i].buffer == NULL) {
+        return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "argument %zu: NULL buffer", i);
+      }
+      if (ck_buffer_context(args[i].buffer) != ctx) {
+        return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                        "argument %zu: buffer belongs to a different context", i);
+      }
+      if (args[i].offset >= ck_buffer_capacity(args[i].buffer) &&
+          args[i].offset != 0) {
+        return CK_ERROR(CK_ERR_INDEX,
+                        "argument %zu: offset %zu outside the buffer's "
+                        "capacity %zu", i, args[i].offset,
+                        ck_buffer_capacity(args[i].buffer));
+      }
+    } else if (args[i].kind == CK_KERNEL_ARG_SCALAR) {
+      if (args[i].value == NULL || args[i].size == 0) {
+        return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                        "argument %zu: scalar without value or size", i);
+      }
+    } else {
+      return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "argument %zu: bad kind %u", i,
+                      (unsigned)args[i].kind);
+    }
+  }
+  return CK_OK;
+}
+
+ck_status ck_context_launch(ck_context *ctx, ck_program *program,
+                            const char *kernel_name, size_t nargs,
+                            const ck_kernel_arg *args, size_t global_size) {
+  ck_status st = ck__check_launch(ctx, program, kernel_name, nargs, args);
+  if (st != CK_OK) {
+    return st;
+  }
+  pthread_mutex_lock(&ctx->lock);
+  void *kernel = NULL;
+  st = ctx->vt->kernel_create(ctx, program->native, kernel_name, &kernel);
+  if (st == CK_OK) {
+    st = ctx->vt->launch(ctx, kernel, kernel_name, nargs, args, global_size);
+    ctx->vt->kernel_release(ctx, kernel);
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  return st;
+}
+
+/* ---- device ckernels --------------------------------------------------- */
+
+typedef struct ck__device_kernel {
+  ck_prefix base;
+  ck_context *ctx;
+  ck_program *program;
+  void *kernel;
+  size_t nsrc;
+  size_t count;
+  intptr_t dst_stride;
+  intptr_t src_strides[CK_DEVICE_KERNEL_MAX_SRC];
+  char name[64];
+} ck__device_kernel;
+
+static void ck__device_kernel_destruct(ck_prefix *self) {
+  ck__device_kernel *k = (ck__device_kernel *)(void *)self;
+  if (k->kernel != NULL) {
+    k->ctx->vt->kernel_release(k->ctx, k->kernel);
+    k->kernel = NULL;
+  }
+  ck_program_decref(k->program); /* drops its context reference */
+  k->program = NULL;
+  ck_context_decref(k->ctx);
+  k->ctx = NULL;
+}
+
+static int ck__device_kernel_single(char *dst, const char *const *src,
+                                    ck_prefix *self) {
+  ck__device_kernel *k = (ck__device_kernel *)(void *)self;
+  enum { MAXARGS = 3 * (1 + CK_DEVICE_KERNEL_MAX_SRC) + 1 };
+  ck_kernel_arg args[MAXARGS];
+  uint64_t offs[1 + CK_DEVICE_KERNEL_MAX_SRC];
+  int64_t strides[1 + CK_DEVICE_KERNEL_MAX_SRC];
+  uint64_t count = k->count;
+  size_t na = 0;
+  memset(args, 0, sizeof args);
+  for (size_t j = 0; j <= k->nsrc; j++) {
+    const ck_device_ptr *p =
+        (const ck_device_ptr *)(const void *)(j == 0 ? dst : src[j - 1]);
+    if (p == NULL || p->buffer == NULL) {
+      return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                      "operand %zu is not a ck_device_ptr with a buffer", j);
+    }
+    if (ck_buffer_context(p->buffer) != k->ctx) {
+      return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                      "operand %zu: buffer belongs to a different context", j);
+    }
+    if (p->offset > ck_buffer_capacity(p->buffer)) {
+      return CK_ERROR(CK_ERR_INDEX,
+                      "operand %zu: offset %zu outside the buffer's capacity %zu",
+                      j, p->offset, ck_buffer_capacity(p->buffer));
+    }
+    offs[j] = p->offset;
+    strides[j] = j == 0 ? k->dst_stride : k->src_strides[j - 1];
+    args[na].kind = CK_KERNEL_ARG_BUFFER;
+    args[na++].buffer = p->buffer;
+    args[na].kind = CK_KERNEL_ARG_SCALAR;
+    args[na].value = &offs[j];
+    args[na++].size = sizeof offs[j];
+    args[na].kind = CK_KERNEL_ARG_SCALAR;
+    args[na].value = &strides[j];
+    args[na++].size = sizeof strides[j];
+  }
+  args[na].kind = CK_KERNEL_ARG_SCALAR;
+  args[na].value = &count;
+  args[na++].size = sizeof count;
+  pthread_mutex_lock(&k->ctx->lock);
+  ck_status st =
+      k->ctx->vt->launch(k->ctx, k->kernel, k->name, na, args, k->count);
+  pthread_mutex_unlock(&k->ctx->lock);
+  return st;
+}
+
+ck_status ck_make_device_kernel(ck_kernel_builder *ckb, size_t offset,
+                                ck_kernel_request req, ck_context *ctx,
+                                ck_program *program, const char *kernel_name,
+                                size_t nsrc, size_t count, intptr_t dst_stride,
+                                const intptr_t *src_strides, size_t *out_end) {
+  if (ckb == NULL || ctx == NULL || program == NULL || kernel_name == NULL ||
+      (nsrc != 0 && src_strides == NULL)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "arguments must not be NULL");
+  }
+  if (req != CK_KERNEL_REQUEST_SINGLE) {
+    return CK_ERROR(CK_ERR_NOT_SUPPORTED,
+                    "device kernels support CK_KERNEL_REQUEST_SINGLE only "
+                    "(one call launches the whole range)");
+  }
+  if (nsrc > CK_DEVICE_KERNEL_MAX_SRC) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "nsrc %zu exceeds %d", nsrc,
+                    CK_DEVICE_KERNEL_MAX_SRC);
+  }
+  if (program->ctx != ctx) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "program belongs to a different context");
+  }
+  if (strlen(kernel_name) >= sizeof(((ck__device_kernel *)0)->name)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "kernel name '%.40s...' too long",
+                    kernel_name);
+  }
+  size_t end = offset + sizeof(ck__device_kernel);
+  if (end < offset) {
+    return CK_ERROR(CK_ERR_OVERFLOW, "kernel offset %zu too large", offset);
+  }
+  ck_status st = ck_kernel_builder_ensure_capacity_leaf(ckb, end);
+  if (st != CK_OK) {
+    return st;
+  }
+  ck__device_kernel *k = (ck__device_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+  k->base.destructor = ck__device_kernel_destruct;
+  ck_context_incref(ctx);
+  k->ctx = ctx;
+  ck_program_incref(program);
+  k->program = program;
+  k->nsrc = nsrc;
+  k->count = count;
+  k->dst_stride = dst_stride;
+  for (size_t j = 0; j < nsrc; j++) {
+    k->src_strides[j] = src_strides[j];
+  }
+  strcpy(k->name, kernel_name);
+  pthread_mutex_lock(&ctx->lock);
+  st = ctx->vt->kernel_create(ctx, program->native, kernel_name, &k->kernel);
+  pthread_mutex_unlock(&ctx->lock);
+  if (st != CK_OK) {
+    return st; /* the builder's destructor releases what was taken */
+  }
+  (void)ck_prefix_set_function(&k->base, req, ck__device_kernel_single, NULL);
+  if (out_end != NULL) {
+    *out_end = end;
+  }
+  return CK_OK;
+}

@@ -1,0 +1,183 @@
+/*
+ * jit_kernel.c -- leaf kernels around JIT-compiled entry points (jit.h).
+ */
+#include "ckernel/jit.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ckernel/registry.h"
+#include "core/internal.h"
+
+_Static_assert(offsetof(ck_jit_kernel, code) == 16, "jit kernel: code @16");
+_Static_assert(offsetof(ck_jit_kernel, dst_arena) == 24, "jit kernel: dst_arena @24");
+_Static_assert(sizeof(ck_jit_kernel) == 32, "jit kernel: 32 bytes");
+
+void ck_jit_kernel_layout(size_t *out_size, size_t *out_code_offset,
+                          size_t *out_arena_offset) {
+  if (out_size != NULL) {
+    *out_size = sizeof(ck_jit_kernel);
+  }
+  if (out_code_offset != NULL) {
+    *out_code_offset = offsetof(ck_jit_kernel, code);
+  }
+  if (out_arena_offset != NULL) {
+    *out_arena_offset = offsetof(ck_jit_kernel, dst_arena);
+  }
+}
+
+static void ck__jit_kernel_destruct(ck_prefix *self) {
+  ck_jit_kernel *k = (ck_jit_kernel *)(void *)self;
+  ck_memblock_decref(k->dst_arena);
+  k->dst_arena = NULL;
+  ck_memblock_decref(k->code);
+  k->code = NULL;
+}
+
+ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
+                             const ck_jit_kernel_desc *desc,
+                             const char *dst_arrmeta, ck_kernel_request req,
+                             size_t *out_end) {
+  if (ckb == NULL || desc == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL argument");
+  }
+  if (offset % CK_KERNEL_ALIGN != 0) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "offset %zu is not a multiple of %d",
+                    offset, CK_KERNEL_ALIGN);
+  }
+  if ((req == CK_KERNEL_REQUEST_SINGLE && desc->single == NULL) ||
+      (req == CK_KERNEL_REQUEST_STRIDED && desc->strided == NULL) ||
+      (req != CK_KERNEL_REQUEST_SINGLE && req != CK_KERNEL_REQUEST_STRIDED)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "jitted kernel '%.*s' has no entry point for request %d",
+                    CK_JIT_NAME_MAX - 1, desc->name, (int)req);
+  }
+  size_t end = offset + sizeof(ck_jit_kernel);
+  if (end < offset) {
+    return CK_ERROR(CK_ERR_OVERFLOW, "kernel offset %zu too large", offset);
+  }
+  ck_memblock *arena = NULL;
+  if (desc->dst_id == CK_TYPE_STRING) {
+    if (dst_arrmeta != NULL &&
+        ((const ck_string_arrmeta *)(const void *)dst_arrmeta)->blockref != NULL) {
+      arena = ((const ck_string_arrmeta *)(const void *)dst_arrmeta)->blockref;
+      ck_memblock_incref(arena);
+    } else {
+      ck_status st = ck_pod_memblock_new(0, &arena);
+      if (st != CK_OK) {
+        return st;
+      }
+    }
+  }
+  ck_status st = ck_kernel_builder_ensure_capacity_leaf(ckb, end);
+  if (st != CK_OK) {
+    ck_memblock_decref(arena);
+    return st;
+  }
+  ck_jit_kernel *k = (ck_jit_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+  k->base.destructor = ck__jit_kernel_destruct;
+  ck_memblock_incref(desc->code);
+  k->code = desc->code;
+  k->dst_arena = arena;
+  (void)ck_prefix_set_function(&k->base, req, desc->single, desc->strided);
+  if (out_end != NULL) {
+    *out_end = end;
+  }
+  return CK_OK;
+}
+
+static void ck__jit_sig_text(const ck_jit_kernel_desc *d, char *buf, size_t n) {
+  size_t pos = 0;
+  int w = snprintf(buf, n, "(");
+  pos = w > 0 ? (size_t)w : 0;
+  for (uint32_t i = 0; i < d->nsrc && pos < n; i++) {
+    w = snprintf(buf + pos, n - pos, "%s%s", i ? ", " : "",
+                 ck_type_id_name(d->src_ids[i]));
+    pos += w > 0 ? (size_t)w : 0;
+  }
+  if (pos < n) {
+    (void)snprintf(buf + pos, n - pos, ") -> %s", ck_type_id_name(d->dst_id));
+  }
+}
+
+ck_status ck_jit_child_factory(void *child_data, ck_kernel_builder *ckb,
+                               size_t offset, ck_type dst_type,
+                               const char *dst_arrmeta, size_t nsrc,
+                               const ck_type *src_types,
+                               const char *const *src_arrmeta,
+                               ck_kernel_request req, size_t *out_end) {
+  const ck_jit_kernel_desc *d = (const ck_jit_kernel_desc *)child_data;
+  if (d == NULL || (nsrc > 0 && src_types == NULL)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL argument");
+  }
+  bool ok = nsrc == d->nsrc && ck_type_id_of(dst_type) == d->dst_id;
+  for (size_t i = 0; ok && i < nsrc; i++) {
+    ok = ck_type_id_of(src_types[i]) == d->src_ids[i];
+  }
+  if (!ok) {
+    char want[256];
+    char got[256];
+    ck__jit_sig_text(d, want, sizeof want);
+    size_t pos = 0;
+    int w = snprintf(got, sizeof got, "(");
+    pos = w > 0 ? (size_t)w : 0;
+    for (size_t i = 0; i < nsrc && pos < sizeof got; i++) {
+      w = snprintf(got + pos, sizeof got - pos, "%s%s", i ? ", " : "",
+                   ck_type_id_name(ck_type_id_of(src_types[i])));
+      pos += w > 0 ? (size_t)w : 0;
+    }
+    if (pos < sizeof got) {
+      (void)snprintf(got + pos, sizeof got - pos, ") -> %s",
+                     ck_type_id_name(ck_type_id_of(dst_type)));
+    }
+    return CK_ERROR(CK_ERR_TYPE, "jitted kernel '%.*s' is compiled for %s, not %s",
+                    CK_JIT_NAME_MAX - 1, d->name, want, got);
+  }
+  return ck_jit_make_kernel(ckb, offset, d, dst_arrmeta, req, out_end);
+}
+
+/* ---- registry ------------------------------------------------------------ */
+
+static ck_status ck__jit_registry_factory(ck_kernel_builder *ckb, size_t offset,
+                                          ck_kernel_request req, void *user_data,
+                                          size_t *out_end) {
+  return ck_jit_make_kernel(ckb, offset, (const ck_jit_kernel_desc *)user_data,
+                            NULL, req, out_end);
+}
+
+static void ck__jit_registry_release(void *user_data) {
+  ck_jit_kernel_desc *d = (ck_jit_kernel_desc *)user_data;
+  if (d != NULL) {
+    ck_memblock_decref(d->code);
+    ck__free(d);
+  }
+}
+
+ck_status ck_jit_register(const char *op_name, const ck_jit_kernel_desc *desc) {
+  if (op_name == NULL || desc == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL argument");
+  }
+  if (desc->nsrc > CK_LIFT_MAX_NSRC || desc->nsrc > CK_OP_MAX_ARGS ||
+      desc->nsrc == 0) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "jitted kernel '%.*s' takes %u arguments; operations take 1..%d",
+                    CK_JIT_NAME_MAX - 1, desc->name, (unsigned)desc->nsrc,
+                    CK_OP_MAX_ARGS);
+  }
+  if (desc->single == NULL || desc->strided == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "jitted kernel '%.*s' lacks an entry point",
+                    CK_JIT_NAME_MAX - 1, desc->name);
+  }
+  ck_jit_kernel_desc *copy = CK_MALLOC(sizeof *copy);
+  if (copy == NULL) {
+    return CK_ERR_NO_MEMORY;
+  }
+  memcpy(copy, desc, sizeof *copy);
+  copy->name[CK_JIT_NAME_MAX - 1] = '\0';
+  ck_memblock_incref(copy->code);
+  /* on failure the registry has already released `copy` */
+  return ck_op_register_factory(op_name, desc->nsrc, desc->dst_id, desc->src_ids,
+                                ck__jit_registry_factory, copy,
+                                ck__jit_registry_release);
+}

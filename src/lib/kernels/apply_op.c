@@ -1,0 +1,86 @@
+/* apply_op.c -- registry operations over arrays (see ckernel/ops.h). */
+#include "core/internal.h"
+
+#include "ckernel/assign_array.h"
+#include "ckernel/ops.h"
+#include "ckernel/registry.h"
+
+ck_status ck_op_child_factory(void *child_data, ck_kernel_builder *ckb,
+                              size_t offset, ck_type dst_type,
+                              const char *dst_arrmeta, size_t nsrc,
+                              const ck_type *src_types,
+                              const char *const *src_arrmeta,
+                              ck_kernel_request req, size_t *out_end) {
+  (void)dst_arrmeta;
+  (void)src_arrmeta;
+  const ck_op *op = child_data;
+  if (op == NULL || nsrc > CK_LIFT_MAX_NSRC) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "bad operation or source count");
+  }
+  ck_type_id ids[CK_LIFT_MAX_NSRC];
+  for (size_t i = 0; i < nsrc; i++) {
+    ids[i] = ck_type_id_of(src_types[i]);
+  }
+  ck_type_id ret;
+  ck_status st = ck_op_make_kernel(op, ckb, offset, req, nsrc, ids, &ret, out_end);
+  if (st != CK_OK) {
+    return st;
+  }
+  if (ret != ck_type_id_of(dst_type)) {
+    return CK_ERROR(CK_ERR_TYPE, "%s produces %s, the destination holds %s",
+                    ck_op_name(op), ck_type_id_name(ret),
+                    ck_type_id_name(ck_type_id_of(dst_type)));
+  }
+  return CK_OK;
+}
+
+ck_status ck_array_apply_op(const char *op_name, size_t nsrc,
+                            ck_array_preamble *const *srcs,
+                            ck_array_preamble *dst_or_null,
+                            ck_array_preamble **out) {
+  if (op_name == NULL || out == NULL || (nsrc > 0 && srcs == NULL)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "arguments must not be NULL");
+  }
+  *out = NULL;
+  const ck_op *op;
+  ck_status st = ck_op_find(op_name, &op);
+  if (st != CK_OK) {
+    return st;
+  }
+  if (nsrc != ck_op_arity(op) || nsrc > CK_LIFT_MAX_NSRC) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "%s takes %zu argument(s), got %zu",
+                    op_name, ck_op_arity(op), nsrc);
+  }
+  ck_type_id ids[CK_LIFT_MAX_NSRC];
+  for (size_t i = 0; i < nsrc; i++) {
+    if (srcs[i] == NULL) {
+      return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "source %zu is NULL", i);
+    }
+    ids[i] = ck_type_id_of(ck_type_dtype(ck_array_type(srcs[i])));
+  }
+  ck_type_id ret;
+  st = ck_op_resolve(op, nsrc, ids, &ret, NULL);
+  if (st != CK_OK) {
+    return st;
+  }
+  ck_type dst_dtype = CK_BUILTIN(ret);
+  if (dst_or_null != NULL &&
+      ck_type_id_of(ck_type_dtype(ck_array_type(dst_or_null))) != ret) {
+    /* out= of another dtype: compute in the kernel's type, then convert. */
+    ck_array_preamble *tmp = NULL;
+    st = ck_array_apply(ck_op_child_factory, (void *)op, dst_dtype, nsrc, srcs,
+                        NULL, &tmp);
+    if (st == CK_OK) {
+      st = ck_array_assign(dst_or_null, tmp, CK_ERRMODE_DEFAULT);
+    }
+    ck_array_decref(tmp);
+    if (st != CK_OK) {
+      return st;
+    }
+    ck_array_incref(dst_or_null);
+    *out = dst_or_null;
+    return CK_OK;
+  }
+  return ck_array_apply(ck_op_child_factory, (void *)op, dst_dtype, nsrc, srcs,
+                        dst_or_null, out);
+}

@@ -1,0 +1,653 @@
+/*
+ * assign_string.c -- scalar assignment kernels involving strings and bytes
+ * (see ckernel/assign_array.h for the rules):
+ *   string/bytes <- same kind   share (same arena) or copy into dst arena
+ *   builtin      <- string      strict parse, range checked under the mode
+ *   string       <- builtin     Python-repr formatting
+ * Parsing and formatting run under the "C" locale (uselocale), so a process
+ * locale with a decimal comma does not change the text.
+ */
+#include "kernels/lift_impl.h"
+#include "core/scalar.h"
+#include "types/type_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- C locale -------------------------------------------------------------- */
+
+static locale_t ck__c_locale;
+static pthread_once_t ck__c_locale_once = PTHREAD_ONCE_INIT;
+static void ck__c_locale_init(void) {
+  ck__c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+/* Switch the calling thread to the C locale; returns the previous one (or
+ * (locale_t)0 if unchanged). */
+static locale_t ck__enter_c_locale(void) {
+  (void)pthread_once(&ck__c_locale_once, ck__c_locale_init);
+  return ck__c_locale != (locale_t)0 ? uselocale(ck__c_locale) : (locale_t)0;
+}
+static void ck__leave_c_locale(locale_t old) {
+  if (old != (locale_t)0) {
+    uselocale(old);
+  }
+}
+
+/* ---- share / copy ---------------------------------------------------------- */
+
+static int ck__str_share1(char *dst, const char *const *src, ck_prefix *self) {
+  (void)self;
+  memmove(dst, src[0], sizeof(ck_string));
+  return 0;
+}
+
+static int ck__str_shareN(char *dst, intptr_t dst_stride, const char *const *src,
+                          const intptr_t *src_stride, size_t count,
+                          ck_prefix *self) {
+  (void)self;
+  for (size_t i = 0; i < count; i++) {
+    memmove(dst + (intptr_t)i * dst_stride, src[0] + (intptr_t)i * src_stride[0],
+            sizeof(ck_string));
+  }
+  return 0;
+}
+
+typedef struct ck__str_copy_kernel {
+  ck_prefix base;
+  ck_memblock *arena; /* owned reference */
+  size_t align;
+} ck__str_copy_kernel;
+
+static void ck__str_copy_destruct(ck_prefix *self) {
+  ck__str_copy_kernel *k = (ck__str_copy_kernel *)(void *)self;
+  ck_memblock_decref(k->arena);
+  k->arena = NULL;
+}
+
+static int ck__str_copy_one(const ck__str_copy_kernel *k, char *dst,
+                            const char *src) {
+  ck_string s;
+  memcpy(&s, src, sizeof s);
+  size_t len = s.begin == NULL ? 0 : (size_t)(s.end - s.begin);
+  ck_string d = {NULL, NULL};
+  if (len > 0) {
+    ck_status st = ck_pod_allocate(k->arena, len, k->align, &d.begin, &d.end);
+    if (st != CK_OK) {
+      return st;
+    }
+    memcpy(d.begin, s.begin, len);
+  }
+  memcpy(dst, &d, sizeof d);
+  return 0;
+}
+
+static int ck__str_copy1(char *dst, const char *const *src, ck_prefix *self) {
+  return ck__str_copy_one((const ck__str_copy_kernel *)(void *)self, dst, src[0]);
+}
+
+static int ck__str_copyN(char *dst, intptr_t dst_stride, const char *const *src,
+                         const intptr_t *src_stride, size_t count,
+                         ck_prefix *self) {
+  const ck__str_copy_kernel *k = (const ck__str_copy_kernel *)(void *)self;
+  for (size_t i = 0; i < count; i++) {
+    int st = ck__str_copy_one(k, dst + (intptr_t)i * dst_stride,
+                              src[0] + (intptr_t)i * src_stride[0]);
+    if (st != 0) {
+      return st;
+    }
+  }
+  return 0;
+}
+
+/* ---- parse ------------------------------------------------------------------ */
+
+typedef struct ck__str_parse_kernel {
+  ck_prefix base;
+  intptr_t dst_id;
+  intptr_t mode;
+} ck__str_parse_kernel;
+
+static bool ck__is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* The text for messages: at most 64 bytes, non-printable ASCII as \xNN. */
+static void ck__quote_text(const char *b, size_t n, char *out, size_t outsize) {
+  size_t pos = 0;
+  size_t lim = n > 64 ? 64 : n;
+  if (outsize > 0) {
+    out[0] = '\0';
+  }
+  for (size_t i = 0; i < lim; i++) {
+    unsigned char c = (unsigned char)b[i];
+    if (c < 0x20 || c == 0x7f || c == '\\') {
+      ck__appendf(out, outsize, &pos, "\\x%02x", c);
+    } else {
+      ck__appendf(out, outsize, &pos, "%c", c);
+    }
+  }
+  if (n > lim) {
+    ck__appendf(out, outsize, &pos, "...");
+  }
+}
+
+static int ck__parse_fail(const char *b, size_t n, int dst_id) {
+  char q[300];
+  ck__quote_text(b, n, q, sizeof q);
+  return ck__error(CK_ERR_VALUE, "assign", "cannot parse '%s' as %s", q,
+                   ck__builtin_name(dst_id));
+}
+
+/* [+-]digits -> magnitude; false on anything else or > UINT64_MAX. */
+static bool ck__parse_uint(const char *p, const char *e, uint64_t *out,
+                           bool *overflow) {
+  if (p == e) {
+    return false;
+  }
+  uint64_t v = 0;
+  *overflow = false;
+  for (; p < e; p++) {
+    if (*p < '0' || *p > '9') {
+      return false;
+    }
+    if (__builtin_mul_overflow(v, 10u, &v) ||
+        __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v)) {
+      *overflow = true;
+    }
+  }
+  *out = v;
+  return true;
+}
+
+/* strtod over [p, p + n) (NUL-free): the whole range must be consumed.
+ * 1: parsed, 0: bad text, -1: out of memory (recorded). */
+static int ck__parse_double(const char *p, size_t n, double *out, bool *range) {
+  char small[128];
+  char *buf = small;
+  if (n == 0) {
+    return 0;
+  }
+  if (n >= sizeof small) {
+    buf = CK_MALLOC(n + 1);
+    if (buf == NULL) {
+      return -1;
+    }
+  }
+  memcpy(buf, p, n);
+  buf[n] = '\0';
+  locale_t old = ck__enter_c_locale();
+  errno = 0;
+  char *endp;
+  double v = strtod(buf, &endp);
+  *range = errno == ERANGE && isinf(v);
+  ck__leave_c_locale(old);
+  bool ok = endp == buf + n && !ck__is_space(buf[0]);
+  if (buf != small) {
+    ck__free(buf);
+  }
+  *out = v;
+  return ok ? 1 : 0;
+}
+
+/* Python complex syntax: "(a+bj)", "a+bj", "bj", "a", "j", "1-j".
+ * Returns as ck__parse_double. */
+static int ck__parse_complex(const char *p, const char *e, double *re,
+                              double *im, bool *range) {
+  *re = 0.0;
+  *im = 0.0;
+  *range = false;
+  if (e - p >= 2 && *p == '(' && e[-1] == ')') {
+    p++;
+    e--;
+    while (p < e && ck__is_space(*p)) p++;
+    while (e > p && ck__is_space(e[-1])) e--;
+  }
+  if (p == e) {
+    return 0;
+  }
+  if (e[-1] != 'j' && e[-1] != 'J') {
+    return ck__parse_double(p, (size_t)(e - p), re, range);
+  }
+  e--; /* drop 'j' */
+  /* find the sign that starts the imaginary part: the last + or - that is
+   * not at the start and not right after an exponent marker */
+  const char *split = NULL;
+  for (const char *q = e; q-- > p;) {
+    if ((*q == '+' || *q == '-') && q > p && q[-1] != 'e' && q[-1] != 'E') {
+      split = q;
+      break;
+    }
+  }
+  bool r1 = false, r2 = false;
+  const char *ib = split == NULL ? p : split; /* the imaginary text [ib, e) */
+  int ok = 1;
+  if (split != NULL) {
+    ok = ck__parse_double(p, (size_t)(split - p), re, &r1);
+  }
+  if (ok == 1) {
+    /* "j", "+j", "-j": a unit imaginary part (Python) */
+    if (e == ib || (e - ib == 1 && (*ib == '+' || *ib == '-'))) {
+      *im = (e > ib && *ib == '-') ? -1.0 : 1.0;
+    } else {
+      ok = ck__parse_double(ib, (size_t)(e - ib), im, &r2);
+    }
+  }
+  *range = r1 || r2;
+  return ok;
+}
+
+static int ck__parse_one(int dst_id, int mode, char *dst, const char *src) {
+  ck_string s;
+  memcpy(&s, src, sizeof s);
+  const char *b = s.begin, *e = s.begin == NULL ? s.begin : s.end;
+  size_t n0 = b == NULL ? 0 : (size_t)(e - b);
+  const char *b0 = b;
+  while (b < e && ck__is_space(*b)) b++;
+  while (e > b && ck__is_space(e[-1])) e--;
+  size_t n = (size_t)(e - b);
+  if (n == 0 || memchr(b, '\0', n) != NULL) {
+    return ck__parse_fail(b0, n0, dst_id);
+  }
+  ck_status st;
+  switch (dst_id) {
+  case CK_TYPE_BOOL: {
+    uint8_t v;
+    if ((n == 4 && (memcmp(b, "True", 4) == 0 || memcmp(b, "true", 4) == 0)) ||
+        (n == 1 && *b == '1')) {
+      v = 1;
+    } else if ((n == 5 && (memcmp(b, "False", 5) == 0 || memcmp(b, "false", 5) == 0)) ||
+               (n == 1 && *b == '0')) {
+      v = 0;
+    } else {
+      return ck__parse_fail(b, n, dst_id);
+    }
+    memcpy(dst, &v, 1);
+    return 0;
+  }
+  case CK_TYPE_INT8: case CK_TYPE_INT16: case CK_TYPE_INT32: case CK_TYPE_INT64:
+  case CK_TYPE_UINT8: case CK_TYPE_UINT16: case CK_TYPE_UINT32: case CK_TYPE_UINT64: {
+    bool neg = *b == '-';
+    const char *d = (*b == '-' || *b == '+') ? b + 1 : b;
+    uint64_t mag;
+    bool ovf;
+    if (!ck__parse_uint(d, e, &mag, &ovf)) {
+      return ck__parse_fail(b, n, dst_id);
+    }
+    char q[300];
+    if (ovf || (neg && mag > (uint64_t)INT64_MAX + 1u)) {
+      ck__quote_text(b, n, q, sizeof q);
+      return ck__error(CK_ERR_OVERFLOW, "assign", "value '%s' is out of range for %s",
+                       q, ck__builtin_name(dst_id));
+    }
+    if (neg) {
+      int64_t v = mag == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)mag;
+      st = ck_assign_builtin_value((ck_type_id)dst_id, dst, CK_TYPE_INT64, &v,
+                                   (ck_errmode)mode);
+    } else {
+      st = ck_assign_builtin_value((ck_type_id)dst_id, dst, CK_TYPE_UINT64, &mag,
+                                   (ck_errmode)mode);
+    }
+    if (st != CK_OK) {
+      ck__quote_text(b, n, q, sizeof q);
+      return ck__error_context(st, "assign", "parsing '%s' as %s", q,
+                               ck__builtin_name(dst_id));
+    }
+    return 0;
+  }
+  default: {
+    /* floats: range checks only (decimal text is rarely exact in binary) */
+    ck_errmode fmode = mode == CK_ERRMODE_NOCHECK ? CK_ERRMODE_NOCHECK
+                                                  : CK_ERRMODE_OVERFLOW;
+    double re = 0.0, im = 0.0;
+    bool range = false;
+    int ok;
+    bool cplx = dst_id == CK_TYPE_COMPLEX64 || dst_id == CK_TYPE_COMPLEX128;
+    if (cplx) {
+      ok = ck__parse_complex(b, e, &re, &im, &range);
+    } else {
+      ok = ck__parse_double(b, n, &re, &range);
+    }
+    if (ok < 0) {
+      return CK_ERR_NO_MEMORY;
+    }
+    if (ok == 0) {
+      return ck__parse_fail(b, n, dst_id);
+    }
+    char q[300];
+    if (range && fmode != CK_ERRMODE_NOCHECK) {
+      ck__quote_text(b, n, q, sizeof q);
+      return ck__error(CK_ERR_OVERFLOW, "assign", "value '%s' is out of range for %s",
+                       q, ck__builtin_name(dst_id));
+    }
+    if (cplx) {
+      ck__complex128 c = {re, im};
+      st = ck_assign_builtin_value((ck_type_id)dst_id, dst, CK_TYPE_COMPLEX128, &c,
+                                   fmode);
+    } else {
+      st = ck_assign_builtin_value((ck_type_id)dst_id, dst, CK_TYPE_FLOAT64, &re,
+                                   fmode);
+    }
+    if (st != CK_OK) {
+      ck__quote_text(b, n, q, sizeof q);
+      return ck__error_context(st, "assign", "parsing '%s' as %s", q,
+                               ck__builtin_name(dst_id));
+    }
+    return 0;
+  }
+  }
+}
+
+static int ck__str_parse1(char *dst, const char *const *src, ck_prefix *self) {
+  const ck__str_parse_kernel *k = (const ck__str_parse_kernel *)(void *)self;
+  return ck__parse_one((int)k->dst_id, (int)k->mode, dst, src[0]);
+}
+
+static int ck__str_parseN(char *dst, intptr_t dst_stride, const char *const *src,
+                          const intptr_t *src_stride, size_t count,
+                          ck_prefix *self) {
+  const ck__str_parse_kernel *k = (const ck__str_parse_kernel *)(void *)self;
+  for (size_t i = 0; i < count; i++) {
+    int st = ck__parse_one((int)k->dst_id, (int)k->mode,
+                           dst + (intptr_t)i * dst_stride,
+                           src[0] + (intptr_t)i * src_stride[0]);
+    if (st != 0) {
+      return st;
+    }
+  }
+  return 0;
+}
+
+/* ---- format ----------------------------------------------------------------- */
+
+/* Does text `buf` read back as `v` in float type t? */
+static bool ck__reads_back(int t, const char *buf, double v) {
+  double back = strtod(buf, NULL);
+  switch (t) {
+  case CK_TYPE_FLOAT16:
+    return ck__f64_to_f16(back) == ck__f64_to_f16(v);
+  case CK_TYPE_FLOAT32:
+  case CK_TYPE_COMPLEX64:
+    return (float)back == (float)v;
+  default:
+    return back == v;
+  }
+}
+
+/* Python's float repr (format 'r'): shortest round-trip digits; positional
+ * for 1e-4 <= |v| < 1e16, else d.ddde+XX; `dot0` adds ".0" to integral
+ * positional values (repr(float)), off for complex parts.  Caller holds the
+ * C locale.  Returns the length. */
+static size_t ck__format_repr(char *out, size_t outsize, int t, double v,
+                              bool dot0) {
+  size_t pos = 0;
+  if (v != v) {
+    ck__appendf(out, outsize, &pos, "nan");
+    return pos;
+  }
+  if (isinf(v)) {
+    ck__appendf(out, outsize, &pos, v < 0 ? "-inf" : "inf");
+    return pos;
+  }
+  char buf[40];
+  for (int p = 1; p <= 17; p++) {
+    snprintf(buf, sizeof buf, "%.*e", p - 1, v);
+    if (ck__reads_back(t, buf, v)) {
+      break;
+    }
+  }
+  /* buf: [-]d[.ddd]e[+-]XX */
+  const char *q = buf;
+  bool neg = *q == '-';
+  if (neg) {
+    q++;
+  }
+  char digits[24];
+  size_t nd = 0;
+  for (; *q != 'e'; q++) {
+    if (*q != '.') {
+      digits[nd++] = *q;
+    }
+  }
+  int exp10 = atoi(q + 1);
+  while (nd > 1 && digits[nd - 1] == '0') {
+    nd--;
+  }
+  digits[nd] = '\0';
+  if (neg) {
+    ck__appendf(out, outsize, &pos, "-");
+  }
+  if (exp10 >= -4 && exp10 < 16) {
+    if (exp10 >= 0) {
+      for (int i = 0; i <= exp10; i++) {
+        ck__appendf(out, outsize, &pos, "%c", (size_t)i < nd ? digits[i] : '0');
+      }
+      if ((size_t)exp10 + 1 < nd) {
+        ck__appendf(out, outsize, &pos, ".%s", digits + exp10 + 1);
+      } else if (dot0) {
+        ck__appendf(out, outsize, &pos, ".0");
+      }
+    } else {
+      ck__appendf(out, outsize, &pos, "0.");
+      for (int i = 0; i < -exp10 - 1; i++) {
+        ck__appendf(out, outsize, &pos, "0");
+      }
+      ck__appendf(out, outsize, &pos, "%s", digits);
+    }
+  } else {
+    ck__appendf(out, outsize, &pos, "%c", digits[0]);
+    if (nd > 1) {
+      ck__appendf(out, outsize, &pos, ".%s", digits + 1);
+    }
+    ck__appendf(out, outsize, &pos, "e%c%02d", exp10 < 0 ? '-' : '+',
+                exp10 < 0 ? -exp10 : exp10);
+  }
+  return pos;
+}
+
+size_t ck__format_float_repr(char *out, size_t outsize, int t, double v,
+                             bool dot0) {
+  locale_t old = ck__enter_c_locale();
+  size_t n = ck__format_repr(out, outsize, t, v, dot0);
+  ck__leave_c_locale(old);
+  return n;
+}
+
+/* Format a builtin value like Python's repr into out (>= 96 bytes). */
+static size_t ck__format_value(char *out, size_t outsize, int id, const char *p) {
+  size_t pos = 0;
+  switch (id) {
+  case CK_TYPE_BOOL:
+    ck__appendf(out, outsize, &pos, "%s", *(const uint8_t *)p ? "True" : "False");
+    return pos;
+  case CK_TYPE_INT8: { int8_t v; memcpy(&v, p, 1); ck__appendf(out, outsize, &pos, "%d", v); return pos; }
+  case CK_TYPE_INT16: { int16_t v; memcpy(&v, p, 2); ck__appendf(out, outsize, &pos, "%d", v); return pos; }
+  case CK_TYPE_INT32: { int32_t v; memcpy(&v, p, 4); ck__appendf(out, outsize, &pos, "%" PRId32, v); return pos; }
+  case CK_TYPE_INT64: { int64_t v; memcpy(&v, p, 8); ck__appendf(out, outsize, &pos, "%" PRId64, v); return pos; }
+  case CK_TYPE_UINT8: { uint8_t v; memcpy(&v, p, 1); ck__appendf(out, outsize, &pos, "%u", v); return pos; }
+  case CK_TYPE_UINT16: { uint16_t v; memcpy(&v, p, 2); ck__appendf(out, outsize, &pos, "%u", v); return pos; }
+  case CK_TYPE_UINT32: { uint32_t v; memcpy(&v, p, 4); ck__appendf(out, outsize, &pos, "%" PRIu32, v); return pos; }
+  case CK_TYPE_UINT64: { uint64_t v; memcpy(&v, p, 8); ck__appendf(out, outsize, &pos, "%" PRIu64, v); return pos; }
+  default:
+    break;
+  }
+  locale_t old = ck__enter_c_locale();
+  double re = 0.0, im = 0.0;
+  int comp = CK_TYPE_FLOAT64;
+  switch (id) {
+  case CK_TYPE_FLOAT16: { uint16_t h; memcpy(&h, p, 2); re = ck__f16_to_f64(h); comp = id; break; }
+  case CK_TYPE_FLOAT32: { float f; memcpy(&f, p, 4); re = f; comp = id; break; }
+  case CK_TYPE_FLOAT64: memcpy(&re, p, 8); break;
+  case CK_TYPE_COMPLEX64: { ck__complex64 c; memcpy(&c, p, sizeof c); re = c.re; im = c.im; comp = CK_TYPE_FLOAT32; break; }
+  default: { ck__complex128 c; memcpy(&c, p, sizeof c); re = c.re; im = c.im; break; }
+  }
+  if (id != CK_TYPE_COMPLEX64 && id != CK_TYPE_COMPLEX128) {
+    pos = ck__format_repr(out, outsize, comp, re, true);
+  } else {
+    /* Python: "(re+imj)", or "imj" when re is +0.0 */
+    char r[40], i[40];
+    ck__format_repr(i, sizeof i, comp, im, false);
+    if (re == 0.0 && !signbit(re)) {
+      ck__appendf(out, outsize, &pos, "%sj", i);
+    } else {
+      ck__format_repr(r, sizeof r, comp, re, false);
+      ck__appendf(out, outsize, &pos, "(%s%s%sj)", r, i[0] == '-' ? "" : "+", i);
+    }
+  }
+  ck__leave_c_locale(old);
+  return pos;
+}
+
+typedef struct ck__str_format_kernel {
+  ck_prefix base;
+  ck_memblock *arena; /* owned reference */
+  intptr_t src_id;
+} ck__str_format_kernel;
+
+static void ck__str_format_destruct(ck_prefix *self) {
+  ck__str_format_kernel *k = (ck__str_format_kernel *)(void *)self;
+  ck_memblock_decref(k->arena);
+  k->arena = NULL;
+}
+
+static int ck__format_one(const ck__str_format_kernel *k, char *dst,
+                          const char *src) {
+  char text[128];
+  size_t n = ck__format_value(text, sizeof text, (int)k->src_id, src);
+  ck_string d;
+  ck_status st = ck_pod_allocate(k->arena, n, 1, &d.begin, &d.end);
+  if (st != CK_OK) {
+    return st;
+  }
+  memcpy(d.begin, text, n);
+  memcpy(dst, &d, sizeof d);
+  return 0;
+}
+
+static int ck__str_format1(char *dst, const char *const *src, ck_prefix *self) {
+  return ck__format_one((const ck__str_format_kernel *)(void *)self, dst, src[0]);
+}
+
+static int ck__str_formatN(char *dst, intptr_t dst_stride, const char *const *src,
+                           const intptr_t *src_stride, size_t count,
+                           ck_prefix *self) {
+  const ck__str_format_kernel *k = (const ck__str_format_kernel *)(void *)self;
+  for (size_t i = 0; i < count; i++) {
+    int st = ck__format_one(k, dst + (intptr_t)i * dst_stride,
+                            src[0] + (intptr_t)i * src_stride[0]);
+    if (st != 0) {
+      return st;
+    }
+  }
+  return 0;
+}
+
+/* ---- descriptions & factory --------------------------------------------------- */
+
+static const ck_kernel_info ck__string_infos[] = {
+    {"string_share", ck__str_share1, ck__str_shareN, sizeof(ck_prefix), NULL},
+    {"string_copy", ck__str_copy1, ck__str_copyN, sizeof(ck__str_copy_kernel), NULL},
+    {"string_parse", ck__str_parse1, ck__str_parseN, sizeof(ck__str_parse_kernel), NULL},
+    {"string_format", ck__str_format1, ck__str_formatN, sizeof(ck__str_format_kernel), NULL},
+};
+static pthread_once_t ck__string_info_once = PTHREAD_ONCE_INIT;
+static void ck__string_info_init(void) {
+  for (size_t i = 0; i < sizeof ck__string_infos / sizeof ck__string_infos[0]; i++) {
+    (void)ck_kernel_info_register(&ck__string_infos[i]);
+  }
+}
+
+static bool ck__is_strlike(ck_type t) {
+  return ck__is_desc(t) && (t->id == CK_TYPE_STRING || t->id == CK_TYPE_BYTES);
+}
+
+static ck_memblock *ck__arena_of(const char *arrmeta) {
+  return arrmeta == NULL ? NULL
+                         : ((const ck_string_arrmeta *)(const void *)arrmeta)->blockref;
+}
+
+ck_status ck__make_string_assignment_kernel(ck_kernel_builder *ckb,
+                                            size_t offset, ck_type dst_type,
+                                            const char *dst_arrmeta,
+                                            ck_type src_type,
+                                            const char *src_arrmeta,
+                                            ck_kernel_request req,
+                                            ck_errmode mode, size_t *out_end) {
+  const char *func = "ck_make_assignment_kernel";
+  (void)pthread_once(&ck__string_info_once, ck__string_info_init);
+  size_t end;
+  ck_status st;
+  if (ck__is_strlike(dst_type) && ck__is_strlike(src_type) &&
+      dst_type->id == src_type->id) {
+    ck_memblock *da = ck__arena_of(dst_arrmeta);
+    ck_memblock *sa = ck__arena_of(src_arrmeta);
+    size_t dalign = dst_type->id == CK_TYPE_BYTES ? dst_type->target_alignment : 1;
+    size_t salign = src_type->id == CK_TYPE_BYTES ? src_type->target_alignment : 1;
+    if (da != NULL && da == sa && salign >= dalign) {
+      end = offset + sizeof(ck_prefix);
+      if ((st = ck_kernel_builder_ensure_capacity_leaf(ckb, end)) != CK_OK) {
+        return st;
+      }
+      ck_prefix *k = ck_kernel_builder_get(ckb, offset);
+      (void)ck_prefix_set_function(k, req, ck__str_share1, ck__str_shareN);
+    } else {
+      if (da == NULL) {
+        return ck__error(CK_ERR_INVALID_STATE, func,
+                         "the destination %s arrmeta has no arena",
+                         ck_type_id_name((ck_type_id)dst_type->id));
+      }
+      end = offset + sizeof(ck__str_copy_kernel);
+      if ((st = ck_kernel_builder_ensure_capacity_leaf(ckb, end)) != CK_OK) {
+        return st;
+      }
+      ck__str_copy_kernel *k =
+          (ck__str_copy_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+      k->base.destructor = ck__str_copy_destruct;
+      ck_memblock_incref(da);
+      k->arena = da;
+      k->align = dalign;
+      (void)ck_prefix_set_function(&k->base, req, ck__str_copy1, ck__str_copyN);
+    }
+  } else if (ck_type_is_builtin(dst_type) && ck__is_desc(src_type) &&
+             src_type->id == CK_TYPE_STRING) {
+    end = offset + sizeof(ck__str_parse_kernel);
+    if ((st = ck_kernel_builder_ensure_capacity_leaf(ckb, end)) != CK_OK) {
+      return st;
+    }
+    ck__str_parse_kernel *k =
+        (ck__str_parse_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+    k->dst_id = (intptr_t)ck_type_id_of(dst_type);
+    k->mode = mode == CK_ERRMODE_DEFAULT ? CK_ERRMODE_FRACTIONAL : (intptr_t)mode;
+    (void)ck_prefix_set_function(&k->base, req, ck__str_parse1, ck__str_parseN);
+  } else if (ck_type_is_builtin(src_type) && ck__is_desc(dst_type) &&
+             dst_type->id == CK_TYPE_STRING) {
+    ck_memblock *da = ck__arena_of(dst_arrmeta);
+    if (da == NULL) {
+      return ck__error(CK_ERR_INVALID_STATE, func,
+                       "the destination string arrmeta has no arena");
+    }
+    end = offset + sizeof(ck__str_format_kernel);
+    if ((st = ck_kernel_builder_ensure_capacity_leaf(ckb, end)) != CK_OK) {
+      return st;
+    }
+    ck__str_format_kernel *k =
+        (ck__str_format_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+    k->base.destructor = ck__str_format_destruct;
+    ck_memblock_incref(da);
+    k->arena = da;
+    k->src_id = (intptr_t)ck_type_id_of(src_type);
+    (void)ck_prefix_set_function(&k->base, req, ck__str_format1, ck__str_formatN);
+  } else {
+    return ck__assign_type_error(func, dst_type, src_type);
+  }
+  if (out_end != NULL) {
+    *out_end = end;
+  }
+  return CK_OK;
+}

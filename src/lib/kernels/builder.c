@@ -1,0 +1,436 @@
+/*
+ * builder.c -- the ckernel ABI helpers (kernel.h), the kernel builder, the
+ * kernel-description registry and the kernel tree dump (builder.h).
+ */
+#include "core/internal.h"
+#include "kernels/kernel_private.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdalign.h>
+#include <string.h>
+
+/* The layout promised in builder.h and to the cffi cdef. */
+_Static_assert(offsetof(ck_kernel_builder, inline_buf) % 16 == 0,
+               "inline_buf must be 16-aligned by field layout alone");
+_Static_assert(offsetof(ck_kernel_builder, inline_buf) ==
+                   sizeof(char *) + 3 * sizeof(size_t),
+               "no hidden padding before inline_buf");
+_Static_assert(alignof(ck_kernel_builder) >= CK_KERNEL_ALIGN,
+               "inline kernel data is CK_KERNEL_ALIGN-aligned");
+_Static_assert(sizeof(ck_kernel_builder) ==
+                   offsetof(ck_kernel_builder, inline_buf) +
+                       CK_KERNEL_BUILDER_INLINE_SIZE,
+               "no tail padding");
+/* The prefix stores entry points as void *; POSIX guarantees the
+ * representation, we check the size. */
+_Static_assert(sizeof(void *) == sizeof(ck_expr_single_t) &&
+                   sizeof(void *) == sizeof(ck_expr_strided_t),
+               "function pointers must fit the prefix's void *");
+_Static_assert(sizeof(ck_prefix) == 2 * sizeof(void *), "prefix is two pointers");
+_Static_assert(CK_KERNEL_BUILDER_INLINE_SIZE % 16 == 0, "inline size");
+
+/* ---- kernel.h ---- */
+
+extern inline ck_status ck_prefix_set_function(ck_prefix *self,
+                                               ck_kernel_request req,
+                                               ck_expr_single_t single,
+                                               ck_expr_strided_t strided);
+extern inline ck_expr_single_t ck_prefix_single(const ck_prefix *self);
+extern inline ck_expr_strided_t ck_prefix_strided(const ck_prefix *self);
+extern inline void ck_prefix_destroy_child(ck_prefix *child);
+extern inline ck_prefix *ck_prefix_child(ck_prefix *self, size_t rel_offset);
+
+int ck_kernel_abi_version(void) { return CK_KERNEL_ABI_VERSION; }
+
+ck_status ck__prefix_bad_request(ck_kernel_request req) {
+  if (req != CK_KERNEL_REQUEST_SINGLE && req != CK_KERNEL_REQUEST_STRIDED) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, "ck_prefix_set_function",
+                     "unknown kernel request %d", (int)req);
+  }
+  return ck__error(CK_ERR_INVALID_ARGUMENT, "ck_prefix_set_function",
+                   "NULL %s function for the requested entry point",
+                   req == CK_KERNEL_REQUEST_SINGLE ? "single" : "strided");
+}
+
+int ck_kernel_call_single(ck_prefix *self, char *dst, const char *const *src) {
+  if (self == NULL || self->function == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_STATE, "kernel has no function (not built)");
+  }
+  return ck_prefix_single(self)(dst, src, self);
+}
+
+int ck_kernel_call_strided(ck_prefix *self, char *dst, intptr_t dst_stride,
+                           const char *const *src, const intptr_t *src_stride,
+                           size_t count) {
+  if (self == NULL || self->function == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_STATE, "kernel has no function (not built)");
+  }
+  return ck_prefix_strided(self)(dst, dst_stride, src, src_stride, count, self);
+}
+
+/* ---- the builder ---- */
+
+static inline char *ck__kb_data(const ck_kernel_builder *ckb) {
+  return ckb->heap != NULL ? ckb->heap : (char *)ckb->inline_buf;
+}
+
+static inline size_t ck__kb_cap(const ck_kernel_builder *ckb) {
+  return ckb->heap != NULL ? ckb->capacity : CK_KERNEL_BUILDER_INLINE_SIZE;
+}
+
+void ck_kernel_builder_init(ck_kernel_builder *ckb) {
+  if (ckb != NULL) {
+    memset(ckb, 0, sizeof *ckb);
+  }
+}
+
+/* Destroy the root kernel and leave its prefix zeroed. */
+static void ck__kb_destroy_root(ck_kernel_builder *ckb) {
+  ck_prefix *root = (ck_prefix *)(void *)ck__kb_data(ckb);
+  ck_prefix_destroy_child(root);
+}
+
+void ck_kernel_builder_destroy(ck_kernel_builder *ckb) {
+  if (ckb == NULL) {
+    return;
+  }
+  ck__kb_destroy_root(ckb);
+  ck__free(ckb->heap);
+  memset(ckb, 0, sizeof *ckb);
+}
+
+void ck_kernel_builder_reset(ck_kernel_builder *ckb) {
+  if (ckb == NULL) {
+    return;
+  }
+  ck__kb_destroy_root(ckb);
+  memset(ck__kb_data(ckb), 0, ck__kb_cap(ckb));
+}
+
+/* Grow to at least `need` bytes.  On failure nothing changes. */
+static ck_status ck__kb_grow(ck_kernel_builder *ckb, size_t need,
+                             const char *func) {
+  size_t cap = ck__kb_cap(ckb);
+  if (need <= cap) {
+    return CK_OK;
+  }
+  if (need > (size_t)PTRDIFF_MAX) {
+    return ck__error(CK_ERR_OVERFLOW, func,
+                     "kernel buffer of %zu bytes is too large", need);
+  }
+  /* at least 1.5x, so n appends cost O(n) copying; rounded to 16 */
+  size_t newcap = cap + cap / 2;
+  if (newcap < need) {
+    newcap = need;
+  }
+  if (newcap <= (size_t)PTRDIFF_MAX - 15) {
+    newcap = (newcap + 15) & ~(size_t)15;
+  }
+  char *p;
+  if (ckb->heap != NULL) {
+    p = ck__realloc(ckb->heap, newcap, func);
+    if (p == NULL) {
+      return CK_ERR_NO_MEMORY; /* the old block is intact */
+    }
+  } else {
+    p = ck__malloc(newcap, func);
+    if (p == NULL) {
+      return CK_ERR_NO_MEMORY;
+    }
+    memcpy(p, ckb->inline_buf, CK_KERNEL_BUILDER_INLINE_SIZE);
+    /* keep the unused inline buffer zeroed like everything else */
+    memset(ckb->inline_buf, 0, CK_KERNEL_BUILDER_INLINE_SIZE);
+  }
+  memset(p + cap, 0, newcap - cap);
+  ckb->heap = p;
+  ckb->capacity = newcap;
+  return CK_OK;
+}
+
+ck_status ck_kernel_builder_ensure_capacity(ck_kernel_builder *ckb,
+                                            size_t requested_size) {
+  if (ckb == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL kernel builder");
+  }
+  size_t need;
+  if (!ck__add_size(requested_size, sizeof(ck_prefix), &need)) {
+    return CK_ERROR(CK_ERR_OVERFLOW,
+                    "kernel size %zu plus a child prefix overflows",
+                    requested_size);
+  }
+  return ck__kb_grow(ckb, need, __func__);
+}
+
+ck_status ck_kernel_builder_ensure_capacity_leaf(ck_kernel_builder *ckb,
+                                                 size_t requested_size) {
+  if (ckb == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL kernel builder");
+  }
+  return ck__kb_grow(ckb, requested_size, __func__);
+}
+
+size_t ck_kernel_builder_capacity(const ck_kernel_builder *ckb) {
+  return ckb != NULL ? ck__kb_cap(ckb) : 0;
+}
+
+bool ck_kernel_builder_is_inline(const ck_kernel_builder *ckb) {
+  return ckb != NULL && ckb->heap == NULL;
+}
+
+char *ck_kernel_builder_data(ck_kernel_builder *ckb) {
+  return ckb != NULL ? ck__kb_data(ckb) : NULL;
+}
+
+ck_prefix *ck_kernel_builder_get(ck_kernel_builder *ckb, size_t offset) {
+  if (ckb == NULL) {
+    return NULL;
+  }
+  size_t cap = ck__kb_cap(ckb);
+  if (offset > cap || cap - offset < sizeof(ck_prefix)) {
+    return NULL;
+  }
+  return (ck_prefix *)(void *)(ck__kb_data(ckb) + offset);
+}
+
+size_t ck_kernel_align_offset(size_t offset) {
+  return (offset + (CK_KERNEL_ALIGN - 1)) & ~(size_t)(CK_KERNEL_ALIGN - 1);
+}
+
+/* ---- kernel descriptions ---- */
+
+size_t ck_kernel_children_after_data(const ck_prefix *self,
+                                     const ck_kernel_info *info,
+                                     size_t *rel_offsets, size_t max) {
+  (void)self;
+  if (max > 0) {
+    rel_offsets[0] = ck_kernel_align_offset(info->data_size);
+  }
+  return 1;
+}
+
+/* Registered descriptions: a fixed table, so registration never allocates
+ * (and never disturbs allocation counts in tests). */
+static pthread_mutex_t ck__reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static const ck_kernel_info *ck__reg[CK_KERNEL_INFO_MAX];
+static size_t ck__reg_count;
+
+ck_status ck_kernel_info_register(const ck_kernel_info *info) {
+  if (info == NULL || info->name == NULL ||
+      (info->single == NULL && info->strided == NULL)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "a kernel description needs a name and an entry point");
+  }
+  if (info->data_size < sizeof(ck_prefix)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "data_size %zu of '%s' is smaller than the prefix",
+                    info->data_size, info->name);
+  }
+  ck_status st = CK_OK;
+  pthread_mutex_lock(&ck__reg_lock);
+  bool present = false;
+  for (size_t i = 0; i < ck__reg_count; i++) {
+    present = present || ck__reg[i] == info;
+  }
+  if (!present) {
+    if (ck__reg_count == CK_KERNEL_INFO_MAX) {
+      st = CK_ERROR(CK_ERR_NO_MEMORY,
+                    "kernel description registry full (%d entries)",
+                    CK_KERNEL_INFO_MAX);
+    } else {
+      ck__reg[ck__reg_count++] = info;
+    }
+  }
+  pthread_mutex_unlock(&ck__reg_lock);
+  return st;
+}
+
+ck_status ck_kernel_info_unregister(const ck_kernel_info *info) {
+  ck_status st = CK_OK;
+  pthread_mutex_lock(&ck__reg_lock);
+  size_t i = 0;
+  while (i < ck__reg_count && ck__reg[i] != info) {
+    i++;
+  }
+  if (i == ck__reg_count || info == NULL) {
+    st = CK_ERROR(CK_ERR_INVALID_ARGUMENT, "kernel description not registered");
+  } else {
+    ck__reg[i] = ck__reg[--ck__reg_count];
+    ck__reg[ck__reg_count] = NULL;
+  }
+  pthread_mutex_unlock(&ck__reg_lock);
+  return st;
+}
+
+const ck_kernel_info *ck_kernel_info_find(const ck_prefix *kernel,
+                                          ck_kernel_request *out_req) {
+  if (kernel == NULL || kernel->function == NULL) {
+    return NULL;
+  }
+  ck_kernel_request req = CK_KERNEL_REQUEST_SINGLE;
+  const ck_kernel_info *found =
+      ck__builtin_kernel_info_find(kernel->function, &req);
+  if (found == NULL) {
+    pthread_mutex_lock(&ck__reg_lock);
+    for (size_t i = 0; i < ck__reg_count && found == NULL; i++) {
+      const ck_kernel_info *info = ck__reg[i];
+      if (info->single != NULL && ck__single_ptr(info->single) == kernel->function) {
+        found = info;
+        req = CK_KERNEL_REQUEST_SINGLE;
+      } else if (info->strided != NULL &&
+                 ck__strided_ptr(info->strided) == kernel->function) {
+        found = info;
+        req = CK_KERNEL_REQUEST_STRIDED;
+      }
+    }
+    pthread_mutex_unlock(&ck__reg_lock);
+  }
+  if (found != NULL && out_req != NULL) {
+    *out_req = req;
+  }
+  return found;
+}
+
+/* ---- dump ---- */
+
+typedef struct ck__dump {
+  char *buf;
+  size_t size;
+  size_t pos;
+  const char *data; /* the builder's buffer */
+  size_t cap;
+} ck__dump;
+
+enum { CK__DUMP_MAX_DEPTH = 32, CK__DUMP_MAX_CHILDREN = 16 };
+
+/* The dynamic symbol at exactly `addr`, else "0x...(object+0xoff)", else
+ * "0x...".  Static functions have no dynamic symbol; registered kernels get
+ * their names from their descriptions instead. */
+static void ck__symbol_name(char *out, size_t n, void *addr) {
+  Dl_info dl;
+  memset(&dl, 0, sizeof dl);
+  if (dladdr(addr, &dl) != 0) {
+    if (dl.dli_sname != NULL && dl.dli_saddr == addr) {
+      snprintf(out, n, "%s", dl.dli_sname);
+      return;
+    }
+    if (dl.dli_fname != NULL && dl.dli_fbase != NULL) {
+      const char *base = strrchr(dl.dli_fname, '/');
+      snprintf(out, n, "%p(%s+0x%tx)", addr, base ? base + 1 : dl.dli_fname,
+               (char *)addr - (char *)dl.dli_fbase);
+      return;
+    }
+  }
+  snprintf(out, n, "%p", addr);
+}
+
+static void ck__dump_kernel(ck__dump *d, size_t offset, int depth) {
+  int ind = 2 * depth;
+  const ck_prefix *p = (const ck_prefix *)(const void *)(d->data + offset);
+  if (p->function == NULL && p->destructor == NULL) {
+    ck__appendf(d->buf, d->size, &d->pos, "%*s@%zu (empty prefix)\n", ind, "",
+                offset);
+    return;
+  }
+  ck_kernel_request req = CK_KERNEL_REQUEST_SINGLE;
+  const ck_kernel_info *info = ck_kernel_info_find(p, &req);
+  char fname[256], dname[256];
+  if (info != NULL) {
+    snprintf(fname, sizeof fname, "%s [%s]", info->name,
+             req == CK_KERNEL_REQUEST_SINGLE ? "single" : "strided");
+  } else if (p->function != NULL) {
+    ck__symbol_name(fname, sizeof fname, p->function);
+  } else {
+    snprintf(fname, sizeof fname, "(no function)");
+  }
+  if (p->destructor != NULL) {
+    union {
+      ck_destructor_t fn;
+      void *ptr;
+    } u;
+    u.fn = p->destructor;
+    ck__symbol_name(dname, sizeof dname, u.ptr);
+  } else {
+    snprintf(dname, sizeof dname, "none");
+  }
+  ck__appendf(d->buf, d->size, &d->pos, "%*s@%zu %s destructor=%s\n", ind, "",
+              offset, fname, dname);
+  if (info == NULL) {
+    ck__appendf(d->buf, d->size, &d->pos,
+                "%*s  (undescribed kernel: data and children not shown)\n",
+                ind, "");
+    return;
+  }
+  /* the kernel's own data after the prefix, clipped to the buffer */
+  size_t end = offset + info->data_size;
+  if (end > d->cap || end < offset) {
+    end = d->cap;
+  }
+  for (size_t at = offset + sizeof(ck_prefix); at < end; at += 16) {
+    ck__appendf(d->buf, d->size, &d->pos, "%*s  data +%-4zu", ind, "",
+                at - offset);
+    for (size_t i = at; i < end && i < at + 16; i++) {
+      ck__appendf(d->buf, d->size, &d->pos, " %02x",
+                  (unsigned)(unsigned char)d->data[i]);
+    }
+    ck__appendf(d->buf, d->size, &d->pos, "\n");
+  }
+  if (info->children == NULL) {
+    return;
+  }
+  size_t rel[CK__DUMP_MAX_CHILDREN];
+  size_t n = info->children(p, info, rel, CK__DUMP_MAX_CHILDREN);
+  for (size_t i = 0; i < n && i < CK__DUMP_MAX_CHILDREN; i++) {
+    size_t child = offset + rel[i];
+    if (rel[i] < sizeof(ck_prefix) || child < offset || child > d->cap ||
+        d->cap - child < sizeof(ck_prefix) || child % alignof(ck_prefix) != 0) {
+      ck__appendf(d->buf, d->size, &d->pos,
+                  "%*s  child at +%zu is outside the buffer\n", ind, "", rel[i]);
+    } else if (depth + 1 >= CK__DUMP_MAX_DEPTH) {
+      ck__appendf(d->buf, d->size, &d->pos, "%*s  ... (deeper kernels)\n", ind,
+                  "");
+    } else {
+      ck__dump_kernel(d, child, depth + 1);
+    }
+  }
+  if (n > CK__DUMP_MAX_CHILDREN) {
+    ck__appendf(d->buf, d->size, &d->pos, "%*s  ... %zu more children\n", ind,
+                "", n - CK__DUMP_MAX_CHILDREN);
+  }
+}
+
+ck_status ck_kernel_builder_dump(const ck_kernel_builder *ckb, char *buf,
+                                 size_t bufsize, size_t *out_len) {
+  if (ckb == NULL || (buf == NULL && bufsize != 0)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL builder or buffer");
+  }
+  ck__dump d = {buf, bufsize, 0, ck__kb_data(ckb), ck__kb_cap(ckb)};
+  if (bufsize > 0) {
+    buf[0] = '\0';
+  }
+  ck__appendf(buf, bufsize, &d.pos, "ck_kernel_builder capacity=%zu (%s)\n",
+              d.cap, ckb->heap != NULL ? "heap" : "inline");
+  ck__dump_kernel(&d, 0, 0);
+  if (out_len != NULL) {
+    *out_len = d.pos;
+  }
+  return CK_OK;
+}
+
+ck_status ck__check_kernel_args(const char *func, ck_kernel_builder *ckb,
+                                size_t offset, ck_kernel_request req) {
+  if (ckb == NULL) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL kernel builder");
+  }
+  if (offset % CK_KERNEL_ALIGN != 0) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func,
+                     "kernel offset %zu is not a multiple of %d", offset,
+                     CK_KERNEL_ALIGN);
+  }
+  if (req != CK_KERNEL_REQUEST_SINGLE && req != CK_KERNEL_REQUEST_STRIDED) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "unknown kernel request %d",
+                     (int)req);
+  }
+  return CK_OK;
+}

@@ -1,0 +1,702 @@
+/*
+ * lift.c -- dimension lifting (see ckernel/lift.h): the strided and var dim
+ * kernels, the recursive builder with NumPy broadcasting, the broadcast
+ * helpers, and the (parallel) runner used by the array-level entry points.
+ */
+#include "kernels/lift_impl.h"
+#include "types/type_internal.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <string.h>
+
+/* ---- the strided dim kernel ------------------------------------------------ */
+
+static int ck__sdim_single(char *dst, const char *const *src, ck_prefix *self) {
+  const ck__strided_dim_kernel *k = (const ck__strided_dim_kernel *)(void *)self;
+  if (k->size == 0) {
+    return 0;
+  }
+  ck_prefix *child = ck_prefix_child(self, k->child_offset);
+  return ck_prefix_strided(child)(dst, k->dst_stride, src, k->src_stride,
+                                  (size_t)k->size, child);
+}
+
+static int ck__sdim_strided(char *dst, intptr_t dst_stride,
+                            const char *const *src, const intptr_t *src_stride,
+                            size_t count, ck_prefix *self) {
+  const ck__strided_dim_kernel *k = (const ck__strided_dim_kernel *)(void *)self;
+  if (k->size == 0) {
+    return 0;
+  }
+  ck_prefix *child = ck_prefix_child(self, k->child_offset);
+  ck_expr_strided_t fn = ck_prefix_strided(child);
+  const char *s[CK_LIFT_MAX_NSRC];
+  size_t nsrc = k->nsrc;
+  for (size_t i = 0; i < count; i++) {
+    for (size_t j = 0; j < nsrc; j++) {
+      s[j] = src[j] + (intptr_t)i * src_stride[j];
+    }
+    int st = fn(dst + (intptr_t)i * dst_stride, k->dst_stride, s, k->src_stride,
+                (size_t)k->size, child);
+    if (st != 0) {
+      return st;
+    }
+  }
+  return 0;
+}
+
+static void ck__sdim_destruct(ck_prefix *self) {
+  ck__strided_dim_kernel *k = (ck__strided_dim_kernel *)(void *)self;
+  if (k->child_offset != 0) {
+    ck_prefix_destroy_child(ck_prefix_child(self, k->child_offset));
+  }
+}
+
+/* ---- the var (general) dim kernel ------------------------------------------ */
+
+enum { CK__SRC_STRIDED = 0, CK__SRC_VAR = 1, CK__SRC_BCAST = 2 };
+enum { CK__DST_STRIDED = 0, CK__DST_VAR = 1 };
+
+typedef struct ck__lift_src {
+  intptr_t kind;   /* CK__SRC_*                                  */
+  intptr_t size;   /* STRIDED: the dim size                       */
+  intptr_t stride; /* STRIDED: dim stride; VAR: element stride    */
+  intptr_t offset; /* VAR: the arrmeta offset added to begin      */
+} ck__lift_src;
+
+/* Used when any source or the destination is a var dim.  Sizes are checked
+ * on every call (var sizes are per element). */
+typedef struct ck__var_dim_kernel {
+  ck_prefix base;
+  intptr_t dst_kind;     /* CK__DST_*                                     */
+  intptr_t dst_size;     /* STRIDED                                       */
+  intptr_t dst_stride;   /* STRIDED: dim stride; VAR: element stride      */
+  intptr_t dst_offset;   /* VAR: arrmeta offset                           */
+  ck_type dst_var_type;  /* VAR: owned reference                          */
+  ck_memblock *dst_arena; /* VAR: owned reference (may be NULL: no alloc) */
+  size_t nsrc;
+  size_t child_offset;   /* relative to self; 0 while not built           */
+  ck__lift_src src[];
+} ck__var_dim_kernel;
+
+static int ck__vdim_broadcast_error(intptr_t from, intptr_t to) {
+  return ck__error(CK_ERR_VALUE, "elementwise",
+                   "cannot broadcast a var dim of size %" PRIdPTR
+                   " to size %" PRIdPTR,
+                   from, to);
+}
+
+static int ck__vdim_one(const ck__var_dim_kernel *k, ck_prefix *self,
+                        char *dst, const char *const *src) {
+  const char *s[CK_LIFT_MAX_NSRC];
+  intptr_t ss[CK_LIFT_MAX_NSRC];
+  intptr_t sz[CK_LIFT_MAX_NSRC];
+  size_t nsrc = k->nsrc;
+  intptr_t bsize = -1; /* broadcast size of the sources (-1: all are 1) */
+  for (size_t j = 0; j < nsrc; j++) {
+    const ck__lift_src *d = &k->src[j];
+    switch (d->kind) {
+    case CK__SRC_STRIDED:
+      s[j] = src[j];
+      sz[j] = d->size;
+      ss[j] = d->stride;
+      break;
+    case CK__SRC_VAR: {
+      ck_var_dim_data v;
+      memcpy(&v, src[j], sizeof v);
+      sz[j] = (intptr_t)v.size;
+      s[j] = v.size == 0 || v.begin == NULL ? src[j] : v.begin + d->offset;
+      ss[j] = d->stride;
+      break;
+    }
+    default:
+      s[j] = src[j];
+      sz[j] = 1;
+      ss[j] = 0;
+      break;
+    }
+    if (sz[j] == 1) {
+      ss[j] = 0;
+    } else if (bsize == -1) {
+      bsize = sz[j];
+    } else if (bsize != sz[j]) {
+      return ck__vdim_broadcast_error(sz[j], bsize);
+    }
+  }
+  char *d;
+  intptr_t n, ds;
+  if (k->dst_kind == CK__DST_STRIDED) {
+    d = dst;
+    n = k->dst_size;
+    ds = k->dst_stride;
+  } else {
+    ck_var_dim_data v;
+    memcpy(&v, dst, sizeof v);
+    if (v.begin == NULL && v.size == 0) {
+      /* unallocated: allocate the broadcast size from the dst arena */
+      n = bsize == -1 ? (nsrc == 0 ? 0 : 1) : bsize;
+      ck_var_dim_arrmeta m = {k->dst_arena, k->dst_stride, k->dst_offset};
+      ck_status st = ck_var_dim_alloc(k->dst_var_type, dst, (const char *)&m,
+                                      (size_t)n);
+      if (st != CK_OK) {
+        return st;
+      }
+      memcpy(&v, dst, sizeof v);
+    } else {
+      n = (intptr_t)v.size;
+    }
+    d = v.begin + k->dst_offset;
+    ds = k->dst_stride;
+  }
+  for (size_t j = 0; j < nsrc; j++) {
+    if (sz[j] != 1 && sz[j] != n) {
+      return ck__vdim_broadcast_error(sz[j], n);
+    }
+  }
+  if (n == 0) {
+    return 0;
+  }
+  ck_prefix *child = ck_prefix_child(self, k->child_offset);
+  return ck_prefix_strided(child)(d, ds, s, ss, (size_t)n, child);
+}
+
+static int ck__vdim_single(char *dst, const char *const *src, ck_prefix *self) {
+  return ck__vdim_one((const ck__var_dim_kernel *)(void *)self, self, dst, src);
+}
+
+static int ck__vdim_strided(char *dst, intptr_t dst_stride,
+                            const char *const *src, const intptr_t *src_stride,
+                            size_t count, ck_prefix *self) {
+  const ck__var_dim_kernel *k = (const ck__var_dim_kernel *)(void *)self;
+  const char *s[CK_LIFT_MAX_NSRC];
+  for (size_t i = 0; i < count; i++) {
+    for (size_t j = 0; j < k->nsrc; j++) {
+      s[j] = src[j] + (intptr_t)i * src_stride[j];
+    }
+    int st = ck__vdim_one(k, self, dst + (intptr_t)i * dst_stride, s);
+    if (st != 0) {
+      return st;
+    }
+  }
+  return 0;
+}
+
+static void ck__vdim_destruct(ck_prefix *self) {
+  ck__var_dim_kernel *k = (ck__var_dim_kernel *)(void *)self;
+  if (k->child_offset != 0) {
+    ck_prefix_destroy_child(ck_prefix_child(self, k->child_offset));
+  }
+  ck_memblock_decref(k->dst_arena);
+  ck_type_decref(k->dst_var_type);
+  k->dst_arena = NULL;
+  k->dst_var_type = NULL;
+}
+
+/* ---- dump descriptions ----------------------------------------------------- */
+
+static size_t ck__sdim_children(const ck_prefix *self, const ck_kernel_info *info,
+                                size_t *rel, size_t max) {
+  (void)info;
+  const ck__strided_dim_kernel *k = (const ck__strided_dim_kernel *)(const void *)self;
+  if (k->child_offset == 0) {
+    return 0;
+  }
+  if (max > 0) {
+    rel[0] = k->child_offset;
+  }
+  return 1;
+}
+
+static size_t ck__vdim_children(const ck_prefix *self, const ck_kernel_info *info,
+                                size_t *rel, size_t max) {
+  (void)info;
+  const ck__var_dim_kernel *k = (const ck__var_dim_kernel *)(const void *)self;
+  if (k->child_offset == 0) {
+    return 0;
+  }
+  if (max > 0) {
+    rel[0] = k->child_offset;
+  }
+  return 1;
+}
+
+static const ck_kernel_info ck__sdim_info = {
+    "strided_dim", ck__sdim_single, ck__sdim_strided,
+    sizeof(ck__strided_dim_kernel), ck__sdim_children};
+static const ck_kernel_info ck__vdim_info = {
+    "var_dim", ck__vdim_single, ck__vdim_strided, sizeof(ck__var_dim_kernel),
+    ck__vdim_children};
+
+static pthread_once_t ck__lift_info_once = PTHREAD_ONCE_INIT;
+static void ck__lift_info_init(void) {
+  (void)ck_kernel_info_register(&ck__sdim_info);
+  (void)ck_kernel_info_register(&ck__vdim_info);
+}
+
+bool ck__is_strided_dim_kernel(const ck_prefix *root) {
+  return root != NULL && (root->function == ck__single_ptr(ck__sdim_single) ||
+                          root->function == ck__strided_ptr(ck__sdim_strided));
+}
+
+/* ---- construction ---------------------------------------------------------- */
+
+static size_t ck__round8(size_t n) { return (n + 7u) & ~(size_t)7u; }
+
+ck_status ck__make_strided_dim_kernel(ck_kernel_builder *ckb, size_t offset,
+                                      intptr_t size, intptr_t dst_stride,
+                                      size_t nsrc, const intptr_t *src_stride,
+                                      ck_kernel_request req,
+                                      size_t *out_child) {
+  (void)pthread_once(&ck__lift_info_once, ck__lift_info_init);
+  size_t data = ck__round8(sizeof(ck__strided_dim_kernel) + nsrc * sizeof(intptr_t));
+  size_t child;
+  if (!ck__add_size(offset, data, &child)) {
+    return CK_ERROR(CK_ERR_OVERFLOW, "kernel offset %zu overflows", offset);
+  }
+  ck_status st = ck_kernel_builder_ensure_capacity(ckb, child);
+  if (st != CK_OK) {
+    return st;
+  }
+  ck__strided_dim_kernel *k =
+      (ck__strided_dim_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+  k->base.destructor = ck__sdim_destruct;
+  (void)ck_prefix_set_function(&k->base, req, ck__sdim_single, ck__sdim_strided);
+  k->size = size;
+  k->dst_stride = dst_stride;
+  k->nsrc = nsrc;
+  for (size_t j = 0; j < nsrc; j++) {
+    k->src_stride[j] = src_stride[j];
+  }
+  k->child_offset = child - offset;
+  *out_child = child;
+  return CK_OK;
+}
+
+void ck__append_shape(ck_type t, const char *arrmeta, char *buf, size_t bufsize,
+                      size_t *pos) {
+  ck__appendf(buf, bufsize, pos, "(");
+  size_t n = 0;
+  while (ck__is_dim(t)) {
+    ck__appendf(buf, bufsize, pos, "%s", n ? ", " : "");
+    if (t->id == CK_TYPE_VAR_DIM) {
+      ck__appendf(buf, bufsize, pos, "var");
+    } else if (arrmeta != NULL) {
+      ck__appendf(buf, bufsize, pos, "%" PRIdPTR,
+                  ((const ck_dim_arrmeta *)(const void *)arrmeta)->size);
+    } else if (t->id == CK_TYPE_FIXED_DIM) {
+      ck__appendf(buf, bufsize, pos, "%" PRIdPTR, t->fixed_size);
+    } else {
+      ck__appendf(buf, bufsize, pos, "?");
+    }
+    if (arrmeta != NULL) {
+      arrmeta += ck__dim_header_size(t);
+    }
+    t = t->element;
+    n++;
+  }
+  ck__appendf(buf, bufsize, pos, n == 1 ? ",)" : ")");
+}
+
+/* Context of one ck_make_elementwise_kernel call. */
+typedef struct ck__lift_ctx {
+  ck_kernel_builder *ckb;
+  size_t nsrc;
+  ck_child_kernel_factory child;
+  void *child_data;
+  /* the top-level types, for messages */
+  ck_type dst_type;
+  const char *dst_arrmeta;
+  const ck_type *src_types;
+  const char *const *src_arrmeta;
+} ck__lift_ctx;
+
+static ck_status ck__broadcast_error(const ck__lift_ctx *cx, size_t j) {
+  char a[160], b[160];
+  size_t pa = 0, pb = 0;
+  ck__append_shape(cx->src_types[j], cx->src_arrmeta[j], a, sizeof a, &pa);
+  ck__append_shape(cx->dst_type, cx->dst_arrmeta, b, sizeof b, &pb);
+  return ck__error(CK_ERR_VALUE, "ck_make_elementwise_kernel",
+                   "cannot broadcast shape %s to %s", a, b);
+}
+
+static ck_status ck__lift(const ck__lift_ctx *cx, size_t offset, ck_type dt,
+                          const char *dm, const ck_type *st_in,
+                          const char *const *sm_in, ck_kernel_request req,
+                          size_t *out_end) {
+  size_t nsrc = cx->nsrc;
+  ck_type st[CK_LIFT_MAX_NSRC];
+  const char *sm[CK_LIFT_MAX_NSRC];
+  size_t dnd = ck_type_ndim(dt);
+  for (size_t j = 0; j < nsrc; j++) {
+    st[j] = st_in[j];
+    sm[j] = sm_in[j];
+    /* extra leading source dims must be fixed/strided of size 1 */
+    while (ck_type_ndim(st[j]) > dnd) {
+      if (st[j]->id == CK_TYPE_VAR_DIM || sm[j] == NULL ||
+          ((const ck_dim_arrmeta *)(const void *)sm[j])->size != 1) {
+        return ck__broadcast_error(cx, j);
+      }
+      sm[j] += sizeof(ck_dim_arrmeta);
+      st[j] = st[j]->element;
+    }
+  }
+  if (dnd == 0) {
+    return cx->child(cx->child_data, cx->ckb, offset, dt, dm, nsrc, st, sm, req,
+                     out_end);
+  }
+  if (dm == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "destination arrmeta is NULL");
+  }
+  ck__lift_src desc[CK_LIFT_MAX_NSRC];
+  ck_type est[CK_LIFT_MAX_NSRC];
+  const char *esm[CK_LIFT_MAX_NSRC];
+  bool any_var = dt->id == CK_TYPE_VAR_DIM;
+  intptr_t dsize = 0, dstride = 0;
+  if (!any_var) {
+    const ck_dim_arrmeta *m = (const ck_dim_arrmeta *)(const void *)dm;
+    dsize = m->size;
+    dstride = m->stride;
+  }
+  for (size_t j = 0; j < nsrc; j++) {
+    memset(&desc[j], 0, sizeof desc[j]);
+    if (ck_type_ndim(st[j]) < dnd) {
+      desc[j].kind = CK__SRC_BCAST;
+      est[j] = st[j];
+      esm[j] = sm[j];
+      continue;
+    }
+    if (sm[j] == NULL) {
+      return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "source %zu arrmeta is NULL", j);
+    }
+    if (st[j]->id == CK_TYPE_VAR_DIM) {
+      const ck_var_dim_arrmeta *m = (const ck_var_dim_arrmeta *)(const void *)sm[j];
+      desc[j].kind = CK__SRC_VAR;
+      desc[j].stride = m->stride;
+      desc[j].offset = m->offset;
+      esm[j] = sm[j] + sizeof(ck_var_dim_arrmeta);
+      any_var = true;
+    } else {
+      const ck_dim_arrmeta *m = (const ck_dim_arrmeta *)(const void *)sm[j];
+      desc[j].kind = CK__SRC_STRIDED;
+      desc[j].size = m->size;
+      desc[j].stride = m->size == 1 ? 0 : m->stride;
+      esm[j] = sm[j] + sizeof(ck_dim_arrmeta);
+      if (dt->id != CK_TYPE_VAR_DIM && m->size != 1 && m->size != dsize) {
+        return ck__broadcast_error(cx, j);
+      }
+    }
+    est[j] = st[j]->element;
+  }
+  const char *edm = dm + ck__dim_header_size(dt);
+  size_t child;
+  ck_status s;
+  if (!any_var) {
+    intptr_t ss[CK_LIFT_MAX_NSRC];
+    for (size_t j = 0; j < nsrc; j++) {
+      ss[j] = desc[j].stride; /* BCAST: 0 */
+    }
+    s = ck__make_strided_dim_kernel(cx->ckb, offset, dsize, dstride, nsrc, ss,
+                                    req, &child);
+  } else {
+    (void)pthread_once(&ck__lift_info_once, ck__lift_info_init);
+    size_t data = ck__round8(sizeof(ck__var_dim_kernel) + nsrc * sizeof(ck__lift_src));
+    if (!ck__add_size(offset, data, &child)) {
+      return CK_ERROR(CK_ERR_OVERFLOW, "kernel offset %zu overflows", offset);
+    }
+    s = ck_kernel_builder_ensure_capacity(cx->ckb, child);
+    if (s == CK_OK) {
+      ck__var_dim_kernel *k =
+          (ck__var_dim_kernel *)(void *)ck_kernel_builder_get(cx->ckb, offset);
+      k->base.destructor = ck__vdim_destruct;
+      (void)ck_prefix_set_function(&k->base, req, ck__vdim_single, ck__vdim_strided);
+      if (dt->id == CK_TYPE_VAR_DIM) {
+        const ck_var_dim_arrmeta *m = (const ck_var_dim_arrmeta *)(const void *)dm;
+        k->dst_kind = CK__DST_VAR;
+        k->dst_stride = m->stride;
+        k->dst_offset = m->offset;
+        ck_type_incref(dt);
+        k->dst_var_type = dt;
+        ck_memblock_incref(m->blockref);
+        k->dst_arena = m->blockref;
+      } else {
+        k->dst_kind = CK__DST_STRIDED;
+        k->dst_size = dsize;
+        k->dst_stride = dstride;
+      }
+      k->nsrc = nsrc;
+      for (size_t j = 0; j < nsrc; j++) {
+        k->src[j] = desc[j];
+      }
+      k->child_offset = child - offset;
+    }
+  }
+  if (s != CK_OK) {
+    return s;
+  }
+  return ck__lift(cx, child, dt->element, edm, est, esm, CK_KERNEL_REQUEST_STRIDED,
+                  out_end);
+}
+
+ck_status ck_make_elementwise_kernel(ck_kernel_builder *ckb, size_t offset,
+                                     ck_type dst_type, const char *dst_arrmeta,
+                                     size_t nsrc, const ck_type *src_types,
+                                     const char *const *src_arrmeta,
+                                     ck_kernel_request req,
+                                     ck_child_kernel_factory child,
+                                     void *child_data, size_t *out_end) {
+  ck_status st = ck__check_kernel_args(__func__, ckb, offset, req);
+  if (st != CK_OK) {
+    return st;
+  }
+  if (child == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL child factory");
+  }
+  if (nsrc > CK_LIFT_MAX_NSRC) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "%zu sources (at most %d)", nsrc,
+                    CK_LIFT_MAX_NSRC);
+  }
+  if (nsrc > 0 && (src_types == NULL || src_arrmeta == NULL)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL source types or arrmeta");
+  }
+  if (!ck_type_is_valid(dst_type)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "invalid destination type");
+  }
+  for (size_t j = 0; j < nsrc; j++) {
+    if (!ck_type_is_valid(src_types[j])) {
+      return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "invalid source type %zu", j);
+    }
+  }
+  ck__lift_ctx cx = {ckb, nsrc, child, child_data,
+                     dst_type, dst_arrmeta, src_types, src_arrmeta};
+  size_t end = 0;
+  st = ck__lift(&cx, offset, dst_type, dst_arrmeta, src_types, src_arrmeta, req,
+                &end);
+  if (st == CK_OK && out_end != NULL) {
+    *out_end = end;
+  }
+  return st;
+}
+
+/* ---- broadcast helpers ----------------------------------------------------- */
+
+static void ck__append_plain_shape(const intptr_t *shape, size_t nd, char *buf,
+                                   size_t bufsize, size_t *pos) {
+  ck__appendf(buf, bufsize, pos, "(");
+  for (size_t i = 0; i < nd; i++) {
+    if (shape[i] == CK_VAR_DIM_SIZE) {
+      ck__appendf(buf, bufsize, pos, "%svar", i ? ", " : "");
+    } else {
+      ck__appendf(buf, bufsize, pos, "%s%" PRIdPTR, i ? ", " : "", shape[i]);
+    }
+  }
+  ck__appendf(buf, bufsize, pos, nd == 1 ? ",)" : ")");
+}
+
+ck_status ck_broadcast_shapes(size_t nshapes, const intptr_t *const *shapes,
+                              const size_t *ndims, intptr_t *out_shape,
+                              size_t max, size_t *out_ndim) {
+  if ((nshapes > 0 && (shapes == NULL || ndims == NULL)) || out_ndim == NULL ||
+      (max > 0 && out_shape == NULL)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL argument");
+  }
+  size_t nd = 0;
+  for (size_t i = 0; i < nshapes; i++) {
+    if (ndims[i] > 0 && shapes[i] == NULL) {
+      return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "shape %zu is NULL", i);
+    }
+    for (size_t k = 0; k < ndims[i]; k++) {
+      if (shapes[i][k] < 0 && shapes[i][k] != CK_VAR_DIM_SIZE) {
+        return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "negative size %" PRIdPTR
+                        " in shape %zu", shapes[i][k], i);
+      }
+    }
+    nd = ndims[i] > nd ? ndims[i] : nd;
+  }
+  *out_ndim = nd;
+  if (nd > max) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "the result has %zu dims, room for %zu", nd, max);
+  }
+  for (size_t a = 0; a < nd; a++) {
+    intptr_t r = 1; /* 1 broadcasts; CK_VAR_DIM_SIZE wins over 1 and n */
+    bool var = false;
+    for (size_t i = 0; i < nshapes; i++) {
+      if (a + ndims[i] < nd) {
+        continue; /* missing leading dim */
+      }
+      intptr_t v = shapes[i][a + ndims[i] - nd];
+      if (v == CK_VAR_DIM_SIZE) {
+        var = true;
+      } else if (v != 1) {
+        if (r != 1 && r != v) {
+          char buf[512];
+          size_t pos = 0;
+          for (size_t k = 0; k < nshapes; k++) {
+            if (k) {
+              ck__appendf(buf, sizeof buf, &pos, " ");
+            }
+            ck__append_plain_shape(shapes[k], ndims[k], buf, sizeof buf, &pos);
+          }
+          return CK_ERROR(CK_ERR_VALUE,
+                          "operands could not be broadcast together with shapes %s",
+                          buf);
+        }
+        r = v;
+      }
+    }
+    out_shape[a] = var ? CK_VAR_DIM_SIZE : r;
+  }
+  return CK_OK;
+}
+
+ck_status ck_elementwise_result_type(ck_type dst_dtype, size_t nsrc,
+                                     const ck_type *src_types,
+                                     const char *const *src_arrmeta,
+                                     ck_type *out_type, intptr_t *out_shape,
+                                     size_t max, size_t *out_nstrided) {
+  if (out_type == NULL || (nsrc > 0 && src_types == NULL) ||
+      (max > 0 && out_shape == NULL)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL argument");
+  }
+  *out_type = NULL;
+  if (!ck_type_is_valid(dst_dtype)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "invalid dtype");
+  }
+  if (ck__is_dim(dst_dtype)) {
+    return CK_ERROR(CK_ERR_TYPE, "the result dtype must not be a dim type");
+  }
+  if (nsrc > CK_LIFT_MAX_NSRC) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "%zu sources (at most %d)", nsrc,
+                    CK_LIFT_MAX_NSRC);
+  }
+  intptr_t shapes[CK_LIFT_MAX_NSRC][CK_TYPE_MAX_DEPTH];
+  const intptr_t *sp[CK_LIFT_MAX_NSRC];
+  size_t nds[CK_LIFT_MAX_NSRC];
+  for (size_t j = 0; j < nsrc; j++) {
+    ck_type t = src_types[j];
+    if (!ck_type_is_valid(t)) {
+      return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "invalid source type %zu", j);
+    }
+    const char *m = src_arrmeta != NULL ? src_arrmeta[j] : NULL;
+    size_t n = 0;
+    while (ck__is_dim(t)) {
+      if (t->id == CK_TYPE_VAR_DIM) {
+        shapes[j][n] = CK_VAR_DIM_SIZE;
+      } else if (m != NULL) {
+        shapes[j][n] = ((const ck_dim_arrmeta *)(const void *)m)->size;
+      } else if (t->id == CK_TYPE_FIXED_DIM) {
+        shapes[j][n] = t->fixed_size;
+      } else {
+        return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                        "source %zu has a strided dim but no arrmeta", j);
+      }
+      if (m != NULL) {
+        m += ck__dim_header_size(t);
+      }
+      t = t->element;
+      n++;
+    }
+    sp[j] = shapes[j];
+    nds[j] = n;
+  }
+  intptr_t res[CK_TYPE_MAX_DEPTH];
+  size_t nd = 0;
+  ck_status st = ck_broadcast_shapes(nsrc, sp, nds, res, CK_TYPE_MAX_DEPTH, &nd);
+  if (st != CK_OK) {
+    return st;
+  }
+  size_t first_var = nd;
+  for (size_t a = 0; a < nd; a++) {
+    if (res[a] == CK_VAR_DIM_SIZE) {
+      first_var = a;
+      break;
+    }
+  }
+  if (first_var > max) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "the result has %zu strided dims, room for %zu", first_var, max);
+  }
+  ck_type t = dst_dtype;
+  ck_type_incref(t);
+  for (size_t a = nd; a-- > 0;) {
+    ck_type nt = NULL;
+    if (a < first_var) {
+      st = ck_strided_dim_type_new(t, &nt);
+    } else if (res[a] == CK_VAR_DIM_SIZE) {
+      st = ck_var_dim_type_new(t, &nt);
+    } else {
+      st = ck_fixed_dim_type_new(res[a], t, &nt);
+    }
+    ck_type_decref(t);
+    if (st != CK_OK) {
+      return st;
+    }
+    t = nt;
+  }
+  for (size_t a = 0; a < first_var; a++) {
+    out_shape[a] = res[a];
+  }
+  if (out_nstrided != NULL) {
+    *out_nstrided = first_var;
+  }
+  *out_type = t;
+  return CK_OK;
+}
+
+/* ---- running, maybe in parallel ------------------------------------------- */
+
+typedef struct ck__par_ctx {
+  ck_prefix *child;
+  char *dst;
+  intptr_t dst_stride;
+  const char *const *src;
+  const intptr_t *src_stride;
+  size_t nsrc;
+} ck__par_ctx;
+
+static ck_status ck__par_rows(void *ctx, size_t begin, size_t end,
+                              unsigned thread_index) {
+  (void)thread_index;
+  const ck__par_ctx *c = ctx;
+  const char *s[CK_LIFT_MAX_NSRC];
+  for (size_t j = 0; j < c->nsrc; j++) {
+    s[j] = c->src[j] + (intptr_t)begin * c->src_stride[j];
+  }
+  return (ck_status)ck_prefix_strided(c->child)(
+      c->dst + (intptr_t)begin * c->dst_stride, c->dst_stride, s, c->src_stride,
+      end - begin, c->child);
+}
+
+ck_status ck__run_single_maybe_parallel(ck_kernel_builder *ckb,
+                                        ck_type dst_type,
+                                        const char *dst_arrmeta, char *dst,
+                                        const char *const *src, size_t nsrc) {
+  ck_prefix *root = ck_kernel_builder_get(ckb, 0);
+  if (ck__is_strided_dim_kernel(root) &&
+      !(ck_type_flags(dst_type) & CK_TYPE_FLAG_BLOCKREF) && ck__is_dim(dst_type)) {
+    /* elements per outermost row: product of the inner fixed/strided dims */
+    const ck__strided_dim_kernel *k = (const ck__strided_dim_kernel *)(void *)root;
+    size_t inner = 1;
+    ck_type t = dst_type->element;
+    const char *m = dst_arrmeta + sizeof(ck_dim_arrmeta);
+    bool ok = true;
+    while (ck__is_dim(t) && ok) {
+      intptr_t n = ((const ck_dim_arrmeta *)(const void *)m)->size;
+      ok = t->id != CK_TYPE_VAR_DIM && ck__mul_size(inner, (size_t)n, &inner);
+      m += ck__dim_header_size(t);
+      t = t->element;
+    }
+    size_t rows = (size_t)k->size, total;
+    if (ok && inner > 0 && ck__mul_size(rows, inner, &total) &&
+        total >= CK_PARALLEL_MIN_ELEMENTS && ck_get_num_threads() > 1) {
+      size_t min_chunk = (CK_PARALLEL_MIN_CHUNK_ELEMENTS + inner - 1) / inner;
+      if (rows >= 2 * min_chunk) {
+        ck__par_ctx c = {ck_prefix_child(root, k->child_offset), dst,
+                         k->dst_stride, src, k->src_stride, nsrc};
+        return ck_parallel_for(rows, min_chunk, ck__par_rows, &c);
+      }
+    }
+  }
+  return (ck_status)ck_prefix_single(root)(dst, src, root);
+}

@@ -1,0 +1,68 @@
+/*
+ * lift_impl.h -- links between lift.c, assign_array.c, assign_string.c and
+ * reduce.c.  Private; nothing here is ABI.
+ */
+#ifndef CKERNEL_LIFT_IMPL_H
+#define CKERNEL_LIFT_IMPL_H
+
+#include "core/internal.h"
+#include "kernels/kernel_private.h"
+
+#include "ckernel/assign_array.h"
+#include "ckernel/lift.h"
+
+/* The fast dim kernel: a fixed/strided destination dim whose sources are
+ * fixed/strided dims (sizes checked at build time) or broadcast (stride 0).
+ *   single(dst, src)  = child.strided(dst, dst_stride, src, src_stride, size)
+ *   strided(...)      = the same once per outer element
+ * `nsrc` strides follow the struct; the child is at self + child_offset. */
+typedef struct ck__strided_dim_kernel {
+  ck_prefix base;
+  intptr_t size;
+  intptr_t dst_stride;
+  size_t nsrc;
+  size_t child_offset; /* relative to self; 0 while not built */
+  intptr_t src_stride[];
+} ck__strided_dim_kernel;
+
+/* Build a ck__strided_dim_kernel at `offset` (entry point for `req`) and
+ * store in *out_child the offset where its child kernel must be built
+ * (already reserved, zeroed and recorded in the kernel). */
+ck_status ck__make_strided_dim_kernel(ck_kernel_builder *ckb, size_t offset,
+                                      intptr_t size, intptr_t dst_stride,
+                                      size_t nsrc, const intptr_t *src_stride,
+                                      ck_kernel_request req,
+                                      size_t *out_child);
+
+/* True if `root` is a ck__strided_dim_kernel (either entry point). */
+bool ck__is_strided_dim_kernel(const ck_prefix *root);
+
+/* Run the kernel tree in `ckb` (built with CK_KERNEL_REQUEST_SINGLE at
+ * offset 0) on one destination element, splitting the outermost dim over
+ * the thread pool when the root is a strided dim kernel, `dst_type` has no
+ * blockrefs and the work is large (assign_array.h). */
+ck_status ck__run_single_maybe_parallel(ck_kernel_builder *ckb,
+                                        ck_type dst_type,
+                                        const char *dst_arrmeta, char *dst,
+                                        const char *const *src, size_t nsrc);
+
+/* "(3, 4)" / "(3,)" / "()" / "(var, 2)" for a type's leading dims (sizes
+ * from arrmeta; NULL arrmeta prints fixed sizes and "?" for strided). */
+void ck__append_shape(ck_type t, const char *arrmeta, char *buf, size_t bufsize,
+                      size_t *pos);
+
+/* The scalar assignments between strings/bytes and strings/numbers
+ * (assign_string.c).  CK_ERR_TYPE (message naming both types) if the pair
+ * is not one of them. */
+ck_status ck__make_string_assignment_kernel(ck_kernel_builder *ckb,
+                                            size_t offset, ck_type dst_type,
+                                            const char *dst_arrmeta,
+                                            ck_type src_type,
+                                            const char *src_arrmeta,
+                                            ck_kernel_request req,
+                                            ck_errmode mode, size_t *out_end);
+
+/* CK_ERR_TYPE "cannot assign from '<src>' to '<dst>'" (assign_array.c). */
+ck_status ck__assign_type_error(const char *func, ck_type dst, ck_type src);
+
+#endif /* CKERNEL_LIFT_IMPL_H */

@@ -1,0 +1,333 @@
+/*
+ * ops_impl.h -- generators of the built-in registry kernels.
+ * Private to src/lib/ops_*.c and registry.c; nothing here is ABI.
+ *
+ * A kernel is an element function
+ *     static inline int ck__<op>_<tok>(TR *r, TA a [, TB b])
+ * over the STORAGE types of its arguments (uint8_t for bool, uint16_t bits
+ * for float16, ck__complex64/128 for complex), returning 0 or a status
+ * (after recording the message).  CK__DEFINE1/2 wrap it into a leaf
+ * kernel's single and strided entry points and a ck_kernel_info named
+ * "<op>_<tok>"; CK__ROW1/2 make the registration row.  Each family file
+ * lists its kernels once in an X-macro
+ *     #define CK__FAMILY(U, B)  U(op, tok, TA, TR, IDA, IDR)
+ *                               B(op, tok, TA, TB, TR, IDA, IDB, IDR) ...
+ * and expands it twice (definitions, then the table), so adding a type
+ * combination is one line in that list plus its element function.
+ *
+ * Element functions are always inlined into loops specialised by the
+ * compiler; those that cannot fail return the constant 0, so the status
+ * test vanishes and the contiguous loop vectorises where the operation
+ * allows.  The entry points keep no state (threadsafe), accept any
+ * alignment (memcpy loads/stores), and walk strided data by running byte
+ * offsets, so negative and zero strides are fine.
+ *
+ * Compute types: float16 is computed in float32 and rounded back once
+ * (NumPy's rule); float32 in float; float64 in double; complex in their
+ * component type with NumPy's formulas where C's Annex G ones differ.
+ */
+#ifndef CKERNEL_OPS_IMPL_H
+#define CKERNEL_OPS_IMPL_H
+
+#include "core/internal.h"
+#include "core/scalar.h"
+
+#include "ckernel/registry.h"
+
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define CK__OPS_INLINE inline __attribute__((always_inline))
+#define CK__OPS_COLD __attribute__((cold, noinline))
+#else
+#define CK__OPS_INLINE inline
+#define CK__OPS_COLD
+#endif
+
+/* ---- type lists ---------------------------------------------------------- */
+
+/* Signed / unsigned integers: M(tok, id, T, WU, bits, ...) where WU is an
+ * unsigned type at least as wide as int, in which wrapping arithmetic is
+ * done (no promotion to signed int, so no overflow UB). */
+#define CK__SINT_TYPES(M, ...)                                                 \
+  M(int8, CK_TYPE_INT8, int8_t, unsigned, 8, __VA_ARGS__)                      \
+  M(int16, CK_TYPE_INT16, int16_t, unsigned, 16, __VA_ARGS__)                  \
+  M(int32, CK_TYPE_INT32, int32_t, uint32_t, 32, __VA_ARGS__)                  \
+  M(int64, CK_TYPE_INT64, int64_t, uint64_t, 64, __VA_ARGS__)
+#define CK__UINT_TYPES(M, ...)                                                 \
+  M(uint8, CK_TYPE_UINT8, uint8_t, unsigned, 8, __VA_ARGS__)                   \
+  M(uint16, CK_TYPE_UINT16, uint16_t, unsigned, 16, __VA_ARGS__)               \
+  M(uint32, CK_TYPE_UINT32, uint32_t, uint32_t, 32, __VA_ARGS__)               \
+  M(uint64, CK_TYPE_UINT64, uint64_t, uint64_t, 64, __VA_ARGS__)
+#define CK__INT_TYPES(M, ...)                                                  \
+  CK__SINT_TYPES(M, __VA_ARGS__) CK__UINT_TYPES(M, __VA_ARGS__)
+
+/* Real floats: M(tok, id, ST, CT, LD, STO, SUF, ...): storage type,
+ * compute type, load (ST -> CT) and store (CT -> ST) functions, and the
+ * libm suffix of the compute type (f or nothing). */
+#define CK__FLOAT_TYPES(M, ...)                                                \
+  M(float16, CK_TYPE_FLOAT16, uint16_t, float, ck__ld_f16, ck__st_f16, f,      \
+    __VA_ARGS__)                                                               \
+  M(float32, CK_TYPE_FLOAT32, float, float, ck__ld_f32, ck__st_f32, f,         \
+    __VA_ARGS__)                                                               \
+  M(float64, CK_TYPE_FLOAT64, double, double, ck__ld_f64, ck__st_f64, ,        \
+    __VA_ARGS__)
+
+/* Complex: M(tok, id, ST, RT, RID, CT, SUF, ...): storage struct, real
+ * component type and its id, C complex type, libm suffix. */
+#define CK__COMPLEX_TYPES(M, ...)                                              \
+  M(complex64, CK_TYPE_COMPLEX64, ck__complex64, float, CK_TYPE_FLOAT32,       \
+    float complex, f, __VA_ARGS__)                                             \
+  M(complex128, CK_TYPE_COMPLEX128, ck__complex128, double, CK_TYPE_FLOAT64,   \
+    double complex, , __VA_ARGS__)
+
+static CK__OPS_INLINE float ck__ld_f16(uint16_t h) {
+  return (float)ck__f16_to_f64(h);
+}
+/* float32 -> float64 is exact, so this rounds once. */
+static CK__OPS_INLINE uint16_t ck__st_f16(float f) {
+  return ck__f64_to_f16((double)f);
+}
+static CK__OPS_INLINE float ck__ld_f32(float f) { return f; }
+static CK__OPS_INLINE float ck__st_f32(float f) { return f; }
+static CK__OPS_INLINE double ck__ld_f64(double d) { return d; }
+static CK__OPS_INLINE double ck__st_f64(double d) { return d; }
+
+/* C complex <-> storage (C11 6.2.5p13: same layout as an array of two). */
+#define CK__CLOAD(CT, s) ((CT)((s).re) + (CT)((s).im) * (CT)I)
+
+/* NumPy's ordering of complex numbers (lexicographic; comparisons with a NaN
+ * part are false except !=).  From numpy/core/src/umath/loops.c.src. */
+#define CK__CLT(xr, xi, yr, yi)                                                \
+  (((xr) < (yr) && !isnan(xi) && !isnan(yi)) || ((xr) == (yr) && (xi) < (yi)))
+#define CK__CLE(xr, xi, yr, yi)                                                \
+  (((xr) < (yr) && !isnan(xi) && !isnan(yi)) || ((xr) == (yr) && (xi) <= (yi)))
+#define CK__CGT(xr, xi, yr, yi)                                                \
+  (((xr) > (yr) && !isnan(xi) && !isnan(yi)) || ((xr) == (yr) && (xi) > (yi)))
+#define CK__CGE(xr, xi, yr, yi)                                                \
+  (((xr) > (yr) && !isnan(xi) && !isnan(yi)) || ((xr) == (yr) && (xi) >= (yi)))
+
+/* Record "<op>: integer division by zero (<type>)" (CK_ERR_ZERO_DIVISION),
+ * "<op>: Integers to negative integer powers are not allowed (<type>)"
+ * (CK_ERR_VALUE); return the status.  Cold: only the failing element pays. */
+int ck__ops_zero_division(const char *op, int type_id) CK__OPS_COLD;
+int ck__ops_negative_power(const char *op, int type_id) CK__OPS_COLD;
+
+/* ---- entry-point generators ------------------------------------------------ */
+
+#define CK__INFO(op, tok, S, N)                                                \
+  static const ck_kernel_info ck__##op##_##tok##_info = {                      \
+      #op "_" #tok, S, N, sizeof(ck_prefix), NULL};
+
+/* Unary: r = f(a). */
+#define CK__DEFINE1(op, tok, TA, TR, IDA, IDR)                                 \
+  static int ck__##op##_##tok##_1(char *dst, const char *const *src,           \
+                                  ck_prefix *self) {                           \
+    (void)self;                                                                \
+    TA a;                                                                      \
+    TR r;                                                                      \
+    memset(&r, 0, sizeof r); /* silences maybe-uninitialized */                \
+    memcpy(&a, src[0], sizeof a);                                              \
+    int st = ck__##op##_##tok(&r, a);                                          \
+    if (st != 0) {                                                             \
+      return st;                                                               \
+    }                                                                          \
+    memcpy(dst, &r, sizeof r);                                                 \
+    return 0;                                                                  \
+  }                                                                            \
+  static int ck__##op##_##tok##_n(char *dst, intptr_t ds,                      \
+                                  const char *const *src, const intptr_t *ss,  \
+                                  size_t n, ck_prefix *self) {                 \
+    (void)self;                                                                \
+    const char *s0 = src[0];                                                   \
+    intptr_t ss0 = ss[0];                                                      \
+    if (ds == (intptr_t)sizeof(TR) && ss0 == (intptr_t)sizeof(TA)) {           \
+      for (size_t i = 0; i < n; i++) {                                         \
+        TA a;                                                                  \
+        TR r;                                                                  \
+        memset(&r, 0, sizeof r);                                               \
+        memcpy(&a, s0 + i * sizeof(TA), sizeof a);                             \
+        int st = ck__##op##_##tok(&r, a);                                      \
+        if (st != 0) {                                                         \
+          return st;                                                           \
+        }                                                                      \
+        memcpy(dst + i * sizeof(TR), &r, sizeof r);                            \
+      }                                                                        \
+      return 0;                                                                \
+    }                                                                          \
+    intptr_t od = 0, o0 = 0;                                                   \
+    for (size_t i = 0; i < n; i++, od += ds, o0 += ss0) {                      \
+      TA a;                                                                    \
+      TR r;                                                                    \
+      memset(&r, 0, sizeof r);                                                 \
+      memcpy(&a, s0 + o0, sizeof a);                                           \
+      int st = ck__##op##_##tok(&r, a);                                        \
+      if (st != 0) {                                                           \
+        return st;                                                             \
+      }                                                                        \
+      memcpy(dst + od, &r, sizeof r);                                          \
+    }                                                                          \
+    return 0;                                                                  \
+  }                                                                            \
+  CK__INFO(op, tok, ck__##op##_##tok##_1, ck__##op##_##tok##_n)
+
+/* Binary: r = f(a, b).  Fast paths: all contiguous, and contiguous with a
+ * broadcast (stride 0) second argument. */
+#define CK__DEFINE2(op, tok, TA, TB, TR, IDA, IDB, IDR)                        \
+  static int ck__##op##_##tok##_1(char *dst, const char *const *src,           \
+                                  ck_prefix *self) {                           \
+    (void)self;                                                                \
+    TA a;                                                                      \
+    TB b;                                                                      \
+    TR r;                                                                      \
+    memset(&r, 0, sizeof r); /* silences maybe-uninitialized */                \
+    memcpy(&a, src[0], sizeof a);                                              \
+    memcpy(&b, src[1], sizeof b);                                              \
+    int st = ck__##op##_##tok(&r, a, b);                                       \
+    if (st != 0) {                                                             \
+      return st;                                                               \
+    }                                                                          \
+    memcpy(dst, &r, sizeof r);                                                 \
+    return 0;                                                                  \
+  }                                                                            \
+  static int ck__##op##_##tok##_n(char *dst, intptr_t ds,                      \
+                                  const char *const *src, const intptr_t *ss,  \
+                                  size_t n, ck_prefix *self) {                 \
+    (void)self;                                                                \
+    const char *s0 = src[0], *s1 = src[1];                                     \
+    intptr_t ss0 = ss[0], ss1 = ss[1];                                         \
+    if (ds == (intptr_t)sizeof(TR) && ss0 == (intptr_t)sizeof(TA) &&           \
+        ss1 == (intptr_t)sizeof(TB)) {                                         \
+      for (size_t i = 0; i < n; i++) {                                         \
+        TA a;                                                                  \
+        TB b;                                                                  \
+        TR r;                                                                  \
+        memset(&r, 0, sizeof r);                                               \
+        memcpy(&a, s0 + i * sizeof(TA), sizeof a);                             \
+        memcpy(&b, s1 + i * sizeof(TB), sizeof b);                             \
+        int st = ck__##op##_##tok(&r, a, b);                                   \
+        if (st != 0) {                                                         \
+          return st;                                                           \
+        }                                                                      \
+        memcpy(dst + i * sizeof(TR), &r, sizeof r);                            \
+      }                                                                        \
+      return 0;                                                                \
+    }                                                                          \
+    if (ds == (intptr_t)sizeof(TR) && ss0 == (intptr_t)sizeof(TA) &&           \
+        ss1 == 0) {                                                            \
+      TB b;                                                                    \
+      memcpy(&b, s1, sizeof b);                                                \
+      for (size_t i = 0; i < n; i++) {                                         \
+        TA a;                                                                  \
+        TR r;                                                                  \
+        memset(&r, 0, sizeof r);                                               \
+        memcpy(&a, s0 + i * sizeof(TA), sizeof a);                             \
+        int st = ck__##op##_##tok(&r, a, b);                                   \
+        if (st != 0) {                                                         \
+          return st;                                                           \
+        }                                                                      \
+        memcpy(dst + i * sizeof(TR), &r, sizeof r);                            \
+      }                                                                        \
+      return 0;                                                                \
+    }                                                                          \
+    intptr_t od = 0, o0 = 0, o1 = 0;                                           \
+    for (size_t i = 0; i < n; i++, od += ds, o0 += ss0, o1 += ss1) {           \
+      TA a;                                                                    \
+      TB b;                                                                    \
+      TR r;                                                                    \
+      memset(&r, 0, sizeof r);                                                 \
+      memcpy(&a, s0 + o0, sizeof a);                                           \
+      memcpy(&b, s1 + o1, sizeof b);                                           \
+      int st = ck__##op##_##tok(&r, a, b);                                     \
+      if (st != 0) {                                                           \
+        return st;                                                             \
+      }                                                                        \
+      memcpy(dst + od, &r, sizeof r);                                          \
+    }                                                                          \
+    return 0;                                                                  \
+  }                                                                            \
+  CK__INFO(op, tok, ck__##op##_##tok##_1, ck__##op##_##tok##_n)
+
+/* ---- registration rows ---------------------------------------------------- */
+
+typedef struct ck__op_row {
+  const char *op;
+  uint8_t nargs;
+  uint8_t ret;
+  uint8_t args[2];
+  ck_expr_single_t single;
+  ck_expr_strided_t strided;
+  const ck_kernel_info *info;
+} ck__op_row;
+
+#define CK__ROW1(op, tok, TA, TR, IDA, IDR)                                    \
+  {#op, 1, IDR, {IDA, 0}, ck__##op##_##tok##_1, ck__##op##_##tok##_n,          \
+   &ck__##op##_##tok##_info},
+#define CK__ROW2(op, tok, TA, TB, TR, IDA, IDB, IDR)                           \
+  {#op, 2, IDR, {IDA, IDB}, ck__##op##_##tok##_1, ck__##op##_##tok##_n,        \
+   &ck__##op##_##tok##_info},
+
+/* List helpers: one kernel per type of a type list (invoked as
+ * CK__INT_TYPES(CK__B_INT, B, op) inside a family list, B/U being the
+ * binary/unary callbacks).  _INT/_FLT/_CPX: arguments and result all of
+ * that type; _INT_BOOL etc.: result bool (predicates). */
+#define CK__B_INT(tok, id, T, WU, bits, B, op) B(op, tok, T, T, T, id, id, id)
+#define CK__B_FLT(tok, id, ST, CT, LD, STO, SUF, B, op)                        \
+  B(op, tok, ST, ST, ST, id, id, id)
+#define CK__B_CPX(tok, id, ST, RT, RID, CT, SUF, B, op)                        \
+  B(op, tok, ST, ST, ST, id, id, id)
+#define CK__U_INT(tok, id, T, WU, bits, U, op) U(op, tok, T, T, id, id)
+#define CK__U_FLT(tok, id, ST, CT, LD, STO, SUF, U, op) U(op, tok, ST, ST, id, id)
+#define CK__U_CPX(tok, id, ST, RT, RID, CT, SUF, U, op) U(op, tok, ST, ST, id, id)
+#define CK__B_INT_BOOL(tok, id, T, WU, bits, B, op)                            \
+  B(op, tok, T, T, uint8_t, id, id, CK_TYPE_BOOL)
+#define CK__B_FLT_BOOL(tok, id, ST, CT, LD, STO, SUF, B, op)                   \
+  B(op, tok, ST, ST, uint8_t, id, id, CK_TYPE_BOOL)
+#define CK__B_CPX_BOOL(tok, id, ST, RT, RID, CT, SUF, B, op)                   \
+  B(op, tok, ST, ST, uint8_t, id, id, CK_TYPE_BOOL)
+#define CK__U_INT_BOOL(tok, id, T, WU, bits, U, op)                            \
+  U(op, tok, T, uint8_t, id, CK_TYPE_BOOL)
+#define CK__U_FLT_BOOL(tok, id, ST, CT, LD, STO, SUF, U, op)                   \
+  U(op, tok, ST, uint8_t, id, CK_TYPE_BOOL)
+#define CK__U_CPX_BOOL(tok, id, ST, RT, RID, CT, SUF, U, op)                   \
+  U(op, tok, ST, uint8_t, id, CK_TYPE_BOOL)
+
+/* bool: storage uint8_t; any nonzero byte reads as true, results are 0/1. */
+#define CK__B_BOOL(B, op)                                                      \
+  B(op, boolean, uint8_t, uint8_t, uint8_t, CK_TYPE_BOOL, CK_TYPE_BOOL,           \
+    CK_TYPE_BOOL)
+#define CK__U_BOOL(U, op) U(op, boolean, uint8_t, uint8_t, CK_TYPE_BOOL, CK_TYPE_BOOL)
+
+/* All 14 builtins, result bool. */
+#define CK__B_ALL_BOOL(B, op)                                                  \
+  CK__B_BOOL(B, op)                                                            \
+  CK__INT_TYPES(CK__B_INT_BOOL, B, op)                                         \
+  CK__FLOAT_TYPES(CK__B_FLT_BOOL, B, op)                                       \
+  CK__COMPLEX_TYPES(CK__B_CPX_BOOL, B, op)
+#define CK__U_ALL_BOOL(U, op)                                                  \
+  CK__U_BOOL(U, op)                                                            \
+  CK__INT_TYPES(CK__U_INT_BOOL, U, op)                                         \
+  CK__FLOAT_TYPES(CK__U_FLT_BOOL, U, op)                                       \
+  CK__COMPLEX_TYPES(CK__U_CPX_BOOL, U, op)
+
+/* Table flags (ck__ops_register_rows). */
+enum {
+  CK__OPF_NO_BOOL_PROMOTION = 1 /* bool arguments never promote (subtract) */
+};
+
+/* Register rows (called by registry.c while it holds the write lock during
+ * the built-in registration). */
+ck_status ck__ops_register_rows(const ck__op_row *rows, size_t n);
+/* Set flags on an operation registered by rows. */
+ck_status ck__ops_set_flags(const char *op, unsigned flags);
+
+/* The family tables (one per ops_*.c). */
+ck_status ck__ops_register_arith(void);
+ck_status ck__ops_register_compare(void);
+ck_status ck__ops_register_logic(void);
+ck_status ck__ops_register_minmax(void);
+ck_status ck__ops_register_math(void);
+
+#endif /* CKERNEL_OPS_IMPL_H */
