@@ -1,5 +1,5 @@
 /* alloc.c -- the library's single allocation entry point (see debug.h). */
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* error.c -- thread-local error messages (see ckernel/error.h). */
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include <stdio.h>
 #include <string.h>

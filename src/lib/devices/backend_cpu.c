@@ -1,5 +1,5 @@
 /* backend_cpu.c -- the "cpu" backend: buffers are host memory. */
-#include "devices/backend.h"
+#include "devices/backend_internal.h"
 
 #include <string.h>
 

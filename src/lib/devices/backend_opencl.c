@@ -1,6 +1,6 @@
 /*
  * backend_opencl.c -- the "opencl" backend, over the ICD loader loaded at run
- * time (opencl_loader.h).
+ * time (opencl_loader_internal.h).
  *
  * Memory.  On devices of type CPU the library allocates the memory itself
  * (page aligned) and wraps it with CL_MEM_USE_HOST_PTR, so buffers are host
@@ -15,8 +15,8 @@
  * for any global size on OpenCL 1.2 (a local size must divide the global
  * size there), the implementation picks the work-group size.
  */
-#include "devices/backend.h"
-#include "devices/opencl_loader.h"
+#include "devices/backend_internal.h"
+#include "devices/opencl_loader_internal.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>

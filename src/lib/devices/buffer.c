@@ -9,7 +9,7 @@
  * Arrays are grown before they are changed, so a failed allocation leaves
  * the allocator as it was.
  */
-#include "devices/backend.h"
+#include "devices/backend_internal.h"
 #include "ckernel/buffer.h"
 
 #include <string.h>

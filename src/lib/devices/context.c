@@ -9,7 +9,7 @@
  * someone holds it, and the context frees its cached programs when its own
  * count reaches zero -- at which point no user reference can exist.
  */
-#include "devices/backend.h"
+#include "devices/backend_internal.h"
 #include "ckernel/buffer.h"
 
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ckernel/registry.h"
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 _Static_assert(offsetof(ck_jit_kernel, code) == 16, "jit kernel: code @16");
 _Static_assert(offsetof(ck_jit_kernel, dst_arena) == 24, "jit kernel: dst_arena @24");

@@ -1,5 +1,5 @@
 /* apply_op.c -- registry operations over arrays (see ckernel/ops.h). */
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include "ckernel/assign_array.h"
 #include "ckernel/ops.h"

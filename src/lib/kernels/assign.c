@@ -3,8 +3,8 @@
  * dispatch into the generated tables (assign_to_*.c), the POD copy kernel,
  * and the error messages of the assignment kernels.
  */
-#include "kernels/assign_impl.h"
-#include "kernels/kernel_private.h"
+#include "kernels/assign_internal.h"
+#include "kernels/builder_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * kinds), the struct assignment kernel, and the array-level entry points
  * ck_array_assign / ck_array_apply (see ckernel/assign_array.h).
  */
-#include "kernels/lift_impl.h"
+#include "kernels/lift_internal.h"
 #include "types/type_internal.h"
 
 #include <pthread.h>

@@ -7,8 +7,8 @@
  * Parsing and formatting run under the "C" locale (uselocale), so a process
  * locale with a decimal comma does not change the text.
  */
-#include "kernels/lift_impl.h"
-#include "core/scalar.h"
+#include "kernels/lift_internal.h"
+#include "core/scalar_internal.h"
 #include "types/type_internal.h"
 
 #include <errno.h>

@@ -2,8 +2,8 @@
  * builder.c -- the ckernel ABI helpers (kernel.h), the kernel builder, the
  * kernel-description registry and the kernel tree dump (builder.h).
  */
-#include "core/internal.h"
-#include "kernels/kernel_private.h"
+#include "core/core_internal.h"
+#include "kernels/builder_internal.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -3,7 +3,7 @@
  * kernels, the recursive builder with NumPy broadcasting, the broadcast
  * helpers, and the (parallel) runner used by the array-level entry points.
  */
-#include "kernels/lift_impl.h"
+#include "kernels/lift_internal.h"
 #include "types/type_internal.h"
 
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 /* parallel.c -- the pthread pool behind ck_parallel_for (see parallel.h). */
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -4,8 +4,8 @@
  * driver that builds one strided dim kernel per source axis (destination
  * stride 0 on reduced axes) over a leaf.
  */
-#include "kernels/assign_impl.h"
-#include "kernels/lift_impl.h"
+#include "kernels/assign_internal.h"
+#include "kernels/lift_internal.h"
 #include "types/type_internal.h"
 
 #include "ckernel/reduce.h"

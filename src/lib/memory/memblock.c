@@ -1,5 +1,5 @@
 /* memblock.c -- reference-counted memory blocks (see ckernel/memblock.h). */
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include <stdalign.h>
 #include <stdatomic.h>

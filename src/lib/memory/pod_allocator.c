@@ -1,6 +1,6 @@
 /* pod_allocator.c -- arena memblocks and the pod allocator API
  * (see ckernel/pod_allocator.h for the semantics). */
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include <string.h>
 

@@ -32,7 +32,7 @@
  *              returns the real type (hypot).  floor_divide and mod are not
  *              registered (NumPy removed them).
  */
-#include "ops/ops_impl.h"
+#include "ops/ops_internal.h"
 
 /* ---- add, subtract, multiply ------------------------------------------- */
 

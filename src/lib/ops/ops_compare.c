@@ -15,7 +15,7 @@
  *             involving a NaN part is false (loops.c.src CLT/CLE/CGT/CGE);
  *             equal needs both parts equal.
  */
-#include "ops/ops_impl.h"
+#include "ops/ops_internal.h"
 
 #define CK__CMP_FNS(tok, ST, LDA, LDB)                                         \
   static CK__OPS_INLINE int ck__equal_##tok(uint8_t *r, ST a, ST b) {          \

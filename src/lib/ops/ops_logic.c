@@ -15,7 +15,7 @@
  *   unsigned arithmetic and wrap; right shifts of negative values are
  *   arithmetic (GCC/Clang define >> on negative values that way).
  */
-#include "ops/ops_impl.h"
+#include "ops/ops_internal.h"
 
 /* ---- logical -------------------------------------------------------------- */
 

@@ -27,7 +27,7 @@
  *     are never NaN or infinite); complex: isnan/isinf if either part is,
  *     isfinite if both parts are.
  */
-#include "ops/ops_impl.h"
+#include "ops/ops_internal.h"
 
 /* ---- real functions --------------------------------------------------------- */
 

@@ -12,7 +12,7 @@
  * (ops_compare.c); minimum/maximum return the argument with a NaN part if
  * any, fmin/fmax the other one.
  */
-#include "ops/ops_impl.h"
+#include "ops/ops_internal.h"
 
 static CK__OPS_INLINE int ck__minimum_boolean(uint8_t *r, uint8_t a, uint8_t b) {
   *r = (a != 0) & (b != 0);

@@ -12,8 +12,8 @@
  * one while it calls a factory outside the lock, and the user_data release
  * runs when the last one goes.
  */
-#include "ops/ops_impl.h"
-#include "kernels/kernel_private.h"
+#include "ops/ops_internal.h"
+#include "kernels/builder_internal.h"
 
 #include "ckernel/assign.h"
 

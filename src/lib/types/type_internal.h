@@ -5,7 +5,7 @@
 #ifndef CKERNEL_TYPE_INTERNAL_H
 #define CKERNEL_TYPE_INTERNAL_H
 
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 /* The descriptor behind a non-builtin type (caller checked !builtin). */
 static inline const struct ck_type_desc *ck__desc(ck_type t) { return t; }

@@ -1,12 +1,12 @@
 /*
- * lift_impl.h -- links between lift.c, assign_array.c, assign_string.c and
+ * lift_internal.h -- links between lift.c, assign_array.c, assign_string.c and
  * reduce.c.  Private; nothing here is ABI.
  */
-#ifndef CKERNEL_LIFT_IMPL_H
-#define CKERNEL_LIFT_IMPL_H
+#ifndef CKERNEL_LIFT_INTERNAL_H
+#define CKERNEL_LIFT_INTERNAL_H
 
-#include "core/internal.h"
-#include "kernels/kernel_private.h"
+#include "core/core_internal.h"
+#include "kernels/builder_internal.h"
 
 #include "ckernel/assign_array.h"
 #include "ckernel/lift.h"
@@ -65,4 +65,4 @@ ck_status ck__make_string_assignment_kernel(ck_kernel_builder *ckb,
 /* CK_ERR_TYPE "cannot assign from '<src>' to '<dst>'" (assign_array.c). */
 ck_status ck__assign_type_error(const char *func, ck_type dst, ck_type src);
 
-#endif /* CKERNEL_LIFT_IMPL_H */
+#endif /* CKERNEL_LIFT_INTERNAL_H */

@@ -1,5 +1,5 @@
 /*
- * backend.h -- the backend vtable behind ck_context, and the private parts
+ * backend_internal.h -- the backend vtable behind ck_context, and the private parts
  * of contexts, programs and buffers.  Not installed; nothing here is ABI.
  *
  * A backend (cpu, opencl; cuda next) implements the vtable below.  Device
@@ -9,10 +9,10 @@
  * the message; `ctx->lock` is held by the caller for build_program and
  * launch.
  */
-#ifndef CKERNEL_BACKEND_H
-#define CKERNEL_BACKEND_H
+#ifndef CKERNEL_BACKEND_INTERNAL_H
+#define CKERNEL_BACKEND_INTERNAL_H
 
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -79,4 +79,4 @@ ck_status ck__opencl_init(ck_context *ctx, uint32_t platform, uint32_t device);
 /* The devmem of a buffer (buffer.c). */
 ck__devmem *ck__buffer_devmem(ck_buffer *buf);
 
-#endif /* CKERNEL_BACKEND_H */
+#endif /* CKERNEL_BACKEND_INTERNAL_H */

@@ -1,9 +1,9 @@
 /*
- * internal.h -- helpers shared by the library's translation units.
+ * core_internal.h -- helpers shared by the library's translation units.
  * Not installed; nothing here is ABI.
  */
-#ifndef CKERNEL_INTERNAL_H
-#define CKERNEL_INTERNAL_H
+#ifndef CKERNEL_CORE_INTERNAL_H
+#define CKERNEL_CORE_INTERNAL_H
 
 #include "ckernel/ckernel.h"
 
@@ -83,4 +83,4 @@ void ck__appendf(char *buf, size_t bufsize, size_t *pos, const char *fmt, ...)
 #endif
     ;
 
-#endif /* CKERNEL_INTERNAL_H */
+#endif /* CKERNEL_CORE_INTERNAL_H */

@@ -1,6 +1,6 @@
 /*
- * ops_impl.h -- generators of the built-in registry kernels.
- * Private to src/lib/ops_*.c and registry.c; nothing here is ABI.
+ * ops_internal.h -- generators of the built-in registry kernels.
+ * Private to src/lib/ops/ops_*.c and registry.c; nothing here is ABI.
  *
  * A kernel is an element function
  *     static inline int ck__<op>_<tok>(TR *r, TA a [, TB b])
@@ -26,11 +26,11 @@
  * (NumPy's rule); float32 in float; float64 in double; complex in their
  * component type with NumPy's formulas where C's Annex G ones differ.
  */
-#ifndef CKERNEL_OPS_IMPL_H
-#define CKERNEL_OPS_IMPL_H
+#ifndef CKERNEL_OPS_INTERNAL_H
+#define CKERNEL_OPS_INTERNAL_H
 
-#include "core/internal.h"
-#include "core/scalar.h"
+#include "core/core_internal.h"
+#include "core/scalar_internal.h"
 
 #include "ckernel/registry.h"
 
@@ -330,4 +330,4 @@ ck_status ck__ops_register_logic(void);
 ck_status ck__ops_register_minmax(void);
 ck_status ck__ops_register_math(void);
 
-#endif /* CKERNEL_OPS_IMPL_H */
+#endif /* CKERNEL_OPS_INTERNAL_H */

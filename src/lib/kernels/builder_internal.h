@@ -1,9 +1,9 @@
 /*
- * kernel_private.h -- links between builder.c and the kernel factories.
+ * builder_internal.h -- links between builder.c and the kernel factories.
  * Private; nothing here is ABI.
  */
-#ifndef CKERNEL_KERNEL_PRIVATE_H
-#define CKERNEL_KERNEL_PRIVATE_H
+#ifndef CKERNEL_BUILDER_INTERNAL_H
+#define CKERNEL_BUILDER_INTERNAL_H
 
 #include "ckernel/builder.h"
 
@@ -25,4 +25,4 @@ static inline void *ck__strided_ptr(ck_expr_strided_t f) {
   return u.ptr;
 }
 
-#endif /* CKERNEL_KERNEL_PRIVATE_H */
+#endif /* CKERNEL_BUILDER_INTERNAL_H */
