@@ -18,6 +18,7 @@
 #include "ckernel/builder.h"
 #include "ckernel/assign.h"
 #include "ckernel/lift.h"
+#include "ckernel/apply.h"
 #include "ckernel/assign_array.h"
 #include "ckernel/reduce.h"
 #include "ckernel/registry.h"

@@ -44,19 +44,6 @@ void ck__free(void *p);
 #define CK_REALLOC(p, n) ck__realloc((p), (n), __func__)
 #define CK_ALIGNED_ALLOC(a, n) ck__aligned_alloc((a), (n), __func__)
 
-/* Memblock bookkeeping for constructors/free paths in other files. */
-void ck__memblock_init(ck_memblock *mb, ck_memblock_kind kind);
-void ck__memblock_released(void);
-
-/* Free paths of the arena kinds (pod_allocator.c). */
-void ck__pod_memblock_free(ck_memblock *mb);
-/* Free path of array blocks (array.c): arrmeta, data_ref, type. */
-void ck__array_memblock_free(ck_memblock *mb);
-
-/* Python's repr of a float value of builtin float/complex type id `t`
- * (shortest round-trip digits; `dot0` appends ".0" to integral values), in
- * the C locale whatever the process locale (assign_string.c). */
-size_t ck__format_float_repr(char *out, size_t outsize, int t, double v, bool dot0);
 
 /* The argument checks every kernel factory starts with (builder.c):
  * non-NULL builder, offset a multiple of CK_KERNEL_ALIGN, a known request.

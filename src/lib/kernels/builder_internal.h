@@ -7,11 +7,15 @@
 
 #include "ckernel/builder.h"
 
-/* The description of one of the library's own kernels whose entry point is
- * `function` (the raw prefix value), or NULL (assign.c).  *out_req gets the
- * entry point that matched.  Read-only static tables: thread-safe. */
-const ck_kernel_info *ck__builtin_kernel_info_find(const void *function,
-                                                   ck_kernel_request *out_req);
+/* Register a static table of `n` kernel descriptions for dumps (as
+ * ck_kernel_info_register does for one; idempotent, thread-safe).  Each
+ * factory registers its own table once, before it first builds a kernel.
+ * Never fails visibly: out of memory leaves the table undescribed and the
+ * caller's error state untouched. */
+void ck__kernel_info_register_table(const ck_kernel_info *infos, size_t n);
+
+/* Bytes of a saved error message (ck__kernel_info_register_table). */
+enum { CK__SAVED_MESSAGE = 512 };
 
 /* Reinterpret between the prefix's void * and the entry-point types. */
 static inline void *ck__single_ptr(ck_expr_single_t f) {

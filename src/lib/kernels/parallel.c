@@ -44,7 +44,7 @@ static struct {
 static atomic_uint ck_num_threads; /* 0 = not yet initialised */
 static _Thread_local bool ck_in_worker;
 
-static unsigned ck_default_threads(void) {
+static unsigned ck__default_threads(void) {
   const char *env = getenv("CK_NUM_THREADS");
   if (env != NULL && *env != '\0') {
     char *endp;
@@ -63,7 +63,7 @@ static unsigned ck_default_threads(void) {
 unsigned ck_get_num_threads(void) {
   unsigned n = atomic_load(&ck_num_threads);
   if (n == 0) {
-    n = ck_default_threads();
+    n = ck__default_threads();
     unsigned expected = 0;
     atomic_compare_exchange_strong(&ck_num_threads, &expected, n);
     n = atomic_load(&ck_num_threads);
@@ -76,12 +76,12 @@ ck_status ck_set_num_threads(unsigned n) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "thread count %u is not in [1, %d]",
                     n, CK_MAX_THREADS);
   }
-  atomic_store(&ck_num_threads, n == 0 ? ck_default_threads() : n);
+  atomic_store(&ck_num_threads, n == 0 ? ck__default_threads() : n);
   return CK_OK;
 }
 
 /* Claim and run chunks until the range is exhausted or a failure stops us. */
-static void ck_job_run(ck_job *job, unsigned thread_index) {
+static void ck__job_run(ck_job *job, unsigned thread_index) {
   while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
     size_t b = atomic_fetch_add_explicit(&job->next, job->chunk, memory_order_relaxed);
     if (b >= job->n) {
@@ -100,7 +100,7 @@ static void ck_job_run(ck_job *job, unsigned thread_index) {
   }
 }
 
-static void *ck_worker_main(void *arg) {
+static void *ck__worker_main(void *arg) {
   unsigned index = (unsigned)(uintptr_t)arg; /* worker k is thread k + 1 */
   ck_in_worker = true;
   pthread_mutex_lock(&ck_pool.lock);
@@ -121,7 +121,7 @@ static void *ck_worker_main(void *arg) {
       continue;
     }
     pthread_mutex_unlock(&ck_pool.lock);
-    ck_job_run(job, index + 1);
+    ck__job_run(job, index + 1);
     pthread_mutex_lock(&ck_pool.lock);
     if (--ck_pool.active == 0) {
       pthread_cond_signal(&ck_pool.done_cv);
@@ -132,11 +132,11 @@ static void *ck_worker_main(void *arg) {
 }
 
 /* Start workers up to `want` (fewer if thread creation fails). Lock held. */
-static void ck_pool_grow(unsigned want) {
+static void ck__pool_grow(unsigned want) {
   while (ck_pool.nworkers < want) {
     pthread_t t;
     ck_pool.start_generation[ck_pool.nworkers] = ck_pool.generation;
-    if (pthread_create(&t, NULL, ck_worker_main,
+    if (pthread_create(&t, NULL, ck__worker_main,
                        (void *)(uintptr_t)ck_pool.nworkers) != 0) {
       return;
     }
@@ -176,7 +176,7 @@ ck_status ck_parallel_for(size_t n, size_t min_chunk, ck_parallel_fn fn, void *c
   atomic_init(&job.status, CK_OK);
 
   pthread_mutex_lock(&ck_pool.lock);
-  ck_pool_grow(nt - 1);
+  ck__pool_grow(nt - 1);
   job.workers_wanted = ck_pool.nworkers < nt - 1 ? ck_pool.nworkers : nt - 1;
   ck_pool.job = &job;
   ck_pool.active = job.workers_wanted;
@@ -185,7 +185,7 @@ ck_status ck_parallel_for(size_t n, size_t min_chunk, ck_parallel_fn fn, void *c
   pthread_mutex_unlock(&ck_pool.lock);
 
   ck_in_worker = true; /* nested calls from fn on this thread run serially */
-  ck_job_run(&job, 0);
+  ck__job_run(&job, 0);
   ck_in_worker = false;
 
   pthread_mutex_lock(&ck_pool.lock);

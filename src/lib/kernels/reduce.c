@@ -382,7 +382,7 @@ ck_status ck_make_reduce_accumulate_kernel(ck_kernel_builder *ckb, size_t offset
                     (int)src_dtype);
   }
   const ck_kernel_info *info = &ck__red_infos[op][src_dtype];
-  (void)ck_kernel_info_register(info); /* for dumps; idempotent */
+  ck__kernel_info_register_table(info, 1); /* for dumps; idempotent */
   size_t end = offset + sizeof(ck_prefix);
   if ((st = ck_kernel_builder_ensure_capacity_leaf(ckb, end)) != CK_OK) {
     return st;

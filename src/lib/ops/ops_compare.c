@@ -126,7 +126,5 @@ CK__COMPARE_LIST(CK__DEFINE1, CK__DEFINE2)
 
 static const ck__op_row ck__compare_rows[] = {CK__COMPARE_LIST(CK__ROW1, CK__ROW2)};
 
-ck_status ck__ops_register_compare(void) {
-  return ck__ops_register_rows(ck__compare_rows,
-                               sizeof ck__compare_rows / sizeof ck__compare_rows[0]);
-}
+const ck__op_table ck__ops_compare_table = {
+    ck__compare_rows, sizeof ck__compare_rows / sizeof ck__compare_rows[0], NULL, 0};

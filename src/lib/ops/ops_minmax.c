@@ -104,7 +104,5 @@ CK__MINMAX_LIST(CK__DEFINE1, CK__DEFINE2)
 
 static const ck__op_row ck__minmax_rows[] = {CK__MINMAX_LIST(CK__ROW1, CK__ROW2)};
 
-ck_status ck__ops_register_minmax(void) {
-  return ck__ops_register_rows(ck__minmax_rows,
-                               sizeof ck__minmax_rows / sizeof ck__minmax_rows[0]);
-}
+const ck__op_table ck__ops_minmax_table = {
+    ck__minmax_rows, sizeof ck__minmax_rows / sizeof ck__minmax_rows[0], NULL, 0};
