@@ -32,6 +32,10 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_exports import public_names  # noqa: E402
+
 RANK = {"core": 0, "memory": 1, "types": 2, "arrays": 3, "kernels": 4,
         "ops": 5, "devices": 5, "jit": 6}
 
@@ -46,18 +50,6 @@ def source_of(obj):
     if not m:
         sys.exit(f"check_layers: cannot tell the source of object {obj}")
     return f"{m.group(1)}/{m.group(2)}"
-
-
-def public_names(include_dir):
-    names = set()
-    decl = re.compile(r"\bCK_API\b[^;{(]*?\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-    for root, _, files in os.walk(include_dir):
-        for f in files:
-            if f.endswith(".h"):
-                text = open(os.path.join(root, f), encoding="utf-8").read()
-                text = re.sub(r"\s+", " ", text)
-                names.update(decl.findall(text))
-    return names
 
 
 def sccs(nodes, edges):
