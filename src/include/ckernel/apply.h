@@ -8,6 +8,23 @@
  * thread pool when the work is large.  ck_array_assign is the same with the
  * assignment kernel (assign_array.h); registry operations apply through
  * ck_array_apply_op (ops.h).
+ *
+ * Rules every entry point here follows:
+ *   - the destination needs the WRITE flag (CK_ERR_INVALID_STATE "array is
+ *     read-only");
+ *   - a source whose memory partially overlaps the destination's is read
+ *     as NumPy does: it is first copied to a temporary, so the result is as
+ *     if every source had been read before anything was written.  A source
+ *     that is the destination itself (same data, element type and strides
+ *     as broadcast: in-place, `add(x, y, out=x)`) is read directly, without
+ *     a copy.  Only the arrays' own data is compared (their leading
+ *     fixed/strided dims and the item after them), not the bytes of strings
+ *     or var dims in arenas;
+ *   - a destination whose type holds variable-length data (strings, bytes,
+ *     var dims) is written by one thread, which holds the writer lock of
+ *     every arena its arrmeta references (ck_pod_memblock_writer_lock,
+ *     taken in address order) for the whole application: concurrent calls
+ *     writing into the same arena are serialised, never interleaved.
  */
 #ifndef CKERNEL_APPLY_H
 #define CKERNEL_APPLY_H
@@ -47,8 +64,7 @@ extern "C" {
  * destination needs the WRITE flag (CK_ERR_INVALID_STATE "array is
  * read-only").  Builds the kernel in a builder on the stack (no allocation
  * for small trees), runs it (in parallel when large, see above) and destroys
- * it.  Overlapping dst and src memory is not detected: the result is then
- * unspecified (copy first).
+ * it.  Overlap and arenas as described at the top of this header.
  */
 CK_API ck_status ck_array_assign(ck_array_preamble *dst,
                                  const ck_array_preamble *src, ck_errmode mode);
@@ -59,10 +75,14 @@ CK_API ck_status ck_array_assign(ck_array_preamble *dst,
  * the `nsrc` sources.  With dst_or_null == NULL a new C-contiguous result is
  * allocated with the broadcast shape (ck_elementwise_result_type: strided
  * dims, var where a source has var dims); otherwise the given destination
- * (WRITE flag needed) is written, its dims broadcasting the sources and its
- * dtype passed to the child (dst_dtype is then ignored and may be
- * CK_TYPE_UNINITIALIZED).  *out (optional when a destination is given)
- * receives a new reference to the result.  Parallel as ck_array_assign.
+ * (WRITE flag needed) is written, its dims broadcasting the sources.  A
+ * destination whose dtype differs from dst_dtype receives the results
+ * converted as ck_array_assign does under CK_ERRMODE_DEFAULT (computed in
+ * dst_dtype into a temporary first, as NumPy's out= does); with dst_dtype
+ * CK_TYPE_UNINITIALIZED the child is asked for the destination's dtype
+ * directly.  *out (optional when a destination is given) receives a new
+ * reference to the result.  Parallel as ck_array_assign; overlap and arenas
+ * as described at the top of this header.
  */
 CK_API ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
                                 ck_type dst_dtype, size_t nsrc,

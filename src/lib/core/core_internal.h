@@ -45,12 +45,6 @@ void ck__free(void *p);
 #define CK_ALIGNED_ALLOC(a, n) ck__aligned_alloc((a), (n), __func__)
 
 
-/* The argument checks every kernel factory starts with (builder.c):
- * non-NULL builder, offset a multiple of CK_KERNEL_ALIGN, a known request.
- * `func` names the factory in the message. */
-ck_status ck__check_kernel_args(const char *func, ck_kernel_builder *ckb,
-                                size_t offset, ck_kernel_request req);
-
 /* Arithmetic helpers. */
 static inline bool ck__is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 

@@ -10,6 +10,7 @@
  * count reaches zero -- at which point no user reference can exist.
  */
 #include "devices/backend_internal.h"
+#include "kernels/builder_internal.h"
 #include "ckernel/buffer.h"
 
 #include <stdlib.h>
@@ -67,7 +68,7 @@ ck_status ck_context_new_opencl(uint32_t platform_index, uint32_t device_index,
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
   }
   *out = NULL;
-  ck_context *ctx;
+  ck_context *ctx = NULL;
   ck_status st = ck__context_alloc(&ctx);
   if (st != CK_OK) {
     return st;
@@ -89,7 +90,7 @@ ck_status ck_context_new(const char *kind, ck_context **out) {
   }
   *out = NULL;
   if (strcmp(kind, "cpu") == 0) {
-    ck_context *ctx;
+    ck_context *ctx = NULL;
     ck_status st = ck__context_alloc(&ctx);
     if (st != CK_OK) {
       return st;
@@ -420,7 +421,11 @@ ck_status ck_make_device_kernel(ck_kernel_builder *ckb, size_t offset,
   if (end < offset) {
     return CK_ERROR(CK_ERR_OVERFLOW, "kernel offset %zu too large", offset);
   }
-  ck_status st = ck_kernel_builder_ensure_capacity_leaf(ckb, end);
+  ck_status st = ck__check_kernel_slot(__func__, ckb, offset);
+  if (st != CK_OK) {
+    return st;
+  }
+  st = ck_kernel_builder_ensure_capacity_leaf(ckb, end);
   if (st != CK_OK) {
     return st;
   }

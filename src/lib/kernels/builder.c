@@ -485,5 +485,21 @@ ck_status ck__check_kernel_args(const char *func, ck_kernel_builder *ckb,
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "unknown kernel request %d",
                      (int)req);
   }
+  return ck__check_kernel_slot(func, ckb, offset);
+}
+
+ck_status ck__check_kernel_slot(const char *func, const ck_kernel_builder *ckb,
+                                size_t offset) {
+  size_t cap = ck__kb_cap(ckb);
+  if (offset > cap || cap - offset < sizeof(ck_prefix)) {
+    return CK_OK; /* beyond the buffer: zeroed once it grows */
+  }
+  const ck_prefix *p = (const ck_prefix *)(const void *)(ck__kb_data(ckb) + offset);
+  if (p->function != NULL || p->destructor != NULL) {
+    return ck__error(CK_ERR_INVALID_STATE, func,
+                     "the builder already holds a kernel at offset %zu "
+                     "(ck_kernel_builder_reset or _destroy it first)",
+                     offset);
+  }
   return CK_OK;
 }

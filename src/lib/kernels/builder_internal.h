@@ -5,6 +5,8 @@
 #ifndef CKERNEL_BUILDER_INTERNAL_H
 #define CKERNEL_BUILDER_INTERNAL_H
 
+#include "core/core_internal.h"
+
 #include "ckernel/builder.h"
 
 /* Register a static table of `n` kernel descriptions for dumps (as
@@ -28,5 +30,18 @@ static inline void *ck__strided_ptr(ck_expr_strided_t f) {
   u.strided = f;
   return u.ptr;
 }
+
+/* The argument checks every kernel factory starts with (builder.c):
+ * non-NULL builder, offset a multiple of CK_KERNEL_ALIGN, a known request,
+ * and an empty slot (ck__check_kernel_slot).  `func` names the factory in
+ * the message. */
+ck_status ck__check_kernel_args(const char *func, ck_kernel_builder *ckb,
+                                size_t offset, ck_kernel_request req);
+
+/* CK_ERR_INVALID_STATE if the builder already holds a kernel at `offset`
+ * (its prefix has a function or a destructor): building over it would lose
+ * the old kernel's resources (docs/kernel-abi.md, "One kernel per slot"). */
+ck_status ck__check_kernel_slot(const char *func, const ck_kernel_builder *ckb,
+                                size_t offset);
 
 #endif /* CKERNEL_BUILDER_INTERNAL_H */

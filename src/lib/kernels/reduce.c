@@ -650,7 +650,7 @@ static ck_status ck__reduce_named(const char *op_name, const ck_array_preamble *
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
   }
   *out = NULL;
-  ck_reduce_op op;
+  ck_reduce_op op = CK_REDUCE_SUM;
   ck_status st = ck_reduce_op_from_name(op_name, &op);
   if (st != CK_OK) {
     return st;

@@ -2,6 +2,7 @@
  * (see ckernel/pod_allocator.h for the semantics). */
 #include "memory/memblock_internal.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /*
@@ -39,6 +40,7 @@ typedef struct ck_pod_memblock {
   size_t last_align;
   size_t initial_capacity;
   size_t allocations;
+  pthread_mutex_t writer; /* recursive: ck_pod_memblock_writer_lock        */
 } ck_pod_memblock;
 
 static inline char *ck__chunk_data(ck_pod_chunk *c) {
@@ -78,6 +80,15 @@ static ck_status ck__arena_new(ck_memblock_kind kind, size_t initial_capacity,
   if (a == NULL) {
     return CK_ERR_NO_MEMORY;
   }
+  pthread_mutexattr_t attr;
+  bool ok = pthread_mutexattr_init(&attr) == 0;
+  ok = ok && pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) == 0;
+  ok = ok && pthread_mutex_init(&a->writer, &attr) == 0;
+  (void)pthread_mutexattr_destroy(&attr);
+  if (!ok) {
+    ck__free(a);
+    return ck__error(CK_ERR_NO_MEMORY, func, "cannot create the arena's writer lock");
+  }
   ck__memblock_init(&a->base, kind, &ck__arena_ops);
   a->initial_capacity = initial_capacity ? initial_capacity : CK_POD_DEFAULT_CAPACITY;
   *out = &a->base;
@@ -102,6 +113,7 @@ static void ck__chunk_release(ck_pod_chunk *c) {
 
 static void ck__pod_memblock_free(ck_memblock *mb) {
   ck_pod_memblock *a = (ck_pod_memblock *)mb;
+  (void)pthread_mutex_destroy(&a->writer);
   ck_pod_chunk *c = a->head;
   while (c != NULL) {
     ck_pod_chunk *prev = c->prev;
@@ -360,5 +372,33 @@ ck_status ck_pod_memblock_stats(const ck_memblock *mb, ck_pod_stats *out) {
   }
   out->allocations = a->allocations;
   out->finalized = a->finalized != 0;
+  return CK_OK;
+}
+
+/* ---- the writer lock ------------------------------------------------------ */
+
+ck_status ck_pod_memblock_writer_lock(ck_memblock *mb) {
+  ck_status st = ck__check_arena(mb, __func__);
+  if (st != CK_OK) {
+    return st;
+  }
+  int rc = pthread_mutex_lock(&((ck_pod_memblock *)mb)->writer);
+  if (rc != 0) {
+    return CK_ERROR(CK_ERR_INVALID_STATE, "cannot lock the arena (error %d)", rc);
+  }
+  return CK_OK;
+}
+
+ck_status ck_pod_memblock_writer_unlock(ck_memblock *mb) {
+  ck_status st = ck__check_arena(mb, __func__);
+  if (st != CK_OK) {
+    return st;
+  }
+  int rc = pthread_mutex_unlock(&((ck_pod_memblock *)mb)->writer);
+  if (rc != 0) {
+    return CK_ERROR(CK_ERR_INVALID_STATE,
+                    "the calling thread does not hold the arena's writer lock "
+                    "(error %d)", rc);
+  }
   return CK_OK;
 }

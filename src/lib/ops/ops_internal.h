@@ -39,7 +39,7 @@
 #include <string.h>
 
 #if defined(__GNUC__)
-#define CK__OPS_INLINE inline __attribute__((always_inline))
+#define CK__OPS_INLINE inline __attribute__((always_inline, unused))
 #define CK__OPS_COLD __attribute__((cold, noinline))
 #else
 #define CK__OPS_INLINE inline

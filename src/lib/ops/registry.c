@@ -675,6 +675,9 @@ ck_status ck_op_make_kernel(const ck_op *op, ck_kernel_builder *ckb, size_t offs
                     "request %d",
                     op->name, offset, CK_KERNEL_ALIGN, (int)req);
   }
+  if ((st = ck__check_kernel_slot(__func__, ckb, offset)) != CK_OK) {
+    return st;
+  }
   ck__opk_use u;
   memset(&u, 0, sizeof u);
   pthread_rwlock_rdlock(&ck__reg_lock);

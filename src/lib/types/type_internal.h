@@ -82,4 +82,18 @@ ck_status ck__elem_type_new(ck_type_id id, const ck_type_vtable *vt, ck_type ele
                             size_t own_arrmeta, struct ck_type_desc **out,
                             const char *func);
 
+/* A set of C strings (open addressing; the strings are borrowed and must
+ * outlive the set), so that n struct field names are checked for
+ * duplicates in O(n).  Init allocates nothing. */
+typedef struct ck__name_set {
+  const char **slots;
+  size_t cap;
+  size_t n;
+} ck__name_set;
+
+void ck__name_set_init(ck__name_set *set);
+void ck__name_set_free(ck__name_set *set);
+/* 1: added; 0: already present; -1: out of memory (recorded, naming func). */
+int ck__name_set_add(ck__name_set *set, const char *name, const char *func);
+
 #endif /* CKERNEL_TYPE_INTERNAL_H */

@@ -239,6 +239,8 @@ static ck_status ck__parse_struct(ck_parser *p, unsigned depth, ck_type *out) {
   ck_type *types = NULL;
   size_t n = 0, cap = 0;
   ck_status st = CK_OK;
+  ck__name_set seen; /* duplicate names in O(n) */
+  ck__name_set_init(&seen);
   ck__skip_ws(p);
   if (peek(p) == '}') {
     p->pos++;
@@ -270,13 +272,10 @@ static ck_status ck__parse_struct(ck_parser *p, unsigned depth, ck_type *out) {
       names[n] = name;
       types[n] = NULL;
       n++;
-      for (size_t j = 0; j + 1 < n; j++) {
-        if (strcmp(names[j], name) == 0) {
-          st = ck__perr(p, name_at, "duplicate field name '%.64s'", name);
-          break;
-        }
-      }
-      if (st != CK_OK) {
+      int added = ck__name_set_add(&seen, name, "ck_type_parse");
+      if (added <= 0) {
+        st = added < 0 ? CK_ERR_NO_MEMORY
+                       : ck__perr(p, name_at, "duplicate field name '%.64s'", name);
         break;
       }
       if ((st = ck__expect_char(p, ':', "after a field name")) != CK_OK) {
@@ -299,6 +298,7 @@ static ck_status ck__parse_struct(ck_parser *p, unsigned depth, ck_type *out) {
       break;
     }
   }
+  ck__name_set_free(&seen);
   if (st == CK_OK) {
     st = ck_struct_type_new(n, (const char *const *)names, types, out);
     if (st != CK_OK) {

@@ -238,32 +238,42 @@ ck_status ck_struct_type_new(size_t nfields, const char *const *names,
   /* Validate everything before allocating. */
   size_t name_bytes = 0;
   uint32_t depth = 1;
-  for (size_t i = 0; i < nfields; i++) {
+  ck__name_set seen; /* duplicate names in O(n) */
+  ck__name_set_init(&seen);
+  ck_status st = CK_OK;
+  for (size_t i = 0; i < nfields && st == CK_OK; i++) {
     if (names[i] == NULL) {
-      return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "name of field %zu is NULL", i);
+      st = CK_ERROR(CK_ERR_INVALID_ARGUMENT, "name of field %zu is NULL", i);
+      break;
     }
     size_t len = strlen(names[i]);
     if (!ck__valid_field_name(names[i], len)) {
-      return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
-                      "name of field %zu is empty, not UTF-8 or has control "
-                      "characters", i);
+      st = CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "name of field %zu is empty, not UTF-8 or has control "
+                    "characters", i);
+      break;
     }
-    for (size_t j = 0; j < i; j++) {
-      if (strcmp(names[i], names[j]) == 0) {
-        return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "duplicate field name '%.64s'",
-                        names[i]);
-      }
+    int added = ck__name_set_add(&seen, names[i], __func__);
+    if (added <= 0) {
+      st = added < 0 ? CK_ERR_NO_MEMORY
+                     : CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                                "duplicate field name '%.64s'", names[i]);
+      break;
     }
-    ck_status st = ck__check_elem(types[i], "a struct field", true, __func__);
+    st = ck__check_elem(types[i], "a struct field", true, __func__);
     if (st != CK_OK) {
-      return st;
+      break;
     }
     if (ck__type_depth(types[i]) + 1 > depth) {
       depth = ck__type_depth(types[i]) + 1;
     }
     if (!ck__add_size(name_bytes, len + 1, &name_bytes)) {
-      return CK_ERROR(CK_ERR_OVERFLOW, "field names are too long");
+      st = CK_ERROR(CK_ERR_OVERFLOW, "field names are too long");
     }
+  }
+  ck__name_set_free(&seen);
+  if (st != CK_OK) {
+    return st;
   }
   if (nfields == 0) {
     depth = 2;

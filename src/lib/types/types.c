@@ -236,6 +236,55 @@ uint64_t ck__hash_cstr(const char *s) { /* FNV-1a */
   return h;
 }
 
+/* ---- name sets ------------------------------------------------------------------ */
+
+void ck__name_set_init(ck__name_set *set) {
+  set->slots = NULL;
+  set->cap = 0;
+  set->n = 0;
+}
+
+void ck__name_set_free(ck__name_set *set) {
+  ck__free((void *)set->slots);
+  ck__name_set_init(set);
+}
+
+/* Insert without growing (room guaranteed); false if already present. */
+static bool ck__name_set_put(const char **slots, size_t cap, const char *name) {
+  size_t i = (size_t)ck__hash_cstr(name) & (cap - 1);
+  while (slots[i] != NULL) {
+    if (strcmp(slots[i], name) == 0) {
+      return false;
+    }
+    i = (i + 1) & (cap - 1);
+  }
+  slots[i] = name;
+  return true;
+}
+
+int ck__name_set_add(ck__name_set *set, const char *name, const char *func) {
+  if (2 * (set->n + 1) > set->cap) { /* load factor <= 1/2 */
+    size_t cap = set->cap ? 2 * set->cap : 16;
+    const char **slots = ck__calloc(cap, sizeof *slots, func);
+    if (slots == NULL) {
+      return -1;
+    }
+    for (size_t i = 0; i < set->cap; i++) {
+      if (set->slots[i] != NULL) {
+        (void)ck__name_set_put(slots, cap, set->slots[i]);
+      }
+    }
+    ck__free((void *)set->slots);
+    set->slots = slots;
+    set->cap = cap;
+  }
+  if (!ck__name_set_put(set->slots, set->cap, name)) {
+    return 0;
+  }
+  set->n++;
+  return 1;
+}
+
 uint64_t ck_type_hash(ck_type t) {
   if (ck_type_is_builtin(t)) {
     return ck__fmix64((uint64_t)(uintptr_t)t + 1);
