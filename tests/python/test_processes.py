@@ -142,7 +142,7 @@ def test_threads_assigning_into_one_string_array():
                for t in range(nthreads)]
     expected = [set() for _ in range(n)]
     for src in sources:
-        for i, s in enumerate(src.tolist()):
+        for i, s in enumerate(src.to_list()):
             expected[i].add(s)
     errors = []
 
@@ -159,6 +159,8 @@ def test_threads_assigning_into_one_string_array():
     for th in threads:
         th.join()
     assert not errors, errors
-    got = dst.tolist()
+    got = dst.to_list()
     assert all(g in expected[i] for i, g in enumerate(got)), \
         [g for i, g in enumerate(got) if g not in expected[i]][:5]
+    # every assignment ran whole: the last one's array, intact
+    assert got in [src.to_list() for src in sources]
