@@ -118,7 +118,9 @@ def main():
                 undefined[src].add(parts[1])
             elif len(parts) == 3 and parts[1] in "TDBRVWGS":
                 defined[parts[2]] = src
-                exported[src].add(parts[2])
+                # names the compiler or a sanitizer made (__odr_asan.x, x.cold)
+                if not parts[2].startswith("__") and "." not in parts[2]:
+                    exported[src].add(parts[2])
     edges = {}
     for src, syms in undefined.items():
         for sym in sorted(syms):
