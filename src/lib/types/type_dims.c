@@ -94,11 +94,25 @@ uint64_t ck__elem_hash(ck_type self) {
 }
 
 static const ck_type_vtable ck__fixed_dim_vtable = {
-    "fixed_dim", ck__dim_construct, ck__dim_destruct, ck__dim_copy, ck__dim_print, ck__dim_debug,
-    ck__elem_equal, ck__elem_hash};
+    .name = "fixed_dim",
+    .arrmeta_construct = ck__dim_construct,
+    .arrmeta_destruct = ck__dim_destruct,
+    .arrmeta_copy = ck__dim_copy,
+    .print = ck__dim_print,
+    .arrmeta_debug_print = ck__dim_debug,
+    .equal = ck__elem_equal,
+    .hash = ck__elem_hash,
+};
 static const ck_type_vtable ck__strided_dim_vtable = {
-    "strided_dim", ck__dim_construct, ck__dim_destruct, ck__dim_copy, ck__dim_print, ck__dim_debug,
-    ck__elem_equal, ck__elem_hash};
+    .name = "strided_dim",
+    .arrmeta_construct = ck__dim_construct,
+    .arrmeta_destruct = ck__dim_destruct,
+    .arrmeta_copy = ck__dim_copy,
+    .print = ck__dim_print,
+    .arrmeta_debug_print = ck__dim_debug,
+    .equal = ck__elem_equal,
+    .hash = ck__elem_hash,
+};
 
 ck_status ck__elem_type_new(ck_type_id id, const ck_type_vtable *vt,
                                   ck_type elem, size_t own_arrmeta,
@@ -226,8 +240,15 @@ static void ck__var_debug(ck_type self, const char *arrmeta, char *buf, size_t b
 }
 
 static const ck_type_vtable ck__var_dim_vtable = {
-    "var_dim", ck__var_construct, ck__var_destruct, ck__var_copy, ck__dim_print, ck__var_debug,
-    ck__elem_equal, ck__elem_hash};
+    .name = "var_dim",
+    .arrmeta_construct = ck__var_construct,
+    .arrmeta_destruct = ck__var_destruct,
+    .arrmeta_copy = ck__var_copy,
+    .print = ck__dim_print,
+    .arrmeta_debug_print = ck__var_debug,
+    .equal = ck__elem_equal,
+    .hash = ck__elem_hash,
+};
 
 ck_status ck_var_dim_type_new(ck_type elem, ck_type *out) {
   if (out == NULL) {

@@ -63,11 +63,25 @@ static uint64_t ck__string_hash(ck_type self) {
 }
 
 static const ck_type_vtable ck__string_vtable = {
-    "string", ck__string_construct, ck__string_destruct, ck__string_copy, ck__string_print,
-    ck__string_debug, ck__string_equal, ck__string_hash};
+    .name = "string",
+    .arrmeta_construct = ck__string_construct,
+    .arrmeta_destruct = ck__string_destruct,
+    .arrmeta_copy = ck__string_copy,
+    .print = ck__string_print,
+    .arrmeta_debug_print = ck__string_debug,
+    .equal = ck__string_equal,
+    .hash = ck__string_hash,
+};
 static const ck_type_vtable ck__bytes_vtable = {
-    "bytes", ck__string_construct, ck__string_destruct, ck__string_copy, ck__string_print,
-    ck__string_debug, ck__string_equal, ck__string_hash};
+    .name = "bytes",
+    .arrmeta_construct = ck__string_construct,
+    .arrmeta_destruct = ck__string_destruct,
+    .arrmeta_copy = ck__string_copy,
+    .print = ck__string_print,
+    .arrmeta_debug_print = ck__string_debug,
+    .equal = ck__string_equal,
+    .hash = ck__string_hash,
+};
 
 static ck_status ck__stringlike_new(ck_type_id id, const ck_type_vtable *vt,
                                    size_t align, ck_type *out, const char *func) {

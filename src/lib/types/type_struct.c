@@ -55,8 +55,15 @@ static void ck__pointer_debug(ck_type self, const char *arrmeta, char *buf, size
 }
 
 static const ck_type_vtable ck__pointer_vtable = {
-    "pointer", ck__pointer_construct, ck__pointer_destruct, ck__pointer_copy, ck__pointer_print,
-    ck__pointer_debug, ck__elem_equal, ck__elem_hash};
+    .name = "pointer",
+    .arrmeta_construct = ck__pointer_construct,
+    .arrmeta_destruct = ck__pointer_destruct,
+    .arrmeta_copy = ck__pointer_copy,
+    .print = ck__pointer_print,
+    .arrmeta_debug_print = ck__pointer_debug,
+    .equal = ck__elem_equal,
+    .hash = ck__elem_hash,
+};
 
 ck_status ck_pointer_type_new(ck_type target, ck_type *out) {
   if (out == NULL) {
@@ -200,8 +207,15 @@ static uint64_t ck__struct_hash(ck_type self) {
 }
 
 static const ck_type_vtable ck__struct_vtable = {
-    "struct", ck__struct_construct, ck__struct_destruct, ck__struct_copy, ck__struct_print,
-    ck__struct_debug, ck__struct_equal, ck__struct_hash};
+    .name = "struct",
+    .arrmeta_construct = ck__struct_construct,
+    .arrmeta_destruct = ck__struct_destruct,
+    .arrmeta_copy = ck__struct_copy,
+    .print = ck__struct_print,
+    .arrmeta_debug_print = ck__struct_debug,
+    .equal = ck__struct_equal,
+    .hash = ck__struct_hash,
+};
 
 /* A valid field name: non-empty UTF-8 without control characters. */
 static bool ck__valid_field_name(const char *name, size_t len) {
