@@ -226,8 +226,11 @@ def assign(dst: Array, src, errmode: str = "default") -> Array:
 
 def set_num_threads(n: int) -> None:
     """Threads (caller included) used by large lifted operations; 0 = default
-    (CK_NUM_THREADS or the CPU count)."""
-    check(lib.ck_set_num_threads(int(n)))
+    (CK_NUM_THREADS or the CPUs this process may run on)."""
+    n = int(n)
+    if not 0 <= n <= lib.CK_MAX_THREADS:
+        raise ValueError(f"set_num_threads: {n} is not in [0, {lib.CK_MAX_THREADS}]")
+    check(lib.ck_set_num_threads(n))
 
 
 def get_num_threads() -> int:

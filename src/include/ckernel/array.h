@@ -49,6 +49,7 @@
 #include "ckernel/error.h"
 #include "ckernel/memblock.h"
 #include "ckernel/types.h"
+#include "ckernel/arena_writers.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,6 +1,7 @@
 /*
- * ckernel/assign_array.h -- the general assignment factory and the
- * array-level entry points (what the Python binding calls).
+ * ckernel/assign_array.h -- the general assignment factory.  Applying it to
+ * whole arrays (ck_array_assign) and applying any kernel (ck_array_apply)
+ * are in apply.h, which this header includes.
  *
  * ck_make_assignment_kernel handles every pair of types this library can
  * convert:
@@ -50,6 +51,7 @@
 #include "ckernel/array.h"
 #include "ckernel/assign.h"
 #include "ckernel/lift.h"
+#include "ckernel/apply.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,53 +68,6 @@ CK_API ck_status ck_make_assignment_kernel(ck_kernel_builder *ckb,
                                            const char *src_arrmeta,
                                            ck_kernel_request req,
                                            ck_errmode mode, size_t *out_end);
-
-/*
- * Work (destination elements) from which the array-level entry points split
- * the outermost dimension over the thread pool (ck_parallel_for, thread
- * count from CK_NUM_THREADS / ck_set_num_threads).  Each chunk holds at least
- * CK_PARALLEL_MIN_CHUNK_ELEMENTS elements.  The split happens only when
- *   - the destination's outermost dim is fixed/strided (var: serial),
- *   - the destination type has no blockrefs (strings, bytes and var dims
- *     allocate from one arena, which has a single writer: serial),
- *   - every fixed/strided destination dim multiplied together reaches
- *     CK_PARALLEL_MIN_ELEMENTS (64 Ki elements), and the outermost dim has
- *     at least two chunks.
- * Every worker calls the same built kernel (kernels are threadsafe) on its
- * range of rows.  The first failure's status and message reach the caller;
- * the other workers stop at their next chunk.  Rows before the failure may
- * have been written, in any order.
- */
-#define CK_PARALLEL_MIN_ELEMENTS 65536
-#define CK_PARALLEL_MIN_CHUNK_ELEMENTS 16384
-
-/*
- * dst = src, converting and broadcasting (ck_make_assignment_kernel).  The
- * destination needs the WRITE flag (CK_ERR_INVALID_STATE "array is
- * read-only").  Builds the kernel in a builder on the stack (no allocation
- * for small trees), runs it (in parallel when large, see above) and destroys
- * it.  Overlapping dst and src memory is not detected: the result is then
- * unspecified (copy first).
- */
-CK_API ck_status ck_array_assign(ck_array_preamble *dst,
-                                 const ck_array_preamble *src, ck_errmode mode);
-
-/*
- * Apply an elementwise operation: `child` builds the scalar kernel (see
- * ck_child_kernel_factory) producing `dst_dtype` elements from the dtypes of
- * the `nsrc` sources.  With dst_or_null == NULL a new C-contiguous result is
- * allocated with the broadcast shape (ck_elementwise_result_type: strided
- * dims, var where a source has var dims); otherwise the given destination
- * (WRITE flag needed) is written, its dims broadcasting the sources and its
- * dtype passed to the child (dst_dtype is then ignored and may be
- * CK_TYPE_UNINITIALIZED).  *out (optional when a destination is given)
- * receives a new reference to the result.  Parallel as ck_array_assign.
- */
-CK_API ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
-                                ck_type dst_dtype, size_t nsrc,
-                                ck_array_preamble *const *srcs,
-                                ck_array_preamble *dst_or_null,
-                                ck_array_preamble **out);
 
 /* A ck_child_kernel_factory for ck_array_apply / ck_make_elementwise_kernel
  * that builds the assignment kernel (one source): `child_data` points to a

@@ -104,8 +104,9 @@ CK_API size_t ck_kernel_align_offset(size_t offset);
  * The prefix alone does not say where a kernel's data ends or where its
  * children are.  A factory that wants readable dumps describes its kernel
  * with a ck_kernel_info in static storage and registers it once
- * (ck_kernel_info_register).  The library's own kernels are described by
- * internal tables.  Kernels nobody described print their prefix only.
+ * (ck_kernel_info_register).  The library's own factories register their
+ * descriptions the same way before they first build a kernel.  Kernels
+ * nobody described print their prefix only.
  *
  *   name       printed instead of the function's address
  *   single,    the entry points this description covers (either may be
@@ -131,9 +132,9 @@ CK_API size_t ck_kernel_children_after_data(const ck_prefix *self,
                                             size_t *rel_offsets, size_t max);
 
 /* Register `info` (kept by pointer: it must outlive the registration).
- * Registering the same pointer again is a no-op.  The registry holds
- * CK_KERNEL_INFO_MAX entries (CK_ERR_NO_MEMORY beyond; it never allocates).
- * Thread-safe. */
+ * Registering the same pointer again is a no-op.  The registry grows as
+ * needed (CK_ERR_NO_MEMORY only if that allocation fails); its first
+ * CK_KERNEL_INFO_MAX entries need no allocation.  Thread-safe. */
 #define CK_KERNEL_INFO_MAX 256
 CK_API ck_status ck_kernel_info_register(const ck_kernel_info *info);
 

@@ -114,7 +114,7 @@ typedef union ck__fnptr {
 /* Out-of-line: records the error message. */
 CK_API ck_status ck__prefix_bad_request(ck_kernel_request req);
 
-inline ck_status ck_prefix_set_function(ck_prefix *self, ck_kernel_request req,
+CK_API inline ck_status ck_prefix_set_function(ck_prefix *self, ck_kernel_request req,
                                         ck_expr_single_t single,
                                         ck_expr_strided_t strided) {
   ck__fnptr u;
@@ -129,25 +129,25 @@ inline ck_status ck_prefix_set_function(ck_prefix *self, ck_kernel_request req,
   return CK_OK;
 }
 
-inline ck_expr_single_t ck_prefix_single(const ck_prefix *self) {
+CK_API inline ck_expr_single_t ck_prefix_single(const ck_prefix *self) {
   ck__fnptr u;
   u.ptr = self->function;
   return u.single;
 }
 
-inline ck_expr_strided_t ck_prefix_strided(const ck_prefix *self) {
+CK_API inline ck_expr_strided_t ck_prefix_strided(const ck_prefix *self) {
   ck__fnptr u;
   u.ptr = self->function;
   return u.strided;
 }
 
-inline void ck_prefix_destroy_child(ck_prefix *child) {
+CK_API inline void ck_prefix_destroy_child(ck_prefix *child) {
   if (child != NULL && child->destructor != NULL) {
     child->destructor(child);
   }
 }
 
-inline ck_prefix *ck_prefix_child(ck_prefix *self, size_t rel_offset) {
+CK_API inline ck_prefix *ck_prefix_child(ck_prefix *self, size_t rel_offset) {
   return (ck_prefix *)(void *)((char *)self + rel_offset);
 }
 #endif

@@ -69,7 +69,7 @@ CK_API void ck_memblock_decref(ck_memblock *mb);
 #else
 /* Add a reference.  `mb` must be a live block (refcount >= 1); NULL is a
  * no-op.  Cannot fail. */
-inline void ck_memblock_incref(ck_memblock *mb) {
+CK_API inline void ck_memblock_incref(ck_memblock *mb) {
   if (mb != NULL) {
     atomic_fetch_add_explicit(&mb->refcount, 1u, memory_order_relaxed);
   }
@@ -77,7 +77,7 @@ inline void ck_memblock_incref(ck_memblock *mb) {
 
 /* Drop a reference; frees the block when the count reaches zero.  NULL is a
  * no-op.  Cannot fail. */
-inline void ck_memblock_decref(ck_memblock *mb) {
+CK_API inline void ck_memblock_decref(ck_memblock *mb) {
   if (mb != NULL &&
       atomic_fetch_sub_explicit(&mb->refcount, 1u, memory_order_release) == 1u) {
     atomic_thread_fence(memory_order_acquire);

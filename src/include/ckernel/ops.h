@@ -3,7 +3,7 @@
  *
  * Glue between the kernel registry (registry.h: scalar kernels keyed by
  * argument types) and the dimension kernels (assign_array.h: lifting with
- * broadcasting and the parallel outer loop).
+ * broadcasting and the parallel outer loop: apply.h).
  */
 #ifndef CKERNEL_OPS_H
 #define CKERNEL_OPS_H
@@ -12,6 +12,7 @@
 #include "ckernel/config.h"
 #include "ckernel/error.h"
 #include "ckernel/lift.h"
+#include "ckernel/apply.h"
 
 #ifdef __cplusplus
 extern "C" {

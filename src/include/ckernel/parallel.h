@@ -20,8 +20,13 @@
  *
  * Process-wide state: the pool (created lazily, protected by a mutex) and the
  * thread count (atomic; initialised from the CK_NUM_THREADS environment
- * variable, else the number of online CPUs).  Not fork-safe: do not fork
- * while a parallel loop runs.
+ * variable, else the number of CPUs the process may run on: its affinity
+ * mask, as `taskset` or a container's cpuset sets it).
+ *
+ * Fork safety (pthread_atfork): fork() waits for a parallel loop running on
+ * another thread to finish; the child starts with no worker threads and
+ * creates new ones for its first parallel loop; the parent's pool goes on
+ * unchanged.  (os.fork, multiprocessing's fork start method.)
  */
 #ifndef CKERNEL_PARALLEL_H
 #define CKERNEL_PARALLEL_H
@@ -46,7 +51,7 @@ CK_API ck_status ck_parallel_for(size_t n, size_t min_chunk, ck_parallel_fn fn,
 CK_API unsigned ck_get_num_threads(void);
 
 /* Set it: 1..CK_MAX_THREADS; 0 restores the default (CK_NUM_THREADS or the
- * CPU count). */
+ * number of CPUs in the affinity mask). */
 CK_API ck_status ck_set_num_threads(unsigned n);
 
 /* Stop and join the pool's worker threads (they restart on demand).  Must not

@@ -95,6 +95,22 @@ typedef struct ck_pod_stats {
 
 CK_API ck_status ck_pod_memblock_stats(const ck_memblock *mb, ck_pod_stats *out);
 
+/*
+ * The writer lock of an arena.  An arena has a single writer at a time (the
+ * allocator itself is not thread-safe, and resize applies to the latest
+ * allocation, which two writers would take from each other).  Whoever writes
+ * a whole kernel application into an arena holds its lock for the duration:
+ * ck_array_apply and ck_array_assign (apply.h) do so for every arena the
+ * destination's arrmeta references, so concurrent calls writing into one
+ * string or var-dim array are serialised.  Other writers sharing an arena
+ * between threads take it the same way.  Recursive: the holder may take it
+ * again (each lock needs its unlock).  Readers need no lock: bytes once
+ * handed out never move.  CK_ERR_TYPE for a block that is not an arena;
+ * unlocking a lock the calling thread does not hold is CK_ERR_INVALID_STATE.
+ */
+CK_API ck_status ck_pod_memblock_writer_lock(ck_memblock *mb);
+CK_API ck_status ck_pod_memblock_writer_unlock(ck_memblock *mb);
+
 #ifdef __cplusplus
 }
 #endif

@@ -353,30 +353,12 @@ CK_API void ck_type_arrmeta_copy(ck_type t, char *dst, const char *src);
 
 /* ---- element helpers ----------------------------------------------------- */
 
-/* Set the string at `data` (a ck_string, arrmeta a ck_string_arrmeta) to a
- * copy of `len` bytes allocated from the arrmeta's arena.  The bytes are
- * copied as given (validate with ck_utf8_validate first if they come from
- * outside).  The previous value stays in the arena until the arena is freed.
- * `bytes` may be NULL when len is 0. */
-CK_API ck_status ck_string_assign(char *data, const char *arrmeta,
-                                  const char *bytes, size_t len);
-
-/* The same for a bytes value of type `bytes_type` (its alignment is used). */
-CK_API ck_status ck_bytes_assign(ck_type bytes_type, char *data,
-                                 const char *arrmeta, const char *bytes,
-                                 size_t len);
-
 /* True if [bytes, bytes + len) is well-formed UTF-8 (no overlongs, no
  * surrogates, nothing above U+10FFFF). */
 CK_API bool ck_utf8_validate(const char *bytes, size_t len);
 
-/* Allocate `count` zero-filled elements for the var dim element at `data`
- * (a ck_var_dim_data with arrmeta `arrmeta` of type `var_type`) from the
- * arrmeta's arena, and set begin/size.  The arrmeta must have offset 0 and
- * a stride >= the element data size (true for constructed arrmeta).  The
- * previous elements stay in the arena until it is freed. */
-CK_API ck_status ck_var_dim_alloc(ck_type var_type, char *data,
-                                  const char *arrmeta, size_t count);
+/* Writing strings, bytes and var dim elements into their arenas:
+ * ckernel/arena_writers.h. */
 
 #if !defined(CK_CFFI_CDEF) && !defined(__cplusplus)
 #if UINTPTR_MAX == UINT64_MAX

@@ -1,5 +1,6 @@
 /* array.c -- array memblocks: construction, views, accessors, debug_repr
  * (see ckernel/array.h). */
+#include "memory/memblock_internal.h"
 #include "types/type_internal.h"
 
 #include <inttypes.h>
@@ -7,21 +8,33 @@
 
 enum { CK_ARRAY_ALL_FLAGS = CK_ARRAY_READ | CK_ARRAY_WRITE | CK_ARRAY_IMMUTABLE };
 
-static char *ck_meta(const ck_array_preamble *a) {
+static char *ck__meta(const ck_array_preamble *a) {
   return (char *)(a + 1);
 }
 
 /* Called by ck_memblock_free (memblock.c), which frees the block itself. */
-void ck__array_memblock_free(ck_memblock *mb) {
+static void ck__array_memblock_free(ck_memblock *mb) {
   ck_array_preamble *a = (ck_array_preamble *)mb;
-  ck_type_arrmeta_destruct(a->type, ck_meta(a));
+  ck_type_arrmeta_destruct(a->type, ck__meta(a));
   ck_memblock_decref(a->data_ref);
   ck_type_decref(a->type);
   a->type = NULL;
   a->data_ref = NULL;
 }
 
-static ck_status ck_check_flags(uint64_t flags, const char *func) {
+static void ck__array_memblock_debug(const ck_memblock *mb, char *buf, size_t bufsize,
+                                     size_t *pos) {
+  const ck_array_preamble *a = (const ck_array_preamble *)(const void *)mb;
+  char type_str[128];
+  ck_type_print(a->type, type_str, sizeof type_str, NULL);
+  ck__appendf(buf, bufsize, pos, " type='%s' data=%p data_ref=%p flags=%u", type_str,
+              (void *)a->data, (void *)a->data_ref, (unsigned)a->flags);
+}
+
+static const ck__memblock_ops ck__array_ops = {.release = ck__array_memblock_free,
+                                               .debug = ck__array_memblock_debug};
+
+static ck_status ck__check_flags(uint64_t flags, const char *func) {
   if (flags & ~(uint64_t)CK_ARRAY_ALL_FLAGS) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "unknown flag bits 0x%" PRIx64,
                      flags & ~(uint64_t)CK_ARRAY_ALL_FLAGS);
@@ -33,7 +46,7 @@ static ck_status ck_check_flags(uint64_t flags, const char *func) {
   return CK_OK;
 }
 
-static ck_status ck_check_array(const ck_array_preamble *a, const char *func) {
+static ck_status ck__check_array(const ck_array_preamble *a, const char *func) {
   if (a == NULL) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "array must not be NULL");
   }
@@ -45,7 +58,7 @@ static ck_status ck_check_array(const ck_array_preamble *a, const char *func) {
 }
 
 /* Bytes of C-contiguous data for `t` with the strided sizes in `shape`. */
-static ck_status ck_default_data_size(ck_type t, const intptr_t *shape, size_t ndim,
+static ck_status ck__default_data_size(ck_type t, const intptr_t *shape, size_t ndim,
                                       size_t *out, const char *func) {
   size_t count = 1, axis = 0;
   while (ck_type_flags(t) & CK_TYPE_FLAG_ARRMETA_SIZED) {
@@ -71,7 +84,7 @@ static ck_status ck_default_data_size(ck_type t, const intptr_t *shape, size_t n
 
 /* Re-report a failure with the type string in front, keeping NO_MEMORY as
  * it is (its message already names the allocating function). */
-static ck_status ck_type_context(ck_status st, ck_type t, const char *func) {
+static ck_status ck__type_context(ck_status st, ck_type t, const char *func) {
   if (st == CK_ERR_NO_MEMORY) {
     return st;
   }
@@ -93,13 +106,13 @@ ck_status ck_array_empty(ck_type type, const intptr_t *shape, size_t ndim,
   if (ndim > 0 && shape == NULL) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "shape is NULL but ndim is %zu", ndim);
   }
-  ck_status st = ck_check_flags(flags, __func__);
+  ck_status st = ck__check_flags(flags, __func__);
   if (st != CK_OK) {
     return st;
   }
   size_t data_size = 0;
-  if ((st = ck_default_data_size(type, shape, ndim, &data_size, __func__)) != CK_OK) {
-    return ck_type_context(st, type, __func__);
+  if ((st = ck__default_data_size(type, shape, ndim, &data_size, __func__)) != CK_OK) {
+    return ck__type_context(st, type, __func__);
   }
   size_t align = ck_type_data_alignment(type);
   size_t header = sizeof(ck_array_preamble) + ck_type_arrmeta_size(type);
@@ -116,11 +129,11 @@ ck_status ck_array_empty(ck_type type, const intptr_t *shape, size_t ndim,
     return CK_ERR_NO_MEMORY;
   }
   memset(a, 0, total); /* zero-filled data: empty strings, var dims, NULLs */
-  if ((st = ck_type_arrmeta_construct(type, ck_meta(a), shape, ndim)) != CK_OK) {
+  if ((st = ck_type_arrmeta_construct(type, ck__meta(a), shape, ndim)) != CK_OK) {
     ck__free(a);
-    return ck_type_context(st, type, __func__);
+    return ck__type_context(st, type, __func__);
   }
-  ck__memblock_init(&a->memblock, CK_MEMBLOCK_ARRAY);
+  ck__memblock_init(&a->memblock, CK_MEMBLOCK_ARRAY, &ck__array_ops);
   ck_type_incref(type);
   a->type = type;
   a->data = (char *)a + data_off;
@@ -146,7 +159,7 @@ ck_status ck_array_view_external(ck_type type, char *data, const intptr_t *shape
   if (ndim > 0 && shape == NULL) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "shape is NULL but ndim is %zu", ndim);
   }
-  ck_status st = ck_check_flags(flags, __func__);
+  ck_status st = ck__check_flags(flags, __func__);
   if (st != CK_OK) {
     return st;
   }
@@ -163,19 +176,19 @@ ck_status ck_array_view_external(ck_type type, char *data, const intptr_t *shape
     return CK_ERR_NO_MEMORY;
   }
   memset(a, 0, sizeof *a);
-  if ((st = ck_type_arrmeta_construct(type, ck_meta(a), shape, ndim)) != CK_OK) {
+  if ((st = ck_type_arrmeta_construct(type, ck__meta(a), shape, ndim)) != CK_OK) {
     ck__free(a);
-    return ck_type_context(st, type, __func__);
+    return ck__type_context(st, type, __func__);
   }
   if (strides != NULL) {
     /* Construction consumed one shape entry per leading fixed/strided dim. */
-    char *m = ck_meta(a);
+    char *m = ck__meta(a);
     for (size_t i = 0; i < ndim; i++) {
       ((ck_dim_arrmeta *)m)->stride = strides[i];
       m += sizeof(ck_dim_arrmeta);
     }
   }
-  ck__memblock_init(&a->memblock, CK_MEMBLOCK_ARRAY);
+  ck__memblock_init(&a->memblock, CK_MEMBLOCK_ARRAY, &ck__array_ops);
   ck_type_incref(type);
   ck_memblock_incref(owner);
   a->type = type;
@@ -200,7 +213,7 @@ void ck_array_decref(ck_array_preamble *a) {
 
 /* ---- views -------------------------------------------------------------------- */
 
-static ck_status ck_norm_index(intptr_t index, intptr_t size, size_t axis,
+static ck_status ck__norm_index(intptr_t index, intptr_t size, size_t axis,
                                intptr_t *out, const char *func) {
   intptr_t i = index < 0 ? index + size : index; /* size >= 0: no overflow */
   if (i < 0 || i >= size) {
@@ -213,7 +226,7 @@ static ck_status ck_norm_index(intptr_t index, intptr_t size, size_t axis,
 }
 
 /* Python's slice.indices(): clamps start/stop, returns the length. */
-static intptr_t ck_slice_adjust(intptr_t len, intptr_t *start, intptr_t *stop,
+static intptr_t ck__slice_adjust(intptr_t len, intptr_t *start, intptr_t *stop,
                                 intptr_t step) {
   intptr_t lo = step < 0 ? -1 : 0, hi = step < 0 ? len - 1 : len;
   intptr_t *ends[2] = {start, stop};
@@ -237,7 +250,7 @@ static intptr_t ck_slice_adjust(intptr_t len, intptr_t *start, intptr_t *stop,
 }
 
 /* Rebuild the dims path[0..axis) above a new inner type (consumes `inner`). */
-static ck_status ck_rebuild(ck_type const *path, size_t axis, ck_type inner,
+static ck_status ck__rebuild(ck_type const *path, size_t axis, ck_type inner,
                             ck_type *out) {
   ck_type cur = inner;
   for (size_t k = axis; k-- > 0;) {
@@ -264,14 +277,14 @@ static ck_status ck_rebuild(ck_type const *path, size_t axis, ck_type inner,
   return CK_OK;
 }
 
-static ck_status ck_view_op(const char *func, ck_array_preamble *a, size_t axis,
+static ck_status ck__view_op(const char *func, ck_array_preamble *a, size_t axis,
                             bool is_index, intptr_t index, intptr_t start,
                             intptr_t stop, intptr_t step, ck_array_preamble **out) {
   if (out == NULL) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "out must not be NULL");
   }
   *out = NULL;
-  ck_status st = ck_check_array(a, func);
+  ck_status st = ck__check_array(a, func);
   if (st != CK_OK) {
     return st;
   }
@@ -297,7 +310,7 @@ static ck_status ck_view_op(const char *func, ck_array_preamble *a, size_t axis,
     t = t->element;
   }
   ck_type dim = path[axis], elem = dim->element;
-  const char *src = ck_meta(a);
+  const char *src = ck__meta(a);
   char *data = a->data;
   ck_memblock *data_ref = a->data_ref != NULL ? a->data_ref : &a->memblock;
   ck_type inner;
@@ -321,7 +334,7 @@ static ck_status ck_view_op(const char *func, ck_array_preamble *a, size_t axis,
       return ck__error(CK_ERR_INVALID_STATE, func, "corrupt var dim size %zu", vd->size);
     }
     intptr_t i = 0, byte_off = 0;
-    if ((st = ck_norm_index(index, (intptr_t)vd->size, axis, &i, func)) != CK_OK) {
+    if ((st = ck__norm_index(index, (intptr_t)vd->size, axis, &i, func)) != CK_OK) {
       return st;
     }
     if (__builtin_mul_overflow(i, vm->stride, &byte_off) ||
@@ -336,7 +349,7 @@ static ck_status ck_view_op(const char *func, ck_array_preamble *a, size_t axis,
     const ck_dim_arrmeta *dm = (const ck_dim_arrmeta *)(src + offs[axis]);
     if (is_index) {
       intptr_t i = 0;
-      if ((st = ck_norm_index(index, dm->size, axis, &i, func)) != CK_OK) {
+      if ((st = ck__norm_index(index, dm->size, axis, &i, func)) != CK_OK) {
         return st;
       }
       if (__builtin_mul_overflow(i, dm->stride, &disp)) {
@@ -351,7 +364,7 @@ static ck_status ck_view_op(const char *func, ck_array_preamble *a, size_t axis,
       if (step < -INTPTR_MAX) {
         step = -INTPTR_MAX; /* as Python does, so -step is representable */
       }
-      intptr_t len = ck_slice_adjust(dm->size, &start, &stop, step);
+      intptr_t len = ck__slice_adjust(dm->size, &start, &stop, step);
       if (len > 0 && __builtin_mul_overflow(start, dm->stride, &disp)) {
         return ck__error(CK_ERR_OVERFLOW, func, "slice offset overflows");
       }
@@ -384,7 +397,7 @@ static ck_status ck_view_op(const char *func, ck_array_preamble *a, size_t axis,
     data = (char *)((uintptr_t)data + (uintptr_t)disp);
   }
   ck_type new_type;
-  if ((st = ck_rebuild(path, axis, inner, &new_type)) != CK_OK) {
+  if ((st = ck__rebuild(path, axis, inner, &new_type)) != CK_OK) {
     return st;
   }
   ck_array_preamble *v = ck__malloc(sizeof *v + ck_type_arrmeta_size(new_type), func);
@@ -392,7 +405,7 @@ static ck_status ck_view_op(const char *func, ck_array_preamble *a, size_t axis,
     ck_type_decref(new_type);
     return CK_ERR_NO_MEMORY;
   }
-  char *dst = ck_meta(v);
+  char *dst = ck__meta(v);
   for (size_t k = 0; k < axis; k++) {
     memcpy(dst + offs[k], src + offs[k], ck__dim_header_size(path[k]));
     if (path[k]->id == CK_TYPE_VAR_DIM) {
@@ -409,7 +422,7 @@ static ck_status ck_view_op(const char *func, ck_array_preamble *a, size_t axis,
   if (last_var >= 0) {
     ((ck_var_dim_arrmeta *)(dst + offs[last_var]))->offset = var_offset;
   }
-  ck__memblock_init(&v->memblock, CK_MEMBLOCK_ARRAY);
+  ck__memblock_init(&v->memblock, CK_MEMBLOCK_ARRAY, &ck__array_ops);
   v->type = new_type;
   v->data = data;
   v->flags = a->flags;
@@ -421,19 +434,19 @@ static ck_status ck_view_op(const char *func, ck_array_preamble *a, size_t axis,
 
 ck_status ck_array_index(ck_array_preamble *a, size_t axis, intptr_t index,
                          ck_array_preamble **out) {
-  return ck_view_op(__func__, a, axis, true, index, 0, 0, 0, out);
+  return ck__view_op(__func__, a, axis, true, index, 0, 0, 0, out);
 }
 
 ck_status ck_array_slice(ck_array_preamble *a, size_t axis, intptr_t start,
                          intptr_t stop, intptr_t step, ck_array_preamble **out) {
-  return ck_view_op(__func__, a, axis, false, 0, start, stop, step, out);
+  return ck__view_op(__func__, a, axis, false, 0, start, stop, step, out);
 }
 
 /* ---- accessors ------------------------------------------------------------------ */
 
 ck_type ck_array_type(const ck_array_preamble *a) { return a ? a->type : NULL; }
 
-char *ck_array_arrmeta(const ck_array_preamble *a) { return a ? ck_meta(a) : NULL; }
+char *ck_array_arrmeta(const ck_array_preamble *a) { return a ? ck__meta(a) : NULL; }
 
 const char *ck_array_data(const ck_array_preamble *a) { return a ? a->data : NULL; }
 
@@ -443,7 +456,7 @@ size_t ck_array_ndim(const ck_array_preamble *a) {
   return a ? ck_type_ndim(a->type) : 0;
 }
 
-static void ck_flag_names(uint64_t flags, char *buf, size_t n) {
+static void ck__flag_names(uint64_t flags, char *buf, size_t n) {
   size_t pos = 0;
   buf[0] = '\0';
   static const char *const names[] = {"read_access", "write_access", "immutable"};
@@ -454,10 +467,10 @@ static void ck_flag_names(uint64_t flags, char *buf, size_t n) {
   }
 }
 
-static ck_status ck_require_write(const ck_array_preamble *a, const char *func) {
+static ck_status ck__require_write(const ck_array_preamble *a, const char *func) {
   if (!(a->flags & CK_ARRAY_WRITE)) {
     char names[64];
-    ck_flag_names(a->flags, names, sizeof names);
+    ck__flag_names(a->flags, names, sizeof names);
     return ck__error(CK_ERR_INVALID_STATE, func,
                      "the array is read-only (flags %" PRIu64 ": %s)", a->flags,
                      names[0] ? names : "none");
@@ -470,9 +483,9 @@ ck_status ck_array_writable_data(const ck_array_preamble *a, char **out_data) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out_data must not be NULL");
   }
   *out_data = NULL;
-  ck_status st = ck_check_array(a, __func__);
+  ck_status st = ck__check_array(a, __func__);
   if (st == CK_OK) {
-    st = ck_require_write(a, __func__);
+    st = ck__require_write(a, __func__);
   }
   if (st == CK_OK) {
     *out_data = a->data;
@@ -481,7 +494,7 @@ ck_status ck_array_writable_data(const ck_array_preamble *a, char **out_data) {
 }
 
 ck_status ck_array_set_readonly(ck_array_preamble *a) {
-  ck_status st = ck_check_array(a, __func__);
+  ck_status st = ck__check_array(a, __func__);
   if (st == CK_OK) {
     a->flags &= ~(uint64_t)CK_ARRAY_WRITE;
   }
@@ -489,23 +502,23 @@ ck_status ck_array_set_readonly(ck_array_preamble *a) {
 }
 
 ck_status ck_array_set_immutable(ck_array_preamble *a) {
-  ck_status st = ck_check_array(a, __func__);
+  ck_status st = ck__check_array(a, __func__);
   if (st == CK_OK) {
     a->flags = (a->flags & ~(uint64_t)CK_ARRAY_WRITE) | CK_ARRAY_IMMUTABLE;
   }
   return st;
 }
 
-static ck_status ck_dims_query(const ck_array_preamble *a, intptr_t *out, size_t max,
+static ck_status ck__dims_query(const ck_array_preamble *a, intptr_t *out, size_t max,
                                size_t *out_ndim, bool strides, const char *func) {
-  ck_status st = ck_check_array(a, func);
+  ck_status st = ck__check_array(a, func);
   if (st != CK_OK) {
     return st;
   }
   if (out == NULL && max != 0) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "output is NULL but max is %zu", max);
   }
-  const char *m = ck_meta(a);
+  const char *m = ck__meta(a);
   size_t k = 0;
   for (ck_type t = a->type; ck__is_dim(t); t = t->element, k++) {
     intptr_t v;
@@ -535,16 +548,16 @@ static ck_status ck_dims_query(const ck_array_preamble *a, intptr_t *out, size_t
 
 ck_status ck_array_shape(const ck_array_preamble *a, intptr_t *out_shape, size_t max,
                          size_t *out_ndim) {
-  return ck_dims_query(a, out_shape, max, out_ndim, false, __func__);
+  return ck__dims_query(a, out_shape, max, out_ndim, false, __func__);
 }
 
 ck_status ck_array_strides(const ck_array_preamble *a, intptr_t *out_strides,
                            size_t max, size_t *out_ndim) {
-  return ck_dims_query(a, out_strides, max, out_ndim, true, __func__);
+  return ck__dims_query(a, out_strides, max, out_ndim, true, __func__);
 }
 
 ck_status ck_array_string_assign(ck_array_preamble *a, const char *bytes, size_t len) {
-  ck_status st = ck_check_array(a, __func__);
+  ck_status st = ck__check_array(a, __func__);
   if (st != CK_OK) {
     return st;
   }
@@ -552,27 +565,27 @@ ck_status ck_array_string_assign(ck_array_preamble *a, const char *bytes, size_t
   if (id != CK_TYPE_STRING && id != CK_TYPE_BYTES) {
     return CK_ERROR(CK_ERR_TYPE, "the array's type is not string or bytes");
   }
-  if ((st = ck_require_write(a, __func__)) != CK_OK) {
+  if ((st = ck__require_write(a, __func__)) != CK_OK) {
     return st;
   }
   if (id == CK_TYPE_BYTES) {
-    return ck_bytes_assign(a->type, a->data, ck_meta(a), bytes, len);
+    return ck_bytes_assign(a->type, a->data, ck__meta(a), bytes, len);
   }
-  return ck_string_assign(a->data, ck_meta(a), bytes, len);
+  return ck_string_assign(a->data, ck__meta(a), bytes, len);
 }
 
 ck_status ck_array_var_dim_alloc(ck_array_preamble *a, size_t count) {
-  ck_status st = ck_check_array(a, __func__);
+  ck_status st = ck__check_array(a, __func__);
   if (st != CK_OK) {
     return st;
   }
   if (ck_type_id_of(a->type) != CK_TYPE_VAR_DIM) {
     return CK_ERROR(CK_ERR_TYPE, "the array's type is not a var dim");
   }
-  if ((st = ck_require_write(a, __func__)) != CK_OK) {
+  if ((st = ck__require_write(a, __func__)) != CK_OK) {
     return st;
   }
-  return ck_var_dim_alloc(a->type, a->data, ck_meta(a), count);
+  return ck_var_dim_alloc(a->type, a->data, ck__meta(a), count);
 }
 
 /* ---- debug_repr -------------------------------------------------------------------- */
@@ -582,7 +595,7 @@ ck_status ck_array_debug_repr(const ck_array_preamble *a, char *buf, size_t bufs
   if (buf == NULL && bufsize != 0) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "buf is NULL but bufsize is %zu", bufsize);
   }
-  ck_status st = ck_check_array(a, __func__);
+  ck_status st = ck__check_array(a, __func__);
   if (st != CK_OK) {
     return st;
   }
@@ -591,7 +604,7 @@ ck_status ck_array_debug_repr(const ck_array_preamble *a, char *buf, size_t bufs
     buf[0] = '\0';
   }
   char names[64];
-  ck_flag_names(a->flags, names, sizeof names);
+  ck__flag_names(a->flags, names, sizeof names);
   ck__appendf(buf, bufsize, &pos,
               "------ array\n address: %p\n refcount: %u\n type:\n  pointer: %p\n"
               "  type: ",
@@ -604,7 +617,7 @@ ck_status ck_array_debug_repr(const ck_array_preamble *a, char *buf, size_t bufs
   if (ck_type_arrmeta_size(a->type) == 0) {
     ck__appendf(buf, bufsize, &pos, "   (none)\n");
   } else {
-    ck__arrmeta_debug_append(a->type, ck_meta(a), buf, bufsize, &pos, 3);
+    ck__arrmeta_debug_append(a->type, ck__meta(a), buf, bufsize, &pos, 3);
   }
   ck__appendf(buf, bufsize, &pos, " data:\n   pointer: %p\n   reference: %p",
               (void *)a->data, (void *)a->data_ref);

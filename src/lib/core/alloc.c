@@ -1,5 +1,5 @@
 /* alloc.c -- the library's single allocation entry point (see debug.h). */
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -23,7 +23,7 @@ void ck_debug_fail_alloc_after(uint64_t k) {
 bool ck_debug_fail_alloc_fired(void) { return atomic_load(&ck_fail_fired); }
 
 /* Counts the attempt; true if this attempt must fail. */
-static bool ck_alloc_should_fail(void) {
+static bool ck__alloc_should_fail(void) {
   atomic_fetch_add_explicit(&ck_alloc_attempts, 1, memory_order_relaxed);
   uint_fast64_t c = atomic_load_explicit(&ck_fail_countdown, memory_order_relaxed);
   while (c != 0) {
@@ -44,17 +44,17 @@ static void *ck_nomem(const char *func, size_t size) {
 }
 
 void *ck__malloc(size_t size, const char *func) {
-  void *p = ck_alloc_should_fail() ? NULL : malloc(size ? size : 1);
+  void *p = ck__alloc_should_fail() ? NULL : malloc(size ? size : 1);
   return p ? p : ck_nomem(func, size);
 }
 
 void *ck__calloc(size_t n, size_t size, const char *func) {
-  void *p = ck_alloc_should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1);
+  void *p = ck__alloc_should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1);
   return p ? p : ck_nomem(func, n * size);
 }
 
 void *ck__realloc(void *old, size_t size, const char *func) {
-  void *p = ck_alloc_should_fail() ? NULL : realloc(old, size ? size : 1);
+  void *p = ck__alloc_should_fail() ? NULL : realloc(old, size ? size : 1);
   return p ? p : ck_nomem(func, size);
 }
 
@@ -63,7 +63,7 @@ void *ck__aligned_alloc(size_t align, size_t size, const char *func) {
   if (align < sizeof(void *)) {
     align = sizeof(void *);
   }
-  if (!ck_alloc_should_fail() && posix_memalign(&p, align, size ? size : 1) != 0) {
+  if (!ck__alloc_should_fail() && posix_memalign(&p, align, size ? size : 1) != 0) {
     p = NULL;
   }
   return p ? p : ck_nomem(func, size);
@@ -81,7 +81,7 @@ size_t ck__page_size(void) {
 }
 
 void *ck__map(size_t size, const char *func) {
-  if (ck_alloc_should_fail()) {
+  if (ck__alloc_should_fail()) {
     return ck_nomem(func, size);
   }
   void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,

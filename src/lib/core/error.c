@@ -1,5 +1,5 @@
 /* error.c -- thread-local error messages (see ckernel/error.h). */
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -44,7 +44,7 @@ ck_status ck_set_error(ck_status status, const char *message) {
   return status;
 }
 
-static ck_status ck_verror(ck_status status, const char *func, const char *fmt,
+static ck_status ck__verror(ck_status status, const char *func, const char *fmt,
                            va_list ap, bool keep_old) {
   char old[CK_ERROR_BUFSIZE];
   if (keep_old) {
@@ -74,7 +74,7 @@ static ck_status ck_verror(ck_status status, const char *func, const char *fmt,
 ck_status ck__error(ck_status status, const char *func, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  ck_verror(status, func, fmt, ap, false);
+  ck__verror(status, func, fmt, ap, false);
   va_end(ap);
   return status;
 }
@@ -83,7 +83,7 @@ ck_status ck__error_context(ck_status status, const char *func,
                             const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  ck_verror(status, func, fmt, ap, true);
+  ck__verror(status, func, fmt, ap, true);
   va_end(ap);
   return status;
 }

@@ -1,5 +1,5 @@
 /* layout.c -- the exported layout table (see ckernel/layout.h). */
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include <stdalign.h>
 

@@ -1,9 +1,9 @@
 /* backend_cpu.c -- the "cpu" backend: buffers are host memory. */
-#include "devices/backend.h"
+#include "devices/backend_internal.h"
 
 #include <string.h>
 
-static ck_status cpu_alloc(ck_context *ctx, size_t size, ck__devmem *out) {
+static ck_status ck__cpu_alloc(ck_context *ctx, size_t size, ck__devmem *out) {
   (void)ctx;
   char *p = CK_ALIGNED_ALLOC(4096, size);
   if (p == NULL) {
@@ -15,14 +15,14 @@ static ck_status cpu_alloc(ck_context *ctx, size_t size, ck__devmem *out) {
   return CK_OK;
 }
 
-static void cpu_free(ck_context *ctx, ck__devmem *mem) {
+static void ck__cpu_free(ck_context *ctx, ck__devmem *mem) {
   (void)ctx;
   ck__free(mem->host);
   mem->handle = mem->host = NULL;
   mem->size = 0;
 }
 
-static ck_status cpu_h2d(ck_context *ctx, ck__devmem *dst, size_t off,
+static ck_status ck__cpu_h2d(ck_context *ctx, ck__devmem *dst, size_t off,
                          const void *src, size_t n) {
   (void)ctx;
   if (n != 0) {
@@ -31,7 +31,7 @@ static ck_status cpu_h2d(ck_context *ctx, ck__devmem *dst, size_t off,
   return CK_OK;
 }
 
-static ck_status cpu_d2h(ck_context *ctx, void *dst, ck__devmem *src, size_t off,
+static ck_status ck__cpu_d2h(ck_context *ctx, void *dst, ck__devmem *src, size_t off,
                          size_t n) {
   (void)ctx;
   if (n != 0) {
@@ -40,7 +40,7 @@ static ck_status cpu_d2h(ck_context *ctx, void *dst, ck__devmem *src, size_t off
   return CK_OK;
 }
 
-static ck_status cpu_d2d(ck_context *ctx, ck__devmem *dst, size_t doff,
+static ck_status ck__cpu_d2d(ck_context *ctx, ck__devmem *dst, size_t doff,
                          ck__devmem *src, size_t soff, size_t n) {
   (void)ctx;
   if (n != 0) {
@@ -49,7 +49,7 @@ static ck_status cpu_d2d(ck_context *ctx, ck__devmem *dst, size_t doff,
   return CK_OK;
 }
 
-static ck_status cpu_fill(ck_context *ctx, ck__devmem *dst, size_t off,
+static ck_status ck__cpu_fill(ck_context *ctx, ck__devmem *dst, size_t off,
                           const void *pattern, size_t psize, size_t n) {
   (void)ctx;
   char *p = dst->host + off;
@@ -63,7 +63,7 @@ static ck_status cpu_fill(ck_context *ctx, ck__devmem *dst, size_t off,
   return CK_OK;
 }
 
-static ck_status cpu_build(ck_context *ctx, const char *source,
+static ck_status ck__cpu_build(ck_context *ctx, const char *source,
                            const char *options, void **out) {
   (void)ctx, (void)source, (void)options, (void)out;
   return CK_ERROR(CK_ERR_NOT_SUPPORTED,
@@ -71,22 +71,22 @@ static ck_status cpu_build(ck_context *ctx, const char *source,
                   "host ckernels, or an opencl context)");
 }
 
-static void cpu_release_program(ck_context *ctx, void *native) {
+static void ck__cpu_release_program(ck_context *ctx, void *native) {
   (void)ctx, (void)native;
 }
 
-static ck_status cpu_kernel_create(ck_context *ctx, void *program,
+static ck_status ck__cpu_kernel_create(ck_context *ctx, void *program,
                                    const char *name, void **out) {
   (void)ctx, (void)program, (void)out;
   return CK_ERROR(CK_ERR_NOT_SUPPORTED,
                   "the cpu context cannot create device kernel '%s'", name);
 }
 
-static void cpu_kernel_release(ck_context *ctx, void *kernel) {
+static void ck__cpu_kernel_release(ck_context *ctx, void *kernel) {
   (void)ctx, (void)kernel;
 }
 
-static ck_status cpu_launch(ck_context *ctx, void *kernel, const char *name,
+static ck_status ck__cpu_launch(ck_context *ctx, void *kernel, const char *name,
                             size_t nargs, const ck_kernel_arg *args,
                             size_t global) {
   (void)ctx, (void)kernel, (void)nargs, (void)args, (void)global;
@@ -94,12 +94,12 @@ static ck_status cpu_launch(ck_context *ctx, void *kernel, const char *name,
                   "the cpu context cannot launch device kernel '%s'", name);
 }
 
-static ck_status cpu_finish(ck_context *ctx) {
+static ck_status ck__cpu_finish(ck_context *ctx) {
   (void)ctx;
   return CK_OK;
 }
 
-static ck_status cpu_describe(ck_context *ctx, char *buf, size_t bufsize,
+static ck_status ck__cpu_describe(ck_context *ctx, char *buf, size_t bufsize,
                               size_t *pos) {
   (void)ctx;
   ck__appendf(buf, bufsize, pos, "cpu: host memory, fp64: yes");
@@ -107,8 +107,18 @@ static ck_status cpu_describe(ck_context *ctx, char *buf, size_t bufsize,
 }
 
 const ck__backend_vtable ck__cpu_backend = {
-    "cpu",          cpu_alloc,          cpu_free,           cpu_h2d,
-    cpu_d2h,        cpu_d2d,            cpu_fill,           cpu_build,
-    cpu_release_program, cpu_kernel_create, cpu_kernel_release, cpu_launch,
-    cpu_finish,     NULL,               cpu_describe,
+    .kind = "cpu",
+    .alloc = ck__cpu_alloc,
+    .free = ck__cpu_free,
+    .copy_h2d = ck__cpu_h2d,
+    .copy_d2h = ck__cpu_d2h,
+    .copy_d2d = ck__cpu_d2d,
+    .fill = ck__cpu_fill,
+    .build_program = ck__cpu_build,
+    .release_program = ck__cpu_release_program,
+    .kernel_create = ck__cpu_kernel_create,
+    .kernel_release = ck__cpu_kernel_release,
+    .launch = ck__cpu_launch,
+    .finish = ck__cpu_finish,
+    .describe = ck__cpu_describe,
 };

@@ -1,6 +1,6 @@
 /*
  * backend_opencl.c -- the "opencl" backend, over the ICD loader loaded at run
- * time (opencl_loader.h).
+ * time (opencl_loader_internal.h).
  *
  * Memory.  On devices of type CPU the library allocates the memory itself
  * (page aligned) and wraps it with CL_MEM_USE_HOST_PTR, so buffers are host
@@ -15,8 +15,8 @@
  * for any global size on OpenCL 1.2 (a local size must divide the global
  * size there), the implementation picks the work-group size.
  */
-#include "devices/backend.h"
-#include "devices/opencl_loader.h"
+#include "devices/backend_internal.h"
+#include "devices/opencl_loader_internal.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -178,7 +178,7 @@ typedef struct ocl_state {
 
 #define ST(ctx) ((ocl_state *)(ctx)->state)
 
-static void ocl_info_str(const ck_cl_api *cl, ck_cl_device_id dev,
+static void ck__ocl_info_str(const ck_cl_api *cl, ck_cl_device_id dev,
                          ck_cl_uint what, char *out, size_t n) {
   out[0] = '\0';
   if (cl->clGetDeviceInfo(dev, what, n - 1, out, NULL) != CK_CL_SUCCESS) {
@@ -253,9 +253,9 @@ ck_status ck__opencl_init(ck_context *ctx, uint32_t platform, uint32_t device) {
   }
   s->is_cpu = (type & CK_CL_DEVICE_TYPE_CPU) != 0;
   s->base_align = align_bits >= 8 ? align_bits / 8 : 1;
-  ocl_info_str(cl, s->device, CK_CL_DEVICE_NAME, s->device_name,
+  ck__ocl_info_str(cl, s->device, CK_CL_DEVICE_NAME, s->device_name,
                sizeof s->device_name);
-  ocl_info_str(cl, s->device, CK_CL_DEVICE_VERSION, s->device_version,
+  ck__ocl_info_str(cl, s->device, CK_CL_DEVICE_VERSION, s->device_version,
                sizeof s->device_version);
   s->platform_name[0] = s->platform_version[0] = '\0';
   (void)cl->clGetPlatformInfo(plats[platform], CK_CL_PLATFORM_NAME,
@@ -280,7 +280,7 @@ ck_status ck__opencl_init(ck_context *ctx, uint32_t platform, uint32_t device) {
   return CK_OK;
 }
 
-static void ocl_release(ck_context *ctx) {
+static void ck__ocl_release(ck_context *ctx) {
   ocl_state *s = ST(ctx);
   if (s != NULL) {
     s->cl->clReleaseCommandQueue(s->queue);
@@ -290,7 +290,7 @@ static void ocl_release(ck_context *ctx) {
   }
 }
 
-static ck_status ocl_describe(ck_context *ctx, char *buf, size_t bufsize,
+static ck_status ck__ocl_describe(ck_context *ctx, char *buf, size_t bufsize,
                               size_t *pos) {
   ocl_state *s = ST(ctx);
   ck__appendf(buf, bufsize, pos,
@@ -304,7 +304,7 @@ static ck_status ocl_describe(ck_context *ctx, char *buf, size_t bufsize,
 
 /* ---- memory ------------------------------------------------------------ */
 
-static ck_status ocl_alloc(ck_context *ctx, size_t size, ck__devmem *out) {
+static ck_status ck__ocl_alloc(ck_context *ctx, size_t size, ck__devmem *out) {
   ocl_state *s = ST(ctx);
   out->handle = NULL;
   out->host = NULL;
@@ -337,7 +337,7 @@ static ck_status ocl_alloc(ck_context *ctx, size_t size, ck__devmem *out) {
   return CK_OK;
 }
 
-static void ocl_free(ck_context *ctx, ck__devmem *mem) {
+static void ck__ocl_free(ck_context *ctx, ck__devmem *mem) {
   ocl_state *s = ST(ctx);
   if (mem->handle != NULL) {
     s->cl->clReleaseMemObject((ck_cl_mem)mem->handle);
@@ -348,7 +348,7 @@ static void ocl_free(ck_context *ctx, ck__devmem *mem) {
   mem->size = 0;
 }
 
-static ck_status ocl_h2d(ck_context *ctx, ck__devmem *dst, size_t off,
+static ck_status ck__ocl_h2d(ck_context *ctx, ck__devmem *dst, size_t off,
                          const void *src, size_t n) {
   ocl_state *s = ST(ctx);
   ck_cl_int err = s->cl->clEnqueueWriteBuffer(s->queue, (ck_cl_mem)dst->handle,
@@ -357,7 +357,7 @@ static ck_status ocl_h2d(ck_context *ctx, ck__devmem *dst, size_t off,
   return err == CK_CL_SUCCESS ? CK_OK : CK_CL_FAIL("clEnqueueWriteBuffer", err);
 }
 
-static ck_status ocl_d2h(ck_context *ctx, void *dst, ck__devmem *src, size_t off,
+static ck_status ck__ocl_d2h(ck_context *ctx, void *dst, ck__devmem *src, size_t off,
                          size_t n) {
   ocl_state *s = ST(ctx);
   ck_cl_int err = s->cl->clEnqueueReadBuffer(s->queue, (ck_cl_mem)src->handle,
@@ -366,13 +366,13 @@ static ck_status ocl_d2h(ck_context *ctx, void *dst, ck__devmem *src, size_t off
   return err == CK_CL_SUCCESS ? CK_OK : CK_CL_FAIL("clEnqueueReadBuffer", err);
 }
 
-static ck_status ocl_finish(ck_context *ctx) {
+static ck_status ck__ocl_finish(ck_context *ctx) {
   ocl_state *s = ST(ctx);
   ck_cl_int err = s->cl->clFinish(s->queue);
   return err == CK_CL_SUCCESS ? CK_OK : CK_CL_FAIL("clFinish", err);
 }
 
-static ck_status ocl_d2d(ck_context *ctx, ck__devmem *dst, size_t doff,
+static ck_status ck__ocl_d2d(ck_context *ctx, ck__devmem *dst, size_t doff,
                          ck__devmem *src, size_t soff, size_t n) {
   ocl_state *s = ST(ctx);
   ck_cl_int err = s->cl->clEnqueueCopyBuffer(
@@ -381,10 +381,10 @@ static ck_status ocl_d2d(ck_context *ctx, ck__devmem *dst, size_t doff,
   if (err != CK_CL_SUCCESS) {
     return CK_CL_FAIL("clEnqueueCopyBuffer", err);
   }
-  return ocl_finish(ctx);
+  return ck__ocl_finish(ctx);
 }
 
-static ck_status ocl_fill(ck_context *ctx, ck__devmem *dst, size_t off,
+static ck_status ck__ocl_fill(ck_context *ctx, ck__devmem *dst, size_t off,
                           const void *pattern, size_t psize, size_t n) {
   ocl_state *s = ST(ctx);
   ck_cl_int err = s->cl->clEnqueueFillBuffer(s->queue, (ck_cl_mem)dst->handle,
@@ -393,12 +393,12 @@ static ck_status ocl_fill(ck_context *ctx, ck__devmem *dst, size_t off,
   if (err != CK_CL_SUCCESS) {
     return CK_CL_FAIL("clEnqueueFillBuffer", err);
   }
-  return ocl_finish(ctx);
+  return ck__ocl_finish(ctx);
 }
 
 /* ---- programs and kernels ---------------------------------------------- */
 
-static ck_status ocl_build(ck_context *ctx, const char *source,
+static ck_status ck__ocl_build(ck_context *ctx, const char *source,
                            const char *options, void **out) {
   ocl_state *s = ST(ctx);
   ck_cl_int err = CK_CL_SUCCESS;
@@ -442,13 +442,13 @@ static ck_status ocl_build(ck_context *ctx, const char *source,
   return CK_OK;
 }
 
-static void ocl_release_program(ck_context *ctx, void *native) {
+static void ck__ocl_release_program(ck_context *ctx, void *native) {
   if (native != NULL) {
     ST(ctx)->cl->clReleaseProgram((ck_cl_program)native);
   }
 }
 
-static ck_status ocl_kernel_create(ck_context *ctx, void *program,
+static ck_status ck__ocl_kernel_create(ck_context *ctx, void *program,
                                    const char *name, void **out) {
   ocl_state *s = ST(ctx);
   ck_cl_int err = CK_CL_SUCCESS;
@@ -462,7 +462,7 @@ static ck_status ocl_kernel_create(ck_context *ctx, void *program,
   return CK_OK;
 }
 
-static void ocl_kernel_release(ck_context *ctx, void *kernel) {
+static void ck__ocl_kernel_release(ck_context *ctx, void *kernel) {
   if (kernel != NULL) {
     ST(ctx)->cl->clReleaseKernel((ck_cl_kernel)kernel);
   }
@@ -470,7 +470,7 @@ static void ocl_kernel_release(ck_context *ctx, void *kernel) {
 
 enum { OCL_MAX_SUBBUFFERS = 64 };
 
-static ck_status ocl_launch(ck_context *ctx, void *kernel, const char *name,
+static ck_status ck__ocl_launch(ck_context *ctx, void *kernel, const char *name,
                             size_t nargs, const ck_kernel_arg *args,
                             size_t global) {
   ocl_state *s = ST(ctx);
@@ -525,7 +525,7 @@ static ck_status ocl_launch(ck_context *ctx, void *kernel, const char *name,
                      "clEnqueueNDRangeKernel failed for '%s': %s (%d)", name,
                      ck__opencl_error_name(err), (int)err);
     } else {
-      st = ocl_finish(ctx);
+      st = ck__ocl_finish(ctx);
     }
   }
   for (size_t i = 0; i < nsubs; i++) {
@@ -535,8 +535,19 @@ static ck_status ocl_launch(ck_context *ctx, void *kernel, const char *name,
 }
 
 const ck__backend_vtable ck__opencl_backend = {
-    "opencl",      ocl_alloc,         ocl_free,          ocl_h2d,
-    ocl_d2h,       ocl_d2d,           ocl_fill,          ocl_build,
-    ocl_release_program, ocl_kernel_create, ocl_kernel_release, ocl_launch,
-    ocl_finish,    ocl_release,       ocl_describe,
+    .kind = "opencl",
+    .alloc = ck__ocl_alloc,
+    .free = ck__ocl_free,
+    .copy_h2d = ck__ocl_h2d,
+    .copy_d2h = ck__ocl_d2h,
+    .copy_d2d = ck__ocl_d2d,
+    .fill = ck__ocl_fill,
+    .build_program = ck__ocl_build,
+    .release_program = ck__ocl_release_program,
+    .kernel_create = ck__ocl_kernel_create,
+    .kernel_release = ck__ocl_kernel_release,
+    .launch = ck__ocl_launch,
+    .finish = ck__ocl_finish,
+    .release = ck__ocl_release,
+    .describe = ck__ocl_describe,
 };

@@ -9,7 +9,7 @@
  * Arrays are grown before they are changed, so a failed allocation leaves
  * the allocator as it was.
  */
-#include "devices/backend.h"
+#include "devices/backend_internal.h"
 #include "ckernel/buffer.h"
 
 #include <string.h>
@@ -96,7 +96,9 @@ static void ck__free_insert(ck__ranges *fl, size_t off, size_t size) {
   }
 }
 
-ck__devmem *ck__buffer_devmem(ck_buffer *buf) { return &buf->mem; }
+_Static_assert(offsetof(struct ck_buffer, ctx) == offsetof(ck__buffer_head, ctx) &&
+                   offsetof(struct ck_buffer, mem) == offsetof(ck__buffer_head, mem),
+               "struct ck_buffer starts with a ck__buffer_head");
 
 ck_status ck_buffer_new(ck_context *ctx, size_t capacity, ck_buffer **out) {
   if (ctx == NULL || out == NULL) {

@@ -9,7 +9,8 @@
  * someone holds it, and the context frees its cached programs when its own
  * count reaches zero -- at which point no user reference can exist.
  */
-#include "devices/backend.h"
+#include "devices/backend_internal.h"
+#include "kernels/builder_internal.h"
 #include "ckernel/buffer.h"
 
 #include <stdlib.h>
@@ -67,7 +68,7 @@ ck_status ck_context_new_opencl(uint32_t platform_index, uint32_t device_index,
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
   }
   *out = NULL;
-  ck_context *ctx;
+  ck_context *ctx = NULL;
   ck_status st = ck__context_alloc(&ctx);
   if (st != CK_OK) {
     return st;
@@ -89,7 +90,7 @@ ck_status ck_context_new(const char *kind, ck_context **out) {
   }
   *out = NULL;
   if (strcmp(kind, "cpu") == 0) {
-    ck_context *ctx;
+    ck_context *ctx = NULL;
     ck_status st = ck__context_alloc(&ctx);
     if (st != CK_OK) {
       return st;
@@ -275,16 +276,16 @@ static ck_status ck__check_launch(ck_context *ctx, ck_program *program,
       if (args[i].buffer == NULL) {
         return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "argument %zu: NULL buffer", i);
       }
-      if (ck_buffer_context(args[i].buffer) != ctx) {
+      if (ck__buffer_ctx(args[i].buffer) != ctx) {
         return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                         "argument %zu: buffer belongs to a different context", i);
       }
-      if (args[i].offset >= ck_buffer_capacity(args[i].buffer) &&
+      if (args[i].offset >= ck__buffer_size(args[i].buffer) &&
           args[i].offset != 0) {
         return CK_ERROR(CK_ERR_INDEX,
                         "argument %zu: offset %zu outside the buffer's "
                         "capacity %zu", i, args[i].offset,
-                        ck_buffer_capacity(args[i].buffer));
+                        ck__buffer_size(args[i].buffer));
       }
     } else if (args[i].kind == CK_KERNEL_ARG_SCALAR) {
       if (args[i].value == NULL || args[i].size == 0) {
@@ -360,14 +361,14 @@ static int ck__device_kernel_single(char *dst, const char *const *src,
       return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                       "operand %zu is not a ck_device_ptr with a buffer", j);
     }
-    if (ck_buffer_context(p->buffer) != k->ctx) {
+    if (ck__buffer_ctx(p->buffer) != k->ctx) {
       return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                       "operand %zu: buffer belongs to a different context", j);
     }
-    if (p->offset > ck_buffer_capacity(p->buffer)) {
+    if (p->offset > ck__buffer_size(p->buffer)) {
       return CK_ERROR(CK_ERR_INDEX,
                       "operand %zu: offset %zu outside the buffer's capacity %zu",
-                      j, p->offset, ck_buffer_capacity(p->buffer));
+                      j, p->offset, ck__buffer_size(p->buffer));
     }
     offs[j] = p->offset;
     strides[j] = j == 0 ? k->dst_stride : k->src_strides[j - 1];
@@ -420,7 +421,11 @@ ck_status ck_make_device_kernel(ck_kernel_builder *ckb, size_t offset,
   if (end < offset) {
     return CK_ERROR(CK_ERR_OVERFLOW, "kernel offset %zu too large", offset);
   }
-  ck_status st = ck_kernel_builder_ensure_capacity_leaf(ckb, end);
+  ck_status st = ck__check_kernel_slot(__func__, ckb, offset);
+  if (st != CK_OK) {
+    return st;
+  }
+  st = ck_kernel_builder_ensure_capacity_leaf(ckb, end);
   if (st != CK_OK) {
     return st;
   }

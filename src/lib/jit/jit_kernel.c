@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ckernel/registry.h"
-#include "core/internal.h"
+#include "kernels/builder_internal.h"
 
 _Static_assert(offsetof(ck_jit_kernel, code) == 16, "jit kernel: code @16");
 _Static_assert(offsetof(ck_jit_kernel, dst_arena) == 24, "jit kernel: dst_arena @24");
@@ -45,6 +45,10 @@ ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
   if (offset % CK_KERNEL_ALIGN != 0) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "offset %zu is not a multiple of %d",
                     offset, CK_KERNEL_ALIGN);
+  }
+  ck_status slot = ck__check_kernel_slot(__func__, ckb, offset);
+  if (slot != CK_OK) {
+    return slot;
   }
   if ((req == CK_KERNEL_REQUEST_SINGLE && desc->single == NULL) ||
       (req == CK_KERNEL_REQUEST_STRIDED && desc->strided == NULL) ||

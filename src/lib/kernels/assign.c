@@ -1,58 +1,17 @@
 /*
  * assign.c -- the builtin assignment factories (see ckernel/assign.h): the
  * dispatch into the generated tables (assign_to_*.c), the POD copy kernel,
- * and the error messages of the assignment kernels.
+ * and the builtin table of kernel descriptions (registered with the
+ * builder on first use, like every factory's).  The messages of failing
+ * assignments are in assign_errors.c.
  */
-#include "kernels/assign_impl.h"
-#include "kernels/kernel_private.h"
+#include "kernels/assign_internal.h"
+#include "kernels/builder_internal.h"
 
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <pthread.h>
 
-/* ---- error messages ---- */
 
-static int ck__assign_report(int what, int dst, int src, const char *value) {
-  static const char *const what_text[] = {
-      "", "overflow", "fractional part lost", "inexact value",
-      "imaginary part lost"};
-  ck_status st = what == CK__AE_OVERFLOW ? CK_ERR_OVERFLOW : CK_ERR_VALUE;
-  return ck__error(st, "assign", "%s while assigning %s value %s to %s",
-                   what_text[what], ck__builtin_name(src), value,
-                   ck__builtin_name(dst));
-}
-
-int ck__assign_fail_i(int what, int dst, int src, int64_t v) {
-  char text[32];
-  snprintf(text, sizeof text, "%" PRId64, v);
-  return ck__assign_report(what, dst, src, text);
-}
-
-int ck__assign_fail_u(int what, int dst, int src, uint64_t v) {
-  char text[32];
-  if (src == CK_TYPE_BOOL) {
-    snprintf(text, sizeof text, "%s", v ? "true" : "false");
-  } else {
-    snprintf(text, sizeof text, "%" PRIu64, v);
-  }
-  return ck__assign_report(what, dst, src, text);
-}
-
-int ck__assign_fail_f(int what, int dst, int src, double v) {
-  char text[40];
-  ck__format_float_repr(text, sizeof text, src, v, true);
-  return ck__assign_report(what, dst, src, text);
-}
-
-int ck__assign_fail_c(int what, int dst, int src, double re, double im) {
-  char r[40], i[40], text[96];
-  ck__format_float_repr(r, sizeof r, src, re, false);
-  ck__format_float_repr(i, sizeof i, src, im, false);
-  snprintf(text, sizeof text, "(%s%s%sj)", r, i[0] == '-' ? "" : "+", i);
-  return ck__assign_report(what, dst, src, text);
-}
-
-/* ---- dispatch ---- */
+static void ck__assign_describe(void);
 
 /* tables[dst][src][mode] */
 static const ck_kernel_info (*const ck__assign_tables[CK_BUILTIN_TYPE_COUNT])[4] = {
@@ -130,6 +89,7 @@ ck_status ck_make_builtin_assignment_kernel(ck_kernel_builder *ckb,
   if (st != CK_OK) {
     return st;
   }
+  ck__assign_describe();
   ck_prefix *self = ck_kernel_builder_get(ckb, offset);
   (void)ck_prefix_set_function(self, req, info->single, info->strided);
   if (out_end_offset != NULL) {
@@ -236,6 +196,7 @@ ck_status ck_make_pod_copy_kernel(ck_kernel_builder *ckb, size_t offset,
   if (st != CK_OK) {
     return st;
   }
+  ck__assign_describe();
   size_t which;
   switch (data_size) {
   case 1: which = 0; break;
@@ -258,39 +219,18 @@ ck_status ck_make_pod_copy_kernel(ck_kernel_builder *ckb, size_t offset,
 
 /* ---- self-description ---- */
 
-static bool ck__info_matches(const ck_kernel_info *info, const void *function,
-                             ck_kernel_request *out_req) {
-  if (info->single != NULL && ck__single_ptr(info->single) == function) {
-    *out_req = CK_KERNEL_REQUEST_SINGLE;
-    return true;
+/* The descriptions of every kernel made here, registered for dumps before
+ * the first one is built. */
+static pthread_once_t ck__assign_info_once = PTHREAD_ONCE_INIT;
+static void ck__assign_info_init(void) {
+  ck__kernel_info_register_table(ck__pod_copy_info,
+                                 sizeof ck__pod_copy_info / sizeof ck__pod_copy_info[0]);
+  for (int d = CK_TYPE_BOOL; d <= CK_TYPE_COMPLEX128; d++) {
+    ck__kernel_info_register_table(&ck__assign_tables[d][0][0],
+                                   (size_t)CK_BUILTIN_TYPE_COUNT * 4);
   }
-  if (info->strided != NULL && ck__strided_ptr(info->strided) == function) {
-    *out_req = CK_KERNEL_REQUEST_STRIDED;
-    return true;
-  }
-  return false;
 }
 
-const ck_kernel_info *ck__builtin_kernel_info_find(const void *function,
-                                                   ck_kernel_request *out_req) {
-  ck_kernel_request req = CK_KERNEL_REQUEST_SINGLE;
-  for (size_t i = 0; i < sizeof ck__pod_copy_info / sizeof ck__pod_copy_info[0];
-       i++) {
-    if (ck__info_matches(&ck__pod_copy_info[i], function, &req)) {
-      *out_req = req;
-      return &ck__pod_copy_info[i];
-    }
-  }
-  /* Linear over 784 entries: only dumps use this. */
-  for (int d = CK_TYPE_BOOL; d <= CK_TYPE_COMPLEX128; d++) {
-    for (int s = CK_TYPE_BOOL; s <= CK_TYPE_COMPLEX128; s++) {
-      for (int m = 0; m < 4; m++) {
-        if (ck__info_matches(&ck__assign_tables[d][s][m], function, &req)) {
-          *out_req = req;
-          return &ck__assign_tables[d][s][m];
-        }
-      }
-    }
-  }
-  return NULL;
+static void ck__assign_describe(void) {
+  (void)pthread_once(&ck__assign_info_once, ck__assign_info_init);
 }

@@ -1,21 +1,13 @@
 /*
  * assign_array.c -- the general assignment factory (dispatch over type
- * kinds), the struct assignment kernel, and the array-level entry points
- * ck_array_assign / ck_array_apply (see ckernel/assign_array.h).
+ * kinds) and the struct assignment kernel (see ckernel/assign_array.h).
+ * Applying it to whole arrays (ck_array_assign) is in apply.c.
  */
-#include "kernels/lift_impl.h"
+#include "kernels/lift_internal.h"
 #include "types/type_internal.h"
 
 #include <pthread.h>
 #include <string.h>
-
-ck_status ck__assign_type_error(const char *func, ck_type dst, ck_type src) {
-  char d[160], s[160];
-  size_t pd = 0, ps = 0;
-  ck__type_append(dst, d, sizeof d, &pd);
-  ck__type_append(src, s, sizeof s, &ps);
-  return ck__error(CK_ERR_TYPE, func, "cannot assign from '%s' to '%s'", s, d);
-}
 
 /* ---- struct assignment -------------------------------------------------------- */
 
@@ -91,7 +83,7 @@ static const ck_kernel_info ck__struct_info = {
     ck__struct_children};
 static pthread_once_t ck__struct_info_once = PTHREAD_ONCE_INIT;
 static void ck__struct_info_init(void) {
-  (void)ck_kernel_info_register(&ck__struct_info);
+  ck__kernel_info_register_table(&ck__struct_info, 1);
 }
 
 static ck_status ck__make_struct_assign(ck_kernel_builder *ckb, size_t offset,
@@ -226,115 +218,4 @@ ck_status ck_make_assignment_kernel(ck_kernel_builder *ckb, size_t offset,
   }
   return ck__make_scalar_assign(ckb, offset, dst_type, dst_arrmeta, src_type,
                                 src_arrmeta, req, mode, out_end);
-}
-
-/* ---- array-level entry points ---------------------------------------------------- */
-
-static ck_status ck__check_array(const ck_array_preamble *a, const char *what) {
-  if (a == NULL) {
-    return ck__error(CK_ERR_INVALID_ARGUMENT, "ck_array", "%s is NULL", what);
-  }
-  if (a->memblock.kind != CK_MEMBLOCK_ARRAY) {
-    return ck__error(CK_ERR_TYPE, "ck_array", "%s is not an array memblock", what);
-  }
-  return CK_OK;
-}
-
-ck_status ck_array_assign(ck_array_preamble *dst, const ck_array_preamble *src,
-                          ck_errmode mode) {
-  ck_status st = ck__check_array(dst, "dst");
-  if (st == CK_OK) {
-    st = ck__check_array(src, "src");
-  }
-  if (st != CK_OK) {
-    return st;
-  }
-  char *dst_data;
-  if ((st = ck_array_writable_data(dst, &dst_data)) != CK_OK) {
-    return st;
-  }
-  ck_kernel_builder kb;
-  ck_kernel_builder_init(&kb);
-  st = ck_make_assignment_kernel(&kb, 0, dst->type, ck_array_arrmeta(dst),
-                                 src->type, ck_array_arrmeta(src),
-                                 CK_KERNEL_REQUEST_SINGLE, mode, NULL);
-  if (st == CK_OK) {
-    const char *s = src->data;
-    st = ck__run_single_maybe_parallel(&kb, dst->type, ck_array_arrmeta(dst),
-                                       dst_data, &s, 1);
-  }
-  ck_kernel_builder_destroy(&kb);
-  return st;
-}
-
-ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
-                         ck_type dst_dtype, size_t nsrc,
-                         ck_array_preamble *const *srcs,
-                         ck_array_preamble *dst_or_null,
-                         ck_array_preamble **out) {
-  if (out != NULL) {
-    *out = NULL;
-  }
-  if (child == NULL || (nsrc > 0 && srcs == NULL) ||
-      (dst_or_null == NULL && out == NULL)) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL argument");
-  }
-  if (nsrc > CK_LIFT_MAX_NSRC) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "%zu sources (at most %d)", nsrc,
-                    CK_LIFT_MAX_NSRC);
-  }
-  ck_type types[CK_LIFT_MAX_NSRC];
-  const char *meta[CK_LIFT_MAX_NSRC];
-  const char *data[CK_LIFT_MAX_NSRC];
-  ck_status st;
-  for (size_t j = 0; j < nsrc; j++) {
-    if ((st = ck__check_array(srcs[j], "source")) != CK_OK) {
-      return st;
-    }
-    types[j] = srcs[j]->type;
-    meta[j] = ck_array_arrmeta(srcs[j]);
-    data[j] = srcs[j]->data;
-  }
-  ck_array_preamble *dst = dst_or_null;
-  if (dst == NULL) {
-    ck_type rt;
-    intptr_t shape[CK_TYPE_MAX_DEPTH];
-    size_t nstrided = 0;
-    st = ck_elementwise_result_type(dst_dtype, nsrc, types, meta, &rt, shape,
-                                    CK_TYPE_MAX_DEPTH, &nstrided);
-    if (st != CK_OK) {
-      return st;
-    }
-    st = ck_array_empty(rt, shape, nstrided, CK_ARRAY_DEFAULT_FLAGS, &dst);
-    ck_type_decref(rt);
-    if (st != CK_OK) {
-      return st;
-    }
-  } else {
-    ck_array_incref(dst);
-    if ((st = ck__check_array(dst, "dst")) != CK_OK) {
-      ck_array_decref(dst);
-      return st;
-    }
-  }
-  char *dst_data = NULL;
-  st = ck_array_writable_data(dst, &dst_data);
-  ck_kernel_builder kb;
-  ck_kernel_builder_init(&kb);
-  if (st == CK_OK) {
-    st = ck_make_elementwise_kernel(&kb, 0, dst->type, ck_array_arrmeta(dst), nsrc,
-                                    types, meta, CK_KERNEL_REQUEST_SINGLE, child,
-                                    child_data, NULL);
-  }
-  if (st == CK_OK) {
-    st = ck__run_single_maybe_parallel(&kb, dst->type, ck_array_arrmeta(dst),
-                                       dst_data, data, nsrc);
-  }
-  ck_kernel_builder_destroy(&kb);
-  if (st != CK_OK || out == NULL) {
-    ck_array_decref(dst);
-  } else {
-    *out = dst;
-  }
-  return st;
 }

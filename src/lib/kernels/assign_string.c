@@ -4,11 +4,12 @@
  *   string/bytes <- same kind   share (same arena) or copy into dst arena
  *   builtin      <- string      strict parse, range checked under the mode
  *   string       <- builtin     Python-repr formatting
- * Parsing and formatting run under the "C" locale (uselocale), so a process
- * locale with a decimal comma does not change the text.
+ * The text itself is parsed and formatted by core/numtext.c (always in the
+ * "C" locale).
  */
-#include "kernels/lift_impl.h"
-#include "core/scalar.h"
+#include "kernels/lift_internal.h"
+#include "core/numtext_internal.h"
+#include "core/scalar_internal.h"
 #include "types/type_internal.h"
 
 #include <errno.h>
@@ -19,26 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- C locale -------------------------------------------------------------- */
-
-static locale_t ck__c_locale;
-static pthread_once_t ck__c_locale_once = PTHREAD_ONCE_INIT;
-static void ck__c_locale_init(void) {
-  ck__c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-}
-
-/* Switch the calling thread to the C locale; returns the previous one (or
- * (locale_t)0 if unchanged). */
-static locale_t ck__enter_c_locale(void) {
-  (void)pthread_once(&ck__c_locale_once, ck__c_locale_init);
-  return ck__c_locale != (locale_t)0 ? uselocale(ck__c_locale) : (locale_t)0;
-}
-static void ck__leave_c_locale(locale_t old) {
-  if (old != (locale_t)0) {
-    uselocale(old);
-  }
-}
 
 /* ---- share / copy ---------------------------------------------------------- */
 
@@ -114,133 +95,11 @@ typedef struct ck__str_parse_kernel {
   intptr_t mode;
 } ck__str_parse_kernel;
 
-static bool ck__is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-/* The text for messages: at most 64 bytes, non-printable ASCII as \xNN. */
-static void ck__quote_text(const char *b, size_t n, char *out, size_t outsize) {
-  size_t pos = 0;
-  size_t lim = n > 64 ? 64 : n;
-  if (outsize > 0) {
-    out[0] = '\0';
-  }
-  for (size_t i = 0; i < lim; i++) {
-    unsigned char c = (unsigned char)b[i];
-    if (c < 0x20 || c == 0x7f || c == '\\') {
-      ck__appendf(out, outsize, &pos, "\\x%02x", c);
-    } else {
-      ck__appendf(out, outsize, &pos, "%c", c);
-    }
-  }
-  if (n > lim) {
-    ck__appendf(out, outsize, &pos, "...");
-  }
-}
-
 static int ck__parse_fail(const char *b, size_t n, int dst_id) {
   char q[300];
   ck__quote_text(b, n, q, sizeof q);
   return ck__error(CK_ERR_VALUE, "assign", "cannot parse '%s' as %s", q,
                    ck__builtin_name(dst_id));
-}
-
-/* [+-]digits -> magnitude; false on anything else or > UINT64_MAX. */
-static bool ck__parse_uint(const char *p, const char *e, uint64_t *out,
-                           bool *overflow) {
-  if (p == e) {
-    return false;
-  }
-  uint64_t v = 0;
-  *overflow = false;
-  for (; p < e; p++) {
-    if (*p < '0' || *p > '9') {
-      return false;
-    }
-    if (__builtin_mul_overflow(v, 10u, &v) ||
-        __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v)) {
-      *overflow = true;
-    }
-  }
-  *out = v;
-  return true;
-}
-
-/* strtod over [p, p + n) (NUL-free): the whole range must be consumed.
- * 1: parsed, 0: bad text, -1: out of memory (recorded). */
-static int ck__parse_double(const char *p, size_t n, double *out, bool *range) {
-  char small[128];
-  char *buf = small;
-  if (n == 0) {
-    return 0;
-  }
-  if (n >= sizeof small) {
-    buf = CK_MALLOC(n + 1);
-    if (buf == NULL) {
-      return -1;
-    }
-  }
-  memcpy(buf, p, n);
-  buf[n] = '\0';
-  locale_t old = ck__enter_c_locale();
-  errno = 0;
-  char *endp;
-  double v = strtod(buf, &endp);
-  *range = errno == ERANGE && isinf(v);
-  ck__leave_c_locale(old);
-  bool ok = endp == buf + n && !ck__is_space(buf[0]);
-  if (buf != small) {
-    ck__free(buf);
-  }
-  *out = v;
-  return ok ? 1 : 0;
-}
-
-/* Python complex syntax: "(a+bj)", "a+bj", "bj", "a", "j", "1-j".
- * Returns as ck__parse_double. */
-static int ck__parse_complex(const char *p, const char *e, double *re,
-                              double *im, bool *range) {
-  *re = 0.0;
-  *im = 0.0;
-  *range = false;
-  if (e - p >= 2 && *p == '(' && e[-1] == ')') {
-    p++;
-    e--;
-    while (p < e && ck__is_space(*p)) p++;
-    while (e > p && ck__is_space(e[-1])) e--;
-  }
-  if (p == e) {
-    return 0;
-  }
-  if (e[-1] != 'j' && e[-1] != 'J') {
-    return ck__parse_double(p, (size_t)(e - p), re, range);
-  }
-  e--; /* drop 'j' */
-  /* find the sign that starts the imaginary part: the last + or - that is
-   * not at the start and not right after an exponent marker */
-  const char *split = NULL;
-  for (const char *q = e; q-- > p;) {
-    if ((*q == '+' || *q == '-') && q > p && q[-1] != 'e' && q[-1] != 'E') {
-      split = q;
-      break;
-    }
-  }
-  bool r1 = false, r2 = false;
-  const char *ib = split == NULL ? p : split; /* the imaginary text [ib, e) */
-  int ok = 1;
-  if (split != NULL) {
-    ok = ck__parse_double(p, (size_t)(split - p), re, &r1);
-  }
-  if (ok == 1) {
-    /* "j", "+j", "-j": a unit imaginary part (Python) */
-    if (e == ib || (e - ib == 1 && (*ib == '+' || *ib == '-'))) {
-      *im = (e > ib && *ib == '-') ? -1.0 : 1.0;
-    } else {
-      ok = ck__parse_double(ib, (size_t)(e - ib), im, &r2);
-    }
-  }
-  *range = r1 || r2;
-  return ok;
 }
 
 static int ck__parse_one(int dst_id, int mode, char *dst, const char *src) {
@@ -364,145 +223,6 @@ static int ck__str_parseN(char *dst, intptr_t dst_stride, const char *const *src
   return 0;
 }
 
-/* ---- format ----------------------------------------------------------------- */
-
-/* Does text `buf` read back as `v` in float type t? */
-static bool ck__reads_back(int t, const char *buf, double v) {
-  double back = strtod(buf, NULL);
-  switch (t) {
-  case CK_TYPE_FLOAT16:
-    return ck__f64_to_f16(back) == ck__f64_to_f16(v);
-  case CK_TYPE_FLOAT32:
-  case CK_TYPE_COMPLEX64:
-    return (float)back == (float)v;
-  default:
-    return back == v;
-  }
-}
-
-/* Python's float repr (format 'r'): shortest round-trip digits; positional
- * for 1e-4 <= |v| < 1e16, else d.ddde+XX; `dot0` adds ".0" to integral
- * positional values (repr(float)), off for complex parts.  Caller holds the
- * C locale.  Returns the length. */
-static size_t ck__format_repr(char *out, size_t outsize, int t, double v,
-                              bool dot0) {
-  size_t pos = 0;
-  if (v != v) {
-    ck__appendf(out, outsize, &pos, "nan");
-    return pos;
-  }
-  if (isinf(v)) {
-    ck__appendf(out, outsize, &pos, v < 0 ? "-inf" : "inf");
-    return pos;
-  }
-  char buf[40];
-  for (int p = 1; p <= 17; p++) {
-    snprintf(buf, sizeof buf, "%.*e", p - 1, v);
-    if (ck__reads_back(t, buf, v)) {
-      break;
-    }
-  }
-  /* buf: [-]d[.ddd]e[+-]XX */
-  const char *q = buf;
-  bool neg = *q == '-';
-  if (neg) {
-    q++;
-  }
-  char digits[24];
-  size_t nd = 0;
-  for (; *q != 'e'; q++) {
-    if (*q != '.') {
-      digits[nd++] = *q;
-    }
-  }
-  int exp10 = atoi(q + 1);
-  while (nd > 1 && digits[nd - 1] == '0') {
-    nd--;
-  }
-  digits[nd] = '\0';
-  if (neg) {
-    ck__appendf(out, outsize, &pos, "-");
-  }
-  if (exp10 >= -4 && exp10 < 16) {
-    if (exp10 >= 0) {
-      for (int i = 0; i <= exp10; i++) {
-        ck__appendf(out, outsize, &pos, "%c", (size_t)i < nd ? digits[i] : '0');
-      }
-      if ((size_t)exp10 + 1 < nd) {
-        ck__appendf(out, outsize, &pos, ".%s", digits + exp10 + 1);
-      } else if (dot0) {
-        ck__appendf(out, outsize, &pos, ".0");
-      }
-    } else {
-      ck__appendf(out, outsize, &pos, "0.");
-      for (int i = 0; i < -exp10 - 1; i++) {
-        ck__appendf(out, outsize, &pos, "0");
-      }
-      ck__appendf(out, outsize, &pos, "%s", digits);
-    }
-  } else {
-    ck__appendf(out, outsize, &pos, "%c", digits[0]);
-    if (nd > 1) {
-      ck__appendf(out, outsize, &pos, ".%s", digits + 1);
-    }
-    ck__appendf(out, outsize, &pos, "e%c%02d", exp10 < 0 ? '-' : '+',
-                exp10 < 0 ? -exp10 : exp10);
-  }
-  return pos;
-}
-
-size_t ck__format_float_repr(char *out, size_t outsize, int t, double v,
-                             bool dot0) {
-  locale_t old = ck__enter_c_locale();
-  size_t n = ck__format_repr(out, outsize, t, v, dot0);
-  ck__leave_c_locale(old);
-  return n;
-}
-
-/* Format a builtin value like Python's repr into out (>= 96 bytes). */
-static size_t ck__format_value(char *out, size_t outsize, int id, const char *p) {
-  size_t pos = 0;
-  switch (id) {
-  case CK_TYPE_BOOL:
-    ck__appendf(out, outsize, &pos, "%s", *(const uint8_t *)p ? "True" : "False");
-    return pos;
-  case CK_TYPE_INT8: { int8_t v; memcpy(&v, p, 1); ck__appendf(out, outsize, &pos, "%d", v); return pos; }
-  case CK_TYPE_INT16: { int16_t v; memcpy(&v, p, 2); ck__appendf(out, outsize, &pos, "%d", v); return pos; }
-  case CK_TYPE_INT32: { int32_t v; memcpy(&v, p, 4); ck__appendf(out, outsize, &pos, "%" PRId32, v); return pos; }
-  case CK_TYPE_INT64: { int64_t v; memcpy(&v, p, 8); ck__appendf(out, outsize, &pos, "%" PRId64, v); return pos; }
-  case CK_TYPE_UINT8: { uint8_t v; memcpy(&v, p, 1); ck__appendf(out, outsize, &pos, "%u", v); return pos; }
-  case CK_TYPE_UINT16: { uint16_t v; memcpy(&v, p, 2); ck__appendf(out, outsize, &pos, "%u", v); return pos; }
-  case CK_TYPE_UINT32: { uint32_t v; memcpy(&v, p, 4); ck__appendf(out, outsize, &pos, "%" PRIu32, v); return pos; }
-  case CK_TYPE_UINT64: { uint64_t v; memcpy(&v, p, 8); ck__appendf(out, outsize, &pos, "%" PRIu64, v); return pos; }
-  default:
-    break;
-  }
-  locale_t old = ck__enter_c_locale();
-  double re = 0.0, im = 0.0;
-  int comp = CK_TYPE_FLOAT64;
-  switch (id) {
-  case CK_TYPE_FLOAT16: { uint16_t h; memcpy(&h, p, 2); re = ck__f16_to_f64(h); comp = id; break; }
-  case CK_TYPE_FLOAT32: { float f; memcpy(&f, p, 4); re = f; comp = id; break; }
-  case CK_TYPE_FLOAT64: memcpy(&re, p, 8); break;
-  case CK_TYPE_COMPLEX64: { ck__complex64 c; memcpy(&c, p, sizeof c); re = c.re; im = c.im; comp = CK_TYPE_FLOAT32; break; }
-  default: { ck__complex128 c; memcpy(&c, p, sizeof c); re = c.re; im = c.im; break; }
-  }
-  if (id != CK_TYPE_COMPLEX64 && id != CK_TYPE_COMPLEX128) {
-    pos = ck__format_repr(out, outsize, comp, re, true);
-  } else {
-    /* Python: "(re+imj)", or "imj" when re is +0.0 */
-    char r[40], i[40];
-    ck__format_repr(i, sizeof i, comp, im, false);
-    if (re == 0.0 && !signbit(re)) {
-      ck__appendf(out, outsize, &pos, "%sj", i);
-    } else {
-      ck__format_repr(r, sizeof r, comp, re, false);
-      ck__appendf(out, outsize, &pos, "(%s%s%sj)", r, i[0] == '-' ? "" : "+", i);
-    }
-  }
-  ck__leave_c_locale(old);
-  return pos;
-}
 
 typedef struct ck__str_format_kernel {
   ck_prefix base;
@@ -559,7 +279,7 @@ static const ck_kernel_info ck__string_infos[] = {
 static pthread_once_t ck__string_info_once = PTHREAD_ONCE_INIT;
 static void ck__string_info_init(void) {
   for (size_t i = 0; i < sizeof ck__string_infos / sizeof ck__string_infos[0]; i++) {
-    (void)ck_kernel_info_register(&ck__string_infos[i]);
+    ck__kernel_info_register_table(&ck__string_infos[i], 1);
   }
 }
 

@@ -2,8 +2,8 @@
  * builder.c -- the ckernel ABI helpers (kernel.h), the kernel builder, the
  * kernel-description registry and the kernel tree dump (builder.h).
  */
-#include "core/internal.h"
-#include "kernels/kernel_private.h"
+#include "core/core_internal.h"
+#include "kernels/builder_internal.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -210,11 +210,61 @@ size_t ck_kernel_children_after_data(const ck_prefix *self,
   return 1;
 }
 
-/* Registered descriptions: a fixed table, so registration never allocates
- * (and never disturbs allocation counts in tests). */
-static pthread_mutex_t ck__reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static const ck_kernel_info *ck__reg[CK_KERNEL_INFO_MAX];
-static size_t ck__reg_count;
+/*
+ * Registered descriptions: a growing array of spans (a pointer to a table of
+ * descriptions and its length; ck_kernel_info_register adds spans of one),
+ * under a mutex.  The first CK__INFO_INLINE spans live in static storage, so
+ * the library's own factories register their tables without allocating.
+ * Lookups are linear: only dumps and kernel reprs use them.
+ */
+typedef struct ck__info_span {
+  const ck_kernel_info *infos;
+  size_t n;
+} ck__info_span;
+
+enum { CK__INFO_INLINE = 256 };
+static pthread_mutex_t ck__info_lock = PTHREAD_MUTEX_INITIALIZER;
+static ck__info_span ck__info_inline[CK__INFO_INLINE];
+static ck__info_span *ck__info_spans = ck__info_inline;
+static size_t ck__info_count, ck__info_cap = CK__INFO_INLINE;
+
+static bool ck__info_present_locked(const ck_kernel_info *infos, size_t n) {
+  for (size_t i = 0; i < ck__info_count; i++) {
+    if (ck__info_spans[i].infos == infos && ck__info_spans[i].n == n) {
+      return true;
+    }
+  }
+  return false;
+}
+
+static ck_status ck__info_add(const char *func, const ck_kernel_info *infos,
+                              size_t n) {
+  ck_status st = CK_OK;
+  pthread_mutex_lock(&ck__info_lock);
+  if (!ck__info_present_locked(infos, n)) {
+    if (ck__info_count == ck__info_cap) {
+      size_t cap = ck__info_cap * 2;
+      ck__info_span *v = ck__malloc(cap * sizeof *v, func);
+      if (v == NULL) {
+        st = CK_ERR_NO_MEMORY;
+      } else {
+        memcpy(v, ck__info_spans, ck__info_count * sizeof *v);
+        if (ck__info_spans != ck__info_inline) {
+          ck__free(ck__info_spans);
+        }
+        ck__info_spans = v;
+        ck__info_cap = cap;
+      }
+    }
+    if (st == CK_OK) {
+      ck__info_spans[ck__info_count].infos = infos;
+      ck__info_spans[ck__info_count].n = n;
+      ck__info_count++;
+    }
+  }
+  pthread_mutex_unlock(&ck__info_lock);
+  return st;
+}
 
 ck_status ck_kernel_info_register(const ck_kernel_info *info) {
   if (info == NULL || info->name == NULL ||
@@ -227,39 +277,43 @@ ck_status ck_kernel_info_register(const ck_kernel_info *info) {
                     "data_size %zu of '%s' is smaller than the prefix",
                     info->data_size, info->name);
   }
-  ck_status st = CK_OK;
-  pthread_mutex_lock(&ck__reg_lock);
-  bool present = false;
-  for (size_t i = 0; i < ck__reg_count; i++) {
-    present = present || ck__reg[i] == info;
+  return ck__info_add(__func__, info, 1);
+}
+
+void ck__kernel_info_register_table(const ck_kernel_info *infos, size_t n) {
+  if (infos == NULL || n == 0) {
+    return;
   }
-  if (!present) {
-    if (ck__reg_count == CK_KERNEL_INFO_MAX) {
-      st = CK_ERROR(CK_ERR_NO_MEMORY,
-                    "kernel description registry full (%d entries)",
-                    CK_KERNEL_INFO_MAX);
+  /* for dumps only: a failure (out of memory) must not disturb the caller's
+   * error state */
+  ck_status prev = ck_last_status();
+  char saved[CK__SAVED_MESSAGE];
+  snprintf(saved, sizeof saved, "%s", ck_last_error());
+  if (ck__info_add("ck_kernel_info_register", infos, n) != CK_OK) {
+    if (prev == CK_OK) {
+      ck_clear_error();
     } else {
-      ck__reg[ck__reg_count++] = info;
+      ck_set_error(prev, saved);
     }
   }
-  pthread_mutex_unlock(&ck__reg_lock);
-  return st;
 }
 
 ck_status ck_kernel_info_unregister(const ck_kernel_info *info) {
   ck_status st = CK_OK;
-  pthread_mutex_lock(&ck__reg_lock);
+  pthread_mutex_lock(&ck__info_lock);
   size_t i = 0;
-  while (i < ck__reg_count && ck__reg[i] != info) {
+  while (i < ck__info_count &&
+         !(ck__info_spans[i].infos == info && ck__info_spans[i].n == 1)) {
     i++;
   }
-  if (i == ck__reg_count || info == NULL) {
+  if (i == ck__info_count || info == NULL) {
     st = CK_ERROR(CK_ERR_INVALID_ARGUMENT, "kernel description not registered");
   } else {
-    ck__reg[i] = ck__reg[--ck__reg_count];
-    ck__reg[ck__reg_count] = NULL;
+    ck__info_spans[i] = ck__info_spans[--ck__info_count];
+    ck__info_spans[ck__info_count].infos = NULL;
+    ck__info_spans[ck__info_count].n = 0;
   }
-  pthread_mutex_unlock(&ck__reg_lock);
+  pthread_mutex_unlock(&ck__info_lock);
   return st;
 }
 
@@ -269,12 +323,11 @@ const ck_kernel_info *ck_kernel_info_find(const ck_prefix *kernel,
     return NULL;
   }
   ck_kernel_request req = CK_KERNEL_REQUEST_SINGLE;
-  const ck_kernel_info *found =
-      ck__builtin_kernel_info_find(kernel->function, &req);
-  if (found == NULL) {
-    pthread_mutex_lock(&ck__reg_lock);
-    for (size_t i = 0; i < ck__reg_count && found == NULL; i++) {
-      const ck_kernel_info *info = ck__reg[i];
+  const ck_kernel_info *found = NULL;
+  pthread_mutex_lock(&ck__info_lock);
+  for (size_t i = 0; i < ck__info_count && found == NULL; i++) {
+    for (size_t j = 0; j < ck__info_spans[i].n && found == NULL; j++) {
+      const ck_kernel_info *info = &ck__info_spans[i].infos[j];
       if (info->single != NULL && ck__single_ptr(info->single) == kernel->function) {
         found = info;
         req = CK_KERNEL_REQUEST_SINGLE;
@@ -284,8 +337,8 @@ const ck_kernel_info *ck_kernel_info_find(const ck_prefix *kernel,
         req = CK_KERNEL_REQUEST_STRIDED;
       }
     }
-    pthread_mutex_unlock(&ck__reg_lock);
   }
+  pthread_mutex_unlock(&ck__info_lock);
   if (found != NULL && out_req != NULL) {
     *out_req = req;
   }
@@ -431,6 +484,22 @@ ck_status ck__check_kernel_args(const char *func, ck_kernel_builder *ckb,
   if (req != CK_KERNEL_REQUEST_SINGLE && req != CK_KERNEL_REQUEST_STRIDED) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "unknown kernel request %d",
                      (int)req);
+  }
+  return ck__check_kernel_slot(func, ckb, offset);
+}
+
+ck_status ck__check_kernel_slot(const char *func, const ck_kernel_builder *ckb,
+                                size_t offset) {
+  size_t cap = ck__kb_cap(ckb);
+  if (offset > cap || cap - offset < sizeof(ck_prefix)) {
+    return CK_OK; /* beyond the buffer: zeroed once it grows */
+  }
+  const ck_prefix *p = (const ck_prefix *)(const void *)(ck__kb_data(ckb) + offset);
+  if (p->function != NULL || p->destructor != NULL) {
+    return ck__error(CK_ERR_INVALID_STATE, func,
+                     "the builder already holds a kernel at offset %zu "
+                     "(ck_kernel_builder_reset or _destroy it first)",
+                     offset);
   }
   return CK_OK;
 }

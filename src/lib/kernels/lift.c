@@ -3,7 +3,7 @@
  * kernels, the recursive builder with NumPy broadcasting, the broadcast
  * helpers, and the (parallel) runner used by the array-level entry points.
  */
-#include "kernels/lift_impl.h"
+#include "kernels/lift_internal.h"
 #include "types/type_internal.h"
 
 #include <inttypes.h>
@@ -230,8 +230,8 @@ static const ck_kernel_info ck__vdim_info = {
 
 static pthread_once_t ck__lift_info_once = PTHREAD_ONCE_INIT;
 static void ck__lift_info_init(void) {
-  (void)ck_kernel_info_register(&ck__sdim_info);
-  (void)ck_kernel_info_register(&ck__vdim_info);
+  ck__kernel_info_register_table(&ck__sdim_info, 1);
+  ck__kernel_info_register_table(&ck__vdim_info, 1);
 }
 
 bool ck__is_strided_dim_kernel(const ck_prefix *root) {
@@ -642,61 +642,4 @@ ck_status ck_elementwise_result_type(ck_type dst_dtype, size_t nsrc,
   }
   *out_type = t;
   return CK_OK;
-}
-
-/* ---- running, maybe in parallel ------------------------------------------- */
-
-typedef struct ck__par_ctx {
-  ck_prefix *child;
-  char *dst;
-  intptr_t dst_stride;
-  const char *const *src;
-  const intptr_t *src_stride;
-  size_t nsrc;
-} ck__par_ctx;
-
-static ck_status ck__par_rows(void *ctx, size_t begin, size_t end,
-                              unsigned thread_index) {
-  (void)thread_index;
-  const ck__par_ctx *c = ctx;
-  const char *s[CK_LIFT_MAX_NSRC];
-  for (size_t j = 0; j < c->nsrc; j++) {
-    s[j] = c->src[j] + (intptr_t)begin * c->src_stride[j];
-  }
-  return (ck_status)ck_prefix_strided(c->child)(
-      c->dst + (intptr_t)begin * c->dst_stride, c->dst_stride, s, c->src_stride,
-      end - begin, c->child);
-}
-
-ck_status ck__run_single_maybe_parallel(ck_kernel_builder *ckb,
-                                        ck_type dst_type,
-                                        const char *dst_arrmeta, char *dst,
-                                        const char *const *src, size_t nsrc) {
-  ck_prefix *root = ck_kernel_builder_get(ckb, 0);
-  if (ck__is_strided_dim_kernel(root) &&
-      !(ck_type_flags(dst_type) & CK_TYPE_FLAG_BLOCKREF) && ck__is_dim(dst_type)) {
-    /* elements per outermost row: product of the inner fixed/strided dims */
-    const ck__strided_dim_kernel *k = (const ck__strided_dim_kernel *)(void *)root;
-    size_t inner = 1;
-    ck_type t = dst_type->element;
-    const char *m = dst_arrmeta + sizeof(ck_dim_arrmeta);
-    bool ok = true;
-    while (ck__is_dim(t) && ok) {
-      intptr_t n = ((const ck_dim_arrmeta *)(const void *)m)->size;
-      ok = t->id != CK_TYPE_VAR_DIM && ck__mul_size(inner, (size_t)n, &inner);
-      m += ck__dim_header_size(t);
-      t = t->element;
-    }
-    size_t rows = (size_t)k->size, total;
-    if (ok && inner > 0 && ck__mul_size(rows, inner, &total) &&
-        total >= CK_PARALLEL_MIN_ELEMENTS && ck_get_num_threads() > 1) {
-      size_t min_chunk = (CK_PARALLEL_MIN_CHUNK_ELEMENTS + inner - 1) / inner;
-      if (rows >= 2 * min_chunk) {
-        ck__par_ctx c = {ck_prefix_child(root, k->child_offset), dst,
-                         k->dst_stride, src, k->src_stride, nsrc};
-        return ck_parallel_for(rows, min_chunk, ck__par_rows, &c);
-      }
-    }
-  }
-  return (ck_status)ck_prefix_single(root)(dst, src, root);
 }

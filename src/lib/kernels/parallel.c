@@ -1,7 +1,8 @@
 /* parallel.c -- the pthread pool behind ck_parallel_for (see parallel.h). */
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,15 +37,29 @@ static struct {
   ck_job *job;
   unsigned active;
   bool shutdown;
-} ck_pool = {.lock = PTHREAD_MUTEX_INITIALIZER,
+} ck__pool = {.lock = PTHREAD_MUTEX_INITIALIZER,
              .job_lock = PTHREAD_MUTEX_INITIALIZER,
              .work_cv = PTHREAD_COND_INITIALIZER,
              .done_cv = PTHREAD_COND_INITIALIZER};
 
-static atomic_uint ck_num_threads; /* 0 = not yet initialised */
-static _Thread_local bool ck_in_worker;
+static atomic_uint ck__nthreads; /* 0 = not yet initialised */
+static _Thread_local bool ck__in_worker;
 
-static unsigned ck_default_threads(void) {
+/* CPUs this process may run on (its affinity mask, as taskset or a
+ * container's cpuset sets it), else the online CPUs. */
+static long ck__usable_cpus(void) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n >= 1) {
+      return n;
+    }
+  }
+  return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static unsigned ck__default_threads(void) {
   const char *env = getenv("CK_NUM_THREADS");
   if (env != NULL && *env != '\0') {
     char *endp;
@@ -53,7 +68,7 @@ static unsigned ck_default_threads(void) {
       return v > CK_MAX_THREADS ? CK_MAX_THREADS : (unsigned)v;
     }
   }
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  long cpus = ck__usable_cpus();
   if (cpus < 1) {
     cpus = 1;
   }
@@ -61,12 +76,12 @@ static unsigned ck_default_threads(void) {
 }
 
 unsigned ck_get_num_threads(void) {
-  unsigned n = atomic_load(&ck_num_threads);
+  unsigned n = atomic_load(&ck__nthreads);
   if (n == 0) {
-    n = ck_default_threads();
+    n = ck__default_threads();
     unsigned expected = 0;
-    atomic_compare_exchange_strong(&ck_num_threads, &expected, n);
-    n = atomic_load(&ck_num_threads);
+    atomic_compare_exchange_strong(&ck__nthreads, &expected, n);
+    n = atomic_load(&ck__nthreads);
   }
   return n;
 }
@@ -76,12 +91,12 @@ ck_status ck_set_num_threads(unsigned n) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "thread count %u is not in [1, %d]",
                     n, CK_MAX_THREADS);
   }
-  atomic_store(&ck_num_threads, n == 0 ? ck_default_threads() : n);
+  atomic_store(&ck__nthreads, n == 0 ? ck__default_threads() : n);
   return CK_OK;
 }
 
 /* Claim and run chunks until the range is exhausted or a failure stops us. */
-static void ck_job_run(ck_job *job, unsigned thread_index) {
+static void ck__job_run(ck_job *job, unsigned thread_index) {
   while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
     size_t b = atomic_fetch_add_explicit(&job->next, job->chunk, memory_order_relaxed);
     if (b >= job->n) {
@@ -100,47 +115,92 @@ static void ck_job_run(ck_job *job, unsigned thread_index) {
   }
 }
 
-static void *ck_worker_main(void *arg) {
+static void *ck__worker_main(void *arg) {
   unsigned index = (unsigned)(uintptr_t)arg; /* worker k is thread k + 1 */
-  ck_in_worker = true;
-  pthread_mutex_lock(&ck_pool.lock);
-  /* Not ck_pool.generation: a job published after this worker was created
+  ck__in_worker = true;
+  pthread_mutex_lock(&ck__pool.lock);
+  /* Not ck__pool.generation: a job published after this worker was created
    * but before it got the lock must not be missed. */
-  uint64_t seen = ck_pool.start_generation[index];
+  uint64_t seen = ck__pool.start_generation[index];
   for (;;) {
-    while (!ck_pool.shutdown && ck_pool.generation == seen) {
-      pthread_cond_wait(&ck_pool.work_cv, &ck_pool.lock);
+    while (!ck__pool.shutdown && ck__pool.generation == seen) {
+      pthread_cond_wait(&ck__pool.work_cv, &ck__pool.lock);
     }
-    if (ck_pool.shutdown) {
+    if (ck__pool.shutdown) {
       break;
     }
-    seen = ck_pool.generation;
-    ck_job *job = ck_pool.job;
+    seen = ck__pool.generation;
+    ck_job *job = ck__pool.job;
     /* A worker not taking part may wake after the job is already over. */
     if (job == NULL || index >= job->workers_wanted) {
       continue;
     }
-    pthread_mutex_unlock(&ck_pool.lock);
-    ck_job_run(job, index + 1);
-    pthread_mutex_lock(&ck_pool.lock);
-    if (--ck_pool.active == 0) {
-      pthread_cond_signal(&ck_pool.done_cv);
+    pthread_mutex_unlock(&ck__pool.lock);
+    ck__job_run(job, index + 1);
+    pthread_mutex_lock(&ck__pool.lock);
+    if (--ck__pool.active == 0) {
+      pthread_cond_signal(&ck__pool.done_cv);
     }
   }
-  pthread_mutex_unlock(&ck_pool.lock);
+  pthread_mutex_unlock(&ck__pool.lock);
   return NULL;
 }
 
+/*
+ * Fork safety.  Only the forking thread exists in the child: the workers
+ * are gone, and a lock another thread held stays held forever.  The prepare
+ * handler therefore waits for the running job to end and takes both locks
+ * (a fork from inside a parallel loop, on the thread that runs it, takes
+ * none: it holds job_lock already); the parent releases them; the child
+ * starts with no pool (fresh locks and condition variables, no workers), so
+ * its first parallel loop creates new workers.  Registered once, when the
+ * pool first starts workers.
+ */
+static bool ck__fork_locked; /* set by prepare, read by parent/child: one thread */
+
+static void ck__fork_prepare(void) {
+  ck__fork_locked = !ck__in_worker;
+  if (ck__fork_locked) {
+    pthread_mutex_lock(&ck__pool.job_lock);
+    pthread_mutex_lock(&ck__pool.lock);
+  }
+}
+
+static void ck__fork_parent(void) {
+  if (ck__fork_locked) {
+    pthread_mutex_unlock(&ck__pool.lock);
+    pthread_mutex_unlock(&ck__pool.job_lock);
+  }
+}
+
+static void ck__fork_child(void) {
+  pthread_mutex_init(&ck__pool.lock, NULL);
+  pthread_mutex_init(&ck__pool.job_lock, NULL);
+  pthread_cond_init(&ck__pool.work_cv, NULL);
+  pthread_cond_init(&ck__pool.done_cv, NULL);
+  ck__pool.nworkers = 0;
+  ck__pool.job = NULL;
+  ck__pool.active = 0;
+  ck__pool.shutdown = false;
+  ck__in_worker = false;
+}
+
+static pthread_once_t ck__atfork_once = PTHREAD_ONCE_INIT;
+static void ck__atfork_register(void) {
+  (void)pthread_atfork(ck__fork_prepare, ck__fork_parent, ck__fork_child);
+}
+
 /* Start workers up to `want` (fewer if thread creation fails). Lock held. */
-static void ck_pool_grow(unsigned want) {
-  while (ck_pool.nworkers < want) {
+static void ck__pool_grow(unsigned want) {
+  (void)pthread_once(&ck__atfork_once, ck__atfork_register);
+  while (ck__pool.nworkers < want) {
     pthread_t t;
-    ck_pool.start_generation[ck_pool.nworkers] = ck_pool.generation;
-    if (pthread_create(&t, NULL, ck_worker_main,
-                       (void *)(uintptr_t)ck_pool.nworkers) != 0) {
+    ck__pool.start_generation[ck__pool.nworkers] = ck__pool.generation;
+    if (pthread_create(&t, NULL, ck__worker_main,
+                       (void *)(uintptr_t)ck__pool.nworkers) != 0) {
       return;
     }
-    ck_pool.threads[ck_pool.nworkers++] = t;
+    ck__pool.threads[ck__pool.nworkers++] = t;
   }
 }
 
@@ -159,7 +219,7 @@ ck_status ck_parallel_for(size_t n, size_t min_chunk, ck_parallel_fn fn, void *c
   if (max_useful < nt) {
     nt = (unsigned)(max_useful ? max_useful : 1);
   }
-  if (nt <= 1 || ck_in_worker || pthread_mutex_trylock(&ck_pool.job_lock) != 0) {
+  if (nt <= 1 || ck__in_worker || pthread_mutex_trylock(&ck__pool.job_lock) != 0) {
     return fn(ctx, 0, n, 0);
   }
 
@@ -175,26 +235,26 @@ ck_status ck_parallel_for(size_t n, size_t min_chunk, ck_parallel_fn fn, void *c
   atomic_init(&job.stop, false);
   atomic_init(&job.status, CK_OK);
 
-  pthread_mutex_lock(&ck_pool.lock);
-  ck_pool_grow(nt - 1);
-  job.workers_wanted = ck_pool.nworkers < nt - 1 ? ck_pool.nworkers : nt - 1;
-  ck_pool.job = &job;
-  ck_pool.active = job.workers_wanted;
-  ck_pool.generation++;
-  pthread_cond_broadcast(&ck_pool.work_cv);
-  pthread_mutex_unlock(&ck_pool.lock);
+  pthread_mutex_lock(&ck__pool.lock);
+  ck__pool_grow(nt - 1);
+  job.workers_wanted = ck__pool.nworkers < nt - 1 ? ck__pool.nworkers : nt - 1;
+  ck__pool.job = &job;
+  ck__pool.active = job.workers_wanted;
+  ck__pool.generation++;
+  pthread_cond_broadcast(&ck__pool.work_cv);
+  pthread_mutex_unlock(&ck__pool.lock);
 
-  ck_in_worker = true; /* nested calls from fn on this thread run serially */
-  ck_job_run(&job, 0);
-  ck_in_worker = false;
+  ck__in_worker = true; /* nested calls from fn on this thread run serially */
+  ck__job_run(&job, 0);
+  ck__in_worker = false;
 
-  pthread_mutex_lock(&ck_pool.lock);
-  while (ck_pool.active != 0) {
-    pthread_cond_wait(&ck_pool.done_cv, &ck_pool.lock);
+  pthread_mutex_lock(&ck__pool.lock);
+  while (ck__pool.active != 0) {
+    pthread_cond_wait(&ck__pool.done_cv, &ck__pool.lock);
   }
-  ck_pool.job = NULL;
-  pthread_mutex_unlock(&ck_pool.lock);
-  pthread_mutex_unlock(&ck_pool.job_lock);
+  ck__pool.job = NULL;
+  pthread_mutex_unlock(&ck__pool.lock);
+  pthread_mutex_unlock(&ck__pool.job_lock);
 
   ck_status st = (ck_status)atomic_load(&job.status);
   if (st != CK_OK) {
@@ -204,29 +264,29 @@ ck_status ck_parallel_for(size_t n, size_t min_chunk, ck_parallel_fn fn, void *c
 }
 
 ck_status ck_thread_pool_shutdown(void) {
-  if (ck_in_worker) {
+  if (ck__in_worker) {
     return CK_ERROR(CK_ERR_INVALID_STATE, "called from inside a parallel loop");
   }
-  pthread_mutex_lock(&ck_pool.job_lock);
-  pthread_mutex_lock(&ck_pool.lock);
-  ck_pool.shutdown = true;
-  pthread_cond_broadcast(&ck_pool.work_cv);
-  unsigned n = ck_pool.nworkers;
-  pthread_mutex_unlock(&ck_pool.lock);
+  pthread_mutex_lock(&ck__pool.job_lock);
+  pthread_mutex_lock(&ck__pool.lock);
+  ck__pool.shutdown = true;
+  pthread_cond_broadcast(&ck__pool.work_cv);
+  unsigned n = ck__pool.nworkers;
+  pthread_mutex_unlock(&ck__pool.lock);
   for (unsigned i = 0; i < n; i++) {
-    pthread_join(ck_pool.threads[i], NULL);
+    pthread_join(ck__pool.threads[i], NULL);
   }
-  pthread_mutex_lock(&ck_pool.lock);
-  ck_pool.nworkers = 0;
-  ck_pool.shutdown = false;
-  pthread_mutex_unlock(&ck_pool.lock);
-  pthread_mutex_unlock(&ck_pool.job_lock);
+  pthread_mutex_lock(&ck__pool.lock);
+  ck__pool.nworkers = 0;
+  ck__pool.shutdown = false;
+  pthread_mutex_unlock(&ck__pool.lock);
+  pthread_mutex_unlock(&ck__pool.job_lock);
   return CK_OK;
 }
 
 unsigned ck_thread_pool_size(void) {
-  pthread_mutex_lock(&ck_pool.lock);
-  unsigned n = ck_pool.nworkers;
-  pthread_mutex_unlock(&ck_pool.lock);
+  pthread_mutex_lock(&ck__pool.lock);
+  unsigned n = ck__pool.nworkers;
+  pthread_mutex_unlock(&ck__pool.lock);
   return n;
 }

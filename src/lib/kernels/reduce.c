@@ -4,12 +4,13 @@
  * driver that builds one strided dim kernel per source axis (destination
  * stride 0 on reduced axes) over a leaf.
  */
-#include "kernels/assign_impl.h"
-#include "kernels/lift_impl.h"
+#include "kernels/assign_internal.h"
+#include "kernels/lift_internal.h"
 #include "types/type_internal.h"
 
 #include "ckernel/reduce.h"
 
+#include <stdalign.h>
 #include <string.h>
 
 /* ---- element access (S is a constant at every call) -------------------------- */
@@ -72,8 +73,13 @@ static CK__ALWAYS_INLINE bool ck__truth(int S, const char *p) {
 /* ---- pairwise summation (NumPy's scheme) --------------------------------------- */
 
 #define CK__PW_BLOCK 128
-#define CK__DEFINE_PAIRWISE(NAME, S)                                            \
-  static double NAME(const char *p, intptr_t s, size_t n) {                    \
+/* NAME(p, stride, n); STRIDE is the stride the body uses: `stride_arg` in
+ * general, or a constant (the element size) for the contiguous version, in
+ * which the eight accumulators vectorise. */
+#define CK__DEFINE_PAIRWISE(NAME, S, STRIDE)                                   \
+  static double NAME(const char *p, intptr_t stride_arg, size_t n) {           \
+    const intptr_t s = (STRIDE);                                               \
+    (void)stride_arg;                                                          \
     if (n < 8) {                                                               \
       double r = 0.0;                                                          \
       for (size_t i = 0; i < n; i++) {                                         \
@@ -101,18 +107,25 @@ static CK__ALWAYS_INLINE bool ck__truth(int S, const char *p) {
     }                                                                          \
     size_t n2 = n / 2;                                                         \
     n2 -= n2 % 8;                                                              \
-    return NAME(p, s, n2) + NAME(p + (intptr_t)n2 * s, s, n - n2);             \
+    return NAME(p, stride_arg, n2) +                                           \
+           NAME(p + (intptr_t)n2 * s, stride_arg, n - n2);                     \
   }
-CK__DEFINE_PAIRWISE(ck__pw_f16, CK_TYPE_FLOAT16)
-CK__DEFINE_PAIRWISE(ck__pw_f32, CK_TYPE_FLOAT32)
-CK__DEFINE_PAIRWISE(ck__pw_f64, CK_TYPE_FLOAT64)
+CK__DEFINE_PAIRWISE(ck__pw_f16, CK_TYPE_FLOAT16, stride_arg)
+CK__DEFINE_PAIRWISE(ck__pw_f32, CK_TYPE_FLOAT32, stride_arg)
+CK__DEFINE_PAIRWISE(ck__pw_f64, CK_TYPE_FLOAT64, stride_arg)
+CK__DEFINE_PAIRWISE(ck__pw_f32_unit, CK_TYPE_FLOAT32, (intptr_t)sizeof(float))
+CK__DEFINE_PAIRWISE(ck__pw_f64_unit, CK_TYPE_FLOAT64, (intptr_t)sizeof(double))
 
+/* The same sums (same order of additions) whatever the version. */
 static CK__ALWAYS_INLINE double ck__pairwise(int S, const char *p, intptr_t s,
                                              size_t n) {
   switch (S) {
   case CK_TYPE_FLOAT16: return ck__pw_f16(p, s, n);
-  case CK_TYPE_FLOAT32: case CK_TYPE_COMPLEX64: return ck__pw_f32(p, s, n);
-  default: return ck__pw_f64(p, s, n);
+  case CK_TYPE_FLOAT32:
+  case CK_TYPE_COMPLEX64:
+    return s == (intptr_t)sizeof(float) ? ck__pw_f32_unit(p, s, n) : ck__pw_f32(p, s, n);
+  default:
+    return s == (intptr_t)sizeof(double) ? ck__pw_f64_unit(p, s, n) : ck__pw_f64(p, s, n);
   }
 }
 
@@ -382,7 +395,7 @@ ck_status ck_make_reduce_accumulate_kernel(ck_kernel_builder *ckb, size_t offset
                     (int)src_dtype);
   }
   const ck_kernel_info *info = &ck__red_infos[op][src_dtype];
-  (void)ck_kernel_info_register(info); /* for dumps; idempotent */
+  ck__kernel_info_register_table(info, 1); /* for dumps; idempotent */
   size_t end = offset + sizeof(ck_prefix);
   if ((st = ck_kernel_builder_ensure_capacity_leaf(ckb, end)) != CK_OK) {
     return st;
@@ -434,6 +447,8 @@ typedef struct ck__reduce_spec {
   const void *identity;  /* NULL: start from the first element */
   ck__leaf_fn leaf;
   void *leaf_data;
+  int op;                /* a ck_reduce_op, or -1 (user binary kernel: serial) */
+  ck_type_id src_id;
 } ck__reduce_spec;
 
 typedef struct ck__typed_leaf {
@@ -480,11 +495,52 @@ static ck_status ck__bin_leaf_fn(void *data, ck_kernel_builder *ckb, size_t offs
   return b->factory(b->data, ckb, child, b->dtype, CK_KERNEL_REQUEST_STRIDED, &end);
 }
 
+/*
+ * Merge adjacent axes that walk memory as one (size[a+1] * stride[a+1] ==
+ * stride[a] for the source and the destination alike) and drop size-1
+ * axes, in place: a C-contiguous full reduction becomes one run (one leaf
+ * call, summed pairwise over all of it as NumPy does), a contiguous
+ * reduction over the last axes one run per output element.  Returns the new
+ * number of axes (a size-0 axis is kept: no work).
+ */
+static size_t ck__coalesce_axes(size_t nd, intptr_t *size, intptr_t *sstr,
+                                intptr_t *dstr) {
+  size_t out = 0;
+  for (size_t a = 0; a < nd; a++) {
+    if (size[a] == 1 && nd > 1) {
+      continue;
+    }
+    if (out > 0 && size[a] != 0 && size[out - 1] != 0 &&
+        sstr[out - 1] == size[a] * sstr[a] && dstr[out - 1] == size[a] * dstr[a]) {
+      size[out - 1] *= size[a]; /* the product is the size of an existing array */
+      sstr[out - 1] = sstr[a];
+      dstr[out - 1] = dstr[a];
+      continue;
+    }
+    size[out] = size[a];
+    sstr[out] = sstr[a];
+    dstr[out] = dstr[a];
+    out++;
+  }
+  if (out == 0) { /* every axis had size 1 */
+    size[0] = 1;
+    sstr[0] = 0;
+    dstr[0] = 0;
+    out = 1;
+  }
+  return out;
+}
+
 /* Build the tree (one strided dim kernel per axis, then the leaf) into a
  * fresh builder and run it once. */
 static ck_status ck__run_tree(size_t nd, const intptr_t *size, const intptr_t *sstride,
                               const intptr_t *dstride, ck__leaf_fn leaf, void *leaf_data,
                               char *dst, const char *src) {
+  intptr_t sz[CK_TYPE_MAX_DEPTH], ss[CK_TYPE_MAX_DEPTH], ds[CK_TYPE_MAX_DEPTH];
+  memcpy(sz, size, nd * sizeof *sz);
+  memcpy(ss, sstride, nd * sizeof *ss);
+  memcpy(ds, dstride, nd * sizeof *ds);
+  nd = nd > 0 ? ck__coalesce_axes(nd, sz, ss, ds) : 0;
   ck_kernel_builder kb;
   ck_kernel_builder_init(&kb);
   size_t off = 0;
@@ -492,8 +548,7 @@ static ck_status ck__run_tree(size_t nd, const intptr_t *size, const intptr_t *s
   ck_status st = CK_OK;
   for (size_t a = 0; a < nd && st == CK_OK; a++) {
     size_t child;
-    st = ck__make_strided_dim_kernel(&kb, off, size[a], dstride[a], 1, &sstride[a],
-                                     req, &child);
+    st = ck__make_strided_dim_kernel(&kb, off, sz[a], ds[a], 1, &ss[a], req, &child);
     off = child;
     req = CK_KERNEL_REQUEST_STRIDED;
   }
@@ -506,6 +561,206 @@ static ck_status ck__run_tree(size_t nd, const intptr_t *size, const intptr_t *s
   }
   ck_kernel_builder_destroy(&kb);
   return st;
+}
+
+/* ---- running on the thread pool ------------------------------------------------------ */
+
+/*
+ * A reduction runs on the thread pool when it is large (CK_PARALLEL_MIN_ELEMENTS
+ * source elements, apply.h) and its result does not depend on the split, so
+ * it is the same for every thread count:
+ *   - an output axis (not reduced) is split: each thread owns whole output
+ *     elements and accumulates them in the serial order;
+ *   - a full reduction of one run (after coalescing) is split into chunks
+ *     whose partial results combine exactly: integer/bool sums and products
+ *     (wrap-around arithmetic), any/all, min/max; float and complex sums are
+ *     split along NumPy's pairwise recursion and the partial sums (in double)
+ *     combined in the same tree, which is the very sum the serial pairwise
+ *     loop computes.  Float/complex products and user binary kernels stay
+ *     serial.
+ */
+enum { CK__PW_SPLIT_DEPTH = 4 }; /* 16 pairwise subtrees */
+
+typedef struct ck__axis_job {
+  const ck__reduce_spec *sp;
+  size_t nd, axis;
+  const intptr_t *size, *sstr, *dstr;
+  char *dst;
+  const char *src;
+} ck__axis_job;
+
+static ck_status ck__axis_task(void *ctx, size_t b, size_t e, unsigned t) {
+  (void)t;
+  const ck__axis_job *j = ctx;
+  intptr_t sz[CK_TYPE_MAX_DEPTH];
+  memcpy(sz, j->size, j->nd * sizeof *sz);
+  sz[j->axis] = (intptr_t)(e - b);
+  return ck__run_tree(j->nd, sz, j->sstr, j->dstr, j->sp->leaf, j->sp->leaf_data,
+                      j->dst + (intptr_t)b * j->dstr[j->axis],
+                      j->src + (intptr_t)b * j->sstr[j->axis]);
+}
+
+/* NumPy's pairwise recursion over [0, n), cut at depth `depth` (or where it
+ * stops splitting): the leaves' offsets and lengths, in order. */
+static size_t ck__pw_leaves(size_t at, size_t n, int depth, size_t *off, size_t *len,
+                            size_t k) {
+  if (depth == 0 || n <= CK__PW_BLOCK) {
+    off[k] = at;
+    len[k] = n;
+    return k + 1;
+  }
+  size_t n2 = n / 2;
+  n2 -= n2 % 8;
+  k = ck__pw_leaves(at, n2, depth - 1, off, len, k);
+  return ck__pw_leaves(at + n2, n - n2, depth - 1, off, len, k);
+}
+
+/* The same recursion, combining the leaves' sums (consumed from *k). */
+static double ck__pw_combine(size_t n, int depth, const double *leaf, size_t *k) {
+  if (depth == 0 || n <= CK__PW_BLOCK) {
+    return leaf[(*k)++];
+  }
+  size_t n2 = n / 2;
+  n2 -= n2 % 8;
+  double a = ck__pw_combine(n2, depth - 1, leaf, k);
+  return a + ck__pw_combine(n - n2, depth - 1, leaf, k);
+}
+
+enum { CK__PW_MAX_LEAVES = 1 << CK__PW_SPLIT_DEPTH, CK__CHUNKS = 64 };
+
+typedef struct ck__run_job {
+  int op, sid, rid;
+  const char *src;
+  intptr_t ss;
+  size_t n;
+  bool first_copy;            /* no identity: a chunk starts from its first element */
+  size_t nchunks;
+  size_t off[CK__CHUNKS], len[CK__CHUNKS];
+  double part[2][CK__CHUNKS]; /* pairwise: real / imaginary partial sums */
+  alignas(16) unsigned char acc[CK__CHUNKS][16]; /* exact: partial results */
+} ck__run_job;
+
+static ck_status ck__run_task(void *ctx, size_t b, size_t e, unsigned t) {
+  (void)t;
+  ck__run_job *j = ctx;
+  for (size_t c = b; c < e; c++) {
+    const char *p = j->src + (intptr_t)j->off[c] * j->ss;
+    if (j->op < 0) { /* pairwise sum */
+      j->part[0][c] = ck__pairwise(j->sid, p, j->ss, j->len[c]);
+      if (ck__cls(j->sid) == CK__CLS_C) {
+        j->part[1][c] = ck__pairwise(j->sid, p + ck__csz(j->sid), j->ss, j->len[c]);
+      }
+      continue;
+    }
+    size_t skip = 0;
+    if (j->first_copy) { /* min/max: the result type is the source type */
+      memcpy(j->acc[c], p, ck__builtin_size(j->sid));
+      skip = 1;
+    }
+    const ck_kernel_info *leaf = &ck__red_infos[j->op][j->sid];
+    const char *s = p + (intptr_t)skip * j->ss;
+    int st = leaf->strided((char *)j->acc[c], 0, &s, &j->ss, j->len[c] - skip, NULL);
+    if (st != 0) {
+      return (ck_status)st;
+    }
+  }
+  return CK_OK;
+}
+
+/* Can a full reduction with `op` over `sid` be split (see above)? -1: no;
+ * 0: exact chunks; 1: pairwise subtrees. */
+static int ck__split_kind(int op, int sid) {
+  int cls = ck__cls(sid);
+  bool real = cls == CK__CLS_F || cls == CK__CLS_C;
+  if (op == CK_REDUCE_SUM) {
+    return real ? 1 : 0;
+  }
+  if (op == CK_REDUCE_PRODUCT) {
+    return real ? -1 : 0;
+  }
+  return 0; /* min, max, any, all: selections */
+}
+
+/* The main pass of ck__reduce: serial, or split as described above. */
+static ck_status ck__run_reduction(const ck__reduce_spec *sp, size_t nd,
+                                   const intptr_t *size, const intptr_t *sstride,
+                                   const intptr_t *dstride, char *dst, const char *src) {
+  intptr_t sz[CK_TYPE_MAX_DEPTH], ss[CK_TYPE_MAX_DEPTH], ds[CK_TYPE_MAX_DEPTH];
+  memcpy(sz, size, nd * sizeof *sz);
+  memcpy(ss, sstride, nd * sizeof *ss);
+  memcpy(ds, dstride, nd * sizeof *ds);
+  size_t cnd = nd > 0 ? ck__coalesce_axes(nd, sz, ss, ds) : 0;
+  size_t total = 1;
+  bool big = sp->op >= 0 && nd > 0 && ck_get_num_threads() > 1;
+  for (size_t a = 0; a < cnd && big; a++) {
+    big = ck__mul_size(total, (size_t)sz[a], &total);
+  }
+  big = big && total >= CK_PARALLEL_MIN_ELEMENTS;
+  if (big) {
+    /* an output axis to split: the outermost one */
+    for (size_t a = 0; a < cnd; a++) {
+      if (ds[a] != 0 && sz[a] >= 2) {
+        size_t inner = total / (size_t)sz[a];
+        size_t min_chunk = (CK_PARALLEL_MIN_CHUNK_ELEMENTS + inner - 1) / inner;
+        if ((size_t)sz[a] < 2 * min_chunk) {
+          break;
+        }
+        ck__axis_job j = {sp, cnd, a, sz, ss, ds, dst, src};
+        return ck_parallel_for((size_t)sz[a], min_chunk, ck__axis_task, &j);
+      }
+    }
+    int kind = cnd == 1 && ds[0] == 0 ? ck__split_kind(sp->op, (int)sp->src_id) : -1;
+    if (kind >= 0) {
+      ck__run_job *j = ck__calloc(1, sizeof *j, "ck_array_reduce");
+      if (j == NULL) {
+        return CK_ERR_NO_MEMORY;
+      }
+      j->op = kind == 1 ? -1 : sp->op;
+      j->sid = (int)sp->src_id;
+      j->rid = (int)sp->res_id;
+      j->src = src;
+      j->ss = ss[0];
+      j->n = (size_t)sz[0];
+      j->first_copy = sp->identity == NULL;
+      if (kind == 1) {
+        j->nchunks = ck__pw_leaves(0, j->n, CK__PW_SPLIT_DEPTH, j->off, j->len, 0);
+      } else {
+        size_t per = (j->n + CK__CHUNKS - 1) / CK__CHUNKS;
+        per = per < CK_PARALLEL_MIN_CHUNK_ELEMENTS / 4 ? CK_PARALLEL_MIN_CHUNK_ELEMENTS / 4
+                                                       : per;
+        for (size_t at = 0; at < j->n; at += per) {
+          j->off[j->nchunks] = at;
+          j->len[j->nchunks] = j->n - at < per ? j->n - at : per;
+          if (sp->identity != NULL) {
+            memcpy(j->acc[j->nchunks], sp->identity, ck__builtin_size(j->rid));
+          }
+          j->nchunks++;
+        }
+      }
+      ck_status st = ck_parallel_for(j->nchunks, 1, ck__run_task, j);
+      if (st == CK_OK && kind == 1) {
+        /* dst += the pairwise total, as the serial leaf does */
+        size_t k = 0;
+        double re = ck__pw_combine(j->n, CK__PW_SPLIT_DEPTH, j->part[0], &k);
+        ck__st_f(j->sid, dst, ck__ld_f(j->sid, dst) + re);
+        if (ck__cls(j->sid) == CK__CLS_C) {
+          size_t cs = ck__csz(j->sid);
+          k = 0;
+          double im = ck__pw_combine(j->n, CK__PW_SPLIT_DEPTH, j->part[1], &k);
+          ck__st_f(j->sid, dst + cs, ck__ld_f(j->sid, dst + cs) + im);
+        }
+      } else if (st == CK_OK) {
+        /* fold the partial results (of the result type) into dst in order */
+        const ck_kernel_info *fold = &ck__red_infos[sp->op][j->rid];
+        const char *p = (const char *)j->acc;
+        intptr_t stride = (intptr_t)sizeof j->acc[0];
+        st = (ck_status)fold->strided(dst, 0, &p, &stride, j->nchunks, NULL);
+      }
+      ck__free(j);
+      return st;
+    }
+  }
+  return ck__run_tree(nd, size, sstride, dstride, sp->leaf, sp->leaf_data, dst, src);
 }
 
 static ck_status ck__axes_mask(size_t nd, const size_t *axes, size_t naxes, bool *red) {
@@ -631,8 +886,7 @@ static ck_status ck__reduce(const ck__reduce_spec *sp, const ck_array_preamble *
                         src->data);
     }
     if (st == CK_OK) {
-      st = ck__run_tree(nd, shape, sstr, dstr, sp->leaf, sp->leaf_data, res->data,
-                        src->data);
+      st = ck__run_reduction(sp, nd, shape, sstr, dstr, res->data, src->data);
     }
   }
   if (st != CK_OK) {
@@ -650,7 +904,7 @@ static ck_status ck__reduce_named(const char *op_name, const ck_array_preamble *
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
   }
   *out = NULL;
-  ck_reduce_op op;
+  ck_reduce_op op = CK_REDUCE_SUM;
   ck_status st = ck_reduce_op_from_name(op_name, &op);
   if (st != CK_OK) {
     return st;
@@ -693,7 +947,8 @@ static ck_status ck__reduce_named(const char *op_name, const ck_array_preamble *
   if (st != CK_OK) {
     return st;
   }
-  ck__reduce_spec sp = {ck_reduce_op_name(op), rid, idp, ck__typed_leaf_fn, &leaf};
+  ck__reduce_spec sp = {ck_reduce_op_name(op), rid, idp, ck__typed_leaf_fn, &leaf,
+                        (int)op, sid};
   return ck__reduce(&sp, src, red, keepdims, out);
 }
 
@@ -768,7 +1023,7 @@ ck_status ck_array_reduce_binary(ck_binary_kernel_factory factory, void *factory
   }
   ck__bin_leaf leaf = {factory, factory_data, dtype};
   ck__reduce_spec sp = {op_label != NULL ? op_label : "reduce", dtype, identity,
-                        ck__bin_leaf_fn, &leaf};
+                        ck__bin_leaf_fn, &leaf, -1, dtype};
   st = ck__reduce(&sp, src, red, keepdims, out);
   ck_array_decref(conv);
   return st;

@@ -1,5 +1,5 @@
 /* memblock.c -- reference-counted memory blocks (see ckernel/memblock.h). */
-#include "core/internal.h"
+#include "memory/memblock_internal.h"
 
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -18,14 +18,25 @@ extern inline void ck_memblock_decref(ck_memblock *mb);
 /* Process-wide live-block counter (documented in memblock.h). */
 static atomic_int_fast64_t ck_live_blocks;
 
-void ck__memblock_init(ck_memblock *mb, ck_memblock_kind kind) {
+/* The ops of the kinds implemented elsewhere, indexed by kind (set by
+ * ck__memblock_init before the first block of the kind exists). */
+enum { CK__MEMBLOCK_KINDS = CK_MEMBLOCK_ZEROINIT + 1 };
+static _Atomic(const ck__memblock_ops *) ck__kind_ops[CK__MEMBLOCK_KINDS];
+
+void ck__memblock_init(ck_memblock *mb, ck_memblock_kind kind,
+                       const ck__memblock_ops *ops) {
+  if (ops != NULL) {
+    atomic_store_explicit(&ck__kind_ops[kind], ops, memory_order_relaxed);
+  }
   atomic_init(&mb->refcount, 1u);
   mb->kind = (uint32_t)kind;
   atomic_fetch_add_explicit(&ck_live_blocks, 1, memory_order_relaxed);
 }
 
-void ck__memblock_released(void) {
-  atomic_fetch_sub_explicit(&ck_live_blocks, 1, memory_order_relaxed);
+static const ck__memblock_ops *ck__ops_of(uint32_t kind) {
+  return kind < CK__MEMBLOCK_KINDS
+             ? atomic_load_explicit(&ck__kind_ops[kind], memory_order_relaxed)
+             : NULL;
 }
 
 int64_t ck_memblock_live_count(void) {
@@ -81,7 +92,7 @@ ck_status ck_fixed_size_pod_memblock_new(size_t size, size_t align,
     return CK_ERR_NO_MEMORY;
   }
   memset(mb, 0, total);
-  ck__memblock_init(&mb->base, CK_MEMBLOCK_FIXED_SIZE_POD);
+  ck__memblock_init(&mb->base, CK_MEMBLOCK_FIXED_SIZE_POD, NULL);
   mb->size = size;
   mb->data_offset = data_offset;
   *out = &mb->base;
@@ -122,7 +133,7 @@ ck_status ck_external_memblock_new(void *object, ck_release_fn release,
   if (mb == NULL) {
     return CK_ERR_NO_MEMORY;
   }
-  ck__memblock_init(&mb->base, CK_MEMBLOCK_EXTERNAL);
+  ck__memblock_init(&mb->base, CK_MEMBLOCK_EXTERNAL, NULL);
   mb->object = object;
   mb->release = release;
   *out = &mb->base;
@@ -149,8 +160,14 @@ void ck_memblock_free(ck_memblock *mb) {
   }
   switch (mb->kind) {
   case CK_MEMBLOCK_ARRAY:
-    ck__array_memblock_free(mb);
+  case CK_MEMBLOCK_POD:
+  case CK_MEMBLOCK_ZEROINIT: {
+    const ck__memblock_ops *ops = ck__ops_of(mb->kind);
+    if (ops != NULL && ops->release != NULL) {
+      ops->release(mb);
+    }
     break;
+  }
   case CK_MEMBLOCK_FIXED_SIZE_POD:
     break;
   case CK_MEMBLOCK_EXTERNAL: {
@@ -160,10 +177,6 @@ void ck_memblock_free(ck_memblock *mb) {
     }
     break;
   }
-  case CK_MEMBLOCK_POD:
-  case CK_MEMBLOCK_ZEROINIT:
-    ck__pod_memblock_free(mb);
-    break;
   default:
     /* Corrupted or already-freed block: never free unknown memory. */
     CK_ERROR(CK_ERR_INVALID_STATE,
@@ -173,7 +186,7 @@ void ck_memblock_free(ck_memblock *mb) {
   }
   mb->kind = 0; /* poison: a second free of a dangling pointer is reported */
   ck__free(mb);
-  ck__memblock_released();
+  atomic_fetch_sub_explicit(&ck_live_blocks, 1, memory_order_relaxed);
 }
 
 /* ---- debug printing --------------------------------------------------- */
@@ -190,12 +203,13 @@ ck_status ck_memblock_debug_print(const ck_memblock *mb, char *buf,
   ck__appendf(buf, bufsize, &pos, "memblock %p: kind=%s refcount=%u", (void *)mb,
               ck_memblock_kind_name(mb->kind), (unsigned)ck_memblock_refcount(mb));
   switch (mb->kind) {
-  case CK_MEMBLOCK_ARRAY: {
-    const ck_array_preamble *a = (const ck_array_preamble *)mb;
-    char type_str[128];
-    ck_type_print(a->type, type_str, sizeof type_str, NULL);
-    ck__appendf(buf, bufsize, &pos, " type='%s' data=%p data_ref=%p flags=%u",
-                type_str, (void *)a->data, (void *)a->data_ref, (unsigned)a->flags);
+  case CK_MEMBLOCK_ARRAY:
+  case CK_MEMBLOCK_POD:
+  case CK_MEMBLOCK_ZEROINIT: {
+    const ck__memblock_ops *ops = ck__ops_of(mb->kind);
+    if (ops != NULL && ops->debug != NULL) {
+      ops->debug(mb, buf, bufsize, &pos);
+    }
     break;
   }
   case CK_MEMBLOCK_FIXED_SIZE_POD: {
@@ -208,17 +222,6 @@ ck_status ck_memblock_debug_print(const ck_memblock *mb, char *buf,
     const ck_external_memblock *e = (const ck_external_memblock *)mb;
     ck__appendf(buf, bufsize, &pos, " object=%p release=%s", e->object,
                 e->release ? "set" : "none");
-    break;
-  }
-  case CK_MEMBLOCK_POD:
-  case CK_MEMBLOCK_ZEROINIT: {
-    ck_pod_stats st;
-    if (ck_pod_memblock_stats(mb, &st) == CK_OK) {
-      ck__appendf(buf, bufsize, &pos,
-                  " capacity=%zu used=%zu chunks=%zu allocations=%zu%s",
-                  st.capacity, st.used, st.chunks, st.allocations,
-                  st.finalized ? " finalized" : "");
-    }
     break;
   }
   default:

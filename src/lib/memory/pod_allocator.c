@@ -1,7 +1,8 @@
 /* pod_allocator.c -- arena memblocks and the pod allocator API
  * (see ckernel/pod_allocator.h for the semantics). */
-#include "core/internal.h"
+#include "memory/memblock_internal.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /*
@@ -39,58 +40,70 @@ typedef struct ck_pod_memblock {
   size_t last_align;
   size_t initial_capacity;
   size_t allocations;
+  pthread_mutex_t writer; /* recursive: ck_pod_memblock_writer_lock        */
 } ck_pod_memblock;
 
-static inline char *ck_chunk_data(ck_pod_chunk *c) {
+static inline char *ck__chunk_data(ck_pod_chunk *c) {
   return (char *)c + CK_CHUNK_HEADER;
 }
 
-static inline size_t ck_chunk_capacity(const ck_pod_chunk *c) {
+static inline size_t ck__chunk_capacity(const ck_pod_chunk *c) {
   return c->total - CK_CHUNK_HEADER;
 }
 
 /* Move the head's cursor, keeping its high-water mark. */
-static inline void ck_set_cur(ck_pod_memblock *a, char *cur) {
+static inline void ck__set_cur(ck_pod_memblock *a, char *cur) {
   a->cur = cur;
   if (cur > a->high) {
     a->high = cur;
   }
 }
 
-static bool ck_is_arena(const ck_memblock *mb) {
+static bool ck__is_arena(const ck_memblock *mb) {
   return mb != NULL &&
          (mb->kind == CK_MEMBLOCK_POD || mb->kind == CK_MEMBLOCK_ZEROINIT);
 }
 
-static ck_status ck_arena_new(ck_memblock_kind kind, size_t initial_capacity,
-                              ck_memblock **out) {
+static const ck__memblock_ops ck__arena_ops;
+
+static ck_status ck__arena_new(ck_memblock_kind kind, size_t initial_capacity,
+                              ck_memblock **out, const char *func) {
   if (out == NULL) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "out must not be NULL");
   }
   *out = NULL;
   if (initial_capacity > PTRDIFF_MAX / 2) {
-    return CK_ERROR(CK_ERR_OVERFLOW, "initial capacity %zu is too large",
+    return ck__error(CK_ERR_OVERFLOW, func, "initial capacity %zu is too large",
                     initial_capacity);
   }
-  ck_pod_memblock *a = CK_CALLOC(1, sizeof *a);
+  ck_pod_memblock *a = ck__calloc(1, sizeof *a, func);
   if (a == NULL) {
     return CK_ERR_NO_MEMORY;
   }
-  ck__memblock_init(&a->base, kind);
+  pthread_mutexattr_t attr;
+  bool ok = pthread_mutexattr_init(&attr) == 0;
+  ok = ok && pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) == 0;
+  ok = ok && pthread_mutex_init(&a->writer, &attr) == 0;
+  (void)pthread_mutexattr_destroy(&attr);
+  if (!ok) {
+    ck__free(a);
+    return ck__error(CK_ERR_NO_MEMORY, func, "cannot create the arena's writer lock");
+  }
+  ck__memblock_init(&a->base, kind, &ck__arena_ops);
   a->initial_capacity = initial_capacity ? initial_capacity : CK_POD_DEFAULT_CAPACITY;
   *out = &a->base;
   return CK_OK;
 }
 
 ck_status ck_pod_memblock_new(size_t initial_capacity, ck_memblock **out) {
-  return ck_arena_new(CK_MEMBLOCK_POD, initial_capacity, out);
+  return ck__arena_new(CK_MEMBLOCK_POD, initial_capacity, out, __func__);
 }
 
 ck_status ck_zeroinit_memblock_new(size_t initial_capacity, ck_memblock **out) {
-  return ck_arena_new(CK_MEMBLOCK_ZEROINIT, initial_capacity, out);
+  return ck__arena_new(CK_MEMBLOCK_ZEROINIT, initial_capacity, out, __func__);
 }
 
-static void ck_chunk_release(ck_pod_chunk *c) {
+static void ck__chunk_release(ck_pod_chunk *c) {
   if (c->mapped) {
     ck__unmap(c, c->total);
   } else {
@@ -98,20 +111,34 @@ static void ck_chunk_release(ck_pod_chunk *c) {
   }
 }
 
-void ck__pod_memblock_free(ck_memblock *mb) {
+static void ck__pod_memblock_free(ck_memblock *mb) {
   ck_pod_memblock *a = (ck_pod_memblock *)mb;
+  (void)pthread_mutex_destroy(&a->writer);
   ck_pod_chunk *c = a->head;
   while (c != NULL) {
     ck_pod_chunk *prev = c->prev;
-    ck_chunk_release(c);
+    ck__chunk_release(c);
     c = prev;
   }
   a->head = NULL;
 }
 
+static void ck__pod_memblock_debug(const ck_memblock *mb, char *buf, size_t bufsize,
+                                   size_t *pos) {
+  ck_pod_stats st;
+  if (ck_pod_memblock_stats(mb, &st) == CK_OK) {
+    ck__appendf(buf, bufsize, pos,
+                " capacity=%zu used=%zu chunks=%zu allocations=%zu%s", st.capacity,
+                st.used, st.chunks, st.allocations, st.finalized ? " finalized" : "");
+  }
+}
+
+static const ck__memblock_ops ck__arena_ops = {
+    .release = ck__pod_memblock_free, .debug = ck__pod_memblock_debug};
+
 /* Make a new head chunk able to hold `size` bytes at alignment `align`.
  * The old head keeps its contents (see the invariant above). */
-static ck_status ck_arena_add_chunk(ck_pod_memblock *a, size_t size, size_t align,
+static ck_status ck__arena_add_chunk(ck_pod_memblock *a, size_t size, size_t align,
                                     const char *func) {
   size_t needed, cap;
   /* Usable bytes start 16-byte aligned; larger alignments may need padding. */
@@ -120,7 +147,7 @@ static ck_status ck_arena_add_chunk(ck_pod_memblock *a, size_t size, size_t alig
       !ck__add_size(needed, CK_CHUNK_HEADER, &cap) || cap > PTRDIFF_MAX) {
     return ck__error(CK_ERR_OVERFLOW, func, "size %zu is too large", size);
   }
-  cap = a->head ? ck_chunk_capacity(a->head) : 0;
+  cap = a->head ? ck__chunk_capacity(a->head) : 0;
   if (cap <= PTRDIFF_MAX / 2) {
     cap *= 2;
   }
@@ -155,20 +182,20 @@ static ck_status ck_arena_add_chunk(ck_pod_memblock *a, size_t size, size_t alig
   c->mapped = mapped;
   c->pad_ = 0;
   if (a->head != NULL) {
-    a->head->used = (size_t)(a->cur - ck_chunk_data(a->head));
-    a->head->high = (size_t)(a->high - ck_chunk_data(a->head));
+    a->head->used = (size_t)(a->cur - ck__chunk_data(a->head));
+    a->head->high = (size_t)(a->high - ck__chunk_data(a->head));
   }
   a->head = c;
-  a->cur = a->high = ck_chunk_data(c);
-  a->end = ck_chunk_data(c) + ck_chunk_capacity(c);
+  a->cur = a->high = ck__chunk_data(c);
+  a->end = ck__chunk_data(c) + ck__chunk_capacity(c);
   return CK_OK;
 }
 
-static ck_status ck_check_arena(const ck_memblock *mb, const char *func) {
+static ck_status ck__check_arena(const ck_memblock *mb, const char *func) {
   if (mb == NULL) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "memblock is NULL");
   }
-  if (!ck_is_arena(mb)) {
+  if (!ck__is_arena(mb)) {
     return ck__error(CK_ERR_TYPE, func,
                      "memblock of kind '%s' has no pod allocator",
                      ck_memblock_kind_name(mb->kind));
@@ -178,7 +205,7 @@ static ck_status ck_check_arena(const ck_memblock *mb, const char *func) {
 
 /* Room for `size` bytes at `align` in the head chunk: the aligned start, or
  * NULL if it does not fit. */
-static char *ck_head_fit(const ck_pod_memblock *a, size_t size, size_t align) {
+static char *ck__head_fit(const ck_pod_memblock *a, size_t size, size_t align) {
   if (a->head == NULL) {
     return NULL;
   }
@@ -191,7 +218,7 @@ static char *ck_head_fit(const ck_pod_memblock *a, size_t size, size_t align) {
 
 ck_status ck_pod_allocate(ck_memblock *mb, size_t size, size_t align,
                           char **out_begin, char **out_end) {
-  ck_status st = ck_check_arena(mb, __func__);
+  ck_status st = ck__check_arena(mb, __func__);
   if (st != CK_OK) {
     return st;
   }
@@ -210,15 +237,15 @@ ck_status ck_pod_allocate(ck_memblock *mb, size_t size, size_t align,
   if (size > PTRDIFF_MAX) {
     return CK_ERROR(CK_ERR_OVERFLOW, "size %zu is too large", size);
   }
-  char *p = ck_head_fit(a, size, align);
+  char *p = ck__head_fit(a, size, align);
   if (p == NULL) {
-    st = ck_arena_add_chunk(a, size, align, __func__);
+    st = ck__arena_add_chunk(a, size, align, __func__);
     if (st != CK_OK) {
       return st;
     }
-    p = ck_head_fit(a, size, align);
+    p = ck__head_fit(a, size, align);
   }
-  ck_set_cur(a, p + size);
+  ck__set_cur(a, p + size);
   a->last_begin = p;
   a->last_end = p + size;
   a->last_align = align;
@@ -230,7 +257,7 @@ ck_status ck_pod_allocate(ck_memblock *mb, size_t size, size_t align,
 
 ck_status ck_pod_resize(ck_memblock *mb, size_t size, char **inout_begin,
                         char **inout_end) {
-  ck_status st = ck_check_arena(mb, __func__);
+  ck_status st = ck__check_arena(mb, __func__);
   if (st != CK_OK) {
     return st;
   }
@@ -264,16 +291,16 @@ ck_status ck_pod_resize(ck_memblock *mb, size_t size, char **inout_begin,
     /* Move to a fresh chunk; the old bytes stay where they are (readable
      * through stale views) but no longer count as used. */
     a->cur = b;
-    st = ck_arena_add_chunk(a, size, a->last_align, __func__);
+    st = ck__arena_add_chunk(a, size, a->last_align, __func__);
     if (st != CK_OK) {
       a->cur = a->last_end; /* unchanged on failure */
       return st;
     }
-    char *nb = ck_head_fit(a, size, a->last_align);
+    char *nb = ck__head_fit(a, size, a->last_align);
     memcpy(nb, b, old_size);
     b = nb;
   }
-  ck_set_cur(a, b + size);
+  ck__set_cur(a, b + size);
   a->last_begin = b;
   a->last_end = b + size;
   *inout_begin = b;
@@ -282,7 +309,7 @@ ck_status ck_pod_resize(ck_memblock *mb, size_t size, char **inout_begin,
 }
 
 ck_status ck_pod_finalize(ck_memblock *mb) {
-  ck_status st = ck_check_arena(mb, __func__);
+  ck_status st = ck__check_arena(mb, __func__);
   if (st != CK_OK) {
     return st;
   }
@@ -296,12 +323,12 @@ ck_status ck_pod_finalize(ck_memblock *mb) {
   if (c == NULL) {
     return CK_OK;
   }
-  c->used = (size_t)(a->cur - ck_chunk_data(c));
-  c->high = (size_t)(a->high - ck_chunk_data(c));
+  c->used = (size_t)(a->cur - ck__chunk_data(c));
+  c->high = (size_t)(a->high - ck__chunk_data(c));
   if (c->high == 0) {
     /* The head never handed out a byte: give it back whole. */
     a->head = c->prev;
-    ck_chunk_release(c);
+    ck__chunk_release(c);
     a->cur = a->end = a->high = NULL;
     return CK_OK;
   }
@@ -313,7 +340,7 @@ ck_status ck_pod_finalize(ck_memblock *mb) {
       c->total = keep;
     }
   }
-  a->end = ck_chunk_data(c) + ck_chunk_capacity(c);
+  a->end = ck__chunk_data(c) + ck__chunk_capacity(c);
   return CK_OK;
 }
 
@@ -321,14 +348,14 @@ static const ck_pod_allocator_api ck_arena_api = {
     ck_pod_allocate, ck_pod_resize, ck_pod_finalize};
 
 const ck_pod_allocator_api *ck_memblock_pod_allocator_api(ck_memblock *mb) {
-  if (ck_check_arena(mb, __func__) != CK_OK) {
+  if (ck__check_arena(mb, __func__) != CK_OK) {
     return NULL;
   }
   return &ck_arena_api;
 }
 
 ck_status ck_pod_memblock_stats(const ck_memblock *mb, ck_pod_stats *out) {
-  ck_status st = ck_check_arena(mb, __func__);
+  ck_status st = ck__check_arena(mb, __func__);
   if (st != CK_OK) {
     return st;
   }
@@ -338,12 +365,40 @@ ck_status ck_pod_memblock_stats(const ck_memblock *mb, ck_pod_stats *out) {
   const ck_pod_memblock *a = (const ck_pod_memblock *)mb;
   memset(out, 0, sizeof *out);
   for (ck_pod_chunk *c = a->head; c != NULL; c = c->prev) {
-    out->capacity += ck_chunk_capacity(c);
+    out->capacity += ck__chunk_capacity(c);
     bool live_head = c == a->head && !a->finalized;
-    out->used += live_head ? (size_t)(a->cur - ck_chunk_data(c)) : c->used;
+    out->used += live_head ? (size_t)(a->cur - ck__chunk_data(c)) : c->used;
     out->chunks++;
   }
   out->allocations = a->allocations;
   out->finalized = a->finalized != 0;
+  return CK_OK;
+}
+
+/* ---- the writer lock ------------------------------------------------------ */
+
+ck_status ck_pod_memblock_writer_lock(ck_memblock *mb) {
+  ck_status st = ck__check_arena(mb, __func__);
+  if (st != CK_OK) {
+    return st;
+  }
+  int rc = pthread_mutex_lock(&((ck_pod_memblock *)mb)->writer);
+  if (rc != 0) {
+    return CK_ERROR(CK_ERR_INVALID_STATE, "cannot lock the arena (error %d)", rc);
+  }
+  return CK_OK;
+}
+
+ck_status ck_pod_memblock_writer_unlock(ck_memblock *mb) {
+  ck_status st = ck__check_arena(mb, __func__);
+  if (st != CK_OK) {
+    return st;
+  }
+  int rc = pthread_mutex_unlock(&((ck_pod_memblock *)mb)->writer);
+  if (rc != 0) {
+    return CK_ERROR(CK_ERR_INVALID_STATE,
+                    "the calling thread does not hold the arena's writer lock "
+                    "(error %d)", rc);
+  }
   return CK_OK;
 }

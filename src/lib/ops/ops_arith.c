@@ -32,7 +32,7 @@
  *              returns the real type (hypot).  floor_divide and mod are not
  *              registered (NumPy removed them).
  */
-#include "ops/ops_impl.h"
+#include "ops/ops_internal.h"
 
 /* ---- add, subtract, multiply ------------------------------------------- */
 
@@ -390,14 +390,9 @@ CK__ARITH_LIST(CK__DEFINE1, CK__DEFINE2)
 
 static const ck__op_row ck__arith_rows[] = {CK__ARITH_LIST(CK__ROW1, CK__ROW2)};
 
-ck_status ck__ops_register_arith(void) {
-  ck_status st = ck__ops_register_rows(
-      ck__arith_rows, sizeof ck__arith_rows / sizeof ck__arith_rows[0]);
-  if (st == CK_OK) {
-    st = ck__ops_set_flags("subtract", CK__OPF_NO_BOOL_PROMOTION);
-  }
-  if (st == CK_OK) {
-    st = ck__ops_set_flags("negative", CK__OPF_NO_BOOL_PROMOTION);
-  }
-  return st;
-}
+static const ck__op_flags ck__arith_flags[] = {
+    {"subtract", CK__OPF_NO_BOOL_PROMOTION}, {"negative", CK__OPF_NO_BOOL_PROMOTION}};
+
+const ck__op_table ck__ops_arith_table = {
+    ck__arith_rows, sizeof ck__arith_rows / sizeof ck__arith_rows[0], ck__arith_flags,
+    sizeof ck__arith_flags / sizeof ck__arith_flags[0]};

@@ -15,7 +15,7 @@
  *             involving a NaN part is false (loops.c.src CLT/CLE/CGT/CGE);
  *             equal needs both parts equal.
  */
-#include "ops/ops_impl.h"
+#include "ops/ops_internal.h"
 
 #define CK__CMP_FNS(tok, ST, LDA, LDB)                                         \
   static CK__OPS_INLINE int ck__equal_##tok(uint8_t *r, ST a, ST b) {          \
@@ -126,7 +126,5 @@ CK__COMPARE_LIST(CK__DEFINE1, CK__DEFINE2)
 
 static const ck__op_row ck__compare_rows[] = {CK__COMPARE_LIST(CK__ROW1, CK__ROW2)};
 
-ck_status ck__ops_register_compare(void) {
-  return ck__ops_register_rows(ck__compare_rows,
-                               sizeof ck__compare_rows / sizeof ck__compare_rows[0]);
-}
+const ck__op_table ck__ops_compare_table = {
+    ck__compare_rows, sizeof ck__compare_rows / sizeof ck__compare_rows[0], NULL, 0};

@@ -15,7 +15,7 @@
  *   unsigned arithmetic and wrap; right shifts of negative values are
  *   arithmetic (GCC/Clang define >> on negative values that way).
  */
-#include "ops/ops_impl.h"
+#include "ops/ops_internal.h"
 
 /* ---- logical -------------------------------------------------------------- */
 
@@ -136,7 +136,5 @@ CK__LOGIC_LIST(CK__DEFINE1, CK__DEFINE2)
 
 static const ck__op_row ck__logic_rows[] = {CK__LOGIC_LIST(CK__ROW1, CK__ROW2)};
 
-ck_status ck__ops_register_logic(void) {
-  return ck__ops_register_rows(ck__logic_rows,
-                               sizeof ck__logic_rows / sizeof ck__logic_rows[0]);
-}
+const ck__op_table ck__ops_logic_table = {
+    ck__logic_rows, sizeof ck__logic_rows / sizeof ck__logic_rows[0], NULL, 0};

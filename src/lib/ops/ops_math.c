@@ -27,7 +27,7 @@
  *     are never NaN or infinite); complex: isnan/isinf if either part is,
  *     isfinite if both parts are.
  */
-#include "ops/ops_impl.h"
+#include "ops/ops_internal.h"
 
 /* ---- real functions --------------------------------------------------------- */
 
@@ -272,7 +272,5 @@ CK__MATH_LIST(CK__DEFINE1, CK__DEFINE2)
 
 static const ck__op_row ck__math_rows[] = {CK__MATH_LIST(CK__ROW1, CK__ROW2)};
 
-ck_status ck__ops_register_math(void) {
-  return ck__ops_register_rows(ck__math_rows,
-                               sizeof ck__math_rows / sizeof ck__math_rows[0]);
-}
+const ck__op_table ck__ops_math_table = {
+    ck__math_rows, sizeof ck__math_rows / sizeof ck__math_rows[0], NULL, 0};

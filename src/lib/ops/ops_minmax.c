@@ -12,7 +12,7 @@
  * (ops_compare.c); minimum/maximum return the argument with a NaN part if
  * any, fmin/fmax the other one.
  */
-#include "ops/ops_impl.h"
+#include "ops/ops_internal.h"
 
 static CK__OPS_INLINE int ck__minimum_boolean(uint8_t *r, uint8_t a, uint8_t b) {
   *r = (a != 0) & (b != 0);
@@ -44,25 +44,37 @@ static CK__OPS_INLINE int ck__maximum_boolean(uint8_t *r, uint8_t a, uint8_t b) 
   }
 CK__INT_TYPES(CK__INT_MINMAX, 0)
 
+/* Three selects rather than one condition with `||`: GCC if-converts and
+ * vectorises this form (compare, and/andn/or masks) in the contiguous
+ * loops; the results are NumPy's exactly (the first NaN wins, and between
+ * equal values -- -0.0 and 0.0 -- the first argument). */
 #define CK__FLT_MINMAX(tok, id, ST, CT, LD, STO, SUF, unused)                  \
   static CK__OPS_INLINE int ck__minimum_##tok(ST *r, ST a, ST b) {             \
     CT x = LD(a), y = LD(b);                                                   \
-    *r = ((x <= y) | (x != x)) ? a : b;                                           \
+    ST t = (y < x) ? b : a;                                                    \
+    t = (y != y) ? b : t;                                                      \
+    *r = (x != x) ? a : t;                                                     \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__maximum_##tok(ST *r, ST a, ST b) {             \
     CT x = LD(a), y = LD(b);                                                   \
-    *r = ((x >= y) | (x != x)) ? a : b;                                           \
+    ST t = (x < y) ? b : a;                                                    \
+    t = (y != y) ? b : t;                                                      \
+    *r = (x != x) ? a : t;                                                     \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__fmin_##tok(ST *r, ST a, ST b) {                \
     CT x = LD(a), y = LD(b);                                                   \
-    *r = ((x <= y) | (y != y)) ? a : b;                                           \
+    ST t = (y < x) ? b : a;                                                    \
+    t = (x != x) ? b : t;                                                      \
+    *r = (y != y) ? a : t;                                                     \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__fmax_##tok(ST *r, ST a, ST b) {                \
     CT x = LD(a), y = LD(b);                                                   \
-    *r = ((x >= y) | (y != y)) ? a : b;                                           \
+    ST t = (x < y) ? b : a;                                                    \
+    t = (x != x) ? b : t;                                                      \
+    *r = (y != y) ? a : t;                                                     \
     return 0;                                                                  \
   }
 CK__FLOAT_TYPES(CK__FLT_MINMAX, 0)
@@ -104,7 +116,5 @@ CK__MINMAX_LIST(CK__DEFINE1, CK__DEFINE2)
 
 static const ck__op_row ck__minmax_rows[] = {CK__MINMAX_LIST(CK__ROW1, CK__ROW2)};
 
-ck_status ck__ops_register_minmax(void) {
-  return ck__ops_register_rows(ck__minmax_rows,
-                               sizeof ck__minmax_rows / sizeof ck__minmax_rows[0]);
-}
+const ck__op_table ck__ops_minmax_table = {
+    ck__minmax_rows, sizeof ck__minmax_rows / sizeof ck__minmax_rows[0], NULL, 0};

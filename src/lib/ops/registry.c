@@ -1,7 +1,9 @@
 /*
- * registry.c -- the process-wide operation registry, type promotion, and
- * the converting parent kernel (see ckernel/registry.h and
- * docs/kernel-registry.md).
+ * registry.c -- the process-wide operation registry: lookup, registration,
+ * dispatch and kernel building (see ckernel/registry.h and
+ * docs/kernel-registry.md).  The built-in kernels come from the constant
+ * tables of ops_*.c; the type rules from promote.c; the converting parent
+ * kernel from promote_kernel.c.
  *
  * State: an array of operations in registration order (for enumeration)
  * and the same pointers sorted by name (for lookup), both under one
@@ -12,8 +14,9 @@
  * one while it calls a factory outside the lock, and the user_data release
  * runs when the last one goes.
  */
-#include "ops/ops_impl.h"
-#include "kernels/kernel_private.h"
+#include "ops/ops_internal.h"
+#include "ops/promote_internal.h"
+#include "kernels/builder_internal.h"
 
 #include "ckernel/assign.h"
 
@@ -64,10 +67,6 @@ static void ck__opk_decref(ck__opk *k) {
 
 static bool ck__valid_type_id(ck_type_id id) {
   return strcmp(ck_type_id_name(id), "invalid") != 0;
-}
-
-static bool ck__is_builtin(ck_type_id id) {
-  return id >= CK_TYPE_BOOL && id <= CK_TYPE_COMPLEX128;
 }
 
 /* "(int8, int8) -> int8" */
@@ -202,25 +201,7 @@ static ck_status ck__register_locked(const char *func, const char *name,
 
 /* ---- built-in registration ------------------------------------------------ */
 
-static const ck_kernel_info *const ck__promote_infos[3];
-
-/* Describe a kernel for dumps; the description table is shared and
- * bounded, so a failure is ignored and must not disturb the caller's error
- * state. */
-static void ck__register_info_quietly(const ck_kernel_info *info) {
-  ck_status prev = ck_last_status();
-  char saved[512];
-  snprintf(saved, sizeof saved, "%s", ck_last_error());
-  if (ck_kernel_info_register(info) != CK_OK) {
-    if (prev == CK_OK) {
-      ck_clear_error();
-    } else {
-      ck_set_error(prev, saved);
-    }
-  }
-}
-
-ck_status ck__ops_register_rows(const ck__op_row *rows, size_t n) {
+static ck_status ck__register_rows(const ck__op_row *rows, size_t n) {
   for (size_t r = 0; r < n; r++) {
     ck__opk *k = CK_CALLOC(1, sizeof *k);
     if (k == NULL) {
@@ -246,7 +227,7 @@ ck_status ck__ops_register_rows(const ck__op_row *rows, size_t n) {
   return CK_OK;
 }
 
-ck_status ck__ops_set_flags(const char *name, unsigned flags) {
+static ck_status ck__set_flags(const char *name, unsigned flags) {
   ck_op *op = ck__lookup_locked(name, NULL);
   if (op == NULL) {
     return ck__error(CK_ERR_INVALID_STATE, __func__, "no operation %s", name);
@@ -254,6 +235,12 @@ ck_status ck__ops_set_flags(const char *name, unsigned flags) {
   op->flags |= flags;
   return CK_OK;
 }
+
+/* The built-in families, in registration order. */
+static const ck__op_table *const ck__builtin_tables[] = {
+    &ck__ops_arith_table, &ck__ops_compare_table, &ck__ops_logic_table,
+    &ck__ops_minmax_table, &ck__ops_math_table};
+enum { CK__NTABLES = sizeof ck__builtin_tables / sizeof ck__builtin_tables[0] };
 
 static ck_status ck__ensure_init(void) {
   if (atomic_load_explicit(&ck__inited, memory_order_acquire)) {
@@ -264,21 +251,12 @@ static ck_status ck__ensure_init(void) {
   if (!atomic_load_explicit(&ck__inited, memory_order_relaxed)) {
     /* On failure the families registered so far stay; the next call
      * retries and re-registers them (replacing identical rows). */
-    st = ck__ops_register_arith();
-    if (st == CK_OK) {
-      st = ck__ops_register_compare();
-    }
-    if (st == CK_OK) {
-      st = ck__ops_register_logic();
-    }
-    if (st == CK_OK) {
-      st = ck__ops_register_minmax();
-    }
-    if (st == CK_OK) {
-      st = ck__ops_register_math();
-    }
-    for (size_t i = 0; st == CK_OK && i < 3; i++) {
-      ck__register_info_quietly(ck__promote_infos[i]);
+    for (size_t t = 0; st == CK_OK && t < CK__NTABLES; t++) {
+      const ck__op_table *tab = ck__builtin_tables[t];
+      st = ck__register_rows(tab->rows, tab->nrows);
+      for (size_t f = 0; st == CK_OK && f < tab->nflags; f++) {
+        st = ck__set_flags(tab->flags[f].op, tab->flags[f].flags);
+      }
     }
     if (st == CK_OK) {
       atomic_store_explicit(&ck__inited, true, memory_order_release);
@@ -526,97 +504,6 @@ ck_status ck_op_unregister_kernel(const char *op_name, size_t nargs,
   return st;
 }
 
-/* ---- type promotion ------------------------------------------------------- */
-
-/* NumPy's type order (position in "?bBhHiIlLefdFD"), indexed by ck_type_id. */
-static const uint8_t ck__rank[CK_BUILTIN_TYPE_COUNT] = {
-    [CK_TYPE_BOOL] = 0,     [CK_TYPE_INT8] = 1,     [CK_TYPE_UINT8] = 2,
-    [CK_TYPE_INT16] = 3,    [CK_TYPE_UINT16] = 4,   [CK_TYPE_INT32] = 5,
-    [CK_TYPE_UINT32] = 6,   [CK_TYPE_INT64] = 7,    [CK_TYPE_UINT64] = 8,
-    [CK_TYPE_FLOAT16] = 9,  [CK_TYPE_FLOAT32] = 10, [CK_TYPE_FLOAT64] = 11,
-    [CK_TYPE_COMPLEX64] = 12, [CK_TYPE_COMPLEX128] = 13};
-
-static const ck_type_id ck__by_rank[14] = {
-    CK_TYPE_BOOL,    CK_TYPE_INT8,    CK_TYPE_UINT8,     CK_TYPE_INT16,
-    CK_TYPE_UINT16,  CK_TYPE_INT32,   CK_TYPE_UINT32,    CK_TYPE_INT64,
-    CK_TYPE_UINT64,  CK_TYPE_FLOAT16, CK_TYPE_FLOAT32,   CK_TYPE_FLOAT64,
-    CK_TYPE_COMPLEX64, CK_TYPE_COMPLEX128};
-
-/* kind: 0 bool, 1 signed, 2 unsigned, 3 float, 4 complex; and "size", in
- * bits of the (component) precision that safe casts compare: integers their
- * width, floats their mantissa-ish class (16, 32, 64). */
-static int ck__kind(ck_type_id t) {
-  switch (t) {
-  case CK_TYPE_BOOL: return 0;
-  case CK_TYPE_INT8: case CK_TYPE_INT16: case CK_TYPE_INT32: case CK_TYPE_INT64:
-    return 1;
-  case CK_TYPE_UINT8: case CK_TYPE_UINT16: case CK_TYPE_UINT32: case CK_TYPE_UINT64:
-    return 2;
-  case CK_TYPE_FLOAT16: case CK_TYPE_FLOAT32: case CK_TYPE_FLOAT64:
-    return 3;
-  default:
-    return 4;
-  }
-}
-
-static int ck__bits(ck_type_id t) {
-  switch (t) {
-  case CK_TYPE_INT8: case CK_TYPE_UINT8: return 8;
-  case CK_TYPE_INT16: case CK_TYPE_UINT16: case CK_TYPE_FLOAT16: return 16;
-  case CK_TYPE_INT32: case CK_TYPE_UINT32: case CK_TYPE_FLOAT32:
-  case CK_TYPE_COMPLEX64: return 32; /* complex: component width */
-  default: return 64;
-  }
-}
-
-bool ck_can_cast_safely(ck_type_id from, ck_type_id to) {
-  if (!ck__is_builtin(from) || !ck__is_builtin(to)) {
-    return false;
-  }
-  if (from == to || from == CK_TYPE_BOOL) {
-    return true;
-  }
-  int kf = ck__kind(from), kt = ck__kind(to);
-  int bf = ck__bits(from), bt = ck__bits(to);
-  switch (kt) {
-  case 0:
-    return false;
-  case 1: /* signed: from signed no wider, or unsigned strictly narrower */
-    return (kf == 1 && bf <= bt) || (kf == 2 && bf < bt);
-  case 2:
-    return kf == 2 && bf <= bt;
-  default: {
-    /* float / complex (component width bt): integers of up to 8 bits fit
-     * float16, up to 16 bits float32, any float64 (NumPy's rule); floats
-     * by width; complex only into complex */
-    if (kf == 4 && kt != 4) {
-      return false;
-    }
-    if (kf == 1 || kf == 2) {
-      return bt == 64 || (bt == 32 && bf <= 16) || (bt == 16 && bf <= 8);
-    }
-    return bf <= bt;
-  }
-  }
-}
-
-ck_status ck_promote_types(ck_type_id a, ck_type_id b, ck_type_id *out) {
-  if (!ck__is_builtin(a) || !ck__is_builtin(b) || out == NULL) {
-    return CK_ERROR(out == NULL ? CK_ERR_INVALID_ARGUMENT : CK_ERR_TYPE,
-                    "no promotion between %s and %s", ck_type_id_name(a),
-                    ck_type_id_name(b));
-  }
-  for (int r = ck__rank[a] > ck__rank[b] ? ck__rank[a] : ck__rank[b]; r < 14; r++) {
-    ck_type_id t = ck__by_rank[r];
-    if (ck_can_cast_safely(a, t) && ck_can_cast_safely(b, t)) {
-      *out = t;
-      return CK_OK;
-    }
-  }
-  *out = CK_TYPE_COMPLEX128; /* unreachable: everything casts to complex128 */
-  return CK_OK;
-}
-
 /* ---- dispatch --------------------------------------------------------------- */
 
 /* The kernel for these types, or NULL (lock held). */
@@ -628,7 +515,7 @@ static ck__opk *ck__resolve_locked(const ck_op *op, const ck_type_id *t) {
   }
   bool builtin = true, all_bool = true;
   for (size_t j = 0; j < n; j++) {
-    builtin = builtin && ck__is_builtin(t[j]);
+    builtin = builtin && ck__is_builtin_id(t[j]);
     all_bool = all_bool && t[j] == CK_TYPE_BOOL;
   }
   if (!builtin || (all_bool && (op->flags & CK__OPF_NO_BOOL_PROMOTION))) {
@@ -657,7 +544,7 @@ static ck__opk *ck__resolve_locked(const ck_op *op, const ck_type_id *t) {
     for (size_t j = 0; ok && j < n; j++) {
       ok = ck_can_cast_safely(t[j], k->args[j]);
       if (ok) {
-        unsigned r = ck__rank[k->args[j]];
+        unsigned r = ck__type_rank(k->args[j]);
         mx = r > mx ? r : mx;
         sum += r;
       }
@@ -717,173 +604,6 @@ ck_status ck_op_resolve(const ck_op *op, size_t nargs, const ck_type_id *arg_typ
   return st;
 }
 
-/* ---- the converting parent kernel -------------------------------------------- */
-
-/*
- * Layout: the prefix, then nargs argument slots.  Slot i has the offset of
- * its conversion child relative to the parent (0: the argument is passed
- * through unchanged) and the element size after conversion.  The op kernel
- * is the child at op_child (0 until it is being built).  Children follow
- * the slots: the conversions in argument order, then the op kernel.
- * Conversions are nocheck assignment kernels (every promotion is a safe
- * cast, so they never fail).  Scratch lives on the stack: the kernel data
- * is never written after construction.
- */
-typedef struct ck__promote_arg {
-  size_t child;
-  size_t size;
-} ck__promote_arg;
-
-typedef struct ck__promote_ck {
-  ck_prefix base;
-  size_t nargs;
-  size_t op_child;
-  ck__promote_arg arg[]; /* nargs slots */
-} ck__promote_ck;
-
-enum {
-  CK__PROMOTE_SCRATCH = 4096, /* bytes of stack per strided call */
-  CK__PROMOTE_CHUNK = 128     /* elements per chunk at most */
-};
-
-static CK__OPS_INLINE int ck__promote_single_impl(char *dst, const char *const *src,
-                                                  ck_prefix *self, size_t n) {
-  const ck__promote_ck *e = (const ck__promote_ck *)(void *)self;
-  alignas(16) char buf[CK_OP_MAX_ARGS][16];
-  const char *s[CK_OP_MAX_ARGS];
-  for (size_t i = 0; i < n; i++) {
-    if (e->arg[i].child != 0) {
-      ck_prefix *c = ck_prefix_child(self, e->arg[i].child);
-      int st = ck_prefix_single(c)(buf[i], &src[i], c);
-      if (st != 0) {
-        return st;
-      }
-      s[i] = buf[i];
-    } else {
-      s[i] = src[i];
-    }
-  }
-  ck_prefix *k = ck_prefix_child(self, e->op_child);
-  return ck_prefix_single(k)(dst, s, k);
-}
-
-static CK__OPS_INLINE int ck__promote_strided_impl(char *dst, intptr_t ds,
-                                                   const char *const *src,
-                                                   const intptr_t *ss, size_t count,
-                                                   ck_prefix *self, size_t n) {
-  const ck__promote_ck *e = (const ck__promote_ck *)(void *)self;
-  alignas(16) char scratch[CK__PROMOTE_SCRATCH];
-  size_t per_elem = 0;
-  for (size_t i = 0; i < n; i++) {
-    per_elem += e->arg[i].child != 0 ? e->arg[i].size : 0;
-  }
-  size_t chunk = per_elem ? CK__PROMOTE_SCRATCH / per_elem : CK__PROMOTE_CHUNK;
-  chunk = chunk > CK__PROMOTE_CHUNK ? CK__PROMOTE_CHUNK : chunk;
-  ck_prefix *k = ck_prefix_child(self, e->op_child);
-  ck_expr_strided_t kfn = ck_prefix_strided(k);
-  const char *s[CK_OP_MAX_ARGS];
-  intptr_t sst[CK_OP_MAX_ARGS];
-  for (size_t done = 0; done < count;) {
-    size_t m = count - done < chunk ? count - done : chunk;
-    size_t at = 0;
-    for (size_t i = 0; i < n; i++) {
-      const char *si = src[i] + (intptr_t)done * ss[i];
-      if (e->arg[i].child != 0) {
-        /* a broadcast argument (stride 0) is converted once per chunk */
-        ck_prefix *c = ck_prefix_child(self, e->arg[i].child);
-        size_t mi = ss[i] == 0 ? 1 : m;
-        intptr_t out_stride = ss[i] == 0 ? 0 : (intptr_t)e->arg[i].size;
-        int st = ck_prefix_strided(c)(scratch + at, out_stride, &si, &ss[i], mi, c);
-        if (st != 0) {
-          return st;
-        }
-        s[i] = scratch + at;
-        sst[i] = out_stride;
-        at += mi * e->arg[i].size;
-      } else {
-        s[i] = si;
-        sst[i] = ss[i];
-      }
-    }
-    int st = kfn(dst + (intptr_t)done * ds, ds, s, sst, m, k);
-    if (st != 0) {
-      return st;
-    }
-    done += m;
-  }
-  return 0;
-}
-
-static int ck__promote1_single(char *dst, const char *const *src, ck_prefix *self) {
-  return ck__promote_single_impl(dst, src, self, 1);
-}
-static int ck__promote2_single(char *dst, const char *const *src, ck_prefix *self) {
-  return ck__promote_single_impl(dst, src, self, 2);
-}
-static int ck__promoteN_single(char *dst, const char *const *src, ck_prefix *self) {
-  return ck__promote_single_impl(dst, src, self,
-                                 ((const ck__promote_ck *)(void *)self)->nargs);
-}
-static int ck__promote1_strided(char *dst, intptr_t ds, const char *const *src,
-                                const intptr_t *ss, size_t count, ck_prefix *self) {
-  return ck__promote_strided_impl(dst, ds, src, ss, count, self, 1);
-}
-static int ck__promote2_strided(char *dst, intptr_t ds, const char *const *src,
-                                const intptr_t *ss, size_t count, ck_prefix *self) {
-  return ck__promote_strided_impl(dst, ds, src, ss, count, self, 2);
-}
-static int ck__promoteN_strided(char *dst, intptr_t ds, const char *const *src,
-                                const intptr_t *ss, size_t count, ck_prefix *self) {
-  return ck__promote_strided_impl(dst, ds, src, ss, count, self,
-                                  ((const ck__promote_ck *)(void *)self)->nargs);
-}
-
-static void ck__promote_destroy(ck_prefix *self) {
-  ck__promote_ck *e = (ck__promote_ck *)(void *)self;
-  for (size_t i = 0; i < e->nargs; i++) {
-    if (e->arg[i].child != 0) {
-      ck_prefix_destroy_child(ck_prefix_child(self, e->arg[i].child));
-    }
-  }
-  if (e->op_child != 0) {
-    ck_prefix_destroy_child(ck_prefix_child(self, e->op_child));
-  }
-}
-
-static size_t ck__promote_children(const ck_prefix *self, const ck_kernel_info *info,
-                                   size_t *rel, size_t max) {
-  (void)info;
-  const ck__promote_ck *e = (const ck__promote_ck *)(const void *)self;
-  size_t n = 0;
-  for (size_t i = 0; i < e->nargs && i < CK_OP_MAX_ARGS; i++) {
-    if (e->arg[i].child != 0) {
-      if (n < max) {
-        rel[n] = e->arg[i].child;
-      }
-      n++;
-    }
-  }
-  if (e->op_child != 0) {
-    if (n < max) {
-      rel[n] = e->op_child;
-    }
-    n++;
-  }
-  return n;
-}
-
-static const ck_kernel_info ck__promote1_info = {
-    "op_promote1", ck__promote1_single, ck__promote1_strided,
-    sizeof(ck__promote_ck) + 1 * sizeof(ck__promote_arg), ck__promote_children};
-static const ck_kernel_info ck__promote2_info = {
-    "op_promote2", ck__promote2_single, ck__promote2_strided,
-    sizeof(ck__promote_ck) + 2 * sizeof(ck__promote_arg), ck__promote_children};
-static const ck_kernel_info ck__promoteN_info = {
-    "op_promoteN", ck__promoteN_single, ck__promoteN_strided,
-    sizeof(ck__promote_ck), ck__promote_children};
-static const ck_kernel_info *const ck__promote_infos[3] = {
-    &ck__promote1_info, &ck__promote2_info, &ck__promoteN_info};
-
 /* ---- building ------------------------------------------------------------- */
 
 /* What ck_op_make_kernel copies out of a record under the lock. */
@@ -931,78 +651,13 @@ static ck_status ck__build_registered(ck_kernel_builder *ckb, size_t offset,
   return CK_OK;
 }
 
-/* Reserve a zeroed prefix at the aligned offset after `end`. */
-static ck_status ck__reserve_child(ck_kernel_builder *ckb, size_t end, size_t *child) {
-  *child = ck_kernel_align_offset(end);
-  return ck_kernel_builder_ensure_capacity_leaf(ckb, *child + sizeof(ck_prefix));
-}
-
-static ck_status ck__build_promoting(ck_kernel_builder *ckb, size_t offset,
-                                     ck_kernel_request req, size_t n,
-                                     const ck_type_id *t, const ck__opk_use *u,
-                                     size_t *out_end) {
-  size_t data_end = offset + sizeof(ck__promote_ck) + n * sizeof(ck__promote_arg);
-  ck_status st = ck_kernel_builder_ensure_capacity(ckb, data_end);
-  if (st != CK_OK) {
-    return st;
-  }
-  ck__promote_ck *e = (ck__promote_ck *)(void *)ck_kernel_builder_get(ckb, offset);
-  const ck_kernel_info *info =
-      n == 1 ? &ck__promote1_info : n == 2 ? &ck__promote2_info : &ck__promoteN_info;
-  e->nargs = n;
-  for (size_t i = 0; i < n; i++) {
-    e->arg[i].child = 0;
-    e->arg[i].size = ck_type_data_size((ck_type)(uintptr_t)u->args[i]);
-  }
-  st = ck_prefix_set_function(&e->base, req, info->single, info->strided);
-  if (st != CK_OK) {
-    return st;
-  }
-  e->base.destructor = ck__promote_destroy;
-  size_t end = data_end;
-  for (size_t i = 0; i < n; i++) {
-    if (t[i] == u->args[i]) {
-      continue;
-    }
-    size_t child;
-    st = ck__reserve_child(ckb, end, &child);
-    if (st != CK_OK) {
-      return st;
-    }
-    e = (ck__promote_ck *)(void *)ck_kernel_builder_get(ckb, offset);
-    e->arg[i].child = child - offset;
-    st = ck_make_builtin_assignment_kernel(ckb, child, u->args[i], t[i], req,
-                                           CK_ERRMODE_NOCHECK, &end);
-    if (st != CK_OK) {
-      return st;
-    }
-  }
-  size_t child;
-  st = ck__reserve_child(ckb, end, &child);
-  if (st != CK_OK) {
-    return st;
-  }
-  e = (ck__promote_ck *)(void *)ck_kernel_builder_get(ckb, offset);
-  e->op_child = child - offset;
-  return ck__build_registered(ckb, child, req, u, out_end);
-}
-
-/* At most this many leaf descriptions go to the (shared, bounded)
- * ck_kernel_info registry, so dumps name them; later leaves dump as
- * addresses.  Keeps room for everybody else's descriptions. */
-enum { CK__LEAF_INFO_BUDGET = 64 };
-static atomic_uint ck__leaf_infos;
-
+/* Describe a built-in leaf for dumps the first time it is built. */
 static void ck__describe_leaf(ck__opk *rec) {
   if (atomic_load_explicit(&rec->info_tried, memory_order_relaxed) ||
       atomic_exchange_explicit(&rec->info_tried, true, memory_order_relaxed)) {
     return;
   }
-  if (atomic_fetch_add_explicit(&ck__leaf_infos, 1, memory_order_relaxed) >=
-      CK__LEAF_INFO_BUDGET) {
-    return;
-  }
-  ck__register_info_quietly(rec->info);
+  ck__kernel_info_register_table(rec->info, 1);
 }
 
 ck_status ck_op_make_kernel(const ck_op *op, ck_kernel_builder *ckb, size_t offset,
@@ -1019,6 +674,9 @@ ck_status ck_op_make_kernel(const ck_op *op, ck_kernel_builder *ckb, size_t offs
                     "%s: NULL builder, offset %zu not a multiple of %d, or bad "
                     "request %d",
                     op->name, offset, CK_KERNEL_ALIGN, (int)req);
+  }
+  if ((st = ck__check_kernel_slot(__func__, ckb, offset)) != CK_OK) {
+    return st;
   }
   ck__opk_use u;
   memset(&u, 0, sizeof u);
@@ -1046,7 +704,12 @@ ck_status ck_op_make_kernel(const ck_op *op, ck_kernel_builder *ckb, size_t offs
   if (memcmp(u.args, arg_types, nargs * sizeof *arg_types) == 0) {
     st = ck__build_registered(ckb, offset, req, &u, &end);
   } else {
-    st = ck__build_promoting(ckb, offset, req, nargs, arg_types, &u, &end);
+    size_t op_child = 0;
+    st = ck__make_promote_kernel(ckb, offset, req, nargs, arg_types, u.args,
+                                 &op_child);
+    if (st == CK_OK) {
+      st = ck__build_registered(ckb, op_child, req, &u, &end);
+    }
   }
   if (st == CK_OK && u.rec->info != NULL) {
     ck__describe_leaf(u.rec);
@@ -1064,15 +727,3 @@ ck_status ck_op_make_kernel(const ck_op *op, ck_kernel_builder *ckb, size_t offs
   return CK_OK;
 }
 
-/* ---- messages of the element functions -------------------------------------- */
-
-int ck__ops_zero_division(const char *op, int type_id) {
-  return ck__error(CK_ERR_ZERO_DIVISION, op, "integer division by zero (%s)",
-                   ck__builtin_name(type_id));
-}
-
-int ck__ops_negative_power(const char *op, int type_id) {
-  return ck__error(CK_ERR_VALUE, op,
-                   "Integers to negative integer powers are not allowed (%s)",
-                   ck__builtin_name(type_id));
-}

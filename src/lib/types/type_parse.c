@@ -21,16 +21,16 @@ typedef struct ck_parser {
 
 static const char *const ck_parse_func = "ck_type_parse";
 
-static bool is_alpha(int c) {
+static bool ck__is_alpha(int c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+static bool ck__is_digit(int c) { return c >= '0' && c <= '9'; }
 
 static int peek(const ck_parser *p) {
   return p->pos < p->len ? (unsigned char)p->text[p->pos] : -1;
 }
 
-static void skip_ws(ck_parser *p) {
+static void ck__skip_ws(ck_parser *p) {
   while (p->pos < p->len) {
     char c = p->text[p->pos];
     if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
@@ -47,10 +47,10 @@ static void describe(const ck_parser *p, size_t at, char *buf, size_t n) {
     return;
   }
   unsigned char c = (unsigned char)p->text[at];
-  if (is_alpha(c) || is_digit(c)) {
+  if (ck__is_alpha(c) || ck__is_digit(c)) {
     size_t e = at;
     while (e < p->len && e - at < 32 &&
-           (is_alpha((unsigned char)p->text[e]) || is_digit((unsigned char)p->text[e]))) {
+           (ck__is_alpha((unsigned char)p->text[e]) || ck__is_digit((unsigned char)p->text[e]))) {
       e++;
     }
     snprintf(buf, n, "'%.*s'", (int)(e - at), p->text + at);
@@ -66,7 +66,7 @@ static void describe(const ck_parser *p, size_t at, char *buf, size_t n) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static ck_status perr(const ck_parser *p, size_t at, const char *fmt, ...) {
+static ck_status ck__perr(const ck_parser *p, size_t at, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
@@ -77,58 +77,58 @@ static ck_status perr(const ck_parser *p, size_t at, const char *fmt, ...) {
 }
 
 /* "expected X, found Y" at the current (whitespace-skipped) position. */
-static ck_status expected(ck_parser *p, const char *what) {
+static ck_status ck__expected(ck_parser *p, const char *what) {
   char found[48];
-  skip_ws(p);
+  ck__skip_ws(p);
   describe(p, p->pos, found, sizeof found);
-  return perr(p, p->pos, "expected %s, found %s", what, found);
+  return ck__perr(p, p->pos, "expected %s, found %s", what, found);
 }
 
 /* Re-report a constructor's failure as a parse error at `at`. */
-static ck_status wrap(ck_parser *p, size_t at, ck_status st) {
+static ck_status ck__wrap(ck_parser *p, size_t at, ck_status st) {
   if (st == CK_ERR_NO_MEMORY) {
     return st;
   }
   char msg[400];
   snprintf(msg, sizeof msg, "%s", ck_last_error());
-  return perr(p, at, "%s", msg);
+  return ck__perr(p, at, "%s", msg);
 }
 
 /* Consume `c` (after whitespace) or fail with "expected 'c' <ctx>". */
-static ck_status expect_char(ck_parser *p, char c, const char *ctx) {
-  skip_ws(p);
+static ck_status ck__expect_char(ck_parser *p, char c, const char *ctx) {
+  ck__skip_ws(p);
   if (peek(p) == (unsigned char)c) {
     p->pos++;
     return CK_OK;
   }
   char what[96];
   snprintf(what, sizeof what, "'%c' %s", c, ctx);
-  return expected(p, what);
+  return ck__expected(p, what);
 }
 
 /* An identifier at the current position: [A-Za-z_][A-Za-z0-9_]*. */
-static size_t ident_len(const ck_parser *p) {
+static size_t ck__ident_len(const ck_parser *p) {
   size_t e = p->pos;
-  if (e < p->len && is_alpha((unsigned char)p->text[e])) {
+  if (e < p->len && ck__is_alpha((unsigned char)p->text[e])) {
     e++;
     while (e < p->len &&
-           (is_alpha((unsigned char)p->text[e]) || is_digit((unsigned char)p->text[e]))) {
+           (ck__is_alpha((unsigned char)p->text[e]) || ck__is_digit((unsigned char)p->text[e]))) {
       e++;
     }
   }
   return e - p->pos;
 }
 
-static bool word_is(const char *w, size_t n, const char *kw) {
+static bool ck__word_is(const char *w, size_t n, const char *kw) {
   return strlen(kw) == n && memcmp(w, kw, n) == 0;
 }
 
 /* A decimal integer (leading zeros allowed) that fits in intptr_t. */
-static ck_status parse_uint(ck_parser *p, const char *what, intptr_t *out) {
+static ck_status ck__parse_dim_size(ck_parser *p, const char *what, intptr_t *out) {
   size_t start = p->pos;
   uintptr_t v = 0;
   bool too_big = false;
-  while (p->pos < p->len && is_digit((unsigned char)p->text[p->pos])) {
+  while (p->pos < p->len && ck__is_digit((unsigned char)p->text[p->pos])) {
     unsigned d = (unsigned)(p->text[p->pos] - '0');
     if (v > ((uintptr_t)INTPTR_MAX - d) / 10) {
       too_big = true;
@@ -139,7 +139,7 @@ static ck_status parse_uint(ck_parser *p, const char *what, intptr_t *out) {
   }
   if (too_big) {
     size_t n = p->pos - start;
-    return perr(p, start, "%s %.*s%s is too large (the limit is %" PRIdPTR ")", what,
+    return ck__perr(p, start, "%s %.*s%s is too large (the limit is %" PRIdPTR ")", what,
                 (int)(n > 40 ? 40 : n), p->text + start, n > 40 ? "..." : "",
                 (intptr_t)INTPTR_MAX);
   }
@@ -160,20 +160,20 @@ static const struct {
     {"complex64", CK_TYPE_COMPLEX64}, {"complex128", CK_TYPE_COMPLEX128},
 };
 
-static ck_status parse_type(ck_parser *p, unsigned depth, const char *ctx, ck_type *out);
+static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx, ck_type *out);
 
 /* A field name: identifier, or quoted with ' or " (escapes \\ \' \"). */
-static ck_status parse_name(ck_parser *p, const char *ctx, char **out) {
+static ck_status ck__parse_name(ck_parser *p, const char *ctx, char **out) {
   *out = NULL;
-  skip_ws(p);
+  ck__skip_ws(p);
   size_t start = p->pos;
   int q = peek(p);
   if (q != '\'' && q != '"') {
-    size_t n = ident_len(p);
+    size_t n = ck__ident_len(p);
     if (n == 0) {
       char what[64];
       snprintf(what, sizeof what, "a field name %s", ctx);
-      return expected(p, what);
+      return ck__expected(p, what);
     }
     char *s = CK_MALLOC(n + 1);
     if (s == NULL) {
@@ -189,7 +189,7 @@ static ck_status parse_name(ck_parser *p, const char *ctx, char **out) {
   size_t i = start + 1, n = 0;
   for (;;) {
     if (i >= p->len) {
-      return perr(p, start, "unterminated quoted field name");
+      return ck__perr(p, start, "unterminated quoted field name");
     }
     unsigned char c = (unsigned char)p->text[i];
     if (c == q) {
@@ -198,18 +198,18 @@ static ck_status parse_name(ck_parser *p, const char *ctx, char **out) {
     if (c == '\\') {
       char e = i + 1 < p->len ? p->text[i + 1] : '\0';
       if (e != '\\' && e != '\'' && e != '"') {
-        return perr(p, i, "invalid escape in a quoted field name (only \\\\, \\' "
+        return ck__perr(p, i, "invalid escape in a quoted field name (only \\\\, \\' "
                     "and \\\" are allowed)");
       }
       i++;
     } else if (c < 0x20 || c == 0x7f) {
-      return perr(p, i, "control character (byte 0x%02x) in a quoted field name", c);
+      return ck__perr(p, i, "control character (byte 0x%02x) in a quoted field name", c);
     }
     i++;
     n++;
   }
   if (n == 0) {
-    return perr(p, start, "empty field name");
+    return ck__perr(p, start, "empty field name");
   }
   char *s = CK_MALLOC(n + 1);
   if (s == NULL) {
@@ -225,21 +225,23 @@ static ck_status parse_name(ck_parser *p, const char *ctx, char **out) {
   s[k] = '\0';
   if (!ck_utf8_validate(s, n)) {
     ck__free(s);
-    return perr(p, start, "quoted field name is not valid UTF-8");
+    return ck__perr(p, start, "quoted field name is not valid UTF-8");
   }
   p->pos = i + 1;
   *out = s;
   return CK_OK;
 }
 
-static ck_status parse_struct(ck_parser *p, unsigned depth, ck_type *out) {
+static ck_status ck__parse_struct(ck_parser *p, unsigned depth, ck_type *out) {
   size_t start = p->pos;
   p->pos++; /* '{' */
   char **names = NULL;
   ck_type *types = NULL;
   size_t n = 0, cap = 0;
   ck_status st = CK_OK;
-  skip_ws(p);
+  ck__name_set seen; /* duplicate names in O(n) */
+  ck__name_set_init(&seen);
+  ck__skip_ws(p);
   if (peek(p) == '}') {
     p->pos++;
   } else {
@@ -261,31 +263,28 @@ static ck_status parse_struct(ck_parser *p, unsigned depth, ck_type *out) {
         types = nt;
         cap = ncap;
       }
-      skip_ws(p);
+      ck__skip_ws(p);
       size_t name_at = p->pos;
       char *name;
-      if ((st = parse_name(p, ctx, &name)) != CK_OK) {
+      if ((st = ck__parse_name(p, ctx, &name)) != CK_OK) {
         break;
       }
       names[n] = name;
       types[n] = NULL;
       n++;
-      for (size_t j = 0; j + 1 < n; j++) {
-        if (strcmp(names[j], name) == 0) {
-          st = perr(p, name_at, "duplicate field name '%.64s'", name);
-          break;
-        }
-      }
-      if (st != CK_OK) {
+      int added = ck__name_set_add(&seen, name, "ck_type_parse");
+      if (added <= 0) {
+        st = added < 0 ? CK_ERR_NO_MEMORY
+                       : ck__perr(p, name_at, "duplicate field name '%.64s'", name);
         break;
       }
-      if ((st = expect_char(p, ':', "after a field name")) != CK_OK) {
+      if ((st = ck__expect_char(p, ':', "after a field name")) != CK_OK) {
         break;
       }
-      if ((st = parse_type(p, depth + 1, "after ':'", &types[n - 1])) != CK_OK) {
+      if ((st = ck__parse_type(p, depth + 1, "after ':'", &types[n - 1])) != CK_OK) {
         break;
       }
-      skip_ws(p);
+      ck__skip_ws(p);
       if (peek(p) == ',') {
         p->pos++;
         ctx = "after ','";
@@ -295,14 +294,15 @@ static ck_status parse_struct(ck_parser *p, unsigned depth, ck_type *out) {
         p->pos++;
         break;
       }
-      st = expected(p, "',' or '}' after a struct field");
+      st = ck__expected(p, "',' or '}' after a struct field");
       break;
     }
   }
+  ck__name_set_free(&seen);
   if (st == CK_OK) {
     st = ck_struct_type_new(n, (const char *const *)names, types, out);
     if (st != CK_OK) {
-      st = wrap(p, start, st);
+      st = ck__wrap(p, start, st);
     }
   }
   for (size_t i = 0; i < n; i++) {
@@ -315,17 +315,17 @@ static ck_status parse_struct(ck_parser *p, unsigned depth, ck_type *out) {
 }
 
 /* `dim * type` after the dim token; `make` builds the dim from the element. */
-static ck_status parse_dim_rest(ck_parser *p, unsigned depth, size_t start,
+static ck_status ck__parse_dim_rest(ck_parser *p, unsigned depth, size_t start,
                                 const char *dimname, intptr_t fixed, ck_type_id id,
                                 ck_type *out) {
   char ctx[80];
   snprintf(ctx, sizeof ctx, "after %s", dimname);
-  ck_status st = expect_char(p, '*', ctx);
+  ck_status st = ck__expect_char(p, '*', ctx);
   if (st != CK_OK) {
     return st;
   }
   ck_type elem;
-  if ((st = parse_type(p, depth + 1, "after '*'", &elem)) != CK_OK) {
+  if ((st = ck__parse_type(p, depth + 1, "after '*'", &elem)) != CK_OK) {
     return st;
   }
   switch (id) {
@@ -334,129 +334,129 @@ static ck_status parse_dim_rest(ck_parser *p, unsigned depth, size_t start,
   default: st = ck_var_dim_type_new(elem, out); break;
   }
   ck_type_decref(elem);
-  return st == CK_OK ? st : wrap(p, start, st);
+  return st == CK_OK ? st : ck__wrap(p, start, st);
 }
 
-static ck_status parse_type(ck_parser *p, unsigned depth, const char *ctx,
+static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx,
                             ck_type *out) {
   *out = NULL;
-  skip_ws(p);
+  ck__skip_ws(p);
   size_t start = p->pos;
   if (depth > CK_TYPE_MAX_DEPTH) {
-    return perr(p, start, "type nesting is deeper than %d levels", CK_TYPE_MAX_DEPTH);
+    return ck__perr(p, start, "type nesting is deeper than %d levels", CK_TYPE_MAX_DEPTH);
   }
   int c = peek(p);
   ck_status st;
-  if (is_digit(c)) {
+  if (ck__is_digit(c)) {
     intptr_t n;
-    if ((st = parse_uint(p, "dimension size", &n)) != CK_OK) {
+    if ((st = ck__parse_dim_size(p, "dimension size", &n)) != CK_OK) {
       return st;
     }
     char what[64];
     snprintf(what, sizeof what, "dimension size %" PRIdPTR, n);
-    return parse_dim_rest(p, depth, start, what, n, CK_TYPE_FIXED_DIM, out);
+    return ck__parse_dim_rest(p, depth, start, what, n, CK_TYPE_FIXED_DIM, out);
   }
   if (c == '{') {
-    return parse_struct(p, depth, out);
+    return ck__parse_struct(p, depth, out);
   }
-  size_t n = ident_len(p);
+  size_t n = ck__ident_len(p);
   if (n == 0) {
     char what[64];
     snprintf(what, sizeof what, "a type%s%s", *ctx ? " " : "", ctx);
-    return expected(p, what);
+    return ck__expected(p, what);
   }
   const char *w = p->text + start;
   p->pos += n;
-  if (word_is(w, n, "strided")) {
-    return parse_dim_rest(p, depth, start, "'strided'", 0, CK_TYPE_STRIDED_DIM, out);
+  if (ck__word_is(w, n, "strided")) {
+    return ck__parse_dim_rest(p, depth, start, "'strided'", 0, CK_TYPE_STRIDED_DIM, out);
   }
-  if (word_is(w, n, "var")) {
-    return parse_dim_rest(p, depth, start, "'var'", 0, CK_TYPE_VAR_DIM, out);
+  if (ck__word_is(w, n, "var")) {
+    return ck__parse_dim_rest(p, depth, start, "'var'", 0, CK_TYPE_VAR_DIM, out);
   }
   for (size_t i = 0; i < sizeof ck_scalar_names / sizeof ck_scalar_names[0]; i++) {
-    if (word_is(w, n, ck_scalar_names[i].name)) {
+    if (ck__word_is(w, n, ck_scalar_names[i].name)) {
       *out = CK_BUILTIN(ck_scalar_names[i].id);
       return CK_OK;
     }
   }
-  if (word_is(w, n, "complex")) { /* complex == complex[float64] */
-    skip_ws(p);
+  if (ck__word_is(w, n, "complex")) { /* complex == complex[float64] */
+    ck__skip_ws(p);
     if (peek(p) != '[') {
       *out = CK_BUILTIN(CK_TYPE_COMPLEX128);
       return CK_OK;
     }
     p->pos++;
-    skip_ws(p);
-    size_t m = ident_len(p);
+    ck__skip_ws(p);
+    size_t m = ck__ident_len(p);
     ck_type_id id = CK_TYPE_UNINITIALIZED;
-    if (word_is(p->text + p->pos, m, "float32")) {
+    if (ck__word_is(p->text + p->pos, m, "float32")) {
       id = CK_TYPE_COMPLEX64;
-    } else if (word_is(p->text + p->pos, m, "float64")) {
+    } else if (ck__word_is(p->text + p->pos, m, "float64")) {
       id = CK_TYPE_COMPLEX128;
     } else {
-      return expected(p, "'float32' or 'float64' after 'complex['");
+      return ck__expected(p, "'float32' or 'float64' after 'complex['");
     }
     p->pos += m;
-    if ((st = expect_char(p, ']', "to close 'complex['")) != CK_OK) {
+    if ((st = ck__expect_char(p, ']', "to close 'complex['")) != CK_OK) {
       return st;
     }
     *out = CK_BUILTIN(id);
     return CK_OK;
   }
-  if (word_is(w, n, "string")) {
+  if (ck__word_is(w, n, "string")) {
     return ck_string_type_new(out);
   }
-  if (word_is(w, n, "bytes")) {
+  if (ck__word_is(w, n, "bytes")) {
     size_t align = 1;
-    skip_ws(p);
+    ck__skip_ws(p);
     if (peek(p) == '[') {
       p->pos++;
-      skip_ws(p);
-      size_t m = ident_len(p);
-      if (!word_is(p->text + p->pos, m, "align")) {
-        return expected(p, "'align' after 'bytes['");
+      ck__skip_ws(p);
+      size_t m = ck__ident_len(p);
+      if (!ck__word_is(p->text + p->pos, m, "align")) {
+        return ck__expected(p, "'align' after 'bytes['");
       }
       p->pos += m;
-      if ((st = expect_char(p, '=', "after 'align'")) != CK_OK) {
+      if ((st = ck__expect_char(p, '=', "after 'align'")) != CK_OK) {
         return st;
       }
-      skip_ws(p);
+      ck__skip_ws(p);
       size_t num_at = p->pos;
-      if (!is_digit(peek(p))) {
-        return expected(p, "an alignment after 'align='");
+      if (!ck__is_digit(peek(p))) {
+        return ck__expected(p, "an alignment after 'align='");
       }
       intptr_t a;
-      if ((st = parse_uint(p, "alignment", &a)) != CK_OK) {
+      if ((st = ck__parse_dim_size(p, "alignment", &a)) != CK_OK) {
         return st;
       }
       if (!ck__is_pow2((size_t)a) || a > CK_BYTES_MAX_ALIGN) {
-        return perr(p, num_at, "alignment %" PRIdPTR " is not a power of two in [1, %d]",
+        return ck__perr(p, num_at, "alignment %" PRIdPTR " is not a power of two in [1, %d]",
                     a, CK_BYTES_MAX_ALIGN);
       }
       align = (size_t)a;
-      if ((st = expect_char(p, ']', "to close 'bytes['")) != CK_OK) {
+      if ((st = ck__expect_char(p, ']', "to close 'bytes['")) != CK_OK) {
         return st;
       }
     }
     return ck_bytes_type_new(align, out);
   }
-  if (word_is(w, n, "pointer")) {
-    if ((st = expect_char(p, '[', "after 'pointer'")) != CK_OK) {
+  if (ck__word_is(w, n, "pointer")) {
+    if ((st = ck__expect_char(p, '[', "after 'pointer'")) != CK_OK) {
       return st;
     }
     ck_type target;
-    if ((st = parse_type(p, depth + 1, "after 'pointer['", &target)) != CK_OK) {
+    if ((st = ck__parse_type(p, depth + 1, "after 'pointer['", &target)) != CK_OK) {
       return st;
     }
-    if ((st = expect_char(p, ']', "to close 'pointer['")) != CK_OK) {
+    if ((st = ck__expect_char(p, ']', "to close 'pointer['")) != CK_OK) {
       ck_type_decref(target);
       return st;
     }
     st = ck_pointer_type_new(target, out);
     ck_type_decref(target);
-    return st == CK_OK ? st : wrap(p, start, st);
+    return st == CK_OK ? st : ck__wrap(p, start, st);
   }
-  return perr(p, start, "expected a type%s%s, found unknown type name '%.*s'",
+  return ck__perr(p, start, "expected a type%s%s, found unknown type name '%.*s'",
               *ctx ? " " : "", ctx, (int)(n > 40 ? 40 : n), w);
 }
 
@@ -470,14 +470,14 @@ ck_status ck_type_parse_n(const char *text, size_t len, ck_type *out) {
   }
   ck_parser p = {text, len, 0};
   ck_type t;
-  ck_status st = parse_type(&p, 1, "", &t);
+  ck_status st = ck__parse_type(&p, 1, "", &t);
   if (st != CK_OK) {
     return st;
   }
-  skip_ws(&p);
+  ck__skip_ws(&p);
   if (p.pos != p.len) {
     ck_type_decref(t);
-    return expected(&p, "the end of the type");
+    return ck__expected(&p, "the end of the type");
   }
   *out = t;
   return CK_OK;

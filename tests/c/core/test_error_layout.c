@@ -16,7 +16,7 @@ static void *other_thread(void *arg) {
 static void test_thread_local_errors(void) {
   ck_memblock *mb = NULL;
   CHECK_ERR(ck_pod_memblock_new(0, NULL), CK_ERR_INVALID_ARGUMENT,
-            "ck_arena_new: out must not be NULL");
+            "ck_pod_memblock_new: out must not be NULL");
   (void)mb;
   int ok = 0;
   pthread_t t;

@@ -3,7 +3,7 @@
  * valgrind (CK_UNDER_VALGRIND): PoCL's own allocations drown the report. */
 #define _POSIX_C_SOURCE 200809L
 #include "ck_test.h"
-#include "devices/opencl_loader.h"
+#include "devices/opencl_loader_internal.h"
 
 #include <math.h>
 

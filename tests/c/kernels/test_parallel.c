@@ -1,11 +1,17 @@
 /* The parallel outer loop: coverage, thread indices, error propagation with
- * early stop, nesting, concurrent callers, thread-count control, shutdown. */
+ * early stop, nesting, concurrent callers, thread-count control, shutdown,
+ * fork safety, CPU affinity. */
+#define _GNU_SOURCE /* sched_setaffinity */
 #include "ck_test.h"
 
 #include "ckernel/parallel.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 enum { N = 100000 };
 static atomic_uchar hits[N];
@@ -164,6 +170,144 @@ static void test_thread_count_and_shutdown(void) {
   CHECK_OK(ck_thread_pool_shutdown());
 }
 
+/* A parallel loop over N that must mark every index once, in a child
+ * process: 0 if it did.  SIGALRM ends a child that hangs. */
+static int child_parallel_loop(void) {
+  alarm(30);
+  memset(hits, 0, sizeof hits);
+  if (ck_parallel_for(N, 10, mark, NULL) != CK_OK) {
+    return 2;
+  }
+  for (size_t i = 0; i < N; i++) {
+    if (atomic_load(&hits[i]) != 1) {
+      return 3;
+    }
+  }
+  return ck_thread_pool_size() == ck_get_num_threads() - 1 ? 0 : 4;
+}
+
+/* Run fn in a forked child.  The verdict travels through a pipe, not the
+ * exit status: under valgrind a child reports the parent's worker threads'
+ * stacks (unreachable after fork, not a leak of the library) and exits 1.
+ * True if the child reported 0; a crash, a hang (SIGALRM) or any other
+ * value is a failure. */
+static bool in_child(int (*fn)(void)) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    return false;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return false;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    unsigned char verdict = (unsigned char)fn();
+    if (write(fds[1], &verdict, 1) != 1) {
+      _exit(99);
+    }
+    _exit(verdict);
+  }
+  close(fds[1]);
+  unsigned char verdict = 255;
+  ssize_t got = read(fds[0], &verdict, 1);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (got != 1 || verdict != 0) {
+    fprintf(stderr, "child %d: verdict %d, %s %d\n", (int)pid, got == 1 ? verdict : -1,
+            WIFEXITED(status) ? "exit status" : "killed by signal",
+            WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    return false;
+  }
+  return true;
+}
+
+/* Fork after the pool has workers: the child starts without them and makes
+ * new ones for its first parallel loop (it used to wait forever for the
+ * parent's workers). */
+static void test_fork_after_parallel_loop(void) {
+  REQUIRE_OK(ck_set_num_threads(3));
+  REQUIRE_OK(ck_parallel_for(N, 10, mark, NULL));
+  REQUIRE(ck_thread_pool_size() == 2);
+  for (int round = 0; round < 3; round++) {
+    CHECK(in_child(child_parallel_loop));
+    memset(hits, 0, sizeof hits);
+    REQUIRE_OK(ck_parallel_for(N, 10, mark, NULL)); /* the parent's pool works */
+    CHECK(atomic_load(&hits[N / 2]) == 1);
+  }
+  REQUIRE_OK(ck_set_num_threads(0));
+  CHECK_OK(ck_thread_pool_shutdown());
+}
+
+static atomic_bool stop_looping;
+
+static ck_status count_fn(void *ctx, size_t b, size_t e, unsigned t) {
+  (void)t;
+  atomic_fetch_add((atomic_size_t *)ctx, e - b);
+  return CK_OK;
+}
+
+static void *loop_parallel(void *arg) {
+  (void)arg;
+  while (!atomic_load(&stop_looping)) {
+    atomic_size_t count;
+    atomic_init(&count, 0);
+    if (ck_parallel_for(20000, 10, count_fn, &count) != CK_OK ||
+        atomic_load(&count) != 20000) {
+      return (void *)1;
+    }
+  }
+  return NULL;
+}
+
+/* Fork while another thread keeps running parallel loops: the fork waits for
+ * the running loop (the child never inherits a held lock or a half-done
+ * job), and each child runs its own loops. */
+static void test_fork_during_parallel_loops(void) {
+  REQUIRE_OK(ck_set_num_threads(3));
+  atomic_store(&stop_looping, false);
+  pthread_t th;
+  REQUIRE(pthread_create(&th, NULL, loop_parallel, NULL) == 0);
+  long rounds = ck_test_scaled(20) + 2;
+  for (long round = 0; round < rounds; round++) {
+    CHECK(in_child(child_parallel_loop));
+  }
+  atomic_store(&stop_looping, true);
+  void *res = NULL;
+  pthread_join(th, &res);
+  CHECK(res == NULL);
+  REQUIRE_OK(ck_set_num_threads(0));
+  CHECK_OK(ck_thread_pool_shutdown());
+}
+
+/* The default thread count is the number of CPUs the process may run on
+ * (taskset / cpusets), not the number online. */
+static int child_one_cpu(void) {
+  alarm(30);
+  unsetenv("CK_NUM_THREADS");
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
+  if (sched_setaffinity(0, sizeof one, &one) != 0) {
+    return 0; /* not allowed here: nothing to check */
+  }
+  if (ck_set_num_threads(0) != CK_OK || ck_get_num_threads() != 1) {
+    fprintf(stderr, "one CPU allowed, default thread count %u\n", ck_get_num_threads());
+    return 1;
+  }
+  return 0;
+}
+
+static void test_default_threads_follow_affinity(void) {
+  CHECK(in_child(child_one_cpu));
+}
+
 CK_TEST_MAIN(CK_TEST(test_every_index_once), CK_TEST(test_thread_index_exclusive),
              CK_TEST(test_error_reaches_caller), CK_TEST(test_nested_runs_serially),
-             CK_TEST(test_concurrent_callers), CK_TEST(test_thread_count_and_shutdown))
+             CK_TEST(test_concurrent_callers), CK_TEST(test_thread_count_and_shutdown),
+             CK_TEST(test_fork_after_parallel_loop),
+             CK_TEST(test_fork_during_parallel_loops),
+             CK_TEST(test_default_threads_follow_affinity))

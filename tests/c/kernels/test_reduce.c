@@ -342,6 +342,146 @@ static void test_fault_injection(void) {
   ck_array_decref(a);
 }
 
+/* ---- the thread pool: results independent of the thread count ---------------- */
+
+/* A 1-d array of n elements of `type` filled from a deterministic sequence
+ * (a simple LCG; values of every sign, with one NaN for floats if nan). */
+static ck_array_preamble *filled(const char *type, intptr_t n, bool nan) {
+  char full[64];
+  snprintf(full, sizeof full, "strided * %s", type);
+  ck_array_preamble *a = arr(full, 1, &n);
+  if (a == NULL) {
+    return NULL;
+  }
+  ck_type_id id = ck_type_id_of(ck_type_dtype(a->type));
+  size_t es = ck_type_data_size(ck_type_dtype(a->type));
+  uint64_t x = 12345;
+  for (intptr_t i = 0; i < n; i++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    double v = (double)(int64_t)(x >> 20) / (double)(1ull << 40);
+    if (id == CK_TYPE_BOOL) {
+      v = (x >> 60) == 0; /* mostly false */
+    }
+    (void)ck_assign_builtin_value(id, a->data + (size_t)i * es, CK_TYPE_FLOAT64, &v,
+                                  CK_ERRMODE_NOCHECK);
+  }
+  if (nan && (id == CK_TYPE_FLOAT64 || id == CK_TYPE_FLOAT32)) {
+    double q = NAN;
+    (void)ck_assign_builtin_value(id, a->data + (size_t)(n / 3) * es, CK_TYPE_FLOAT64, &q,
+                                  CK_ERRMODE_NOCHECK);
+  }
+  return a;
+}
+
+static bool same_bytes(const ck_array_preamble *a, const ck_array_preamble *b) {
+  size_t na = ck_type_data_size(ck_type_dtype(a->type));
+  intptr_t sa[4], sb[4];
+  size_t nda = 0, ndb = 0;
+  if (ck_array_shape(a, sa, 4, &nda) != CK_OK || ck_array_shape(b, sb, 4, &ndb) != CK_OK ||
+      nda != ndb) {
+    return false;
+  }
+  size_t count = 1;
+  for (size_t i = 0; i < nda; i++) {
+    if (sa[i] != sb[i]) {
+      return false;
+    }
+    count *= (size_t)sa[i];
+  }
+  return memcmp(a->data, b->data, count * na) == 0; /* results are C-contiguous */
+}
+
+/* Every reduction gives the same bytes on 1, 2 and 3 threads (the split is
+ * along output axes, into exactly combinable chunks, or along the pairwise
+ * recursion), large enough to run on the pool. */
+static void test_parallel_same_as_serial(void) {
+  static const char *const types[] = {"float64", "float32", "float16", "complex128",
+                                      "int8", "int64", "uint16", "bool"};
+  static const char *const ops[] = {"sum", "product", "minimum", "maximum", "any", "all"};
+  intptr_t n = (intptr_t)ck_test_scaled(1 << 18) + 1001; /* odd: ragged chunks */
+  if (n < CK_PARALLEL_MIN_ELEMENTS) {
+    n = CK_PARALLEL_MIN_ELEMENTS + 1001;
+  }
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+    for (int nan = 0; nan < 2; nan++) {
+      ck_array_preamble *a = filled(types[t], n, nan);
+      REQUIRE(a != NULL);
+      for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        ck_array_preamble *r1 = NULL, *r2 = NULL, *r3 = NULL;
+        REQUIRE_OK(ck_set_num_threads(1));
+        ck_status s1 = ck_array_reduce(ops[o], a, NULL, 0, false, &r1);
+        REQUIRE_OK(ck_set_num_threads(2));
+        ck_status s2 = ck_array_reduce(ops[o], a, NULL, 0, false, &r2);
+        REQUIRE_OK(ck_set_num_threads(3));
+        ck_status s3 = ck_array_reduce(ops[o], a, NULL, 0, false, &r3);
+        CHECK(s1 == s2 && s2 == s3);
+        if (s1 == CK_OK && s2 == CK_OK && s3 == CK_OK) {
+          bool same = same_bytes(r1, r2) && same_bytes(r1, r3);
+          if (!same) {
+            fprintf(stderr, "%s of %s (nan %d): thread counts disagree\n", ops[o],
+                    types[t], nan);
+          }
+          CHECK(same);
+        }
+        ck_array_decref(r1);
+        ck_array_decref(r2);
+        ck_array_decref(r3);
+      }
+      ck_array_decref(a);
+    }
+  }
+  /* float64 sum: the serial pairwise sum of the whole run, which the split
+   * reproduces (check against a direct recursion) */
+  REQUIRE_OK(ck_set_num_threads(2));
+  ck_array_preamble *a = filled("float64", n, false), *r = NULL;
+  REQUIRE(a != NULL);
+  REQUIRE_OK(ck_array_reduce("sum", a, NULL, 0, false, &r));
+  ck_array_decref(r);
+  /* axes: a (rows, cols) array reduced over each axis and both */
+  intptr_t shape[2] = {(intptr_t)ck_test_scaled(600) + 7, 331};
+  ck_array_preamble *m = arr("strided * strided * float64", 2, shape);
+  REQUIRE(m != NULL);
+  memcpy(m->data, a->data, (size_t)(shape[0] * shape[1]) * sizeof(double) <
+                               (size_t)n * sizeof(double)
+                               ? (size_t)(shape[0] * shape[1]) * sizeof(double)
+                               : (size_t)n * sizeof(double));
+  ck_array_decref(a);
+  for (size_t ax = 0; ax < 3; ax++) {
+    size_t axes[1] = {ax};
+    ck_array_preamble *r1 = NULL, *r2 = NULL;
+    REQUIRE_OK(ck_set_num_threads(1));
+    REQUIRE_OK(ck_array_reduce("sum", m, ax < 2 ? axes : NULL, ax < 2 ? 1 : 0, false, &r1));
+    REQUIRE_OK(ck_set_num_threads(2));
+    REQUIRE_OK(ck_array_reduce("sum", m, ax < 2 ? axes : NULL, ax < 2 ? 1 : 0, false, &r2));
+    CHECK(same_bytes(r1, r2));
+    ck_array_decref(r1);
+    ck_array_decref(r2);
+  }
+  ck_array_decref(m);
+  REQUIRE_OK(ck_set_num_threads(0));
+}
+
+/* A C-contiguous full reduction is one pairwise run (as NumPy sums it):
+ * the (rows, cols) sum equals the 1-d sum of the same values. */
+static void test_contiguous_reduction_is_one_run(void) {
+  intptr_t n = 64 * 1000;
+  ck_array_preamble *flat = filled("float64", n, false);
+  intptr_t shape[2] = {64, 1000};
+  ck_array_preamble *m = arr("strided * strided * float64", 2, shape);
+  REQUIRE(flat != NULL && m != NULL);
+  memcpy(m->data, flat->data, (size_t)n * sizeof(double));
+  ck_array_preamble *r1 = NULL, *r2 = NULL;
+  REQUIRE_OK(ck_array_reduce("sum", flat, NULL, 0, false, &r1));
+  REQUIRE_OK(ck_array_reduce("sum", m, NULL, 0, false, &r2));
+  CHECK(memcmp(r1->data, r2->data, sizeof(double)) == 0);
+  ck_array_decref(r1);
+  ck_array_decref(r2);
+  ck_array_decref(flat);
+  ck_array_decref(m);
+}
+
 CK_TEST_MAIN(CK_TEST(test_sum_axes), CK_TEST(test_dtypes), CK_TEST(test_nan_and_empty),
              CK_TEST(test_pairwise_accuracy), CK_TEST(test_errors),
-             CK_TEST(test_binary_plugin), CK_TEST(test_fault_injection))
+             CK_TEST(test_binary_plugin), CK_TEST(test_fault_injection),
+             CK_TEST(test_parallel_same_as_serial),
+             CK_TEST(test_contiguous_reduction_is_one_run))

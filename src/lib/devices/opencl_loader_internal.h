@@ -1,12 +1,12 @@
 /*
- * opencl_loader.h -- the part of the OpenCL 1.2 API the library uses,
+ * opencl_loader_internal.h -- the part of the OpenCL 1.2 API the library uses,
  * declared here so that the library builds without the OpenCL headers, and
  * loaded at run time from the ICD loader (dlopen) -- libOpenCL is never
  * linked.  tests/c/test_context_opencl.c checks these values against
  * <CL/cl.h> where that header exists.  Not installed; nothing here is ABI.
  */
-#ifndef CKERNEL_OPENCL_LOADER_H
-#define CKERNEL_OPENCL_LOADER_H
+#ifndef CKERNEL_OPENCL_LOADER_INTERNAL_H
+#define CKERNEL_OPENCL_LOADER_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -125,4 +125,4 @@ const ck_cl_api *ck__opencl_api(void);
 /* "CL_BUILD_PROGRAM_FAILURE" for -11; "CL_UNKNOWN_ERROR" otherwise. */
 const char *ck__opencl_error_name(ck_cl_int code);
 
-#endif /* CKERNEL_OPENCL_LOADER_H */
+#endif /* CKERNEL_OPENCL_LOADER_INTERNAL_H */

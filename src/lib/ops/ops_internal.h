@@ -1,6 +1,6 @@
 /*
- * ops_impl.h -- generators of the built-in registry kernels.
- * Private to src/lib/ops_*.c and registry.c; nothing here is ABI.
+ * ops_internal.h -- generators of the built-in registry kernels and the
+ * tables that list them.  Private to src/lib/ops/; nothing here is ABI.
  *
  * A kernel is an element function
  *     static inline int ck__<op>_<tok>(TR *r, TA a [, TB b])
@@ -12,7 +12,7 @@
  * lists its kernels once in an X-macro
  *     #define CK__FAMILY(U, B)  U(op, tok, TA, TR, IDA, IDR)
  *                               B(op, tok, TA, TB, TR, IDA, IDB, IDR) ...
- * and expands it twice (definitions, then the table), so adding a type
+ * and expands it twice (definitions, then the rows of its ck__op_table), so adding a type
  * combination is one line in that list plus its element function.
  *
  * Element functions are always inlined into loops specialised by the
@@ -26,11 +26,11 @@
  * (NumPy's rule); float32 in float; float64 in double; complex in their
  * component type with NumPy's formulas where C's Annex G ones differ.
  */
-#ifndef CKERNEL_OPS_IMPL_H
-#define CKERNEL_OPS_IMPL_H
+#ifndef CKERNEL_OPS_INTERNAL_H
+#define CKERNEL_OPS_INTERNAL_H
 
-#include "core/internal.h"
-#include "core/scalar.h"
+#include "core/core_internal.h"
+#include "core/scalar_internal.h"
 
 #include "ckernel/registry.h"
 
@@ -39,7 +39,7 @@
 #include <string.h>
 
 #if defined(__GNUC__)
-#define CK__OPS_INLINE inline __attribute__((always_inline))
+#define CK__OPS_INLINE inline __attribute__((always_inline, unused))
 #define CK__OPS_COLD __attribute__((cold, noinline))
 #else
 #define CK__OPS_INLINE inline
@@ -312,22 +312,31 @@ typedef struct ck__op_row {
   CK__FLOAT_TYPES(CK__U_FLT_BOOL, U, op)                                       \
   CK__COMPLEX_TYPES(CK__U_CPX_BOOL, U, op)
 
-/* Table flags (ck__ops_register_rows). */
+/* Flags of an operation (ck__op_flags). */
 enum {
   CK__OPF_NO_BOOL_PROMOTION = 1 /* bool arguments never promote (subtract) */
 };
 
-/* Register rows (called by registry.c while it holds the write lock during
- * the built-in registration). */
-ck_status ck__ops_register_rows(const ck__op_row *rows, size_t n);
-/* Set flags on an operation registered by rows. */
-ck_status ck__ops_set_flags(const char *op, unsigned flags);
+typedef struct ck__op_flags {
+  const char *op;
+  unsigned flags;
+} ck__op_flags;
 
-/* The family tables (one per ops_*.c). */
-ck_status ck__ops_register_arith(void);
-ck_status ck__ops_register_compare(void);
-ck_status ck__ops_register_logic(void);
-ck_status ck__ops_register_minmax(void);
-ck_status ck__ops_register_math(void);
+/* A family's constant table: its registration rows and the flags of its
+ * operations.  Each ops_*.c defines one; the registry reads them when it
+ * first initialises (registry.c: ck__builtin_tables).  Nothing here calls
+ * back into the registry. */
+typedef struct ck__op_table {
+  const ck__op_row *rows;
+  size_t nrows;
+  const ck__op_flags *flags;
+  size_t nflags;
+} ck__op_table;
 
-#endif /* CKERNEL_OPS_IMPL_H */
+extern const ck__op_table ck__ops_arith_table;
+extern const ck__op_table ck__ops_compare_table;
+extern const ck__op_table ck__ops_logic_table;
+extern const ck__op_table ck__ops_minmax_table;
+extern const ck__op_table ck__ops_math_table;
+
+#endif /* CKERNEL_OPS_INTERNAL_H */

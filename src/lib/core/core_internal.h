@@ -1,9 +1,9 @@
 /*
- * internal.h -- helpers shared by the library's translation units.
+ * core_internal.h -- helpers shared by the library's translation units.
  * Not installed; nothing here is ABI.
  */
-#ifndef CKERNEL_INTERNAL_H
-#define CKERNEL_INTERNAL_H
+#ifndef CKERNEL_CORE_INTERNAL_H
+#define CKERNEL_CORE_INTERNAL_H
 
 #include "ckernel/ckernel.h"
 
@@ -44,25 +44,6 @@ void ck__free(void *p);
 #define CK_REALLOC(p, n) ck__realloc((p), (n), __func__)
 #define CK_ALIGNED_ALLOC(a, n) ck__aligned_alloc((a), (n), __func__)
 
-/* Memblock bookkeeping for constructors/free paths in other files. */
-void ck__memblock_init(ck_memblock *mb, ck_memblock_kind kind);
-void ck__memblock_released(void);
-
-/* Free paths of the arena kinds (pod_allocator.c). */
-void ck__pod_memblock_free(ck_memblock *mb);
-/* Free path of array blocks (array.c): arrmeta, data_ref, type. */
-void ck__array_memblock_free(ck_memblock *mb);
-
-/* Python's repr of a float value of builtin float/complex type id `t`
- * (shortest round-trip digits; `dot0` appends ".0" to integral values), in
- * the C locale whatever the process locale (assign_string.c). */
-size_t ck__format_float_repr(char *out, size_t outsize, int t, double v, bool dot0);
-
-/* The argument checks every kernel factory starts with (builder.c):
- * non-NULL builder, offset a multiple of CK_KERNEL_ALIGN, a known request.
- * `func` names the factory in the message. */
-ck_status ck__check_kernel_args(const char *func, ck_kernel_builder *ckb,
-                                size_t offset, ck_kernel_request req);
 
 /* Arithmetic helpers. */
 static inline bool ck__is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
@@ -83,4 +64,4 @@ void ck__appendf(char *buf, size_t bufsize, size_t *pos, const char *fmt, ...)
 #endif
     ;
 
-#endif /* CKERNEL_INTERNAL_H */
+#endif /* CKERNEL_CORE_INTERNAL_H */

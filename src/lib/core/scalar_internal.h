@@ -1,5 +1,5 @@
 /*
- * scalar.h -- builtin scalar helpers private to the library: type names and
+ * scalar_internal.h -- builtin scalar helpers private to the library: type names and
  * sizes, complex storage, and portable float16 <-> float64 conversion.
  *
  * float16 is IEEE 754 binary16 handled in software (no _Float16, no F16C):
@@ -8,8 +8,8 @@
  * once (no double rounding).  Rounding is to nearest, ties to even; NaNs
  * stay NaN (quiet, with the top payload bits kept).
  */
-#ifndef CKERNEL_SCALAR_H
-#define CKERNEL_SCALAR_H
+#ifndef CKERNEL_SCALAR_INTERNAL_H
+#define CKERNEL_SCALAR_INTERNAL_H
 
 #include "ckernel/types.h"
 
@@ -134,4 +134,4 @@ static inline uint16_t ck__f64_to_f16(double d) {
   return (uint16_t)(sign | q);
 }
 
-#endif /* CKERNEL_SCALAR_H */
+#endif /* CKERNEL_SCALAR_INTERNAL_H */

@@ -1,5 +1,5 @@
 /*
- * assign_impl.h -- the generator of the builtin assignment kernels.
+ * assign_internal.h -- the generator of the builtin assignment kernels.
  * Private to src/lib/assign*.c; nothing here is ABI.
  *
  * One always-inline function, ck__assign_elem(D, S, MODE, dst, src), holds
@@ -21,11 +21,11 @@
  * the checks of the mode.  The conversions themselves are always defined
  * behaviour in C: float -> int conversions happen only after a range check.
  */
-#ifndef CKERNEL_ASSIGN_IMPL_H
-#define CKERNEL_ASSIGN_IMPL_H
+#ifndef CKERNEL_ASSIGN_INTERNAL_H
+#define CKERNEL_ASSIGN_INTERNAL_H
 
-#include "core/internal.h"
-#include "core/scalar.h"
+#include "core/core_internal.h"
+#include "core/scalar_internal.h"
 
 #include "ckernel/assign.h"
 #include "ckernel/builder.h"
@@ -441,4 +441,4 @@ static CK__ALWAYS_INLINE int ck__assign_elem(int D, int S, int MODE, char *dst,
   extern const ck_kernel_info ck__assign_info_##DN[CK_BUILTIN_TYPE_COUNT][4];
 CK__BUILTIN_TYPES(CK__ASSIGN_DECLARE_TABLE, 0)
 
-#endif /* CKERNEL_ASSIGN_IMPL_H */
+#endif /* CKERNEL_ASSIGN_INTERNAL_H */

@@ -1,5 +1,5 @@
 /*
- * backend.h -- the backend vtable behind ck_context, and the private parts
+ * backend_internal.h -- the backend vtable behind ck_context, and the private parts
  * of contexts, programs and buffers.  Not installed; nothing here is ABI.
  *
  * A backend (cpu, opencl; cuda next) implements the vtable below.  Device
@@ -9,10 +9,10 @@
  * the message; `ctx->lock` is held by the caller for build_program and
  * launch.
  */
-#ifndef CKERNEL_BACKEND_H
-#define CKERNEL_BACKEND_H
+#ifndef CKERNEL_BACKEND_INTERNAL_H
+#define CKERNEL_BACKEND_INTERNAL_H
 
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -76,7 +76,23 @@ extern const ck__backend_vtable ck__opencl_backend;
 /* Fill ctx->state/fp64/host_accessible for an OpenCL device. */
 ck_status ck__opencl_init(ck_context *ctx, uint32_t platform, uint32_t device);
 
-/* The devmem of a buffer (buffer.c). */
-ck__devmem *ck__buffer_devmem(ck_buffer *buf);
+/* The first fields of every struct ck_buffer (buffer.c has the rest and
+ * checks that they line up): contexts and backends read a buffer's context
+ * and device memory through them, so they need not call into buffer.c. */
+typedef struct ck__buffer_head {
+  _Atomic(uint32_t) refcount;
+  ck_context *ctx;
+  ck__devmem mem;
+} ck__buffer_head;
 
-#endif /* CKERNEL_BACKEND_H */
+static inline ck__devmem *ck__buffer_devmem(ck_buffer *buf) {
+  return &((ck__buffer_head *)(void *)buf)->mem;
+}
+static inline ck_context *ck__buffer_ctx(const ck_buffer *buf) {
+  return ((const ck__buffer_head *)(const void *)buf)->ctx;
+}
+static inline size_t ck__buffer_size(const ck_buffer *buf) {
+  return ((const ck__buffer_head *)(const void *)buf)->mem.size;
+}
+
+#endif /* CKERNEL_BACKEND_INTERNAL_H */

@@ -1,12 +1,12 @@
 /*
- * lift_impl.h -- links between lift.c, assign_array.c, assign_string.c and
- * reduce.c.  Private; nothing here is ABI.
+ * lift_internal.h -- links between lift.c, apply.c, assign_array.c,
+ * assign_string.c and reduce.c.  Private; nothing here is ABI.
  */
-#ifndef CKERNEL_LIFT_IMPL_H
-#define CKERNEL_LIFT_IMPL_H
+#ifndef CKERNEL_LIFT_INTERNAL_H
+#define CKERNEL_LIFT_INTERNAL_H
 
-#include "core/internal.h"
-#include "kernels/kernel_private.h"
+#include "core/core_internal.h"
+#include "kernels/builder_internal.h"
 
 #include "ckernel/assign_array.h"
 #include "ckernel/lift.h"
@@ -37,15 +37,6 @@ ck_status ck__make_strided_dim_kernel(ck_kernel_builder *ckb, size_t offset,
 /* True if `root` is a ck__strided_dim_kernel (either entry point). */
 bool ck__is_strided_dim_kernel(const ck_prefix *root);
 
-/* Run the kernel tree in `ckb` (built with CK_KERNEL_REQUEST_SINGLE at
- * offset 0) on one destination element, splitting the outermost dim over
- * the thread pool when the root is a strided dim kernel, `dst_type` has no
- * blockrefs and the work is large (assign_array.h). */
-ck_status ck__run_single_maybe_parallel(ck_kernel_builder *ckb,
-                                        ck_type dst_type,
-                                        const char *dst_arrmeta, char *dst,
-                                        const char *const *src, size_t nsrc);
-
 /* "(3, 4)" / "(3,)" / "()" / "(var, 2)" for a type's leading dims (sizes
  * from arrmeta; NULL arrmeta prints fixed sizes and "?" for strided). */
 void ck__append_shape(ck_type t, const char *arrmeta, char *buf, size_t bufsize,
@@ -62,7 +53,7 @@ ck_status ck__make_string_assignment_kernel(ck_kernel_builder *ckb,
                                             ck_kernel_request req,
                                             ck_errmode mode, size_t *out_end);
 
-/* CK_ERR_TYPE "cannot assign from '<src>' to '<dst>'" (assign_array.c). */
+/* CK_ERR_TYPE "cannot assign from '<src>' to '<dst>'" (assign_errors.c). */
 ck_status ck__assign_type_error(const char *func, ck_type dst, ck_type src);
 
-#endif /* CKERNEL_LIFT_IMPL_H */
+#endif /* CKERNEL_LIFT_INTERNAL_H */

@@ -1,7 +1,7 @@
 /* apply_op.c -- registry operations over arrays (see ckernel/ops.h). */
-#include "core/internal.h"
+#include "core/core_internal.h"
 
-#include "ckernel/assign_array.h"
+#include "ckernel/apply.h"
 #include "ckernel/ops.h"
 #include "ckernel/registry.h"
 
@@ -63,24 +63,7 @@ ck_status ck_array_apply_op(const char *op_name, size_t nsrc,
   if (st != CK_OK) {
     return st;
   }
-  ck_type dst_dtype = CK_BUILTIN(ret);
-  if (dst_or_null != NULL &&
-      ck_type_id_of(ck_type_dtype(ck_array_type(dst_or_null))) != ret) {
-    /* out= of another dtype: compute in the kernel's type, then convert. */
-    ck_array_preamble *tmp = NULL;
-    st = ck_array_apply(ck_op_child_factory, (void *)op, dst_dtype, nsrc, srcs,
-                        NULL, &tmp);
-    if (st == CK_OK) {
-      st = ck_array_assign(dst_or_null, tmp, CK_ERRMODE_DEFAULT);
-    }
-    ck_array_decref(tmp);
-    if (st != CK_OK) {
-      return st;
-    }
-    ck_array_incref(dst_or_null);
-    *out = dst_or_null;
-    return CK_OK;
-  }
-  return ck_array_apply(ck_op_child_factory, (void *)op, dst_dtype, nsrc, srcs,
+  /* a destination of another dtype is converted into by ck_array_apply */
+  return ck_array_apply(ck_op_child_factory, (void *)op, CK_BUILTIN(ret), nsrc, srcs,
                         dst_or_null, out);
 }

@@ -1,0 +1,460 @@
+/*
+ * apply.c -- applying a kernel to whole arrays (see ckernel/apply.h):
+ * ck_array_apply (any child factory, lifted with broadcasting; a new result
+ * or a given destination, converting into it when its dtype differs) and
+ * ck_array_assign; both run the outermost dimension on the thread pool when
+ * the work is large.
+ */
+#include "kernels/lift_internal.h"
+#include "types/type_internal.h"
+
+#include <string.h>
+
+/* ---- running, maybe in parallel ------------------------------------------- */
+
+typedef struct ck__par_ctx {
+  ck_prefix *child;
+  char *dst;
+  intptr_t dst_stride;
+  const char *const *src;
+  const intptr_t *src_stride;
+  size_t nsrc;
+} ck__par_ctx;
+
+static ck_status ck__par_rows(void *ctx, size_t begin, size_t end,
+                              unsigned thread_index) {
+  (void)thread_index;
+  const ck__par_ctx *c = ctx;
+  const char *s[CK_LIFT_MAX_NSRC];
+  for (size_t j = 0; j < c->nsrc; j++) {
+    s[j] = c->src[j] + (intptr_t)begin * c->src_stride[j];
+  }
+  return (ck_status)ck_prefix_strided(c->child)(
+      c->dst + (intptr_t)begin * c->dst_stride, c->dst_stride, s, c->src_stride,
+      end - begin, c->child);
+}
+
+static ck_status ck__run_single_maybe_parallel(ck_kernel_builder *ckb,
+                                        ck_type dst_type,
+                                        const char *dst_arrmeta, char *dst,
+                                        const char *const *src, size_t nsrc) {
+  ck_prefix *root = ck_kernel_builder_get(ckb, 0);
+  if (ck__is_strided_dim_kernel(root) &&
+      !(ck_type_flags(dst_type) & CK_TYPE_FLAG_BLOCKREF) && ck__is_dim(dst_type)) {
+    /* elements per outermost row: product of the inner fixed/strided dims */
+    const ck__strided_dim_kernel *k = (const ck__strided_dim_kernel *)(void *)root;
+    size_t inner = 1;
+    ck_type t = dst_type->element;
+    const char *m = dst_arrmeta + sizeof(ck_dim_arrmeta);
+    bool ok = true;
+    while (ck__is_dim(t) && ok) {
+      intptr_t n = ((const ck_dim_arrmeta *)(const void *)m)->size;
+      ok = t->id != CK_TYPE_VAR_DIM && ck__mul_size(inner, (size_t)n, &inner);
+      m += ck__dim_header_size(t);
+      t = t->element;
+    }
+    size_t rows = (size_t)k->size, total;
+    if (ok && inner > 0 && ck__mul_size(rows, inner, &total) &&
+        total >= CK_PARALLEL_MIN_ELEMENTS && ck_get_num_threads() > 1) {
+      size_t min_chunk = (CK_PARALLEL_MIN_CHUNK_ELEMENTS + inner - 1) / inner;
+      if (rows >= 2 * min_chunk) {
+        ck__par_ctx c = {ck_prefix_child(root, k->child_offset), dst,
+                         k->dst_stride, src, k->src_stride, nsrc};
+        return ck_parallel_for(rows, min_chunk, ck__par_rows, &c);
+      }
+    }
+  }
+  return (ck_status)ck_prefix_single(root)(dst, src, root);
+}
+
+/* ---- checks ------------------------------------------------------------------ */
+
+static ck_status ck__check_array(const ck_array_preamble *a, const char *what) {
+  if (a == NULL) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, "ck_array", "%s is NULL", what);
+  }
+  if (a->memblock.kind != CK_MEMBLOCK_ARRAY) {
+    return ck__error(CK_ERR_TYPE, "ck_array", "%s is not an array memblock", what);
+  }
+  return CK_OK;
+}
+
+/* ---- overlap ----------------------------------------------------------------- */
+
+/* Where an array's own data lies: its leading fixed/strided dims and the
+ * item after them (a scalar, string, struct or var dim's {begin, size}). */
+typedef struct ck__extent {
+  const char *lo, *hi; /* [lo, hi); lo == hi: no bytes */
+  size_t ndim;
+  intptr_t size[CK_TYPE_MAX_DEPTH];
+  intptr_t stride[CK_TYPE_MAX_DEPTH];
+  ck_type item;
+} ck__extent;
+
+static void ck__extent_of(const ck_array_preamble *a, ck__extent *e) {
+  ck_type t = a->type;
+  const char *m = (const char *)(a + 1);
+  intptr_t lo = 0, hi = 0;
+  bool empty = false;
+  e->ndim = 0;
+  while (ck__is_dim(t) && t->id != CK_TYPE_VAR_DIM) {
+    const ck_dim_arrmeta *d = (const ck_dim_arrmeta *)(const void *)m;
+    e->size[e->ndim] = d->size;
+    e->stride[e->ndim] = d->stride;
+    e->ndim++;
+    if (d->size <= 0) {
+      empty = true;
+    } else if (d->stride < 0) {
+      lo += (d->size - 1) * d->stride; /* within the array: no overflow */
+    } else {
+      hi += (d->size - 1) * d->stride;
+    }
+    m += sizeof(ck_dim_arrmeta);
+    t = t->element;
+  }
+  e->item = t;
+  size_t isz = ck_type_data_size(t);
+  if (empty || isz == 0 || a->data == NULL) {
+    e->lo = e->hi = a->data;
+    return;
+  }
+  e->lo = a->data + lo;
+  e->hi = a->data + hi + (intptr_t)isz;
+}
+
+/* Does the source's memory overlap the destination's, other than as the
+ * destination itself (same data, item and strides as broadcast: in-place)? */
+static bool ck__partial_overlap(const ck__extent *d, const ck_array_preamble *dst,
+                                const ck_array_preamble *src) {
+  ck__extent s;
+  ck__extent_of(src, &s);
+  if (s.lo == s.hi || d->lo == d->hi || s.hi <= d->lo || d->hi <= s.lo) {
+    return false;
+  }
+  if (src->data != dst->data || s.ndim > d->ndim ||
+      !ck_type_equal(s.item, d->item)) {
+    return true;
+  }
+  /* aligned from the right; a missing or size-1 source dim broadcasts
+   * (stride 0), which matches only a destination dim of size 1 */
+  for (size_t i = 0; i < d->ndim; i++) {
+    size_t k = d->ndim - 1 - i;
+    intptr_t dsz = d->size[k], dst_stride = d->stride[k];
+    intptr_t ssz = 1, sst = 0;
+    if (i < s.ndim) {
+      ssz = s.size[s.ndim - 1 - i];
+      sst = s.stride[s.ndim - 1 - i];
+    }
+    if (dsz == 1) {
+      continue;
+    }
+    if (ssz != dsz || sst != dst_stride) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/* A new C-contiguous copy of `a` (strided dims; its own arenas). */
+static ck_status ck__copy_of(const ck_array_preamble *a, ck_array_preamble **out) {
+  const char *meta = ck_array_arrmeta(a);
+  ck_type rt;
+  intptr_t shape[CK_TYPE_MAX_DEPTH];
+  size_t nstrided = 0;
+  ck_status st = ck_elementwise_result_type(ck_type_dtype(a->type), 1, &a->type,
+                                            &meta, &rt, shape, CK_TYPE_MAX_DEPTH,
+                                            &nstrided);
+  if (st != CK_OK) {
+    return st;
+  }
+  st = ck_array_empty(rt, shape, nstrided, CK_ARRAY_DEFAULT_FLAGS, out);
+  ck_type_decref(rt);
+  if (st == CK_OK) {
+    st = ck_array_assign(*out, a, CK_ERRMODE_NOCHECK);
+    if (st != CK_OK) {
+      ck_array_decref(*out);
+      *out = NULL;
+    }
+  }
+  return st;
+}
+
+/* Replace every source that partially overlaps `dst` by a copy (NumPy's
+ * rule): tmp[j] holds the copy (a new reference) or NULL; data[j] and
+ * meta[j] are updated. */
+static ck_status ck__copy_overlapping(const ck_array_preamble *dst, size_t nsrc,
+                                     const ck_array_preamble *const *srcs,
+                                     const char **data, const char **meta,
+                                     ck_type *types, ck_array_preamble **tmp) {
+  ck__extent d;
+  ck__extent_of(dst, &d);
+  for (size_t j = 0; j < nsrc; j++) {
+    tmp[j] = NULL;
+    if (!ck__partial_overlap(&d, dst, srcs[j])) {
+      continue;
+    }
+    for (size_t k = 0; k < j && tmp[j] == NULL; k++) {
+      if (srcs[k] == srcs[j] && tmp[k] != NULL) { /* the same source twice */
+        ck_array_incref(tmp[k]);
+        tmp[j] = tmp[k];
+      }
+    }
+    if (tmp[j] == NULL) {
+      ck_status st = ck__copy_of(srcs[j], &tmp[j]);
+      if (st != CK_OK) {
+        return ck__error_context(st, "ck_array_apply",
+                                 "copying source %zu, which overlaps the "
+                                 "destination", j);
+      }
+    }
+    data[j] = tmp[j]->data;
+    meta[j] = ck_array_arrmeta(tmp[j]);
+    types[j] = tmp[j]->type;
+  }
+  return CK_OK;
+}
+
+/* ---- destination arenas ---------------------------------------------------------- */
+
+/* The arenas a destination's arrmeta references (strings, bytes, var dims,
+ * nested in dims and struct fields), each once, sorted by address so that
+ * every caller locks them in the same order. */
+enum { CK__MAX_ARENAS = 64 };
+typedef struct ck__arenas {
+  size_t n;
+  ck_memblock *mb[CK__MAX_ARENAS];
+} ck__arenas;
+
+static ck_status ck__collect_arenas(ck_type t, const char *m, ck__arenas *out,
+                                    unsigned depth) {
+  if (!ck__is_desc(t) || !(t->flags & CK_TYPE_FLAG_BLOCKREF) || m == NULL ||
+      depth > CK_TYPE_MAX_DEPTH) {
+    return CK_OK;
+  }
+  ck_memblock *mb = NULL;
+  switch (t->id) {
+  case CK_TYPE_FIXED_DIM:
+  case CK_TYPE_STRIDED_DIM:
+    return ck__collect_arenas(t->element, m + sizeof(ck_dim_arrmeta), out, depth + 1);
+  case CK_TYPE_VAR_DIM: {
+    mb = ((const ck_var_dim_arrmeta *)(const void *)m)->blockref;
+    ck_status st = ck__collect_arenas(t->element, m + sizeof(ck_var_dim_arrmeta), out,
+                                      depth + 1);
+    if (st != CK_OK) {
+      return st;
+    }
+    break;
+  }
+  case CK_TYPE_STRING:
+  case CK_TYPE_BYTES:
+    mb = ((const ck_string_arrmeta *)(const void *)m)->blockref;
+    break;
+  case CK_TYPE_STRUCT:
+    for (size_t i = 0; i < t->field_count; i++) {
+      ck_status st = ck__collect_arenas(t->field_types[i],
+                                        m + t->field_arrmeta_offsets[i], out,
+                                        depth + 1);
+      if (st != CK_OK) {
+        return st;
+      }
+    }
+    return CK_OK;
+  default:
+    return CK_OK; /* pointers: the target is not written through the arrmeta */
+  }
+  if (mb == NULL ||
+      (mb->kind != CK_MEMBLOCK_POD && mb->kind != CK_MEMBLOCK_ZEROINIT)) {
+    return CK_OK;
+  }
+  size_t i = 0;
+  while (i < out->n && (uintptr_t)out->mb[i] < (uintptr_t)mb) {
+    i++;
+  }
+  if (i < out->n && out->mb[i] == mb) {
+    return CK_OK;
+  }
+  if (out->n == CK__MAX_ARENAS) {
+    return CK_ERROR(CK_ERR_NOT_SUPPORTED,
+                    "the destination references more than %d arenas",
+                    CK__MAX_ARENAS);
+  }
+  memmove(out->mb + i + 1, out->mb + i, (out->n - i) * sizeof out->mb[0]);
+  out->mb[i] = mb;
+  out->n++;
+  return CK_OK;
+}
+
+static void ck__unlock_arenas(const ck__arenas *a, size_t n) {
+  while (n > 0) {
+    (void)ck_pod_memblock_writer_unlock(a->mb[--n]);
+  }
+}
+
+static ck_status ck__lock_arenas(const ck_array_preamble *dst, ck__arenas *a) {
+  a->n = 0;
+  ck_status st = ck__collect_arenas(dst->type, ck_array_arrmeta(dst), a, 0);
+  for (size_t i = 0; st == CK_OK && i < a->n; i++) {
+    st = ck_pod_memblock_writer_lock(a->mb[i]);
+    if (st != CK_OK) {
+      ck__unlock_arenas(a, i);
+    }
+  }
+  if (st != CK_OK) {
+    a->n = 0;
+  }
+  return st;
+}
+
+/* ---- running a built tree ---------------------------------------------------------- */
+
+/* Run the single-request tree in `kb` over dst, holding the writer lock of
+ * every arena of the destination. */
+static ck_status ck__run(ck_kernel_builder *kb, ck_array_preamble *dst, char *dst_data,
+                         const char *const *data, size_t nsrc) {
+  ck__arenas arenas;
+  ck_status st = ck__lock_arenas(dst, &arenas);
+  if (st != CK_OK) {
+    return st;
+  }
+  st = ck__run_single_maybe_parallel(kb, dst->type, ck_array_arrmeta(dst), dst_data,
+                                     data, nsrc);
+  ck__unlock_arenas(&arenas, arenas.n);
+  return st;
+}
+
+/* ---- the entry points -------------------------------------------------------------- */
+
+ck_status ck_array_assign(ck_array_preamble *dst, const ck_array_preamble *src,
+                          ck_errmode mode) {
+  ck_status st = ck__check_array(dst, "dst");
+  if (st == CK_OK) {
+    st = ck__check_array(src, "src");
+  }
+  if (st != CK_OK) {
+    return st;
+  }
+  char *dst_data;
+  if ((st = ck_array_writable_data(dst, &dst_data)) != CK_OK) {
+    return st;
+  }
+  const char *data = src->data;
+  const char *meta = ck_array_arrmeta(src);
+  ck_type type = src->type;
+  ck_array_preamble *tmp = NULL;
+  st = ck__copy_overlapping(dst, 1, &src, &data, &meta, &type, &tmp);
+  ck_kernel_builder kb;
+  ck_kernel_builder_init(&kb);
+  if (st == CK_OK) {
+    st = ck_make_assignment_kernel(&kb, 0, dst->type, ck_array_arrmeta(dst), type,
+                                   meta, CK_KERNEL_REQUEST_SINGLE, mode, NULL);
+  }
+  if (st == CK_OK) {
+    st = ck__run(&kb, dst, dst_data, &data, 1);
+  }
+  ck_kernel_builder_destroy(&kb);
+  ck_array_decref(tmp);
+  return st;
+}
+
+ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
+                         ck_type dst_dtype, size_t nsrc,
+                         ck_array_preamble *const *srcs,
+                         ck_array_preamble *dst_or_null,
+                         ck_array_preamble **out) {
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (child == NULL || (nsrc > 0 && srcs == NULL) ||
+      (dst_or_null == NULL && out == NULL)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL argument");
+  }
+  if (nsrc > CK_LIFT_MAX_NSRC) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "%zu sources (at most %d)", nsrc,
+                    CK_LIFT_MAX_NSRC);
+  }
+  ck_type types[CK_LIFT_MAX_NSRC];
+  const char *meta[CK_LIFT_MAX_NSRC];
+  const char *data[CK_LIFT_MAX_NSRC];
+  ck_status st;
+  for (size_t j = 0; j < nsrc; j++) {
+    if ((st = ck__check_array(srcs[j], "source")) != CK_OK) {
+      return st;
+    }
+    types[j] = srcs[j]->type;
+    meta[j] = ck_array_arrmeta(srcs[j]);
+    data[j] = srcs[j]->data;
+  }
+  if (dst_or_null != NULL) {
+    if ((st = ck__check_array(dst_or_null, "dst")) != CK_OK) {
+      return st;
+    }
+    if (ck_type_is_valid(dst_dtype) &&
+        !ck_type_equal(dst_dtype, ck_type_dtype(dst_or_null->type))) {
+      /* out= of another dtype: compute in dst_dtype, then convert (the
+       * default error mode), as NumPy's ufuncs do */
+      char *unused;
+      if ((st = ck_array_writable_data(dst_or_null, &unused)) != CK_OK) {
+        return st;
+      }
+      ck_array_preamble *res = NULL;
+      st = ck_array_apply(child, child_data, dst_dtype, nsrc, srcs, NULL, &res);
+      if (st == CK_OK) {
+        st = ck_array_assign(dst_or_null, res, CK_ERRMODE_DEFAULT);
+      }
+      ck_array_decref(res);
+      if (st == CK_OK && out != NULL) {
+        ck_array_incref(dst_or_null);
+        *out = dst_or_null;
+      }
+      return st;
+    }
+  }
+  ck_array_preamble *dst = dst_or_null;
+  if (dst == NULL) {
+    ck_type rt;
+    intptr_t shape[CK_TYPE_MAX_DEPTH];
+    size_t nstrided = 0;
+    st = ck_elementwise_result_type(dst_dtype, nsrc, types, meta, &rt, shape,
+                                    CK_TYPE_MAX_DEPTH, &nstrided);
+    if (st != CK_OK) {
+      return st;
+    }
+    st = ck_array_empty(rt, shape, nstrided, CK_ARRAY_DEFAULT_FLAGS, &dst);
+    ck_type_decref(rt);
+    if (st != CK_OK) {
+      return st;
+    }
+  } else {
+    ck_array_incref(dst);
+  }
+  ck_array_preamble *tmp[CK_LIFT_MAX_NSRC];
+  for (size_t j = 0; j < nsrc; j++) {
+    tmp[j] = NULL;
+  }
+  char *dst_data = NULL;
+  st = ck_array_writable_data(dst, &dst_data);
+  if (st == CK_OK && dst_or_null != NULL) {
+    st = ck__copy_overlapping(dst, nsrc, (const ck_array_preamble *const *)srcs,
+                              data, meta, types, tmp);
+  }
+  ck_kernel_builder kb;
+  ck_kernel_builder_init(&kb);
+  if (st == CK_OK) {
+    st = ck_make_elementwise_kernel(&kb, 0, dst->type, ck_array_arrmeta(dst), nsrc,
+                                    types, meta, CK_KERNEL_REQUEST_SINGLE, child,
+                                    child_data, NULL);
+  }
+  if (st == CK_OK) {
+    st = ck__run(&kb, dst, dst_data, data, nsrc);
+  }
+  ck_kernel_builder_destroy(&kb);
+  for (size_t j = 0; j < nsrc; j++) {
+    ck_array_decref(tmp[j]);
+  }
+  if (st != CK_OK || out == NULL) {
+    ck_array_decref(dst);
+  } else {
+    *out = dst;
+  }
+  return st;
+}

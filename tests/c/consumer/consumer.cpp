@@ -1,0 +1,2 @@
+/* consumer.cpp -- consumer.c compiled as C++ (see there). */
+#include "consumer.c"
