@@ -88,7 +88,8 @@ CK_API ck_status ck_buffer_host_pointer(ck_buffer *buf, void **out);
  * memblock is freed), so arrays can live in a buffer. */
 CK_API ck_status ck_buffer_memblock(ck_buffer *buf, ck_memblock **out);
 
-/* The native handle: cl_mem for opencl, the host pointer for cpu. */
+/* The native handle: cl_mem for opencl, the CUdeviceptr (cast to void *)
+ * for cuda, the host pointer for cpu. */
 CK_API void *ck_buffer_native_handle(const ck_buffer *buf);
 
 #ifdef __cplusplus

@@ -2,9 +2,9 @@
  * backend.h -- the backend vtable behind ck_context, and the private parts
  * of contexts, programs and buffers.  Not installed; nothing here is ABI.
  *
- * A backend (cpu, opencl; cuda next) implements the vtable below.  Device
- * memory is a ck__devmem: `handle` is the native object (cl_mem; for cpu the
- * host pointer), `host` the host address of byte 0 when the memory is host
+ * A backend (cpu, opencl, cuda) implements the vtable below.  Device
+ * memory is a ck__devmem: `handle` is the native object (cl_mem; CUdeviceptr
+ * for cuda; for cpu the host pointer), `host` the host address of byte 0 when the memory is host
  * addressable (else NULL).  Every entry returns a ck_status having recorded
  * the message; `ctx->lock` is held by the caller for build_program and
  * launch.
@@ -72,9 +72,14 @@ struct ck_context {
 
 extern const ck__backend_vtable ck__cpu_backend;
 extern const ck__backend_vtable ck__opencl_backend;
+extern const ck__backend_vtable ck__cuda_backend;
 
 /* Fill ctx->state/fp64/host_accessible for an OpenCL device. */
 ck_status ck__opencl_init(ck_context *ctx, uint32_t platform, uint32_t device);
+
+/* Fill ctx->state/fp64/host_accessible for CUDA device `ordinal`
+ * (backend_cuda.c). */
+ck_status ck__cuda_init(ck_context *ctx, uint32_t ordinal);
 
 /* The devmem of a buffer (buffer.c). */
 ck__devmem *ck__buffer_devmem(ck_buffer *buf);

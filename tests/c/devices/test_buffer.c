@@ -29,7 +29,11 @@ static void test_context_api(void) {
   ck_context *bad = NULL;
   CHECK_ERR(ck_context_new("vulkan", &bad), CK_ERR_INVALID_ARGUMENT,
             "unknown context kind 'vulkan'");
-  CHECK_ERR(ck_context_new("cuda", &bad), CK_ERR_NOT_SUPPORTED, "cuda");
+  /* cuda: a context where a driver and a device exist, else a reason */
+  ck_status cst = ck_context_new("cuda", &bad);
+  CHECK(cst == CK_OK || (cst == CK_ERR_BACKEND && strstr(ck_last_error(), "CUDA") != NULL));
+  ck_context_decref(bad);
+  bad = NULL;
   setenv("CK_OPENCL_DEVICE", "zero:1", 1);
   CHECK_ERR(ck_context_new("opencl", &bad), CK_ERR_PARSE, "CK_OPENCL_DEVICE");
   setenv("CK_OPENCL_DEVICE", "0:", 1);
