@@ -758,7 +758,8 @@ static ck_status cu_launch(ck_context *ctx, void *kernel, const char *name,
     ck__free(heap);
     return st;
   }
-  st = cu_check_params(s, k, name, nargs, sizes);
+  /* An empty range launches nothing and checks nothing (as on OpenCL). */
+  st = global != 0 ? cu_check_params(s, k, name, nargs, sizes) : CK_OK;
   if (st == CK_OK && global != 0) {
     size_t blocks = global / k->block + (global % k->block != 0);
     if (blocks > (size_t)s->max_grid_x) {
