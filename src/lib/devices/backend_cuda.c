@@ -202,10 +202,15 @@ const ck_cu_api *ck__cuda_api(void) {
   }
   ck_cu_result r = t.cuInit(0);
   if (r != CK_CUDA_SUCCESS) {
-    /* Not cached, so a later call may load another library; the handle is
-     * deliberately kept open: unloading a driver after cuInit is unsafe. */
+    /* Not cached, so a later call may load another library.  A real
+     * driver's handle is deliberately kept open (unloading a driver after
+     * cuInit is unsafe); the stub does nothing and is closed, so that it
+     * does not answer a later dlopen("libcuda.so.1") by its soname. */
     atomic_store(&ck__cu_last_init, (int)r);
     ck__cuda_init_error(r, t.path);
+    if (r == CK_CUDA_ERROR_STUB_LIBRARY) {
+      dlclose(lib);
+    }
     goto done;
   }
   if (t.cuDriverGetVersion(&t.driver_version) != CK_CUDA_SUCCESS) {
