@@ -49,6 +49,11 @@ typedef struct ck__backend_vtable {
   void (*release)(ck_context *ctx);
   ck_status (*describe)(ck_context *ctx, char *buf, size_t bufsize,
                         size_t *pos);
+  /* Optional (NULL: ck_buffer_wrap is CK_ERR_NOT_SUPPORTED): check that
+   * `native` is `size` bytes of this context's memory and describe it in
+   * *out, without taking ownership (free is never called on it). */
+  ck_status (*wrap)(ck_context *ctx, void *native, size_t size,
+                    ck__devmem *out);
 } ck__backend_vtable;
 
 struct ck_program {

@@ -106,9 +106,18 @@ static ck_status cpu_describe(ck_context *ctx, char *buf, size_t bufsize,
   return CK_OK;
 }
 
+static ck_status cpu_wrap(ck_context *ctx, void *native, size_t size,
+                          ck__devmem *out) {
+  (void)ctx;
+  out->handle = native;
+  out->host = native;
+  out->size = size;
+  return CK_OK;
+}
+
 const ck__backend_vtable ck__cpu_backend = {
     "cpu",          cpu_alloc,          cpu_free,           cpu_h2d,
     cpu_d2h,        cpu_d2d,            cpu_fill,           cpu_build,
     cpu_release_program, cpu_kernel_create, cpu_kernel_release, cpu_launch,
-    cpu_finish,     NULL,               cpu_describe,
+    cpu_finish,     NULL,               cpu_describe,       cpu_wrap,
 };

@@ -803,6 +803,49 @@ static ck_status cu_finish(ck_context *ctx) {
   return r == CK_CUDA_SUCCESS ? CK_OK : CU_FAIL(s, "cuCtxSynchronize", r);
 }
 
+/* Foreign device memory (another library's allocation): on this device,
+ * and [ptr, ptr + size) inside one allocation. */
+static ck_status cu_wrap(ck_context *ctx, void *native, size_t size,
+                         ck__devmem *out) {
+  cu_state *s = ST(ctx);
+  ck_cu_deviceptr p = (ck_cu_deviceptr)(uintptr_t)native;
+  ck_status st = cu_push(s, __func__);
+  if (st != CK_OK) {
+    return st;
+  }
+  int ordinal = -1;
+  ck_cu_deviceptr base = 0;
+  size_t extent = 0;
+  ck_cu_result r = s->cu->cuPointerGetAttribute(
+      &ordinal, CK_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
+  const char *call = "cuPointerGetAttribute";
+  if (r == CK_CUDA_SUCCESS) {
+    call = "cuMemGetAddressRange_v2";
+    r = s->cu->cuMemGetAddressRange_v2(&base, &extent, p);
+  }
+  cu_pop(s);
+  if (r != CK_CUDA_SUCCESS) {
+    return ck__cu_fail(s->cu, __func__, call, r,
+                       " (the pointer is not CUDA device memory)");
+  }
+  if (ordinal != (int)s->ordinal) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "device pointer 0x%llx is on CUDA device %d, the context "
+                    "on device %u", (unsigned long long)p, ordinal,
+                    (unsigned)s->ordinal);
+  }
+  if (p - base > extent || size > extent - (size_t)(p - base)) {
+    return CK_ERROR(CK_ERR_INDEX,
+                    "[0x%llx, +%zu) exceeds its allocation [0x%llx, +%zu)",
+                    (unsigned long long)p, size, (unsigned long long)base,
+                    extent);
+  }
+  out->handle = native;
+  out->host = NULL;
+  out->size = size;
+  return CK_OK;
+}
+
 const ck__backend_vtable ck__cuda_backend = {
     .kind = "cuda",
     .alloc = cu_alloc,
@@ -819,6 +862,7 @@ const ck__backend_vtable ck__cuda_backend = {
     .finish = cu_finish,
     .release = cu_release,
     .describe = cu_describe,
+    .wrap = cu_wrap,
 };
 
 /* ---- public CUDA queries (ckernel/cuda.h) ------------------------------- */

@@ -538,5 +538,5 @@ const ck__backend_vtable ck__opencl_backend = {
     "opencl",      ocl_alloc,         ocl_free,          ocl_h2d,
     ocl_d2h,       ocl_d2d,           ocl_fill,          ocl_build,
     ocl_release_program, ocl_kernel_create, ocl_kernel_release, ocl_launch,
-    ocl_finish,    ocl_release,       ocl_describe,
+    ocl_finish,    ocl_release,       ocl_describe,      NULL, /* wrap */
 };

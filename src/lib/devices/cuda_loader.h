@@ -30,7 +30,10 @@ typedef int ck_cu_device;            /* CUdevice */
 typedef unsigned long long ck_cu_deviceptr; /* CUdeviceptr (64-bit) */
 typedef int ck_cu_jit_option;        /* CUjit_option */
 typedef int ck_cu_device_attribute;  /* CUdevice_attribute */
-typedef int ck_cu_function_attribute; /* CUfunction_attribute */
+typedef int ck_cu_function_attribute; /* CUpointer_attribute */
+#define CK_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL 9
+/* CUfunction_attribute */
+typedef int ck_cu_pointer_attribute; /* CUpointer_attribute */
 typedef struct ck__cu_ctx *ck_cu_context;   /* CUcontext */
 typedef struct ck__cu_mod *ck_cu_module;    /* CUmodule */
 typedef struct ck__cu_func *ck_cu_function; /* CUfunction */
@@ -92,6 +95,10 @@ typedef struct ck__cu_stream *ck_cu_stream; /* CUstream */
   X(ck_cu_result, cuStreamSynchronize, (ck_cu_stream))                         \
   X(ck_cu_result, cuMemAlloc_v2, (ck_cu_deviceptr *, size_t))                  \
   X(ck_cu_result, cuMemFree_v2, (ck_cu_deviceptr))                             \
+  X(ck_cu_result, cuMemGetAddressRange_v2,                                     \
+    (ck_cu_deviceptr *, size_t *, ck_cu_deviceptr))                            \
+  X(ck_cu_result, cuPointerGetAttribute,                                       \
+    (void *, ck_cu_pointer_attribute, ck_cu_deviceptr))                        \
   X(ck_cu_result, cuMemcpyHtoDAsync_v2,                                        \
     (ck_cu_deviceptr, const void *, size_t, ck_cu_stream))                     \
   X(ck_cu_result, cuMemcpyDtoHAsync_v2,                                        \

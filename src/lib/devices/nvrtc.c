@@ -221,7 +221,9 @@ ck_status ck__nvrtc_locate(char *buf, size_t bufsize) {
     if (bufsize != 0) {
       snprintf(buf, bufsize, "%s", ck__nv_opened);
     }
-    dlclose(h); /* a loaded table keeps its own reference */
+    /* Not dlclose'd: NVRTC allocates when it loads, and unloading it
+     * strands those allocations (leak reports); the file found stays
+     * mapped, and a later load of it reuses the mapping. */
   }
   pthread_mutex_unlock(&ck__nv_lock);
   return h != NULL ? CK_OK : CK_ERR_BACKEND;

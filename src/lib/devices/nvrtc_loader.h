@@ -64,9 +64,10 @@ typedef struct ck_nvrtc_api {
  * recorded: "NVRTC not found: tried ...". */
 const ck_nvrtc_api *ck__nvrtc_api(void);
 
-/* Run the search above without keeping anything: the path of the first
- * library that loads and exports nvrtcCompileProgram, into buf (snprintf
- * rules).  CK_ERR_BACKEND with the list of places tried if none does. */
+/* Run the search above without loading the table: the path (as opened) of
+ * the first library that loads and exports nvrtcCompileProgram, into buf
+ * (snprintf rules); that library stays mapped (NVRTC must not be unloaded).
+ * CK_ERR_BACKEND with the list of places tried if none does. */
 ck_status ck__nvrtc_locate(char *buf, size_t bufsize);
 
 /* "NVRTC_ERROR_COMPILATION" for 6 ...; "NVRTC_ERROR_UNKNOWN" otherwise. */

@@ -254,12 +254,61 @@ static void test_threads(void) {
   ck_context_decref(ctx);
 }
 
+static void count_release(void *arg) { (*(int *)arg)++; }
+
+/* Foreign device memory (here: part of another buffer's allocation) used in
+ * place; pointers that are not device memory of this device are refused. */
+static void test_wrap(void) {
+  ck_context *ctx = dev_ctx();
+  REQUIRE(ctx != NULL);
+  ck_buffer *own = NULL, *w = NULL;
+  REQUIRE_OK(ck_buffer_new(ctx, 4096, &own));
+  char *base = ck_buffer_native_handle(own);
+  int released = 0;
+  REQUIRE_OK(ck_buffer_wrap(ctx, base + 1024, 2048, count_release, &released, &w));
+  CHECK(ck_buffer_native_handle(w) == base + 1024);
+  float v[4] = {1.5f, -2.0f, 3.25f, 8.0f}, back[4] = {0};
+  CHECK_OK(ck_buffer_write(w, 16, v, sizeof v));
+  CHECK_OK(ck_buffer_read(own, 1024 + 16, back, sizeof back));
+  CHECK(memcmp(v, back, sizeof v) == 0);
+  ck_program *p = NULL;
+  REQUIRE_OK(ck_context_build_program(ctx, SRC, NULL, &p));
+  uint64_t n64 = 4;
+  ck_kernel_arg args[3];
+  memset(args, 0, sizeof args);
+  args[0].kind = CK_KERNEL_ARG_BUFFER;
+  args[0].buffer = own;
+  args[1].kind = CK_KERNEL_ARG_BUFFER;
+  args[1].buffer = w;
+  args[1].offset = 16;
+  args[2].kind = CK_KERNEL_ARG_SCALAR;
+  args[2].value = &n64;
+  args[2].size = sizeof n64;
+  CHECK_OK(ck_context_launch(ctx, p, "affine", 3, args, 4));
+  CHECK_OK(ck_buffer_read(own, 0, back, sizeof back));
+  CHECK(suite_check_affine(v, back, 4));
+  CHECK_ERR(ck_buffer_grow(w, 8192), CK_ERR_NOT_SUPPORTED, "cannot grow");
+  ck_buffer *bad = NULL;
+  CHECK_ERR(ck_buffer_wrap(ctx, base + 1024, 4096, NULL, NULL, &bad), CK_ERR_INDEX,
+            "exceeds its allocation");
+  static char host[64];
+  CHECK_ERR(ck_buffer_wrap(ctx, host, sizeof host, NULL, NULL, &bad), CK_ERR_BACKEND,
+            "not CUDA device memory");
+  CHECK(bad == NULL);
+  ck_buffer_decref(w);
+  CHECK(released == 1);
+  ck_program_decref(p);
+  ck_buffer_decref(own);
+  ck_context_decref(ctx);
+}
+
 #define main ck_test_main_
 CK_TEST_MAIN(CK_TEST(test_describe_and_queries), CK_TEST(suite_buffers),
              CK_TEST(suite_fill_patterns), CK_TEST(suite_build_errors_and_cache),
              CK_TEST(suite_launch), CK_TEST(test_launch_arguments),
              CK_TEST(test_jit_error), CK_TEST(suite_device_ckernel),
-             CK_TEST(test_threads), CK_TEST(suite_fault_injection))
+             CK_TEST(test_wrap), CK_TEST(test_threads),
+             CK_TEST(suite_fault_injection))
 #undef main
 
 int main(int argc, char **argv) {

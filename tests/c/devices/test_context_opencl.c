@@ -120,6 +120,11 @@ static void test_subbuffer_alignment(void) {
   args[2].size = sizeof n64;
   CHECK_ERR(ck_context_launch(ctx, p, "affine", 3, args, 4), CK_ERR_INVALID_ARGUMENT,
             "base address alignment");
+  /* no adoption of foreign cl_mem */
+  ck_buffer *w = NULL;
+  CHECK_ERR(ck_buffer_wrap(ctx, ck_buffer_native_handle(bx), 64, NULL, NULL, &w),
+            CK_ERR_NOT_SUPPORTED, "opencl contexts cannot wrap");
+  CHECK(w == NULL);
   ck_buffer_decref(bx);
   ck_buffer_decref(by);
   ck_program_decref(p);

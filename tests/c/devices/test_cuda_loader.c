@@ -27,7 +27,9 @@ _Static_assert(sizeof(ck_cu_device) == sizeof(CUdevice), "");
 _Static_assert(sizeof(ck_cu_jit_option) == sizeof(CUjit_option), "");
 _Static_assert(sizeof(ck_cu_device_attribute) == sizeof(CUdevice_attribute), "");
 _Static_assert(sizeof(ck_cu_function_attribute) == sizeof(CUfunction_attribute), "");
+_Static_assert(sizeof(ck_cu_pointer_attribute) == sizeof(CUpointer_attribute), "");
 _Static_assert(sizeof(ck_nvrtc_result) == sizeof(nvrtcResult), "");
+_Static_assert(CK_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, "");
 _Static_assert(CK_CUDA_SUCCESS == CUDA_SUCCESS, "");
 _Static_assert(CK_CUDA_ERROR_INVALID_VALUE == CUDA_ERROR_INVALID_VALUE, "");
 _Static_assert(CK_CUDA_ERROR_OUT_OF_MEMORY == CUDA_ERROR_OUT_OF_MEMORY, "");
@@ -66,6 +68,7 @@ _Static_assert(CK_NVRTC_ERROR_COMPILATION == NVRTC_ERROR_COMPILATION, "");
 #define ck_cu_jit_option CUjit_option
 #define ck_cu_device_attribute CUdevice_attribute
 #define ck_cu_function_attribute CUfunction_attribute
+#define ck_cu_pointer_attribute CUpointer_attribute
 #define ck_cu_context CUcontext
 #define ck_cu_module CUmodule
 #define ck_cu_function CUfunction
@@ -86,6 +89,7 @@ CK_NVRTC_OPTIONAL_FUNCTIONS(CK_CHECK_PROTO)
 #undef ck_cu_jit_option
 #undef ck_cu_device_attribute
 #undef ck_cu_function_attribute
+#undef ck_cu_pointer_attribute
 #undef ck_cu_context
 #undef ck_cu_module
 #undef ck_cu_function
