@@ -140,6 +140,7 @@ static const device_backend OPENCL = {
     "clBuildProgram failed: CL_INVALID_BUILD_OPTIONS",
     "clCreateKernel failed for 'nope': CL_INVALID_KERNEL_NAME (-46)",
     "CL_INVALID_KERNEL_NAME",
+    NULL,
 };
 
 #define main ck_test_main_
