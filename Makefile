@@ -15,7 +15,7 @@ APT_PACKAGES := build-essential cmake valgrind clang libclang-rt-14-dev \
 
 VALGRIND_WRAPPER := valgrind;--error-exitcode=1;--leak-check=full;--errors-for-leak-kinds=definite,indirect,possible;--show-leak-kinds=definite,indirect,possible;--quiet
 
-.PHONY: all setup system-deps install test test-c test-python sanitize demo bench fuzz clean
+.PHONY: all setup system-deps cuda-tools install test test-c test-gpu test-python sanitize demo bench fuzz clean
 
 all: test
 
@@ -29,6 +29,25 @@ $(STAMPS)/apt:
 	  echo "installing Debian packages:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@mkdir -p $(STAMPS) && touch $@
+
+# NVRTC and ptxas, to compile generated CUDA C to PTX and assemble it in every
+# test run (no GPU needed).  Taken from the CUDA toolkit when there is one
+# ($$CUDA_HOME, else /usr/local/cuda); otherwise the PyPI wheels
+# nvidia-cuda-nvrtc (libnvrtc) and nvidia-cuda-nvcc (ptxas; its other
+# dependencies are not needed) go into .venv, where the library and the
+# tests look for them (nvidia/cu13/{lib,bin}).
+CUDA_ROOT ?= $(if $(CUDA_HOME),$(CUDA_HOME),/usr/local/cuda)
+cuda-tools: $(STAMPS)/cuda-tools
+$(STAMPS)/cuda-tools:
+	@if ls $(CUDA_ROOT)/lib64/libnvrtc.so* >/dev/null 2>&1 && [ -x $(CUDA_ROOT)/bin/ptxas ]; then \
+	  echo "NVRTC and ptxas: CUDA toolkit in $(CUDA_ROOT)"; \
+	else \
+	  $(MAKE) --no-print-directory $(PY) && \
+	  echo "NVRTC and ptxas: no CUDA toolkit in $(CUDA_ROOT), installing the wheels into $(VENV)" && \
+	  $(PIP) install -q nvidia-cuda-nvrtc && \
+	  $(PIP) install -q --no-deps nvidia-cuda-nvcc; \
 	fi
 	@mkdir -p $(STAMPS) && touch $@
 
@@ -48,7 +67,7 @@ install: system-deps $(STAMPS)/pydeps
 setup: install
 
 # ---- tests ----------------------------------------------------------------
-test-c: system-deps
+test-c: system-deps cuda-tools
 	cmake -S . -B build/c -DCK_WERROR=ON >/dev/null
 	cmake --build build/c -j$(JOBS)
 	ctest --test-dir build/c --output-on-failure
@@ -57,6 +76,21 @@ test-python: install
 	$(PY) -m pytest tests/python -q
 
 test: setup test-c test-python
+
+# The CUDA-marked tests: the C tests labelled "cuda" (ctest -L cuda) and the
+# Python tests marked `cuda` (pytest -m cuda).  On a machine without a GPU the
+# device tests are reported as skipped with the reason; the loader and
+# NVRTC/ptxas tests run everywhere.  pytest's exit 5 (no test selected) is
+# not a failure: the Python CUDA tests may not exist yet.
+test-gpu: system-deps cuda-tools
+	cmake -S . -B build/c -DCK_WERROR=ON >/dev/null
+	cmake --build build/c -j$(JOBS)
+	ctest --test-dir build/c -L cuda -V
+	@if [ -x $(PY) ]; then \
+	  $(PY) -m pytest tests/python -q -m cuda; rc=$$?; \
+	  if [ $$rc -eq 5 ]; then echo "pytest -m cuda: no CUDA-marked Python tests yet"; rc=0; fi; \
+	  exit $$rc; \
+	else echo "pytest -m cuda: skipped (no .venv: run make install first)"; fi
 
 sanitize: system-deps
 	cmake -S . -B build/asan -DCK_WERROR=ON -DCK_SANITIZE=ON >/dev/null

@@ -47,8 +47,12 @@ def test_copy_between_buffers_and_contexts(ctx):
 def test_context_errors_and_repr():
     with pytest.raises(errors.CKernelError, match="kind"):
         ckernels.Context("tpu")
-    with pytest.raises(errors.NotSupportedError):
-        ckernels.Context("cuda")
+    # cuda: a context where there is a driver and a device, else the reason
+    # ("no CUDA driver found", "CUDA driver present but no device")
+    try:
+        assert ckernels.Context("cuda").kind == "cuda"
+    except errors.BackendError as exc:
+        assert "CUDA" in str(exc)
     c = ckernels.Context("cpu")
     assert c.kind == "cpu" and "cpu" in repr(c)
 

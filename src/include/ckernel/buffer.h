@@ -37,6 +37,18 @@ extern "C" {
  * are unspecified until written. */
 CK_API ck_status ck_buffer_new(ck_context *ctx, size_t capacity,
                                ck_buffer **out);
+/* A buffer over `capacity` (> 0) bytes of memory someone else owns, without
+ * a copy: `native` is the context's kind of handle -- for "cuda" a device
+ * pointer (CUdeviceptr cast to void *) on the context's device, inside one
+ * allocation (checked: cuPointerGetAttribute, cuMemGetAddressRange); for
+ * "cpu" a host pointer.  "opencl": CK_ERR_NOT_SUPPORTED.  The allocator works
+ * over the memory; growth is CK_ERR_NOT_SUPPORTED.  The memory is never
+ * freed by the library: `release(release_arg)` (optional) is called once
+ * when the buffer dies, e.g. to drop the foreign owner (a CuPy array behind
+ * a __cuda_array_interface__). */
+CK_API ck_status ck_buffer_wrap(ck_context *ctx, void *native, size_t capacity,
+                                void (*release)(void *arg), void *release_arg,
+                                ck_buffer **out);
 CK_API void ck_buffer_incref(ck_buffer *buf);
 CK_API void ck_buffer_decref(ck_buffer *buf);
 CK_API uint32_t ck_buffer_refcount(const ck_buffer *buf);
@@ -88,7 +100,8 @@ CK_API ck_status ck_buffer_host_pointer(ck_buffer *buf, void **out);
  * memblock is freed), so arrays can live in a buffer. */
 CK_API ck_status ck_buffer_memblock(ck_buffer *buf, ck_memblock **out);
 
-/* The native handle: cl_mem for opencl, the host pointer for cpu. */
+/* The native handle: cl_mem for opencl, the CUdeviceptr (cast to void *)
+ * for cuda, the host pointer for cpu. */
 CK_API void *ck_buffer_native_handle(const ck_buffer *buf);
 
 #ifdef __cplusplus

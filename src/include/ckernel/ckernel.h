@@ -26,5 +26,6 @@
 #include "ckernel/ops.h"
 #include "ckernel/context.h"
 #include "ckernel/buffer.h"
+#include "ckernel/cuda.h"
 
 #endif /* CKERNEL_CKERNEL_H */

@@ -15,7 +15,11 @@
  *             never links libOpenCL.  Device: CK_OPENCL_DEVICE="p:d" (platform
  *             and device indices) or the first device of the first platform.
  *             No loader or no platform: CK_ERR_BACKEND with the reason.
- *   "cuda"    reserved: CK_ERR_NOT_SUPPORTED in this build.
+ *   "cuda"    a CUDA device through the driver API, loaded at run time
+ *             (dlopen "libcuda.so.1"); programs are CUDA C compiled by NVRTC,
+ *             also loaded at run time.  Device: CK_CUDA_DEVICE (an ordinal)
+ *             or device 0.  No driver, the toolkit's stub driver or no
+ *             device: CK_ERR_BACKEND with the reason.  See ckernel/cuda.h.
  *
  * Thread safety: contexts may be shared between threads.  Program builds,
  * the program cache and kernel launches are serialised by a per-context lock.
@@ -44,12 +48,17 @@ CK_API ck_status ck_context_new(const char *kind, ck_context **out);
 CK_API ck_status ck_context_new_opencl(uint32_t platform_index,
                                        uint32_t device_index, ck_context **out);
 
+/* A CUDA context on device `device_ordinal` (the driver's numbering, after
+ * CUDA_VISIBLE_DEVICES), in the device's primary context.  Out of range:
+ * CK_ERR_INDEX. */
+CK_API ck_status ck_context_new_cuda(uint32_t device_ordinal, ck_context **out);
+
 /* Reference counting (NULL is a no-op). */
 CK_API void ck_context_incref(ck_context *ctx);
 CK_API void ck_context_decref(ck_context *ctx);
 CK_API uint32_t ck_context_refcount(const ck_context *ctx);
 
-/* "cpu" or "opencl" (static string), "" for NULL. */
+/* "cpu", "opencl" or "cuda" (static string), "" for NULL. */
 CK_API const char *ck_context_kind(const ck_context *ctx);
 
 /* One line: kind, device name, platform, version, fp64 support.  snprintf
@@ -77,7 +86,8 @@ CK_API ck_status ck_context_finish(ck_context *ctx);
  * context, keyed by (source, options, device): building the same text again
  * returns the same ck_program (the cache lives as long as the context).
  * A failed build is CK_ERR_BACKEND, "clBuildProgram failed:
- * CL_BUILD_PROGRAM_FAILURE (-11): <build log>" (truncated to the error
+ * CL_BUILD_PROGRAM_FAILURE (-11): <build log>" (cuda: "nvrtcCompileProgram
+ * failed: NVRTC_ERROR_COMPILATION (6): <log>"; truncated to the error
  * buffer); failures are not cached.
  */
 CK_API ck_status ck_context_build_program(ck_context *ctx, const char *source,
@@ -97,7 +107,8 @@ typedef enum ck_kernel_arg_kind {
  * makes a sub-buffer, which OpenCL requires to be a multiple of the device's
  * CL_DEVICE_MEM_BASE_ADDR_ALIGN (CK_ERR_INVALID_ARGUMENT otherwise).  Kernels
  * that take arbitrary offsets receive the whole buffer and the offset as a
- * scalar (the device-kernel convention below). */
+ * scalar (the device-kernel convention below).  CUDA passes the buffer's
+ * device pointer plus the offset, any offset. */
 typedef struct ck_kernel_arg {
   uint32_t kind;      /* ck_kernel_arg_kind */
   uint32_t reserved_; /* zero */
@@ -108,9 +119,12 @@ typedef struct ck_kernel_arg {
 } ck_kernel_arg;
 
 /* Run `kernel_name` of `program` over a 1-d range of `global_size`
- * work-items (0: nothing is launched) and wait for completion.  The local
- * size is left to the implementation (NULL), which is legal for every
- * global size on OpenCL 1.2 devices; kernels need no bounds guard. */
+ * work-items (0: nothing is launched) and wait for completion.  OpenCL: the
+ * local size is left to the implementation (NULL), which is legal for every
+ * global size on OpenCL 1.2 devices.  CUDA: whole blocks are launched, so
+ * up to block-1 extra threads run: kernels that should run on every backend
+ * take the count and guard their index (the device-kernel convention and
+ * the generated kernels do). */
 CK_API ck_status ck_context_launch(ck_context *ctx, ck_program *program,
                                    const char *kernel_name, size_t nargs,
                                    const ck_kernel_arg *args,

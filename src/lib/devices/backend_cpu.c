@@ -106,6 +106,15 @@ static ck_status ck__cpu_describe(ck_context *ctx, char *buf, size_t bufsize,
   return CK_OK;
 }
 
+static ck_status ck__cpu_wrap(ck_context *ctx, void *native, size_t size,
+                          ck__devmem *out) {
+  (void)ctx;
+  out->handle = native;
+  out->host = native;
+  out->size = size;
+  return CK_OK;
+}
+
 const ck__backend_vtable ck__cpu_backend = {
     .kind = "cpu",
     .alloc = ck__cpu_alloc,
@@ -121,4 +130,5 @@ const ck__backend_vtable ck__cpu_backend = {
     .launch = ck__cpu_launch,
     .finish = ck__cpu_finish,
     .describe = ck__cpu_describe,
+    .wrap = ck__cpu_wrap,
 };

@@ -2,9 +2,9 @@
  * backend_internal.h -- the backend vtable behind ck_context, and the private parts
  * of contexts, programs and buffers.  Not installed; nothing here is ABI.
  *
- * A backend (cpu, opencl; cuda next) implements the vtable below.  Device
- * memory is a ck__devmem: `handle` is the native object (cl_mem; for cpu the
- * host pointer), `host` the host address of byte 0 when the memory is host
+ * A backend (cpu, opencl, cuda) implements the vtable below.  Device
+ * memory is a ck__devmem: `handle` is the native object (cl_mem; CUdeviceptr
+ * for cuda; for cpu the host pointer), `host` the host address of byte 0 when the memory is host
  * addressable (else NULL).  Every entry returns a ck_status having recorded
  * the message; `ctx->lock` is held by the caller for build_program and
  * launch.
@@ -49,6 +49,11 @@ typedef struct ck__backend_vtable {
   void (*release)(ck_context *ctx);
   ck_status (*describe)(ck_context *ctx, char *buf, size_t bufsize,
                         size_t *pos);
+  /* Optional (NULL: ck_buffer_wrap is CK_ERR_NOT_SUPPORTED): check that
+   * `native` is `size` bytes of this context's memory and describe it in
+   * *out, without taking ownership (free is never called on it). */
+  ck_status (*wrap)(ck_context *ctx, void *native, size_t size,
+                    ck__devmem *out);
 } ck__backend_vtable;
 
 struct ck_program {
@@ -72,9 +77,14 @@ struct ck_context {
 
 extern const ck__backend_vtable ck__cpu_backend;
 extern const ck__backend_vtable ck__opencl_backend;
+extern const ck__backend_vtable ck__cuda_backend;
 
 /* Fill ctx->state/fp64/host_accessible for an OpenCL device. */
 ck_status ck__opencl_init(ck_context *ctx, uint32_t platform, uint32_t device);
+
+/* Fill ctx->state/fp64/host_accessible for CUDA device `ordinal`
+ * (backend_cuda.c). */
+ck_status ck__cuda_init(ck_context *ctx, uint32_t ordinal);
 
 /* The first fields of every struct ck_buffer (buffer.c has the rest and
  * checks that they line up): contexts and backends read a buffer's context

@@ -550,4 +550,5 @@ const ck__backend_vtable ck__opencl_backend = {
     .finish = ck__ocl_finish,
     .release = ck__ocl_release,
     .describe = ck__ocl_describe,
+    .wrap = NULL, /* ck_buffer_wrap: not supported (cl_mem of another context) */
 };

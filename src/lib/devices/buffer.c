@@ -33,6 +33,9 @@ struct ck_buffer {
   ck__ranges free_list;
   ck__ranges allocs;
   size_t used;
+  bool wrapped;                /* ck_buffer_wrap: mem is not ours */
+  void (*release)(void *arg);  /* wrapped: called when the buffer dies */
+  void *release_arg;
 };
 
 static ck_status ck__ranges_reserve(ck__ranges *r, size_t extra) {
@@ -100,11 +103,9 @@ _Static_assert(offsetof(struct ck_buffer, ctx) == offsetof(ck__buffer_head, ctx)
                    offsetof(struct ck_buffer, mem) == offsetof(ck__buffer_head, mem),
                "struct ck_buffer starts with a ck__buffer_head");
 
-ck_status ck_buffer_new(ck_context *ctx, size_t capacity, ck_buffer **out) {
-  if (ctx == NULL || out == NULL) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "arguments must not be NULL");
-  }
-  *out = NULL;
+/* ck_buffer_new, or ck_buffer_wrap when `native` is not NULL. */
+static ck_status ck__buffer_make(ck_context *ctx, void *native, size_t capacity,
+                                 ck_buffer **out) {
   ck_buffer *buf = CK_CALLOC(1, sizeof *buf);
   if (buf == NULL) {
     return CK_ERR_NO_MEMORY;
@@ -114,10 +115,13 @@ ck_status ck_buffer_new(ck_context *ctx, size_t capacity, ck_buffer **out) {
     st = ck__ranges_reserve(&buf->allocs, 8);
   }
   if (st == CK_OK) {
-    st = ctx->vt->alloc(ctx, capacity, &buf->mem);
+    st = native != NULL ? ctx->vt->wrap(ctx, native, capacity, &buf->mem)
+                        : ctx->vt->alloc(ctx, capacity, &buf->mem);
   }
   if (st == CK_OK && pthread_mutex_init(&buf->lock, NULL) != 0) {
-    ctx->vt->free(ctx, &buf->mem);
+    if (native == NULL) {
+      ctx->vt->free(ctx, &buf->mem);
+    }
     st = CK_ERROR(CK_ERR_NO_MEMORY, "pthread_mutex_init failed");
   }
   if (st != CK_OK) {
@@ -132,8 +136,40 @@ ck_status ck_buffer_new(ck_context *ctx, size_t capacity, ck_buffer **out) {
   atomic_init(&buf->refcount, 1u);
   ck_context_incref(ctx);
   buf->ctx = ctx;
+  buf->wrapped = native != NULL;
   *out = buf;
   return CK_OK;
+}
+
+ck_status ck_buffer_new(ck_context *ctx, size_t capacity, ck_buffer **out) {
+  if (ctx == NULL || out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "arguments must not be NULL");
+  }
+  *out = NULL;
+  return ck__buffer_make(ctx, NULL, capacity, out);
+}
+
+ck_status ck_buffer_wrap(ck_context *ctx, void *native, size_t capacity,
+                         void (*release)(void *arg), void *release_arg,
+                         ck_buffer **out) {
+  if (ctx == NULL || native == NULL || out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "arguments must not be NULL");
+  }
+  *out = NULL;
+  if (capacity == 0) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "capacity must be > 0");
+  }
+  if (ctx->vt->wrap == NULL) {
+    return CK_ERROR(CK_ERR_NOT_SUPPORTED,
+                    "%s contexts cannot wrap foreign memory (copy it into a "
+                    "buffer instead)", ctx->vt->kind);
+  }
+  ck_status st = ck__buffer_make(ctx, native, capacity, out);
+  if (st == CK_OK) {
+    (*out)->release = release;
+    (*out)->release_arg = release_arg;
+  }
+  return st;
 }
 
 void ck_buffer_incref(ck_buffer *buf) {
@@ -146,7 +182,11 @@ void ck_buffer_decref(ck_buffer *buf) {
   if (buf != NULL &&
       atomic_fetch_sub_explicit(&buf->refcount, 1u, memory_order_release) == 1u) {
     atomic_thread_fence(memory_order_acquire);
-    buf->ctx->vt->free(buf->ctx, &buf->mem);
+    if (!buf->wrapped) {
+      buf->ctx->vt->free(buf->ctx, &buf->mem);
+    } else if (buf->release != NULL) {
+      buf->release(buf->release_arg);
+    }
     pthread_mutex_destroy(&buf->lock);
     ck__free(buf->free_list.v);
     ck__free(buf->allocs.v);
@@ -188,6 +228,11 @@ static ck_status ck__grow_locked(ck_buffer *buf, size_t new_capacity) {
   size_t old = buf->mem.size;
   if (new_capacity == old) {
     return CK_OK;
+  }
+  if (buf->wrapped) {
+    return CK_ERROR(CK_ERR_NOT_SUPPORTED,
+                    "a wrapped buffer cannot grow (capacity %zu, %zu needed)",
+                    old, new_capacity);
   }
   ck_status st = ck__ranges_reserve(&buf->free_list, 1);
   if (st != CK_OK) {

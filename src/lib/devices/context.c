@@ -84,6 +84,27 @@ ck_status ck_context_new_opencl(uint32_t platform_index, uint32_t device_index,
   return CK_OK;
 }
 
+ck_status ck_context_new_cuda(uint32_t device_ordinal, ck_context **out) {
+  if (out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
+  }
+  *out = NULL;
+  ck_context *ctx;
+  ck_status st = ck__context_alloc(&ctx);
+  if (st != CK_OK) {
+    return st;
+  }
+  ctx->vt = &ck__cuda_backend;
+  st = ck__cuda_init(ctx, device_ordinal);
+  if (st != CK_OK) {
+    ctx->vt = NULL; /* nothing to release */
+    ck__context_destroy(ctx);
+    return st;
+  }
+  *out = ctx;
+  return CK_OK;
+}
+
 ck_status ck_context_new(const char *kind, ck_context **out) {
   if (kind == NULL || out == NULL) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "arguments must not be NULL");
@@ -116,8 +137,15 @@ ck_status ck_context_new(const char *kind, ck_context **out) {
     return ck_context_new_opencl(p, d, out);
   }
   if (strcmp(kind, "cuda") == 0) {
-    return CK_ERROR(CK_ERR_NOT_SUPPORTED,
-                    "the cuda backend is not implemented in this build");
+    uint32_t d = 0;
+    const char *env = getenv("CK_CUDA_DEVICE");
+    if (env != NULL && *env != '\0' &&
+        ck__parse_index(env, env + strlen(env), &d) != CK_OK) {
+      return CK_ERROR(CK_ERR_PARSE,
+                      "CK_CUDA_DEVICE='%s' is not a device ordinal (a decimal "
+                      "index, e.g. '0')", env);
+    }
+    return ck_context_new_cuda(d, out);
   }
   return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                   "unknown context kind '%s' (expected cpu, opencl or cuda)",
