@@ -35,7 +35,10 @@
  *     matches any loop type of its kind or above: int -> i/u/f/c, float ->
  *     f/c, complex -> c); else the first loop every input casts to safely
  *     (numpy.can_cast(..., "safe")); else NumPy's "no loop" TypeError.
- *     Types fixed by `signature=` / `dtype=` must match exactly.
+ *     Types fixed by `signature=` / `dtype=` must match exactly; with such
+ *     types the inputs may also reach the loop by same-kind casts (else any
+ *     cast: NumPy then applies `casting=` and names the cast that failed),
+ *     as NumPy's `np.add(f8, f8, dtype=f4)` does.
  *   - jit ufuncs compiled lazily (a `compile` callback): the exact match as
  *     above; else `compile(input_dtypes, out_dtype_or_None)` is called
  *     (weak scalars as NumPy's default dtypes) and must add the loop for
@@ -83,6 +86,8 @@
 /* Most inputs a loop may have: the jit's limit (the registry's is lower). */
 #define CKD_MAX_NIN CK_LIFT_MAX_NSRC
 #define CKD_MAX_ARGS (CKD_MAX_NIN + 1)
+/* Most entries in a registry ufunc's type table (the builtin scalars). */
+#define CKD_MAX_TYPES 32
 
 _Static_assert(sizeof(npy_intp) == sizeof(intptr_t),
                "NumPy strides are passed to kernels as intptr_t");
@@ -268,6 +273,9 @@ typedef struct {
   PyObject *identity;  /* Py_None: no identity                             */
   PyObject *compile;   /* lazily compiled functions' callback, or NULL     */
   const ck_op *op;     /* registry ufuncs: the operation, else NULL        */
+  int ntypes;          /* registry ufuncs: NumPy DType <-> ckernel id      */
+  PyArray_DTypeMeta *type_dt[CKD_MAX_TYPES];  /* owned                     */
+  ck_type_id type_id[CKD_MAX_TYPES];
   int nin;
   int reorderable;
   int resolved;        /* the promoter has answered a call                 */
@@ -296,6 +304,9 @@ static void ckd_data_dealloc(ckd_data *self) {
     ckd_loop_free(self->loops[i]);
   }
   PyMem_Free(self->loops);
+  for (int i = 0; i < self->ntypes; i++) {
+    Py_DECREF(self->type_dt[i]);
+  }
   Py_XDECREF(self->name);
   Py_XDECREF(self->doc);
   Py_TYPE(self)->tp_free((PyObject *)self);
@@ -482,10 +493,26 @@ static void ckd_operands_init(ckd_operands *ops, int nin, PyArray_DTypeMeta *con
   }
 }
 
-/* Does loop L fit the operands?  `safe`: by safe casts, else exactly
- * (equivalent dtypes).  Types fixed by the signature must be L's. */
+/* How an operand may reach a loop's type. */
+enum { CKD_EXACT = 0, CKD_SAFE, CKD_SAME_KIND, CKD_ANY };
+
+static int ckd_castable(PyArray_DTypeMeta *from, PyArray_DTypeMeta *to, int how) {
+  switch (how) {
+  case CKD_EXACT: return ckd_equiv(from, to);
+  case CKD_SAFE: return ckd_safe(from, to);
+  case CKD_SAME_KIND:
+    return ckd_equiv(from, to) || (ckd_is_numeric(from) && ckd_is_numeric(to) &&
+                                   PyArray_CanCastTypeTo(from->singleton, to->singleton,
+                                                         NPY_SAME_KIND_CASTING));
+  default: return 1;
+  }
+}
+
+/* Does loop L fit the operands, each input reaching L's type `how`?  Types
+ * fixed by the signature must be L's; weak scalars need a loop type of their
+ * kind or above (except for CKD_ANY). */
 static int ckd_loop_fits(const ckd_data *d, const ckd_loop *L, const ckd_operands *ops,
-                         PyArray_DTypeMeta *const signature[], int safe) {
+                         PyArray_DTypeMeta *const signature[], int how) {
   for (int i = 0; i <= d->nin; i++) {
     if (signature[i] != NULL && signature[i] != L->dtypes[i]) {
       return 0;
@@ -499,9 +526,9 @@ static int ckd_loop_fits(const ckd_data *d, const ckd_loop *L, const ckd_operand
     if (dt == NULL) {
       return 0;
     }
-    int ok = ops->weak[i] != CKD_STRONG ? ckd_weak_ok(ops->weak[i], L->dtypes[i])
-             : safe ? ckd_safe(dt, L->dtypes[i])
-                    : ckd_equiv(dt, L->dtypes[i]);
+    int ok = how == CKD_ANY                 ? 1
+             : ops->weak[i] != CKD_STRONG ? ckd_weak_ok(ops->weak[i], L->dtypes[i])
+                                          : ckd_castable(dt, L->dtypes[i], how);
     if (!ok) {
       return 0;
     }
@@ -510,24 +537,40 @@ static int ckd_loop_fits(const ckd_data *d, const ckd_loop *L, const ckd_operand
 }
 
 static ckd_loop *ckd_first_fit(const ckd_data *d, const ckd_operands *ops,
-                               PyArray_DTypeMeta *const signature[], int safe) {
+                               PyArray_DTypeMeta *const signature[], int how) {
   for (Py_ssize_t i = 0; i < d->nloops; i++) {
-    if (ckd_loop_fits(d, d->loops[i], ops, signature, safe)) {
+    if (ckd_loop_fits(d, d->loops[i], ops, signature, how)) {
       return d->loops[i];
     }
   }
   return NULL;
 }
 
-/* ckernel type id of a concrete DType, learned from the loops' types. */
+/* Explicit loops: exactly, else by safe casts; with types fixed by
+ * `dtype=` / `signature=`, else the first loop with those types that the
+ * inputs reach by same-kind casts, else the first with those types at all
+ * (NumPy then applies `casting=` to the inputs and says what failed). */
+static ckd_loop *ckd_best_fit(const ckd_data *d, const ckd_operands *ops,
+                              PyArray_DTypeMeta *const signature[], int fixed) {
+  ckd_loop *L = ckd_first_fit(d, ops, signature, CKD_EXACT);
+  if (L == NULL) {
+    L = ckd_first_fit(d, ops, signature, CKD_SAFE);
+  }
+  if (L == NULL && fixed) {
+    L = ckd_first_fit(d, ops, signature, CKD_SAME_KIND);
+    if (L == NULL) {
+      L = ckd_first_fit(d, ops, signature, CKD_ANY);
+    }
+  }
+  return L;
+}
+
+/* ckernel type id of a concrete DType (registry ufuncs' type table). */
 static int ckd_id_of(const ckd_data *d, PyArray_DTypeMeta *dt, ck_type_id *out) {
-  for (Py_ssize_t i = 0; i < d->nloops; i++) {
-    const ckd_loop *L = d->loops[i];
-    for (int k = 0; k <= d->nin; k++) {
-      if (ckd_equiv(dt, L->dtypes[k])) {
-        *out = L->ids[k];
-        return 1;
-      }
+  for (int i = 0; i < d->ntypes; i++) {
+    if (ckd_equiv(dt, d->type_dt[i])) {
+      *out = d->type_id[i];
+      return 1;
     }
   }
   return 0;
@@ -617,6 +660,17 @@ static int ckd_compile_for(ckd_data *d, const ckd_operands *ops,
   return 0;
 }
 
+/* Is L the only loop with its input DTypes? */
+static int ckd_only_loop_for_inputs(const ckd_data *d, const ckd_loop *L) {
+  for (Py_ssize_t i = 0; i < d->nloops; i++) {
+    const ckd_loop *M = d->loops[i];
+    if (M != L && memcmp(M->dtypes, L->dtypes, (size_t)d->nin * sizeof L->dtypes[0]) == 0) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
 static int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
                         PyArray_DTypeMeta *const signature[],
                         PyArray_DTypeMeta *new_op_dtypes[]) {
@@ -640,16 +694,19 @@ static int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
       return -1;
     }
   } else {
-    L = ckd_first_fit(d, &ops, signature, 0);
-    if (L == NULL && d->compile != NULL) {
-      if (ckd_compile_for(d, &ops, signature) < 0) {
-        return -1;
+    if (d->compile == NULL) {
+      L = ckd_best_fit(d, &ops, signature, fixed);
+    } else {
+      L = ckd_first_fit(d, &ops, signature, CKD_EXACT);
+      if (L == NULL) {
+        if (ckd_compile_for(d, &ops, signature) < 0) {
+          return -1;
+        }
+        L = ckd_first_fit(d, &ops, signature, CKD_EXACT);
       }
-      L = ckd_first_fit(d, &ops, signature, 0);
-    } else if (L == NULL) {
-      L = ckd_first_fit(d, &ops, signature, 1);
     }
   }
+  int unchanged = 1;
   for (int i = 0; i < nargs; i++) {
     /* No loop: the DTypes unchanged, and NumPy reports "no loop found". */
     PyArray_DTypeMeta *dt = signature[i] != NULL ? signature[i]
@@ -657,6 +714,16 @@ static int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
                                                  : op_dtypes[i];
     Py_XINCREF(dt);
     new_op_dtypes[i] = dt;
+    unchanged &= dt == op_dtypes[i];
+  }
+  if (L != NULL && unchanged && ckd_only_loop_for_inputs(d, L)) {
+    /* Only after a lazy compile: the loop just added has exactly the DTypes
+     * asked for (the output fixed by dtype= / signature=), but NumPy takes
+     * an unchanged answer as "no loop".  Leave the output open instead:
+     * NumPy then finds L (the only loop for these inputs, so also the right
+     * answer for the open output, which NumPy caches too) and checks it
+     * against the fixed output. */
+    Py_CLEAR(new_op_dtypes[d->nin]);
   }
   return 0;
 }
@@ -672,6 +739,21 @@ static char ckd_id_kind(ck_type_id id) {
   if (id >= CK_TYPE_UINT8 && id <= CK_TYPE_UINT64) return 'u';
   if (id >= CK_TYPE_FLOAT16 && id <= CK_TYPE_FLOAT64) return 'f';
   if (id >= CK_TYPE_COMPLEX64 && id <= CK_TYPE_COMPLEX128) return 'c';
+  return 0;
+}
+
+/* Is `descr` a native NumPy dtype holding ckernel type `id` (same kind and
+ * size)?  -1 with an exception if not. */
+static int ckd_check_descr(const ckd_data *d, PyArray_Descr *descr, ck_type_id id) {
+  char kind = ckd_id_kind(id);
+  int ok = kind != 0 && kind == descr->kind && PyArray_ISNBO(descr->byteorder) &&
+           (PyTypeNum_ISBOOL(descr->type_num) || PyTypeNum_ISNUMBER(descr->type_num)) &&
+           (size_t)PyDataType_ELSIZE(descr) == ck_type_data_size(CK_BUILTIN(id));
+  if (!ok) {
+    ckd_raisef(CK_ERR_TYPE, "%s: dtype %R does not hold ckernel type '%s'",
+               PyBytes_AS_STRING(d->name), (PyObject *)descr, ck_type_id_name(id));
+    return -1;
+  }
   return 0;
 }
 
@@ -705,14 +787,7 @@ static ckd_loop *ckd_loop_new(const ckd_data *d, PyObject *dtypes, const ck_type
     if (!PyArray_DescrConverter(PySequence_Fast_GET_ITEM(seq, i), &descr)) {
       goto fail;
     }
-    size_t ck_size = ck_type_data_size(CK_BUILTIN(ids[i]));
-    char kind = ckd_id_kind(ids[i]);
-    int ok = kind != 0 && kind == descr->kind && PyArray_ISNBO(descr->byteorder) &&
-             (PyTypeNum_ISBOOL(descr->type_num) || PyTypeNum_ISNUMBER(descr->type_num)) &&
-             (size_t)PyDataType_ELSIZE(descr) == ck_size;
-    if (!ok) {
-      ckd_raisef(CK_ERR_TYPE, "%s: dtype %R does not hold ckernel type '%s'",
-                 PyBytes_AS_STRING(d->name), (PyObject *)descr, ck_type_id_name(ids[i]));
+    if (ckd_check_descr(d, descr, ids[i]) < 0) {
       Py_DECREF(descr);
       goto fail;
     }
@@ -825,6 +900,7 @@ static PyObject *ckd_new_ufunc(const char *name, int nin, PyObject *doc, PyObjec
   d->nin = nin;
   d->reorderable = reorderable;
   d->resolved = 0;
+  d->ntypes = 0;
   d->nloops = d->cap = 0;
   d->loops = NULL;
   PyObject_GC_Track(d);
@@ -954,6 +1030,45 @@ static PyObject *ckd_py_add_jit_loop(PyObject *mod, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* d's DType <-> ckernel id table from a mapping id -> dtype (builtin
+ * numeric dtypes only; each checked like a loop's). */
+static int ckd_read_type_table(ckd_data *d, PyObject *dtype_of_id) {
+  PyObject *items = PyMapping_Items(dtype_of_id);
+  if (items == NULL) {
+    return -1;
+  }
+  int rc = -1;
+  Py_ssize_t n = PyList_GET_SIZE(items);
+  if (n > CKD_MAX_TYPES) {
+    ckd_raisef(CK_ERR_INVALID_ARGUMENT, "op_ufunc: at most %d types, got %zd",
+               CKD_MAX_TYPES, n);
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *kv = PyList_GET_ITEM(items, i);
+    long id = PyLong_AsLong(PyTuple_GET_ITEM(kv, 0));
+    if (id == -1 && PyErr_Occurred()) {
+      goto done;
+    }
+    PyArray_Descr *descr = NULL;
+    if (!PyArray_DescrConverter(PyTuple_GET_ITEM(kv, 1), &descr)) {
+      goto done;
+    }
+    if (ckd_check_descr(d, descr, (ck_type_id)id) < 0) {
+      Py_DECREF(descr);
+      goto done;
+    }
+    d->type_dt[d->ntypes] = NPY_DTYPE(descr);
+    Py_INCREF(d->type_dt[d->ntypes]);
+    d->type_id[d->ntypes++] = (ck_type_id)id;
+    Py_DECREF(descr);
+  }
+  rc = 0;
+done:
+  Py_DECREF(items);
+  return rc;
+}
+
 PyDoc_STRVAR(ckd_op_ufunc_doc,
 "op_ufunc(op_name, dtype_of_id, *, name=None, doc=None, identity=None,\n"
 "         reorderable=None)\n"
@@ -991,6 +1106,9 @@ static PyObject *ckd_py_op_ufunc(PyObject *mod, PyObject *args, PyObject *kw) {
     return NULL;
   }
   ckd_data *d = ckd_data_of(uf);
+  if (ckd_read_type_table(d, dtype_of_id) < 0) {
+    goto fail;
+  }
   size_t count = ck_op_kernel_count(op);
   for (size_t k = 0; k < count; k++) {
     ck_type_id ids[CKD_MAX_ARGS], ret;
