@@ -52,13 +52,19 @@
  *     inputs), so the results match ckernels.ops and NumPy's own tables.
  *
  * Threads
- *   Loops run without the GIL (no NPY_METH_REQUIRES_PYAPI).  A run of at
- *   least CK_PARALLEL_MIN_ELEMENTS elements whose output elements are
- *   independent (output stride != 0, no input overlapping the output except
- *   exactly in place) is split over the library's pool (ck_parallel_for,
- *   ck_set_num_threads / CK_NUM_THREADS); floating-point flags raised on
- *   the workers are re-raised on the calling thread, so NumPy's errstate
- *   sees them as in a serial run.
+ *   Loops run without the GIL (no NPY_METH_REQUIRES_PYAPI).  NumPy hands a
+ *   loop one long run for contiguous (or coalescable) operands.  A run whose
+ *   output elements are independent (output stride != 0, no input
+ *   overlapping the output except exactly in place: not a reduction or an
+ *   accumulation) and that has more than one library thread
+ *   (ck_set_num_threads / CK_NUM_THREADS) is timed on its first
+ *   CKD_PROBE_ELEMENTS elements; if the rest would take at least the
+ *   parallel threshold (set_parallel_min_time, default 100 us) it is split
+ *   over the library's pool (ck_parallel_for) in chunks of about 20 us of
+ *   work, otherwise it runs on.  So cheap kernels on mid-sized arrays do not
+ *   pay for waking threads and costly kernels are split early.
+ *   Floating-point flags raised on the workers are re-raised on the calling
+ *   thread, so NumPy's errstate sees them as in a serial run.
  *
  * Errors
  *   A kernel that fails returns a ck_status after ck_set_error; the loop
@@ -80,6 +86,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include <ckernel/ckernel.h>
 
@@ -229,6 +236,41 @@ static int ckd_splittable(const ckd_loop *L, char *const *data, const npy_intp *
   return 1;
 }
 
+/* Elements timed before deciding to split a run (runs shorter than twice
+ * this are never split), and the work per chunk of a split run. */
+#define CKD_PROBE_ELEMENTS 2048
+#define CKD_CHUNK_NS 20000.0
+
+/* Split a run when its estimated serial time is at least this (ns). */
+static _Atomic int64_t ckd_parallel_min_ns = 100000;
+
+static int64_t ckd_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Run the rest of a probed run, [CKD_PROBE_ELEMENTS, n), on the pool. */
+static ck_status ckd_run_parallel(ckd_loop *L, char *const *data, const intptr_t *ss,
+                                  size_t n, double ns_per_element, int64_t min_ns) {
+  int nin = L->nin;
+  const char *src[CKD_MAX_NIN];
+  for (int j = 0; j < nin; j++) {
+    src[j] = data[j] + CKD_PROBE_ELEMENTS * ss[j];
+  }
+  double chunk_ns = (double)min_ns / 4 < CKD_CHUNK_NS ? (double)min_ns / 4 : CKD_CHUNK_NS;
+  double chunk = chunk_ns / ns_per_element;
+  size_t min_chunk = chunk < 256.0 ? 256 : chunk > (double)n ? n : (size_t)chunk;
+  ckd_par c = {L, data[nin] + CKD_PROBE_ELEMENTS * ss[nin], ss[nin], src, ss, 0};
+  atomic_init(&c.fpe, 0);
+  ck_status st = ck_parallel_for(n - CKD_PROBE_ELEMENTS, min_chunk, ckd_par_chunk, &c);
+  int flags = atomic_load(&c.fpe);
+  if (flags != 0) {
+    feraiseexcept(flags);
+  }
+  return st;
+}
+
 /* The strided loop of every ArrayMethod made here. */
 static int ckd_strided_loop(PyArrayMethod_Context *context, char *const *data,
                             const npy_intp *dimensions, const npy_intp *strides,
@@ -243,14 +285,27 @@ static int ckd_strided_loop(PyArrayMethod_Context *context, char *const *data,
   const char *const *src = (const char *const *)data;
   const intptr_t *ss = (const intptr_t *)strides;
   ck_status st;
-  if (n >= CK_PARALLEL_MIN_ELEMENTS && ck_get_num_threads() > 1 &&
+  if (n >= 2 * CKD_PROBE_ELEMENTS && ck_get_num_threads() > 1 &&
       ckd_splittable(L, data, strides, n)) {
-    ckd_par c = {L, data[nin], strides[nin], src, ss, 0};
-    atomic_init(&c.fpe, 0);
-    st = ck_parallel_for((size_t)n, CK_PARALLEL_MIN_CHUNK_ELEMENTS, ckd_par_chunk, &c);
-    int flags = atomic_load(&c.fpe);
-    if (flags != 0) {
-      feraiseexcept(flags);
+    /* Time the first elements, then decide whether the rest is worth the
+     * pool. */
+    int64_t t0 = ckd_now_ns();
+    st = L->strided(data[nin], strides[nin], src, ss, CKD_PROBE_ELEMENTS, L->kernel);
+    int64_t dt = ckd_now_ns() - t0;
+    if (st == CK_OK) {
+      double per = (double)(dt > 0 ? dt : 1) / CKD_PROBE_ELEMENTS;
+      int64_t min_ns = atomic_load_explicit(&ckd_parallel_min_ns, memory_order_relaxed);
+      size_t rest = (size_t)n - CKD_PROBE_ELEMENTS;
+      if (per * (double)rest >= (double)min_ns) {
+        st = ckd_run_parallel(L, data, ss, (size_t)n, per, min_ns);
+      } else {
+        const char *rsrc[CKD_MAX_NIN];
+        for (int j = 0; j < nin; j++) {
+          rsrc[j] = data[j] + CKD_PROBE_ELEMENTS * ss[j];
+        }
+        st = L->strided(data[nin] + CKD_PROBE_ELEMENTS * ss[nin], ss[nin], rsrc, ss, rest,
+                        L->kernel);
+      }
     }
   } else {
     st = L->strided(data[nin], strides[nin], src, ss, (size_t)n, L->kernel);
@@ -1223,7 +1278,43 @@ static PyObject *ckd_py_data_of(PyObject *mod, PyObject *obj) {
   return Py_NewRef(d ? (PyObject *)d : Py_None);
 }
 
+PyDoc_STRVAR(ckd_set_parallel_min_time_doc,
+"set_parallel_min_time(seconds)\n"
+"--\n\n"
+"Split a loop's run over the library's threads when its estimated serial\n"
+"time (measured on its first elements) is at least `seconds` (default 1e-4);\n"
+"0 splits every run long enough to measure.  Process-wide.");
+
+static PyObject *ckd_py_set_parallel_min_time(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  double sec = PyFloat_AsDouble(arg);
+  if (sec == -1.0 && PyErr_Occurred()) {
+    return NULL;
+  }
+  if (!(sec >= 0.0 && sec <= 3600.0)) {
+    return ckd_raisef(CK_ERR_INVALID_ARGUMENT,
+                      "set_parallel_min_time: seconds must be in [0, 3600], not %R", arg);
+  }
+  atomic_store(&ckd_parallel_min_ns, (int64_t)(sec * 1e9));
+  Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(ckd_get_parallel_min_time_doc,
+"get_parallel_min_time() -> float\n"
+"--\n\n"
+"The threshold set by set_parallel_min_time, in seconds.");
+
+static PyObject *ckd_py_get_parallel_min_time(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  return PyFloat_FromDouble((double)atomic_load(&ckd_parallel_min_ns) / 1e9);
+}
+
 static PyMethodDef ckd_methods[] = {
+    {"set_parallel_min_time", ckd_py_set_parallel_min_time, METH_O,
+     ckd_set_parallel_min_time_doc},
+    {"get_parallel_min_time", ckd_py_get_parallel_min_time, METH_NOARGS,
+     ckd_get_parallel_min_time_doc},
     {"ufunc", (PyCFunction)(void (*)(void))ckd_py_ufunc, METH_VARARGS | METH_KEYWORDS,
      ckd_ufunc_doc},
     {"add_jit_loop", ckd_py_add_jit_loop, METH_VARARGS, ckd_add_jit_loop_doc},
@@ -1252,7 +1343,7 @@ static int ckd_exec(PyObject *m) {
   }
   if (PyModule_AddObjectRef(m, "UFuncData", (PyObject *)&ckd_data_type) < 0 ||
       PyModule_AddIntConstant(m, "MAX_NIN", CKD_MAX_NIN) < 0 ||
-      PyModule_AddIntConstant(m, "PARALLEL_MIN_ELEMENTS", CK_PARALLEL_MIN_ELEMENTS) < 0) {
+      PyModule_AddIntConstant(m, "PROBE_ELEMENTS", CKD_PROBE_ELEMENTS) < 0) {
     return -1;
   }
   return 0;

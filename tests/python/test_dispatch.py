@@ -25,7 +25,7 @@ from ckernels.jit import Signature
 
 _nrt_mod._nrt.memsys_enable_stats()
 
-BIG = 3 * _dispatch.PARALLEL_MIN_ELEMENTS  # long enough to be split over threads
+BIG = 200_000   # split over the threads (with the threshold at 0, as below)
 
 
 @pytest.fixture(autouse=True)
@@ -40,10 +40,13 @@ def _nrt_balance():
 
 @pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
 def threads(request):
-    before = ckernels.get_num_threads()
+    """1 or 2 library threads; every long enough run is split (threshold 0)."""
+    before, min_time = ckernels.get_num_threads(), _dispatch.get_parallel_min_time()
     ckernels.set_num_threads(request.param)
+    _dispatch.set_parallel_min_time(0)
     yield request.param
     ckernels.set_num_threads(before)
+    _dispatch.set_parallel_min_time(min_time)
 
 
 # ---------------------------------------------------------------- helpers --
@@ -141,6 +144,16 @@ def fma3(x, y, z):
     return x * y + z
 
 
+def slow_ref(x):
+    acc = 0.0
+    for k in range(1, 400):
+        acc += math.sin(x * k) / k
+    return acc
+
+
+slow = ckernels.jit(["float64(float64)"])(slow_ref)   # ~us per element
+
+
 AXPY = jit_ufunc(axpy)
 DIV = jit_ufunc(div)
 DIV_IEEE = jit_ufunc(div_ieee)
@@ -149,6 +162,7 @@ TRANS = jit_ufunc(trans)
 PLUS = jit_ufunc(plus, identity=0)
 PLUS_NOID = jit_ufunc(plus)
 FMA3 = jit_ufunc(fma3)
+SLOW = jit_ufunc(slow)
 
 
 def ref_axpy(x, y):
@@ -483,6 +497,11 @@ def test_error_model_numpy_gives_ieee_and_fp_flags(threads):
     assert np.isinf(r[BIG - 10]) and np.isfinite(np.delete(r, BIG - 10)).all()
     with np.errstate(divide="raise"), pytest.raises(FloatingPointError, match="divide"):
         DIV_IEEE(x, y)
+    for pos in range(5000, BIG, BIG // 16):     # chunks of the caller and the worker
+        y = np.ones(BIG)
+        y[pos] = 0.0
+        with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+            DIV_IEEE(x, y)
     with np.errstate(divide="warn"), pytest.warns(RuntimeWarning, match="divide"):
         DIV_IEEE(x, y)
     with np.errstate(all="raise"):
@@ -517,9 +536,10 @@ def test_large_reductions_and_accumulations_stay_serial(threads):
 
 def test_thread_count_setting_applies():
     x = np.linspace(-3, 3, BIG)
-    lib.ck_thread_pool_shutdown()
-    before = ckernels.get_num_threads()
+    before, min_time = ckernels.get_num_threads(), _dispatch.get_parallel_min_time()
     try:
+        _dispatch.set_parallel_min_time(0)
+        lib.ck_thread_pool_shutdown()
         ckernels.set_num_threads(1)
         TRANS(x, x)
         assert lib.ck_thread_pool_size() == 0
@@ -528,6 +548,32 @@ def test_thread_count_setting_applies():
         assert lib.ck_thread_pool_size() == 1
     finally:
         ckernels.set_num_threads(before)
+        _dispatch.set_parallel_min_time(min_time)
+
+
+def test_runs_are_split_by_estimated_time():
+    """Default threshold (100 us): a costly kernel is split on a short run, a
+    cheap one on the same run is not (it would not pay for waking threads)."""
+    before = ckernels.get_num_threads()
+    assert _dispatch.get_parallel_min_time() == pytest.approx(1e-4)
+    x = np.linspace(-3, 3, 3 * _dispatch.PROBE_ELEMENTS)
+    try:
+        ckernels.set_num_threads(2)
+        serial = []
+        for _ in range(5):              # a preempted probe may overestimate: retry
+            lib.ck_thread_pool_shutdown()
+            PLUS(x, x)
+            serial.append(lib.ck_thread_pool_size() == 0)
+        assert any(serial)
+        lib.ck_thread_pool_shutdown()
+        slow = np.linspace(-3, 3, 3 * _dispatch.PROBE_ELEMENTS)
+        SLOW(slow)
+        assert lib.ck_thread_pool_size() == 1
+        np.testing.assert_allclose(SLOW(slow), [slow_ref(v) for v in slow])
+    finally:
+        ckernels.set_num_threads(before)
+    with pytest.raises(errors.InvalidArgumentError):
+        _dispatch.set_parallel_min_time(-1)
 
 
 # ------------------------------------------------------ registry ufuncs --
@@ -563,7 +609,8 @@ def test_registry_binary_promotion_matches_numpy_and_ops(name):
             x, y = sample(a), sample(b)[::-1].copy()
             want = ops_resolve(name, (a, b))
             try:
-                got = uf(x, y)
+                with np.errstate(all="ignore"):
+                    got = uf(x, y)
             except TypeError:
                 if want is not None:
                     mismatches.append((a, b, "ufunc: no loop", want))
