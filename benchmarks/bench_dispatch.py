@@ -28,7 +28,6 @@ import ckernels
 from ckernels import _dispatch
 from ckernels._native import ffi
 
-from _timing import best
 
 REPS = int(os.environ.get("CK_BENCH_REPS", 7))
 N_LARGE = int(os.environ.get("CK_BENCH_N", 10_000_000))
@@ -71,15 +70,16 @@ DTYPE_OF_ID = {t.type_id: ckernels.types.builtin_numpy_dtype(t)
 
 # ---------------------------------------------------------------- timing --
 def _batch(fn, min_time: float) -> int:
-    """Calls per batch so that a batch takes about min_time."""
+    """Calls per batch so that a batch takes about min_time (at least one)."""
     fn()
     n = 1
     while True:
         t0 = time.perf_counter()
         for _ in range(n):
             fn()
-        if time.perf_counter() - t0 > min_time / 4:
-            return 4 * n
+        dt = time.perf_counter() - t0
+        if dt > min_time / 4:
+            return max(1, round(n * min_time / dt))
         n *= 4
 
 
@@ -148,22 +148,25 @@ def main() -> None:
 
     print(f"\n-- large arrays ({N_LARGE:.0e} float64, out= given; per call)")
     x, y, o = arrays(N_LARGE)
+
+    def threads(nt, fn):
+        def run():
+            ckernels.set_num_threads(nt)
+            fn()
+        return run
+
     for name, uf, jk, nb in (("2*x + y", uf_axpy, ck_axpy, nb_axpy),
                              ("exp(sin x)*cos y", uf_trans, ck_trans, nb_trans)):
-        res = {}
-        for nt in (1, 2):
-            ckernels.set_num_threads(nt)
-            res[nt] = (best(lambda: uf(x, y, out=o)), best(lambda: jk(x, y, out=o)))
-        ckernels.set_num_threads(threads0)
-        t_nb = best(lambda: nb(x, y, out=o))
-        for nt in (1, 2):
-            t_uf, t_ck = res[nt]
+        t_uf1, t_ck1, t_uf2, t_ck2, t_nb = per_call(
+            threads(1, lambda: uf(x, y, out=o)), threads(1, lambda: jk(x, y, out=o)),
+            threads(2, lambda: uf(x, y, out=o)), threads(2, lambda: jk(x, y, out=o)),
+            lambda: nb(x, y, out=o), min_time=0)
+        for nt, t_uf, t_ck in ((1, t_uf1, t_ck1), (2, t_uf2, t_ck2)):
             line(f"{name}, ufunc, {nt} thread(s)", t_uf, "today's call", t_ck, 1.0, unit="ms")
             line(f"{name}, ufunc, {nt} thread(s)", t_uf, "numba.vectorize", t_nb, unit="ms")
-        line(f"{name}, ufunc, 2 vs 1 thread(s)", res[2][0], "ufunc, 1 thread", res[1][0],
-             unit="ms")
-    t_op = best(lambda: add_uf(x, y, out=o))
-    t_np = best(lambda: np.add(x, y, out=o))
+        line(f"{name}, ufunc, 2 vs 1 thread(s)", t_uf2, "ufunc, 1 thread", t_uf1, unit="ms")
+    ckernels.set_num_threads(threads0)
+    t_op, t_np = per_call(lambda: add_uf(x, y, out=o), lambda: np.add(x, y, out=o), min_time=0)
     line("ops.add ufunc, large", t_op, "numpy.add", t_np, unit="ms")
 
 
