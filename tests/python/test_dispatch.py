@@ -797,3 +797,75 @@ def test_dispatch_against_numba_vectorize():
     assert AXPY(f4, f4).dtype == np.float32 and nv(f4, f4).dtype == np.float64
     assert AXPY(i8, i8).dtype == np.int64 and nv(i8, i8).dtype == np.float64
     assert AXPY(i8, 7).dtype == np.int64 and nv(i8, 7).dtype == np.float64
+
+
+# ------------------------------------------------------------ Function --
+class Fn(_dispatch.Function):
+    """What a jitted function becomes in Phase B: the call in C, methods in Python."""
+
+    def __init__(self, ufunc, fallback_types=(ckernels.Array,)):
+        super().__init__(ufunc, Fn._general, fallback_types)
+        self.general_calls = []
+
+    def _general(self, *args, **kwargs):
+        self.general_calls.append((args, kwargs))
+        return "general"
+
+
+class WithArrayUfunc:
+    """A minimal __array_ufunc__ implementer (stands in for pandas/xarray/dask)."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = [i.a if isinstance(i, WithArrayUfunc) else i for i in inputs]
+        return WithArrayUfunc(getattr(ufunc, method)(*inputs, **kwargs))
+
+
+def test_function_sends_numpy_calls_to_the_ufunc():
+    f = Fn(AXPY)
+    x = np.arange(4.0)
+    np.testing.assert_array_equal(f(x, x), ref_axpy(x, x))
+    assert f(2.0, 3.0) == 7.0 and f(2, 3) == 7 and f(True, np.float32(1)) == 3.0
+    out = np.empty(4)
+    assert f(x, 1.0, out=out) is out and f(x, 1.0, out=(out,)) is out
+    r = f(WithArrayUfunc(x), 1.0)
+    assert isinstance(r, WithArrayUfunc)
+    np.testing.assert_array_equal(r.a, ref_axpy(x, 1.0))
+    np.testing.assert_array_equal(f(np.ma.masked_array(x, [0, 1, 0, 0]), 1.0).mask,
+                                  [False, True, False, False])
+    assert f.general_calls == []
+    assert f.ufunc is AXPY and "ufunc=<ufunc 'axpy'>" in repr(f)
+
+
+def test_function_sends_other_calls_to_the_fallback():
+    f = Fn(AXPY)
+    x = np.arange(3.0)
+    assert f([1.0, 2.0], 1.0) == "general"
+    assert f(ckernels.array([1.0]), 1.0) == "general"
+    assert f(x, 1.0, out=[0.0]) == "general"
+    assert f(x, "s") == "general"
+    assert [len(a) for a, _ in f.general_calls] == [2, 2, 2, 2]
+    assert f.general_calls[2][1] == {"out": [0.0]}
+    f.ufunc = None                      # no ufunc (e.g. string signatures)
+    assert f(x, x) == "general"
+    plain = _dispatch.Function(AXPY)    # no fallback: NumPy says what is wrong
+    with pytest.raises(TypeError):
+        plain(x, "s")
+    with pytest.raises(errors.InvalidStateError):
+        _dispatch.Function()(x)
+    with pytest.raises(errors.CKTypeError):
+        _dispatch.Function(len)
+    with pytest.raises(errors.CKTypeError):
+        _dispatch.Function(AXPY, 3)
+
+
+def test_function_is_collected():
+    import weakref
+    f = Fn(AXPY)
+    f.self_ref = f                      # a cycle through the instance dict
+    r = weakref.ref(f)
+    del f
+    gc.collect()
+    assert r() is None
