@@ -1015,10 +1015,12 @@ static PyObject *ckd_new_ufunc(const char *name, int nin, PyObject *doc, PyObjec
  * call.  A call goes to `ufunc` when every positional argument is an
  * ndarray, a NumPy scalar, a Python bool / int / float / complex, or an
  * object whose type implements __array_ufunc__ (pandas, xarray, dask, ...)
- * -- and none is an instance of `fallback_types` -- and `out=` (if given)
- * is one of those too or a tuple of them.  Every other call (lists, other
- * arrays, no ufunc) goes to `fallback(self, *args, **kwargs)`.  Subclassable
- * (Python subclasses add their methods; the call stays in C).
+ * -- and none is an instance of `fallback_types` nor a NumPy array or scalar
+ * whose dtype kind is in `fallback_kinds` (e.g. "OSUT" for strings) -- and
+ * `out=` (if given) is one of those too or a tuple of them.  Every other
+ * call (lists, str, other arrays, no ufunc) goes to `fallback(self, *args,
+ * **kwargs)`.  Subclassable (Python subclasses add their methods; the call
+ * stays in C).
  */
 typedef struct {
   PyObject_HEAD
@@ -1026,6 +1028,7 @@ typedef struct {
   PyObject *ufunc;          /* a numpy.ufunc or NULL                     */
   PyObject *fallback;       /* callable(self, *args, **kwargs) or NULL  */
   PyObject *fallback_types; /* tuple of types (possibly empty)          */
+  char fallback_kinds[16];  /* dtype kinds taking the fallback, NUL-ended */
 } ckd_function;
 
 static PyObject *ckd_str_array_ufunc = NULL; /* "__array_ufunc__" */
@@ -1034,8 +1037,11 @@ static PyObject *ckd_str_out = NULL;         /* "out" */
 /* 1: NumPy can take `a` as a ufunc operand here; 0: no; -1: error. */
 static int ckd_ufunc_operand(ckd_function *f, PyObject *a) {
   PyTypeObject *t = Py_TYPE(a);
-  if (t == &PyArray_Type || t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type ||
-      t == &PyComplex_Type) {
+  if (t == &PyArray_Type) {
+    return f->fallback_kinds[0] == 0 ||
+           strchr(f->fallback_kinds, PyArray_DESCR((PyArrayObject *)a)->kind) == NULL;
+  }
+  if (t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type || t == &PyComplex_Type) {
     return 1;
   }
   if (PyTuple_GET_SIZE(f->fallback_types) > 0) {
@@ -1044,8 +1050,21 @@ static int ckd_ufunc_operand(ckd_function *f, PyObject *a) {
       return r < 0 ? -1 : 0;
     }
   }
-  if (PyArray_Check(a) || PyArray_IsScalar(a, Generic)) {
-    return 1;
+  if (PyArray_Check(a)) {
+    return f->fallback_kinds[0] == 0 ||
+           strchr(f->fallback_kinds, PyArray_DESCR((PyArrayObject *)a)->kind) == NULL;
+  }
+  if (PyArray_IsScalar(a, Generic)) {
+    if (f->fallback_kinds[0] == 0) {
+      return 1;
+    }
+    PyArray_Descr *descr = PyArray_DescrFromScalar(a);
+    if (descr == NULL) {
+      return -1;
+    }
+    int ok = strchr(f->fallback_kinds, descr->kind) == NULL;
+    Py_DECREF(descr);
+    return ok;
   }
   PyObject *m = PyObject_GetAttr((PyObject *)t, ckd_str_array_ufunc);
   if (m == NULL) {
@@ -1128,10 +1147,31 @@ static PyObject *ckd_function_vectorcall(PyObject *self, PyObject *const *args, 
   return PyObject_Vectorcall(f->ufunc, args, nargsf, kwnames);
 }
 
+static int ckd_set_kinds(ckd_function *self, PyObject *value) {
+  const char *k = "";
+  Py_ssize_t n = 0;
+  if (value != NULL && value != Py_None) {
+    k = PyUnicode_Check(value) ? PyUnicode_AsUTF8AndSize(value, &n) : NULL;
+    if (k == NULL || n >= (Py_ssize_t)sizeof self->fallback_kinds) {
+      PyErr_Clear();
+      ckd_raisef(CK_ERR_INVALID_ARGUMENT, "fallback_kinds must be a str of at most %d dtype "
+                 "kind characters, not %R", (int)sizeof self->fallback_kinds - 1, value);
+      return -1;
+    }
+  }
+  memcpy(self->fallback_kinds, k, (size_t)n);
+  self->fallback_kinds[n] = 0;
+  return 0;
+}
+
 static int ckd_function_init(ckd_function *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"ufunc", "fallback", "fallback_types", NULL};
-  PyObject *ufunc = Py_None, *fallback = Py_None, *types = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO", kwlist, &ufunc, &fallback, &types)) {
+  static char *kwlist[] = {"ufunc", "fallback", "fallback_types", "fallback_kinds", NULL};
+  PyObject *ufunc = Py_None, *fallback = Py_None, *types = NULL, *kinds = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO", kwlist, &ufunc, &fallback, &types,
+                                   &kinds)) {
+    return -1;
+  }
+  if (ckd_set_kinds(self, kinds) < 0) {
     return -1;
   }
   if (ufunc != Py_None && !PyObject_TypeCheck(ufunc, &PyUFunc_Type)) {
@@ -1240,7 +1280,19 @@ static int ckd_function_set_types(ckd_function *self, PyObject *value, void *clo
   return 0;
 }
 
+static PyObject *ckd_function_get_kinds(ckd_function *self, void *closure) {
+  (void)closure;
+  return PyUnicode_FromString(self->fallback_kinds);
+}
+
+static int ckd_function_set_kinds(ckd_function *self, PyObject *value, void *closure) {
+  (void)closure;
+  return ckd_set_kinds(self, value);
+}
+
 static PyGetSetDef ckd_function_getset[] = {
+    {"fallback_kinds", (getter)ckd_function_get_kinds, (setter)ckd_function_set_kinds,
+     "NumPy arrays and scalars of these dtype kinds always take the fallback.", NULL},
     {"ufunc", (getter)ckd_function_get_ufunc, (setter)ckd_function_set_ufunc,
      "The numpy.ufunc that calls on NumPy-like operands go to (None: none).", NULL},
     {"fallback", (getter)ckd_function_get_fallback, (setter)ckd_function_set_fallback,
@@ -1259,11 +1311,12 @@ static PyTypeObject ckd_function_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "ckernels._dispatch.Function",
     .tp_doc = PyDoc_STR(
-        "Function(ufunc=None, fallback=None, fallback_types=())\n--\n\n"
+        "Function(ufunc=None, fallback=None, fallback_types=(), fallback_kinds='')\n--\n\n"
         "A callable that sends calls whose operands NumPy takes (ndarrays, NumPy\n"
         "and Python numbers, objects implementing __array_ufunc__) straight to\n"
         "`ufunc`, in C, and every other call to fallback(self, *args, **kwargs).\n"
-        "Operands that are instances of `fallback_types` always take the fallback.\n"
+        "Operands that are instances of `fallback_types`, and NumPy arrays and\n"
+        "scalars of the dtype kinds in `fallback_kinds`, always take the fallback.\n"
         "Subclassable."),
     .tp_basicsize = sizeof(ckd_function),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC |

@@ -869,3 +869,15 @@ def test_function_is_collected():
     del f
     gc.collect()
     assert r() is None
+
+
+def test_function_fallback_kinds():
+    f = Fn(AXPY)
+    f.fallback_kinds = "OSUT"          # string signatures: strings take the general path
+    assert f.fallback_kinds == "OSUT"
+    assert f(np.array(["a"]), 1.0) == "general"
+    assert f(np.str_("a"), 1.0) == "general"
+    assert f(np.array([object()]), 1.0) == "general"
+    np.testing.assert_array_equal(f(np.arange(2.0), np.float64(1)), [1.0, 3.0])
+    with pytest.raises(errors.InvalidArgumentError):
+        f.fallback_kinds = "x" * 40
