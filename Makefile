@@ -87,6 +87,7 @@ bench: setup
 	build/bench/benchmarks/bench_kernels
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/bench_jit.py
+	$(PY) benchmarks/bench_dispatch.py
 	$(PY) benchmarks/bench_opencl.py
 
 clean:

@@ -3,6 +3,8 @@
 ``ck_array_apply`` path, float64 ``2*x + y`` with ``out=`` given:
 
 * 10 elements (target <= 2x numba.vectorize), 100,000 elements (<= 1.1x),
+  through the bare ufunc and through ``_dispatch.Function`` (the C call path
+  a jitted function gets),
 * a call on two Python floats (<= 2x numba.vectorize),
 * ``ops.add`` on 10 elements (<= 2x numpy.add),
 * 1e7 elements (must not be slower than today's path), 1 vs 2 threads, and a
@@ -125,6 +127,9 @@ def main() -> None:
     uf_axpy = as_ufunc(ck_axpy)
     uf_trans = as_ufunc(ck_trans)
     add_uf = _dispatch.op_ufunc("add", DTYPE_OF_ID, identity=0)
+    # the C call path a jitted function gets in Phase B (fallback: today's call)
+    fn_axpy = _dispatch.Function(uf_axpy, lambda self, *a, **k: ck_axpy(*a, **k),
+                                 (ckernels.Array,))
     threads0 = ckernels.get_num_threads()
     print(f"ckernels._dispatch ufunc calls, best of {REPS}; numpy {np.__version__}, "
           f"numba {numba.__version__}, {threads0} library thread(s)")
@@ -132,13 +137,16 @@ def main() -> None:
     print("\n-- small calls (per call), float64 2*x + y, out= given")
     for n, target in ((10, 2.0), (100_000, 1.1)):
         x, y, o = arrays(n)
-        t_uf, t_nb, t_ck = per_call(lambda: uf_axpy(x, y, out=o), lambda: nb_axpy(x, y, out=o),
-                                    lambda: ck_axpy(x, y, out=o))
+        t_uf, t_fn, t_nb, t_ck = per_call(
+            lambda: uf_axpy(x, y, out=o), lambda: fn_axpy(x, y, out=o),
+            lambda: nb_axpy(x, y, out=o), lambda: ck_axpy(x, y, out=o))
         line(f"ufunc, {n} elements", t_uf, "numba.vectorize", t_nb, target)
+        line(f"Function(ufunc), {n} elements", t_fn, "numba.vectorize", t_nb, target)
         line(f"today's call, {n} elements", t_ck, "numba.vectorize", t_nb)
-    t_uf, t_nb, t_ck = per_call(lambda: uf_axpy(2.0, 3.0), lambda: nb_axpy(2.0, 3.0),
-                                lambda: ck_axpy(2.0, 3.0))
+    t_uf, t_fn, t_nb, t_ck = per_call(lambda: uf_axpy(2.0, 3.0), lambda: fn_axpy(2.0, 3.0),
+                                      lambda: nb_axpy(2.0, 3.0), lambda: ck_axpy(2.0, 3.0))
     line("ufunc, two Python floats", t_uf, "numba.vectorize", t_nb, 2.0)
+    line("Function(ufunc), two Python floats", t_fn, "numba.vectorize", t_nb, 2.0)
     line("today's call, two Python floats", t_ck, "numba.vectorize", t_nb)
     x, y, o = arrays(10)
     t_op, t_np, t_ops = per_call(lambda: add_uf(x, y, out=o), lambda: np.add(x, y, out=o),
