@@ -462,6 +462,9 @@ def test_kernel_error_in_reduce_accumulate_where():
         DIV.accumulate(np.array([1.0, 2.0, 0.0, 3.0]))
     with pytest.raises(errors.CKZeroDivisionError):
         DIV(1.0, np.array([1.0, 0.0]), where=np.array([False, True]), out=np.zeros(2))
+    x = np.ones(3)
+    with pytest.raises(errors.CKZeroDivisionError):
+        DIV.at(x, [0, 2], 0.0)
     # masked-out elements are not computed
     out = np.zeros(2)
     DIV(1.0, np.array([0.0, 2.0]), where=np.array([False, True]), out=out)
