@@ -752,6 +752,28 @@ def test_making_and_dropping_ufuncs_frees_everything():
     assert _rss_kib() - rss0 < 4096, "memory grew while making and dropping ufuncs"
 
 
+def test_references_are_returned():
+    import sys
+    ident = np.float64(0.0)
+    hook = lambda in_dtypes, out: None  # noqa: E731
+    f8 = type(np.dtype("f8"))
+    counts = lambda: (sys.getrefcount(ident), sys.getrefcount(hook),  # noqa: E731
+                      sys.getrefcount(f8))
+    gc.collect()
+    before = counts()
+    for _ in range(50):
+        uf = jit_ufunc(axpy, identity=ident)
+        uf.reduce(np.arange(3.0))
+        _dispatch.loops(uf)
+        lz = _dispatch.ufunc("lz", 2, compile=hook, identity=ident)
+        with pytest.raises(TypeError):       # the hook adds nothing: no loop
+            lz(np.ones(2), np.ones(2))
+        fn = _dispatch.Function(uf, hook)
+        del uf, lz, fn
+    gc.collect()
+    assert counts() == before
+
+
 def test_lazy_ufunc_cycle_is_collected():
     @ckernels.jit
     def lazy_sub(x, y):
