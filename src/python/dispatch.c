@@ -860,14 +860,19 @@ fail:
   return NULL;
 }
 
-/* Register L as an ArrayMethod of `ufunc` and keep it in d (takes L). */
+/* Register L as an ArrayMethod of `ufunc` and keep it in d (takes L).  The
+ * same kernel for the same dtypes again is a no-op (two threads compiling
+ * the same types lazily); another kernel for them is an error. */
 static int ckd_add_loop(PyObject *ufunc, ckd_data *d, ckd_loop *L) {
   for (Py_ssize_t i = 0; i < d->nloops; i++) {
     if (memcmp(d->loops[i]->dtypes, L->dtypes, (size_t)(d->nin + 1) * sizeof L->dtypes[0]) == 0) {
-      ckd_raisef(CK_ERR_INVALID_ARGUMENT, "%s: there is a loop for these dtypes already (%s)",
-                 PyBytes_AS_STRING(d->name), d->loops[i]->name);
+      int same = d->loops[i]->strided == L->strided;
+      if (!same) {
+        ckd_raisef(CK_ERR_INVALID_ARGUMENT, "%s: there is a loop for these dtypes already "
+                   "(%s)", PyBytes_AS_STRING(d->name), d->loops[i]->name);
+      }
       ckd_loop_free(L);
-      return -1;
+      return same ? 0 : -1;
     }
   }
   if (d->nloops == d->cap) {

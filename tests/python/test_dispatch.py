@@ -415,8 +415,11 @@ def test_argument_checks():
     with pytest.raises(errors.InvalidArgumentError, match="takes 2 argument"):
         _dispatch.add_jit_loop(_dispatch.ufunc("t1", 1), desc_address(comp), ["f8", "f8"])
     _dispatch.add_jit_loop(uf, desc_address(comp), ["f8", "f8", "f8"])
+    _dispatch.add_jit_loop(uf, desc_address(comp), ["f8", "f8", "f8"])   # same: no-op
+    assert len(_dispatch.loops(uf)) == 1
+    other = div.compiled[("float64", "float64")]
     with pytest.raises(errors.InvalidArgumentError, match="already"):
-        _dispatch.add_jit_loop(uf, desc_address(comp), ["f8", "f8", "f8"])
+        _dispatch.add_jit_loop(uf, desc_address(other), ["f8", "f8", "f8"])
     with pytest.raises(errors.CKTypeError):
         _dispatch.add_jit_loop(np.add, desc_address(comp), ["f8", "f8", "f8"])
     with pytest.raises(errors.InvalidArgumentError):
