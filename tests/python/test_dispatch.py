@@ -456,6 +456,12 @@ def test_kernel_error_in_buffered_chunks_stops_the_loop(threads):
     assert out[60_000:].max() == 0.0   # chunks after the error never ran
     with pytest.raises(errors.CKValueError, match="too large"):
         CHECKED(np.linspace(0, 200, 100_000).astype(">f8"))
+    raw = np.zeros(100_000 * 8 + 1, np.uint8)
+    unaligned = np.frombuffer(raw.data, dtype=np.float64, count=100_000, offset=1)
+    unaligned[...] = 1.0
+    unaligned[70_000] = 0.0
+    with pytest.raises(errors.CKZeroDivisionError):
+        DIV(1.0, unaligned)
 
 
 def test_kernel_error_in_reduce_accumulate_where():
