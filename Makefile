@@ -56,7 +56,7 @@ $(PY):
 	$(PIP) install -q --upgrade pip
 
 $(STAMPS)/pydeps: pyproject.toml | $(PY)
-	$(PIP) install -q "scikit-build-core>=0.10" "cffi>=1.17"
+	$(PIP) install -q "scikit-build-core>=0.10" "cffi>=1.17" "numpy>=2.0"
 	@mkdir -p $(STAMPS) && touch $@
 
 # The package is rebuilt incrementally (build/py) on every run: cheap, and
@@ -121,6 +121,7 @@ bench: setup
 	build/bench/benchmarks/bench_kernels
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/bench_jit.py
+	$(PY) benchmarks/bench_dispatch.py
 	$(PY) benchmarks/bench_opencl.py
 
 clean:
