@@ -1,8 +1,10 @@
 """Every code block of README.md runs as written: each ```python block as its own
-script in a fresh interpreter."""
+script in a fresh interpreter, each ```c block compiled against the installed
+headers and shared library, linked and run."""
 
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
@@ -40,3 +42,21 @@ def test_python_block_runs(line, code, tmp_path):
     if "MemBlock.pod" in code:   # the tour's comments state what it prints
         assert "refcount=2" in proc.stdout and "used=16" in proc.stdout
         assert proc.stdout.strip().splitlines()[-1] == "0"
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+@pytest.mark.parametrize("line,code", C_BLOCKS, ids=[f"line{n}" for n, _ in C_BLOCKS])
+def test_c_block_compiles_links_runs(line, code, opt, tmp_path):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src = tmp_path / "prog.c"
+    src.write_text(code)
+    exe = tmp_path / "prog"
+    libdir = ckernels.get_library_dir()
+    proc = subprocess.run([cc, "-std=c11", opt, str(src), "-o", str(exe),
+                           f"-I{ckernels.get_include()}", f"-L{libdir}", "-lckernel",
+                           f"-Wl,-rpath,{libdir}"], capture_output=True, text=True)
+    assert proc.returncode == 0, f"README C block at line {line}:\n{proc.stderr}"
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
