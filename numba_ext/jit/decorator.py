@@ -57,15 +57,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import types as _t
-from ._native import check, ffi, lib
-from .array import Array, _check_scalar
-from .array import array as _array
-from .array import asarray as _asarray
-from .errors import InvalidArgumentError, NotSupportedError
-from .kernels import Kernel, KernelBuilder, errmode_value, kernel_request
-from .memory import MemBlock
-from .types import Type, as_type
+from .. import types as _t
+from .._native import check, ffi, lib
+from ..array import Array, _check_scalar
+from ..array import array as _array
+from ..array import asarray as _asarray
+from ..errors import InvalidArgumentError, NotSupportedError
+from ..kernels import Kernel, KernelBuilder, errmode_value, kernel_request
+from ..memory import MemBlock
+from ..types import Type, as_type
 
 #: element types a jitted kernel may take and return
 SUPPORTED_TYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -91,7 +91,7 @@ def _ensure_numba() -> None:
         from numba.core import types as nbtypes
         from numba.extending import typeof_impl
 
-        from . import _numba  # noqa: F401  (symbols by name, extension types)
+        from .. import _numba  # noqa: F401  (symbols by name, extension types)
 
         size, code_off, arena_off = (ffi.new("size_t *") for _ in range(3))
         lib.ck_jit_kernel_layout(size, code_off, arena_off)
@@ -142,7 +142,7 @@ def _type_name(spec, what: str, where: str) -> str:
 
 def _numba_type_name(nbty) -> str | None:
     try:
-        from ._numba.jitcodegen import ck_name_of_numba
+        from .cpu_codegen import ck_name_of_numba
     except Exception:  # pragma: no cover
         return None
     return ck_name_of_numba(nbty)
@@ -344,7 +344,7 @@ class JitKernel:
 
     def _trampoline_cache(self):
         if self._tcache is None:
-            from ._numba.jitcodegen import TrampolineCache
+            from .cpu_codegen import TrampolineCache
             self._tcache = TrampolineCache(self.py_func)
         return self._tcache
 
@@ -363,7 +363,7 @@ class JitKernel:
     def compile(self, signature) -> Compiled:
         """Compile one signature (a string like ``"float64(float64)"``, or argument
         types only for the result to be inferred); returns the :class:`Compiled`."""
-        from ._numba import jitcodegen as cg
+        from . import cpu_codegen as cg
         if isinstance(signature, Signature) or not isinstance(signature, tuple):
             sig = parse_signature(signature)
         else:  # argument types only: the result type is inferred
@@ -405,7 +405,7 @@ class JitKernel:
             return comp
 
     def _trampolines(self, sig: Signature, cres):
-        from ._numba import jitcodegen as cg
+        from . import cpu_codegen as cg
         key_text = f"{self.__module__}.{self.__qualname__}|{sig.text}|{self._code_key()}"
         symbase = cg.symbol_base(self.__qualname__, key_text, unique=not self._cache)
         if not self._cache:
@@ -461,7 +461,7 @@ class JitKernel:
     # ---- calling -------------------------------------------------------------
     def __call__(self, *args, out=None):
         if any(type(a).__name__ == "DeviceArray" for a in args):   # OpenCL device arrays
-            from . import opencl as _ocl
+            from ..context import device_array as _ocl
             if any(isinstance(a, _ocl.DeviceArray) for a in args):
                 return _ocl.call(self, args, out)
         ops = [_Operand(a, self.__name__, i) for i, a in enumerate(args)]
@@ -504,7 +504,7 @@ class JitKernel:
                     raise TypeError(f"{self.__name__}: no compiled signature {sig.text}; "
                                     f"compiled: {'; '.join(self.signatures) or 'none'}")
                 comp = self.compile(sig)
-        from .opencl import emitted
+        from ..context.device_array import emitted
         return emitted(self, comp).source
 
     def instantiate(self, dst_type, src_types, kernreq="single") -> Kernel:

@@ -73,9 +73,9 @@ from numba.core.registry import cpu_target
 from numba.extending import intrinsic, overload, register_jitable
 
 from ..errors import JitOnlyError
-from .memblock import memblock_from_address
-from .strings import store_str
-from .utf8 import decode_utf8
+from .._numba.memblock import memblock_from_address
+from .._numba.strings import store_str
+from .._numba.utf8 import decode_utf8
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()

@@ -21,8 +21,8 @@ import weakref
 
 import numpy as np
 
-from ._native import check, ffi, lib
-from .errors import InvalidArgumentError
+from .._native import check, ffi, lib
+from ..errors import InvalidArgumentError
 
 
 class Context:
@@ -78,18 +78,18 @@ class Context:
         """A copy of ``obj`` in this context: a ``ckernels.opencl.DeviceArray``
         for an OpenCL context, a host ``ckernels.Array`` for a ``"cpu"`` one.
         ``type`` is a dtype (``"float32"``) or a full type (``"2 * 3 * int64"``)."""
-        from .opencl import array
+        from .device_array import array
         return array(self, obj, type)
 
     def empty(self, shape_or_type=(), dtype_or_shape=None):
         """An uninitialised array in this context: ``ctx.empty(shape, dtype)``
         (dtype defaults to float64) or ``ctx.empty(type, shape=())``."""
-        from .opencl import empty_in
+        from .device_array import empty_in
         return empty_in(self, shape_or_type, dtype_or_shape)
 
     def to(self, obj):
         """``obj`` (host or device array) in this context; see ``ckernels.opencl.to``."""
-        from .opencl import to
+        from .device_array import to
         return to(self, obj)
 
     def __eq__(self, other) -> bool:
