@@ -17,6 +17,7 @@
 #include "ckernel/builder.h"
 #include "ckernel/assign.h"
 #include "ckernel/lift.h"
+#include "ckernel/broadcast.h"
 #include "ckernel/assign_array.h"
 #include "ckernel/reduce.h"
 #include "ckernel/registry.h"
