@@ -1,9 +1,39 @@
-"""``ckernels.opencl``: OpenCL device arrays (compatibility names; the code
-lives in :mod:`ckernels.context`)."""
+"""``ckernels.opencl``: OpenCL conveniences under their historical names.
 
-from .context.device_array import (DeviceArray, array, call, emitted, empty, from_pyopencl,
-                                   from_pyopencl_buffer, same_context, to, to_device,
-                                   to_pyopencl)
+The code lives in :mod:`ckernels.context` (contexts, buffers, device arrays --
+the same for every backend) and :mod:`ckernels.context.opencl` (pyopencl
+interop); running jitted functions on OpenCL devices is
+:mod:`ckernels.jit.opencl`.
+"""
 
-__all__ = ["DeviceArray", "to_device", "empty", "call", "emitted", "array", "to",
-           "same_context", "from_pyopencl", "from_pyopencl_buffer", "to_pyopencl"]
+from __future__ import annotations
+
+import numpy as np
+
+from .context.context import Context, check_context, same_context
+from .context.device_array import DeviceArray
+from .context.opencl import from_pyopencl, from_pyopencl_buffer, to_pyopencl
+
+
+def to_device(ctx: Context, array) -> DeviceArray:
+    """A device copy of a host array (anything ``np.asarray`` accepts)."""
+    return DeviceArray.from_host(check_context(ctx, "to_device"), array)
+
+
+def empty(ctx: Context, shape, dtype=np.float64) -> DeviceArray:
+    """An uninitialised device array."""
+    return DeviceArray.empty(check_context(ctx, "empty"), shape, dtype)
+
+
+def array(ctx: Context, obj, type=None):
+    """``ctx.array(obj, type)``."""
+    return check_context(ctx, "ckernels.opencl.array").array(obj, type)
+
+
+def to(ctx: Context, obj):
+    """``ctx.to(obj)``."""
+    return check_context(ctx, "ckernels.opencl.to").to(obj)
+
+
+__all__ = ["DeviceArray", "to_device", "empty", "array", "to", "same_context",
+           "from_pyopencl", "from_pyopencl_buffer", "to_pyopencl"]

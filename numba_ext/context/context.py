@@ -1,4 +1,4 @@
-"""Contexts and buffers: CPU memory and OpenCL devices behind one interface.
+"""Contexts: CPU memory and devices (OpenCL now) behind one interface.
 
 >>> import ckernels
 >>> ctx = ckernels.Context("cpu")            # or "opencl" (CK_OPENCL_DEVICE="p:d")
@@ -7,22 +7,34 @@
 >>> buf.write(off, b"0123456789abcdef"); bytes(buf.read(off, 4))
 b'0123'
 
-A :class:`Context` owns one reference to a C ``ck_context``; a :class:`Buffer` one
-reference to a ``ck_buffer`` (which keeps its context alive).  Buffers allocate
-first-fit with merging of freed neighbours and grow (preserving contents) when
-nothing fits.  Running ``@ckernels.jit`` kernels on OpenCL comes with the OpenCL C
-emitter (not built yet); this module is the memory and program layer.
+A :class:`Context` owns one reference to a C ``ck_context``.  It makes
+:class:`~ckernels.context.buffer.Buffer` objects (memory managed by offsets),
+builds :class:`~ckernels.context.program.Program` objects (device code, cached
+per context and source) and places arrays: :meth:`Context.array`,
+:meth:`Context.empty` and :meth:`Context.to` give a host ``ckernels.Array`` in a
+``"cpu"`` context and a :class:`~ckernels.context.device_array.DeviceArray`
+in a device context.  Running ``@ckernels.jit`` functions on device arrays is
+``ckernels.jit``'s business (one module per target).
 """
 
 from __future__ import annotations
 
+import builtins
 import html
 import weakref
 
 import numpy as np
 
 from .._native import check, ffi, lib
-from ..errors import InvalidArgumentError
+from ..array import Array
+from ..array import array as _host_array
+from ..array import asarray as _host_asarray
+from ..array import empty as _host_empty
+from ..errors import InvalidArgumentError, NotSupportedError
+from ..types import Type
+from .buffer import Buffer
+from .device_array import DeviceArray
+from .program import Program
 
 
 class Context:
@@ -50,6 +62,11 @@ class Context:
         return ffi.string(lib.ck_context_kind(self._ctx)).decode()
 
     @property
+    def is_device(self) -> bool:
+        """Whether arrays of this context are device arrays (not host memory)."""
+        return self.kind != "cpu"
+
+    @property
     def supports_fp64(self) -> bool:
         return bool(lib.ck_context_supports_fp64(self._ctx))
 
@@ -60,12 +77,12 @@ class Context:
         check(lib.ck_context_describe(self._ctx, buf, n[0] + 1, n))
         return ffi.string(buf).decode()
 
-    def new_buffer(self, capacity: int = 1024) -> "Buffer":
+    def new_buffer(self, capacity: int = 1024) -> Buffer:
         out = ffi.new("ck_buffer **")
         check(lib.ck_buffer_new(self._ctx, int(capacity), out))
-        return Buffer._own(out[0])
+        return Buffer._own(out[0], self)
 
-    def build_program(self, source: str, options: str = "") -> "Program":
+    def build_program(self, source: str, options: str = "") -> Program:
         """Build (or fetch from the context's cache) a device program."""
         out = ffi.new("ck_program **")
         check(lib.ck_context_build_program(self._ctx, source.encode(), options.encode(), out))
@@ -74,24 +91,79 @@ class Context:
     def finish(self) -> None:
         check(lib.ck_context_finish(self._ctx))
 
+    # ---- placing arrays ----------------------------------------------------
     def array(self, obj, type=None):
-        """A copy of ``obj`` in this context: a ``ckernels.opencl.DeviceArray``
-        for an OpenCL context, a host ``ckernels.Array`` for a ``"cpu"`` one.
-        ``type`` is a dtype (``"float32"``) or a full type (``"2 * 3 * int64"``)."""
-        from .device_array import array
-        return array(self, obj, type)
+        """A copy of ``obj`` in this context (anything ``np.asarray`` accepts, a
+        ``ckernels.Array`` of a builtin type, a device array): a
+        :class:`DeviceArray` in a device context, a host ``ckernels.Array`` in
+        a ``"cpu"`` one.  ``type`` is a dtype (``"float32"``) or a full type
+        (``"2 * 3 * float32"``, whose shape must match the data's)."""
+        if not self.is_device:
+            if isinstance(obj, DeviceArray):
+                obj = obj.to_numpy()
+            if type is not None:
+                t = type if isinstance(type, Type) else Type(type)
+                if t.ndim == 0 and t.is_builtin and np.ndim(obj) > 0:
+                    # a dtype for array data (as for device contexts): the shape is the data's
+                    return _host_array(np.asarray(obj, dtype=t.to_numpy_dtype()))
+            return _host_array(obj, type=type)
+        host = obj.to_numpy() if isinstance(obj, DeviceArray) else obj
+        if type is None:
+            host = np.asarray(host)
+            if host.dtype.kind not in "biuf":
+                raise NotSupportedError(f"Context.array: data of NumPy dtype {host.dtype} "
+                                        f"cannot live on a {self.kind} device (bool, ints, "
+                                        "float32/64 only)")
+            return DeviceArray.from_host(self, host)
+        shape, dt = _type_shape_dtype(type, None, "Context.array", self.kind)
+        host = np.asarray(host, dtype=dt)
+        if shape is not None and host.shape != shape:
+            raise InvalidArgumentError(f"Context.array: data of shape {host.shape} does not "
+                                       f"match type {type}")
+        return DeviceArray.from_host(self, host)
 
     def empty(self, shape_or_type=(), dtype_or_shape=None):
         """An uninitialised array in this context: ``ctx.empty(shape, dtype)``
         (dtype defaults to float64) or ``ctx.empty(type, shape=())``."""
-        from .device_array import empty_in
-        return empty_in(self, shape_or_type, dtype_or_shape)
+        a, b = shape_or_type, dtype_or_shape
+        if isinstance(a, (str, Type, np.dtype)) or (isinstance(a, builtins.type) and
+                                                    issubclass(a, np.generic)):
+            typ, shape = a, b
+        else:
+            shape, typ = a, (b if b is not None else "float64")
+        if isinstance(shape, (int, np.integer)):
+            shape = (int(shape),)
+        if not self.is_device:
+            if isinstance(typ, builtins.type):
+                typ = np.dtype(typ)
+            t = typ if isinstance(typ, Type) else Type(typ)
+            shape = tuple(shape) if shape is not None else ()
+            if t.ndim == 0 and shape:
+                # a dtype and a shape (as for device contexts): fixed dims of that shape
+                t = Type(" * ".join(str(int(n)) for n in shape) + f" * {t}")
+                shape = ()
+            return _host_empty(t, shape)
+        shp, dt = _type_shape_dtype(typ, tuple(shape) if shape is not None else None,
+                                    "Context.empty", self.kind)
+        return DeviceArray.empty(self, shp or (), dt)
 
     def to(self, obj):
-        """``obj`` (host or device array) in this context; see ``ckernels.opencl.to``."""
-        from .device_array import to
-        return to(self, obj)
+        """``obj`` in this context: a host array (NumPy, ``ckernels.Array``,
+        anything ``np.asarray`` accepts) is copied in; a device array of this
+        context is returned as it is, one of another context is copied (through
+        the host: two contexts share no memory), and in a ``"cpu"`` context a
+        device array becomes a host ``ckernels.Array``."""
+        if isinstance(obj, DeviceArray):
+            if not self.is_device:
+                return _host_asarray(obj.to_numpy())
+            if obj.context == self:
+                return obj
+            return DeviceArray.from_host(self, obj.to_numpy())
+        if not self.is_device:
+            return obj if isinstance(obj, Array) else _host_asarray(np.array(obj, copy=True))
+        return self.array(np.asarray(obj))
 
+    # ---- protocol ----------------------------------------------------------
     def __eq__(self, other) -> bool:
         return isinstance(other, Context) and self._ctx == other._ctx
 
@@ -105,107 +177,48 @@ class Context:
         return f"<b>ckernels.Context</b> <code>{html.escape(self.describe())}</code>"
 
 
-class Program:
-    """A built device program (from the context's program cache)."""
-
-    __slots__ = ("_prog", "_finalizer", "__weakref__")
-
-    def __init__(self, ptr):
-        self._prog = ptr
-        self._finalizer = weakref.finalize(self, lib.ck_program_decref, ptr)
-
-    def launch(self, kernel_name: str, global_size: int, *args) -> None:
-        """Run ``kernel_name`` over ``global_size`` work items.  Each argument
-        is a ``(Buffer, offset)`` pair or a NumPy scalar (passed by value)."""
-        cargs = ffi.new("ck_kernel_arg[]", max(len(args), 1))
-        keep = []
-        for i, a in enumerate(args):
-            if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], Buffer):
-                cargs[i].kind = lib.CK_KERNEL_ARG_BUFFER
-                cargs[i].buffer = a[0]._buf
-                cargs[i].offset = int(a[1])
-            elif isinstance(a, np.generic):
-                raw = ffi.new("char[]", a.tobytes())
-                keep.append(raw)
-                cargs[i].kind = lib.CK_KERNEL_ARG_SCALAR
-                cargs[i].value = raw
-                cargs[i].size = a.itemsize
-            else:
-                raise InvalidArgumentError(
-                    f"kernel argument {i} must be (Buffer, offset) or a NumPy scalar, "
-                    f"not {type(a).__name__}")
-        ctx = lib.ck_program_context(self._prog)
-        check(lib.ck_context_launch(ctx, self._prog, kernel_name.encode(), len(args), cargs,
-                                    int(global_size)))
+def check_context(ctx, where: str) -> Context:
+    """``ctx`` if it is a :class:`Context`, else InvalidArgumentError."""
+    if not isinstance(ctx, Context):
+        raise InvalidArgumentError(f"{where}: expected a ckernels.Context, not "
+                                   f"{type(ctx).__name__}")
+    return ctx
 
 
-class Buffer:
-    """Memory of a context, managed by offsets."""
-
-    __slots__ = ("_buf", "_finalizer", "__weakref__")
-
-    @classmethod
-    def _own(cls, ptr) -> "Buffer":
-        self = object.__new__(cls)
-        self._buf = ptr
-        self._finalizer = weakref.finalize(self, lib.ck_buffer_decref, ptr)
-        return self
-
-    @property
-    def capacity(self) -> int:
-        return lib.ck_buffer_capacity(self._buf)
-
-    @property
-    def used(self) -> int:
-        return lib.ck_buffer_used(self._buf)
-
-    def allocate(self, size: int, align: int = 8) -> int:
-        """Offset of a new block of ``size`` bytes (grows the buffer if needed)."""
-        off = ffi.new("size_t *")
-        check(lib.ck_buffer_allocate(self._buf, int(size), int(align), off))
-        return off[0]
-
-    def free(self, offset: int, size: int) -> None:
-        check(lib.ck_buffer_free(self._buf, int(offset), int(size)))
-
-    def grow(self, capacity: int) -> None:
-        check(lib.ck_buffer_grow(self._buf, int(capacity)))
-
-    def write(self, offset: int, data) -> None:
-        """Copy host bytes (bytes, bytearray, memoryview, NumPy array) in."""
-        mv = memoryview(data).cast("B")
-        src = ffi.from_buffer(mv)
-        check(lib.ck_buffer_write(self._buf, int(offset), src, len(mv)))
-
-    def read(self, offset: int, nbytes: int) -> bytearray:
-        out = bytearray(int(nbytes))
-        check(lib.ck_buffer_read(self._buf, int(offset), ffi.from_buffer(out), len(out)))
-        return out
-
-    def read_into(self, offset: int, out) -> None:
-        """Copy ``len(out)`` bytes at ``offset`` into a writable host buffer
-        (bytearray, memoryview, C-contiguous NumPy array): no allocation."""
-        mv = memoryview(out).cast("B")
-        if mv.readonly:
-            raise InvalidArgumentError("Buffer.read_into: the destination is read-only")
-        if len(mv):
-            check(lib.ck_buffer_read(self._buf, int(offset), ffi.from_buffer(mv), len(mv)))
-
-    def to_numpy(self, offset: int, dtype, count: int) -> np.ndarray:
-        """A host copy of ``count`` elements of ``dtype`` at ``offset``."""
-        dt = np.dtype(dtype)
-        return np.frombuffer(self.read(offset, dt.itemsize * int(count)), dtype=dt)
-
-    def copy_from(self, dst_offset: int, src: "Buffer", src_offset: int, nbytes: int) -> None:
-        """Device-side copy (both buffers in the same context)."""
-        check(lib.ck_buffer_copy(self._buf, int(dst_offset), src._buf, int(src_offset),
-                                 int(nbytes)))
-
-    def fill(self, offset: int, pattern: bytes, nbytes: int) -> None:
-        check(lib.ck_buffer_fill(self._buf, int(offset), pattern, len(pattern), int(nbytes)))
-
-    def __repr__(self) -> str:
-        return f"<ckernels.Buffer capacity={self.capacity} used={self.used}>"
+def same_context(a: Context, b: Context) -> bool:
+    """Whether two :class:`Context` objects wrap the same C context."""
+    return a == b
 
 
-__all__ = ["Context", "Buffer", "Program"]
+def _type_shape_dtype(type, shape, where, kind):
+    """``(shape, numpy dtype)`` of a ckernel type (a ``Type``, a type string
+    such as ``"float32"`` or ``"3 * 4 * float32"``, or a NumPy dtype).  Fixed
+    dims give their sizes; other (strided) dims take theirs from ``shape``."""
+    if isinstance(type, (np.dtype, np.generic)) or (isinstance(type, builtins.type) and
+                                                   issubclass(type, np.generic)):
+        return (tuple(shape) if shape is not None else None), np.dtype(type)
+    t = type if isinstance(type, Type) else Type(type)
+    if "var" in str(t):
+        raise NotSupportedError(f"{where}: var dims ({t}) cannot live on a {kind} device")
+    dims, rest = [], list(shape) if shape is not None else None
+    while t.ndim:
+        n = t.fixed_size
+        if n is None:
+            if not rest:
+                raise InvalidArgumentError(f"{where}: type {t} has a dim without a size; "
+                                           "pass shape=")
+            n = rest.pop(0)
+        dims.append(int(n))
+        t = t.element
+    if rest:
+        if dims:
+            raise InvalidArgumentError(f"{where}: shape {tuple(shape)} does not fit type {type}")
+        dims = [int(x) for x in rest]
+    if not t.is_builtin:
+        raise NotSupportedError(f"{where}: element type {t} is not supported on {kind} "
+                                "devices")
+    dt = t.to_numpy_dtype()
+    return (tuple(dims) if (dims or shape is not None) else None), dt
+
+
+__all__ = ["Context", "check_context", "same_context"]

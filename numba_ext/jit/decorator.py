@@ -34,6 +34,20 @@ What a decorated function is:
   its Python function and signatures: it is always rebuilt by compiling (or
   loading from the cache), never from raw addresses.
 
+Errors: the error model.  The decorated function is Python code, and by
+default it means what Python means, on every target (CPU, OpenCL, later
+CUDA): ``error_model="python"`` (the default) checks divisors, so ``1.0 / x``
+with ``x == 0`` raises ``ZeroDivisionError`` -- as
+:class:`~ckernels.errors.CKZeroDivisionError` -- instead of silently giving
+``inf``; errors are never silent.  ``error_model="numpy"`` gives NumPy's (and
+``numba.vectorize``'s) IEEE semantics instead: float ``x / 0`` is ``inf`` or
+``nan``, float ``x // 0`` is ``x / 0``, float ``x % 0`` is ``nan``, integer
+``x // 0`` and ``x % 0`` are ``0``, and integer ``0 ** -n`` is the most
+negative value of the result type; no division check is emitted, which is
+faster where those checks keep the loop from vectorising.  Both models give
+the same answers on the CPU and on devices.  Recursion deeper than the stack
+(a deeply recursive jitted function) crashes as in plain Numba.
+
 Errors raised inside the function become a ``ck_status`` with the
 exception's message (``ck_set_error``) and come back at the call site as the
 matching :mod:`ckernels.errors` class, which derives from the built-in one:
@@ -43,7 +57,8 @@ ZeroDivisionError -> :class:`~ckernels.errors.CKZeroDivisionError`, IndexError
 :class:`~ckernels.errors.CKOverflowError`, TypeError ->
 :class:`~ckernels.errors.CKTypeError`; any other exception ->
 :class:`~ckernels.errors.UserKernelError` with ``"ClassName: message"``.
-Design notes: :mod:`ckernels._numba.jitcodegen`.
+Design notes: :mod:`ckernels.jit.cpu_codegen` (CPU), :mod:`ckernels.jit.c_emit`
+(devices), :mod:`ckernels.jit.dispatch` (which target runs a call).
 """
 
 from __future__ import annotations
@@ -52,37 +67,28 @@ import hashlib
 import pickle
 import sys
 import threading
-import weakref
 from typing import Any, NamedTuple
 
-import numpy as np
-
-from .. import types as _t
+from .. import dtypes
 from .._native import check, ffi, lib
-from ..array import Array, _check_scalar
-from ..array import array as _array
-from ..array import asarray as _asarray
 from ..errors import InvalidArgumentError, NotSupportedError
-from ..kernels import Kernel, KernelBuilder, errmode_value, kernel_request
-from ..memory import MemBlock
-from ..types import Type, as_type
+from ..kernels import Kernel, KernelBuilder, kernel_request
+from ..types import Type
+from . import cpu, dispatch
+from .cpu import Compiled
+from .signature import (SUPPORTED_TYPES, Signature, argument_signature, parse_signature,
+                        type_name)
 
-#: element types a jitted kernel may take and return
-SUPPORTED_TYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                   "uint64", "float32", "float64", "complex64", "complex128", "string")
-_KIND = {"bool": "b", "int8": "i", "int16": "i", "int32": "i", "int64": "i", "uint8": "u",
-         "uint16": "u", "uint32": "u", "uint64": "u", "float32": "f", "float64": "f",
-         "complex64": "c", "complex128": "c", "string": "s"}
-_MAX_ARGS = int(lib.CK_LIFT_MAX_NSRC) if hasattr(lib, "CK_LIFT_MAX_NSRC") else 16
+#: the error models (see the module docstring)
+ERROR_MODELS = ("python", "numpy")
 
 _numba_ready = False
 _numba_lock = threading.Lock()
-_ARENA_OFFSET = None
 
 
 def _ensure_numba() -> None:
     """Import Numba and the extension, check the kernel layout, register typeof."""
-    global _numba_ready, _ARENA_OFFSET
+    global _numba_ready
     if _numba_ready:
         return
     with _numba_lock:
@@ -93,12 +99,11 @@ def _ensure_numba() -> None:
 
         from .. import _numba  # noqa: F401  (symbols by name, extension types)
 
-        size, code_off, arena_off = (ffi.new("size_t *") for _ in range(3))
-        lib.ck_jit_kernel_layout(size, code_off, arena_off)
-        if (size[0], code_off[0], arena_off[0]) != (32, 16, 24):
-            raise ImportError("ckernels.jit: ck_jit_kernel layout differs from the generated "
-                              f"code's assumption: {(size[0], code_off[0], arena_off[0])}")
-        _ARENA_OFFSET = int(arena_off[0])
+        # the generated entry points read ck_jit_kernel.dst_arena as a pointer at
+        # the offset the layout table gives (cpu.arena_offset)
+        ptr = ffi.sizeof("void *")
+        if cpu_layout_problem(ptr):
+            raise ImportError("ckernels.jit: " + cpu_layout_problem(ptr))
 
         @typeof_impl.register(JitKernel)
         def _typeof_jitkernel(val, c):
@@ -107,185 +112,16 @@ def _ensure_numba() -> None:
         _numba_ready = True
 
 
-# ---------------------------------------------------------------- signatures --
-class Signature(NamedTuple):
-    """A parsed signature: result type name (None: inferred) and argument names."""
-
-    ret: str | None
-    args: tuple[str, ...]
-
-    @property
-    def text(self) -> str:
-        return f"{self.ret or '?'}({', '.join(self.args)})"
-
-    def __str__(self) -> str:
-        return self.text
+def cpu_layout_problem(ptr_size: int) -> str | None:
+    from .._native import layout_row
+    off, size = layout_row("ck_jit_kernel", "dst_arena")
+    if size != ptr_size or off % ptr_size:
+        return (f"ck_jit_kernel.dst_arena is {size} bytes at offset {off}; the generated "
+                f"code reads a {ptr_size}-byte pointer")
+    return None
 
 
-def _type_name(spec, what: str, where: str) -> str:
-    """Normalised ckernel element type name for a signature part."""
-    if not isinstance(spec, (str, Type)):
-        nb = _numba_type_name(spec)
-        if nb is not None:
-            return nb
-    try:
-        t = as_type(spec.strip() if isinstance(spec, str) else spec)
-    except Exception as exc:  # parse errors, unknown names
-        raise TypeError(f"ckernels.jit: bad {what} type {spec!r} in signature {where!r}: "
-                        f"{exc}") from None
-    name = str(t)
-    if name not in SUPPORTED_TYPES:
-        raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "
-                        f"{where!r}; element types are {', '.join(SUPPORTED_TYPES)}")
-    return name
-
-
-def _numba_type_name(nbty) -> str | None:
-    try:
-        from .cpu_codegen import ck_name_of_numba
-    except Exception:  # pragma: no cover
-        return None
-    return ck_name_of_numba(nbty)
-
-
-def _split_args(text: str) -> list[str]:
-    parts, depth, cur = [], 0, []
-    for ch in text:
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    if "".join(cur).strip():
-        parts.append("".join(cur))
-    elif parts:
-        raise TypeError("ckernels.jit: empty argument in signature")
-    return parts
-
-
-def parse_signature(sig) -> Signature:
-    """``"float64(float64, int64)"`` (or a Numba signature object) -> Signature."""
-    if isinstance(sig, Signature):
-        return sig
-    if isinstance(sig, str):
-        text = sig.strip()
-        i = text.find("(")
-        if i <= 0 or not text.endswith(")"):
-            raise TypeError(f"ckernels.jit: bad signature {sig!r}; expected "
-                            "'result(arg, ...)', e.g. 'float64(float64, float64)'")
-        ret = _type_name(text[:i], "result", sig)
-        args = tuple(_type_name(a, "argument", sig) for a in _split_args(text[i + 1:-1]))
-    elif hasattr(sig, "return_type") and hasattr(sig, "args"):  # numba Signature
-        if sig.return_type is None:
-            ret = None
-        else:
-            ret = _type_name(sig.return_type, "result", str(sig))
-        args = tuple(_type_name(a, "argument", str(sig)) for a in sig.args)
-    else:
-        raise TypeError(f"ckernels.jit: a signature must be a string like "
-                        f"'float64(float64)', not {sig!r}")
-    if len(args) > _MAX_ARGS:
-        raise TypeError(f"ckernels.jit: at most {_MAX_ARGS} arguments, signature {sig!r} "
-                        f"has {len(args)}")
-    return Signature(ret, args)
-
-
-# ------------------------------------------------------------ compiled code --
-class _CodeOwner:
-    """What the compiled entry points need alive: the code library (and the
-    Numba compile result of the user function, with its environment).  Held
-    by the kernels' ``code`` memblock (an external block) and by the
-    JitKernel; released when the last of them goes."""
-
-    __slots__ = ("trampolines", "cres", "__weakref__")
-
-    def __init__(self, trampolines, cres):
-        self.trampolines = trampolines
-        self.cres = cres
-
-
-def _unregister_info(info) -> None:
-    lib.ck_kernel_info_unregister(info)
-
-
-class Compiled:
-    """One compiled signature: entry points, descriptor, keep-alive block."""
-
-    __slots__ = ("sig", "ret_type", "arg_types", "single", "strided", "code", "desc",
-                 "_owner", "_info", "_info_name", "_info_fin", "from_cache", "scalar_ok",
-                 "_scalar_kernel", "_dtypes", "__weakref__")
-
-    def __init__(self, name: str, sig: Signature, trampolines, cres):
-        self.sig = sig
-        self.ret_type = as_type(sig.ret)
-        self.arg_types = tuple(as_type(a) for a in sig.args)
-        self.single = trampolines.single
-        self.strided = trampolines.strided
-        self.from_cache = trampolines.from_cache
-        self._owner = _CodeOwner(trampolines, cres)
-        self.code = MemBlock.external(self._owner)
-        d = ffi.new("ck_jit_kernel_desc *")
-        d.single = ffi.cast("ck_expr_single_t", self.single)
-        d.strided = ffi.cast("ck_expr_strided_t", self.strided)
-        d.code = self.code.ptr
-        d.dst_id = self.ret_type.type_id
-        d.nsrc = len(sig.args)
-        for i, t in enumerate(self.arg_types):
-            d.src_ids[i] = t.type_id
-        label = f"{name}{sig.text[len(sig.ret or '?'):]} -> {sig.ret}".encode()
-        d.name = label[:95]
-        self.desc = d
-        self._info = None
-        self._info_name = None
-        self._info_fin = None
-        self.scalar_ok = "string" not in sig.args and sig.ret != "string"
-        self._scalar_kernel = None
-        self._dtypes = None
-
-    def call_scalar(self, values):
-        """One element through the single entry of a cached kernel (builtin
-        types): the fast path for scalar calls."""
-        k = self._scalar_kernel
-        if k is None:
-            ckb = KernelBuilder()
-            check(lib.ck_jit_make_kernel(ckb.ptr, 0, self.desc, ffi.NULL,
-                                         lib.CK_KERNEL_REQUEST_SINGLE, ffi.NULL))
-            k = self._scalar_kernel = (ckb, ffi.cast("ck_prefix *", ckb.address_at(0)))
-            self._dtypes = (_t.builtin_numpy_dtype(self.ret_type),
-                            [_t.builtin_numpy_dtype(t) for t in self.arg_types])
-        rdt, adts = self._dtypes
-        bufs = [np.array(_check_scalar(t, v), dtype=dt)
-                for t, v, dt in zip(self.arg_types, values, adts)]
-        dst = np.empty((), rdt)
-        srcs = ffi.new("const char *[]", [ffi.from_buffer(b) for b in bufs] or [ffi.NULL])
-        check(lib.ck_kernel_call_single(k[1], ffi.from_buffer(dst, require_writable=True),
-                                        srcs))
-        return dst.item()
-
-    def register_info(self, name: str) -> None:
-        """Describe the kernel for dumps (ck_kernel_info_register; best effort:
-        the registry is small and shared)."""
-        if self._info is not None:
-            return
-        info = ffi.new("ck_kernel_info *")
-        nm = ffi.new("char[]", f"ckernels.jit:{name}".encode())
-        info.name = nm
-        info.single = self.desc.single
-        info.strided = self.desc.strided
-        info.data_size = ffi.sizeof("ck_jit_kernel")
-        info.children = ffi.NULL
-        if lib.ck_kernel_info_register(info) == 0:
-            self._info, self._info_name = info, nm
-            self._info_fin = weakref.finalize(self, _unregister_info, info)
-
-    def __repr__(self) -> str:
-        return f"<ckernels.jit compiled {self.sig.text} single={self.single:#x}>"
-
-
+# ------------------------------------------------------------ the object --
 class CacheStats(NamedTuple):
     """Cache statistics: the Numba dispatcher's (per Numba signature) and the
     generated entry points' (per ckernel signature)."""
@@ -301,9 +137,13 @@ class JitKernel:
     """A Python function compiled into ckernels (see the module docstring)."""
 
     def __init__(self, py_func, signatures=(), *, cache: bool = False,
-                 register: str | None = None, **numba_options):
+                 register: str | None = None, error_model: str = "python",
+                 **numba_options):
         if not callable(py_func) or not hasattr(py_func, "__code__"):
             raise TypeError(f"ckernels.jit decorates Python functions, not {py_func!r}")
+        if error_model not in ERROR_MODELS:
+            raise InvalidArgumentError(f"ckernels.jit: error_model must be 'python' or "
+                                       f"'numpy', not {error_model!r}")
         _ensure_numba()
         import numba
         self.py_func = py_func
@@ -312,6 +152,8 @@ class JitKernel:
         self.__module__ = py_func.__module__
         self.__doc__ = py_func.__doc__
         self.__wrapped__ = py_func
+        #: ``"python"`` (raise, the default) or ``"numpy"`` (IEEE results)
+        self.error_model = error_model
         self._options = dict(numba_options)
         self._cache = bool(cache)
         self._lock = threading.RLock()
@@ -320,10 +162,10 @@ class JitKernel:
         self._kernel_hits: dict = {}
         self._kernel_misses: dict = {}
         self._tcache = None
-        self.dispatcher = numba.njit(cache=self._cache, **self._options)(py_func)
+        self.dispatcher = numba.njit(cache=self._cache, error_model=error_model,
+                                     **self._options)(py_func)
         sigs = [signatures] if isinstance(signatures, str) else list(signatures or ())
         self._explicit = bool(sigs)
-        self._sig_texts = []
         for s in sigs:
             self.compile(s)
         if self._explicit:
@@ -363,12 +205,10 @@ class JitKernel:
     def compile(self, signature) -> Compiled:
         """Compile one signature (a string like ``"float64(float64)"``, or argument
         types only for the result to be inferred); returns the :class:`Compiled`."""
-        from . import cpu_codegen as cg
         if isinstance(signature, Signature) or not isinstance(signature, tuple):
             sig = parse_signature(signature)
         else:  # argument types only: the result type is inferred
-            sig = Signature(None, tuple(_type_name(a, "argument", str(signature))
-                                        for a in signature))
+            sig = argument_signature(signature, signature)
         with self._lock:
             have = self._compiled.get(sig.args)
             if have is not None and (sig.ret is None or have.sig.ret == sig.ret):
@@ -376,12 +216,12 @@ class JitKernel:
             if have is not None:
                 raise TypeError(f"ckernels.jit: {self.__name__} already has a signature for "
                                 f"({', '.join(sig.args)}): {have.sig.text}")
-            nb_args = tuple(cg.NUMBA_TYPES[a] for a in sig.args)
+            nb_args = tuple(dtypes.by_name[a].numba for a in sig.args)
             try:
                 if sig.ret is None:
                     self.dispatcher.compile(nb_args)
                 else:
-                    self.dispatcher.compile(cg.NUMBA_TYPES[sig.ret](*nb_args))
+                    self.dispatcher.compile(dtypes.by_name[sig.ret].numba(*nb_args))
             except Exception as exc:
                 from numba.core.errors import NumbaError
                 if isinstance(exc, NumbaError):
@@ -389,45 +229,18 @@ class JitKernel:
                                     f"{sig.text}:\n{exc}") from exc
                 raise
             cres = self.dispatcher.overloads[nb_args]
-            ret = sig.ret
-            if ret is None:
-                ret = cg.ck_name_of_numba(cres.signature.return_type)
+            if sig.ret is None:
+                ret = dtypes.of_numba(cres.signature.return_type)
                 if ret is None:
                     raise TypeError(f"ckernels.jit: {self.__qualname__}({', '.join(sig.args)}) "
                                     f"returns {cres.signature.return_type}, which is not a "
                                     f"ckernel element type ({', '.join(SUPPORTED_TYPES)})")
-                sig = Signature(ret, sig.args)
-            tramp = self._trampolines(sig, cres)
-            comp = Compiled(self.__name__, sig, tramp, cres)
+                sig = Signature(ret.name, sig.args)
+            comp = Compiled(self.__name__, sig, cpu.entry_points(self, sig, cres), cres)
             self._compiled[sig.args] = comp
             for op in self._registered:
                 self._register_one(op, comp)
             return comp
-
-    def _trampolines(self, sig: Signature, cres):
-        from . import cpu_codegen as cg
-        key_text = f"{self.__module__}.{self.__qualname__}|{sig.text}|{self._code_key()}"
-        symbase = cg.symbol_base(self.__qualname__, key_text, unique=not self._cache)
-        if not self._cache:
-            tramp = cg.build_trampolines(self.dispatcher, list(sig.args), sig.ret, symbase,
-                                         _ARENA_OFFSET, user_cres=cres)
-            return tramp
-        tramp = _LOADED.get(symbase)
-        cache = self._trampoline_cache()
-        key = cg.cache_key(symbase, sig.args, sig.ret)
-        if tramp is None:
-            tramp = cg.load_cached(cache, key, symbase)
-            if tramp is None:
-                tramp = cg.build_trampolines(self.dispatcher, list(sig.args), sig.ret, symbase,
-                                             _ARENA_OFFSET, cachable=True, user_cres=cres)
-                cg.save_cached(cache, key, tramp)
-                self._kernel_misses[sig.text] = self._kernel_misses.get(sig.text, 0) + 1
-            else:
-                self._kernel_hits[sig.text] = self._kernel_hits.get(sig.text, 0) + 1
-            _LOADED[symbase] = tramp
-        else:
-            self._kernel_hits[sig.text] = self._kernel_hits.get(sig.text, 0) + 1
-        return tramp
 
     @property
     def stats(self) -> CacheStats:
@@ -436,61 +249,17 @@ class JitKernel:
         return CacheStats(dict(st.cache_hits), dict(st.cache_misses),
                           dict(self._kernel_hits), dict(self._kernel_misses))
 
-    # ---- selecting a signature ---------------------------------------------
-    def _select(self, ops: list["_Operand"]) -> Compiled:
-        n = len(ops)
-        cands = [c for c in self._compiled.values() if len(c.sig.args) == n]
-        strong = [o for o in ops if not o.weak]
-        # 1. strong arguments exactly, weak (Python number) arguments by kind
-        for c in cands:
-            if all(_exact(o, a) for o, a in zip(ops, c.sig.args)) and (
-                    strong or all(o.name == a for o, a in zip(ops, c.sig.args))):
-                return c
-        if not self._explicit:
-            with self._lock:
-                return self.compile(tuple(o.name for o in ops))
-        # 2. safe casts
-        for c in cands:
-            if all(_castable(o, a) for o, a in zip(ops, c.sig.args)):
-                return c
-        got = ", ".join(o.describe() for o in ops)
-        have = "; ".join(self.signatures) or "none"
-        raise TypeError(f"{self.__name__}: no signature matches the argument types "
-                        f"({got}); compiled signatures: {have}")
-
     # ---- calling -------------------------------------------------------------
     def __call__(self, *args, out=None):
-        if any(type(a).__name__ == "DeviceArray" for a in args):   # OpenCL device arrays
-            from ..context import device_array as _ocl
-            if any(isinstance(a, _ocl.DeviceArray) for a in args):
-                return _ocl.call(self, args, out)
-        ops = [_Operand(a, self.__name__, i) for i, a in enumerate(args)]
-        comp = self._select(ops)
-        scalars = all(o.scalar for o in ops)
-        if scalars and out is None and comp.scalar_ok:
-            return comp.call_scalar([o.value for o in ops])
-        arrays = [o.as_array(as_type(t)) for o, t in zip(ops, comp.sig.args)]
-        if out is not None:
-            dst = _out_array(out, self.__name__)
-            if dst.dtype.type_id == comp.ret_type.type_id and str(dst.dtype) == comp.sig.ret:
-                _apply(comp, arrays, dst)
-            else:
-                tmp = _apply(comp, arrays, None)
-                check(lib.ck_array_assign(dst._a, tmp._a, errmode_value("default")))
-            return out
-        res = _apply(comp, arrays, None)
-        if scalars:
-            return res.to_list()
-        if comp.ret_type.is_builtin and all(o.scalar or o.numpy for o in ops):
-            return np.asarray(res)
-        return res
+        """Run on host data (the CPU target) or on device arrays (the target of
+        their context); see :mod:`ckernels.jit.dispatch`."""
+        return dispatch.call(self, args, out)
 
     def source(self, target: str = "opencl", signature=None) -> str:
         """Generated device source for one signature (default: the first compiled
-        one); ``target`` is ``"opencl"`` (OpenCL C emitted from the typed IR)."""
-        if target != "opencl":
-            raise NotSupportedError(f"{self.__name__}: no source for target {target!r} "
-                                    "(targets: 'opencl')")
+        one); ``target`` names a device target (``"opencl"``: OpenCL C emitted
+        from the typed IR)."""
+        tgt = dispatch.device_target(target, self.__name__)
         if signature is None:
             if not self._compiled:
                 raise InvalidArgumentError(f"{self.__name__}: no compiled signature; pass "
@@ -504,8 +273,7 @@ class JitKernel:
                     raise TypeError(f"{self.__name__}: no compiled signature {sig.text}; "
                                     f"compiled: {'; '.join(self.signatures) or 'none'}")
                 comp = self.compile(sig)
-        from ..context.device_array import emitted
-        return emitted(self, comp).source
+        return tgt.program(self, comp).source
 
     def instantiate(self, dst_type, src_types, kernreq="single") -> Kernel:
         """Build the ckernel for these element types in a new builder.
@@ -518,8 +286,8 @@ class JitKernel:
         arena owned by the kernel (valid while it lives)."""
         if isinstance(src_types, (str, Type)):
             src_types = [src_types]
-        dst = _type_name(dst_type, "result", "instantiate")
-        srcs = tuple(_type_name(s, "argument", "instantiate") for s in src_types)
+        dst = type_name(dst_type, "result", "instantiate")
+        srcs = tuple(type_name(s, "argument", "instantiate") for s in src_types)
         comp = self._compiled.get(srcs)
         if comp is None and not self._explicit:
             comp = self.compile(Signature(dst, srcs))
@@ -577,7 +345,7 @@ class JitKernel:
         from numba.core import serialize
         return (_rebuild, (serialize.dumps(self.py_func),
                            [c.sig.text for c in self._compiled.values()] if self._explicit
-                           else [], self._cache, self._options))
+                           else [], self._cache, self._options, self.error_model))
 
     def __repr__(self) -> str:
         sigs = ", ".join(self.signatures) or "no signatures compiled yet"
@@ -591,187 +359,35 @@ class JitKernel:
                 f"<ul>{rows}</ul></div>")
 
 
-#: trampoline libraries loaded from the cache in this process, by symbol base
-#: (the symbols are deterministic, so a library must not be loaded twice)
-_LOADED: dict = {}
-
-
-def _rebuild(func_bytes, sigs, cache, options):
+def _rebuild(func_bytes, sigs, cache, options, error_model="python"):
     py_func = pickle.loads(func_bytes)
-    return JitKernel(py_func, sigs, cache=cache, **options)
-
-
-# ------------------------------------------------------------ operands --
-def _exact(op: "_Operand", name: str) -> bool:
-    if op.weak:
-        return _weak_ok(op.kind, name)
-    return op.name == name
-
-
-def _weak_ok(kind: str, name: str) -> bool:
-    k = _KIND[name]
-    if kind == "i":
-        return k in "iufc"
-    if kind == "f":
-        return k in "fc"
-    if kind == "c":
-        return k == "c"
-    return False
-
-
-def _castable(op: "_Operand", name: str) -> bool:
-    if op.weak:
-        return _weak_ok(op.kind, name)
-    if op.name == name:
-        return True
-    if "string" in (op.name, name):
-        return False
-    return bool(lib.ck_can_cast_safely(as_type(op.name).type_id, as_type(name).type_id))
-
-
-class _Operand:
-    """One call argument: its element type for resolution and how to turn it
-    into a ckernel array of the chosen type."""
-
-    __slots__ = ("value", "array", "name", "kind", "weak", "scalar", "numpy")
-
-    def __init__(self, value, fname: str, index: int):
-        self.value = value
-        self.array = None
-        self.weak = False
-        self.scalar = False
-        self.numpy = False
-        if isinstance(value, Array):
-            self.array = value
-            self.name = _elem_name(value.dtype, fname, index)
-        elif isinstance(value, np.ndarray):
-            self.numpy = value.dtype.kind not in "OUSTV"
-            if value.dtype.kind in "OUST":
-                self.array = _array(value)
-            else:
-                if not value.dtype.isnative:
-                    value = value.astype(value.dtype.newbyteorder("="))
-                try:
-                    self.array = _asarray(value)
-                except Exception:
-                    raise TypeError(f"{fname}: argument {index}: unsupported NumPy dtype "
-                                    f"{value.dtype}") from None
-            self.name = _elem_name(self.array.dtype, fname, index)
-        elif isinstance(value, np.generic):
-            self.scalar = True
-            if isinstance(value, (np.str_, np.bytes_)):
-                if isinstance(value, np.bytes_):
-                    raise TypeError(f"{fname}: argument {index}: bytes are not supported")
-                self.value = str(value)
-                self.name = "string"
-            else:
-                self.name = _elem_name(_t.from_numpy_dtype(value.dtype), fname, index)
-        elif isinstance(value, bool):
-            self.scalar, self.name = True, "bool"
-        elif isinstance(value, int):
-            self.scalar, self.weak, self.kind = True, True, "i"
-            self.name = "int64" if -2**63 <= value < 2**63 else "uint64"
-        elif isinstance(value, float):
-            self.scalar, self.weak, self.kind, self.name = True, True, "f", "float64"
-        elif isinstance(value, complex):
-            self.scalar, self.weak, self.kind, self.name = True, True, "c", "complex128"
-        elif isinstance(value, str):
-            self.scalar, self.name = True, "string"
-        elif isinstance(value, (list, tuple)):
-            try:
-                self.array = _array(value)
-            except Exception as exc:
-                raise TypeError(f"{fname}: argument {index}: cannot convert "
-                                f"{type(value).__name__} to a ckernel array: {exc}") from None
-            self.name = _elem_name(self.array.dtype, fname, index)
-        else:
-            raise TypeError(f"{fname}: argument {index} has unsupported type "
-                            f"{type(value).__name__}; expected a ckernel array, a NumPy "
-                            f"array, a (nested) list or a scalar")
-        if not self.weak:
-            self.kind = _KIND[self.name]
-
-    def describe(self) -> str:
-        if self.weak:
-            return f"Python {type(self.value).__name__}"
-        return self.name
-
-    def as_array(self, t: Type) -> Array:
-        if self.array is None:
-            try:
-                return _array(self.value, type=t)
-            except Exception as exc:
-                raise type(exc)(f"argument {self.value!r} as {t}: {exc}") from None
-        a = self.array
-        if str(a.dtype) == str(t):
-            return a
-        return _cast(a, t)
-
-
-def _elem_name(t: Type, fname: str, index: int) -> str:
-    name = str(t)
-    if name not in SUPPORTED_TYPES:
-        raise TypeError(f"{fname}: argument {index} has element type '{name}', which a jitted "
-                        f"kernel cannot take ({', '.join(SUPPORTED_TYPES)})")
-    return name
-
-
-_ERRMODE = None
-
-
-def _cast(a: Array, t: Type) -> Array:
-    """A converted copy of ``a`` with element type ``t`` (the library's assignment
-    kernel, lifted; parallel for large arrays)."""
-    global _ERRMODE
-    if _ERRMODE is None:
-        _ERRMODE = ffi.new("ck_errmode *", errmode_value("default"))
-    srcs = ffi.new("ck_array_preamble *[]", [a._a])
-    out = ffi.new("ck_array_preamble **")
-    check(lib.ck_array_apply(ffi.addressof(lib, "ck_assignment_child_factory"), _ERRMODE,
-                             t.c_type, 1, srcs, ffi.NULL, out))
-    return Array._own(out[0])
-
-
-def _out_array(out, fname: str) -> Array:
-    if isinstance(out, Array):
-        return out
-    if isinstance(out, np.ndarray):
-        if not out.flags.writeable:
-            raise ValueError(f"{fname}: out= is read-only")
-        return _asarray(out)
-    raise TypeError(f"{fname}: out= must be a ckernel array or a NumPy array, not "
-                    f"{type(out).__name__}")
-
-
-_FACTORY = None
-
-
-def _apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:
-    global _FACTORY
-    if _FACTORY is None:
-        _FACTORY = ffi.addressof(lib, "ck_jit_child_factory")
-    srcs = ffi.new("ck_array_preamble *[]", [a._a for a in arrays] or [ffi.NULL])
-    if dst is not None:
-        check(lib.ck_array_apply(_FACTORY, comp.desc, comp.ret_type.c_type, len(arrays), srcs,
-                                 dst._a, ffi.NULL))
-        return dst
-    out = ffi.new("ck_array_preamble **")
-    check(lib.ck_array_apply(_FACTORY, comp.desc, comp.ret_type.c_type, len(arrays), srcs,
-                             ffi.NULL, out))
-    return Array._own(out[0])
+    return JitKernel(py_func, sigs, cache=cache, error_model=error_model, **options)
 
 
 # ------------------------------------------------------------ the decorator --
 def jit(signatures=None, *, cache: bool = False, register: str | None = None,
-        **numba_options):
+        error_model: str = "python", **numba_options):
     """Compile a Python scalar function into ckernels.
 
     ``@jit``, ``@jit("float64(float64)")``, ``@jit(["int64(int64)",
-    "float64(float64)"], cache=True, register="myop")``.  Extra keyword
-    arguments go to ``numba.njit`` (``fastmath``, ``error_model``, ...)."""
+    "float64(float64)"], cache=True, register="myop")``.
+
+    ``error_model`` -- ``"python"`` (default): the function means what Python
+    means on every target, so ``x / 0`` raises ``ZeroDivisionError``
+    (:class:`ckernels.errors.CKZeroDivisionError`) and errors are never
+    silent; ``"numpy"``: NumPy's and ``numba.vectorize``'s IEEE semantics
+    (float ``x / 0`` -> ``inf``/``nan``, integer ``x // 0`` and ``x % 0`` -> 0)
+    without division checks, faster where those checks block vectorisation.
+    Both models give the same results on the CPU and on devices.
+
+    Extra keyword arguments go to ``numba.njit`` (``fastmath``, ...)."""
+    if error_model not in ERROR_MODELS:
+        raise InvalidArgumentError(f"ckernels.jit: error_model must be 'python' or 'numpy', "
+                                   f"not {error_model!r}")
     if callable(signatures) and not isinstance(signatures, str) and hasattr(
             signatures, "__code__"):
-        return JitKernel(signatures, (), cache=cache, register=register, **numba_options)
+        return JitKernel(signatures, (), cache=cache, register=register,
+                         error_model=error_model, **numba_options)
     if signatures is not None and not isinstance(signatures, (str, list, tuple)):
         if not (hasattr(signatures, "return_type") and hasattr(signatures, "args")):
             raise TypeError(f"ckernels.jit: signatures must be a string or a list of strings, "
@@ -784,9 +400,10 @@ def jit(signatures=None, *, cache: bool = False, register: str | None = None,
             raise TypeError(f"ckernels.jit: signature {p.text} needs a result type")
 
     def decorate(py_func):
-        return JitKernel(py_func, parsed, cache=cache, register=register, **numba_options)
+        return JitKernel(py_func, parsed, cache=cache, register=register,
+                         error_model=error_model, **numba_options)
     return decorate
 
 
 __all__ = ["jit", "JitKernel", "Compiled", "Signature", "parse_signature", "SUPPORTED_TYPES",
-           "CacheStats"]
+           "CacheStats", "ERROR_MODELS"]

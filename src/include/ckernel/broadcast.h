@@ -23,9 +23,6 @@
 #include "ckernel/config.h"
 #include "ckernel/error.h"
 
-#include <stddef.h>
-#include <stdint.h>
-
 #ifdef __cplusplus
 extern "C" {
 #endif
