@@ -81,9 +81,9 @@ def _pipeline_class():
                 state.func_ir, state.typemap, state.calltypes, state.return_type,
                 tuple(state.args)))
 
-    class CKOpenCLPipeline(CompilerBase):
+    class CKDeviceTypingPipeline(CompilerBase):
         def define_pipelines(self):
-            pm = PassManager("ckernel-opencl")
+            pm = PassManager("ckernels-device-typing")
             pm.add_pass(up.TranslateByteCode, "analyzing bytecode")
             pm.add_pass(up.FixupArgs, "fix up args")
             pm.add_pass(up.IRProcessing, "processing IR")
@@ -97,7 +97,7 @@ def _pipeline_class():
             pm.finalize()
             return [pm]
 
-    _PIPELINE = CKOpenCLPipeline
+    _PIPELINE = CKDeviceTypingPipeline
     return _PIPELINE
 
 
