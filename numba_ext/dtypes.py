@@ -167,6 +167,10 @@ def is_weak(value) -> bool:
 
 _WEAK_KIND = {int: "i", float: "f", complex: "c"}
 
+#: exact Python scalar types -> their element type on their own (an ``int``
+#: beyond int64's range is uint64: :func:`scalar_type`)
+PYTHON_SCALARS = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+
 
 def _default_int(value: int) -> str:
     if -2**63 <= value < 2**63:
@@ -184,14 +188,9 @@ def scalar_type(value) -> str | None:
     ``str`` -> string (subclasses of these likewise, but strong); None for
     anything else."""
     t = type(value)
-    if t is bool:
-        return "bool"
-    if t is int:
-        return _default_int(value)
-    if t is float:
-        return "float64"
-    if t is complex:
-        return "complex128"
+    name = PYTHON_SCALARS.get(t)
+    if name is not None:
+        return _default_int(value) if t is int else name
     if isinstance(value, np.generic):
         if isinstance(value, np.str_):
             return "string"
@@ -223,15 +222,31 @@ def weak_result(name: str, value) -> str:
     (int < float < complex), else the lowest type of the scalar's kind that
     keeps ``name``'s precision; a strong ``value`` (bool, NumPy scalar)
     combines by ordinary promotion."""
-    d = by_name[name]
     kind = _WEAK_KIND.get(type(value))
-    if kind is None:
-        other = scalar_type(value)
-        if other is None or other == "string" or not d.builtin:
-            raise TypeError(f"ckernels: cannot combine {type(value).__name__} with {name}")
-        return promote(name, other)
+    if kind is not None:   # depends on the scalar's type only: memoised
+        key = (name, kind)
+        r = _WEAK_RESULTS.get(key)
+        if r is None:
+            r = _WEAK_RESULTS[key] = _weak_result(by_name[name], kind)
+        if not r:
+            raise TypeError(f"ckernels: cannot combine a Python {type(value).__name__} with "
+                            f"{name}")
+        return r
+    d = by_name[name]
+    other = scalar_type(value)
+    if other is None or other == "string" or not d.builtin:
+        raise TypeError(f"ckernels: cannot combine {type(value).__name__} with {name}")
+    return promote(name, other)
+
+
+_WEAK_RESULTS: dict = {}
+
+
+def _weak_result(d: DType, kind: str) -> str:
+    """The rule for a weak scalar of kind ``kind`` ("" for a non-builtin type)."""
+    name = d.name
     if not d.builtin:
-        raise TypeError(f"ckernels: cannot combine a Python {type(value).__name__} with {name}")
+        return ""
     if kind == "i":
         return name if d.kind in "iufc" else "int64"
     if kind == "f":
@@ -245,6 +260,11 @@ def weak_result(name: str, value) -> str:
 def weak_matches(name: str, value) -> bool:
     """Whether the weak Python scalar ``value`` passes as an operand of type
     ``name`` without changing it (``weak_result(name, value) == name``)."""
+    kind = _WEAK_KIND.get(type(value))
+    if kind is not None:
+        r = _WEAK_RESULTS.get((name, kind))
+        if r is not None:
+            return r == name
     try:
         return weak_result(name, value) == name
     except TypeError:
@@ -266,6 +286,7 @@ def weak_scalar_type(value, strong: list[str]) -> str:
     return weak_result(promote(*builtin) if len(builtin) > 1 else builtin[0], value)
 
 
-__all__ = ["DType", "ALL", "BUILTINS", "JIT", "by_name", "by_id", "by_numpy", "device_types",
+__all__ = ["DType", "ALL", "BUILTINS", "JIT", "PYTHON_SCALARS", "by_name", "by_id", "by_numpy",
+           "device_types",
            "of_numpy", "of_numba", "is_weak", "scalar_type", "weak_result", "weak_matches",
            "promote", "weak_scalar_type"]

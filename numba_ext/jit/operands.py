@@ -34,10 +34,16 @@ class Operand:
     def __init__(self, value, fname: str, index: int):
         self.value = value
         self.array = None
-        self.weak = False
-        self.scalar = False
         self.numpy = False
         self.device = False
+        name = dtypes.PYTHON_SCALARS.get(type(value))
+        if name is not None:   # the common scalar case first
+            self.scalar = True
+            self.weak = name != "bool"
+            self.name = name if name != "int64" else dtypes.scalar_type(value)
+            return
+        self.weak = False
+        self.scalar = False
         if isinstance(value, Array):
             self.array = value
             self.name = _elem_name(value.dtype, fname, index)
