@@ -1,5 +1,6 @@
 """``@ckernels.jit`` benchmarks: jitted elementwise kernels against
 ``numba.vectorize`` and NumPy (all writing into ``out=``), 1 vs 2 threads,
+the error models (``"python"``: checked division, vs ``"numpy"``: IEEE),
 compile latency, cached load time, and string building.
 
     python benchmarks/bench_jit.py          (CK_BENCH_N, CK_BENCH_REPS)
@@ -48,6 +49,37 @@ def ck_damped(x):
 @numba.vectorize(["float64(float64)"])
 def nb_damped(x):
     return math.sin(x) * math.exp(-x)
+
+
+# the error models: a division (checked for zero under "python")
+@ckernels.jit("float64(float64, float64)")
+def ck_ratio_py(x, y):
+    return x / y + 1.0
+
+
+@ckernels.jit("float64(float64, float64)", error_model="numpy")
+def ck_ratio_np(x, y):
+    return x / y + 1.0
+
+
+@numba.vectorize(["float64(float64, float64)"])
+def nb_ratio(x, y):
+    return x / y + 1.0
+
+
+@ckernels.jit("int64(int64, int64)")
+def ck_idiv_py(a, b):
+    return a // b + a % b
+
+
+@ckernels.jit("int64(int64, int64)", error_model="numpy")
+def ck_idiv_np(a, b):
+    return a // b + a % b
+
+
+@numba.vectorize(["int64(int64, int64)"])
+def nb_idiv(a, b):
+    return a // b + a % b
 
 
 def np_axpy(x, y, out):
@@ -105,6 +137,36 @@ def bench_elementwise() -> None:
     ckernels.set_num_threads(old)
     np.testing.assert_allclose(ck_damped(x[:1000]), np.sin(x[:1000]) * np.exp(-x[:1000]),
                                rtol=1e-14)
+
+
+def bench_error_model() -> None:
+    """error_model="python" (the default: divisions checked, raising like Python)
+    against "numpy" (IEEE results, no checks) and numba.vectorize (numpy model)."""
+    rng = np.random.default_rng(1)
+    x = rng.random(N) * 10
+    y = rng.random(N) + 0.5
+    out = np.empty(N)
+    a = rng.integers(-10**6, 10**6, N)
+    b = rng.integers(1, 1000, N)
+    iout = np.empty(N, np.int64)
+    old = ckernels.get_num_threads()
+    ckernels.set_num_threads(1)
+    print("-- error models, 1 thread: x / y + 1.0 (float64) --")
+    t_vec = best(lambda: nb_ratio(x, y, out=out))
+    t_py = best(lambda: ck_ratio_py(x, y, out=out))
+    t_np = best(lambda: ck_ratio_np(x, y, out=out))
+    report('error_model="python" (default)', t_py, "numba.vectorize(out=)", t_vec)
+    report('error_model="numpy"', t_np, "numba.vectorize(out=)", t_vec)
+    report('error_model="python"', t_py, 'error_model="numpy"', t_np)
+    print("-- error models, 1 thread: a // b + a % b (int64) --")
+    t_vec = best(lambda: nb_idiv(a, b, out=iout))
+    t_py = best(lambda: ck_idiv_py(a, b, out=iout))
+    t_np = best(lambda: ck_idiv_np(a, b, out=iout))
+    report('error_model="python" (default)', t_py, "numba.vectorize(out=)", t_vec)
+    report('error_model="numpy"', t_np, "numba.vectorize(out=)", t_vec)
+    report('error_model="python"', t_py, 'error_model="numpy"', t_np)
+    ckernels.set_num_threads(old)
+    assert np.array_equal(ck_idiv_np(a, b), a // b + a % b)
 
 
 # ---------------------------------------------------------------- latency --
@@ -260,6 +322,7 @@ def main() -> None:
     print(f"ckernel {ckernels.__version__} jit benchmarks, N={N}, best of {REPS}, "
           f"numba {numba.__version__}, numpy {np.__version__}, {os.cpu_count()} CPUs")
     bench_elementwise()
+    bench_error_model()
     bench_compile()
     bench_cache()
     bench_strings()
@@ -268,4 +331,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["error_model"]:
+        bench_error_model()
+    else:
+        main()

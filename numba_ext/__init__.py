@@ -10,12 +10,13 @@ from .errors import CKernelError
 
 _native.verify_layout()
 
-from . import errors, kernels, lowlevel, ops, types  # noqa: E402
+from . import dtypes, errors, kernels, lowlevel, ops, types  # noqa: E402
 from .ops import assign, get_num_threads, set_num_threads  # noqa: E402
 from .array import Array, array, asarray, debug_repr, empty, from_dlpack  # noqa: E402
 from .memory import MemBlock, PodAllocator, live_count  # noqa: E402
-from .context import Buffer, Context  # noqa: E402
+from .context import Buffer, Context, DeviceArray  # noqa: E402
 from .jit import JitKernel, jit  # noqa: E402  (ckernels.jit: the decorator)
+from . import opencl  # noqa: E402  (ckernels.opencl: OpenCL conveniences)
 
 __version__ = _native.ffi.string(_native.lib.ck_version_string()).decode()
 abi_version = _native.lib.ck_abi_version()
@@ -36,5 +37,5 @@ def get_library_dir() -> str:
 __all__ = ["CKernelError", "MemBlock", "PodAllocator", "live_count", "errors", "types",
            "Array", "array", "asarray", "empty", "from_dlpack", "debug_repr", "ops",
            "kernels", "assign", "set_num_threads", "get_num_threads", "Context",
-           "Buffer",
+           "Buffer", "DeviceArray", "dtypes", "jit", "JitKernel", "opencl",
            "lowlevel", "get_include", "get_library_dir", "__version__", "abi_version"]

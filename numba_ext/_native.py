@@ -61,6 +61,24 @@ def layout_mismatches() -> list[str]:
     return problems
 
 
+def layout_rows() -> dict[tuple[str, str], tuple[int, int]]:
+    """The library's layout table: ``(struct, field) -> (offset, size)``; a
+    field of ``""`` is the struct's row, ``(alignment, size)``."""
+    count = ffi.new("size_t *")
+    table = lib.ck_layout_table(count)
+    return {(ffi.string(table[i].type).decode(), ffi.string(table[i].field).decode()):
+            (int(table[i].offset), int(table[i].size)) for i in range(count[0])}
+
+
+def layout_row(struct: str, field: str = "") -> tuple[int, int]:
+    """One row of :func:`layout_rows` (KeyError naming it when absent)."""
+    try:
+        return layout_rows()[(struct, field)]
+    except KeyError:
+        raise KeyError(f"{struct}{'.' + field if field else ''} is not in libckernel's "
+                       "layout table") from None
+
+
 def verify_layout() -> None:
     problems = layout_mismatches()
     if problems:
@@ -70,5 +88,5 @@ def verify_layout() -> None:
             + "\n  ".join(problems))
 
 
-__all__ = ["ffi", "lib", "check", "last_error", "layout_mismatches",
-           "verify_layout", "CKernelError"]
+__all__ = ["ffi", "lib", "check", "last_error", "layout_mismatches", "layout_rows",
+           "layout_row", "verify_layout", "CKernelError"]

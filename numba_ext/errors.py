@@ -1,12 +1,25 @@
-"""Exceptions raised by ckernel.
+"""Exceptions raised by ckernels, and the one mapping between them and ``ck_status``.
 
 Every C function of libckernel returns a ``ck_status`` and records a message in
-a thread-local buffer.  :func:`check` turns a failing status into the matching
-exception class below, carrying that message.  Each class also derives from
-the closest Python built-in exception, so ``except ValueError`` keeps working.
+a thread-local buffer.  ``ckernels._native.check`` turns a failing status into
+the matching exception class below, carrying that message.  Each class also
+derives from the closest Python built-in exception, so ``except ValueError``
+keeps working.
+
+The mapping is derived from the C enum, never written as numbers here: each
+class names its ``CK_ERR_*`` constant (:data:`STATUS_NAMES`), its ``status`` is
+read from the compiled library, and importing this module fails if the enum
+has a status without a class or a class names a status the enum lacks.  The
+other direction -- a Python exception raised by kernel code (a jitted function
+on the CPU, or the error table of device code) to a status and message -- is
+:func:`classify`; :func:`record` stores the result as the calling thread's
+libckernel error (what the generated CPU entry points call) and
+:func:`exception_for` builds the exception a device error code stands for.
 """
 
 from __future__ import annotations
+
+from ._ffi import ffi, lib
 
 
 class CKernelError(Exception):
@@ -26,67 +39,98 @@ class CKernelError(Exception):
 
 
 class InvalidArgumentError(CKernelError, ValueError):
-    status = 1
+    pass
 
 
 class OutOfMemoryError(CKernelError, MemoryError):
-    status = 2
+    pass
 
 
 class CKOverflowError(CKernelError, OverflowError):
-    status = 3
+    pass
 
 
 class InvalidStateError(CKernelError, RuntimeError):
-    status = 4
+    pass
 
 
 class CKTypeError(CKernelError, TypeError):
-    status = 5
+    pass
 
 
 class CKIndexError(CKernelError, IndexError):
-    status = 6
+    pass
 
 
 class ParseError(CKernelError, ValueError):
-    status = 7
+    pass
 
 
 class CKValueError(CKernelError, ValueError):
-    status = 8
+    pass
 
 
 class CKZeroDivisionError(CKernelError, ZeroDivisionError):
-    status = 9
+    pass
 
 
 class NotSupportedError(CKernelError, TypeError):
-    status = 10
+    pass
+
+
+class BackendError(CKernelError, RuntimeError):
+    pass
+
+
+class UserKernelError(CKernelError, RuntimeError):
+    pass
 
 
 class JitOnlyError(CKernelError, TypeError):
     """A ``ckernels.nb`` function that exists only inside jitted code was called
-    from the Python interpreter."""
-    status = 5
+    from the Python interpreter (status ``CK_ERR_TYPE``; not the class that
+    status maps to)."""
 
 
-class BackendError(CKernelError, RuntimeError):
-    status = 11
+#: the ``ck_status`` enum as the library was compiled: name -> value
+STATUS_VALUES: dict[str, int] = {name: value for value, name in
+                                 ffi.typeof("ck_status").elements.items()}
 
-
-class UserKernelError(CKernelError, RuntimeError):
-    status = 12
-
-
-_BY_STATUS: dict[int, type[CKernelError]] = {
-    cls.status: cls
-    for cls in (
-        InvalidArgumentError, OutOfMemoryError, CKOverflowError, InvalidStateError,
-        CKTypeError, CKIndexError, ParseError, CKValueError, CKZeroDivisionError,
-        NotSupportedError, BackendError, UserKernelError,
-    )
+#: exception class -> the name of its ``CK_ERR_*`` status
+STATUS_NAMES: dict[type, str] = {
+    InvalidArgumentError: "CK_ERR_INVALID_ARGUMENT",
+    OutOfMemoryError: "CK_ERR_NO_MEMORY",
+    CKOverflowError: "CK_ERR_OVERFLOW",
+    InvalidStateError: "CK_ERR_INVALID_STATE",
+    CKTypeError: "CK_ERR_TYPE",
+    CKIndexError: "CK_ERR_INDEX",
+    ParseError: "CK_ERR_PARSE",
+    CKValueError: "CK_ERR_VALUE",
+    CKZeroDivisionError: "CK_ERR_ZERO_DIVISION",
+    NotSupportedError: "CK_ERR_NOT_SUPPORTED",
+    BackendError: "CK_ERR_BACKEND",
+    UserKernelError: "CK_ERR_USER",
 }
+
+
+def _bind_statuses() -> dict[int, type[CKernelError]]:
+    errs = {n: v for n, v in STATUS_VALUES.items() if v != 0}
+    unknown = sorted(set(STATUS_NAMES.values()) - set(errs))
+    missing = sorted(set(errs) - set(STATUS_NAMES.values()))
+    if unknown or missing:
+        raise ImportError("ckernels.errors: the exception classes and libckernel's ck_status "
+                          f"enum disagree (unknown to C: {unknown}; without a class: {missing})")
+    for cls, name in STATUS_NAMES.items():
+        cls.status = errs[name]
+    JitOnlyError.status = errs["CK_ERR_TYPE"]
+    return {cls.status: cls for cls in STATUS_NAMES}
+
+
+_BY_STATUS = _bind_statuses()
+
+#: the largest ``ck_status`` value (generated code checks reported statuses
+#: against ``1..MAX_STATUS``)
+MAX_STATUS: int = max(_BY_STATUS)
 
 
 def error_class(status: int) -> type[CKernelError]:
@@ -94,10 +138,78 @@ def error_class(status: int) -> type[CKernelError]:
     return _BY_STATUS.get(status, CKernelError)
 
 
+def status_name(status: int) -> str:
+    """``"CK_ERR_VALUE"`` for 8 (the library's own name)."""
+    return ffi.string(lib.ck_status_name(int(status))).decode()
+
+
+# ---------------------------------------------- exceptions raised by kernel code --
+#: a built-in exception raised by kernel code -> the ckernels class it comes
+#: back as (most specific first; first match wins); anything else comes back
+#: as :class:`UserKernelError` with ``"ClassName: message"``
+FROM_BUILTIN: tuple[tuple[type, type[CKernelError]], ...] = (
+    (ZeroDivisionError, CKZeroDivisionError),
+    (IndexError, CKIndexError),
+    (OverflowError, CKOverflowError),
+    (ValueError, CKValueError),
+    (TypeError, CKTypeError),
+    (MemoryError, OutOfMemoryError),
+)
+
+_MAX_MESSAGE = 900  # the C buffer truncates anyway; keep the start readable
+
+
+def classify(exc: BaseException | None) -> tuple[int, str]:
+    """``(status, message)`` for an exception raised by kernel code.
+
+    A ckernels exception keeps its status and message; a built-in exception of
+    :data:`FROM_BUILTIN` gets that class's status, with the class name in the
+    message when it is a subclass (``"UnicodeDecodeError: ..."``) or the
+    message is empty; any other exception is ``CK_ERR_USER`` with
+    ``"ClassName: message"``."""
+    user = UserKernelError.status
+    if exc is None:
+        return user, "kernel failed without an exception"
+    if isinstance(exc, CKernelError) and int(getattr(exc, "status", -1)) in _BY_STATUS:
+        return int(exc.status), exc.message
+    msg = str(exc)
+    for base, cls in FROM_BUILTIN:
+        if isinstance(exc, base):
+            if type(exc) is not base or not msg:
+                msg = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+            return cls.status, msg
+    return user, f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+
+
+def exception_for(exc: BaseException | None) -> CKernelError:
+    """The ckernels exception a kernel's exception comes back as (the same
+    status and message :func:`classify` gives)."""
+    status, msg = classify(exc)
+    return error_class(status)(msg, status)
+
+
+def record(exc) -> int:
+    """Record ``exc`` as the calling thread's libckernel error
+    (``ck_set_error``) and return its status.  Called with the GIL by the
+    generated CPU entry points (looked up by module and name, so cached code
+    holds no addresses); never raises."""
+    try:
+        status, msg = classify(exc)
+        data = msg.encode("utf-8", "replace")
+        if len(data) > _MAX_MESSAGE:
+            data = data[:_MAX_MESSAGE] + b"..."
+        lib.ck_set_error(status, data)
+        return status
+    except BaseException:  # pragma: no cover - defensive
+        status = UserKernelError.status
+        lib.ck_set_error(status, b"kernel raised an exception that could not be reported")
+        return status
+
+
 __all__ = [
     "CKernelError", "InvalidArgumentError", "OutOfMemoryError", "CKOverflowError",
     "InvalidStateError", "CKTypeError", "CKIndexError", "ParseError", "CKValueError",
     "CKZeroDivisionError", "NotSupportedError", "BackendError", "UserKernelError",
-    "JitOnlyError",
-    "error_class",
+    "JitOnlyError", "STATUS_VALUES", "STATUS_NAMES", "MAX_STATUS", "FROM_BUILTIN",
+    "error_class", "status_name", "classify", "exception_for", "record",
 ]

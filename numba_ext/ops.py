@@ -12,8 +12,11 @@ with NumPy broadcasting through the library's dimension kernels (parallel for
 large arrays), writing into ``out=`` when given.  Reductions (``sum``, ``product``,
 ``min``, ``max``, ``any``, ``all``) take ``axis`` and ``keepdims``.
 
-Python scalars combine with arrays like NumPy's "weak" scalars: ``int8_array + 1``
-stays int8, ``int8_array + 1.5`` becomes float64.
+Python scalars combine with arrays by NumPy 2's rule for "weak" scalars (NEP 50,
+:func:`ckernels.dtypes.weak_scalar_type`, the rule the jit uses too):
+``int8_array + 1`` stays int8, ``int8_array + 1.5`` becomes float64, and
+``int8_array + 300`` raises ``OverflowError`` (300 does not fit int8), as in
+NumPy.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numbers
 import numpy as np
 
 from . import array as _array
+from . import dtypes
 from . import types as _t
 from ._native import check, ffi, lib
 from .array import Array
@@ -31,26 +35,6 @@ from .kernels import errmode_value
 
 _REDUCTIONS = {"sum": "sum", "product": "product", "prod": "product", "min": "min",
                "max": "max", "any": "any", "all": "all"}
-
-
-def _weak_scalar_type(value, arrays: list[Array]):
-    """The type a Python scalar takes next to arrays (NEP 50 style)."""
-    if isinstance(value, (bool, np.bool_)):
-        return None
-    kinds = [a.dtype.to_numpy_dtype().kind for a in arrays if a.dtype.is_builtin]
-    if not kinds:
-        return None
-    first = next(a.dtype for a in arrays if a.dtype.is_builtin)
-    if isinstance(value, numbers.Integral) and kinds[0] in "iufc":
-        if kinds[0] in "iu":
-            info = np.iinfo(first.to_numpy_dtype())
-            return first if info.min <= int(value) <= info.max else None
-        return first
-    if isinstance(value, numbers.Real) and kinds[0] in "fc":
-        return first
-    if isinstance(value, numbers.Complex) and kinds[0] == "c":
-        return first
-    return None
 
 
 def _is_scalar(a) -> bool:
@@ -70,10 +54,14 @@ def _as_arrays(args) -> tuple[list[Array], bool]:
         else:
             conv.append(_array.array(a))
     arrays = [c for c in conv if c is not None]
+    strong = None
     for i, a in enumerate(args):
         if conv[i] is None:
+            if strong is None:
+                strong = [str(x.dtype) for x in arrays if x.dtype.is_builtin]
+            name = dtypes.weak_scalar_type(a, strong)
             value = a.item() if isinstance(a, np.generic) else a
-            conv[i] = _array.array(value, type=_weak_scalar_type(value, arrays))
+            conv[i] = _array.array(value, type=name)
     return conv, not arrays
 
 

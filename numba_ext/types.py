@@ -20,26 +20,12 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from . import dtypes as _dtypes
 from ._native import check, ffi, lib
 from .errors import CKTypeError, InvalidArgumentError
 
-# Builtin ids (ck_type_id) -> (name, NumPy dtype, cffi C type).
-_BUILTINS = {
-    lib.CK_TYPE_BOOL: ("bool", np.dtype(np.bool_), "bool"),
-    lib.CK_TYPE_INT8: ("int8", np.dtype(np.int8), "int8_t"),
-    lib.CK_TYPE_INT16: ("int16", np.dtype(np.int16), "int16_t"),
-    lib.CK_TYPE_INT32: ("int32", np.dtype(np.int32), "int32_t"),
-    lib.CK_TYPE_INT64: ("int64", np.dtype(np.int64), "int64_t"),
-    lib.CK_TYPE_UINT8: ("uint8", np.dtype(np.uint8), "uint8_t"),
-    lib.CK_TYPE_UINT16: ("uint16", np.dtype(np.uint16), "uint16_t"),
-    lib.CK_TYPE_UINT32: ("uint32", np.dtype(np.uint32), "uint32_t"),
-    lib.CK_TYPE_UINT64: ("uint64", np.dtype(np.uint64), "uint64_t"),
-    lib.CK_TYPE_FLOAT16: ("float16", np.dtype(np.float16), None),
-    lib.CK_TYPE_FLOAT32: ("float32", np.dtype(np.float32), "float"),
-    lib.CK_TYPE_FLOAT64: ("float64", np.dtype(np.float64), "double"),
-    lib.CK_TYPE_COMPLEX64: ("complex64", np.dtype(np.complex64), None),
-    lib.CK_TYPE_COMPLEX128: ("complex128", np.dtype(np.complex128), None),
-}
+# Builtin ids (ck_type_id) -> (name, NumPy dtype, cffi C type), from the one table.
+_BUILTINS = {d.type_id: (d.name, d.numpy, d.cffi) for d in _dtypes.BUILTINS}
 _BY_DTYPE = {dt: tid for tid, (_, dt, _) in _BUILTINS.items()}
 
 ID_NAMES = {

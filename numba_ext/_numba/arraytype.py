@@ -93,6 +93,7 @@ from numba.extending import (
 )
 
 from .. import _native
+from .. import dtypes as _dtypes
 from .. import errors as _errors
 from .. import types as _ckt
 from ..array import Array
@@ -269,22 +270,10 @@ class CkArrayIterModel(models.StructModel):
 
 
 # ----------------------------------------------------------------- typeof ----
-_NUMBA_SCALARS = {
-    _native.lib.CK_TYPE_BOOL: types.boolean,
-    _native.lib.CK_TYPE_INT8: types.int8,
-    _native.lib.CK_TYPE_INT16: types.int16,
-    _native.lib.CK_TYPE_INT32: types.int32,
-    _native.lib.CK_TYPE_INT64: types.int64,
-    _native.lib.CK_TYPE_UINT8: types.uint8,
-    _native.lib.CK_TYPE_UINT16: types.uint16,
-    _native.lib.CK_TYPE_UINT32: types.uint32,
-    _native.lib.CK_TYPE_UINT64: types.uint64,
-    _native.lib.CK_TYPE_FLOAT16: ck_half_element,
-    _native.lib.CK_TYPE_FLOAT32: types.float32,
-    _native.lib.CK_TYPE_FLOAT64: types.float64,
-    _native.lib.CK_TYPE_COMPLEX64: types.complex64,
-    _native.lib.CK_TYPE_COMPLEX128: types.complex128,
-}
+# builtin element ids -> the Numba element type of the view, from the one table
+# (float16, which Numba kernels do not take, reads as float32: ck_half_element)
+_NUMBA_SCALARS = {d.type_id: (d.numba if d.numba is not None else ck_half_element)
+                  for d in _dtypes.BUILTINS}
 _CK_IDS = {v: k for k, v in _NUMBA_SCALARS.items()}
 _DIM_IDS = {_native.lib.CK_TYPE_FIXED_DIM: STRIDED, _native.lib.CK_TYPE_STRIDED_DIM: STRIDED,
             _native.lib.CK_TYPE_VAR_DIM: VAR}

@@ -127,14 +127,8 @@ def load_symbols() -> str:
 def layout_mismatches(assumed: dict | None = None) -> list[str]:
     """Differences between ``assumed`` ({(struct, field): (offset, size)}, default
     :data:`ASSUMED_LAYOUT`) and the library's ``ck_layout_table``."""
-    ffi, lib = _native.ffi, _native.lib
-    count = ffi.new("size_t *")
-    table = lib.ck_layout_table(count)
-    rows = {}
-    for i in range(count[0]):
-        row = table[i]
-        rows[(ffi.string(row.type).decode(), ffi.string(row.field).decode())] = (
-            int(row.offset), int(row.size))
+    ffi = _native.ffi
+    rows = _native.layout_rows()
     problems = []
     if ffi.sizeof("void *") != 8:
         problems.append(f"pointer size is {ffi.sizeof('void *')}, the lowering assumes 8")

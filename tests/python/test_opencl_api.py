@@ -203,9 +203,22 @@ def test_out_dtype_mismatch(ctx):
 
 
 def test_out_shape_mismatch(ctx):
+    # the library's one broadcasting rule (as on the CPU): sources broadcast to out=
     x = ctx.array(np.arange(3, dtype=np.float32))
-    with pytest.raises(errors.InvalidArgumentError, match="shape"):
+    with pytest.raises(errors.CKValueError, match=r"cannot broadcast shape \(3,\) to \(4,\)"):
         axpy(x, x, out=ctx.empty((4,), "float32"))
+    with pytest.raises(ValueError, match=r"cannot broadcast shape \(3,\) to \(4,\)"):
+        axpy(np.arange(3, dtype=np.float32), 1.0, out=np.empty(4, np.float32))
+
+
+def test_out_broadcasts_sources_like_the_cpu(ctx):
+    x = np.arange(3, dtype=np.float32)
+    out = ctx.empty((2, 3), "float32")
+    assert axpy(ctx.array(x), np.float32(1), out=out) is out
+    host = np.empty((2, 3), np.float32)
+    axpy(x, np.float32(1), out=host)
+    np.testing.assert_array_equal(out.to_numpy(), host)
+    np.testing.assert_array_equal(host, np.broadcast_to(2 * x + 1, (2, 3)))
 
 
 def test_out_wrong_kind_or_context(ctx, ctx2):

@@ -329,7 +329,7 @@ def test_source_text():
     src = c_loop.source("opencl")
     assert "__kernel void ck_kernel(" in src
     assert "goto L" in src and "if (" in src and ") goto L" in src
-    assert "ck_floordiv_long" in src and "ck_mod_long" in src
+    assert "ck_floordiv_int64" in src and "ck_mod_int64" in src
     assert "get_global_id(0)" in src and "if (i >= ck_n) return;" in src
     s32 = c_scale.source("opencl", "float32(float32)")
     assert "float ck_a0" in s32 and "*(__global float *)(ck_out + o_out) = r;" in s32

@@ -81,6 +81,11 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_kernel_arg, value),
     CK_FIELD_ROW(ck_kernel_arg, size),
 
+    CK_STRUCT_ROW(ck_jit_kernel),
+    CK_FIELD_ROW(ck_jit_kernel, base),
+    CK_FIELD_ROW(ck_jit_kernel, code),
+    CK_FIELD_ROW(ck_jit_kernel, dst_arena),
+
     CK_STRUCT_ROW(ck_device_ptr),
     CK_FIELD_ROW(ck_device_ptr, buffer),
     CK_FIELD_ROW(ck_device_ptr, offset),

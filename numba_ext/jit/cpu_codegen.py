@@ -22,11 +22,11 @@ functions, named ``<sym>_single``, ``<sym>_strided`` and ``<sym>_raise``:
     The error path.  With the GIL taken, ``call_conv.raise_error`` turns the
     status into the Python exception (what Numba's own cfunc wrappers do
     before *printing* it); we fetch it instead and hand it to
-    :func:`ckernels._numba.jit_errors.report` (imported by name), which
-    records its message with ``ck_set_error`` on the calling thread and
-    returns the status (ZeroDivisionError -> CK_ERR_ZERO_DIVISION, IndexError
-    -> CK_ERR_INDEX, ValueError -> CK_ERR_VALUE, other exceptions ->
-    CK_ERR_USER, ...).
+    :func:`ckernels.errors.record` (imported by name), which records its
+    message with ``ck_set_error`` on the calling thread and returns the
+    status (the one exception <-> status mapping of :mod:`ckernels.errors`:
+    ZeroDivisionError -> CK_ERR_ZERO_DIVISION, IndexError -> CK_ERR_INDEX,
+    ValueError -> CK_ERR_VALUE, other exceptions -> CK_ERR_USER, ...).
 
 What one element does is emitted in one of two ways:
 
@@ -72,43 +72,25 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import cpu_target
 from numba.extending import intrinsic, overload, register_jitable
 
+from .. import dtypes
+from .. import errors as _errors
 from ..errors import JitOnlyError
-from .memblock import memblock_from_address
-from .strings import store_str
-from .utf8 import decode_utf8
+from .._numba.memblock import memblock_from_address
+from .._numba.strings import store_str
+from .._numba.utf8 import decode_utf8
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
 _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
 
-CK_ERR_USER = 12
-
-#: ckernel element type name -> Numba type
-NUMBA_TYPES = {
-    "bool": types.boolean,
-    "int8": types.int8, "int16": types.int16, "int32": types.int32, "int64": types.int64,
-    "uint8": types.uint8, "uint16": types.uint16, "uint32": types.uint32,
-    "uint64": types.uint64,
-    "float32": types.float32, "float64": types.float64,
-    "complex64": types.complex64, "complex128": types.complex128,
-    "string": types.unicode_type,
-}
+#: the status of an exception nobody could classify (from the C enum)
+CK_ERR_USER = _errors.UserKernelError.status
 
 
-def ck_name_of_numba(nbty) -> str | None:
-    """The ckernel element type name for a Numba type, or None.  ``Optional(T)``
-    maps to T's (a None result is then a TypeError when the kernel runs)."""
-    if isinstance(nbty, types.Optional):
-        nbty = nbty.type
-    if isinstance(nbty, types.Boolean):
-        return "bool"
-    if isinstance(nbty, (types.Integer, types.Float, types.Complex)):
-        name = str(nbty)
-        return name if name in NUMBA_TYPES else None
-    if isinstance(nbty, types.UnicodeType):
-        return "string"
-    return None
+def numba_type(name: str):
+    """The Numba type of a jit element type name (the one table)."""
+    return dtypes.by_name[name].numba
 
 
 # ------------------------------------------------------------- intrinsics --
@@ -235,14 +217,14 @@ def element_function(user_dispatcher, arg_names: list[str], ret_name: str):
         if name == "string":
             glb[f"_ld{i}"] = load_string
         else:
-            glb[f"_ld{i}"] = loader(NUMBA_TYPES[name])
+            glb[f"_ld{i}"] = loader(numba_type(name))
         call_args.append(f"_ld{i}(s{i})")
     call = f"_user({', '.join(call_args)})"
     if ret_name == "string":
         glb["_st"] = store_string_result
         body = f"    _st(arena, dst, {call})\n"
     else:
-        glb["_st"] = storer(NUMBA_TYPES[ret_name])
+        glb["_st"] = storer(numba_type(ret_name))
         body = f"    _st(dst, {call})\n"
     src = f"def _ck_elem(dst, {''.join(p + ', ' for p in params)}arena):\n{body}"
     ns: dict = {}
@@ -289,10 +271,10 @@ def _emit_raise_fn(context, module, name):
     builder.call(norm, [pty, pval, ptb])
     result = cgutils.alloca_once_value(builder, ir.Constant(_i32, -1))
     resobj = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
-    modname = context.insert_const_string(module, "ckernels._numba.jit_errors")
+    modname = context.insert_const_string(module, "ckernels.errors")
     mod = pyapi.import_module(modname)
     with builder.if_then(cgutils.is_not_null(builder, mod), likely=True):
-        rep = pyapi.object_getattr_string(mod, "report")
+        rep = pyapi.object_getattr_string(mod, "record")
         with builder.if_then(cgutils.is_not_null(builder, rep), likely=True):
             val = builder.load(pval)
             arg = builder.select(cgutils.is_not_null(builder, val), val,
@@ -312,7 +294,7 @@ def _emit_raise_fn(context, module, name):
     pyapi.err_clear()
     st = builder.load(result)
     bad = builder.or_(builder.icmp_signed("<=", st, ir.Constant(_i32, 0)),
-                      builder.icmp_signed(">", st, ir.Constant(_i32, 12)))
+                      builder.icmp_signed(">", st, ir.Constant(_i32, _errors.MAX_STATUS)))
     with builder.if_then(bad, likely=False):
         set_error = cgutils.get_or_insert_function(
             module, ir.FunctionType(_i32, [_i32, _i8p]), "ck_set_error")
@@ -347,8 +329,8 @@ def element_direct(context, user_fn, user_sig, arg_names, ret_name, raise_fn):
     """Emitter for builtin element types: load the arguments, call the user
     function through the calling convention, convert and store its result
     (no second Numba compilation)."""
-    nb_args = [NUMBA_TYPES[a] for a in arg_names]
-    nb_ret = NUMBA_TYPES[ret_name]
+    nb_args = [numba_type(a) for a in arg_names]
+    nb_ret = numba_type(ret_name)
     user_ret = user_sig.return_type
 
     def emit(builder, dst, srcs, arena):
@@ -370,7 +352,7 @@ def direct_ok(user_sig, arg_names, ret_name) -> bool:
     Numba converts without a runtime check (not Optional)."""
     if "string" in arg_names or ret_name == "string":
         return False
-    if tuple(user_sig.args) != tuple(NUMBA_TYPES[a] for a in arg_names):
+    if tuple(user_sig.args) != tuple(numba_type(a) for a in arg_names):
         return False
     r = user_sig.return_type
     return isinstance(r, (types.NoneType, types.Boolean, types.Integer, types.Float,
@@ -428,12 +410,6 @@ def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, aren
     return fn
 
 
-#: data sizes of the element types (ck_string is {begin, end})
-DATA_SIZES = {"bool": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "uint8": 1,
-              "uint16": 2, "uint32": 4, "uint64": 8, "float32": 4, "float64": 8,
-              "complex64": 8, "complex128": 16, "string": 16}
-
-
 class Trampolines:
     """A finalized code library and the addresses of its entry points."""
 
@@ -486,8 +462,8 @@ def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offse
             emit = element_via_function(context, elem_fn, nsrc, raise_fn)
         has_arena = ret_name == "string"
         _emit_single(module, f"{symbase}_single", emit, nsrc, has_arena, arena_offset)
-        _emit_strided(module, f"{symbase}_strided", emit, nsrc, DATA_SIZES[ret_name],
-                      [DATA_SIZES[a] for a in arg_names], has_arena, arena_offset)
+        _emit_strided(module, f"{symbase}_strided", emit, nsrc, dtypes.by_name[ret_name].size,
+                      [dtypes.by_name[a].size for a in arg_names], has_arena, arena_offset)
         library.add_ir_module(module)
         library.finalize()
     return Trampolines(library, symbase, from_cache=False, element_source=src)
@@ -497,9 +473,10 @@ def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offse
 TrampolineCache = make_library_cache("ckjit")
 
 
-def cache_key(symbase, arg_names, ret_name):
-    """The (picklable) signature key of a trampoline library in the cache."""
-    return ("ckernels.jit/1", symbase, ret_name, tuple(arg_names))
+def cache_key(symbase, arg_names, ret_name, arena_offset):
+    """The (picklable) signature key of a trampoline library in the cache (the
+    arena offset is baked into the code)."""
+    return ("ckernels.jit/2", symbase, ret_name, tuple(arg_names), arena_offset)
 
 
 def load_cached(cache, key, symbase):
@@ -515,6 +492,6 @@ def save_cached(cache, key, tramp: Trampolines) -> None:
     cache.save_overload(key, tramp.library)
 
 
-__all__ = ["NUMBA_TYPES", "DATA_SIZES", "ck_name_of_numba", "loader", "storer",
+__all__ = ["numba_type", "loader", "storer",
            "element_function", "build_trampolines", "Trampolines", "TrampolineCache",
            "symbol_base", "cache_key", "load_cached", "save_cached"]

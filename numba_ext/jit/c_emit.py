@@ -1,4 +1,4 @@
-"""OpenCL C from Numba's typed IR.
+"""Device C from Numba's typed IR: one emitter, one :class:`Dialect` per target.
 
 A custom Numba pipeline (bytecode -> IR -> untyped rewrites -> type inference)
 stops right after ``NopythonTypeInference`` and hands back ``func_ir``,
@@ -10,14 +10,14 @@ emitter walks that IR:
   ``return (T)v;``;
 * every IR variable (Numba IR assigns each name independently; the pipeline
   does not build SSA/phis) is declared once at the top of the function with
-  the C type of its inferred Numba type (bool -> ``bool``, intN/uintN ->
-  char..ulong, float32 -> ``float``, float64 -> ``double``); variables of
+  the C type of its inferred Numba type (the dialect's column of the one
+  element-type table, :mod:`ckernels.dtypes`); variables of
   compile-time-only types (modules, functions, dispatchers, number classes)
   get no declaration;
 * expressions: binary/unary operators with the operand casts chosen by type
   inference (``calltypes``), comparisons, casts, constants (floats with the
   right suffix, hex-exact when needed), ``range`` loops (small structs),
-  ``math.*`` -> OpenCL built-ins, ``abs``/``min``/``max``/``int``/``float``/
+  ``math.*`` -> the dialect's built-ins, ``abs``/``min``/``max``/``int``/``float``/
   ``bool``, integer ``//``, ``%`` and ``**`` and float ``//``/``%`` with
   Python semantics through helper functions; calls to other ``@ckernels.jit``
   (or ``numba.njit``) functions become device functions emitted before their
@@ -26,10 +26,21 @@ emitter walks that IR:
   with constant arguments, ``range`` step 0) store a code in the work item's
   private error variable and return; the kernel copies the first code into an
   error buffer which the host reads back and turns into the exception
-  (``Program.errors``: code -> (exception class, args)).
+  (``EmittedKernel.errors``: code -> (exception class, args)).
 
-Anything else is a :class:`ckernels.errors.NotSupportedError` that names the
-construct and the source line.
+The error model is the decorated function's (``error_model=``): ``"python"``
+checks divisors and raises ``ZeroDivisionError`` as Python does;
+``"numpy"`` emits no checks for ``/`` (IEEE ``inf``/``nan``), gives 0 for
+integer ``//`` and ``%`` by zero and ``x / 0`` for float ``//`` by zero, and
+the most negative integer for ``0 ** -n`` -- what Numba does on the CPU.
+
+What differs between targets is behind a :class:`Dialect`: C type names,
+qualifiers of functions, kernels and pointers, the work-item index, math
+built-in names, literal suffixes and the error-buffer store.  Everything
+else (control flow, expressions, Python semantics helpers, the kernel's
+broadcast indexing) is shared.  Anything the emitter cannot translate is a
+:class:`ckernels.errors.NotSupportedError` that names the construct and the
+source line.
 """
 
 from __future__ import annotations
@@ -41,6 +52,7 @@ import re
 
 import numpy as np
 
+from .. import dtypes
 from ..errors import NotSupportedError
 
 # ----------------------------------------------------------------- pipeline --
@@ -69,9 +81,9 @@ def _pipeline_class():
                 state.func_ir, state.typemap, state.calltypes, state.return_type,
                 tuple(state.args)))
 
-    class CKOpenCLPipeline(CompilerBase):
+    class CKDeviceTypingPipeline(CompilerBase):
         def define_pipelines(self):
-            pm = PassManager("ckernel-opencl")
+            pm = PassManager("ckernels-device-typing")
             pm.add_pass(up.TranslateByteCode, "analyzing bytecode")
             pm.add_pass(up.FixupArgs, "fix up args")
             pm.add_pass(up.IRProcessing, "processing IR")
@@ -85,7 +97,7 @@ def _pipeline_class():
             pm.finalize()
             return [pm]
 
-    _PIPELINE = CKOpenCLPipeline
+    _PIPELINE = CKDeviceTypingPipeline
     return _PIPELINE
 
 
@@ -100,7 +112,8 @@ class TypedIR:
         self.args = args
 
 
-def typed_ir(py_func, arg_types, return_type=None) -> TypedIR:
+def typed_ir(py_func, arg_types, return_type=None, error_model="python",
+             where="device") -> TypedIR:
     """Run the typing-only pipeline on ``py_func`` for Numba ``arg_types``."""
     from numba.core import compiler
     from numba.core.errors import NumbaError
@@ -112,19 +125,126 @@ def typed_ir(py_func, arg_types, return_type=None) -> TypedIR:
     flags = compiler.Flags()
     flags.nrt = False
     flags.no_cpython_wrapper = True
-    flags.error_model = "python"
+    flags.error_model = error_model
     try:
         return compiler.compile_extra(typingctx, targetctx, py_func, tuple(arg_types),
                                       return_type, flags, {},
                                       pipeline_class=_pipeline_class())
     except NumbaError as exc:
-        raise NotSupportedError(f"OpenCL: cannot type {py_func.__qualname__}"
+        raise NotSupportedError(f"{where}: cannot type {py_func.__qualname__}"
                                 f"({', '.join(map(str, arg_types))}):\n{exc}") from None
 
 
-# ---------------------------------------------------------------- C types --
-_INT_C = {(8, True): "char", (8, False): "uchar", (16, True): "short", (16, False): "ushort",
-          (32, True): "int", (32, False): "uint", (64, True): "long", (64, False): "ulong"}
+# ---------------------------------------------------------------- dialects --
+class Dialect:
+    """What one target's C looks like.  Subclasses set the class attributes
+    and may override the methods; the emitter asks only through them.
+
+    ``name``            the column of :mod:`ckernels.dtypes` holding C types
+                        (``DType.c_type(name)``), and the name in messages
+    ``title``           the target's name in messages (``"OpenCL"``)
+    ``function_prefix`` qualifiers of device functions (``"static"``)
+    ``kernel_prefix``   qualifiers and result type of the kernel
+    ``global_space``    address-space qualifier of buffer pointers (or "")
+    ``thread_index``    C expression of the work item's flat index
+    ``int64_suffix`` / ``uint64_suffix``   literal suffixes of 64-bit ints
+    """
+
+    name = "?"
+    title = "?"
+    function_prefix = "static"
+    kernel_prefix = "void"
+    global_space = ""
+    thread_index = "0"
+    int64_suffix = "L"
+    uint64_suffix = "UL"
+
+    def __init__(self):
+        self.int64 = dtypes.by_name["int64"].c_type(self.name)
+        self.uint64 = dtypes.by_name["uint64"].c_type(self.name)
+        self.uint8 = dtypes.by_name["uint8"].c_type(self.name)
+        self.int32 = dtypes.by_name["int32"].c_type(self.name)
+
+    # ---- types -------------------------------------------------------------
+    def scalar_type(self, t) -> str | None:
+        """C type of a Numba scalar type (bool, ints, floats), or None."""
+        d = dtypes.of_numba(t)
+        return d.c_type(self.name) if d is not None and d.builtin else None
+
+    def c_type(self, t) -> str | None:
+        """C type of a Numba value type, or None (not representable)."""
+        from numba.core import types
+        t = _unlit(t)
+        if isinstance(t, types.RangeType):
+            return "ck_range_t"
+        if isinstance(t, types.RangeIteratorType):
+            return "ck_range_iter_t"
+        if isinstance(t, types.Pair) and isinstance(_unlit(t.first_type), types.Integer):
+            return "ck_range_pair_t"
+        return self.scalar_type(t)
+
+    def pointer(self, ct: str, const: bool = False) -> str:
+        """A pointer into a kernel buffer."""
+        space = f"{self.global_space} " if self.global_space else ""
+        return f"{space}{'const ' if const else ''}{ct} *"
+
+    def prelude(self) -> str:
+        """Types every program defines (the ``range`` structs)."""
+        i64 = self.int64
+        return (f"typedef struct {{ {i64} start, stop, step; }} ck_range_t;\n"
+                f"typedef struct {{ {i64} cur, count, step; }} ck_range_iter_t;\n"
+                f"typedef struct {{ {i64} first; bool second; }} ck_range_pair_t;\n")
+
+    def header(self, prog: "EmittedKernel") -> str:
+        """Text before everything else (pragmas, includes)."""
+        return ""
+
+    # ---- literals ----------------------------------------------------------
+    def int_literal(self, v: int, t) -> str:
+        """A C literal of Numba integer type ``t`` (wrapped to its width)."""
+        v = int(v)
+        ct = self.c_type(t)
+        bits, signed = _int_bits(t)
+        if not signed:
+            return f"(({ct}){v % 2 ** 64}{self.uint64_suffix})"
+        if v == -2**63:
+            text = f"(-9223372036854775807{self.int64_suffix} - 1{self.int64_suffix})"
+        else:
+            text = f"{v}{self.int64_suffix}"
+        return text if bits == 64 else f"(({ct}){text})"
+
+    def float_literal(self, v: float, t) -> str:
+        v = float(v)
+        ct = self.c_type(t)
+        if math.isnan(v):
+            return self.nan(ct)
+        if math.isinf(v):
+            return self.inf(ct) if v > 0 else f"(-{self.inf(ct)})"
+        if _float_bits(t) == 32:
+            r = str(np.float32(v))
+            if "." not in r and "e" not in r:
+                r += ".0"
+            return f"{r}f" if not r.startswith("-") else f"({r}f)"
+        r = repr(v)
+        if "." not in r and "e" not in r and "inf" not in r:
+            r += ".0"
+        return r if not r.startswith("-") else f"({r})"
+
+    def nan(self, ct: str) -> str:
+        return f"(({ct})NAN)"
+
+    def inf(self, ct: str) -> str:
+        return f"(({ct})INFINITY)"
+
+    # ---- built-ins and the error buffer -------------------------------------
+    def math(self, name: str, ct: str) -> str | None:
+        """The C function for ``math.<name>`` on ``ct`` values (``name`` is a key
+        of the tables below: its generic C name), or None if there is none."""
+        return name
+
+    def error_store(self, buf: str, code: str) -> str:
+        """Statement keeping the first error code of the launch in ``*buf``."""
+        raise NotImplementedError
 
 
 def _unlit(t):
@@ -132,23 +252,16 @@ def _unlit(t):
     return types.unliteral(t)
 
 
-def c_type(t) -> str | None:
-    """C type of a Numba value type, or None (not representable)."""
+def _int_bits(t) -> tuple[int, bool]:
     from numba.core import types
     t = _unlit(t)
     if t == types.boolean:
-        return "bool"
-    if isinstance(t, types.Integer):
-        return _INT_C[(t.bitwidth, t.signed)]
-    if isinstance(t, types.Float):
-        return "float" if t.bitwidth == 32 else "double"
-    if isinstance(t, types.RangeType):
-        return "ck_range_t"
-    if isinstance(t, types.RangeIteratorType):
-        return "ck_range_iter_t"
-    if isinstance(t, types.Pair) and isinstance(_unlit(t.first_type), types.Integer):
-        return "ck_range_pair_t"
-    return None
+        return 8, False
+    return t.bitwidth, t.signed
+
+
+def _float_bits(t) -> int:
+    return _unlit(t).bitwidth
 
 
 def _is_static(t) -> bool:
@@ -174,38 +287,9 @@ def _is_bool(t) -> bool:
     return _unlit(t) == types.boolean
 
 
-def _min_max_int(ct):
-    bits = {"char": 8, "short": 16, "int": 32, "long": 64}[ct]
-    return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
-
-
-def c_int_literal(v: int, ct: str) -> str:
-    v = int(v)
-    if ct in ("uchar", "ushort", "uint", "ulong"):
-        return f"(({ct}){v % 2 ** 64}UL)"
-    lo, _hi = _min_max_int(ct) if ct in ("char", "short", "int", "long") else (-2**63, 0)
-    if v == -2**63:
-        text = "(-9223372036854775807L - 1L)"
-    else:
-        text = f"{v}L"
-    return text if ct == "long" else f"(({ct}){text})"
-
-
-def c_float_literal(v: float, ct: str) -> str:
-    v = float(v)
-    if math.isnan(v):
-        return f"(({ct})NAN)"
-    if math.isinf(v):
-        return f"(({ct})INFINITY)" if v > 0 else f"(-({ct})INFINITY)"
-    if ct == "float":
-        r = str(np.float32(v))
-        if "." not in r and "e" not in r:
-            r += ".0"
-        return f"{r}f" if not r.startswith("-") else f"({r}f)"
-    r = repr(v)
-    if "." not in r and "e" not in r and "inf" not in r:
-        r += ".0"
-    return r if not r.startswith("-") else f"({r})"
+def _key(t) -> str:
+    """The element type name of a Numba scalar type, for helper names."""
+    return dtypes.of_numba(t).name
 
 
 # ------------------------------------------------------------- math tables --
@@ -227,23 +311,26 @@ _BINOPS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.tru
            operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">="}
 _UNOPS = {operator.neg: "-", operator.pos: "+", operator.invert: "~", operator.not_: "!"}
 
-_PRELUDE = """\
-typedef struct { long start, stop, step; } ck_range_t;
-typedef struct { long cur, count, step; } ck_range_iter_t;
-typedef struct { long first; bool second; } ck_range_pair_t;
-"""
-
-
 def _sanitize(name: str) -> str:
     s = re.sub(r"[^0-9A-Za-z_]", "_", name)
     return s
 
 
 # ---------------------------------------------------------------- program --
-class Program:
-    """Everything emitted for one kernel: device functions, helpers, kernel."""
+class EmittedKernel:
+    """Everything emitted for one kernel in one dialect: device functions,
+    helpers, the kernel, and the error table (``errors[code - 1] ==
+    (exception class, args)``).  ``source`` is the whole program text."""
 
-    def __init__(self):
+    def __init__(self, dialect: Dialect, error_model: str = "python"):
+        if error_model not in ("python", "numpy"):
+            raise NotSupportedError(f"error_model must be 'python' or 'numpy', not "
+                                    f"{error_model!r}")
+        self.dialect = dialect
+        self.error_model = error_model
+        self.source = ""
+        self.kernel_text = ""
+        self.entry = None
         self.functions: dict = {}       # (py_func, argtypes) -> FunctionEmitter
         self.order: list = []           # emitted function texts, callees first
         self.helpers: dict = {}         # name -> text
@@ -265,13 +352,17 @@ class Program:
             self.helpers[name] = text
         return name
 
+    @property
+    def checks_zero_division(self) -> bool:
+        return self.error_model == "python"
+
     def function(self, py_func, arg_types, return_type=None, loc=None) -> "FunctionEmitter":
         key = (py_func, tuple(arg_types))
         fe = self.functions.get(key)
         if fe is not None:
             if fe.text is None:
                 raise NotSupportedError(
-                    f"OpenCL: recursive call to {py_func.__qualname__} "
+                    f"{self.dialect.title}: recursive call to {py_func.__qualname__} "
                     f"{_where(loc)}: recursion is not supported")
             return fe
         fe = FunctionEmitter(self, py_func, arg_types, return_type)
@@ -281,7 +372,12 @@ class Program:
         return fe
 
     def text(self) -> str:
-        return "\n".join([_PRELUDE] + list(self.helpers.values()) + self.order)
+        return "\n".join([self.dialect.prelude()] + list(self.helpers.values()) + self.order)
+
+    def __repr__(self) -> str:
+        name = self.entry.py_func.__qualname__ if self.entry is not None else "?"
+        return (f"<ckernels.jit {self.dialect.title} kernel for {name}: "
+                f"{len(self.source)} chars, {len(self.errors)} error codes>")
 
 
 def _where(loc) -> str:
@@ -292,11 +388,12 @@ def _where(loc) -> str:
 
 # ------------------------------------------------------------ one function --
 class FunctionEmitter:
-    def __init__(self, prog: Program, py_func, arg_types, return_type):
+    def __init__(self, prog: EmittedKernel, py_func, arg_types, return_type):
         self.prog = prog
+        self.d = prog.dialect
         self.py_func = py_func
         self.arg_types = tuple(arg_types)
-        self.tir = typed_ir(py_func, arg_types, return_type)
+        self.tir = typed_ir(py_func, arg_types, return_type, prog.error_model, prog.dialect.title)
         self.ret_type = _unlit(return_type if return_type is not None
                                else self.tir.return_type)
         h = hashlib.sha1(f"{py_func.__module__}.{py_func.__qualname__}|"
@@ -309,7 +406,7 @@ class FunctionEmitter:
     # ---- helpers -----------------------------------------------------------
     def fail(self, what: str, loc) -> NotSupportedError:
         return NotSupportedError(
-            f"OpenCL: {what} is not supported {_where(loc)} "
+            f"{self.d.title}: {what} is not supported {_where(loc)} "
             f"(in {self.py_func.__qualname__})")
 
     def var(self, name: str) -> str:
@@ -328,28 +425,36 @@ class FunctionEmitter:
     def tyof(self, var):
         return self.tir.typemap[var.name]
 
+    def ct(self, t) -> str | None:
+        """The dialect's C type of a Numba type (None: not representable)."""
+        return self.d.c_type(t)
+
+    def note_fp64(self, t) -> None:
+        from numba.core import types
+        if _unlit(t) == types.float64 and self.prog.fp64_user is None:
+            self.prog.fp64_user = self.py_func.__qualname__
+
     def ctype_checked(self, t, loc, what="value") -> str:
-        ct = c_type(t)
+        ct = self.ct(t)
         if ct is None:
             raise self.fail(f"{what} of type {t}", loc)
-        if ct == "double" and self.prog.fp64_user is None:
-            self.prog.fp64_user = self.py_func.__qualname__
+        self.note_fp64(t)
         return ct
 
     def use(self, var, loc) -> str:
         """C expression for a variable used as a value."""
         t = self.tyof(var)
-        if c_type(t) is None:
+        if self.ct(t) is None:
             if _is_static(t):
                 raise self.fail(f"using {t} as a value", loc)
             raise self.fail(f"value of type {t}", loc)
         return self.var(var.name)
 
     def cast(self, expr: str, from_t, to_t) -> str:
-        ft, tt = c_type(from_t), c_type(to_t)
+        ft, tt = self.ct(from_t), self.ct(to_t)
         if ft == tt:
             return expr
-        if tt == "bool":
+        if _is_bool(to_t):
             return f"({expr} != 0)"
         return f"(({tt}){expr})"
 
@@ -357,7 +462,7 @@ class FunctionEmitter:
         return self.cast(self.use(var, loc), self.tyof(var), to_t)
 
     def raise_code(self, code: int) -> str:
-        rt = c_type(self.ret_type)
+        rt = self.ct(self.ret_type)
         return f"{{ *ck_err = {code}; return ({rt})0; }}"
 
     # ---- emission ----------------------------------------------------------
@@ -368,14 +473,13 @@ class FunctionEmitter:
         params = []
         for i, t in enumerate(self.arg_types):
             params.append(f"{self.ctype_checked(t, fir.loc, f'argument {i}')} ck_a{i}")
-        params.append("int *ck_err")
+        params.append(f"{self.d.int32} *ck_err")
         decls: dict = {}
         for name, t in self.tir.typemap.items():
-            ct = c_type(t)
+            ct = self.ct(t)
             if ct is None:
                 continue
-            if ct == "double" and self.prog.fp64_user is None:
-                self.prog.fp64_user = self.py_func.__qualname__
+            self.note_fp64(t)
             decls[self.var(name)] = ct
         body = []
         labels = sorted(fir.blocks)
@@ -386,7 +490,7 @@ class FunctionEmitter:
             body.append(f"L{label}:;")
             for stmt in block.body:
                 body.extend("  " + line for line in self.stmt(stmt, ir))
-        lines = [f"static {rt} {self.cname}({', '.join(params)})", "{"]
+        lines = [f"{self.d.function_prefix} {rt} {self.cname}({', '.join(params)})", "{"]
         for cname, ct in decls.items():
             lines.append(f"  {ct} {cname};")
         lines += body
@@ -403,7 +507,7 @@ class FunctionEmitter:
         if isinstance(stmt, ir.Jump):
             return [f"goto L{stmt.target};"]
         if isinstance(stmt, ir.Return):
-            rt = c_type(self.ret_type)
+            rt = self.ct(self.ret_type)
             return [f"return ({rt}){self.use_as(stmt.value, self.ret_type, loc)};"]
         if isinstance(stmt, ir.Del):
             return []
@@ -428,7 +532,7 @@ class FunctionEmitter:
 
     def assign(self, target, value, loc, ir) -> list[str]:
         tt = self.tyof(target)
-        tct = c_type(tt)
+        tct = self.ct(tt)
         if tct is None:
             if _is_static(tt) and isinstance(value, (ir.Global, ir.FreeVar, ir.Var)):
                 return []
@@ -472,19 +576,15 @@ class FunctionEmitter:
         return f"values of type {t}"
 
     def const(self, v, t, loc) -> str:
-        ct = c_type(t)
-        if isinstance(v, (bool, np.bool_)) or ct == "bool":
+        if isinstance(v, (bool, np.bool_)) or _is_bool(t):
             if not isinstance(v, (bool, np.bool_, int, np.integer)):
                 raise self.fail(f"constant {v!r}", loc)
             return "true" if v else "false"
-        if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-            if ct in ("float", "double"):
-                return c_float_literal(float(v), ct)
-            return c_int_literal(int(v), ct)
-        if isinstance(v, (float, np.floating)):
-            if ct in ("float", "double"):
-                return c_float_literal(float(v), ct)
-            return c_int_literal(int(v), ct)
+        if isinstance(v, (int, np.integer, float, np.floating)):
+            if _is_float(t):
+                return self.d.float_literal(float(v), t)
+            if _is_int(t):
+                return self.d.int_literal(int(v), t)
         raise self.fail(f"constant {v!r} ({type(v).__name__})", loc)
 
     # ---- expressions ---------------------------------------------------------
@@ -522,7 +622,7 @@ class FunctionEmitter:
             return [f"{dst}.second = {it}.count > 0; {dst}.first = {it}.cur;",
                     f"if ({dst}.second) {{ {it}.cur += {it}.step; {it}.count -= 1; }}"]
         if op == "pair_first":
-            return [f"{dst} = ({c_type(tt)}){self.use(e.value, loc)}.first;"]
+            return [f"{dst} = ({self.ct(tt)}){self.use(e.value, loc)}.first;"]
         if op == "pair_second":
             return [f"{dst} = {self.use(e.value, loc)}.second;"]
         if op == "getattr":
@@ -551,71 +651,83 @@ class FunctionEmitter:
         a = self.use_as(e.lhs, at, loc)
         b = self.use_as(e.rhs, bt, loc)
         out = []
+        checks = self.prog.checks_zero_division
         if sym in ("/", "//", "%"):
-            if c_type(at) != c_type(bt) and not (sym == "/"):
+            if self.ct(at) != self.ct(bt) and not (sym == "/"):
                 raise self.fail(f"operator {sym} on {at} and {bt}", loc)
-            msg = {"/": "division by zero", "//": "integer division by zero"
-                   if _is_int(at) else "float divmod()",
-                   "%": "integer modulo by zero" if _is_int(at) else "float modulo"}[sym]
-            code = self.prog.error_code(ZeroDivisionError, (msg,))
-            out.append(f"if ({b} == 0) {self.raise_code(code)}")
+            if checks:
+                # Numba's messages (the CPU target's), so both targets say the same
+                msg = {"/": "division by zero", "//": "integer division by zero"
+                       if _is_int(at) else "division by zero",
+                       "%": "integer modulo by zero" if _is_int(at) else "modulo by zero"}[sym]
+                code = self.prog.error_code(ZeroDivisionError, (msg,))
+                out.append(f"if ({b} == 0) {self.raise_code(code)}")
         if sym == "/":
-            ct = c_type(rt)
+            ct = self.ct(rt)
             r = f"(({ct}){a} / ({ct}){b})"
         elif sym in ("//", "%"):
             if _is_bool(at):
                 at = bt = _int64_t()
-                a, b = f"((long){a})", f"((long){b})"
-            r = f"{self.divmod_helper(c_type(at), sym)}({a}, {b})"
+                i64 = self.d.int64
+                a, b = f"(({i64}){a})", f"(({i64}){b})"
+            r = f"{self.divmod_helper(at, sym)}({a}, {b})"
+            if not checks:   # NumPy's error model (as Numba's): no exception
+                if _is_int(at):
+                    r = f"({b} == 0 ? {self.const(0, at, loc)} : {r})"
+                elif sym == "//":
+                    r = f"({b} == 0 ? {a} / {b} : {r})"
         elif sym == "**":
             if _is_int(bt) and (_is_int(at) or _is_float(at)):
-                msg = ("0 cannot be raised to a negative power" if _is_int(at)
-                       else "division by zero")
-                code = self.prog.error_code(ZeroDivisionError, (msg,))
-                out.append(f"if ({a} == 0 && {b} < 0) {self.raise_code(code)}")
+                if checks or _is_float(at):   # Numba raises for a float base in both models
+                    msg = ("0 cannot be raised to a negative power" if _is_int(at)
+                           else "division by zero")
+                    code = self.prog.error_code(ZeroDivisionError, (msg,))
+                    out.append(f"if ({a} == 0 && {b} < 0) {self.raise_code(code)}")
             r = self.pow_expr(a, b, at, bt, rt, loc)
         elif sym in ("<<", ">>") and _is_int(at):
-            r = f"(({c_type(rt)}){a} {sym} {b})"
+            r = f"(({self.ct(rt)}){a} {sym} {b})"
         else:
             r = f"({a} {sym} {b})"
         out.append(f"{dst} = {self.cast(r, rt, tt)};")
         return out
 
-    def divmod_helper(self, ct: str, sym: str) -> str:
+    def divmod_helper(self, t, sym: str) -> str:
+        """Python's ``//`` or ``%`` on two values of Numba type ``t``."""
         kind = "floordiv" if sym == "//" else "mod"
-        name = f"ck_{kind}_{ct}"
-        if ct in ("float", "double"):
-            one = "1.0f" if ct == "float" else "1.0"
-            half = "0.5f" if ct == "float" else "0.5"
-            zero = "0.0f" if ct == "float" else "0.0"
+        ct = self.ct(t)
+        name = f"ck_{kind}_{_key(t)}"
+        fp = self.d.function_prefix
+        if _is_float(t):
+            one, half, zero = (self.d.float_literal(v, t) for v in (1.0, 0.5, 0.0))
+            fmod, floor, copysign = (self.d.math(f, ct) for f in ("fmod", "floor", "copysign"))
             body = f"""\
-static {ct} {name}({ct} vx, {ct} wx)
+{fp} {ct} {name}({ct} vx, {ct} wx)
 {{
-  {ct} mod = fmod(vx, wx);
+  {ct} mod = {fmod}(vx, wx);
   {ct} div = (vx - mod) / wx;
   if (mod != {zero}) {{
     if ((wx < {zero}) != (mod < {zero})) {{ mod += wx; div -= {one}; }}
   }} else {{
-    mod = copysign({zero}, wx);
+    mod = {copysign}({zero}, wx);
   }}
   {ct} fd;
   if (div != {zero}) {{
-    fd = floor(div);
+    fd = {floor}(div);
     if (div - fd > {half}) fd += {one};
   }} else {{
-    fd = copysign({zero}, vx / wx);
+    fd = {copysign}({zero}, vx / wx);
   }}
   return {'fd' if kind == 'floordiv' else 'mod'};
 }}
 """
-        elif ct in ("uchar", "ushort", "uint", "ulong"):
+        elif not _int_bits(t)[1]:
             op = "/" if kind == "floordiv" else "%"
-            body = f"static {ct} {name}({ct} a, {ct} b) {{ return a {op} b; }}\n"
+            body = f"{fp} {ct} {name}({ct} a, {ct} b) {{ return a {op} b; }}\n"
         else:
-            lo = c_int_literal(_min_max_int(ct)[0], ct)
+            lo = self.d.int_literal(-2 ** (_int_bits(t)[0] - 1), t)
             if kind == "floordiv":
                 body = f"""\
-static {ct} {name}({ct} a, {ct} b)
+{fp} {ct} {name}({ct} a, {ct} b)
 {{
   if (b == -1) return a == {lo} ? ({ct})0 : ({ct})(-a);
   {ct} q = a / b, r = a % b;
@@ -625,7 +737,7 @@ static {ct} {name}({ct} a, {ct} b)
 """
             else:
                 body = f"""\
-static {ct} {name}({ct} a, {ct} b)
+{fp} {ct} {name}({ct} a, {ct} b)
 {{
   if (b == -1) return ({ct})0;
   {ct} r = a % b;
@@ -636,43 +748,48 @@ static {ct} {name}({ct} a, {ct} b)
         return self.prog.helper(name, body)
 
     def pow_expr(self, a, b, at, bt, rt, loc) -> str:
-        rct = c_type(rt)
-        if rct in ("float", "double"):
+        rct = self.ct(rt)
+        fp, i64, u64 = self.d.function_prefix, self.d.int64, self.d.uint64
+        if _is_float(rt):
+            pow_ = self.d.math("pow", rct)
             if _is_int(bt):   # Numba's int_power_impl: repeated squaring
-                name = f"ck_fpowi_{rct}"
+                name = f"ck_fpowi_{_key(rt)}"
                 self.prog.helper(name, f"""\
-static {rct} {name}({rct} a, long b)
+{fp} {rct} {name}({rct} a, {i64} b)
 {{
   bool inv = b < 0;
-  ulong e = inv ? (ulong)0 - (ulong)b : (ulong)b;
-  if (e > 0x10000) return pow(a, ({rct})b);
+  {u64} e = inv ? ({u64})0 - ({u64})b : ({u64})b;
+  if (e > 0x10000) return {pow_}(a, ({rct})b);
   {rct} r = 1;
   while (e != 0) {{ if (e & 1) r *= a; e >>= 1; a *= a; }}
   return inv ? ({rct})1 / r : r;
 }}
 """)
-                return f"{name}(({rct}){a}, (long){b})"
-            return f"pow(({rct}){a}, ({rct}){b})"
+                return f"{name}(({rct}){a}, ({i64}){b})"
+            return f"{pow_}(({rct}){a}, ({rct}){b})"
         if not (_is_int(at) and _is_int(bt)):
             raise self.fail(f"operator ** on {at} and {bt}", loc)
-        name = f"ck_ipow_{rct}"
+        name = f"ck_ipow_{_key(rt)}"
+        bits, signed = _int_bits(rt)
+        # 0 ** -n: raised before the call under the Python error model; under
+        # NumPy's, Numba gives the most negative value of the result type
+        zero_neg = self.d.int_literal(-2 ** (bits - 1) if signed else 2 ** (bits - 1), rt)
+        neg_one = "    if (a == -1) return (b & 1) ? -1 : 1;\n" if signed else ""
         body = f"""\
-static {rct} {name}({rct} a, long b)
+{fp} {rct} {name}({rct} a, {i64} b)
 {{
   if (b < 0) {{
+    if (a == 0) return {zero_neg};
     if (a == 1) return 1;
-    if (a == -1) return (b & 1) ? -1 : 1;
-    return 0;
+{neg_one}    return 0;
   }}
   {rct} r = 1;
   while (b) {{ if (b & 1) r *= a; b >>= 1; if (b) a *= a; }}
   return r;
 }}
 """
-        if rct.startswith("u"):
-            body = body.replace("if (a == -1) return (b & 1) ? -1 : 1;\n", "")
         self.prog.helper(name, body)
-        return f"{name}(({rct}){a}, (long){b})"
+        return f"{name}(({rct}){a}, ({i64}){b})"
 
     def call(self, dst, tt, e, loc) -> list[str]:
         from numba.core import types
@@ -689,7 +806,7 @@ static {rct} {name}({rct} a, long b)
             cargs.append("ck_err")
             r = f"{fe.cname}({', '.join(cargs)})"
             return [f"{dst} = {self.cast(r, rt, tt)};",
-                    f"if (*ck_err) return ({c_type(self.ret_type)})0;"]
+                    f"if (*ck_err) return ({self.ct(self.ret_type)})0;"]
         if isinstance(fnty, types.NumberClass):
             if len(args) != 1:
                 raise self.fail(f"{fnty}() with {len(args)} arguments", loc)
@@ -702,19 +819,21 @@ static {rct} {name}({rct} a, long b)
                 raise self.fail(f"{name}() with {len(args)} arguments", loc)
             return [f"{dst} = {self.use_as(args[0], tt, loc)};"]
         if key is range:
-            lo = [self.use_as(v, _int64_t(), loc) for v in args]
+            i64 = _int64_t()
+            lo = [self.use_as(v, i64, loc) for v in args]
+            zero, one = self.d.int_literal(0, i64), self.d.int_literal(1, i64)
             if len(lo) == 1:
-                lo = ["0L", lo[0], "1L"]
+                lo = [zero, lo[0], one]
             elif len(lo) == 2:
-                lo = lo + ["1L"]
+                lo = lo + [one]
             return [f"{dst}.start = {lo[0]}; {dst}.stop = {lo[1]}; {dst}.step = {lo[2]};"]
         if key is abs:
             at = _unlit(sig.args[0])
             a = self.use_as(args[0], at, loc)
             if _is_float(at):
-                r = f"fabs({a})"
+                r = f"{self.d.math('fabs', self.ct(at))}({a})"
             elif _is_bool(at):
-                r = f"((long){a})"
+                r = f"(({self.d.int64}){a})"
             else:
                 r = f"({a} < 0 ? -{a} : {a})"
             return [f"{dst} = {self.cast(r, rt, tt)};"]
@@ -739,29 +858,38 @@ static {rct} {name}({rct} a, long b)
         ft = rt if _is_float(rt) else (ats[0] if ats and _is_float(ats[0]) else _f64_t())
         fct = self.ctype_checked(ft, loc)
         cargs = [self.cast(self.use(v, loc), self.tyof(v), ft) for v in args]
+
+        def fn(generic):
+            f = self.d.math(generic, fct)
+            if f is None:
+                raise self.fail(f"math.{name}", loc)
+            return f
         if name in _MATH_1 and len(args) == 1:
-            r = f"{_MATH_1[name]}({cargs[0]})"
+            r = f"{fn(_MATH_1[name])}({cargs[0]})"
         elif name in _MATH_2 and len(args) == 2:
-            r = f"{_MATH_2[name]}({cargs[0]}, {cargs[1]})"
+            r = f"{fn(_MATH_2[name])}({cargs[0]}, {cargs[1]})"
         elif name == "log" and len(args) == 1:
-            r = f"log({cargs[0]})"
+            r = f"{fn('log')}({cargs[0]})"
         elif name == "log" and len(args) == 2:
-            r = f"(log({cargs[0]}) / log({cargs[1]}))"
+            r = f"({fn('log')}({cargs[0]}) / {fn('log')}({cargs[1]}))"
         elif name in _MATH_TO_INT and len(args) == 1:
             if _is_int(ats[0]):
                 r = self.use(args[0], loc)
                 return [f"{dst} = {self.cast(r, ats[0], tt)};"]
-            r = f"{_MATH_TO_INT[name]}({cargs[0]})"
+            r = f"{fn(_MATH_TO_INT[name])}({cargs[0]})"
             return [f"{dst} = {self.cast(r, ft, tt)};"]
         elif name in _MATH_PRED and len(args) == 1:
             if not _is_float(ats[0]):
                 v = "true" if name == "isfinite" else "false"
                 return [f"{dst} = {v};"]
-            return [f"{dst} = ({_MATH_PRED[name]}({cargs[0]}) != 0);"]
-        elif name == "degrees" and len(args) == 1:
-            r = f"degrees({cargs[0]})"
-        elif name == "radians" and len(args) == 1:
-            r = f"radians({cargs[0]})"
+            return [f"{dst} = ({fn(_MATH_PRED[name])}({cargs[0]}) != 0);"]
+        elif name in ("degrees", "radians") and len(args) == 1:
+            f = self.d.math(name, fct)
+            if f is not None:
+                r = f"{f}({cargs[0]})"
+            else:   # no built-in: the factor, as Numba computes it
+                factor = 180.0 / math.pi if name == "degrees" else math.pi / 180.0
+                r = f"({cargs[0]} * {self.d.float_literal(factor, ft)})"
         else:
             raise self.fail(f"math.{name} with {len(args)} argument(s)", loc)
         return [f"{dst} = {self.cast(r, ft, tt)};"]
@@ -786,62 +914,64 @@ def _f64_t():
 KERNEL_NAME = "ck_kernel"
 
 
-def emit_kernel(py_func, arg_types, return_type) -> Program:
-    """The program text for one kernel over ``arg_types`` -> ``return_type``
-    (Numba types).  Kernel arguments: the output buffer, its byte offset and
-    byte stride, the same triple for every input (stride 0: broadcast), the
-    N-d metadata buffer (``long``: shape[ndim], then byte strides[ndim] of the
-    output and of each input), ``ndim`` (1: the strided fast path, no
-    metadata reads), the element count ``n`` and the error buffer (one
-    ``int``: the first error code)."""
-    prog = Program()
+def emit_kernel(py_func, arg_types, return_type, dialect: Dialect,
+                error_model: str = "python") -> EmittedKernel:
+    """The program for one kernel over ``arg_types`` -> ``return_type`` (Numba
+    types) in ``dialect``.  Kernel arguments: the output buffer, its byte
+    offset and byte stride, the same triple for every input (stride 0:
+    broadcast), the N-d metadata buffer (int64: shape[ndim], then byte
+    strides[ndim] of the output and of each input), ``ndim`` (<= 1: the
+    strided fast path, no metadata reads), the element count ``n`` and the
+    error buffer (one int32: the first error code)."""
+    d = dialect
+    prog = EmittedKernel(d, error_model)
     ret = _unlit(return_type)
     fe = prog.function(py_func, tuple(_unlit(a) for a in arg_types), ret)
     nin = len(arg_types)
-    params = ["__global uchar *ck_out", "ulong ck_out_off", "long ck_out_stride"]
+    i64, u64, u8, i32 = d.int64, d.uint64, d.uint8, d.int32
+    params = [f"{d.pointer(u8)}ck_out", f"{u64} ck_out_off", f"{i64} ck_out_stride"]
     for i in range(nin):
-        params += [f"__global const uchar *ck_in{i}", f"ulong ck_in{i}_off",
-                   f"long ck_in{i}_stride"]
-    params += ["__global const long *ck_meta", "int ck_ndim", "ulong ck_n",
-               "__global int *ck_errbuf"]
-    lines = [f"__kernel void {KERNEL_NAME}({', '.join(params)})", "{",
-             "  ulong i = get_global_id(0);",
+        params += [f"{d.pointer(u8, True)}ck_in{i}", f"{u64} ck_in{i}_off",
+                   f"{i64} ck_in{i}_stride"]
+    params += [f"{d.pointer(i64, True)}ck_meta", f"{i32} ck_ndim", f"{u64} ck_n",
+               f"{d.pointer(i32)}ck_errbuf"]
+    lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(params)})", "{",
+             f"  {u64} i = {d.thread_index};",
              "  if (i >= ck_n) return;",
-             "  ulong o_out = ck_out_off;"]
-    lines += [f"  ulong o_in{k} = ck_in{k}_off;" for k in range(nin)]
-    lines += ["  if (ck_ndim == 1) {",
+             f"  {u64} o_out = ck_out_off;"]
+    lines += [f"  {u64} o_in{k} = ck_in{k}_off;" for k in range(nin)]
+    lines += ["  if (ck_ndim <= 1) {",
               "    o_out += i * ck_out_stride;"]
     lines += [f"    o_in{k} += i * ck_in{k}_stride;" for k in range(nin)]
     lines += ["  } else {",
-              "    ulong rest = i;",
+              f"    {u64} rest = i;",
               "    for (int d = ck_ndim - 1; d >= 0; d--) {",
-              "      ulong idx = rest % (ulong)ck_meta[d];",
-              "      rest /= (ulong)ck_meta[d];",
+              f"      {u64} idx = rest % ({u64})ck_meta[d];",
+              f"      rest /= ({u64})ck_meta[d];",
               "      o_out += idx * ck_meta[ck_ndim + d];"]
     lines += [f"      o_in{k} += idx * ck_meta[{k + 2} * ck_ndim + d];" for k in range(nin)]
     lines += ["    }", "  }"]
     cargs = []
     for k, t in enumerate(arg_types):
-        ct = c_type(t)
-        if ct == "bool":
-            lines.append(f"  bool x{k} = *(__global const uchar *)(ck_in{k} + o_in{k}) != 0;")
+        ct = d.c_type(t)
+        if _is_bool(t):
+            lines.append(f"  bool x{k} = *({d.pointer(u8, True)})(ck_in{k} + o_in{k}) != 0;")
         else:
-            lines.append(f"  {ct} x{k} = *(__global const {ct} *)(ck_in{k} + o_in{k});")
+            lines.append(f"  {ct} x{k} = *({d.pointer(ct, True)})(ck_in{k} + o_in{k});")
         cargs.append(f"x{k}")
-    rct = c_type(ret)
-    lines += ["  int err = 0;",
+    rct = d.c_type(ret)
+    lines += [f"  {i32} err = 0;",
               f"  {rct} r = {fe.cname}({', '.join(cargs + ['&err'])});",
-              "  if (err) { atomic_cmpxchg(ck_errbuf, 0, err); return; }"]
-    if rct == "bool":
-        lines.append("  *(__global uchar *)(ck_out + o_out) = r ? 1 : 0;")
+              f"  if (err) {{ {d.error_store('ck_errbuf', 'err')} return; }}"]
+    if _is_bool(ret):
+        lines.append(f"  *({d.pointer(u8)})(ck_out + o_out) = r ? 1 : 0;")
     else:
-        lines.append(f"  *(__global {rct} *)(ck_out + o_out) = r;")
+        lines.append(f"  *({d.pointer(rct)})(ck_out + o_out) = r;")
     lines.append("}")
-    head = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if prog.fp64_user else ""
     prog.kernel_text = "\n".join(lines) + "\n"
-    prog.source = head + prog.text() + "\n" + prog.kernel_text
     prog.entry = fe
+    prog.source = d.header(prog) + prog.text() + "\n" + prog.kernel_text
     return prog
 
 
-__all__ = ["typed_ir", "TypedIR", "emit_kernel", "Program", "KERNEL_NAME", "c_type"]
+__all__ = ["Dialect", "EmittedKernel", "typed_ir", "TypedIR", "emit_kernel", "KERNEL_NAME"]

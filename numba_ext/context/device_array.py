@@ -1,0 +1,149 @@
+"""Device arrays: element data in a buffer of a device context.
+
+A :class:`DeviceArray` is ``(buffer, offset, shape, strides, dtype)`` over a
+:class:`~ckernels.context.buffer.Buffer`; nothing in it is specific to one
+backend (OpenCL now, CUDA through the same buffer calls).  Its element types
+are the rows of the one table (:mod:`ckernels.dtypes`) that have a C type in
+the context's device dialect.  Arrays made here are C-contiguous; the strides
+are stored so that kernels (and later views) address every operand the same
+way.  ``ctx.array`` / ``ctx.empty`` / ``ctx.to`` (:class:`ckernels.Context`)
+are the usual ways to make one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import InvalidArgumentError, NotSupportedError
+from .buffer import Buffer
+
+
+def _contiguous_strides(shape, itemsize: int) -> tuple:
+    st, acc = [], itemsize
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(st))
+
+
+def element_of(kind: str, dtype, where: str = "DeviceArray") -> "dtypes.DType":
+    """The table row of ``dtype`` if devices of context kind ``kind`` hold it."""
+    dt = np.dtype(dtype)
+    d = dtypes.of_numpy(dt)
+    try:
+        ok = d is not None and d.c_type(kind) is not None
+        names = ", ".join(x.name for x in dtypes.device_types(kind))
+    except ValueError:
+        raise NotSupportedError(f"{where}: '{kind}' contexts hold no device arrays") from None
+    if not ok:
+        raise NotSupportedError(f"{where}: dtype {dt} is not supported on {kind} devices "
+                                f"({names})")
+    return d
+
+
+class DeviceArray:
+    """An array in a buffer of a device context (see the module docstring)."""
+
+    __slots__ = ("buffer", "offset", "shape", "strides", "dtype", "element", "__weakref__")
+
+    def __init__(self, buffer: Buffer, offset: int, shape, dtype, strides=None):
+        if not isinstance(buffer, Buffer):
+            raise InvalidArgumentError(f"DeviceArray needs a ckernels Buffer, not "
+                                       f"{type(buffer).__name__}")
+        self.element = element_of(buffer.context.kind, dtype)
+        self.dtype = self.element.numpy
+        self.buffer = buffer
+        self.offset = int(offset)
+        self.shape = tuple(int(s) for s in shape)
+        self.strides = (tuple(int(s) for s in strides) if strides is not None
+                        else _contiguous_strides(self.shape, self.dtype.itemsize))
+        if len(self.strides) != len(self.shape):
+            raise InvalidArgumentError(f"DeviceArray: {len(self.strides)} strides for "
+                                       f"{len(self.shape)} dims")
+
+    @classmethod
+    def empty(cls, ctx, shape, dtype) -> "DeviceArray":
+        """A new C-contiguous array (uninitialised) in its own buffer of ``ctx``."""
+        element = element_of(ctx.kind, dtype)
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape or ())
+        n = 1
+        for s in shape:
+            if int(s) < 0:
+                raise InvalidArgumentError(f"DeviceArray: negative dimension in {shape}")
+            n *= int(s)
+        nbytes = max(n * element.size, 8)
+        buf = ctx.new_buffer(nbytes)
+        off = buf.allocate(nbytes, align=max(element.size, 8))
+        return cls(buf, off, shape, element.numpy)
+
+    @classmethod
+    def from_host(cls, ctx, obj, dtype=None) -> "DeviceArray":
+        """A new array in ``ctx`` holding a copy of host data."""
+        host = np.ascontiguousarray(obj, dtype=dtype)
+        self = cls.empty(ctx, host.shape, host.dtype)
+        if host.size:
+            self.buffer.write(self.offset,
+                              host.astype(self.dtype, copy=False).reshape(-1).view(np.uint8))
+        return self
+
+    @property
+    def context(self):
+        """The :class:`ckernels.Context` holding the data."""
+        return self.buffer.context
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def is_contiguous(self) -> bool:
+        return self.strides == _contiguous_strides(self.shape, self.dtype.itemsize)
+
+    def to_numpy(self) -> np.ndarray:
+        """A host copy (device to host)."""
+        out = np.empty(self.shape, self.dtype)
+        if self.size == 0:
+            return out
+        if not self.is_contiguous:
+            raise NotSupportedError("DeviceArray.to_numpy: non-contiguous device arrays")
+        self.buffer.read_into(self.offset, out)
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.to_numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def to(self, ctx):
+        """This array in ``ctx`` (see :meth:`ckernels.Context.to`): ``self`` in its
+        own context, a host ``ckernels.Array`` for a ``"cpu"`` context, a copy
+        through the host for another device context (two contexts share no
+        memory)."""
+        if not isinstance(ctx, type(self.context)):
+            raise InvalidArgumentError(f"DeviceArray.to: expected a ckernels.Context, not "
+                                       f"{type(ctx).__name__}")
+        return ctx.to(self)
+
+    def copy(self) -> "DeviceArray":
+        """A device-side copy in the same context."""
+        new = DeviceArray.empty(self.context, self.shape, self.dtype)
+        if self.nbytes:
+            if not self.is_contiguous:
+                raise NotSupportedError("DeviceArray.copy: non-contiguous device arrays")
+            new.buffer.copy_from(new.offset, self.buffer, self.offset, self.nbytes)
+        return new
+
+    def __repr__(self) -> str:
+        return (f"<ckernels.DeviceArray shape={self.shape} dtype={self.dtype} "
+                f"context={self.context.describe()}>")
+
+
+__all__ = ["DeviceArray", "element_of"]

@@ -1,0 +1,224 @@
+"""The CPU target of ``@ckernels.jit``: compiled signatures and host calls.
+
+One :class:`Compiled` per signature holds the entry points generated around
+Numba's code (:mod:`ckernels.jit.cpu_codegen`), the ``ck_jit_kernel_desc``
+the C factories build kernels from, and the external memblock that keeps the
+code alive while any kernel uses it.  :func:`call` runs a jitted function on
+host data: operands (shared resolution, :mod:`ckernels.jit.operands`) become
+ckernel arrays, and ``ck_array_apply`` lifts the jitted leaf over their
+dimensions with broadcasting, ``out=`` and the library's thread pool; scalars
+in, scalar out; NumPy arrays in, a NumPy array out (a zero-copy view) when
+the result type has a NumPy equivalent.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from .. import dtypes
+from .._native import check, ffi, layout_row, lib
+from ..array import Array, _check_scalar
+from ..array import asarray as _asarray
+from ..kernels import KernelBuilder, errmode_value
+from ..memory import MemBlock
+from ..types import as_type
+from . import operands as _operands
+from .signature import Signature
+
+
+def arena_offset() -> int:
+    """Offset of ``ck_jit_kernel.dst_arena`` (from the library's layout table),
+    where the generated entry points read the string arena."""
+    return layout_row("ck_jit_kernel", "dst_arena")[0]
+
+
+#: CK_JIT_NAME_MAX: the length of ck_jit_kernel_desc.name (NUL included)
+_NAME_MAX = dict(ffi.typeof("ck_jit_kernel_desc").fields)["name"].type.length
+
+
+class _CodeOwner:
+    """What the compiled entry points need alive: the code library (and the
+    Numba compile result of the user function, with its environment).  Held
+    by the kernels' ``code`` memblock (an external block) and by the
+    JitKernel; released when the last of them goes."""
+
+    __slots__ = ("trampolines", "cres", "__weakref__")
+
+    def __init__(self, trampolines, cres):
+        self.trampolines = trampolines
+        self.cres = cres
+
+
+def _unregister_info(info) -> None:
+    lib.ck_kernel_info_unregister(info)
+
+
+class Compiled:
+    """One compiled signature: entry points, descriptor, keep-alive block."""
+
+    __slots__ = ("sig", "ret_type", "arg_types", "single", "strided", "code", "desc",
+                 "_owner", "_info", "_info_name", "_info_fin", "from_cache", "scalar_ok",
+                 "_scalar_kernel", "_dtypes", "__weakref__")
+
+    def __init__(self, name: str, sig: Signature, trampolines, cres):
+        self.sig = sig
+        self.ret_type = as_type(sig.ret)
+        self.arg_types = tuple(as_type(a) for a in sig.args)
+        self.single = trampolines.single
+        self.strided = trampolines.strided
+        self.from_cache = trampolines.from_cache
+        self._owner = _CodeOwner(trampolines, cres)
+        self.code = MemBlock.external(self._owner)
+        d = ffi.new("ck_jit_kernel_desc *")
+        d.single = ffi.cast("ck_expr_single_t", self.single)
+        d.strided = ffi.cast("ck_expr_strided_t", self.strided)
+        d.code = self.code.ptr
+        d.dst_id = self.ret_type.type_id
+        d.nsrc = len(sig.args)
+        for i, t in enumerate(self.arg_types):
+            d.src_ids[i] = t.type_id
+        label = f"{name}{sig.text[len(sig.ret or '?'):]} -> {sig.ret}".encode()
+        d.name = label[:_NAME_MAX - 1]
+        self.desc = d
+        self._info = None
+        self._info_name = None
+        self._info_fin = None
+        self.scalar_ok = "string" not in sig.args and sig.ret != "string"
+        self._scalar_kernel = None
+        self._dtypes = None
+
+    def call_scalar(self, values):
+        """One element through the single entry of a cached kernel (builtin
+        types): the fast path for scalar calls."""
+        k = self._scalar_kernel
+        if k is None:
+            ckb = KernelBuilder()
+            check(lib.ck_jit_make_kernel(ckb.ptr, 0, self.desc, ffi.NULL,
+                                         lib.CK_KERNEL_REQUEST_SINGLE, ffi.NULL))
+            k = self._scalar_kernel = (ckb, ffi.cast("ck_prefix *", ckb.address_at(0)))
+            self._dtypes = (dtypes.by_name[self.sig.ret].numpy,
+                            [dtypes.by_name[a].numpy for a in self.sig.args])
+        rdt, adts = self._dtypes
+        bufs = [np.array(_check_scalar(t, v), dtype=dt)
+                for t, v, dt in zip(self.arg_types, values, adts)]
+        dst = np.empty((), rdt)
+        srcs = ffi.new("const char *[]", [ffi.from_buffer(b) for b in bufs] or [ffi.NULL])
+        check(lib.ck_kernel_call_single(k[1], ffi.from_buffer(dst, require_writable=True),
+                                        srcs))
+        return dst.item()
+
+    def register_info(self, name: str) -> None:
+        """Describe the kernel for dumps (ck_kernel_info_register; best effort:
+        the registry is small and shared)."""
+        if self._info is not None:
+            return
+        info = ffi.new("ck_kernel_info *")
+        nm = ffi.new("char[]", f"ckernels.jit:{name}".encode())
+        info.name = nm
+        info.single = self.desc.single
+        info.strided = self.desc.strided
+        info.data_size = ffi.sizeof("ck_jit_kernel")
+        info.children = ffi.NULL
+        if lib.ck_kernel_info_register(info) == 0:
+            self._info, self._info_name = info, nm
+            self._info_fin = weakref.finalize(self, _unregister_info, info)
+
+    def __repr__(self) -> str:
+        return f"<ckernels.jit compiled {self.sig.text} single={self.single:#x}>"
+
+
+#: trampoline libraries loaded from the cache in this process, by symbol base
+#: (the symbols are deterministic, so a library must not be loaded twice)
+_LOADED: dict = {}
+
+
+def entry_points(kernel, sig: Signature, cres):
+    """The generated entry points of ``kernel`` for ``sig`` (``cres``: Numba's
+    compile result of the user function for those argument types): built, or
+    loaded from the on-disk cache when ``cache=True``."""
+    from . import cpu_codegen as cg
+    key_text = (f"{kernel.__module__}.{kernel.__qualname__}|{sig.text}|{kernel._code_key()}|"
+                f"{kernel.error_model}")
+    symbase = cg.symbol_base(kernel.__qualname__, key_text, unique=not kernel._cache)
+    if not kernel._cache:
+        return cg.build_trampolines(kernel.dispatcher, list(sig.args), sig.ret, symbase,
+                                    arena_offset(), user_cres=cres)
+    tramp = _LOADED.get(symbase)
+    if tramp is None:
+        cache = kernel._trampoline_cache()
+        key = cg.cache_key(symbase, sig.args, sig.ret, arena_offset())
+        tramp = cg.load_cached(cache, key, symbase)
+        if tramp is None:
+            tramp = cg.build_trampolines(kernel.dispatcher, list(sig.args), sig.ret, symbase,
+                                         arena_offset(), cachable=True, user_cres=cres)
+            cg.save_cached(cache, key, tramp)
+            kernel._kernel_misses[sig.text] = kernel._kernel_misses.get(sig.text, 0) + 1
+        else:
+            kernel._kernel_hits[sig.text] = kernel._kernel_hits.get(sig.text, 0) + 1
+        _LOADED[symbase] = tramp
+    else:
+        kernel._kernel_hits[sig.text] = kernel._kernel_hits.get(sig.text, 0) + 1
+    return tramp
+
+
+# ------------------------------------------------------------------ calls --
+def _out_array(out, fname: str) -> Array:
+    if isinstance(out, Array):
+        return out
+    if isinstance(out, np.ndarray):
+        if not out.flags.writeable:
+            raise ValueError(f"{fname}: out= is read-only")
+        return _asarray(out)
+    raise TypeError(f"{fname}: out= must be a ckernel array or a NumPy array, not "
+                    f"{type(out).__name__}")
+
+
+_FACTORY = None
+
+
+def apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:
+    """``ck_array_apply`` of the jitted leaf over host arrays (into ``dst`` if
+    given, else a new array)."""
+    global _FACTORY
+    if _FACTORY is None:
+        _FACTORY = ffi.addressof(lib, "ck_jit_child_factory")
+    srcs = ffi.new("ck_array_preamble *[]", [a._a for a in arrays] or [ffi.NULL])
+    if dst is not None:
+        check(lib.ck_array_apply(_FACTORY, comp.desc, comp.ret_type.c_type, len(arrays), srcs,
+                                 dst._a, ffi.NULL))
+        return dst
+    out = ffi.new("ck_array_preamble **")
+    check(lib.ck_array_apply(_FACTORY, comp.desc, comp.ret_type.c_type, len(arrays), srcs,
+                             ffi.NULL, out))
+    return Array._own(out[0])
+
+
+def call(kernel, args, out=None):
+    """``kernel(*args, out=out)`` on host data."""
+    ops = _operands.operands(args, kernel.__name__)
+    comp = _operands.select(kernel, ops)
+    if comp is None:
+        raise TypeError(_operands.no_signature(kernel, ops))
+    scalars = all(o.scalar for o in ops)
+    if scalars and out is None and comp.scalar_ok:
+        return comp.call_scalar([o.value for o in ops])
+    arrays = [o.as_array(t) for o, t in zip(ops, comp.arg_types)]
+    if out is not None:
+        dst = _out_array(out, kernel.__name__)
+        if dst.dtype.type_id == comp.ret_type.type_id and str(dst.dtype) == comp.sig.ret:
+            apply(comp, arrays, dst)
+        else:
+            tmp = apply(comp, arrays, None)
+            check(lib.ck_array_assign(dst._a, tmp._a, errmode_value("default")))
+        return out
+    res = apply(comp, arrays, None)
+    if scalars:
+        return res.to_list()
+    if comp.ret_type.is_builtin and all(o.scalar or o.numpy for o in ops):
+        return np.asarray(res)
+    return res
+
+
+__all__ = ["Compiled", "call", "apply", "entry_points", "arena_offset"]

@@ -1,0 +1,409 @@
+"""``@ckernels.jit``: Python scalar functions compiled by Numba into real ckernels.
+
+>>> import ckernels
+>>> @ckernels.jit("float64(float64, float64)")
+... def axpy(x, y):
+...     return 2.0 * x + y
+>>> axpy([1.0, 2.0], 10.0).to_list()
+[12.0, 14.0]
+
+Signatures use ckernel type names (``"string(string)"``, ``"bool(float32)"``,
+``"complex128(complex128, float64)"``); element types: ``bool``, ``int8`` ..
+``int64``, ``uint8`` .. ``uint64``, ``float32``, ``float64``, ``complex64``,
+``complex128`` and ``string``.  A list of signatures compiles each one at
+decoration; without signatures, one is compiled per argument types at the
+first call (like ``numba.vectorize``).  ``cache=True`` caches both the Numba
+function and the generated entry points on disk.
+
+What a decorated function is:
+
+* a callable on ckernel arrays, NumPy arrays, nested lists and scalars, with
+  NumPy broadcasting and ``out=``.  It runs through the library's own
+  lifting (``ck_array_apply``): the jitted kernel is the child of the C
+  dimension kernels, large results are split over the library's thread pool
+  (string results run serially: an arena has one writer).  Scalars in give a
+  scalar out; NumPy arrays in give a NumPy array out (a zero-copy view of the
+  result) when the result type has a NumPy equivalent; anything else gives a
+  :class:`ckernels.Array`.
+* a source of real ckernels for C consumers: :meth:`JitKernel.instantiate`.
+* callable from other ``@ckernels.jit`` functions and from ``@numba.njit``
+  code: Numba types it as its underlying dispatcher (``f.dispatcher``).
+* registrable as the implementation of a named operation
+  (:meth:`JitKernel.register`, ``register=`` at decoration).
+* picklable by reference (module + qualified name) and otherwise by value of
+  its Python function and signatures: it is always rebuilt by compiling (or
+  loading from the cache), never from raw addresses.
+
+Errors: the error model.  The decorated function is Python code, and by
+default it means what Python means, on every target (CPU, OpenCL, later
+CUDA): ``error_model="python"`` (the default) checks divisors, so ``1.0 / x``
+with ``x == 0`` raises ``ZeroDivisionError`` -- as
+:class:`~ckernels.errors.CKZeroDivisionError` -- instead of silently giving
+``inf``; errors are never silent.  ``error_model="numpy"`` gives NumPy's (and
+``numba.vectorize``'s) IEEE semantics instead: float ``x / 0`` is ``inf`` or
+``nan``, float ``x // 0`` is ``x / 0``, float ``x % 0`` is ``nan``, integer
+``x // 0`` and ``x % 0`` are ``0``, and integer ``0 ** -n`` is the most
+negative value of the result type; no division check is emitted, which is
+faster where those checks keep the loop from vectorising.  Both models give
+the same answers on the CPU and on devices.  Recursion deeper than the stack
+(a deeply recursive jitted function) crashes as in plain Numba.
+
+Errors raised inside the function become a ``ck_status`` with the
+exception's message (``ck_set_error``) and come back at the call site as the
+matching :mod:`ckernels.errors` class, which derives from the built-in one:
+ZeroDivisionError -> :class:`~ckernels.errors.CKZeroDivisionError`, IndexError
+-> :class:`~ckernels.errors.CKIndexError`, ValueError ->
+:class:`~ckernels.errors.CKValueError`, OverflowError ->
+:class:`~ckernels.errors.CKOverflowError`, TypeError ->
+:class:`~ckernels.errors.CKTypeError`; any other exception ->
+:class:`~ckernels.errors.UserKernelError` with ``"ClassName: message"``.
+Design notes: :mod:`ckernels.jit.cpu_codegen` (CPU), :mod:`ckernels.jit.c_emit`
+(devices), :mod:`ckernels.jit.dispatch` (which target runs a call).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import sys
+import threading
+from typing import Any, NamedTuple
+
+from .. import dtypes
+from .._native import check, ffi, lib
+from ..errors import InvalidArgumentError, NotSupportedError
+from ..kernels import Kernel, KernelBuilder, kernel_request
+from ..types import Type
+from . import cpu, dispatch
+from .cpu import Compiled
+from .signature import (SUPPORTED_TYPES, Signature, argument_signature, parse_signature,
+                        type_name)
+
+#: the error models (see the module docstring)
+ERROR_MODELS = ("python", "numpy")
+
+_numba_ready = False
+_numba_lock = threading.Lock()
+
+
+def _ensure_numba() -> None:
+    """Import Numba and the extension, check the kernel layout, register typeof."""
+    global _numba_ready
+    if _numba_ready:
+        return
+    with _numba_lock:
+        if _numba_ready:
+            return
+        from numba.core import types as nbtypes
+        from numba.extending import typeof_impl
+
+        from .. import _numba  # noqa: F401  (symbols by name, extension types)
+
+        # the generated entry points read ck_jit_kernel.dst_arena as a pointer at
+        # the offset the layout table gives (cpu.arena_offset)
+        ptr = ffi.sizeof("void *")
+        if cpu_layout_problem(ptr):
+            raise ImportError("ckernels.jit: " + cpu_layout_problem(ptr))
+
+        @typeof_impl.register(JitKernel)
+        def _typeof_jitkernel(val, c):
+            return nbtypes.Dispatcher(val.dispatcher)
+
+        _numba_ready = True
+
+
+def cpu_layout_problem(ptr_size: int) -> str | None:
+    from .._native import layout_row
+    off, size = layout_row("ck_jit_kernel", "dst_arena")
+    if size != ptr_size or off % ptr_size:
+        return (f"ck_jit_kernel.dst_arena is {size} bytes at offset {off}; the generated "
+                f"code reads a {ptr_size}-byte pointer")
+    return None
+
+
+# ------------------------------------------------------------ the object --
+class CacheStats(NamedTuple):
+    """Cache statistics: the Numba dispatcher's (per Numba signature) and the
+    generated entry points' (per ckernel signature)."""
+
+    dispatcher_hits: dict
+    dispatcher_misses: dict
+    kernel_hits: dict
+    kernel_misses: dict
+
+
+# ------------------------------------------------------------ the object --
+class JitKernel:
+    """A Python function compiled into ckernels (see the module docstring)."""
+
+    def __init__(self, py_func, signatures=(), *, cache: bool = False,
+                 register: str | None = None, error_model: str = "python",
+                 **numba_options):
+        if not callable(py_func) or not hasattr(py_func, "__code__"):
+            raise TypeError(f"ckernels.jit decorates Python functions, not {py_func!r}")
+        if error_model not in ERROR_MODELS:
+            raise InvalidArgumentError(f"ckernels.jit: error_model must be 'python' or "
+                                       f"'numpy', not {error_model!r}")
+        _ensure_numba()
+        import numba
+        self.py_func = py_func
+        self.__name__ = py_func.__name__
+        self.__qualname__ = py_func.__qualname__
+        self.__module__ = py_func.__module__
+        self.__doc__ = py_func.__doc__
+        self.__wrapped__ = py_func
+        #: ``"python"`` (raise, the default) or ``"numpy"`` (IEEE results)
+        self.error_model = error_model
+        self._options = dict(numba_options)
+        self._cache = bool(cache)
+        self._lock = threading.RLock()
+        self._compiled: dict[tuple[str, ...], Compiled] = {}
+        self._registered: list[str] = []
+        self._kernel_hits: dict = {}
+        self._kernel_misses: dict = {}
+        self._tcache = None
+        self.dispatcher = numba.njit(cache=self._cache, error_model=error_model,
+                                     **self._options)(py_func)
+        sigs = [signatures] if isinstance(signatures, str) else list(signatures or ())
+        self._explicit = bool(sigs)
+        for s in sigs:
+            self.compile(s)
+        if self._explicit:
+            self.dispatcher.disable_compile()
+        if register is not None:
+            self.register(register)
+
+    # ---- compilation -----------------------------------------------------
+    @property
+    def signatures(self) -> list[str]:
+        """The compiled signatures, as ckernel signature strings."""
+        return [c.sig.text for c in self._compiled.values()]
+
+    @property
+    def compiled(self) -> dict:
+        """Argument type names -> :class:`Compiled`."""
+        return dict(self._compiled)
+
+    def _trampoline_cache(self):
+        if self._tcache is None:
+            from .cpu_codegen import TrampolineCache
+            self._tcache = TrampolineCache(self.py_func)
+        return self._tcache
+
+    def _code_key(self) -> str:
+        code = self.py_func.__code__
+        h = hashlib.sha256(code.co_code)
+        h.update(repr(code.co_consts).encode())
+        h.update(repr(code.co_names).encode())
+        if self.py_func.__closure__:
+            try:
+                h.update(pickle.dumps([c.cell_contents for c in self.py_func.__closure__]))
+            except Exception:
+                h.update(repr([c.cell_contents for c in self.py_func.__closure__]).encode())
+        return h.hexdigest()
+
+    def compile(self, signature) -> Compiled:
+        """Compile one signature (a string like ``"float64(float64)"``, or argument
+        types only for the result to be inferred); returns the :class:`Compiled`."""
+        if isinstance(signature, Signature) or not isinstance(signature, tuple):
+            sig = parse_signature(signature)
+        else:  # argument types only: the result type is inferred
+            sig = argument_signature(signature, signature)
+        with self._lock:
+            have = self._compiled.get(sig.args)
+            if have is not None and (sig.ret is None or have.sig.ret == sig.ret):
+                return have
+            if have is not None:
+                raise TypeError(f"ckernels.jit: {self.__name__} already has a signature for "
+                                f"({', '.join(sig.args)}): {have.sig.text}")
+            nb_args = tuple(dtypes.by_name[a].numba for a in sig.args)
+            try:
+                if sig.ret is None:
+                    self.dispatcher.compile(nb_args)
+                else:
+                    self.dispatcher.compile(dtypes.by_name[sig.ret].numba(*nb_args))
+            except Exception as exc:
+                from numba.core.errors import NumbaError
+                if isinstance(exc, NumbaError):
+                    raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
+                                    f"{sig.text}:\n{exc}") from exc
+                raise
+            cres = self.dispatcher.overloads[nb_args]
+            if sig.ret is None:
+                ret = dtypes.of_numba(cres.signature.return_type)
+                if ret is None:
+                    raise TypeError(f"ckernels.jit: {self.__qualname__}({', '.join(sig.args)}) "
+                                    f"returns {cres.signature.return_type}, which is not a "
+                                    f"ckernel element type ({', '.join(SUPPORTED_TYPES)})")
+                sig = Signature(ret.name, sig.args)
+            comp = Compiled(self.__name__, sig, cpu.entry_points(self, sig, cres), cres)
+            self._compiled[sig.args] = comp
+            for op in self._registered:
+                self._register_one(op, comp)
+            return comp
+
+    @property
+    def stats(self) -> CacheStats:
+        """Cache hits/misses of the Numba dispatcher and of the entry points."""
+        st = self.dispatcher.stats
+        return CacheStats(dict(st.cache_hits), dict(st.cache_misses),
+                          dict(self._kernel_hits), dict(self._kernel_misses))
+
+    # ---- calling -------------------------------------------------------------
+    def __call__(self, *args, out=None):
+        """Run on host data (the CPU target) or on device arrays (the target of
+        their context); see :mod:`ckernels.jit.dispatch`."""
+        return dispatch.call(self, args, out)
+
+    def source(self, target: str = "opencl", signature=None) -> str:
+        """Generated device source for one signature (default: the first compiled
+        one); ``target`` names a device target (``"opencl"``: OpenCL C emitted
+        from the typed IR)."""
+        tgt = dispatch.device_target(target, self.__name__)
+        if signature is None:
+            if not self._compiled:
+                raise InvalidArgumentError(f"{self.__name__}: no compiled signature; pass "
+                                           "signature=")
+            comp = next(iter(self._compiled.values()))
+        else:
+            sig = parse_signature(signature)
+            comp = self._compiled.get(sig.args)
+            if comp is None or (sig.ret is not None and comp.sig.ret != sig.ret):
+                if self._explicit:
+                    raise TypeError(f"{self.__name__}: no compiled signature {sig.text}; "
+                                    f"compiled: {'; '.join(self.signatures) or 'none'}")
+                comp = self.compile(sig)
+        return tgt.program(self, comp).source
+
+    def instantiate(self, dst_type, src_types, kernreq="single") -> Kernel:
+        """Build the ckernel for these element types in a new builder.
+
+        ``dst_type`` and ``src_types`` are types or type strings (a single one
+        is accepted for one argument); ``kernreq`` is ``"single"`` or
+        ``"strided"``.  Returns a :class:`ckernels.kernels.Kernel` (``.address``
+        is the ``ck_prefix *``, ``.single`` / ``.strided`` the entry point,
+        ``debug_repr()`` the dump).  A ``string`` result is written into an
+        arena owned by the kernel (valid while it lives)."""
+        if isinstance(src_types, (str, Type)):
+            src_types = [src_types]
+        dst = type_name(dst_type, "result", "instantiate")
+        srcs = tuple(type_name(s, "argument", "instantiate") for s in src_types)
+        comp = self._compiled.get(srcs)
+        if comp is None and not self._explicit:
+            comp = self.compile(Signature(dst, srcs))
+        if comp is None or comp.sig.ret != dst:
+            raise TypeError(f"{self.__name__}: no compiled signature {dst}({', '.join(srcs)}); "
+                            f"compiled: {'; '.join(self.signatures) or 'none'}")
+        req = kernel_request(kernreq)
+        comp.register_info(f"{self.__name__}{comp.sig.text[len(comp.sig.ret):]}")
+        ckb = KernelBuilder()
+        end = ffi.new("size_t *")
+        check(lib.ck_jit_make_kernel(ckb.ptr, 0, comp.desc, ffi.NULL, req, end))
+        name = "single" if req == lib.CK_KERNEL_REQUEST_SINGLE else "strided"
+        return Kernel(ckb, name, f"{self.__name__}: {comp.sig.text}", len(srcs))
+
+    # ---- registry ------------------------------------------------------------
+    def _register_one(self, op_name: str, comp: Compiled) -> None:
+        if comp.sig.ret == "string":
+            raise NotSupportedError(
+                f"{self.__name__}: cannot register {comp.sig.text} as '{op_name}': registry "
+                "kernels get no destination arena for string results")
+        check(lib.ck_jit_register(op_name.encode(), comp.desc))
+
+    def register(self, op_name: str) -> "JitKernel":
+        """Register every compiled signature (and, without explicit signatures,
+        every later one) as a kernel of operation ``op_name``
+        (``ck_op_register_factory``); ``ckernels.ops.<op_name>`` then dispatches
+        to it.  Replaces kernels registered for the same argument types."""
+        if not isinstance(op_name, str) or not op_name:
+            raise InvalidArgumentError(f"operation name must be a non-empty str, not "
+                                       f"{op_name!r}")
+        with self._lock:
+            for comp in self._compiled.values():
+                self._register_one(op_name, comp)
+            if op_name not in self._registered:
+                self._registered.append(op_name)
+        return self
+
+    def unregister(self, op_name: str) -> None:
+        """Remove the kernels this function registered for ``op_name``."""
+        with self._lock:
+            for comp in self._compiled.values():
+                ids = ffi.new("ck_type_id[]", [t.type_id for t in comp.arg_types] or [0])
+                lib.ck_op_unregister_kernel(op_name.encode(), len(comp.arg_types), ids)
+            if op_name in self._registered:
+                self._registered.remove(op_name)
+
+    # ---- misc -------------------------------------------------------------
+    def __reduce__(self):
+        mod = sys.modules.get(self.__module__)
+        obj: Any = mod
+        for part in self.__qualname__.split("."):
+            obj = getattr(obj, part, None)
+        if obj is self:
+            return self.__qualname__
+        from numba.core import serialize
+        return (_rebuild, (serialize.dumps(self.py_func),
+                           [c.sig.text for c in self._compiled.values()] if self._explicit
+                           else [], self._cache, self._options, self.error_model))
+
+    def __repr__(self) -> str:
+        sigs = ", ".join(self.signatures) or "no signatures compiled yet"
+        return f"<ckernels.jit {self.__qualname__}: {sigs}>"
+
+    def _repr_html_(self) -> str:
+        import html
+        rows = "".join(f"<li><code>{html.escape(c.sig.text)}</code> single=0x{c.single:x} "
+                       f"strided=0x{c.strided:x}</li>" for c in self._compiled.values())
+        return (f"<div><b>ckernels.jit</b> <code>{html.escape(self.__qualname__)}</code>"
+                f"<ul>{rows}</ul></div>")
+
+
+def _rebuild(func_bytes, sigs, cache, options, error_model="python"):
+    py_func = pickle.loads(func_bytes)
+    return JitKernel(py_func, sigs, cache=cache, error_model=error_model, **options)
+
+
+# ------------------------------------------------------------ the decorator --
+def jit(signatures=None, *, cache: bool = False, register: str | None = None,
+        error_model: str = "python", **numba_options):
+    """Compile a Python scalar function into ckernels.
+
+    ``@jit``, ``@jit("float64(float64)")``, ``@jit(["int64(int64)",
+    "float64(float64)"], cache=True, register="myop")``.
+
+    ``error_model`` -- ``"python"`` (default): the function means what Python
+    means on every target, so ``x / 0`` raises ``ZeroDivisionError``
+    (:class:`ckernels.errors.CKZeroDivisionError`) and errors are never
+    silent; ``"numpy"``: NumPy's and ``numba.vectorize``'s IEEE semantics
+    (float ``x / 0`` -> ``inf``/``nan``, integer ``x // 0`` and ``x % 0`` -> 0)
+    without division checks, faster where those checks block vectorisation.
+    Both models give the same results on the CPU and on devices.
+
+    Extra keyword arguments go to ``numba.njit`` (``fastmath``, ...)."""
+    if error_model not in ERROR_MODELS:
+        raise InvalidArgumentError(f"ckernels.jit: error_model must be 'python' or 'numpy', "
+                                   f"not {error_model!r}")
+    if callable(signatures) and not isinstance(signatures, str) and hasattr(
+            signatures, "__code__"):
+        return JitKernel(signatures, (), cache=cache, register=register,
+                         error_model=error_model, **numba_options)
+    if signatures is not None and not isinstance(signatures, (str, list, tuple)):
+        if not (hasattr(signatures, "return_type") and hasattr(signatures, "args")):
+            raise TypeError(f"ckernels.jit: signatures must be a string or a list of strings, "
+                            f"not {signatures!r}")
+        signatures = [signatures]
+    sigs = [signatures] if isinstance(signatures, str) else list(signatures or ())
+    parsed = [parse_signature(s) for s in sigs]   # TypeError at decoration
+    for p in parsed:
+        if p.ret is None:
+            raise TypeError(f"ckernels.jit: signature {p.text} needs a result type")
+
+    def decorate(py_func):
+        return JitKernel(py_func, parsed, cache=cache, register=register,
+                         error_model=error_model, **numba_options)
+    return decorate
+
+
+__all__ = ["jit", "JitKernel", "Compiled", "Signature", "parse_signature", "SUPPORTED_TYPES",
+           "CacheStats", "ERROR_MODELS"]

@@ -1,0 +1,45 @@
+"""Which target runs a call of a jitted function.
+
+The seam between the shared part of ``ckernels.jit`` and its targets:
+
+* a call whose arguments include a device array
+  (:class:`ckernels.context.DeviceArray`) runs on that array's context through
+  :func:`ckernels.jit.device.call`, which finds the device target of the
+  context's kind (:data:`ckernels.jit.device.TARGETS`: ``"opencl"`` ->
+  :mod:`ckernels.jit.opencl`);
+* every other call runs on the host: :func:`ckernels.jit.cpu.call`
+  (``ck_array_apply`` over ckernel/NumPy arrays, or one element for scalars).
+
+A new device target (CUDA) is a module with ``TARGET = DeviceTarget("cuda",
+CUDADialect())`` -- its :class:`~ckernels.jit.c_emit.Dialect` says how its C
+reads -- and one entry in ``TARGETS``; nothing here changes.  A host fast path
+(the NumPy ufunc of a jitted function) plugs in before :func:`call` falls back
+to the CPU target.
+"""
+
+from __future__ import annotations
+
+from ..context.device_array import DeviceArray
+from ..errors import NotSupportedError
+from . import cpu, device
+
+
+def call(kernel, args, out=None):
+    """``kernel(*args, out=out)`` on the target the arguments live on."""
+    for a in args:
+        if isinstance(a, DeviceArray):
+            return device.call(kernel, args, out)
+    return cpu.call(kernel, args, out)
+
+
+def device_target(name: str, fname: str = "ckernels.jit") -> "device.DeviceTarget":
+    """The device target called ``name`` (for ``f.source(name)``)."""
+    try:
+        return device.target(name)
+    except NotSupportedError:
+        raise NotSupportedError(f"{fname}: no source for target {name!r} "
+                                f"(targets: {', '.join(repr(t) for t in device.TARGETS)})"
+                                ) from None
+
+
+__all__ = ["call", "device_target"]

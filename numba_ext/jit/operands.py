@@ -1,0 +1,187 @@
+"""Call arguments of a jitted function, and choosing the compiled signature.
+
+Shared by every target.  Each argument becomes an :class:`Operand` with the
+element type it brings: host arrays (``ckernels.Array``, NumPy arrays, nested
+lists) and NumPy scalars bring theirs (strong); Python ``int``/``float``/
+``complex`` are weak and resolved by the one NEP 50 rule
+(:func:`ckernels.dtypes.weak_matches`); device arrays bring their dtype and
+mark the call as a device call.  :func:`select` picks the compiled signature
+(exact strong types and weak scalars that fit first, compiling a new one for a
+lazily compiled function, then -- where the target can convert -- the first
+signature every argument casts to safely).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from .._native import check, ffi, lib
+from ..array import Array
+from ..array import array as _array
+from ..array import asarray as _asarray
+from ..context.device_array import DeviceArray
+from ..kernels import errmode_value
+from .signature import SUPPORTED_TYPES
+
+
+class Operand:
+    """One call argument: its element type name for resolution, whether it is
+    a weak Python scalar, and what it is (host array, scalar, device array)."""
+
+    __slots__ = ("value", "array", "name", "weak", "scalar", "numpy", "device")
+
+    def __init__(self, value, fname: str, index: int):
+        self.value = value
+        self.array = None
+        self.numpy = False
+        self.device = False
+        name = dtypes.PYTHON_SCALARS.get(type(value))
+        if name is not None:   # the common scalar case first
+            self.scalar = True
+            self.weak = name != "bool"
+            self.name = name if name != "int64" else dtypes.scalar_type(value)
+            return
+        self.weak = False
+        self.scalar = False
+        if isinstance(value, Array):
+            self.array = value
+            self.name = _elem_name(value.dtype, fname, index)
+        elif isinstance(value, np.ndarray):
+            self.numpy = value.dtype.kind not in "OUSTV"
+            if value.dtype.kind in "OUST":
+                self.array = _array(value)
+            else:
+                if not value.dtype.isnative:
+                    value = value.astype(value.dtype.newbyteorder("="))
+                try:
+                    self.array = _asarray(value)
+                except Exception:
+                    raise TypeError(f"{fname}: argument {index}: unsupported NumPy dtype "
+                                    f"{value.dtype}") from None
+            self.name = _elem_name(self.array.dtype, fname, index)
+        elif isinstance(value, DeviceArray):
+            self.device = True
+            self.name = value.element.name
+        elif isinstance(value, (list, tuple)):
+            try:
+                self.array = _array(value)
+            except Exception as exc:
+                raise TypeError(f"{fname}: argument {index}: cannot convert "
+                                f"{type(value).__name__} to a ckernel array: {exc}") from None
+            self.name = _elem_name(self.array.dtype, fname, index)
+        else:
+            if isinstance(value, np.bytes_):
+                raise TypeError(f"{fname}: argument {index}: bytes are not supported")
+            name = dtypes.scalar_type(value)
+            if name is None:
+                raise TypeError(f"{fname}: argument {index} has unsupported type "
+                                f"{type(value).__name__}; expected a ckernel array, a NumPy "
+                                f"array, a (nested) list or a scalar")
+            if name not in SUPPORTED_TYPES:
+                raise TypeError(f"{fname}: argument {index} has element type '{name}', which "
+                                f"a jitted kernel cannot take ({', '.join(SUPPORTED_TYPES)})")
+            self.scalar = True
+            self.weak = dtypes.is_weak(value)
+            self.name = name
+            if isinstance(value, np.str_):
+                self.value = str(value)
+
+    def describe(self) -> str:
+        if self.weak:
+            return f"Python {type(self.value).__name__}"
+        return self.name
+
+    def exact(self, name: str) -> bool:
+        """Passes as an argument of type ``name`` unchanged (a weak scalar: by
+        the NEP 50 rule)."""
+        if self.weak:
+            return dtypes.weak_matches(name, self.value)
+        return self.name == name
+
+    def castable(self, name: str) -> bool:
+        """Converts safely to ``name`` (``ck_can_cast_safely``)."""
+        if self.weak:
+            return dtypes.weak_matches(name, self.value)
+        if self.name == name:
+            return True
+        if "string" in (self.name, name):
+            return False
+        return bool(lib.ck_can_cast_safely(dtypes.by_name[self.name].type_id,
+                                           dtypes.by_name[name].type_id))
+
+    def as_array(self, t) -> Array:
+        """A host ckernel array of type ``t`` (converted where needed)."""
+        if self.array is None:
+            try:
+                return _array(self.value, type=t)
+            except Exception as exc:
+                raise type(exc)(f"argument {self.value!r} as {t}: {exc}") from None
+        a = self.array
+        if str(a.dtype) == str(t):
+            return a
+        return cast(a, t)
+
+
+def _elem_name(t, fname: str, index: int) -> str:
+    name = str(t)
+    if name not in SUPPORTED_TYPES:
+        raise TypeError(f"{fname}: argument {index} has element type '{name}', which a jitted "
+                        f"kernel cannot take ({', '.join(SUPPORTED_TYPES)})")
+    return name
+
+
+_ERRMODE = None
+
+
+def cast(a: Array, t) -> Array:
+    """A converted copy of ``a`` with element type ``t`` (the library's assignment
+    kernel with the default error mode, lifted; parallel for large arrays)."""
+    global _ERRMODE
+    if _ERRMODE is None:
+        _ERRMODE = ffi.new("ck_errmode *", errmode_value("default"))
+    srcs = ffi.new("ck_array_preamble *[]", [a._a])
+    out = ffi.new("ck_array_preamble **")
+    check(lib.ck_array_apply(ffi.addressof(lib, "ck_assignment_child_factory"), _ERRMODE,
+                             t.c_type, 1, srcs, ffi.NULL, out))
+    return Array._own(out[0])
+
+
+def operands(args, fname: str) -> list[Operand]:
+    return [Operand(a, fname, i) for i, a in enumerate(args)]
+
+
+def select(kernel, ops: list[Operand], *, casts: bool = True):
+    """The :class:`~ckernels.jit.cpu.Compiled` signature of ``kernel`` for
+    these operands, or None.
+
+    1. a signature every strong operand matches exactly and every weak scalar
+       passes unchanged (with only weak scalars: their default types);
+    2. for a lazily compiled function: a new signature of the operands' types;
+    3. with ``casts``: the first signature every operand converts to safely."""
+    n = len(ops)
+    cands = [c for c in kernel._compiled.values() if len(c.sig.args) == n]
+    strong = any(not o.weak for o in ops)
+    for c in cands:
+        if all(o.exact(a) for o, a in zip(ops, c.sig.args)) and (
+                strong or all(o.name == a for o, a in zip(ops, c.sig.args))):
+            return c
+    if not kernel._explicit:
+        with kernel._lock:
+            return kernel.compile(tuple(o.name for o in ops))
+    if casts:
+        for c in cands:
+            if all(o.castable(a) for o, a in zip(ops, c.sig.args)):
+                return c
+    return None
+
+
+def no_signature(kernel, ops, what: str = "the argument types") -> str:
+    got = ", ".join(o.describe() for o in ops)
+    have = "; ".join(kernel.signatures) or "none"
+    return (f"{kernel.__name__}: no signature matches {what} ({got}); compiled signatures: "
+            f"{have}")
+
+
+__all__ = ["Operand", "operands", "select", "no_signature", "cast"]
+

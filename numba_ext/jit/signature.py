@@ -1,0 +1,109 @@
+"""Signatures of jitted functions, in ckernel element type names.
+
+``"float64(float64, int64)"``, ``"string(string)"``, a Numba signature
+(``numba.float64(numba.float64)``) or argument types only (the result is then
+inferred) all become a :class:`Signature` of element type names from the one
+table (:mod:`ckernels.dtypes`, rows with ``jit=True``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .. import dtypes
+from .._native import ffi
+from ..types import Type, as_type
+
+#: element types a jitted kernel may take and return
+SUPPORTED_TYPES: tuple[str, ...] = tuple(d.name for d in dtypes.JIT)
+#: most arguments of a jitted kernel (the lifting layer's limit,
+#: CK_LIFT_MAX_NSRC: the length of ck_jit_kernel_desc.src_ids)
+MAX_ARGS = dict(ffi.typeof("ck_jit_kernel_desc").fields)["src_ids"].type.length
+
+
+class Signature(NamedTuple):
+    """A parsed signature: result type name (None: inferred) and argument names."""
+
+    ret: str | None
+    args: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return f"{self.ret or '?'}({', '.join(self.args)})"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def type_name(spec, what: str, where: str) -> str:
+    """Normalised element type name for a signature part (a type string, a
+    :class:`ckernels.types.Type`, a NumPy dtype or a Numba type)."""
+    if not isinstance(spec, (str, Type)) and type(spec).__module__.startswith("numba"):
+        d = dtypes.of_numba(spec)
+        if d is not None:
+            return d.name
+    try:
+        t = as_type(spec.strip() if isinstance(spec, str) else spec)
+    except Exception as exc:  # parse errors, unknown names
+        raise TypeError(f"ckernels.jit: bad {what} type {spec!r} in signature {where!r}: "
+                        f"{exc}") from None
+    name = str(t)
+    if name not in SUPPORTED_TYPES:
+        raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "
+                        f"{where!r}; element types are {', '.join(SUPPORTED_TYPES)}")
+    return name
+
+
+def _split_args(text: str) -> list[str]:
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur))
+    elif parts:
+        raise TypeError("ckernels.jit: empty argument in signature")
+    return parts
+
+
+def parse_signature(sig) -> Signature:
+    """``"float64(float64, int64)"`` (or a Numba signature object) -> Signature."""
+    if isinstance(sig, Signature):
+        return sig
+    if isinstance(sig, str):
+        text = sig.strip()
+        i = text.find("(")
+        if i <= 0 or not text.endswith(")"):
+            raise TypeError(f"ckernels.jit: bad signature {sig!r}; expected "
+                            "'result(arg, ...)', e.g. 'float64(float64, float64)'")
+        ret = type_name(text[:i], "result", sig)
+        args = tuple(type_name(a, "argument", sig) for a in _split_args(text[i + 1:-1]))
+    elif hasattr(sig, "return_type") and hasattr(sig, "args"):  # numba Signature
+        if sig.return_type is None:
+            ret = None
+        else:
+            ret = type_name(sig.return_type, "result", str(sig))
+        args = tuple(type_name(a, "argument", str(sig)) for a in sig.args)
+    else:
+        raise TypeError(f"ckernels.jit: a signature must be a string like "
+                        f"'float64(float64)', not {sig!r}")
+    if len(args) > MAX_ARGS:
+        raise TypeError(f"ckernels.jit: at most {MAX_ARGS} arguments, signature {sig!r} "
+                        f"has {len(args)}")
+    return Signature(ret, args)
+
+
+def argument_signature(arg_types, where) -> Signature:
+    """Argument types only (the result is inferred when compiling)."""
+    return Signature(None, tuple(type_name(a, "argument", str(where)) for a in arg_types))
+
+
+__all__ = ["Signature", "parse_signature", "type_name", "argument_signature",
+           "SUPPORTED_TYPES", "MAX_ARGS"]
