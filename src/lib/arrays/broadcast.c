@@ -1,5 +1,5 @@
 /* broadcast.c -- broadcasting strided operands for one loop (ckernel/broadcast.h). */
-#include "core/internal.h"
+#include "core/core_internal.h"
 
 #include <inttypes.h>
 
