@@ -313,7 +313,7 @@ static ck_status ck__lock_arenas(const ck_array_preamble *dst, ck__arenas *a) {
 /* Run the single-request tree in `kb` over dst, holding the writer lock of
  * every arena of the destination. */
 static ck_status ck__run(ck_kernel_builder *kb, ck_array_preamble *dst, char *dst_data,
-                         const char *const *data, size_t nsrc) {
+                         const char *const *data, size_t nsrc, bool fresh) {
   ck__arenas arenas;
   ck_status st = ck__lock_arenas(dst, &arenas);
   if (st != CK_OK) {
@@ -321,6 +321,10 @@ static ck_status ck__run(ck_kernel_builder *kb, ck_array_preamble *dst, char *ds
   }
   st = ck__run_single_maybe_parallel(kb, dst->type, ck_array_arrmeta(dst), dst_data,
                                      data, nsrc);
+  /* a result made here: give back the arenas' unused capacity */
+  for (size_t i = 0; st == CK_OK && fresh && i < arenas.n; i++) {
+    st = ck_pod_trim(arenas.mb[i]);
+  }
   ck__unlock_arenas(&arenas, arenas.n);
   return st;
 }
@@ -352,7 +356,7 @@ ck_status ck_array_assign(ck_array_preamble *dst, const ck_array_preamble *src,
                                    meta, CK_KERNEL_REQUEST_SINGLE, mode, NULL);
   }
   if (st == CK_OK) {
-    st = ck__run(&kb, dst, dst_data, &data, 1);
+    st = ck__run(&kb, dst, dst_data, &data, 1, false);
   }
   ck_kernel_builder_destroy(&kb);
   ck_array_decref(tmp);
@@ -448,7 +452,7 @@ ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
                                     child_data, NULL);
   }
   if (st == CK_OK) {
-    st = ck__run(&kb, dst, dst_data, data, nsrc);
+    st = ck__run(&kb, dst, dst_data, data, nsrc, dst_or_null == NULL);
   }
   ck_kernel_builder_destroy(&kb);
   for (size_t j = 0; j < nsrc; j++) {
