@@ -52,11 +52,52 @@ def bench_elementwise() -> None:
     report("float64 sin, 1 thread", t1, "numpy.sin(out=)", best(lambda: np.sin(x, out=out)))
 
 
+def bench_elementwise_2d() -> None:
+    """C-contiguous 2-D operation: the dims coalesce into one run (one leaf
+    call over every element, not one per row)."""
+    from ckernels import ops
+    rows, cols = 1000, N // 1000
+    x = np.random.default_rng(0).standard_normal((rows, cols))
+    y = np.random.default_rng(1).standard_normal((rows, cols))
+    out = np.empty_like(x)
+    cx, cy, cout = ckernels.asarray(x), ckernels.asarray(y), ckernels.asarray(out)
+    t_np = best(lambda: np.add(x, y, out=out))
+    for threads in (1, 2):
+        ckernels.set_num_threads(threads)
+        report(f"float64 add {rows}x{cols}, {threads} thread(s)",
+               best(lambda: ops.add(cx, cy, out=cout)), "numpy.add(out=)", t_np)
+    ckernels.set_num_threads(0)
+
+
+def bench_minmax() -> None:
+    from ckernels import ops
+    x = np.random.default_rng(3).standard_normal(N)
+    y = np.random.default_rng(4).standard_normal(N)
+    out = np.empty(N)
+    cx, cy, cout = ckernels.asarray(x), ckernels.asarray(y), ckernels.asarray(out)
+    ckernels.set_num_threads(1)
+    report("float64 maximum, 1 thread (vectorised)", best(lambda: ops.maximum(cx, cy, out=cout)),
+           "numpy.maximum(out=)", best(lambda: np.maximum(x, y, out=out)))
+    ckernels.set_num_threads(0)
+
+
 def bench_reduction() -> None:
     from ckernels import ops
     x = np.random.default_rng(2).standard_normal(N)
     cx = ckernels.asarray(x)
     report("float64 sum (pairwise)", best(lambda: ops.sum(cx)), "numpy.sum", best(lambda: x.sum()))
+    # the thread pool: 1e8 elements (CK_BENCH_SUM_N), same result for every
+    # thread count (split along NumPy's pairwise recursion)
+    n = int(os.environ.get("CK_BENCH_SUM_N", 100_000_000))
+    z = np.random.default_rng(5).standard_normal(n)
+    cz = ckernels.asarray(z)
+    t_np = best(lambda: z.sum(), 5)
+    for threads in (1, 2):
+        ckernels.set_num_threads(threads)
+        report(f"float64 sum {n:.0e}, {threads} thread(s)", best(lambda: ops.sum(cz), 5),
+               "numpy.sum", t_np)
+        assert ops.sum(cz) == z.sum()
+    ckernels.set_num_threads(0)
 
 
 def main() -> None:
@@ -64,6 +105,8 @@ def main() -> None:
           f"numpy {np.__version__}, {os.cpu_count()} CPUs")
     bench_conversion()
     bench_elementwise()
+    bench_elementwise_2d()
+    bench_minmax()
     bench_reduction()
 
 
