@@ -100,6 +100,32 @@ def bench_reduction() -> None:
     ckernels.set_num_threads(0)
 
 
+def bench_transcendental() -> None:
+    """Issue 14's transcendental kernel: library threads against one-thread
+    numba.vectorize (the thread scaling of the parallel outer loop)."""
+    import math
+
+    import numba
+
+    @ckernels.jit("float64(float64)")
+    def f(x):
+        return math.exp(-x * x) * math.cos(3.0 * x) + math.log1p(abs(x))
+
+    @numba.vectorize(["float64(float64)"])
+    def g(x):
+        return math.exp(-x * x) * math.cos(3.0 * x) + math.log1p(abs(x))
+
+    x = np.random.default_rng(6).standard_normal(N)
+    out, ref = np.empty(N), np.empty(N)
+    t_nb = best(lambda: g(x, out=ref))
+    for threads in (1, 2):
+        ckernels.set_num_threads(threads)
+        report(f"exp(-x*x)*cos(3x)+log1p(|x|) jit, {threads} thread(s)",
+               best(lambda: f(x, out=out)), "numba.vectorize, 1 thread", t_nb)
+    ckernels.set_num_threads(0)
+    assert np.allclose(out, ref)
+
+
 def main() -> None:
     print(f"ckernel {ckernels.__version__} Python benchmarks, N={N}, best of {REPS}, "
           f"numpy {np.__version__}, {os.cpu_count()} CPUs")
@@ -108,6 +134,7 @@ def main() -> None:
     bench_elementwise_2d()
     bench_minmax()
     bench_reduction()
+    bench_transcendental()
 
 
 if __name__ == "__main__":
