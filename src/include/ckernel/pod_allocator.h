@@ -84,6 +84,13 @@ CK_API ck_status ck_pod_resize(ck_memblock *mb, size_t size, char **inout_begin,
                                char **inout_end);
 CK_API ck_status ck_pod_finalize(ck_memblock *mb);
 
+/* Release unused capacity as finalize does (the pages of the newest chunk
+ * above its high-water mark; the newest chunk whole if it never handed out
+ * a byte) but keep the arena open: later allocations go on in what is left,
+ * then in new chunks.  ck_array_apply trims the arenas of the results it
+ * makes, so a string result holds about the bytes of its strings. */
+CK_API ck_status ck_pod_trim(ck_memblock *mb);
+
 /* Statistics of an arena. */
 typedef struct ck_pod_stats {
   size_t capacity;     /* bytes held in chunks now                     */

@@ -15,11 +15,13 @@
  * "zero-size array to reduction operation minimum which has no identity"
  * (as NumPy; an empty result is fine).
  *
- * Float sums use pairwise summation along the innermost source axis (as
- * NumPy: blocks of 8 partial sums up to 128 elements, then halving), in
- * double precision for float16/float32/float64 and per component for complex.
- * Sums over an outer axis accumulate row by row, as NumPy.  Results agree
- * with numpy.sum to a few ulp, not bit for bit.
+ * Axes that walk memory as one run are merged first (a C-contiguous full
+ * reduction is a single run, as NumPy's iterator does it).  Float sums use
+ * pairwise summation along the innermost run (as NumPy: blocks of 8 partial
+ * sums up to 128 elements, then halving), in double precision for
+ * float16/float32/float64 and per component for complex.  Sums over an
+ * outer axis accumulate row by row, as NumPy.  Results agree with numpy.sum
+ * to a few ulp (a contiguous float64 sum: bit for bit).
  *
  * The kernel tree: one ck strided dim kernel per source axis (destination
  * stride 0 on reduced axes) over an "accumulate" leaf:
@@ -28,8 +30,17 @@
  * The destination starts as the identity (min/max: a copy of the first
  * element along the reduced axes).
  *
- * Var dims: CK_ERR_NOT_SUPPORTED (not implemented).  Reductions run on the
- * calling thread (no parallel split).
+ * Var dims: CK_ERR_NOT_SUPPORTED (not implemented).
+ *
+ * Threads: a reduction over at least CK_PARALLEL_MIN_ELEMENTS source
+ * elements runs on the thread pool (parallel.h) when the split cannot change
+ * the result, so every thread count gives the same bytes: along an output
+ * axis (each thread owns whole output elements), or, for a full reduction
+ * of one run, in chunks that combine exactly (integer/bool sum and product,
+ * any, all, min, max) or along the pairwise recursion (float and complex
+ * sums: the partial sums in double combine in the same tree as the serial
+ * loop).  Float/complex products and ck_array_reduce_binary run on the
+ * calling thread.
  */
 #ifndef CKERNEL_REDUCE_H
 #define CKERNEL_REDUCE_H

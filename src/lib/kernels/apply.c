@@ -41,21 +41,24 @@ static ck_status ck__run_single_maybe_parallel(ck_kernel_builder *ckb,
   ck_prefix *root = ck_kernel_builder_get(ckb, 0);
   if (ck__is_strided_dim_kernel(root) &&
       !(ck_type_flags(dst_type) & CK_TYPE_FLAG_BLOCKREF) && ck__is_dim(dst_type)) {
-    /* elements per outermost row: product of the inner fixed/strided dims */
+    /* elements per row of the root: every fixed/strided destination
+     * element over the root's size (the root may have absorbed inner dims:
+     * lift.c coalesces contiguous ones) */
     const ck__strided_dim_kernel *k = (const ck__strided_dim_kernel *)(void *)root;
-    size_t inner = 1;
-    ck_type t = dst_type->element;
-    const char *m = dst_arrmeta + sizeof(ck_dim_arrmeta);
+    size_t total = 1;
+    ck_type t = dst_type;
+    const char *m = dst_arrmeta;
     bool ok = true;
     while (ck__is_dim(t) && ok) {
       intptr_t n = ((const ck_dim_arrmeta *)(const void *)m)->size;
-      ok = t->id != CK_TYPE_VAR_DIM && ck__mul_size(inner, (size_t)n, &inner);
+      ok = t->id != CK_TYPE_VAR_DIM && ck__mul_size(total, (size_t)n, &total);
       m += ck__dim_header_size(t);
       t = t->element;
     }
-    size_t rows = (size_t)k->size, total;
-    if (ok && inner > 0 && ck__mul_size(rows, inner, &total) &&
-        total >= CK_PARALLEL_MIN_ELEMENTS && ck_get_num_threads() > 1) {
+    size_t rows = (size_t)k->size;
+    size_t inner = ok && rows > 0 ? total / rows : 0;
+    if (ok && inner > 0 && total >= CK_PARALLEL_MIN_ELEMENTS &&
+        ck_get_num_threads() > 1) {
       size_t min_chunk = (CK_PARALLEL_MIN_CHUNK_ELEMENTS + inner - 1) / inner;
       if (rows >= 2 * min_chunk) {
         ck__par_ctx c = {ck_prefix_child(root, k->child_offset), dst,
@@ -310,7 +313,7 @@ static ck_status ck__lock_arenas(const ck_array_preamble *dst, ck__arenas *a) {
 /* Run the single-request tree in `kb` over dst, holding the writer lock of
  * every arena of the destination. */
 static ck_status ck__run(ck_kernel_builder *kb, ck_array_preamble *dst, char *dst_data,
-                         const char *const *data, size_t nsrc) {
+                         const char *const *data, size_t nsrc, bool fresh) {
   ck__arenas arenas;
   ck_status st = ck__lock_arenas(dst, &arenas);
   if (st != CK_OK) {
@@ -318,6 +321,10 @@ static ck_status ck__run(ck_kernel_builder *kb, ck_array_preamble *dst, char *ds
   }
   st = ck__run_single_maybe_parallel(kb, dst->type, ck_array_arrmeta(dst), dst_data,
                                      data, nsrc);
+  /* a result made here: give back the arenas' unused capacity */
+  for (size_t i = 0; st == CK_OK && fresh && i < arenas.n; i++) {
+    st = ck_pod_trim(arenas.mb[i]);
+  }
   ck__unlock_arenas(&arenas, arenas.n);
   return st;
 }
@@ -349,7 +356,7 @@ ck_status ck_array_assign(ck_array_preamble *dst, const ck_array_preamble *src,
                                    meta, CK_KERNEL_REQUEST_SINGLE, mode, NULL);
   }
   if (st == CK_OK) {
-    st = ck__run(&kb, dst, dst_data, &data, 1);
+    st = ck__run(&kb, dst, dst_data, &data, 1, false);
   }
   ck_kernel_builder_destroy(&kb);
   ck_array_decref(tmp);
@@ -445,7 +452,7 @@ ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
                                     child_data, NULL);
   }
   if (st == CK_OK) {
-    st = ck__run(&kb, dst, dst_data, data, nsrc);
+    st = ck__run(&kb, dst, dst_data, data, nsrc, dst_or_null == NULL);
   }
   ck_kernel_builder_destroy(&kb);
   for (size_t j = 0; j < nsrc; j++) {

@@ -320,6 +320,59 @@ static ck_status ck__broadcast_error(const ck__lift_ctx *cx, size_t j) {
                    "cannot broadcast shape %s to %s", a, b);
 }
 
+/*
+ * One step of dimension coalescing.  At a fixed/strided level of size *size
+ * and destination stride *dstride (sources' strides in ss, their element
+ * types and arrmeta in est/esm, the destination's element arrmeta at *edm):
+ * if the element of *dt is again a fixed/strided dim (the destination) over
+ * sources that are fixed/strided dims of the same size, size-1 dims or
+ * missing (broadcast), and for every array stride == next_size *
+ * next_stride, merge the next level into this one and return true.
+ */
+static bool ck__coalesce_next(ck_type *dt, const char **edm, ck_type *est,
+                              const char **esm, size_t nsrc, intptr_t *size,
+                              intptr_t *dstride, intptr_t *ss) {
+  ck_type next = (*dt)->element;
+  if (!ck__is_dim(next) || next->id == CK_TYPE_VAR_DIM || *size <= 0) {
+    return false;
+  }
+  const ck_dim_arrmeta *nm = (const ck_dim_arrmeta *)(const void *)*edm;
+  intptr_t nsize = nm->size, nstride = nm->stride;
+  if (nsize <= 0 || *dstride != nsize * nstride) {
+    return false;
+  }
+  size_t nnd = ck_type_ndim(next);
+  intptr_t nss[CK_LIFT_MAX_NSRC];
+  for (size_t j = 0; j < nsrc; j++) {
+    if (ck_type_ndim(est[j]) < nnd) {
+      nss[j] = 0; /* missing at the next level: broadcast */
+    } else if (est[j]->id == CK_TYPE_VAR_DIM || esm[j] == NULL) {
+      return false;
+    } else {
+      const ck_dim_arrmeta *m = (const ck_dim_arrmeta *)(const void *)esm[j];
+      if (m->size != 1 && m->size != nsize) {
+        return false; /* the regular path reports the broadcast error */
+      }
+      nss[j] = m->size == 1 ? 0 : m->stride;
+    }
+    if (ss[j] != nsize * nss[j]) {
+      return false;
+    }
+  }
+  for (size_t j = 0; j < nsrc; j++) {
+    if (ck_type_ndim(est[j]) >= nnd) {
+      esm[j] += sizeof(ck_dim_arrmeta);
+      est[j] = est[j]->element;
+    }
+    ss[j] = nss[j];
+  }
+  *size *= nsize; /* the element count of an existing array: no overflow */
+  *dstride = nstride;
+  *edm += sizeof(ck_dim_arrmeta);
+  *dt = next;
+  return true;
+}
+
 static ck_status ck__lift(const ck__lift_ctx *cx, size_t offset, ck_type dt,
                           const char *dm, const ck_type *st_in,
                           const char *const *sm_in, ck_kernel_request req,
@@ -395,6 +448,11 @@ static ck_status ck__lift(const ck__lift_ctx *cx, size_t offset, ck_type dt,
     intptr_t ss[CK_LIFT_MAX_NSRC];
     for (size_t j = 0; j < nsrc; j++) {
       ss[j] = desc[j].stride; /* BCAST: 0 */
+    }
+    /* Coalesce: absorb the next dims while every array walks them and this
+     * one as a single run (C-contiguous data, or broadcast in both), so a
+     * contiguous N-d operation is one leaf call over all its elements. */
+    while (ck__coalesce_next(&dt, &edm, est, esm, nsrc, &dsize, &dstride, ss)) {
     }
     s = ck__make_strided_dim_kernel(cx->ckb, offset, dsize, dstride, nsrc, ss,
                                     req, &child);

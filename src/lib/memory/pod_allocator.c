@@ -344,6 +344,44 @@ ck_status ck_pod_finalize(ck_memblock *mb) {
   return CK_OK;
 }
 
+ck_status ck_pod_trim(ck_memblock *mb) {
+  ck_status st = ck__check_arena(mb, __func__);
+  if (st != CK_OK) {
+    return st;
+  }
+  ck_pod_memblock *a = (ck_pod_memblock *)mb;
+  ck_pod_chunk *c = a->head;
+  if (a->finalized || c == NULL) {
+    return CK_OK; /* finalize trimmed already / nothing to trim */
+  }
+  size_t high = (size_t)(a->high - ck__chunk_data(c));
+  if (high == 0) {
+    /* The head never handed out a byte: give it back whole and go on in
+     * what is left of the previous chunk. */
+    ck_pod_chunk *prev = c->prev;
+    ck__chunk_release(c);
+    a->head = prev;
+    if (prev == NULL) {
+      a->cur = a->end = a->high = NULL;
+    } else {
+      a->cur = ck__chunk_data(prev) + prev->used;
+      a->high = ck__chunk_data(prev) + prev->high;
+      a->end = ck__chunk_data(prev) + ck__chunk_capacity(prev);
+    }
+    return CK_OK;
+  }
+  if (c->mapped) {
+    size_t ps = ck__page_size();
+    size_t keep = (CK_CHUNK_HEADER + high + ps - 1) & ~(ps - 1);
+    if (keep < c->total) {
+      ck__unmap((char *)c + keep, c->total - keep);
+      c->total = keep;
+      a->end = ck__chunk_data(c) + ck__chunk_capacity(c);
+    }
+  }
+  return CK_OK;
+}
+
 static const ck_pod_allocator_api ck_arena_api = {
     ck_pod_allocate, ck_pod_resize, ck_pod_finalize};
 

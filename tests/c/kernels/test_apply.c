@@ -198,6 +198,35 @@ static void test_out_of_another_dtype(void) {
   ck_array_decref(u8);
 }
 
+/* A string result made by ck_array_apply holds about the bytes of its
+ * strings: its arena is trimmed after the kernel ran (and stays open). */
+static void test_string_result_arena_trimmed(void) {
+  intptr_t n = 200000; /* not scaled: the last chunk must be a page mapping */
+  ck_array_preamble *x = iota(n), *r = NULL;
+  REQUIRE(x != NULL);
+  ck_errmode mode = CK_ERRMODE_DEFAULT;
+  ck_type str = NULL;
+  REQUIRE_OK(ck_string_type_new(&str));
+  REQUIRE_OK(ck_array_apply(ck_assignment_child_factory, &mode, str, 1, &x, NULL, &r));
+  ck_type_decref(str);
+  size_t payload = 0;
+  char text[32];
+  for (intptr_t i = 0; i < n; i++) {
+    payload += (size_t)snprintf(text, sizeof text, "%" PRIdPTR, i);
+  }
+  ck_memblock *arena = ((const ck_string_arrmeta *)(const void *)(
+                            ck_array_arrmeta(r) + sizeof(ck_dim_arrmeta)))->blockref;
+  ck_pod_stats st;
+  REQUIRE_OK(ck_pod_memblock_stats(arena, &st));
+  CHECK(st.used == payload);
+  CHECK(st.capacity <= payload + 8192); /* the tails of older chunks and a page */
+  CHECK(!st.finalized);
+  const ck_string *s0 = (const ck_string *)(const void *)r->data;
+  CHECK(s0[n - 1].end - s0[n - 1].begin == snprintf(text, sizeof text, "%" PRIdPTR, n - 1));
+  ck_array_decref(r);
+  ck_array_decref(x);
+}
+
 /* ---- one string destination, many writer threads ---------------------------- */
 
 enum { NROWS = 4000, NWRITERS = 4 };
@@ -371,5 +400,6 @@ static void test_builder_slot_holds_one_kernel(void) {
 
 CK_TEST_MAIN(CK_TEST(test_assign_shifted_views), CK_TEST(test_apply_op_overlapping_out),
              CK_TEST(test_in_place_copies_nothing), CK_TEST(test_out_of_another_dtype),
+             CK_TEST(test_string_result_arena_trimmed),
              CK_TEST(test_concurrent_string_writers),
              CK_TEST(test_builder_slot_holds_one_kernel))

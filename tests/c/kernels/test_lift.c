@@ -418,7 +418,120 @@ static void test_args(void) {
   ck_kernel_builder_destroy(&kb);
 }
 
+/* How many strided_dim kernels a tree has (from its dump). */
+static int count_sdims(const ck_kernel_builder *kb) {
+  static char dump[8192];
+  size_t n = 0;
+  if (ck_kernel_builder_dump(kb, dump, sizeof dump, &n) != CK_OK) {
+    return -1;
+  }
+  int count = 0;
+  for (const char *p = dump; (p = strstr(p, "strided_dim")) != NULL; p++) {
+    count++;
+  }
+  return count;
+}
+
+static int build_add(ck_array_preamble *dst, ck_array_preamble *a, ck_array_preamble *b,
+                     ck_kernel_builder *kb) {
+  const ck_op *add = NULL;
+  if (ck_op_find("add", &add) != CK_OK) {
+    return -1;
+  }
+  ck_type types[2] = {a->type, b->type};
+  const char *meta[2] = {ck_array_arrmeta(a), ck_array_arrmeta(b)};
+  ck_kernel_builder_init(kb);
+  if (ck_make_elementwise_kernel(kb, 0, dst->type, ck_array_arrmeta(dst), 2, types, meta,
+                                 CK_KERNEL_REQUEST_SINGLE, ck_op_child_factory,
+                                 (void *)add, NULL) != CK_OK) {
+    fprintf(stderr, "build: %s\n", ck_last_error());
+    return -1;
+  }
+  return count_sdims(kb);
+}
+
+/* Contiguous dims coalesce into one strided_dim kernel (one leaf call over
+ * every element); views that are not contiguous, and broadcasting along an
+ * inner dim only, keep their dims; results are right either way. */
+static void test_contiguous_dims_coalesce(void) {
+  intptr_t s3[3] = {4, 5, 6};
+  ck_array_preamble *x = arr("strided * strided * strided * float64", 3, s3);
+  ck_array_preamble *y = arr("strided * strided * strided * float64", 3, s3);
+  ck_array_preamble *d = arr("strided * strided * strided * float64", 3, s3);
+  REQUIRE(x != NULL && y != NULL && d != NULL);
+  for (int i = 0; i < 120; i++) {
+    ((double *)(void *)x->data)[i] = i;
+    ((double *)(void *)y->data)[i] = 1000.0 * i;
+  }
+  ck_kernel_builder kb;
+  CHECK(build_add(d, x, y, &kb) == 1);
+  ck_prefix *root = ck_kernel_builder_get(&kb, 0);
+  const char *src[2] = {x->data, y->data};
+  CHECK(ck_prefix_single(root)(d->data, src, root) == 0);
+  bool ok = true;
+  for (int i = 0; i < 120; i++) {
+    ok = ok && ((const double *)(const void *)d->data)[i] == 1001.0 * i;
+  }
+  CHECK(ok);
+  ck_kernel_builder_destroy(&kb);
+
+  /* a row broadcast over the outer dims: (6,) + (4, 5, 6) keeps the inner
+   * dim apart (stride 0 outside, 8 inside) but merges the two outer ones */
+  ck_array_preamble *row = NULL;
+  ck_array_preamble *tmp = NULL;
+  REQUIRE_OK(ck_array_index(y, 0, 0, &tmp));
+  REQUIRE_OK(ck_array_index(tmp, 0, 0, &row));
+  ck_array_decref(tmp);
+  CHECK(build_add(d, x, row, &kb) == 2);
+  root = ck_kernel_builder_get(&kb, 0);
+  const char *src2[2] = {x->data, row->data};
+  CHECK(ck_prefix_single(root)(d->data, src2, root) == 0);
+  ok = true;
+  for (int i = 0; i < 120; i++) {
+    ok = ok && ((const double *)(const void *)d->data)[i] == i + 1000.0 * (i % 6);
+  }
+  CHECK(ok);
+  ck_kernel_builder_destroy(&kb);
+  ck_array_decref(row);
+
+  /* every other element of the last dim is still one run (stride 16);
+   * a slice of the middle dim breaks the outer merge only */
+  ck_array_preamble *v = NULL;
+  REQUIRE_OK(ck_array_slice(x, 2, 0, CK_SLICE_NONE, 2, &v));
+  intptr_t s3b[3] = {4, 5, 3};
+  ck_array_preamble *d2 = arr("strided * strided * strided * float64", 3, s3b);
+  REQUIRE(d2 != NULL);
+  CHECK(build_add(d2, v, v, &kb) == 1);
+  ck_kernel_builder_destroy(&kb);
+  ck_array_decref(v);
+  ck_array_decref(d2);
+  REQUIRE_OK(ck_array_slice(x, 1, 0, 4, 1, &v));
+  intptr_t s3c[3] = {4, 4, 6};
+  d2 = arr("strided * strided * strided * float64", 3, s3c);
+  REQUIRE(d2 != NULL);
+  CHECK(build_add(d2, v, v, &kb) == 2);
+  root = ck_kernel_builder_get(&kb, 0);
+  const char *src3[2] = {v->data, v->data};
+  CHECK(ck_prefix_single(root)(d2->data, src3, root) == 0);
+  ok = true;
+  for (int i = 0; i < 4; i++) {
+    for (int j = 0; j < 4; j++) {
+      for (int k = 0; k < 6; k++) {
+        ok = ok && ((const double *)(const void *)d2->data)[(i * 4 + j) * 6 + k] ==
+                       2.0 * ((i * 5 + j) * 6 + k);
+      }
+    }
+  }
+  CHECK(ok);
+  ck_kernel_builder_destroy(&kb);
+  ck_array_decref(v);
+  ck_array_decref(d2);
+  ck_array_decref(x);
+  ck_array_decref(y);
+  ck_array_decref(d);
+}
+
 CK_TEST_MAIN(CK_TEST(test_broadcast_shapes), CK_TEST(test_result_type),
              CK_TEST(test_apply_broadcast), CK_TEST(test_apply_negative_strides),
              CK_TEST(test_apply_var), CK_TEST(test_fault_injection_deep),
-             CK_TEST(test_args))
+             CK_TEST(test_args), CK_TEST(test_contiguous_dims_coalesce))

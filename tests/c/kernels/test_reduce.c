@@ -258,6 +258,7 @@ static void test_pairwise_accuracy(void) {
   ck_array_decref(r);
   ck_array_decref(f);
   ck_array_decref(a);
+  CHECK_OK(ck_thread_pool_shutdown()); /* a large sum may have started workers */
 }
 
 static void test_errors(void) {
@@ -459,6 +460,7 @@ static void test_parallel_same_as_serial(void) {
   }
   ck_array_decref(m);
   REQUIRE_OK(ck_set_num_threads(0));
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
 }
 
 /* A C-contiguous full reduction is one pairwise run (as NumPy sums it):

@@ -320,7 +320,66 @@ static void test_randomized_model(void) {
   }
 }
 
+/* trim gives back the unused pages of the newest chunk, keeps the arena
+ * open (allocate and resize go on, old bytes intact), and gives back a
+ * newest chunk that never handed out a byte. */
+static void test_trim_keeps_the_arena_open(void) {
+  for (int zero = 0; zero < 2; zero++) {
+    ck_memblock *mb = NULL;
+    REQUIRE_OK(zero ? ck_zeroinit_memblock_new(0, &mb) : ck_pod_memblock_new(0, &mb));
+    char *first = NULL, *b = NULL, *e = NULL;
+    size_t total = 0;
+    for (int i = 0; i < 30000; i++) { /* ~330 KB of small strings */
+      char text[32];
+      int len = snprintf(text, sizeof text, "item-%d", i);
+      REQUIRE_OK(ck_pod_allocate(mb, (size_t)len, 1, &b, &e));
+      memcpy(b, text, (size_t)len);
+      first = first ? first : b;
+      total += (size_t)len;
+    }
+    ck_pod_stats before, after;
+    REQUIRE_OK(ck_pod_memblock_stats(mb, &before));
+    CHECK_OK(ck_pod_trim(mb));
+    REQUIRE_OK(ck_pod_memblock_stats(mb, &after));
+    CHECK(after.capacity < before.capacity);
+    CHECK(after.used == before.used && !after.finalized);
+    CHECK(after.capacity <= total + total / 8 + 3 * 4096 + 4096); /* page slack */
+    CHECK(memcmp(first, "item-0", 6) == 0);
+    /* the latest allocation can still be resized, and allocation goes on */
+    CHECK_OK(ck_pod_resize(mb, 40000, &b, &e));
+    CHECK(memcmp(b, "item-29999", 10) == 0);
+    if (zero) {
+      bool zeros = true;
+      for (char *p = b + 10; p < e; p++) {
+        zeros = zeros && *p == 0;
+      }
+      CHECK(zeros);
+    }
+    CHECK_OK(ck_pod_allocate(mb, 100, 8, &b, &e));
+    memset(b, 'x', 100);
+    CHECK_OK(ck_pod_trim(mb));
+    CHECK_OK(ck_pod_trim(mb)); /* idempotent */
+    CHECK_OK(ck_pod_allocate(mb, 5, 1, &b, &e));
+    CHECK_OK(ck_pod_finalize(mb));
+    CHECK_OK(ck_pod_trim(mb)); /* no-op once finalized */
+    CHECK_ERR(ck_pod_allocate(mb, 5, 1, &b, &e), CK_ERR_INVALID_STATE, "finalized");
+    ck_memblock_decref(mb);
+  }
+  /* a fresh arena and a non-arena block */
+  ck_memblock *mb = NULL;
+  REQUIRE_OK(ck_pod_memblock_new(0, &mb));
+  CHECK_OK(ck_pod_trim(mb));
+  char *b = NULL, *e = NULL;
+  CHECK_OK(ck_pod_allocate(mb, 3, 1, &b, &e));
+  ck_memblock_decref(mb);
+  char *data = NULL;
+  REQUIRE_OK(ck_fixed_size_pod_memblock_new(8, 8, &mb, &data));
+  CHECK_ERR(ck_pod_trim(mb), CK_ERR_TYPE, "no pod allocator");
+  ck_memblock_decref(mb);
+}
+
 CK_TEST_MAIN(CK_TEST(test_api_table), CK_TEST(test_grow_shrink_finalize),
              CK_TEST(test_finalize_trims), CK_TEST(test_alignments),
              CK_TEST(test_resize_only_latest), CK_TEST(test_limits),
-             CK_TEST(test_zeroinit_regrow), CK_TEST(test_randomized_model))
+             CK_TEST(test_zeroinit_regrow), CK_TEST(test_randomized_model),
+             CK_TEST(test_trim_keeps_the_arena_open))
