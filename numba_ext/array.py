@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 
 from . import types as _t
+from ._cargs import c_shape, c_text
 from ._native import check, ffi, lib
 from .errors import (CKIndexError, CKOverflowError, CKTypeError, CKValueError,
                      InvalidArgumentError, NotSupportedError)
-from .memory import MemBlock
+from .memory import MemBlock, memblock_at
 from .types import Type, as_type
 
 _DIM_AM = ffi.sizeof("ck_dim_arrmeta")
@@ -205,7 +206,7 @@ def _write(t: Type, data: int, arrmeta: int, value: Any) -> None:
                 raise CKValueError(f"bytes are not valid UTF-8: {exc}") from None
             raw = value
         elif isinstance(value, (str, np.str_)):
-            raw = str(value).encode("utf-8")
+            raw = c_text(str(value), "string value", error=CKValueError, allow_nul=True)
         else:
             raise CKTypeError(f"cannot assign {type(value).__name__} value {value!r} to string")
         check(lib.ck_string_assign(_ptr(data), _ptr(arrmeta), raw, len(raw)))
@@ -291,9 +292,9 @@ class Array:
     @classmethod
     def _from_address(cls, address: int) -> "Array":
         """Wrap a ``ck_array_preamble *`` borrowed from C (adds a reference)."""
-        ptr = ffi.cast("ck_array_preamble *", address)
-        if ptr == ffi.NULL or ptr.memblock.kind != lib.CK_MEMBLOCK_ARRAY:
-            raise CKTypeError(f"address {address:#x} is not an array memblock")
+        ptr = ffi.cast("ck_array_preamble *", memblock_at(
+            address, "Array._from_address", kind=lib.CK_MEMBLOCK_ARRAY,
+            size=ffi.sizeof("ck_array_preamble")))
         lib.ck_array_incref(ptr)
         return cls._own(ptr)
 
@@ -655,7 +656,7 @@ def _shape_for(t: Type, obj) -> list[int]:
 def empty(type, shape=()) -> Array:
     """A new zero-filled array of ``type`` (``shape`` gives strided dim sizes)."""
     t = as_type(type)
-    shape = [int(s) for s in shape]
+    shape = c_shape(shape, "empty: shape")
     out = ffi.new("ck_array_preamble **")
     cshape = ffi.new("intptr_t[]", shape) if shape else ffi.NULL
     check(lib.ck_array_empty(t.c_type, cshape, len(shape), lib.CK_ARRAY_DEFAULT_FLAGS, out))

@@ -194,8 +194,9 @@ def record(exc) -> int:
     generated CPU entry points (looked up by module and name, so cached code
     holds no addresses); never raises."""
     try:
+        from ._cargs import c_message
         status, msg = classify(exc)
-        data = msg.encode("utf-8", "replace")
+        data = c_message(msg)
         if len(data) > _MAX_MESSAGE:
             data = data[:_MAX_MESSAGE] + b"..."
         lib.ck_set_error(status, data)

@@ -28,6 +28,7 @@ import numpy as np
 from . import array as _array
 from . import dtypes
 from . import types as _t
+from ._cargs import c_address, c_size, c_text
 from ._native import check, ffi, lib
 from .array import Array
 from .errors import CKTypeError, InvalidArgumentError
@@ -72,7 +73,7 @@ class Op:
 
     def __init__(self, name: str):
         op = ffi.new("const ck_op **")
-        check(lib.ck_op_find(name.encode(), op))
+        check(lib.ck_op_find(c_text(name, "operation name"), op))
         self.name = name
         self._op = op[0]
 
@@ -111,7 +112,7 @@ class Op:
             out_arr = out
         srcs = ffi.new("ck_array_preamble *[]", [a._a for a in arrays])
         res = ffi.new("ck_array_preamble **")
-        check(lib.ck_array_apply_op(self.name.encode(), len(arrays), srcs,
+        check(lib.ck_array_apply_op(c_text(self.name, "operation name"), len(arrays), srcs,
                                     out_arr._a if out_arr is not None else ffi.NULL, res))
         result = Array._own(res[0])
         if out is not None:
@@ -130,7 +131,7 @@ def _reduce(opname: str):
             else _array.array(a)
         out = ffi.new("ck_array_preamble **")
         if axis is None:
-            check(lib.ck_array_reduce(opname.encode(), arr._a, ffi.NULL, 0, keepdims, out))
+            check(lib.ck_array_reduce(c_text(opname, "operation name"), arr._a, ffi.NULL, 0, keepdims, out))
         else:
             axes = [axis] if isinstance(axis, numbers.Integral) else list(axis)
             nd = arr.ndim
@@ -142,7 +143,7 @@ def _reduce(opname: str):
                                                f"with {nd} dimension(s)")
                 norm.append(ax % nd)
             caxes = ffi.new("size_t[]", norm or [0])
-            check(lib.ck_array_reduce(opname.encode(), arr._a, caxes, len(norm), keepdims, out))
+            check(lib.ck_array_reduce(c_text(opname, "operation name"), arr._a, caxes, len(norm), keepdims, out))
         result = Array._own(out[0])
         return result.to_list() if result.ndim == 0 else result
     reduce.__name__ = opname
@@ -170,9 +171,11 @@ def register_kernel(name: str, ret, args, single: int, strided: int) -> Op:
     """Register C entry points (addresses of ``ck_expr_single_t`` /
     ``ck_expr_strided_t`` functions without kernel data) as ``name(args) -> ret``."""
     ids = ffi.new("ck_type_id[]", [_t.as_type(t).type_id for t in args])
-    check(lib.ck_op_register_kernel(name.encode(), len(args), _t.as_type(ret).type_id, ids,
-                                    ffi.cast("ck_expr_single_t", single),
-                                    ffi.cast("ck_expr_strided_t", strided)))
+    check(lib.ck_op_register_kernel(c_text(name, "operation name"), len(args), _t.as_type(ret).type_id, ids,
+                                    ffi.cast("ck_expr_single_t",
+                                             c_address(single, "register_kernel: single")),
+                                    ffi.cast("ck_expr_strided_t",
+                                             c_address(strided, "register_kernel: strided"))))
     _cache.pop(name, None)
     return Op(name)
 
@@ -215,10 +218,7 @@ def assign(dst: Array, src, errmode: str = "default") -> Array:
 def set_num_threads(n: int) -> None:
     """Threads (caller included) used by large lifted operations; 0 = default
     (CK_NUM_THREADS or the CPUs this process may run on)."""
-    n = int(n)
-    if not 0 <= n <= lib.CK_MAX_THREADS:
-        raise ValueError(f"set_num_threads: {n} is not in [0, {lib.CK_MAX_THREADS}]")
-    check(lib.ck_set_num_threads(n))
+    check(lib.ck_set_num_threads(c_size(n, "set_num_threads: n", max=lib.CK_MAX_THREADS)))
 
 
 def get_num_threads() -> int:

@@ -18,6 +18,7 @@ import weakref
 import numpy as np
 
 from .. import dtypes
+from .._cargs import c_text
 from .._native import check, ffi, layout_row, lib
 from ..array import Array, _check_scalar
 from ..array import asarray as _asarray
@@ -79,7 +80,8 @@ class Compiled:
         d.nsrc = len(sig.args)
         for i, t in enumerate(self.arg_types):
             d.src_ids[i] = t.type_id
-        label = f"{name}{sig.text[len(sig.ret or '?'):]} -> {sig.ret}".encode()
+        label = c_text(f"{name}{sig.text[len(sig.ret or '?'):]} -> {sig.ret}", "kernel label",
+                       lossy=True)
         d.name = label[:_NAME_MAX - 1]
         self.desc = d
         self._info = None
@@ -115,7 +117,7 @@ class Compiled:
         if self._info is not None:
             return
         info = ffi.new("ck_kernel_info *")
-        nm = ffi.new("char[]", f"ckernels.jit:{name}".encode())
+        nm = ffi.new("char[]", c_text(f"ckernels.jit:{name}", "kernel name", lossy=True))
         info.name = nm
         info.single = self.desc.single
         info.strided = self.desc.strided

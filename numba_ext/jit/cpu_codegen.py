@@ -242,7 +242,7 @@ _counter = itertools.count()
 
 def symbol_base(qualname: str, key: str, unique: bool) -> str:
     """``ckjit_<qualname>_<hash>``; deterministic (cachable) unless ``unique``."""
-    h = hashlib.sha256(key.encode()).hexdigest()[:16]
+    h = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     base = f"ckjit_{_SYM_RE.sub('_', qualname)[:40]}_{h}"
     if unique:
         base += f"_{next(_counter)}"

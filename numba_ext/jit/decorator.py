@@ -70,6 +70,7 @@ import threading
 from typing import Any, NamedTuple
 
 from .. import dtypes
+from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
@@ -300,7 +301,8 @@ class JitKernel:
         end = ffi.new("size_t *")
         check(lib.ck_jit_make_kernel(ckb.ptr, 0, comp.desc, ffi.NULL, req, end))
         name = "single" if req == lib.CK_KERNEL_REQUEST_SINGLE else "strided"
-        return Kernel(ckb, name, f"{self.__name__}: {comp.sig.text}", len(srcs))
+        return Kernel(ckb, name, f"{self.__name__}: {comp.sig.text}", len(srcs),
+                      dst_type=comp.ret_type, src_types=comp.arg_types)
 
     # ---- registry ------------------------------------------------------------
     def _register_one(self, op_name: str, comp: Compiled) -> None:
@@ -308,7 +310,7 @@ class JitKernel:
             raise NotSupportedError(
                 f"{self.__name__}: cannot register {comp.sig.text} as '{op_name}': registry "
                 "kernels get no destination arena for string results")
-        check(lib.ck_jit_register(op_name.encode(), comp.desc))
+        check(lib.ck_jit_register(c_text(op_name, "operation name"), comp.desc))
 
     def register(self, op_name: str) -> "JitKernel":
         """Register every compiled signature (and, without explicit signatures,
@@ -330,7 +332,7 @@ class JitKernel:
         with self._lock:
             for comp in self._compiled.values():
                 ids = ffi.new("ck_type_id[]", [t.type_id for t in comp.arg_types] or [0])
-                lib.ck_op_unregister_kernel(op_name.encode(), len(comp.arg_types), ids)
+                lib.ck_op_unregister_kernel(c_text(op_name, "operation name"), len(comp.arg_types), ids)
             if op_name in self._registered:
                 self._registered.remove(op_name)
 
