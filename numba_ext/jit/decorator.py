@@ -164,6 +164,7 @@ class JitKernel:
         self._kernel_misses: dict = {}
         self._tcache = None
         self.dispatcher = numba.njit(cache=self._cache, error_model=error_model,
+                                     pipeline_class=cpu.pipeline_class(),
                                      **self._options)(py_func)
         sigs = [signatures] if isinstance(signatures, str) else list(signatures or ())
         self._explicit = bool(sigs)
