@@ -66,7 +66,7 @@ import itertools
 import re
 
 from llvmlite import ir
-from numba.core import cgutils, compiler, types
+from numba.core import cgutils, compiler, imputils, types
 from numba.core.caching import make_library_cache
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import cpu_target
@@ -403,15 +403,18 @@ def raise_function(module):
     name (``llvmlite.binding.add_symbol``), so a jitted function costs no
     second copy of it, and cached entry points find it by name."""
     from numba.core.callconv import excinfo_ptr_t
-    ensure_raise_function()
+    ensure_shared_functions()
     return cgutils.get_or_insert_function(module, ir.FunctionType(_i32, [_i32, excinfo_ptr_t]),
                                           RAISE_SYMBOL)
 
 
-def ensure_raise_function() -> None:
-    """Compile the shared error path and export its symbol (once per process).
-    Must happen before any code referring to it is compiled *or loaded from a
-    cache* (the loader resolves the symbol at once)."""
+def ensure_shared_functions() -> None:
+    """Compile what every entry point shares -- the error path
+    (:func:`raise_function`) and the string subroutines
+    (:func:`shared_function`) -- into one library, once per process, and
+    export them by stable names.  Must happen before any code referring to
+    them is compiled *or loaded from a cache* (the loader resolves symbols at
+    once)."""
     global _raise_library
     if _raise_library is None:
         with global_compiler_lock:
@@ -422,12 +425,27 @@ def ensure_raise_function() -> None:
                 cpu_target.typing_context.refresh()
                 cpu_target.target_context.refresh()
                 context = cpu_target.target_context
-                library = context.codegen().create_library("ckernels_jit_raise")
-                mod = library.create_ir_module("ckernels_jit_raise")
+                library = context.codegen().create_library("ckernels_jit_shared")
+                mod = library.create_ir_module("ckernels_jit_shared")
                 _emit_raise_fn(context, mod, RAISE_SYMBOL, _unwrap_items_carry_extra_reference())
+                symbols = [RAISE_SYMBOL]
+                flags = compiler.Flags()
+                flags.nrt = True
+                for symbol, impl, sig in _shared_signatures().values():
+                    with context.push_code_library(library):   # linked into it
+                        cres = context.compile_subroutine(None, impl, sig, flags=flags,
+                                                          caching=False)
+                    # exported under a stable name (Numba's mangled names carry a
+                    # per-process id; cached entry points must find them)
+                    fnty = context.call_conv.get_function_type(sig.return_type, sig.args)
+                    wrapper = ir.Function(mod, fnty, name=symbol)
+                    b = ir.IRBuilder(wrapper.append_basic_block("entry"))
+                    b.ret(b.call(context.declare_function(mod, cres.fndesc), wrapper.args))
+                    symbols.append(symbol)
                 library.add_ir_module(mod)
                 library.finalize()
-                llvm.add_symbol(RAISE_SYMBOL, library.get_pointer_to_function(RAISE_SYMBOL))
+                for symbol in symbols:
+                    llvm.add_symbol(symbol, library.get_pointer_to_function(symbol))
                 _raise_library = library
 
 
@@ -448,22 +466,85 @@ def element_via_function(context, elem_fn, nsrc, raise_fn):
     return emit
 
 
-def element_direct(context, user_fn, user_sig, arg_names, ret_name, raise_fn):
-    """Emitter for builtin element types: load the arguments, call the user
-    function through the calling convention, convert and store its result
-    (no second Numba compilation)."""
+def _store_result(arena, ptr, s):
+    store_string_result(arena, ptr, s)
+
+
+def _shared_signatures():
+    """The Numba subroutines every string entry point calls, by the stable
+    symbol each is exported under: name -> (symbol, implementation, signature)."""
+    ustr = types.unicode_type
+    return {
+        "load_string": ("ckernels_jit_load_string_v1", load_string, ustr(types.voidptr)),
+        "store_string": ("ckernels_jit_store_string_v1", _store_result,
+                         types.none(types.intp, types.voidptr, ustr)),
+        "store_optional_string": ("ckernels_jit_store_optional_string_v1", _store_result,
+                                  types.none(types.intp, types.voidptr, types.Optional(ustr))),
+    }
+
+
+def shared_function(context, module, name):
+    """Declare one of the shared subroutines in ``module``:
+    ``(function, signature)``, called through Numba's calling convention."""
+    ensure_shared_functions()
+    symbol, _, sig = _shared_signatures()[name]
+    fnty = context.call_conv.get_function_type(sig.return_type, sig.args)
+    return cgutils.get_or_insert_function(module, fnty, symbol), sig
+
+
+def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, raise_fn):
+    """Emitter of one element: load the arguments (a ``string`` argument is
+    decoded into a new Numba ``str`` by a shared subroutine), call the user
+    function through the calling convention, release the decoded arguments
+    (on the error path too), and convert and store the result (a ``string``
+    result is written into the destination arena by another).  No Numba
+    compilation per jitted function; LLVM inlines the user function into the
+    loops."""
     nb_args = [numba_type(a) for a in arg_names]
     nb_ret = numba_type(ret_name)
     user_ret = user_sig.return_type
+    user_args = list(user_sig.args)
+    store = None
+    if ret_name == "string" and not isinstance(user_ret, types.NoneType):
+        store = "store_string" if isinstance(user_ret, types.UnicodeType) else \
+            "store_optional_string"
+
+    def fail_if(builder, status, owned):
+        with builder.if_then(status.is_error, likely=False):
+            for t, v in owned:
+                context.nrt.decref(builder, t, v)
+            builder.ret(builder.call(raise_fn, [status.code, status.excinfoptr]))
 
     def emit(builder, dst, srcs, arena):
-        vals = [context.unpack_value(builder, t, builder.bitcast(
-            p, context.get_data_type(t).as_pointer())) for t, p in zip(nb_args, srcs)]
-        status, res = context.call_conv.call_function(builder, user_fn, user_ret,
-                                                      list(user_sig.args), vals)
-        _check_status(builder, status, raise_fn)
+        module = builder.module
+        vals, owned = [], []
+        for name, t, p in zip(arg_names, nb_args, srcs):
+            if name == "string":
+                fn, sig = shared_function(context, module, "load_string")
+                st, v = context.call_conv.call_function(builder, fn, sig.return_type,
+                                                        list(sig.args), [p])
+                fail_if(builder, st, owned)
+                owned.append((types.unicode_type, v))
+                vals.append(v)
+            else:
+                vals.append(context.unpack_value(builder, t, builder.bitcast(
+                    p, context.get_data_type(t).as_pointer())))
+        status, res = context.call_conv.call_function(builder, user_fn, user_ret, user_args,
+                                                      vals)
+        for t, v in owned:      # the function borrowed them
+            context.nrt.decref(builder, t, v)
+        fail_if(builder, status, [])
         if isinstance(user_ret, types.NoneType):
             return   # never returns normally
+        # an Optional result comes back as its value, None as a status
+        res = imputils.fix_returning_optional(context, builder, user_sig, status, res)
+        if store is not None:
+            fn, sig = shared_function(context, module, store)
+            st, _ = context.call_conv.call_function(builder, fn, types.none, list(sig.args),
+                                                    [arena, dst, res])
+            context.nrt.decref(builder, user_ret, res)
+            fail_if(builder, st, [])
+            return
         v = context.cast(builder, res, user_ret, nb_ret)
         context.pack_value(builder, nb_ret, v,
                            builder.bitcast(dst, context.get_data_type(nb_ret).as_pointer()))
@@ -471,13 +552,16 @@ def element_direct(context, user_fn, user_sig, arg_names, ret_name, raise_fn):
 
 
 def direct_ok(user_sig, arg_names, ret_name) -> bool:
-    """Whether :func:`element_direct` applies: builtin types only, and a result
-    Numba converts without a runtime check (not Optional)."""
-    if "string" in arg_names or ret_name == "string":
-        return False
+    """Whether :func:`element_direct` applies: the user function was compiled
+    for exactly these argument types, and its result is a number, a bool, a
+    string (or Optional string: None is an error when storing) or none (it
+    always raises)."""
     if tuple(user_sig.args) != tuple(numba_type(a) for a in arg_names):
         return False
     r = user_sig.return_type
+    if ret_name == "string":
+        return isinstance(r, (types.NoneType, types.UnicodeType)) or (
+            isinstance(r, types.Optional) and isinstance(r.type, types.UnicodeType))
     return isinstance(r, (types.NoneType, types.Boolean, types.Integer, types.Float,
                           types.Complex))
 
@@ -534,10 +618,12 @@ def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, aren
 
 
 # ------------------------------------------ entry points in Numba's library --
-def entry_point_symbase(fndesc) -> str:
+def entry_point_symbase(fndesc, arena_offset: int) -> str:
     """The symbol base of the entry points compiled into the library of the
-    user function itself (unique and stable: Numba's mangled name)."""
-    return f"ckjit_{fndesc.mangled_name}"
+    user function itself: Numba's mangled name (unique and stable) and the
+    offset of ``ck_jit_kernel.dst_arena`` baked into the code (a library from
+    a cache made with another layout is then not used)."""
+    return f"ckjit_{fndesc.mangled_name}_a{arena_offset}"
 
 
 def _element_names(fndesc):
@@ -565,17 +651,21 @@ def emit_entry_points(context, library, fndesc) -> None:
     if names is None:
         return
     from numba.core.typing import signature
+
+    from .cpu import arena_offset
     arg_names, ret_name = names
-    symbase = entry_point_symbase(fndesc)
+    offset = arena_offset()
+    symbase = entry_point_symbase(fndesc, offset)
     module = library.create_ir_module(symbase)
     raise_fn = raise_function(module)
     user_fn = context.declare_function(module, fndesc)
-    emit = element_direct(context, user_fn, signature(fndesc.restype, *fndesc.argtypes),
-                          arg_names, ret_name, raise_fn)
-    nsrc = len(arg_names)
-    _emit_single(module, f"{symbase}_single", emit, nsrc, False, 0)
+    emit = element_direct(context, library, user_fn,
+                          signature(fndesc.restype, *fndesc.argtypes), arg_names, ret_name,
+                          raise_fn)
+    nsrc, has_arena = len(arg_names), ret_name == "string"
+    _emit_single(module, f"{symbase}_single", emit, nsrc, has_arena, offset)
     _emit_strided(module, f"{symbase}_strided", emit, nsrc, dtypes.by_name[ret_name].size,
-                  [dtypes.by_name[a].size for a in arg_names], False, 0)
+                  [dtypes.by_name[a].size for a in arg_names], has_arena, offset)
     library.add_ir_module(module)
 
 
@@ -586,7 +676,8 @@ def in_library(cres, arg_names, ret_name, from_cache=False):
     names = _element_names(cres.fndesc)
     if names is None or names != (list(arg_names), ret_name):
         return None
-    symbase = entry_point_symbase(cres.fndesc)
+    from .cpu import arena_offset
+    symbase = entry_point_symbase(cres.fndesc, arena_offset())
     lib_ = cres.library
     if not (lib_.get_pointer_to_function(f"{symbase}_single") and
             lib_.get_pointer_to_function(f"{symbase}_strided")):
@@ -651,7 +742,7 @@ def pipeline_class():
     from numba.core.compiler import CompilerBase, DefaultPassBuilder
     from numba.core.compiler_machinery import PassManager
     native, ck_native = _lowering_classes()
-    ensure_raise_function()   # before a dispatcher loads cached code using it
+    ensure_shared_functions()   # before a dispatcher loads cached code using them
 
     class CkCompiler(CompilerBase):
         def define_pipelines(self):
@@ -694,7 +785,7 @@ def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offse
     argument types) and builtin element types, the element code is emitted
     directly around a call of the user function; otherwise (strings, Optional
     results) an element function is generated and compiled by Numba."""
-    context = cpu_target.target_context
+    context = cpu_target.target_context.subtarget(enable_nrt=True)
     direct = user_cres is not None and direct_ok(user_cres.signature, arg_names, ret_name)
     src = None
     with global_compiler_lock:
@@ -708,8 +799,8 @@ def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offse
         if direct:
             user_fn = context.declare_function(module, user_cres.fndesc)
             library.add_linking_library(user_cres.library)
-            emit = element_direct(context, user_fn, user_cres.signature, arg_names, ret_name,
-                                  raise_fn)
+            emit = element_direct(context, library, user_fn, user_cres.signature, arg_names,
+                                  ret_name, raise_fn)
         else:
             elem, elem_sig, src = element_function(user_dispatcher, arg_names, ret_name)
             flags = compiler.Flags()
@@ -745,7 +836,7 @@ def cache_key(symbase, arg_names, ret_name, arena_offset):
 
 
 def load_cached(cache, key, symbase):
-    ensure_raise_function()
+    ensure_shared_functions()
     context = cpu_target.target_context
     with global_compiler_lock:
         library = cache.load_overload(key, context)
