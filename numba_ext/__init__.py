@@ -40,4 +40,5 @@ __all__ = ["CKernelError", "MemBlock", "PodAllocator", "live_count", "errors", "
            "Array", "array", "asarray", "empty", "from_dlpack", "debug_repr", "ops",
            "kernels", "assign", "set_num_threads", "get_num_threads", "Context",
            "Buffer", "DeviceArray", "dtypes", "jit", "JitKernel", "opencl",
-           "lowlevel", "capi", "c_api", "CHeader", "get_include", "get_library_dir", "__version__", "abi_version"]
+           "lowlevel", "capi", "c_api", "CHeader", "get_include", "get_library_dir",
+           "__version__", "abi_version"]

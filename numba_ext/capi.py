@@ -133,11 +133,11 @@ _ID = {name: getattr(lib, "CK_TYPE_" + name.upper()) for name in
        ("fixed_dim", "strided_dim", "var_dim", "string", "bytes", "struct", "pointer")}
 
 
-class Node:
+class TypeNode:
     """One part of a type as the C API sees it.
 
     ``kind``: ``"scalar"`` (``dtype``: its :mod:`ckernels.dtypes` row),
-    ``"struct"`` (``name``, ``fields``: ``[(name, offset, Node)]``),
+    ``"struct"`` (``name``, ``fields``: ``[(name, offset, TypeNode)]``),
     ``"fixed"`` (``count``, ``element``), ``"var"`` (``element``),
     ``"string"`` or ``"bytes"``.  ``size`` and ``alignment`` are the library's.
     """
@@ -156,10 +156,10 @@ class Node:
             setattr(self, k, v)
 
     def __repr__(self) -> str:
-        return f"<capi.Node {self.kind} {self.name or self.type}>"
+        return f"<capi.TypeNode {self.kind} {self.name or self.type}>"
 
 
-class Layout:
+class CLayout:
     """The C view of a set of named struct types for one target: every struct
     (named or derived) in dependency order, the var-dim views they use, and
     whether strings appear.  Built from the library's type queries only."""
@@ -177,31 +177,31 @@ class Layout:
                 raise NotSupportedError(f"c_api: {name!r} is '{t}', not a struct type; name "
                                         "struct types (arrays of scalars need no typedef)")
             self._by_type.setdefault(t, name)
-        #: (kind, name, Node) in dependency order: kind "struct" or "var"
-        self.decls: list[tuple[str, str, Node]] = []
-        self.structs: dict[str, Node] = {}
-        self.views: dict[str, Node] = {}
+        #: (kind, name, TypeNode) in dependency order: kind "struct" or "var"
+        self.decls: list[tuple[str, str, TypeNode]] = []
+        self.structs: dict[str, TypeNode] = {}
+        self.views: dict[str, TypeNode] = {}
         self.uses = set()       # "string", "complex64", "complex128"
         for name, t in self.named.items():
             self._struct(t, name, name, own_name=True)
 
     # ---- building --------------------------------------------------------
-    def node(self, t: Type, place: str, where: str) -> Node:
-        """The Node of ``t``; ``place`` names an unnamed struct found there,
+    def node(self, t: Type, place: str, where: str) -> TypeNode:
+        """The TypeNode of ``t``; ``place`` names an unnamed struct found there,
         ``where`` is the field path for messages."""
         tid = t.type_id
         if t.is_builtin:
             d = dtypes.by_id[tid]
             if d.kind == "c":
                 self.uses.add(d.name)
-            return Node("scalar", t, dtype=d)
+            return TypeNode("scalar", t, dtype=d)
         if tid == _ID["struct"]:
             return self._struct(t, place, where)
         if tid == _ID["fixed_dim"]:
             if t.fixed_size == 0:
                 raise NotSupportedError(f"c_api: {where} is '{t}': a dim of size 0 has no C "
                                         "equivalent")
-            return Node("fixed", t, count=t.fixed_size,
+            return TypeNode("fixed", t, count=t.fixed_size,
                         element=self.node(t.element, place, where))
         if tid in (_ID["var_dim"], _ID["string"], _ID["bytes"]):
             what = "a var dim" if tid == _ID["var_dim"] else f"a {t.id}"
@@ -212,9 +212,9 @@ class Layout:
                     "target, or a fixed-size field (N * uint8, N * T)")
             if tid != _ID["var_dim"]:
                 self.uses.add("string")
-                return Node(t.id, t)
+                return TypeNode(t.id, t)
             el = self.node(t.element, place, where)
-            node = Node("var", t, element=el)
+            node = TypeNode("var", t, element=el)
             view = self.view_name(el)
             if view not in self.views:
                 self.views[view] = node
@@ -222,8 +222,8 @@ class Layout:
             return node
         raise NotSupportedError(f"c_api: {where} is '{t}': {t.id} types have no C API")
 
-    def _struct(self, t: Type, place: str, where: str, own_name: bool = False) -> Node:
-        """The struct Node of ``t``: a named type's (the first name given to
+    def _struct(self, t: Type, place: str, where: str, own_name: bool = False) -> TypeNode:
+        """The struct TypeNode of ``t``: a named type's (the first name given to
         equal types, unless ``own_name``: ``place`` is then its own name), else
         a new derived struct called ``place``."""
         name = place if own_name else self._by_type.get(t)
@@ -252,7 +252,7 @@ class Layout:
             _check_name(fname, f"field {fpath}: name")
             child = self.node(Type._borrow(ftype[0]), f"{name}_{fname}", fpath)
             fields.append((fname, int(off[0]), child))
-        node = Node("struct", t, name=name, fields=fields,
+        node = TypeNode("struct", t, name=name, fields=fields,
                     derived_from=where if derived else None)
         self.structs[name] = node
         self.decls.append(("struct", name, node))
@@ -264,11 +264,11 @@ class Layout:
         return _render(self)
 
     # ---- C spellings -----------------------------------------------------
-    def view_name(self, el: Node) -> str:
+    def view_name(self, el: TypeNode) -> str:
         """The name of the ``{data, size}`` view of a var dim of ``el``."""
         return "ck_var_" + _mangle(el)
 
-    def ctype(self, node: Node) -> str:
+    def ctype(self, node: TypeNode) -> str:
         """The C type holding ``node`` (innermost type of a fixed dim)."""
         k = node.kind
         if k == "scalar":
@@ -281,7 +281,7 @@ class Layout:
             return self.view_name(node.element)
         return "ck_str"
 
-    def declare(self, node: Node, declarator: str) -> str:
+    def declare(self, node: TypeNode, declarator: str) -> str:
         """A C declaration of ``declarator`` holding ``node``
         (``double hist[8]``, ``double (*data)[3]``)."""
         if node.kind == "fixed":
@@ -318,7 +318,7 @@ def _named_items(types) -> list[tuple[str, Type]]:
     return out
 
 
-def _mangle(node: Node) -> str:
+def _mangle(node: TypeNode) -> str:
     k = node.kind
     if k == "scalar":
         return node.dtype.name
@@ -349,10 +349,10 @@ def _value_ctype(d: "dtypes.DType") -> str:
     return "bool" if d.kind == "b" else _member_ctype(d)
 
 
-def layout(types, target="c") -> Layout:
-    """The :class:`Layout` of named struct types for a target (what
+def layout(types, target="c") -> CLayout:
+    """The :class:`CLayout` of named struct types for a target (what
     :func:`c_api` renders)."""
-    return Layout(types, get_target(target))
+    return CLayout(types, get_target(target))
 
 
 # -------------------------------------------------------------------- header --
@@ -384,7 +384,7 @@ class CHeader(str):
                 f"({self.count(chr(10))} lines, {len(self.functions)} accessors)>")
 
     def _repr_html_(self) -> str:
-        return _highlight_html(str(self), self.target, repr(self))
+        return highlight_html(str(self), self.target, repr(self))
 
     def _repr_markdown_(self) -> str:
         return f"```{'cuda' if self.target == 'cuda' else 'c'}\n{self}```\n"
@@ -393,7 +393,7 @@ class CHeader(str):
         return (CHeader, (str(self), self.target, self.types, self.typedefs, self.functions))
 
 
-def _highlight_html(text: str, target_name: str, caption: str) -> str:
+def highlight_html(text: str, target_name: str, caption: str) -> str:
     """``text`` as highlighted HTML (Pygments when available, else <pre>)."""
     try:
         from pygments import highlight
@@ -419,7 +419,7 @@ def c_api(types, target: str = "c") -> CHeader:
     return layout(types, target).render()
 
 
-def _render(lay: Layout) -> CHeader:
+def _render(lay: CLayout) -> CHeader:
     tgt = lay.target
     w = _Writer()
     functions: dict[str, str] = {}
@@ -478,7 +478,7 @@ class _Writer:
         return "\n".join(self.lines) + "\n"
 
 
-def _prelude(w: _Writer, lay: Layout) -> None:
+def _prelude(w: _Writer, lay: CLayout) -> None:
     tgt = lay.target
     if tgt.name == "c":
         w.line("#include <stdbool.h>")
@@ -526,7 +526,7 @@ def _prelude(w: _Writer, lay: Layout) -> None:
 
 
 class _Asserts:
-    """Layout assertions: ``_Static_assert`` with ``offsetof`` in C;
+    """CLayout assertions: ``_Static_assert`` with ``offsetof`` in C;
     ``static_assert`` of sizes in CUDA C++ (NVRTC has no ``offsetof``); sizes
     through a negative array size in OpenCL C (portable to every OpenCL C
     compiler)."""
@@ -556,7 +556,7 @@ class _Asserts:
                        f"ckernels layout: {what} is at offset {offset}")
 
 
-def _var_view(w: _Writer, lay: Layout, name: str, node: Node) -> None:
+def _var_view(w: _Writer, lay: CLayout, name: str, node: TypeNode) -> None:
     begin, _ = layout_row("ck_var_dim_data", "begin")
     sz_off, _ = layout_row("ck_var_dim_data", "size")
     _, size = layout_row("ck_var_dim_data")
@@ -572,7 +572,7 @@ def _var_view(w: _Writer, lay: Layout, name: str, node: Node) -> None:
     w.blank()
 
 
-def _typedef(w: _Writer, lay: Layout, node: Node) -> None:
+def _typedef(w: _Writer, lay: CLayout, node: TypeNode) -> None:
     name = node.name
     what = "" if node.derived_from is None else f"the struct of {node.derived_from}, "
     w.line(f"/* ---- {name}: {what}{node.size} bytes, aligned to {node.alignment}")
@@ -591,7 +591,7 @@ def _typedef(w: _Writer, lay: Layout, node: Node) -> None:
     w.blank()
 
 
-def _accessors(w: _Writer, lay: Layout, root: Node, functions: dict) -> None:
+def _accessors(w: _Writer, lay: CLayout, root: TypeNode, functions: dict) -> None:
     tgt = lay.target
     tname = root.name
     obj_const = f"{tgt.pointer(tname, const=True)}obj"
@@ -608,7 +608,7 @@ def _accessors(w: _Writer, lay: Layout, root: Node, functions: dict) -> None:
         functions[fname] = proto
         w.line(f"{proto} {{ {body} }}")
 
-    def walk(node: Node, path: list[str], label: str, expr: str, k: int) -> None:
+    def walk(node: TypeNode, path: list[str], label: str, expr: str, k: int) -> None:
         idx = [f"int64_t i{j}" for j in range(k)]
         kind = node.kind
         w.line(f"/* {tname}.{label}: {node.type} */")
@@ -664,7 +664,7 @@ class ArgSpec:
 
     _RE = re.compile(r"\s*(const\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*(\[\s*\])?\s*\Z")
 
-    def __init__(self, name: str, text, lay: Layout, kernel: str):
+    def __init__(self, name: str, text, lay: CLayout, kernel: str):
         where = f"kernel {kernel!r}, argument {name!r}"
         self.name = _check_name(name, f"{where}: the name")
         if not isinstance(text, str):
@@ -766,7 +766,7 @@ class KernelProgram:
                 f"{', '.join(self.kernels)}>")
 
     def _repr_html_(self) -> str:
-        return _highlight_html(self.text, self.target, repr(self))
+        return highlight_html(self.text, self.target, repr(self))
 
 
 _BEGIN = re.compile(r"^(\s*)//\s*vectorize_over\b(.*)$")
@@ -795,7 +795,7 @@ def kernel_program(source: str, kernels, types=None, target: str = "c",
     if not isinstance(kernels, Mapping) or not kernels:
         raise InvalidArgumentError("kernels= must be a non-empty mapping {name: {argument: "
                                    "spec, ...}}")
-    lay = Layout(types, tgt)
+    lay = CLayout(types, tgt)
     decls: dict[str, KernelDecl] = {}
     for kname, args in kernels.items():
         _check_name(kname, "kernel name")
@@ -1023,5 +1023,6 @@ def _blank(source: str) -> str:
     return "".join(out)
 
 
-__all__ = ["c_api", "CHeader", "CTarget", "TARGETS", "get_target", "Layout", "Node", "layout",
-           "ArgSpec", "KernelDecl", "KernelProgram", "kernel_program"]
+__all__ = ["c_api", "CHeader", "CTarget", "TARGETS", "get_target", "CLayout", "TypeNode",
+           "layout", "highlight_html", "ArgSpec", "KernelDecl", "KernelProgram",
+           "kernel_program"]

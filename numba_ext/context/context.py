@@ -96,7 +96,7 @@ class Context:
     def build_kernels(self, source, kernels, types=None, filename=None):
         """Compile hand-written C (CPU), OpenCL C or CUDA C kernels that use the
         generated C API of ``types`` (see :func:`ckernels.c_api`); returns a
-        :class:`~ckernels.context.kernels.Kernels` namespace whose attributes
+        :class:`~ckernels.context.kernels.ContextKernels` namespace whose attributes
         launch them, and adds them to :attr:`kernels`.  ``kernels`` is
         ``{"name": {"arg": "float64" | "Particle[]" | "const float64[]", ...}}``.
         See docs/c-api.md."""

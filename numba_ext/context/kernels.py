@@ -40,9 +40,8 @@ import weakref
 
 import numpy as np
 
-from .. import dtypes
 from ..array import Array, asarray
-from ..capi import KernelDecl, KernelProgram, _highlight_html, kernel_program
+from ..capi import KernelDecl, KernelProgram, highlight_html, kernel_program
 from .._native import ffi as _ffi
 from .._native import lib
 from ..errors import (BackendError, CKOverflowError, CKTypeError, CompileError,
@@ -58,7 +57,7 @@ _STRUCT = lib.CK_TYPE_STRUCT
 
 # ------------------------------------------------------------ building ----
 
-def build_kernels(ctx, source, kernels, types=None, filename=None) -> "Kernels":
+def build_kernels(ctx, source, kernels, types=None, filename=None) -> "ContextKernels":
     """What :meth:`ckernels.Context.build_kernels` does (see the module docstring)."""
     if hasattr(source, "read_text"):        # a pathlib.Path
         filename = filename or str(source)
@@ -72,14 +71,14 @@ def build_kernels(ctx, source, kernels, types=None, filename=None) -> "Kernels":
     built = {name: _Built(prog, decl, backend) for name, decl in prog.kernels.items()}
     with _LOCK:
         _REGISTRY.setdefault(ctx, {}).update(built)
-    return Kernels(ctx, built, prog)
+    return ContextKernels(ctx, built, prog)
 
 
-def namespace(ctx) -> "Kernels":
+def namespace(ctx) -> "ContextKernels":
     """Every kernel built in ``ctx`` so far (``ctx.kernels``)."""
     with _LOCK:
         built = dict(_REGISTRY.get(ctx, {}))
-    return Kernels(ctx, built, None)
+    return ContextKernels(ctx, built, None)
 
 
 class _Built:
@@ -269,7 +268,7 @@ def compile_ptx(program, arch: str = "sm_80", options: str | None = None) -> str
 
 # ------------------------------------------------------------- launching ----
 
-class Kernel:
+class ContextKernel:
     """A hand-written kernel built in a context: ``kernel(arg=value, ...)``
     (or positional, in the order of ``kernels=``) runs it."""
 
@@ -341,7 +340,7 @@ class Kernel:
         return f"<ckernels kernel {self.signature} ({at}) on {self.context.describe()}{where}>"
 
     def _repr_html_(self) -> str:
-        return _highlight_html(self.source, self._built.program.target, repr(self))
+        return highlight_html(self.source, self._built.program.target, repr(self))
 
 
 def _bind(decl: KernelDecl, args, kwargs) -> list:
@@ -498,14 +497,14 @@ def _scalar(decl, spec, value):
     return out
 
 
-class Kernels:
+class ContextKernels:
     """Kernels built in one context: one attribute per kernel (a
-    :class:`Kernel`).  ``source`` is the program the compiler saw (for the
-    object ``build_kernels`` returned)."""
+    :class:`ContextKernel`).  ``source`` is the program the compiler saw (for
+    the object ``build_kernels`` returned)."""
 
     def __init__(self, ctx, built: dict, program: KernelProgram | None):
         self._context = ctx
-        self._kernels = {name: Kernel(ctx, b) for name, b in built.items()}
+        self._kernels = {name: ContextKernel(ctx, b) for name, b in built.items()}
         self._program = program
 
     @property
@@ -521,14 +520,14 @@ class Kernels:
         """The generated C API the kernels were compiled with (a ``CHeader``)."""
         return None if self._program is None else self._program.header
 
-    def __getattr__(self, name: str) -> Kernel:
+    def __getattr__(self, name: str) -> ContextKernel:
         kernels = self.__dict__.get("_kernels", {})
         if name in kernels:
             return kernels[name]
         raise AttributeError(f"no kernel {name!r} in {self._context.describe()} (kernels: "
                              f"{', '.join(kernels) or 'none built'})")
 
-    def __getitem__(self, name: str) -> Kernel:
+    def __getitem__(self, name: str) -> ContextKernel:
         return self._kernels[name]
 
     def __contains__(self, name) -> bool:
@@ -553,9 +552,10 @@ class Kernels:
         out = f"<div><b>{html.escape(repr(self))}</b><ul>{rows}</ul>"
         if self._program is not None:
             out += ("<details><summary>source</summary>"
-                    + _highlight_html(self._program.text, self._program.target, "")
+                    + highlight_html(self._program.text, self._program.target, "")
                     + "</details>")
         return out + "</div>"
 
 
-__all__ = ["build_kernels", "namespace", "Kernel", "Kernels", "compile_ptx", "cache_dir"]
+__all__ = ["build_kernels", "namespace", "ContextKernel", "ContextKernels", "compile_ptx",
+           "cache_dir"]
