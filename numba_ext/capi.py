@@ -481,6 +481,7 @@ class _Writer:
 def _prelude(w: _Writer, lay: CLayout) -> None:
     tgt = lay.target
     if tgt.name == "c":
+        w.line("#include <math.h>     /* math functions, as built in on OpenCL and CUDA */")
         w.line("#include <stdbool.h>")
         w.line("#include <stddef.h>")
         w.line("#include <stdint.h>")
@@ -560,7 +561,9 @@ def _var_view(w: _Writer, lay: CLayout, name: str, node: TypeNode) -> None:
     begin, _ = layout_row("ck_var_dim_data", "begin")
     sz_off, _ = layout_row("ck_var_dim_data", "size")
     _, size = layout_row("ck_var_dim_data")
-    w.line(f"/* {node.type}: {{data, size}} (elements in a host arena) */")
+    el = lay.declare(node.element, "").rstrip().replace(" [", "[")
+    w.line(f"/* {name}: a var dim of {el} as {{data, size}}; the elements live in a host "
+           "arena */")
     w.line(f"typedef struct {name} {{")
     w.line(f"  {lay.declare(node.element, '*data')};")
     w.line("  size_t size;")

@@ -18,7 +18,8 @@ entry points) and compiles it:
 Calls check every argument before anything runs: host arrays (``ckernels.Array``,
 NumPy arrays) on the CPU, device arrays of the context elsewhere, all
 C-contiguous with exactly the element type of the spec; scalars converted to
-the spec's type without loss.  Compile errors are
+the spec's type (integers range-checked, no float for an integer, no number
+for a bool).  Compile errors are
 :class:`ckernels.errors.CompileError` with the compiler's log in the user's
 file name and line numbers.
 """
@@ -123,18 +124,20 @@ def _with_source_lines(log: str, filename: str, source: str) -> str:
     pat = re.compile(r"^(?:error: )?" + re.escape(filename) + r"(?::(\d+)|\((\d+)\))")
     out = []
     log_lines = log.split("\n")
+    shown = None        # the line quoted last: notes on the same line need no repeat
     for i, text in enumerate(log_lines):
         out.append(text)
         m = pat.match(text)
         if m is None:
             continue
         no = int(m.group(1) or m.group(2))
-        if not 1 <= no <= len(lines):
+        if not 1 <= no <= len(lines) or no == shown:
             continue
         src = lines[no - 1]
         following = log_lines[i + 1] if i + 1 < len(log_lines) else ""
         if src.strip() and src.strip() not in following:
             out.append(f"{no:5d} | {src}")
+        shown = no
     return "\n".join(out)
 
 

@@ -7,9 +7,14 @@ accessor is exercised by one hand-written CPU kernel over records with nested
 structs, fixed dims, strings and var dims, compared with the values read from
 Python."""
 
+import contextlib
+import io
+import pathlib
 import pickle
+import re
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -310,3 +315,28 @@ def test_every_accessor_in_a_cpu_kernel():
         assert new["flag"] is (not old["flag"]) and new["z"] == 1 + 2j
         assert new["pts"][1] == {"a": old["pts"][1]["a"], "b": 5}
         assert new["name"] == old["name"] and new["words"] == old["words"]
+
+
+# ------------------------------------------------------------------ docs --
+DOC = pathlib.Path(__file__).parents[2] / "docs" / "c-api.md"
+
+
+def _doc_block(marker: str) -> str:
+    m = re.search(rf"<!-- test: {marker} -->\n```\w+\n(.*?)^```$", DOC.read_text(), re.S | re.M)
+    assert m is not None, marker
+    return m.group(1)
+
+
+def test_docs_example_header_is_current():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(_doc_block("header source"), {})
+    assert out.getvalue() == _doc_block("header output")
+
+
+def test_docs_example_runs(tmp_path):
+    script = tmp_path / "example.py"
+    script.write_text(_doc_block("runs"))
+    res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
