@@ -181,7 +181,7 @@ class CLayout:
         self.decls: list[tuple[str, str, TypeNode]] = []
         self.structs: dict[str, TypeNode] = {}
         self.views: dict[str, TypeNode] = {}
-        self.uses = set()       # "string", "complex64", "complex128"
+        self.uses = set()       # "string" and the complex types' names
         for name, t in self.named.items():
             self._struct(t, name, name, own_name=True)
 
@@ -515,10 +515,11 @@ def _prelude(w: _Writer, lay: CLayout) -> None:
         assert_.offset(w, "ck_str", "begin", begin, "ck_string.begin")
         assert_.offset(w, "ck_str", "end", end, "ck_string.end")
         w.blank()
-    for cname in ("complex64", "complex128"):
-        if cname in lay.uses:
-            d = dtypes.by_name[cname]
-            part = "float" if cname == "complex64" else "double"
+    for d in dtypes.BUILTINS:
+        if d.kind == "c" and d.name in lay.uses:
+            cname = d.name
+            part = next(f.cffi for f in dtypes.BUILTINS if f.kind == "f" and
+                        f.size * 2 == d.size)
             w.line(f"/* {cname}: real and imaginary parts */")
             w.line(f"typedef struct ck_{cname} {{ {part} re; {part} im; }} ck_{cname};")
             assert_.size(w, f"ck_{cname}", d.size, cname,
@@ -661,11 +662,15 @@ def _accessors(w: _Writer, lay: CLayout, root: TypeNode, functions: dict) -> Non
 class ArgSpec:
     """One kernel argument: ``"float64"`` (a scalar by value), ``"Particle[]"``
     or ``"float64[]"`` (an array: a pointer to its first element), ``"const
-    Particle[]"`` (an array the kernel only reads)."""
+    Particle[]"`` (an array the kernel only reads); ``"Particle[n]"`` and
+    ``"float64[3]"`` also fix the number of elements (``n`` an integer
+    argument of the same kernel)."""
 
-    __slots__ = ("name", "text", "type_name", "array", "const", "dtype", "node", "ctype")
+    __slots__ = ("name", "text", "type_name", "array", "const", "dtype", "node", "ctype",
+                 "size")
 
-    _RE = re.compile(r"\s*(const\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*(\[\s*\])?\s*\Z")
+    _RE = re.compile(r"\s*(const\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*"
+                     r"(\[\s*([A-Za-z_][A-Za-z0-9_]*|[0-9]+)?\s*\])?\s*\Z")
 
     def __init__(self, name: str, text, lay: CLayout, kernel: str):
         where = f"kernel {kernel!r}, argument {name!r}"
@@ -677,11 +682,14 @@ class ArgSpec:
         m = self._RE.match(text)
         if m is None:
             raise InvalidArgumentError(f"{where}: cannot read the spec {text!r} (write "
-                                       "'float64', 'Particle[]' or 'const float64[]')")
+                                       "'float64', 'Particle[]', 'Particle[n]' or 'const "
+                                       "float64[]')")
         self.text = text.strip()
         self.const = m.group(1) is not None
         self.type_name = m.group(2)
         self.array = m.group(3) is not None
+        size = m.group(4)
+        self.size = int(size) if size is not None and size.isdigit() else size
         if self.const and not self.array:
             raise InvalidArgumentError(f"{where}: 'const' applies to arrays ({text!r})")
         self.node = lay.structs.get(self.type_name)
@@ -805,8 +813,14 @@ def kernel_program(source: str, kernels, types=None, target: str = "c",
         if not isinstance(args, Mapping):
             raise InvalidArgumentError(f"kernel {kname!r}: the arguments must be a mapping "
                                        f"{{name: spec}}, not {type(args).__name__}")
-        decls[kname] = KernelDecl(kname, [ArgSpec(a, s, lay, kname) for a, s in args.items()],
-                                  None, None)
+        specs = [ArgSpec(a, s, lay, kname) for a, s in args.items()]
+        for a in specs:
+            if isinstance(a.size, str) and not any(b.name == a.size and b.integer
+                                                   for b in specs):
+                raise InvalidArgumentError(f"kernel {kname!r}, argument {a.name!r}: the size "
+                                           f"{a.size!r} of {a.text!r} must name an integer "
+                                           "argument of the kernel")
+        decls[kname] = KernelDecl(kname, specs, None, None)
     header = lay.render()
     lines = source.split("\n")
     bodies = _kernel_bodies(source, filename)

@@ -306,6 +306,9 @@ class ContextKernel:
                                  else _host_array(decl, spec, value))
             else:
                 converted.append(_scalar(decl, spec, value))
+        for spec, c in zip(decl.args, converted):
+            if spec.size is not None:
+                _check_size(decl, spec, c, converted)
         count = 1
         bound = decl.bound_arg()
         if bound is not None:
@@ -365,6 +368,20 @@ def _bind(decl: KernelDecl, args, kwargs) -> list:
     return [values[n] for n in names]
 
 
+def _check_size(decl, spec, c, converted) -> None:
+    """An array whose spec fixes its size (``T[n]``, ``T[3]``) has that many
+    elements."""
+    n = spec.size
+    what = str(n)
+    if isinstance(n, str):
+        n = int(converted[[a.name for a in decl.args].index(spec.size)])
+        what = f"{spec.size} = {n}"
+    count = c.size if isinstance(c, DeviceArray) else int(np.prod(c[1].shape, dtype=np.int64))
+    if count != n:
+        raise InvalidArgumentError(f"{decl.name}(): argument '{spec.name}' ({spec.text}) has "
+                                   f"{count} elements, it must have {what}")
+
+
 def _describe(spec) -> str:
     if spec.node is not None:
         return f"'{spec.type_name}' = {spec.node.type}"
@@ -399,7 +416,7 @@ def _host_array(decl, spec, value) -> tuple[int, object]:
         raise CKTypeError(f"{where}: elements of type '{t}', the kernel takes "
                           f"{_describe(spec)}")
     shape, strides = arr.shape, arr.strides
-    if strides != _contiguous(shape, t.data_size):
+    if not _contiguous(shape, strides, t.data_size):
         raise InvalidArgumentError(f"{where} is not C-contiguous (shape {shape}, strides "
                                    f"{strides}); pass a contiguous copy")
     problem = _non_default(t, arr._arrmeta + _DIM_AM * len(shape))
@@ -412,12 +429,17 @@ def _host_array(decl, spec, value) -> tuple[int, object]:
     return arr._data, arr
 
 
-def _contiguous(shape, itemsize) -> tuple:
-    out, acc = [], itemsize
-    for s in reversed(shape):
-        out.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(out))
+def _contiguous(shape, strides, itemsize) -> bool:
+    """C order (as NumPy decides: the stride of a dim of size 1 does not
+    matter, an empty array is contiguous)."""
+    if 0 in shape:
+        return True
+    acc = itemsize
+    for n, st in zip(reversed(shape), reversed(strides)):
+        if n != 1 and st != acc:
+            return False
+        acc *= n
+    return True
 
 
 def _non_default(t: Type, arrmeta: int) -> str | None:

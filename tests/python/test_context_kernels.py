@@ -53,8 +53,8 @@ CK_KERNEL void total_mass(CK_GLOBAL const Particle *p, int64_t n, CK_GLOBAL doub
   out[0] = s;
 }
 """
-KERNELS = {"push": {"p": "Particle[]", "n": "int64", "dt": "float64",
-                    "field": "const float64[]", "only_alive": "bool"},
+KERNELS = {"push": {"p": "Particle[n]", "n": "int64", "dt": "float64",
+                    "field": "const float64[2]", "only_alive": "bool"},
            "total_mass": {"p": "const Particle[]", "n": "int64", "out": "float64[]"}}
 
 
@@ -151,10 +151,10 @@ def test_same_source_on_cpu_and_opencl(cpu, ocl):
     out = ocl.to(np.zeros(1))
     ocl.kernels.total_mass(p=ocl.to(host), n=len(host), out=out)
     assert out.to_numpy()[0] == host["mass"].sum()
-    # n = 0 launches nothing
-    a = ocl.to(host)
-    ocl.kernels.push(p=a, n=0, dt=1.0, field=ocl.to(np.ones(2)), only_alive=False)
-    assert same(a.to_numpy(), host)
+    # n = 0 launches nothing (a launch over 0 work items would be an error)
+    for ctx in (cpu, ocl):
+        empty = ctx.to(host[:0])
+        ctx.kernels.push(p=empty, n=0, dt=1.0, field=ctx.to(np.ones(2)), only_alive=False)
 
 
 def _ptxas():
@@ -278,7 +278,11 @@ def test_spec_errors():
         ({"k": {"x": "float65"}}, errors.InvalidArgumentError, "unknown type 'float65'"),
         ({"k": {"x": "Particle"}}, errors.NotSupportedError, r"passed as arrays \('Particle"),
         ({"k": {"x": "const float64"}}, errors.InvalidArgumentError, "'const' applies to arrays"),
-        ({"k": {"x": "float64[3]"}}, errors.InvalidArgumentError, "cannot read the spec"),
+        ({"k": {"x": "float64[-1]"}}, errors.InvalidArgumentError, "cannot read the spec"),
+        ({"k": {"x": "float64[m]"}}, errors.InvalidArgumentError,
+         "the size 'm' of 'float64.m.' must name an integer argument"),
+        ({"k": {"x": "float64[y]", "y": "float64"}}, errors.InvalidArgumentError,
+         "must name an integer argument"),
         ({"k": {"x": "complex128"}}, errors.NotSupportedError, "pass a one-element array"),
         ({"k": {"x": 3}}, errors.InvalidArgumentError, "the spec must be a string"),
         ({"k": {"ck_x": "float64"}}, errors.InvalidArgumentError, "reserved"),
@@ -296,8 +300,12 @@ def test_argument_errors_before_launch(cpu, ocl):
     good = dict(p=host.copy(), n=4, dt=0.5, field=f2, only_alive=True)
     for change, exc, message in [
         (dict(p=np.zeros(4)), errors.CKTypeError,
-         r"argument 'p' \(Particle\[\]\): elements of type 'float64', the kernel takes "
+         r"argument 'p' \(Particle\[n\]\): elements of type 'float64', the kernel takes "
          r"'Particle' = \{pos:"),
+        (dict(p=host.copy()[:3]), errors.InvalidArgumentError,
+         r"argument 'p' \(Particle\[n\]\) has 3 elements, it must have n = 4"),
+        (dict(field=np.zeros(3)), errors.InvalidArgumentError,
+         r"'field' \(const float64\[2\]\) has 3 elements, it must have 2"),
         (dict(p=[1, 2]), errors.CKTypeError, "must be an array .* not list"),
         (dict(p=host.copy()[::2]), errors.InvalidArgumentError, "is not C-contiguous"),
         (dict(p=ocl.to(host)), errors.InvalidArgumentError, "is a device array of .* runs on the "
@@ -317,6 +325,8 @@ def test_argument_errors_before_launch(cpu, ocl):
     with pytest.raises(errors.InvalidArgumentError, match="'p' .* is read-only; declare it "
                                                           r"'const Particle\[\]'"):
         push(**{**good, "p": ro})
+    with pytest.raises(errors.InvalidArgumentError, match="has 4 elements, it must have n = 2"):
+        ocl.kernels.push(p=ocl.to(host), n=2, dt=0.5, field=ocl.to(f2), only_alive=True)
     cpu.kernels.total_mass(p=ro, n=4, out=np.zeros(1))      # const: read-only is fine
     with pytest.raises(errors.CKTypeError, match=r"push\(\) is missing 'only_alive'"):
         push(host.copy(), 4, 0.5, f2)
@@ -375,7 +385,7 @@ def test_namespace_and_display(cpu):
     assert len(cpu.kernels) >= 2
     k = cpu.kernels.push
     assert k.name == "push" and k.signature == (
-        "push(p: Particle[], n: int64, dt: float64, field: const float64[], "
+        "push(p: Particle[n], n: int64, dt: float64, field: const float64[2], "
         "only_alive: bool)")
     assert repr(k).startswith("<ckernels kernel push(") and "(kernels.c:7)" in repr(k)
     assert "one index per i < n" in repr(k)
