@@ -26,8 +26,9 @@ into nested structs and through dims:
 where ``<path>`` joins the field names with ``_``.  See docs/c-api.md.
 
 The layout is the library's, read once per type through ``ck_struct_field``
-and ``ck_type_data_size``/``alignment`` (:func:`layout`); the text is a
-rendering of that layout for a :class:`CTarget`.  :func:`kernel_program`
+and ``ck_type_data_size``/``alignment`` into a :class:`CLayout`
+(:func:`layout`); the text is that layout rendered for a :class:`CTarget`
+(:meth:`CLayout.render`).  :func:`kernel_program`
 prepares a hand-written kernel source for a target (the generated API, the
 kernels' prototypes, the loop annotation, entry points); building and
 launching it is :mod:`ckernels.context.kernels`' business.
@@ -202,7 +203,7 @@ class CLayout:
                 raise NotSupportedError(f"c_api: {where} is '{t}': a dim of size 0 has no C "
                                         "equivalent")
             return TypeNode("fixed", t, count=t.fixed_size,
-                        element=self.node(t.element, place, where))
+                            element=self.node(t.element, place, where))
         if tid in (_ID["var_dim"], _ID["string"], _ID["bytes"]):
             what = "a var dim" if tid == _ID["var_dim"] else f"a {t.id}"
             if self.target.device:
@@ -253,7 +254,7 @@ class CLayout:
             child = self.node(Type._borrow(ftype[0]), f"{name}_{fname}", fpath)
             fields.append((fname, int(off[0]), child))
         node = TypeNode("struct", t, name=name, fields=fields,
-                    derived_from=where if derived else None)
+                        derived_from=where if derived else None)
         self.structs[name] = node
         self.decls.append(("struct", name, node))
         return node
