@@ -44,7 +44,7 @@ class Context:
     ``Context("opencl", platform=0, device=0)``; over OpenCL objects made
     elsewhere: :meth:`from_opencl`, :meth:`from_pyopencl`."""
 
-    __slots__ = ("_ctx", "_finalizer", "_brief", "_pyopencl", "__weakref__")
+    __slots__ = ("_ctx", "_kind", "_finalizer", "_brief", "_pyopencl", "__weakref__")
 
     def __init__(self, kind: str = "cpu", platform: int | None = None,
                  device: int | None = None):
@@ -61,6 +61,7 @@ class Context:
 
     def _own(self, ptr) -> None:
         self._ctx = ptr
+        self._kind = ffi.string(lib.ck_context_kind(ptr)).decode()
         self._brief = None
         self._pyopencl = None
         self._finalizer = weakref.finalize(self, lib.ck_context_decref, ptr)
@@ -160,7 +161,7 @@ class Context:
 
     @property
     def kind(self) -> str:
-        return ffi.string(lib.ck_context_kind(self._ctx)).decode()
+        return self._kind
 
     @property
     def is_device(self) -> bool:

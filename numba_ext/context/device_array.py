@@ -348,6 +348,17 @@ class DeviceArray:
         else:
             _kernels().assign(self, DeviceArray.from_host(self.context, arr))
 
+    def to(self, ctx):
+        """This array in ``ctx`` (see :meth:`ckernels.Context.to`): ``self`` in its
+        own context, a host ``ckernels.Array`` for a ``"cpu"`` context, a copy
+        through the host for another device context (two contexts share no
+        memory)."""
+        to = getattr(ctx, "to", None)
+        if to is None or not hasattr(ctx, "is_device"):
+            raise InvalidArgumentError(f"DeviceArray.to: expected a ckernels.Context, not "
+                                       f"{type(ctx).__name__}")
+        return to(self)
+
     def item(self, *args):
         """The element as a Python scalar (reads one element)."""
         if args:

@@ -1007,7 +1007,8 @@ def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
         lines.append(f"  *({d.pointer(u8)})(ck_out + o_out) = r ? 1 : 0;")
     else:
         oct_ = out.c_type(d.name)
-        lines.append(f"  *({d.pointer(oct_)})(ck_out + o_out) = ({oct_})r;")
+        r = "r" if oct_ == rct else f"({oct_})r"
+        lines.append(f"  *({d.pointer(oct_)})(ck_out + o_out) = {r};")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -60,15 +60,25 @@ TARGETS = {"opencl": "ckernels.jit.opencl"}
 _MAXD = int(lib.CK_TYPE_MAX_DEPTH)
 _KERNEL_NAME = KERNEL_NAME.encode()
 _PLAN_LIMIT = 512      # layouts remembered per (signature, context) / per context
+#: work-group size of every launch (``ck_context_launch_local``): fixed, so
+#: that implementations compiling one work-group function per size (PoCL)
+#: compile a kernel once, not once per array size
+LOCAL_SIZE = 64
 
 
 def target(kind: str) -> "DeviceTarget":
     """The device target for contexts of ``kind`` (NotSupportedError if none)."""
-    mod = TARGETS.get(kind)
-    if mod is None:
-        raise NotSupportedError(f"ckernels.jit: no device target for '{kind}' contexts "
-                                f"(targets: {', '.join(TARGETS)})")
-    return importlib.import_module(mod).TARGET
+    tgt = _TARGET_OBJECTS.get(kind)
+    if tgt is None:
+        mod = TARGETS.get(kind)
+        if mod is None:
+            raise NotSupportedError(f"ckernels.jit: no device target for '{kind}' contexts "
+                                    f"(targets: {', '.join(TARGETS)})")
+        tgt = _TARGET_OBJECTS[kind] = importlib.import_module(mod).TARGET
+    return tgt
+
+
+_TARGET_OBJECTS: dict = {}
 
 
 class DeviceTarget:
@@ -277,8 +287,8 @@ class Plan:
             return
         st = self.state
         with st.lock:
-            check(lib.ck_context_launch(self.cctx, self.program._prog, _KERNEL_NAME,
-                                        self.nargs, args, self.n))
+            check(lib.ck_context_launch_local(self.cctx, self.program._prog, _KERNEL_NAME,
+                                              self.nargs, args, self.n, LOCAL_SIZE))
             code = st.read_flag()
             if code:
                 st.reset_flag()
@@ -430,7 +440,7 @@ def call(kernel, args, out=None):
     # the signature and the operand layout depend on the types only
     sel_key = (len(kernel._compiled),) + tuple(
         a._element.name if isinstance(a, DeviceArray) else type(a) if
-        type(a) in (bool, int, float) else a.dtype.name for a in args)
+        type(a) in (bool, int, float) else (a.dtype.name,) for a in args)
     cache = _SELECT.get(kernel)
     if cache is None:
         cache = _SELECT.setdefault(kernel, {})
@@ -509,12 +519,8 @@ def _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname) -> Plan:
     if out is None:
         oshape = broadcast_shape(shapes)
         ostrides = _contig(oshape, ret.size)
-    else:
+    else:   # the sources broadcast to out= (ck_broadcast_strides says when not)
         oshape, ostrides = out._shape, out._strides
-        bshape = broadcast_shape(shapes + [oshape])
-        if bshape != oshape:
-            raise InvalidArgumentError(f"{fname}: out= has shape {oshape}, the operands "
-                                       f"broadcast to {broadcast_shape(shapes)}")
     return Plan(ctx, built, prog.errors, fname, tgt.dialect.title, oshape, ret.numpy,
                 ostrides, inputs, shapes, strides)
 

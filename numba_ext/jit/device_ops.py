@@ -498,14 +498,11 @@ def elementwise(op: str, args, out: DeviceArray | None = None):
         built = ctx.build_program(prog.source)
         shapes = [a._shape if isinstance(a, DeviceArray) else () for a in args]
         strides = [a._strides if isinstance(a, DeviceArray) else () for a in args]
-        bshape = _dev.broadcast_shape(shapes)
         if out is None:
-            oshape, ostrides = bshape, _contig(bshape, dtypes.by_name[ret].size)
-        else:
+            oshape = _dev.broadcast_shape(shapes)
+            ostrides = _contig(oshape, dtypes.by_name[ret].size)
+        else:   # the sources broadcast to out= (ck_broadcast_strides says when not)
             oshape, ostrides = out._shape, out._strides
-            if _dev.broadcast_shape([bshape, oshape]) != oshape:
-                raise InvalidArgumentError(f"{where}: out= has shape {oshape}, the operands "
-                                           f"broadcast to {bshape}")
         plan = _dev.Plan(ctx, built, prog.errors, where, tgt.dialect.title, oshape,
                          dtypes.by_name[out_name].numpy, ostrides, inputs, shapes, strides)
         with st.lock:
@@ -625,9 +622,6 @@ def _convert(dst: DeviceArray, src, errmode: str, where: str) -> None:
         prog = _cast_program(tgt, sdt, dst._element, errmode, by_value)
         built = ctx.build_program(prog.source)
         shape, strides = ((), ()) if by_value else (src._shape, src._strides)
-        if _dev.broadcast_shape([shape, dst._shape]) != dst._shape:
-            raise InvalidArgumentError(f"{where}: could not broadcast input array from "
-                                       f"shape {shape} into shape {dst._shape}")
         plan = _dev.Plan(ctx, built, prog.errors, where, tgt.dialect.title, dst._shape,
                          dst.dtype, dst._strides, [(sdt, by_value)], [shape], [strides])
         with st.lock:
@@ -899,7 +893,7 @@ def _reduce_passes(tgt, ctx, name, a, keep, axes, acc, result, nout, m):
             built.launch(KERNEL_NAME, nout * nchunks, (dst._buffer, 0), u64(dst._offset),
                          (buf, 0), u64(off), (meta, 0), i32(len(kshape)), i32(len(rshape)),
                          u64(nout), u64(m), u64(chunk), u64(nchunks), u64(count),
-                         i32(1 if final else 0), (st.flag, 0))
+                         i32(1 if final else 0), (st.flag, 0), local_size=_dev.LOCAL_SIZE)
         if final:
             return
         # the next pass folds each output element's partial results
@@ -979,7 +973,7 @@ def _gather(view: DeviceArray, lists, index: DeviceArray | None) -> DeviceArray:
         built.launch(KERNEL_NAME, out.size, (out._buffer, 0), np.uint64(out._offset),
                      (view._buffer, 0), np.uint64(view._offset), (mbuf, 0), (ibuf, 0),
                      np.uint64(ioff), np.int32(view.ndim), np.uint64(out.size),
-                     (st.flag, 0))
+                     (st.flag, 0), local_size=_dev.LOCAL_SIZE)
         code = st.read_flag()
         if code:
             st.reset_flag()

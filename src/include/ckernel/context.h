@@ -158,6 +158,21 @@ CK_API ck_status ck_context_launch(ck_context *ctx, ck_program *program,
                                    const ck_kernel_arg *args,
                                    size_t global_size);
 
+/* ck_context_launch with a work-group size of `local_size` work-items (0:
+ * the implementation's choice, as ck_context_launch).  OpenCL: at most the
+ * device's CL_DEVICE_MAX_WORK_GROUP_SIZE (smaller is used if larger is
+ * asked), and the global size is rounded up to whole work-groups, so up to
+ * local_size-1 extra work-items run: the kernel must take the count and
+ * guard its index (the device-kernel convention and the generated kernels
+ * do).  A fixed work-group size matters on implementations that compile
+ * one work-group function per size, e.g. PoCL, where NULL makes every new
+ * global size compile the kernel again.  CUDA launches whole blocks in
+ * any case. */
+CK_API ck_status ck_context_launch_local(ck_context *ctx, ck_program *program,
+                                         const char *kernel_name, size_t nargs,
+                                         const ck_kernel_arg *args,
+                                         size_t global_size, size_t local_size);
+
 /*
  * Device ckernels: an ordinary host-side leaf ckernel whose entry point
  * launches a device kernel.  Its data holds a context reference, a program

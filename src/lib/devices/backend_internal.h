@@ -46,6 +46,12 @@ typedef struct ck__backend_vtable {
   ck_status (*launch)(ck_context *ctx, void *kernel, const char *name,
                       size_t nargs, const ck_kernel_arg *args,
                       size_t global_size);
+  /* Optional: launch with a work-group size (0: the implementation's
+   * choice), the global size rounded up to whole groups (NULL: `launch`,
+   * which may run extra guarded items anyway, as CUDA's whole blocks do). */
+  ck_status (*launch_local)(ck_context *ctx, void *kernel, const char *name,
+                            size_t nargs, const ck_kernel_arg *args,
+                            size_t global_size, size_t local_size);
   ck_status (*finish)(ck_context *ctx);
   void (*release)(ck_context *ctx);
   ck_status (*describe)(ck_context *ctx, char *buf, size_t bufsize,

@@ -11,9 +11,14 @@
  * Commands.  One in-order queue per context; every operation is blocking
  * (blocking reads/writes, clFinish after copies, fills and launches).
  *
- * Launch geometry.  Global size = the element count, local size NULL: legal
- * for any global size on OpenCL 1.2 (a local size must divide the global
- * size there), the implementation picks the work-group size.
+ * Launch geometry.  ck_context_launch: global size = the element count,
+ * local size NULL: legal for any global size on OpenCL 1.2 (a local size
+ * must divide the global size there), the implementation picks the
+ * work-group size -- which on PoCL depends on the global size, and every new
+ * work-group size compiles the kernel again (0.2-0.5 s).
+ * ck_context_launch_local: a fixed work-group size (at most the device's
+ * maximum) and the global size rounded up to whole groups, so one compiled
+ * work-group function serves every size; the kernel guards its index.
  */
 #include "devices/backend_internal.h"
 #include "devices/opencl_loader_internal.h"
@@ -170,6 +175,7 @@ typedef struct ocl_state {
   bool is_cpu;
   bool wrapped; /* ck_context_new_opencl_wrap: context and queue are foreign */
   size_t base_align; /* bytes: sub-buffer origin alignment */
+  size_t max_work_group; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
   ck_cl_uint compute_units;
   char device_name[128];
   char device_version[128];
@@ -206,6 +212,12 @@ static ck_status ck__ocl_state_new(const ck_cl_api *cl, ck_cl_device_id dev,
                             sizeof align_bits, &align_bits, NULL);
   (void)cl->clGetDeviceInfo(dev, CK_CL_DEVICE_MAX_COMPUTE_UNITS,
                             sizeof s->compute_units, &s->compute_units, NULL);
+  if (cl->clGetDeviceInfo(dev, CK_CL_DEVICE_MAX_WORK_GROUP_SIZE,
+                          sizeof s->max_work_group, &s->max_work_group,
+                          NULL) != CK_CL_SUCCESS ||
+      s->max_work_group == 0) {
+    s->max_work_group = 1;
+  }
   if (cl->clGetDeviceInfo(dev, CK_CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64,
                           &fp64, NULL) != CK_CL_SUCCESS) {
     fp64 = 0;
@@ -690,9 +702,10 @@ static void ck__ocl_kernel_release(ck_context *ctx, void *kernel) {
 
 enum { OCL_MAX_SUBBUFFERS = 64 };
 
-static ck_status ck__ocl_launch(ck_context *ctx, void *kernel, const char *name,
-                            size_t nargs, const ck_kernel_arg *args,
-                            size_t global) {
+static ck_status ck__ocl_launch_local(ck_context *ctx, void *kernel,
+                                     const char *name, size_t nargs,
+                                     const ck_kernel_arg *args, size_t global,
+                                     size_t local) {
   ocl_state *s = ST(ctx);
   ck_cl_mem subs[OCL_MAX_SUBBUFFERS];
   size_t nsubs = 0;
@@ -738,8 +751,13 @@ static ck_status ck__ocl_launch(ck_context *ctx, void *kernel, const char *name,
   }
   if (st == CK_OK && global != 0) {
     size_t gsize = global;
+    size_t lsize = local < s->max_work_group ? local : s->max_work_group;
+    if (lsize != 0) { /* whole work-groups: the kernel guards its index */
+      gsize = (global + lsize - 1) / lsize * lsize;
+    }
     err = s->cl->clEnqueueNDRangeKernel(s->queue, (ck_cl_kernel)kernel, 1, NULL,
-                                        &gsize, NULL, 0, NULL, NULL);
+                                        &gsize, lsize != 0 ? &lsize : NULL, 0,
+                                        NULL, NULL);
     if (err != CK_CL_SUCCESS) {
       st = ck__error(CK_ERR_BACKEND, __func__,
                      "clEnqueueNDRangeKernel failed for '%s': %s (%d)", name,
@@ -752,6 +770,12 @@ static ck_status ck__ocl_launch(ck_context *ctx, void *kernel, const char *name,
     s->cl->clReleaseMemObject(subs[i]);
   }
   return st;
+}
+
+static ck_status ck__ocl_launch(ck_context *ctx, void *kernel, const char *name,
+                                size_t nargs, const ck_kernel_arg *args,
+                                size_t global) {
+  return ck__ocl_launch_local(ctx, kernel, name, nargs, args, global, 0);
 }
 
 const ck__backend_vtable ck__opencl_backend = {
@@ -767,6 +791,7 @@ const ck__backend_vtable ck__opencl_backend = {
     .kernel_create = ck__ocl_kernel_create,
     .kernel_release = ck__ocl_kernel_release,
     .launch = ck__ocl_launch,
+    .launch_local = ck__ocl_launch_local,
     .finish = ck__ocl_finish,
     .release = ck__ocl_release,
     .describe = ck__ocl_describe,

@@ -388,6 +388,14 @@ static ck_status ck__check_launch(ck_context *ctx, ck_program *program,
 ck_status ck_context_launch(ck_context *ctx, ck_program *program,
                             const char *kernel_name, size_t nargs,
                             const ck_kernel_arg *args, size_t global_size) {
+  return ck_context_launch_local(ctx, program, kernel_name, nargs, args,
+                                 global_size, 0);
+}
+
+ck_status ck_context_launch_local(ck_context *ctx, ck_program *program,
+                                  const char *kernel_name, size_t nargs,
+                                  const ck_kernel_arg *args, size_t global_size,
+                                  size_t local_size) {
   ck_status st = ck__check_launch(ctx, program, kernel_name, nargs, args);
   if (st != CK_OK) {
     return st;
@@ -415,7 +423,12 @@ ck_status ck_context_launch(ck_context *ctx, ck_program *program,
     k->next = program->kernels;
     program->kernels = k;
   }
-  st = ctx->vt->launch(ctx, k->kernel, kernel_name, nargs, args, global_size);
+  if (local_size != 0 && ctx->vt->launch_local != NULL) {
+    st = ctx->vt->launch_local(ctx, k->kernel, kernel_name, nargs, args,
+                               global_size, local_size);
+  } else {
+    st = ctx->vt->launch(ctx, k->kernel, kernel_name, nargs, args, global_size);
+  }
 done:
   pthread_mutex_unlock(&ctx->lock);
   return st;

@@ -322,10 +322,53 @@ static void test_repeated_launches(void) {
   ck_context_decref(ctx);
 }
 
+/* Launches with a work-group size: the global size is rounded up to whole
+ * groups (the kernel guards its index), a size above the device's maximum
+ * is clamped, 0 is the implementation's choice. */
+static void test_launch_local(void) {
+  ck_context *ctx = NULL;
+  REQUIRE_OK(ck_context_new("opencl", &ctx));
+  ck_program *p = NULL;
+  REQUIRE_OK(ck_context_build_program(ctx, SRC, NULL, &p));
+  ck_buffer *b = NULL;
+  REQUIRE_OK(ck_buffer_new(ctx, 64 * sizeof(float), &b));
+  float v[64];
+  for (int i = 0; i < 64; i++) {
+    v[i] = 1.0f;
+  }
+  size_t locals[4] = {4, 64, (size_t)1 << 40, 0};
+  for (int t = 0; t < 4; t++) {
+    CHECK_OK(ck_buffer_write(b, 0, v, sizeof v));
+    uint64_t off = 0, n = 37;
+    float a = 3.0f;
+    ck_kernel_arg args[4];
+    memset(args, 0, sizeof args);
+    args[0].kind = CK_KERNEL_ARG_BUFFER;
+    args[0].buffer = b;
+    args[1].kind = CK_KERNEL_ARG_SCALAR;
+    args[1].value = &off;
+    args[1].size = sizeof off;
+    args[2].kind = CK_KERNEL_ARG_SCALAR;
+    args[2].value = &a;
+    args[2].size = sizeof a;
+    args[3].kind = CK_KERNEL_ARG_SCALAR;
+    args[3].value = &n;
+    args[3].size = sizeof n;
+    CHECK_OK(ck_context_launch_local(ctx, p, "scale", 4, args, 37, locals[t]));
+    float got[64];
+    CHECK_OK(ck_buffer_read(b, 0, got, sizeof got));
+    CHECK(got[0] == 3.0f && got[36] == 3.0f && got[37] == 1.0f && got[63] == 1.0f);
+  }
+  ck_buffer_decref(b);
+  ck_program_decref(p);
+  ck_context_decref(ctx);
+}
+
 #define main ck_test_main_
 CK_TEST_MAIN(CK_TEST(test_wrap_context_and_buffer), CK_TEST(test_wrap_without_queue),
              CK_TEST(test_handed_out_cl_mem_outlives_buffer), CK_TEST(test_wrap_errors),
-             CK_TEST(test_two_contexts_one_cl_context), CK_TEST(test_repeated_launches))
+             CK_TEST(test_two_contexts_one_cl_context), CK_TEST(test_repeated_launches),
+             CK_TEST(test_launch_local))
 #undef main
 
 int main(int argc, char **argv) {
