@@ -26,10 +26,10 @@ Also here, as kernels of their own: assignment and conversion (``astype``,
 ``a[...] = b``, ``fill``) with the library's error modes, reductions
 (``sum prod min max any all mean``: a tree of partial results, each work
 item folding one chunk, until one value per output element is left), the
-gather behind integer-array indexing and :meth:`DeviceArray.preview`,
-NumPy's ``__array_ufunc__`` and DLPack.  :func:`install` plugs this module
-into :class:`~ckernels.context.DeviceArray` (``ckernels.jit`` does it on
-import).
+gather behind integer-array indexing and ``str(d)`` (only the elements shown
+leave the device), the operand rule of NumPy ufuncs (no host operands) and
+DLPack.  :func:`install` plugs this module into
+:class:`~ckernels.context.DeviceArray` (``ckernels.jit`` does it on import).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ import numpy as np
 
 from .. import dtypes
 from .._native import check, ffi, lib
+from ..array import empty as _host_empty
 from ..context import device_array as _da
 from ..context.device_array import DeviceArray
 from ..errors import (CKIndexError, CKOverflowError, CKTypeError, CKValueError,
@@ -488,13 +489,21 @@ def elementwise(op: str, args, out: DeviceArray | None = None):
         out_name = ret
     inputs = tuple((a._element if isinstance(a, DeviceArray) else dtypes.by_name[n],
                     not isinstance(a, DeviceArray)) for a, n in zip(args, names))
+    return _launch(ctx, where, ("op", op, inputs, out_name),
+                   lambda: _op_program(tgt, op, kargs, ret, inputs, out_name),
+                   kargs + (ret, out_name), args, names, inputs, out, ret, out_name)
+
+
+def _launch(ctx, where, key, program, type_names, args, names, inputs, out, ret, out_name):
+    """Run an elementwise program (``program()`` makes it) over ``args``
+    through the plan cached per context, ``key`` and operand layout."""
     st = _dev.state(ctx)
-    pkey = ("op", op, inputs, out_name, out._key if out is not None else None,
-            tuple(a._key if isinstance(a, DeviceArray) else None for a in args))
+    pkey = key + (out._key if out is not None else None,
+                  tuple(a._key if isinstance(a, DeviceArray) else None for a in args))
     plan = st.plans.get(pkey)
     if plan is None:
-        _fp64(ctx, where, kargs + (ret, out_name) + tuple(d.name for d, _ in inputs))
-        prog = _op_program(tgt, op, kargs, ret, inputs, out_name)
+        _fp64(ctx, where, tuple(type_names) + tuple(d.name for d, _ in inputs))
+        prog = program()
         built = ctx.build_program(prog.source)
         shapes = [a._shape if isinstance(a, DeviceArray) else () for a in args]
         strides = [a._strides if isinstance(a, DeviceArray) else () for a in args]
@@ -503,7 +512,7 @@ def elementwise(op: str, args, out: DeviceArray | None = None):
             ostrides = _contig(oshape, dtypes.by_name[ret].size)
         else:   # the sources broadcast to out= (ck_broadcast_strides says when not)
             oshape, ostrides = out._shape, out._strides
-        plan = _dev.Plan(ctx, built, prog.errors, where, tgt.dialect.title, oshape,
+        plan = _dev.Plan(ctx, built, prog.errors, where, prog.dialect.title, oshape,
                          dtypes.by_name[out_name].numpy, ostrides, inputs, shapes, strides)
         with st.lock:
             if len(st.plans) >= 4 * _dev._PLAN_LIMIT:
@@ -512,6 +521,41 @@ def elementwise(op: str, args, out: DeviceArray | None = None):
     operands = [a if isinstance(a, DeviceArray) else _scalar_value(a, n)
                 for a, n in zip(args, names)]
     return _dev.run(plan, out, operands)
+
+
+def where(cond, x, y) -> DeviceArray:
+    """``numpy.where(cond, x, y)`` on the device: ``x`` where ``cond`` is
+    nonzero, else ``y``, broadcast; the result type is NumPy's promotion of
+    ``x`` and ``y`` (NEP 50 for Python scalars)."""
+    fname = "numpy.where"
+    ctx = _dev.context_of(fname, [cond, x, y], "argument")
+    tgt = _dev.target(ctx.kind)
+    ret = dtypes.promote(*_operand_types((x, y), fname))
+    cname = cond._element.name if isinstance(cond, DeviceArray) else "bool"
+    names = (cname, x._element.name if isinstance(x, DeviceArray) else ret,
+             y._element.name if isinstance(y, DeviceArray) else ret)
+    _check_device_types(tgt, fname, (ret,) + names)
+    inputs = tuple((a._element if isinstance(a, DeviceArray) else dtypes.by_name[n],
+                    not isinstance(a, DeviceArray)) for a, n in zip((cond, x, y), names))
+
+    def program():
+        d = tgt.dialect
+        prog = EmittedKernel(d, "python")
+        rt = dtypes.by_name[ret]
+        if "float64" in (ret,) + names:
+            prog.fp64_user = fname
+        ct = rt.c_type(d.name)
+        prog.order.append(f"{d.function_prefix} {ct} ck_where(bool c, {ct} a, {ct} b, "
+                          f"{d.int32} *ck_err)\n{{\n  return c ? a : b;\n}}\n")
+        prog.kernel_text = kernel_wrapper(d, "ck_where", [("bool", True), (ct, rt.kind == "b"),
+                                                          (ct, rt.kind == "b")],
+                                          (ct, rt.kind == "b"), list(inputs), rt)
+        prog.source = d.header(prog) + prog.text() + "\n" + prog.kernel_text
+        return prog
+    return _launch(ctx, fname, ("where", inputs, ret),
+                   lambda: _program(tgt, ("where", tuple((d.name, v) for d, v in inputs), ret),
+                                    program),
+                   (ret,), (cond, x, y), names, inputs, None, ret, ret)
 
 
 def _contig(shape, itemsize):
@@ -523,7 +567,7 @@ def _contig(shape, itemsize):
 
 
 # ====================================================== assignment, astype ==
-_ERRMODES = ("nocheck", "overflow", "fractional", "default")
+_ERRMODES = ("nocheck", "overflow", "fractional", "default")   # "default" = fractional
 
 
 def _cast_function(prog, src, dst, errmode) -> str:
@@ -631,32 +675,28 @@ def _convert(dst: DeviceArray, src, errmode: str, where: str) -> None:
     _dev.run(plan, dst, [src])
 
 
-def assign(dst: DeviceArray, src) -> None:
-    """``dst[...] = src`` with NumPy's assignment rules: ``src`` is a device
-    array of the same context (converted as NumPy's unsafe casting does,
-    broadcast), a scalar (converted by NumPy's rules: an out-of-range Python
-    int raises ``OverflowError``), or host data (a NumPy array or nested
-    lists: copied to the device first -- an explicit transfer, since the
-    caller handed host data to a device array)."""
+def assign(dst: DeviceArray, src, errmode: str = "default") -> None:
+    """``dst[...] = src``, broadcast, converted under ``errmode`` (the
+    library's error modes, as host arrays: ``"default"`` refuses overflow and
+    a lost fractional part, ``"nocheck"`` is NumPy's unchecked cast).  ``src``
+    is a device array of the same context, a scalar (converted on the host by
+    the library's assignment kernels, exactly as for host arrays), or host
+    data -- a NumPy array or nested lists, copied to the device first: an
+    explicit transfer, since the caller handed host data to a device array."""
     where = "DeviceArray assignment"
+    mode = _errmode(errmode)
     if isinstance(src, DeviceArray):
         if src.context != dst.context:
             raise InvalidArgumentError(f"{where}: the value lives on {src.context.brief}, "
                                        f"the array on {dst.context.brief}; copy it first")
         if dst.size:
-            _convert(dst, src, "nocheck", where)
-        return
-    if dst.size == 0:
+            _convert(dst, src, mode, where)
         return
     if isinstance(src, (bool, int, float, np.generic)) or (
             isinstance(src, numbers.Number) and not isinstance(src, complex)):
-        try:
-            value = np.asarray(src).astype(dst.dtype) if isinstance(src, np.generic) else \
-                np.array(src, dtype=dst.dtype)
-        except OverflowError as exc:
-            raise CKOverflowError(f"{where}: {exc}") from None
-        except (ValueError, TypeError) as exc:
-            raise CKValueError(f"{where}: {exc}") from None
+        value = _host_scalar(src, dst.dtype, errmode)
+        if not dst.size:
+            return
         if dst.is_contiguous:
             dst._buffer.fill(dst._offset, value.tobytes(), dst.nbytes)
         else:
@@ -666,22 +706,34 @@ def assign(dst: DeviceArray, src) -> None:
     if host.dtype.kind not in "biuf":
         raise CKTypeError(f"{where}: values of dtype {host.dtype} cannot be stored in a "
                           f"{dst.dtype} device array")
-    _convert(dst, DeviceArray.from_host(dst.context, host, dtype=dst.dtype), "nocheck",
-             where)
+    if dst.size:
+        _convert(dst, DeviceArray.from_host(dst.context, host), mode, where)
 
 
-def astype(a: DeviceArray, dtype, errmode: str = "nocheck") -> DeviceArray:
-    """A converted copy on the device (see :meth:`DeviceArray.astype`)."""
-    if errmode not in _ERRMODES:
-        if errmode == "inexact":
-            raise NotSupportedError("astype: errmode 'inexact' is not supported on devices "
-                                    "(use 'fractional', or convert on the host)")
-        raise InvalidArgumentError(f"astype: unknown errmode {errmode!r} "
-                                   f"({', '.join(_ERRMODES)})")
+def _errmode(errmode: str) -> str:
+    if errmode == "default":
+        return "fractional"
+    if errmode in _ERRMODES:
+        return errmode
+    if errmode == "inexact":
+        raise NotSupportedError("errmode 'inexact' is not supported on devices (use "
+                                "'fractional', or convert on the host)")
+    raise InvalidArgumentError(f"unknown errmode {errmode!r} ({', '.join(_ERRMODES)})")
+
+
+def _host_scalar(value, dtype, errmode) -> np.ndarray:
+    """``value`` converted to ``dtype`` by the library's host assignment (the
+    same checks, messages and NEP 50 handling as host arrays)."""
+    h = _host_empty((), dtype)
+    h._assign(value, errmode)
+    return np.asarray(h._scalar(), dtype)
+
+
+def astype(a: DeviceArray, dtype, errmode: str = "default") -> DeviceArray:
+    """A converted copy on the device."""
     out = DeviceArray.empty(a.context, a._shape, dtype)
     if a.size:
-        _convert(out, a, "fractional" if errmode == "default" else errmode,
-                 f"astype({out.dtype})")
+        _convert(out, a, _errmode(errmode), f"astype({out.dtype})")
     return out
 
 
@@ -985,17 +1037,18 @@ def _gather(view: DeviceArray, lists, index: DeviceArray | None) -> DeviceArray:
 
 def take(view: DeviceArray, idx, axis: int, axis_len: int) -> DeviceArray:
     """``view`` with axis ``axis`` indexed by the integer (or boolean mask)
-    index ``idx``: a host list/NumPy array (copied to the device, a small
-    explicit transfer) or an integer device array (read on the device)."""
+    index ``idx``: a host list/NumPy array (its indices copied to the device)
+    or an integer device array (read on the device); a boolean device mask is
+    read to the host to find its positions."""
     if isinstance(idx, DeviceArray):
         if idx.context != view.context:
             raise InvalidArgumentError(f"DeviceArray indexing: the index array lives on "
                                        f"{idx.context.brief}, the array on "
                                        f"{view.context.brief}")
         if idx._element.kind == "b":
-            raise NotSupportedError("DeviceArray indexing: boolean masks living on the "
-                                    "device are not supported (use a host NumPy mask, or "
-                                    "integer indices)")
+            # the positions of a mask are found on the host: the mask is read
+            # (one byte per element), the indexed values stay on the device
+            return take(view, idx.to_numpy(), axis, axis_len)
         if idx._element.kind not in "iu":
             raise CKIndexError("arrays used as indices must be of integer (or boolean) type")
         ishape = idx._shape
@@ -1030,81 +1083,43 @@ def take(view: DeviceArray, idx, axis: int, axis_len: int) -> DeviceArray:
     return res.reshape(view._shape[:axis] + tuple(ishape) + view._shape[axis + 1:])
 
 
-def preview(a: DeviceArray, edgeitems: int = 3) -> str:
-    """NumPy's summarised print of ``a``, moving only the shown elements."""
-    edgeitems = max(1, int(edgeitems))
+def gather(a: DeviceArray, indices) -> DeviceArray:
+    """The elements of ``a`` at the outer product of per-axis index lists
+    (int64 arrays, one per leading axis; what ``str(d)`` fetches), gathered
+    on the device into a new C-contiguous array."""
     lists, table = [], []
-    for n in a._shape:
-        if n > 2 * edgeitems:
-            # the first and last edgeitems, and one stand-in for the middle
-            # that NumPy's summarising print replaces with '...'
-            sel = list(range(edgeitems)) + [edgeitems] + list(range(n - edgeitems, n))
-            lists.append((len(table), len(sel)))
-            table += sel
-        else:
+    for k, idx in enumerate(indices):
+        idx = np.asarray(idx, np.int64).reshape(-1)
+        n = a._shape[k]
+        if idx.size == n and np.array_equal(idx, np.arange(n)):
             lists.append(None)
-    if a.size == 0 or not table:
-        host = a.to_numpy() if a.size <= (2 * edgeitems) ** max(a.ndim, 1) else None
-        if host is not None:
-            return np.array2string(host, threshold=0, edgeitems=edgeitems, separator=", ")
+        else:
+            lists.append((len(table), idx.size))
+            table.extend(idx.tolist())
+    lists += [None] * (a.ndim - len(lists))
     index = DeviceArray.from_host(a.context, np.array(table, np.int64)) if table else None
-    small = _gather(a, lists, index).to_numpy()
-    return np.array2string(small, threshold=0, edgeitems=edgeitems, separator=", ")
+    return _gather(a, lists, index)
 
 
 # ================================================================== NumPy ==
-_REDUCE_UFUNCS = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max",
-                  "logical_or": "any", "logical_and": "all"}
-
-
-def array_ufunc(ufunc, method, inputs, kwargs):
-    """``DeviceArray.__array_ufunc__``: NumPy ufuncs of the operation table run
-    on the device; anything else raises TypeError (never a host copy)."""
-    name = ufunc.__name__
-    name = _da._UFUNC_ALIAS.get(name, name)
-    for i, x in enumerate(inputs):
-        if not isinstance(x, DeviceArray) and not _dev._is_scalar(x):
+def check_ufunc_operands(ufunc, inputs, kwargs) -> None:
+    """NumPy ufuncs on device arrays take device arrays of one context and
+    scalars, and write into device arrays: a NumPy array (or list) anywhere
+    would need a silent copy between host and device, which is refused with
+    a TypeError."""
+    outs = kwargs.get("out") or ()
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    named = [(f"operand {i}", x) for i, x in enumerate(inputs)] + \
+        [("out=", x) for x in outs]
+    for what, x in named:
+        if x is None or isinstance(x, DeviceArray) or _dev._is_scalar(x):
+            continue
+        if isinstance(x, (np.ndarray, list, tuple)) or hasattr(x, "__array__"):
             raise TypeError(
-                f"numpy.{ufunc.__name__}: operand {i} is a {type(x).__name__}; device arrays "
-                "combine only with device arrays of the same context and scalars (no "
-                "implicit host<->device copies: move host data with ctx.array(x), device "
-                "data with .get())")
-    out = kwargs.pop("out", None)
-    if isinstance(out, tuple):
-        if len(out) != 1:
-            raise NotSupportedError(f"numpy.{ufunc.__name__}: {len(out)} outputs")
-        out = out[0]
-    for k in ("casting", "order", "subok"):
-        kwargs.pop(k, None)
-    if kwargs.get("where", True) is not True:
-        raise NotSupportedError(f"numpy.{ufunc.__name__}: where= is not supported on "
-                                "device arrays")
-    kwargs.pop("where", None)
-    dtype = kwargs.pop("dtype", None)
-    if method == "__call__":
-        if kwargs:
-            raise NotSupportedError(f"numpy.{ufunc.__name__} on device arrays: unsupported "
-                                    f"arguments {', '.join(kwargs)}")
-        if name == "positive" and len(inputs) == 1:
-            return inputs[0].copy() if out is None else (assign(out, inputs[0]) or out)
-        if name not in OPS or name is None:
-            raise TypeError(f"numpy.{ufunc.__name__} has no device kernel (device arrays run "
-                            f"the operations of ckernels.ops); copy to the host explicitly "
-                            f"with .get() to use it there")
-        if dtype is not None:
-            inputs = tuple(x.astype(dtype) if isinstance(x, DeviceArray) and
-                           x.dtype != np.dtype(dtype) else x for x in inputs)
-        return elementwise(name, inputs, out=out)
-    if method == "reduce" and name in _REDUCE_UFUNCS and len(inputs) == 1:
-        axis = kwargs.pop("axis", 0)
-        keepdims = kwargs.pop("keepdims", False)
-        kwargs.pop("initial", None) if kwargs.get("initial") is np._NoValue else None
-        if kwargs:
-            raise NotSupportedError(f"numpy.{ufunc.__name__}.reduce on device arrays: "
-                                    f"unsupported arguments {', '.join(kwargs)}")
-        return reduce(_REDUCE_UFUNCS[name], inputs[0], axis, keepdims, dtype, out)
-    raise TypeError(f"numpy.{ufunc.__name__}.{method} is not supported on device arrays "
-                    "(no implicit copy to the host; use .get() for host computation)")
+                f"numpy.{ufunc.__name__}: {what} is a {type(x).__name__} on the host; "
+                "device arrays combine only with device arrays of the same context and "
+                "scalars (no implicit host<->device copies: move host data with "
+                "ctx.array(x), device data with .get())")
 
 
 # ================================================================= DLPack ==
@@ -1124,11 +1139,11 @@ class _Kernels:
     ``device_array.install_kernels``)."""
     elementwise = staticmethod(elementwise)
     assign = staticmethod(assign)
-    astype = staticmethod(astype)
     reduce = staticmethod(reduce)
     take = staticmethod(take)
-    preview = staticmethod(preview)
-    array_ufunc = staticmethod(array_ufunc)
+    gather = staticmethod(gather)
+    where = staticmethod(where)
+    check_ufunc_operands = staticmethod(check_ufunc_operands)
     dlpack_device = staticmethod(dlpack_device)
     dlpack = staticmethod(dlpack)
 
@@ -1140,4 +1155,4 @@ def install() -> None:
 install()
 
 __all__ = ["OPS", "element_function", "resolve", "elementwise", "assign", "astype", "reduce",
-           "take", "preview", "array_ufunc", "install"]
+           "take", "gather", "where", "check_ufunc_operands", "install"]
