@@ -85,11 +85,11 @@ def _delete(addr):
 _DELETER = _Deleter(_delete)
 
 
-@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-def _capsule_destructor(capsule):
-    # a capsule never consumed still owns its tensor
-    if _api.PyCapsule_IsValid(capsule, _CAPSULE_NAME):
-        _delete(_api.PyCapsule_GetPointer(capsule, _CAPSULE_NAME))
+def _capsule_destructor() -> int:
+    """Address of the capsule destructor (C, in the cffi module: it may run
+    with an exception pending, which a Python callback cannot)."""
+    from .._native import ffi, lib
+    return int(ffi.cast("uintptr_t", ffi.addressof(lib, "ck_py_dlpack_capsule_destructor")))
 
 
 def device_of(ctx) -> tuple:
@@ -128,8 +128,7 @@ def export(a, stream=None, max_version=None, dl_device=None, copy=None):
     addr = ctypes.addressof(m)
     with _LOCK:
         _LIVE[addr] = (m, shape, strides, a)
-    return _api.PyCapsule_New(addr, _CAPSULE_NAME, ctypes.cast(_capsule_destructor,
-                                                               ctypes.c_void_p))
+    return _api.PyCapsule_New(addr, _CAPSULE_NAME, _capsule_destructor())
 
 
 def import_into(ctx, x, array_type):
