@@ -14,7 +14,6 @@ import numpy as np
 
 from .._native import check, ffi, lib
 from ..errors import InvalidArgumentError
-from .buffer import Buffer
 
 
 class Program:
@@ -28,14 +27,15 @@ class Program:
 
     def launch(self, kernel_name: str, global_size: int, *args, local_size: int = 0) -> None:
         """Run ``kernel_name`` over ``global_size`` work items.  Each argument
-        is a ``(Buffer, offset)`` pair or a NumPy scalar (passed by value).
+        is a ``(Buffer, offset)`` pair (any object holding a ``ck_buffer *`` as
+        ``_buf``) or a NumPy scalar (passed by value).
         ``local_size``: the work-group size (0: the implementation's choice;
         else the global size is rounded up to whole groups and the kernel must
         guard its index: ``ck_context_launch_local``)."""
         cargs = ffi.new("ck_kernel_arg[]", max(len(args), 1))
         keep = []
         for i, a in enumerate(args):
-            if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], Buffer):
+            if isinstance(a, tuple) and len(a) == 2 and hasattr(a[0], "_buf"):
                 cargs[i].kind = lib.CK_KERNEL_ARG_BUFFER
                 cargs[i].buffer = a[0]._buf
                 cargs[i].offset = int(a[1])

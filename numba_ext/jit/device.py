@@ -128,15 +128,36 @@ class DeviceTarget:
 
 
 # ------------------------------------------------------------- per context --
+class _RawBuffer:
+    """A C buffer reference kept without its Python :class:`Context` (the C
+    buffer holds the C context): what a context's state keeps, so that the
+    state -- cached with plans in dictionaries weakly keyed by the context --
+    never keeps the context object alive."""
+
+    __slots__ = ("_buf", "__weakref__")
+
+    def __init__(self, cctx, nbytes: int, data: np.ndarray):
+        out = ffi.new("ck_buffer **")
+        check(lib.ck_buffer_new(cctx, nbytes, out))
+        self._buf = out[0]
+        weakref.finalize(self, lib.ck_buffer_decref, self._buf)
+        self.write(data)
+
+    def write(self, data: np.ndarray) -> None:
+        raw = np.ascontiguousarray(data).view(np.uint8)
+        check(lib.ck_buffer_write(self._buf, 0, ffi.from_buffer(raw), raw.nbytes))
+
+
 class ContextState:
     """What launches in one context share: the error flag (one int32 in a
     buffer that lives as long as the context object), the N-d metadata
-    buffers (cached by content) and the plans of the built-in operations."""
+    buffers (cached by content) and the plans of the built-in operations.
+    It refers to no Python context object (see :class:`_RawBuffer`)."""
 
     def __init__(self, ctx):
         self.lock = threading.Lock()
-        self.flag = ctx.new_buffer(64)
-        self.flag.write(0, np.zeros(2, np.int32))
+        self.cctx = ctx._ctx
+        self.flag = _RawBuffer(ctx._ctx, 64, np.zeros(2, np.int32))
         self.flag_host = None
         if lib.ck_context_host_accessible(ctx._ctx):
             p = ffi.new("void **")
@@ -153,16 +174,15 @@ class ContextState:
         return self._read[0]
 
     def reset_flag(self) -> None:
-        self.flag.write(0, np.zeros(2, np.int32))
+        self.flag.write(np.zeros(2, np.int32))
 
-    def meta(self, ctx, values: tuple):
+    def meta(self, values: tuple) -> _RawBuffer:
         """A buffer holding ``values`` as int64 (cached: the same layouts come
         back call after call)."""
         buf = self._meta.get(values)
         if buf is None:
-            flat = np.array(values, dtype=np.int64)
-            buf = ctx.new_buffer(max(flat.nbytes, 8))
-            buf.write(0, flat)
+            flat = np.array(values or (0,), dtype=np.int64)
+            buf = _RawBuffer(self.cctx, flat.nbytes, flat)
             with self.lock:
                 self._meta[values] = buf
                 while len(self._meta) > _PLAN_LIMIT:
@@ -195,14 +215,13 @@ class Plan:
     ``inputs`` is ``[(DType row, by_value)]`` per kernel operand; ``errors``
     the program's error table (``EmittedKernel.errors``)."""
 
-    __slots__ = ("ctx", "cctx", "program", "args", "nargs", "n", "out_shape", "out_dtype",
+    __slots__ = ("cctx", "program", "args", "nargs", "n", "out_shape", "out_dtype",
                  "arrays", "scalars", "offs", "vals", "meta", "state", "errors", "fname",
                  "title", "__weakref__")
 
     def __init__(self, ctx, program, errors, fname, title, out_shape, out_dtype, out_strides,
                  inputs, in_shapes, in_strides):
-        self.ctx = ctx
-        self.cctx = ctx._ctx
+        self.cctx = ctx._ctx      # kept valid by the program's context reference
         self.program = program
         self.errors = errors
         self.fname = fname
@@ -223,7 +242,7 @@ class Plan:
             self.meta = st.flag        # never read by the kernel
         else:
             one = [0] * len(rows)
-            self.meta = st.meta(ctx, tuple(shape) + tuple(x for r in rows for x in r))
+            self.meta = st.meta(tuple(shape) + tuple(x for r in rows for x in r))
         nargs = 3 + 3 * len(arr_idx) + (len(inputs) - len(arr_idx)) + 4
         args = ffi.new("ck_kernel_arg[]", nargs)
         self.offs = offs = ffi.new("uint64_t[]", 1 + len(arr_idx))
@@ -383,20 +402,19 @@ def _extent(a: DeviceArray):
     return lo, hi + a.itemsize
 
 
-def run(plan: Plan, out: DeviceArray | None, operands):
-    """Run ``plan`` (allocating the result when ``out`` is None; through a
-    temporary when ``out`` partly overlaps an array operand)."""
+def run(plan: Plan, ctx, out: DeviceArray | None, operands):
+    """Run ``plan`` in ``ctx`` (allocating the result when ``out`` is None;
+    through a temporary when ``out`` partly overlaps an array operand)."""
     if out is None:
-        out = DeviceArray.empty(plan.ctx, plan.out_shape, plan.out_dtype)
+        out = DeviceArray.empty(ctx, plan.out_shape, plan.out_dtype)
         plan(out, operands)
         return out
     for a in operands:
         if isinstance(a, DeviceArray) and overlaps(out, a):
-            tmp = DeviceArray.empty(plan.ctx, out.shape, out.dtype)
-            plan_tmp = plan_for_temporary(plan, tmp, operands)
+            tmp = DeviceArray.empty(ctx, out.shape, out.dtype)
+            plan_tmp = plan_for_temporary(plan, ctx, tmp, operands)
             plan_tmp(tmp, operands)
-            from .device_ops import assign   # the copy kernel
-            assign(out, tmp)
+            out._assign(tmp, "nocheck")     # the copy kernel
             return out
     plan(out, operands)
     return out
@@ -405,7 +423,7 @@ def run(plan: Plan, out: DeviceArray | None, operands):
 _TMP_PLANS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def plan_for_temporary(plan: Plan, tmp, operands) -> Plan:
+def plan_for_temporary(plan: Plan, ctx, tmp, operands) -> Plan:
     """``plan`` for a C-contiguous result of the same shape (the temporary of
     an overlapping ``out=``)."""
     p = _TMP_PLANS.get(plan)
@@ -422,7 +440,7 @@ def plan_for_temporary(plan: Plan, tmp, operands) -> Plan:
                 inputs.append((dt, True))
                 shapes.append(())
                 strides.append(())
-        p = Plan(plan.ctx, plan.program, plan.errors, plan.fname, plan.title, tmp._shape,
+        p = Plan(ctx, plan.program, plan.errors, plan.fname, plan.title, tmp._shape,
                  tmp.dtype, tmp._strides, inputs, shapes, strides)
         _TMP_PLANS[plan] = p
     return p
@@ -450,7 +468,8 @@ def call(kernel, args, out=None):
         if len(cache) >= _PLAN_LIMIT:
             cache.clear()
         cache[(len(kernel._compiled),) + sel_key[1:]] = sel
-    comp, inputs, values = sel
+    sig_args, inputs, values = sel
+    comp = kernel._compiled[sig_args]
     if values is not None:      # scalar operands: their values in the storage types
         operands = [a.item() if isinstance(a, np.generic) else a for a in args]
     else:
@@ -476,12 +495,12 @@ def call(kernel, args, out=None):
         if len(plans) >= _PLAN_LIMIT:
             plans.clear()
         plans[key] = plan
-    return run(plan, out, operands)
+    return run(plan, ctx, out, operands)
 
 
 def _select(kernel, args, fname):
-    """``(comp, inputs, has_scalars)`` for arguments of these types: the
-    compiled signature (exact, else a safe cast as on the CPU) and per
+    """``(signature key, inputs, has_scalars)`` for arguments of these types:
+    the compiled signature (exact, else a safe cast as on the CPU) and per
     argument its element type in memory and whether it is a scalar."""
     ops = _operands.operands(args, fname)
     comp = _operands.select(kernel, ops, casts=True)
@@ -495,7 +514,9 @@ def _select(kernel, args, fname):
         else:   # a scalar is passed by value in the parameter's type
             inputs.append((dtypes.by_name[t], True))
             scalars = True
-    return comp, tuple(inputs), (True if scalars else None)
+    # the signature by its key (the cache must not hold the compiled code,
+    # which would keep the function alive through this weak-keyed cache)
+    return comp.sig.args, tuple(inputs), (True if scalars else None)
 
 
 def _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname) -> Plan:

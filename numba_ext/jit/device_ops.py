@@ -520,7 +520,7 @@ def _launch(ctx, where, key, program, type_names, args, names, inputs, out, ret,
             st.plans[pkey] = plan
     operands = [a if isinstance(a, DeviceArray) else _scalar_value(a, n)
                 for a, n in zip(args, names)]
-    return _dev.run(plan, out, operands)
+    return _dev.run(plan, ctx, out, operands)
 
 
 def where(cond, x, y) -> DeviceArray:
@@ -672,7 +672,7 @@ def _convert(dst: DeviceArray, src, errmode: str, where: str) -> None:
             if len(st.plans) >= 4 * _dev._PLAN_LIMIT:
                 st.plans.clear()
             st.plans[pkey] = plan
-    _dev.run(plan, dst, [src])
+    _dev.run(plan, ctx, dst, [src])
 
 
 def assign(dst: DeviceArray, src, errmode: str = "default") -> None:
@@ -939,7 +939,7 @@ def _reduce_passes(tgt, ctx, name, a, keep, axes, acc, result, nout, m):
             out_dt = acc
         prog = _reduce_program(tgt, name, src, acc, out_dt, mean)
         built = ctx.build_program(prog.source)
-        meta = st.meta(ctx, tuple(kshape) + tuple(kstrides) + tuple(rshape) + tuple(rstrides))
+        meta = st.meta(tuple(kshape) + tuple(kstrides) + tuple(rshape) + tuple(rstrides))
         u64, i32 = np.uint64, np.int32
         with st.lock:
             built.launch(KERNEL_NAME, nout * nchunks, (dst._buffer, 0), u64(dst._offset),
@@ -1019,7 +1019,7 @@ def _gather(view: DeviceArray, lists, index: DeviceArray | None) -> DeviceArray:
         return out
     prog = _gather_program(tgt, view.itemsize)
     built = ctx.build_program(prog.source)
-    mbuf = st.meta(ctx, tuple(meta) or (0,))
+    mbuf = st.meta(tuple(meta))
     ibuf, ioff = (index._buffer, index._offset) if index is not None else (st.flag, 0)
     with st.lock:
         built.launch(KERNEL_NAME, out.size, (out._buffer, 0), np.uint64(out._offset),
