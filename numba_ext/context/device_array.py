@@ -175,16 +175,24 @@ class DeviceArray(ArrayLike):
                 raise CKIndexError(
                     f"DeviceArray: shape {shape} with strides {strides} at offset {offset} "
                     f"addresses bytes [{lo}, {hi}) outside the buffer's capacity {cap}")
-        self._buffer = buffer
-        self._offset = offset
-        self._shape = shape
-        self._strides = strides
-        self._element = element
-        self._base = base
-        self._readonly = bool(readonly)
-        self._type = None
+        init = object.__setattr__
+        init(self, "_buffer", buffer)
+        init(self, "_offset", offset)
+        init(self, "_shape", shape)
+        init(self, "_strides", strides)
+        init(self, "_element", element)
+        init(self, "_base", base)
+        init(self, "_readonly", bool(readonly))
+        init(self, "_type", None)
         # what a launch plan depends on (ckernels.jit.device)
-        self._key = (element.name, shape, strides)
+        init(self, "_key", (element.name, shape, strides))
+
+    def __setattr__(self, name, value):
+        # the geometry was checked against the buffer at construction: nothing
+        # may change it afterwards (issue 9: a wrong shape must never reach a
+        # kernel)
+        raise AttributeError(f"DeviceArray attributes are read-only ('{name}'); make a "
+                             "view (reshape, indexing) or a copy instead")
 
     # ---- construction ------------------------------------------------------
     @classmethod
@@ -256,7 +264,7 @@ class DeviceArray(ArrayLike):
             t = _t.as_type(self._element.name)
             for n in reversed(self._shape):
                 t = _t.fixed_dim(n, t)
-            self._type = t
+            object.__setattr__(self, "_type", t)
         return self._type
 
     @property
