@@ -366,7 +366,8 @@ def _array_kernel(dst, srcs, kernreq, build, signature) -> ArrayKernel:
     end = ffi.new("size_t *")
     build(ckb, req, end)
     k = ArrayKernel(ckb, "single" if req == lib.CK_KERNEL_REQUEST_SINGLE else "strided",
-                    signature, len(srcs), dst_type=dst.dtype, src_types=[s.dtype for s in srcs])
+                    signature, len(srcs), dst_type=dst.type.dtype,
+                    src_types=[s.type.dtype for s in srcs])
     k._keep = (dst, *srcs)  # the arrmeta baked in references their arenas
     k._layouts = [(a.type, _arrmeta_bytes(a, a.type), a.shape, a.strides)
                   for a in (dst, *srcs)]
