@@ -844,7 +844,7 @@ class Array(*_BASES):
         return sub.to_numpy()
 
     def _field(self, name: str) -> "Array":
-        raw = c_text(name, "field name", allow_nul=True)
+        raw = c_text(name, "field name", error=CKIndexError)   # no field has a NUL
         out = ffi.new("ck_array_preamble **")
         check(lib.ck_array_field(self._a, raw, len(raw), out))
         return Array._own(out[0])

@@ -9,6 +9,8 @@ integer addresses handed to low-level wrappers are checked as far as possible
 without touching them.
 """
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -17,6 +19,8 @@ from ckernels import _cargs, errors, kernels, ops
 from ckernels import types as T
 from ckernels._native import ffi, lib
 from ckernels.memory import MemBlock
+
+_array_mod = sys.modules["ckernels.array"]   # ckernels.array is also the function
 
 
 @ckernels.jit("float64(float64)")
@@ -54,6 +58,13 @@ TEXT_ENTRY_POINTS = {
                                      errors.InvalidArgumentError, "program source"),
     "Context.build_program options": (lambda t: ckernels.Context("cpu").build_program(
         "k", options="-O2" + t), errors.InvalidArgumentError, "build options"),
+    "Array field name": (lambda t: ckernels.array([{"a": 1}], type="1 * {a: int32}")["a" + t],
+                         errors.CKIndexError, "field name"),
+    "array.apply_op": (lambda t: _array_mod.apply_op("add" + t, [ckernels.array([1.0]),
+                                                                ckernels.array([2.0])]),
+                       errors.InvalidArgumentError, "operation name"),
+    "array.reduce_op": (lambda t: _array_mod.reduce_op("sum" + t, ckernels.array([1.0])),
+                        errors.InvalidArgumentError, "operation name"),
 }
 
 
@@ -197,3 +208,36 @@ def test_readable_probe():
     x = np.zeros(2)
     assert _cargs.readable(x.ctypes.data, x.nbytes)
     assert not _cargs.readable(8, 8)
+
+
+# ------------------------------------------------- device programs (OpenCL) --
+@pytest.fixture(scope="module")
+def cl_program(new_opencl_context):
+    ctx = new_opencl_context()
+    prog = ctx.build_program("__kernel void k(__global int *x) { x[get_global_id(0)] = 7; }")
+    return ctx, prog
+
+
+@pytest.mark.parametrize("bad, kind", BAD_TEXT, ids=["nul", "surrogate"])
+def test_program_launch_kernel_name(cl_program, bad, kind):
+    ctx, prog = cl_program
+    buf = ctx.new_buffer(64)
+    with pytest.raises(errors.InvalidArgumentError, match=kind) as info:
+        prog.launch("k" + bad, 1, (buf, 0))
+    assert "kernel name" in str(info.value)
+
+
+@pytest.mark.parametrize("bad", [-1, 2**64], ids=["negative", "2**64"])
+@pytest.mark.parametrize("where", ["global_size", "offset", "local_size"])
+def test_program_launch_sizes(cl_program, where, bad):
+    ctx, prog = cl_program
+    buf = ctx.new_buffer(64)
+    args = {"global_size": (("k", bad, (buf, 0)), {}),
+            "offset": (("k", 1, (buf, bad)), {}),
+            "local_size": (("k", 1, (buf, 0)), {"local_size": bad})}[where]
+    with pytest.raises(errors.InvalidArgumentError, match=str(bad)) as info:
+        prog.launch(*args[0], **args[1])
+    assert where in str(info.value)
+    prog.launch("k", 4, (buf, 0))   # a good launch still runs
+    ctx.finish()
+    assert buf.to_numpy(0, "int32", 4).tolist() == [7] * 4
