@@ -26,7 +26,7 @@ import operator
 import os
 
 from ._native import ffi
-from .errors import CKTypeError, InvalidArgumentError
+from .errors import CKTypeError, InvalidArgumentError, message_bytes
 
 #: the ranges of the C integer types the library takes
 SIZE_MAX: int = int(ffi.cast("size_t", -1))
@@ -50,13 +50,10 @@ def c_text(text, what: str, *, error: type = InvalidArgumentError,
     ``allow_nul`` (for data passed with its length); a lone surrogate is an
     ``error`` too.  With ``lossy`` nothing raises: NUL becomes ``\\0`` and a
     surrogate its ``\\udXXX`` escape (for labels and messages)."""
-    if not isinstance(text, str):
-        if lossy:
-            text = str(text)
-        else:
-            raise CKTypeError(f"{what} must be a str, not {type(text).__name__}")
     if lossy:
-        return text.replace("\x00", "\\0").encode("utf-8", "backslashreplace")
+        return message_bytes(text)
+    if not isinstance(text, str):
+        raise CKTypeError(f"{what} must be a str, not {type(text).__name__}")
     if not allow_nul:
         i = text.find("\x00")
         if i >= 0:

@@ -1198,11 +1198,12 @@ def reduce_op(name: str, a, axis=None, keepdims: bool = False) -> Array:
         arr = array(a)
     axes = normalize_axis(axis, arr.ndim)
     out = ffi.new("ck_array_preamble **")
+    cname = c_text(name, "operation name")
     if axes is None:
-        check(lib.ck_array_reduce(c_text(name, "operation name"), arr._a, ffi.NULL, 0, keepdims, out))
+        check(lib.ck_array_reduce(cname, arr._a, ffi.NULL, 0, keepdims, out))
     else:
         caxes = ffi.new("size_t[]", list(axes) or [0])
-        check(lib.ck_array_reduce(c_text(name, "operation name"), arr._a, caxes, len(axes), keepdims, out))
+        check(lib.ck_array_reduce(cname, arr._a, caxes, len(axes), keepdims, out))
     return Array._own(out[0])
 
 

@@ -89,7 +89,8 @@ class Buffer:
     def to_numpy(self, offset: int, dtype, count: int) -> np.ndarray:
         """A host copy of ``count`` elements of ``dtype`` at ``offset``."""
         dt = np.dtype(dtype)
-        count = c_size(count, "Buffer.to_numpy: count", max=_cargs.INTPTR_MAX // max(dt.itemsize, 1))
+        count = c_size(count, "Buffer.to_numpy: count",
+                       max=_cargs.INTPTR_MAX // max(dt.itemsize, 1))
         return np.frombuffer(self.read(offset, dt.itemsize * count), dtype=dt)
 
     def copy_from(self, dst_offset: int, src: "Buffer", src_offset: int, nbytes: int) -> None:
