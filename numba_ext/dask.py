@@ -25,7 +25,11 @@ collection (recognised by the Dask collection protocol, ``__dask_graph__``,
 * ``dask.array.from_array(ckernels_array)`` needs nothing here: a
   :class:`ckernels.Array` implements ``__array_function__``, so Dask keeps
   ckernels arrays as chunks (meta: an empty ckernels array of the same
-  type); ``asarray=True`` gives NumPy chunks instead (zero-copy views).
+  type); ``from_array(numpy.asarray(a))`` gives NumPy chunks instead
+  (``numpy.asarray`` of a ckernels array of a builtin type is a zero-copy view).
+* :func:`map_blocks`: ``da.map_blocks`` with ``dtype``/``meta`` from the
+  kernel's signature (plain ``da.map_blocks(f, x)`` infers them by running
+  ``f`` on zeros unless given).
 * On a cluster: :func:`context` -- one device context per worker process,
   cached -- and :func:`on_device`, ``map_blocks`` moving each chunk to that
   context, running a jitted function there and bringing the result back.
@@ -100,13 +104,12 @@ def call(kernel, args, out=None):
             f"{name}(..., out=...) with dask arrays: a dask array is an immutable task graph, "
             "so there is nothing to write into; use the returned dask array (and "
             "dask.array.store / .compute() to materialise it)")
-    xs = [da.asarray(a) if is_dask_collection(a) else a for a in args]
+    xs = [da.asarray(a) if is_dask_collection(a) or getattr(a, "ndim", 0) else a
+          for a in args]   # arrays among dask arrays join the graph (one chunk)
     darrs = [a for a in xs if isinstance(a, da.Array)]
     if not darrs:
         raise InvalidArgumentError(f"{name}: no dask array among the arguments")
-    # the result type from the signature: the kernel on empty chunks
-    metas = [_empty_like_meta(a) if isinstance(a, da.Array) else a for a in xs]
-    meta = _as_chunk_result(kernel(*metas))
+    meta = _meta_of(kernel, xs)   # the result type from the signature
     shape = np.broadcast_shapes(*(a.shape for a in darrs))
     nd = len(shape)
     pairs = []
@@ -188,6 +191,27 @@ def context(kind: str = "opencl"):
     return Context(kind)
 
 
+def _meta_of(kernel, xs):
+    """The result of ``kernel`` on chunks like ``xs`` (empty: nothing runs)."""
+    metas = [_empty_like_meta(a) if isinstance(a, da.Array) else a for a in xs]
+    return _as_chunk_result(kernel(*metas))
+
+
+def map_blocks(kernel, *arrays, **kwargs):
+    """``dask.array.map_blocks(kernel, *arrays, **kwargs)`` with the result's
+    ``dtype`` and ``meta`` from the kernel's signature (it runs on empty
+    chunks).  Plain ``da.map_blocks`` infers the dtype by calling the kernel
+    on a chunk of zeros when no ``dtype=``/``meta=`` is given, which fails
+    for a kernel that raises there (``1.0 / x`` under the default error
+    model)."""
+    xs = [da.asarray(a) if is_dask_collection(a) else a for a in arrays]
+    if "meta" not in kwargs:
+        meta = _meta_of(kernel, xs)
+        kwargs.setdefault("dtype", meta.dtype)
+        kwargs["meta"] = np.empty((0,) * meta.ndim, dtype=meta.dtype)
+    return da.map_blocks(kernel, *xs, **kwargs)
+
+
 def _device_block(kernel, kind, *blocks):
     ctx = context(kind)
     args = [ctx.array(np.ascontiguousarray(b)) if isinstance(b, np.ndarray) else b
@@ -204,8 +228,7 @@ def on_device(kernel, *arrays, kind: str = "opencl", **map_blocks_kwargs):
     kernel's on the host (the same signature on every target)."""
     xs = [da.asarray(a) if is_dask_collection(a) or isinstance(a, np.ndarray) else a
           for a in arrays]
-    metas = [_empty_like_meta(a) if isinstance(a, da.Array) else a for a in xs]
-    meta = _as_chunk_result(kernel(*metas))
+    meta = _meta_of(kernel, xs)
     map_blocks_kwargs.setdefault("dtype", meta.dtype)
     map_blocks_kwargs.setdefault("meta", meta)
     map_blocks_kwargs.setdefault("name", f"{getattr(kernel, '__name__', 'kernel')}-{kind}")
@@ -250,5 +273,6 @@ def apply_worker_thread_rule() -> int | None:
     return n
 
 
-__all__ = ["is_dask_collection", "any_dask", "call", "reduce", "ufunc_reduce", "context",
+__all__ = ["is_dask_collection", "any_dask", "call", "reduce", "ufunc_reduce", "map_blocks",
+           "context",
            "on_device", "worker_threads", "apply_worker_thread_rule"]
