@@ -421,3 +421,25 @@ def test_ops_are_functions_with_ufuncs():
     assert band.ufunc.reduce(u8) == np.bitwise_and.reduce(u8)
     assert band.ufunc.reduce(u8[:0]) == np.bitwise_and.reduce(u8[:0]) == 255
     assert ckernels.ops.maximum.ufunc.identity is None
+
+
+# ------------------------------------------------- ufuncs on ckernels arrays --
+@ckernels.jit(["float64(float64, float64)"])
+def subtract(x, y):           # shares its name with a registry operation on purpose
+    return x * 10.0 + y
+
+
+def test_our_ufuncs_on_ckernels_arrays_run_their_owner():
+    """ArrayLike.__array_ufunc__ routes one of our ufuncs to its owner's general
+    path (not to the registry operation that happens to share its name)."""
+    a = ckernels.array([1.0, 2.0])
+    r = subtract.ufunc(a, 1.0)
+    assert isinstance(r, ckernels.Array) and r.to_list() == [11.0, 21.0]
+    out = ckernels.empty((2,), "float64")
+    assert subtract.ufunc(a, a, out=out) is out and out.to_list() == [11.0, 22.0]
+    # other methods of a jitted function's ufunc run on NumPy views of host arrays
+    assert np.asarray(subtract.ufunc.outer(a, a)).tolist() == [[11.0, 12.0], [21.0, 22.0]]
+    r = ckernels.ops.add.ufunc(ckernels.array([1, 2]), 1)   # an operation's ufunc
+    assert isinstance(r, ckernels.Array) and r.to_list() == [2, 3]
+    r = np.subtract(a, 1.0)                                 # NumPy's own: the registry's
+    assert isinstance(r, ckernels.Array) and r.to_list() == [0.0, 1.0]
