@@ -41,3 +41,18 @@ def worker_facts():
 def wrong_arity():
     """A library error (not a kernel's): an operation called with one operand."""
     return ckernels.ops.add(1.0)
+
+
+@ckernels.jit(["int64(int64, int64)", "float64(float64, float64)"], identity=0)
+def plus(x, y):
+    return x + y
+
+
+@ckernels.jit("float64(float64, float64)")
+def bigger(x, y):       # no identity: reductions one axis at a time
+    return x if x > y else y
+
+
+@ckernels.jit("float64(int64)")
+def half(n):
+    return n / 2

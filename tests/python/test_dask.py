@@ -47,6 +47,44 @@ def test_jit_on_dask_is_lazy_with_signature_dtype_and_broadcasting():
     np.testing.assert_array_equal(K.axpy(b, x).compute(), 2.0 * b + a)   # NumPy + dask
 
 
+def test_dtype_from_signature_through_the_ufunc():
+    a = np.arange(-6, 6, dtype=np.int64).reshape(3, 4)
+    x = da.from_array(a, chunks=2)
+    r = K.half(x)
+    assert isinstance(r, da.Array) and r.dtype == np.float64
+    np.testing.assert_array_equal(r.compute(), a / 2)
+    r = K.plus(x, x)
+    assert r.dtype == np.int64
+    np.testing.assert_array_equal(r.compute(), 2 * a)
+
+
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (0, True), (1, False),
+                                           ((0, 2), False), (-1, True)])
+def test_jit_reduce_on_dask(axis, keepdims):
+    a = RNG.integers(-100, 100, (5, 6, 7)).astype(np.int64)
+    x = da.from_array(a, chunks=(2, 4, 3))
+    r = K.plus.reduce(x, axis=axis, keepdims=keepdims)
+    assert isinstance(r, da.Array) and r.dtype == np.int64
+    np.testing.assert_array_equal(r.compute(), np.add.reduce(a, axis=axis, keepdims=keepdims))
+    f = a.astype(np.float64)
+    np.testing.assert_allclose(K.plus.reduce(da.from_array(f, chunks=3), axis=axis,
+                                             keepdims=keepdims).compute(),
+                               np.add.reduce(f, axis=axis, keepdims=keepdims))
+
+
+def test_jit_reduce_without_identity_on_dask():
+    a = RNG.standard_normal((8, 9))
+    x = da.from_array(a, chunks=(3, 4))
+    np.testing.assert_array_equal(K.bigger.reduce(x, axis=1).compute(),
+                                  np.maximum.reduce(a, axis=1))
+    np.testing.assert_array_equal(K.bigger.reduce(x, axis=0, keepdims=True).compute(),
+                                  np.maximum.reduce(a, axis=0, keepdims=True))
+    with pytest.raises(InvalidArgumentError, match="identity"):
+        K.bigger.reduce(x, axis=None)
+    with pytest.raises(NotSupportedError, match="immutable"):
+        K.plus.reduce(x, axis=0, out=x[0])
+
+
 def test_jit_on_dask_errors_at_compute():
     x = da.from_array(np.array([1.0, 0.0, 2.0]), chunks=2)
     r = K.reciprocal(x)     # lazy: building the graph computes nothing
@@ -206,19 +244,22 @@ def interactive_fn():
         @ckernels.jit("float64(float64)")
         def cube_plus(x):
             return x * x * x + OFFSET
+
+        @ckernels.jit("float64(float64, float64)", identity=0.0)
+        def plus2(x, y):
+            return x + y
     """), ns)
-    return ns["cube_plus"]
+    return ns
 
 
-# the scheduler of the LocalCluster runs in this process and unpickles the
-# graph: without a per-process cache of functions unpickled by value it
-# compiles a second copy there, which Numba keeps (one memblock)
-@pytest.mark.allow_memblock_leak
 def test_cluster_interactive_function_by_value(client, interactive_fn):
-    f = interactive_fn
+    f = interactive_fn["cube_plus"]
     a = RNG.standard_normal(1000)
     r = f(da.from_array(a, chunks=250))
     np.testing.assert_allclose(client.compute(r, sync=True), a ** 3 + 0.5)
+    # and a jitted reduction of an interactively defined function
+    np.testing.assert_allclose(
+        client.compute(interactive_fn["plus2"].reduce(da.from_array(a, chunks=250)), sync=True), a.sum())
 
 
 def test_cluster_exceptions_reach_the_client(client):
@@ -242,8 +283,9 @@ def test_cluster_strings_and_reductions(client):
     assert got.tolist() == [w.upper() + "!" for w in words.tolist()]
     a = RNG.integers(0, 100, (60, 30)).astype(np.int32)
     x = da.from_array(a, chunks=(13, 11))
-    s, m = client.compute([ckernels.ops.sum(x, axis=0), ckernels.ops.max(x, keepdims=True)],
-                          sync=True)
+    s, m, p = client.compute([ckernels.ops.sum(x, axis=0), ckernels.ops.max(x, keepdims=True),
+                              ckernels.ops.add(x, x)], sync=True)
+    np.testing.assert_array_equal(p, a + a)
     np.testing.assert_array_equal(s, a.sum(axis=0))
     np.testing.assert_array_equal(m, a.max(keepdims=True))
 
