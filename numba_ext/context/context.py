@@ -32,23 +32,32 @@ from ..array import asarray as _host_asarray
 from ..array import empty as _host_empty
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
+from . import backends
 from .buffer import Buffer
 from .device_array import DeviceArray
 from .program import Program
 
 
 class Context:
-    """A compute context: ``Context("cpu")``, ``Context("opencl")`` or
-    ``Context("opencl", platform=0, device=0)``."""
+    """A compute context: ``Context("cpu")``, ``Context("opencl")``,
+    ``Context("opencl", platform=0, device=0)``, ``Context("cuda")`` or
+    ``Context("cuda", device=1)``."""
 
     __slots__ = ("_ctx", "_finalizer", "__weakref__")
 
     def __init__(self, kind: str = "cpu", platform: int | None = None,
                  device: int | None = None):
         out = ffi.new("ck_context **")
-        if platform is not None or device is not None:
+        prepare = backends.hook(kind, "prepare") if isinstance(kind, str) else None
+        if prepare is not None:
+            prepare()
+        make = backends.hook(kind, "new_context") if isinstance(kind, str) else None
+        if make is not None and (platform is not None or device is not None):
+            out[0] = make(platform, device)
+        elif platform is not None or device is not None:
             if kind != "opencl":
-                raise InvalidArgumentError("platform/device select an OpenCL device")
+                raise InvalidArgumentError("platform/device select an OpenCL device "
+                                           "(device= also selects a CUDA device)")
             check(lib.ck_context_new_opencl(platform or 0, device or 0, out))
         else:
             if not isinstance(kind, str):
@@ -107,6 +116,12 @@ class Context:
                     # a dtype for array data (as for device contexts): the shape is the data's
                     return _host_array(np.asarray(obj, dtype=t.to_numpy_dtype()))
             return _host_array(obj, type=type)
+        if not isinstance(obj, DeviceArray):
+            shared = _adopt(self, obj)          # another library's device array
+            if shared is not None:
+                if type is None:
+                    return shared.copy()
+                obj = shared
         host = obj.to_numpy() if isinstance(obj, DeviceArray) else obj
         if type is None:
             host = np.asarray(host)
@@ -159,6 +174,10 @@ class Context:
             if obj.context == self:
                 return obj
             return DeviceArray.from_host(self, obj.to_numpy())
+        if self.is_device:
+            shared = _adopt(self, obj)          # another library's device array: no copy
+            if shared is not None:
+                return shared
         if not self.is_device:
             return obj if isinstance(obj, Array) else _host_asarray(np.array(obj, copy=True))
         return self.array(np.asarray(obj))
@@ -175,6 +194,13 @@ class Context:
 
     def _repr_html_(self) -> str:
         return f"<b>ckernels.Context</b> <code>{html.escape(self.describe())}</code>"
+
+
+def _adopt(ctx: Context, obj):
+    """``obj`` (another library's array in this context's device memory) as a
+    DeviceArray sharing its memory, or None (the kind's ``adopt`` hook)."""
+    adopt = backends.hook(ctx.kind, "adopt")
+    return adopt(ctx, obj) if adopt is not None else None
 
 
 def check_context(ctx, where: str) -> Context:

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError, NotSupportedError
+from . import backends
 from .buffer import Buffer
 
 
@@ -140,6 +141,31 @@ class DeviceArray:
                 raise NotSupportedError("DeviceArray.copy: non-contiguous device arrays")
             new.buffer.copy_from(new.offset, self.buffer, self.offset, self.nbytes)
         return new
+
+    # ---- sharing with other libraries (the context kind's hooks) -------------
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """Version 3 of the CUDA Array Interface (CUDA device arrays only)."""
+        export = backends.hook(self.buffer.context.kind, "cuda_array_interface")
+        if export is None:
+            raise AttributeError(f"__cuda_array_interface__: {self.buffer.context.kind} device "
+                                 "arrays are not CUDA memory")
+        return export(self)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        export = backends.hook(self.buffer.context.kind, "dlpack")
+        if export is None:
+            raise BufferError(f"__dlpack__: {self.buffer.context.kind} device arrays cannot "
+                              "be shared through DLPack (copy with .to_numpy())")
+        return export(self, stream=stream, max_version=max_version, dl_device=dl_device,
+                      copy=copy)
+
+    def __dlpack_device__(self) -> tuple:
+        device = backends.hook(self.buffer.context.kind, "dlpack_device")
+        if device is None:
+            raise BufferError(f"__dlpack_device__: {self.buffer.context.kind} device arrays "
+                              "cannot be shared through DLPack")
+        return device(self)
 
     def __repr__(self) -> str:
         return (f"<ckernels.DeviceArray shape={self.shape} dtype={self.dtype} "
