@@ -351,12 +351,19 @@ def wrap(ctx, desc, owner) -> DeviceArray:
     if desc.address % item or any(s % item for s in strides):
         raise NotSupportedError(f"adopting a CUDA array: data 0x{desc.address:x} or strides "
                                 f"{strides} not aligned to the element size {item}")
-    lo = sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0)
-    hi = sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0) + item
-    buf = Buffer.wrap(ctx, desc.address + lo, hi - lo, owner)
+    lo, nbytes = extent(shape, strides, item)
+    buf = Buffer.wrap(ctx, desc.address + lo, nbytes, owner)
     return DeviceArray(buf, -lo, shape, element.numpy, strides)
+
+
+def extent(shape, strides, itemsize: int) -> tuple[int, int]:
+    """``(lo, nbytes)``: the bytes a non-empty strided array touches start ``lo``
+    (<= 0) bytes from its first element and span ``nbytes``."""
+    lo = sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0)
+    hi = sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0) + itemsize
+    return lo, hi - lo
 
 
 __all__ = ["prepare", "nvrtc_wheel_dirs", "nvrtc_version", "compile_ptx", "device_count",
            "context_device", "context_stream", "cuda_array_interface", "dlpack",
-           "dlpack_device", "parse_cuda_array_interface", "adopt", "wrap"]
+           "dlpack_device", "parse_cuda_array_interface", "adopt", "wrap", "extent"]

@@ -240,10 +240,11 @@ def consume(capsule) -> Imported:
         managed = get(capsule, _name(b"dltensor_versioned"))
         m = DLManagedTensorVersioned.from_address(managed)
         if m.version.major != VERSION[0]:
-            deleter = m.deleter
+            # only the fields before dl_tensor are stable across major versions
+            version, deleter = (m.version.major, m.version.minor), m.deleter
             _set_name(capsule, _name(b"used_dltensor_versioned"))
             _call_deleter(managed, deleter)
-            raise NotSupportedError(f"DLPack: version {m.version.major}.{m.version.minor} "
+            raise NotSupportedError(f"DLPack: version {version[0]}.{version[1]} "
                                     f"(ckernels reads {VERSION[0]}.x)")
         flags, t = int(m.flags), m.dl_tensor
     elif is_valid(capsule, _name(b"dltensor")):
