@@ -17,11 +17,15 @@ emitter walks that IR:
 * expressions: binary/unary operators with the operand casts chosen by type
   inference (``calltypes``), comparisons, casts, constants (floats with the
   right suffix, hex-exact when needed), ``range`` loops (small structs),
-  ``math.*`` -> the dialect's built-ins, ``abs``/``min``/``max``/``int``/``float``/
-  ``bool``, integer ``//``, ``%`` and ``**`` and float ``//``/``%`` with
-  Python semantics through helper functions; calls to other ``@ckernels.jit``
-  (or ``numba.njit``) functions become device functions emitted before their
-  caller;
+  ``math.*`` and NumPy's scalar ufuncs (``np.sqrt``, ...) -> the dialect's
+  built-ins, ``operator.*`` functions, ``abs``/``min``/``max``/``int``/``float``/
+  ``bool``/``round``, ``math.gcd``, integer ``//``, ``%`` and ``**`` and float
+  ``//``/``%`` with Python semantics through helper functions; calls to other
+  ``@ckernels.jit`` (or ``numba.njit``) functions become device functions
+  emitted before their caller;
+* tuples of numbers (building, unpacking ``a, b = b, a``, indexing with a
+  constant or, for one element type, a run-time index) live in one C
+  variable per element;
 * errors raised by the code (division by zero, ``raise SomeError("msg")``
   with constant arguments, ``range`` step 0) store a code in the work item's
   private error variable and return; the kernel copies the first code into an
@@ -39,8 +43,11 @@ qualifiers of functions, kernels and pointers, the work-item index, math
 built-in names, literal suffixes and the error-buffer store.  Everything
 else (control flow, expressions, Python semantics helpers, the kernel's
 broadcast indexing) is shared.  Anything the emitter cannot translate is a
-:class:`ckernels.errors.NotSupportedError` that names the construct and the
-source line.
+one-line :class:`ckernels.errors.NotSupportedError` that names the construct
+and the user's ``file:line``: constructs no device supports (dicts, sets,
+lists, try/except, ``with``, generators, inner functions) are refused before
+type inference, and Numba's typing errors are condensed to their reason.
+``docs/device-code.md`` lists what device code supports.
 """
 
 from __future__ import annotations
@@ -586,6 +593,10 @@ class FunctionEmitter:
         for name, t in self.tir.typemap.items():
             ct = self.ct(t)
             if ct is None:
+                elems = self.tuple_elems(t)
+                for k, et in enumerate(elems or ()):   # a tuple: one C variable per element
+                    self.note_fp64(et)
+                    decls[f"{self.var(name)}_{k}"] = self.ct(et)
                 continue
             self.note_fp64(t)
             decls[self.var(name)] = ct
@@ -638,10 +649,117 @@ class FunctionEmitter:
             raise self.fail("attribute assignment", loc)
         raise self.fail(f"statement {type(stmt).__name__}", loc)
 
+    # ---- tuples: one C variable per element ----------------------------------
+    def tuple_elems(self, t):
+        """The element types of a flat tuple of scalars the dialect represents,
+        or None (not a tuple, or one the device cannot hold)."""
+        from numba.core import types
+        t = _unlit(t)
+        if not isinstance(t, types.BaseTuple) or isinstance(t, types.NamedTuple):
+            return None
+        elems = [_unlit(e) for e in t.types]
+        if not elems or any(self.ct(e) is None for e in elems):
+            return None
+        return elems
+
+    def tuple_assign(self, target, tt, elems, value, loc, ir) -> list[str]:
+        dst = self.var(target.name)
+        n = len(elems)
+        if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
+            vals = value.value
+            if not isinstance(vals, tuple) or len(vals) != n:
+                raise self.fail(f"constant {vals!r} as {tt}", loc)
+            return [f"{dst}_{k} = {self.const(v, et, loc)};"
+                    for k, (v, et) in enumerate(zip(vals, elems))]
+        src = None
+        if isinstance(value, ir.Var):
+            src = value
+        elif isinstance(value, ir.Expr) and value.op == "exhaust_iter":
+            src = value.value
+            if value.count != n:
+                raise self.fail(f"unpacking {n} values from {self.tyof(src)}", loc)
+        elif isinstance(value, ir.Expr) and value.op == "cast":
+            src = value.value
+        elif isinstance(value, ir.Expr) and value.op == "build_tuple":
+            if len(value.items) != n:
+                raise self.fail(f"building {tt}", loc)
+            return [f"{dst}_{k} = {self.use_as(v, et, loc)};"
+                    for k, (v, et) in enumerate(zip(value.items, elems))]
+        elif isinstance(value, ir.Expr) and value.op == "call" and \
+                getattr(self.tyof(value.func), "typing_key", None) is divmod:
+            return self.divmod_call(dst, elems, value, loc)
+        if src is not None:
+            selems = self.tuple_elems(self.tyof(src))
+            if selems is None or len(selems) != n:
+                raise self.fail(f"{self.tyof(src)} as {tt}", loc)
+            s = self.var(src.name)
+            return [f"{dst}_{k} = {self.cast(f'{s}_{k}', se, et)};"
+                    for k, (se, et) in enumerate(zip(selems, elems))]
+        raise self.fail(self._describe(value, tt), loc)
+
+    def divmod_call(self, dst, elems, e, loc) -> list[str]:
+        """``q, r = divmod(a, b)`` with Python semantics (Numba's messages; the
+        NumPy error model gives (0, 0) for integers and (a / b, fmod) for floats)."""
+        if len(e.args) != 2 or e.kws or len(elems) != 2 or elems[0] != elems[1]:
+            raise self.fail("divmod() with these arguments", loc)
+        t = elems[0]
+        if not (_is_int(t) or _is_float(t)):
+            raise self.fail(f"divmod() on {t}", loc)
+        a, b = (self.use_as(v, t, loc) for v in e.args)
+        fd, md = self.divmod_helper(t, "//"), self.divmod_helper(t, "%")
+        out = []
+        if self.prog.checks_zero_division:
+            msg = "integer divmod by zero" if _is_int(t) else "modulo by zero"
+            code = self.prog.error_code(ZeroDivisionError, (msg,))
+            out.append(f"if ({b} == 0) {self.raise_code(code)}")
+            out += [f"{dst}_0 = {fd}({a}, {b});", f"{dst}_1 = {md}({a}, {b});"]
+        elif _is_int(t):
+            zero = self.const(0, t, loc)
+            out += [f"{dst}_0 = {b} == 0 ? {zero} : {fd}({a}, {b});",
+                    f"{dst}_1 = {b} == 0 ? {zero} : {md}({a}, {b});"]
+        else:
+            fmod = self.d.math("fmod", self.ct(t))
+            out += [f"{dst}_0 = {b} == 0 ? {a} / {b} : {fd}({a}, {b});",
+                    f"{dst}_1 = {b} == 0 ? {fmod}({a}, {b}) : {md}({a}, {b});"]
+        return out
+
+    def tuple_item(self, dst, tt, e, loc) -> list[str] | None:
+        """``dst = t[i]`` for a tuple ``t`` (a constant index, or a run-time one
+        into a tuple of one element type, with Python's negative indices and
+        IndexError); None if ``e`` does not index a tuple."""
+        elems = self.tuple_elems(self.tyof(e.value))
+        if elems is None:
+            return None
+        n, t = len(elems), self.var(e.value.name)
+        idx = e.index if e.op == "static_getitem" else None
+        if isinstance(idx, int):
+            if not -n <= idx < n:
+                raise self.fail(f"tuple index {idx} out of range", loc)
+            k = idx % n
+            return [f"{dst} = {self.cast(f'{t}_{k}', elems[k], tt)};"]
+        if e.op == "static_getitem" and e.index_var is None:
+            raise self.fail(f"tuple indexed by {idx!r}", loc)
+        iv = e.index if e.op == "getitem" else e.index_var
+        if not _is_int(self.tyof(iv)) or len({self.ct(x) for x in elems}) != 1:
+            raise self.fail(f"indexing {self.tyof(e.value)} by {self.tyof(iv)}", loc)
+        i64 = _int64_t()
+        i = self.use_as(iv, i64, loc)
+        code = self.prog.error_code(IndexError, ("tuple index out of range",))
+        out = [f"if ({i} < -{n} || {i} >= {n}) {self.raise_code(code)}"]
+        chain = self.cast(f"{t}_{n - 1}", elems[n - 1], tt)
+        for k in range(n - 2, -1, -1):
+            chain = (f"(({i} == {k} || {i} == {k - n}) ? "
+                     f"{self.cast(f'{t}_{k}', elems[k], tt)} : {chain})")
+        out.append(f"{dst} = {chain};")
+        return out
+
     def assign(self, target, value, loc, ir) -> list[str]:
         tt = self.tyof(target)
         tct = self.ct(tt)
         if tct is None:
+            elems = self.tuple_elems(tt)
+            if elems is not None:
+                return self.tuple_assign(target, tt, elems, value, loc, ir)
             if _is_static(tt) and isinstance(value, (ir.Global, ir.FreeVar, ir.Var)):
                 return []
             if _is_static(tt) and isinstance(value, ir.Expr) and value.op == "getattr":
@@ -671,14 +789,14 @@ class FunctionEmitter:
         t = _unlit(t)
         if isinstance(value, ir.Expr):
             if value.op == "build_tuple" or isinstance(t, types.BaseTuple):
-                return "tuples"
+                return f"tuples of other than numbers ({t})"
             if value.op == "build_list" or isinstance(t, types.List):
                 return "lists"
             if value.op in ("getitem", "static_getitem"):
                 return f"indexing (getitem) producing {t}"
             return f"expression '{value.op}' of type {t}"
         if isinstance(t, types.BaseTuple):
-            return "tuples"
+            return f"tuples of other than numbers ({t})"
         if isinstance(t, (types.UnicodeType, types.StringLiteral)):
             return "strings"
         return f"values of type {t}"
@@ -738,6 +856,10 @@ class FunctionEmitter:
                     return [f"{dst} = {self.use_as(e.value, tt, loc)};"]
                 return [f"{dst} = {self.const(0, tt, loc)};"]
             raise self.fail(f"attribute '.{e.attr}' of {vt}", loc)
+        if op in ("static_getitem", "getitem"):
+            got = self.tuple_item(dst, tt, e, loc)
+            if got is not None:
+                return got
         if op in ("build_tuple", "exhaust_iter", "static_getitem", "getitem",
                   "build_list", "build_set", "build_map", "make_function"):
             raise self.fail(self._describe(e, tt), loc)
