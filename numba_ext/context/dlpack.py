@@ -232,9 +232,6 @@ def describe_dtype(code: int, bits: int, lanes: int) -> np.dtype:
 def consume(capsule) -> Imported:
     """Take ownership of a DLPack capsule (legacy or versioned) and describe it."""
     is_valid, get = _is_valid, _get_pointer
-    if type(capsule).__name__ != "PyCapsule":
-        raise InvalidArgumentError(f"DLPack: expected a capsule from __dlpack__(), not "
-                                   f"{type(capsule).__name__}")
     if is_valid(capsule, _name(b"dltensor_versioned")):
         versioned = True
         managed = get(capsule, _name(b"dltensor_versioned"))
@@ -253,8 +250,8 @@ def consume(capsule) -> Imported:
         m = DLManagedTensor.from_address(managed)
         flags, t = 0, m.dl_tensor
     else:
-        raise InvalidArgumentError("DLPack: not an unconsumed DLPack capsule (already used, "
-                                   "or not a 'dltensor' capsule)")
+        raise InvalidArgumentError(f"DLPack: {type(capsule).__name__} is not an unconsumed "
+                                   "DLPack capsule (already used, or not a 'dltensor' capsule)")
     deleter = m.deleter or 0
     # from here on the capsule is ours: rename it, so its destructor leaves it
     _set_name(capsule, _name(b"used_dltensor_versioned" if versioned
