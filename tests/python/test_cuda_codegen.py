@@ -42,8 +42,10 @@ from ckernels.jit import c_emit
 from ckernels.jit import cuda as jcuda
 from ckernels.jit.device import device_error
 
+import test_c_emit as cemit_tests
 import test_error_model as em_tests
 import test_jit_corpus as cpu_tests
+import test_opencl_api as api_tests
 import test_opencl_jit as ocl_tests
 
 pytestmark = pytest.mark.cuda
@@ -195,6 +197,30 @@ def _math_entries():
     return out
 
 
+def _friends_entries():
+    """The jitted functions of the other device tests (test_opencl_api.py,
+    test_c_emit.py's dialect corpus)."""
+    f = ocl_tests._f
+    i, nz = ocl_tests._i, ocl_tests._nz
+    return [
+        ("api_axpy32", api_tests.axpy, lambda: [f().astype(np.float32),
+                                                f()[::-1].astype(np.float32)]),
+        ("api_axpy64", api_tests.axpy, lambda: [f(), f()[::-1].copy()]),
+        ("api_axpy_i64", api_tests.axpy, lambda: [i(), i()[::-1].copy()]),
+        ("api_idiv", api_tests.idiv, lambda: [i(), nz(i(edge=False, lo=-9, hi=9))]),
+        ("cemit_corpus32", ckernels.jit("float32(float32, float32)")(cemit_tests.corpus),
+         lambda: [f(scale=3).astype(np.float32), f(scale=3)[::-1].astype(np.float32)]),
+        ("cemit_corpus64", ckernels.jit("float64(float64, float64)")(cemit_tests.corpus),
+         lambda: [f(scale=3), f(scale=3)[::-1].copy()]),
+        ("cemit_icorpus64", ckernels.jit("int64(int64, int64)")(cemit_tests.icorpus),
+         lambda: [i(lo=-50, hi=50), i(lo=-50, hi=50)[::-1].copy()]),
+        ("cemit_icorpus32", ckernels.jit("int64(int32, int32)")(cemit_tests.icorpus),
+         lambda: [i(lo=-50, hi=50).astype(np.int32), i(lo=-50, hi=50)[::-1].astype(np.int32)]),
+        ("cemit_not", ckernels.jit("bool(bool)")(lambda x: not x),
+         lambda: [np.array([True, False, True])]),
+    ]
+
+
 class Entry:
     """One corpus program: its kernel, arguments and emitted CUDA C."""
 
@@ -232,7 +258,7 @@ class Entry:
 def corpus():
     raw = [(f"ocl_{n}", fn, mk) for n, fn, mk in ocl_tests.CORPUS]
     raw += [(f"issue9_{n}", fn, mk) for n, fn, mk in ISSUE9]
-    raw += _math_entries() + _error_model_entries()
+    raw += _math_entries() + _error_model_entries() + _friends_entries()
     cpu, _ = _cpu_corpus_entries()
     entries, unsupported = [], {}
     for name, fn, make in raw + cpu:
@@ -293,25 +319,33 @@ def _device_source(entries) -> str:
     return "\n".join(e.namespaced() for e in entries)
 
 
-@pytest.mark.parametrize("arch", ARCHS)
-def test_corpus_compiles_to_ptx_and_assembles(corpus, arch, tmp_path):
+def test_corpus_compiles_to_ptx_and_assembles(corpus, tmp_path):
+    """NVRTC for each architecture, then ptxas on each PTX (concurrently)."""
     _nvrtc_or_skip()
     entries, _ = corpus
-    ptx, log = ccuda.compile_ptx(_device_source(entries), arch)
-    assert "error" not in log.lower(), log
-    entry_names = {ln.split()[-1].rstrip("(") for ln in ptx.splitlines()
-                   if ".entry" in ln}
-    assert {e.kname for e in entries} <= entry_names
-    assert f".target {arch}" in ptx
+    src = _device_source(entries)
+    files = []
+    for arch in ARCHS:
+        ptx, log = ccuda.compile_ptx(src, arch)
+        assert "error" not in log.lower(), log
+        entry_names = {ln.split()[-1].rstrip("(") for ln in ptx.splitlines() if ".entry" in ln}
+        assert {e.kname for e in entries} <= entry_names, arch
+        assert f".target {arch}" in ptx
+        f = tmp_path / f"corpus_{arch}.ptx"
+        f.write_text(ptx)
+        files.append((arch, f))
     ptxas = _ptxas()
     if ptxas is None:
         pytest.skip("ptxas not found (CUDA toolkit or the nvidia-cuda-nvcc wheel: "
                     "make cuda-tools); the NVRTC step passed")
-    f = tmp_path / f"corpus_{arch}.ptx"
-    f.write_text(ptx)
-    r = subprocess.run([ptxas, f"-arch={arch}", str(f), "-o", str(tmp_path / "out.cubin")],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr[-4000:]
+    procs = [(arch, subprocess.Popen([ptxas, f"-arch={arch}", str(f), "-o",
+                                      str(f.with_suffix(".cubin"))],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+             for arch, f in files]
+    for arch, p in procs:
+        _, err = p.communicate(timeout=600)
+        assert p.returncode == 0, f"ptxas -arch={arch}: {err[-4000:]}"
+        assert (tmp_path / f"corpus_{arch}.cubin").stat().st_size > 0
 
 
 def test_programs_compile_exactly_as_emitted(corpus):

@@ -287,6 +287,59 @@ def test_device_arrays_of_other_backends_do_not_claim_cuda(new_opencl_context):
         a.__dlpack_device__()
 
 
+def test_cuda_exports_read_back(new_opencl_context, monkeypatch):
+    """The CUDA export code on a device array of another backend (its handle
+    stands in for the device pointer; nothing dereferences it): the CAI dict
+    parses back to the same array, DLPack capsules describe it and are
+    deleted once, the explicit host copy and the device copy work."""
+    ctx = new_opencl_context()
+    a = ctx.array(np.arange(12, dtype=np.int16).reshape(3, 4))
+    cai = ccuda.cuda_array_interface(a)
+    assert cai["version"] == 3 and cai["stream"] is None and cai["strides"] is None
+    assert cai["typestr"] == "<i2" and cai["descr"] == [("", "<i2")]
+    assert cai["data"] == (a.buffer.native_handle + a.offset, False)
+    desc, stream = ccuda.parse_cuda_array_interface(cai)
+    assert (desc.address, desc.shape, desc.strides, desc.dtype) == \
+        (cai["data"][0], (3, 4), (8, 2), np.int16) and stream is None
+    monkeypatch.setattr(ccuda, "dlpack_device", lambda arr: (dl.KDL_CUDA, 3))
+    before = dl.live_exports()
+    for mv in (None, (1, 0), (1, 3)):
+        imp = dl.consume(ccuda.dlpack(a, stream=7, max_version=mv))
+        d = imp.described
+        assert (d.address, d.shape, d.strides, d.dtype, d.device) == \
+            (cai["data"][0], (3, 4), (8, 2), np.int16, (dl.KDL_CUDA, 3))
+        assert dl.live_exports() == before + 1
+        imp.release()
+        assert dl.live_exports() == before
+    imp = dl.consume(ccuda.dlpack(a, copy=True))
+    assert imp.described.address != cai["data"][0]
+    imp.release()
+    host = np.from_dlpack(_Host(a, ccuda))
+    np.testing.assert_array_equal(host, np.arange(12).reshape(3, 4))
+    for bad in (0, "1", True):
+        with pytest.raises(BufferError, match="stream"):
+            ccuda.dlpack(a, stream=bad)
+    with pytest.raises(BufferError, match="another device"):
+        ccuda.dlpack(a, dl_device=(dl.KDL_CUDA, 0))
+    with pytest.raises(BufferError, match="another device"):
+        ccuda.dlpack(a, dl_device=(dl.KDL_CPU, 0), copy=False)
+    assert dl.live_exports() == before
+
+
+class _Host:
+    """Asks for the host copy, as ``np.from_dlpack(x, device="cpu")`` does."""
+
+    def __init__(self, arr, mod):
+        self.arr, self.mod = arr, mod
+
+    def __dlpack__(self, **kw):
+        return self.mod.dlpack(self.arr, max_version=kw.get("max_version"),
+                               dl_device=(dl.KDL_CPU, 0))
+
+    def __dlpack_device__(self):
+        return (dl.KDL_CPU, 0)
+
+
 def test_buffer_wrap_keeps_the_owner_alive():
     """ck_buffer_wrap on a CPU context (host pointers): the same code path as
     CUDA device pointers, minus the device checks."""
