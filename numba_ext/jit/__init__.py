@@ -7,8 +7,8 @@ per target: ``cpu.py`` (host calls through ``ck_array_apply``) with its code
 generator ``cpu_codegen.py`` (entry points around Numba's code), and the
 device targets: ``device.py`` (what every device shares: operands,
 broadcasting, launch, error buffer), ``c_emit.py`` (C from Numba's typed IR,
-one :class:`~ckernels.jit.c_emit.Dialect` per target) and ``opencl.py`` (the
-OpenCL C dialect).  ``ckernels.jit`` itself, on the package, is the decorator.
+one :class:`~ckernels.jit.c_emit.Dialect` per target), ``opencl.py`` (the
+OpenCL C dialect) and ``cuda.py`` (the CUDA C dialect).  ``ckernels.jit`` itself, on the package, is the decorator.
 """
 
 from .cpu import Compiled
