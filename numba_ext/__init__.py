@@ -15,6 +15,8 @@ from .ops import assign, get_num_threads, set_num_threads  # noqa: E402
 from .array import Array, array, asarray, debug_repr, empty, from_dlpack  # noqa: E402
 from .memory import MemBlock, PodAllocator, live_count  # noqa: E402
 from .context import Buffer, Context, DeviceArray  # noqa: E402
+from . import capi  # noqa: E402  (generated C APIs, hand-written kernel sources)
+from .capi import CHeader, c_api  # noqa: E402
 from .jit import JitKernel, jit  # noqa: E402  (ckernels.jit: the decorator)
 from . import opencl  # noqa: E402  (ckernels.opencl: OpenCL conveniences)
 
@@ -38,4 +40,5 @@ __all__ = ["CKernelError", "MemBlock", "PodAllocator", "live_count", "errors", "
            "Array", "array", "asarray", "empty", "from_dlpack", "debug_repr", "ops",
            "kernels", "assign", "set_num_threads", "get_num_threads", "Context",
            "Buffer", "DeviceArray", "dtypes", "jit", "JitKernel", "opencl",
-           "lowlevel", "get_include", "get_library_dir", "__version__", "abi_version"]
+           "lowlevel", "capi", "c_api", "CHeader", "get_include", "get_library_dir",
+           "__version__", "abi_version"]

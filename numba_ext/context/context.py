@@ -33,6 +33,7 @@ from ..array import empty as _host_empty
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
 from . import backends
+from . import kernels as _kernels
 from .buffer import Buffer
 from .device_array import DeviceArray
 from .program import Program
@@ -100,6 +101,22 @@ class Context:
     def finish(self) -> None:
         check(lib.ck_context_finish(self._ctx))
 
+    # ---- hand-written kernels (ckernels.context.kernels) -------------------
+    def build_kernels(self, source, kernels, types=None, filename=None):
+        """Compile hand-written C (CPU), OpenCL C or CUDA C kernels that use the
+        generated C API of ``types`` (see :func:`ckernels.c_api`); returns a
+        :class:`~ckernels.context.kernels.ContextKernels` namespace whose attributes
+        launch them, and adds them to :attr:`kernels`.  ``kernels`` is
+        ``{"name": {"arg": "float64" | "Particle[]" | "const float64[]", ...}}``.
+        See docs/c-api.md."""
+        return _kernels.build_kernels(self, source, kernels, types, filename)
+
+    @property
+    def kernels(self):
+        """Every kernel built in this context by :meth:`build_kernels`
+        (``ctx.kernels.name(a=arr, n=10)``)."""
+        return _kernels.namespace(self)
+
     # ---- placing arrays ----------------------------------------------------
     def array(self, obj, type=None):
         """A copy of ``obj`` in this context (anything ``np.asarray`` accepts, a
@@ -125,10 +142,10 @@ class Context:
         host = obj.to_numpy() if isinstance(obj, DeviceArray) else obj
         if type is None:
             host = np.asarray(host)
-            if host.dtype.kind not in "biuf":
+            if host.dtype.kind not in "biuf" and host.dtype.fields is None:
                 raise NotSupportedError(f"Context.array: data of NumPy dtype {host.dtype} "
                                         f"cannot live on a {self.kind} device (bool, ints, "
-                                        "float32/64 only)")
+                                        "float32/64 and aligned structs of them only)")
             return DeviceArray.from_host(self, host)
         shape, dt = _type_shape_dtype(type, None, "Context.array", self.kind)
         host = np.asarray(host, dtype=dt)

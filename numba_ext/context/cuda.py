@@ -162,7 +162,8 @@ def cuda_array_interface(arr: DeviceArray) -> dict:
     """``arr.__cuda_array_interface__`` (version 3)."""
     ptr = arr.buffer.native_handle + arr.offset if arr.size else 0
     return {"shape": tuple(arr.shape), "typestr": arr.dtype.str,
-            "descr": [("", arr.dtype.str)], "data": (ptr, bool(getattr(arr, "readonly", False))),
+            "descr": arr.dtype.descr,   # [("", "<f8")]; the fields of a struct element
+            "data": (ptr, bool(getattr(arr, "readonly", False))),
             "strides": None if arr.is_contiguous else tuple(arr.strides),
             "version": 3, "stream": None}
 

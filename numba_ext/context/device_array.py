@@ -28,9 +28,34 @@ def _contiguous_strides(shape, itemsize: int) -> tuple:
     return tuple(reversed(st))
 
 
-def element_of(kind: str, dtype, where: str = "DeviceArray") -> "dtypes.DType":
-    """The table row of ``dtype`` if devices of context kind ``kind`` hold it."""
+class StructElement:
+    """The element type of a device array of structs: the ckernel struct type
+    (``type``), its aligned NumPy structured dtype (``numpy``, for host
+    transfers), ``size``, ``alignment`` and ``name`` (the type string).  Every
+    struct of builtin scalars, fixed dims and structs (any aligned NumPy
+    structured dtype) qualifies: no strings or var dims, whose data would point
+    into host arenas."""
+
+    __slots__ = ("type", "numpy", "size", "alignment", "name")
+
+    def __init__(self, dt: np.dtype):
+        from ..types import from_numpy_dtype
+        self.type = from_numpy_dtype(dt)   # CKTypeError unless aligned (align=True)
+        self.numpy = dt
+        self.size = self.type.data_size
+        self.alignment = self.type.data_alignment
+        self.name = str(self.type)
+
+    def __repr__(self) -> str:
+        return f"<ckernels device struct element {self.name}>"
+
+
+def element_of(kind: str, dtype, where: str = "DeviceArray") -> "dtypes.DType | StructElement":
+    """The table row of ``dtype`` if devices of context kind ``kind`` hold it; a
+    :class:`StructElement` for an aligned NumPy structured dtype."""
     dt = np.dtype(dtype)
+    if dt.fields is not None:
+        return StructElement(dt)
     d = dtypes.of_numpy(dt)
     try:
         ok = d is not None and d.c_type(kind) is not None
@@ -75,7 +100,7 @@ class DeviceArray:
             n *= int(s)
         nbytes = max(n * element.size, 8)
         buf = ctx.new_buffer(nbytes)
-        off = buf.allocate(nbytes, align=max(element.size, 8))
+        off = buf.allocate(nbytes, align=max(getattr(element, "alignment", element.size), 8))
         return cls(buf, off, shape, element.numpy)
 
     @classmethod
@@ -172,4 +197,4 @@ class DeviceArray:
                 f"context={self.context.describe()}>")
 
 
-__all__ = ["DeviceArray", "element_of"]
+__all__ = ["DeviceArray", "StructElement", "element_of"]
