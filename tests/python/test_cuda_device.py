@@ -323,6 +323,15 @@ def test_cuda_exports_read_back(new_opencl_context, monkeypatch):
         ccuda.dlpack(a, dl_device=(dl.KDL_CUDA, 0))
     with pytest.raises(BufferError, match="another device"):
         ccuda.dlpack(a, dl_device=(dl.KDL_CPU, 0), copy=False)
+    # struct elements: NumPy's descr in the CAI, no DLPack type
+    st = np.dtype([("x", np.float64), ("n", np.int32)], align=True)
+    sa = ctx.array(np.zeros(3, st))
+    c = ccuda.cuda_array_interface(sa)
+    assert c["typestr"] == st.str and c["descr"] == st.descr and c["shape"] == (3,)
+    with pytest.raises(BufferError, match="DLPack"):
+        ccuda.dlpack(sa)
+    with pytest.raises(errors.NotSupportedError, match="not a plain number type"):
+        ccuda.parse_cuda_array_interface(c)      # (adopting foreign structs: not yet)
     assert dl.live_exports() == before
 
 
