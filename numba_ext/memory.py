@@ -37,20 +37,14 @@ def ck_py_release(handle):  # called by libckernel, exactly once per block
         _external_owners.pop(int(ffi.cast("uintptr_t", handle)), None)
 
 
-def hold_for_c(obj: Any):
-    """A cffi handle keeping ``obj`` alive until C calls ``lib.ck_py_release``
-    with it (a release callback: external memblocks, wrapped buffers).  If the
-    C call that was to take it fails, give it back with :func:`drop_held`."""
+def release_callback(obj: Any):
+    """``(release, handle)`` for C calls that take a release callback and its
+    argument (``ck_external_memblock_new``, ``ck_buffer_wrap``): ``obj`` stays
+    alive until the library calls ``release(handle)`` (once)."""
     handle = ffi.new_handle(obj)
     with _external_lock:
         _external_owners[int(ffi.cast("uintptr_t", handle))] = handle
-    return handle
-
-
-def drop_held(handle) -> None:
-    """Undo :func:`hold_for_c` (the C side never took the handle)."""
-    with _external_lock:
-        _external_owners.pop(int(ffi.cast("uintptr_t", handle)), None)
+    return lib.ck_py_release, handle
 
 
 def live_count() -> int:

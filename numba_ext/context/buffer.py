@@ -37,16 +37,17 @@ class Buffer:
     def wrap(cls, context, address: int, nbytes: int, owner) -> "Buffer":
         """A buffer of ``context`` over ``nbytes`` at ``address`` that someone else
         owns, without a copy (``ck_buffer_wrap``: a device pointer for ``"cuda"``,
-        a host pointer for ``"cpu"``; the library checks it).  ``owner`` is kept
+        a ``cl_mem`` of the context's cl_context for ``"opencl"``, a host
+        pointer for ``"cpu"``; the library checks it).  ``owner`` is kept
         alive until the buffer dies; the library never frees the memory, and the
         buffer cannot grow."""
-        from ..memory import drop_held, hold_for_c
-        handle = hold_for_c(owner)
+        from ..memory import release_callback
+        release, handle = release_callback(owner)
         out = ffi.new("ck_buffer **")
         status = lib.ck_buffer_wrap(context._ctx, ffi.cast("void *", int(address)), int(nbytes),
-                                    lib.ck_py_release, handle, out)
+                                    release, handle, out)
         if status != 0:
-            drop_held(handle)
+            release(handle)     # a failed wrap does not call it
             check(status)
         return cls._own(out[0], context)
 
@@ -54,7 +55,8 @@ class Buffer:
     def native_handle(self) -> int:
         """The backend's handle of the memory as an int (``CUdeviceptr`` for
         ``"cuda"``, the host address for ``"cpu"``, the ``cl_mem`` for
-        ``"opencl"``); valid until the buffer grows."""
+        ``"opencl"``; ``ck_buffer_native_handle``), borrowed: valid while the
+        buffer lives and does not grow."""
         return int(ffi.cast("uintptr_t", lib.ck_buffer_native_handle(self._buf)))
 
     @property

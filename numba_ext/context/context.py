@@ -1,7 +1,7 @@
-"""Contexts: CPU memory and devices (OpenCL now) behind one interface.
+"""Contexts: CPU memory and devices (OpenCL, CUDA) behind one interface.
 
 >>> import ckernels
->>> ctx = ckernels.Context("cpu")            # or "opencl" (CK_OPENCL_DEVICE="p:d")
+>>> ctx = ckernels.Context("cpu")    # or "opencl" (CK_OPENCL_DEVICE="p:d"), "cuda"
 >>> buf = ctx.new_buffer(1024)
 >>> off = buf.allocate(16, align=8)
 >>> buf.write(off, b"0123456789abcdef"); bytes(buf.read(off, 4))
@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import builtins
 import html
+import re
+import threading
 import weakref
 
 import numpy as np
@@ -30,6 +32,7 @@ from ..array import Array
 from ..array import array as _host_array
 from ..array import asarray as _host_asarray
 from ..array import empty as _host_empty
+from ..array import install_cpu_context
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
 from . import backends
@@ -42,9 +45,10 @@ from .program import Program
 class Context:
     """A compute context: ``Context("cpu")``, ``Context("opencl")``,
     ``Context("opencl", platform=0, device=0)``, ``Context("cuda")`` or
-    ``Context("cuda", device=1)``."""
+    ``Context("cuda", device=1)``; over OpenCL objects made elsewhere:
+    :meth:`from_opencl`, :meth:`from_pyopencl`."""
 
-    __slots__ = ("_ctx", "_finalizer", "__weakref__")
+    __slots__ = ("_ctx", "_kind", "_finalizer", "_brief", "_pyopencl", "__weakref__")
 
     def __init__(self, kind: str = "cpu", platform: int | None = None,
                  device: int | None = None):
@@ -64,12 +68,110 @@ class Context:
             if not isinstance(kind, str):
                 raise InvalidArgumentError(f"context kind must be a string, not {kind!r}")
             check(lib.ck_context_new(kind.encode(), out))
-        self._ctx = out[0]
-        self._finalizer = weakref.finalize(self, lib.ck_context_decref, self._ctx)
+        self._own(out[0])
+
+    def _own(self, ptr) -> None:
+        self._ctx = ptr
+        self._kind = ffi.string(lib.ck_context_kind(ptr)).decode()
+        self._brief = None
+        self._pyopencl = None
+        self._finalizer = weakref.finalize(self, lib.ck_context_decref, ptr)
+
+    @classmethod
+    def from_opencl(cls, cl_context: int, cl_device: int, cl_queue: int | None = None
+                    ) -> "Context":
+        """An OpenCL context over a ``cl_context``, one of its ``cl_device_id``
+        and (optionally) a ``cl_command_queue`` made elsewhere, given as
+        integer addresses (``ck_context_new_opencl_wrap``: the objects are
+        retained, nothing is copied).  Buffers of the two sides can then be
+        shared: see :func:`ckernels.from_pyopencl`."""
+        handles = []
+        for name, v in (("cl_context", cl_context), ("cl_device", cl_device),
+                        ("cl_queue", cl_queue)):
+            if v is None:
+                handles.append(ffi.NULL)
+                continue
+            try:
+                v = int(v)
+            except (TypeError, ValueError):
+                raise InvalidArgumentError(f"Context.from_opencl: {name} must be an integer "
+                                           f"address, not {type(v).__name__}") from None
+            if not 0 < v < 2**64:
+                raise InvalidArgumentError(f"Context.from_opencl: {name}={v} is not an "
+                                           "address")
+            handles.append(ffi.cast("void *", v))
+        out = ffi.new("ck_context **")
+        check(lib.ck_context_new_opencl_wrap(*handles, out))
+        self = object.__new__(cls)
+        self._own(out[0])
+        return self
+
+    @classmethod
+    def from_pyopencl(cls, queue) -> "Context":
+        """The context over a ``pyopencl.CommandQueue``'s cl_context, device and
+        queue (one per queue: asking again gives the same object while it
+        lives), so that pyopencl arrays on that queue and device arrays of
+        this context share memory."""
+        from .cl_interop import queue_handles
+        key = queue_handles(queue)
+        with _WRAPPED_LOCK:
+            ref = _WRAPPED.get(key)
+            ctx = ref() if ref is not None else None
+            if ctx is None:
+                ctx = cls.from_opencl(*key)
+                ctx._pyopencl = queue
+                _WRAPPED[key] = weakref.ref(ctx)
+        return ctx
+
+    @classmethod
+    def default(cls, kind: str = "cpu") -> "Context":
+        """The process's shared context of ``kind`` (:func:`default_context`)."""
+        return default_context(kind)
+
+    def native_handles(self) -> tuple:
+        """``(cl_context, cl_device_id, cl_command_queue)`` as integer
+        addresses, borrowed (valid while the context lives; opencl only)."""
+        c, d, q = ffi.new("void **"), ffi.new("void **"), ffi.new("void **")
+        check(lib.ck_context_native_handles(self._ctx, c, d, q))
+        return tuple(int(ffi.cast("uintptr_t", x[0])) for x in (c, d, q))
+
+    def pyopencl_queue(self):
+        """A ``pyopencl.CommandQueue`` over this context's own queue (made once;
+        for a context from :meth:`from_pyopencl`, that queue)."""
+        if self._pyopencl is None:
+            from .cl_interop import pyopencl_queue
+            self._pyopencl = pyopencl_queue(*self.native_handles())
+        return self._pyopencl
+
+    def wrap_buffer(self, native: int, nbytes: int, owner=None) -> Buffer:
+        """A :class:`Buffer` over ``nbytes`` of memory someone else allocated in
+        this context (a ``cl_mem`` of this cl_context for OpenCL, a device
+        pointer for CUDA, as an integer; :meth:`Buffer.wrap`), without a copy.
+        ``owner`` (any Python object) is kept alive until the buffer dies."""
+        return Buffer.wrap(self, native, nbytes, owner)
+
+    def from_dlpack(self, x):
+        """The memory of a DLPack producer ``x`` on this context's device as a
+        device array, without a copy (OpenCL: its ``cl_mem`` must belong to
+        this cl_context; CUDA: to this context's device); in a ``"cpu"``
+        context, a host ``ckernels.Array`` sharing ``x``'s host memory.  See
+        :mod:`ckernels.context.dlpack`."""
+        from .dlpack import import_array
+        return import_array(self, x)
+
+    @property
+    def brief(self) -> str:
+        """Kind and device in a few words (``"opencl: pthread-haswell-AMD EPYC"``),
+        as array reprs name their context."""
+        if self._brief is None:
+            d = self.describe()
+            m = _BRIEF.match(d)
+            self._brief = f"{m.group(1)}: {m.group(2)}" if m else d
+        return self._brief
 
     @property
     def kind(self) -> str:
-        return ffi.string(lib.ck_context_kind(self._ctx)).decode()
+        return self._kind
 
     @property
     def is_device(self) -> bool:
@@ -220,6 +322,26 @@ def _adopt(ctx: Context, obj):
     return adopt(ctx, obj) if adopt is not None else None
 
 
+_BRIEF = re.compile(r"^(\w+):\s*([^\[(,]+?)\s*(?:\[|\(|,|$)")
+# (cl_context, device, queue) addresses -> the Context wrapping them
+_WRAPPED: dict = {}
+_WRAPPED_LOCK = threading.Lock()
+_DEFAULT: dict = {}
+
+
+def default_context(kind: str) -> Context:
+    """One shared context per kind (``Context(kind)``, made on first use):
+    where unpickled device arrays go."""
+    with _WRAPPED_LOCK:
+        ctx = _DEFAULT.get(kind)
+        if ctx is None:
+            ctx = _DEFAULT[kind] = Context(kind)
+    return ctx
+
+
+install_cpu_context(lambda: default_context("cpu"))     # ckernels.Array.context
+
+
 def check_context(ctx, where: str) -> Context:
     """``ctx`` if it is a :class:`Context`, else InvalidArgumentError."""
     if not isinstance(ctx, Context):
@@ -264,4 +386,4 @@ def _type_shape_dtype(type, shape, where, kind):
     return (tuple(dims) if (dims or shape is not None) else None), dt
 
 
-__all__ = ["Context", "check_context", "same_context"]
+__all__ = ["Context", "check_context", "same_context", "default_context"]

@@ -41,6 +41,7 @@ from ..errors import InvalidArgumentError, NotSupportedError
 from . import dlpack as _dl
 from .buffer import Buffer
 from .device_array import DeviceArray, element_of
+from .dlpack import extent
 
 _prepared = False
 _prepare_lock = threading.Lock()
@@ -163,39 +164,37 @@ def cuda_array_interface(arr: DeviceArray) -> dict:
     ptr = arr.buffer.native_handle + arr.offset if arr.size else 0
     return {"shape": tuple(arr.shape), "typestr": arr.dtype.str,
             "descr": arr.dtype.descr,   # [("", "<f8")]; the fields of a struct element
-            "data": (ptr, bool(getattr(arr, "readonly", False))),
+            "data": (ptr, not arr.flags.writeable),
             "strides": None if arr.is_contiguous else tuple(arr.strides),
             "version": 3, "stream": None}
 
 
+def dlpack_context_device(ctx) -> tuple[int, int]:
+    """The DLPack device of a CUDA context's arrays: ``(kDLCUDA, ordinal)``."""
+    return (_dl.KDL_CUDA, context_device(ctx).ordinal)
+
+
 def dlpack_device(arr: DeviceArray) -> tuple[int, int]:
-    return (_dl.KDL_CUDA, context_device(arr.context).ordinal)
+    return dlpack_context_device(arr.context)
+
+
+def _dlpack_data(arr: DeviceArray) -> tuple[int, int]:
+    return arr.buffer.native_handle + arr.offset, 0
 
 
 def dlpack(arr: DeviceArray, stream=None, max_version=None, dl_device=None, copy=None):
     """``arr.__dlpack__(...)``: a capsule over the device memory (a copy on the
     device with ``copy=True``; a host copy only when ``dl_device`` asks for
-    the CPU explicitly)."""
+    the CPU explicitly); see :func:`ckernels.context.dlpack.export_array`.
+    ``stream`` is None or a CUDA stream as an int: every ckernels operation
+    has completed when its call returned, so there is nothing to order on the
+    consumer's stream."""
     if stream is not None and (isinstance(stream, bool) or not isinstance(stream, int)
                                or stream == 0):
         raise BufferError(f"__dlpack__: stream must be None or a CUDA stream as an int "
                           f"(not 0), not {stream!r}")
-    dev = dlpack_device(arr)
-    if dl_device is not None and tuple(dl_device) != dev:
-        if tuple(dl_device) == (_dl.KDL_CPU, 0) and copy is not False:
-            host = arr.to_numpy()
-            return host.__dlpack__(max_version=max_version) if max_version is not None \
-                else host.__dlpack__()
-        raise BufferError(f"__dlpack__: the array is on {_dl.DEVICE_NAMES[dev[0]]} "
-                          f"device {dev[1]}, dl_device={tuple(dl_device)} asks for another "
-                          "device")
-    # every ckernels operation has completed when its call returned: nothing
-    # to order on the consumer's stream
-    src = arr.copy() if copy else arr
-    versioned = max_version is not None and int(max_version[0]) >= 1
-    ptr = src.buffer.native_handle + src.offset if src.size else 0
-    return _dl.export(src, ptr, src.shape, src.strides, src.dtype, dev, versioned,
-                         readonly=bool(getattr(src, "readonly", False)))
+    return _dl.export_array(arr, dlpack_device(arr), _dlpack_data, max_version=max_version,
+                            dl_device=dl_device, copy=copy)
 
 
 # ---------------------------------------------------------------- importing --
@@ -318,29 +317,33 @@ def adopt(ctx, obj):
     dev = _foreign_dlpack_device(obj)
     if dev is None or dev[0] != _dl.KDL_CUDA:
         return None
+    _check_ordinal(ctx, dev[1])
+    return _dl.import_array(ctx, obj)
+
+
+def _check_ordinal(ctx, ordinal: int) -> None:
     mine = context_device(ctx).ordinal
-    if dev[1] != mine:
-        raise InvalidArgumentError(f"the DLPack tensor is on CUDA device {dev[1]}, the context "
-                                   f"on device {mine}; copy it to that device first")
-    stream = context_stream(ctx) or 1     # the legacy default stream has no handle
-    try:
-        capsule = obj.__dlpack__(stream=stream, max_version=_dl.VERSION)
-    except TypeError:               # a producer older than DLPack 1.0 (no max_version)
-        capsule = obj.__dlpack__(stream=stream)
-    imported = _dl.consume(capsule)
-    try:
-        return wrap(ctx, imported.described, imported)
-    except BaseException:
-        imported.release()
-        raise
+    if ordinal != mine:
+        raise InvalidArgumentError(f"the DLPack tensor is on CUDA device {ordinal}, the "
+                                   f"context on device {mine}; copy it to that device first")
+
+
+def dlpack_stream(ctx) -> int:
+    """The stream a DLPack producer is asked to make its data ready on."""
+    return context_stream(ctx) or 1     # the legacy default stream has no handle
+
+
+def dlpack_adopt(ctx, imported: _dl.Imported) -> DeviceArray:
+    """A consumed CUDA DLPack tensor as a DeviceArray of ``ctx`` (the
+    ``Imported`` is released when the last array over it dies)."""
+    _check_ordinal(ctx, imported.described.device[1])
+    return wrap(ctx, imported.described, imported)
 
 
 def wrap(ctx, desc, owner) -> DeviceArray:
     """A DeviceArray of ``ctx`` over the memory ``desc`` describes (no copy),
-    keeping ``owner`` alive while any array over it lives."""
-    if desc.readonly:
-        raise NotSupportedError("read-only CUDA arrays cannot be shared (ckernels device "
-                                "arrays are writable); copy it: ctx.array(obj)")
+    keeping ``owner`` alive while any array over it lives; read-only if the
+    producer says so."""
     element = element_of(ctx.kind, desc.dtype, "adopting a CUDA array")
     item = element.size
     shape, strides = desc.shape, desc.strides
@@ -354,17 +357,10 @@ def wrap(ctx, desc, owner) -> DeviceArray:
                                 f"{strides} not aligned to the element size {item}")
     lo, nbytes = extent(shape, strides, item)
     buf = Buffer.wrap(ctx, desc.address + lo, nbytes, owner)
-    return DeviceArray(buf, -lo, shape, element.numpy, strides)
-
-
-def extent(shape, strides, itemsize: int) -> tuple[int, int]:
-    """``(lo, nbytes)``: the bytes a non-empty strided array touches start ``lo``
-    (<= 0) bytes from its first element and span ``nbytes``."""
-    lo = sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0)
-    hi = sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0) + itemsize
-    return lo, hi - lo
+    return DeviceArray(buf, -lo, shape, element.numpy, strides, readonly=desc.readonly)
 
 
 __all__ = ["prepare", "nvrtc_wheel_dirs", "nvrtc_version", "compile_ptx", "device_count",
            "context_device", "context_stream", "cuda_array_interface", "dlpack",
-           "dlpack_device", "parse_cuda_array_interface", "adopt", "wrap", "extent"]
+           "dlpack_device", "dlpack_context_device", "dlpack_stream", "dlpack_adopt",
+           "parse_cuda_array_interface", "adopt", "wrap", "extent"]

@@ -1,22 +1,42 @@
-"""DLPack capsules for device memory: making them and reading other libraries'.
+"""DLPack: capsules both ways, for every device kind (OpenCL, CUDA) and for
+host memory.
 
-Host arrays share through NumPy (``ckernels.Array.__dlpack__``); device memory
-has no NumPy to lean on, so this module speaks the C ABI of ``dlpack.h``
-(DLPack 1.x: ``DLManagedTensorVersioned`` in a ``"dltensor_versioned"``
-capsule, and the legacy ``DLManagedTensor`` in a ``"dltensor"`` capsule) with
-``ctypes``.  Nothing here is specific to one backend: the device is a
-``(device_type, device_id)`` pair.
+This module speaks the C ABI of ``dlpack.h`` (DLPack 1.x:
+``DLManagedTensorVersioned`` in a ``"dltensor_versioned"`` capsule, and the
+legacy ``DLManagedTensor`` in a ``"dltensor"`` capsule) with ``ctypes``;
+what differs between device kinds comes from the kind's hooks
+(:mod:`ckernels.context.backends`): its DLPack device, what goes in ``data``
+and ``byte_offset``, the stream rule, and how imported memory becomes a
+buffer.  Host ``ckernels.Array`` objects share through NumPy
+(``Array.__dlpack__``, :func:`ckernels.from_dlpack`).
 
-Exporting (:func:`export`): the managed tensor, its shape and strides live in
-ctypes objects held, with the producer's owner object, in a table keyed by
-the tensor's address until its deleter runs -- once, called by the consumer
-that renamed the capsule ``"used_..."``, or by the capsule's destructor if
-nobody consumed it.
+Exporting (:func:`export`, and :func:`export_array` behind
+``DeviceArray.__dlpack__``): the managed tensor, its shape and strides live
+in ctypes objects held, with the producer's owner object, in a table keyed
+by the tensor's address until its deleter runs -- once, called by the
+consumer that renamed the capsule ``"used_..."``, or by the capsule's
+destructor (C, in the cffi module: it may run with an exception pending) if
+nobody consumed it.  ``copy=True`` exports a device copy; ``dl_device=(kDLCPU,
+0)`` (what ``np.from_dlpack(x, device="cpu")`` asks) an explicit host copy.
 
-Importing (:func:`consume`): the capsule is validated, renamed
+Importing (:func:`consume`, and :func:`import_array` behind
+:meth:`ckernels.Context.from_dlpack`): the capsule is validated, renamed
 ``"used_..."`` (so its destructor no longer deletes), and the returned
 :class:`Imported` calls the producer's deleter exactly once when it is
-released (:meth:`Imported.release`, or garbage collection).
+released (:meth:`Imported.release`, or garbage collection -- for an adopted
+array, when the last buffer over the memory dies).
+
+What DLPack can say about OpenCL memory: the device type ``kDLOpenCL`` (4), a
+``device_id``, and a ``data`` field which for OpenCL *is the ``cl_mem``
+handle* (OpenCL buffers have no address), plus ``byte_offset``.  It cannot
+name the ``cl_context``; ``device_id`` is the device's index in its
+cl_context (0 for the single-device contexts ckernels makes).  The
+``cl_context`` is recoverable from the ``cl_mem``, which is how
+``Context.from_dlpack`` checks it shares the context (the library's "belongs
+to another cl_context" error otherwise).  Few consumers accept ``kDLOpenCL``
+tensors (NumPy refuses them: device data is never copied implicitly).  For
+CUDA, ``data`` is the device pointer of the first element (``byte_offset``
+0) and ``device_id`` the device ordinal.
 """
 
 from __future__ import annotations
@@ -29,6 +49,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import InvalidArgumentError, NotSupportedError
+from . import backends
 
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_OPENCL = 1, 2, 3, 4
 KDL_CUDA_MANAGED = 13
@@ -73,21 +94,16 @@ class DLManagedTensorVersioned(ctypes.Structure):
 
 
 _DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-_CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
-# the capsule API, through prototypes that keep the GIL (PYFUNCTYPE); the
-# destructor's variants take the dying capsule as a bare pointer
+# the capsule API, through prototypes that keep the GIL (PYFUNCTYPE)
 _api = ctypes.pythonapi
 _P = ctypes.PYFUNCTYPE
 _capsule_new = _P(ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p,
-                  _CAPSULE_DESTRUCTOR)(("PyCapsule_New", _api))
+                  ctypes.c_void_p)(("PyCapsule_New", _api))
 _is_valid = _P(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(("PyCapsule_IsValid", _api))
 _get_pointer = _P(ctypes.c_void_p, ctypes.py_object,
                   ctypes.c_void_p)(("PyCapsule_GetPointer", _api))
 _set_name = _P(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(("PyCapsule_SetName", _api))
-_raw_is_valid = _P(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(("PyCapsule_IsValid", _api))
-_raw_get_pointer = _P(ctypes.c_void_p, ctypes.c_void_p,
-                      ctypes.c_void_p)(("PyCapsule_GetPointer", _api))
 
 # capsule names: C strings that live as long as the process
 _NAMES = {n: ctypes.create_string_buffer(n) for n in
@@ -109,14 +125,11 @@ def _deleter(ptr):            # called by the consumer (or our capsule destructo
         _live.pop(int(ptr or 0), None)
 
 
-def _destruct_capsule(capsule, name: bytes) -> None:
-    # The capsule is being destroyed: never turn it into a Python object here.
-    if _raw_is_valid(capsule, _name(name)):     # not consumed: delete it ourselves
-        _deleter(_raw_get_pointer(capsule, _name(name)))
-
-
-_destruct_legacy = _CAPSULE_DESTRUCTOR(lambda c: _destruct_capsule(c, b"dltensor"))
-_destruct_versioned = _CAPSULE_DESTRUCTOR(lambda c: _destruct_capsule(c, b"dltensor_versioned"))
+def _capsule_destructor() -> int:
+    """Address of the capsule destructor (C, in the cffi module): it deletes a
+    capsule nobody consumed, setting a pending exception aside meanwhile."""
+    from .._native import ffi, lib
+    return int(ffi.cast("uintptr_t", ffi.addressof(lib, "ck_py_dlpack_capsule_destructor")))
 
 
 def dtype_code(dtype) -> DLDataType:
@@ -129,9 +142,11 @@ def dtype_code(dtype) -> DLDataType:
 
 
 def export(owner, address: int, shape, strides, dtype, device: tuple[int, int],
-           versioned: bool, readonly: bool = False):
+           versioned: bool, readonly: bool = False, byte_offset: int = 0):
     """A DLPack capsule over ``address`` (``shape``, byte ``strides``, ``dtype``
-    on ``device``) that keeps ``owner`` alive until its consumer deletes it."""
+    on ``device``; ``address`` is DLPack's ``data``: a pointer, or the
+    ``cl_mem`` for OpenCL, with the first element ``byte_offset`` bytes in)
+    that keeps ``owner`` alive until its consumer deletes it."""
     dt = np.dtype(dtype)
     item = dt.itemsize
     if any(s % item for s in strides):
@@ -155,16 +170,15 @@ def export(owner, address: int, shape, strides, dtype, device: tuple[int, int],
     t.dtype = dtype_code(dt)
     t.shape = ctypes.cast(shape_arr, ctypes.POINTER(ctypes.c_int64))
     t.strides = ctypes.cast(strides_arr, ctypes.POINTER(ctypes.c_int64))
-    t.byte_offset = 0
+    t.byte_offset = int(byte_offset) if size else 0
     addr = ctypes.addressof(m)
     m.manager_ctx = addr
     m.deleter = ctypes.cast(_deleter, ctypes.c_void_p).value
     with _live_lock:
         _live[addr] = (m, shape_arr, strides_arr, owner)
     try:
-        if versioned:
-            return _capsule_new(addr, _name(b"dltensor_versioned"), _destruct_versioned)
-        return _capsule_new(addr, _name(b"dltensor"), _destruct_legacy)
+        return _capsule_new(addr, _name(b"dltensor_versioned" if versioned else b"dltensor"),
+                            _capsule_destructor())
     except BaseException:
         _deleter(addr)
         raise
@@ -179,12 +193,14 @@ def live_exports() -> int:
 # ----------------------------------------------------------------- import --
 class Described(NamedTuple):
     """What a foreign array says about itself (DLPack or ``__cuda_array_interface__``)."""
-    address: int            # the first element (0 for zero-size arrays)
+    address: int            # the first element (0 for zero-size arrays): handle + byte_offset
     shape: tuple
     strides: tuple          # in bytes
     dtype: np.dtype
     readonly: bool
     device: tuple           # (device_type, device_id)
+    handle: int = 0         # DLPack's data (a cl_mem for OpenCL; 0 for zero-size arrays)
+    byte_offset: int = 0    # of the first element from ``handle``
 
 
 class Imported:
@@ -273,14 +289,90 @@ def consume(capsule) -> Imported:
                 acc *= max(s, 1)
             strides = tuple(reversed(strides))
         size = int(np.prod(shape, dtype=np.int64)) if nd else 1
-        address = (int(t.data or 0) + int(t.byte_offset)) if size else 0
-        desc = Described(address, shape, strides, dt, bool(flags & READ_ONLY),
-                         (int(t.device.device_type), int(t.device.device_id)))
+        handle, byte_offset = (int(t.data or 0), int(t.byte_offset)) if size else (0, 0)
+        desc = Described(handle + byte_offset, shape, strides, dt, bool(flags & READ_ONLY),
+                         (int(t.device.device_type), int(t.device.device_id)),
+                         handle, byte_offset)
     except BaseException:
         _call_deleter(managed, deleter)
         raise
     return Imported(desc, managed, deleter)
 
 
-__all__ = ["export", "consume", "Imported", "Described", "dtype_code", "describe_dtype",
-           "live_exports", "KDL_CPU", "KDL_CUDA", "KDL_OPENCL", "VERSION"]
+def extent(shape, strides, itemsize: int) -> tuple[int, int]:
+    """``(lo, nbytes)``: the bytes a non-empty strided array touches start ``lo``
+    (<= 0) bytes from its first element and span ``nbytes``."""
+    lo = sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0)
+    hi = sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0) + itemsize
+    return lo, hi - lo
+
+
+# ------------------------------------------------------- device arrays --
+def export_array(arr, device: tuple[int, int], data_of, *, max_version=None, dl_device=None,
+                 copy=None):
+    """``arr.__dlpack__(...)`` for a device array of any kind, once the kind's
+    hook has checked ``stream``: a capsule over the device memory
+    (``data_of(arr)`` gives DLPack's ``(data, byte_offset)``), over a device
+    copy with ``copy=True``; a host copy only when ``dl_device`` asks for the
+    CPU explicitly (and ``copy`` is not False)."""
+    if dl_device is not None and tuple(dl_device) != tuple(device):
+        if tuple(dl_device) == (KDL_CPU, 0) and copy is not False:
+            host = arr.to_numpy()
+            return host.__dlpack__(max_version=max_version) if max_version is not None \
+                else host.__dlpack__()
+        raise BufferError(f"__dlpack__: the array is on {DEVICE_NAMES[device[0]]} "
+                          f"device {device[1]}, dl_device={tuple(dl_device)} asks for another "
+                          "device")
+    src = arr.copy() if copy else arr
+    versioned = max_version is not None and int(max_version[0]) >= 1
+    data, byte_offset = data_of(src) if src.size else (0, 0)
+    return export(src, data, src.shape, src.strides, src.dtype, tuple(device), versioned,
+                  readonly=not src.flags.writeable, byte_offset=byte_offset)
+
+
+def import_array(ctx, x):
+    """``ctx.from_dlpack(x)``: the memory of DLPack producer ``x`` as an array
+    of ``ctx`` without a copy -- a device array over it for a device context
+    (the kind's ``dlpack_context_device``, ``dlpack_stream`` and
+    ``dlpack_adopt`` hooks), a host ``ckernels.Array`` for a ``"cpu"`` one.
+    The producer's tensor is deleted when the last array over it dies."""
+    if not hasattr(x, "__dlpack__"):
+        raise InvalidArgumentError(f"from_dlpack: {type(x).__name__} has no __dlpack__")
+    if not ctx.is_device:
+        from ..array import from_dlpack
+        return from_dlpack(x)
+    context_device = backends.hook(ctx.kind, "dlpack_context_device")
+    adopt = backends.hook(ctx.kind, "dlpack_adopt")
+    if context_device is None or adopt is None:
+        raise NotSupportedError(f"from_dlpack: {ctx.kind} contexts take no DLPack tensors")
+    want = tuple(context_device(ctx))
+    f = getattr(x, "__dlpack_device__", None)
+    if f is not None:
+        got = tuple(f())
+        if got[0] != want[0]:
+            raise NotSupportedError(
+                f"from_dlpack: the tensor is on {DEVICE_NAMES.get(got[0], got[0])} device "
+                f"{got[1]}; {ctx.brief} takes {DEVICE_NAMES[want[0]]} tensors (copy it "
+                "first)")
+    stream_of = backends.hook(ctx.kind, "dlpack_stream")
+    stream = stream_of(ctx) if stream_of is not None else None
+    try:
+        capsule = x.__dlpack__(stream=stream, max_version=VERSION)
+    except TypeError:               # a producer older than DLPack 1.0 (no max_version)
+        capsule = x.__dlpack__(stream=stream) if stream is not None else x.__dlpack__()
+    imported = consume(capsule)
+    try:
+        dev = imported.described.device
+        if dev[0] != want[0]:
+            raise NotSupportedError(f"from_dlpack: the tensor is on "
+                                    f"{DEVICE_NAMES.get(dev[0], dev[0])} device {dev[1]}; "
+                                    f"{ctx.brief} takes {DEVICE_NAMES[want[0]]} tensors")
+        return adopt(ctx, imported)
+    except BaseException:
+        imported.release()
+        raise
+
+
+__all__ = ["export", "consume", "export_array", "import_array", "extent", "Imported", "Described",
+           "dtype_code", "describe_dtype", "live_exports", "KDL_CPU", "KDL_CUDA", "KDL_OPENCL",
+           "VERSION"]

@@ -40,6 +40,7 @@ from ckernels import dtypes, errors
 from ckernels.context import cuda as ccuda
 from ckernels.jit import c_emit
 from ckernels.jit import cuda as jcuda
+from ckernels.jit import device_ops
 from ckernels.jit.device import device_error
 
 import test_c_emit as cemit_tests
@@ -348,6 +349,103 @@ def test_corpus_compiles_to_ptx_and_assembles(corpus, tmp_path):
         assert (tmp_path / f"corpus_{arch}.cubin").stat().st_size > 0
 
 
+# ---- the built-in device operations (ckernels.jit.device_ops) as CUDA C -----
+def _device_ops_programs():
+    """``(label, EmittedKernel)`` of every kind of device_ops program for the
+    CUDA target, from the same builders OpenCL contexts use: each registry
+    operation for each device type it resolves for (array and scalar
+    operands), conversions between every pair of device types (every error
+    mode for a few), every reduction for each type, gathers of each item size,
+    ``numpy.where``."""
+    tgt = jcuda.TARGET
+    names = [d.name for d in dtypes.device_types("cuda")]
+    by = dtypes.by_name
+    out = []
+    for op in sorted(device_ops.OPS):
+        for n in names:
+            for arity in (1, 2):
+                try:
+                    kargs, ret = device_ops.resolve(op, (n,) * arity)
+                except (errors.CKernelError, KeyError):
+                    continue
+                if any(by[t].c_type("cuda") is None for t in kargs + (ret,)):
+                    continue
+                inputs = tuple((by[n], False) for _ in range(arity))
+                out.append((f"{op}[{n}]", device_ops._op_program(tgt, op, kargs, ret, inputs,
+                                                                   ret)))
+                if arity == 2:      # a scalar operand, passed by value
+                    inputs = ((by[n], False), (by[n], True))
+                    out.append((f"{op}[{n},scalar]",
+                                device_ops._op_program(tgt, op, kargs, ret, inputs, ret)))
+                break
+    few = ("bool", "int8", "uint64", "float32", "float64")
+    for s in names:
+        for d in names:
+            modes = ("default", "nocheck", "overflow", "fractional") \
+                if s in few and d in few else ("default",)
+            for m in modes:
+                out.append((f"cast[{s}->{d},{m}]",
+                            device_ops._cast_program(tgt, by[s], by[d], m, False)))
+    out.append(("cast[scalar]", device_ops._cast_program(tgt, by["float64"], by["int32"],
+                                                         "default", True)))
+    for name in ("sum", "prod", "min", "max", "any", "all", "mean"):
+        for n in names:
+            acc = by[device_ops._acc_type(name, n, None)]
+            for final in (False, True):
+                dst = acc if not (final and name == "mean") else by["float64"]
+                out.append((f"{name}[{n},{final}]",
+                            device_ops._reduce_program(tgt, name, by[n], acc, dst,
+                                                       name == "mean")))
+    for item in (1, 2, 4, 8):
+        out.append((f"gather[{item}]", device_ops._gather_program(tgt, item)))
+    for t in ("float32", "float64", "int64", "bool"):
+        inputs = ((by["bool"], False), (by[t], False), (by[t], True))
+        out.append((f"where[{t}]", device_ops._where_program(tgt, inputs, t, ("bool", t, t))))
+    return out
+
+
+def test_device_ops_kernels_compile_to_ptx_and_assemble(tmp_path):
+    """The device operations (operators, ufuncs, astype, reductions, gathers,
+    numpy.where on device arrays) are not OpenCL-only: their CUDA C compiles
+    with NVRTC for each architecture and the PTX assembles."""
+    _nvrtc_or_skip()
+    progs = _device_ops_programs()
+    assert len(progs) > 300
+    seen = {}
+    parts = []
+    for i, (label, prog) in enumerate(progs):
+        assert prog.dialect.name == "cuda" and 'extern "C" __global__' in prog.source, label
+        if prog.source in seen:          # the same program under another label
+            continue
+        seen[prog.source] = label
+        ns = f"ck_op{i}"
+        src = prog.source.replace('extern "C" __global__', "__global__")
+        parts.append(f"namespace {ns} {{\n{src}}}  // namespace {ns}  ({label})\n")
+    src = "\n".join(parts)
+    files = []
+    for arch in ARCHS:
+        ptx, log = ccuda.compile_ptx(src, arch)
+        assert "error" not in log.lower(), log
+        assert ptx.count(".entry") >= len(parts), arch
+        f = tmp_path / f"device_ops_{arch}.ptx"
+        f.write_text(ptx)
+        files.append((arch, f))
+    # and as the library gets them: a few whole programs, untouched
+    for label, prog in progs[:: max(1, len(progs) // 6)]:
+        ptx, _ = ccuda.compile_ptx(prog.source, "sm_80")
+        assert ".visible .entry" in ptx, label
+    ptxas = _ptxas()
+    if ptxas is None:
+        pytest.skip("ptxas not found (make cuda-tools); the NVRTC step passed")
+    procs = [(arch, subprocess.Popen([ptxas, f"-arch={arch}", str(f), "-o",
+                                      str(f.with_suffix(".cubin"))],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+             for arch, f in files]
+    for arch, p in procs:
+        _, err = p.communicate(timeout=600)
+        assert p.returncode == 0, f"ptxas -arch={arch}: {err[-4000:]}"
+
+
 def test_programs_compile_exactly_as_emitted(corpus):
     """A few whole programs, untouched (no namespace, kernel named ck_kernel),
     as the library's build would get them."""
@@ -438,7 +536,8 @@ def _check_entry(lib, e: Entry):
     out = np.zeros(len(e.args[0]), e.ret_dtype)
     code = run_host(lib, e, e.args, out)
     if exc is None:
-        assert code == 0, f"host kernel raised {device_error(e.prog, code, e.name)!r}"
+        got = device_error(e.prog.errors, code, e.name, e.prog.dialect.title)
+        assert code == 0, f"host kernel raised {got!r}"
         ocl_tests._compare(out, want, e.name)
         return
     assert code != 0, f"the CPU raised {exc!r}, the host kernel did not"
@@ -453,7 +552,7 @@ def _check_entry(lib, e: Entry):
             ocl_tests._compare(out1, want1, f"{e.name}[{i}]")
         else:
             assert code1 != 0, f"element {i}: CPU raised {exc1!r}, host gave {out1}"
-            got = device_error(e.prog, code1, e.name)
+            got = device_error(e.prog.errors, code1, e.name, e.prog.dialect.title)
             assert type(got) is type(exc1) and str(got) == str(exc1), (i, got, exc1)
 
 

@@ -281,10 +281,13 @@ def test_device_arrays_of_other_backends_do_not_claim_cuda(new_opencl_context):
     ctx = new_opencl_context()
     a = ctx.array(np.arange(3.0))
     assert not hasattr(a, "__cuda_array_interface__")
-    with pytest.raises(BufferError, match="opencl"):
-        a.__dlpack__()
-    with pytest.raises(BufferError):
-        a.__dlpack_device__()
+    assert a.__dlpack_device__() == (dl.KDL_OPENCL, 0)     # DLPack speaks OpenCL, not CUDA
+    imp = dl.consume(a.__dlpack__(max_version=(1, 0)))
+    assert imp.described.device == (dl.KDL_OPENCL, 0)
+    assert imp.described.handle == a.buffer.native_handle   # the cl_mem
+    imp.release()
+    with pytest.raises(errors.NotSupportedError, match="OpenCL"):
+        ctx.from_dlpack(np.arange(3.0))                     # a CPU tensor: no implicit copy
 
 
 def test_cuda_exports_read_back(new_opencl_context, monkeypatch):
@@ -530,8 +533,11 @@ def test_cai_export_and_adopt_roundtrip(cuda_ctx):
     h = np.ones(4)
     with pytest.raises(errors.BackendError, match="not CUDA device memory"):
         ctx.to(_Foreign(dict(cai, data=(h.ctypes.data, False), shape=(4,)), keep=h))
-    with pytest.raises(errors.NotSupportedError, match="read-only"):
-        ctx.to(_Foreign(dict(cai, data=(cai["data"][0], True)), keep=x))
+    ro = ctx.to(_Foreign(dict(cai, data=(cai["data"][0], True)), keep=x))   # shared, read-only
+    assert not ro.flags.writeable and ro.__cuda_array_interface__["data"][1] is True
+    np.testing.assert_array_equal(ro.to_numpy(), x.to_numpy())
+    with pytest.raises(errors.CKValueError, match="read-only"):
+        ro[0, 0] = 1
 
 
 @cuda
