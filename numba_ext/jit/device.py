@@ -55,7 +55,7 @@ from . import operands as _operands
 from .c_emit import KERNEL_NAME, Dialect, EmittedKernel, emit_kernel, entry_wrapper
 
 #: context kind -> module whose ``TARGET`` runs jitted functions there
-TARGETS = {"opencl": "ckernels.jit.opencl"}
+TARGETS = {"opencl": "ckernels.jit.opencl", "cuda": "ckernels.jit.cuda"}
 
 _MAXD = int(lib.CK_TYPE_MAX_DEPTH)
 _KERNEL_NAME = KERNEL_NAME.encode()
