@@ -220,6 +220,14 @@ def typed_ir(py_func, arg_types, return_type=None, error_model="python",
         res = compiler.compile_extra(typingctx, targetctx, py_func, tuple(arg_types),
                                      return_type, flags, {},
                                      pipeline_class=_pipeline_class())
+    except KeyError as exc:
+        from numba.core import types
+        if not any(isinstance(a, types.Record) for a in arg_types):
+            raise
+        # Numba's Record typing looks an unknown field up unchecked
+        raise NotSupportedError(f"{where}: cannot type {py_func.__qualname__}"
+                                f"({', '.join(map(str, arg_types))}): no struct field {exc}"
+                                ) from None
     except NumbaError as exc:
         reason, at = _typing_failure(exc, py_func)
         raise NotSupportedError(f"{where}: cannot type {py_func.__qualname__}"
@@ -677,7 +685,8 @@ class FunctionEmitter:
         lines = [f"{self.d.function_prefix} {rt} {self.cname}({', '.join(params)})", "{"]
         if self.struct_ret is not None:
             z = self.var("$ck_zero")
-            lines.append(f"  {rt} {z} = {{0}};   /* the result after an error */")
+            lines.append(f"  {rt} {z} = {{0}};   /* returned after a raise */")
+            lines.append(f"  (void){z};")
         for cname, ct in decls.items():
             lines.append(f"  {ct} {cname};")
         lines += body

@@ -271,6 +271,10 @@ class JitKernel(_dispatch.Function):
                 if isinstance(exc, NumbaError):
                     raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
                                     f"{sig.text}:\n{exc}") from exc
+                if isinstance(exc, KeyError) and any(map(is_struct, sig.args)):
+                    # Numba's Record typing looks an unknown field up unchecked
+                    raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
+                                    f"{sig.text}: no struct field {exc}") from None
                 raise
             cres = self.dispatcher.overloads[nb_args]
             if sig.ret is None:

@@ -53,7 +53,7 @@ from ..errors import (CKOverflowError, CKTypeError, InvalidArgumentError, NotSup
                       UserKernelError, exception_for)
 from . import operands as _operands
 from .c_emit import KERNEL_NAME, Dialect, EmittedKernel, emit_kernel, entry_wrapper
-from .signature import element_type
+from .signature import element_type, is_struct
 
 #: context kind -> module whose ``TARGET`` runs jitted functions there
 TARGETS = {"opencl": "ckernels.jit.opencl", "cuda": "ckernels.jit.cuda"}
@@ -510,8 +510,8 @@ def _select(kernel, args, fname):
     inputs = []
     scalars = False
     for o, a, t in zip(ops, args, comp.sig.args):
-        if o.device:
-            inputs.append((a._element, False))
+        if o.device:   # a struct: exactly the signature's type (operands.select)
+            inputs.append((element_type(t) if is_struct(t) else a._element, False))
         else:   # a scalar is passed by value in the parameter's type
             inputs.append((element_type(t), True))
             scalars = True

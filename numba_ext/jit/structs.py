@@ -113,6 +113,7 @@ class StructType:
             rec = numpy_support.from_dtype(self.numpy)
             _check_record(rec, self.type, self.name)
             self._numba = rec
+            _BY_RECORD.setdefault(rec, self)
         return self._numba
 
     @property
@@ -137,10 +138,18 @@ def c_name(t: Type) -> str:
     return "JitStruct_" + hashlib.sha1(str(t).encode()).hexdigest()[:10]
 
 
+#: Numba Record -> StructType (every Record made here, nested ones included)
+_BY_RECORD: dict = {}
+
+
 def of_record(rec) -> StructType:
     """The :class:`StructType` of a Numba Record made by :attr:`StructType.numba`
-    (or any aligned Record)."""
-    return element(rec.dtype)
+    (nested records included)."""
+    st = _BY_RECORD.get(rec)
+    if st is None:
+        raise NotSupportedError(f"ckernels.jit: the record type {rec} is not a struct of a "
+                                "jit signature")
+    return st
 
 
 def _check_record(rec, t: Type, where: str) -> None:
@@ -162,6 +171,7 @@ def _check_record(rec, t: Type, where: str) -> None:
                 ft = ft.element
         if isinstance(sub, nt.Record):
             _check_record(sub, ft, f"{where}.{n}")
+            _BY_RECORD.setdefault(sub, element(ft))
 
 
 @functools.lru_cache(maxsize=256)

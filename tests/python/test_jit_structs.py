@@ -17,6 +17,8 @@ import pytest
 import ckernels
 from ckernels import errors
 
+import test_cuda_codegen as cc   # NVRTC and ptxas as the CUDA codegen tests find them
+
 rng = np.random.default_rng(12)
 
 VEC = "{x: float64, y: float64}"
@@ -254,10 +256,91 @@ def test_bad_results():
 def test_unknown_field():
     def bad(p):
         return p.z
-    with pytest.raises(TypeError, match="cannot compile"):
+    with pytest.raises(TypeError, match="no struct field 'z'"):
         ckernels.jit(f"float64({VEC})")(bad)
 
 
 def test_register_refused():
     with pytest.raises(errors.NotSupportedError, match="struct"):
         norm2.register("ck_test_struct_norm2")
+
+
+# --------------------------------------------------------------- devices --
+# The device emitter declares the structs with the generated C API of the
+# target (ckernels.c_api); fields are C members.  Struct results on devices:
+# a flat tuple (or a struct of the same type).
+@ckernels.jit(f"{VEC}({PART})")
+def momentum(p):
+    return p.mass * p.vel.x, p.mass * p.vel.y
+
+
+DEVICE_CASES = [   # (function, host arguments as makers, oracle-free: CPU jit)
+    (norm2, lambda: (_vecs(37),)),
+    (energy, lambda: (_particles(41), 9.81)),
+    (hist_sum, lambda: (_hists(29),)),
+    (momentum, lambda: (_particles(23),)),
+    (same, lambda: (_vecs(19),)),
+]
+
+
+def _vecs(n):
+    a = np.zeros(n, VEC_DT)
+    a["x"], a["y"] = rng.normal(size=n), rng.normal(size=n)
+    return a
+
+
+@pytest.fixture(scope="module")
+def ocl(new_opencl_context):
+    return new_opencl_context()
+
+
+@pytest.mark.parametrize("fn,make", DEVICE_CASES, ids=[c[0].__name__ for c in DEVICE_CASES])
+def test_opencl_matches_cpu(ocl, fn, make):
+    args = make()
+    expect = fn(*args)
+    expect = np.asarray(expect) if isinstance(expect, ckernels.Array) else expect
+    dev = [ocl.to(a) if isinstance(a, np.ndarray) else a for a in args]
+    got = fn(*dev).to_numpy()
+    if got.dtype.fields is not None:
+        got = got.view(np.uint8)
+        expect = np.ascontiguousarray(expect).view(np.uint8)
+    np.testing.assert_allclose(got, expect, rtol=1e-13)
+
+
+def test_opencl_source_uses_the_generated_header():
+    src = momentum.source("opencl")
+    from ckernels.jit.structs import c_name
+    name = c_name(ckernels.types.parse(PART))
+    assert f"typedef struct {name} {{" in src
+    assert "CKERNELS_CAPI_" in src          # the c_api header, not a second printer
+    assert ".vel.x" in src or ".vel;" in src
+
+
+def test_device_refuses_nested_struct_results(ocl):
+    a = ocl.to(_particles(4))
+    with pytest.raises(errors.NotSupportedError, match="not supported .*in step"):
+        step(a, 0.1)
+
+
+def test_cuda_codegen_compiles():
+    """The CUDA C of every device case through NVRTC, the PTX through ptxas."""
+    import os
+    import subprocess
+    import tempfile
+
+    from ckernels.context import cuda as ccuda
+    cc._nvrtc_or_skip()
+    ptxas = cc._ptxas()
+    for fn, _ in DEVICE_CASES:
+        src = fn.source("cuda")
+        ptx, log = ccuda.compile_ptx(src, "sm_80")
+        assert "error" not in log.lower(), log
+        if ptxas is None:
+            continue
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, "k.ptx")
+            with open(f, "w") as fh:
+                fh.write(ptx)
+            r = subprocess.run([ptxas, "-arch=sm_80", f, "-o", f + ".cubin"],
+                               capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, r.stderr[-3000:]
