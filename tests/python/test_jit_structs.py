@@ -344,3 +344,23 @@ def test_cuda_codegen_compiles():
             r = subprocess.run([ptxas, "-arch=sm_80", f, "-o", f + ".cubin"],
                                capture_output=True, text=True, timeout=300)
             assert r.returncode == 0, r.stderr[-3000:]
+
+
+def test_strings_and_var_dims_in_structs_refused():
+    for t in ("{s: string, x: float64}", "{v: var * float64}"):
+        with pytest.raises(TypeError, match="fields of jitted struct types are numbers"):
+            ckernels.jit(f"float64({t})")(lambda p: 1.0)
+
+
+def test_device_unknown_field(ocl):
+    def bad(p):
+        return p.z
+    f = ckernels.jit(f"float64({VEC})")
+    with pytest.raises(TypeError, match="no struct field 'z'"):
+        f(bad)
+    with pytest.raises(errors.NotSupportedError, match="no struct field 'z'"):
+        from ckernels.jit import c_emit
+        from ckernels.jit.opencl import TARGET
+        from ckernels.jit.signature import element_type
+        c_emit.emit_kernel(bad, (element_type(VEC).numba,), element_type("float64").numba,
+                           TARGET.dialect)
