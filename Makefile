@@ -122,6 +122,7 @@ bench: setup
 	$(PY) benchmarks/bench_dispatch.py
 	$(PY) benchmarks/bench_opencl.py
 	$(PY) benchmarks/bench_cuda.py
+	$(PY) benchmarks/bench_dask.py
 
 clean:
 	rm -rf build $(STAMPS)

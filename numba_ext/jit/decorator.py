@@ -416,7 +416,11 @@ class JitKernel(_dispatch.Function):
         """``numpy.ufunc.reduce`` of :attr:`ufunc` (binary functions): ``axis``,
         ``dtype``, ``out``, ``keepdims``, ``initial``, ``where``.  Empty
         reductions and reductions over several axes need ``identity=`` at
-        decoration (as NumPy's ufuncs without an identity)."""
+        decoration (as NumPy's ufuncs without an identity).  A dask array gives a
+        lazy Dask reduction (:func:`ckernels.dask.ufunc_reduce`)."""
+        if hasattr(array, "__dask_graph__"):
+            from .. import dask as _dask
+            return _dask.ufunc_reduce(self, array, *args, **kwargs)
         return self._the_ufunc("reduce").reduce(array, *args, **kwargs)
 
     def accumulate(self, array, *args, **kwargs):
