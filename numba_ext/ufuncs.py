@@ -57,10 +57,10 @@ def numpy_dtypes(names) -> tuple[np.dtype, ...] | None:
     result); None when one has none (``string``)."""
     out = []
     for n in names:
-        d = dtypes.by_name[n].numpy
-        if d is None:
+        d = dtypes.by_name.get(n)      # struct types (jit signatures): no loops
+        if d is None or d.numpy is None:
             return None
-        out.append(d)
+        out.append(d.numpy)
     return tuple(out)
 
 

@@ -61,6 +61,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import NotSupportedError
+from . import structs as _structs
 
 # ----------------------------------------------------------------- pipeline --
 _PIPELINE = None
@@ -219,6 +220,14 @@ def typed_ir(py_func, arg_types, return_type=None, error_model="python",
         res = compiler.compile_extra(typingctx, targetctx, py_func, tuple(arg_types),
                                      return_type, flags, {},
                                      pipeline_class=_pipeline_class())
+    except KeyError as exc:
+        from numba.core import types
+        if not any(isinstance(a, types.Record) for a in arg_types):
+            raise
+        # Numba's Record typing looks an unknown field up unchecked
+        raise NotSupportedError(f"{where}: cannot type {py_func.__qualname__}"
+                                f"({', '.join(map(str, arg_types))}): no struct field {exc}"
+                                ) from None
     except NumbaError as exc:
         reason, at = _typing_failure(exc, py_func)
         raise NotSupportedError(f"{where}: cannot type {py_func.__qualname__}"
@@ -277,6 +286,8 @@ class Dialect:
             return "ck_range_iter_t"
         if isinstance(t, types.Pair) and isinstance(_unlit(t.first_type), types.Integer):
             return "ck_range_pair_t"
+        if isinstance(t, types.Record):     # a struct: the typedef of ckernels.c_api
+            return _structs.of_record(t).c_name
         return self.scalar_type(t)
 
     def pointer(self, ct: str, const: bool = False) -> str:
@@ -453,6 +464,9 @@ class EmittedKernel:
         self._err_index: dict = {}
         self.fp64_user: str | None = None   # first function using float64
         self._stack: list = []
+        #: struct types used (typedef name -> ckernels Type), declared by the
+        #: generated C API of the target (ckernels.c_api) before everything
+        self.structs: dict = {}
 
     def error_code(self, exc_class, args) -> int:
         key = (exc_class, tuple(args))
@@ -486,8 +500,34 @@ class EmittedKernel:
         self.order.append(fe.text)
         return fe
 
+    def use_struct(self, rec) -> str:
+        """Note a struct type (a Numba Record) and those nested in it; its
+        typedef name."""
+        from numba.core import types
+        st = _structs.of_record(rec)
+        if st.c_name not in self.structs:
+            self.structs[st.c_name] = st.type
+            for _, ft in rec.members:
+                while isinstance(ft, types.NestedArray):
+                    ft = ft.dtype
+                if isinstance(ft, types.Record):
+                    self.use_struct(ft)
+        return st.c_name
+
+    def struct_header(self) -> str:
+        """The typedefs (and accessors) of the struct types used, from the one
+        generator of struct layouts in C (:func:`ckernels.c_api`)."""
+        if not self.structs:
+            return ""
+        from ..capi import c_api
+        try:
+            return str(c_api(sorted(self.structs.items()), self.dialect.name)) + "\n"
+        except NotSupportedError as exc:
+            raise NotSupportedError(f"{self.dialect.title}: {exc}") from None
+
     def text(self) -> str:
-        return "\n".join([self.dialect.prelude()] + list(self.helpers.values()) + self.order)
+        return "\n".join([self.struct_header() + self.dialect.prelude()] +
+                         list(self.helpers.values()) + self.order)
 
     def __repr__(self) -> str:
         name = self.entry.py_func.__qualname__ if self.entry is not None else "?"
@@ -508,7 +548,11 @@ class FunctionEmitter:
         self.d = prog.dialect
         self.py_func = py_func
         self.arg_types = tuple(arg_types)
-        self.tir = typed_ir(py_func, arg_types, return_type, prog.error_model, prog.dialect.title)
+        from numba.core import types
+        # a struct result is built from what the function returns (a tuple):
+        # typed without the result type, written member by member
+        typing_ret = None if isinstance(return_type, types.Record) else return_type
+        self.tir = typed_ir(py_func, arg_types, typing_ret, prog.error_model, prog.dialect.title)
         self.ret_type = _unlit(return_type if return_type is not None
                                else self.tir.return_type)
         h = hashlib.sha1(f"{py_func.__module__}.{py_func.__qualname__}|"
@@ -541,8 +585,38 @@ class FunctionEmitter:
         return self.tir.typemap[var.name]
 
     def ct(self, t) -> str | None:
-        """The dialect's C type of a Numba type (None: not representable)."""
+        """The dialect's C type of a Numba type (None: not representable).  A
+        struct (Numba Record) is its typedef; a fixed dim inside a struct
+        (NestedArray) a pointer to its first element."""
+        from numba.core import types
+        t = _unlit(t)
+        if isinstance(t, types.Record):
+            return self.prog.use_struct(t)
+        if isinstance(t, types.NestedArray):
+            el = self.field_ct(t.dtype)
+            return None if el is None else f"{el} *"
         return self.d.c_type(t)
+
+    def field_ct(self, t) -> str | None:
+        """The C type of a value stored in a struct (bool as its byte)."""
+        from numba.core import types
+        if isinstance(t, types.Record):
+            return self.prog.use_struct(t)
+        if _is_bool(t):
+            return self.d.uint8
+        return self.d.c_type(t)
+
+    @property
+    def struct_ret(self):
+        """The struct type (Record) of the result, or None."""
+        from numba.core import types
+        return self.ret_type if isinstance(self.ret_type, types.Record) else None
+
+    def zero_return(self) -> str:
+        """``return`` of a placeholder result (after an error)."""
+        if self.struct_ret is not None:
+            return f"return {self.var('$ck_zero')};"
+        return f"return ({self.ct(self.ret_type)})0;"
 
     def note_fp64(self, t) -> None:
         from numba.core import types
@@ -577,8 +651,7 @@ class FunctionEmitter:
         return self.cast(self.use(var, loc), self.tyof(var), to_t)
 
     def raise_code(self, code: int) -> str:
-        rt = self.ct(self.ret_type)
-        return f"{{ *ck_err = {code}; return ({rt})0; }}"
+        return f"{{ *ck_err = {code}; {self.zero_return()} }}"
 
     # ---- emission ----------------------------------------------------------
     def emit(self) -> None:
@@ -610,6 +683,10 @@ class FunctionEmitter:
             for stmt in block.body:
                 body.extend("  " + line for line in self.stmt(stmt, ir))
         lines = [f"{self.d.function_prefix} {rt} {self.cname}({', '.join(params)})", "{"]
+        if self.struct_ret is not None:
+            z = self.var("$ck_zero")
+            lines.append(f"  {rt} {z} = {{0}};   /* returned after a raise */")
+            lines.append(f"  (void){z};")
         for cname, ct in decls.items():
             lines.append(f"  {ct} {cname};")
         lines += body
@@ -626,6 +703,8 @@ class FunctionEmitter:
         if isinstance(stmt, ir.Jump):
             return [f"goto L{stmt.target};"]
         if isinstance(stmt, ir.Return):
+            if self.struct_ret is not None:
+                return self.struct_return(stmt.value, loc)
             rt = self.ct(self.ret_type)
             return [f"return ({rt}){self.use_as(stmt.value, self.ret_type, loc)};"]
         if isinstance(stmt, ir.Del):
@@ -851,6 +930,8 @@ class FunctionEmitter:
                 v = getattr(vt.pymod, e.attr, None)
                 if isinstance(v, (int, float)):
                     return [f"{dst} = {self.const(v, tt, loc)};"]
+            if isinstance(vt, types.Record):
+                return self.field_read(dst, tt, e.value, vt, e.attr, loc)
             if isinstance(vt, (types.Integer, types.Float)) and e.attr in ("real", "imag"):
                 if e.attr == "real":
                     return [f"{dst} = {self.use_as(e.value, tt, loc)};"]
@@ -860,10 +941,123 @@ class FunctionEmitter:
             got = self.tuple_item(dst, tt, e, loc)
             if got is not None:
                 return got
+            if isinstance(_unlit(self.tyof(e.value)), types.NestedArray):
+                return self.nested_item(dst, tt, e, loc)
         if op in ("build_tuple", "exhaust_iter", "static_getitem", "getitem",
                   "build_list", "build_set", "build_map", "make_function"):
             raise self.fail(self._describe(e, tt), loc)
         raise self.fail(f"expression '{op}'", loc)
+
+    # ---- structs: C members of the generated typedefs ---------------------
+    def field_read(self, dst, tt, var, rec, attr, loc) -> list[str]:
+        """``dst = p.attr``: a member of the struct value (a fixed dim: a
+        pointer to its first element, in the function's copy of the struct)."""
+        from numba.core import types
+        ft = rec.typeof(attr)
+        src = f"{self.use(var, loc)}.{attr}"
+        if isinstance(ft, types.NestedArray):
+            return [f"{dst} = ({self.ct(ft)})({src});"]
+        if _is_bool(ft):
+            return [f"{dst} = ({src} != 0);"]
+        if self.ct(ft) is None:
+            raise self.fail(f"struct field '{attr}' of type {ft}", loc)
+        return [f"{dst} = {self.cast(src, ft, tt)};"]
+
+    def nested_item(self, dst, tt, e, loc) -> list[str]:
+        """``dst = p.v[i]`` / ``p.m[i, j]`` on a fixed dim inside a struct (every
+        index an integer: Python's negative indices, IndexError out of range)."""
+        from numba.core import types
+        at = _unlit(self.tyof(e.value))
+        idx = e.index if e.op == "static_getitem" else None
+        const = isinstance(idx, int) or (isinstance(idx, tuple) and
+                                         all(isinstance(k, int) for k in idx))
+        if e.op == "getitem":
+            iv = e.index
+        elif not const:
+            iv = e.index_var
+        else:
+            iv = None
+        nd = len(at.shape)
+        if iv is not None:
+            it = _unlit(self.tyof(iv))
+            if isinstance(it, types.BaseTuple):
+                elems = self.tuple_elems(it)
+                if elems is None or len(elems) != nd or not all(map(_is_int, elems)):
+                    raise self.fail(f"indexing {at} by {it}", loc)
+                parts = [(f"{self.var(iv.name)}_{k}", et) for k, et in enumerate(elems)]
+            elif _is_int(it):
+                parts = [(self.var(iv.name), it)]
+            else:
+                raise self.fail(f"indexing {at} by {it}", loc)
+        elif isinstance(idx, int):
+            parts = [(str(idx), _int64_t())]
+        elif isinstance(idx, tuple) and all(isinstance(k, int) for k in idx):
+            parts = [(str(k), _int64_t()) for k in idx]
+        else:
+            raise self.fail(f"indexing {at} by {idx!r}", loc)
+        if len(parts) != nd:
+            raise self.fail(f"indexing the {nd}-d field {at} with {len(parts)} indices "
+                            "(sub-arrays of fields)", loc)
+        i64 = self.d.int64
+        code = self.prog.error_code(IndexError, ("index out of bounds",))
+        out, flat = [], []
+        for k, ((ix, ixt), n) in enumerate(zip(parts, at.shape)):
+            c = self.cast(ix, ixt, _int64_t())
+            out.append(f"if ({c} < -{n} || {c} >= {n}) {self.raise_code(code)}")
+            flat.append(f"(({c}) < 0 ? ({c}) + {n} : ({c}))")
+        lin = flat[0]
+        for k in range(1, nd):
+            lin = f"({lin}) * {at.shape[k]} + {flat[k]}"
+        ptr = self.use(e.value, loc)
+        el = at.dtype
+        v = f"{ptr}[({i64})({lin})]"
+        if _is_bool(el):
+            out.append(f"{dst} = ({v} != 0);")
+        elif isinstance(el, types.Record):
+            out.append(f"{dst} = {v};")
+        else:
+            out.append(f"{dst} = {self.cast(v, el, tt)};")
+        return out
+
+    def struct_return(self, value, loc) -> list[str]:
+        """``return`` of a struct result: a struct of the same type, or a tuple
+        of scalars with one item per field (written member by member)."""
+        from numba.core import types
+        rec = self.struct_ret
+        vt = _unlit(self.tyof(value))
+        rt = self.ct(rec)
+        if isinstance(vt, types.Record):
+            if vt != rec:
+                raise self.fail(f"returning a struct of type {vt} for {rec}", loc)
+            return [f"return {self.use(value, loc)};"]
+        names = list(rec.fields)
+        if isinstance(vt, types.BaseNamedTuple):
+            have = list(vt.fields)
+            if sorted(have) != sorted(names):
+                raise self.fail(f"returning a namedtuple with fields ({', '.join(have)}) for a "
+                                f"struct with fields ({', '.join(names)})", loc)
+            raise self.fail("namedtuple results (return a tuple in field order)", loc)
+        elems = self.tuple_elems(vt)
+        if elems is None:
+            raise self.fail(f"returning {vt} for a struct (a tuple of numbers, one per field; "
+                            "nested structs and fixed dims are CPU-only results)", loc)
+        if len(elems) != len(names):
+            raise self.fail(f"returning a tuple of {len(elems)} items for a struct with "
+                            f"{len(names)} fields", loc)
+        r = self.var("$ck_ret")
+        out = [f"{{ {rt} {r};"]
+        src = self.var(value.name)
+        for k, (n, et) in enumerate(zip(names, elems)):
+            ft = rec.typeof(n)
+            if isinstance(ft, (types.Record, types.NestedArray)):
+                raise self.fail(f"writing the field '{n}' ({ft}) of a struct result "
+                                "(nested structs and fixed dims are CPU-only results)", loc)
+            if _is_bool(ft):
+                out.append(f"  {r}.{n} = {src}_{k} ? 1 : 0;")
+            else:
+                out.append(f"  {r}.{n} = {self.cast(f'{src}_{k}', et, ft)};")
+        out.append(f"  return {r}; }}")
+        return out
 
     def unary(self, dst, tt, fn, value, sig, loc) -> list[str]:
         sym = _UNOPS.get(fn)
@@ -1044,7 +1238,7 @@ class FunctionEmitter:
             cargs.append("ck_err")
             r = f"{fe.cname}({', '.join(cargs)})"
             return [f"{dst} = {self.cast(r, rt, tt)};",
-                    f"if (*ck_err) return ({self.ct(self.ret_type)})0;"]
+                    f"if (*ck_err) {self.zero_return()}"]
         if isinstance(fnty, types.NumberClass):
             if len(args) != 1:
                 raise self.fail(f"{fnty}() with {len(args)} arguments", loc)
@@ -1273,11 +1467,19 @@ def emit_kernel(py_func, arg_types, return_type, dialect: Dialect,
     ret = _unlit(return_type)
     fe = prog.function(py_func, tuple(_unlit(a) for a in arg_types), ret)
     prog.entry = fe
-    prog.kernel_text = entry_wrapper(prog, [(dtypes.of_numba(_unlit(t)), False)
-                                            for t in arg_types],
-                                     dtypes.of_numba(ret))
+    prog.kernel_text = entry_wrapper(prog, [(_element_of(t), False) for t in arg_types],
+                                     _element_of(ret))
     prog.source = d.header(prog) + prog.text() + "\n" + prog.kernel_text
     return prog
+
+
+def _element_of(t):
+    """The element type (a ``dtypes`` row or a struct) of a Numba type."""
+    from numba.core import types
+    t = _unlit(t)
+    if isinstance(t, types.Record):
+        return _structs.of_record(t)
+    return dtypes.of_numba(t)
 
 
 def entry_wrapper(prog: EmittedKernel, inputs, out) -> str:
@@ -1345,7 +1547,14 @@ def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
             v = f"*({d.pointer(st, True)})(ck_in{k} + o_in{k})"
         if dt.kind == "b" or pbool:
             v = f"({v} != 0)"
-        lines.append(f"  {pct} x{k} = ({pct}){v};")
+        elif dt.kind == "V":    # a struct: copied, never converted
+            if by_value:
+                raise NotSupportedError(f"{d.title}: a struct scalar argument (pass a device "
+                                        "array of structs)")
+            v = f"({v})"
+        else:
+            v = f"({pct}){v}"
+        lines.append(f"  {pct} x{k} = {v};")
         cargs.append(f"x{k}")
     rct, rbool = ret
     lines += [f"  {i32} err = 0;",
