@@ -37,11 +37,12 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import types as _t
+from ._cargs import c_shape, c_text
 from ._native import check, ffi, lib
 from .arraylike import ArrayLike, Flags, format_values
 from .errors import (CKIndexError, CKOverflowError, CKTypeError, CKValueError,
                      InvalidArgumentError, InvalidStateError, NotSupportedError)
-from .memory import MemBlock
+from .memory import MemBlock, memblock_at
 from .types import Type, as_type
 
 try:   # the buffer protocol (PEP 3118): a tiny C base type (src/python/buffer.c)
@@ -658,9 +659,9 @@ class Array(*_BASES):
     @classmethod
     def _from_address(cls, address: int) -> "Array":
         """Wrap a ``ck_array_preamble *`` borrowed from C (adds a reference)."""
-        ptr = ffi.cast("ck_array_preamble *", address)
-        if ptr == ffi.NULL or ptr.memblock.kind != lib.CK_MEMBLOCK_ARRAY:
-            raise CKTypeError(f"address {address:#x} is not an array memblock")
+        ptr = ffi.cast("ck_array_preamble *", memblock_at(
+            address, "Array._from_address", kind=lib.CK_MEMBLOCK_ARRAY,
+            size=ffi.sizeof("ck_array_preamble")))
         lib.ck_array_incref(ptr)
         return cls._own(ptr)
 
@@ -843,7 +844,7 @@ class Array(*_BASES):
         return sub.to_numpy()
 
     def _field(self, name: str) -> "Array":
-        raw = name.encode("utf-8", "surrogatepass")
+        raw = c_text(name, "field name", error=CKIndexError)   # no field has a NUL
         out = ffi.new("ck_array_preamble **")
         check(lib.ck_array_field(self._a, raw, len(raw), out))
         return Array._own(out[0])
@@ -1132,7 +1133,7 @@ def errmode_value(errmode: str) -> int:
     out = ffi.new("ck_errmode *")
     if not isinstance(errmode, str):
         raise InvalidArgumentError(f"errmode must be one of {ERRMODES}, not {errmode!r}")
-    check(lib.ck_errmode_from_name(errmode.encode(), out))
+    check(lib.ck_errmode_from_name(c_text(errmode, "errmode"), out))
     return out[0]
 
 
@@ -1199,7 +1200,7 @@ def apply_op(name: str, args, out=None) -> Array:
             raise CKTypeError("out= must be a ckernels.Array or a NumPy array")
     srcs = ffi.new("ck_array_preamble *[]", [a._a for a in conv] or [ffi.NULL])
     res = ffi.new("ck_array_preamble **")
-    check(lib.ck_array_apply_op(name.encode(), len(conv), srcs,
+    check(lib.ck_array_apply_op(c_text(name, "operation name"), len(conv), srcs,
                                 out._a if out is not None else ffi.NULL, res))
     result = Array._own(res[0])
     return out if out is not None else result
@@ -1215,11 +1216,12 @@ def reduce_op(name: str, a, axis=None, keepdims: bool = False) -> Array:
         arr = array(a)
     axes = normalize_axis(axis, arr.ndim)
     out = ffi.new("ck_array_preamble **")
+    cname = c_text(name, "operation name")
     if axes is None:
-        check(lib.ck_array_reduce(name.encode(), arr._a, ffi.NULL, 0, keepdims, out))
+        check(lib.ck_array_reduce(cname, arr._a, ffi.NULL, 0, keepdims, out))
     else:
         caxes = ffi.new("size_t[]", list(axes) or [0])
-        check(lib.ck_array_reduce(name.encode(), arr._a, caxes, len(axes), keepdims, out))
+        check(lib.ck_array_reduce(cname, arr._a, caxes, len(axes), keepdims, out))
     return Array._own(out[0])
 
 
@@ -1232,6 +1234,7 @@ def _new_array(t: Type, shape, zero: bool = False) -> Array:
     for s in shape:
         if s < 0:
             raise CKValueError(f"negative dimensions are not allowed (shape {tuple(shape)})")
+    shape = c_shape(shape, "shape")   # sizes that do not fit intptr_t
     out = ffi.new("ck_array_preamble **")
     cshape = ffi.new("intptr_t[]", shape) if shape else ffi.NULL
     fn = lib.ck_array_empty if zero else lib.ck_array_empty_uninit

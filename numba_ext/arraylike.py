@@ -108,9 +108,15 @@ def _op_exists(name: str) -> bool:
     for a miss: users may register operations at any time)."""
     if name in _KNOWN_OPS:
         return True
-    from ._native import ffi, lib   # the C registry, below this module
+    from ._cargs import c_text   # the C registry, below this module
+    from ._native import ffi, lib
+    from .errors import CKernelError
+    try:
+        raw = c_text(name, "operation name")
+    except CKernelError:   # NUL or a lone surrogate: no operation has that name
+        return False
     out = ffi.new("const ck_op **")
-    if lib.ck_op_find(name.encode(), out) == 0:
+    if lib.ck_op_find(raw, out) == 0:
         _KNOWN_OPS.add(name)
         return True
     return False

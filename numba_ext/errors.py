@@ -201,6 +201,13 @@ def exception_for(exc: BaseException | None) -> CKernelError:
     return error_class(status)(msg, status)
 
 
+def message_bytes(text) -> bytes:
+    """``text`` as UTF-8 for C, never raising: a NUL becomes ``\\0`` and a
+    lone surrogate its ``\\udXXX`` escape (the lossy encoding of labels and
+    messages; ``_cargs.c_text(..., lossy=True)`` is this)."""
+    return str(text).replace("\x00", "\\0").encode("utf-8", "backslashreplace")
+
+
 def record(exc) -> int:
     """Record ``exc`` as the calling thread's libckernel error
     (``ck_set_error``) and return its status.  Called with the GIL by the
@@ -208,7 +215,7 @@ def record(exc) -> int:
     holds no addresses); never raises."""
     try:
         status, msg = classify(exc)
-        data = msg.encode("utf-8", "replace")
+        data = message_bytes(msg)
         if len(data) > _MAX_MESSAGE:
             data = data[:_MAX_MESSAGE] + b"..."
         lib.ck_set_error(status, data)

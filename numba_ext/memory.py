@@ -13,6 +13,7 @@ import threading
 import weakref
 from typing import Any, NamedTuple
 
+from ._cargs import c_address, c_size
 from ._native import check, ffi, lib
 from .errors import CKTypeError, InvalidArgumentError, InvalidStateError
 
@@ -64,46 +65,83 @@ def _decref(ptr) -> None:
     lib.ck_memblock_decref(ptr)
 
 
+def memblock_at(address, what: str, *, kind: int | None = None, size: int = 0):
+    """The ``ck_memblock *`` at an address handed in from outside (an int or
+    a cffi pointer), checked as far as can be done without trusting it: not
+    NULL, pointer-aligned (every memblock is a heap allocation), its header
+    (``size`` bytes, at least the 8 of the header) readable, a known kind
+    (``kind`` if given) and a reference count of at least 1.
+
+    What cannot be checked: a block that was freed and whose memory is still
+    mapped, or foreign memory that happens to look like a header.  An address
+    is only as good as the reference that keeps the block alive."""
+    addr = c_address(address, what, align=ffi.alignof("void *"),
+                     size=max(size, ffi.sizeof("ck_memblock")))
+    ptr = ffi.cast("ck_memblock *", addr)
+    if ptr.kind not in KIND_NAMES or (kind is not None and ptr.kind != kind):
+        want = f"{KIND_NAMES[kind]} memblock" if kind is not None else "memblock"
+        raise InvalidArgumentError(f"{what}: address {addr:#x} is not a live {want} "
+                                   f"(kind field {ptr.kind})")
+    if lib.ck_memblock_refcount(ptr) == 0:
+        raise InvalidArgumentError(f"{what}: the memblock at {addr:#x} has a reference "
+                                   "count of 0 (freed)")
+    return ptr
+
+
 class MemBlock:
     """One owned reference to a C memory block."""
 
     __slots__ = ("_ptr", "_finalizer", "__weakref__")
 
     def __init__(self, ptr, *, incref: bool = False):
-        """Wrap ``ptr`` (a ``ck_memblock *``), taking ownership of one reference.
+        """Wrap ``ptr`` (a ``ck_memblock *`` as a cffi pointer or an integer
+        address), taking ownership of one reference.
 
-        With ``incref=True`` a new reference is added first (borrowing).
+        With ``incref=True`` a new reference is added first (borrowing).  The
+        address is checked (:func:`memblock_at`: not NULL, aligned, mapped, a
+        live block of a known kind); a wrong one is ``InvalidArgumentError``.
         """
-        if ptr == ffi.NULL:
-            raise InvalidArgumentError("MemBlock: NULL memblock pointer")
-        ptr = ffi.cast("ck_memblock *", ptr)
+        self._init(memblock_at(ptr, "MemBlock"), incref)
+
+    def _init(self, ptr, incref: bool) -> None:
         if incref:
             lib.ck_memblock_incref(ptr)
         self._ptr = ptr
         self._finalizer = weakref.finalize(self, _decref, ptr)
+
+    @classmethod
+    def _wrap(cls, ptr, *, incref: bool = False) -> "MemBlock":
+        """Wrap a ``ck_memblock *`` the library just handed out (unchecked)."""
+        self = object.__new__(cls)
+        self._init(ptr, incref)
+        return self
 
     # ---- constructors -------------------------------------------------
     @classmethod
     def pod(cls, initial_capacity: int = 0) -> "MemBlock":
         """A pod arena (see :class:`PodAllocator`)."""
         out = ffi.new("ck_memblock **")
-        check(lib.ck_pod_memblock_new(_size(initial_capacity), out))
-        return cls(out[0])
+        check(lib.ck_pod_memblock_new(c_size(initial_capacity, "MemBlock.pod: initial_capacity"),
+                                      out))
+        return cls._wrap(out[0])
 
     @classmethod
     def zeroinit(cls, initial_capacity: int = 0) -> "MemBlock":
         """A pod arena whose memory reads as zero."""
         out = ffi.new("ck_memblock **")
-        check(lib.ck_zeroinit_memblock_new(_size(initial_capacity), out))
-        return cls(out[0])
+        check(lib.ck_zeroinit_memblock_new(
+            c_size(initial_capacity, "MemBlock.zeroinit: initial_capacity"), out))
+        return cls._wrap(out[0])
 
     @classmethod
     def fixed_size_pod(cls, size: int, align: int = 16) -> "MemBlock":
         """Header and ``size`` zeroed bytes (aligned to ``align``) in one allocation."""
         out = ffi.new("ck_memblock **")
         data = ffi.new("char **")
-        check(lib.ck_fixed_size_pod_memblock_new(_size(size), _size(align), out, data))
-        return cls(out[0])
+        check(lib.ck_fixed_size_pod_memblock_new(c_size(size, "MemBlock.fixed_size_pod: size"),
+                                                 c_size(align, "MemBlock.fixed_size_pod: align"),
+                                                 out, data))
+        return cls._wrap(out[0])
 
     @classmethod
     def external(cls, obj: Any) -> "MemBlock":
@@ -118,7 +156,7 @@ class MemBlock:
             with _external_lock:
                 _external_owners.pop(key, None)
             check(status)
-        return cls(out[0])
+        return cls._wrap(out[0])
 
     # ---- reference management -----------------------------------------
     @property
@@ -144,11 +182,14 @@ class MemBlock:
 
     @property
     def address(self) -> int:
+        """The ``ck_memblock *`` as an integer, for C and jitted code.  It is
+        valid only while a reference keeps the block alive: this object (until
+        :meth:`close`) or one taken with :meth:`new_reference`."""
         return int(ffi.cast("uintptr_t", self.ptr))
 
     def new_reference(self) -> "MemBlock":
         """Another owning Python object for the same block (refcount + 1)."""
-        return MemBlock(self.ptr, incref=True)
+        return MemBlock._wrap(self.ptr, incref=True)
 
     # ---- inspection ---------------------------------------------------
     @property
@@ -215,13 +256,6 @@ class MemBlock:
                        f"<td style='text-align:left'><code>{html.escape(str(v))}</code></td></tr>"
                        for k, v in rows)
         return f"<table><caption>ckernels.MemBlock</caption>{body}</table>"
-
-
-def _size(n: int) -> int:
-    n = int(n)
-    if n < 0:
-        raise InvalidArgumentError(f"size must be non-negative, got {n}")
-    return n
 
 
 def _owned_view(owner: MemBlock, ptr, size: int) -> memoryview:
@@ -291,7 +325,8 @@ class PodAllocator:
     def allocate(self, size: int, align: int = 1) -> Allocation:
         b = ffi.new("char **")
         e = ffi.new("char **")
-        check(self._api.allocate(self.memblock.ptr, _size(size), _size(align), b, e))
+        check(self._api.allocate(self.memblock.ptr, c_size(size, "PodAllocator.allocate: size"),
+                                 c_size(align, "PodAllocator.allocate: align"), b, e))
         alloc = Allocation(self, _addr(b[0]), _addr(e[0]))
         self._latest_span = (alloc.begin, alloc.end)
         return alloc
@@ -302,11 +337,15 @@ class PodAllocator:
         Views previously taken with :meth:`Allocation.view` are released,
         because the allocation may move.
         """
+        size = c_size(size, "PodAllocator.resize: size")
+        if not isinstance(alloc, Allocation):
+            raise CKTypeError(f"PodAllocator.resize: expected an Allocation, not "
+                              f"{type(alloc).__name__}")
         b = ffi.new("char **", ffi.cast("char *", alloc.begin))
         e = ffi.new("char **", ffi.cast("char *", alloc.end))
         if self._latest_span == (alloc.begin, alloc.end):
             alloc._release_views()  # only a resize that can succeed may move it
-        check(self._api.resize(self.memblock.ptr, _size(size), b, e))
+        check(self._api.resize(self.memblock.ptr, size, b, e))
         alloc.begin, alloc.end = _addr(b[0]), _addr(e[0])
         self._latest_span = (alloc.begin, alloc.end)
         return alloc
@@ -326,4 +365,5 @@ def _addr(p) -> int:
     return int(ffi.cast("uintptr_t", p))
 
 
-__all__ = ["MemBlock", "PodAllocator", "Allocation", "PodStats", "live_count", "KIND_NAMES"]
+__all__ = ["MemBlock", "PodAllocator", "Allocation", "PodStats", "live_count", "KIND_NAMES",
+           "memblock_at"]

@@ -36,6 +36,7 @@ import numpy as np
 from . import _dispatch, ufuncs
 from . import array as _array
 from . import types as _t
+from ._cargs import c_address, c_size, c_text
 from ._native import check, ffi, lib
 from .array import Array
 from .context.device_array import DeviceArray
@@ -60,7 +61,7 @@ class Op(_dispatch.Function):
 
     def __init__(self, name: str):
         op = ffi.new("const ck_op **")
-        check(lib.ck_op_find(name.encode(), op))
+        check(lib.ck_op_find(c_text(name, "operation name"), op))
         super().__init__(None, Op._general, (Array, DeviceArray), "OSUT",
                          wrappers=ufuncs.call_wrapped)
         self.name = name
@@ -203,9 +204,12 @@ def register_kernel(name: str, ret, args, single: int, strided: int) -> Op:
     ``ck_expr_strided_t`` functions without kernel data) as ``name(args) -> ret``;
     returns ``ckernels.ops.<name>``, whose ufunc then has the new loop."""
     ids = ffi.new("ck_type_id[]", [_t.as_type(t).type_id for t in args])
-    check(lib.ck_op_register_kernel(name.encode(), len(args), _t.as_type(ret).type_id, ids,
-                                    ffi.cast("ck_expr_single_t", single),
-                                    ffi.cast("ck_expr_strided_t", strided)))
+    check(lib.ck_op_register_kernel(c_text(name, "operation name"), len(args),
+                                    _t.as_type(ret).type_id, ids,
+                                    ffi.cast("ck_expr_single_t",
+                                             c_address(single, "register_kernel: single")),
+                                    ffi.cast("ck_expr_strided_t",
+                                             c_address(strided, "register_kernel: strided"))))
     registry_changed(name)
     return __getattr__(name)
 
@@ -265,9 +269,7 @@ def set_num_threads(n: int) -> None:
     (CK_NUM_THREADS, else in a Dask worker process the worker's share of the
     cores (:func:`ckernels.dask.worker_threads`), else the CPUs this process
     may run on)."""
-    n = int(n)
-    if not 0 <= n <= lib.CK_MAX_THREADS:
-        raise ValueError(f"set_num_threads: {n} is not in [0, {lib.CK_MAX_THREADS}]")
+    n = c_size(n, "set_num_threads: n", max=lib.CK_MAX_THREADS)
     check(lib.ck_set_num_threads(n))
     if n == 0 and "distributed" in sys.modules:
         from . import dask as _dask

@@ -21,8 +21,9 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from . import dtypes as _dtypes
+from ._cargs import c_intp, c_size, c_text
 from ._native import check, ffi, lib
-from .errors import CKTypeError, InvalidArgumentError
+from .errors import CKTypeError, InvalidArgumentError, ParseError
 
 # Builtin ids (ck_type_id) -> (name, NumPy dtype, cffi C type), from the one table.
 _BUILTINS = {d.type_id: (d.name, d.numpy, d.cffi) for d in _dtypes.BUILTINS}
@@ -186,8 +187,9 @@ def parse(text: str) -> Type:
     """Parse a datashape type string (see docs/type-grammar.md)."""
     if not isinstance(text, str):
         raise CKTypeError(f"type string must be str, not {type(text).__name__}")
+    data = c_text(text, "type string", error=ParseError)
     out = ffi.new("ck_type *")
-    check(lib.ck_type_parse(text.encode(), out))
+    check(lib.ck_type_parse_n(data, len(data), out))
     return Type._own(out[0])
 
 
@@ -229,38 +231,52 @@ def from_numpy_dtype(dt: np.dtype) -> Type:
 
 
 # ---- constructors ----------------------------------------------------------
+#
+# A constructor hands C the ``ck_type`` of each argument.  An argument given as
+# a type string becomes a *new* Type that owns the only reference to its C
+# type, so that Type object itself (not just its ``_t``) is what goes to
+# :func:`_new`, which holds it until the C call has returned (the C
+# constructor takes its own reference).
 
 def _new(fn, *args) -> Type:
+    """``fn(*args, &out)`` -> the new Type; :class:`Type` arguments are passed
+    as their C types and stay alive (referenced by ``args``) across the call."""
     out = ffi.new("ck_type *")
-    check(fn(*args, out))
+    check(fn(*(a._t if isinstance(a, Type) else a for a in args), out))
     return Type._own(out[0])
 
 
 def fixed_dim(size: int, element) -> Type:
-    return _new(lib.ck_fixed_dim_type_new, int(size), as_type(element)._t)
+    """``size * element``."""
+    return _new(lib.ck_fixed_dim_type_new, c_intp(size, "fixed_dim: size", min=0),
+                as_type(element))
 
 
 def strided_dim(element) -> Type:
-    return _new(lib.ck_strided_dim_type_new, as_type(element)._t)
+    """``strided * element`` (the size lives in the array's arrmeta)."""
+    return _new(lib.ck_strided_dim_type_new, as_type(element))
 
 
 def var_dim(element) -> Type:
-    return _new(lib.ck_var_dim_type_new, as_type(element)._t)
+    """``var * element`` (each element has its own size)."""
+    return _new(lib.ck_var_dim_type_new, as_type(element))
 
 
 def bytes_type(align: int = 1) -> Type:
-    return _new(lib.ck_bytes_type_new, int(align))
+    """``bytes[align]``: variable-length bytes aligned to ``align``."""
+    return _new(lib.ck_bytes_type_new, c_size(align, "bytes_type: align"))
 
 
 def pointer(target) -> Type:
-    return _new(lib.ck_pointer_type_new, as_type(target)._t)
+    """``pointer[target]``."""
+    return _new(lib.ck_pointer_type_new, as_type(target))
 
 
 def struct(fields: "Mapping[str, object] | Iterable[tuple[str, object]]") -> Type:
     """``struct({"x": float64, "name": string})`` or a list of pairs."""
     items = list(fields.items() if isinstance(fields, Mapping) else fields)
-    keep = [ffi.new("char[]", str(n).encode()) for n, _ in items]
-    ftypes = [as_type(t) for _, t in items]
+    keep = [ffi.new("char[]", c_text(n, "struct field name")) for n, _ in items]
+    ftypes = [as_type(t) for _, t in items]   # alive until the C call returns
     names = ffi.new("const char *[]", keep) if items else ffi.NULL
     tarr = ffi.new("ck_type[]", [t._t for t in ftypes]) if items else ffi.NULL
     return _new(lib.ck_struct_type_new, len(items), names, tarr)

@@ -15,6 +15,8 @@ import weakref
 
 import numpy as np
 
+from .. import _cargs
+from .._cargs import c_size
 from .._native import check, ffi, lib
 from ..errors import InvalidArgumentError
 
@@ -70,24 +72,27 @@ class Buffer:
     def allocate(self, size: int, align: int = 8) -> int:
         """Offset of a new block of ``size`` bytes (grows the buffer if needed)."""
         off = ffi.new("size_t *")
-        check(lib.ck_buffer_allocate(self._buf, int(size), int(align), off))
+        check(lib.ck_buffer_allocate(self._buf, c_size(size, "Buffer.allocate: size"),
+                                      c_size(align, "Buffer.allocate: align"), off))
         return off[0]
 
     def free(self, offset: int, size: int) -> None:
-        check(lib.ck_buffer_free(self._buf, int(offset), int(size)))
+        check(lib.ck_buffer_free(self._buf, c_size(offset, "Buffer.free: offset"),
+                                  c_size(size, "Buffer.free: size")))
 
     def grow(self, capacity: int) -> None:
-        check(lib.ck_buffer_grow(self._buf, int(capacity)))
+        check(lib.ck_buffer_grow(self._buf, c_size(capacity, "Buffer.grow: capacity")))
 
     def write(self, offset: int, data) -> None:
         """Copy host bytes (bytes, bytearray, memoryview, NumPy array) in."""
         mv = memoryview(data).cast("B")
         src = ffi.from_buffer(mv)
-        check(lib.ck_buffer_write(self._buf, int(offset), src, len(mv)))
+        check(lib.ck_buffer_write(self._buf, c_size(offset, "Buffer.write: offset"), src, len(mv)))
 
     def read(self, offset: int, nbytes: int) -> bytearray:
-        out = bytearray(int(nbytes))
-        check(lib.ck_buffer_read(self._buf, int(offset), ffi.from_buffer(out), len(out)))
+        offset = c_size(offset, "Buffer.read: offset")
+        out = bytearray(c_size(nbytes, "Buffer.read: nbytes", max=_cargs.INTPTR_MAX))
+        check(lib.ck_buffer_read(self._buf, offset, ffi.from_buffer(out), len(out)))
         return out
 
     def read_into(self, offset: int, out) -> None:
@@ -97,20 +102,25 @@ class Buffer:
         if mv.readonly:
             raise InvalidArgumentError("Buffer.read_into: the destination is read-only")
         if len(mv):
-            check(lib.ck_buffer_read(self._buf, int(offset), ffi.from_buffer(mv), len(mv)))
+            check(lib.ck_buffer_read(self._buf, c_size(offset, "Buffer.read_into: offset"),
+                                     ffi.from_buffer(mv), len(mv)))
 
     def to_numpy(self, offset: int, dtype, count: int) -> np.ndarray:
         """A host copy of ``count`` elements of ``dtype`` at ``offset``."""
         dt = np.dtype(dtype)
-        return np.frombuffer(self.read(offset, dt.itemsize * int(count)), dtype=dt)
+        count = c_size(count, "Buffer.to_numpy: count",
+                       max=_cargs.INTPTR_MAX // max(dt.itemsize, 1))
+        return np.frombuffer(self.read(offset, dt.itemsize * count), dtype=dt)
 
     def copy_from(self, dst_offset: int, src: "Buffer", src_offset: int, nbytes: int) -> None:
         """Device-side copy (both buffers in the same context)."""
-        check(lib.ck_buffer_copy(self._buf, int(dst_offset), src._buf, int(src_offset),
-                                 int(nbytes)))
+        check(lib.ck_buffer_copy(self._buf, c_size(dst_offset, "Buffer.copy_from: dst_offset"),
+                                 src._buf, c_size(src_offset, "Buffer.copy_from: src_offset"),
+                                 c_size(nbytes, "Buffer.copy_from: nbytes")))
 
     def fill(self, offset: int, pattern: bytes, nbytes: int) -> None:
-        check(lib.ck_buffer_fill(self._buf, int(offset), pattern, len(pattern), int(nbytes)))
+        check(lib.ck_buffer_fill(self._buf, c_size(offset, "Buffer.fill: offset"), pattern,
+                                 len(pattern), c_size(nbytes, "Buffer.fill: nbytes")))
 
     def __repr__(self) -> str:
         return (f"<ckernels.Buffer capacity={self.capacity} used={self.used} "

@@ -27,6 +27,7 @@ import weakref
 
 import numpy as np
 
+from .._cargs import c_size, c_text
 from .._native import check, ffi, lib
 from ..array import Array
 from ..array import array as _host_array
@@ -67,7 +68,7 @@ class Context:
         else:
             if not isinstance(kind, str):
                 raise InvalidArgumentError(f"context kind must be a string, not {kind!r}")
-            check(lib.ck_context_new(kind.encode(), out))
+            check(lib.ck_context_new(c_text(kind, "context kind"), out))
         self._own(out[0])
 
     def _own(self, ptr) -> None:
@@ -191,13 +192,15 @@ class Context:
 
     def new_buffer(self, capacity: int = 1024) -> Buffer:
         out = ffi.new("ck_buffer **")
-        check(lib.ck_buffer_new(self._ctx, int(capacity), out))
+        check(lib.ck_buffer_new(self._ctx, c_size(capacity, "Context.new_buffer: capacity"),
+                                out))
         return Buffer._own(out[0], self)
 
     def build_program(self, source: str, options: str = "") -> Program:
         """Build (or fetch from the context's cache) a device program."""
         out = ffi.new("ck_program **")
-        check(lib.ck_context_build_program(self._ctx, source.encode(), options.encode(), out))
+        check(lib.ck_context_build_program(self._ctx, c_text(source, "program source"),
+                                           c_text(options, "build options"), out))
         return Program(out[0])
 
     def finish(self) -> None:

@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..errors import InvalidArgumentError, NotSupportedError
 from . import dlpack as _dl
@@ -78,7 +79,7 @@ def prepare() -> None:
     with _prepare_lock:
         if not _prepared:
             dirs = ":".join(nvrtc_wheel_dirs())
-            check(lib.ck_cuda_set_nvrtc_search_path(dirs.encode() if dirs else ffi.NULL))
+            check(lib.ck_cuda_set_nvrtc_search_path(c_text(dirs, "NVRTC search path") if dirs else ffi.NULL))
             _prepared = True
 
 
@@ -106,8 +107,9 @@ def compile_ptx(source: str, arch: str | None = None, options: str = "") -> tupl
     BackendError whose message holds NVRTC's log."""
     prepare()
     ptx, size, log = ffi.new("char **"), ffi.new("size_t *"), ffi.new("char **")
-    status = lib.ck_cuda_compile_ptx(source.encode(), options.encode() if options else ffi.NULL,
-                                     arch.encode() if arch else ffi.NULL, ptx, size, log)
+    status = lib.ck_cuda_compile_ptx(c_text(source, "CUDA source"),
+                                     c_text(options, "NVRTC options") if options else ffi.NULL,
+                                     c_text(arch, "CUDA architecture") if arch else ffi.NULL, ptx, size, log)
     try:
         text = ffi.string(log[0]).decode("utf-8", "replace") if log[0] != ffi.NULL else ""
         check(status)

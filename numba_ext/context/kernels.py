@@ -43,6 +43,7 @@ import numpy as np
 
 from ..array import Array, asarray
 from ..capi import KernelDecl, KernelProgram, highlight_html, kernel_program
+from .._cargs import c_text
 from .._native import ffi as _ffi
 from .._native import lib
 from ..errors import (BackendError, CKOverflowError, CKTypeError, CompileError,
@@ -256,8 +257,9 @@ def compile_ptx(program, arch: str = "sm_80", options: str | None = None) -> str
     ptx = _ffi.new("char **")
     size = _ffi.new("size_t *")
     log = _ffi.new("char **")
-    status = lib.ck_cuda_compile_ptx(text.encode(), options.encode() if options else _ffi.NULL,
-                                     arch.encode(), ptx, size, log)
+    status = lib.ck_cuda_compile_ptx(c_text(text, "CUDA source"),
+                                     c_text(options, "NVRTC options") if options else _ffi.NULL,
+                                     c_text(arch, "CUDA architecture"), ptx, size, log)
     try:
         log_text = _ffi.string(log[0]).decode(errors="replace") if log[0] != _ffi.NULL else ""
         if status != 0:

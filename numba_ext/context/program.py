@@ -12,6 +12,7 @@ import weakref
 
 import numpy as np
 
+from .._cargs import c_size, c_text
 from .._native import check, ffi, lib
 from ..errors import InvalidArgumentError
 
@@ -38,7 +39,7 @@ class Program:
             if isinstance(a, tuple) and len(a) == 2 and hasattr(a[0], "_buf"):
                 cargs[i].kind = lib.CK_KERNEL_ARG_BUFFER
                 cargs[i].buffer = a[0]._buf
-                cargs[i].offset = int(a[1])
+                cargs[i].offset = c_size(a[1], f"Program.launch: argument {i} offset")
             elif isinstance(a, np.generic):
                 raw = ffi.new("char[]", a.tobytes())
                 keep.append(raw)
@@ -50,8 +51,10 @@ class Program:
                     f"kernel argument {i} must be (Buffer, offset) or a NumPy scalar, "
                     f"not {type(a).__name__}")
         ctx = lib.ck_program_context(self._prog)
-        check(lib.ck_context_launch_local(ctx, self._prog, kernel_name.encode(), len(args),
-                                          cargs, int(global_size), int(local_size)))
+        check(lib.ck_context_launch_local(
+            ctx, self._prog, c_text(kernel_name, "kernel name"), len(args), cargs,
+            c_size(global_size, "Program.launch: global_size"),
+            c_size(local_size, "Program.launch: local_size")))
 
     def __repr__(self) -> str:
         ctx = lib.ck_program_context(self._prog)

@@ -18,6 +18,7 @@ import weakref
 import numpy as np
 
 from .. import dtypes
+from .._cargs import c_text
 from .._native import check, ffi, layout_row, lib
 from ..array import Array, _check_scalar
 from ..array import asarray as _asarray
@@ -79,7 +80,8 @@ class Compiled:
         d.nsrc = len(sig.args)
         for i, t in enumerate(self.arg_types):
             d.src_ids[i] = t.type_id
-        label = f"{name}{sig.text[len(sig.ret or '?'):]} -> {sig.ret}".encode()
+        label = c_text(f"{name}{sig.text[len(sig.ret or '?'):]} -> {sig.ret}", "kernel label",
+                       lossy=True)
         d.name = label[:_NAME_MAX - 1]
         self.desc = d
         self._info = None
@@ -116,7 +118,7 @@ class Compiled:
         if self._info is not None:
             return
         info = ffi.new("ck_kernel_info *")
-        nm = ffi.new("char[]", f"ckernels.jit:{name}".encode())
+        nm = ffi.new("char[]", c_text(f"ckernels.jit:{name}", "kernel name", lossy=True))
         info.name = nm
         info.single = self.desc.single
         info.strided = self.desc.strided
@@ -137,9 +139,18 @@ _LOADED: dict = {}
 
 def entry_points(kernel, sig: Signature, cres):
     """The generated entry points of ``kernel`` for ``sig`` (``cres``: Numba's
-    compile result of the user function for those argument types): built, or
-    loaded from the on-disk cache when ``cache=True``."""
+    compile result of the user function for those argument types): for
+    builtin element types, the ones compiled into the user function's own
+    library (:func:`ckernels.jit.cpu_codegen.emit_entry_points`, cached with
+    it by Numba); otherwise (strings) a library of their own, built or loaded
+    from the on-disk cache when ``cache=True``."""
     from . import cpu_codegen as cg
+    tramp = cg.in_library(cres, sig.args, sig.ret, from_cache=_loaded_from_cache(kernel, sig))
+    if tramp is not None:   # compiled with the function (builtin types)
+        if kernel._cache:
+            counts = kernel._kernel_hits if tramp.from_cache else kernel._kernel_misses
+            counts[sig.text] = counts.get(sig.text, 0) + 1
+        return tramp
     key_text = (f"{kernel.__module__}.{kernel.__qualname__}|{sig.text}|{kernel._code_key()}|"
                 f"{kernel.error_model}")
     symbase = cg.symbol_base(kernel.__qualname__, key_text, unique=not kernel._cache)
@@ -162,6 +173,18 @@ def entry_points(kernel, sig: Signature, cres):
     else:
         kernel._kernel_hits[sig.text] = kernel._kernel_hits.get(sig.text, 0) + 1
     return tramp
+
+
+def _loaded_from_cache(kernel, sig: Signature) -> bool:
+    """Whether the dispatcher loaded this signature from its disk cache."""
+    if not kernel._cache:
+        return False
+    nb_args = tuple(dtypes.by_name[a].numba for a in sig.args)
+    hits = kernel.dispatcher.stats.cache_hits
+    keys = [nb_args]
+    if sig.ret is not None:
+        keys.append(dtypes.by_name[sig.ret].numba(*nb_args))
+    return any(hits.get(k, 0) for k in keys)
 
 
 # ------------------------------------------------------------------ calls --
@@ -223,4 +246,10 @@ def call(kernel, args, out=None):
     return res
 
 
-__all__ = ["Compiled", "call", "apply", "entry_points", "arena_offset"]
+def pipeline_class():
+    """The Numba compiler class of jitted functions' dispatchers."""
+    from .cpu_codegen import pipeline_class as _pc
+    return _pc()
+
+
+__all__ = ["Compiled", "call", "apply", "entry_points", "arena_offset", "pipeline_class"]

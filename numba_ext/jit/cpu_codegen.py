@@ -66,7 +66,7 @@ import itertools
 import re
 
 from llvmlite import ir
-from numba.core import cgutils, compiler, types
+from numba.core import cgutils, compiler, imputils, types
 from numba.core.caching import make_library_cache
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import cpu_target
@@ -319,16 +319,89 @@ _counter = itertools.count()
 
 def symbol_base(qualname: str, key: str, unique: bool) -> str:
     """``ckjit_<qualname>_<hash>``; deterministic (cachable) unless ``unique``."""
-    h = hashlib.sha256(key.encode()).hexdigest()[:16]
+    h = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     base = f"ckjit_{_SYM_RE.sub('_', qualname)[:40]}_{h}"
     if unique:
         base += f"_{next(_counter)}"
     return base
 
 
-def _emit_raise_fn(context, module, name):
+#: the symbol of the one error-path function of the process (see
+#: :func:`raise_function`); versioned with the code it emits
+RAISE_SYMBOL = "ckernels_jit_raise_v2"
+_raise_library = None
+
+
+def _unwrap_items_carry_extra_reference() -> bool:
+    """Whether Numba's unwrap function of a dynamic exception (the one that
+    boxes the exception's run-time arguments into a tuple) leaves each boxed
+    argument with one reference too many: it packs the new objects with
+    ``PyTuple_Pack``, which adds its own reference, and never drops theirs
+    (``CPUCallConv.emit_unwrap_dynamic_exception_fn``, Numba 0.57 -- 0.68).
+    The error path drops that reference where the bug is known to exist;
+    elsewhere a leak is safer than a double release
+    (``tests/python/test_py_hardening.py`` checks the count either way)."""
+    import numba
+    try:
+        version = tuple(int(p) for p in numba.__version__.split(".")[:2])
+    except ValueError:
+        return False
+    return (0, 57) <= version < (0, 69)
+
+
+def _emit_raise_dynamic(builder, pyapi, info, fix_item_refs):
+    """Raise the Python exception of a *dynamic* user exception (one with
+    run-time arguments: ``raise ValueError("bad " + str(x))``) and release
+    everything it was made of.  Numba's own ``raise_error`` does the same but
+    keeps the static part's bytes, the argument tuple and (outside NRT-enabled
+    code) the ``excinfo`` allocation: about 600 bytes per raise."""
+    from numba.core.callconv import (HASH_BUF_IDX, PICKLE_BUF_IDX, PICKLE_BUFSZ_IDX,
+                                     UNWRAP_FUNC_IDX)
+    module = builder.module
+    pyapi.err_clear()
+    st = builder.load(info)
+    static = pyapi.bytes_from_string_and_size(
+        builder.extract_value(st, PICKLE_BUF_IDX),
+        builder.sext(builder.extract_value(st, PICKLE_BUFSZ_IDX), pyapi.py_ssize_t))
+    unwrap_ty = ir.FunctionType(pyapi.pyobj, [_i8p])
+    unwrap = builder.bitcast(builder.extract_value(st, UNWRAP_FUNC_IDX), unwrap_ty.as_pointer())
+    # the unwrap function boxes the arguments and frees their native buffer
+    values = builder.call(unwrap, [builder.extract_value(st, HASH_BUF_IDX)])
+    have_values = cgutils.is_not_null(builder, values)
+    if fix_item_refs:
+        with builder.if_then(have_values, likely=True):
+            getitem = pyapi._get_function(
+                ir.FunctionType(pyapi.pyobj, [pyapi.pyobj, pyapi.py_ssize_t]),
+                name="PyTuple_GetItem")
+            with cgutils.for_range(builder, pyapi.tuple_size(values)) as lp:
+                pyapi.decref(builder.call(getitem, [values, lp.index]))   # borrowed item
+    excobj = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
+    both = builder.and_(have_values, cgutils.is_not_null(builder, static))
+    with builder.if_then(both, likely=True):
+        builder.store(pyapi.build_dynamic_excinfo_struct(static, values), excobj)
+    pyapi.decref(static)
+    pyapi.decref(values)
+    nrt_free = cgutils.get_or_insert_function(module, ir.FunctionType(ir.VoidType(), [_i8p]),
+                                             "NRT_Free")
+    builder.call(nrt_free, [builder.bitcast(info, _i8p)])   # the excinfo allocation
+    exc = builder.load(excobj)
+    # numba's builder answers None when an argument cannot be converted
+    ok = builder.and_(cgutils.is_not_null(builder, exc),
+                      builder.icmp_unsigned("!=", exc, pyapi.borrow_none()))
+    with builder.if_else(ok, likely=True) as (good, bad):
+        with good:
+            pyapi.raise_object(exc)  # steals the reference
+        with bad:
+            pyapi.decref(exc)
+            with builder.if_then(cgutils.is_null(builder, pyapi.err_occurred())):
+                pyapi.err_set_string("PyExc_RuntimeError",
+                                     "ckernels.jit: the exception's run-time arguments could "
+                                     "not be converted to Python objects")
+
+
+def _emit_raise_fn(context, module, name, fix_item_refs):
     """``int32 name(int32 code, excinfo *info)``: the cold error path."""
-    from numba.core.callconv import excinfo_ptr_t
+    from numba.core.callconv import ALLOC_FLAG_IDX, excinfo_ptr_t
     fnty = ir.FunctionType(_i32, [_i32, excinfo_ptr_t])
     fn = ir.Function(module, fnty, name=name)
     fn.attributes.add("noinline")
@@ -338,7 +411,16 @@ def _emit_raise_fn(context, module, name):
     status = context.call_conv._get_return_status(builder, code, info)
     pyapi = context.get_python_api(builder)
     gil = pyapi.gil_ensure()
-    context.call_conv.raise_error(builder, pyapi, status)
+    user = builder.and_(status.is_user_exc, cgutils.is_not_null(builder, info))
+    dynamic = cgutils.alloca_once_value(builder, cgutils.false_bit)
+    with builder.if_then(user):
+        flag = builder.extract_value(builder.load(info), ALLOC_FLAG_IDX)
+        builder.store(builder.icmp_signed(">", flag, ir.Constant(flag.type, 0)), dynamic)
+    with builder.if_else(builder.load(dynamic)) as (dyn, other):
+        with dyn:
+            _emit_raise_dynamic(builder, pyapi, info, fix_item_refs)
+        with other:
+            context.call_conv.raise_error(builder, pyapi, status)
     pty = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
     pval = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
     ptb = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
@@ -385,6 +467,65 @@ def _emit_raise_fn(context, module, name):
     return fn
 
 
+def raise_function(module):
+    """Declare, in ``module``, the error path every entry point shares:
+    ``int32 RAISE_SYMBOL(int32 code, excinfo *info)``.  With the GIL taken,
+    it turns the status into the Python exception (what Numba's own cfunc
+    wrappers do before *printing* it), hands it to
+    :func:`ckernels.errors.record` (imported by name), which records its
+    message with ``ck_set_error`` on the calling thread and returns the
+    status, and releases everything the exception was made of.
+
+    It is compiled once per process into a library of its own and exported by
+    name (``llvmlite.binding.add_symbol``), so a jitted function costs no
+    second copy of it, and cached entry points find it by name."""
+    from numba.core.callconv import excinfo_ptr_t
+    ensure_shared_functions()
+    return cgutils.get_or_insert_function(module, ir.FunctionType(_i32, [_i32, excinfo_ptr_t]),
+                                          RAISE_SYMBOL)
+
+
+def ensure_shared_functions() -> None:
+    """Compile what every entry point shares -- the error path
+    (:func:`raise_function`) and the string subroutines
+    (:func:`shared_function`) -- into one library, once per process, and
+    export them by stable names.  Must happen before any code referring to
+    them is compiled *or loaded from a cache* (the loader resolves symbols at
+    once)."""
+    global _raise_library
+    if _raise_library is None:
+        with global_compiler_lock:
+            if _raise_library is None:
+                import llvmlite.binding as llvm
+                # Numba initialises its runtime (NRT_Free, ...) lazily, on a
+                # first compilation: do it now, the raise function uses it
+                cpu_target.typing_context.refresh()
+                cpu_target.target_context.refresh()
+                context = cpu_target.target_context
+                library = context.codegen().create_library("ckernels_jit_shared")
+                mod = library.create_ir_module("ckernels_jit_shared")
+                _emit_raise_fn(context, mod, RAISE_SYMBOL, _unwrap_items_carry_extra_reference())
+                symbols = [RAISE_SYMBOL]
+                flags = compiler.Flags()
+                flags.nrt = True
+                for symbol, impl, sig in _shared_signatures().values():
+                    with context.push_code_library(library):   # linked into it
+                        cres = context.compile_subroutine(None, impl, sig, flags=flags,
+                                                          caching=False)
+                    # exported under a stable name (Numba's mangled names carry a
+                    # per-process id; cached entry points must find them)
+                    fnty = context.call_conv.get_function_type(sig.return_type, sig.args)
+                    wrapper = ir.Function(mod, fnty, name=symbol)
+                    b = ir.IRBuilder(wrapper.append_basic_block("entry"))
+                    b.ret(b.call(context.declare_function(mod, cres.fndesc), wrapper.args))
+                    symbols.append(symbol)
+                library.add_ir_module(mod)
+                library.finalize()
+                for symbol in symbols:
+                    llvm.add_symbol(symbol, library.get_pointer_to_function(symbol))
+                _raise_library = library
+
+
 def _check_status(builder, status, raise_fn):
     """On error, return the status (and record the message) from here."""
     with builder.if_then(status.is_error, likely=False):
@@ -402,22 +543,85 @@ def element_via_function(context, elem_fn, nsrc, raise_fn):
     return emit
 
 
-def element_direct(context, user_fn, user_sig, arg_names, ret_name, raise_fn):
-    """Emitter for builtin element types: load the arguments, call the user
-    function through the calling convention, convert and store its result
-    (no second Numba compilation)."""
+def _store_result(arena, ptr, s):
+    store_string_result(arena, ptr, s)
+
+
+def _shared_signatures():
+    """The Numba subroutines every string entry point calls, by the stable
+    symbol each is exported under: name -> (symbol, implementation, signature)."""
+    ustr = types.unicode_type
+    return {
+        "load_string": ("ckernels_jit_load_string_v1", load_string, ustr(types.voidptr)),
+        "store_string": ("ckernels_jit_store_string_v1", _store_result,
+                         types.none(types.intp, types.voidptr, ustr)),
+        "store_optional_string": ("ckernels_jit_store_optional_string_v1", _store_result,
+                                  types.none(types.intp, types.voidptr, types.Optional(ustr))),
+    }
+
+
+def shared_function(context, module, name):
+    """Declare one of the shared subroutines in ``module``:
+    ``(function, signature)``, called through Numba's calling convention."""
+    ensure_shared_functions()
+    symbol, _, sig = _shared_signatures()[name]
+    fnty = context.call_conv.get_function_type(sig.return_type, sig.args)
+    return cgutils.get_or_insert_function(module, fnty, symbol), sig
+
+
+def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, raise_fn):
+    """Emitter of one element: load the arguments (a ``string`` argument is
+    decoded into a new Numba ``str`` by a shared subroutine), call the user
+    function through the calling convention, release the decoded arguments
+    (on the error path too), and convert and store the result (a ``string``
+    result is written into the destination arena by another).  No Numba
+    compilation per jitted function; LLVM inlines the user function into the
+    loops."""
     nb_args = [numba_type(a) for a in arg_names]
     nb_ret = numba_type(ret_name)
     user_ret = user_sig.return_type
+    user_args = list(user_sig.args)
+    store = None
+    if ret_name == "string" and not isinstance(user_ret, types.NoneType):
+        store = "store_string" if isinstance(user_ret, types.UnicodeType) else \
+            "store_optional_string"
+
+    def fail_if(builder, status, owned):
+        with builder.if_then(status.is_error, likely=False):
+            for t, v in owned:
+                context.nrt.decref(builder, t, v)
+            builder.ret(builder.call(raise_fn, [status.code, status.excinfoptr]))
 
     def emit(builder, dst, srcs, arena):
-        vals = [context.unpack_value(builder, t, builder.bitcast(
-            p, context.get_data_type(t).as_pointer())) for t, p in zip(nb_args, srcs)]
-        status, res = context.call_conv.call_function(builder, user_fn, user_ret,
-                                                      list(user_sig.args), vals)
-        _check_status(builder, status, raise_fn)
+        module = builder.module
+        vals, owned = [], []
+        for name, t, p in zip(arg_names, nb_args, srcs):
+            if name == "string":
+                fn, sig = shared_function(context, module, "load_string")
+                st, v = context.call_conv.call_function(builder, fn, sig.return_type,
+                                                        list(sig.args), [p])
+                fail_if(builder, st, owned)
+                owned.append((types.unicode_type, v))
+                vals.append(v)
+            else:
+                vals.append(context.unpack_value(builder, t, builder.bitcast(
+                    p, context.get_data_type(t).as_pointer())))
+        status, res = context.call_conv.call_function(builder, user_fn, user_ret, user_args,
+                                                      vals)
+        for t, v in owned:      # the function borrowed them
+            context.nrt.decref(builder, t, v)
+        fail_if(builder, status, [])
         if isinstance(user_ret, types.NoneType):
             return   # never returns normally
+        # an Optional result comes back as its value, None as a status
+        res = imputils.fix_returning_optional(context, builder, user_sig, status, res)
+        if store is not None:
+            fn, sig = shared_function(context, module, store)
+            st, _ = context.call_conv.call_function(builder, fn, types.none, list(sig.args),
+                                                    [arena, dst, res])
+            context.nrt.decref(builder, user_ret, res)
+            fail_if(builder, st, [])
+            return
         v = context.cast(builder, res, user_ret, nb_ret)
         context.pack_value(builder, nb_ret, v,
                            builder.bitcast(dst, context.get_data_type(nb_ret).as_pointer()))
@@ -425,13 +629,16 @@ def element_direct(context, user_fn, user_sig, arg_names, ret_name, raise_fn):
 
 
 def direct_ok(user_sig, arg_names, ret_name) -> bool:
-    """Whether :func:`element_direct` applies: builtin types only, and a result
-    Numba converts without a runtime check (not Optional)."""
-    if "string" in arg_names or ret_name == "string":
-        return False
+    """Whether :func:`element_direct` applies: the user function was compiled
+    for exactly these argument types, and its result is a number, a bool, a
+    string (or Optional string: None is an error when storing) or none (it
+    always raises)."""
     if tuple(user_sig.args) != tuple(numba_type(a) for a in arg_names):
         return False
     r = user_sig.return_type
+    if ret_name == "string":
+        return isinstance(r, (types.NoneType, types.UnicodeType)) or (
+            isinstance(r, types.Optional) and isinstance(r.type, types.UnicodeType))
     return isinstance(r, (types.NoneType, types.Boolean, types.Integer, types.Float,
                           types.Complex))
 
@@ -487,6 +694,149 @@ def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, aren
     return fn
 
 
+# ------------------------------------------ entry points in Numba's library --
+def entry_point_symbase(fndesc, arena_offset: int) -> str:
+    """The symbol base of the entry points compiled into the library of the
+    user function itself: Numba's mangled name (unique and stable) and the
+    offset of ``ck_jit_kernel.dst_arena`` baked into the code (a library from
+    a cache made with another layout is then not used)."""
+    return f"ckjit_{fndesc.mangled_name}_a{arena_offset}"
+
+
+def _element_names(fndesc):
+    """``(arg names, result name)`` of a Numba-compiled signature when the
+    direct entry points apply to it (builtin element types), else None."""
+    from numba.core.typing import signature
+    args = [dtypes.of_numba(t) for t in fndesc.argtypes]
+    ret = dtypes.of_numba(fndesc.restype)
+    if ret is None or any(a is None for a in args):
+        return None
+    arg_names, ret_name = [a.name for a in args], ret.name
+    if not direct_ok(signature(fndesc.restype, *fndesc.argtypes), arg_names, ret_name):
+        return None
+    return arg_names, ret_name
+
+
+def emit_entry_points(context, library, fndesc) -> None:
+    """Add the ``single`` and ``strided`` entry points of a just-lowered user
+    function (builtin element types) to its own library, before Numba
+    finalizes it: no library of their own (code libraries are never unloaded
+    by Numba, so each one would stay for the life of the process), the user
+    function inlined into the loops, and Numba's disk cache (``cache=True``)
+    stores them with the function."""
+    names = _element_names(fndesc)
+    if names is None:
+        return
+    from numba.core.typing import signature
+
+    from .cpu import arena_offset
+    arg_names, ret_name = names
+    offset = arena_offset()
+    symbase = entry_point_symbase(fndesc, offset)
+    module = library.create_ir_module(symbase)
+    raise_fn = raise_function(module)
+    user_fn = context.declare_function(module, fndesc)
+    emit = element_direct(context, library, user_fn,
+                          signature(fndesc.restype, *fndesc.argtypes), arg_names, ret_name,
+                          raise_fn)
+    nsrc, has_arena = len(arg_names), ret_name == "string"
+    _emit_single(module, f"{symbase}_single", emit, nsrc, has_arena, offset)
+    _emit_strided(module, f"{symbase}_strided", emit, nsrc, dtypes.by_name[ret_name].size,
+                  [dtypes.by_name[a].size for a in arg_names], has_arena, offset)
+    library.add_ir_module(module)
+
+
+def in_library(cres, arg_names, ret_name, from_cache=False):
+    """The entry points compiled into ``cres.library`` for this signature
+    (:func:`emit_entry_points`), or None (string types, Optional results, or a
+    library compiled without them, e.g. loaded from an older cache)."""
+    names = _element_names(cres.fndesc)
+    if names is None or names != (list(arg_names), ret_name):
+        return None
+    from .cpu import arena_offset
+    symbase = entry_point_symbase(cres.fndesc, arena_offset())
+    lib_ = cres.library
+    if not (lib_.get_pointer_to_function(f"{symbase}_single") and
+            lib_.get_pointer_to_function(f"{symbase}_strided")):
+        return None
+    return Trampolines(lib_, symbase, from_cache=from_cache)
+
+
+def _lowering_classes():
+    """The lowering class and pass of ``@ckernels.jit`` functions (made once,
+    on first use: they subclass Numba's)."""
+    from numba.core import ir as nir
+    from numba.core.compiler_machinery import register_pass
+    from numba.core.lowering import Lower
+    from numba.core.typed_passes import NativeLowering
+
+    class CkLower(Lower):
+        """Numba's lowering, plus the ckernel entry points (in the function's
+        own library) and a leak-free dynamic ``raise``."""
+
+        def create_cfunc_wrapper(self):
+            super().create_cfunc_wrapper()
+            emit_entry_points(self.context, self.library, self.fndesc)
+
+        def lower_dynamic_raise(self, inst):
+            # Numba increfs each variable the exception takes, but no `del`
+            # follows a raise, so the variable's own reference was never
+            # dropped: each raise with a run-time message leaked it.  The
+            # exception takes over that reference instead (a variable used
+            # twice gets one more).
+            args, nb_types, taken = [], [], set()
+            for arg in inst.exc_args:
+                if isinstance(arg, nir.Var):
+                    typ = self.typeof(arg.name)
+                    val = self.loadvar(arg.name)
+                    if arg.name in taken:
+                        self.incref(typ, val)
+                    taken.add(arg.name)
+                else:
+                    typ, val = None, arg
+                nb_types.append(typ)
+                args.append(val)
+            self.return_dynamic_exception(inst.exc_class, tuple(args), tuple(nb_types),
+                                          loc=self.loc)
+
+    @register_pass(mutates_CFG=True, analysis_only=False)
+    class CkNativeLowering(NativeLowering):
+        _name = "ckernels_native_lowering"
+
+        @property
+        def lowering_class(self):
+            return CkLower
+
+    return NativeLowering, CkNativeLowering
+
+
+@functools.lru_cache(maxsize=None)
+def pipeline_class():
+    """The Numba compiler class of ``@ckernels.jit`` functions (the
+    ``pipeline_class`` of their dispatcher): Numba's nopython pipeline with
+    :func:`emit_entry_points` and the leak-free dynamic raise in its
+    lowering."""
+    from numba.core.compiler import CompilerBase, DefaultPassBuilder
+    from numba.core.compiler_machinery import PassManager
+    native, ck_native = _lowering_classes()
+    ensure_shared_functions()   # before a dispatcher loads cached code using them
+
+    class CkCompiler(CompilerBase):
+        def define_pipelines(self):
+            dpb = DefaultPassBuilder
+            if self.state.flags.force_pyobject:
+                return [dpb.define_objectmode_pipeline(self.state)]
+            pm = PassManager("ckernels_nopython")
+            pm.passes.extend(dpb.define_untyped_pipeline(self.state).passes)
+            pm.passes.extend(dpb.define_typed_pipeline(self.state).passes)
+            pm.passes.extend((ck_native if cls is native else cls, desc) for cls, desc in
+                             dpb.define_nopython_lowering_pipeline(self.state).passes)
+            pm.finalize()
+            return [pm]
+
+    return CkCompiler
+
+
 class Trampolines:
     """A finalized code library and the addresses of its entry points."""
 
@@ -512,7 +862,7 @@ def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offse
     argument types) and builtin element types, the element code is emitted
     directly around a call of the user function; otherwise (strings, Optional
     results) an element function is generated and compiled by Numba."""
-    context = cpu_target.target_context
+    context = cpu_target.target_context.subtarget(enable_nrt=True)
     direct = user_cres is not None and direct_ok(user_cres.signature, arg_names, ret_name)
     src = None
     with global_compiler_lock:
@@ -521,13 +871,13 @@ def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offse
         if cachable:
             library.enable_object_caching()
         module = library.create_ir_module(symbase)
-        raise_fn = _emit_raise_fn(context, module, f"{symbase}_raise")
+        raise_fn = raise_function(module)
         nsrc = len(arg_names)
         if direct:
             user_fn = context.declare_function(module, user_cres.fndesc)
             library.add_linking_library(user_cres.library)
-            emit = element_direct(context, user_fn, user_cres.signature, arg_names, ret_name,
-                                  raise_fn)
+            emit = element_direct(context, library, user_fn, user_cres.signature, arg_names,
+                                  ret_name, raise_fn)
         else:
             elem, elem_sig, src = element_function(user_dispatcher, arg_names, ret_name)
             flags = compiler.Flags()
@@ -535,6 +885,12 @@ def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offse
             with context.push_code_library(library):
                 cres = context.compile_subroutine(None, elem, elem_sig, flags=flags,
                                                   caching=False)
+            # compile_subroutine stores every result in the context's
+            # internal-function cache, even with caching=False; the element
+            # function is new per signature, so the entry would keep it (and
+            # its library) for the life of the process
+            for key in [k for k in context.cached_internal_func if k[0] is elem.__code__]:
+                del context.cached_internal_func[key]
             elem_fn = context.declare_function(module, cres.fndesc)
             emit = element_via_function(context, elem_fn, nsrc, raise_fn)
         has_arena = ret_name == "string"
@@ -557,6 +913,7 @@ def cache_key(symbase, arg_names, ret_name, arena_offset):
 
 
 def load_cached(cache, key, symbase):
+    ensure_shared_functions()
     context = cpu_target.target_context
     with global_compiler_lock:
         library = cache.load_overload(key, context)
@@ -569,6 +926,7 @@ def save_cached(cache, key, tramp: Trampolines) -> None:
     cache.save_overload(key, tramp.library)
 
 
-__all__ = ["numba_type", "loader", "storer",
+__all__ = ["numba_type", "loader", "storer", "raise_function", "emit_entry_points",
+           "in_library", "entry_point_symbase", "pipeline_class", "RAISE_SYMBOL",
            "element_function", "build_trampolines", "Trampolines", "TrampolineCache",
            "symbol_base", "cache_key", "load_cached", "save_cached"]

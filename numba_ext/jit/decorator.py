@@ -74,6 +74,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import _dispatch, dtypes, ufuncs
+from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..array import Array
 from ..context.device_array import DeviceArray
@@ -199,6 +200,7 @@ class JitKernel(_dispatch.Function):
         self._tcache = None
         self._uuid = None
         self.dispatcher = numba.njit(cache=self._cache, error_model=error_model,
+                                     pipeline_class=cpu.pipeline_class(),
                                      **self._options)(py_func)
         sigs = [signatures] if isinstance(signatures, str) else list(signatures or ())
         self._explicit = bool(sigs)
@@ -500,7 +502,8 @@ class JitKernel(_dispatch.Function):
         end = ffi.new("size_t *")
         check(lib.ck_jit_make_kernel(ckb.ptr, 0, comp.desc, ffi.NULL, req, end))
         name = "single" if req == lib.CK_KERNEL_REQUEST_SINGLE else "strided"
-        return Kernel(ckb, name, f"{self.__name__}: {comp.sig.text}", len(srcs))
+        return Kernel(ckb, name, f"{self.__name__}: {comp.sig.text}", len(srcs),
+                      dst_type=comp.ret_type, src_types=comp.arg_types)
 
     # ---- registry ------------------------------------------------------------
     def _register_one(self, op_name: str, comp: Compiled) -> None:
@@ -512,7 +515,7 @@ class JitKernel(_dispatch.Function):
             raise NotSupportedError(
                 f"{self.__name__}: cannot register {comp.sig.text} as '{op_name}': registry "
                 "kernels get no destination arena for string results")
-        check(lib.ck_jit_register(op_name.encode(), comp.desc))
+        check(lib.ck_jit_register(c_text(op_name, "operation name"), comp.desc))
         from .. import ops
         ops.registry_changed(op_name)
 
@@ -537,7 +540,7 @@ class JitKernel(_dispatch.Function):
         with self._lock:
             for comp in self._compiled.values():
                 ids = ffi.new("ck_type_id[]", [t.type_id for t in comp.arg_types] or [0])
-                lib.ck_op_unregister_kernel(op_name.encode(), len(comp.arg_types), ids)
+                lib.ck_op_unregister_kernel(c_text(op_name, "operation name"), len(comp.arg_types), ids)
             if op_name in self._registered:
                 self._registered.remove(op_name)
         from .. import ops

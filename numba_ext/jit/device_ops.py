@@ -42,6 +42,7 @@ import threading
 import numpy as np
 
 from .. import dtypes
+from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..array import empty as _host_empty
 from ..context import device_array as _da
@@ -378,7 +379,7 @@ def resolve(op: str, names: tuple) -> tuple:
     r = _RESOLVED.get(key)
     if r is None:
         cop = ffi.new("const ck_op **")
-        check(lib.ck_op_find(op.encode(), cop))
+        check(lib.ck_op_find(c_text(op, "operation name"), cop))
         if lib.ck_op_arity(cop[0]) != len(names):
             raise InvalidArgumentError(f"{op} takes {lib.ck_op_arity(cop[0])} argument(s), "
                                        f"got {len(names)}")

@@ -291,9 +291,6 @@ def test_dynamic_exception_message():
         dyn(2.5)
 
 
-# Numba's dynamic exceptions keep one NRT allocation (their argument buffer)
-test_dynamic_exception_message.nrt_leak_ok = True
-
 
 def test_no_warning_printed(capfd):
     with pytest.raises(ZeroDivisionError):

@@ -5,6 +5,7 @@ import pickle
 import numpy as np
 import pytest
 
+import ckernels
 from ckernels import errors, types as T
 
 ROUND_TRIP = [
@@ -124,3 +125,57 @@ def test_pickle_and_display():
     assert pickle.loads(pickle.dumps(t)) == t
     assert "Type('var * {a: int32}')" in repr(t)
     assert "<table>" in t._repr_html_()
+
+
+# ---- constructors given type strings and type objects -------------------------
+# A type string used to become a temporary Type that died (freeing its C type)
+# before the C constructor ran: var_dim("string") used a freed type.  Run in a
+# subprocess (a regression may crash), with memory churn between the calls so
+# that freed memory would be reused, and every result checked.
+_CONSTRUCTOR_SCRIPT = r"""
+import gc, numpy as np, ckernels
+from ckernels import types as T
+elements = ["string", "int32", "3 * int8", "{a: string, b: float64}", "var * int16",
+            T.string, T.int32, T.parse("3 * int8"), T.parse("{a: string, b: float64}"),
+            T.parse("var * int16"), np.float64, np.dtype("int8")]
+made = []
+for rep in range(50):
+    for e in elements:
+        el = T.as_type(e)
+        got = [T.fixed_dim(2, e), T.strided_dim(e), T.var_dim(e), T.pointer(e),
+               T.struct({"f": e})]
+        want = [f"2 * {el}", f"strided * {el}", f"var * {el}", f"pointer[{el}]",
+                f"{{f: {el}}}"]
+        junk = [T.parse("{x: string, y: var * string}") for _ in range(5)]   # reuse memory
+        del el, junk
+        gc.collect()
+        assert [str(t) for t in got] == want, ([str(t) for t in got], want)
+        assert got[2].element == T.as_type(e) and got[3].element == T.as_type(e)
+        made.extend(got)
+del made
+gc.collect()
+print("OK", ckernels.live_count())
+"""
+
+
+def test_constructors_keep_string_arguments_alive():
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-c", _CONSTRUCTOR_SCRIPT], capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert p.stdout.split()[0] == "OK"
+
+
+@pytest.mark.parametrize("element", ["string", T.string, "2 * float32", T.parse("2 * float32"),
+                                     np.int16])
+def test_constructors_with_strings_and_types(element):
+    el = T.as_type(element)
+    assert str(T.var_dim(element)) == f"var * {el}"
+    assert str(T.strided_dim(element)) == f"strided * {el}"
+    assert str(T.fixed_dim(4, element)) == f"4 * {el}"
+    assert str(T.pointer(element)) == f"pointer[{el}]"
+    assert T.struct([("a", element), ("b", "int8")]).fields[0] == ("a", el)
+    # arrays of the new types allocate and free memblocks (balance fixture)
+    a = ckernels.empty(T.fixed_dim(2, T.var_dim(element)))
+    assert a.shape[0] == 2
