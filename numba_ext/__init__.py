@@ -17,6 +17,7 @@ from .memory import MemBlock, PodAllocator, live_count  # noqa: E402
 from .context import Buffer, Context, DeviceArray  # noqa: E402
 from .jit import JitKernel, jit  # noqa: E402  (ckernels.jit: the decorator)
 from . import opencl  # noqa: E402  (ckernels.opencl: OpenCL conveniences)
+from .display import bench, show  # noqa: E402  (pictures, rich displays, timing plots)
 
 __version__ = _native.ffi.string(_native.lib.ck_version_string()).decode()
 abi_version = _native.lib.ck_abi_version()
@@ -38,4 +39,5 @@ __all__ = ["CKernelError", "MemBlock", "PodAllocator", "live_count", "errors", "
            "Array", "array", "asarray", "empty", "from_dlpack", "debug_repr", "ops",
            "kernels", "assign", "set_num_threads", "get_num_threads", "Context",
            "Buffer", "DeviceArray", "dtypes", "jit", "JitKernel", "opencl",
-           "lowlevel", "get_include", "get_library_dir", "__version__", "abi_version"]
+           "lowlevel", "get_include", "get_library_dir", "__version__", "abi_version",
+           "show", "bench"]

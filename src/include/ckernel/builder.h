@@ -157,7 +157,9 @@ CK_API const ck_kernel_info *ck_kernel_info_find(const ck_prefix *kernel,
  * instead of hex bytes.  Each field has a kind:
  *
  *   INT       `value`: a size, stride, count or offset inside the data
- *   CHILD     `value`: a child kernel's offset, relative to the kernel
+ *   CHILD     `value`: a child kernel's offset, relative to the kernel (0:
+ *             no child there -- not built yet, or none needed; dumps print
+ *             "none")
  *   TYPE      `pointer`: a ck_type the kernel holds (borrowed)
  *   MEMBLOCK  `pointer`: a ck_memblock the kernel references (an arena, the
  *             memblock owning compiled code); borrowed

@@ -442,8 +442,12 @@ static void ck__dump_field(ck__dump *d, const ck_kernel_field *f) {
   case CK_KERNEL_FIELD_INT:
     ck__appendf(d->buf, d->size, &d->pos, "%lld", (long long)f->value);
     break;
-  case CK_KERNEL_FIELD_CHILD:
-    ck__appendf(d->buf, d->size, &d->pos, "+%lld", (long long)f->value);
+  case CK_KERNEL_FIELD_CHILD: /* 0: no child there (not built, or not needed) */
+    if (f->value == 0) {
+      ck__appendf(d->buf, d->size, &d->pos, "none");
+    } else {
+      ck__appendf(d->buf, d->size, &d->pos, "+%lld", (long long)f->value);
+    }
     break;
   case CK_KERNEL_FIELD_TYPE: {
     char t[160];
