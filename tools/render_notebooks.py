@@ -49,7 +49,7 @@ DEMO_CELLS = [
     ("code", "ckernels.show(a)"),
     ("code", "ckernels.show(a[::-2])"),
     ("markdown", "Strings in var dims: the `{begin, end}` pointers into the arenas."),
-    ("code", "s = ckernels.array([['héllo', 'wörld'], [], ['abc']])\nckernels.show(s)"),
+    ("code", "s = ckernels.array([['héllo', 'wörld'], [], ['日本語']])\nckernels.show(s)"),
     ("code", "ckernels.show(ckernels.array([{'x': 1.5, 'name': 'ab'}, {'x': 2.0, 'name': 'c'}]))"),
     ("code", "ckernels.show(ckernels.asarray(np.arange(12.0).reshape(3, 4)[:, ::2]))"),
     ("markdown", "Kernel trees: decoded fields, arrows to children, the builder's buffer."),

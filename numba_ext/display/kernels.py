@@ -268,13 +268,13 @@ def kernel_svg(obj) -> str:
     else:
         ix = 8 + _INLINE * scale
         c.line([(ix, top - 4), (ix, top + 22)], color=MUTED, marker=None, dash="3 2")
-        c.text(8, top + 34, f"the inline buffer's {_INLINE} bytes end at the dashed line "
+        c.text(8, top + 48, f"the inline buffer's {_INLINE} bytes end at the dashed line "
                             "(unused: the tree lives on the heap)", color=MUTED, size=11)
         c.text(8 + _BAR_W, top + 34, f"capacity {t.capacity}", anchor="end", color=MUTED,
                size=11)
 
     # the boxes, in pre-order, indented by depth
-    y = top + 52
+    y = top + (52 if t.inline else 66)
     boxes, child_rows = {}, {}
     for nd in t.nodes:
         box, rows = _node_box(nd)

@@ -265,7 +265,12 @@ def _item_text(t, address: int, am: int, width: int = 10) -> str:
     d = _dtypes.by_id.get(int(tid))
     if d is not None and d.numpy is not None:
         v = np.frombuffer(ffi.buffer(ffi.cast("char *", address), d.size), d.numpy)[0].item()
-        s = repr(v) if not isinstance(v, float) else f"{v:.6g}"
+        if isinstance(v, float):
+            s = f"{v:.6g}"
+            if s.lstrip("-").isdigit():
+                s += ".0"          # 2.0, not 2: the item is a float
+        else:
+            s = repr(v)
     elif tid in (_STRING, _BYTES):
         s = _string_preview(address, tid == _STRING, width)
     elif tid == _VAR:

@@ -143,7 +143,7 @@ def test_struct_and_external_arrays():
     f = dm.array_layout(c)
     assert f.data_ref.kind == "external" and f.data == n.ctypes.data
     assert f.shape == (3, 2) and f.strides == (32, 16)
-    assert [x.value for x in f.cells if x.index] == ["0", "2", "4", "6", "8", "10"]
+    assert [x.value for x in f.cells if x.index] == ["0.0", "2.0", "4.0", "6.0", "8.0", "10.0"]
     assert len(f.cells) == 11                          # [data, data + 88): the view's bytes
     parse_svg(dm.array_svg(f))
 
@@ -452,3 +452,14 @@ def test_bench_arguments_and_device(new_opencl_context):
     r = display.bench(_axpy, sizes=(64,), repeat=1, min_time=0.0, vectorize=False,
                       device=ctx)
     assert r.agree["ckernels opencl"] and r.times["ckernels opencl"][0] > 0
+
+
+def test_bench_against_a_pyopencl_kernel(new_opencl_context):
+    new_opencl_context()                                  # skips without a platform
+    pytest.importorskip("pyopencl")
+    r = display.bench(_axpy, sizes=(64,), repeat=1, min_time=0.0, vectorize=False,
+                      pyopencl="out[i] = 2.0 * x0[i] + x1[i]")
+    assert not r.skipped and r.agree["pyopencl"] and r.times["pyopencl"][0] > 0
+    with pytest.raises(Exception, match="no_such_thing"):   # the caller's kernel: its error
+        display.bench(_axpy, sizes=(64,), repeat=1, min_time=0.0, vectorize=False,
+                      pyopencl="out[i] = no_such_thing(x0[i]);")
