@@ -79,10 +79,12 @@ _PROGRAM = ffi.typeof("ck_program *")
 
 
 def _is_array(obj) -> bool:
-    """A ckernels array: an ``address`` holding an array memblock (and no
-    other C object of its own)."""
-    address = getattr(obj, "address", None)
-    if not isinstance(address, int) or _cdata_type(obj)[0] is not None or not address:
+    """A ckernels array: an ``address`` holding an array memblock, with a type
+    and dims, and no other C object of its own."""
+    if not all(hasattr(obj, a) for a in ("address", "type", "ndim", "to_list")):
+        return False
+    address = obj.address
+    if not isinstance(address, int) or not address or _cdata_type(obj)[0] is not None:
         return False
     return ffi.cast("ck_memblock *", address).kind == lib.CK_MEMBLOCK_ARRAY
 
@@ -106,12 +108,12 @@ def show(obj) -> Picture:
     buffer's map), and the rich views of contexts, programs, jitted
     functions, generated source and ckernels errors.  In Jupyter the result
     displays as SVG/HTML; elsewhere it prints as text."""
-    if _is_array(obj):
-        f = _memory.array_layout(obj)
-        return Picture(_memory.array_text(f), svg=_memory.array_svg(f))
     if _is_kernel(obj):
         t = _kernels.kernel_tree(obj)
         return Picture(_kernels.kernel_text(t), svg=_kernels.kernel_svg(t))
+    if _is_array(obj):
+        f = _memory.array_layout(obj)
+        return Picture(_memory.array_text(f), svg=_memory.array_svg(f))
     if _is_device_array(obj):
         return Picture(_objects.device_array_text(obj), html=_objects.device_array_html(obj))
     if _is_jitted(obj):

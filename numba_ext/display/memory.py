@@ -166,7 +166,7 @@ class ArrayFacts:
     cells: list                        # Cell, memory order, at most MAX_CELLS
     more_cells: int
     elements: list                     # ElementRef, at most MAX_ELEMENTS
-    more_elements: int
+    more_elements: int                 # a lower bound (big arrays are not walked whole)
     arenas: list                       # BlockFacts of every blockref
 
 
@@ -420,24 +420,38 @@ def array_layout(a) -> ArrayFacts:
         arenas=[block_facts(r) for r in arena_addrs])
 
 
+#: views with more elements than this label the drawn cells from their first
+#: 4 * MAX_CELLS elements only (the others' offsets are not computed)
+_INDEX_LIMIT = 1 << 22
+
+
 def _cells(data, shape, strides, itemsize, item, item_am, region):
     """Items of the data block in memory order (at most MAX_CELLS), marked with
     the view's index where the view reaches them."""
     if itemsize == 0:
         return [], 0
-    index_of = {}
-    n = int(np.prod(shape)) if shape else 1
-    for flat in range(min(n, 4 * MAX_CELLS)):
-        off, rem = 0, flat
-        for size, st in zip(reversed(shape), reversed(strides)):
-            off += (rem % size) * st
-            rem //= size
-        index_of.setdefault(data + off, _index_text(flat, shape) if shape else "[]")
     start, end = region
     total = max((end - start) // itemsize, 0)
+    drawn = min(total, MAX_CELLS)
+    lo, hi = start - data, start - data + drawn * itemsize   # the drawn window, from data
+    n = int(np.prod(shape)) if shape else 1
+    index_of = {}
+    if not shape:
+        index_of[data] = "[]"
+    elif n:
+        # the byte offset of every element (C order), then those in the window
+        count = n if n <= _INDEX_LIMIT else 4 * MAX_CELLS
+        flat = np.arange(count, dtype=np.int64)
+        offs = np.zeros(count, dtype=np.int64)
+        rem = flat.copy()
+        for size, st in zip(reversed(shape), reversed(strides)):
+            offs += (rem % size) * st
+            rem //= size
+        for k in np.nonzero((offs >= lo) & (offs < hi))[0]:
+            index_of.setdefault(data + int(offs[k]), _index_text(int(k), shape))
     cells = [Cell(addr, index_of.get(addr), _item_text(item, addr, item_am))
-             for addr in range(start, start + min(total, MAX_CELLS) * itemsize, itemsize)]
-    return cells, max(total - MAX_CELLS, 0)
+             for addr in range(start, start + drawn * itemsize, itemsize)]
+    return cells, total - drawn
 
 
 # ---- memblocks ----------------------------------------------------------------------
@@ -523,7 +537,7 @@ def array_text(a) -> str:
             lines.append(f"  {e.path} {e.kind} {{{pair}}} = {{{hex_addr(e.begin)}, "
                          f"{hex_addr(e.end)}}} -> {_element_where(e, f.arenas)}  {e.preview}")
         if f.more_elements:
-            lines.append(f"  ... {f.more_elements} more")
+            lines.append(f"  ... at least {f.more_elements} more")
     return "\n".join(lines)
 
 
@@ -757,7 +771,7 @@ def array_svg(a) -> str:
                           f" -> {_element_where(e, f.arenas)}  {e.preview}", cls="element")
         if f.more_elements:
             ey += ROW_H
-            c.text(8, ey, f"… {f.more_elements} more", color=MUTED)
+            c.text(8, ey, f"… at least {f.more_elements} more", color=MUTED)
     return c.to_string()
 
 

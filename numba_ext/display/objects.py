@@ -64,15 +64,16 @@ _VALUES.maxother = 48
 _VALUES.maxdict = 8
 
 
+_HEAD = 12
+
+
 def _values_text(a, facts) -> str:
-    """The values, summarised like NumPy does (a few items from each end)."""
-    if facts.item_type in _NUMERIC and all(s > 0 for s in facts.shape or (1,)):
-        try:
-            arr = np.asarray(a)
-        except Exception:   # noqa: BLE001 -- a view NumPy cannot take: show the list
-            arr = None
-        if arr is not None:
-            return np.array2string(arr, threshold=200, edgeitems=4, max_line_width=100)
+    """The values, summarised: numbers as NumPy does (a few items from each
+    end), other values (strings, var dims, structs) as the first items' list."""
+    if facts.item_type in _NUMERIC and facts.shape and facts.cells:
+        return np.array2string(np.asarray(a), threshold=200, edgeitems=4, max_line_width=100)
+    if facts.shape and facts.shape[0] > _HEAD:   # read only the first items
+        return _VALUES.repr(a[:_HEAD].to_list())[:-1] + ", ...]"
     return _VALUES.repr(a.to_list())
 
 

@@ -160,6 +160,33 @@ def test_compact_array_html_has_values_and_the_picture_on_request():
     assert "'x'" in display.html(s)
 
 
+def test_cells_of_a_transposed_view_carry_their_index():
+    n = np.arange(100 * 100, dtype=np.int32).reshape(100, 100)
+    f = dm.array_layout(ckernels.asarray(n.T))
+    # memory order: item k holds n.flat[k], which the view sees at [k % 100, k // 100]
+    assert [c.index for c in f.cells[:3]] == ["[0,0]", "[1,0]", "[2,0]"]
+    assert [c.value for c in f.cells[:3]] == ["0", "1", "2"]
+    assert all(c.index is not None for c in f.cells) and f.more_cells == 10000 - dm.MAX_CELLS
+
+
+def test_big_arrays_are_summarised_without_reading_everything():
+    s = ckernels.array([f"s{i}" for i in range(2000)])
+    page = display.html(s)
+    values = html_mod.unescape(page[page.index("<pre"):page.index("</pre>")])
+    assert "'s0'" in values and "'s11'" in values and "'s12'" not in values
+    assert values.endswith(", ...]")
+    f = dm.array_layout(s)
+    assert len(f.elements) == dm.MAX_ELEMENTS and f.more_elements > 0
+    assert "at least" in dm.array_text(f)
+
+
+def test_a_kernel_is_not_taken_for_an_array():
+    src = ckernels.array([1.0, 2.0])
+    k = make_array_assignment_kernel(ckernels.empty(src.type, (2,)), src)
+    assert not display._is_array(k) and display._is_kernel(k)
+    assert "strided_dim" in str(display.show(k))
+
+
 def test_memblock_pictures():
     mb = ckernels.MemBlock.pod(64)
     al = mb.allocator
