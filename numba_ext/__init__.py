@@ -12,11 +12,15 @@ _native.verify_layout()
 
 from . import dtypes, errors, kernels, lowlevel, ops, types  # noqa: E402
 from .ops import assign, get_num_threads, set_num_threads  # noqa: E402
-from .array import Array, array, asarray, debug_repr, empty, from_dlpack  # noqa: E402
+from .array import (Array, arange, array, asarray, debug_repr, empty, empty_like,  # noqa: E402
+                    from_dlpack, full, full_like, ones, ones_like, zeros, zeros_like)
 from .memory import MemBlock, PodAllocator, live_count  # noqa: E402
 from .context import Buffer, Context, DeviceArray  # noqa: E402
+from . import capi  # noqa: E402  (generated C APIs, hand-written kernel sources)
+from .capi import CHeader, c_api  # noqa: E402
 from .jit import JitKernel, jit  # noqa: E402  (ckernels.jit: the decorator)
 from . import opencl  # noqa: E402  (ckernels.opencl: OpenCL conveniences)
+from .context.opencl import from_pyopencl, to_pyopencl  # noqa: E402
 from .display import bench, show  # noqa: E402  (pictures, rich displays, timing plots)
 
 __version__ = _native.ffi.string(_native.lib.ck_version_string()).decode()
@@ -36,8 +40,10 @@ def get_library_dir() -> str:
 
 
 __all__ = ["CKernelError", "MemBlock", "PodAllocator", "live_count", "errors", "types",
-           "Array", "array", "asarray", "empty", "from_dlpack", "debug_repr", "ops",
+           "Array", "array", "asarray", "empty", "zeros", "ones", "full", "empty_like",
+           "zeros_like", "ones_like", "full_like", "arange", "from_dlpack", "debug_repr", "ops",
            "kernels", "assign", "set_num_threads", "get_num_threads", "Context",
            "Buffer", "DeviceArray", "dtypes", "jit", "JitKernel", "opencl",
-           "lowlevel", "get_include", "get_library_dir", "__version__", "abi_version",
-           "show", "bench"]
+           "from_pyopencl", "to_pyopencl",
+           "lowlevel", "capi", "c_api", "CHeader", "get_include", "get_library_dir",
+           "__version__", "abi_version", "show", "bench"]

@@ -1,33 +1,55 @@
-"""ckernel arrays: Python objects over ``ck_array_preamble`` memblocks.
+"""Host arrays: :class:`Array` over ``ck_array_preamble`` memblocks, and the
+functions that make them.
+
+An :class:`Array` behaves like a NumPy array (the surface is
+:class:`ckernels.arraylike.ArrayLike`, shared with device arrays; see
+``docs/arrays.md``) and holds any ckernel type: builtin scalars, strings, var
+dims, structs.
 
 * :func:`array` copies Python data (nested lists/tuples, str, bytes, dicts,
   NumPy arrays) into a new array, inferring the type when none is given:
-  regular nesting gives ``strided`` dims, ragged lists give ``var`` dims, ``str``
-  gives ``string``, ``dict`` gives a struct.
+  regular nesting gives ``strided`` dims, ragged lists give ``var`` dims,
+  ``str`` gives ``string``, ``dict`` gives a struct.  ``dtype=`` fixes the
+  element type, ``type=`` the whole type.
 * :func:`asarray` shares memory with a NumPy array (builtin element types and
   aligned structs) and keeps it alive through an external memblock;
-  ``numpy.asarray(a)`` shares the other way.  DLPack goes through the same
-  zero-copy NumPy views (CPU memory).
-* Indexing with integers and slices (steps included, negative too) gives views;
-  a fully indexed scalar element comes back as a Python value.
+  ``numpy.asarray(a)`` shares the other way (``__array_interface__``, the
+  buffer protocol, DLPack).
+* :func:`empty`, :func:`zeros`, :func:`ones`, :func:`full`, the ``*_like``
+  functions and :func:`arange` take NumPy's arguments.
+* Integers and slices give views; integer arrays and boolean masks copies;
+  ``a["x"]`` a view of a struct field.
 
 An :class:`Array` owns one reference to its C array memblock.
 """
 
 from __future__ import annotations
 
+import builtins
 import html
-import weakref
+import math
+import numbers
+import operator
+import pickle
 from typing import Any
 
 import numpy as np
 
+from . import dtypes as _dtypes
 from . import types as _t
 from ._native import check, ffi, lib
+from .arraylike import ArrayLike, Flags, format_values
 from .errors import (CKIndexError, CKOverflowError, CKTypeError, CKValueError,
                      InvalidArgumentError, NotSupportedError)
 from .memory import MemBlock
 from .types import Type, as_type
+
+try:   # the buffer protocol (PEP 3118): a tiny C base type (src/python/buffer.c)
+    from ._buffer import BufferExporter as _Base
+    _BASES: tuple = (_Base, ArrayLike)
+except ImportError:   # pragma: no cover - the extension is part of every build
+    _Base = object
+    _BASES = (ArrayLike,)
 
 _DIM_AM = ffi.sizeof("ck_dim_arrmeta")
 _VAR_AM = ffi.sizeof("ck_var_dim_arrmeta")
@@ -35,11 +57,11 @@ _PTR_AM = ffi.sizeof("ck_pointer_arrmeta")
 _FIXED, _STRIDED, _VAR = lib.CK_TYPE_FIXED_DIM, lib.CK_TYPE_STRIDED_DIM, lib.CK_TYPE_VAR_DIM
 _STRING, _BYTES, _STRUCT, _POINTER = (lib.CK_TYPE_STRING, lib.CK_TYPE_BYTES,
                                       lib.CK_TYPE_STRUCT, lib.CK_TYPE_POINTER)
-_REPR_LIMIT = 200
 _SLICE_NONE = -(2**63)  # CK_SLICE_NONE (INTPTR_MIN): an omitted slice bound
-
-FLAG_NAMES = {lib.CK_ARRAY_READ: "read", lib.CK_ARRAY_WRITE: "write",
-              lib.CK_ARRAY_IMMUTABLE: "immutable"}
+#: most nesting levels a Python value may have (a ckernel type nests at most
+#: CK_TYPE_MAX_DEPTH levels, the element included)
+MAX_DEPTH = lib.CK_TYPE_MAX_DEPTH - 1
+_STRING_DTYPE = np.dtypes.StringDType()
 
 
 def _addr(p) -> int:
@@ -50,6 +72,35 @@ def _ptr(addr: int):
     return ffi.cast("char *", addr)
 
 
+# ---- element types <-> NumPy dtypes -------------------------------------------
+
+def numpy_dtype(el: Type) -> np.dtype:
+    """The NumPy dtype of elements of type ``el`` (a non-dim type): builtin
+    scalars their own, ``string`` ``StringDType()``, structs of NumPy-
+    representable fields a structured (aligned) dtype; everything else
+    (structs holding strings or var dims, bytes, pointers) ``object``: such
+    values become Python objects (``dict``, ``bytes``) in NumPy."""
+    key = _addr(el.c_type) if el.is_builtin else str(el)
+    dt = _NP_DTYPES.get(key)
+    if dt is None:
+        tid = el.type_id
+        if el.is_builtin:
+            dt = _t.builtin_numpy_dtype(el)
+        elif tid == _STRING:
+            dt = _STRING_DTYPE
+        else:
+            try:
+                dt = el.to_numpy_dtype()
+            except CKTypeError:
+                dt = np.dtype(object)
+        if len(_NP_DTYPES) < 4096:
+            _NP_DTYPES[key] = dt
+    return dt
+
+
+_NP_DTYPES: dict = {}
+
+
 class _Interface:
     """A one-off ``__array_interface__`` exporter; NumPy keeps it as the base
     of the view, and it keeps ``owner`` (whatever owns the memory) alive."""
@@ -58,11 +109,13 @@ class _Interface:
 
     def __init__(self, addr, shape, strides, dtype, readonly, owner):
         self.owner = owner
-        self.__array_interface__ = {
-            "version": 3, "data": (addr, readonly), "shape": tuple(shape),
+        self.__array_interface__ = _interface(addr, shape, strides, dtype, readonly)
+
+
+def _interface(addr, shape, strides, dtype, readonly) -> dict:
+    return {"version": 3, "data": (addr, readonly), "shape": tuple(shape),
             "strides": tuple(strides), "typestr": dtype.str,
-            "descr": dtype.descr if dtype.fields is not None else [("", dtype.str)],
-        }
+            "descr": dtype.descr if dtype.fields is not None else [("", dtype.str)]}
 
 
 def _numpy_view(addr, shape, strides, dtype, readonly, owner) -> np.ndarray:
@@ -100,6 +153,9 @@ def _read(t: Type, data: int, arrmeta: int) -> Any:
             return []
         base = _addr(d.begin) + am.offset
         el = t.element
+        if el.is_builtin:
+            return _numpy_view(base, (d.size,), (am.stride,), _t.builtin_numpy_dtype(el),
+                               True, None).tolist()
         return [_read(el, base + i * am.stride, arrmeta + _VAR_AM) for i in range(d.size)]
     if tid in (_STRING, _BYTES):
         s = ffi.cast("ck_string *", data)
@@ -126,6 +182,8 @@ def _check_scalar(t: Type, value):
         value = value.item()
     if isinstance(value, (str, bytes, list, tuple, dict)) or value is None:
         raise CKTypeError(f"cannot assign {type(value).__name__} value {value!r} to {t}")
+    if not isinstance(value, (numbers.Number, np.generic)):
+        raise CKTypeError(f"cannot assign {type(value).__name__} value to {t}")
     kind = dt.kind
     if kind in "iu":
         if isinstance(value, complex):
@@ -161,6 +219,8 @@ def _check_scalar(t: Type, value):
 
 
 def _write(t: Type, data: int, arrmeta: int, value: Any) -> None:
+    """Write a snapshotted Python value (see :func:`_snapshot`: lists, dicts,
+    scalars, str, bytes, NumPy arrays) into data of type ``t``."""
     tid = t.type_id
     if t.is_builtin:
         v = _check_scalar(t, value)
@@ -168,16 +228,24 @@ def _write(t: Type, data: int, arrmeta: int, value: Any) -> None:
         return
     if tid in (_FIXED, _STRIDED):
         am = ffi.cast("ck_dim_arrmeta *", arrmeta)
-        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
+        if isinstance(value, np.ndarray):
+            if value.ndim == 0:
+                raise CKValueError(f"a 0-d value where '{t}' needs {am.size} elements")
+            view = _numpy_dims(t, data, arrmeta, writable=True)
+            if view is not None and value.dtype.kind in "biufc":
+                if value.shape != view.shape:
+                    raise CKValueError(f"data of shape {value.shape} does not fit "
+                                       f"dims {view.shape} of type '{t}'")
+                _write_numpy(t.dtype, view, value)
+                return
+            value = list(value)
+        if not isinstance(value, list):
             raise CKTypeError(f"expected a sequence of {am.size} for '{t}', got {value!r}")
         if len(value) != am.size:
             raise CKValueError(f"expected {am.size} elements for '{t}', got {len(value)}")
         view = _numpy_dims(t, data, arrmeta, writable=True)
         if view is not None:
-            try:
-                arr = np.asarray(value)
-            except ValueError:
-                arr = None
+            arr = _regular_numpy(value)
             if arr is not None and arr.shape == view.shape and arr.dtype.kind in "biufc":
                 _write_numpy(t.dtype, view, arr)
                 return
@@ -186,7 +254,9 @@ def _write(t: Type, data: int, arrmeta: int, value: Any) -> None:
             _write(el, data + i * am.stride, arrmeta + _DIM_AM, v)
         return
     if tid == _VAR:
-        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
+        if isinstance(value, np.ndarray):
+            value = list(value) if value.ndim else value
+        if not isinstance(value, list):
             raise CKTypeError(f"expected a sequence for '{t}', got {value!r}")
         n = len(value)
         check(lib.ck_var_dim_alloc(t.c_type, _ptr(data), _ptr(arrmeta), n))
@@ -194,6 +264,13 @@ def _write(t: Type, data: int, arrmeta: int, value: Any) -> None:
         d = ffi.cast("ck_var_dim_data *", data)
         base = _addr(d.begin) + am.offset if n else 0
         el = t.element
+        if n and el.is_builtin:
+            view = _numpy_view(base, (n,), (am.stride,), _t.builtin_numpy_dtype(el), False,
+                               None)
+            arr = _regular_numpy(value)
+            if arr is not None and arr.shape == (n,) and arr.dtype.kind in "biufc":
+                _write_numpy(el, view, arr)
+                return
         for i, v in enumerate(value):
             _write(el, base + i * am.stride, arrmeta + _VAR_AM, v)
         return
@@ -205,7 +282,10 @@ def _write(t: Type, data: int, arrmeta: int, value: Any) -> None:
                 raise CKValueError(f"bytes are not valid UTF-8: {exc}") from None
             raw = value
         elif isinstance(value, (str, np.str_)):
-            raw = str(value).encode("utf-8")
+            try:
+                raw = str(value).encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise CKValueError(f"string is not valid Unicode (UTF-8): {exc}") from None
         else:
             raise CKTypeError(f"cannot assign {type(value).__name__} value {value!r} to string")
         check(lib.ck_string_assign(_ptr(data), _ptr(arrmeta), raw, len(raw)))
@@ -223,10 +303,10 @@ def _write(t: Type, data: int, arrmeta: int, value: Any) -> None:
             names = [n for n, _, _ in layout]
             if set(value) != set(names):
                 raise CKValueError(f"struct '{t}' needs exactly the fields {names}, "
-                                   f"got {sorted(value)}")
+                                   f"got {sorted(map(str, value))}")
             items = [value[n] for n in names]
-        elif isinstance(value, (tuple, list)) and len(value) == len(layout):
-            items = list(value)
+        elif isinstance(value, (list, np.void)) and len(value) == len(layout):
+            items = [value[i] for i in range(len(layout))]
         else:
             raise CKTypeError(f"cannot assign {value!r} to struct '{t}'")
         for i, ((_, ft, am_off), v) in enumerate(zip(layout, items)):
@@ -235,6 +315,16 @@ def _write(t: Type, data: int, arrmeta: int, value: Any) -> None:
     if tid == _POINTER:
         raise NotSupportedError(f"pointer values cannot be built from Python objects ('{t}')")
     raise CKTypeError(f"cannot write values of type '{t}'")
+
+
+def _regular_numpy(value: list):
+    """``value`` (a snapshot list) as a numeric NumPy array when it is regular
+    and every level is a list (no objects of ours inside), else None."""
+    try:
+        arr = np.array(value)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    return arr if arr.dtype.kind in "biufc" else None
 
 
 def _write_numpy(dtype_t: Type, view: np.ndarray, arr: np.ndarray) -> None:
@@ -271,225 +361,74 @@ def _numpy_dims(t: Type, data: int, arrmeta: int, writable: bool = False):
     return _numpy_view(data, shape, strides, dt, not writable, None)
 
 
-# ---- the Python object ---------------------------------------------------------
+# ---- converting Python values (hardened) ----------------------------------------
 
-class Array:
-    """A ckernel array (a view of a C array memblock)."""
-
-    __slots__ = ("_a", "_finalizer", "__weakref__")
-
-    def __init__(self, *args, **kwargs):
-        raise TypeError("use ckernels.array(obj, type=None) or ckernels.asarray(obj)")
-
-    @classmethod
-    def _own(cls, ptr) -> "Array":
-        self = object.__new__(cls)
-        self._a = ptr
-        self._finalizer = weakref.finalize(self, lib.ck_array_decref, ptr)
-        return self
-
-    @classmethod
-    def _from_address(cls, address: int) -> "Array":
-        """Wrap a ``ck_array_preamble *`` borrowed from C (adds a reference)."""
-        ptr = ffi.cast("ck_array_preamble *", address)
-        if ptr == ffi.NULL or ptr.memblock.kind != lib.CK_MEMBLOCK_ARRAY:
-            raise CKTypeError(f"address {address:#x} is not an array memblock")
-        lib.ck_array_incref(ptr)
-        return cls._own(ptr)
-
-    # ---- structure -------------------------------------------------------
-    @property
-    def address(self) -> int:
-        return _addr(self._a)
-
-    @property
-    def memblock(self) -> MemBlock:
-        """A new owning :class:`MemBlock` reference to this array's block."""
-        return MemBlock(ffi.cast("ck_memblock *", self._a), incref=True)
-
-    @property
-    def type(self) -> Type:
-        return Type._borrow(lib.ck_array_type(self._a))
-
-    @property
-    def dtype(self) -> Type:
-        return self.type.dtype
-
-    @property
-    def ndim(self) -> int:
-        return lib.ck_array_ndim(self._a)
-
-    def _dims(self, fn) -> tuple[int, ...]:
-        n = self.ndim
-        out = ffi.new("intptr_t[]", max(n, 1))
-        check(fn(self._a, out, n, ffi.NULL))
-        return tuple(out[i] for i in range(n))
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """Sizes of the leading dims (-1 for a var dim below axis 0)."""
-        return self._dims(lib.ck_array_shape)
-
-    @property
-    def strides(self) -> tuple[int, ...]:
-        return self._dims(lib.ck_array_strides)
-
-    @property
-    def flags(self) -> tuple[str, ...]:
-        f = lib.ck_array_flags(self._a)
-        return tuple(name for bit, name in FLAG_NAMES.items() if f & bit)
-
-    @property
-    def writable(self) -> bool:
-        return bool(lib.ck_array_flags(self._a) & lib.CK_ARRAY_WRITE)
-
-    def set_readonly(self) -> "Array":
-        check(lib.ck_array_set_readonly(self._a))
-        return self
-
-    @property
-    def _data(self) -> int:
-        return _addr(lib.ck_array_data(self._a))
-
-    @property
-    def _arrmeta(self) -> int:
-        return _addr(lib.ck_array_arrmeta(self._a))
-
-    # ---- values ------------------------------------------------------------
-    def to_list(self) -> Any:
-        """The value as nested Python lists / scalars / str / dicts."""
-        return _read(self.type, self._data, self._arrmeta)
-
-    def __len__(self) -> int:
-        if self.ndim == 0:
-            raise TypeError(f"len() of a 0-d array of type '{self.type}'")
-        return self.shape[0]
-
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
-
-    def _normalize_key(self, key) -> tuple:
-        if not isinstance(key, tuple):
-            key = (key,)
-        if len(key) > self.ndim:
-            raise CKIndexError(f"too many indices ({len(key)}) for an array with "
-                               f"{self.ndim} dimension(s) of type '{self.type}'")
-        return key
-
-    def _view(self, key) -> "Array":
-        cur = self
-        axis = 0
-        for k in self._normalize_key(key):
-            out = ffi.new("ck_array_preamble **")
-            if isinstance(k, slice):
-                step = 1 if k.step is None else _index(k.step)
-                start = _SLICE_NONE if k.start is None else _index(k.start)
-                stop = _SLICE_NONE if k.stop is None else _index(k.stop)
-                check(lib.ck_array_slice(cur._a, axis, start, stop, step, out))
-                axis += 1
-            else:
-                check(lib.ck_array_index(cur._a, axis, _index(k), out))
-            cur = Array._own(out[0])
-        return cur
-
-    def __getitem__(self, key):
-        view = self._view(key)
-        t = view.type
-        if t.is_builtin or t.type_id in (_STRING, _BYTES):
-            return view.to_list()
-        return view
-
-    def __setitem__(self, key, value) -> None:
-        view = self._view(key)
-        data = ffi.new("char **")
-        check(lib.ck_array_writable_data(view._a, data))
-        _write(view.type, _addr(data[0]), view._arrmeta, value)
-
-    # ---- NumPy / DLPack ------------------------------------------------------
-    def _numpy(self, writable: bool) -> np.ndarray:
-        view = _numpy_dims(self.type, self._data, self._arrmeta)
-        t = self.type
-        if view is None:
-            dtype_t = t.dtype
-            try:
-                dt = dtype_t.to_numpy_dtype()
-            except CKTypeError:
-                raise CKTypeError(
-                    f"an array of type '{t}' has no NumPy equivalent (element type "
-                    f"'{dtype_t}'); use .to_list() or .to_numpy() for an explicit copy"
-                ) from None
-            if t.ndim and not all(k in (_FIXED, _STRIDED) for k in _dim_kinds(t)):
-                raise CKTypeError(f"an array of type '{t}' has var dims, which NumPy "
-                                  "cannot hold; use .to_list()")
-            view = _numpy_dims_struct(t, self._data, self._arrmeta, dt)
-        readonly = not (writable and self.writable)
-        return _numpy_view(self._data, view.shape, view.strides, view.dtype, readonly, self)
-
-    def __array__(self, dtype=None, copy=None):
-        arr = self._numpy(writable=True)
-        if dtype is not None and np.dtype(dtype) != arr.dtype:
-            if copy is False:
-                raise ValueError("a dtype change needs a copy")
-            return arr.astype(dtype)
-        return arr.copy() if copy else arr
-
-    def to_numpy(self) -> np.ndarray:
-        """A NumPy copy; strings become ``StringDType``, other types as __array__."""
-        if self.dtype.type_id == _STRING and all(k in (_FIXED, _STRIDED)
-                                                 for k in _dim_kinds(self.type)):
-            return np.array(self.to_list(), dtype=np.dtypes.StringDType())
-        return np.array(self, copy=True)
-
-    def __dlpack__(self, **kwargs):
-        return self._numpy(writable=True).__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU: every ckernel array lives in host memory (for now)
-
-    # ---- display -------------------------------------------------------------
-    def debug_repr(self) -> str:
-        return debug_repr(self)
-
-    def __repr__(self) -> str:
-        value = repr(self.to_list())
-        if len(value) > _REPR_LIMIT:
-            value = value[:_REPR_LIMIT] + " ..."
-        return f"ckernels.array({value}, type='{self.type}')"
-
-    def _repr_html_(self) -> str:
-        value = repr(self.to_list())
-        if len(value) > 2000:
-            value = value[:2000] + " ..."
-        return ("<div><b>ckernels.Array</b> <code>" + html.escape(str(self.type)) +
-                "</code><pre>" + html.escape(value) + "</pre><details><summary>debug_repr"
-                "</summary><pre>" + html.escape(debug_repr(self)) + "</pre></details></div>")
-
-
-def _dim_kinds(t: Type) -> list[int]:
-    kinds = []
-    while t.type_id in (_FIXED, _STRIDED, _VAR):
-        kinds.append(t.type_id)
-        t = t.element
-    return kinds
-
-
-def _numpy_dims_struct(t, data, arrmeta, dt):
-    shape, strides = [], []
-    while t.type_id in (_FIXED, _STRIDED):
-        d = ffi.cast("ck_dim_arrmeta *", arrmeta)
-        shape.append(d.size)
-        strides.append(d.stride)
-        t, arrmeta = t.element, arrmeta + _DIM_AM
-    return _numpy_view(data, shape, strides, dt, True, None)
-
-
-def _index(i) -> int:
+def _snapshot(obj, depth: int = 0, path: tuple = ()):
+    """``obj`` as a tree of plain lists, dicts and leaves, each sequence read
+    exactly once (its ``len`` checked against what it yields), so nothing a
+    conversion does later depends on user code: a sequence that changes while
+    being read, lies about its length, contains itself or nests deeper than
+    :data:`MAX_DEPTH` levels is a clear error, never a crash."""
+    if isinstance(obj, (str, bytes, bytearray, memoryview, numbers.Number, np.generic)) or \
+            obj is None:
+        return bytes(obj) if isinstance(obj, (bytearray, memoryview)) else obj
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind in "OUSTV" or obj.dtype.fields is not None:
+            return _snapshot(obj.tolist(), depth, path) if obj.ndim else \
+                _snapshot(obj.item(), depth, path)
+        return obj.copy() if obj.ndim else obj[()]
+    if isinstance(obj, ArrayLike):
+        return _snapshot(obj.tolist(), depth, path)
+    if depth >= MAX_DEPTH:
+        raise CKValueError(f"the value nests deeper than {MAX_DEPTH} levels (a ckernel "
+                           "type has at most that many dims)")
+    if id(obj) in path:
+        raise CKValueError(f"the {type(obj).__name__} contains itself; a self-referencing "
+                           "value has no array equivalent")
+    if isinstance(obj, dict):
+        inner = path + (id(obj),)
+        return {k: _snapshot(v, depth + 1, inner) for k, v in list(obj.items())}
+    if not hasattr(obj, "__len__") or not (hasattr(obj, "__getitem__") or
+                                           hasattr(obj, "__iter__")):
+        return obj   # a leaf: the type inference or the writer names it
     try:
-        return int(i.__index__())
-    except AttributeError:
-        raise CKTypeError(f"indices must be integers or slices, not {type(i).__name__}") from None
+        n = len(obj)
+        items = list(obj)
+    except RecursionError:
+        raise CKValueError("the value nests too deeply to convert") from None
+    if len(items) != n:
+        raise CKValueError(f"a {type(obj).__name__} reported len() == {n} but produced "
+                           f"{len(items)} items (was it changed while being converted?)")
+    inner = path + (id(obj),)
+    return [_snapshot(v, depth + 1, inner) for v in items]
 
+
+def _is_plain(obj) -> bool:
+    """Whether ``obj`` is a list/tuple whose nested sequences are all lists,
+    tuples or NumPy arrays (their lengths are honest), checked level by level
+    along the rows: then ``np.array(obj)`` may convert it directly."""
+    level = [obj]
+    for _ in range(MAX_DEPTH):
+        nxt = []
+        for x in level:
+            if isinstance(x, np.ndarray):
+                continue
+            if type(x) not in (list, tuple):
+                return False
+            if x and isinstance(x[0], (list, tuple, np.ndarray)) or \
+                    any(type(v) not in _LEAF_TYPES for v in x):
+                nxt.extend(v for v in x if not isinstance(v, np.ndarray))
+        if not nxt:
+            return True
+        if any(type(v) in _LEAF_TYPES for v in nxt):
+            return False   # mixed nesting: NumPy errs, the slow path explains
+        level = nxt
+    return False
+
+
+_LEAF_TYPES = {bool, int, float, complex, np.bool_, np.int8, np.int16, np.int32, np.int64,
+               np.uint8, np.uint16, np.uint32, np.uint64, np.float16, np.float32, np.float64,
+               np.complex64, np.complex128}
 
 # ---- type inference -------------------------------------------------------------
 
@@ -533,11 +472,17 @@ def _merge_kind(a, b):
 
 
 def _info(v) -> _Info:
+    """The shape of a snapshot (see :func:`_snapshot`)."""
     if isinstance(v, np.ndarray):
-        v = v.tolist()
+        kind = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[
+            v.dtype.kind]
+        ints = (int(v.min()), int(v.max())) if kind == "int" and v.size else ()
+        info = _Info(list(v.shape), kind, ints=ints, empty=v.size == 0 and v.ndim > 0)
+        info.sizes = [int(s) for s in v.shape]
+        return info
     if isinstance(v, dict):
         return _Info([], "struct", {k: [_info(x)] for k, x in v.items()})
-    if isinstance(v, (list, tuple)):
+    if isinstance(v, list):
         children = [_info(c) for c in v]
         return _merge_children(len(v), children)
     kind = _scalar_kind(v)
@@ -552,9 +497,13 @@ def _merge_children(n, children) -> _Info:
     for c in nonempty:
         if len(c.sizes) != depth:
             raise CKValueError("inconsistent nesting depth in nested lists")
+    if not nonempty:   # only empty lists below: NumPy's [[], []] is (2, 0)
+        depth = max((len(c.sizes) for c in children), default=0)
     sizes = [n]
     for level in range(depth):
         vals = {c.sizes[level] for c in children if level < len(c.sizes)}
+        if any(len(c.sizes) <= level for c in children):
+            vals.add(None)
         sizes.append(vals.pop() if len(vals) == 1 and None not in vals else None)
     kind, fields, ints = None, None, []
     for c in children:
@@ -604,8 +553,8 @@ def _field_type(infos) -> Type:
     return _build_type(merged.sizes[1:], merged, fixed_outer=True)
 
 
-def _build_type(sizes, info, fixed_outer=False) -> Type:
-    t = _dtype_of(info)
+def _build_type(sizes, info, fixed_outer=False, dtype: Type | None = None) -> Type:
+    t = _dtype_of(info) if dtype is None else dtype
     seen_var = fixed_outer
     kinds = []
     for s in sizes:
@@ -622,98 +571,929 @@ def _build_type(sizes, info, fixed_outer=False) -> Type:
     return t
 
 
+def _strided(dtype: Type, ndim: int) -> Type:
+    t = dtype
+    for _ in range(ndim):
+        t = _t.strided_dim(t)
+    return t
+
+
 def infer_type(obj) -> Type:
     """The type :func:`array` would give ``obj``."""
-    if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufcV":
-        t = _t.from_numpy_dtype(obj.dtype)
-        for _ in range(obj.ndim):
-            t = _t.strided_dim(t)
-        return t
-    info = _info(obj)
+    if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
+        return _strided(_t.from_numpy_dtype(obj.dtype), obj.ndim)
+    info = _info(_snapshot(obj))
     return _build_type(info.sizes, info)
 
 
 def _shape_for(t: Type, obj) -> list[int]:
-    """Sizes of the leading fixed/strided dims of t, read off obj."""
+    """Sizes of the leading fixed/strided dims of t, read off a snapshot."""
     shape = []
     cur = obj
+    level = 0
     while t.type_id in (_FIXED, _STRIDED):
+        if isinstance(cur, np.ndarray) and cur.ndim == 0:
+            cur = cur[()]
         if t.type_id == _FIXED:  # the type knows; _write checks the value
             shape.append(t.fixed_size)
-            cur = cur[0] if cur is not None and hasattr(cur, "__len__") and len(cur) else None
+            cur = cur[0] if isinstance(cur, (list, np.ndarray)) and len(cur) else None
         elif cur is None:  # below an empty dim: nothing to read sizes from
             shape.append(0)
         else:
-            if isinstance(cur, (str, bytes, dict)) or not hasattr(cur, "__len__"):
-                raise CKValueError(f"value {cur!r} does not match the dimensions of '{t}'")
+            if not isinstance(cur, (list, np.ndarray)):
+                raise CKValueError(f"the value has {level} dims where type '{t}' needs more "
+                                   f"(at {cur!r})")
             shape.append(len(cur))
             cur = cur[0] if len(cur) else None
         t = t.element
+        level += 1
     return shape
 
 
-def empty(type, shape=()) -> Array:
-    """A new zero-filled array of ``type`` (``shape`` gives strided dim sizes)."""
-    t = as_type(type)
-    shape = [int(s) for s in shape]
-    out = ffi.new("ck_array_preamble **")
-    cshape = ffi.new("intptr_t[]", shape) if shape else ffi.NULL
-    check(lib.ck_array_empty(t.c_type, cshape, len(shape), lib.CK_ARRAY_DEFAULT_FLAGS, out))
-    return Array._own(out[0])
+def _value_ndim(v) -> int:
+    """Dims of a snapshot along its first elements."""
+    n = 0
+    while isinstance(v, (list, np.ndarray)):
+        if isinstance(v, np.ndarray):
+            return n + v.ndim
+        n += 1
+        if not v:
+            break
+        v = v[0]
+    return n
 
 
-def array(obj, type=None) -> Array:
-    """A new array holding a copy of ``obj`` (type inferred unless given)."""
-    if isinstance(obj, Array):
-        src = obj
-        t = as_type(type) if type is not None else src.type
-        obj = src.to_list()
-    else:
-        t = as_type(type) if type is not None else infer_type(obj)
-    if isinstance(obj, np.ndarray) and obj.dtype.kind in "OUST":
-        obj = obj.tolist()
-    if isinstance(obj, np.ndarray):
-        leading = sum(1 for k in _dim_kinds(t) if k != _VAR) if t.ndim else 0
-        shape = list(obj.shape[:leading]) if not (t.ndim and _VAR in _dim_kinds(t)) \
-            else _shape_for(t, obj)
-    else:
-        shape = _shape_for(t, obj) if t.ndim else []
-    a = empty(t, shape)
-    _write(t, a._data, a._arrmeta, obj)
+# ---- the Python object ---------------------------------------------------------
+
+class Array(*_BASES):
+    """A ckernel array in host memory (a view of a C array memblock): the
+    NumPy-like surface of :class:`ckernels.arraylike.ArrayLike` over any
+    ckernel type.  Made by :func:`ckernels.array`, :func:`ckernels.asarray`,
+    :func:`ckernels.empty` and friends, never by calling the class."""
+
+    __slots__ = ("_a", "_tp", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("use ckernels.array(obj, dtype=None, *, type=None), "
+                        "ckernels.asarray(obj) or ckernels.empty(shape, dtype)")
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("use ckernels.array(obj, dtype=None, *, type=None), "
+                        "ckernels.asarray(obj) or ckernels.empty(shape, dtype)")
+
+    @classmethod
+    def _own(cls, ptr) -> "Array":
+        """Wrap a ``ck_array_preamble *``, taking over one reference."""
+        self = _new_instance(cls)
+        self._a = ptr
+        self._tp = None
+        return self
+
+    def __del__(self):
+        a = getattr(self, "_a", None)
+        if a is not None:
+            self._a = None
+            lib.ck_array_decref(a)
+
+    @classmethod
+    def _from_address(cls, address: int) -> "Array":
+        """Wrap a ``ck_array_preamble *`` borrowed from C (adds a reference)."""
+        ptr = ffi.cast("ck_array_preamble *", address)
+        if ptr == ffi.NULL or ptr.memblock.kind != lib.CK_MEMBLOCK_ARRAY:
+            raise CKTypeError(f"address {address:#x} is not an array memblock")
+        lib.ck_array_incref(ptr)
+        return cls._own(ptr)
+
+    # ---- structure -------------------------------------------------------
+    @property
+    def address(self) -> int:
+        """Address of the ``ck_array_preamble`` (valid while this object lives)."""
+        return _addr(self._a)
+
+    @property
+    def memblock(self) -> MemBlock:
+        """A new owning :class:`MemBlock` reference to this array's block."""
+        return MemBlock(ffi.cast("ck_memblock *", self._a), incref=True)
+
+    @property
+    def type(self) -> Type:
+        """The ckernel type of the whole array (dims and element)."""
+        tp = self._tp
+        if tp is None:
+            tp = self._tp = Type._borrow(lib.ck_array_type(self._a))
+        return tp
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype of the elements (:func:`numpy_dtype`: ``StringDType``
+        for strings, ``object`` for structs holding strings/var dims)."""
+        return numpy_dtype(self.type.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return lib.ck_array_ndim(self._a)
+
+    def _dims(self, fn) -> tuple[int, ...]:
+        n = self.ndim
+        if n == 0:
+            return ()
+        out = ffi.new("intptr_t[]", n)
+        check(fn(self._a, out, n, ffi.NULL))
+        return tuple(out)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Sizes of the dims (-1 for a var dim below axis 0: its size differs
+        per element)."""
+        return self._dims(lib.ck_array_shape)
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Byte strides of the dims (a var dim: its elements' stride)."""
+        return self._dims(lib.ck_array_strides)
+
+    @property
+    def context(self):
+        """The CPU :class:`ckernels.Context` (host arrays live in CPU memory)."""
+        return _cpu_context()
+
+    @property
+    def flags(self) -> Flags:
+        """NumPy-style flags plus the ckernel access flags (``read``,
+        ``write``, ``immutable``)."""
+        f = lib.ck_array_flags(self._a)
+        k = self._regular_ndim()
+        shape, strides = self.shape[:k], self.strides[:k]
+        full = k == self.ndim
+        isz = self.type.dtype.data_size
+        size = math.prod(shape)
+        c = full and (size == 0 or all(st == want for s, st, want in
+                                       zip(shape, strides, _c_strides(shape, isz)) if s > 1))
+        fo = full and (size == 0 or all(st == want for s, st, want in
+                                        zip(shape, strides, _f_strides(shape, isz)) if s > 1))
+        align = self.type.dtype.data_alignment
+        return Flags(c_contiguous=c, f_contiguous=fo, writeable=bool(f & lib.CK_ARRAY_WRITE),
+                     aligned=self._data % max(align, 1) == 0,
+                     owndata=lib.ck_array_data(self._a) != ffi.NULL and
+                     self._a.data_ref == ffi.NULL,
+                     read=bool(f & lib.CK_ARRAY_READ), write=bool(f & lib.CK_ARRAY_WRITE),
+                     immutable=bool(f & lib.CK_ARRAY_IMMUTABLE))
+
+    @property
+    def writable(self) -> bool:
+        return bool(lib.ck_array_flags(self._a) & lib.CK_ARRAY_WRITE)
+
+    def set_readonly(self) -> "Array":
+        """Drop the write flag (views made later inherit it; no way back)."""
+        check(lib.ck_array_set_readonly(self._a))
+        return self
+
+    @property
+    def _data(self) -> int:
+        return _addr(lib.ck_array_data(self._a))
+
+    @property
+    def _arrmeta(self) -> int:
+        return _addr(lib.ck_array_arrmeta(self._a))
+
+    # ---- primitives of ArrayLike -------------------------------------------
+    def _view(self, key: tuple) -> "Array":
+        cur, owned = self._a, False
+        axis = 0
+        out = ffi.new("ck_array_preamble **")
+        try:
+            for k in key:
+                if isinstance(k, slice):
+                    step = 1 if k.step is None else _index(k.step)
+                    start = _SLICE_NONE if k.start is None else _index(k.start)
+                    stop = _SLICE_NONE if k.stop is None else _index(k.stop)
+                    st = lib.ck_array_slice(cur, axis, start, stop, step, out)
+                    axis += 1
+                else:
+                    st = lib.ck_array_index(cur, axis, _index(k), out)
+                check(st)
+                if owned:
+                    lib.ck_array_decref(cur)
+                cur, owned = out[0], True
+        except BaseException:
+            if owned:
+                lib.ck_array_decref(cur)
+            raise
+        if not owned:
+            return self._strided_view(0, (), ())
+        return Array._own(cur)
+
+    def _strided_view(self, k, shape, strides, offset: int = 0, readonly: bool = False):
+        n = len(shape)
+        out = ffi.new("ck_array_preamble **")
+        check(lib.ck_array_view_dims(self._a, k, n, ffi.new("intptr_t[]", list(shape) or [0]),
+                                     ffi.new("intptr_t[]", list(strides) or [0]), offset, out))
+        v = Array._own(out[0])
+        if readonly:
+            v.set_readonly()
+        return v
+
+    def _scalar(self):
+        t = self.type
+        if t.is_builtin:
+            dt = _t.builtin_numpy_dtype(t)
+            return np.frombuffer(ffi.buffer(lib.ck_array_data(self._a), dt.itemsize), dt)[0]
+        return _read(t, self._data, self._arrmeta)
+
+    def _empty(self, shape, element) -> "Array":
+        return _new_array(_strided(_element_type(element), len(shape)), shape)
+
+    def _assign(self, value, errmode: str = "default") -> None:
+        src = value if isinstance(value, Array) else _as_source(value, self.type)
+        check(lib.ck_array_assign(self._a, src._a, _errmode(errmode)))
+
+    def _apply(self, name: str, args, out) -> "Array":
+        return apply_op(name, args, out)
+
+    def _reduce(self, name: str, axis, keepdims: bool) -> "Array":
+        return reduce_op(name, self, axis, keepdims)
+
+    def _numpy_exact(self) -> bool:
+        t = self.type
+        return self._regular_ndim() == t.ndim and numpy_dtype(t.dtype).kind in "biufcV"
+
+    def _numpy_view(self, writable: bool) -> np.ndarray:
+        if self._numpy_exact():
+            return self._numpy(writable)
+        if writable:
+            raise TypeError(f"an array of type '{self.type}' has no NumPy view to write "
+                            "through")
+        return self.to_numpy()
+
+    def _wrap_numpy(self, arr):
+        if isinstance(arr, np.ndarray):
+            if arr.dtype.kind in "biufc" and arr.dtype.isnative:
+                return asarray(arr)
+            if arr.dtype.kind == "T":
+                return array(arr)
+        return arr
+
+    def _from_value(self, value) -> "Array":
+        return value if isinstance(value, Array) else array(value)
+
+    def _take(self, indices):
+        if self._numpy_exact():
+            return self._numpy(False)[np.ix_(*indices)]
+        sub = self[np.ix_(*indices)] if indices else self
+        return sub.to_numpy()
+
+    def _field(self, name: str) -> "Array":
+        raw = name.encode("utf-8", "surrogatepass")
+        out = ffi.new("ck_array_preamble **")
+        check(lib.ck_array_field(self._a, raw, len(raw), out))
+        return Array._own(out[0])
+
+    def _var_size(self) -> int:
+        return _count_elements(self.type, self._data, self._arrmeta)
+
+    # ---- values ------------------------------------------------------------
+    def tolist(self) -> Any:
+        """The value as nested Python lists / scalars / str / dicts."""
+        return _read(self.type, self._data, self._arrmeta)
+
+    to_list = tolist
+
+    def copy(self, order: str = "C") -> "Array":
+        """A C-contiguous copy of the same type (fixed dims stay fixed)."""
+        k = self._regular_ndim()
+        out = _new_array(self.type, self.shape[:k])
+        out._assign(self)
+        return out
+
+    # ---- NumPy / buffer / DLPack ----------------------------------------------
+    def _numpy(self, writable: bool) -> np.ndarray:
+        t = self.type
+        view = _numpy_dims(t, self._data, self._arrmeta)
+        if view is None:
+            dtype_t = t.dtype
+            try:
+                dt = dtype_t.to_numpy_dtype()
+            except CKTypeError:
+                raise CKTypeError(
+                    f"an array of type '{t}' has no NumPy equivalent (element type "
+                    f"'{dtype_t}'); use .tolist() or .to_numpy() for an explicit copy"
+                ) from None
+            if t.ndim and not all(k in (_FIXED, _STRIDED) for k in _dim_kinds(t)):
+                raise CKTypeError(f"an array of type '{t}' has var dims, which NumPy "
+                                  "cannot hold; use .tolist()")
+            view = _numpy_dims_struct(t, self._data, self._arrmeta, dt)
+        readonly = not (writable and self.writable)
+        return _numpy_view(self._data, view.shape, view.strides, view.dtype, readonly, self)
+
+    def __array__(self, dtype=None, copy=None):
+        if self._numpy_exact():
+            arr = self._numpy(writable=True)
+            if dtype is not None and np.dtype(dtype) != arr.dtype:
+                if copy is False:
+                    raise ValueError("a dtype change needs a copy")
+                return arr.astype(dtype)
+            return arr.copy() if copy else arr
+        if copy is False:
+            raise ValueError(f"an array of type '{self.type}' has no zero-copy NumPy view "
+                             "(copy=False)")
+        arr = self.to_numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    @property
+    def __array_interface__(self) -> dict:
+        """NumPy's array interface (version 3), for builtin and plain struct
+        element types; the consumer keeps this array alive (NumPy does)."""
+        if not self._numpy_exact():
+            raise AttributeError(f"an array of type '{self.type}' has no __array_interface__ "
+                                 "(strings, var dims and structs holding them have no "
+                                 "NumPy layout)")
+        v = self._numpy(True)
+        return _interface(self._data, v.shape, v.strides, v.dtype, not self.writable)
+
+    def _buffer_info(self, writable: bool):
+        """(address, shape, strides, format, itemsize, readonly) for the C
+        buffer exporter (PEP 3118), builtin element types only."""
+        el = self.type.dtype
+        fmt = _BUFFER_FORMATS.get(str(el)) if el.is_builtin else None
+        if fmt is None or self._regular_ndim() != self.ndim:
+            raise BufferError(f"an array of type '{self.type}' does not export a buffer "
+                              "(builtin element types only)")
+        if writable and not self.writable:
+            raise BufferError("the array is read-only")
+        return (self._data, self.shape, self.strides, fmt, el.data_size, not self.writable)
+
+    def to_numpy(self) -> np.ndarray:
+        """A NumPy copy: builtin and plain struct types as they are, strings
+        as ``StringDType``, other structs as ``object`` arrays of dicts."""
+        t = self.type
+        k = self._regular_ndim()
+        if k != t.ndim:
+            raise CKTypeError(f"an array of type '{t}' has var dims, which NumPy cannot "
+                              "hold; use .tolist()")
+        dt = numpy_dtype(t.dtype)
+        if dt.kind in "biufcV":
+            return np.array(self._numpy(False), copy=True)
+        values = self.tolist()
+        if dt.kind == "T":
+            return np.array(values, dtype=dt).reshape(self.shape)
+        out = np.empty(self.shape, dtype=object)
+        if out.ndim == 0:
+            out[()] = values
+        else:
+            for idx in np.ndindex(*self.shape):
+                v = values
+                for i in idx:
+                    v = v[i]
+                out[idx] = v
+        return out
+
+    def __dlpack__(self, **kwargs):
+        if not self._numpy_exact() or self.dtype.kind not in "biufc":
+            raise BufferError(f"an array of type '{self.type}' has no DLPack form "
+                              "(builtin element types only)")
+        return self._numpy(writable=True).__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU: every ckernel array lives in host memory
+
+    # ---- pickle / copy ----------------------------------------------------------
+    def __reduce_ex__(self, protocol):
+        t = self.type
+        if _has_pointer(t):
+            raise pickle.PicklingError(f"an array of type '{t}' holds pointers, which do "
+                                       "not survive pickling")
+        k = self._regular_ndim()
+        shape = self.shape[:k]
+        if self._numpy_exact():
+            data = np.ascontiguousarray(self._numpy(False))
+            payload = pickle.PickleBuffer(data) if protocol >= 5 else data.tobytes()
+            return (_unpickle_raw, (str(t), shape, payload))
+        return (_unpickle_values, (str(t), shape, self.tolist()))
+
+    # ---- display -------------------------------------------------------------
+    def debug_repr(self) -> str:
+        return debug_repr(self)
+
+    def __repr__(self) -> str:
+        prefix = "ckernels.array("
+        text, summarised = self._format(prefix)
+        shape = f", shape={self.shape}" if summarised else ""
+        return f"{prefix}{text}{shape}, type='{self.type}')"
+
+    def _repr_html_(self) -> str:
+        text, summarised = self._format("")
+        shape = f" shape {self.shape}" if self.ndim else ""
+        return ("<div><b>ckernels.Array</b> <code>" + html.escape(str(self.type)) + "</code>"
+                + html.escape(shape) + "<pre>" + html.escape(text) +
+                "</pre><details><summary>debug_repr</summary><pre>" +
+                html.escape(debug_repr(self)) + "</pre></details></div>")
+
+
+_CPU = []
+
+
+def _cpu_context():
+    """The process's CPU context (made on first use; the context layer sits
+    above this module, hence the late import)."""
+    if not _CPU:
+        from .context import Context
+        _CPU.append(Context("cpu"))
+    return _CPU[0]
+
+
+def _new_instance(cls):
+    return _Base.__new__(cls) if _Base is not object else object.__new__(cls)
+
+
+_BUFFER_FORMATS = {"bool": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q",
+                   "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q",
+                   "float16": "e", "float32": "f", "float64": "d", "complex64": "Zf",
+                   "complex128": "Zd"}
+
+
+def _c_strides(shape, isz):
+    st, acc = [], isz
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= max(s, 1)
+    return list(reversed(st))
+
+
+def _f_strides(shape, isz):
+    st, acc = [], isz
+    for s in shape:
+        st.append(acc)
+        acc *= max(s, 1)
+    return st
+
+
+def _has_pointer(t: Type) -> bool:
+    tid = t.type_id
+    if tid == _POINTER:
+        return True
+    if t.is_dim:
+        return _has_pointer(t.element)
+    if tid == _STRUCT:
+        return any(_has_pointer(ft) for _, ft in t.fields)
+    return False
+
+
+def _count_elements(t: Type, data: int, arrmeta: int) -> int:
+    """Elements of data of type ``t`` (dims expanded, var dims counted)."""
+    tid = t.type_id
+    if tid in (_FIXED, _STRIDED):
+        am = ffi.cast("ck_dim_arrmeta *", arrmeta)
+        if not _has_var(t.element):
+            return am.size * _count_elements(t.element, data, arrmeta + _DIM_AM) if am.size \
+                else 0
+        return builtins.sum(_count_elements(t.element, data + i * am.stride, arrmeta + _DIM_AM)
+                            for i in range(am.size))
+    if tid == _VAR:
+        am = ffi.cast("ck_var_dim_arrmeta *", arrmeta)
+        d = ffi.cast("ck_var_dim_data *", data)
+        if not d.size:
+            return 0
+        if not _has_var(t.element):
+            return d.size * _count_elements(t.element, data, arrmeta + _VAR_AM)
+        base = _addr(d.begin) + am.offset
+        return builtins.sum(_count_elements(t.element, base + i * am.stride, arrmeta + _VAR_AM)
+                            for i in range(d.size))
+    return 1
+
+
+def _has_var(t: Type) -> bool:
+    while t.is_dim:
+        if t.type_id == _VAR:
+            return True
+        t = t.element
+    return False
+
+
+def _unpickle_raw(type_str: str, shape, payload) -> Array:
+    t = _t.parse(type_str)
+    a = _new_array(t, shape)
+    view = a._numpy(True)
+    src = np.frombuffer(payload, dtype=view.dtype)
+    view.reshape(-1)[...] = src if view.size else src[:0]
     return a
 
 
-def asarray(obj, type=None) -> Array:
-    """Share memory with ``obj`` when it is a NumPy array (or DLPack / array
-    interface exporter) of a builtin or aligned struct dtype; otherwise copy
-    (ckernel arrays are returned as they are)."""
-    if isinstance(obj, Array) and type is None:
-        return obj
-    if not isinstance(obj, np.ndarray) and (hasattr(obj, "__array_interface__") or
-                                            hasattr(obj, "__dlpack__")):
+def _unpickle_values(type_str: str, shape, values) -> Array:
+    return array(values, type=_t.parse(type_str))
+
+
+def _dim_kinds(t: Type) -> list[int]:
+    kinds = []
+    while t.type_id in (_FIXED, _STRIDED, _VAR):
+        kinds.append(t.type_id)
+        t = t.element
+    return kinds
+
+
+def _numpy_dims_struct(t, data, arrmeta, dt):
+    shape, strides = [], []
+    while t.type_id in (_FIXED, _STRIDED):
+        d = ffi.cast("ck_dim_arrmeta *", arrmeta)
+        shape.append(d.size)
+        strides.append(d.stride)
+        t, arrmeta = t.element, arrmeta + _DIM_AM
+    return _numpy_view(data, shape, strides, dt, True, None)
+
+
+def _index(i) -> int:
+    try:
+        return operator.index(i)
+    except TypeError:
+        raise CKIndexError(f"indices must be integers or slices, not {type(i).__name__}") \
+            from None
+
+
+def _element_type(el) -> Type:
+    if isinstance(el, Type):
+        return el
+    if el is str or isinstance(el, np.dtypes.StringDType):
+        return _t.string
+    return as_type(el)
+
+
+def _errmode(errmode: str) -> int:
+    from .kernels import errmode_value   # kernels sits above arrays; a plain table lookup
+    return errmode_value(errmode)
+
+
+# ---- applying operations --------------------------------------------------------
+
+def _is_scalar(a) -> bool:
+    return isinstance(a, (numbers.Number, np.generic)) and not isinstance(a, (str, bytes)) \
+        and not (isinstance(a, np.generic) and a.dtype.kind in "SUVOT")
+
+
+def _scalar_array(value, name: str) -> Array:
+    """A 0-d array of the builtin element type ``name`` holding ``value``
+    (checked: a weak int too large for the type is an OverflowError)."""
+    t = _t.parse(name) if name == "string" else _BUILTIN_BY_NAME[name]
+    if name == "string":
+        return array(str(value), type=t)
+    v = value.item() if isinstance(value, np.generic) else value
+    return _new_scalar(t, _check_scalar(t, v))
+
+
+_BUILTIN_BY_NAME = {str(t): t for t in _t.BUILTIN_TYPES}
+
+
+def _new_scalar(t: Type, v: np.generic) -> Array:
+    out = ffi.new("ck_array_preamble **")
+    check(lib.ck_array_empty_uninit(t.c_type, ffi.NULL, 0, lib.CK_ARRAY_DEFAULT_FLAGS, out))
+    a = Array._own(out[0])
+    ffi.memmove(lib.ck_array_data(out[0]), v.tobytes(), v.itemsize)
+    return a
+
+
+def _operand(a, i: int, where: str):
+    if isinstance(a, Array):
+        return a
+    if isinstance(a, ArrayLike):
+        raise CKTypeError(f"{where}: argument {i} is a {type(a).__name__} in "
+                          f"{a.context!r}; host arrays and device arrays do not mix (copy it "
+                          "with .to_numpy() or ctx.to(...))")
+    if isinstance(a, np.ndarray):
+        return asarray(a) if a.dtype.kind in "biufc" and a.dtype.isnative else array(a)
+    if _is_scalar(a):
+        return None
+    return array(a)
+
+
+def apply_op(name: str, args, out=None) -> Array:
+    """The registry operation ``name`` applied elementwise to ``args`` (host
+    arrays, NumPy arrays, nested lists, scalars: NEP 50 for Python scalars),
+    with broadcasting, into ``out`` (a host or NumPy array) when given.
+    ``ckernels.ops.<name>`` and the operators of :class:`Array` call this."""
+    conv = [_operand(a, i, name) for i, a in enumerate(args)]
+    if None in conv:
+        strong = [str(c.type.dtype) for c in conv if c is not None and c.type.dtype.is_builtin]
+        for i, a in enumerate(args):
+            if conv[i] is None:
+                conv[i] = _scalar_array(a, _dtypes.weak_scalar_type(a, strong))
+    if out is not None and not isinstance(out, Array):
+        if isinstance(out, np.ndarray):
+            out = asarray(out)
+        else:
+            raise CKTypeError("out= must be a ckernels.Array or a NumPy array")
+    srcs = ffi.new("ck_array_preamble *[]", [a._a for a in conv] or [ffi.NULL])
+    res = ffi.new("ck_array_preamble **")
+    check(lib.ck_array_apply_op(name.encode(), len(conv), srcs,
+                                out._a if out is not None else ffi.NULL, res))
+    result = Array._own(res[0])
+    return out if out is not None else result
+
+
+def reduce_op(name: str, a, axis=None, keepdims: bool = False) -> Array:
+    """The reduction ``name`` (sum, product, min, max, any, all) over ``axis``
+    (None, an int or a tuple; normalised here); a new array (0-d for a full
+    reduction without ``keepdims``)."""
+    from .arraylike import normalize_axis
+    arr = a if isinstance(a, Array) else _operand(a, 0, name)
+    if arr is None:
+        arr = array(a)
+    axes = normalize_axis(axis, arr.ndim)
+    out = ffi.new("ck_array_preamble **")
+    if axes is None:
+        check(lib.ck_array_reduce(name.encode(), arr._a, ffi.NULL, 0, keepdims, out))
+    else:
+        caxes = ffi.new("size_t[]", list(axes) or [0])
+        check(lib.ck_array_reduce(name.encode(), arr._a, caxes, len(axes), keepdims, out))
+    return Array._own(out[0])
+
+
+# ---- making arrays ---------------------------------------------------------------
+
+def _new_array(t: Type, shape, zero: bool = False) -> Array:
+    """A new C-contiguous array of type ``t`` (``shape``: the strided dims'
+    sizes, as ck_array_empty); POD data uninitialised unless ``zero``."""
+    shape = [operator.index(s) for s in shape]
+    for s in shape:
+        if s < 0:
+            raise CKValueError(f"negative dimensions are not allowed (shape {tuple(shape)})")
+    out = ffi.new("ck_array_preamble **")
+    cshape = ffi.new("intptr_t[]", shape) if shape else ffi.NULL
+    fn = lib.ck_array_empty if zero else lib.ck_array_empty_uninit
+    check(fn(t.c_type, cshape, len(shape), lib.CK_ARRAY_DEFAULT_FLAGS, out))
+    return Array._own(out[0])
+
+
+def _shape_arg(shape) -> tuple:
+    if shape is None:
+        return ()
+    if isinstance(shape, (numbers.Integral, np.integer)):
+        return (operator.index(shape),)
+    return tuple(operator.index(s) for s in shape)
+
+
+def _creation_type(shape, dtype, type, where: str):
+    """(type, C shape) from NumPy-style ``shape``/``dtype`` or a full ``type``
+    (whose strided dims take their sizes from ``shape``)."""
+    if type is not None:
+        if dtype is not None:
+            raise InvalidArgumentError(f"{where}: give dtype= or type=, not both")
+        t = _element_type(type)
+        shape = _shape_arg(shape)
+        nreg = 0
+        cur = t
+        while cur.type_id in (_FIXED, _STRIDED):
+            nreg += 1
+            cur = cur.element
+        if len(shape) > nreg:
+            if t.ndim == 0:   # a scalar type with a shape: like dtype=
+                return _strided(t, len(shape)), shape
+            raise CKValueError(f"{where}: shape {shape} has more dims than type '{t}' "
+                               f"has fixed/strided dims ({nreg})")
+        return t, shape
+    el = _t.float64 if dtype is None else _element_type(dtype)
+    shape = _shape_arg(shape)
+    return _strided(el, len(shape)), shape
+
+
+def _legacy(shape, dtype):
+    """``empty(type, shape)`` -- the call form before NumPy's order -- as
+    (shape, type)."""
+    if isinstance(shape, (str, Type)) and (dtype is None or not isinstance(dtype, (str, Type,
+                                                                                    np.dtype))):
+        return dtype, shape
+    return None
+
+
+def empty(shape=(), dtype=None, *, type=None) -> Array:
+    """A new array whose elements are not initialised (as ``numpy.empty``;
+    strings and var dims start empty): ``empty((2, 3), "float32")``,
+    ``empty(4, type="strided * 3 * int8")`` (a full type; ``shape`` gives its
+    strided dims).  ``dtype`` defaults to float64.  The old form
+    ``empty(type, shape)`` still works."""
+    legacy = _legacy(shape, dtype)
+    if legacy is not None and type is None:
+        shape, type = legacy
+        dtype = None
+    t, shp = _creation_type(shape, dtype, type, "empty")
+    return _new_array(t, shp)
+
+
+def zeros(shape=(), dtype=None, *, type=None) -> Array:
+    """A new array of zeros (empty strings, empty var dims)."""
+    t, shp = _creation_type(shape, dtype, type, "zeros")
+    return _new_array(t, shp, zero=True)
+
+
+def ones(shape=(), dtype=None, *, type=None) -> Array:
+    """A new array of ones."""
+    return full(shape, 1, dtype, type=type)
+
+
+def full(shape, fill_value, dtype=None, *, type=None) -> Array:
+    """A new array with every element ``fill_value`` (converted with the
+    usual checks); the dtype is inferred from ``fill_value`` when not given."""
+    if dtype is None and type is None:
+        dtype = infer_type(fill_value)
+    t, shp = _creation_type(shape, dtype, type, "full")
+    a = _new_array(t, shp)
+    a._assign(fill_value)
+    return a
+
+
+def _like(proto, dtype, type, shape):
+    if not isinstance(proto, ArrayLike):
+        proto = asarray(proto)
+    if type is not None:
+        return _creation_type(shape if shape is not None else proto.shape, None, type, "like")
+    if shape is None and dtype is None:
+        k = proto._regular_ndim()
+        return proto.type, proto.shape[:k]
+    el = proto.type.dtype if dtype is None else _element_type(dtype)
+    shp = proto.shape if shape is None else _shape_arg(shape)
+    return _strided(el, len(shp)), shp
+
+
+def empty_like(a, dtype=None, *, type=None, shape=None) -> Array:
+    t, shp = _like(a, dtype, type, shape)
+    return _new_array(t, shp)
+
+
+def zeros_like(a, dtype=None, *, type=None, shape=None) -> Array:
+    t, shp = _like(a, dtype, type, shape)
+    return _new_array(t, shp, zero=True)
+
+
+def ones_like(a, dtype=None, *, type=None, shape=None) -> Array:
+    return full_like(a, 1, dtype, type=type, shape=shape)
+
+
+def full_like(a, fill_value, dtype=None, *, type=None, shape=None) -> Array:
+    t, shp = _like(a, dtype, type, shape)
+    out = _new_array(t, shp)
+    out._assign(fill_value)
+    return out
+
+
+def arange(start, stop=None, step=None, dtype=None, *, type=None) -> Array:
+    """Evenly spaced values in ``[start, stop)`` (``numpy.arange``)."""
+    if type is not None:
+        dtype = _element_type(type)
+    npdt = None if dtype is None else _element_type(dtype).to_numpy_dtype()
+    args = (start,) if stop is None else (start, stop) if step is None else (start, stop, step)
+    return asarray(np.arange(*args, dtype=npdt))
+
+
+def _as_source(value, dst_type: Type) -> Array:
+    """``value`` as an array to assign into an array of type ``dst_type``:
+    its own dims, the destination's element type (values checked while
+    converting)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biufc" and value.dtype.isnative:
+        return asarray(value)
+    el = dst_type.dtype
+    if _is_scalar(value) and el.is_builtin:
+        return _new_scalar(el, _check_scalar(el, value))
+    return array(value, dtype=el)
+
+
+def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
+    """A new array holding a copy of ``obj`` (NumPy's argument order):
+    ``dtype`` fixes the element type (a NumPy dtype-like, a type string such
+    as ``"string"``, or a :class:`~ckernels.types.Type`; dims come from the
+    data: regular nesting gives strided dims, ragged var dims); ``type`` fixes
+    the whole type (``"3 * var * int32"``); with neither, both are inferred
+    (NumPy's kinds: bool < int64 < float64 < complex128; str -> string;
+    dict -> struct).  Conversion is checked (no silent overflow or
+    truncation).  ``copy=False`` returns ``obj`` itself when it is already a
+    host array of that type."""
+    if isinstance(dtype, (str, Type)) and type is None and _is_full_type(dtype):
+        type, dtype = dtype, None
+    if type is not None and dtype is not None:
+        raise InvalidArgumentError("array: give dtype= or type=, not both")
+    want = None if type is None else _element_type(type)
+    el = None if dtype is None else _element_type(dtype)
+    if isinstance(obj, Array):
+        if not copy and (want is None or want == obj.type) and (el is None or
+                                                                el == obj.type.dtype):
+            return obj
+        return _copy_array(obj, want, el)
+    if isinstance(obj, ArrayLike):   # another array class: through NumPy, explicitly
+        obj = obj.to_numpy()
+    if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
+        src = asarray(obj if obj.dtype.isnative else obj.astype(obj.dtype.newbyteorder("=")))
+        return _copy_array(src, want, el)
+    if want is None and isinstance(obj, (list, tuple)) and _is_plain(obj):
+        try:
+            arr = np.array(obj)
+        except (ValueError, TypeError, OverflowError):
+            arr = None
+        if arr is not None and arr.dtype.kind in "biufc":
+            return _copy_array(asarray(arr), None, el)
+    snap = _snapshot(obj)
+    if want is not None:
+        t = want
+        shape = _shape_for(t, snap) if t.ndim else []
+        _check_dims(t, snap)
+    else:
+        info = _info(snap)
+        t = _build_type(info.sizes, info, dtype=el)
+        shape = _shape_for(t, snap) if t.ndim else []
+    a = _new_array(t, shape)
+    _write(t, a._data, a._arrmeta, snap)
+    return a
+
+
+def _is_full_type(t) -> bool:
+    """A dtype argument that is really a whole type with dims (``array(x,
+    "3 * int32")``, the old positional form)."""
+    try:
+        return _element_type(t).ndim > 0
+    except Exception:
+        return False
+
+
+def _check_dims(t: Type, snap) -> None:
+    """A value with more regular dims than ``t`` is a clear error (NumPy would
+    say "the truth value is ambiguous" deep inside)."""
+    if isinstance(snap, np.ndarray):
+        nreg = len(_dim_kinds(t))
+        if snap.ndim > nreg and t.dtype.type_id != _STRUCT:
+            raise CKValueError(f"data of shape {snap.shape} has {snap.ndim} dims; type "
+                               f"'{t}' has {nreg}")
+        if snap.ndim < len(_dim_kinds(t)) and _VAR not in _dim_kinds(t):
+            raise CKValueError(f"data of shape {snap.shape} has {snap.ndim} dims; type "
+                               f"'{t}' has {len(_dim_kinds(t))}")
+
+
+def _copy_array(src: Array, want: Type | None, el: Type | None) -> Array:
+    """A new array holding ``src`` converted to the full type ``want`` or the
+    element type ``el`` (checked conversion, broadcasting none)."""
+    k = src._regular_ndim()
+    if want is not None:
+        nwant = len(_dim_kinds(want))
+        if nwant != src.ndim:
+            raise CKValueError(f"data of shape {src.shape} has {src.ndim} dims; type "
+                               f"'{want}' has {nwant}")
+        shape = []
+        cur = want
+        for i, n in enumerate(src.shape):
+            if cur.type_id == _FIXED:
+                if n != cur.fixed_size:
+                    raise CKValueError(f"data of shape {src.shape} does not fit type "
+                                       f"'{want}' (dim {i} has size {n})")
+            elif cur.type_id == _STRIDED:
+                shape.append(n)
+            else:
+                break
+            cur = cur.element
+        if _VAR in _dim_kinds(want):
+            return array(src.tolist(), type=want)
+        out = _new_array(want, shape)
+    elif el is not None:
+        inner = src._element_below(k)
+        from .arraylike import _replace_dtype
+        out = _new_array(_strided(_replace_dtype(inner, el), k) if k else
+                         _replace_dtype(inner, el), src.shape[:k])
+    else:
+        out = _new_array(src.type, src.shape[:k])
+    out._assign(src)
+    return out
+
+
+def asarray(obj, dtype=None, *, type=None) -> Array:
+    """Share memory with ``obj`` when it is a NumPy array (or an
+    ``__array_interface__`` / DLPack exporter) of a builtin or aligned struct
+    dtype; otherwise copy (:func:`array`).  Host arrays are returned as they
+    are (converted when ``dtype``/``type`` differ)."""
+    if isinstance(obj, Array):
+        if (dtype is None or _element_type(dtype) == obj.type.dtype) and \
+                (type is None or _element_type(type) == obj.type):
+            return obj
+        return array(obj, dtype, type=type)
+    if not isinstance(obj, (np.ndarray, ArrayLike)) and (hasattr(obj, "__array_interface__")
+                                                         or hasattr(obj, "__dlpack__")):
         obj = np.asarray(obj) if hasattr(obj, "__array_interface__") else np.from_dlpack(obj)
-    if isinstance(obj, np.ndarray):
-        if obj.dtype.kind in "OUST":
-            raise CKTypeError(f"NumPy dtype {obj.dtype} cannot be shared with ckernel; "
-                              "use ckernels.array(obj) for an explicit copy")
+    if isinstance(obj, np.ndarray) and obj.dtype.kind not in "OUSTM" and \
+            (obj.dtype.kind != "V" or obj.dtype.fields is not None):
         dtype_t = _t.from_numpy_dtype(obj.dtype)
-        t = dtype_t
-        for _ in range(obj.ndim):
-            t = _t.strided_dim(t)
-        if type is not None and as_type(type) != t:
-            raise CKTypeError(f"asarray: NumPy array has type '{t}', not '{as_type(type)}'")
+        t = _strided(dtype_t, obj.ndim)
+        if type is not None and _element_type(type) != t:
+            raise CKTypeError(f"asarray: NumPy array has type '{t}', not '{type}'")
+        if dtype is not None and _element_type(dtype) != dtype_t:
+            return array(obj, dtype)
         owner = MemBlock.external(obj)
         flags = lib.CK_ARRAY_READ | (lib.CK_ARRAY_WRITE if obj.flags.writeable else 0)
         out = ffi.new("ck_array_preamble **")
         shape = ffi.new("intptr_t[]", list(obj.shape) or [0])
         strides = ffi.new("intptr_t[]", list(obj.strides) or [0])
+        data = obj.__array_interface__["data"][0] or _addr(owner.ptr)
         try:
-            check(lib.ck_array_view_external(t.c_type, _ptr(obj.__array_interface__["data"][0]),
-                                             shape, strides, obj.ndim, flags, owner.ptr, out))
+            check(lib.ck_array_view_external(t.c_type, _ptr(data), shape, strides, obj.ndim,
+                                             flags, owner.ptr, out))
         finally:
             owner.close()  # the view holds its own reference
         return Array._own(out[0])
-    return array(obj, type)
+    if isinstance(obj, np.ndarray) and obj.dtype.kind in "OUST" and dtype is None and \
+            type is None:
+        return array(obj)
+    return array(obj, dtype, type=type)
 
 
 def from_dlpack(x) -> Array:
@@ -736,4 +1516,6 @@ def debug_repr(a: Array) -> str:
     return ffi.string(buf).decode()
 
 
-__all__ = ["Array", "array", "asarray", "empty", "from_dlpack", "debug_repr", "infer_type"]
+__all__ = ["Array", "array", "asarray", "empty", "zeros", "ones", "full", "empty_like",
+           "zeros_like", "ones_like", "full_like", "arange", "from_dlpack", "debug_repr",
+           "infer_type", "numpy_dtype", "apply_op", "reduce_op", "format_values"]

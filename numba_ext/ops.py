@@ -21,48 +21,20 @@ NumPy.
 
 from __future__ import annotations
 
-import numbers
+import builtins
 
 import numpy as np
 
 from . import array as _array
-from . import dtypes
 from . import types as _t
 from ._native import check, ffi, lib
 from .array import Array
+from .context.device_array import DeviceArray
 from .errors import CKTypeError, InvalidArgumentError
 from .kernels import errmode_value
 
 _REDUCTIONS = {"sum": "sum", "product": "product", "prod": "product", "min": "min",
                "max": "max", "any": "any", "all": "all"}
-
-
-def _is_scalar(a) -> bool:
-    return isinstance(a, (numbers.Number, np.generic)) and not isinstance(a, (str, bytes))
-
-
-def _as_arrays(args) -> tuple[list[Array], bool]:
-    """Arguments as arrays; scalars typed after the array arguments."""
-    conv: list[Array | None] = []
-    for a in args:
-        if isinstance(a, Array):
-            conv.append(a)
-        elif isinstance(a, np.ndarray):
-            conv.append(_array.asarray(a) if a.dtype.kind not in "OUST" else _array.array(a))
-        elif _is_scalar(a):
-            conv.append(None)
-        else:
-            conv.append(_array.array(a))
-    arrays = [c for c in conv if c is not None]
-    strong = None
-    for i, a in enumerate(args):
-        if conv[i] is None:
-            if strong is None:
-                strong = [str(x.dtype) for x in arrays if x.dtype.is_builtin]
-            name = dtypes.weak_scalar_type(a, strong)
-            value = a.item() if isinstance(a, np.generic) else a
-            conv[i] = _array.array(value, type=name)
-    return conv, not arrays
 
 
 class Op:
@@ -101,22 +73,15 @@ class Op:
         if len(args) != self.arity:
             raise InvalidArgumentError(f"{self.name} takes {self.arity} argument(s), "
                                        f"got {len(args)}")
-        arrays, all_scalar = _as_arrays(args)
-        if out is not None and not isinstance(out, Array):
-            if isinstance(out, np.ndarray):
-                out_arr = _array.asarray(out)
-            else:
-                raise CKTypeError("out= must be a ckernels.Array or a NumPy array")
-        else:
-            out_arr = out
-        srcs = ffi.new("ck_array_preamble *[]", [a._a for a in arrays])
-        res = ffi.new("ck_array_preamble **")
-        check(lib.ck_array_apply_op(self.name.encode(), len(arrays), srcs,
-                                    out_arr._a if out_arr is not None else ffi.NULL, res))
-        result = Array._own(res[0])
+        dev = _device_operand(args, out)
+        if dev is not None:    # device arrays: the operation runs on their device
+            return dev._apply(self.name, args, out)
+        result = _array.apply_op(self.name, args, out)
         if out is not None:
             return out
-        return result.to_list() if all_scalar and result.ndim == 0 else result
+        all_scalar = not builtins.any(isinstance(a, (Array, np.ndarray, list, tuple))
+                                      for a in args)
+        return result.tolist() if all_scalar and result.ndim == 0 else result
 
     def __repr__(self) -> str:
         sigs = self.signatures
@@ -124,27 +89,20 @@ class Op:
         return f"<ckernels.ops.{self.name} {shown}>"
 
 
+def _device_operand(args, out):
+    """The first device array among the arguments and ``out`` (None if none)."""
+    for a in (*args, out):
+        if isinstance(a, DeviceArray):
+            return a
+    return None
+
+
 def _reduce(opname: str):
     def reduce(a, axis=None, keepdims: bool = False):
-        arr = a if isinstance(a, Array) else _array.asarray(a) if isinstance(a, np.ndarray) \
-            else _array.array(a)
-        out = ffi.new("ck_array_preamble **")
-        if axis is None:
-            check(lib.ck_array_reduce(opname.encode(), arr._a, ffi.NULL, 0, keepdims, out))
-        else:
-            axes = [axis] if isinstance(axis, numbers.Integral) else list(axis)
-            nd = arr.ndim
-            norm = []
-            for ax in axes:
-                ax = int(ax)
-                if not -nd <= ax < nd:
-                    raise _errors.CKIndexError(f"axis {ax} is out of bounds for an array "
-                                               f"with {nd} dimension(s)")
-                norm.append(ax % nd)
-            caxes = ffi.new("size_t[]", norm or [0])
-            check(lib.ck_array_reduce(opname.encode(), arr._a, caxes, len(norm), keepdims, out))
-        result = Array._own(out[0])
-        return result.to_list() if result.ndim == 0 else result
+        if isinstance(a, DeviceArray):   # on its device; a 0-d device array for all axes
+            return a._reduction(opname, axis, None, keepdims)
+        result = _array.reduce_op(opname, a, axis, keepdims)
+        return result.tolist() if result.ndim == 0 else result
     reduce.__name__ = opname
     reduce.__doc__ = (f"{opname} over `axis` (int, tuple, or None for all), "
                       "NumPy result types, `keepdims` keeps reduced axes as size 1.")

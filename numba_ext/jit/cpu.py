@@ -207,7 +207,8 @@ def call(kernel, args, out=None):
     arrays = [o.as_array(t) for o, t in zip(ops, comp.arg_types)]
     if out is not None:
         dst = _out_array(out, kernel.__name__)
-        if dst.dtype.type_id == comp.ret_type.type_id and str(dst.dtype) == comp.sig.ret:
+        el = dst.type.dtype
+        if el.type_id == comp.ret_type.type_id and str(el) == comp.sig.ret:
             apply(comp, arrays, dst)
         else:
             tmp = apply(comp, arrays, None)

@@ -46,7 +46,7 @@ class Operand:
         self.scalar = False
         if isinstance(value, Array):
             self.array = value
-            self.name = _elem_name(value.dtype, fname, index)
+            self.name = _elem_name(value.type.dtype, fname, index)
         elif isinstance(value, np.ndarray):
             self.numpy = value.dtype.kind not in "OUSTV"
             if value.dtype.kind in "OUST":
@@ -59,7 +59,7 @@ class Operand:
                 except Exception:
                     raise TypeError(f"{fname}: argument {index}: unsupported NumPy dtype "
                                     f"{value.dtype}") from None
-            self.name = _elem_name(self.array.dtype, fname, index)
+            self.name = _elem_name(self.array.type.dtype, fname, index)
         elif isinstance(value, DeviceArray):
             self.device = True
             self.name = value.element.name
@@ -69,7 +69,7 @@ class Operand:
             except Exception as exc:
                 raise TypeError(f"{fname}: argument {index}: cannot convert "
                                 f"{type(value).__name__} to a ckernel array: {exc}") from None
-            self.name = _elem_name(self.array.dtype, fname, index)
+            self.name = _elem_name(self.array.type.dtype, fname, index)
         else:
             if isinstance(value, np.bytes_):
                 raise TypeError(f"{fname}: argument {index}: bytes are not supported")
@@ -118,7 +118,7 @@ class Operand:
             except Exception as exc:
                 raise type(exc)(f"argument {self.value!r} as {t}: {exc}") from None
         a = self.array
-        if str(a.dtype) == str(t):
+        if str(a.type.dtype) == str(t):
             return a
         return cast(a, t)
 

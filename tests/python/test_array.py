@@ -129,8 +129,8 @@ def test_strings_utf8_and_nul():
     assert a[1] == "changed ✓"
     with pytest.raises(errors.CKValueError, match="UTF-8"):
         a[0] = b"\xff\xfe"
-    with pytest.raises(errors.CKTypeError):
-        ckernels.asarray(np.array(words))
+    # asarray copies what it cannot share (NumPy's asarray semantics)
+    assert ckernels.asarray(np.array(words)).to_list() == words
     assert ckernels.array(np.array(["a", "bé"])).to_list() == ["a", "bé"]
     assert list(a.to_numpy()[2:4]) == words[2:4]
 
@@ -221,8 +221,8 @@ def test_struct_numpy_view():
 def test_empty_and_zero_size():
     e = ckernels.empty("strided * 3 * float32", (0,))
     assert e.shape == (0, 3) and e.to_list() == []
-    z = ckernels.empty("strided * int16", (4,))
+    z = ckernels.zeros(4, "int16")
     assert z.to_list() == [0, 0, 0, 0]
-    s = ckernels.empty("strided * string", (2,))
+    s = ckernels.empty("strided * string", (2,))   # the old call form; strings start empty
     assert s.to_list() == ["", ""]
     assert np.asarray(ckernels.array(np.zeros((0, 4)))).shape == (0, 4)

@@ -91,6 +91,19 @@ CK_API ck_status ck_array_empty(ck_type type, const intptr_t *shape,
                                 ck_array_preamble **out);
 
 /*
+ * As ck_array_empty, but the data of a type without blockrefs (builtin
+ * scalars, structs and fixed/strided dims of them) is left uninitialised, as
+ * NumPy's `empty`: its bytes are whatever the allocator returned, so the
+ * caller writes every element before reading it.  A type with blockrefs
+ * (strings, bytes, var dims, pointers) is zero-filled as in ck_array_empty,
+ * so its slots start as valid empty values.  Allocating a large block then
+ * touches no data page.
+ */
+CK_API ck_status ck_array_empty_uninit(ck_type type, const intptr_t *shape,
+                                       size_t ndim, uint64_t flags,
+                                       ck_array_preamble **out);
+
+/*
  * A view of foreign memory (a NumPy array, a device buffer mapped on the
  * host): `data` holds values of `type` whose leading `ndim` dims have sizes
  * `shape` and byte strides `strides` (any sign; NULL means C-contiguous).
@@ -130,12 +143,53 @@ CK_API ck_status ck_array_index(ck_array_preamble *a, size_t axis,
  * or CK_SLICE_NONE (omitted) and are clamped; step may be negative; step 0
  * is CK_ERR_INVALID_ARGUMENT.  The view keeps the dim's kind: a strided dim
  * stays strided (same type), a fixed dim of size N becomes a fixed dim of
- * the slice's length, with stride * step as its stride.  Var dims cannot be
- * sliced (CK_ERR_NOT_SUPPORTED).
+ * the slice's length, with stride * step as its stride.
+ *
+ * Var dims: the outermost var dim (axis 0) has one size, so its slice is a
+ * view: a `strided` dim over the selected elements (data in the var dim's
+ * arena, which the view references).  A var dim at axis > 0 whose outer dims
+ * are all fixed/strided is sliced row by row: the result is a NEW array of
+ * the same type (its own C-contiguous outer data) whose var dim slots select
+ * each row's slice (Python's clamping per row); the elements are shared with
+ * the source (its arena, stride * step), so writing an element through the
+ * result writes the source.  A var dim below another var dim:
+ * CK_ERR_NOT_SUPPORTED (index the outer one first).
  */
 CK_API ck_status ck_array_slice(ck_array_preamble *a, size_t axis,
                                 intptr_t start, intptr_t stop, intptr_t step,
                                 ck_array_preamble **out);
+
+/*
+ * A struct field as a view: for an array whose dims (any: fixed, strided,
+ * var) hold a struct, the view with the same dims holding the field `name`
+ * (`len` bytes, need not be NUL-terminated; a NUL inside never matches).
+ * The field's data offset moves the data pointer (or, under a var dim, that
+ * var dim's arrmeta offset, so every element moves); the field's arrmeta
+ * (strings, var dims, nested structs inside) is copied from the struct's.
+ * Errors: CK_ERR_TYPE when the element is not a struct, CK_ERR_INDEX "the
+ * struct has no field 'z'".  Flags and the data reference as for
+ * ck_array_index.  New reference in *out.
+ */
+CK_API ck_status ck_array_field(ck_array_preamble *a, const char *name, size_t len,
+                                ck_array_preamble **out);
+
+/*
+ * Re-striding view (transpose, reshape, newaxis, broadcasting): a view of
+ * `a` whose leading `k` dims -- fixed or strided; a var dim among them is
+ * CK_ERR_NOT_SUPPORTED -- are replaced by `ndim` strided dims with sizes
+ * `shape` and byte strides `strides` (any sign; 0 repeats an element), the
+ * data pointer moved by `offset` bytes.  The type below the k dims and its
+ * arrmeta are kept (blockrefs shared, not copied).  Checked: every element
+ * the view addresses is one `a` addresses within its own extent (else
+ * CK_ERR_INDEX "the view ... reaches elements outside the array"), and the
+ * offset and the strides of dims longer than 1 are multiples of the element
+ * alignment (CK_ERR_INVALID_ARGUMENT).  A view with no element (a size 0)
+ * is always allowed (its offset is ignored).  Flags and the data reference
+ * as for ck_array_index.  New reference in *out.
+ */
+CK_API ck_status ck_array_view_dims(ck_array_preamble *a, size_t k, size_t ndim,
+                                    const intptr_t *shape, const intptr_t *strides,
+                                    intptr_t offset, ck_array_preamble **out);
 
 /* ---- accessors ------------------------------------------------------------ */
 

@@ -4,6 +4,7 @@
 #include "types/type_internal.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 enum { CK_ARRAY_ALL_FLAGS = CK_ARRAY_READ | CK_ARRAY_WRITE | CK_ARRAY_IMMUTABLE };
@@ -94,44 +95,60 @@ static ck_status ck__type_context(ck_status st, ck_type t, const char *func) {
   return ck__error_context(st, func, "type '%s'", tb);
 }
 
-ck_status ck_array_empty(ck_type type, const intptr_t *shape, size_t ndim,
-                         uint64_t flags, ck_array_preamble **out) {
+/* The allocation behind ck_array_empty / ck_array_empty_uninit.  Data that
+ * must read as zero (`zero`, or a type with blockrefs, whose {begin, end}
+ * and var dim slots must start empty) comes from calloc where its alignment
+ * allows (large blocks are fresh zero pages then: nothing is written), else
+ * from an aligned allocation that is cleared. Otherwise only the preamble
+ * and arrmeta are cleared and the data is left as the allocator gave it. */
+static ck_status ck__array_new(ck_type type, const intptr_t *shape, size_t ndim,
+                               uint64_t flags, bool zero, ck_array_preamble **out,
+                               const char *func) {
   if (out == NULL) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "out must not be NULL");
   }
   *out = NULL;
   if (!ck_type_is_valid(type)) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "invalid type value %p", (const void *)type);
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "invalid type value %p",
+                     (const void *)type);
   }
   if (ndim > 0 && shape == NULL) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "shape is NULL but ndim is %zu", ndim);
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "shape is NULL but ndim is %zu", ndim);
   }
-  ck_status st = ck__check_flags(flags, __func__);
+  ck_status st = ck__check_flags(flags, func);
   if (st != CK_OK) {
     return st;
   }
   size_t data_size = 0;
-  if ((st = ck__default_data_size(type, shape, ndim, &data_size, __func__)) != CK_OK) {
-    return ck__type_context(st, type, __func__);
+  if ((st = ck__default_data_size(type, shape, ndim, &data_size, func)) != CK_OK) {
+    return ck__type_context(st, type, func);
   }
   size_t align = ck_type_data_alignment(type);
   size_t header = sizeof(ck_array_preamble) + ck_type_arrmeta_size(type);
   size_t data_off, total;
   if (!ck__add_size(header, align - 1, &data_off)) {
-    return CK_ERROR(CK_ERR_OVERFLOW, "array size overflows");
+    return ck__error(CK_ERR_OVERFLOW, func, "array size overflows");
   }
   data_off &= ~(align - 1);
   if (!ck__add_size(data_off, data_size, &total)) {
-    return CK_ERROR(CK_ERR_OVERFLOW, "array size overflows");
+    return ck__error(CK_ERR_OVERFLOW, func, "array size overflows");
   }
-  ck_array_preamble *a = CK_ALIGNED_ALLOC(align > 16 ? align : 16, total);
+  zero = zero || (ck_type_flags(type) & CK_TYPE_FLAG_BLOCKREF) != 0;
+  ck_array_preamble *a;
+  if (zero && align <= 16 && _Alignof(max_align_t) >= 16) {
+    a = ck__calloc(1, total, func);
+  } else {
+    a = ck__aligned_alloc(align > 16 ? align : 16, total, func);
+    if (a != NULL) {
+      memset(a, 0, zero ? total : data_off);
+    }
+  }
   if (a == NULL) {
     return CK_ERR_NO_MEMORY;
   }
-  memset(a, 0, total); /* zero-filled data: empty strings, var dims, NULLs */
   if ((st = ck_type_arrmeta_construct(type, ck__meta(a), shape, ndim)) != CK_OK) {
     ck__free(a);
-    return ck__type_context(st, type, __func__);
+    return ck__type_context(st, type, func);
   }
   ck__memblock_init(&a->memblock, CK_MEMBLOCK_ARRAY, &ck__array_ops);
   ck_type_incref(type);
@@ -141,6 +158,16 @@ ck_status ck_array_empty(ck_type type, const intptr_t *shape, size_t ndim,
   a->data_ref = NULL;
   *out = a;
   return CK_OK;
+}
+
+ck_status ck_array_empty(ck_type type, const intptr_t *shape, size_t ndim,
+                         uint64_t flags, ck_array_preamble **out) {
+  return ck__array_new(type, shape, ndim, flags, true, out, __func__);
+}
+
+ck_status ck_array_empty_uninit(ck_type type, const intptr_t *shape, size_t ndim,
+                                uint64_t flags, ck_array_preamble **out) {
+  return ck__array_new(type, shape, ndim, flags, false, out, __func__);
 }
 
 ck_status ck_array_view_external(ck_type type, char *data, const intptr_t *shape,
@@ -277,6 +304,83 @@ static ck_status ck__rebuild(ck_type const *path, size_t axis, ck_type inner,
   return CK_OK;
 }
 
+/* Slicing the var dim at `axis` > 0 whose outer dims path[0..axis) are all
+ * fixed/strided: every row has its own size, so the result is a new array of
+ * the same type (own outer data, C-contiguous) whose var dim slots select
+ * each row's slice.  The elements themselves are shared: the var dim
+ * arrmeta (and everything below) is a copy of the source's, referencing the
+ * same arena, with the stride multiplied by `step`. */
+static ck_status ck__slice_inner_var(const char *func, ck_array_preamble *a, size_t axis,
+                                     ck_type const *path, const size_t *offs,
+                                     intptr_t start, intptr_t stop, intptr_t step,
+                                     ck_array_preamble **out) {
+  const char *src_meta = ck__meta(a);
+  intptr_t shape[CK_TYPE_MAX_DEPTH], sstride[CK_TYPE_MAX_DEPTH];
+  for (size_t k = 0; k < axis; k++) {
+    const ck_dim_arrmeta *dm = (const ck_dim_arrmeta *)(src_meta + offs[k]);
+    shape[k] = dm->size;
+    sstride[k] = dm->stride;
+  }
+  const ck_var_dim_arrmeta *vm = (const ck_var_dim_arrmeta *)(src_meta + offs[axis]);
+  intptr_t new_stride = vm->stride;
+  if (step != 1 && __builtin_mul_overflow(vm->stride, step, &new_stride)) {
+    return ck__error(CK_ERR_OVERFLOW, func, "slice stride overflows");
+  }
+  ck_array_preamble *r = NULL;
+  ck_status st = ck__array_new(a->type, shape, axis, a->flags, true, &r, func);
+  if (st != CK_OK) {
+    return st;
+  }
+  ck_type var = path[axis];
+  char *rm = ck__meta(r);
+  ck_type_arrmeta_destruct(var, rm + offs[axis]);
+  ck_type_arrmeta_copy(var, rm + offs[axis], src_meta + offs[axis]);
+  ck_var_dim_arrmeta *rvm = (ck_var_dim_arrmeta *)(rm + offs[axis]);
+  rvm->stride = new_stride;
+  rvm->offset = 0;
+  intptr_t dstride[CK_TYPE_MAX_DEPTH], idx[CK_TYPE_MAX_DEPTH];
+  size_t count = 1;
+  for (size_t k = 0; k < axis; k++) {
+    dstride[k] = ((const ck_dim_arrmeta *)(rm + offs[k]))->stride;
+    idx[k] = 0;
+    count *= (size_t)shape[k];
+  }
+  for (size_t n = 0; n < count; n++) {
+    const char *sp = a->data;
+    char *dp = r->data;
+    for (size_t k = 0; k < axis; k++) {
+      sp += idx[k] * sstride[k];
+      dp += idx[k] * dstride[k];
+    }
+    ck_var_dim_data v;
+    memcpy(&v, sp, sizeof v);
+    if (v.size > (size_t)INTPTR_MAX) {
+      ck_array_decref(r);
+      return ck__error(CK_ERR_INVALID_STATE, func, "corrupt var dim size %zu", v.size);
+    }
+    intptr_t b = start, e = stop, off = 0;
+    intptr_t len = ck__slice_adjust((intptr_t)v.size, &b, &e, step);
+    ck_var_dim_data nv = {v.begin, (size_t)len};
+    if (len > 0) {
+      if (__builtin_mul_overflow(b, vm->stride, &off) ||
+          __builtin_add_overflow(off, vm->offset, &off)) {
+        ck_array_decref(r);
+        return ck__error(CK_ERR_OVERFLOW, func, "slice offset overflows");
+      }
+      nv.begin = (char *)((uintptr_t)v.begin + (uintptr_t)off);
+    }
+    memcpy(dp, &nv, sizeof nv);
+    for (size_t k = axis; k-- > 0;) { /* next row, row-major */
+      if (++idx[k] < shape[k]) {
+        break;
+      }
+      idx[k] = 0;
+    }
+  }
+  *out = r;
+  return CK_OK;
+}
+
 static ck_status ck__view_op(const char *func, ck_array_preamble *a, size_t axis,
                             bool is_index, intptr_t index, intptr_t start,
                             intptr_t stop, intptr_t step, ck_array_preamble **out) {
@@ -317,12 +421,48 @@ static ck_status ck__view_op(const char *func, ck_array_preamble *a, size_t axis
   intptr_t disp = 0;
   ck_dim_arrmeta new_dim = {0, 0};
 
-  if (dim->id == CK_TYPE_VAR_DIM) {
-    if (!is_index) {
-      return ck__error(CK_ERR_NOT_SUPPORTED, func,
-                       "cannot slice the var dim at axis %zu (its size differs per "
-                       "element); index it instead", axis);
+  if (dim->id == CK_TYPE_VAR_DIM && !is_index) {
+    if (step == 0) {
+      return ck__error(CK_ERR_INVALID_ARGUMENT, func, "slice step cannot be zero");
     }
+    if (step < -INTPTR_MAX) {
+      step = -INTPTR_MAX;
+    }
+    if (axis != 0) {
+      if (last_var >= 0) {
+        return ck__error(CK_ERR_NOT_SUPPORTED, func,
+                         "cannot slice the var dim at axis %zu below the var dim at axis "
+                         "%td; index the outer var dim first", axis, last_var);
+      }
+      return ck__slice_inner_var(func, a, axis, path, offs, start, stop, step, out);
+    }
+    /* The outermost var dim: its size is known, so the slice is a strided
+     * dim over the selected elements, in the var dim's arena. */
+    const ck_var_dim_data *vd = (const ck_var_dim_data *)a->data;
+    const ck_var_dim_arrmeta *vm = (const ck_var_dim_arrmeta *)src;
+    if (vd->size > (size_t)INTPTR_MAX) {
+      return ck__error(CK_ERR_INVALID_STATE, func, "corrupt var dim size %zu", vd->size);
+    }
+    intptr_t len = ck__slice_adjust((intptr_t)vd->size, &start, &stop, step);
+    if (len > 0) {
+      intptr_t byte_off = 0;
+      if (__builtin_mul_overflow(start, vm->stride, &byte_off) ||
+          __builtin_add_overflow(byte_off, vm->offset, &byte_off)) {
+        return ck__error(CK_ERR_OVERFLOW, func, "slice offset overflows");
+      }
+      data = (char *)((uintptr_t)vd->begin + (uintptr_t)byte_off);
+      data_ref = vm->blockref;
+    } /* else: no element is addressed; the data stays the (valid) slot */
+    new_dim.size = len;
+    if (len <= 1) {
+      new_dim.stride = vm->stride;
+    } else if (__builtin_mul_overflow(vm->stride, step, &new_dim.stride)) {
+      return ck__error(CK_ERR_OVERFLOW, func, "slice stride overflows");
+    }
+    if ((st = ck_strided_dim_type_new(elem, &inner)) != CK_OK) {
+      return st;
+    }
+  } else if (dim->id == CK_TYPE_VAR_DIM) {
     if (axis != 0) {
       return ck__error(CK_ERR_NOT_SUPPORTED, func,
                        "cannot index the var dim at axis %zu of every element at "
@@ -440,6 +580,214 @@ ck_status ck_array_index(ck_array_preamble *a, size_t axis, intptr_t index,
 ck_status ck_array_slice(ck_array_preamble *a, size_t axis, intptr_t start,
                          intptr_t stop, intptr_t step, ck_array_preamble **out) {
   return ck__view_op(__func__, a, axis, false, 0, start, stop, step, out);
+}
+
+ck_status ck_array_field(ck_array_preamble *a, const char *name, size_t len,
+                         ck_array_preamble **out) {
+  if (out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
+  }
+  *out = NULL;
+  ck_status st = ck__check_array(a, __func__);
+  if (st != CK_OK) {
+    return st;
+  }
+  if (name == NULL && len != 0) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "name is NULL but len is %zu", len);
+  }
+  ck_type path[CK_TYPE_MAX_DEPTH];
+  size_t offs[CK_TYPE_MAX_DEPTH];
+  size_t nd = 0, off = 0;
+  ptrdiff_t last_var = -1;
+  ck_type t = a->type;
+  for (; ck__is_dim(t); t = t->element, nd++) {
+    path[nd] = t;
+    offs[nd] = off;
+    if (t->id == CK_TYPE_VAR_DIM) {
+      last_var = (ptrdiff_t)nd;
+    }
+    off += ck__dim_header_size(t);
+  }
+  if (ck_type_id_of(t) != CK_TYPE_STRUCT) {
+    char tb[128];
+    size_t pos = 0;
+    ck__type_append(a->type, tb, sizeof tb, &pos);
+    return CK_ERROR(CK_ERR_TYPE, "an array of type '%s' has no fields (not a struct)", tb);
+  }
+  size_t nfields = ck_struct_field_count(t), i;
+  const char *fname = NULL;
+  ck_type ftype = NULL;
+  size_t am_off = 0;
+  for (i = 0; i < nfields; i++) {
+    ck_struct_field(t, i, &fname, &ftype, NULL, &am_off);
+    if (strlen(fname) == len && (len == 0 || memcmp(fname, name, len) == 0)) {
+      break;
+    }
+  }
+  if (i == nfields) {
+    return CK_ERROR(CK_ERR_INDEX, "the struct has no field '%.*s'", (int)(len > 64 ? 64 : len),
+                    name != NULL ? name : "");
+  }
+  const char *src = ck__meta(a);
+  uintptr_t disp = ((const uintptr_t *)(const void *)(src + off))[i];
+  char *data = a->data;
+  intptr_t var_offset = 0;
+  if (last_var >= 0) {
+    const ck_var_dim_arrmeta *vm = (const ck_var_dim_arrmeta *)(src + offs[last_var]);
+    if (disp > (uintptr_t)INTPTR_MAX ||
+        __builtin_add_overflow(vm->offset, (intptr_t)disp, &var_offset)) {
+      return CK_ERROR(CK_ERR_OVERFLOW, "var dim offset overflows");
+    }
+  } else {
+    data = (char *)((uintptr_t)data + disp);
+  }
+  ck_type_incref(ftype);
+  ck_type new_type;
+  if ((st = ck__rebuild(path, nd, ftype, &new_type)) != CK_OK) {
+    return st;
+  }
+  ck_array_preamble *v = CK_MALLOC(sizeof *v + ck_type_arrmeta_size(new_type));
+  if (v == NULL) {
+    ck_type_decref(new_type);
+    return CK_ERR_NO_MEMORY;
+  }
+  char *dst = ck__meta(v);
+  for (size_t k = 0; k < nd; k++) {
+    memcpy(dst + offs[k], src + offs[k], ck__dim_header_size(path[k]));
+    if (path[k]->id == CK_TYPE_VAR_DIM) {
+      ck_memblock_incref(((ck_var_dim_arrmeta *)(dst + offs[k]))->blockref);
+    }
+  }
+  ck_type_arrmeta_copy(ftype, dst + off, src + off + am_off);
+  if (last_var >= 0) {
+    ((ck_var_dim_arrmeta *)(dst + offs[last_var]))->offset = var_offset;
+  }
+  ck_memblock *data_ref = a->data_ref != NULL ? a->data_ref : &a->memblock;
+  ck__memblock_init(&v->memblock, CK_MEMBLOCK_ARRAY, &ck__array_ops);
+  v->type = new_type;
+  v->data = data;
+  v->flags = a->flags;
+  ck_memblock_incref(data_ref);
+  v->data_ref = data_ref;
+  *out = v;
+  return CK_OK;
+}
+
+/* [lo, hi]: the byte offsets of the first bytes of the elements that `n`
+ * dims of sizes `shape` and strides `strides` address, from `base`; false
+ * on overflow.  Only meaningful when no size is 0. */
+static bool ck__extent(const intptr_t *shape, const intptr_t *strides, size_t n,
+                       intptr_t base, intptr_t *lo, intptr_t *hi) {
+  *lo = *hi = base;
+  for (size_t i = 0; i < n; i++) {
+    intptr_t span;
+    if (__builtin_mul_overflow(shape[i] - 1, strides[i], &span)) {
+      return false;
+    }
+    if (__builtin_add_overflow(span < 0 ? *lo : *hi, span, span < 0 ? lo : hi)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+ck_status ck_array_view_dims(ck_array_preamble *a, size_t k, size_t ndim,
+                             const intptr_t *shape, const intptr_t *strides,
+                             intptr_t offset, ck_array_preamble **out) {
+  if (out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
+  }
+  *out = NULL;
+  ck_status st = ck__check_array(a, __func__);
+  if (st != CK_OK) {
+    return st;
+  }
+  if (ndim > 0 && (shape == NULL || strides == NULL)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "shape/strides are NULL but ndim is %zu", ndim);
+  }
+  if (ndim >= CK_TYPE_MAX_DEPTH) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "%zu dims exceed CK_TYPE_MAX_DEPTH", ndim);
+  }
+  if (k > ck_type_ndim(a->type)) {
+    return CK_ERROR(CK_ERR_INDEX, "the array has %zu dims, not %zu",
+                    ck_type_ndim(a->type), k);
+  }
+  intptr_t oshape[CK_TYPE_MAX_DEPTH], ostride[CK_TYPE_MAX_DEPTH];
+  const char *m = ck__meta(a);
+  ck_type elem = a->type;
+  for (size_t i = 0; i < k; i++, elem = elem->element) {
+    if (elem->id == CK_TYPE_VAR_DIM) {
+      return CK_ERROR(CK_ERR_NOT_SUPPORTED,
+                      "dim %zu is a var dim: only fixed/strided dims can be re-strided", i);
+    }
+    const ck_dim_arrmeta *dm = (const ck_dim_arrmeta *)(m + i * sizeof(ck_dim_arrmeta));
+    oshape[i] = dm->size;
+    ostride[i] = dm->stride;
+  }
+  size_t align = ck_type_data_alignment(elem);
+  bool new_empty = false, old_empty = false;
+  for (size_t i = 0; i < ndim; i++) {
+    if (shape[i] < 0) {
+      return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "negative size %" PRIdPTR " for dim %zu",
+                      shape[i], i);
+    }
+    new_empty = new_empty || shape[i] == 0;
+    if (shape[i] > 1 && strides[i] % (intptr_t)align != 0) {
+      return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                      "stride %" PRIdPTR " of dim %zu is not a multiple of the element "
+                      "alignment %zu", strides[i], i, align);
+    }
+  }
+  for (size_t i = 0; i < k; i++) {
+    old_empty = old_empty || oshape[i] == 0;
+  }
+  if (!new_empty) {
+    intptr_t olo, ohi, nlo, nhi;
+    if (offset % (intptr_t)align != 0) {
+      return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                      "offset %" PRIdPTR " is not a multiple of the element alignment %zu",
+                      offset, align);
+    }
+    if (old_empty || !ck__extent(oshape, ostride, k, 0, &olo, &ohi) ||
+        !ck__extent(shape, strides, ndim, offset, &nlo, &nhi) || nlo < olo || nhi > ohi) {
+      return CK_ERROR(CK_ERR_INDEX, "the view (%zu dims, offset %" PRIdPTR
+                      ") reaches elements outside the array", ndim, offset);
+    }
+  } else {
+    offset = 0;
+  }
+  ck_type new_type = elem;
+  ck_type_incref(new_type);
+  for (size_t i = ndim; i-- > 0;) {
+    ck_type next;
+    if ((st = ck_strided_dim_type_new(new_type, &next)) != CK_OK) {
+      ck_type_decref(new_type);
+      return st;
+    }
+    ck_type_decref(new_type);
+    new_type = next;
+  }
+  ck_array_preamble *v = CK_MALLOC(sizeof *v + ck_type_arrmeta_size(new_type));
+  if (v == NULL) {
+    ck_type_decref(new_type);
+    return CK_ERR_NO_MEMORY;
+  }
+  char *dst = ck__meta(v);
+  for (size_t i = 0; i < ndim; i++) {
+    ck_dim_arrmeta d = {shape[i], strides[i]};
+    memcpy(dst + i * sizeof d, &d, sizeof d);
+  }
+  ck_type_arrmeta_copy(elem, dst + ndim * sizeof(ck_dim_arrmeta),
+                       m + k * sizeof(ck_dim_arrmeta));
+  ck_memblock *data_ref = a->data_ref != NULL ? a->data_ref : &a->memblock;
+  ck__memblock_init(&v->memblock, CK_MEMBLOCK_ARRAY, &ck__array_ops);
+  v->type = new_type;
+  v->data = (char *)((uintptr_t)a->data + (uintptr_t)offset);
+  v->flags = a->flags;
+  ck_memblock_incref(data_ref);
+  v->data_ref = data_ref;
+  *out = v;
+  return CK_OK;
 }
 
 /* ---- accessors ------------------------------------------------------------------ */

@@ -170,7 +170,7 @@ static ck_status ck__copy_of(const ck_array_preamble *a, ck_array_preamble **out
   if (st != CK_OK) {
     return st;
   }
-  st = ck_array_empty(rt, shape, nstrided, CK_ARRAY_DEFAULT_FLAGS, out);
+  st = ck_array_empty_uninit(rt, shape, nstrided, CK_ARRAY_DEFAULT_FLAGS, out);
   ck_type_decref(rt);
   if (st == CK_OK) {
     st = ck_array_assign(*out, a, CK_ERRMODE_NOCHECK);
@@ -426,7 +426,7 @@ ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
     if (st != CK_OK) {
       return st;
     }
-    st = ck_array_empty(rt, shape, nstrided, CK_ARRAY_DEFAULT_FLAGS, &dst);
+    st = ck_array_empty_uninit(rt, shape, nstrided, CK_ARRAY_DEFAULT_FLAGS, &dst);
     ck_type_decref(rt);
     if (st != CK_OK) {
       return st;

@@ -525,7 +525,11 @@ static void test_var_dims(void) {
   REQUIRE_OK(ck_array_index(a, 0, 0, &row));
   CHECK_ERR(ck_array_index(row, 0, 0, &el), CK_ERR_INDEX,
             "index 0 is out of bounds for axis 0 with size 0");
-  CHECK_ERR(ck_array_slice(row, 0, 0, 1, 1, &el), CK_ERR_NOT_SUPPORTED, "cannot slice the var dim");
+  REQUIRE_OK(ck_array_slice(row, 0, 0, 1, 1, &el)); /* an empty slice of an empty row */
+  CHECK(strcmp(tstr(el->type), "strided * int32") == 0);
+  REQUIRE_OK(ck_array_shape(el, sh, 3, &nd));
+  CHECK(nd == 1 && sh[0] == 0);
+  ck_array_decref(el);
   ck_array_decref(row);
   CHECK_ERR(ck_array_index(a, 1, 0, &el), CK_ERR_NOT_SUPPORTED,
             "cannot index the var dim at axis 1");
@@ -700,6 +704,385 @@ static void test_flags(void) {
 
 /* Fail the k-th allocation in a sequence that makes a string / var array,
  * fills it and takes views; every failure is clean. */
+/* Sets row r of a `... var * int32` row view to r*100 + j for j < n. */
+static void fill_row(ck_array_preamble *row, intptr_t r, size_t n) {
+  REQUIRE_OK(ck_array_var_dim_alloc(row, n));
+  const ck_var_dim_data *v = (const ck_var_dim_data *)row->data;
+  for (size_t j = 0; j < n; j++) {
+    ((int32_t *)v->begin)[j] = (int32_t)(r * 100 + (intptr_t)j);
+  }
+}
+
+/* Python's list slicing is the oracle: every (start, stop, step) over rows
+ * of sizes 0..6, for the outermost var dim (a strided view in the arena) and
+ * for an inner var dim under a strided dim (a new array sharing elements). */
+static void test_var_dim_slicing(void) {
+  int64_t blocks = ck_memblock_live_count(), types = ck_type_live_count();
+  static const intptr_t bounds[] = {CK_SLICE_NONE, -9, -3, -1, 0, 1, 2, 5, 9};
+  static const intptr_t steps[] = {1, 2, 3, -1, -2};
+  ck_type t = P("strided * var * int32");
+  REQUIRE(t != NULL);
+  intptr_t nrows = 7;
+  ck_array_preamble *a, *row, *s, *x;
+  REQUIRE_OK(ck_array_empty(t, &nrows, 1, CK_ARRAY_DEFAULT_FLAGS, &a));
+  ck_type_decref(t);
+  for (intptr_t r = 0; r < nrows; r++) {
+    REQUIRE_OK(ck_array_index(a, 0, r, &row));
+    fill_row(row, r, (size_t)r);
+    ck_array_decref(row);
+  }
+  int checked = 0;
+  for (size_t bi = 0; bi < 9; bi++) {
+    for (size_t ei = 0; ei < 9; ei++) {
+      for (size_t si = 0; si < 5; si++) {
+        intptr_t b = bounds[bi], e = bounds[ei], st = steps[si];
+        /* axis 1 (inner var): a new array with per-row slices */
+        REQUIRE_OK(ck_array_slice(a, 1, b, e, st, &s));
+        CHECK(strcmp(tstr(s->type), "strided * var * int32") == 0);
+        CHECK(s->data != a->data);
+        for (intptr_t r = 0; r < nrows; r++) {
+          /* the expected Python slice of list(range(r)) */
+          intptr_t exp[8], ne = 0;
+          intptr_t lo = b, hi = e;
+          intptr_t len = r;
+          intptr_t s0, s1;
+          if (st > 0) {
+            s0 = lo == CK_SLICE_NONE ? 0 : lo < 0 ? (lo + len < 0 ? 0 : lo + len) : (lo > len ? len : lo);
+            s1 = hi == CK_SLICE_NONE ? len : hi < 0 ? (hi + len < 0 ? 0 : hi + len) : (hi > len ? len : hi);
+            for (intptr_t i = s0; i < s1; i += st) exp[ne++] = i;
+          } else {
+            s0 = lo == CK_SLICE_NONE ? len - 1 : lo < 0 ? (lo + len < 0 ? -1 : lo + len) : (lo >= len ? len - 1 : lo);
+            s1 = hi == CK_SLICE_NONE ? -1 : hi < 0 ? (hi + len < 0 ? -1 : hi + len) : (hi >= len ? len - 1 : hi);
+            for (intptr_t i = s0; i > s1; i += st) exp[ne++] = i;
+          }
+          REQUIRE_OK(ck_array_index(s, 0, r, &row));
+          intptr_t sh;
+          size_t nd;
+          REQUIRE_OK(ck_array_shape(row, &sh, 1, &nd));
+          CHECK(sh == ne);
+          for (intptr_t j = 0; j < ne; j++) {
+            REQUIRE_OK(ck_array_index(row, 0, j, &x));
+            CHECK(*(const int32_t *)ck_array_data(x) == (int32_t)(r * 100 + exp[j]));
+            ck_array_decref(x);
+            checked++;
+          }
+          ck_array_decref(row);
+          /* axis 0 of the row (outermost var dim): a strided view */
+          REQUIRE_OK(ck_array_index(a, 0, r, &row));
+          REQUIRE_OK(ck_array_slice(row, 0, b, e, st, &x));
+          CHECK(strcmp(tstr(x->type), "strided * int32") == 0);
+          int32_t got[8];
+          CHECK(read_1d(x, got, 8) == ne);
+          for (intptr_t j = 0; j < ne; j++) {
+            CHECK(got[j] == (int32_t)(r * 100 + exp[j]));
+          }
+          ck_array_decref(x);
+          ck_array_decref(row);
+        }
+        ck_array_decref(s);
+      }
+    }
+  }
+  CHECK(checked > 1000);
+  /* Elements are shared: writing through the slice writes the source. */
+  REQUIRE_OK(ck_array_slice(a, 1, 1, CK_SLICE_NONE, 2, &s));
+  REQUIRE_OK(ck_array_index(s, 0, 5, &row));
+  REQUIRE_OK(ck_array_index(row, 0, 1, &x)); /* source element [5][3] */
+  char *p;
+  REQUIRE_OK(ck_array_writable_data(x, &p));
+  *(int32_t *)p = -7;
+  ck_array_decref(x);
+  /* a row of the slice can be given new elements: they go to the slice's
+   * own slot (in the shared arena), the source row stays as it was */
+  REQUIRE_OK(ck_array_var_dim_alloc(row, 1));
+  ck_array_decref(row);
+  ck_array_decref(s);
+  REQUIRE_OK(ck_array_index(a, 0, 5, &row));
+  REQUIRE_OK(ck_array_index(row, 0, 3, &x));
+  CHECK(*(const int32_t *)ck_array_data(x) == -7);
+  ck_array_decref(x);
+  ck_array_decref(row);
+  /* The outermost view outlives the array (it references the arena). */
+  REQUIRE_OK(ck_array_index(a, 0, 6, &row));
+  REQUIRE_OK(ck_array_slice(row, 0, 1, 4, 1, &s));
+  ck_array_decref(row);
+  ck_array_decref(a);
+  int32_t got[4];
+  CHECK(read_1d(s, got, 4) == 3 && got[0] == 601 && got[2] == 603);
+  CHECK_ERR(ck_array_slice(s, 0, 0, 2, 0, &x), CK_ERR_INVALID_ARGUMENT, "step cannot be zero");
+  ck_array_decref(s);
+  /* A var dim below another var dim is not sliced. */
+  t = P("var * var * int32");
+  REQUIRE_OK(ck_array_empty(t, NULL, 0, CK_ARRAY_DEFAULT_FLAGS, &a));
+  ck_type_decref(t);
+  CHECK_ERR(ck_array_slice(a, 1, 0, 1, 1, &s), CK_ERR_NOT_SUPPORTED,
+            "below the var dim at axis 0");
+  REQUIRE_OK(ck_array_slice(a, 0, 0, 1, 1, &s)); /* empty outer var dim */
+  CHECK(strcmp(tstr(s->type), "strided * var * int32") == 0);
+  ck_array_decref(s);
+  ck_array_decref(a);
+  /* Strings under a sliced inner var dim keep their arena. */
+  t = P("2 * var * string");
+  REQUIRE_OK(ck_array_empty(t, NULL, 0, CK_ARRAY_DEFAULT_FLAGS, &a));
+  ck_type_decref(t);
+  REQUIRE_OK(ck_array_index(a, 0, 1, &row));
+  REQUIRE_OK(ck_array_var_dim_alloc(row, 3));
+  REQUIRE_OK(ck_array_index(row, 0, 2, &x));
+  REQUIRE_OK(ck_array_string_assign(x, "three", 5));
+  ck_array_decref(x);
+  ck_array_decref(row);
+  REQUIRE_OK(ck_array_slice(a, 1, -1, CK_SLICE_NONE, 1, &s));
+  ck_array_decref(a);
+  REQUIRE_OK(ck_array_index(s, 0, 1, &row));
+  REQUIRE_OK(ck_array_index(row, 0, 0, &x));
+  const ck_string *str = (const ck_string *)ck_array_data(x);
+  CHECK(str->end - str->begin == 5 && memcmp(str->begin, "three", 5) == 0);
+  ck_array_decref(x);
+  ck_array_decref(row);
+  ck_array_decref(s);
+  CHECK(ck_memblock_live_count() == blocks);
+  CHECK(ck_type_live_count() == types);
+}
+
+/* ck_array_view_dims against the NumPy rules it implements: transposes,
+ * reshapes, new axes, broadcasting; bounds, alignment and var dims refused. */
+static void test_view_dims(void) {
+  int64_t blocks = ck_memblock_live_count();
+  ck_array_preamble *a = iota(12), *v, *w;
+  REQUIRE(a != NULL);
+  /* reshape 12 -> 3 x 4, then transpose: element [i][j] = 4 j + i */
+  intptr_t sh[2] = {3, 4}, st[2] = {16, 4};
+  REQUIRE_OK(ck_array_view_dims(a, 1, 2, sh, st, 0, &v));
+  CHECK(strcmp(tstr(v->type), "strided * strided * int32") == 0);
+  CHECK(v->data == a->data && v->data_ref == &a->memblock);
+  intptr_t tsh[2] = {4, 3}, tst[2] = {4, 16};
+  REQUIRE_OK(ck_array_view_dims(v, 2, 2, tsh, tst, 0, &w));
+  ck_array_decref(v);
+  for (intptr_t i = 0; i < 4; i++) {
+    for (intptr_t j = 0; j < 3; j++) {
+      ck_array_preamble *r, *e;
+      REQUIRE_OK(ck_array_index(w, 0, i, &r));
+      REQUIRE_OK(ck_array_index(r, 0, j, &e));
+      CHECK(*(const int32_t *)ck_array_data(e) == (int32_t)(4 * j + i));
+      ck_array_decref(e);
+      ck_array_decref(r);
+    }
+  }
+  ck_array_decref(w);
+  /* a new axis (stride 0) and a broadcast row; 0-d views of one element */
+  intptr_t nsh[3] = {1, 5, 12}, nst[3] = {0, 0, 4};
+  REQUIRE_OK(ck_array_view_dims(a, 1, 3, nsh, nst, 0, &v));
+  CHECK(ck_array_ndim(v) == 3);
+  ck_array_decref(v);
+  REQUIRE_OK(ck_array_view_dims(a, 1, 0, NULL, NULL, 44, &v));
+  CHECK(strcmp(tstr(v->type), "int32") == 0 && *(const int32_t *)ck_array_data(v) == 11);
+  ck_array_decref(v);
+  /* reversed, and a sub-range with an offset */
+  intptr_t rsh = 12, rst = -4;
+  REQUIRE_OK(ck_array_view_dims(a, 1, 1, &rsh, &rst, 44, &v));
+  int32_t got[12];
+  CHECK(read_1d(v, got, 12) == 12 && got[0] == 11 && got[11] == 0);
+  ck_array_decref(v);
+  /* outside the array: past the end, before the start, a too-long dim */
+  intptr_t one = 1, four = 4, big = 13;
+  CHECK_ERR(ck_array_view_dims(a, 1, 0, NULL, NULL, 48, &v), CK_ERR_INDEX, "outside the array");
+  CHECK_ERR(ck_array_view_dims(a, 1, 0, NULL, NULL, -4, &v), CK_ERR_INDEX, "outside the array");
+  CHECK_ERR(ck_array_view_dims(a, 1, 1, &big, &four, 0, &v), CK_ERR_INDEX, "outside the array");
+  CHECK_ERR(ck_array_view_dims(a, 1, 1, &rsh, &rst, 40, &v), CK_ERR_INDEX, "outside the array");
+  intptr_t huge = INTPTR_MAX;
+  CHECK_ERR(ck_array_view_dims(a, 1, 1, &huge, &four, 0, &v), CK_ERR_INDEX, "outside the array");
+  /* misaligned stride / offset; negative size; too many dims */
+  intptr_t two = 2, odd = 2;
+  CHECK_ERR(ck_array_view_dims(a, 1, 1, &two, &odd, 0, &v), CK_ERR_INVALID_ARGUMENT,
+            "alignment");
+  CHECK_ERR(ck_array_view_dims(a, 1, 1, &one, &four, 2, &v), CK_ERR_INVALID_ARGUMENT,
+            "alignment");
+  intptr_t neg = -1;
+  CHECK_ERR(ck_array_view_dims(a, 1, 1, &neg, &four, 0, &v), CK_ERR_INVALID_ARGUMENT,
+            "negative size");
+  CHECK_ERR(ck_array_view_dims(a, 2, 0, NULL, NULL, 0, &v), CK_ERR_INDEX, "has 1 dims");
+  /* an empty view needs nothing; an empty array gives only empty views */
+  intptr_t zero = 0;
+  REQUIRE_OK(ck_array_view_dims(a, 1, 1, &zero, &four, 1000, &v));
+  CHECK(v->data == a->data);
+  REQUIRE_OK(ck_array_view_dims(v, 1, 1, &zero, &four, 0, &w));
+  ck_array_decref(w);
+  CHECK_ERR(ck_array_view_dims(v, 1, 0, NULL, NULL, 0, &w), CK_ERR_INDEX,
+            "outside the array");
+  ck_array_decref(v);
+  /* flags are inherited; the view outlives the array */
+  REQUIRE_OK(ck_array_set_readonly(a));
+  REQUIRE_OK(ck_array_view_dims(a, 1, 1, &four, &four, 32, &v));
+  CHECK(v->flags == CK_ARRAY_READ);
+  ck_array_decref(a);
+  CHECK(read_1d(v, got, 12) == 4 && got[0] == 8 && got[3] == 11);
+  ck_array_decref(v);
+  /* below the k dims: strings and fixed dims keep their arrmeta */
+  ck_type t = P("strided * 2 * string");
+  intptr_t n = 3;
+  REQUIRE_OK(ck_array_empty(t, &n, 1, CK_ARRAY_DEFAULT_FLAGS, &a));
+  ck_type_decref(t);
+  intptr_t ssh[2] = {3, 1}, sst[2] = {32, 0};
+  REQUIRE_OK(ck_array_view_dims(a, 1, 2, ssh, sst, 0, &v));
+  CHECK(strcmp(tstr(v->type), "strided * strided * 2 * string") == 0);
+  ck_array_preamble *r, *e;
+  REQUIRE_OK(ck_array_index(v, 0, 2, &r));
+  REQUIRE_OK(ck_array_index(r, 0, 0, &w));
+  REQUIRE_OK(ck_array_index(w, 0, 1, &e));
+  REQUIRE_OK(ck_array_string_assign(e, "x", 1));
+  ck_array_decref(e);
+  ck_array_decref(w);
+  ck_array_decref(r);
+  ck_array_decref(v);
+  const ck_string *str = (const ck_string *)(a->data + 2 * 32 + 16);
+  CHECK(str->end - str->begin == 1 && *str->begin == 'x');
+  /* the 2 * string dim can be re-strided too (k = 2), var dims cannot */
+  intptr_t fsh = 6, fst = 16;
+  REQUIRE_OK(ck_array_view_dims(a, 2, 1, &fsh, &fst, 0, &v));
+  CHECK(strcmp(tstr(v->type), "strided * string") == 0);
+  ck_array_decref(v);
+  ck_array_decref(a);
+  t = P("var * int32");
+  REQUIRE_OK(ck_array_empty(t, NULL, 0, CK_ARRAY_DEFAULT_FLAGS, &a));
+  ck_type_decref(t);
+  CHECK_ERR(ck_array_view_dims(a, 1, 1, &one, &four, 0, &v), CK_ERR_NOT_SUPPORTED,
+            "var dim");
+  intptr_t vsh = 2, vst = 0;
+  REQUIRE_OK(ck_array_view_dims(a, 0, 1, &vsh, &vst, 0, &v)); /* a new axis above */
+  CHECK(strcmp(tstr(v->type), "strided * var * int32") == 0);
+  ck_array_decref(v);
+  ck_array_decref(a);
+  CHECK_ERR(ck_array_view_dims(NULL, 0, 0, NULL, NULL, 0, &v), CK_ERR_INVALID_ARGUMENT,
+            "NULL");
+  CHECK(ck_memblock_live_count() == blocks);
+}
+
+/* ck_array_empty_uninit leaves POD data alone and zeroes blockref slots. */
+static void test_empty_uninit(void) {
+  int64_t blocks = ck_memblock_live_count();
+  ck_type t = P("strided * float64");
+  intptr_t n = 1 << 20; /* 8 MiB: a fresh mapping, nothing touched */
+  ck_array_preamble *a;
+  REQUIRE_OK(ck_array_empty_uninit(t, &n, 1, CK_ARRAY_DEFAULT_FLAGS, &a));
+  CHECK((uintptr_t)a->data % 8 == 0 && a->data_ref == NULL && a->flags == 3);
+  for (intptr_t i = 0; i < n; i++) {
+    ((double *)a->data)[i] = (double)i;
+  }
+  CHECK(((double *)a->data)[n - 1] == (double)(n - 1));
+  ck_array_decref(a);
+  /* zero-filled for every type with blockrefs, whatever was there before */
+  static const char *const zeroed[] = {"strided * string", "strided * var * int8",
+                                       "strided * {a: int8, s: string}",
+                                       "strided * pointer[int32]"};
+  for (size_t k = 0; k < 4; k++) {
+    ck_type z = P(zeroed[k]);
+    intptr_t m = 5000;
+    REQUIRE_OK(ck_array_empty_uninit(z, &m, 1, CK_ARRAY_DEFAULT_FLAGS, &a));
+    size_t bytes = (size_t)m * ck_type_data_size(z->element);
+    bool all_zero = true;
+    for (size_t i = 0; i < bytes; i++) {
+      all_zero = all_zero && a->data[i] == 0;
+    }
+    CHECK(all_zero);
+    ck_array_decref(a);
+    ck_type_decref(z);
+  }
+  /* ck_array_empty zero-fills POD data (calloc or clearing) */
+  REQUIRE_OK(ck_array_empty_uninit(t, &n, 1, CK_ARRAY_DEFAULT_FLAGS, &a));
+  memset(a->data, 0xff, (size_t)n * 8);
+  ck_array_decref(a);
+  REQUIRE_OK(ck_array_empty(t, &n, 1, CK_ARRAY_DEFAULT_FLAGS, &a));
+  bool all_zero = true;
+  for (intptr_t i = 0; i < n; i++) {
+    all_zero = all_zero && ((double *)a->data)[i] == 0.0;
+  }
+  CHECK(all_zero);
+  ck_array_decref(a);
+  /* a large alignment takes the aligned path */
+  ck_type wide = P("strided * {x: complex128, y: int8}");
+  REQUIRE_OK(ck_array_empty(wide, &n, 1, CK_ARRAY_DEFAULT_FLAGS, &a));
+  CHECK((uintptr_t)a->data % ck_type_data_alignment(wide) == 0);
+  ck_array_decref(a);
+  ck_type_decref(wide);
+  CHECK_ERR(ck_array_empty_uninit(t, &n, 1, 6, &a), CK_ERR_INVALID_ARGUMENT, "exclusive");
+  CHECK_ERR(ck_array_empty_uninit(t, NULL, 1, 3, &a), CK_ERR_INVALID_ARGUMENT, "shape is NULL");
+  CHECK_ERR(ck_array_empty_uninit(t, &n, 1, 3, NULL), CK_ERR_INVALID_ARGUMENT, "out");
+  ck_type_decref(t);
+  CHECK(ck_memblock_live_count() == blocks);
+}
+
+/* Struct fields as views, under strided and var dims, nested, with strings. */
+static void test_fields(void) {
+  int64_t blocks = ck_memblock_live_count();
+  ck_type t = P("strided * {a: int8, p: {x: float64, name: string}, v: var * int16}");
+  REQUIRE(t != NULL);
+  intptr_t n = 3;
+  ck_array_preamble *a, *f, *g, *e;
+  REQUIRE_OK(ck_array_empty(t, &n, 1, CK_ARRAY_DEFAULT_FLAGS, &a));
+  ck_type_decref(t);
+  size_t esize = ck_type_data_size(ck_type_element(a->type));
+  REQUIRE_OK(ck_array_field(a, "pxyz", 1, &f)); /* "p": length-delimited */
+  CHECK(strcmp(tstr(f->type), "strided * {x: float64, name: string}") == 0);
+  REQUIRE_OK(ck_array_field(f, "x", 1, &g));
+  CHECK(strcmp(tstr(g->type), "strided * float64") == 0);
+  intptr_t stride;
+  REQUIRE_OK(ck_array_strides(g, &stride, 1, NULL));
+  CHECK(stride == (intptr_t)esize && g->data == a->data + 8);
+  for (intptr_t i = 0; i < 3; i++) {
+    REQUIRE_OK(ck_array_index(g, 0, i, &e));
+    *(double *)e->data = 1.5 * (double)i;
+    ck_array_decref(e);
+  }
+  ck_array_decref(g);
+  REQUIRE_OK(ck_array_field(f, "name", 4, &g));
+  REQUIRE_OK(ck_array_index(g, 0, 2, &e));
+  REQUIRE_OK(ck_array_string_assign(e, "two", 3));
+  ck_array_decref(e);
+  ck_array_decref(g);
+  ck_array_decref(f);
+  CHECK(*(const double *)(a->data + 2 * esize + 8) == 3.0);
+  const ck_string *s = (const ck_string *)(a->data + 2 * esize + 16);
+  CHECK(s->end - s->begin == 3 && memcmp(s->begin, "two", 3) == 0);
+  /* a var dim field: its arena is the struct's */
+  REQUIRE_OK(ck_array_field(a, "v", 1, &f));
+  CHECK(strcmp(tstr(f->type), "strided * var * int16") == 0);
+  REQUIRE_OK(ck_array_index(f, 0, 1, &g));
+  REQUIRE_OK(ck_array_var_dim_alloc(g, 2));
+  ck_array_decref(g);
+  ck_array_decref(f);
+  const ck_var_dim_data *vd = (const ck_var_dim_data *)(a->data + esize + 32);
+  CHECK(vd->size == 2);
+  CHECK_ERR(ck_array_field(a, "q", 1, &f), CK_ERR_INDEX, "no field 'q'");
+  CHECK_ERR(ck_array_field(a, "a\0", 2, &f), CK_ERR_INDEX, "no field");
+  CHECK_ERR(ck_array_field(a, "", 0, &f), CK_ERR_INDEX, "no field ''");
+  CHECK_ERR(ck_array_field(a, NULL, 1, &f), CK_ERR_INVALID_ARGUMENT, "name is NULL");
+  REQUIRE_OK(ck_array_index(a, 0, 0, &e)); /* 0-d struct */
+  REQUIRE_OK(ck_array_field(e, "a", 1, &f));
+  CHECK(strcmp(tstr(f->type), "int8") == 0 && f->data == e->data);
+  CHECK_ERR(ck_array_field(f, "a", 1, &g), CK_ERR_TYPE, "no fields");
+  ck_array_decref(f);
+  ck_array_decref(e);
+  ck_array_decref(a);
+  /* under a var dim the field offset goes into the var arrmeta */
+  t = P("var * {x: int32, y: int32}");
+  REQUIRE_OK(ck_array_empty(t, NULL, 0, CK_ARRAY_DEFAULT_FLAGS, &a));
+  ck_type_decref(t);
+  REQUIRE_OK(ck_array_var_dim_alloc(a, 4));
+  int32_t *raw = (int32_t *)((const ck_var_dim_data *)a->data)->begin;
+  for (int i = 0; i < 8; i++) {
+    raw[i] = i;
+  }
+  REQUIRE_OK(ck_array_field(a, "y", 1, &f));
+  CHECK(strcmp(tstr(f->type), "var * int32") == 0 && f->data == a->data);
+  CHECK(((const ck_var_dim_arrmeta *)ck_array_arrmeta(f))->offset == 4);
+  REQUIRE_OK(ck_array_index(f, 0, 3, &e));
+  CHECK(*(const int32_t *)e->data == 7);
+  ck_array_decref(e);
+  ck_array_decref(f);
+  ck_array_decref(a);
+  CHECK(ck_memblock_live_count() == blocks);
+}
+
 static ck_status fault_sequence(void) {
   ck_type t = NULL;
   ck_array_preamble *a = NULL, *row = NULL, *el = NULL, *s = NULL;
@@ -723,6 +1106,25 @@ static ck_status fault_sequence(void) {
     row = NULL;
   }
   if ((st = ck_array_slice(a, 0, CK_SLICE_NONE, CK_SLICE_NONE, -1, &s)) != CK_OK) goto done;
+  ck_array_decref(s);
+  s = NULL;
+  if ((st = ck_array_slice(a, 1, 1, CK_SLICE_NONE, 2, &s)) != CK_OK) goto done;
+  ck_array_decref(s);
+  s = NULL;
+  {
+    intptr_t sh[2] = {1, 3}, strd[2] = {0, 16};
+    if ((st = ck_array_view_dims(a, 1, 2, sh, strd, 0, &s)) != CK_OK) goto done;
+    ck_array_decref(s);
+    s = NULL;
+  }
+  if ((st = ck_array_index(a, 0, 2, &row)) != CK_OK) goto done;
+  if ((st = ck_array_slice(row, 0, 1, 30, 3, &s)) != CK_OK) goto done;
+  ck_array_decref(s);
+  s = NULL;
+  if ((st = ck_array_empty_uninit(t, &n, 1, CK_ARRAY_DEFAULT_FLAGS, &s)) != CK_OK) goto done;
+  ck_array_decref(s);
+  s = NULL;
+  if ((st = ck_array_field(row, "name", 4, &s)) != CK_OK) goto done;
 done:
   ck_array_decref(s);
   ck_array_decref(el);
@@ -758,5 +1160,6 @@ static void test_fault_injection(void) {
 CK_TEST_MAIN(CK_TEST(test_empty_every_builtin), CK_TEST(test_fixed_and_shapes),
              CK_TEST(test_debug_repr), CK_TEST(test_slicing_python),
              CK_TEST(test_indexing), CK_TEST(test_strings), CK_TEST(test_var_dims),
-             CK_TEST(test_external_views), CK_TEST(test_flags),
+             CK_TEST(test_var_dim_slicing), CK_TEST(test_view_dims),
+             CK_TEST(test_empty_uninit), CK_TEST(test_fields), CK_TEST(test_external_views), CK_TEST(test_flags),
              CK_TEST(test_fault_injection))
