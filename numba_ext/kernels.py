@@ -102,6 +102,10 @@ class KernelBuilder:
         where = "inline" if self.is_inline else "heap"
         return f"<ckernels.KernelBuilder capacity={self.capacity} ({where})>"
 
+    def _repr_html_(self) -> str:
+        from .display import html  # the rich display (imported lazily: no cycle)
+        return html(self)
+
 
 class Kernel:
     """A built ckernel tree (owns its builder)."""
@@ -165,7 +169,8 @@ class Kernel:
         return (f"<ckernels.Kernel {self.signature} [{self.request}] at {self.address:#x}>")
 
     def _repr_html_(self) -> str:
-        return kernel_tree_html(self.debug_repr(), title=f"{self.signature} [{self.request}]")
+        from .display import html  # the rich display (imported lazily: no cycle)
+        return html(self)
 
 
 _LINE = re.compile(r"^(?P<indent>\s*)@(?P<offset>\d+)\s+(?P<rest>.*)$")

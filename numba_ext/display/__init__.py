@@ -78,6 +78,12 @@ _CONTEXT = ffi.typeof("ck_context *")
 _PROGRAM = ffi.typeof("ck_program *")
 
 
+def _is_dead(obj) -> bool:
+    """A closed memory block, a destroyed builder: only its ``repr`` is left."""
+    fin = getattr(obj, "_finalizer", None)
+    return getattr(obj, "closed", False) is True or (fin is not None and not fin.alive)
+
+
 def _is_array(obj) -> bool:
     """A ckernels array: an ``address`` holding an array memblock, with a type
     and dims, and no other C object of its own."""
@@ -108,6 +114,8 @@ def show(obj) -> Picture:
     buffer's map), and the rich views of contexts, programs, jitted
     functions, generated source and ckernels errors.  In Jupyter the result
     displays as SVG/HTML; elsewhere it prints as text."""
+    if _is_dead(obj):
+        return Picture(repr(obj), html=f"<code>{_html.escape(repr(obj))}</code>")
     if _is_kernel(obj):
         t = _kernels.kernel_tree(obj)
         return Picture(_kernels.kernel_text(t), svg=_kernels.kernel_svg(t))
@@ -143,7 +151,7 @@ def show(obj) -> Picture:
 def html(obj) -> str:
     """The rich HTML display of ``obj`` (what its ``_repr_html_`` returns): a
     compact view; for arrays, the memory picture inside ``<details>``."""
-    if _is_array(obj):
+    if not _is_dead(obj) and _is_array(obj):
         return _objects.array_html(obj)
     p = show(obj)
     if p.html is not None:

@@ -60,19 +60,22 @@ def _lexer(language: str):
 
 def highlight(text: str, language: str = "opencl", title: str | None = None) -> str:
     """``text`` as highlighted HTML (inline styles, so it renders anywhere:
-    Jupyter, nbconvert's HTML, a browser), every line, with line numbers."""
+    Jupyter, nbconvert's HTML, a browser), every line, with line numbers.
+    Without Pygments (an optional dependency) the text is shown unhighlighted."""
     if language not in LANGUAGES:
         raise ValueError(f"highlight: unknown language {language!r} "
                          f"({', '.join(LANGUAGES)})")
+    pre = ("margin:0; line-height:125%; font-size:12px; "
+           "font-family:DejaVu Sans Mono,Menlo,Consolas,monospace")
     try:
         from pygments import highlight as _pyg
         from pygments.formatters import HtmlFormatter
     except ImportError:
-        raise _missing("highlighting source") from None
-    fmt = HtmlFormatter(noclasses=True, linenos="inline", style="default", nobackground=True,
-                        prestyles="margin:0; line-height:125%; font-size:12px; "
-                                  "font-family:DejaVu Sans Mono,Menlo,Consolas,monospace")
-    body = _pyg(text, _lexer(language), fmt)
+        body = f"<pre style='{pre}'>{_html.escape(text)}</pre>"
+    else:
+        fmt = HtmlFormatter(noclasses=True, linenos="inline", style="default",
+                            nobackground=True, prestyles=pre)
+        body = _pyg(text, _lexer(language), fmt)
     head = ""
     if title is not None:
         head = (f"<div style='font-family:sans-serif;font-size:12px;color:#555;"

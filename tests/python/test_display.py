@@ -380,6 +380,46 @@ def test_error_display_names_the_status():
     assert "expected a type" in str(display.show(info.value))
 
 
+# ---- class hooks: every public object displays through ckernels.display ------------------
+
+def test_every_public_object_has_its_rich_display(new_opencl_context):
+    ctx = new_opencl_context()
+    x = ctx.array(np.arange(8, dtype=np.float32))
+    k = make_assignment_kernel("float64", "int32", "strided")
+    try:
+        ckernels.types.parse("3 * var * ")
+    except ckernels.CKernelError as exc:
+        err = exc
+
+    @ckernels.jit("float32(float32)")
+    def inc(v):
+        return v + 1
+    inc(x)
+    mb = ckernels.MemBlock.pod(64)
+    objects = [ckernels.array([1, 2, 3]), x, x.buffer if hasattr(x, "buffer") else None,
+               ctx, ctx.build_program(inc.source("opencl")), inc, k, k.builder, mb, err,
+               ckernels.Context("cpu").new_buffer(64)]
+    for obj in [o for o in objects if o is not None]:
+        page = obj._repr_html_()             # the class's hook ...
+        assert page == display.html(obj), type(obj).__name__   # ... is ckernels.display's
+        assert page.startswith("<"), type(obj).__name__
+    mb.close()
+    assert mb._repr_html_() == "<code>&lt;ckernels.MemBlock (closed)&gt;</code>"
+    # a kernel's and a memory block's display hold their picture
+    assert parse_svg(re.search(r"<svg.*</svg>", k._repr_html_(), re.S).group(0))
+
+
+def test_jit_source_is_a_source_code_object():
+    @ckernels.jit("float32(float32)")
+    def dec(v):
+        return v - 1
+    src = dec.source("opencl")
+    assert isinstance(src, display.SourceCode) and isinstance(src, str)
+    assert src.language == "opencl" and str(src) == str(dec.source("opencl"))
+    assert "__kernel" in _visible_text(src._repr_html_())
+    assert len(re.findall(r"\n", str(src))) + 1 >= src.line_count
+
+
 # ---- source ------------------------------------------------------------------------------
 
 class _Text(HTMLParser):
