@@ -37,10 +37,6 @@ class CKernelError(Exception):
     def message(self) -> str:
         return str(self.args[0]) if self.args else ""
 
-    def _repr_html_(self) -> str:
-        from .display import html  # the rich display (imported lazily: no cycle)
-        return html(self)
-
 
 class InvalidArgumentError(CKernelError, ValueError):
     pass
