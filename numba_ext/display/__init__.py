@@ -156,8 +156,7 @@ def html(obj) -> str:
     p = show(obj)
     if p.html is not None:
         return p.html
-    return (f"<div class='ckernels-picture'><pre style='margin:0 0 4px 0;{_objects.MONO}'>"
-            f"{_html.escape(p.text.splitlines()[0])}</pre>{p.svg}</div>")
-
+    # the picture's first line is its title: no text header above it
+    return f"<div class='ckernels-picture'>{p.svg}</div>"
 
 __all__ = ["show", "html", "Picture", "SourceCode", "highlight", "bench", "BenchResult"]

@@ -55,6 +55,18 @@ def _signature(func, signature):
                                    "NumPy element types") from None
 
 
+def _func_name(func) -> str:
+    """A short name for titles: the function's qualified name, an operation's
+    ``ckernels.ops.<name>``, else the type's name (never a long repr)."""
+    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None)
+    if isinstance(name, str):
+        return name
+    op = getattr(func, "name", None)
+    if isinstance(op, str):
+        return f"{type(func).__module__}.{op}"
+    return type(func).__name__
+
+
 def _default_inputs(arg_dtypes, seed):
     def make(n):
         rng = np.random.default_rng(seed)
@@ -161,7 +173,7 @@ class BenchResult:
         return self.table()
 
     # ---- plot --------------------------------------------------------------------
-    def figure(self, width: float = 6.4, height: float = 3.6):
+    def figure(self, width: float = 7.6, height: float = 3.6):
         """A matplotlib Figure (Agg canvas: no display needed): time per element
         against size, log-log, one line per candidate."""
         try:
@@ -171,7 +183,8 @@ class BenchResult:
             raise _missing_matplotlib() from None
         fig = Figure(figsize=(width, height), dpi=100)
         FigureCanvasAgg(fig)
-        fig.subplots_adjust(left=0.12, right=0.97, bottom=0.15, top=0.9)
+        # the legend goes right of the axes, where it covers no point
+        fig.subplots_adjust(left=0.1, right=0.74, bottom=0.15, top=0.9)
         self.plot(fig.add_subplot())
         return fig
 
@@ -190,7 +203,7 @@ class BenchResult:
         ax.set_ylabel("time per element (ns)")
         ax.set_title(f"{self.name}: {self.signature}", fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
         return ax
 
     def png(self) -> bytes:
@@ -248,7 +261,7 @@ def bench(func, *, sizes=DEFAULT_SIZES, signature=None, inputs=None, numpy=None,
     if repeat < 1:
         raise InvalidArgumentError(f"ckernels.bench: repeat must be >= 1, got {repeat}")
     make = inputs or _default_inputs(arg_dts, seed)
-    name = getattr(func, "__qualname__", getattr(func, "__name__", repr(func)))
+    name = _func_name(func)
     if rtol is None:
         rtol = 1e-4 if ret_dt in (np.float32, np.complex64) else 1e-9
 
