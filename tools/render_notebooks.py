@@ -153,7 +153,7 @@ def screenshot(page: pathlib.Path, out: pathlib.Path, stem: str) -> list:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="*", type=pathlib.Path,
-                    help="notebooks to render (default: every notebooks/*.ipynb)")
+                    help="notebooks to render (default: every notebooks/*.ipynb, unless --html is given)")
     ap.add_argument("--out", required=True, type=pathlib.Path, help="folder for HTML and PNG")
     ap.add_argument("--demo", action="store_true",
                     help="also render a notebook displaying every object of the display layer")
@@ -164,7 +164,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     notebooks = list(args.notebooks)
-    if not notebooks and not args.html and not args.demo:
+    if not notebooks and not args.html:
         notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
     if args.demo:
         notebooks.append(demo_notebook(args.out / "display-demo.ipynb"))

@@ -65,7 +65,9 @@ def highlight(text: str, language: str = "opencl", title: str | None = None) -> 
     if language not in LANGUAGES:
         raise ValueError(f"highlight: unknown language {language!r} "
                          f"({', '.join(LANGUAGES)})")
-    pre = ("margin:0; line-height:125%; font-size:12px; "
+    # long lines wrap at spaces (never inside a name), so nothing is hidden
+    pre = ("margin:0; line-height:125%; font-size:12px; white-space:pre-wrap; "
+           "word-break:normal; overflow-wrap:break-word; "
            "font-family:DejaVu Sans Mono,Menlo,Consolas,monospace")
     try:
         from pygments import highlight as _pyg
