@@ -854,11 +854,21 @@ class ArrayLike:
             elif not isinstance(x, (np.ndarray, np.generic)) and \
                     getattr(type(x), "__array_ufunc__", None) is not None:
                 return NotImplemented   # a foreign duck array (dask, xarray): theirs
-        name = UFUNC_TO_OP.get(ufunc.__name__, ufunc.__name__)
         out = kwargs.get("out")
         if out is not None:
             out = out if isinstance(out, tuple) else (out,)
         plain = not (set(kwargs) - {"out"})
+        from . import ufuncs   # below this module's users; lazily: no import cycle
+        owner = ufuncs.function_of(ufunc)
+        if owner is not None:
+            # The ufunc of a jitted function or registry operation: a plain call
+            # runs through its owner's general path (this array's target).
+            if method == "__call__" and plain and (out is None or len(out) == 1):
+                return owner(*inputs, out=out[0]) if out else owner(*inputs)
+            from .ops import Op
+            if not isinstance(owner, Op):   # a jitted function's kernel, on NumPy views
+                return self._numpy_ufunc(ufunc, method, inputs, kwargs)
+        name = UFUNC_TO_OP.get(ufunc.__name__, ufunc.__name__)
         if method == "__call__" and plain and name is not None and ufunc.nout == 1 and \
                 _op_exists(name):
             dst = out[0] if out else None
