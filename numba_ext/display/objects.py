@@ -19,6 +19,7 @@ import sys
 
 import numpy as np
 
+from .. import dtypes
 from .._native import check, ffi, lib
 from ..errors import CKernelError, error_class
 from ._svg import COLORS, MUTED, Canvas, hex_addr, text_width
@@ -77,8 +78,8 @@ def _values_text(a, facts) -> str:
     return _VALUES.repr(a.to_list())
 
 
-_NUMERIC = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-            "float16", "float32", "float64", "complex64", "complex128"}
+#: element types NumPy holds as numbers (the dtype table's builtin scalars)
+_NUMERIC = frozenset(d.name for d in dtypes.BUILTINS if d.numpy is not None)
 
 
 def array_html(a) -> str:
