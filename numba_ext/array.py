@@ -39,7 +39,7 @@ from . import types as _t
 from ._native import check, ffi, lib
 from .arraylike import ArrayLike, Flags, format_values
 from .errors import (CKIndexError, CKOverflowError, CKTypeError, CKValueError,
-                     InvalidArgumentError, NotSupportedError)
+                     InvalidArgumentError, InvalidStateError, NotSupportedError)
 from .memory import MemBlock
 from .types import Type, as_type
 
@@ -984,16 +984,23 @@ class Array(*_BASES):
         return html(self)
 
 
-_CPU = []
+# () -> the process's CPU context: the context layer sits above this module
+# and plugs it in when it is imported (ckernels.context.context)
+_CPU_CONTEXT = []
+
+
+def install_cpu_context(factory) -> None:
+    """Called by :mod:`ckernels.context.context` with the function giving the
+    CPU :class:`ckernels.Context` (``default_context("cpu")``)."""
+    _CPU_CONTEXT[:] = [factory]
 
 
 def _cpu_context():
-    """The process's CPU context (made on first use; the context layer sits
-    above this module, hence the late import)."""
-    if not _CPU:
-        from .context import Context
-        _CPU.append(Context("cpu"))
-    return _CPU[0]
+    """The process's CPU context (:func:`ckernels.context.default_context`)."""
+    if not _CPU_CONTEXT:      # only if ckernels.context failed to import
+        raise InvalidStateError("Array.context: the context layer is not imported "
+                                "(import ckernels)")
+    return _CPU_CONTEXT[0]()
 
 
 def _new_instance(cls):
@@ -1111,9 +1118,20 @@ def _element_type(el) -> Type:
     return as_type(el)
 
 
-def _errmode(errmode: str) -> int:
-    from .kernels import errmode_value   # kernels sits above arrays; a plain table lookup
-    return errmode_value(errmode)
+#: the library's conversion error modes (``ck_errmode``)
+ERRMODES = ("nocheck", "overflow", "fractional", "inexact", "default")
+
+
+def errmode_value(errmode: str) -> int:
+    """The ``ck_errmode`` of an error mode's name (InvalidArgumentError if none)."""
+    out = ffi.new("ck_errmode *")
+    if not isinstance(errmode, str):
+        raise InvalidArgumentError(f"errmode must be one of {ERRMODES}, not {errmode!r}")
+    check(lib.ck_errmode_from_name(errmode.encode(), out))
+    return out[0]
+
+
+_errmode = errmode_value
 
 
 # ---- applying operations --------------------------------------------------------

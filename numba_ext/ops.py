@@ -29,6 +29,7 @@ NumPy.
 from __future__ import annotations
 
 import builtins
+import sys
 
 import numpy as np
 
@@ -135,6 +136,9 @@ class Op(_dispatch.Function):
         if len(args) != self.arity:
             raise InvalidArgumentError(f"{self.name} takes {self.arity} argument(s), "
                                        f"got {len(args)}")
+        if _dask_operand(args, out):   # lazy: a dask graph (ckernels.dask)
+            from . import dask as _dask
+            return _dask.call(self, args, out)
         dev = _device_operand(args, out)
         if dev is not None:    # device arrays: the operation runs on their device
             return dev._apply(self.name, args, out)
@@ -159,8 +163,16 @@ def _device_operand(args, out):
     return None
 
 
+def _dask_operand(args, out) -> bool:
+    """Whether a Dask collection is among the arguments and ``out``."""
+    return builtins.any(hasattr(a, "__dask_graph__") for a in (*args, out))
+
+
 def _reduce(opname: str):
     def reduce(a, axis=None, keepdims: bool = False):
+        if hasattr(a, "__dask_graph__"):   # a lazy dask reduction (ckernels.dask)
+            from . import dask as _dask
+            return _dask.reduce(opname, a, axis, keepdims)
         if isinstance(a, DeviceArray):   # on its device; a 0-d device array for all axes
             return a._reduction(opname, axis, None, keepdims)
         result = _array.reduce_op(opname, a, axis, keepdims)
@@ -250,11 +262,16 @@ def assign(dst: Array, src, errmode: str = "default") -> Array:
 
 def set_num_threads(n: int) -> None:
     """Threads (caller included) used by large lifted operations; 0 = default
-    (CK_NUM_THREADS or the CPUs this process may run on)."""
+    (CK_NUM_THREADS, else in a Dask worker process the worker's share of the
+    cores (:func:`ckernels.dask.worker_threads`), else the CPUs this process
+    may run on)."""
     n = int(n)
     if not 0 <= n <= lib.CK_MAX_THREADS:
         raise ValueError(f"set_num_threads: {n} is not in [0, {lib.CK_MAX_THREADS}]")
     check(lib.ck_set_num_threads(n))
+    if n == 0 and "distributed" in sys.modules:
+        from . import dask as _dask
+        _dask.apply_worker_thread_rule()
 
 
 def get_num_threads() -> int:

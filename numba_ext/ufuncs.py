@@ -57,10 +57,10 @@ def numpy_dtypes(names) -> tuple[np.dtype, ...] | None:
     result); None when one has none (``string``)."""
     out = []
     for n in names:
-        d = dtypes.by_name[n].numpy
-        if d is None:
+        d = dtypes.by_name.get(n)      # struct types (jit signatures): no loops
+        if d is None or d.numpy is None:
             return None
-        out.append(d)
+        out.append(d.numpy)
     return tuple(out)
 
 
@@ -111,6 +111,11 @@ def call_wrapped(function, *args, **kwargs):
     implements ``__array_ufunc__`` (pandas, xarray, dask): with ``dtype=`` set
     to the result dtype when the call fixes neither it nor ``signature=`` nor
     ``out=``, so that the library needs not run the kernel to learn it."""
+    out = kwargs.get("out")
+    if out is not None and any(hasattr(o, "__dask_graph__") for o in (
+            out if isinstance(out, tuple) else (out,))):
+        from . import dask as _dask   # out= a dask array: refused there, clearly
+        return _dask.call(function, args, out)
     uf = function.ufunc
     if (kwargs.get("out") is None and "dtype" not in kwargs and "signature" not in kwargs
             and len(args) == uf.nin):

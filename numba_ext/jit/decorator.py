@@ -83,7 +83,12 @@ from ..types import Type
 from . import cpu, dispatch
 from .cpu import Compiled
 from .signature import (MAX_ARGS, SUPPORTED_TYPES, Signature, argument_signature,
-                        parse_signature, type_name)
+                        element_type, is_struct, parse_signature, type_name)
+from .structs import element as structs_element
+
+#: dtype kinds of NumPy operands that take the general path (strings come
+#: out as strings; structured arrays are struct arrays there)
+_FALLBACK_KINDS = "OSUTV"
 
 #: the error models (see the module docstring)
 ERROR_MODELS = ("python", "numpy")
@@ -200,7 +205,7 @@ class JitKernel(_dispatch.Function):
         self._ufunc_nin = None if self._explicit else _fixed_arity(py_func)
         self._ufunc_made = False    # signatures compiled while decorating: no loops yet
         if not self._explicit:
-            self.fallback_kinds = "OSUT"   # string operands: strings come out
+            self.fallback_kinds = _FALLBACK_KINDS   # strings come out; structs
         for s in sigs:
             self.compile(s)
         if self._explicit:
@@ -253,9 +258,11 @@ class JitKernel(_dispatch.Function):
             if have is not None:
                 raise TypeError(f"ckernels.jit: {self.__name__} already has a signature for "
                                 f"({', '.join(sig.args)}): {have.sig.text}")
-            nb_args = tuple(dtypes.by_name[a].numba for a in sig.args)
+            nb_args = tuple(element_type(a).numba for a in sig.args)
             try:
-                if sig.ret is None:
+                # a struct result is written field by field from what the
+                # function returns (a tuple, a namedtuple, a struct): inferred
+                if sig.ret is None or is_struct(sig.ret):
                     self._dispatcher_compile(nb_args)
                 else:
                     self._dispatcher_compile(dtypes.by_name[sig.ret].numba(*nb_args))
@@ -264,23 +271,45 @@ class JitKernel(_dispatch.Function):
                 if isinstance(exc, NumbaError):
                     raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
                                     f"{sig.text}:\n{exc}") from exc
+                if isinstance(exc, KeyError) and any(map(is_struct, sig.args)):
+                    # Numba's Record typing looks an unknown field up unchecked
+                    raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
+                                    f"{sig.text}: no struct field {exc}") from None
                 raise
             cres = self.dispatcher.overloads[nb_args]
             if sig.ret is None:
+                import numba
                 ret = dtypes.of_numba(cres.signature.return_type)
+                if ret is None and isinstance(cres.signature.return_type, numba.types.Record):
+                    ret = structs_element(cres.signature.return_type.dtype)
                 if ret is None:
                     raise TypeError(f"ckernels.jit: {self.__qualname__}({', '.join(sig.args)}) "
                                     f"returns {cres.signature.return_type}, which is not a "
-                                    f"ckernel element type ({', '.join(SUPPORTED_TYPES)})")
+                                    f"ckernel element type ({', '.join(SUPPORTED_TYPES)}, "
+                                    "structs); a struct result needs its type in the "
+                                    "signature")
                 sig = Signature(ret.name, sig.args)
+            if is_struct(sig.ret):
+                self._check_struct_result(sig, cres)
             comp = Compiled(self.__name__, sig, cpu.entry_points(self, sig, cres), cres)
             self._compiled[sig.args] = comp
             for op in self._registered:
                 self._register_one(op, comp)
-            if "string" in sig.args or sig.ret == "string":
-                self.fallback_kinds = "OSUT"
+            if any(a == "string" or is_struct(a) for a in sig.args + (sig.ret,)):
+                self.fallback_kinds = _FALLBACK_KINDS
             self._add_loop(comp)
             return comp
+
+    def _check_struct_result(self, sig, cres) -> None:
+        """What the function returns can be written into the struct result
+        (``cpu_codegen.struct_store_plan``), else a TypeError naming the field."""
+        from numba.core.errors import TypingError
+        from .cpu_codegen import struct_store_plan
+        try:
+            struct_store_plan(element_type(sig.ret).numba, cres.signature.return_type)
+        except TypingError as exc:
+            raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
+                            f"{sig.text}: {exc}") from None
 
     def _dispatcher_compile(self, nb_sig) -> None:
         if self._explicit and self.signatures:   # decorated: compiling was disabled
@@ -387,7 +416,11 @@ class JitKernel(_dispatch.Function):
         """``numpy.ufunc.reduce`` of :attr:`ufunc` (binary functions): ``axis``,
         ``dtype``, ``out``, ``keepdims``, ``initial``, ``where``.  Empty
         reductions and reductions over several axes need ``identity=`` at
-        decoration (as NumPy's ufuncs without an identity)."""
+        decoration (as NumPy's ufuncs without an identity).  A dask array gives a
+        lazy Dask reduction (:func:`ckernels.dask.ufunc_reduce`)."""
+        if hasattr(array, "__dask_graph__"):
+            from .. import dask as _dask
+            return _dask.ufunc_reduce(self, array, *args, **kwargs)
         return self._the_ufunc("reduce").reduce(array, *args, **kwargs)
 
     def accumulate(self, array, *args, **kwargs):
@@ -473,6 +506,10 @@ class JitKernel(_dispatch.Function):
 
     # ---- registry ------------------------------------------------------------
     def _register_one(self, op_name: str, comp: Compiled) -> None:
+        if any(is_struct(a) for a in comp.sig.args + (comp.sig.ret,)):
+            raise NotSupportedError(
+                f"{self.__name__}: cannot register {comp.sig.text} as '{op_name}': the "
+                "registry tells struct types apart by kind only")
         if comp.sig.ret == "string":
             raise NotSupportedError(
                 f"{self.__name__}: cannot register {comp.sig.text} as '{op_name}': registry "
