@@ -15,7 +15,7 @@ APT_PACKAGES := build-essential cmake valgrind clang libclang-rt-14-dev \
 
 VALGRIND_WRAPPER := valgrind;--error-exitcode=1;--leak-check=full;--errors-for-leak-kinds=definite,indirect,possible;--show-leak-kinds=definite,indirect,possible;--quiet
 
-.PHONY: all setup system-deps cuda-tools install test test-c test-gpu test-python sanitize demo bench fuzz clean
+.PHONY: all setup system-deps cuda-tools install test test-c test-gpu test-python sanitize demo bench fuzz clean notebooks-html
 
 all: test
 
@@ -110,6 +110,14 @@ fuzz: system-deps
 # ---- main job, benchmarks -------------------------------------------------
 demo: setup
 	$(PY) -m ckernels.demo
+
+# Every notebook executed, exported to HTML and photographed by headless
+# Chromium (Debian's chromium), with a demo page of every object's display:
+# build/notebooks/<name>.html and <name>-N.png, to look at.
+notebooks-html: setup
+	$(PIP) install -q --no-build-isolation ".[render]"
+	@command -v chromium >/dev/null || { echo "notebooks-html needs chromium: apt-get install chromium"; exit 1; }
+	$(PY) tools/render_notebooks.py --out build/notebooks --demo
 
 bench: setup
 	$(PIP) install -q ".[bench]" --no-build-isolation

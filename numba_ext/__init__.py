@@ -21,6 +21,7 @@ from .capi import CHeader, c_api  # noqa: E402
 from .jit import JitKernel, jit  # noqa: E402  (ckernels.jit: the decorator)
 from . import opencl  # noqa: E402  (ckernels.opencl: OpenCL conveniences)
 from .context.opencl import from_pyopencl, to_pyopencl  # noqa: E402
+from .display import bench, show  # noqa: E402  (pictures, rich displays, timing plots)
 
 if "distributed" in __import__("sys").modules:   # in a Dask worker: its share of cores
     from .dask import apply_worker_thread_rule as _rule  # noqa: E402
@@ -49,4 +50,4 @@ __all__ = ["CKernelError", "MemBlock", "PodAllocator", "live_count", "errors", "
            "Buffer", "DeviceArray", "dtypes", "jit", "JitKernel", "opencl",
            "from_pyopencl", "to_pyopencl",
            "lowlevel", "capi", "c_api", "CHeader", "get_include", "get_library_dir",
-           "__version__", "abi_version"]
+           "__version__", "abi_version", "show", "bench"]

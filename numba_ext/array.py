@@ -26,7 +26,6 @@ An :class:`Array` owns one reference to its C array memblock.
 from __future__ import annotations
 
 import builtins
-import html
 import math
 import numbers
 import operator
@@ -982,12 +981,8 @@ class Array(*_BASES):
         return f"{prefix}{text}{shape}, type='{self.type}')"
 
     def _repr_html_(self) -> str:
-        text, summarised = self._format("")
-        shape = f" shape {self.shape}" if self.ndim else ""
-        return ("<div><b>ckernels.Array</b> <code>" + html.escape(str(self.type)) + "</code>"
-                + html.escape(shape) + "<pre>" + html.escape(text) +
-                "</pre><details><summary>debug_repr</summary><pre>" +
-                html.escape(debug_repr(self)) + "</pre></details></div>")
+        from .display import html  # the rich display (imported lazily: no cycle)
+        return html(self)
 
 
 # () -> the process's CPU context: the context layer sits above this module

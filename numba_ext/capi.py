@@ -37,7 +37,6 @@ launching it is :mod:`ckernels.context.kernels`' business.
 from __future__ import annotations
 
 import hashlib
-import html
 import re
 from typing import Iterable, Mapping
 
@@ -395,18 +394,9 @@ class CHeader(str):
 
 
 def highlight_html(text: str, target_name: str, caption: str) -> str:
-    """``text`` as highlighted HTML (Pygments when available, else <pre>)."""
-    try:
-        from pygments import highlight
-        from pygments.formatters import HtmlFormatter
-        from pygments.lexers import CLexer, CudaLexer
-    except ImportError:
-        body = f"<pre>{html.escape(text)}</pre>"
-    else:
-        lexer = CudaLexer() if target_name == "cuda" else CLexer()
-        body = highlight(text, lexer, HtmlFormatter(noclasses=True))
-    return f"<div><b>{html.escape(caption)}</b>{body}</div>"
-
+    """``text`` as highlighted HTML (:func:`ckernels.display.highlight`)."""
+    from .display import highlight   # imported lazily: display imports no object module
+    return highlight(text, target_name, caption)
 
 def c_api(types, target: str = "c") -> CHeader:
     """The C API of named struct types for one target.

@@ -108,6 +108,10 @@ class KernelBuilder:
         where = "inline" if self.is_inline else "heap"
         return f"<ckernels.KernelBuilder capacity={self.capacity} ({where})>"
 
+    def _repr_html_(self) -> str:
+        from .display import html  # the rich display (imported lazily: no cycle)
+        return html(self)
+
 
 class Kernel:
     """A built ckernel tree (owns its builder).
@@ -232,7 +236,8 @@ class Kernel:
         return f"<ckernels.Kernel {self.signature} [{self.request}] {where}>"
 
     def _repr_html_(self) -> str:
-        return kernel_tree_html(self.debug_repr(), title=f"{self.signature} [{self.request}]")
+        from .display import html  # the rich display (imported lazily: no cycle)
+        return html(self)
 
 
 def _describe(a) -> str:

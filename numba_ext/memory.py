@@ -8,7 +8,6 @@ collected, whichever comes first (exactly once).  Using a closed block raises
 
 from __future__ import annotations
 
-import html
 import threading
 import weakref
 from typing import Any, NamedTuple
@@ -24,7 +23,6 @@ KIND_NAMES = {
     lib.CK_MEMBLOCK_POD: "pod",
     lib.CK_MEMBLOCK_ZEROINIT: "zeroinit",
 }
-_ARENA_KINDS = (lib.CK_MEMBLOCK_POD, lib.CK_MEMBLOCK_ZEROINIT)
 
 # Python objects owned by live external memblocks, keyed by their cffi handle
 # address.  The C release callback (any thread; cffi takes the GIL) pops them.
@@ -246,16 +244,8 @@ class MemBlock:
         return f"<ckernels.MemBlock {self.debug_repr()}>"
 
     def _repr_html_(self) -> str:
-        if self.closed:
-            return "<em>ckernels.MemBlock (closed)</em>"
-        rows = [("address", hex(self.address)), ("kind", self.kind),
-                ("refcount", self.refcount)]
-        if self.kind_id in _ARENA_KINDS:
-            rows += list(self.stats._asdict().items())
-        body = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
-                       f"<td style='text-align:left'><code>{html.escape(str(v))}</code></td></tr>"
-                       for k, v in rows)
-        return f"<table><caption>ckernels.MemBlock</caption>{body}</table>"
+        from .display import html  # the rich display (imported lazily: no cycle)
+        return html(self)
 
 
 def _owned_view(owner: MemBlock, ptr, size: int) -> memoryview:

@@ -126,5 +126,9 @@ class Buffer:
         return (f"<ckernels.Buffer capacity={self.capacity} used={self.used} "
                 f"on {self.context.describe()}>")
 
+    def _repr_html_(self) -> str:
+        from ..display import html  # the rich display (imported lazily: no cycle)
+        return html(self)
+
 
 __all__ = ["Buffer"]

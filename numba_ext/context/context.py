@@ -20,7 +20,6 @@ in a device context.  Running ``@ckernels.jit`` functions on device arrays is
 from __future__ import annotations
 
 import builtins
-import html
 import re
 import threading
 import weakref
@@ -315,7 +314,8 @@ class Context:
         return f"<ckernels.Context {self.describe()}>"
 
     def _repr_html_(self) -> str:
-        return f"<b>ckernels.Context</b> <code>{html.escape(self.describe())}</code>"
+        from ..display import html  # the rich display (imported lazily: no cycle)
+        return html(self)
 
 
 def _adopt(ctx: Context, obj):

@@ -571,9 +571,8 @@ class DeviceArray(ArrayLike):
         return f"<ckernels.DeviceArray {self.dtype} {shape} on {self.context.brief}>"
 
     def _repr_html_(self) -> str:
-        import html
-        return (f"<b>ckernels.DeviceArray</b> <code>{html.escape(str(self.dtype))} "
-                f"{self._shape}</code> on <code>{html.escape(self.context.brief)}</code>")
+        from ..display import html  # the rich display (imported lazily: no cycle)
+        return html(self)
 
 
 def _refuse_host_out():

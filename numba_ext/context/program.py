@@ -64,5 +64,9 @@ class Program:
         check(lib.ck_context_describe(ctx, buf, n[0] + 1, n))
         return f"<ckernels.Program on {ffi.string(buf).decode()}>"
 
+    def _repr_html_(self) -> str:
+        from ..display import html  # the rich display (imported lazily: no cycle)
+        return html(self)
+
 
 __all__ = ["Program"]

@@ -125,6 +125,8 @@ class Compiled:
         info.data_size = ffi.sizeof("ck_jit_kernel")
         info.children = ffi.NULL
         if lib.ck_kernel_info_register(info) == 0:
+            # dumps and pictures decode the leaf's fields (code block, arena)
+            lib.ck_kernel_info_set_fields(info, ffi.addressof(lib, "ck_jit_kernel_fields"))
             self._info, self._info_name = info, nm
             self._info_fin = weakref.finalize(self, _unregister_info, info)
 

@@ -460,7 +460,8 @@ class JitKernel(_dispatch.Function):
     def source(self, target: str = "opencl", signature=None) -> str:
         """Generated device source for one signature (default: the first compiled
         one); ``target`` names a device target (``"opencl"``: OpenCL C emitted
-        from the typed IR)."""
+        from the typed IR).  A :class:`ckernels.display.SourceCode`: a ``str``
+        that prints as the source and displays highlighted and whole in Jupyter."""
         tgt = dispatch.device_target(target, self.__name__)
         if signature is None:
             if not self._compiled:
@@ -475,7 +476,8 @@ class JitKernel(_dispatch.Function):
                     raise TypeError(f"{self.__name__}: no compiled signature {sig.text}; "
                                     f"compiled: {'; '.join(self.signatures) or 'none'}")
                 comp = self.compile(sig)
-        return tgt.program(self, comp).source
+        from ..display.source import SourceCode   # prints as text, displays highlighted
+        return SourceCode(tgt.program(self, comp).source, target)
 
     def instantiate(self, dst_type, src_types, kernreq="single") -> Kernel:
         """Build the ckernel for these element types in a new builder.
@@ -570,11 +572,8 @@ class JitKernel(_dispatch.Function):
         return f"<ckernels.jit {self.__qualname__}: {sigs}>"
 
     def _repr_html_(self) -> str:
-        import html
-        rows = "".join(f"<li><code>{html.escape(c.sig.text)}</code> single=0x{c.single:x} "
-                       f"strided=0x{c.strided:x}</li>" for c in self._compiled.values())
-        return (f"<div><b>ckernels.jit</b> <code>{html.escape(self.__qualname__)}</code>"
-                f"<ul>{rows}</ul></div>")
+        from ..display import html  # the rich display (imported lazily: no cycle)
+        return html(self)
 
 
 def _by_reference(kernel: JitKernel) -> bool:

@@ -47,7 +47,7 @@ def test_every_kind_allocates_and_frees():
     for b in blocks:
         assert b.refcount == 1
         assert b.kind in repr(b)
-        assert "<table>" in b._repr_html_()
+        assert "<svg" in b._repr_html_() and b.kind in b._repr_html_()
         b.close()
     assert ckernels.live_count() == live
 

@@ -260,7 +260,7 @@ def test_kernel_builder_and_kernel_objects():
     assert "assign_int32_to_float64" in k.debug_repr()
     out = k(np.zeros(4), np.arange(4, dtype=np.int32))
     assert out.tolist() == [0.0, 1.0, 2.0, 3.0]
-    assert "ckernels.Kernel" in k._repr_html_()
+    assert "<svg" in k._repr_html_() and "assign_int32_to_float64" in k._repr_html_()
     ks = make_assignment_kernel("uint8", "int64", "single", errmode="overflow")
     with pytest.raises(errors.CKOverflowError, match="300"):
         ks(np.zeros(1, np.uint8), np.array([300]))

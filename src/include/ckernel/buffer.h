@@ -80,6 +80,28 @@ CK_API size_t ck_buffer_used(const ck_buffer *buf);
 CK_API size_t ck_buffer_allocation_count(const ck_buffer *buf);
 CK_API size_t ck_buffer_free_block_count(const ck_buffer *buf);
 
+/* A range [offset, offset + size) of a buffer. */
+typedef struct ck_buffer_range {
+  size_t offset;
+  size_t size;
+} ck_buffer_range;
+
+/* Which ranges ck_buffer_ranges lists. */
+typedef enum ck_buffer_range_kind {
+  CK_BUFFER_RANGES_ALLOCATED = 1, /* live allocations, as allocated         */
+  CK_BUFFER_RANGES_FREE = 2       /* free blocks (neighbours always merged) */
+} ck_buffer_range_kind;
+
+/* The allocator's map, for pictures and tests: the live allocations or the
+ * free blocks, sorted by offset.  Writes min(count, max) entries (`out` may
+ * be NULL when max is 0) and stores the count in *out_count, under the
+ * buffer's lock.  The allocations and the free blocks together tile
+ * [0, capacity) exactly (alignment padding is free space).
+ * CK_ERR_INVALID_ARGUMENT for NULLs or an unknown kind. */
+CK_API ck_status ck_buffer_ranges(ck_buffer *buf, ck_buffer_range_kind kind,
+                                  ck_buffer_range *out, size_t max,
+                                  size_t *out_count);
+
 /* Copies (blocking). */
 CK_API ck_status ck_buffer_write(ck_buffer *buf, size_t offset,
                                  const void *host_src, size_t n);

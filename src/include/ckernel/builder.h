@@ -150,11 +150,102 @@ CK_API const ck_kernel_info *ck_kernel_info_find(const ck_prefix *kernel,
                                                  ck_kernel_request *out_req);
 
 /*
+ * Decoded kernel data, for dumps and pictures.
+ *
+ * A description may come with a decoder that lists the kernel's fields with
+ * their meaning, so that readers see "size=4 dst_stride=8 child_offset=+56"
+ * instead of hex bytes.  Each field has a kind:
+ *
+ *   INT       `value`: a size, stride, count or offset inside the data
+ *   CHILD     `value`: a child kernel's offset, relative to the kernel (0:
+ *             no child there -- not built yet, or none needed; dumps print
+ *             "none")
+ *   TYPE      `pointer`: a ck_type the kernel holds (borrowed)
+ *   MEMBLOCK  `pointer`: a ck_memblock the kernel references (an arena, the
+ *             memblock owning compiled code); borrowed
+ *   POINTER   `pointer`: another resource (context, program, native kernel)
+ *   TEXT      `text`: a name (a type name, an error mode, a device kernel's
+ *             name), static or inside the kernel's data
+ *
+ * `offset` is the field's byte offset in the kernel's data, or -1 for a fact
+ * the description implies without storing it (the types of a builtin
+ * assignment leaf).  An array field (one stride per source) is listed once
+ * per element with `index` 0, 1, ...; scalar fields have index -1.
+ */
+typedef enum ck_kernel_field_kind {
+  CK_KERNEL_FIELD_INT = 1,
+  CK_KERNEL_FIELD_CHILD = 2,
+  CK_KERNEL_FIELD_TYPE = 3,
+  CK_KERNEL_FIELD_MEMBLOCK = 4,
+  CK_KERNEL_FIELD_POINTER = 5,
+  CK_KERNEL_FIELD_TEXT = 6
+} ck_kernel_field_kind;
+
+typedef struct ck_kernel_field {
+  const char *name;    /* static: "size", "src_stride"                     */
+  int32_t index;       /* element of an array field, -1 for a scalar field */
+  uint32_t kind;       /* ck_kernel_field_kind                             */
+  intptr_t offset;     /* in the kernel's data, -1 if implied              */
+  int64_t value;       /* INT, CHILD                                       */
+  const void *pointer; /* TYPE, MEMBLOCK, POINTER                          */
+  const char *text;    /* TEXT                                             */
+} ck_kernel_field;
+
+/* A decoder: writes up to `max` fields of the kernel at `self` into `out`
+ * and returns how many it has (may exceed max).  Must only read. */
+typedef size_t (*ck_kernel_fields_fn)(const ck_prefix *self,
+                                      const ck_kernel_info *info,
+                                      ck_kernel_field *out, size_t max);
+
+/* Attach a decoder to a registered description (NULL removes it).  The
+ * library's own descriptions have theirs.  CK_ERR_INVALID_ARGUMENT if
+ * `info` is not registered with ck_kernel_info_register.  Thread-safe. */
+CK_API ck_status ck_kernel_info_set_fields(const ck_kernel_info *info,
+                                           ck_kernel_fields_fn fields);
+
+/* The decoded fields of the kernel at `kernel`: writes min(count, max)
+ * (`out` may be NULL when max is 0) and stores the count in *out_count.  A
+ * kernel without a description, or whose description has no decoder, has
+ * 0 fields (ck_kernel_info_find tells which).  CK_ERR_INVALID_ARGUMENT for
+ * NULLs. */
+CK_API ck_status ck_kernel_fields(const ck_prefix *kernel, ck_kernel_field *out,
+                                  size_t max, size_t *out_count);
+
+/*
+ * The kernel tree of a builder as a list of nodes, in the dump's order
+ * (pre-order: a kernel, then each child's subtree).  `parent` is the index
+ * of the parent node (-1 for the root), `request` the entry point the
+ * description matched (-1 for an undescribed kernel, whose children are
+ * unknown), `nchildren` the number of children the description reports
+ * (children outside the buffer, beyond the dump's depth limit (32) or
+ * beyond 16 per kernel are counted there but not listed).  An empty
+ * (zeroed) prefix is a node with NULL function and destructor.  Writes
+ * min(count, max) nodes and stores the count in *out_count.  Reads only;
+ * never allocates.
+ */
+typedef struct ck_kernel_node {
+  size_t offset;               /* of the kernel's prefix in the buffer      */
+  intptr_t parent;             /* index of the parent node, -1 for the root */
+  uint32_t depth;              /* 0 for the root                            */
+  int32_t request;             /* ck_kernel_request, -1 if undescribed      */
+  const ck_kernel_info *info;  /* NULL if undescribed                       */
+  void *function;              /* the prefix's entry point                  */
+  void *destructor;            /* the prefix's destructor, as a pointer     */
+  size_t nchildren;            /* as the description reports                */
+} ck_kernel_node;
+
+CK_API ck_status ck_kernel_builder_nodes(const ck_kernel_builder *ckb,
+                                         ck_kernel_node *out, size_t max,
+                                         size_t *out_count);
+
+/*
  * A readable dump of the kernel tree in `ckb`: one line per kernel with its
  * offset, its name (the registered name, else the dynamic symbol found by
  * dladdr, else the hex address), the request, and the destructor's name;
- * then a hex dump of the kernel's own data bytes (after the prefix); then
- * its children, indented.  Writes at most `bufsize` bytes including the NUL
+ * then the kernel's own data: its decoded fields ("fields size=4
+ * dst_stride=8 ...", see ck_kernel_fields) when its description has a
+ * decoder, else a hex dump of the bytes after the prefix; then its
+ * children, indented.  Writes at most `bufsize` bytes including the NUL
  * (snprintf rules; `buf` may be NULL when bufsize is 0) and stores the full
  * length (excluding the NUL) in *out_len (optional), so callers can retry
  * with a bigger buffer.  Reads only; never allocates.

@@ -122,6 +122,18 @@ CK_API void ck_program_incref(ck_program *program);
 CK_API void ck_program_decref(ck_program *program);
 CK_API ck_context *ck_program_context(const ck_program *program);
 
+/* The source text and options the program was built from (owned by the
+ * program: valid while a reference is held; NULL for NULL). */
+CK_API const char *ck_program_source(const ck_program *program);
+CK_API const char *ck_program_options(const ck_program *program);
+
+/* The compiler's log of the (successful) build: warnings and remarks, often
+ * empty.  Backends that keep no log of a successful build give "" (cuda:
+ * NVRTC's log is dropped once the PTX is made; a failed build's log is in
+ * its error message).  snprintf rules as ck_context_describe. */
+CK_API ck_status ck_program_build_log(ck_program *program, char *buf,
+                                      size_t bufsize, size_t *out_len);
+
 /* Kernel arguments of a launch. */
 typedef enum ck_kernel_arg_kind {
   CK_KERNEL_ARG_BUFFER = 1, /* a __global pointer: `buffer` at `offset`     */

@@ -74,6 +74,13 @@ typedef struct ck_jit_kernel {
 CK_API void ck_jit_kernel_layout(size_t *out_size, size_t *out_code_offset,
                                  size_t *out_arena_offset);
 
+/* A ck_kernel_fields_fn (builder.h) for descriptions of jitted kernels: the
+ * code memblock and the destination arena.  Whoever registers a description
+ * of a jitted kernel (the Python binding does, per compiled signature)
+ * attaches it with ck_kernel_info_set_fields. */
+CK_API size_t ck_jit_kernel_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                   ck_kernel_field *out, size_t max);
+
 /* Build the jitted leaf kernel described by `desc` at `offset` of `ckb` for
  * request `req`.  `dst_arrmeta` (may be NULL) is the destination element's
  * arrmeta: for a string result, its arena is used (else a new pod arena owned

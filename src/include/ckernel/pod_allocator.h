@@ -102,6 +102,30 @@ typedef struct ck_pod_stats {
 
 CK_API ck_status ck_pod_memblock_stats(const ck_memblock *mb, ck_pod_stats *out);
 
+/* One chunk of an arena, for pictures and tests: `begin` is its first usable
+ * byte, `capacity` its usable bytes (after a finalize or trim, the bytes
+ * still held), `used` the bytes consumed from it (allocations and their
+ * padding, and bytes a moving resize left behind).  `mapped` is 1 for a
+ * page mapping, 0 for a heap chunk. */
+typedef struct ck_pod_chunk_info {
+  char *begin;
+  size_t capacity;
+  size_t used;
+  uint32_t mapped;
+  uint32_t reserved_; /* zero */
+} ck_pod_chunk_info;
+
+/* The chunks of an arena, OLDEST first (the last one is the chunk new
+ * allocations come from): writes min(count, max) entries (`out` may be NULL
+ * when max is 0) and stores the number of chunks in *out_count.  The first
+ * chunk's allocations are at the lowest index: entry i holds every byte
+ * handed out between the allocations of entries i-1 and i+1.  Reads only;
+ * the caller keeps the arena from changing meanwhile (its single writer).
+ * CK_ERR_TYPE for a block that is not an arena. */
+CK_API ck_status ck_pod_memblock_chunks(const ck_memblock *mb,
+                                        ck_pod_chunk_info *out, size_t max,
+                                        size_t *out_count);
+
 /*
  * The writer lock of an arena.  An arena has a single writer at a time (the
  * allocator itself is not thread-safe, and resize applies to the latest

@@ -23,6 +23,13 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_pod_stats, allocations),
     CK_FIELD_ROW(ck_pod_stats, finalized),
 
+    CK_STRUCT_ROW(ck_pod_chunk_info),
+    CK_FIELD_ROW(ck_pod_chunk_info, begin),
+    CK_FIELD_ROW(ck_pod_chunk_info, capacity),
+    CK_FIELD_ROW(ck_pod_chunk_info, used),
+    CK_FIELD_ROW(ck_pod_chunk_info, mapped),
+    CK_FIELD_ROW(ck_pod_chunk_info, reserved_),
+
     CK_STRUCT_ROW(ck_prefix),
     CK_FIELD_ROW(ck_prefix, function),
     CK_FIELD_ROW(ck_prefix, destructor),
@@ -39,6 +46,25 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_kernel_info, strided),
     CK_FIELD_ROW(ck_kernel_info, data_size),
     CK_FIELD_ROW(ck_kernel_info, children),
+
+    CK_STRUCT_ROW(ck_kernel_field),
+    CK_FIELD_ROW(ck_kernel_field, name),
+    CK_FIELD_ROW(ck_kernel_field, index),
+    CK_FIELD_ROW(ck_kernel_field, kind),
+    CK_FIELD_ROW(ck_kernel_field, offset),
+    CK_FIELD_ROW(ck_kernel_field, value),
+    CK_FIELD_ROW(ck_kernel_field, pointer),
+    CK_FIELD_ROW(ck_kernel_field, text),
+
+    CK_STRUCT_ROW(ck_kernel_node),
+    CK_FIELD_ROW(ck_kernel_node, offset),
+    CK_FIELD_ROW(ck_kernel_node, parent),
+    CK_FIELD_ROW(ck_kernel_node, depth),
+    CK_FIELD_ROW(ck_kernel_node, request),
+    CK_FIELD_ROW(ck_kernel_node, info),
+    CK_FIELD_ROW(ck_kernel_node, function),
+    CK_FIELD_ROW(ck_kernel_node, destructor),
+    CK_FIELD_ROW(ck_kernel_node, nchildren),
 
     CK_STRUCT_ROW(ck_pod_copy_kernel),
     CK_FIELD_ROW(ck_pod_copy_kernel, base),
@@ -85,6 +111,10 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_jit_kernel, base),
     CK_FIELD_ROW(ck_jit_kernel, code),
     CK_FIELD_ROW(ck_jit_kernel, dst_arena),
+
+    CK_STRUCT_ROW(ck_buffer_range),
+    CK_FIELD_ROW(ck_buffer_range, offset),
+    CK_FIELD_ROW(ck_buffer_range, size),
 
     CK_STRUCT_ROW(ck_device_ptr),
     CK_FIELD_ROW(ck_device_ptr, buffer),

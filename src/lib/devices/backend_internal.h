@@ -61,6 +61,10 @@ typedef struct ck__backend_vtable {
    * *out, without taking ownership (free is never called on it). */
   ck_status (*wrap)(ck_context *ctx, void *native, size_t size,
                     ck__devmem *out);
+  /* Optional (NULL: no log kept): append the build log of a built program
+   * to buf (ck__appendf rules). */
+  ck_status (*build_log)(ck_context *ctx, void *program_native, char *buf,
+                         size_t bufsize, size_t *pos);
   /* Optional: undo what wrap took (a reference on the native object) when
    * a wrapped buffer dies.  NULL: nothing to undo. */
   void (*unwrap)(ck_context *ctx, ck__devmem *mem);

@@ -674,6 +674,35 @@ static ck_status ck__ocl_build(ck_context *ctx, const char *source,
   return CK_OK;
 }
 
+static ck_status ck__ocl_build_log(ck_context *ctx, void *native, char *buf,
+                                   size_t bufsize, size_t *pos) {
+  ocl_state *s = ST(ctx);
+  ck_cl_program prog = (ck_cl_program)native;
+  size_t need = 0;
+  ck_cl_int err = s->cl->clGetProgramBuildInfo(prog, s->device, CK_CL_PROGRAM_BUILD_LOG,
+                                               0, NULL, &need);
+  if (err != CK_CL_SUCCESS) {
+    return CK_CL_FAIL("clGetProgramBuildInfo", err);
+  }
+  if (need <= 1) {
+    return CK_OK; /* empty: just the NUL */
+  }
+  char *log = CK_MALLOC(need + 1);
+  if (log == NULL) {
+    return CK_ERR_NO_MEMORY;
+  }
+  err = s->cl->clGetProgramBuildInfo(prog, s->device, CK_CL_PROGRAM_BUILD_LOG, need, log,
+                                     NULL);
+  if (err != CK_CL_SUCCESS) {
+    ck__free(log);
+    return CK_CL_FAIL("clGetProgramBuildInfo", err);
+  }
+  log[need] = '\0';
+  ck__appendf(buf, bufsize, pos, "%s", log);
+  ck__free(log);
+  return CK_OK;
+}
+
 static void ck__ocl_release_program(ck_context *ctx, void *native) {
   if (native != NULL) {
     ST(ctx)->cl->clReleaseProgram((ck_cl_program)native);
@@ -787,6 +816,7 @@ const ck__backend_vtable ck__opencl_backend = {
     .copy_d2d = ck__ocl_d2d,
     .fill = ck__ocl_fill,
     .build_program = ck__ocl_build,
+    .build_log = ck__ocl_build_log,
     .release_program = ck__ocl_release_program,
     .kernel_create = ck__ocl_kernel_create,
     .kernel_release = ck__ocl_kernel_release,

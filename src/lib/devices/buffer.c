@@ -226,6 +226,27 @@ size_t ck_buffer_free_block_count(const ck_buffer *buf) {
   return buf == NULL ? 0 : buf->free_list.n;
 }
 
+ck_status ck_buffer_ranges(ck_buffer *buf, ck_buffer_range_kind kind,
+                           ck_buffer_range *out, size_t max, size_t *out_count) {
+  if (buf == NULL || out_count == NULL || (out == NULL && max != 0)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL buffer or output");
+  }
+  if (kind != CK_BUFFER_RANGES_ALLOCATED && kind != CK_BUFFER_RANGES_FREE) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "unknown range kind %d (CK_BUFFER_RANGES_ALLOCATED or _FREE)",
+                    (int)kind);
+  }
+  pthread_mutex_lock(&buf->lock);
+  const ck__ranges *r = kind == CK_BUFFER_RANGES_FREE ? &buf->free_list : &buf->allocs;
+  for (size_t i = 0; i < r->n && i < max; i++) {
+    out[i].offset = r->v[i].off;
+    out[i].size = r->v[i].size;
+  }
+  *out_count = r->n;
+  pthread_mutex_unlock(&buf->lock);
+  return CK_OK;
+}
+
 void *ck_buffer_native_handle(const ck_buffer *buf) {
   return buf == NULL ? NULL : buf->mem.handle;
 }

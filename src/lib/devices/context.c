@@ -345,6 +345,36 @@ ck_context *ck_program_context(const ck_program *program) {
   return program == NULL ? NULL : program->ctx;
 }
 
+const char *ck_program_source(const ck_program *program) {
+  return program == NULL ? NULL : program->source;
+}
+
+const char *ck_program_options(const ck_program *program) {
+  return program == NULL ? NULL : program->options;
+}
+
+ck_status ck_program_build_log(ck_program *program, char *buf, size_t bufsize,
+                               size_t *out_len) {
+  if (program == NULL || (buf == NULL && bufsize != 0)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL program or buffer");
+  }
+  if (bufsize > 0) {
+    buf[0] = '\0';
+  }
+  size_t pos = 0;
+  ck_status st = CK_OK;
+  ck_context *ctx = program->ctx;
+  if (ctx->vt->build_log != NULL) {
+    pthread_mutex_lock(&ctx->lock);
+    st = ctx->vt->build_log(ctx, program->native, buf, bufsize, &pos);
+    pthread_mutex_unlock(&ctx->lock);
+  }
+  if (out_len != NULL) {
+    *out_len = pos;
+  }
+  return st;
+}
+
 static ck_status ck__check_launch(ck_context *ctx, ck_program *program,
                                   const char *kernel_name, size_t nargs,
                                   const ck_kernel_arg *args) {
@@ -507,6 +537,31 @@ static int ck__device_kernel_single(char *dst, const char *const *src,
   return st;
 }
 
+static size_t ck__device_kernel_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                       ck_kernel_field *out, size_t max) {
+  (void)info;
+  typedef ck__device_kernel K;
+  const K *k = (const K *)(const void *)self;
+  ck__fields f = {out, max, 0};
+  ck__field(&f, "name", -1, CK_KERNEL_FIELD_TEXT, (intptr_t)offsetof(K, name), 0, NULL,
+            k->name);
+  CK__FIELD_PTR(&f, CK_KERNEL_FIELD_POINTER, K, k, ctx);
+  CK__FIELD_PTR(&f, CK_KERNEL_FIELD_POINTER, K, k, program);
+  CK__FIELD_PTR(&f, CK_KERNEL_FIELD_POINTER, K, k, kernel);
+  CK__FIELD_INT(&f, K, k, count);
+  CK__FIELD_INT(&f, K, k, nsrc);
+  CK__FIELD_INT(&f, K, k, dst_stride);
+  for (size_t j = 0; j < k->nsrc && j < CK_DEVICE_KERNEL_MAX_SRC; j++) {
+    ck__field(&f, "src_strides", (int32_t)j, CK_KERNEL_FIELD_INT,
+              (intptr_t)(offsetof(K, src_strides) + j * sizeof(intptr_t)),
+              (int64_t)k->src_strides[j], NULL, NULL);
+  }
+  return f.n;
+}
+
+static const ck_kernel_info ck__device_kernel_info = {
+    "device_kernel", ck__device_kernel_single, NULL, sizeof(ck__device_kernel), NULL};
+
 ck_status ck_make_device_kernel(ck_kernel_builder *ckb, size_t offset,
                                 ck_kernel_request req, ck_context *ctx,
                                 ck_program *program, const char *kernel_name,
@@ -545,6 +600,7 @@ ck_status ck_make_device_kernel(ck_kernel_builder *ckb, size_t offset,
   if (st != CK_OK) {
     return st;
   }
+  ck__kernel_info_register_decoded(&ck__device_kernel_info, 1, ck__device_kernel_fields);
   ck__device_kernel *k = (ck__device_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
   k->base.destructor = ck__device_kernel_destruct;
   ck_context_incref(ctx);

@@ -27,6 +27,17 @@ void ck_jit_kernel_layout(size_t *out_size, size_t *out_code_offset,
   }
 }
 
+size_t ck_jit_kernel_fields(const ck_prefix *self, const ck_kernel_info *info,
+                            ck_kernel_field *out, size_t max) {
+  (void)info;
+  typedef ck_jit_kernel K;
+  const K *k = (const K *)(const void *)self;
+  ck__fields f = {out, max, 0};
+  CK__FIELD_PTR(&f, CK_KERNEL_FIELD_MEMBLOCK, K, k, code);
+  CK__FIELD_PTR(&f, CK_KERNEL_FIELD_MEMBLOCK, K, k, dst_arena);
+  return f.n;
+}
+
 static void ck__jit_kernel_destruct(ck_prefix *self) {
   ck_jit_kernel *k = (ck_jit_kernel *)(void *)self;
   ck_memblock_decref(k->dst_arena);

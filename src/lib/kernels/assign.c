@@ -219,15 +219,44 @@ ck_status ck_make_pod_copy_kernel(ck_kernel_builder *ckb, size_t offset,
 
 /* ---- self-description ---- */
 
+/* A builtin assignment leaf has no data: its types and error mode are
+ * implied by where its description sits in the tables. */
+static size_t ck__assign_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                ck_kernel_field *out, size_t max) {
+  (void)self;
+  ck__fields f = {out, max, 0};
+  for (int d = CK_TYPE_BOOL; d <= CK_TYPE_COMPLEX128; d++) {
+    const ck_kernel_info *base = &ck__assign_tables[d][0][0];
+    if (info >= base && info < base + (size_t)CK_BUILTIN_TYPE_COUNT * 4) {
+      size_t at = (size_t)(info - base);
+      CK__FIELD_IMPLIED(&f, "dst_type", ck_type_id_name((ck_type_id)d));
+      CK__FIELD_IMPLIED(&f, "src_type", ck_type_id_name((ck_type_id)(at / 4)));
+      CK__FIELD_IMPLIED(&f, "errmode", ck_errmode_name((ck_errmode)(at % 4)));
+    }
+  }
+  return f.n;
+}
+
+static size_t ck__pod_copy_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                  ck_kernel_field *out, size_t max) {
+  (void)info;
+  typedef ck_pod_copy_kernel K;
+  const K *k = (const K *)(const void *)self;
+  ck__fields f = {out, max, 0};
+  CK__FIELD_INT(&f, K, k, data_size);
+  return f.n;
+}
+
 /* The descriptions of every kernel made here, registered for dumps before
  * the first one is built. */
 static pthread_once_t ck__assign_info_once = PTHREAD_ONCE_INIT;
 static void ck__assign_info_init(void) {
-  ck__kernel_info_register_table(ck__pod_copy_info,
-                                 sizeof ck__pod_copy_info / sizeof ck__pod_copy_info[0]);
+  ck__kernel_info_register_decoded(ck__pod_copy_info,
+                                   sizeof ck__pod_copy_info / sizeof ck__pod_copy_info[0],
+                                   ck__pod_copy_fields);
   for (int d = CK_TYPE_BOOL; d <= CK_TYPE_COMPLEX128; d++) {
-    ck__kernel_info_register_table(&ck__assign_tables[d][0][0],
-                                   (size_t)CK_BUILTIN_TYPE_COUNT * 4);
+    ck__kernel_info_register_decoded(&ck__assign_tables[d][0][0],
+                                     (size_t)CK_BUILTIN_TYPE_COUNT * 4, ck__assign_fields);
   }
 }
 

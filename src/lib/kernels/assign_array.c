@@ -78,12 +78,35 @@ static size_t ck__struct_children(const ck_prefix *self, const ck_kernel_info *i
   return n;
 }
 
+static size_t ck__struct_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                ck_kernel_field *out, size_t max) {
+  (void)info;
+  typedef ck__struct_kernel K;
+  const K *k = (const K *)(const void *)self;
+  ck__fields f = {out, max, 0};
+  CK__FIELD_INT(&f, K, k, nfields);
+  for (size_t i = 0; i < k->nfields && i < (size_t)INT32_MAX; i++) {
+    intptr_t at = (intptr_t)(offsetof(K, f) + i * sizeof(ck__field_assign));
+    const ck__field_assign *x = &k->f[i];
+    ck__field(&f, "dst_offset", (int32_t)i, CK_KERNEL_FIELD_INT,
+              at + (intptr_t)offsetof(ck__field_assign, dst_offset),
+              (int64_t)x->dst_offset, NULL, NULL);
+    ck__field(&f, "src_offset", (int32_t)i, CK_KERNEL_FIELD_INT,
+              at + (intptr_t)offsetof(ck__field_assign, src_offset),
+              (int64_t)x->src_offset, NULL, NULL);
+    ck__field(&f, "child_offset", (int32_t)i, CK_KERNEL_FIELD_CHILD,
+              at + (intptr_t)offsetof(ck__field_assign, child_offset),
+              (int64_t)x->child_offset, NULL, NULL);
+  }
+  return f.n;
+}
+
 static const ck_kernel_info ck__struct_info = {
     "struct_assign", ck__struct1, ck__structN, sizeof(ck__struct_kernel),
     ck__struct_children};
 static pthread_once_t ck__struct_info_once = PTHREAD_ONCE_INIT;
 static void ck__struct_info_init(void) {
-  ck__kernel_info_register_table(&ck__struct_info, 1);
+  ck__kernel_info_register_decoded(&ck__struct_info, 1, ck__struct_fields);
 }
 
 static ck_status ck__make_struct_assign(ck_kernel_builder *ckb, size_t offset,

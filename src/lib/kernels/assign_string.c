@@ -270,6 +270,43 @@ static int ck__str_formatN(char *dst, intptr_t dst_stride, const char *const *sr
 
 /* ---- descriptions & factory --------------------------------------------------- */
 
+static size_t ck__str_copy_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                  ck_kernel_field *out, size_t max) {
+  (void)info;
+  typedef ck__str_copy_kernel K;
+  const K *k = (const K *)(const void *)self;
+  ck__fields f = {out, max, 0};
+  CK__FIELD_PTR(&f, CK_KERNEL_FIELD_MEMBLOCK, K, k, arena);
+  CK__FIELD_INT(&f, K, k, align);
+  return f.n;
+}
+
+static size_t ck__str_parse_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                   ck_kernel_field *out, size_t max) {
+  (void)info;
+  typedef ck__str_parse_kernel K;
+  const K *k = (const K *)(const void *)self;
+  ck__fields f = {out, max, 0};
+  const char *mode = ck_errmode_name((ck_errmode)k->mode);
+  ck__field(&f, "dst_id", -1, CK_KERNEL_FIELD_TEXT, (intptr_t)offsetof(K, dst_id), 0, NULL,
+            ck_type_id_name((ck_type_id)k->dst_id));
+  ck__field(&f, "mode", -1, CK_KERNEL_FIELD_TEXT, (intptr_t)offsetof(K, mode), 0, NULL,
+            mode != NULL ? mode : "?");
+  return f.n;
+}
+
+static size_t ck__str_format_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                    ck_kernel_field *out, size_t max) {
+  (void)info;
+  typedef ck__str_format_kernel K;
+  const K *k = (const K *)(const void *)self;
+  ck__fields f = {out, max, 0};
+  CK__FIELD_PTR(&f, CK_KERNEL_FIELD_MEMBLOCK, K, k, arena);
+  ck__field(&f, "src_id", -1, CK_KERNEL_FIELD_TEXT, (intptr_t)offsetof(K, src_id), 0, NULL,
+            ck_type_id_name((ck_type_id)k->src_id));
+  return f.n;
+}
+
 static const ck_kernel_info ck__string_infos[] = {
     {"string_share", ck__str_share1, ck__str_shareN, sizeof(ck_prefix), NULL},
     {"string_copy", ck__str_copy1, ck__str_copyN, sizeof(ck__str_copy_kernel), NULL},
@@ -278,8 +315,13 @@ static const ck_kernel_info ck__string_infos[] = {
 };
 static pthread_once_t ck__string_info_once = PTHREAD_ONCE_INIT;
 static void ck__string_info_init(void) {
+  static const ck_kernel_fields_fn decoders[] = {
+      NULL, ck__str_copy_fields, ck__str_parse_fields, ck__str_format_fields};
+  _Static_assert(sizeof decoders / sizeof decoders[0] ==
+                     sizeof ck__string_infos / sizeof ck__string_infos[0],
+                 "one decoder per string kernel");
   for (size_t i = 0; i < sizeof ck__string_infos / sizeof ck__string_infos[0]; i++) {
-    ck__kernel_info_register_table(&ck__string_infos[i], 1);
+    ck__kernel_info_register_decoded(&ck__string_infos[i], 1, decoders[i]);
   }
 }
 

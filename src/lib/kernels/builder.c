@@ -220,6 +220,7 @@ size_t ck_kernel_children_after_data(const ck_prefix *self,
 typedef struct ck__info_span {
   const ck_kernel_info *infos;
   size_t n;
+  ck_kernel_fields_fn fields; /* decoder of every entry's data, or NULL */
 } ck__info_span;
 
 enum { CK__INFO_INLINE = 256 };
@@ -228,20 +229,25 @@ static ck__info_span ck__info_inline[CK__INFO_INLINE];
 static ck__info_span *ck__info_spans = ck__info_inline;
 static size_t ck__info_count, ck__info_cap = CK__INFO_INLINE;
 
-static bool ck__info_present_locked(const ck_kernel_info *infos, size_t n) {
+static ck__info_span *ck__info_present_locked(const ck_kernel_info *infos, size_t n) {
   for (size_t i = 0; i < ck__info_count; i++) {
     if (ck__info_spans[i].infos == infos && ck__info_spans[i].n == n) {
-      return true;
+      return &ck__info_spans[i];
     }
   }
-  return false;
+  return NULL;
 }
 
 static ck_status ck__info_add(const char *func, const ck_kernel_info *infos,
-                              size_t n) {
+                              size_t n, ck_kernel_fields_fn fields) {
   ck_status st = CK_OK;
   pthread_mutex_lock(&ck__info_lock);
-  if (!ck__info_present_locked(infos, n)) {
+  ck__info_span *have = ck__info_present_locked(infos, n);
+  if (have != NULL) {
+    if (have->fields == NULL) {
+      have->fields = fields;
+    }
+  } else {
     if (ck__info_count == ck__info_cap) {
       size_t cap = ck__info_cap * 2;
       ck__info_span *v = ck__malloc(cap * sizeof *v, func);
@@ -259,6 +265,7 @@ static ck_status ck__info_add(const char *func, const ck_kernel_info *infos,
     if (st == CK_OK) {
       ck__info_spans[ck__info_count].infos = infos;
       ck__info_spans[ck__info_count].n = n;
+      ck__info_spans[ck__info_count].fields = fields;
       ck__info_count++;
     }
   }
@@ -277,10 +284,15 @@ ck_status ck_kernel_info_register(const ck_kernel_info *info) {
                     "data_size %zu of '%s' is smaller than the prefix",
                     info->data_size, info->name);
   }
-  return ck__info_add(__func__, info, 1);
+  return ck__info_add(__func__, info, 1, NULL);
 }
 
 void ck__kernel_info_register_table(const ck_kernel_info *infos, size_t n) {
+  ck__kernel_info_register_decoded(infos, n, NULL);
+}
+
+void ck__kernel_info_register_decoded(const ck_kernel_info *infos, size_t n,
+                                      ck_kernel_fields_fn fields) {
   if (infos == NULL || n == 0) {
     return;
   }
@@ -289,7 +301,7 @@ void ck__kernel_info_register_table(const ck_kernel_info *infos, size_t n) {
   ck_status prev = ck_last_status();
   char saved[CK__SAVED_MESSAGE];
   snprintf(saved, sizeof saved, "%s", ck_last_error());
-  if (ck__info_add("ck_kernel_info_register", infos, n) != CK_OK) {
+  if (ck__info_add("ck_kernel_info_register", infos, n, fields) != CK_OK) {
     if (prev == CK_OK) {
       ck_clear_error();
     } else {
@@ -312,18 +324,37 @@ ck_status ck_kernel_info_unregister(const ck_kernel_info *info) {
     ck__info_spans[i] = ck__info_spans[--ck__info_count];
     ck__info_spans[ck__info_count].infos = NULL;
     ck__info_spans[ck__info_count].n = 0;
+    ck__info_spans[ck__info_count].fields = NULL;
   }
   pthread_mutex_unlock(&ck__info_lock);
   return st;
 }
 
-const ck_kernel_info *ck_kernel_info_find(const ck_prefix *kernel,
-                                          ck_kernel_request *out_req) {
+ck_status ck_kernel_info_set_fields(const ck_kernel_info *info,
+                                    ck_kernel_fields_fn fields) {
+  ck_status st = CK_OK;
+  pthread_mutex_lock(&ck__info_lock);
+  ck__info_span *span = info == NULL ? NULL : ck__info_present_locked(info, 1);
+  if (span == NULL) {
+    st = CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                  "kernel description not registered (ck_kernel_info_register it first)");
+  } else {
+    span->fields = fields;
+  }
+  pthread_mutex_unlock(&ck__info_lock);
+  return st;
+}
+
+/* The description of `kernel` and its decoder (either may be NULL). */
+static const ck_kernel_info *ck__info_lookup(const ck_prefix *kernel,
+                                             ck_kernel_request *out_req,
+                                             ck_kernel_fields_fn *out_fields) {
   if (kernel == NULL || kernel->function == NULL) {
     return NULL;
   }
   ck_kernel_request req = CK_KERNEL_REQUEST_SINGLE;
   const ck_kernel_info *found = NULL;
+  ck_kernel_fields_fn fields = NULL;
   pthread_mutex_lock(&ck__info_lock);
   for (size_t i = 0; i < ck__info_count && found == NULL; i++) {
     for (size_t j = 0; j < ck__info_spans[i].n && found == NULL; j++) {
@@ -336,13 +367,35 @@ const ck_kernel_info *ck_kernel_info_find(const ck_prefix *kernel,
         found = info;
         req = CK_KERNEL_REQUEST_STRIDED;
       }
+      if (found != NULL) {
+        fields = ck__info_spans[i].fields;
+      }
     }
   }
   pthread_mutex_unlock(&ck__info_lock);
   if (found != NULL && out_req != NULL) {
     *out_req = req;
   }
+  if (out_fields != NULL) {
+    *out_fields = fields;
+  }
   return found;
+}
+
+const ck_kernel_info *ck_kernel_info_find(const ck_prefix *kernel,
+                                          ck_kernel_request *out_req) {
+  return ck__info_lookup(kernel, out_req, NULL);
+}
+
+ck_status ck_kernel_fields(const ck_prefix *kernel, ck_kernel_field *out, size_t max,
+                           size_t *out_count) {
+  if (kernel == NULL || out_count == NULL || (out == NULL && max != 0)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL kernel or output");
+  }
+  ck_kernel_fields_fn fields = NULL;
+  const ck_kernel_info *info = ck__info_lookup(kernel, NULL, &fields);
+  *out_count = info != NULL && fields != NULL ? fields(kernel, info, out, max) : 0;
+  return CK_OK;
 }
 
 /* ---- dump ---- */
@@ -378,6 +431,82 @@ static void ck__symbol_name(char *out, size_t n, void *addr) {
   snprintf(out, n, "%p", addr);
 }
 
+/* One decoded field as "name=value" / "name[i]=value". */
+static void ck__dump_field(ck__dump *d, const ck_kernel_field *f) {
+  char idx[24] = "";
+  if (f->index >= 0) {
+    snprintf(idx, sizeof idx, "[%d]", (int)f->index);
+  }
+  ck__appendf(d->buf, d->size, &d->pos, " %s%s=", f->name ? f->name : "?", idx);
+  switch ((ck_kernel_field_kind)f->kind) {
+  case CK_KERNEL_FIELD_INT:
+    ck__appendf(d->buf, d->size, &d->pos, "%lld", (long long)f->value);
+    break;
+  case CK_KERNEL_FIELD_CHILD: /* 0: no child there (not built, or not needed) */
+    if (f->value == 0) {
+      ck__appendf(d->buf, d->size, &d->pos, "none");
+    } else {
+      ck__appendf(d->buf, d->size, &d->pos, "+%lld", (long long)f->value);
+    }
+    break;
+  case CK_KERNEL_FIELD_TYPE: {
+    char t[160];
+    size_t len = 0;
+    if (f->pointer == NULL ||
+        ck_type_print((ck_type)f->pointer, t, sizeof t, &len) != CK_OK) {
+      snprintf(t, sizeof t, "%s", f->pointer == NULL ? "none" : "?");
+    }
+    ck__appendf(d->buf, d->size, &d->pos, "'%s'", t);
+    break;
+  }
+  case CK_KERNEL_FIELD_MEMBLOCK: {
+    const ck_memblock *mb = (const ck_memblock *)f->pointer;
+    if (mb == NULL) {
+      ck__appendf(d->buf, d->size, &d->pos, "none");
+    } else {
+      ck__appendf(d->buf, d->size, &d->pos, "%p(%s,refcount=%u)", f->pointer,
+                  ck_memblock_kind_name(mb->kind), (unsigned)ck_memblock_refcount(mb));
+    }
+    break;
+  }
+  case CK_KERNEL_FIELD_POINTER:
+    ck__appendf(d->buf, d->size, &d->pos, "%p", f->pointer);
+    break;
+  case CK_KERNEL_FIELD_TEXT:
+    ck__appendf(d->buf, d->size, &d->pos, "%s", f->text ? f->text : "");
+    break;
+  default:
+    ck__appendf(d->buf, d->size, &d->pos, "?");
+  }
+}
+
+enum { CK__DUMP_MAX_FIELDS = 64, CK__DUMP_LINE = 72 };
+
+/* The decoded fields of one kernel, wrapped into lines of about
+ * CK__DUMP_LINE characters: "  fields size=4 dst_stride=8 ...". */
+static void ck__dump_fields(ck__dump *d, const ck_prefix *p, const ck_kernel_info *info,
+                            ck_kernel_fields_fn fields, int ind) {
+  ck_kernel_field fl[CK__DUMP_MAX_FIELDS];
+  size_t n = fields(p, info, fl, CK__DUMP_MAX_FIELDS);
+  size_t line_start = d->pos;
+  for (size_t i = 0; i < n && i < CK__DUMP_MAX_FIELDS; i++) {
+    if (i == 0 || d->pos - line_start > (size_t)CK__DUMP_LINE) {
+      if (i != 0) {
+        ck__appendf(d->buf, d->size, &d->pos, "\n");
+      }
+      line_start = d->pos;
+      ck__appendf(d->buf, d->size, &d->pos, "%*s  %s", ind, "", i == 0 ? "fields" : "      ");
+    }
+    ck__dump_field(d, &fl[i]);
+  }
+  if (n > CK__DUMP_MAX_FIELDS) {
+    ck__appendf(d->buf, d->size, &d->pos, " ... %zu more", n - CK__DUMP_MAX_FIELDS);
+  }
+  if (n > 0) {
+    ck__appendf(d->buf, d->size, &d->pos, "\n");
+  }
+}
+
 static void ck__dump_kernel(ck__dump *d, size_t offset, int depth) {
   int ind = 2 * depth;
   const ck_prefix *p = (const ck_prefix *)(const void *)(d->data + offset);
@@ -387,7 +516,8 @@ static void ck__dump_kernel(ck__dump *d, size_t offset, int depth) {
     return;
   }
   ck_kernel_request req = CK_KERNEL_REQUEST_SINGLE;
-  const ck_kernel_info *info = ck_kernel_info_find(p, &req);
+  ck_kernel_fields_fn fields = NULL;
+  const ck_kernel_info *info = ck__info_lookup(p, &req, &fields);
   char fname[256], dname[256];
   if (info != NULL) {
     snprintf(fname, sizeof fname, "%s [%s]", info->name,
@@ -415,10 +545,13 @@ static void ck__dump_kernel(ck__dump *d, size_t offset, int depth) {
                 ind, "");
     return;
   }
+  if (fields != NULL) {
+    ck__dump_fields(d, p, info, fields, ind);
+  }
   /* the kernel's own data after the prefix, clipped to the buffer */
   size_t end = offset + info->data_size;
-  if (end > d->cap || end < offset) {
-    end = d->cap;
+  if (end > d->cap || end < offset || fields != NULL) {
+    end = fields != NULL ? 0 : d->cap;
   }
   for (size_t at = offset + sizeof(ck_prefix); at < end; at += 16) {
     ck__appendf(d->buf, d->size, &d->pos, "%*s  data +%-4zu", ind, "",
@@ -451,6 +584,70 @@ static void ck__dump_kernel(ck__dump *d, size_t offset, int depth) {
     ck__appendf(d->buf, d->size, &d->pos, "%*s  ... %zu more children\n", ind,
                 "", n - CK__DUMP_MAX_CHILDREN);
   }
+}
+
+/* ---- the tree as nodes ---- */
+
+typedef struct ck__walk {
+  ck_kernel_node *out;
+  size_t max;
+  size_t n;
+  const char *data;
+  size_t cap;
+} ck__walk;
+
+/* The same traversal and checks as ck__dump_kernel. */
+static void ck__walk_kernel(ck__walk *w, size_t offset, intptr_t parent, int depth) {
+  const ck_prefix *p = (const ck_prefix *)(const void *)(w->data + offset);
+  size_t me = w->n++;
+  ck_kernel_node node;
+  memset(&node, 0, sizeof node);
+  node.offset = offset;
+  node.parent = parent;
+  node.depth = (uint32_t)depth;
+  node.request = -1;
+  node.function = p->function;
+  union {
+    ck_destructor_t fn;
+    void *ptr;
+  } u;
+  u.fn = p->destructor;
+  node.destructor = p->destructor != NULL ? u.ptr : NULL;
+  ck_kernel_request req = CK_KERNEL_REQUEST_SINGLE;
+  const ck_kernel_info *info = ck__info_lookup(p, &req, NULL);
+  size_t rel[CK__DUMP_MAX_CHILDREN];
+  size_t nchildren = 0;
+  if (info != NULL) {
+    node.info = info;
+    node.request = (int32_t)req;
+    if (info->children != NULL) {
+      nchildren = info->children(p, info, rel, CK__DUMP_MAX_CHILDREN);
+    }
+  }
+  node.nchildren = nchildren;
+  if (me < w->max) {
+    w->out[me] = node;
+  }
+  for (size_t i = 0; i < nchildren && i < CK__DUMP_MAX_CHILDREN; i++) {
+    size_t child = offset + rel[i];
+    bool inside = rel[i] >= sizeof(ck_prefix) && child > offset && child <= w->cap &&
+                  w->cap - child >= sizeof(ck_prefix) &&
+                  child % alignof(ck_prefix) == 0;
+    if (inside && depth + 1 < CK__DUMP_MAX_DEPTH) {
+      ck__walk_kernel(w, child, (intptr_t)me, depth + 1);
+    }
+  }
+}
+
+ck_status ck_kernel_builder_nodes(const ck_kernel_builder *ckb, ck_kernel_node *out,
+                                  size_t max, size_t *out_count) {
+  if (ckb == NULL || out_count == NULL || (out == NULL && max != 0)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL builder or output");
+  }
+  ck__walk w = {out, max, 0, ck__kb_data(ckb), ck__kb_cap(ckb)};
+  ck__walk_kernel(&w, 0, -1, 0);
+  *out_count = w.n;
+  return CK_OK;
 }
 
 ck_status ck_kernel_builder_dump(const ck_kernel_builder *ckb, char *buf,

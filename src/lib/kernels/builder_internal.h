@@ -16,6 +16,50 @@
  * caller's error state untouched. */
 void ck__kernel_info_register_table(const ck_kernel_info *infos, size_t n);
 
+/* The same with a decoder of the kernels' fields (ck_kernel_fields) for
+ * every description of the table; registering a table again adds the
+ * decoder if it had none. */
+void ck__kernel_info_register_decoded(const ck_kernel_info *infos, size_t n,
+                                      ck_kernel_fields_fn fields);
+
+/* Writing decoded fields: an output array, its room, and the count so far
+ * (which may exceed the room: decoders return the full count). */
+typedef struct ck__fields {
+  ck_kernel_field *out;
+  size_t max;
+  size_t n;
+} ck__fields;
+
+static inline void ck__field(ck__fields *f, const char *name, int32_t index,
+                             ck_kernel_field_kind kind, intptr_t offset,
+                             int64_t value, const void *pointer, const char *text) {
+  if (f->n < f->max) {
+    ck_kernel_field *x = &f->out[f->n];
+    x->name = name;
+    x->index = index;
+    x->kind = (uint32_t)kind;
+    x->offset = offset;
+    x->value = value;
+    x->pointer = pointer;
+    x->text = text;
+  }
+  f->n++;
+}
+
+/* A scalar field `member` of kernel struct T at `k` (one of each kind). */
+#define CK__FIELD_INT(f, T, k, member)                                         \
+  ck__field((f), #member, -1, CK_KERNEL_FIELD_INT,                             \
+            (intptr_t)offsetof(T, member), (int64_t)(k)->member, NULL, NULL)
+#define CK__FIELD_CHILD(f, T, k, member)                                       \
+  ck__field((f), #member, -1, CK_KERNEL_FIELD_CHILD,                           \
+            (intptr_t)offsetof(T, member), (int64_t)(k)->member, NULL, NULL)
+#define CK__FIELD_PTR(f, KIND, T, k, member)                                   \
+  ck__field((f), #member, -1, (KIND), (intptr_t)offsetof(T, member), 0,        \
+            (const void *)(k)->member, NULL)
+/* A fact the description implies (offset -1). */
+#define CK__FIELD_IMPLIED(f, name, text)                                       \
+  ck__field((f), (name), -1, CK_KERNEL_FIELD_TEXT, -1, 0, NULL, (text))
+
 /* Bytes of a saved error message (ck__kernel_info_register_table). */
 enum { CK__SAVED_MESSAGE = 512 };
 

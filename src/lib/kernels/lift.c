@@ -221,6 +221,68 @@ static size_t ck__vdim_children(const ck_prefix *self, const ck_kernel_info *inf
   return 1;
 }
 
+static size_t ck__sdim_fields(const ck_prefix *self, const ck_kernel_info *info,
+                              ck_kernel_field *out, size_t max) {
+  (void)info;
+  typedef ck__strided_dim_kernel K;
+  const K *k = (const K *)(const void *)self;
+  ck__fields f = {out, max, 0};
+  CK__FIELD_INT(&f, K, k, size);
+  CK__FIELD_INT(&f, K, k, dst_stride);
+  CK__FIELD_INT(&f, K, k, nsrc);
+  CK__FIELD_CHILD(&f, K, k, child_offset);
+  for (size_t j = 0; j < k->nsrc && j < CK_LIFT_MAX_NSRC; j++) {
+    ck__field(&f, "src_stride", (int32_t)j, CK_KERNEL_FIELD_INT,
+              (intptr_t)(offsetof(K, src_stride) + j * sizeof(intptr_t)),
+              (int64_t)k->src_stride[j], NULL, NULL);
+  }
+  return f.n;
+}
+
+static size_t ck__vdim_fields(const ck_prefix *self, const ck_kernel_info *info,
+                              ck_kernel_field *out, size_t max) {
+  (void)info;
+  typedef ck__var_dim_kernel K;
+  static const char *const src_kinds[] = {"strided", "var", "broadcast"};
+  const K *k = (const K *)(const void *)self;
+  ck__fields f = {out, max, 0};
+  ck__field(&f, "dst_kind", -1, CK_KERNEL_FIELD_TEXT, (intptr_t)offsetof(K, dst_kind), 0,
+            NULL, k->dst_kind == CK__DST_VAR ? "var" : "strided");
+  if (k->dst_kind == CK__DST_VAR) {
+    CK__FIELD_INT(&f, K, k, dst_stride);
+    CK__FIELD_INT(&f, K, k, dst_offset);
+    CK__FIELD_PTR(&f, CK_KERNEL_FIELD_TYPE, K, k, dst_var_type);
+    CK__FIELD_PTR(&f, CK_KERNEL_FIELD_MEMBLOCK, K, k, dst_arena);
+  } else {
+    CK__FIELD_INT(&f, K, k, dst_size);
+    CK__FIELD_INT(&f, K, k, dst_stride);
+  }
+  CK__FIELD_INT(&f, K, k, nsrc);
+  CK__FIELD_CHILD(&f, K, k, child_offset);
+  for (size_t j = 0; j < k->nsrc && j < CK_LIFT_MAX_NSRC; j++) {
+    const ck__lift_src *s = &k->src[j];
+    intptr_t at = (intptr_t)(offsetof(K, src) + j * sizeof(ck__lift_src));
+    int32_t i = (int32_t)j;
+    const char *kind = s->kind >= 0 && s->kind <= CK__SRC_BCAST ? src_kinds[s->kind] : "?";
+    ck__field(&f, "src_kind", i, CK_KERNEL_FIELD_TEXT, at, 0, NULL, kind);
+    if (s->kind == CK__SRC_STRIDED) {
+      ck__field(&f, "src_size", i, CK_KERNEL_FIELD_INT,
+                at + (intptr_t)offsetof(ck__lift_src, size), (int64_t)s->size, NULL, NULL);
+    }
+    if (s->kind != CK__SRC_BCAST) {
+      ck__field(&f, "src_stride", i, CK_KERNEL_FIELD_INT,
+                at + (intptr_t)offsetof(ck__lift_src, stride), (int64_t)s->stride, NULL,
+                NULL);
+    }
+    if (s->kind == CK__SRC_VAR) {
+      ck__field(&f, "src_offset", i, CK_KERNEL_FIELD_INT,
+                at + (intptr_t)offsetof(ck__lift_src, offset), (int64_t)s->offset, NULL,
+                NULL);
+    }
+  }
+  return f.n;
+}
+
 static const ck_kernel_info ck__sdim_info = {
     "strided_dim", ck__sdim_single, ck__sdim_strided,
     sizeof(ck__strided_dim_kernel), ck__sdim_children};
@@ -230,8 +292,8 @@ static const ck_kernel_info ck__vdim_info = {
 
 static pthread_once_t ck__lift_info_once = PTHREAD_ONCE_INIT;
 static void ck__lift_info_init(void) {
-  ck__kernel_info_register_table(&ck__sdim_info, 1);
-  ck__kernel_info_register_table(&ck__vdim_info, 1);
+  ck__kernel_info_register_decoded(&ck__sdim_info, 1, ck__sdim_fields);
+  ck__kernel_info_register_decoded(&ck__vdim_info, 1, ck__vdim_fields);
 }
 
 bool ck__is_strided_dim_kernel(const ck_prefix *root) {

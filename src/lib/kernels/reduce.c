@@ -309,6 +309,11 @@ CK__RED_OPS(CK__RED_FUNCS_OP, 0)
 static const ck_kernel_info ck__red_infos[6][CK_BUILTIN_TYPE_COUNT] = {
     CK__RED_OPS(CK__RED_INFO_ROW, 0)};
 
+/* An accumulate leaf is a bare prefix: its operation and type are implied by
+ * its place in the table. */
+static size_t ck__red_fields(const ck_prefix *self, const ck_kernel_info *info,
+                             ck_kernel_field *out, size_t max);
+
 /* ---- names, dtypes, the leaf factory -------------------------------------------- */
 
 const char *ck_reduce_op_name(ck_reduce_op op) {
@@ -395,7 +400,7 @@ ck_status ck_make_reduce_accumulate_kernel(ck_kernel_builder *ckb, size_t offset
                     (int)src_dtype);
   }
   const ck_kernel_info *info = &ck__red_infos[op][src_dtype];
-  ck__kernel_info_register_table(info, 1); /* for dumps; idempotent */
+  ck__kernel_info_register_decoded(info, 1, ck__red_fields); /* for dumps; idempotent */
   size_t end = offset + sizeof(ck_prefix);
   if ((st = ck_kernel_builder_ensure_capacity_leaf(ckb, end)) != CK_OK) {
     return st;
@@ -435,6 +440,49 @@ static void ck__binacc_destruct(ck_prefix *self) {
     ck_prefix_destroy_child(ck_prefix_child(self, k->child_offset));
   }
 }
+
+static size_t ck__red_fields(const ck_prefix *self, const ck_kernel_info *info,
+                             ck_kernel_field *out, size_t max) {
+  (void)self;
+  ck__fields f = {out, max, 0};
+  const ck_kernel_info *base = &ck__red_infos[0][0];
+  if (info >= base && info < base + 6 * CK_BUILTIN_TYPE_COUNT) {
+    size_t at = (size_t)(info - base);
+    CK__FIELD_IMPLIED(&f, "op", ck_reduce_op_name((ck_reduce_op)(at / CK_BUILTIN_TYPE_COUNT)));
+    CK__FIELD_IMPLIED(&f, "type",
+                      ck_type_id_name((ck_type_id)(at % CK_BUILTIN_TYPE_COUNT)));
+  }
+  return f.n;
+}
+
+static size_t ck__binacc_children(const ck_prefix *self, const ck_kernel_info *info,
+                                  size_t *rel, size_t max) {
+  (void)info;
+  const ck__binacc_kernel *k = (const ck__binacc_kernel *)(const void *)self;
+  if (k->child_offset == 0) {
+    return 0;
+  }
+  if (max > 0) {
+    rel[0] = k->child_offset;
+  }
+  return 1;
+}
+
+static size_t ck__binacc_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                ck_kernel_field *out, size_t max) {
+  (void)info;
+  typedef ck__binacc_kernel K;
+  const K *k = (const K *)(const void *)self;
+  ck__fields f = {out, max, 0};
+  CK__FIELD_CHILD(&f, K, k, child_offset);
+  return f.n;
+}
+
+/* The adapter that folds with a binary kernel: child.strided(dst, ds, {dst,
+ * src}, {ds, ss}, n). */
+static const ck_kernel_info ck__binacc_info = {
+    "reduce_binary_adapter", ck__binacc1, ck__binaccN, sizeof(ck__binacc_kernel),
+    ck__binacc_children};
 
 /* ---- the driver --------------------------------------------------------------------- */
 
@@ -487,6 +535,7 @@ static ck_status ck__bin_leaf_fn(void *data, ck_kernel_builder *ckb, size_t offs
   if (st != CK_OK) {
     return st;
   }
+  ck__kernel_info_register_decoded(&ck__binacc_info, 1, ck__binacc_fields);
   ck__binacc_kernel *k = (ck__binacc_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
   k->base.destructor = ck__binacc_destruct;
   (void)ck_prefix_set_function(&k->base, req, ck__binacc1, ck__binaccN);

@@ -413,6 +413,38 @@ ck_status ck_pod_memblock_stats(const ck_memblock *mb, ck_pod_stats *out) {
   return CK_OK;
 }
 
+ck_status ck_pod_memblock_chunks(const ck_memblock *mb, ck_pod_chunk_info *out,
+                                 size_t max, size_t *out_count) {
+  ck_status st = ck__check_arena(mb, __func__);
+  if (st != CK_OK) {
+    return st;
+  }
+  if (out_count == NULL || (out == NULL && max != 0)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL out_count, or NULL out with max %zu",
+                    max);
+  }
+  const ck_pod_memblock *a = (const ck_pod_memblock *)mb;
+  size_t n = 0;
+  for (const ck_pod_chunk *c = a->head; c != NULL; c = c->prev) {
+    n++;
+  }
+  /* the list is newest first; entry i (oldest first) is list element n-1-i */
+  size_t i = n;
+  for (ck_pod_chunk *c = a->head; c != NULL; c = c->prev) {
+    i--;
+    if (i < max) {
+      bool live_head = c == a->head && !a->finalized;
+      out[i].begin = ck__chunk_data(c);
+      out[i].capacity = ck__chunk_capacity(c);
+      out[i].used = live_head ? (size_t)(a->cur - ck__chunk_data(c)) : c->used;
+      out[i].mapped = c->mapped;
+      out[i].reserved_ = 0;
+    }
+  }
+  *out_count = n;
+  return CK_OK;
+}
+
 /* ---- the writer lock ------------------------------------------------------ */
 
 ck_status ck_pod_memblock_writer_lock(ck_memblock *mb) {

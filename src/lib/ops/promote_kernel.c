@@ -167,6 +167,27 @@ static size_t ck__promote_children(const ck_prefix *self, const ck_kernel_info *
   return n;
 }
 
+static size_t ck__promote_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                 ck_kernel_field *out, size_t max) {
+  (void)info;
+  typedef ck__promote_ck K;
+  const K *k = (const K *)(const void *)self;
+  ck__fields f = {out, max, 0};
+  CK__FIELD_INT(&f, K, k, nargs);
+  CK__FIELD_CHILD(&f, K, k, op_child);
+  for (size_t i = 0; i < k->nargs && i < CK_OP_MAX_ARGS; i++) {
+    intptr_t at = (intptr_t)(offsetof(K, arg) + i * sizeof(ck__promote_arg));
+    /* child 0: the argument is passed as it is (no conversion) */
+    ck__field(&f, "arg_child", (int32_t)i, CK_KERNEL_FIELD_CHILD,
+              at + (intptr_t)offsetof(ck__promote_arg, child), (int64_t)k->arg[i].child,
+              NULL, NULL);
+    ck__field(&f, "arg_size", (int32_t)i, CK_KERNEL_FIELD_INT,
+              at + (intptr_t)offsetof(ck__promote_arg, size), (int64_t)k->arg[i].size,
+              NULL, NULL);
+  }
+  return f.n;
+}
+
 static const ck_kernel_info ck__promote1_info = {
     "op_promote1", ck__promote1_single, ck__promote1_strided,
     sizeof(ck__promote_ck) + 1 * sizeof(ck__promote_arg), ck__promote_children};
@@ -182,7 +203,7 @@ static const ck_kernel_info *const ck__promote_infos[3] = {
 static pthread_once_t ck__promote_info_once = PTHREAD_ONCE_INIT;
 static void ck__promote_info_init(void) {
   for (size_t i = 0; i < 3; i++) {
-    ck__kernel_info_register_table(ck__promote_infos[i], 1);
+    ck__kernel_info_register_decoded(ck__promote_infos[i], 1, ck__promote_fields);
   }
 }
 

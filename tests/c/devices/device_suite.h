@@ -149,6 +149,21 @@ static void suite_build_errors_and_cache(void) {
   REQUIRE_OK(ck_context_build_program(ctx, B->src, B->alt_options, &q));
   CHECK(p != q);
   CHECK(ck_program_context(q) == ctx);
+  /* what the program was built from, and its build log (snprintf rules) */
+  CHECK(strcmp(ck_program_source(q), B->src) == 0);
+  CHECK(strcmp(ck_program_options(q), B->alt_options) == 0);
+  CHECK(strcmp(ck_program_options(p), "") == 0);
+  CHECK(ck_program_source(NULL) == NULL && ck_program_options(NULL) == NULL);
+  size_t log_len = 12345;
+  CHECK_OK(ck_program_build_log(q, NULL, 0, &log_len));
+  CHECK(log_len < 12345);
+  char *log = malloc(log_len + 1);
+  REQUIRE(log != NULL);
+  size_t again = 0;
+  CHECK_OK(ck_program_build_log(q, log, log_len + 1, &again));
+  CHECK(again == log_len && strlen(log) == log_len);
+  free(log);
+  CHECK_ERR(ck_program_build_log(NULL, NULL, 0, &log_len), CK_ERR_INVALID_ARGUMENT, "NULL");
   ck_program_decref(q);
   /* bad options, bad kernel name */
   CHECK_ERR(ck_context_build_program(ctx, B->src, "-no-such-option-xyz", &q),

@@ -197,6 +197,62 @@ static void test_merging(void) {
   ck_context_decref(ctx);
 }
 
+/* ck_buffer_ranges: allocations (as allocated) and free blocks, sorted,
+ * tiling [0, capacity) exactly, the free blocks never adjacent.  Returns the
+ * number of problems found. */
+static int check_ranges(ck_buffer *b, size_t nlive) {
+  ck_buffer_range al[300], fr[300];
+  size_t na = 0, nf = 0;
+  if (ck_buffer_ranges(b, CK_BUFFER_RANGES_ALLOCATED, al, 300, &na) != CK_OK ||
+      ck_buffer_ranges(b, CK_BUFFER_RANGES_FREE, fr, 300, &nf) != CK_OK || na > 300 ||
+      nf > 300) {
+    return 1;
+  }
+  int bad = na != nlive || na != ck_buffer_allocation_count(b) ||
+            nf != ck_buffer_free_block_count(b);
+  size_t at = 0, i = 0, j = 0, used = 0;
+  bool prev_free = false;
+  while (i < na || j < nf) { /* walk both lists in offset order */
+    bool take_free = j < nf && (i == na || fr[j].offset < al[i].offset);
+    const ck_buffer_range *r = take_free ? &fr[j++] : &al[i++];
+    bad += r->offset != at || r->size == 0 || (take_free && prev_free);
+    used += take_free ? 0 : r->size;
+    at = r->offset + r->size;
+    prev_free = take_free;
+  }
+  bad += at != ck_buffer_capacity(b) || used != ck_buffer_used(b);
+  return bad;
+}
+
+static void test_ranges(void) {
+  ck_context *ctx = cpu_ctx();
+  REQUIRE(ctx != NULL);
+  ck_buffer *b = NULL;
+  REQUIRE_OK(ck_buffer_new(ctx, 256, &b));
+  size_t n = 99, o1, o2;
+  ck_buffer_range r[4];
+  CHECK_OK(ck_buffer_ranges(b, CK_BUFFER_RANGES_ALLOCATED, NULL, 0, &n));
+  CHECK(n == 0);
+  REQUIRE_OK(ck_buffer_ranges(b, CK_BUFFER_RANGES_FREE, r, 4, &n));
+  CHECK(n == 1 && r[0].offset == 0 && r[0].size == 256);
+  REQUIRE_OK(ck_buffer_allocate(b, 10, 1, &o1));
+  REQUIRE_OK(ck_buffer_allocate(b, 20, 64, &o2)); /* padding 10..64 stays free */
+  REQUIRE_OK(ck_buffer_ranges(b, CK_BUFFER_RANGES_ALLOCATED, r, 4, &n));
+  CHECK(n == 2 && r[0].offset == 0 && r[0].size == 10 && r[1].offset == 64 &&
+        r[1].size == 20);
+  REQUIRE_OK(ck_buffer_ranges(b, CK_BUFFER_RANGES_FREE, r, 1, &n));
+  CHECK(n == 2 && r[0].offset == 10 && r[0].size == 54); /* max 1 of 2 */
+  CHECK(check_ranges(b, 2) == 0);
+  CHECK_ERR(ck_buffer_ranges(b, (ck_buffer_range_kind)7, r, 4, &n),
+            CK_ERR_INVALID_ARGUMENT, "unknown range kind 7");
+  CHECK_ERR(ck_buffer_ranges(b, CK_BUFFER_RANGES_FREE, NULL, 4, &n),
+            CK_ERR_INVALID_ARGUMENT, "NULL");
+  CHECK_ERR(ck_buffer_ranges(NULL, CK_BUFFER_RANGES_FREE, r, 4, &n),
+            CK_ERR_INVALID_ARGUMENT, "NULL");
+  ck_buffer_decref(b);
+  ck_context_decref(ctx);
+}
+
 /* Random allocate / free / grow against a model. */
 typedef struct {
   size_t off, size;
@@ -231,7 +287,7 @@ static void test_random_model(void) {
     live_t live[256];
     size_t nlive = 0, used = 0;
     long steps = ck_test_scaled(4000);
-    int bad_overlap = 0, bad_align = 0, bad_contents = 0, bad_used = 0;
+    int bad_overlap = 0, bad_align = 0, bad_contents = 0, bad_used = 0, bad_ranges = 0;
     for (long step = 0; step < steps; step++) {
       unsigned r = rnd() % 100;
       if (r < 55 && nlive < 256) {
@@ -271,6 +327,7 @@ static void test_random_model(void) {
         CHECK(ck_buffer_capacity(b) == cap);
       }
       bad_used += ck_buffer_used(b) != used || ck_buffer_allocation_count(b) != nlive;
+      bad_ranges += check_ranges(b, nlive);
     }
     for (size_t i = 0; i < nlive; i++) {
       bad_contents += !check_contents(b, &live[i]);
@@ -279,6 +336,7 @@ static void test_random_model(void) {
     CHECK(bad_align == 0);
     CHECK(bad_contents == 0);
     CHECK(bad_used == 0);
+    CHECK(bad_ranges == 0);
     /* free everything: one merged block spanning the buffer */
     while (nlive > 0) {
       nlive--;
@@ -388,5 +446,5 @@ static void test_wrap(void) {
 
 CK_TEST_MAIN(CK_TEST(test_context_api), CK_TEST(test_basic_copies),
              CK_TEST(test_allocator_errors), CK_TEST(test_merging),
-             CK_TEST(test_random_model), CK_TEST(test_wrap),
+             CK_TEST(test_random_model), CK_TEST(test_wrap), CK_TEST(test_ranges),
              CK_TEST(test_fault_injection))

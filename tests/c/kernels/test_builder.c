@@ -475,6 +475,99 @@ static void test_registry_and_dump(void) {
   ck_kernel_builder_destroy(&kb);
 }
 
+/* A decoder for the chain kernel: its `add` and its memblock. */
+static size_t chain_fields(const ck_prefix *self, const ck_kernel_info *info,
+                           ck_kernel_field *out, size_t max) {
+  (void)info;
+  const chain_ck *e = (const chain_ck *)(const void *)self;
+  ck_kernel_field all[2] = {
+      {"add", -1, CK_KERNEL_FIELD_INT, (intptr_t)offsetof(chain_ck, add), e->add, NULL,
+       NULL},
+      {"mb", -1, CK_KERNEL_FIELD_MEMBLOCK, (intptr_t)offsetof(chain_ck, mb), 0, e->mb,
+       NULL}};
+  for (size_t i = 0; i < 2 && i < max; i++) {
+    out[i] = all[i];
+  }
+  return 2;
+}
+
+/* ck_kernel_builder_nodes and ck_kernel_fields: the tree as nodes in the
+ * dump's order, decoded fields of a user description and of the builtin
+ * leaves, and the dump printing fields instead of hex bytes. */
+static void test_nodes_and_fields(void) {
+  REQUIRE_OK(ck_kernel_info_register(&chain_info));
+  ck_kernel_builder kb;
+  ck_kernel_builder_init(&kb);
+  size_t end, n = 0;
+  REQUIRE_OK(make_chain(&kb, 0, 2, true, CK_KERNEL_REQUEST_STRIDED, &end));
+  ck_kernel_node nodes[8];
+  REQUIRE_OK(ck_kernel_builder_nodes(&kb, nodes, 8, &n));
+  REQUIRE(n == 3);
+  size_t want_off[3] = {0, 56, 112};
+  for (size_t i = 0; i < 3; i++) {
+    CHECK(nodes[i].offset == want_off[i] && nodes[i].depth == i);
+    CHECK(nodes[i].parent == (intptr_t)i - 1);
+    CHECK(nodes[i].request == CK_KERNEL_REQUEST_STRIDED);
+    CHECK(nodes[i].function == ck_kernel_builder_get(&kb, want_off[i])->function);
+    CHECK(nodes[i].nchildren == (i < 2 ? 1u : 0u));
+  }
+  CHECK(nodes[0].info == &chain_info && nodes[0].destructor != NULL);
+  CHECK(nodes[2].info != NULL && nodes[2].destructor == NULL);
+  /* max smaller than the count */
+  REQUIRE_OK(ck_kernel_builder_nodes(&kb, nodes, 1, &n));
+  CHECK(n == 3 && nodes[0].offset == 0);
+  CHECK_ERR(ck_kernel_builder_nodes(&kb, NULL, 1, &n), CK_ERR_INVALID_ARGUMENT, "NULL");
+
+  /* no decoder yet: no fields, hex in the dump */
+  ck_kernel_field f[4];
+  CHECK_OK(ck_kernel_fields(ck_kernel_builder_get(&kb, 0), f, 4, &n));
+  CHECK(n == 0);
+  char buf[2048];
+  size_t len = 0;
+  REQUIRE_OK(ck_kernel_builder_dump(&kb, buf, sizeof buf, &len));
+  CHECK(strstr(buf, "data +16   02 00 00 00 00 00 00 00") != NULL);
+  /* the builtin leaf decodes its implied types and error mode */
+  REQUIRE_OK(ck_kernel_fields(ck_kernel_builder_get(&kb, 112), f, 4, &n));
+  REQUIRE(n == 3);
+  CHECK(strcmp(f[0].name, "dst_type") == 0 && strcmp(f[0].text, "int64") == 0);
+  CHECK(strcmp(f[1].name, "src_type") == 0 && strcmp(f[1].text, "int32") == 0);
+  CHECK(strcmp(f[2].name, "errmode") == 0 && strcmp(f[2].text, "fractional") == 0);
+  CHECK(f[0].kind == CK_KERNEL_FIELD_TEXT && f[0].offset == -1 && f[0].index == -1);
+
+  /* with a decoder */
+  CHECK_OK(ck_kernel_info_set_fields(&chain_info, chain_fields));
+  REQUIRE_OK(ck_kernel_fields(ck_kernel_builder_get(&kb, 56), f, 4, &n));
+  REQUIRE(n == 2);
+  CHECK(f[0].kind == CK_KERNEL_FIELD_INT && f[0].value == 1 && f[0].offset == 16);
+  const chain_ck *mid = (const chain_ck *)(const void *)ck_kernel_builder_get(&kb, 56);
+  CHECK(f[1].kind == CK_KERNEL_FIELD_MEMBLOCK && f[1].pointer == mid->mb);
+  REQUIRE_OK(ck_kernel_fields(ck_kernel_builder_get(&kb, 0), f, 1, &n));
+  CHECK(n == 2 && f[0].value == 2); /* max 1 of 2 */
+  REQUIRE_OK(ck_kernel_builder_dump(&kb, buf, sizeof buf, &len));
+  CHECK(strstr(buf, "\n  fields add=2 mb=0x") != NULL);
+  CHECK(strstr(buf, "(pod,refcount=1)") != NULL);
+  CHECK(strstr(buf, "fields dst_type=int64 src_type=int32 errmode=fractional") != NULL);
+  CHECK(strstr(buf, "data +16") == NULL);
+  printf("%s", buf);
+  CHECK_OK(ck_kernel_info_set_fields(&chain_info, NULL));
+  REQUIRE_OK(ck_kernel_fields(ck_kernel_builder_get(&kb, 0), f, 4, &n));
+  CHECK(n == 0);
+  CHECK_ERR(ck_kernel_fields(NULL, f, 4, &n), CK_ERR_INVALID_ARGUMENT, "NULL");
+  static const ck_kernel_info stray = {"stray", chain_single, NULL, sizeof(chain_ck), NULL};
+  CHECK_ERR(ck_kernel_info_set_fields(&stray, chain_fields), CK_ERR_INVALID_ARGUMENT,
+            "not registered");
+
+  /* an undescribed kernel: one node, request -1, no children listed */
+  REQUIRE_OK(ck_kernel_info_unregister(&chain_info));
+  REQUIRE_OK(ck_kernel_builder_nodes(&kb, nodes, 8, &n));
+  CHECK(n == 1 && nodes[0].request == -1 && nodes[0].info == NULL &&
+        nodes[0].nchildren == 0);
+  ck_kernel_builder_destroy(&kb);
+  /* an empty builder: one empty node */
+  REQUIRE_OK(ck_kernel_builder_nodes(&kb, nodes, 8, &n));
+  CHECK(n == 1 && nodes[0].function == NULL && nodes[0].destructor == NULL);
+}
+
 CK_TEST_MAIN(CK_TEST(test_abi_basics), CK_TEST(test_zeroed_builder_is_empty),
              CK_TEST(test_small_tree_allocates_nothing),
              CK_TEST(test_growth_zero_fills),
@@ -482,4 +575,4 @@ CK_TEST_MAIN(CK_TEST(test_abi_basics), CK_TEST(test_zeroed_builder_is_empty),
              CK_TEST(test_size_errors), CK_TEST(test_memcpy_move),
              CK_TEST(test_reset_destroys_and_reuses),
              CK_TEST(test_fault_injection_nested),
-             CK_TEST(test_registry_and_dump))
+             CK_TEST(test_registry_and_dump), CK_TEST(test_nodes_and_fields))

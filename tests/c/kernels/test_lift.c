@@ -531,7 +531,92 @@ static void test_contiguous_dims_coalesce(void) {
   ck_array_decref(d);
 }
 
+/* The decoded fields of dimension kernels (ck_kernel_fields) are the sizes
+ * and strides of the arrays they were built for, child offsets point at the
+ * next node, and the dump prints them. */
+static void test_decoded_fields(void) {
+  intptr_t s2[2] = {4, 6};
+  ck_array_preamble *x = arr("strided * strided * float64", 2, s2);
+  REQUIRE(x != NULL);
+  ck_array_preamble *v = NULL; /* x[:, :3]: (4, 3), strides (48, 8): no coalescing */
+  REQUIRE_OK(ck_array_slice(x, 1, 0, 3, 1, &v));
+  intptr_t s2b[2] = {4, 3};
+  ck_array_preamble *d = arr("strided * strided * float32", 2, s2b);
+  REQUIRE(d != NULL);
+  ck_kernel_builder kb;
+  ck_kernel_builder_init(&kb);
+  REQUIRE_OK(ck_make_assignment_kernel(&kb, 0, d->type, ck_array_arrmeta(d), v->type,
+                                       ck_array_arrmeta(v), CK_KERNEL_REQUEST_SINGLE,
+                                       CK_ERRMODE_NOCHECK, NULL));
+  ck_kernel_node nodes[4];
+  size_t n = 0;
+  REQUIRE_OK(ck_kernel_builder_nodes(&kb, nodes, 4, &n));
+  REQUIRE(n == 3);
+  intptr_t want[2][3] = {{4, 12, 48}, {3, 4, 8}}; /* size, dst_stride, src_stride */
+  for (size_t i = 0; i < 2; i++) {
+    ck_kernel_field f[8];
+    size_t nf = 0;
+    REQUIRE_OK(ck_kernel_fields(ck_kernel_builder_get(&kb, nodes[i].offset), f, 8, &nf));
+    REQUIRE(nf == 5);
+    CHECK(strcmp(f[0].name, "size") == 0 && f[0].value == want[i][0] && f[0].offset == 16);
+    CHECK(strcmp(f[1].name, "dst_stride") == 0 && f[1].value == want[i][1]);
+    CHECK(strcmp(f[2].name, "nsrc") == 0 && f[2].value == 1);
+    CHECK(f[3].kind == CK_KERNEL_FIELD_CHILD &&
+          nodes[i].offset + (size_t)f[3].value == nodes[i + 1].offset);
+    CHECK(strcmp(f[4].name, "src_stride") == 0 && f[4].index == 0 &&
+          f[4].value == want[i][2] && f[4].offset == 48);
+  }
+  char buf[2048];
+  REQUIRE_OK(ck_kernel_builder_dump(&kb, buf, sizeof buf, NULL));
+  CHECK(strstr(buf, "fields size=4 dst_stride=12 nsrc=1 child_offset=+56 src_stride[0]=48") !=
+        NULL);
+  CHECK(strstr(buf, "fields dst_type=float32 src_type=float64 errmode=nocheck") != NULL);
+  printf("%s", buf);
+  ck_kernel_builder_destroy(&kb);
+
+  /* a var dim: the destination's var type and arena */
+  intptr_t three = 3;
+  ck_array_preamble *vs = arr("strided * var * int32", 1, &three);
+  ck_array_preamble *vd = arr("strided * var * int64", 1, &three);
+  REQUIRE(vs != NULL && vd != NULL);
+  ck_kernel_builder_init(&kb);
+  REQUIRE_OK(ck_make_assignment_kernel(&kb, 0, vd->type, ck_array_arrmeta(vd), vs->type,
+                                       ck_array_arrmeta(vs), CK_KERNEL_REQUEST_SINGLE,
+                                       CK_ERRMODE_DEFAULT, NULL));
+  REQUIRE_OK(ck_kernel_builder_nodes(&kb, nodes, 4, &n));
+  REQUIRE(n == 3 && strcmp(nodes[1].info->name, "var_dim") == 0);
+  ck_kernel_field f[16];
+  size_t nf = 0;
+  REQUIRE_OK(ck_kernel_fields(ck_kernel_builder_get(&kb, nodes[1].offset), f, 16, &nf));
+  const ck_var_dim_arrmeta *vam =
+      (const ck_var_dim_arrmeta *)(const void *)(ck_array_arrmeta(vd) + sizeof(ck_dim_arrmeta));
+  bool saw_type = false, saw_arena = false, saw_src = false;
+  for (size_t i = 0; i < nf && i < 16; i++) {
+    if (f[i].kind == CK_KERNEL_FIELD_TYPE) {
+      char t[64];
+      CHECK_OK(ck_type_print((ck_type)f[i].pointer, t, sizeof t, NULL));
+      saw_type = strcmp(t, "var * int64") == 0;
+    }
+    saw_arena = saw_arena || (f[i].kind == CK_KERNEL_FIELD_MEMBLOCK &&
+                              f[i].pointer == vam->blockref);
+    saw_src = saw_src || (strcmp(f[i].name, "src_kind") == 0 && f[i].index == 0 &&
+                          strcmp(f[i].text, "var") == 0);
+  }
+  CHECK(saw_type && saw_arena && saw_src);
+  REQUIRE_OK(ck_kernel_builder_dump(&kb, buf, sizeof buf, NULL));
+  CHECK(strstr(buf, "dst_kind=var") != NULL &&
+        strstr(buf, "dst_var_type='var * int64'") != NULL);
+  printf("%s", buf);
+  ck_kernel_builder_destroy(&kb);
+  ck_array_decref(vs);
+  ck_array_decref(vd);
+  ck_array_decref(d);
+  ck_array_decref(v);
+  ck_array_decref(x);
+}
+
 CK_TEST_MAIN(CK_TEST(test_broadcast_shapes), CK_TEST(test_result_type),
              CK_TEST(test_apply_broadcast), CK_TEST(test_apply_negative_strides),
              CK_TEST(test_apply_var), CK_TEST(test_fault_injection_deep),
-             CK_TEST(test_args), CK_TEST(test_contiguous_dims_coalesce))
+             CK_TEST(test_args), CK_TEST(test_contiguous_dims_coalesce),
+             CK_TEST(test_decoded_fields))

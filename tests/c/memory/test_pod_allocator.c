@@ -378,8 +378,67 @@ static void test_trim_keeps_the_arena_open(void) {
   ck_memblock_decref(mb);
 }
 
+/* ck_pod_memblock_chunks: oldest first, every allocation inside the chunk
+ * it came from, the used bytes adding up to the stats, the max/count
+ * protocol, and errors for NULLs and non-arenas. */
+static void test_chunk_list(void) {
+  ck_memblock *mb = NULL;
+  REQUIRE_OK(ck_pod_memblock_new(64, &mb));
+  size_t n = 99;
+  CHECK_OK(ck_pod_memblock_chunks(mb, NULL, 0, &n));
+  CHECK(n == 0); /* no chunk before the first allocation */
+  char *b[4], *e[4];
+  size_t sizes[4] = {40, 100, 200, 5};
+  for (int i = 0; i < 4; i++) {
+    REQUIRE_OK(ck_pod_allocate(mb, sizes[i], 1, &b[i], &e[i]));
+  }
+  ck_pod_chunk_info info[8];
+  memset(info, 0xab, sizeof info);
+  REQUIRE_OK(ck_pod_memblock_chunks(mb, info, 8, &n));
+  ck_pod_stats st;
+  REQUIRE_OK(ck_pod_memblock_stats(mb, &st));
+  REQUIRE(n == st.chunks && n == 3); /* 64: {40}, 128: {100}, 256: {200, 5} */
+  size_t used = 0, cap = 0;
+  for (size_t i = 0; i < n; i++) {
+    used += info[i].used;
+    cap += info[i].capacity;
+    CHECK(info[i].used <= info[i].capacity && info[i].mapped == 0 &&
+          info[i].reserved_ == 0);
+  }
+  CHECK(used == st.used && cap == st.capacity);
+  CHECK(info[0].capacity == 64 && info[1].capacity == 128 && info[2].capacity == 256);
+  /* allocation i lies in the chunk the growth rule put it in */
+  size_t chunk_of[4] = {0, 1, 2, 2};
+  for (int i = 0; i < 4; i++) {
+    const ck_pod_chunk_info *c = &info[chunk_of[i]];
+    CHECK(b[i] >= c->begin && e[i] <= c->begin + c->used);
+  }
+  /* max smaller than the count: the oldest entries, the full count */
+  ck_pod_chunk_info two[2];
+  REQUIRE_OK(ck_pod_memblock_chunks(mb, two, 2, &n));
+  CHECK(n == 3 && two[0].begin == info[0].begin && two[1].begin == info[1].begin);
+  /* finalize: the head keeps its used bytes */
+  CHECK_OK(ck_pod_finalize(mb));
+  REQUIRE_OK(ck_pod_memblock_chunks(mb, info, 8, &n));
+  CHECK(n == 3 && info[2].used == 205);
+  CHECK_ERR(ck_pod_memblock_chunks(mb, NULL, 1, &n), CK_ERR_INVALID_ARGUMENT, "NULL");
+  CHECK_ERR(ck_pod_memblock_chunks(mb, info, 8, NULL), CK_ERR_INVALID_ARGUMENT, "NULL");
+  ck_memblock_decref(mb);
+  /* large chunks are page mappings */
+  REQUIRE_OK(ck_zeroinit_memblock_new(0, &mb));
+  REQUIRE_OK(ck_pod_allocate(mb, 100000, 16, &b[0], &e[0]));
+  REQUIRE_OK(ck_pod_memblock_chunks(mb, info, 8, &n));
+  CHECK(n == 1 && info[0].mapped == 1 && info[0].used == 100000);
+  ck_memblock_decref(mb);
+  char *data = NULL;
+  REQUIRE_OK(ck_fixed_size_pod_memblock_new(8, 8, &mb, &data));
+  CHECK_ERR(ck_pod_memblock_chunks(mb, info, 8, &n), CK_ERR_TYPE, "no pod allocator");
+  ck_memblock_decref(mb);
+  CHECK_ERR(ck_pod_memblock_chunks(NULL, info, 8, &n), CK_ERR_INVALID_ARGUMENT, "NULL");
+}
+
 CK_TEST_MAIN(CK_TEST(test_api_table), CK_TEST(test_grow_shrink_finalize),
              CK_TEST(test_finalize_trims), CK_TEST(test_alignments),
              CK_TEST(test_resize_only_latest), CK_TEST(test_limits),
              CK_TEST(test_zeroinit_regrow), CK_TEST(test_randomized_model),
-             CK_TEST(test_trim_keeps_the_arena_open))
+             CK_TEST(test_trim_keeps_the_arena_open), CK_TEST(test_chunk_list))
