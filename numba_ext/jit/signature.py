@@ -53,10 +53,16 @@ def type_name(spec, what: str, where: str) -> str:
     name = str(t)
     if t.type_id == _structs.STRUCT_ID:
         try:
-            return _structs.element(t).name
+            st = _structs.element(t)
         except Exception as exc:
             raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "
                             f"{where!r}: {exc}") from None
+        if st.views and what == "result":
+            raise TypeError(f"ckernels.jit: unsupported result type '{name}' in signature "
+                            f"{where!r}: struct results hold numbers, bool, nested structs "
+                            "and fixed dims (strings and var dims inside structs are "
+                            "arguments only)")
+        return st.name
     if name not in SUPPORTED_TYPES:
         raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "
                         f"{where!r}; element types are {', '.join(SUPPORTED_TYPES)}")

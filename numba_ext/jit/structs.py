@@ -19,6 +19,11 @@ a tuple with one item per field in field order (nested tuples for nested
 structs and fixed dims), a namedtuple whose field names are the struct's
 (matched by name), or a struct value of the same type (copied).
 
+A struct holding ``string`` fields or ``var`` dims is, on the CPU, a
+:class:`ckernels._numba.structview.CkViewRecord` (a Record whose view fields
+read as the existing ``CkString`` / var-dim array views); such structs are
+arguments only and devices refuse them.
+
 Devices use the same types: the emitter declares the struct typedefs of
 :func:`ckernels.c_api` for its target (:mod:`ckernels.jit.c_emit`).
 """
@@ -29,17 +34,29 @@ import functools
 
 import numpy as np
 
-from .._native import lib
+from .._native import check, ffi, lib
 from ..errors import CKTypeError, NotSupportedError
 from ..types import Type, as_type
 
 STRUCT_ID = lib.CK_TYPE_STRUCT
 _FIXED_ID = lib.CK_TYPE_FIXED_DIM
+_VAR_ID = lib.CK_TYPE_VAR_DIM
+_STRING_ID = lib.CK_TYPE_STRING
 
 
 def is_struct_name(name) -> bool:
     """Whether a signature part names a struct type (``"{...}"``)."""
     return isinstance(name, str) and name.lstrip().startswith("{")
+
+
+def _offsets(t: Type) -> list[int]:
+    """The library's field offsets of struct ``t`` (``ck_struct_field``)."""
+    off = ffi.new("size_t *")
+    out = []
+    for i in range(lib.ck_struct_field_count(t._t)):
+        check(lib.ck_struct_field(t._t, i, ffi.NULL, ffi.NULL, off, ffi.NULL))
+        out.append(off[0])
+    return out
 
 
 def _aligned_dtype(t: Type) -> np.dtype:
@@ -56,38 +73,59 @@ def _aligned_dtype(t: Type) -> np.dtype:
             e = e.element
         return np.dtype((_aligned_dtype(e), tuple(shape)))
     if tid == STRUCT_ID:
-        plain = t.to_numpy_dtype()        # the library's offsets and size
-        formats = [_aligned_dtype(ft) for _, ft in t.fields]
-        return np.dtype({"names": list(plain.names), "formats": formats,
-                         "offsets": [plain.fields[n][1] for n in plain.names],
-                         "itemsize": plain.itemsize}, align=True)
+        fields = t.fields
+        return np.dtype({"names": [n for n, _ in fields],
+                         "formats": [_aligned_dtype(ft) for _, ft in fields],
+                         "offsets": _offsets(t),            # the library's offsets and size
+                         "itemsize": t.data_size}, align=True)
+    if tid in (_STRING_ID, _VAR_ID):
+        # the two words of a ck_string {begin, end} / ck_var_dim_data {begin, size}:
+        # NumPy cannot hold such a field, the dtype only carries the layout
+        return np.dtype([("begin", np.intp), ("end" if tid == _STRING_ID else "size", np.intp)],
+                        align=True)
     raise NotSupportedError(f"'{t}' inside a struct")
 
 
-def _check_pod(t: Type, where: str) -> None:
+def _check_fields(t: Type, where: str) -> bool:
+    """Check the fields of a jitted struct type; True when it holds views
+    (``string`` fields or ``var`` dims of numbers / strings, at any nesting
+    level), which only the CPU reads."""
     tid = t.type_id
     if t.is_builtin:
-        return
+        return False
+    if tid == _STRING_ID:
+        return True
     if tid == STRUCT_ID:
         if not t.fields:
             raise NotSupportedError(f"ckernels.jit: {where} is an empty struct")
+        views = False
         for n, ft in t.fields:
-            _check_pod(ft, f"{where}.{n}")
-        return
+            views |= _check_fields(ft, f"{where}.{n}")
+        return views
     if tid == _FIXED_ID:
         if t.fixed_size == 0:
             raise NotSupportedError(f"ckernels.jit: {where} is '{t}': a dim of size 0")
-        _check_pod(t.element, where)
-        return
+        if _check_fields(t.element, where):
+            raise NotSupportedError(
+                f"ckernels.jit: {where} is '{t}'; fixed dims inside jitted structs hold "
+                "numbers, bool and structs of those (not strings or var dims)")
+        return False
+    if tid == _VAR_ID:
+        e = t.element
+        if not (e.is_builtin or e.type_id == _STRING_ID):
+            raise NotSupportedError(
+                f"ckernels.jit: {where} is '{t}'; a var dim inside a jitted struct holds "
+                "numbers, bool or strings")
+        return True
     raise NotSupportedError(
         f"ckernels.jit: {where} is '{t}'; fields of jitted struct types are numbers, bool, "
-        "nested structs and fixed dims of those")
+        "strings, nested structs, fixed dims and var dims (of numbers or strings)")
 
 
 class StructType:
     """A struct element type of the jit (stands in for a ``dtypes`` row)."""
 
-    __slots__ = ("name", "type", "size", "alignment", "numpy", "_numba")
+    __slots__ = ("name", "type", "size", "alignment", "numpy", "_numba", "views")
     kind = "V"
     jit = True
     builtin = False
@@ -96,7 +134,8 @@ class StructType:
     def __init__(self, t: Type):
         self.type = t
         self.name = str(t)
-        _check_pod(t, "struct field")
+        #: True when the struct holds strings or var dims (CPU arguments only)
+        self.views = _check_fields(t, "struct field")
         self.size = t.data_size
         self.alignment = t.data_alignment
         self.numpy = _aligned_dtype(t)
@@ -109,8 +148,12 @@ class StructType:
     def numba(self):
         """Numba's ``Record`` type over the library's layout (checked)."""
         if self._numba is None:
-            from numba.np import numpy_support
-            rec = numpy_support.from_dtype(self.numpy)
+            if self.views:
+                from .._numba.structview import view_record
+                rec = view_record(self.type, self.numpy)
+            else:
+                from numba.np import numpy_support
+                rec = numpy_support.from_dtype(self.numpy)
             _check_record(rec, self.type, self.name)
             self._numba = rec
             _BY_RECORD.setdefault(rec, self)
@@ -120,6 +163,11 @@ class StructType:
     def c_name(self) -> str:
         """The typedef name of this struct in device C (deterministic: the
         same type has the same name in every program)."""
+        if self.views:
+            raise NotSupportedError(
+                f"ckernels.jit: struct '{self.name}' holds strings or var dims; on devices "
+                "jitted structs hold numbers, bool, nested structs and fixed dims (their data "
+                "would point into host arenas)")
         return c_name(self.type)
 
     def c_type(self, dialect: str) -> str:
@@ -158,9 +206,7 @@ def _check_record(rec, t: Type, where: str) -> None:
     if rec.size != t.data_size:
         raise CKTypeError(f"ckernels.jit: Numba's record of '{where}' has size {rec.size}, "
                           f"the library's is {t.data_size}")
-    lay = t.to_numpy_dtype()
-    for n, ft in t.fields:
-        off = lay.fields[n][1]
+    for (n, ft), off in zip(t.fields, _offsets(t)):
         if rec.offset(n) != off:
             raise CKTypeError(f"ckernels.jit: field {where}.{n} is at offset "
                               f"{rec.offset(n)} in Numba's record, {off} in the library")

@@ -16,6 +16,7 @@ import pytest
 
 import ckernels
 from ckernels import errors
+from ckernels.jit import structs as _jit_structs
 
 import test_cuda_codegen as cc   # NVRTC and ptxas as the CUDA codegen tests find them
 
@@ -346,10 +347,125 @@ def test_cuda_codegen_compiles():
             assert r.returncode == 0, r.stderr[-3000:]
 
 
-def test_strings_and_var_dims_in_structs_refused():
-    for t in ("{s: string, x: float64}", "{v: var * float64}"):
-        with pytest.raises(TypeError, match="fields of jitted struct types are numbers"):
-            ckernels.jit(f"float64({t})")(lambda p: 1.0)
+# ------------------------------------------- strings and var dims (CPU) --
+REC = "{name: string, xs: var * float64}"
+DEEP = ("{id: int32, who: {name: string, tags: var * string}, xs: var * int32, ok: bool, "
+        "v: 2 * float64}")
+
+RECS = [{"name": "a", "xs": [1.0, 2.0]}, {"name": "héllo", "xs": []},
+        {"name": "zz", "xs": [5.0, -1.0, 3.0]}, {"name": "", "xs": [0.5]},
+        {"name": "naïve ☃", "xs": list(np.linspace(-1, 1, 7))}]
+DEEPS = [{"id": i, "who": {"name": nm, "tags": tags}, "xs": xs, "ok": ok, "v": [i * 0.5, -i]}
+         for i, (nm, tags, xs, ok) in enumerate([
+             ("ab", ["x", "yy"], [1, 2], True), ("ü", [], [], False),
+             ("", ["", "☃☃", "abc"], [7, -7, 9, 100], True), ("q", ["z"], [3], False)])]
+
+
+@ckernels.jit(f"int64({REC})")
+def rec_lens(p):
+    return len(p.name) * 100 + len(p.xs)
+
+
+@ckernels.jit(f"float64({REC})")
+def rec_sum(p):
+    s = 0.0
+    for x in p.xs:            # iteration
+        s += x
+    if len(p.xs) > 0:
+        s += 1000.0 * p.xs[-1]   # negative index
+    if p.name == "zz":        # comparison with a str
+        s = -s
+    return s
+
+
+@ckernels.jit(f"string({REC})")
+def rec_name(p):
+    if len(p.name) == 0:
+        return "<empty>"
+    return str(p.name) + ":" + p.name[0] + p.name[-1]   # str(), code point indexing
+
+
+@ckernels.jit(f"bool({REC}, {REC})")
+def rec_less(p, q):
+    return p.name < q.name    # CkString vs CkString (bytewise = code point order)
+
+
+@ckernels.jit(f"int64({DEEP})")
+def deep(p):
+    n = p.id * 1000 + len(p.who.tags) * 100 + len(p.who.name) * 10 + len(p.xs)
+    for t in p.who.tags:      # var * string inside a nested struct
+        n += 7 * len(t)
+    for k in range(len(p.xs)):
+        n += p.xs[k]
+    if p.ok:
+        n += int(p.v[1] * 3)   # a fixed dim beside the views
+    return n
+
+
+def _rec_sum_oracle(r):
+    s = sum(r["xs"]) + (1000.0 * r["xs"][-1] if r["xs"] else 0.0)
+    return -s if r["name"] == "zz" else s
+
+
+def _deep_oracle(r):
+    n = r["id"] * 1000 + len(r["who"]["tags"]) * 100 + len(r["who"]["name"]) * 10 + len(r["xs"])
+    n += sum(7 * len(t) for t in r["who"]["tags"]) + sum(r["xs"])
+    return n + (int(r["v"][1] * 3) if r["ok"] else 0)
+
+
+def test_strings_and_var_dims_in_structs_read():
+    a = ckernels.array(RECS)          # type inferred: strided * {name: string, xs: var * float64}
+    assert str(a.type) == f"strided * {REC}"
+    np.testing.assert_array_equal(np.asarray(rec_lens(a)),
+                                  [len(r["name"]) * 100 + len(r["xs"]) for r in RECS])
+    np.testing.assert_allclose(np.asarray(rec_sum(a)), [_rec_sum_oracle(r) for r in RECS],
+                               rtol=1e-14)
+    want = [r["name"] + ":" + r["name"][0] + r["name"][-1] if r["name"] else "<empty>"
+            for r in RECS]
+    assert list(rec_name(a)) == want
+    b = a[::-1]                        # a view with a negative stride
+    np.testing.assert_array_equal(np.asarray(rec_less(a, b)),
+                                  [x["name"] < y["name"] for x, y in zip(RECS, RECS[::-1])])
+
+
+def test_nested_strings_var_strings_and_fixed_dims_in_structs():
+    a = ckernels.array(DEEPS, type=f"{len(DEEPS)} * {DEEP}")
+    np.testing.assert_array_equal(np.asarray(deep(a)), [_deep_oracle(r) for r in DEEPS])
+    np.testing.assert_array_equal(np.asarray(deep(a[1:])), [_deep_oracle(r) for r in DEEPS[1:]])
+
+
+def test_views_in_structs_are_read_only_and_bounds_checked():
+    a = ckernels.array(RECS)
+
+    @ckernels.jit(f"int64({REC})")
+    def write(p):
+        p.xs[0] = 5.0
+        return 0
+
+    @ckernels.jit(f"float64({REC})")
+    def past(p):
+        return p.xs[len(p.xs)]
+
+    with pytest.raises(errors.InvalidStateError, match="read-only"):
+        write(a)
+    with pytest.raises(IndexError):
+        past(a)
+
+
+def test_views_in_structs_refused_where_unsupported(ocl):
+    for t, match in (("{s: 2 * string}", "fixed dims inside jitted structs"),
+                     ("{v: var * var * float64}", "var dim inside a jitted struct holds"),
+                     ("{v: var * {x: float64}}", "var dim inside a jitted struct holds"),
+                     ("{b: bytes}", "fields of jitted struct types are")):
+        with pytest.raises(TypeError, match=match):
+            ckernels.jit(f"float64({t})")
+    with pytest.raises(TypeError, match="struct results hold numbers"):
+        ckernels.jit(f"{REC}(float64)")
+    # NumPy cannot hold such structs: a structured array of the layout does not match
+    with pytest.raises(TypeError, match="no signature matches"):
+        rec_lens(np.zeros(3, _jit_structs.element(REC).numpy))
+    with pytest.raises(errors.NotSupportedError, match="holds strings or var dims"):
+        rec_lens.source("opencl")
 
 
 def test_device_unknown_field(ocl):
