@@ -7,7 +7,8 @@ thread each:
   (goal: ratio <= 1.0x);
 * 1 vs 2 worker processes with one library thread per worker
   (CK_NUM_THREADS=1: the process scaling; goal >= 1.7x on 2 cores), and the
-  default thread rule (1 worker: both cores through the library's threads);
+  default thread rule, the worker's share of the host (1 worker: both cores
+  through the library's threads; 2 workers: one library thread each);
 * the scheduler's overhead per chunk (many tiny chunks through an identity).
 
 Times are the best of CK_BENCH_REPS (default 3) computations of
@@ -61,8 +62,10 @@ def run(n_workers: int, cache_dir: str, threads_env: str | None, both: bool):
     try:
         x = da.random.default_rng(1).random(N, chunks=CHUNK).persist()
         client.wait_for_workers(n_workers)
-        threads = sorted(client.run(lambda: __import__("ckernels").get_num_threads()).values())
         t_ck = best(lambda: K.ck_trans(x).sum().compute())
+        # after the runs: the rule as applied while they ran (the workers
+        # import ckernels with the first task and then ask the scheduler)
+        threads = sorted(client.run(lambda: __import__("ckernels").get_num_threads()).values())
         t_nb = best(lambda: K.nb_trans(x).sum().compute()) if both else None
         ok = np.isclose(K.ck_trans(x).sum().compute(), K.nb_trans(x).sum().compute())
         per_chunk = None

@@ -34,10 +34,12 @@ collection (recognised by the Dask collection protocol, ``__dask_graph__``,
   cached -- and :func:`on_device`, ``map_blocks`` moving each chunk to that
   context, running a jitted function there and bringing the result back.
 * Threads: :func:`worker_threads` is the library's default thread count
-  inside a Dask worker (the worker's share of the cores, see
-  ``docs/distributed.md``); ``ckernels`` applies it when it is imported in a
-  worker process (:func:`apply_worker_thread_rule`).  An explicit
-  ``CK_NUM_THREADS`` or :func:`ckernels.set_num_threads` wins.
+  inside a Dask worker: the worker's share of the host, its cores over the
+  Dask threads of all workers on the host (the scheduler's ``ncores``), see
+  ``docs/distributed.md``; ``ckernels`` applies it when it is imported in a
+  worker process (:func:`apply_worker_thread_rule`) and refreshes it on the
+  worker's event loop as workers come and go.  An explicit
+  ``CK_NUM_THREADS`` or :func:`ckernels.set_num_threads` with a count wins.
 """
 
 from __future__ import annotations
@@ -236,6 +238,20 @@ def on_device(kernel, *arrays, kind: str = "opencl", **map_blocks_kwargs):
 
 
 # ------------------------------------------------------------- thread rule --
+# Per process: the Dask worker threads on this host as the scheduler last
+# reported them ({worker address: threads on its host}), for the workers of
+# this process.  Filled by _refresh (one ``ncores`` call to the scheduler),
+# on the worker's event loop: at once when the rule is first applied, then
+# every _REFRESH_HEARTBEATS heartbeat intervals, so that workers joining or
+# leaving the host change the share of the others.
+_host_threads: dict[str, int] = {}
+_REFRESH_HEARTBEATS = 4         # refresh period, in the worker's heartbeat intervals
+_REFRESH_MIN_S = 2.0            # ... but not more often than this
+_SYNC_TIMEOUT_S = 5.0           # a task thread waiting for the first answer
+_CALLBACK = "ckernels-thread-rule"
+_GONE = ("stopping", "stopped", "closing", "closed", "failed")
+
+
 def _cores() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -243,34 +259,133 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def worker_threads() -> int | None:
-    """The library's default thread count in this process if it is a Dask
-    worker process, else None: the worker's share of the cores, the cores this
-    process may run on divided by the Dask threads that run tasks in it (all
-    its workers' ``nthreads``), at least 1."""
+def _workers() -> list:
+    """The running Dask workers of this process (none outside a worker)."""
     dist = sys.modules.get("distributed")
     if dist is None:
-        return None
-    instances = getattr(getattr(dist, "Worker", None), "_instances", None)
-    workers = list(instances) if instances is not None else []
+        return []
+    instances = getattr(getattr(dist, "Worker", None), "_instances", None) or ()
+    return [w for w in list(instances)
+            if getattr(getattr(w, "status", None), "name", "running") not in _GONE
+            and getattr(w, "address", None)]
+
+
+def _on_loop(worker) -> bool:
+    """Whether this thread runs ``worker``'s event loop (a blocking wait
+    for the scheduler here would deadlock)."""
+    import asyncio
+    try:
+        return asyncio.get_running_loop() is worker.loop.asyncio_loop
+    except RuntimeError:
+        return False
+
+
+async def _refresh(worker) -> None:
+    """Ask the scheduler for every worker's thread count (``ncores``), keep the
+    sum over the workers on ``worker``'s host and apply the rule with it."""
+    from distributed.comm.addressing import get_address_host
+    try:
+        ncores = await worker.scheduler.ncores()
+    except Exception:       # the scheduler is gone or the worker is closing
+        return
+    host = get_address_host(worker.address)
+    _host_threads[worker.address] = sum(
+        int(n) for addr, n in ncores.items() if get_address_host(addr) == host)
+    _apply()
+
+
+def _install(worker) -> None:
+    """On ``worker``'s event loop: the periodic refresh (stopped with the
+    worker: a Server stops its ``periodic_callbacks`` when it closes) and a
+    first refresh now."""
+    if _CALLBACK in worker.periodic_callbacks or worker.status.name in ("closing", "closed"):
+        return
+    from tornado.ioloop import PeriodicCallback
+    hb = worker.periodic_callbacks.get("heartbeat")
+    period_ms = max(_REFRESH_MIN_S * 1000,
+                    _REFRESH_HEARTBEATS * (hb.callback_time if hb is not None else 500))
+    pc = PeriodicCallback(lambda: _refresh(worker), period_ms)
+    worker.periodic_callbacks[_CALLBACK] = pc
+    pc.start()
+    worker.loop.add_callback(_refresh, worker)
+
+
+def _ensure(workers) -> None:
+    """Install the refresh on every worker of this process that lacks it;
+    when the host count of one is still unknown, wait for the scheduler's
+    answer here if this is not the worker's event loop (a task's thread)."""
+    for w in workers:
+        if _CALLBACK in w.periodic_callbacks:
+            continue
+        if _on_loop(w):
+            _install(w)
+        else:
+            w.loop.add_callback(_install, w)
+    missing = [w for w in workers if w.address not in _host_threads]
+    for w in missing:
+        if _on_loop(w):
+            continue        # the refresh scheduled above answers soon
+        from distributed.utils import sync
+        try:
+            sync(w.loop, _refresh, w, callback_timeout=_SYNC_TIMEOUT_S)
+        except Exception:   # no answer in time: the local estimate below
+            pass
+
+
+def _share(workers) -> int:
+    """The rule with what is known now: the cores of this process over the
+    Dask threads on its host (several workers in one process share a host:
+    the largest host count known, at least this process's own threads)."""
+    local = sum(int(getattr(getattr(w, "state", None), "nthreads", 0) or
+                    getattr(w, "nthreads", 1) or 1) for w in workers)
+    host = max([local] + [_host_threads.get(w.address, 0) for w in workers])
+    return max(1, _cores() // max(1, host))
+
+
+def worker_threads() -> int | None:
+    """The library's default thread count in this process if it is a Dask
+    worker process, else None: the worker's share of the host, the cores
+    this process may run on (``sched_getaffinity``) divided by the Dask
+    threads of all workers on this host (from the scheduler's worker list:
+    the ``nthreads`` of every worker whose address has this host), at least
+    1.  Until the scheduler has answered (asked on the worker's event loop;
+    a task's thread waits for the first answer), the threads of this
+    process's own workers stand for the host's."""
+    workers = _workers()
     if not workers:
         return None
-    threads = sum(int(getattr(getattr(w, "state", None), "nthreads", 0) or
-                      getattr(w, "nthreads", 1) or 1) for w in workers)
-    return max(1, _cores() // max(1, threads))
+    _ensure(workers)
+    return _share(workers)
+
+
+def _explicit() -> bool:
+    from . import ops as _o
+    return bool(os.environ.get("CK_NUM_THREADS")) or _o._explicit_threads
+
+
+def _apply() -> int | None:
+    """Set the library's thread count to the rule's share, unless an explicit
+    ``CK_NUM_THREADS`` / ``set_num_threads(n)`` set it (they win)."""
+    workers = _workers()
+    if _explicit() or not workers:
+        return None
+    n = _share(workers)
+    from ._native import check, lib
+    check(lib.ck_set_num_threads(n))
+    return n
 
 
 def apply_worker_thread_rule() -> int | None:
     """Set the library's thread count to :func:`worker_threads` when this is a
-    Dask worker process and ``CK_NUM_THREADS`` is not set; returns the count
-    set (None: nothing done)."""
-    if os.environ.get("CK_NUM_THREADS"):
+    Dask worker process and neither ``CK_NUM_THREADS`` nor
+    :func:`ckernels.set_num_threads` with a count set it; returns the count
+    set (None: nothing done).  It also starts the refresh that re-applies the
+    rule as workers join or leave the host."""
+    workers = _workers()
+    if _explicit() or not workers:
         return None
-    n = worker_threads()
-    if n is not None:
-        from ._native import check, lib
-        check(lib.ck_set_num_threads(n))
-    return n
+    _ensure(workers)
+    return _apply()
 
 
 __all__ = ["is_dask_collection", "any_dask", "call", "reduce", "ufunc_reduce", "map_blocks",

@@ -264,13 +264,20 @@ def assign(dst: Array, src, errmode: str = "default") -> Array:
     return dst
 
 
+# Whether set_num_threads(n) with a count is in force (the Dask worker thread
+# rule leaves the count alone then); set_num_threads(0) clears it.
+_explicit_threads = False
+
+
 def set_num_threads(n: int) -> None:
     """Threads (caller included) used by large lifted operations; 0 = default
     (CK_NUM_THREADS, else in a Dask worker process the worker's share of the
-    cores (:func:`ckernels.dask.worker_threads`), else the CPUs this process
-    may run on)."""
+    host's cores (:func:`ckernels.dask.worker_threads`), else the CPUs this
+    process may run on).  A count other than 0 stays until the next call."""
+    global _explicit_threads
     n = c_size(n, "set_num_threads: n", max=lib.CK_MAX_THREADS)
     check(lib.ck_set_num_threads(n))
+    _explicit_threads = n != 0
     if n == 0 and "distributed" in sys.modules:
         from . import dask as _dask
         _dask.apply_worker_thread_rule()

@@ -33,8 +33,9 @@ def worker_facts():
     """What a worker process says about itself: pid, library threads, the
     thread rule's answer, the cores it may run on, CK_NUM_THREADS."""
     import ckernels.dask as ckd
+    rule = ckd.worker_threads()
     return {"pid": os.getpid(), "threads": ckernels.get_num_threads(),
-            "rule": ckd.worker_threads(), "cores": len(os.sched_getaffinity(0)),
+            "rule": rule, "cores": len(os.sched_getaffinity(0)),
             "env": os.environ.get("CK_NUM_THREADS")}
 
 

@@ -9,6 +9,7 @@ import pathlib
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -309,26 +310,81 @@ def test_cluster_compile_cache(client, cache_dir):
           f"load from the cache {r2['seconds'] * 1e3:.0f} ms")
 
 
+def _facts_per_worker(client):
+    """worker_facts run as a task on every worker (a task's thread: the rule
+    there waits for the scheduler's first answer)."""
+    return {w: client.submit(K.worker_facts, workers=[w], pure=False).result()
+            for w in _workers(client)}
+
+
+def _host_share(n_threads_on_host):
+    return max(1, len(os.sched_getaffinity(0)) // n_threads_on_host)
+
+
 def test_cluster_thread_rule(client):
-    facts = client.run(K.worker_facts)
-    assert len(facts) == 2
+    """Two worker processes with one thread each on this host: each gets its
+    share of the host (cores // 2 library threads), not cores // 1."""
+    facts = _facts_per_worker(client)
+    assert len(facts) == 2 and len({f["pid"] for f in facts.values()}) == 2
     for f in facts.values():
+        assert f["rule"] == _host_share(2), f
         if f["env"]:      # an explicit CK_NUM_THREADS wins
-            assert f["rule"] is not None and f["threads"] == int(f["env"])
-        else:             # the worker's share: cores // its one thread
-            assert f["rule"] == max(1, f["cores"] // 1)
+            assert f["threads"] == int(f["env"])
+        else:
             assert f["threads"] == f["rule"]
 
     def explicit_wins():
-        ckernels.set_num_threads(1)
-        n1 = ckernels.get_num_threads()
-        ckernels.set_num_threads(0)       # back to the default: the worker rule
-        return n1, ckernels.get_num_threads(), K.worker_facts()["rule"]
+        import ckernels.dask as ckd
+        ckernels.set_num_threads(3)
+        ckd.apply_worker_thread_rule()      # as the periodic refresh does
+        n3 = ckernels.get_num_threads()
+        ckernels.set_num_threads(0)         # back to the default: the worker rule
+        return n3, ckernels.get_num_threads(), ckd.worker_threads()
 
-    for n1, n0, rule in client.run(explicit_wins).values():
-        assert n1 == 1
+    for n3, n0, rule in client.run(explicit_wins).values():
+        assert n3 == 3
         if not os.environ.get("CK_NUM_THREADS"):
-            assert n0 == rule
+            assert n0 == rule == _host_share(2)
+
+
+def test_cluster_thread_rule_follows_the_host():
+    """A one-worker cluster with one thread: the worker gets all the cores;
+    when a second worker joins the host, the first one's share drops (the
+    periodic refresh on its event loop, no task needed)."""
+    distributed = pytest.importorskip("distributed")
+
+    def rule_now():     # nested: pickled by value (the workers import no test module)
+        import ckernels.dask as ckd
+        return ckd.worker_threads(), ckernels.get_num_threads(), os.environ.get("CK_NUM_THREADS")
+
+    t0 = time.monotonic()
+    with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1,
+                                  dashboard_address=None,
+                                  silence_logs=logging.CRITICAL) as cluster, \
+            distributed.Client(cluster) as cl:
+        cl.wait_for_workers(1)
+        first, = _workers(cl)
+        t1 = time.monotonic()
+        rule, threads, env = cl.submit(rule_now, pure=False).result()   # a task
+        t2 = time.monotonic()
+        assert rule == len(os.sched_getaffinity(0)) == _host_share(1)
+        if not env:
+            assert threads == rule
+        cluster.scale(2)
+        cl.wait_for_workers(2)
+        t3 = time.monotonic()
+        deadline = time.monotonic() + 30
+        while True:     # on the event loop: what the refresh alone has set
+            rule, threads, env = cl.run(rule_now, workers=[first])[first]
+            if rule == _host_share(2) or time.monotonic() > deadline:
+                break
+            time.sleep(0.25)
+        t4 = time.monotonic()
+        print(f"\ncluster {t1 - t0:.1f} s, first task {t2 - t1:.1f} s, scale {t3 - t2:.1f} s, "
+              f"refresh seen after {t4 - t3:.1f} s")
+        assert rule == _host_share(2)
+        if not env:
+            assert threads == rule
 
 
 def test_cluster_opencl_contexts_per_worker(client):
