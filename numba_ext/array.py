@@ -324,6 +324,8 @@ def _regular_numpy(value: list):
         arr = np.array(value)
     except (ValueError, TypeError, OverflowError):
         return None
+    if arr.dtype.kind == "f" and arr.size and (np.abs(arr) >= 2.0**63).any():
+        return None   # possibly int64 and uint64 ints promoted to float64 (lossy)
     return arr if arr.dtype.kind in "biufc" else None
 
 
@@ -388,9 +390,8 @@ def _snapshot(obj, depth: int = 0, path: tuple = ()):
     if isinstance(obj, dict):
         inner = path + (id(obj),)
         return {k: _snapshot(v, depth + 1, inner) for k, v in list(obj.items())}
-    if not hasattr(obj, "__len__") or not (hasattr(obj, "__getitem__") or
-                                           hasattr(obj, "__iter__")):
-        return obj   # a leaf: the type inference or the writer names it
+    if not (hasattr(obj, "__len__") and hasattr(obj, "__getitem__")):
+        return obj   # not a sequence (sets, generators, ...): a leaf the inference names
     try:
         n = len(obj)
         items = list(obj)
@@ -805,6 +806,16 @@ class Array(*_BASES):
 
     def _assign(self, value, errmode: str = "default") -> None:
         src = value if isinstance(value, Array) else _as_source(value, self.type)
+        t = self.type
+        if _has_var_anywhere(t):
+            # Python assignment replaces var dim values whatever their old
+            # sizes (the kernels only fill unallocated ones): the slots are
+            # cleared first, after copying a source that might alias them.
+            if src is value and _slots_overlap(src, self):
+                src = src.copy()
+            if not self.writable:
+                check(lib.ck_array_writable_data(self._a, ffi.new("char **")))
+            _clear_var_slots(t, self._data, self._arrmeta, (), ())
         check(lib.ck_array_assign(self._a, src._a, _errmode(errmode)))
 
     def _apply(self, name: str, args, out) -> "Array":
@@ -843,6 +854,10 @@ class Array(*_BASES):
         return sub.to_numpy()
 
     def _field(self, name: str) -> "Array":
+        if self.type.dtype.type_id != _STRUCT:
+            raise CKIndexError(f"only integers, slices, ellipsis, None and integer or boolean "
+                               f"arrays are valid indices; an array of type '{self.type}' "
+                               f"has no fields (index {name!r})")
         raw = name.encode("utf-8", "surrogatepass")
         out = ffi.new("ck_array_preamble **")
         check(lib.ck_array_field(self._a, raw, len(raw), out))
@@ -1005,10 +1020,8 @@ def _new_instance(cls):
     return _Base.__new__(cls) if _Base is not object else object.__new__(cls)
 
 
-_BUFFER_FORMATS = {"bool": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q",
-                   "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q",
-                   "float16": "e", "float32": "f", "float64": "d", "complex64": "Zf",
-                   "complex128": "Zd"}
+#: element type -> PEP 3118 format, as NumPy exports it, for every builtin row
+_BUFFER_FORMATS = {d.name: memoryview(np.empty(0, d.numpy)).format for d in _dtypes.BUILTINS}
 
 
 def _c_strides(shape, isz):
@@ -1059,6 +1072,58 @@ def _count_elements(t: Type, data: int, arrmeta: int) -> int:
         return builtins.sum(_count_elements(t.element, base + i * am.stride, arrmeta + _VAR_AM)
                             for i in range(d.size))
     return 1
+
+
+def _extent(a: Array) -> tuple:
+    """[lo, hi) of the bytes an array's own data (its dims and items, not
+    arena contents) occupies."""
+    k = a._regular_ndim()
+    shape, strides = a.shape[:k], a.strides[:k]
+    base = a._data
+    if math.prod(shape) == 0:
+        return base, base
+    lo = base + builtins.sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
+    hi = base + builtins.sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+    return lo, hi + a._element_below(k).data_size
+
+
+def _slots_overlap(src: Array, dst: Array) -> bool:
+    """Whether the source's own data overlaps the destination's, whose var
+    slots are about to be cleared."""
+    s0, s1 = _extent(src)
+    d0, d1 = _extent(dst)
+    return s0 < d1 and d0 < s1
+
+
+def _has_var_anywhere(t: Type) -> bool:
+    """Whether data of type ``t`` holds var dim slots (in dims or structs)."""
+    tid = t.type_id
+    if tid == _VAR:
+        return True
+    if tid in (_FIXED, _STRIDED):
+        return _has_var_anywhere(t.element)
+    if tid == _STRUCT:
+        return any(_has_var_anywhere(ft) for _, ft in t.fields)
+    return False
+
+
+def _clear_var_slots(t: Type, data: int, arrmeta: int, shape: tuple, strides: tuple) -> None:
+    """Set every outermost var dim slot in data of type ``t`` (repeated over
+    the outer ``shape``/``strides``) to ``{NULL, 0}`` (unallocated)."""
+    tid = t.type_id
+    if tid in (_FIXED, _STRIDED):
+        am = ffi.cast("ck_dim_arrmeta *", arrmeta)
+        _clear_var_slots(t.element, data, arrmeta + _DIM_AM, shape + (am.size,),
+                         strides + (am.stride,))
+    elif tid == _VAR:
+        if math.prod(shape):
+            _numpy_view(data, shape + (2,), strides + (8,), np.dtype(np.uint64), False,
+                        None)[...] = 0
+    elif tid == _STRUCT:
+        offsets = ffi.cast("uintptr_t *", arrmeta)
+        for i, (_, ft, am_off) in enumerate(_struct_layout(t)):
+            if _has_var_anywhere(ft):
+                _clear_var_slots(ft, data + offsets[i], arrmeta + am_off, shape, strides)
 
 
 def _has_var(t: Type) -> bool:
@@ -1376,6 +1441,8 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
         return _copy_array(obj, want, el)
     if isinstance(obj, ArrayLike):   # another array class: through NumPy, explicitly
         obj = obj.to_numpy()
+    if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
+        obj = np.asarray(obj)
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
         src = asarray(obj if obj.dtype.isnative else obj.astype(obj.dtype.newbyteorder("=")))
         return _copy_array(src, want, el)
@@ -1384,7 +1451,10 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
             arr = np.array(obj)
         except (ValueError, TypeError, OverflowError):
             arr = None
-        if arr is not None and arr.dtype.kind in "biufc":
+        # NumPy promotes int64 and uint64 Python ints to float64 (lossy): values
+        # that large take the exact path below
+        if arr is not None and arr.dtype.kind in "biufc" and not (
+                arr.dtype.kind == "f" and arr.size and (np.abs(arr) >= 2.0**63).any()):
             return _copy_array(asarray(arr), None, el)
     snap = _snapshot(obj)
     if want is not None:

@@ -129,21 +129,44 @@ def _defer(other) -> bool:
     return au is None or au is not False
 
 
+#: registry operation -> the NumPy ufunc of the same meaning
+OP_TO_UFUNC = {"mod": "remainder"}
+
+
+def _numeric(args) -> bool:
+    """Whether every array operand has a builtin numeric element type (the
+    registry's kernels); other operands (strings, structs) take NumPy's
+    ufuncs through :meth:`ArrayLike.__array_ufunc__` instead."""
+    for a in args:
+        if isinstance(a, ArrayLike) and a.dtype.kind not in "biufc":
+            return False
+    return True
+
+
+def _operate(self, op: str, args, out):
+    """An operator: the registry operation when the operands are numeric,
+    else NumPy's ufunc (which comes back through ``__array_ufunc__``)."""
+    if _numeric(args):
+        return self._apply(op, args, out)
+    ufunc = getattr(np, OP_TO_UFUNC.get(op, op))
+    return ufunc(*args) if out is None else ufunc(*args, out=out)
+
+
 def _binary(stem: str, op: str):
     def forward(self, other):
         if _defer(other):
             return NotImplemented
-        return self._apply(op, (self, other), None)
+        return _operate(self, op, (self, other), None)
 
     def reflected(self, other):
         if _defer(other):
             return NotImplemented
-        return self._apply(op, (other, self), None)
+        return _operate(self, op, (other, self), None)
 
     def inplace(self, other):
         if _defer(other):
             return NotImplemented
-        self._apply(op, (self, other), self)
+        _operate(self, op, (self, other), self)
         return self
 
     for f, name in ((forward, f"__{stem}__"), (reflected, f"__r{stem}__"),
@@ -159,7 +182,7 @@ def _compare(stem: str, op: str):
             return NotImplemented
         if other is None and stem in ("eq", "ne"):
             return NotImplemented
-        return self._apply(op, (self, other), None)
+        return _operate(self, op, (self, other), None)
     cmp.__name__ = cmp.__qualname__ = f"__{stem}__"
     cmp.__doc__ = f"elementwise ``{op}`` (``ckernels.ops.{op}``)."
     return cmp
@@ -246,8 +269,11 @@ def _as_shape(args) -> tuple:
 
 
 def _is_index_array(k) -> bool:
-    return isinstance(k, (list, np.ndarray, ArrayLike)) or (
-        hasattr(k, "__array__") and not isinstance(k, (str, bytes)))
+    """An integer-array or boolean-mask index (advanced indexing, a copy, even
+    for a 0-d array as in NumPy); NumPy integer scalars index like ints."""
+    if isinstance(k, (np.generic, str, bytes)):
+        return isinstance(k, np.bool_)
+    return isinstance(k, (list, np.ndarray, ArrayLike)) or hasattr(k, "__array__")
 
 
 class _Unsupported(Exception):
@@ -357,8 +383,7 @@ class ArrayLike:
     def __iter__(self):
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
-        for i in range(len(self)):
-            yield self[i]
+        return (self[i] for i in range(len(self)))
 
     def __contains__(self, value) -> bool:
         return bool((self == value).any())
@@ -420,6 +445,8 @@ class ArrayLike:
         return self._apply("negative", (self,), None)
 
     def __pos__(self):
+        if self.dtype.kind not in "iufc":   # NumPy's positive has no bool/str loops
+            raise CKTypeError(f"unary + is not defined for arrays of '{self.type.dtype}'")
         return self.copy()
 
     def __abs__(self):
@@ -592,11 +619,13 @@ class ArrayLike:
         return tuple(basic), adv_axes, arrays, adjacent
 
     def _getitem_advanced(self, entries):
-        try:
-            view = self._numpy_view(False)
-        except (TypeError, NotSupportedError):
-            view = None
-        if view is not None and self._numpy_exact():
+        view = None
+        if self._numpy_exact():
+            try:
+                view = self._numpy_view(False)
+            except (TypeError, NotSupportedError):
+                view = None
+        if view is not None:
             return self._wrap_numpy(np.array(view[tuple(_numpy_key(k) for k in entries)]))
         basic, adv_axes, arrays, adjacent = self._advanced_plan(entries)
         v = self._view(basic)
@@ -624,11 +653,13 @@ class ArrayLike:
         return out
 
     def _setitem_advanced(self, entries, value):
-        try:
-            view = self._numpy_view(True)
-        except (TypeError, NotSupportedError):
-            view = None
-        if view is not None and self._numpy_exact():
+        view = None
+        if self._numpy_exact():
+            try:
+                view = self._numpy_view(True)
+            except (TypeError, NotSupportedError):
+                view = None
+        if view is not None:
             key = tuple(_numpy_key(k) for k in entries)
             sel = view[key]   # the selected shape; values converted with our checks
             tmp = self._empty(np.shape(sel), self.type.dtype)
@@ -860,7 +891,7 @@ class ArrayLike:
             out = out if isinstance(out, tuple) else (out,)
         plain = not (set(kwargs) - {"out"})
         if method == "__call__" and plain and name is not None and ufunc.nout == 1 and \
-                _op_exists(name):
+                _numeric(inputs) and _op_exists(name):
             dst = out[0] if out else None
             if dst is not None and not isinstance(dst, cls):
                 dst = None if not isinstance(dst, np.ndarray) else dst
