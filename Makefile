@@ -122,6 +122,7 @@ bench: setup
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/bench_jit.py
 	$(PY) benchmarks/bench_dispatch.py
+	$(PY) benchmarks/bench_arrays.py
 	$(PY) benchmarks/bench_opencl.py
 
 clean:

@@ -31,6 +31,7 @@ import math
 import numbers
 import operator
 import pickle
+import threading
 from typing import Any
 
 import numpy as np
@@ -632,7 +633,7 @@ class Array(*_BASES):
     ckernel type.  Made by :func:`ckernels.array`, :func:`ckernels.asarray`,
     :func:`ckernels.empty` and friends, never by calling the class."""
 
-    __slots__ = ("_a", "_tp", "__weakref__")
+    __slots__ = ("_a", "_tp", "_dt", "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use ckernels.array(obj, dtype=None, *, type=None), "
@@ -648,6 +649,7 @@ class Array(*_BASES):
         self = _new_instance(cls)
         self._a = ptr
         self._tp = None
+        self._dt = None
         return self
 
     def __del__(self):
@@ -688,7 +690,13 @@ class Array(*_BASES):
     def dtype(self) -> np.dtype:
         """The NumPy dtype of the elements (:func:`numpy_dtype`: ``StringDType``
         for strings, ``object`` for structs holding strings/var dims)."""
-        return numpy_dtype(self.type.dtype)
+        dt = self._dt
+        if dt is None:
+            row = _dtypes.by_id.get(_elem_id(self._a))
+            dt = row.numpy if row is not None and row.numpy is not None else \
+                numpy_dtype(self.type.dtype)
+            self._dt = dt
+        return dt
 
     @property
     def ndim(self) -> int:
@@ -850,8 +858,16 @@ class Array(*_BASES):
     def _take(self, indices):
         if self._numpy_exact():
             return self._numpy(False)[np.ix_(*indices)]
-        sub = self[np.ix_(*indices)] if indices else self
-        return sub.to_numpy()
+        dt = self.dtype
+        out = np.empty(tuple(len(i) for i in indices), dtype=dt if dt.kind == "T" else object)
+        for pos in np.ndindex(*out.shape):   # the few elements shown, read one by one
+            v = self._view(tuple(int(indices[k][p]) for k, p in enumerate(pos)))
+            out[pos] = _read(v.type, v._data, v._arrmeta)
+        return out
+
+    def _is_scalar_type(self) -> bool:
+        tid = lib.ck_type_id_of(lib.ck_array_type(self._a))
+        return tid in _dtypes.by_id and tid != _STRING or tid in (_STRING, _BYTES)
 
     def _field(self, name: str) -> "Array":
         if self.type.dtype.type_id != _STRUCT:
@@ -1014,6 +1030,11 @@ def _cpu_context():
         from .context import Context
         _CPU.append(Context("cpu"))
     return _CPU[0]
+
+
+def _elem_id(a) -> int:
+    """``ck_type_id`` of the element type of the C array ``a`` (no Type object)."""
+    return lib.ck_type_id_of(lib.ck_type_dtype(lib.ck_array_type(a)))
 
 
 def _new_instance(cls):
@@ -1196,22 +1217,58 @@ def _is_scalar(a) -> bool:
 def _scalar_array(value, name: str) -> Array:
     """A 0-d array of the builtin element type ``name`` holding ``value``
     (checked: a weak int too large for the type is an OverflowError)."""
-    t = _t.parse(name) if name == "string" else _BUILTIN_BY_NAME[name]
     if name == "string":
-        return array(str(value), type=t)
+        return array(str(value), type=_t.string)
+    t = _BUILTIN_BY_NAME[name]
+    tv = type(value)
+    if (tv is float and name == "float64") or (tv is bool and name == "bool") or (
+            tv is int and name == "int64" and -2**63 <= value < 2**63):
+        return _new_c_scalar(t, _C_POINTER[name], value)   # held exactly, no check needed
+    if tv is int and name == "float64" and -2**53 <= value <= 2**53:
+        return _new_c_scalar(t, _C_POINTER[name], float(value))
+    fast = _EXACT_SCALARS.get((tv, name))
+    if fast is not None:
+        return _new_scalar(t, fast(value))
     v = value.item() if isinstance(value, np.generic) else value
     return _new_scalar(t, _check_scalar(t, v))
+
+
+#: (Python scalar type, element type) pairs whose conversion cannot fail
+_EXACT_SCALARS = {(complex, "complex128"): np.complex128}
+_C_POINTER = {d.name: d.cffi + " *" for d in _dtypes.BUILTINS if d.cffi is not None}
 
 
 _BUILTIN_BY_NAME = {str(t): t for t in _t.BUILTIN_TYPES}
 
 
 def _new_scalar(t: Type, v: np.generic) -> Array:
-    out = ffi.new("ck_array_preamble **")
+    out = _scratch()
     check(lib.ck_array_empty_uninit(t.c_type, ffi.NULL, 0, lib.CK_ARRAY_DEFAULT_FLAGS, out))
     a = Array._own(out[0])
     ffi.memmove(lib.ck_array_data(out[0]), v.tobytes(), v.itemsize)
     return a
+
+
+def _new_c_scalar(t: Type, ctype: str, value) -> Array:
+    """A 0-d array written through cffi (no NumPy scalar in between)."""
+    out = _scratch()
+    check(lib.ck_array_empty_uninit(t.c_type, ffi.NULL, 0, lib.CK_ARRAY_DEFAULT_FLAGS, out))
+    a = Array._own(out[0])
+    ffi.cast(ctype, lib.ck_array_data(out[0]))[0] = value
+    return a
+
+
+_LOCAL = threading.local()
+
+
+def _scratch():
+    """This thread's ``ck_array_preamble **`` for results read right after a
+    call (saves an allocation per operation)."""
+    try:
+        return _LOCAL.out
+    except AttributeError:
+        _LOCAL.out = ffi.new("ck_array_preamble **")
+        return _LOCAL.out
 
 
 def _operand(a, i: int, where: str):
@@ -1233,9 +1290,14 @@ def apply_op(name: str, args, out=None) -> Array:
     arrays, NumPy arrays, nested lists, scalars: NEP 50 for Python scalars),
     with broadcasting, into ``out`` (a host or NumPy array) when given.
     ``ckernels.ops.<name>`` and the operators of :class:`Array` call this."""
-    conv = [_operand(a, i, name) for i, a in enumerate(args)]
-    if None in conv:
-        strong = [str(c.type.dtype) for c in conv if c is not None and c.type.dtype.is_builtin]
+    conv = [a if type(a) is Array else _operand(a, i, name) for i, a in enumerate(args)]
+    if len(conv) != builtins.sum(type(c) is Array for c in conv):
+        strong = []
+        for c in conv:
+            if c is not None:
+                row = _dtypes.by_id.get(_elem_id(c._a))
+                if row is not None and row.builtin:
+                    strong.append(row.name)
         for i, a in enumerate(args):
             if conv[i] is None:
                 conv[i] = _scalar_array(a, _dtypes.weak_scalar_type(a, strong))
@@ -1244,12 +1306,17 @@ def apply_op(name: str, args, out=None) -> Array:
             out = asarray(out)
         else:
             raise CKTypeError("out= must be a ckernels.Array or a NumPy array")
-    srcs = ffi.new("ck_array_preamble *[]", [a._a for a in conv] or [ffi.NULL])
-    res = ffi.new("ck_array_preamble **")
-    check(lib.ck_array_apply_op(name.encode(), len(conv), srcs,
+    cname = _OP_NAMES.get(name)
+    if cname is None:
+        cname = _OP_NAMES[name] = name.encode()
+    res = _scratch()
+    check(lib.ck_array_apply_op(cname, len(conv), [a._a for a in conv] or [ffi.NULL],
                                 out._a if out is not None else ffi.NULL, res))
     result = Array._own(res[0])
     return out if out is not None else result
+
+
+_OP_NAMES: dict = {}
 
 
 def reduce_op(name: str, a, axis=None, keepdims: bool = False) -> Array:
@@ -1542,8 +1609,14 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
         obj = np.asarray(obj) if hasattr(obj, "__array_interface__") else np.from_dlpack(obj)
     if isinstance(obj, np.ndarray) and obj.dtype.kind not in "OUSTM" and \
             (obj.dtype.kind != "V" or obj.dtype.fields is not None):
-        dtype_t = _t.from_numpy_dtype(obj.dtype)
-        t = _strided(dtype_t, obj.ndim)
+        key = (obj.dtype, obj.ndim)
+        cached = _STRIDED_OF.get(key)
+        if cached is None:
+            dtype_t = _t.from_numpy_dtype(obj.dtype)
+            cached = (dtype_t, _strided(dtype_t, obj.ndim))
+            if len(_STRIDED_OF) < 1024:
+                _STRIDED_OF[key] = cached
+        dtype_t, t = cached
         if type is not None and _element_type(type) != t:
             raise CKTypeError(f"asarray: NumPy array has type '{t}', not '{type}'")
         if dtype is not None and _element_type(dtype) != dtype_t:
@@ -1564,6 +1637,9 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
             type is None:
         return array(obj)
     return array(obj, dtype, type=type)
+
+
+_STRIDED_OF: dict = {}   # (NumPy dtype, ndim) -> (element Type, strided Type)
 
 
 def from_dlpack(x) -> Array:

@@ -122,8 +122,11 @@ _KNOWN_OPS: set = set()
 def _defer(other) -> bool:
     """NumPy's binop deferral: let ``other``'s reflected operator run when it
     opts out of ufuncs or is a foreign duck array (dask, xarray, ...)."""
+    if type(other) in _PLAIN_OPERANDS:
+        return False
     if isinstance(other, (ArrayLike, np.ndarray, np.generic, numbers.Number, str, bytes,
                           list, tuple)):
+        _PLAIN_OPERANDS.add(type(other))
         return False
     au = getattr(type(other), "__array_ufunc__", False)
     return au is None or au is not False
@@ -150,6 +153,9 @@ def _operate(self, op: str, args, out):
         return self._apply(op, args, out)
     ufunc = getattr(np, OP_TO_UFUNC.get(op, op))
     return ufunc(*args) if out is None else ufunc(*args, out=out)
+
+
+_PLAIN_OPERANDS = {int, float, complex, bool, np.ndarray, list, tuple}
 
 
 def _binary(stem: str, op: str):
@@ -508,6 +514,12 @@ class ArrayLike:
         return key, bool(n_ell), advanced
 
     def __getitem__(self, key):
+        tk = type(key)
+        if tk is int or tk is slice:   # the common case first
+            view = self._view((key,))
+            if tk is int and view.ndim == 0 and view._is_scalar_type():
+                return view._scalar()
+            return view
         if isinstance(key, str):
             return self._field(key)
         if isinstance(key, list) and key and all(isinstance(k, str) for k in key):
@@ -518,7 +530,7 @@ class ArrayLike:
             return self._getitem_advanced(entries)
         basic = tuple(k if isinstance(k, slice) else _as_index(k)
                       for k in entries if k is not None)
-        view = self._view(basic) if basic else self
+        view = self._view(basic)   # a new view even for a[...] and a[()], as NumPy
         if any(k is None for k in entries):
             view = view._insert_axes([k is None for k in entries if not _is_int_key(k)])
         elif view.ndim == 0 and not has_ell and (basic or isinstance(key, tuple)) and \
@@ -897,7 +909,7 @@ class ArrayLike:
                 dst = None if not isinstance(dst, np.ndarray) else dst
                 if dst is not None:
                     r = self._apply(name, inputs, None)
-                    np.copyto(dst, r.to_numpy(), casting="unsafe")
+                    np.copyto(dst, r.to_numpy(), casting="same_kind")
                     return dst
             return self._apply(name, inputs, dst)
         if method == "reduce" and ufunc.__name__ in REDUCE_OF_UFUNC and len(inputs) == 1 and \

@@ -512,6 +512,13 @@ def test_pickle_and_copy_round_trip(kind, values):
     assert copy.deepcopy(a).tolist() == a.tolist()
 
 
+def test_pointers_do_not_pickle():
+    p = ckernels.zeros(2, type="strided * pointer[int32]")
+    assert p.tolist() == [None, None]
+    with pytest.raises(pickle.PicklingError, match="pointers"):
+        pickle.dumps(p)
+
+
 def test_repr_like_numpy():
     assert repr(ckernels.array([1, 2, 3])) == \
         "ckernels.array([1, 2, 3], type='strided * int64')"
