@@ -8,7 +8,17 @@ On the same data (float32, N printed; ``CK_BENCH_OPENCL_N`` overrides):
   ``pyopencl.enqueue_copy``;
 - cold compile (first call of a new function: Numba typing, OpenCL C emission,
   clBuildProgram) vs warm (cached program) for ckernel, and the same for a new
-  ``ElementwiseKernel``.
+  ``ElementwiseKernel``;
+- call overhead (issue 15's target): a jitted call on device arrays of 10
+  elements with ``out=`` vs a hand-written pyopencl kernel launch plus
+  ``queue.finish()`` (the plain ``kernel(queue, ...)`` call, and the same with
+  ``set_scalar_arg_dtypes``, pyopencl's fastest path), interleaved rounds,
+  best of each;
+- operators on device arrays (``d + d``, ``d * 2.5``, ``np.sin(d)``, ``d.sum()``,
+  ``d[::2] + 1``) on 10 and ``N`` elements vs the same on ``pyopencl.array``
+  arrays (results allocated by the call on both sides).  With pyopencl
+  available both run in *one* cl_context (``ckernels.Context.from_pyopencl``),
+  so the comparison is the same device and driver state.
 
 Ratios are printed as ``ratio X.XXx`` = ckernel time / pyopencl time.  Without
 an OpenCL platform the script says so and exits 0; without pyopencl only the
@@ -133,6 +143,10 @@ def main() -> int:
     print(f"transfer ctx.array(x) {nbytes / t_arr / 1e9:7.2f} GB/s   "
           f"arr.to_numpy() {nbytes / t_np / 1e9:7.2f} GB/s")
 
+    if cl is not None:
+        call_overhead(ckernels, cl, cla, pctx, queue)
+        operators(ckernels, cl, cla, queue, n)
+
     # ---- cold vs warm compile (a new function each round; a unique constant
     # defeats the program caches of ckernel, pyopencl and PoCL)
     small = ctx.array(x[:1024])
@@ -168,6 +182,90 @@ def main() -> int:
     print(line2)
     print(f"compile cold/warm ckernel {ratio(cold, warm)}")
     return 0
+
+
+def call_overhead(ckernels, cl, cla, pctx, queue):
+    """A jitted call with out= on 10 float64 elements vs pyopencl launch+finish,
+    in the same cl_context, interleaved, best of many rounds."""
+    ctx = ckernels.Context.from_pyopencl(queue)
+
+    @ckernels.jit("float64(float64, float64)")
+    def axpy64(a, b):
+        return 2.0 * a + b
+
+    x = np.arange(10.0)
+    dx, dy, dz = ctx.array(x), ctx.array(x), ctx.empty(10, "float64")
+    px, py, pz = cla.to_device(queue, x), cla.to_device(queue, x), cla.empty(queue, 10,
+                                                                            np.float64)
+    prg = cl.Program(pctx, """
+__kernel void axpy(__global double *z, __global const double *x,
+                   __global const double *y, ulong n) {
+  size_t i = get_global_id(0);
+  if (i < n) z[i] = 2.0 * x[i] + y[i];
+}""").build()
+    k_plain = cl.Kernel(prg, "axpy")
+    k_typed = cl.Kernel(prg, "axpy")
+    k_typed.set_scalar_arg_dtypes([None, None, None, np.uint64])
+
+    def plain():
+        k_plain(queue, (10,), None, pz.data, px.data, py.data, np.uint64(10))
+        queue.finish()
+
+    def typed():
+        k_typed(queue, (10,), None, pz.data, px.data, py.data, 10)
+        queue.finish()
+
+    def ck():
+        axpy64(dx, dy, out=dz)
+
+    ck(), plain(), typed()
+    np.testing.assert_array_equal(dz.get(), pz.get())
+    t = {"ck": [], "plain": [], "typed": []}
+    number = 200
+    for _ in range(15):          # interleaved rounds: load changes hit all three
+        for name, fn in (("ck", ck), ("plain", plain), ("typed", typed)):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            t[name].append((time.perf_counter() - t0) / number)
+    ck_t, pl_t, ty_t = (min(t[k]) for k in ("ck", "plain", "typed"))
+    print(f"call overhead: jitted call, 10 float64, out=  ckernel {ck_t * 1e6:7.1f} us  "
+          f"pyopencl launch+finish {pl_t * 1e6:7.1f} us  {ratio(ck_t, pl_t)} (target <= 1.5x)")
+    print(f"call overhead: same, vs pyopencl with set_scalar_arg_dtypes "
+          f"{ty_t * 1e6:7.1f} us  {ratio(ck_t, ty_t)}")
+
+
+def operators(ckernels, cl, cla, queue, n):
+    """Operators on device arrays vs pyopencl arrays (one cl_context)."""
+    import pyopencl.clmath as clmath
+    ctx = ckernels.Context.from_pyopencl(queue)
+    for size in (10, n):
+        h = np.random.default_rng(1).standard_normal(size).astype(np.float32)
+        d = ctx.array(h)
+        p = cla.to_device(queue, h)
+        cases = [
+            ("d + d", lambda: d + d, lambda: (p + p).finish()),
+            ("d * 2.5", lambda: d * 2.5, lambda: (p * 2.5).finish()),
+            ("sin(d)", lambda: np.sin(d), lambda: clmath.sin(p).finish()),
+            ("d.sum()", lambda: d.sum(), lambda: cla.sum(p).get()),
+            ("d[::2] + 1", lambda: d[::2] + 1, lambda: (p[::2] + 1).finish()),
+        ]
+        np.testing.assert_allclose((d + d).get(), (p + p).get())
+        for name, fck, fpy in cases:
+            fck(), fpy()
+            reps = 50 if size <= 1000 else 3
+            number = 20 if size <= 1000 else 1
+            t_ck, t_py = [], []
+            for _ in range(reps):
+                for f, acc in ((fck, t_ck), (fpy, t_py)):
+                    t0 = time.perf_counter()
+                    for _ in range(number):
+                        f()
+                    acc.append((time.perf_counter() - t0) / number)
+            a, b = min(t_ck), min(t_py)
+            unit, scale = ("us", 1e6) if size <= 1000 else ("ms", 1e3)
+            print(f"operator {name:10s} n={size:<9d} ckernel {a * scale:9.2f} {unit}  "
+                  f"pyopencl.array {b * scale:9.2f} {unit}  {ratio(a, b)}")
 
 
 if __name__ == "__main__":

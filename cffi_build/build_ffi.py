@@ -19,9 +19,41 @@ import sys
 import cffi
 
 # Declarations that belong to the binding, not to the C API: the release
-# callback through which external memblocks drop their Python owner.
+# callback through which external memblocks drop their Python owner, and the
+# destructor of the DLPack capsules of device arrays (C, because a capsule
+# destructor may run while an exception is pending, which a Python callback
+# cannot survive; it sets the exception aside around the tensor's deleter).
 BINDING_CDEF = """
 extern "Python" void ck_py_release(void *handle);
+void ck_py_dlpack_capsule_destructor(void *capsule);
+"""
+
+BINDING_SOURCE = r"""
+typedef struct ck_py_dlmanaged {
+  struct {
+    void *data;
+    struct { int32_t device_type, device_id; } device;
+    int32_t ndim;
+    struct { uint8_t code, bits; uint16_t lanes; } dtype;
+    int64_t *shape, *strides;
+    uint64_t byte_offset;
+  } dl_tensor;
+  void *manager_ctx;
+  void (*deleter)(struct ck_py_dlmanaged *self);
+} ck_py_dlmanaged;
+
+void ck_py_dlpack_capsule_destructor(void *obj) {
+  PyObject *capsule = (PyObject *)obj;
+  if (PyCapsule_IsValid(capsule, "dltensor")) {   /* never consumed */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    ck_py_dlmanaged *m = (ck_py_dlmanaged *)PyCapsule_GetPointer(capsule, "dltensor");
+    if (m != NULL && m->deleter != NULL) {
+      m->deleter(m);
+    }
+    PyErr_Restore(type, value, tb);
+  }
+}
 """
 
 
@@ -45,7 +77,7 @@ def main() -> None:
     cdef = preprocess(args.cc, args.include)
     ffibuilder = cffi.FFI()
     ffibuilder.cdef(cdef + BINDING_CDEF)
-    ffibuilder.set_source("ckernels._ffi", '#include "ckernel/ckernel.h"\n')
+    ffibuilder.set_source("ckernels._ffi", '#include "ckernel/ckernel.h"\n' + BINDING_SOURCE)
     ffibuilder.emit_c_code(args.out)
     if args.cdef_out:
         with open(args.cdef_out, "w") as f:

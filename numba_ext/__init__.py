@@ -16,8 +16,11 @@ from .array import (Array, arange, array, asarray, debug_repr, empty, empty_like
                     from_dlpack, full, full_like, ones, ones_like, zeros, zeros_like)
 from .memory import MemBlock, PodAllocator, live_count  # noqa: E402
 from .context import Buffer, Context, DeviceArray  # noqa: E402
+from . import capi  # noqa: E402  (generated C APIs, hand-written kernel sources)
+from .capi import CHeader, c_api  # noqa: E402
 from .jit import JitKernel, jit  # noqa: E402  (ckernels.jit: the decorator)
 from . import opencl  # noqa: E402  (ckernels.opencl: OpenCL conveniences)
+from .context.opencl import from_pyopencl, to_pyopencl  # noqa: E402
 
 __version__ = _native.ffi.string(_native.lib.ck_version_string()).decode()
 abi_version = _native.lib.ck_abi_version()
@@ -40,4 +43,6 @@ __all__ = ["CKernelError", "MemBlock", "PodAllocator", "live_count", "errors", "
            "zeros_like", "ones_like", "full_like", "arange", "from_dlpack", "debug_repr", "ops",
            "kernels", "assign", "set_num_threads", "get_num_threads", "Context",
            "Buffer", "DeviceArray", "dtypes", "jit", "JitKernel", "opencl",
-           "lowlevel", "get_include", "get_library_dir", "__version__", "abi_version"]
+           "from_pyopencl", "to_pyopencl",
+           "lowlevel", "capi", "c_api", "CHeader", "get_include", "get_library_dir",
+           "__version__", "abi_version"]

@@ -119,6 +119,15 @@ def _op_exists(name: str) -> bool:
 _KNOWN_OPS: set = set()
 
 
+def _registry_op(name: str):
+    """``ckernels.ops.<name>``: NumPy ufuncs on arrays of ours run through the
+    documented operations API (which runs device operands on their device and
+    host operands through ``ck_array_apply_op``, the ``_apply`` primitives).
+    Imported at call time: :mod:`ckernels.ops` sits above this module."""
+    from . import ops
+    return getattr(ops, name)
+
+
 def _defer(other) -> bool:
     """NumPy's binop deferral: let ``other``'s reflected operator run when it
     opts out of ufuncs or is a foreign duck array (dask, xarray, ...)."""
@@ -886,9 +895,11 @@ class ArrayLike:
 
     # ---------------------------------------------------------- NumPy: ufuncs --
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        """NumPy ufuncs: those the kernel registry has run as ckernels
-        operations (results are arrays of this class, ``out=`` included); the
-        others run on NumPy views (host) or raise TypeError (device)."""
+        """NumPy ufuncs: those the kernel registry has run as
+        ``ckernels.ops.<name>(*inputs, out=...)`` (results are arrays of this
+        class, ``out=`` included; ``numpy.add(a, b)`` is ``ckernels.ops.add(a,
+        b)``); the others run on NumPy views (host) or raise TypeError
+        (device)."""
         cls = type(self)
         for x in inputs + tuple(kwargs.get("out", ()) or ()):
             if isinstance(x, ArrayLike):
@@ -908,10 +919,10 @@ class ArrayLike:
             if dst is not None and not isinstance(dst, cls):
                 dst = None if not isinstance(dst, np.ndarray) else dst
                 if dst is not None:
-                    r = self._apply(name, inputs, None)
+                    r = _registry_op(name)(*inputs)
                     np.copyto(dst, r.to_numpy(), casting="same_kind")
                     return dst
-            return self._apply(name, inputs, dst)
+            return _registry_op(name)(*inputs, out=dst)
         if method == "reduce" and ufunc.__name__ in REDUCE_OF_UFUNC and len(inputs) == 1 and \
                 isinstance(inputs[0], ArrayLike) and \
                 set(kwargs) <= {"axis", "keepdims", "out", "dtype"} and \

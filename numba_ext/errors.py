@@ -86,6 +86,19 @@ class UserKernelError(CKernelError, RuntimeError):
     pass
 
 
+class CompileError(BackendError):
+    """Kernel source that a compiler rejected (a hand-written kernel on the CPU,
+    OpenCL or CUDA): the message holds the compiler's log, with the user's file
+    name and line numbers.  ``log`` is the whole log, ``target`` the C target
+    (``"c"``, ``"opencl"``, ``"cuda"``).  Status ``CK_ERR_BACKEND``, as for
+    every build failure of the library's programs."""
+
+    def __init__(self, message: str, log: str = "", target: str = ""):
+        super().__init__(message)
+        self.log = log
+        self.target = target
+
+
 class JitOnlyError(CKernelError, TypeError):
     """A ``ckernels.nb`` function that exists only inside jitted code was called
     from the Python interpreter (status ``CK_ERR_TYPE``; not the class that
@@ -210,6 +223,6 @@ __all__ = [
     "CKernelError", "InvalidArgumentError", "OutOfMemoryError", "CKOverflowError",
     "InvalidStateError", "CKTypeError", "CKIndexError", "ParseError", "CKValueError",
     "CKZeroDivisionError", "NotSupportedError", "BackendError", "UserKernelError",
-    "JitOnlyError", "STATUS_VALUES", "STATUS_NAMES", "MAX_STATUS", "FROM_BUILTIN",
-    "error_class", "status_name", "classify", "exception_for", "record",
+    "JitOnlyError", "CompileError", "STATUS_VALUES", "STATUS_NAMES", "MAX_STATUS",
+    "FROM_BUILTIN", "error_class", "status_name", "classify", "exception_for", "record",
 ]

@@ -37,6 +37,16 @@ def ck_py_release(handle):  # called by libckernel, exactly once per block
         _external_owners.pop(int(ffi.cast("uintptr_t", handle)), None)
 
 
+def release_callback(obj: Any):
+    """``(release, handle)`` for C calls that take a release callback and its
+    argument (``ck_external_memblock_new``, ``ck_buffer_wrap``): ``obj`` stays
+    alive until the library calls ``release(handle)`` (once)."""
+    handle = ffi.new_handle(obj)
+    with _external_lock:
+        _external_owners[int(ffi.cast("uintptr_t", handle))] = handle
+    return lib.ck_py_release, handle
+
+
 def live_count() -> int:
     """Number of C memblocks alive in the process (all kinds)."""
     return lib.ck_memblock_live_count()

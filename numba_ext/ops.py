@@ -29,6 +29,7 @@ from . import array as _array
 from . import types as _t
 from ._native import check, ffi, lib
 from .array import Array
+from .context.device_array import DeviceArray
 from .errors import CKTypeError, InvalidArgumentError
 from .kernels import errmode_value
 
@@ -72,6 +73,9 @@ class Op:
         if len(args) != self.arity:
             raise InvalidArgumentError(f"{self.name} takes {self.arity} argument(s), "
                                        f"got {len(args)}")
+        dev = _device_operand(args, out)
+        if dev is not None:    # device arrays: the operation runs on their device
+            return dev._apply(self.name, args, out)
         result = _array.apply_op(self.name, args, out)
         if out is not None:
             return out
@@ -85,8 +89,18 @@ class Op:
         return f"<ckernels.ops.{self.name} {shown}>"
 
 
+def _device_operand(args, out):
+    """The first device array among the arguments and ``out`` (None if none)."""
+    for a in (*args, out):
+        if isinstance(a, DeviceArray):
+            return a
+    return None
+
+
 def _reduce(opname: str):
     def reduce(a, axis=None, keepdims: bool = False):
+        if isinstance(a, DeviceArray):   # on its device; a 0-d device array for all axes
+            return a._reduction(opname, axis, None, keepdims)
         result = _array.reduce_op(opname, a, axis, keepdims)
         return result.tolist() if result.ndim == 0 else result
     reduce.__name__ = opname

@@ -38,6 +38,13 @@ class Buffer:
         return lib.ck_buffer_capacity(self._buf)
 
     @property
+    def native_handle(self) -> int:
+        """The backend's handle of the memory as an integer (a ``cl_mem`` for
+        OpenCL; ``ck_buffer_native_handle``), borrowed: valid while the buffer
+        lives and does not grow."""
+        return int(ffi.cast("uintptr_t", lib.ck_buffer_native_handle(self._buf)))
+
+    @property
     def used(self) -> int:
         return lib.ck_buffer_used(self._buf)
 

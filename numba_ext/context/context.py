@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import builtins
 import html
+import re
+import threading
 import weakref
 
 import numpy as np
@@ -32,6 +34,7 @@ from ..array import asarray as _host_asarray
 from ..array import empty as _host_empty
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
+from . import kernels as _kernels
 from .buffer import Buffer
 from .device_array import DeviceArray
 from .program import Program
@@ -39,9 +42,10 @@ from .program import Program
 
 class Context:
     """A compute context: ``Context("cpu")``, ``Context("opencl")`` or
-    ``Context("opencl", platform=0, device=0)``."""
+    ``Context("opencl", platform=0, device=0)``; over OpenCL objects made
+    elsewhere: :meth:`from_opencl`, :meth:`from_pyopencl`."""
 
-    __slots__ = ("_ctx", "_finalizer", "__weakref__")
+    __slots__ = ("_ctx", "_kind", "_finalizer", "_brief", "_pyopencl", "__weakref__")
 
     def __init__(self, kind: str = "cpu", platform: int | None = None,
                  device: int | None = None):
@@ -54,12 +58,111 @@ class Context:
             if not isinstance(kind, str):
                 raise InvalidArgumentError(f"context kind must be a string, not {kind!r}")
             check(lib.ck_context_new(kind.encode(), out))
-        self._ctx = out[0]
-        self._finalizer = weakref.finalize(self, lib.ck_context_decref, self._ctx)
+        self._own(out[0])
+
+    def _own(self, ptr) -> None:
+        self._ctx = ptr
+        self._kind = ffi.string(lib.ck_context_kind(ptr)).decode()
+        self._brief = None
+        self._pyopencl = None
+        self._finalizer = weakref.finalize(self, lib.ck_context_decref, ptr)
+
+    @classmethod
+    def from_opencl(cls, cl_context: int, cl_device: int, cl_queue: int | None = None
+                    ) -> "Context":
+        """An OpenCL context over a ``cl_context``, one of its ``cl_device_id``
+        and (optionally) a ``cl_command_queue`` made elsewhere, given as
+        integer addresses (``ck_context_new_opencl_wrap``: the objects are
+        retained, nothing is copied).  Buffers of the two sides can then be
+        shared: see :func:`ckernels.from_pyopencl`."""
+        handles = []
+        for name, v in (("cl_context", cl_context), ("cl_device", cl_device),
+                        ("cl_queue", cl_queue)):
+            if v is None:
+                handles.append(ffi.NULL)
+                continue
+            try:
+                v = int(v)
+            except (TypeError, ValueError):
+                raise InvalidArgumentError(f"Context.from_opencl: {name} must be an integer "
+                                           f"address, not {type(v).__name__}") from None
+            if not 0 < v < 2**64:
+                raise InvalidArgumentError(f"Context.from_opencl: {name}={v} is not an "
+                                           "address")
+            handles.append(ffi.cast("void *", v))
+        out = ffi.new("ck_context **")
+        check(lib.ck_context_new_opencl_wrap(*handles, out))
+        self = object.__new__(cls)
+        self._own(out[0])
+        return self
+
+    @classmethod
+    def from_pyopencl(cls, queue) -> "Context":
+        """The context over a ``pyopencl.CommandQueue``'s cl_context, device and
+        queue (one per queue: asking again gives the same object while it
+        lives), so that pyopencl arrays on that queue and device arrays of
+        this context share memory."""
+        from .cl_interop import queue_handles
+        key = queue_handles(queue)
+        with _WRAPPED_LOCK:
+            ref = _WRAPPED.get(key)
+            ctx = ref() if ref is not None else None
+            if ctx is None:
+                ctx = cls.from_opencl(*key)
+                ctx._pyopencl = queue
+                _WRAPPED[key] = weakref.ref(ctx)
+        return ctx
+
+    def native_handles(self) -> tuple:
+        """``(cl_context, cl_device_id, cl_command_queue)`` as integer
+        addresses, borrowed (valid while the context lives; opencl only)."""
+        c, d, q = ffi.new("void **"), ffi.new("void **"), ffi.new("void **")
+        check(lib.ck_context_native_handles(self._ctx, c, d, q))
+        return tuple(int(ffi.cast("uintptr_t", x[0])) for x in (c, d, q))
+
+    def pyopencl_queue(self):
+        """A ``pyopencl.CommandQueue`` over this context's own queue (made once;
+        for a context from :meth:`from_pyopencl`, that queue)."""
+        if self._pyopencl is None:
+            from .cl_interop import pyopencl_queue
+            self._pyopencl = pyopencl_queue(*self.native_handles())
+        return self._pyopencl
+
+    def wrap_buffer(self, native: int, nbytes: int, owner=None) -> Buffer:
+        """A :class:`Buffer` over ``nbytes`` of memory someone else allocated in
+        this context (OpenCL: a ``cl_mem`` of this cl_context, as an integer;
+        ``ck_buffer_wrap``), without a copy.  ``owner`` (any Python object) is
+        kept alive until the buffer dies."""
+        from ..memory import release_callback
+        release, handle = release_callback(owner)
+        out = ffi.new("ck_buffer **")
+        st = lib.ck_buffer_wrap(self._ctx, ffi.cast("void *", int(native)), int(nbytes),
+                                release, handle, out)
+        if st != 0:
+            release(handle)     # a failed wrap does not call it
+            check(st)
+        return Buffer._own(out[0], self)
+
+    def from_dlpack(self, x) -> DeviceArray:
+        """A device array over the memory of a DLPack producer on this
+        context's device (no copy; see :mod:`ckernels.context.dlpack` for what
+        DLPack can say about OpenCL buffers)."""
+        from .dlpack import import_into
+        return import_into(self, x, DeviceArray)
+
+    @property
+    def brief(self) -> str:
+        """Kind and device in a few words (``"opencl: pthread-haswell-AMD EPYC"``),
+        as array reprs name their context."""
+        if self._brief is None:
+            d = self.describe()
+            m = _BRIEF.match(d)
+            self._brief = f"{m.group(1)}: {m.group(2)}" if m else d
+        return self._brief
 
     @property
     def kind(self) -> str:
-        return ffi.string(lib.ck_context_kind(self._ctx)).decode()
+        return self._kind
 
     @property
     def is_device(self) -> bool:
@@ -91,6 +194,22 @@ class Context:
     def finish(self) -> None:
         check(lib.ck_context_finish(self._ctx))
 
+    # ---- hand-written kernels (ckernels.context.kernels) -------------------
+    def build_kernels(self, source, kernels, types=None, filename=None):
+        """Compile hand-written C (CPU), OpenCL C or CUDA C kernels that use the
+        generated C API of ``types`` (see :func:`ckernels.c_api`); returns a
+        :class:`~ckernels.context.kernels.ContextKernels` namespace whose attributes
+        launch them, and adds them to :attr:`kernels`.  ``kernels`` is
+        ``{"name": {"arg": "float64" | "Particle[]" | "const float64[]", ...}}``.
+        See docs/c-api.md."""
+        return _kernels.build_kernels(self, source, kernels, types, filename)
+
+    @property
+    def kernels(self):
+        """Every kernel built in this context by :meth:`build_kernels`
+        (``ctx.kernels.name(a=arr, n=10)``)."""
+        return _kernels.namespace(self)
+
     # ---- placing arrays ----------------------------------------------------
     def array(self, obj, type=None):
         """A copy of ``obj`` in this context (anything ``np.asarray`` accepts, a
@@ -110,10 +229,10 @@ class Context:
         host = obj.to_numpy() if isinstance(obj, DeviceArray) else obj
         if type is None:
             host = np.asarray(host)
-            if host.dtype.kind not in "biuf":
+            if host.dtype.kind not in "biuf" and host.dtype.fields is None:
                 raise NotSupportedError(f"Context.array: data of NumPy dtype {host.dtype} "
                                         f"cannot live on a {self.kind} device (bool, ints, "
-                                        "float32/64 only)")
+                                        "float32/64 and aligned structs of them only)")
             return DeviceArray.from_host(self, host)
         shape, dt = _type_shape_dtype(type, None, "Context.array", self.kind)
         host = np.asarray(host, dtype=dt)
@@ -177,6 +296,23 @@ class Context:
         return f"<b>ckernels.Context</b> <code>{html.escape(self.describe())}</code>"
 
 
+_BRIEF = re.compile(r"^(\w+):\s*([^\[(,]+?)\s*(?:\[|\(|,|$)")
+# (cl_context, device, queue) addresses -> the Context wrapping them
+_WRAPPED: dict = {}
+_WRAPPED_LOCK = threading.Lock()
+_DEFAULT: dict = {}
+
+
+def default_context(kind: str) -> Context:
+    """One shared context per kind (``Context(kind)``, made on first use):
+    where unpickled device arrays go."""
+    with _WRAPPED_LOCK:
+        ctx = _DEFAULT.get(kind)
+        if ctx is None:
+            ctx = _DEFAULT[kind] = Context(kind)
+    return ctx
+
+
 def check_context(ctx, where: str) -> Context:
     """``ctx`` if it is a :class:`Context`, else InvalidArgumentError."""
     if not isinstance(ctx, Context):
@@ -221,4 +357,4 @@ def _type_shape_dtype(type, shape, where, kind):
     return (tuple(dims) if (dims or shape is not None) else None), dt
 
 
-__all__ = ["Context", "check_context", "same_context"]
+__all__ = ["Context", "check_context", "same_context", "default_context"]

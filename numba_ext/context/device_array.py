@@ -1,22 +1,84 @@
 """Device arrays: element data in a buffer of a device context.
 
 A :class:`DeviceArray` is ``(buffer, offset, shape, strides, dtype)`` over a
-:class:`~ckernels.context.buffer.Buffer`; nothing in it is specific to one
-backend (OpenCL now, CUDA through the same buffer calls).  Its element types
+:class:`~ckernels.context.buffer.Buffer` -- nothing in it is specific to one
+backend (OpenCL now; CUDA through the same buffer calls).  Its element types
 are the rows of the one table (:mod:`ckernels.dtypes`) that have a C type in
-the context's device dialect.  Arrays made here are C-contiguous; the strides
-are stored so that kernels (and later views) address every operand the same
-way.  ``ctx.array`` / ``ctx.empty`` / ``ctx.to`` (:class:`ckernels.Context`)
-are the usual ways to make one.
+the context's device dialect.  ``ctx.array`` / ``ctx.empty`` / ``ctx.to``
+(:class:`ckernels.Context`) are the usual ways to make one.
+
+Its NumPy-like surface is :class:`ckernels.arraylike.ArrayLike`, the one
+host arrays (:class:`ckernels.Array`) have too; this class provides the
+primitives that surface is written over (views, an empty array, assignment,
+applying a registry operation, a reduction, fetching chosen elements), each
+running on the device, so:
+
+* attributes (``shape, ndim, size, nbytes, itemsize, strides, dtype, type,
+  T, flags, context``), ``len``, iteration;
+* basic indexing and slicing are views (integers, slices with any step,
+  ``...``, ``None``); an integer index array or a host boolean mask on one
+  axis gathers on the device; a fully indexed element is a **0-d device
+  array** (as CuPy: no transfer until asked), and so is a full reduction;
+* ``reshape`` (a view where the strides allow), ``transpose``, ``ravel``,
+  ``squeeze``, ``broadcast_to``, ``copy``, ``astype``, ``fill``, ``sum prod
+  min max any all mean``, operators and ``ckernels.ops.<name>`` run on the
+  device (:mod:`ckernels.jit.device_ops`, from one operation table);
+* nothing goes to the host unless asked: ``np.asarray(d)`` raises TypeError
+  naming ``.get()`` / ``.to_numpy()``; NumPy ufuncs without a device kernel
+  and NumPy functions without a device implementation raise too, and so do
+  host (NumPy) operands and ``out=`` arrays; ``str(d)`` prints the values,
+  fetching only the elements shown; ``repr(d)`` names the dtype, shape and
+  context only; ``bool/int/float(d)``, ``d.item()``, ``d.tolist()``,
+  ``d.get()`` read what they return;
+* the attributes describing memory are read-only properties, and every
+  array is checked at construction to address only bytes inside its buffer,
+  aligned for its element type -- nothing can make a kernel read or write
+  outside its memory;
+* pickling copies the values to the host and unpickles them into the
+  default context of the same kind (:func:`ckernels.context.default_context`);
+  DLPack exports the ``cl_mem`` (:mod:`ckernels.context.dlpack`);
+  ``to_pyopencl`` shares memory with pyopencl.
+
+The kernels live in the jit layer (they are generated device C);
+:func:`install_kernels` is how that layer plugs them in when ``ckernels`` is
+imported, so this module never imports upward.
 """
 
 from __future__ import annotations
 
+import numbers
+import operator
+
 import numpy as np
 
 from .. import dtypes
-from ..errors import InvalidArgumentError, NotSupportedError
+from .. import types as _t
+from ..arraylike import ArrayLike, Flags
+from ..errors import CKIndexError, CKTypeError, CKValueError, InvalidArgumentError, \
+    NotSupportedError
+from . import cl_interop
 from .buffer import Buffer
+
+#: the device kernels (``ckernels.jit.device_ops``), installed at import
+_KERNELS = None
+
+
+def install_kernels(impl) -> None:
+    """Plug in the object that runs device kernels for device arrays
+    (``ckernels.jit.device_ops`` does this when it is imported): it provides
+    ``elementwise(op, args, out)``, ``assign(dst, src, errmode)``,
+    ``reduce(op, a, axis, keepdims, dtype, out)``, ``gather(a, lists)``,
+    ``take(view, index, axis, axis_len)``, ``check_ufunc_operands(...)``,
+    ``dlpack_device(a)`` and ``dlpack(a, ...)``."""
+    global _KERNELS
+    _KERNELS = impl
+
+
+def _kernels():
+    if _KERNELS is None:   # only if ckernels.jit failed to import
+        raise NotSupportedError("DeviceArray: the device kernels are not installed "
+                                "(import ckernels)")
+    return _KERNELS
 
 
 def _contiguous_strides(shape, itemsize: int) -> tuple:
@@ -27,9 +89,42 @@ def _contiguous_strides(shape, itemsize: int) -> tuple:
     return tuple(reversed(st))
 
 
-def element_of(kind: str, dtype, where: str = "DeviceArray") -> "dtypes.DType":
-    """The table row of ``dtype`` if devices of context kind ``kind`` hold it."""
-    dt = np.dtype(dtype)
+class StructElement:
+    """The element type of a device array of structs: the ckernel struct type
+    (``type``), its aligned NumPy structured dtype (``numpy``, for host
+    transfers), ``size``, ``alignment`` and ``name`` (the type string).  Every
+    struct of builtin scalars, fixed dims and structs (any aligned NumPy
+    structured dtype) qualifies: no strings or var dims, whose data would point
+    into host arenas."""
+
+    __slots__ = ("type", "numpy", "size", "alignment", "name")
+
+    def __init__(self, dt: np.dtype):
+        from ..types import from_numpy_dtype
+        self.type = from_numpy_dtype(dt)   # CKTypeError unless aligned (align=True)
+        self.numpy = dt
+        self.size = self.type.data_size
+        self.alignment = self.type.data_alignment
+        self.name = str(self.type)
+
+    def __repr__(self) -> str:
+        return f"<ckernels device struct element {self.name}>"
+
+
+def element_of(kind: str, dtype, where: str = "DeviceArray") -> "dtypes.DType | StructElement":
+    """The table row of ``dtype`` if devices of context kind ``kind`` hold it; a
+    :class:`StructElement` for an aligned NumPy structured dtype."""
+    if isinstance(dtype, _t.Type):
+        dtype = dtype.to_numpy_dtype() if dtype.is_builtin else str(dtype)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        try:     # a struct type string: its aligned NumPy layout
+            dt = _t.as_type(dtype).to_numpy_dtype()
+        except Exception:
+            raise CKTypeError(f"{where}: {dtype!r} is not a dtype") from None
+    if dt.fields is not None:
+        return StructElement(dt)
     d = dtypes.of_numpy(dt)
     try:
         ok = d is not None and d.c_type(kind) is not None
@@ -42,108 +137,439 @@ def element_of(kind: str, dtype, where: str = "DeviceArray") -> "dtypes.DType":
     return d
 
 
-class DeviceArray:
+def _index(v, what: str) -> int:
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise CKTypeError(f"DeviceArray: {what} must be integers, not "
+                          f"{type(v).__name__}") from None
+
+
+def _is_c_contiguous(shape, strides, itemsize) -> bool:
+    acc = itemsize
+    for n, st in zip(reversed(shape), reversed(strides)):
+        if n == 0:
+            return True
+        if n != 1 and st != acc:
+            return False
+        acc *= n
+    return True
+
+
+_NO_HOST_COPY = ("ckernels.DeviceArray lives on a device: NumPy cannot use it without a "
+                 "copy to the host, which is never made implicitly; copy it explicitly "
+                 "with .get() or .to_numpy()")
+
+
+class DeviceArray(ArrayLike):
     """An array in a buffer of a device context (see the module docstring)."""
 
-    __slots__ = ("buffer", "offset", "shape", "strides", "dtype", "element", "__weakref__")
+    __slots__ = ("_buffer", "_offset", "_shape", "_strides", "_element", "_base", "_key",
+                 "_readonly", "_type", "__weakref__")
 
-    def __init__(self, buffer: Buffer, offset: int, shape, dtype, strides=None):
+    def __init__(self, buffer: Buffer, offset: int, shape, dtype, strides=None, *,
+                 base=None, readonly: bool = False):
         if not isinstance(buffer, Buffer):
             raise InvalidArgumentError(f"DeviceArray needs a ckernels Buffer, not "
                                        f"{type(buffer).__name__}")
-        self.element = element_of(buffer.context.kind, dtype)
-        self.dtype = self.element.numpy
-        self.buffer = buffer
-        self.offset = int(offset)
-        self.shape = tuple(int(s) for s in shape)
-        self.strides = (tuple(int(s) for s in strides) if strides is not None
-                        else _contiguous_strides(self.shape, self.dtype.itemsize))
-        if len(self.strides) != len(self.shape):
-            raise InvalidArgumentError(f"DeviceArray: {len(self.strides)} strides for "
-                                       f"{len(self.shape)} dims")
+        element = element_of(buffer.context.kind, dtype)
+        itemsize = element.size
+        if isinstance(shape, (numbers.Integral, np.integer)):
+            shape = (shape,)
+        shape = tuple(_index(s, "shape entries") for s in shape)
+        if any(s < 0 for s in shape):
+            raise InvalidArgumentError(f"DeviceArray: negative dimension in {shape}")
+        if strides is None:
+            strides = _contiguous_strides(shape, itemsize)
+        else:
+            strides = tuple(_index(s, "strides") for s in strides)
+            if len(strides) != len(shape):
+                raise InvalidArgumentError(f"DeviceArray: {len(strides)} strides for "
+                                           f"{len(shape)} dims")
+            if any(s % itemsize for s in strides):
+                raise InvalidArgumentError(
+                    f"DeviceArray: strides {strides} are not multiples of the item size "
+                    f"{itemsize} (device kernels need aligned elements)")
+        offset = _index(offset, "offset")
+        if offset < 0 or offset % itemsize:
+            raise InvalidArgumentError(f"DeviceArray: offset {offset} is negative or not a "
+                                       f"multiple of the item size {itemsize}")
+        if all(shape):
+            lo = offset + sum(st * (n - 1) for n, st in zip(shape, strides) if st < 0)
+            hi = offset + sum(st * (n - 1) for n, st in zip(shape, strides) if st > 0) \
+                + itemsize
+            cap = buffer.capacity
+            if lo < 0 or hi > cap:
+                raise CKIndexError(
+                    f"DeviceArray: shape {shape} with strides {strides} at offset {offset} "
+                    f"addresses bytes [{lo}, {hi}) outside the buffer's capacity {cap}")
+        init = object.__setattr__
+        init(self, "_buffer", buffer)
+        init(self, "_offset", offset)
+        init(self, "_shape", shape)
+        init(self, "_strides", strides)
+        init(self, "_element", element)
+        init(self, "_base", base)
+        init(self, "_readonly", bool(readonly))
+        init(self, "_type", None)
+        # what a launch plan depends on (ckernels.jit.device)
+        init(self, "_key", (element.name, shape, strides))
 
+    def __setattr__(self, name, value):
+        # the geometry was checked against the buffer at construction: nothing
+        # may change it afterwards (issue 9: a wrong shape must never reach a
+        # kernel)
+        raise AttributeError(f"DeviceArray attributes are read-only ('{name}'); make a "
+                             "view (reshape, indexing) or a copy instead")
+
+    # ---- construction ------------------------------------------------------
     @classmethod
     def empty(cls, ctx, shape, dtype) -> "DeviceArray":
         """A new C-contiguous array (uninitialised) in its own buffer of ``ctx``."""
         element = element_of(ctx.kind, dtype)
-        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape or ())
+        if isinstance(shape, (numbers.Integral, np.integer)):
+            shape = (shape,)
+        shape = tuple(_index(s, "shape entries") for s in (shape or ()))
         n = 1
         for s in shape:
-            if int(s) < 0:
+            if s < 0:
                 raise InvalidArgumentError(f"DeviceArray: negative dimension in {shape}")
-            n *= int(s)
+            n *= s
         nbytes = max(n * element.size, 8)
         buf = ctx.new_buffer(nbytes)
-        off = buf.allocate(nbytes, align=max(element.size, 8))
+        off = buf.allocate(nbytes, align=max(getattr(element, "alignment", element.size), 8))
         return cls(buf, off, shape, element.numpy)
 
     @classmethod
     def from_host(cls, ctx, obj, dtype=None) -> "DeviceArray":
         """A new array in ``ctx`` holding a copy of host data."""
-        host = np.ascontiguousarray(obj, dtype=dtype)
+        host = np.asarray(obj, dtype=dtype)
         self = cls.empty(ctx, host.shape, host.dtype)
         if host.size:
-            self.buffer.write(self.offset,
-                              host.astype(self.dtype, copy=False).reshape(-1).view(np.uint8))
+            host = np.ascontiguousarray(host, dtype=self.dtype)
+            self._buffer.write(self._offset, host.reshape(-1).view(np.uint8))
         return self
+
+    def _derived(self, offset, shape, strides, readonly=False) -> "DeviceArray":
+        return DeviceArray(self._buffer, offset, shape, self.dtype, strides,
+                           base=self._base if self._base is not None else self,
+                           readonly=readonly or self._readonly)
+
+    # ---- attributes (read-only) --------------------------------------------
+    @property
+    def buffer(self) -> Buffer:
+        """The :class:`~ckernels.context.buffer.Buffer` holding the data."""
+        return self._buffer
+
+    @property
+    def offset(self) -> int:
+        """Byte offset of element ``[0, ..., 0]`` in :attr:`buffer`."""
+        return self._offset
+
+    @property
+    def shape(self) -> tuple:
+        return self._shape
+
+    @property
+    def strides(self) -> tuple:
+        """Byte strides (NumPy's convention; negative for reversed views, 0 for
+        broadcast dims)."""
+        return self._strides
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._element.numpy
+
+    @property
+    def element(self) -> "dtypes.DType":
+        """The element type's row of :mod:`ckernels.dtypes`."""
+        return self._element
+
+    @property
+    def type(self) -> "_t.Type":
+        """The ckernel type (``3 * 4 * float32``; the element type for 0-d)."""
+        if self._type is None:
+            t = _t.as_type(self._element.name)
+            for n in reversed(self._shape):
+                t = _t.fixed_dim(n, t)
+            object.__setattr__(self, "_type", t)
+        return self._type
 
     @property
     def context(self):
         """The :class:`ckernels.Context` holding the data."""
-        return self.buffer.context
+        return self._buffer.context
 
     @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+    def base(self):
+        """The array this one is a view of (None if it owns its buffer region)."""
+        return self._base
 
     @property
     def ndim(self) -> int:
-        return len(self.shape)
+        return len(self._shape)
 
     @property
-    def nbytes(self) -> int:
-        return self.size * self.dtype.itemsize
+    def size(self) -> int:
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    @property
+    def itemsize(self) -> int:
+        return self._element.size
 
     @property
     def is_contiguous(self) -> bool:
-        return self.strides == _contiguous_strides(self.shape, self.dtype.itemsize)
+        """C-contiguous (dims of size 1 may have any stride, as in NumPy)."""
+        return _is_c_contiguous(self._shape, self._strides, self._element.size)
 
+    @property
+    def flags(self) -> Flags:
+        it = self._element.size
+        w = not self._readonly
+        return Flags(c_contiguous=_is_c_contiguous(self._shape, self._strides, it),
+                     f_contiguous=_is_c_contiguous(self._shape[::-1], self._strides[::-1], it),
+                     writeable=w, aligned=True, owndata=self._base is None, read=True,
+                     write=w)
+
+    # ---- host transfers (explicit only) ------------------------------------
     def to_numpy(self) -> np.ndarray:
-        """A host copy (device to host)."""
-        out = np.empty(self.shape, self.dtype)
-        if self.size == 0:
-            return out
-        if not self.is_contiguous:
-            raise NotSupportedError("DeviceArray.to_numpy: non-contiguous device arrays")
-        self.buffer.read_into(self.offset, out)
+        """A host copy (device to host), C-contiguous.  A non-contiguous array
+        is first copied on the device, so only its elements travel."""
+        src = self if self.is_contiguous else self.copy()
+        out = np.empty(self._shape, self.dtype)
+        if out.size:
+            src._buffer.read_into(src._offset, out)
         return out
 
-    def __array__(self, dtype=None, copy=None):
-        a = self.to_numpy()
-        return a if dtype is None else a.astype(dtype)
+    get = to_numpy
+
+    def set(self, host) -> None:
+        """Copy host data (broadcast to this shape, converted to this dtype with
+        NumPy's rules) into this array: an explicit host-to-device transfer."""
+        arr = np.asarray(host)
+        if arr.dtype.kind not in "biuf":
+            raise CKTypeError(f"DeviceArray.set: host data of dtype {arr.dtype} cannot go to "
+                              "a device")
+        self._check_writable()
+        arr = np.ascontiguousarray(np.broadcast_to(arr, self._shape), dtype=self.dtype)
+        if self.is_contiguous:
+            if arr.size:
+                self._buffer.write(self._offset, arr.reshape(-1).view(np.uint8))
+        else:
+            _kernels().assign(self, DeviceArray.from_host(self.context, arr), "nocheck")
 
     def to(self, ctx):
         """This array in ``ctx`` (see :meth:`ckernels.Context.to`): ``self`` in its
         own context, a host ``ckernels.Array`` for a ``"cpu"`` context, a copy
         through the host for another device context (two contexts share no
         memory)."""
-        if not isinstance(ctx, type(self.context)):
+        to = getattr(ctx, "to", None)
+        if to is None or not hasattr(ctx, "is_device"):
             raise InvalidArgumentError(f"DeviceArray.to: expected a ckernels.Context, not "
                                        f"{type(ctx).__name__}")
-        return ctx.to(self)
+        return to(self)
 
-    def copy(self) -> "DeviceArray":
-        """A device-side copy in the same context."""
-        new = DeviceArray.empty(self.context, self.shape, self.dtype)
-        if self.nbytes:
-            if not self.is_contiguous:
-                raise NotSupportedError("DeviceArray.copy: non-contiguous device arrays")
-            new.buffer.copy_from(new.offset, self.buffer, self.offset, self.nbytes)
+    def to_pyopencl(self, queue=None):
+        """A ``pyopencl.array.Array`` sharing this array's memory: on the
+        context's own queue, or on ``queue`` (any pyopencl queue of the same
+        cl_context; a queue of another cl_context gets a copy, through the
+        host, since OpenCL memory is not shared between contexts).  The
+        pyopencl buffer retains the ``cl_mem`` and keeps this array alive."""
+        ctx = self.context
+        if ctx.kind != "opencl":
+            raise NotSupportedError(f"to_pyopencl: {ctx.brief} is not an OpenCL context")
+        if queue is None:
+            queue = ctx.pyopencl_queue()
+        elif queue.context.int_ptr != ctx.native_handles()[0]:
+            import pyopencl.array as cla
+            return cla.to_device(queue, self.to_numpy())
+        return cl_interop.make_array(queue, self._buffer.native_handle, self._offset,
+                                     self._shape, self._strides, self.dtype, owner=self)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(_NO_HOST_COPY)
+
+    # ---- primitives of the shared surface (ckernels.arraylike) -------------
+    def _view(self, key: tuple) -> "DeviceArray":
+        offset = self._offset
+        shape, strides = [], []
+        for dim, k in enumerate(key):
+            n, st = self._shape[dim], self._strides[dim]
+            if isinstance(k, slice):
+                start, stop, step = k.indices(n)
+                m = len(range(start, stop, step))
+                if m:
+                    offset += start * st
+                shape.append(m)
+                strides.append(st * step)
+            else:
+                i = _index(k, "indices")
+                if not -n <= i < n:
+                    raise CKIndexError(f"index {i} is out of bounds for axis {dim} with size "
+                                       f"{n}")
+                offset += (i % n) * st
+        k = len(key)
+        return self._derived(offset, tuple(shape) + self._shape[k:],
+                             tuple(strides) + self._strides[k:])
+
+    def _strided_view(self, k, shape, strides, offset=0, readonly=False) -> "DeviceArray":
+        return self._derived(self._offset + offset, tuple(shape) + self._shape[k:],
+                             tuple(strides) + self._strides[k:], readonly)
+
+    def _scalar(self):
+        one = np.empty((1,), self.dtype)
+        self._buffer.read_into(self._offset, one)
+        return one[0]
+
+    def _empty(self, shape, element) -> "DeviceArray":
+        t = element if isinstance(element, _t.Type) else _t.as_type(element)
+        shape = tuple(shape)
+        while t.is_dim:      # an element with dims of its own
+            n = t.fixed_size
+            if n is None:
+                raise NotSupportedError(f"DeviceArray: element type {t} has a dim without "
+                                        "a size")
+            shape += (n,)
+            t = t.element
+        return DeviceArray.empty(self.context, shape, t)
+
+    def _assign(self, value, errmode: str = "default") -> None:
+        self._check_writable()
+        _kernels().assign(self, value, errmode)
+
+    def _apply(self, name: str, args, out) -> "DeviceArray":
+        if out is not None and isinstance(out, DeviceArray):
+            out._check_writable()
+        return _kernels().elementwise(name, args, out)
+
+    def _reduce(self, name: str, axis, keepdims: bool) -> "DeviceArray":
+        return _kernels().reduce("prod" if name == "product" else name, self, axis,
+                                 keepdims, None, None)
+
+    def _numpy_view(self, writable: bool):
+        raise TypeError(_NO_HOST_COPY)
+
+    def _numpy_exact(self) -> bool:
+        return False
+
+    def _wrap_numpy(self, arr):
+        if isinstance(arr, np.ndarray) and arr.dtype.kind in "biuf":
+            return DeviceArray.from_host(self.context, arr)
+        return arr
+
+    def _from_value(self, value) -> "DeviceArray":
+        if isinstance(value, DeviceArray):
+            return value
+        return self.context.array(value)
+
+    def _take(self, indices):
+        return _kernels().gather(self, [np.asarray(i, np.int64) for i in indices]).to_numpy()
+
+    def _regular_ndim(self) -> int:
+        return len(self._shape)
+
+    def _element_below(self, k: int) -> "_t.Type":
+        t = _t.as_type(self._element.name)
+        for n in reversed(self._shape[k:]):
+            t = _t.fixed_dim(n, t)
+        return t
+
+    def _is_scalar_type(self) -> bool:
+        return False     # a fully indexed element stays a 0-d device array
+
+    def _check_writable(self) -> None:
+        if self._readonly:
+            raise CKValueError("assignment destination is read-only")
+
+    # ---- the surface, where the device does better or differs --------------
+    def _getitem_advanced(self, entries):
+        arrays = [i for i, k in enumerate(entries) if _is_index_array(k)]
+        if len(arrays) == 1 and all(isinstance(k, slice) for i, k in enumerate(entries)
+                                    if i != arrays[0]):
+            i = arrays[0]
+            view = self._view(tuple(entries[:i]) + (slice(None),) + tuple(entries[i + 1:]))
+            return _kernels().take(view, entries[i], i, self._shape[i])
+        return super()._getitem_advanced(entries)
+
+    def _reduction(self, name, axis, out, keepdims, dtype=None):
+        # as the shared surface, but a full reduction stays a 0-d device array
+        r = _kernels().reduce("prod" if name == "product" else name, self, axis,
+                              bool(keepdims), dtype, None)
+        if out is not None:
+            out._assign(r, "nocheck") if isinstance(out, DeviceArray) else \
+                _refuse_host_out()
+            return out
+        return r
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        """Arithmetic mean: the sum divided by the count (float64 for integer
+        and bool arrays, the array's type for floats), a 0-d device array for
+        a full reduction."""
+        r = _kernels().reduce("mean", self, axis, bool(keepdims), dtype, None)
+        if out is not None:
+            if not isinstance(out, DeviceArray):
+                _refuse_host_out()
+            out._assign(r, "nocheck")
+            return out
+        return r
+
+    def copy(self, order: str = "C") -> "DeviceArray":
+        """A C-contiguous device-side copy in the same context."""
+        new = DeviceArray.empty(self.context, self._shape, self.dtype)
+        if self.size:
+            if self.is_contiguous:
+                new._buffer.copy_from(new._offset, self._buffer, self._offset, self.nbytes)
+            else:
+                _kernels().assign(new, self, "nocheck")
         return new
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        _kernels().check_ufunc_operands(ufunc, inputs, kwargs)
+        return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func is np.where and len(args) == 3 and not kwargs:
+            return _kernels().where(*args)     # one kernel, not masked copies
+        return super().__array_function__(func, types, args, kwargs)
+
+    def __dlpack_device__(self) -> tuple:
+        return _kernels().dlpack_device(self)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        return _kernels().dlpack(self, stream=stream, max_version=max_version,
+                                 dl_device=dl_device, copy=copy)
+
+    def __reduce__(self):
+        # pickling copies the data to the host; unpickling copies it into the
+        # default context of the same kind (see docs/contexts.md)
+        return (_unpickle, (self.context.kind, self.to_numpy()))
+
+    # ---- display -----------------------------------------------------------
     def __repr__(self) -> str:
-        return (f"<ckernels.DeviceArray shape={self.shape} dtype={self.dtype} "
-                f"context={self.context.describe()}>")
+        shape = "(" + ", ".join(map(str, self._shape)) + ("," if self.ndim == 1 else "") + ")"
+        return f"<ckernels.DeviceArray {self.dtype} {shape} on {self.context.brief}>"
+
+    def _repr_html_(self) -> str:
+        import html
+        return (f"<b>ckernels.DeviceArray</b> <code>{html.escape(str(self.dtype))} "
+                f"{self._shape}</code> on <code>{html.escape(self.context.brief)}</code>")
 
 
-__all__ = ["DeviceArray", "element_of"]
+def _refuse_host_out():
+    raise TypeError("out= must be a device array of the same context (no implicit copies "
+                    "to the host)")
+
+
+def _unpickle(kind, host):
+    from .context import default_context
+    return default_context(kind).array(host)
+
+
+def _is_index_array(k) -> bool:
+    return isinstance(k, (list, np.ndarray, DeviceArray))
+
+
+__all__ = ["DeviceArray", "StructElement", "element_of", "install_kernels"]

@@ -14,7 +14,6 @@ import numpy as np
 
 from .._native import check, ffi, lib
 from ..errors import InvalidArgumentError
-from .buffer import Buffer
 
 
 class Program:
@@ -26,13 +25,17 @@ class Program:
         self._prog = ptr
         self._finalizer = weakref.finalize(self, lib.ck_program_decref, ptr)
 
-    def launch(self, kernel_name: str, global_size: int, *args) -> None:
+    def launch(self, kernel_name: str, global_size: int, *args, local_size: int = 0) -> None:
         """Run ``kernel_name`` over ``global_size`` work items.  Each argument
-        is a ``(Buffer, offset)`` pair or a NumPy scalar (passed by value)."""
+        is a ``(Buffer, offset)`` pair (any object holding a ``ck_buffer *`` as
+        ``_buf``) or a NumPy scalar (passed by value).
+        ``local_size``: the work-group size (0: the implementation's choice;
+        else the global size is rounded up to whole groups and the kernel must
+        guard its index: ``ck_context_launch_local``)."""
         cargs = ffi.new("ck_kernel_arg[]", max(len(args), 1))
         keep = []
         for i, a in enumerate(args):
-            if isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], Buffer):
+            if isinstance(a, tuple) and len(a) == 2 and hasattr(a[0], "_buf"):
                 cargs[i].kind = lib.CK_KERNEL_ARG_BUFFER
                 cargs[i].buffer = a[0]._buf
                 cargs[i].offset = int(a[1])
@@ -47,8 +50,8 @@ class Program:
                     f"kernel argument {i} must be (Buffer, offset) or a NumPy scalar, "
                     f"not {type(a).__name__}")
         ctx = lib.ck_program_context(self._prog)
-        check(lib.ck_context_launch(ctx, self._prog, kernel_name.encode(), len(args), cargs,
-                                    int(global_size)))
+        check(lib.ck_context_launch_local(ctx, self._prog, kernel_name.encode(), len(args),
+                                          cargs, int(global_size), int(local_size)))
 
     def __repr__(self) -> str:
         ctx = lib.ck_program_context(self._prog)

@@ -246,7 +246,7 @@ def test_mixing_contexts(ctx, ctx2):
 
 def test_mixing_host_and_device(ctx):
     x = ctx.array(np.ones(3))
-    with pytest.raises(errors.InvalidArgumentError, match="to_device"):
+    with pytest.raises(errors.InvalidArgumentError, match="copy host arrays"):
         axpy(x, np.ones(3))
 
 

@@ -320,8 +320,14 @@ def test_mixing_contexts_and_host_arrays(ctx):
         c_math2(a, b)
     with pytest.raises(errors.InvalidArgumentError, match="host arrays"):
         c_math2(a, np.ones(3))
+    # one casting rule on every target (issue 9): an int8 array converts
+    # safely to the float64 signature, as on the CPU; float32 to int64 does not
+    x8 = np.array([1, -2, 3], np.int8)
+    r = c_scale(to_device(ctx, x8))
+    assert r.dtype == np.float64
+    np.testing.assert_array_equal(r.to_numpy(), np.asarray(c_scale(x8)))
     with pytest.raises(TypeError, match="no signature"):
-        c_scale(to_device(ctx, np.ones(3, np.int8)))
+        c_floordiv(to_device(ctx, np.ones(3, np.float32)), 2)
 
 
 # ----------------------------------------------------------- the emitter --

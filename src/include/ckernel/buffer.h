@@ -41,11 +41,18 @@ CK_API ck_status ck_buffer_new(ck_context *ctx, size_t capacity,
  * a copy: `native` is the context's kind of handle -- for "cuda" a device
  * pointer (CUdeviceptr cast to void *) on the context's device, inside one
  * allocation (checked: cuPointerGetAttribute, cuMemGetAddressRange); for
- * "cpu" a host pointer.  "opencl": CK_ERR_NOT_SUPPORTED.  The allocator works
- * over the memory; growth is CK_ERR_NOT_SUPPORTED.  The memory is never
- * freed by the library: `release(release_arg)` (optional) is called once
- * when the buffer dies, e.g. to drop the foreign owner (a CuPy array behind
- * a __cuda_array_interface__). */
+ * "opencl" a cl_mem of the context's cl_context (checked:
+ * clGetMemObjectInfo; CK_ERR_INVALID_ARGUMENT naming both contexts
+ * otherwise) holding at least `capacity` bytes (else CK_ERR_INDEX), not a
+ * sub-buffer (CK_ERR_NOT_SUPPORTED), which the buffer retains
+ * (clRetainMemObject) and releases when it dies; for "cpu" a host pointer.
+ * Wrapping a cl_mem needs a context in the cl_context that made it: see
+ * ck_context_new_opencl_wrap.  The allocator works over the memory; growth
+ * is CK_ERR_NOT_SUPPORTED.  The memory is never freed by the library:
+ * `release(release_arg)` (optional) is called once when the buffer dies,
+ * e.g. to drop the foreign owner (a CuPy array behind a
+ * __cuda_array_interface__, a pyopencl array); it is not called when the
+ * wrap fails. */
 CK_API ck_status ck_buffer_wrap(ck_context *ctx, void *native, size_t capacity,
                                 void (*release)(void *arg), void *release_arg,
                                 ck_buffer **out);
@@ -101,7 +108,11 @@ CK_API ck_status ck_buffer_host_pointer(ck_buffer *buf, void **out);
 CK_API ck_status ck_buffer_memblock(ck_buffer *buf, ck_memblock **out);
 
 /* The native handle: cl_mem for opencl, the CUdeviceptr (cast to void *)
- * for cuda, the host pointer for cpu. */
+ * for cuda, the host pointer for cpu; NULL for a zero-capacity buffer.
+ * Borrowed; valid until the buffer grows or dies.  An opencl cl_mem may be
+ * retained (clRetainMemObject) to keep the memory past the buffer: the host
+ * memory the library allocates for CPU devices is freed by the cl_mem's
+ * destructor callback, when the last reference goes. */
 CK_API void *ck_buffer_native_handle(const ck_buffer *buf);
 
 #ifdef __cplusplus

@@ -48,6 +48,31 @@ CK_API ck_status ck_context_new(const char *kind, ck_context **out);
 CK_API ck_status ck_context_new_opencl(uint32_t platform_index,
                                        uint32_t device_index, ck_context **out);
 
+/* An OpenCL context over objects made elsewhere (pyopencl, another library,
+ * the caller's own OpenCL code), without copying anything: `cl_context` (a
+ * cl_context), `cl_device` (a cl_device_id of that context) and `cl_queue`
+ * (a cl_command_queue of that context and device, or NULL: the library
+ * makes one).  The library retains the context and the queue
+ * (clRetainContext, clRetainCommandQueue) and releases them when the
+ * ck_context dies, so the caller may release its own references at any
+ * time.  Buffers of such a context live in the foreign cl_context: cl_mem
+ * objects of that cl_context can be wrapped (ck_buffer_wrap) and the
+ * context's buffers handed out (ck_buffer_native_handle) with no copy.
+ * Every launch and copy of the library waits for completion (clFinish),
+ * so work the caller enqueues on the same queue is ordered with it.
+ * Errors: no ICD loader: CK_ERR_BACKEND; an invalid context or queue, a
+ * device that is not the context's, a queue of another context or device:
+ * CK_ERR_INVALID_ARGUMENT naming the handle. */
+CK_API ck_status ck_context_new_opencl_wrap(void *cl_context, void *cl_device,
+                                            void *cl_queue, ck_context **out);
+
+/* The backend's native handles, borrowed (valid while `ctx` lives; retain
+ * them to keep them longer): opencl: cl_context, cl_device_id and the
+ * context's cl_command_queue.  Any out pointer may be NULL.  Other kinds:
+ * CK_ERR_NOT_SUPPORTED. */
+CK_API ck_status ck_context_native_handles(ck_context *ctx, void **context,
+                                           void **device, void **queue);
+
 /* A CUDA context on device `device_ordinal` (the driver's numbering, after
  * CUDA_VISIBLE_DEVICES), in the device's primary context.  Out of range:
  * CK_ERR_INDEX. */
@@ -119,7 +144,10 @@ typedef struct ck_kernel_arg {
 } ck_kernel_arg;
 
 /* Run `kernel_name` of `program` over a 1-d range of `global_size`
- * work-items (0: nothing is launched) and wait for completion.  OpenCL: the
+ * work-items (0: nothing is launched) and wait for completion.  The native
+ * kernel object is made on the first launch of each name and kept with the
+ * program (released with the context), so repeated launches cost only
+ * setting the arguments, the enqueue and the wait.  OpenCL: the
  * local size is left to the implementation (NULL), which is legal for every
  * global size on OpenCL 1.2 devices.  CUDA: whole blocks are launched, so
  * up to block-1 extra threads run: kernels that should run on every backend
@@ -129,6 +157,21 @@ CK_API ck_status ck_context_launch(ck_context *ctx, ck_program *program,
                                    const char *kernel_name, size_t nargs,
                                    const ck_kernel_arg *args,
                                    size_t global_size);
+
+/* ck_context_launch with a work-group size of `local_size` work-items (0:
+ * the implementation's choice, as ck_context_launch).  OpenCL: at most the
+ * device's CL_DEVICE_MAX_WORK_GROUP_SIZE (smaller is used if larger is
+ * asked), and the global size is rounded up to whole work-groups, so up to
+ * local_size-1 extra work-items run: the kernel must take the count and
+ * guard its index (the device-kernel convention and the generated kernels
+ * do).  A fixed work-group size matters on implementations that compile
+ * one work-group function per size, e.g. PoCL, where NULL makes every new
+ * global size compile the kernel again.  CUDA launches whole blocks in
+ * any case. */
+CK_API ck_status ck_context_launch_local(ck_context *ctx, ck_program *program,
+                                         const char *kernel_name, size_t nargs,
+                                         const ck_kernel_arg *args,
+                                         size_t global_size, size_t local_size);
 
 /*
  * Device ckernels: an ordinary host-side leaf ckernel whose entry point

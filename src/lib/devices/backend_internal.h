@@ -21,6 +21,7 @@ typedef struct ck__devmem {
   void *handle;
   char *host;
   size_t size;
+  bool free_host; /* backend-private: the backend's free() releases `host` */
 } ck__devmem;
 
 typedef struct ck__backend_vtable {
@@ -45,6 +46,12 @@ typedef struct ck__backend_vtable {
   ck_status (*launch)(ck_context *ctx, void *kernel, const char *name,
                       size_t nargs, const ck_kernel_arg *args,
                       size_t global_size);
+  /* Optional: launch with a work-group size (0: the implementation's
+   * choice), the global size rounded up to whole groups (NULL: `launch`,
+   * which may run extra guarded items anyway, as CUDA's whole blocks do). */
+  ck_status (*launch_local)(ck_context *ctx, void *kernel, const char *name,
+                            size_t nargs, const ck_kernel_arg *args,
+                            size_t global_size, size_t local_size);
   ck_status (*finish)(ck_context *ctx);
   void (*release)(ck_context *ctx);
   ck_status (*describe)(ck_context *ctx, char *buf, size_t bufsize,
@@ -54,7 +61,21 @@ typedef struct ck__backend_vtable {
    * *out, without taking ownership (free is never called on it). */
   ck_status (*wrap)(ck_context *ctx, void *native, size_t size,
                     ck__devmem *out);
+  /* Optional: undo what wrap took (a reference on the native object) when
+   * a wrapped buffer dies.  NULL: nothing to undo. */
+  void (*unwrap)(ck_context *ctx, ck__devmem *mem);
+  /* Optional (NULL: ck_context_native_handles is CK_ERR_NOT_SUPPORTED): the
+   * backend's native context, device and queue/stream handles (borrowed). */
+  void (*native)(ck_context *ctx, void **context, void **device, void **queue);
 } ck__backend_vtable;
+
+/* A native kernel object made from a program for one kernel name, kept for
+ * later launches (used and changed under ctx->lock only). */
+typedef struct ck__program_kernel {
+  char *name;
+  void *kernel;
+  struct ck__program_kernel *next;
+} ck__program_kernel;
 
 struct ck_program {
   _Atomic(uint32_t) refcount;
@@ -62,6 +83,7 @@ struct ck_program {
   void *native;
   char *source;
   char *options;
+  ck__program_kernel *kernels; /* made by ck_context_launch, by name */
   struct ck_program *next; /* cache chain */
 };
 
@@ -81,6 +103,11 @@ extern const ck__backend_vtable ck__cuda_backend;
 
 /* Fill ctx->state/fp64/host_accessible for an OpenCL device. */
 ck_status ck__opencl_init(ck_context *ctx, uint32_t platform, uint32_t device);
+
+/* The same over a cl_context, cl_device_id and (optional: NULL makes one)
+ * cl_command_queue made elsewhere; retains them (ck_context_new_opencl_wrap). */
+ck_status ck__opencl_init_wrap(ck_context *ctx, void *cl_context, void *cl_device,
+                               void *cl_queue);
 
 /* Fill ctx->state/fp64/host_accessible for CUDA device `ordinal`
  * (backend_cuda.c). */

@@ -11,9 +11,14 @@
  * Commands.  One in-order queue per context; every operation is blocking
  * (blocking reads/writes, clFinish after copies, fills and launches).
  *
- * Launch geometry.  Global size = the element count, local size NULL: legal
- * for any global size on OpenCL 1.2 (a local size must divide the global
- * size there), the implementation picks the work-group size.
+ * Launch geometry.  ck_context_launch: global size = the element count,
+ * local size NULL: legal for any global size on OpenCL 1.2 (a local size
+ * must divide the global size there), the implementation picks the
+ * work-group size -- which on PoCL depends on the global size, and every new
+ * work-group size compiles the kernel again (0.2-0.5 s).
+ * ck_context_launch_local: a fixed work-group size (at most the device's
+ * maximum) and the global size rounded up to whole groups, so one compiled
+ * work-group function serves every size; the kernel guards its index.
  */
 #include "devices/backend_internal.h"
 #include "devices/opencl_loader_internal.h"
@@ -165,10 +170,12 @@ const char *ck__opencl_error_name(ck_cl_int code) {
 typedef struct ocl_state {
   const ck_cl_api *cl;
   ck_cl_device_id device;
-  ck_cl_context context;
-  ck_cl_command_queue queue;
+  ck_cl_context context;     /* one reference (created or retained) */
+  ck_cl_command_queue queue; /* one reference (created or retained) */
   bool is_cpu;
+  bool wrapped; /* ck_context_new_opencl_wrap: context and queue are foreign */
   size_t base_align; /* bytes: sub-buffer origin alignment */
+  size_t max_work_group; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
   ck_cl_uint compute_units;
   char device_name[128];
   char device_version[128];
@@ -185,6 +192,61 @@ static void ck__ocl_info_str(const ck_cl_api *cl, ck_cl_device_id dev,
     strcpy(out, "?");
   }
   out[n - 1] = '\0';
+}
+
+/* The device's properties into a new state (context and queue not set). */
+static ck_status ck__ocl_state_new(const ck_cl_api *cl, ck_cl_device_id dev,
+                                   ocl_state **out, bool *fp64_out) {
+  ocl_state *s = CK_CALLOC(1, sizeof *s);
+  if (s == NULL) {
+    return CK_ERR_NO_MEMORY;
+  }
+  s->cl = cl;
+  s->device = dev;
+  ck_cl_bitfield type = 0;
+  ck_cl_uint align_bits = 0;
+  ck_cl_ulong fp64 = 0;
+  ck_cl_platform_id plat = NULL;
+  (void)cl->clGetDeviceInfo(dev, CK_CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  (void)cl->clGetDeviceInfo(dev, CK_CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+                            sizeof align_bits, &align_bits, NULL);
+  (void)cl->clGetDeviceInfo(dev, CK_CL_DEVICE_MAX_COMPUTE_UNITS,
+                            sizeof s->compute_units, &s->compute_units, NULL);
+  if (cl->clGetDeviceInfo(dev, CK_CL_DEVICE_MAX_WORK_GROUP_SIZE,
+                          sizeof s->max_work_group, &s->max_work_group,
+                          NULL) != CK_CL_SUCCESS ||
+      s->max_work_group == 0) {
+    s->max_work_group = 1;
+  }
+  if (cl->clGetDeviceInfo(dev, CK_CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64,
+                          &fp64, NULL) != CK_CL_SUCCESS) {
+    fp64 = 0;
+  }
+  s->is_cpu = (type & CK_CL_DEVICE_TYPE_CPU) != 0;
+  s->base_align = align_bits >= 8 ? align_bits / 8 : 1;
+  ck__ocl_info_str(cl, dev, CK_CL_DEVICE_NAME, s->device_name,
+               sizeof s->device_name);
+  ck__ocl_info_str(cl, dev, CK_CL_DEVICE_VERSION, s->device_version,
+               sizeof s->device_version);
+  s->platform_name[0] = s->platform_version[0] = '\0';
+  if (cl->clGetDeviceInfo(dev, CK_CL_DEVICE_PLATFORM, sizeof plat, &plat,
+                          NULL) == CK_CL_SUCCESS && plat != NULL) {
+    (void)cl->clGetPlatformInfo(plat, CK_CL_PLATFORM_NAME,
+                                sizeof s->platform_name - 1, s->platform_name,
+                                NULL);
+    (void)cl->clGetPlatformInfo(plat, CK_CL_PLATFORM_VERSION,
+                                sizeof s->platform_version - 1,
+                                s->platform_version, NULL);
+  }
+  *fp64_out = fp64 != 0;
+  *out = s;
+  return CK_OK;
+}
+
+static void ck__ocl_attach(ck_context *ctx, ocl_state *s, bool fp64) {
+  ctx->state = s;
+  ctx->fp64 = fp64;
+  ctx->host_accessible = s->is_cpu;
 }
 
 ck_status ck__opencl_init(ck_context *ctx, uint32_t platform, uint32_t device) {
@@ -233,36 +295,12 @@ ck_status ck__opencl_init(ck_context *ctx, uint32_t platform, uint32_t device) {
   if (err != CK_CL_SUCCESS) {
     return CK_CL_FAIL("clGetDeviceIDs", err);
   }
-  ocl_state *s = CK_CALLOC(1, sizeof *s);
-  if (s == NULL) {
-    return CK_ERR_NO_MEMORY;
+  ocl_state *s = NULL;
+  bool fp64 = false;
+  ck_status st = ck__ocl_state_new(cl, devs[device], &s, &fp64);
+  if (st != CK_OK) {
+    return st;
   }
-  s->cl = cl;
-  s->device = devs[device];
-  ck_cl_bitfield type = 0;
-  ck_cl_uint align_bits = 0;
-  ck_cl_ulong fp64 = 0;
-  (void)cl->clGetDeviceInfo(s->device, CK_CL_DEVICE_TYPE, sizeof type, &type, NULL);
-  (void)cl->clGetDeviceInfo(s->device, CK_CL_DEVICE_MEM_BASE_ADDR_ALIGN,
-                            sizeof align_bits, &align_bits, NULL);
-  (void)cl->clGetDeviceInfo(s->device, CK_CL_DEVICE_MAX_COMPUTE_UNITS,
-                            sizeof s->compute_units, &s->compute_units, NULL);
-  if (cl->clGetDeviceInfo(s->device, CK_CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64,
-                          &fp64, NULL) != CK_CL_SUCCESS) {
-    fp64 = 0;
-  }
-  s->is_cpu = (type & CK_CL_DEVICE_TYPE_CPU) != 0;
-  s->base_align = align_bits >= 8 ? align_bits / 8 : 1;
-  ck__ocl_info_str(cl, s->device, CK_CL_DEVICE_NAME, s->device_name,
-               sizeof s->device_name);
-  ck__ocl_info_str(cl, s->device, CK_CL_DEVICE_VERSION, s->device_version,
-               sizeof s->device_version);
-  s->platform_name[0] = s->platform_version[0] = '\0';
-  (void)cl->clGetPlatformInfo(plats[platform], CK_CL_PLATFORM_NAME,
-                              sizeof s->platform_name - 1, s->platform_name, NULL);
-  (void)cl->clGetPlatformInfo(plats[platform], CK_CL_PLATFORM_VERSION,
-                              sizeof s->platform_version - 1,
-                              s->platform_version, NULL);
   s->context = cl->clCreateContext(NULL, 1, &s->device, NULL, NULL, &err);
   if (s->context == NULL || err != CK_CL_SUCCESS) {
     ck__free(s);
@@ -274,9 +312,101 @@ ck_status ck__opencl_init(ck_context *ctx, uint32_t platform, uint32_t device) {
     ck__free(s);
     return CK_CL_FAIL("clCreateCommandQueue", err);
   }
-  ctx->state = s;
-  ctx->fp64 = fp64 != 0;
-  ctx->host_accessible = s->is_cpu;
+  ck__ocl_attach(ctx, s, fp64);
+  return CK_OK;
+}
+
+ck_status ck__opencl_init_wrap(ck_context *ctx, void *cl_context, void *cl_device,
+                               void *cl_queue) {
+  const ck_cl_api *cl = ck__opencl_api();
+  if (cl == NULL) {
+    return CK_ERR_BACKEND;
+  }
+  ck_cl_context cctx = (ck_cl_context)cl_context;
+  ck_cl_device_id dev = (ck_cl_device_id)cl_device;
+  ck_cl_command_queue q = (ck_cl_command_queue)cl_queue;
+  /* The device must be one of the context's (this also checks that
+   * `cl_context` is a context: anything else is CL_INVALID_CONTEXT). */
+  ck_cl_uint ndev = 0;
+  ck_cl_int err = cl->clGetContextInfo(cctx, CK_CL_CONTEXT_NUM_DEVICES,
+                                       sizeof ndev, &ndev, NULL);
+  if (err != CK_CL_SUCCESS) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, __func__,
+                     "cl_context %p is not a valid OpenCL context: "
+                     "clGetContextInfo failed: %s (%d)",
+                     cl_context, ck__opencl_error_name(err), (int)err);
+  }
+  ck_cl_device_id devs[64];
+  if (ndev > 64) {
+    ndev = 64;
+  }
+  err = cl->clGetContextInfo(cctx, CK_CL_CONTEXT_DEVICES, ndev * sizeof devs[0],
+                             devs, NULL);
+  if (err != CK_CL_SUCCESS) {
+    return CK_CL_FAIL("clGetContextInfo", err);
+  }
+  bool found = false;
+  for (ck_cl_uint i = 0; i < ndev; i++) {
+    found = found || devs[i] == dev;
+  }
+  if (!found) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "cl_device_id %p is not a device of cl_context %p "
+                    "(it has %u device%s)",
+                    cl_device, cl_context, (unsigned)ndev, ndev == 1 ? "" : "s");
+  }
+  if (q != NULL) {
+    ck_cl_context qctx = NULL;
+    ck_cl_device_id qdev = NULL;
+    err = cl->clGetCommandQueueInfo(q, CK_CL_QUEUE_CONTEXT, sizeof qctx, &qctx,
+                                    NULL);
+    if (err == CK_CL_SUCCESS) {
+      err = cl->clGetCommandQueueInfo(q, CK_CL_QUEUE_DEVICE, sizeof qdev, &qdev,
+                                      NULL);
+    }
+    if (err != CK_CL_SUCCESS) {
+      return ck__error(CK_ERR_INVALID_ARGUMENT, __func__,
+                       "cl_command_queue %p is not a valid command queue: "
+                       "clGetCommandQueueInfo failed: %s (%d)",
+                       cl_queue, ck__opencl_error_name(err), (int)err);
+    }
+    if (qctx != cctx || qdev != dev) {
+      return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                      "cl_command_queue %p belongs to %s (context %p, device "
+                      "%p), not to context %p and device %p",
+                      cl_queue, qctx != cctx ? "another context" : "another device",
+                      (void *)qctx, (void *)qdev, cl_context, cl_device);
+    }
+  }
+  ocl_state *s = NULL;
+  bool fp64 = false;
+  ck_status st = ck__ocl_state_new(cl, dev, &s, &fp64);
+  if (st != CK_OK) {
+    return st;
+  }
+  if (q == NULL) {
+    q = cl->clCreateCommandQueue(cctx, dev, 0, &err);
+    if (q == NULL || err != CK_CL_SUCCESS) {
+      ck__free(s);
+      return CK_CL_FAIL("clCreateCommandQueue", err);
+    }
+  } else {
+    err = cl->clRetainCommandQueue(q);
+    if (err != CK_CL_SUCCESS) {
+      ck__free(s);
+      return CK_CL_FAIL("clRetainCommandQueue", err);
+    }
+  }
+  err = cl->clRetainContext(cctx);
+  if (err != CK_CL_SUCCESS) {
+    cl->clReleaseCommandQueue(q);
+    ck__free(s);
+    return CK_CL_FAIL("clRetainContext", err);
+  }
+  s->context = cctx;
+  s->queue = q;
+  s->wrapped = true;
+  ck__ocl_attach(ctx, s, fp64);
   return CK_OK;
 }
 
@@ -295,19 +425,32 @@ static ck_status ck__ocl_describe(ck_context *ctx, char *buf, size_t bufsize,
   ocl_state *s = ST(ctx);
   ck__appendf(buf, bufsize, pos,
               "opencl: %s [%s] (%s, %s), %u compute units, fp64: %s, "
-              "host-accessible buffers: %s",
+              "host-accessible buffers: %s%s",
               s->device_name, s->is_cpu ? "CPU" : "accelerator",
               s->platform_name, s->device_version, (unsigned)s->compute_units,
-              ctx->fp64 ? "yes" : "no", s->is_cpu ? "yes" : "no");
+              ctx->fp64 ? "yes" : "no", s->is_cpu ? "yes" : "no",
+              s->wrapped ? ", wrapped cl_context" : "");
   return CK_OK;
 }
 
 /* ---- memory ------------------------------------------------------------ */
 
+/* The host memory behind a CL_MEM_USE_HOST_PTR buffer must live as long as
+ * the cl_mem, which others may have retained (pyopencl through
+ * ck_buffer_native_handle, clRetainMemObject): it is freed by the cl_mem's
+ * destructor callback, run by the OpenCL implementation when the last
+ * reference goes.  If registering the callback fails, ck__ocl_free frees it
+ * after releasing the library's reference (the pre-callback behaviour). */
+static void ck__ocl_free_host(ck_cl_mem mem, void *host) {
+  (void)mem;
+  ck__free(host);
+}
+
 static ck_status ck__ocl_alloc(ck_context *ctx, size_t size, ck__devmem *out) {
   ocl_state *s = ST(ctx);
   out->handle = NULL;
   out->host = NULL;
+  out->free_host = false;
   out->size = size;
   if (size == 0) {
     return CK_OK;
@@ -326,6 +469,9 @@ static ck_status ck__ocl_alloc(ck_context *ctx, size_t size, ck__devmem *out) {
       return CK_CL_FAIL("clCreateBuffer", err);
     }
     out->host = host;
+    out->free_host = s->cl->clSetMemObjectDestructorCallback(
+                          (ck_cl_mem)out->handle, ck__ocl_free_host, host) !=
+                      CK_CL_SUCCESS;
     return CK_OK;
   }
   out->handle = s->cl->clCreateBuffer(s->context, CK_CL_MEM_READ_WRITE, size,
@@ -342,7 +488,10 @@ static void ck__ocl_free(ck_context *ctx, ck__devmem *mem) {
   if (mem->handle != NULL) {
     s->cl->clReleaseMemObject((ck_cl_mem)mem->handle);
   }
-  ck__free(mem->host); /* after the cl_mem that uses it */
+  if (mem->free_host) {
+    ck__free(mem->host); /* after the cl_mem that uses it */
+  }
+  mem->free_host = false;
   mem->handle = NULL;
   mem->host = NULL;
   mem->size = 0;
@@ -394,6 +543,89 @@ static ck_status ck__ocl_fill(ck_context *ctx, ck__devmem *dst, size_t off,
     return CK_CL_FAIL("clEnqueueFillBuffer", err);
   }
   return ck__ocl_finish(ctx);
+}
+
+/* A buffer over a cl_mem someone else made (ck_buffer_wrap): it must belong
+ * to this context's cl_context and hold `size` bytes.  The library takes one
+ * reference (clRetainMemObject), dropped by ck__ocl_unwrap, so the cl_mem
+ * stays valid while the buffer lives even if its maker releases it.
+ * Sub-buffers are refused: kernel launches may make sub-buffers of a buffer
+ * argument, which OpenCL forbids for sub-buffers. */
+static ck_status ck__ocl_wrap(ck_context *ctx, void *native, size_t size,
+                              ck__devmem *out) {
+  ocl_state *s = ST(ctx);
+  ck_cl_mem mem = (ck_cl_mem)native;
+  ck_cl_context mctx = NULL;
+  ck_cl_int err = s->cl->clGetMemObjectInfo(mem, CK_CL_MEM_CONTEXT, sizeof mctx,
+                                            &mctx, NULL);
+  if (err != CK_CL_SUCCESS) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, __func__,
+                     "%p is not a valid cl_mem: clGetMemObjectInfo failed: "
+                     "%s (%d)", native, ck__opencl_error_name(err), (int)err);
+  }
+  if (mctx != s->context) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "the cl_mem %p belongs to another cl_context (%p) than "
+                    "this context's (%p)",
+                    native, (void *)mctx, (void *)s->context);
+  }
+  size_t msize = 0;
+  ck_cl_mem parent = NULL;
+  ck_cl_bitfield flags = 0;
+  void *host = NULL;
+  err = s->cl->clGetMemObjectInfo(mem, CK_CL_MEM_SIZE, sizeof msize, &msize, NULL);
+  if (err == CK_CL_SUCCESS) {
+    err = s->cl->clGetMemObjectInfo(mem, CK_CL_MEM_ASSOCIATED_MEMOBJECT,
+                                    sizeof parent, &parent, NULL);
+  }
+  if (err == CK_CL_SUCCESS) {
+    err = s->cl->clGetMemObjectInfo(mem, CK_CL_MEM_FLAGS, sizeof flags, &flags,
+                                    NULL);
+  }
+  if (err == CK_CL_SUCCESS) {
+    err = s->cl->clGetMemObjectInfo(mem, CK_CL_MEM_HOST_PTR, sizeof host, &host,
+                                    NULL);
+  }
+  if (err != CK_CL_SUCCESS) {
+    return CK_CL_FAIL("clGetMemObjectInfo", err);
+  }
+  if (parent != NULL) {
+    return CK_ERROR(CK_ERR_NOT_SUPPORTED,
+                    "the cl_mem %p is a sub-buffer; wrap its parent buffer and "
+                    "address the region by offset", native);
+  }
+  if (size > msize) {
+    return CK_ERROR(CK_ERR_INDEX,
+                    "capacity %zu exceeds the cl_mem's size %zu", size, msize);
+  }
+  err = s->cl->clRetainMemObject(mem);
+  if (err != CK_CL_SUCCESS) {
+    return CK_CL_FAIL("clRetainMemObject", err);
+  }
+  out->handle = mem;
+  /* host-addressable only where this library would make it so: a CPU device
+   * with the memory at the host pointer */
+  out->host = s->is_cpu && (flags & CK_CL_MEM_USE_HOST_PTR) != 0 ? host : NULL;
+  out->free_host = false;
+  out->size = size;
+  return CK_OK;
+}
+
+static void ck__ocl_unwrap(ck_context *ctx, ck__devmem *mem) {
+  if (mem->handle != NULL) {
+    ST(ctx)->cl->clReleaseMemObject((ck_cl_mem)mem->handle);
+  }
+  mem->handle = NULL;
+  mem->host = NULL;
+  mem->size = 0;
+}
+
+static void ck__ocl_native(ck_context *ctx, void **context, void **device,
+                           void **queue) {
+  ocl_state *s = ST(ctx);
+  *context = s->context;
+  *device = s->device;
+  *queue = s->queue;
 }
 
 /* ---- programs and kernels ---------------------------------------------- */
@@ -470,9 +702,10 @@ static void ck__ocl_kernel_release(ck_context *ctx, void *kernel) {
 
 enum { OCL_MAX_SUBBUFFERS = 64 };
 
-static ck_status ck__ocl_launch(ck_context *ctx, void *kernel, const char *name,
-                            size_t nargs, const ck_kernel_arg *args,
-                            size_t global) {
+static ck_status ck__ocl_launch_local(ck_context *ctx, void *kernel,
+                                     const char *name, size_t nargs,
+                                     const ck_kernel_arg *args, size_t global,
+                                     size_t local) {
   ocl_state *s = ST(ctx);
   ck_cl_mem subs[OCL_MAX_SUBBUFFERS];
   size_t nsubs = 0;
@@ -518,8 +751,13 @@ static ck_status ck__ocl_launch(ck_context *ctx, void *kernel, const char *name,
   }
   if (st == CK_OK && global != 0) {
     size_t gsize = global;
+    size_t lsize = local < s->max_work_group ? local : s->max_work_group;
+    if (lsize != 0) { /* whole work-groups: the kernel guards its index */
+      gsize = (global + lsize - 1) / lsize * lsize;
+    }
     err = s->cl->clEnqueueNDRangeKernel(s->queue, (ck_cl_kernel)kernel, 1, NULL,
-                                        &gsize, NULL, 0, NULL, NULL);
+                                        &gsize, lsize != 0 ? &lsize : NULL, 0,
+                                        NULL, NULL);
     if (err != CK_CL_SUCCESS) {
       st = ck__error(CK_ERR_BACKEND, __func__,
                      "clEnqueueNDRangeKernel failed for '%s': %s (%d)", name,
@@ -532,6 +770,12 @@ static ck_status ck__ocl_launch(ck_context *ctx, void *kernel, const char *name,
     s->cl->clReleaseMemObject(subs[i]);
   }
   return st;
+}
+
+static ck_status ck__ocl_launch(ck_context *ctx, void *kernel, const char *name,
+                                size_t nargs, const ck_kernel_arg *args,
+                                size_t global) {
+  return ck__ocl_launch_local(ctx, kernel, name, nargs, args, global, 0);
 }
 
 const ck__backend_vtable ck__opencl_backend = {
@@ -547,8 +791,11 @@ const ck__backend_vtable ck__opencl_backend = {
     .kernel_create = ck__ocl_kernel_create,
     .kernel_release = ck__ocl_kernel_release,
     .launch = ck__ocl_launch,
+    .launch_local = ck__ocl_launch_local,
     .finish = ck__ocl_finish,
     .release = ck__ocl_release,
     .describe = ck__ocl_describe,
-    .wrap = NULL, /* ck_buffer_wrap: not supported (cl_mem of another context) */
+    .wrap = ck__ocl_wrap,
+    .unwrap = ck__ocl_unwrap,
+    .native = ck__ocl_native,
 };

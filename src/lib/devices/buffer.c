@@ -121,6 +121,8 @@ static ck_status ck__buffer_make(ck_context *ctx, void *native, size_t capacity,
   if (st == CK_OK && pthread_mutex_init(&buf->lock, NULL) != 0) {
     if (native == NULL) {
       ctx->vt->free(ctx, &buf->mem);
+    } else if (ctx->vt->unwrap != NULL) {
+      ctx->vt->unwrap(ctx, &buf->mem);
     }
     st = CK_ERROR(CK_ERR_NO_MEMORY, "pthread_mutex_init failed");
   }
@@ -184,8 +186,13 @@ void ck_buffer_decref(ck_buffer *buf) {
     atomic_thread_fence(memory_order_acquire);
     if (!buf->wrapped) {
       buf->ctx->vt->free(buf->ctx, &buf->mem);
-    } else if (buf->release != NULL) {
-      buf->release(buf->release_arg);
+    } else {
+      if (buf->ctx->vt->unwrap != NULL) {
+        buf->ctx->vt->unwrap(buf->ctx, &buf->mem);
+      }
+      if (buf->release != NULL) {
+        buf->release(buf->release_arg);
+      }
     }
     pthread_mutex_destroy(&buf->lock);
     ck__free(buf->free_list.v);
@@ -238,7 +245,7 @@ static ck_status ck__grow_locked(ck_buffer *buf, size_t new_capacity) {
   if (st != CK_OK) {
     return st;
   }
-  ck__devmem nm = {NULL, NULL, 0};
+  ck__devmem nm = {NULL, NULL, 0, false};
   st = buf->ctx->vt->alloc(buf->ctx, new_capacity, &nm);
   if (st != CK_OK) {
     return st;

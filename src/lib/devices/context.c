@@ -34,6 +34,14 @@ static void ck__context_destroy(ck_context *ctx) {
   ck_program *p = ctx->cache;
   while (p != NULL) {
     ck_program *next = p->next;
+    ck__program_kernel *k = p->kernels;
+    while (k != NULL) {
+      ck__program_kernel *knext = k->next;
+      ctx->vt->kernel_release(ctx, k->kernel);
+      ck__free(k->name);
+      ck__free(k);
+      k = knext;
+    }
     ctx->vt->release_program(ctx, p->native);
     ck__free(p->source);
     ck__free(p->options);
@@ -81,6 +89,55 @@ ck_status ck_context_new_opencl(uint32_t platform_index, uint32_t device_index,
     return st;
   }
   *out = ctx;
+  return CK_OK;
+}
+
+ck_status ck_context_new_opencl_wrap(void *cl_context, void *cl_device,
+                                     void *cl_queue, ck_context **out) {
+  if (out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
+  }
+  *out = NULL;
+  if (cl_context == NULL || cl_device == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "cl_context and cl_device must not be NULL");
+  }
+  ck_context *ctx = NULL;
+  ck_status st = ck__context_alloc(&ctx);
+  if (st != CK_OK) {
+    return st;
+  }
+  ctx->vt = &ck__opencl_backend;
+  st = ck__opencl_init_wrap(ctx, cl_context, cl_device, cl_queue);
+  if (st != CK_OK) {
+    ctx->vt = NULL; /* nothing to release */
+    ck__context_destroy(ctx);
+    return st;
+  }
+  *out = ctx;
+  return CK_OK;
+}
+
+ck_status ck_context_native_handles(ck_context *ctx, void **context,
+                                    void **device, void **queue) {
+  if (ctx == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "ctx must not be NULL");
+  }
+  if (ctx->vt->native == NULL) {
+    return CK_ERROR(CK_ERR_NOT_SUPPORTED,
+                    "%s contexts have no native handles to give", ctx->vt->kind);
+  }
+  void *c = NULL, *d = NULL, *q = NULL;
+  ctx->vt->native(ctx, &c, &d, &q);
+  if (context != NULL) {
+    *context = c;
+  }
+  if (device != NULL) {
+    *device = d;
+  }
+  if (queue != NULL) {
+    *queue = q;
+  }
   return CK_OK;
 }
 
@@ -331,17 +388,48 @@ static ck_status ck__check_launch(ck_context *ctx, ck_program *program,
 ck_status ck_context_launch(ck_context *ctx, ck_program *program,
                             const char *kernel_name, size_t nargs,
                             const ck_kernel_arg *args, size_t global_size) {
+  return ck_context_launch_local(ctx, program, kernel_name, nargs, args,
+                                 global_size, 0);
+}
+
+ck_status ck_context_launch_local(ck_context *ctx, ck_program *program,
+                                  const char *kernel_name, size_t nargs,
+                                  const ck_kernel_arg *args, size_t global_size,
+                                  size_t local_size) {
   ck_status st = ck__check_launch(ctx, program, kernel_name, nargs, args);
   if (st != CK_OK) {
     return st;
   }
   pthread_mutex_lock(&ctx->lock);
-  void *kernel = NULL;
-  st = ctx->vt->kernel_create(ctx, program->native, kernel_name, &kernel);
-  if (st == CK_OK) {
-    st = ctx->vt->launch(ctx, kernel, kernel_name, nargs, args, global_size);
-    ctx->vt->kernel_release(ctx, kernel);
+  ck__program_kernel *k = program->kernels;
+  while (k != NULL && strcmp(k->name, kernel_name) != 0) {
+    k = k->next;
   }
+  if (k == NULL) {
+    k = CK_CALLOC(1, sizeof *k);
+    char *name = k != NULL ? ck__strdup(kernel_name) : NULL;
+    if (name == NULL) {
+      ck__free(k);
+      st = CK_ERR_NO_MEMORY;
+      goto done;
+    }
+    st = ctx->vt->kernel_create(ctx, program->native, kernel_name, &k->kernel);
+    if (st != CK_OK) {
+      ck__free(name);
+      ck__free(k);
+      goto done;
+    }
+    k->name = name;
+    k->next = program->kernels;
+    program->kernels = k;
+  }
+  if (local_size != 0 && ctx->vt->launch_local != NULL) {
+    st = ctx->vt->launch_local(ctx, k->kernel, kernel_name, nargs, args,
+                               global_size, local_size);
+  } else {
+    st = ctx->vt->launch(ctx, k->kernel, kernel_name, nargs, args, global_size);
+  }
+done:
   pthread_mutex_unlock(&ctx->lock);
   return st;
 }

@@ -35,11 +35,22 @@ typedef struct ck__cl_event *ck_cl_event;
 #define CK_CL_PLATFORM_NAME 0x0902
 #define CK_CL_DEVICE_TYPE 0x1000
 #define CK_CL_DEVICE_MAX_COMPUTE_UNITS 0x1002
+#define CK_CL_DEVICE_MAX_WORK_GROUP_SIZE 0x1004
 #define CK_CL_DEVICE_MEM_BASE_ADDR_ALIGN 0x1019
 #define CK_CL_DEVICE_NAME 0x102B
 #define CK_CL_DEVICE_VERSION 0x102F
 #define CK_CL_DEVICE_EXTENSIONS 0x1030
+#define CK_CL_DEVICE_PLATFORM 0x1031
 #define CK_CL_DEVICE_DOUBLE_FP_CONFIG 0x1032
+#define CK_CL_CONTEXT_DEVICES 0x1081
+#define CK_CL_CONTEXT_NUM_DEVICES 0x1083
+#define CK_CL_QUEUE_CONTEXT 0x1090
+#define CK_CL_QUEUE_DEVICE 0x1091
+#define CK_CL_MEM_FLAGS 0x1101
+#define CK_CL_MEM_SIZE 0x1102
+#define CK_CL_MEM_HOST_PTR 0x1103
+#define CK_CL_MEM_CONTEXT 0x1106
+#define CK_CL_MEM_ASSOCIATED_MEMOBJECT 0x1107
 #define CK_CL_DEVICE_TYPE_CPU (1u << 1)
 #define CK_CL_DEVICE_TYPE_ALL 0xFFFFFFFFu
 #define CK_CL_MEM_READ_WRITE (1u << 0)
@@ -69,14 +80,25 @@ typedef struct ck_cl_buffer_region {
     (const intptr_t *, ck_cl_uint, const ck_cl_device_id *, void *, void *,    \
      ck_cl_int *))                                                             \
   X(ck_cl_int, clReleaseContext, (ck_cl_context))                              \
+  X(ck_cl_int, clRetainContext, (ck_cl_context))                               \
+  X(ck_cl_int, clGetContextInfo,                                               \
+    (ck_cl_context, ck_cl_uint, size_t, void *, size_t *))                     \
   X(ck_cl_command_queue, clCreateCommandQueue,                                 \
     (ck_cl_context, ck_cl_device_id, ck_cl_bitfield, ck_cl_int *))             \
   X(ck_cl_int, clReleaseCommandQueue, (ck_cl_command_queue))                   \
+  X(ck_cl_int, clRetainCommandQueue, (ck_cl_command_queue))                    \
+  X(ck_cl_int, clGetCommandQueueInfo,                                          \
+    (ck_cl_command_queue, ck_cl_uint, size_t, void *, size_t *))               \
   X(ck_cl_mem, clCreateBuffer,                                                 \
     (ck_cl_context, ck_cl_bitfield, size_t, void *, ck_cl_int *))              \
   X(ck_cl_mem, clCreateSubBuffer,                                              \
     (ck_cl_mem, ck_cl_bitfield, ck_cl_uint, const void *, ck_cl_int *))        \
   X(ck_cl_int, clReleaseMemObject, (ck_cl_mem))                                \
+  X(ck_cl_int, clRetainMemObject, (ck_cl_mem))                                 \
+  X(ck_cl_int, clGetMemObjectInfo,                                             \
+    (ck_cl_mem, ck_cl_uint, size_t, void *, size_t *))                         \
+  X(ck_cl_int, clSetMemObjectDestructorCallback,                               \
+    (ck_cl_mem, void (*)(ck_cl_mem, void *), void *))                          \
   X(ck_cl_int, clEnqueueWriteBuffer,                                           \
     (ck_cl_command_queue, ck_cl_mem, ck_cl_uint, size_t, size_t, const void *, \
      ck_cl_uint, const ck_cl_event *, ck_cl_event *))                          \
