@@ -1020,16 +1020,19 @@ class Array(*_BASES):
                 html.escape(debug_repr(self)) + "</pre></details></div>")
 
 
-_CPU = []
+_CPU_CONTEXT = []   # the zero-argument function giving the CPU context
+
+
+def use_cpu_context(get) -> None:
+    """Called by :mod:`ckernels.context` on import (it sits above this module):
+    ``Array.context`` is then ``get()`` (its shared CPU ``Context``)."""
+    _CPU_CONTEXT[:] = [get]
 
 
 def _cpu_context():
-    """The process's CPU context (made on first use; the context layer sits
-    above this module, hence the late import)."""
-    if not _CPU:
-        from .context import Context
-        _CPU.append(Context("cpu"))
-    return _CPU[0]
+    """The process's CPU context (the package imports :mod:`ckernels.context`
+    before any array can exist)."""
+    return _CPU_CONTEXT[0]()
 
 
 def _elem_id(a) -> int:
@@ -1203,8 +1206,14 @@ def _element_type(el) -> Type:
 
 
 def _errmode(errmode: str) -> int:
-    from .kernels import errmode_value   # kernels sits above arrays; a plain table lookup
-    return errmode_value(errmode)
+    """The ``ck_errmode`` named ``errmode`` (C's table, as
+    ``ckernels.kernels.errmode_value``, which sits above this module)."""
+    if not isinstance(errmode, str):
+        raise InvalidArgumentError(f"errmode must be a str such as 'default' or 'nocheck', "
+                                   f"not {errmode!r}")
+    out = ffi.new("ck_errmode *")
+    check(lib.ck_errmode_from_name(errmode.encode(), out))
+    return out[0]
 
 
 # ---- applying operations --------------------------------------------------------

@@ -119,13 +119,24 @@ def _op_exists(name: str) -> bool:
 _KNOWN_OPS: set = set()
 
 
+#: the operations API, :mod:`ckernels.ops`; it sits above this module and
+#: registers itself here when imported (:func:`use_operations`)
+_OPERATIONS = None
+
+
+def use_operations(module) -> None:
+    """Called by :mod:`ckernels.ops` on import: NumPy ufuncs on arrays of ours
+    then run as ``module.<name>(*inputs, out=...)``, the documented operations
+    API (which runs device operands on their device and host operands through
+    ``ck_array_apply_op``: the ``_apply`` primitives)."""
+    global _OPERATIONS
+    _OPERATIONS = module
+
+
 def _registry_op(name: str):
-    """``ckernels.ops.<name>``: NumPy ufuncs on arrays of ours run through the
-    documented operations API (which runs device operands on their device and
-    host operands through ``ck_array_apply_op``, the ``_apply`` primitives).
-    Imported at call time: :mod:`ckernels.ops` sits above this module."""
-    from . import ops
-    return getattr(ops, name)
+    """``ckernels.ops.<name>`` (the package imports :mod:`ckernels.ops`
+    before any array can exist)."""
+    return getattr(_OPERATIONS, name)
 
 
 def _defer(other) -> bool:

@@ -22,10 +22,12 @@ NumPy.
 from __future__ import annotations
 
 import builtins
+import sys as _sys
 
 import numpy as np
 
 from . import array as _array
+from . import arraylike as _arraylike
 from . import types as _t
 from ._native import check, ffi, lib
 from .array import Array
@@ -181,3 +183,7 @@ def set_num_threads(n: int) -> None:
 
 def get_num_threads() -> int:
     return lib.ck_get_num_threads()
+
+
+# NumPy ufuncs on ckernels arrays (ArrayLike.__array_ufunc__) run through this module.
+_arraylike.use_operations(_sys.modules[__name__])

@@ -32,6 +32,7 @@ from ..array import Array
 from ..array import array as _host_array
 from ..array import asarray as _host_asarray
 from ..array import empty as _host_empty
+from ..array import use_cpu_context as _set_array_cpu_context
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
 from . import kernels as _kernels
@@ -211,6 +212,12 @@ class Context:
         return _kernels.namespace(self)
 
     # ---- placing arrays ----------------------------------------------------
+    @staticmethod
+    def unpickle_array(kind: str, host):
+        """Unpickling a :class:`DeviceArray`: ``host`` (a NumPy array) copied
+        into the shared context of ``kind`` (:func:`default_context`)."""
+        return default_context(kind).array(host)
+
     def array(self, obj, type=None):
         """A copy of ``obj`` in this context (anything ``np.asarray`` accepts, a
         ``ckernels.Array`` of a builtin type, a device array): a
@@ -356,5 +363,11 @@ def _type_shape_dtype(type, shape, where, kind):
     dt = t.to_numpy_dtype()
     return (tuple(dims) if (dims or shape is not None) else None), dt
 
+
+def _cpu_context() -> Context:
+    return default_context("cpu")
+
+
+_set_array_cpu_context(_cpu_context)   # ckernels.Array.context
 
 __all__ = ["Context", "check_context", "same_context", "default_context"]

@@ -545,7 +545,7 @@ class DeviceArray(ArrayLike):
     def __reduce__(self):
         # pickling copies the data to the host; unpickling copies it into the
         # default context of the same kind (see docs/contexts.md)
-        return (_unpickle, (self.context.kind, self.to_numpy()))
+        return (type(self.context).unpickle_array, (self.context.kind, self.to_numpy()))
 
     # ---- display -----------------------------------------------------------
     def __repr__(self) -> str:
@@ -561,11 +561,6 @@ class DeviceArray(ArrayLike):
 def _refuse_host_out():
     raise TypeError("out= must be a device array of the same context (no implicit copies "
                     "to the host)")
-
-
-def _unpickle(kind, host):
-    from .context import default_context
-    return default_context(kind).array(host)
 
 
 def _is_index_array(k) -> bool:
