@@ -1,14 +1,15 @@
-"""Call overhead of jitted functions and registry operations as NumPy ufuncs
-(``ckernels._dispatch``) against ``numba.vectorize``, NumPy and today's
-``ck_array_apply`` path, float64 ``2*x + y`` with ``out=`` given:
+"""Call overhead of jitted functions and registry operations, which are NumPy
+ufuncs (``f.ufunc``) behind a C callable (``f`` itself, a
+``ckernels._dispatch.Function``), against ``numba.vectorize``, NumPy and the
+general path (``ck_array_apply``, which ckernels arrays take), float64
+``2*x + y`` with ``out=`` given:
 
 * 10 elements (target <= 2x numba.vectorize), 100,000 elements (<= 1.1x),
-  through the bare ufunc and through ``_dispatch.Function`` (the C call path
-  a jitted function gets),
+  through ``f`` and through ``f.ufunc``,
 * a call on two Python floats (<= 2x numba.vectorize),
 * ``ops.add`` on 10 elements (<= 2x numpy.add),
-* 1e7 elements (must not be slower than today's path), 1 vs 2 threads, and a
-  transcendental kernel where the library's threads pay.
+* 1e7 elements, 1 vs 2 threads (must not be slower than the general path),
+  and a transcendental kernel where the library's threads pay.
 
     python benchmarks/bench_dispatch.py      (CK_BENCH_REPS, CK_BENCH_N)
 
@@ -27,8 +28,6 @@ import numba
 import numpy as np
 
 import ckernels
-from ckernels import _dispatch
-from ckernels._native import ffi
 
 
 REPS = int(os.environ.get("CK_BENCH_REPS", 7))
@@ -54,20 +53,6 @@ def ck_trans(x, y):
 @numba.vectorize(["float64(float64, float64)"])
 def nb_trans(x, y):
     return math.exp(math.sin(x)) * math.cos(y)
-
-
-def as_ufunc(jk):
-    """The ufunc of a jitted function (Phase B makes this ``jk.ufunc``)."""
-    comps = list(jk.compiled.values())
-    uf = _dispatch.ufunc(jk.__name__, len(comps[0].sig.args))
-    for c in comps:
-        _dispatch.add_jit_loop(uf, int(ffi.cast("uintptr_t", c.desc)),
-                               [np.dtype(a) for a in c.sig.args] + [np.dtype(c.sig.ret)])
-    return uf
-
-
-DTYPE_OF_ID = {t.type_id: ckernels.types.builtin_numpy_dtype(t)
-               for t in ckernels.types.BUILTIN_TYPES}
 
 
 # ---------------------------------------------------------------- timing --
@@ -124,38 +109,36 @@ def line(what: str, t: float, base_name: str, t_base: float, target: float | Non
 
 
 def main() -> None:
-    uf_axpy = as_ufunc(ck_axpy)
-    uf_trans = as_ufunc(ck_trans)
-    add_uf = _dispatch.op_ufunc("add", DTYPE_OF_ID, identity=0)
-    # the C call path a jitted function gets in Phase B (fallback: today's call)
-    fn_axpy = _dispatch.Function(uf_axpy, lambda self, *a, **k: ck_axpy(*a, **k),
-                                 (ckernels.Array,))
+    add = ckernels.ops.add
     threads0 = ckernels.get_num_threads()
-    print(f"ckernels._dispatch ufunc calls, best of {REPS}; numpy {np.__version__}, "
+    print(f"jitted functions and ops as ufuncs, best of {REPS}; numpy {np.__version__}, "
           f"numba {numba.__version__}, {threads0} library thread(s)")
 
     print("\n-- small calls (per call), float64 2*x + y, out= given")
+    uf_axpy = ck_axpy.ufunc
     for n, target in ((10, 2.0), (100_000, 1.1)):
         x, y, o = arrays(n)
-        t_uf, t_fn, t_nb, t_ck = per_call(
-            lambda: uf_axpy(x, y, out=o), lambda: fn_axpy(x, y, out=o),
-            lambda: nb_axpy(x, y, out=o), lambda: ck_axpy(x, y, out=o))
-        line(f"ufunc, {n} elements", t_uf, "numba.vectorize", t_nb, target)
-        line(f"Function(ufunc), {n} elements", t_fn, "numba.vectorize", t_nb, target)
-        line(f"today's call, {n} elements", t_ck, "numba.vectorize", t_nb)
-    t_uf, t_fn, t_nb, t_ck = per_call(lambda: uf_axpy(2.0, 3.0), lambda: fn_axpy(2.0, 3.0),
-                                      lambda: nb_axpy(2.0, 3.0), lambda: ck_axpy(2.0, 3.0))
-    line("ufunc, two Python floats", t_uf, "numba.vectorize", t_nb, 2.0)
-    line("Function(ufunc), two Python floats", t_fn, "numba.vectorize", t_nb, 2.0)
-    line("today's call, two Python floats", t_ck, "numba.vectorize", t_nb)
+        cx, cy, co = (ckernels.asarray(a) for a in (x, y, o))   # zero-copy views
+        t_fn, t_uf, t_nb, t_ck = per_call(
+            lambda: ck_axpy(x, y, out=o), lambda: uf_axpy(x, y, out=o),
+            lambda: nb_axpy(x, y, out=o), lambda: ck_axpy(cx, cy, out=co))
+        line(f"f(x, y), {n} elements", t_fn, "numba.vectorize", t_nb, target)
+        line(f"f.ufunc(x, y), {n} elements", t_uf, "numba.vectorize", t_nb, target)
+        line(f"general path, {n} elements", t_ck, "numba.vectorize", t_nb)
+    t_fn, t_uf, t_nb = per_call(lambda: ck_axpy(2.0, 3.0), lambda: uf_axpy(2.0, 3.0),
+                                lambda: nb_axpy(2.0, 3.0))
+    line("f, two Python floats", t_fn, "numba.vectorize", t_nb, 2.0)
+    line("f.ufunc, two Python floats", t_uf, "numba.vectorize", t_nb, 2.0)
     x, y, o = arrays(10)
-    t_op, t_np, t_ops = per_call(lambda: add_uf(x, y, out=o), lambda: np.add(x, y, out=o),
-                                 lambda: ckernels.ops.add(x, y, out=o))
-    line("ops.add ufunc, 10 elements", t_op, "numpy.add", t_np, 2.0)
-    line("today's ops.add, 10 elements", t_ops, "numpy.add", t_np)
+    cx, cy, co = (ckernels.asarray(a) for a in (x, y, o))
+    t_op, t_np, t_gen = per_call(lambda: add(x, y, out=o), lambda: np.add(x, y, out=o),
+                                 lambda: add(cx, cy, out=co))
+    line("ops.add, 10 elements", t_op, "numpy.add", t_np, 2.0)
+    line("ops.add general path, 10 elements", t_gen, "numpy.add", t_np)
 
     print(f"\n-- large arrays ({N_LARGE:.0e} float64, out= given; per call)")
     x, y, o = arrays(N_LARGE)
+    cx, cy, co = (ckernels.asarray(a) for a in (x, y, o))
 
     def threads(nt, fn):
         def run():
@@ -163,19 +146,18 @@ def main() -> None:
             fn()
         return run
 
-    for name, uf, jk, nb in (("2*x + y", uf_axpy, ck_axpy, nb_axpy),
-                             ("exp(sin x)*cos y", uf_trans, ck_trans, nb_trans)):
-        t_uf1, t_ck1, t_uf2, t_ck2, t_nb = per_call(
-            threads(1, lambda: uf(x, y, out=o)), threads(1, lambda: jk(x, y, out=o)),
-            threads(2, lambda: uf(x, y, out=o)), threads(2, lambda: jk(x, y, out=o)),
+    for name, jk, nb in (("2*x + y", ck_axpy, nb_axpy), ("exp(sin x)*cos y", ck_trans, nb_trans)):
+        t_f1, t_ck1, t_f2, t_ck2, t_nb = per_call(
+            threads(1, lambda: jk(x, y, out=o)), threads(1, lambda: jk(cx, cy, out=co)),
+            threads(2, lambda: jk(x, y, out=o)), threads(2, lambda: jk(cx, cy, out=co)),
             lambda: nb(x, y, out=o), min_time=0)
-        for nt, t_uf, t_ck in ((1, t_uf1, t_ck1), (2, t_uf2, t_ck2)):
-            line(f"{name}, ufunc, {nt} thread(s)", t_uf, "today's call", t_ck, 1.0, unit="ms")
-            line(f"{name}, ufunc, {nt} thread(s)", t_uf, "numba.vectorize", t_nb, unit="ms")
-        line(f"{name}, ufunc, 2 vs 1 thread(s)", t_uf2, "ufunc, 1 thread", t_uf1, unit="ms")
+        for nt, t_f, t_ck in ((1, t_f1, t_ck1), (2, t_f2, t_ck2)):
+            line(f"{name}, f, {nt} thread(s)", t_f, "general path", t_ck, 1.0, unit="ms")
+            line(f"{name}, f, {nt} thread(s)", t_f, "numba.vectorize", t_nb, unit="ms")
+        line(f"{name}, f, 2 vs 1 thread(s)", t_f2, "f, 1 thread", t_f1, unit="ms")
     ckernels.set_num_threads(threads0)
-    t_op, t_np = per_call(lambda: add_uf(x, y, out=o), lambda: np.add(x, y, out=o), min_time=0)
-    line("ops.add ufunc, large", t_op, "numpy.add", t_np, unit="ms")
+    t_op, t_np = per_call(lambda: add(x, y, out=o), lambda: np.add(x, y, out=o), min_time=0)
+    line("ops.add, large", t_op, "numpy.add", t_np, unit="ms")
 
 
 if __name__ == "__main__":

@@ -20,9 +20,10 @@ import cffi
 
 # Declarations that belong to the binding, not to the C API: the release
 # callback through which external memblocks drop their Python owner, and the
-# destructor of the DLPack capsules of device arrays (C, because a capsule
-# destructor may run while an exception is pending, which a Python callback
-# cannot survive; it sets the exception aside around the tensor's deleter).
+# destructor of the DLPack capsules made by ckernels.context.dlpack, legacy and
+# versioned (C, because a capsule destructor may run while an exception is
+# pending, which a Python callback cannot survive; it sets the exception aside
+# around the tensor's deleter).
 BINDING_CDEF = """
 extern "Python" void ck_py_release(void *handle);
 void ck_py_dlpack_capsule_destructor(void *capsule);
@@ -42,17 +43,36 @@ typedef struct ck_py_dlmanaged {
   void (*deleter)(struct ck_py_dlmanaged *self);
 } ck_py_dlmanaged;
 
+/* DLPack 1.x: the fields before dl_tensor are stable across versions */
+typedef struct ck_py_dlmanaged_versioned {
+  struct { uint32_t major, minor; } version;
+  void *manager_ctx;
+  void (*deleter)(struct ck_py_dlmanaged_versioned *self);
+  uint64_t flags;
+} ck_py_dlmanaged_versioned;
+
 void ck_py_dlpack_capsule_destructor(void *obj) {
+  /* a capsule renamed "used_..." was consumed: its consumer deletes it */
   PyObject *capsule = (PyObject *)obj;
-  if (PyCapsule_IsValid(capsule, "dltensor")) {   /* never consumed */
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
+  int legacy = PyCapsule_IsValid(capsule, "dltensor");
+  if (!legacy && !PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+    return;
+  }
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  if (legacy) {
     ck_py_dlmanaged *m = (ck_py_dlmanaged *)PyCapsule_GetPointer(capsule, "dltensor");
     if (m != NULL && m->deleter != NULL) {
       m->deleter(m);
     }
-    PyErr_Restore(type, value, tb);
+  } else {
+    ck_py_dlmanaged_versioned *m =
+        (ck_py_dlmanaged_versioned *)PyCapsule_GetPointer(capsule, "dltensor_versioned");
+    if (m != NULL && m->deleter != NULL) {
+      m->deleter(m);
+    }
   }
+  PyErr_Restore(type, value, tb);
 }
 """
 

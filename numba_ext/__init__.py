@@ -22,6 +22,10 @@ from .jit import JitKernel, jit  # noqa: E402  (ckernels.jit: the decorator)
 from . import opencl  # noqa: E402  (ckernels.opencl: OpenCL conveniences)
 from .context.opencl import from_pyopencl, to_pyopencl  # noqa: E402
 
+if "distributed" in __import__("sys").modules:   # in a Dask worker: its share of cores
+    from .dask import apply_worker_thread_rule as _rule  # noqa: E402
+    _rule()
+
 __version__ = _native.ffi.string(_native.lib.ck_version_string()).decode()
 abi_version = _native.lib.ck_abi_version()
 

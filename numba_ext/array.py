@@ -41,7 +41,7 @@ from . import types as _t
 from ._native import check, ffi, lib
 from .arraylike import ArrayLike, Flags, format_values
 from .errors import (CKIndexError, CKOverflowError, CKTypeError, CKValueError,
-                     InvalidArgumentError, NotSupportedError)
+                     InvalidArgumentError, InvalidStateError, NotSupportedError)
 from .memory import MemBlock
 from .types import Type, as_type
 
@@ -1020,18 +1020,22 @@ class Array(*_BASES):
                 html.escape(debug_repr(self)) + "</pre></details></div>")
 
 
-_CPU_CONTEXT = []   # the zero-argument function giving the CPU context
+# () -> the process's CPU context: the context layer sits above this module
+# and plugs it in when it is imported (ckernels.context.context)
+_CPU_CONTEXT = []
 
 
-def use_cpu_context(get) -> None:
-    """Called by :mod:`ckernels.context` on import (it sits above this module):
-    ``Array.context`` is then ``get()`` (its shared CPU ``Context``)."""
-    _CPU_CONTEXT[:] = [get]
+def install_cpu_context(factory) -> None:
+    """Called by :mod:`ckernels.context.context` with the function giving the
+    CPU :class:`ckernels.Context` (``default_context("cpu")``)."""
+    _CPU_CONTEXT[:] = [factory]
 
 
 def _cpu_context():
-    """The process's CPU context (the package imports :mod:`ckernels.context`
-    before any array can exist)."""
+    """The process's CPU context (:func:`ckernels.context.default_context`)."""
+    if not _CPU_CONTEXT:      # only if ckernels.context failed to import
+        raise InvalidStateError("Array.context: the context layer is not imported "
+                                "(import ckernels)")
     return _CPU_CONTEXT[0]()
 
 
@@ -1205,15 +1209,20 @@ def _element_type(el) -> Type:
     return as_type(el)
 
 
-def _errmode(errmode: str) -> int:
-    """The ``ck_errmode`` named ``errmode`` (C's table, as
-    ``ckernels.kernels.errmode_value``, which sits above this module)."""
-    if not isinstance(errmode, str):
-        raise InvalidArgumentError(f"errmode must be a str such as 'default' or 'nocheck', "
-                                   f"not {errmode!r}")
+#: the library's conversion error modes (``ck_errmode``)
+ERRMODES = ("nocheck", "overflow", "fractional", "inexact", "default")
+
+
+def errmode_value(errmode: str) -> int:
+    """The ``ck_errmode`` of an error mode's name (InvalidArgumentError if none)."""
     out = ffi.new("ck_errmode *")
+    if not isinstance(errmode, str):
+        raise InvalidArgumentError(f"errmode must be one of {ERRMODES}, not {errmode!r}")
     check(lib.ck_errmode_from_name(errmode.encode(), out))
     return out[0]
+
+
+_errmode = errmode_value
 
 
 # ---- applying operations --------------------------------------------------------

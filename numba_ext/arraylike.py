@@ -84,6 +84,7 @@ import operator
 import numpy as np
 
 from . import types as _t
+from . import ufuncs as _ufuncs
 from .errors import CKIndexError, CKTypeError, CKValueError, NotSupportedError
 
 # ------------------------------------------------------------------ names --
@@ -919,11 +920,19 @@ class ArrayLike:
             elif not isinstance(x, (np.ndarray, np.generic)) and \
                     getattr(type(x), "__array_ufunc__", None) is not None:
                 return NotImplemented   # a foreign duck array (dask, xarray): theirs
-        name = UFUNC_TO_OP.get(ufunc.__name__, ufunc.__name__)
         out = kwargs.get("out")
         if out is not None:
             out = out if isinstance(out, tuple) else (out,)
         plain = not (set(kwargs) - {"out"})
+        owner = _ufuncs.function_of(ufunc)
+        if owner is not None:
+            # The ufunc of a jitted function or registry operation: a plain call
+            # runs through its owner's general path (this array's target).
+            if method == "__call__" and plain and (out is None or len(out) == 1):
+                return owner(*inputs, out=out[0]) if out else owner(*inputs)
+            if not isinstance(owner, _OPERATIONS.Op):   # a jitted function's kernel: NumPy views
+                return self._numpy_ufunc(ufunc, method, inputs, kwargs)
+        name = UFUNC_TO_OP.get(ufunc.__name__, ufunc.__name__)
         if method == "__call__" and plain and name is not None and ufunc.nout == 1 and \
                 _numeric(inputs) and _op_exists(name):
             dst = out[0] if out else None

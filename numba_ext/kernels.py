@@ -16,11 +16,11 @@ import weakref
 import numpy as np
 
 from ._native import check, ffi, lib
+from .array import ERRMODES, errmode_value   # conversion error modes (arrays use them too)
 from .errors import CKTypeError, InvalidArgumentError, InvalidStateError
 from .types import as_type
 
 REQUESTS = {"single": lib.CK_KERNEL_REQUEST_SINGLE, "strided": lib.CK_KERNEL_REQUEST_STRIDED}
-ERRMODES = ("nocheck", "overflow", "fractional", "inexact", "default")
 
 
 def kernel_request(kernreq) -> int:
@@ -29,14 +29,6 @@ def kernel_request(kernreq) -> int:
     if kernreq in REQUESTS.values():
         return kernreq
     raise InvalidArgumentError(f"kernel request must be 'single' or 'strided', not {kernreq!r}")
-
-
-def errmode_value(errmode: str) -> int:
-    out = ffi.new("ck_errmode *")
-    if not isinstance(errmode, str):
-        raise InvalidArgumentError(f"errmode must be one of {ERRMODES}, not {errmode!r}")
-    check(lib.ck_errmode_from_name(errmode.encode(), out))
-    return out[0]
 
 
 def _destroy(ckb) -> None:

@@ -1,16 +1,23 @@
 """``ckernels.ops``: every operation of the C kernel registry, callable on arrays.
 
->>> import ckernels
+>>> import ckernels, numpy as np
 >>> ckernels.ops.add([1, 2, 3], 10).to_list()
 [11, 12, 13]
+>>> ckernels.ops.add(np.arange(3), 10)
+array([10, 11, 12])
 >>> ckernels.ops.sum(ckernels.array([[1, 2], [3, 4]]), axis=0).to_list()
 [4, 6]
 
 Each registry operation is an :class:`Op` (``ckernels.ops.add``, ``ckernels.ops.sqrt``,
 ...; ``dir(ckernels.ops)`` lists them); calling it applies the operation elementwise
-with NumPy broadcasting through the library's dimension kernels (parallel for
-large arrays), writing into ``out=`` when given.  Reductions (``sum``, ``product``,
-``min``, ``max``, ``any``, ``all``) take ``axis`` and ``keepdims``.
+with NumPy broadcasting.  An ``Op`` is a :class:`ckernels._dispatch.Function`, like a
+jitted function: calls on NumPy operands (arrays, NumPy and Python scalars, pandas,
+xarray and dask objects) go, in C, to the operation's NumPy ufunc (:attr:`Op.ufunc`,
+one loop per registry kernel whose types NumPy has; NumPy scalars come out of scalar
+calls, and every ufunc keyword and method works); calls on ckernels arrays, lists and
+strings run through the library's dimension kernels (``ck_array_apply_op``, parallel
+for large arrays), writing into ``out=`` when given.  Reductions (``sum``,
+``product``, ``min``, ``max``, ``any``, ``all``) take ``axis`` and ``keepdims``.
 
 Python scalars combine with arrays by NumPy 2's rule for "weak" scalars (NEP 50,
 :func:`ckernels.dtypes.weak_scalar_type`, the rule the jit uses too):
@@ -22,10 +29,11 @@ NumPy.
 from __future__ import annotations
 
 import builtins
-import sys as _sys
+import sys
 
 import numpy as np
 
+from . import _dispatch, ufuncs
 from . import array as _array
 from . import arraylike as _arraylike
 from . import types as _t
@@ -39,16 +47,59 @@ _REDUCTIONS = {"sum": "sum", "product": "product", "prod": "product", "min": "mi
                "max": "max", "any": "any", "all": "all"}
 
 
-class Op:
-    """A named operation of the kernel registry."""
+_UFUNC_SLOT = _dispatch.Function.ufunc
 
-    __slots__ = ("name", "_op")
+
+class Op(_dispatch.Function):
+    """A named operation of the kernel registry.
+
+    Callable like a ufunc (see the module docstring): NumPy operands go to
+    :attr:`ufunc`, ckernels arrays, lists and strings to the registry's
+    kernels through ``ck_array_apply_op``."""
+
+    __slots__ = ("name", "_op", "_built", "__weakref__")
 
     def __init__(self, name: str):
         op = ffi.new("const ck_op **")
         check(lib.ck_op_find(name.encode(), op))
+        super().__init__(None, Op._general, (Array, DeviceArray), "OSUT",
+                         wrappers=ufuncs.call_wrapped)
         self.name = name
         self._op = op[0]
+        self._built = False
+
+    @property
+    def ufunc(self):
+        """The operation's ``numpy.ufunc``: one loop per registry kernel whose
+        types all have NumPy dtypes, types resolved as :meth:`resolve` does,
+        ``identity`` that of NumPy's ufunc of the same name; None when no
+        kernel has NumPy types.  Built on first use, rebuilt after kernels are
+        registered into the operation."""
+        if not self._built:
+            self._build()
+        return _UFUNC_SLOT.__get__(self)
+
+    def _build(self) -> None:
+        np_uf = getattr(np, self.name, None)
+        identity = None
+        if isinstance(np_uf, np.ufunc) and np_uf.nin == self.arity == 2:
+            identity = np_uf.identity
+        uf = _dispatch.op_ufunc(self.name, ufuncs.DTYPE_OF_ID, identity=identity,
+                                doc=f"The ckernels registry operation {self.name!r}.")
+        if not _dispatch.loops(uf):
+            uf = None
+        else:
+            ufuncs.adopt(uf, self, self.name, __name__)
+        _UFUNC_SLOT.__set__(self, uf)
+        self._built = True
+
+    def _changed(self) -> None:
+        """Kernels were registered or removed: the next call rebuilds the ufunc."""
+        _UFUNC_SLOT.__set__(self, None)
+        self._built = False
+
+    def __reduce__(self):
+        return (_op_named, (self.name,))
 
     @property
     def arity(self) -> int:
@@ -71,10 +122,24 @@ class Op:
         check(lib.ck_op_resolve(self._op, len(types), ids, ret, ffi.NULL))
         return _t.ID_NAMES.get(ret[0], "invalid")
 
-    def __call__(self, *args, out: Array | None = None):
+    def _general(self, *args, out: Array | None = None, **kwargs):
+        """The general path (the fallback of the C call); the first call also
+        builds the ufunc and goes through it if it can."""
+        if not self._built:
+            self._build()
+            if _UFUNC_SLOT.__get__(self) is not None:
+                return self(*args, out=out, **kwargs)
+        if kwargs:
+            raise TypeError(f"{self.name}() got unexpected keyword argument(s) "
+                            f"{', '.join(map(repr, kwargs))}: only out= applies to "
+                            "ckernels arrays, lists and strings (NumPy operands take "
+                            "every ufunc keyword)")
         if len(args) != self.arity:
             raise InvalidArgumentError(f"{self.name} takes {self.arity} argument(s), "
                                        f"got {len(args)}")
+        if _dask_operand(args, out):   # lazy: a dask graph (ckernels.dask)
+            from . import dask as _dask
+            return _dask.call(self, args, out)
         dev = _device_operand(args, out)
         if dev is not None:    # device arrays: the operation runs on their device
             return dev._apply(self.name, args, out)
@@ -99,8 +164,16 @@ def _device_operand(args, out):
     return None
 
 
+def _dask_operand(args, out) -> bool:
+    """Whether a Dask collection is among the arguments and ``out``."""
+    return builtins.any(hasattr(a, "__dask_graph__") for a in (*args, out))
+
+
 def _reduce(opname: str):
     def reduce(a, axis=None, keepdims: bool = False):
+        if hasattr(a, "__dask_graph__"):   # a lazy dask reduction (ckernels.dask)
+            from . import dask as _dask
+            return _dask.reduce(opname, a, axis, keepdims)
         if isinstance(a, DeviceArray):   # on its device; a 0-d device array for all axes
             return a._reduction(opname, axis, None, keepdims)
         result = _array.reduce_op(opname, a, axis, keepdims)
@@ -128,13 +201,28 @@ def names() -> list[str]:
 
 def register_kernel(name: str, ret, args, single: int, strided: int) -> Op:
     """Register C entry points (addresses of ``ck_expr_single_t`` /
-    ``ck_expr_strided_t`` functions without kernel data) as ``name(args) -> ret``."""
+    ``ck_expr_strided_t`` functions without kernel data) as ``name(args) -> ret``;
+    returns ``ckernels.ops.<name>``, whose ufunc then has the new loop."""
     ids = ffi.new("ck_type_id[]", [_t.as_type(t).type_id for t in args])
     check(lib.ck_op_register_kernel(name.encode(), len(args), _t.as_type(ret).type_id, ids,
                                     ffi.cast("ck_expr_single_t", single),
                                     ffi.cast("ck_expr_strided_t", strided)))
-    _cache.pop(name, None)
-    return Op(name)
+    registry_changed(name)
+    return __getattr__(name)
+
+
+def registry_changed(name: str) -> None:
+    """Kernels of operation ``name`` were registered or removed (by
+    :func:`register_kernel`, :meth:`ckernels.JitKernel.register`, ...):
+    ``ckernels.ops.<name>`` rebuilds its ufunc on its next use."""
+    op = _cache.get(name)
+    if op is not None:
+        op._changed()
+
+
+def _op_named(name: str) -> Op:
+    """Unpickling: ``ckernels.ops.<name>``."""
+    return __getattr__(name)
 
 
 _cache: dict[str, Op] = {}
@@ -155,7 +243,8 @@ def __getattr__(name: str) -> Op:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(names()) | set(_REDUCTIONS) | {"names", "register_kernel", "Op"})
+    return sorted(set(names()) | set(_REDUCTIONS) | {"names", "register_kernel", "Op",
+                                                       "registry_changed"})
 
 
 def assign(dst: Array, src, errmode: str = "default") -> Array:
@@ -174,11 +263,16 @@ def assign(dst: Array, src, errmode: str = "default") -> Array:
 
 def set_num_threads(n: int) -> None:
     """Threads (caller included) used by large lifted operations; 0 = default
-    (CK_NUM_THREADS or the CPUs this process may run on)."""
+    (CK_NUM_THREADS, else in a Dask worker process the worker's share of the
+    cores (:func:`ckernels.dask.worker_threads`), else the CPUs this process
+    may run on)."""
     n = int(n)
     if not 0 <= n <= lib.CK_MAX_THREADS:
         raise ValueError(f"set_num_threads: {n} is not in [0, {lib.CK_MAX_THREADS}]")
     check(lib.ck_set_num_threads(n))
+    if n == 0 and "distributed" in sys.modules:
+        from . import dask as _dask
+        _dask.apply_worker_thread_rule()
 
 
 def get_num_threads() -> int:
@@ -186,4 +280,4 @@ def get_num_threads() -> int:
 
 
 # NumPy ufuncs on ckernels arrays (ArrayLike.__array_ufunc__) run through this module.
-_arraylike.use_operations(_sys.modules[__name__])
+_arraylike.use_operations(sys.modules[__name__])

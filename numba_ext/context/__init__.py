@@ -1,11 +1,13 @@
 """``ckernels.context``: contexts, buffers, programs and device arrays -- one
-surface for every backend (CPU memory, OpenCL; CUDA slots in the same way).
+surface for every backend (CPU memory, OpenCL, CUDA).
 
 ``context.py`` (:class:`Context`, placing arrays), ``buffer.py``
 (:class:`Buffer`), ``program.py`` (:class:`Program`), ``device_array.py``
-(:class:`DeviceArray`), ``opencl.py`` (zero-copy pyopencl interop, over
-``cl_interop.py``, the one module that knows pyopencl's objects),
-``dlpack.py`` (DLPack capsules of device arrays).
+(:class:`DeviceArray`); per-kind additions found through ``backends.py``:
+``opencl.py`` (zero-copy pyopencl interop, over ``cl_interop.py``, the one
+module that knows pyopencl's objects) and ``cuda.py`` (NVRTC set-up,
+``__cuda_array_interface__`` both ways); ``dlpack.py`` (DLPack capsules both
+ways, for every device kind and host memory).
 """
 
 from .buffer import Buffer

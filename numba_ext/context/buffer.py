@@ -33,16 +33,35 @@ class Buffer:
         self._finalizer = weakref.finalize(self, lib.ck_buffer_decref, ptr)
         return self
 
-    @property
-    def capacity(self) -> int:
-        return lib.ck_buffer_capacity(self._buf)
+    @classmethod
+    def wrap(cls, context, address: int, nbytes: int, owner) -> "Buffer":
+        """A buffer of ``context`` over ``nbytes`` at ``address`` that someone else
+        owns, without a copy (``ck_buffer_wrap``: a device pointer for ``"cuda"``,
+        a ``cl_mem`` of the context's cl_context for ``"opencl"``, a host
+        pointer for ``"cpu"``; the library checks it).  ``owner`` is kept
+        alive until the buffer dies; the library never frees the memory, and the
+        buffer cannot grow."""
+        from ..memory import release_callback
+        release, handle = release_callback(owner)
+        out = ffi.new("ck_buffer **")
+        status = lib.ck_buffer_wrap(context._ctx, ffi.cast("void *", int(address)), int(nbytes),
+                                    release, handle, out)
+        if status != 0:
+            release(handle)     # a failed wrap does not call it
+            check(status)
+        return cls._own(out[0], context)
 
     @property
     def native_handle(self) -> int:
-        """The backend's handle of the memory as an integer (a ``cl_mem`` for
-        OpenCL; ``ck_buffer_native_handle``), borrowed: valid while the buffer
-        lives and does not grow."""
+        """The backend's handle of the memory as an int (``CUdeviceptr`` for
+        ``"cuda"``, the host address for ``"cpu"``, the ``cl_mem`` for
+        ``"opencl"``; ``ck_buffer_native_handle``), borrowed: valid while the
+        buffer lives and does not grow."""
         return int(ffi.cast("uintptr_t", lib.ck_buffer_native_handle(self._buf)))
+
+    @property
+    def capacity(self) -> int:
+        return lib.ck_buffer_capacity(self._buf)
 
     @property
     def used(self) -> int:

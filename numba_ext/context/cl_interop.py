@@ -9,6 +9,8 @@ used).  It knows pyopencl's objects -- ``CommandQueue`` (``int_ptr``,
 
 from __future__ import annotations
 
+import sys
+
 from ..errors import InvalidArgumentError
 
 
@@ -38,11 +40,10 @@ def pyopencl_queue(cl_context: int, cl_device: int, cl_queue: int):
 
 
 def is_pyopencl_array(obj) -> bool:
-    try:
-        import pyopencl.array as cla
-    except ImportError:   # pragma: no cover
-        return False
-    return isinstance(obj, cla.Array)
+    # an object can only be a pyopencl array once pyopencl.array is imported:
+    # asking never imports pyopencl
+    cla = sys.modules.get("pyopencl.array")
+    return cla is not None and isinstance(obj, cla.Array)
 
 
 def array_memory(arr) -> tuple:

@@ -1,7 +1,7 @@
-"""Contexts: CPU memory and devices (OpenCL now) behind one interface.
+"""Contexts: CPU memory and devices (OpenCL, CUDA) behind one interface.
 
 >>> import ckernels
->>> ctx = ckernels.Context("cpu")            # or "opencl" (CK_OPENCL_DEVICE="p:d")
+>>> ctx = ckernels.Context("cpu")    # or "opencl" (CK_OPENCL_DEVICE="p:d"), "cuda"
 >>> buf = ctx.new_buffer(1024)
 >>> off = buf.allocate(16, align=8)
 >>> buf.write(off, b"0123456789abcdef"); bytes(buf.read(off, 4))
@@ -32,9 +32,10 @@ from ..array import Array
 from ..array import array as _host_array
 from ..array import asarray as _host_asarray
 from ..array import empty as _host_empty
-from ..array import use_cpu_context as _set_array_cpu_context
+from ..array import install_cpu_context
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
+from . import backends
 from . import kernels as _kernels
 from .buffer import Buffer
 from .device_array import DeviceArray
@@ -42,18 +43,26 @@ from .program import Program
 
 
 class Context:
-    """A compute context: ``Context("cpu")``, ``Context("opencl")`` or
-    ``Context("opencl", platform=0, device=0)``; over OpenCL objects made
-    elsewhere: :meth:`from_opencl`, :meth:`from_pyopencl`."""
+    """A compute context: ``Context("cpu")``, ``Context("opencl")``,
+    ``Context("opencl", platform=0, device=0)``, ``Context("cuda")`` or
+    ``Context("cuda", device=1)``; over OpenCL objects made elsewhere:
+    :meth:`from_opencl`, :meth:`from_pyopencl`."""
 
     __slots__ = ("_ctx", "_kind", "_finalizer", "_brief", "_pyopencl", "__weakref__")
 
     def __init__(self, kind: str = "cpu", platform: int | None = None,
                  device: int | None = None):
         out = ffi.new("ck_context **")
-        if platform is not None or device is not None:
+        prepare = backends.hook(kind, "prepare") if isinstance(kind, str) else None
+        if prepare is not None:
+            prepare()
+        make = backends.hook(kind, "new_context") if isinstance(kind, str) else None
+        if make is not None and (platform is not None or device is not None):
+            out[0] = make(platform, device)
+        elif platform is not None or device is not None:
             if kind != "opencl":
-                raise InvalidArgumentError("platform/device select an OpenCL device")
+                raise InvalidArgumentError("platform/device select an OpenCL device "
+                                           "(device= also selects a CUDA device)")
             check(lib.ck_context_new_opencl(platform or 0, device or 0, out))
         else:
             if not isinstance(kind, str):
@@ -114,6 +123,11 @@ class Context:
                 _WRAPPED[key] = weakref.ref(ctx)
         return ctx
 
+    @classmethod
+    def default(cls, kind: str = "cpu") -> "Context":
+        """The process's shared context of ``kind`` (:func:`default_context`)."""
+        return default_context(kind)
+
     def native_handles(self) -> tuple:
         """``(cl_context, cl_device_id, cl_command_queue)`` as integer
         addresses, borrowed (valid while the context lives; opencl only)."""
@@ -131,25 +145,19 @@ class Context:
 
     def wrap_buffer(self, native: int, nbytes: int, owner=None) -> Buffer:
         """A :class:`Buffer` over ``nbytes`` of memory someone else allocated in
-        this context (OpenCL: a ``cl_mem`` of this cl_context, as an integer;
-        ``ck_buffer_wrap``), without a copy.  ``owner`` (any Python object) is
-        kept alive until the buffer dies."""
-        from ..memory import release_callback
-        release, handle = release_callback(owner)
-        out = ffi.new("ck_buffer **")
-        st = lib.ck_buffer_wrap(self._ctx, ffi.cast("void *", int(native)), int(nbytes),
-                                release, handle, out)
-        if st != 0:
-            release(handle)     # a failed wrap does not call it
-            check(st)
-        return Buffer._own(out[0], self)
+        this context (a ``cl_mem`` of this cl_context for OpenCL, a device
+        pointer for CUDA, as an integer; :meth:`Buffer.wrap`), without a copy.
+        ``owner`` (any Python object) is kept alive until the buffer dies."""
+        return Buffer.wrap(self, native, nbytes, owner)
 
-    def from_dlpack(self, x) -> DeviceArray:
-        """A device array over the memory of a DLPack producer on this
-        context's device (no copy; see :mod:`ckernels.context.dlpack` for what
-        DLPack can say about OpenCL buffers)."""
-        from .dlpack import import_into
-        return import_into(self, x, DeviceArray)
+    def from_dlpack(self, x):
+        """The memory of a DLPack producer ``x`` on this context's device as a
+        device array, without a copy (OpenCL: its ``cl_mem`` must belong to
+        this cl_context; CUDA: to this context's device); in a ``"cpu"``
+        context, a host ``ckernels.Array`` sharing ``x``'s host memory.  See
+        :mod:`ckernels.context.dlpack`."""
+        from .dlpack import import_array
+        return import_array(self, x)
 
     @property
     def brief(self) -> str:
@@ -212,12 +220,6 @@ class Context:
         return _kernels.namespace(self)
 
     # ---- placing arrays ----------------------------------------------------
-    @staticmethod
-    def unpickle_array(kind: str, host):
-        """Unpickling a :class:`DeviceArray`: ``host`` (a NumPy array) copied
-        into the shared context of ``kind`` (:func:`default_context`)."""
-        return default_context(kind).array(host)
-
     def array(self, obj, type=None):
         """A copy of ``obj`` in this context (anything ``np.asarray`` accepts, a
         ``ckernels.Array`` of a builtin type, a device array): a
@@ -233,6 +235,12 @@ class Context:
                     # a dtype for array data (as for device contexts): the shape is the data's
                     return _host_array(np.asarray(obj, dtype=t.to_numpy_dtype()))
             return _host_array(obj, type=type)
+        if not isinstance(obj, DeviceArray):
+            shared = _adopt(self, obj)          # another library's device array
+            if shared is not None:
+                if type is None:
+                    return shared.copy()
+                obj = shared
         host = obj.to_numpy() if isinstance(obj, DeviceArray) else obj
         if type is None:
             host = np.asarray(host)
@@ -285,6 +293,10 @@ class Context:
             if obj.context == self:
                 return obj
             return DeviceArray.from_host(self, obj.to_numpy())
+        if self.is_device:
+            shared = _adopt(self, obj)          # another library's device array: no copy
+            if shared is not None:
+                return shared
         if not self.is_device:
             return obj if isinstance(obj, Array) else _host_asarray(np.array(obj, copy=True))
         return self.array(np.asarray(obj))
@@ -303,6 +315,13 @@ class Context:
         return f"<b>ckernels.Context</b> <code>{html.escape(self.describe())}</code>"
 
 
+def _adopt(ctx: Context, obj):
+    """``obj`` (another library's array in this context's device memory) as a
+    DeviceArray sharing its memory, or None (the kind's ``adopt`` hook)."""
+    adopt = backends.hook(ctx.kind, "adopt")
+    return adopt(ctx, obj) if adopt is not None else None
+
+
 _BRIEF = re.compile(r"^(\w+):\s*([^\[(,]+?)\s*(?:\[|\(|,|$)")
 # (cl_context, device, queue) addresses -> the Context wrapping them
 _WRAPPED: dict = {}
@@ -318,6 +337,9 @@ def default_context(kind: str) -> Context:
         if ctx is None:
             ctx = _DEFAULT[kind] = Context(kind)
     return ctx
+
+
+install_cpu_context(lambda: default_context("cpu"))     # ckernels.Array.context
 
 
 def check_context(ctx, where: str) -> Context:
@@ -363,11 +385,5 @@ def _type_shape_dtype(type, shape, where, kind):
     dt = t.to_numpy_dtype()
     return (tuple(dims) if (dims or shape is not None) else None), dt
 
-
-def _cpu_context() -> Context:
-    return default_context("cpu")
-
-
-_set_array_cpu_context(_cpu_context)   # ckernels.Array.context
 
 __all__ = ["Context", "check_context", "same_context", "default_context"]

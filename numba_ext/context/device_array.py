@@ -2,7 +2,7 @@
 
 A :class:`DeviceArray` is ``(buffer, offset, shape, strides, dtype)`` over a
 :class:`~ckernels.context.buffer.Buffer` -- nothing in it is specific to one
-backend (OpenCL now; CUDA through the same buffer calls).  Its element types
+backend (OpenCL and CUDA go through the same buffer calls).  Its element types
 are the rows of the one table (:mod:`ckernels.dtypes`) that have a C type in
 the context's device dialect.  ``ctx.array`` / ``ctx.empty`` / ``ctx.to``
 (:class:`ckernels.Context`) are the usual ways to make one.
@@ -36,8 +36,12 @@ running on the device, so:
   outside its memory;
 * pickling copies the values to the host and unpickles them into the
   default context of the same kind (:func:`ckernels.context.default_context`);
-  DLPack exports the ``cl_mem`` (:mod:`ckernels.context.dlpack`);
-  ``to_pyopencl`` shares memory with pyopencl.
+  sharing with other libraries goes through the context kind's hooks
+  (:mod:`ckernels.context.backends`): DLPack on every device kind
+  (:mod:`ckernels.context.dlpack`: the ``cl_mem`` for OpenCL, the device
+  pointer for CUDA), ``__cuda_array_interface__`` on CUDA arrays
+  (:mod:`ckernels.context.cuda`), ``to_pyopencl`` on OpenCL arrays
+  (:mod:`ckernels.context.opencl`).
 
 The kernels live in the jit layer (they are generated device C);
 :func:`install_kernels` is how that layer plugs them in when ``ckernels`` is
@@ -56,7 +60,7 @@ from .. import types as _t
 from ..arraylike import ArrayLike, Flags
 from ..errors import CKIndexError, CKTypeError, CKValueError, InvalidArgumentError, \
     NotSupportedError
-from . import cl_interop
+from . import backends
 from .buffer import Buffer
 
 #: the device kernels (``ckernels.jit.device_ops``), installed at import
@@ -68,8 +72,8 @@ def install_kernels(impl) -> None:
     (``ckernels.jit.device_ops`` does this when it is imported): it provides
     ``elementwise(op, args, out)``, ``assign(dst, src, errmode)``,
     ``reduce(op, a, axis, keepdims, dtype, out)``, ``gather(a, lists)``,
-    ``take(view, index, axis, axis_len)``, ``check_ufunc_operands(...)``,
-    ``dlpack_device(a)`` and ``dlpack(a, ...)``."""
+    ``take(view, index, axis, axis_len)``, ``check_ufunc_operands(...)`` and
+    ``where(cond, a, b)``."""
     global _KERNELS
     _KERNELS = impl
 
@@ -377,17 +381,13 @@ class DeviceArray(ArrayLike):
         context's own queue, or on ``queue`` (any pyopencl queue of the same
         cl_context; a queue of another cl_context gets a copy, through the
         host, since OpenCL memory is not shared between contexts).  The
-        pyopencl buffer retains the ``cl_mem`` and keeps this array alive."""
-        ctx = self.context
-        if ctx.kind != "opencl":
-            raise NotSupportedError(f"to_pyopencl: {ctx.brief} is not an OpenCL context")
-        if queue is None:
-            queue = ctx.pyopencl_queue()
-        elif queue.context.int_ptr != ctx.native_handles()[0]:
-            import pyopencl.array as cla
-            return cla.to_device(queue, self.to_numpy())
-        return cl_interop.make_array(queue, self._buffer.native_handle, self._offset,
-                                     self._shape, self._strides, self.dtype, owner=self)
+        pyopencl buffer retains the ``cl_mem`` and keeps this array alive
+        (OpenCL contexts only: :func:`ckernels.context.opencl.to_pyopencl`)."""
+        export = backends.hook(self.context.kind, "to_pyopencl")
+        if export is None:
+            raise NotSupportedError(f"to_pyopencl: {self.context.brief} is not an OpenCL "
+                                    "context")
+        return export(self, queue)
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(_NO_HOST_COPY)
@@ -535,17 +535,35 @@ class DeviceArray(ArrayLike):
             return _kernels().where(*args)     # one kernel, not masked copies
         return super().__array_function__(func, types, args, kwargs)
 
-    def __dlpack_device__(self) -> tuple:
-        return _kernels().dlpack_device(self)
-
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        return _kernels().dlpack(self, stream=stream, max_version=max_version,
-                                 dl_device=dl_device, copy=copy)
-
     def __reduce__(self):
         # pickling copies the data to the host; unpickling copies it into the
         # default context of the same kind (see docs/contexts.md)
-        return (type(self.context).unpickle_array, (self.context.kind, self.to_numpy()))
+        return (_unpickle, (type(self.context), self.context.kind, self.to_numpy()))
+
+    # ---- sharing with other libraries (the context kind's hooks) -------------
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """Version 3 of the CUDA Array Interface (CUDA device arrays only)."""
+        export = backends.hook(self.context.kind, "cuda_array_interface")
+        if export is None:
+            raise AttributeError(f"__cuda_array_interface__: {self.context.kind} device "
+                                 "arrays are not CUDA memory")
+        return export(self)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        export = backends.hook(self.context.kind, "dlpack")
+        if export is None:
+            raise BufferError(f"__dlpack__: {self.context.kind} device arrays cannot "
+                              "be shared through DLPack (copy with .to_numpy())")
+        return export(self, stream=stream, max_version=max_version, dl_device=dl_device,
+                      copy=copy)
+
+    def __dlpack_device__(self) -> tuple:
+        device = backends.hook(self.context.kind, "dlpack_device")
+        if device is None:
+            raise BufferError(f"__dlpack_device__: {self.context.kind} device arrays "
+                              "cannot be shared through DLPack")
+        return device(self)
 
     # ---- display -----------------------------------------------------------
     def __repr__(self) -> str:
@@ -561,6 +579,11 @@ class DeviceArray(ArrayLike):
 def _refuse_host_out():
     raise TypeError("out= must be a device array of the same context (no implicit copies "
                     "to the host)")
+
+
+def _unpickle(context_class, kind, host):
+    # the Context class comes with the pickle: this module never imports it
+    return context_class.default(kind).array(host)
 
 
 def _is_index_array(k) -> bool:

@@ -1,39 +1,67 @@
-"""DLPack for device arrays: ``__dlpack__`` / ``__dlpack_device__`` and the
-importer :meth:`ckernels.Context.from_dlpack`.
+"""DLPack: capsules both ways, for every device kind (OpenCL, CUDA) and for
+host memory.
 
-What DLPack can say about OpenCL memory (``dlpack.h``): the device type
-``kDLOpenCL`` (4), a ``device_id``, and a ``data`` pointer which for OpenCL
-*is the ``cl_mem`` handle* (not an address: OpenCL buffers have none), plus
-``byte_offset``, shape, strides (in elements) and the element type.  It
-cannot name the ``cl_context`` or the platform, and ``device_id`` has no
-system-wide meaning for OpenCL.  Here ``device_id`` is the device's index in
-its cl_context's device list (0 for the single-device contexts ckernels
-makes); the ``cl_context`` itself is recoverable from the ``cl_mem``
-(``clGetMemObjectInfo(CL_MEM_CONTEXT)``), which is how a consumer checks it
-shares the context -- ``Context.from_dlpack`` wraps the ``cl_mem`` and fails
-with the library's "belongs to another cl_context" error otherwise.  Few
-consumers accept ``kDLOpenCL`` tensors (NumPy refuses them: device data is
-never copied implicitly); the producer is there so that OpenCL libraries
-that do (and ckernels itself) can share buffers.
+This module speaks the C ABI of ``dlpack.h`` (DLPack 1.x:
+``DLManagedTensorVersioned`` in a ``"dltensor_versioned"`` capsule, and the
+legacy ``DLManagedTensor`` in a ``"dltensor"`` capsule) with ``ctypes``;
+what differs between device kinds comes from the kind's hooks
+(:mod:`ckernels.context.backends`): its DLPack device, what goes in ``data``
+and ``byte_offset``, the stream rule, and how imported memory becomes a
+buffer.  Host ``ckernels.Array`` objects share through NumPy
+(``Array.__dlpack__``, :func:`ckernels.from_dlpack`).
 
-Capsules are DLPack's "legacy" unversioned ``dltensor`` (allowed for any
-``max_version``); ``stream`` must be None (every ckernels operation has
-completed when it returns), ``copy=True`` and a ``dl_device`` other than the
-array's own are refused (a copy would have to go through the host).
+Exporting (:func:`export`, and :func:`export_array` behind
+``DeviceArray.__dlpack__``): the managed tensor, its shape and strides live
+in ctypes objects held, with the producer's owner object, in a table keyed
+by the tensor's address until its deleter runs -- once, called by the
+consumer that renamed the capsule ``"used_..."``, or by the capsule's
+destructor (C, in the cffi module: it may run with an exception pending) if
+nobody consumed it.  ``copy=True`` exports a device copy; ``dl_device=(kDLCPU,
+0)`` (what ``np.from_dlpack(x, device="cpu")`` asks) an explicit host copy.
+
+Importing (:func:`consume`, and :func:`import_array` behind
+:meth:`ckernels.Context.from_dlpack`): the capsule is validated, renamed
+``"used_..."`` (so its destructor no longer deletes), and the returned
+:class:`Imported` calls the producer's deleter exactly once when it is
+released (:meth:`Imported.release`, or garbage collection -- for an adopted
+array, when the last buffer over the memory dies).
+
+What DLPack can say about OpenCL memory: the device type ``kDLOpenCL`` (4), a
+``device_id``, and a ``data`` field which for OpenCL *is the ``cl_mem``
+handle* (OpenCL buffers have no address), plus ``byte_offset``.  It cannot
+name the ``cl_context``; ``device_id`` is the device's index in its
+cl_context (0 for the single-device contexts ckernels makes).  The
+``cl_context`` is recoverable from the ``cl_mem``, which is how
+``Context.from_dlpack`` checks it shares the context (the library's "belongs
+to another cl_context" error otherwise).  Few consumers accept ``kDLOpenCL``
+tensors (NumPy refuses them: device data is never copied implicitly).  For
+CUDA, ``data`` is the device pointer of the first element (``byte_offset``
+0) and ``device_id`` the device ordinal.
 """
 
 from __future__ import annotations
 
 import ctypes
 import threading
+import weakref
+from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import InvalidArgumentError, NotSupportedError
+from . import backends
 
-kDLCPU, kDLCUDA, kDLOpenCL = 1, 2, 4
-_DEVICE_TYPES = {"opencl": kDLOpenCL, "cuda": kDLCUDA}
-_CODES = {"b": 6, "i": 0, "u": 1, "f": 2}   # kDLBool, kDLInt, kDLUInt, kDLFloat
+KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_OPENCL = 1, 2, 3, 4
+KDL_CUDA_MANAGED = 13
+DEVICE_NAMES = {1: "CPU", 2: "CUDA", 3: "CUDA host", 4: "OpenCL", 7: "Vulkan", 8: "Metal",
+                10: "ROCm", 11: "ROCm host", 13: "CUDA managed", 14: "oneAPI"}
+READ_ONLY, IS_COPIED = 1, 2
+#: the DLPack version of the capsules made here
+VERSION = (1, 0)
+
+_INT, _UINT, _FLOAT, _COMPLEX, _BOOL = 0, 1, 2, 5, 6
+_KIND_CODE = {"i": _INT, "u": _UINT, "f": _FLOAT, "c": _COMPLEX, "b": _BOOL}
+_CODE_KIND = {v: k for k, v in _KIND_CODE.items()}
 
 
 class DLDevice(ctypes.Structure):
@@ -41,161 +69,310 @@ class DLDevice(ctypes.Structure):
 
 
 class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
-                ("lanes", ctypes.c_uint16)]
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
 
 
 class DLTensor(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
                 ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
-
-
-_Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
 
 
 class DLManagedTensor(ctypes.Structure):
     _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", _Deleter)]
+                ("deleter", ctypes.c_void_p)]
 
 
-_CAPSULE_NAME = b"dltensor"
-_USED_NAME = b"used_dltensor"
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64),
+                ("dl_tensor", DLTensor)]
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+# the capsule API, through prototypes that keep the GIL (PYFUNCTYPE)
 _api = ctypes.pythonapi
-_api.PyCapsule_New.restype = ctypes.py_object
-_api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-_api.PyCapsule_IsValid.restype = ctypes.c_int
-_api.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-_api.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_api.PyCapsule_SetName.restype = ctypes.c_int
-_api.PyCapsule_SetName.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_P = ctypes.PYFUNCTYPE
+_capsule_new = _P(ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p,
+                  ctypes.c_void_p)(("PyCapsule_New", _api))
+_is_valid = _P(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(("PyCapsule_IsValid", _api))
+_get_pointer = _P(ctypes.c_void_p, ctypes.py_object,
+                  ctypes.c_void_p)(("PyCapsule_GetPointer", _api))
+_set_name = _P(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(("PyCapsule_SetName", _api))
 
-# address of a DLManagedTensor -> what it refers to (kept alive until deleted)
-_LIVE: dict = {}
-_LOCK = threading.Lock()
-
-
-def _delete(addr):
-    with _LOCK:
-        _LIVE.pop(addr, None)
+# capsule names: C strings that live as long as the process
+_NAMES = {n: ctypes.create_string_buffer(n) for n in
+          (b"dltensor", b"used_dltensor", b"dltensor_versioned", b"used_dltensor_versioned")}
 
 
-_DELETER = _Deleter(_delete)
+def _name(n: bytes) -> int:
+    return ctypes.addressof(_NAMES[n])
+
+
+# ----------------------------------------------------------------- export --
+_live: dict[int, tuple] = {}     # managed tensor address -> (ctypes objects, owner)
+_live_lock = threading.Lock()
+
+
+@_DELETER
+def _deleter(ptr):            # called by the consumer (or our capsule destructor), once
+    with _live_lock:
+        _live.pop(int(ptr or 0), None)
 
 
 def _capsule_destructor() -> int:
-    """Address of the capsule destructor (C, in the cffi module: it may run
-    with an exception pending, which a Python callback cannot)."""
+    """Address of the capsule destructor (C, in the cffi module): it deletes a
+    capsule nobody consumed, setting a pending exception aside meanwhile."""
     from .._native import ffi, lib
     return int(ffi.cast("uintptr_t", ffi.addressof(lib, "ck_py_dlpack_capsule_destructor")))
 
 
-def device_of(ctx) -> tuple:
-    """``(device_type, device_id)`` of a context's arrays (see the module
-    docstring for what ``device_id`` means on OpenCL)."""
-    dt = _DEVICE_TYPES.get(ctx.kind)
-    if dt is None:
-        raise NotSupportedError(f"DLPack: {ctx.kind} contexts have no DLPack device type")
-    return (dt, 0)
+def dtype_code(dtype) -> DLDataType:
+    """The DLPack data type of a NumPy dtype (BufferError if it has none)."""
+    dt = np.dtype(dtype)
+    code = _KIND_CODE.get(dt.kind)
+    if code is None or not dt.isnative:
+        raise BufferError(f"DLPack: dtype {dt} has no DLPack equivalent")
+    return DLDataType(code, dt.itemsize * 8, 1)
 
 
-def export(a, stream=None, max_version=None, dl_device=None, copy=None):
-    """A ``dltensor`` capsule over device array ``a`` (no copy)."""
-    dev = device_of(a.context)
-    if stream is not None:
-        raise InvalidArgumentError("__dlpack__: stream must be None (ckernels operations "
-                                   "have completed when they return)")
-    if dl_device is not None and tuple(dl_device) != dev:
-        raise NotSupportedError(f"__dlpack__: cannot export to device {tuple(dl_device)} "
-                                f"(the array is on {dev}; copies go through .get())")
-    if copy:
-        raise NotSupportedError("__dlpack__(copy=True) is not supported for device arrays")
-    nd = a.ndim
-    shape = (ctypes.c_int64 * max(nd, 1))(*a.shape)
-    strides = (ctypes.c_int64 * max(nd, 1))(*(s // a.itemsize for s in a.strides))
-    m = DLManagedTensor()
-    t = m.dl_tensor
-    t.data = a.buffer.native_handle
-    t.device = DLDevice(*dev)
+def export(owner, address: int, shape, strides, dtype, device: tuple[int, int],
+           versioned: bool, readonly: bool = False, byte_offset: int = 0):
+    """A DLPack capsule over ``address`` (``shape``, byte ``strides``, ``dtype``
+    on ``device``; ``address`` is DLPack's ``data``: a pointer, or the
+    ``cl_mem`` for OpenCL, with the first element ``byte_offset`` bytes in)
+    that keeps ``owner`` alive until its consumer deletes it."""
+    dt = np.dtype(dtype)
+    item = dt.itemsize
+    if any(s % item for s in strides):
+        raise BufferError(f"DLPack: strides {tuple(strides)} are not multiples of the "
+                          f"element size {item}")
+    nd = len(shape)
+    shape_arr = (ctypes.c_int64 * max(nd, 1))(*[int(s) for s in shape])
+    strides_arr = (ctypes.c_int64 * max(nd, 1))(*[int(s) // item for s in strides])
+    size = int(np.prod(shape, dtype=np.int64)) if nd else 1
+    if versioned:
+        m = DLManagedTensorVersioned()
+        m.version = DLPackVersion(*VERSION)
+        m.flags = READ_ONLY if readonly else 0
+        t = m.dl_tensor
+    else:
+        m = DLManagedTensor()
+        t = m.dl_tensor
+    t.data = int(address) if size else None
+    t.device = DLDevice(*device)
     t.ndim = nd
-    t.dtype = DLDataType(_CODES[a.dtype.kind], a.itemsize * 8, 1)
-    t.shape = shape
-    t.strides = strides
-    t.byte_offset = a.offset
-    m.deleter = _DELETER
+    t.dtype = dtype_code(dt)
+    t.shape = ctypes.cast(shape_arr, ctypes.POINTER(ctypes.c_int64))
+    t.strides = ctypes.cast(strides_arr, ctypes.POINTER(ctypes.c_int64))
+    t.byte_offset = int(byte_offset) if size else 0
     addr = ctypes.addressof(m)
-    with _LOCK:
-        _LIVE[addr] = (m, shape, strides, a)
-    return _api.PyCapsule_New(addr, _CAPSULE_NAME, _capsule_destructor())
+    m.manager_ctx = addr
+    m.deleter = ctypes.cast(_deleter, ctypes.c_void_p).value
+    with _live_lock:
+        _live[addr] = (m, shape_arr, strides_arr, owner)
+    try:
+        return _capsule_new(addr, _name(b"dltensor_versioned" if versioned else b"dltensor"),
+                            _capsule_destructor())
+    except BaseException:
+        _deleter(addr)
+        raise
 
 
-def import_into(ctx, x, array_type):
-    """A device array of ``ctx`` over the memory of a DLPack producer ``x`` on
-    ``ctx``'s device type (OpenCL: its ``cl_mem`` must belong to ``ctx``'s
-    cl_context).  The producer's tensor is released when the array's buffer
-    dies."""
+def live_exports() -> int:
+    """Capsules made here whose consumer has not deleted them yet (for tests)."""
+    with _live_lock:
+        return len(_live)
+
+
+# ----------------------------------------------------------------- import --
+class Described(NamedTuple):
+    """What a foreign array says about itself (DLPack or ``__cuda_array_interface__``)."""
+    address: int            # the first element (0 for zero-size arrays): handle + byte_offset
+    shape: tuple
+    strides: tuple          # in bytes
+    dtype: np.dtype
+    readonly: bool
+    device: tuple           # (device_type, device_id)
+    handle: int = 0         # DLPack's data (a cl_mem for OpenCL; 0 for zero-size arrays)
+    byte_offset: int = 0    # of the first element from ``handle``
+
+
+class Imported:
+    """A consumed DLPack tensor: what it describes, and the producer's deleter,
+    called exactly once by :meth:`release` (or when this object is collected)."""
+
+    __slots__ = ("described", "_finalizer", "__weakref__")
+
+    def __init__(self, described: Described, managed: int, deleter: int):
+        self.described = described
+        self._finalizer = weakref.finalize(self, _call_deleter, managed, deleter)
+
+    def release(self) -> None:
+        self._finalizer()
+
+    @property
+    def released(self) -> bool:
+        return not self._finalizer.alive
+
+    def __repr__(self) -> str:
+        d = self.described
+        return (f"<ckernels DLPack import shape={d.shape} dtype={d.dtype} "
+                f"device={DEVICE_NAMES.get(d.device[0], d.device[0])}:{d.device[1]}"
+                f"{' released' if self.released else ''}>")
+
+
+def _call_deleter(managed: int, deleter: int) -> None:
+    if deleter:
+        _DELETER(deleter)(managed)
+
+
+def describe_dtype(code: int, bits: int, lanes: int) -> np.dtype:
+    """The NumPy dtype of a DLPack data type (InvalidArgumentError if none)."""
+    kind = _CODE_KIND.get(int(code))
+    if kind is None or lanes != 1 or bits % 8 or bits == 0:
+        raise NotSupportedError(f"DLPack: data type (code {code}, {bits} bits, {lanes} lanes) "
+                                "has no NumPy equivalent")
+    try:
+        return np.dtype(f"{kind}{bits // 8}") if kind != "b" else np.dtype(np.bool_)
+    except TypeError:
+        raise NotSupportedError(f"DLPack: data type (code {code}, {bits} bits) has no NumPy "
+                                "equivalent") from None
+
+
+def consume(capsule) -> Imported:
+    """Take ownership of a DLPack capsule (legacy or versioned) and describe it."""
+    is_valid, get = _is_valid, _get_pointer
+    if is_valid(capsule, _name(b"dltensor_versioned")):
+        versioned = True
+        managed = get(capsule, _name(b"dltensor_versioned"))
+        m = DLManagedTensorVersioned.from_address(managed)
+        if m.version.major != VERSION[0]:
+            # only the fields before dl_tensor are stable across major versions
+            version, deleter = (m.version.major, m.version.minor), m.deleter
+            _set_name(capsule, _name(b"used_dltensor_versioned"))
+            _call_deleter(managed, deleter)
+            raise NotSupportedError(f"DLPack: version {version[0]}.{version[1]} "
+                                    f"(ckernels reads {VERSION[0]}.x)")
+        flags, t = int(m.flags), m.dl_tensor
+    elif is_valid(capsule, _name(b"dltensor")):
+        versioned = False
+        managed = get(capsule, _name(b"dltensor"))
+        m = DLManagedTensor.from_address(managed)
+        flags, t = 0, m.dl_tensor
+    else:
+        raise InvalidArgumentError(f"DLPack: {type(capsule).__name__} is not an unconsumed "
+                                   "DLPack capsule (already used, or not a 'dltensor' capsule)")
+    deleter = m.deleter or 0
+    # from here on the capsule is ours: rename it, so its destructor leaves it
+    _set_name(capsule, _name(b"used_dltensor_versioned" if versioned
+                                          else b"used_dltensor"))
+    try:
+        nd = int(t.ndim)
+        if nd < 0 or nd > 64:
+            raise InvalidArgumentError(f"DLPack: ndim {nd}")
+        shape = tuple(int(t.shape[i]) for i in range(nd))
+        if any(s < 0 for s in shape):
+            raise InvalidArgumentError(f"DLPack: negative dimension in shape {shape}")
+        dt = describe_dtype(t.dtype.code, t.dtype.bits, t.dtype.lanes)
+        if nd and t.strides:
+            strides = tuple(int(t.strides[i]) * dt.itemsize for i in range(nd))
+        else:
+            strides, acc = [], dt.itemsize
+            for s in reversed(shape):
+                strides.append(acc)
+                acc *= max(s, 1)
+            strides = tuple(reversed(strides))
+        size = int(np.prod(shape, dtype=np.int64)) if nd else 1
+        handle, byte_offset = (int(t.data or 0), int(t.byte_offset)) if size else (0, 0)
+        desc = Described(handle + byte_offset, shape, strides, dt, bool(flags & READ_ONLY),
+                         (int(t.device.device_type), int(t.device.device_id)),
+                         handle, byte_offset)
+    except BaseException:
+        _call_deleter(managed, deleter)
+        raise
+    return Imported(desc, managed, deleter)
+
+
+def extent(shape, strides, itemsize: int) -> tuple[int, int]:
+    """``(lo, nbytes)``: the bytes a non-empty strided array touches start ``lo``
+    (<= 0) bytes from its first element and span ``nbytes``."""
+    lo = sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0)
+    hi = sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0) + itemsize
+    return lo, hi - lo
+
+
+# ------------------------------------------------------- device arrays --
+def export_array(arr, device: tuple[int, int], data_of, *, max_version=None, dl_device=None,
+                 copy=None):
+    """``arr.__dlpack__(...)`` for a device array of any kind, once the kind's
+    hook has checked ``stream``: a capsule over the device memory
+    (``data_of(arr)`` gives DLPack's ``(data, byte_offset)``), over a device
+    copy with ``copy=True``; a host copy only when ``dl_device`` asks for the
+    CPU explicitly (and ``copy`` is not False)."""
+    if dl_device is not None and tuple(dl_device) != tuple(device):
+        if tuple(dl_device) == (KDL_CPU, 0) and copy is not False:
+            host = arr.to_numpy()
+            return host.__dlpack__(max_version=max_version) if max_version is not None \
+                else host.__dlpack__()
+        raise BufferError(f"__dlpack__: the array is on {DEVICE_NAMES[device[0]]} "
+                          f"device {device[1]}, dl_device={tuple(dl_device)} asks for another "
+                          "device")
+    src = arr.copy() if copy else arr
+    versioned = max_version is not None and int(max_version[0]) >= 1
+    data, byte_offset = data_of(src) if src.size else (0, 0)
+    return export(src, data, src.shape, src.strides, src.dtype, tuple(device), versioned,
+                  readonly=not src.flags.writeable, byte_offset=byte_offset)
+
+
+def import_array(ctx, x):
+    """``ctx.from_dlpack(x)``: the memory of DLPack producer ``x`` as an array
+    of ``ctx`` without a copy -- a device array over it for a device context
+    (the kind's ``dlpack_context_device``, ``dlpack_stream`` and
+    ``dlpack_adopt`` hooks), a host ``ckernels.Array`` for a ``"cpu"`` one.
+    The producer's tensor is deleted when the last array over it dies."""
     if not hasattr(x, "__dlpack__"):
         raise InvalidArgumentError(f"from_dlpack: {type(x).__name__} has no __dlpack__")
-    want = device_of(ctx)
-    if hasattr(x, "__dlpack_device__"):
-        got = tuple(x.__dlpack_device__())
+    if not ctx.is_device:
+        from ..array import from_dlpack
+        return from_dlpack(x)
+    context_device = backends.hook(ctx.kind, "dlpack_context_device")
+    adopt = backends.hook(ctx.kind, "dlpack_adopt")
+    if context_device is None or adopt is None:
+        raise NotSupportedError(f"from_dlpack: {ctx.kind} contexts take no DLPack tensors")
+    want = tuple(context_device(ctx))
+    f = getattr(x, "__dlpack_device__", None)
+    if f is not None:
+        got = tuple(f())
         if got[0] != want[0]:
-            raise NotSupportedError(f"from_dlpack: the tensor is on DLPack device {got}, "
-                                    f"{ctx.brief} takes device type {want[0]}")
-    capsule = x.__dlpack__()
-    addr = _api.PyCapsule_GetPointer(ctypes.c_void_p(id(capsule)), _CAPSULE_NAME)
-    m = DLManagedTensor.from_address(addr)
-    t = m.dl_tensor
-    if t.device.device_type != want[0]:
-        raise NotSupportedError(f"from_dlpack: DLPack device type {t.device.device_type}, "
-                                f"expected {want[0]}")
-    if t.dtype.lanes != 1:
-        raise NotSupportedError("from_dlpack: vector element types (lanes > 1)")
-    kind = {v: k for k, v in _CODES.items()}.get(t.dtype.code)
-    if kind is None:
-        raise NotSupportedError(f"from_dlpack: DLPack type code {t.dtype.code}")
-    dtype = np.dtype(f"{'?' if kind == 'b' else kind}{t.dtype.bits // 8}") if kind != "b" \
-        else np.dtype(np.bool_)
-    nd = t.ndim
-    shape = tuple(t.shape[i] for i in range(nd))
-    if t.strides:
-        strides = tuple(t.strides[i] * dtype.itemsize for i in range(nd))
-    else:
-        strides = None
-    # the capsule is ours now: the tensor is released through its deleter
-    # when the buffer over it dies
-    _api.PyCapsule_SetName(ctypes.c_void_p(id(capsule)), _USED_NAME)
-    owner = _Consumed(addr, m.deleter)
-    size = _extent(shape, strides, dtype.itemsize, t.byte_offset)
-    buf = ctx.wrap_buffer(t.data, max(size, 1), owner=owner)
-    return array_type(buf, t.byte_offset, shape, dtype, strides)
+            raise NotSupportedError(
+                f"from_dlpack: the tensor is on {DEVICE_NAMES.get(got[0], got[0])} device "
+                f"{got[1]}; {ctx.brief} takes {DEVICE_NAMES[want[0]]} tensors (copy it "
+                "first)")
+    stream_of = backends.hook(ctx.kind, "dlpack_stream")
+    stream = stream_of(ctx) if stream_of is not None else None
+    try:
+        capsule = x.__dlpack__(stream=stream, max_version=VERSION)
+    except TypeError:               # a producer older than DLPack 1.0 (no max_version)
+        capsule = x.__dlpack__(stream=stream) if stream is not None else x.__dlpack__()
+    imported = consume(capsule)
+    try:
+        dev = imported.described.device
+        if dev[0] != want[0]:
+            raise NotSupportedError(f"from_dlpack: the tensor is on "
+                                    f"{DEVICE_NAMES.get(dev[0], dev[0])} device {dev[1]}; "
+                                    f"{ctx.brief} takes {DEVICE_NAMES[want[0]]} tensors")
+        return adopt(ctx, imported)
+    except BaseException:
+        imported.release()
+        raise
 
 
-def _extent(shape, strides, itemsize, offset) -> int:
-    if strides is None:
-        n = 1
-        for s in shape:
-            n *= s
-        return offset + n * itemsize
-    if not all(shape):
-        return offset + itemsize
-    if any(st < 0 for st in strides):
-        raise NotSupportedError("from_dlpack: negative strides")
-    return offset + sum(st * (n - 1) for n, st in zip(shape, strides)) + itemsize
-
-
-class _Consumed:
-    """Calls a consumed DLManagedTensor's deleter when dropped."""
-
-    def __init__(self, addr, deleter):
-        self.addr = addr
-        self.deleter = deleter
-
-    def __del__(self):
-        if self.deleter:
-            self.deleter(self.addr)
-
-
-__all__ = ["device_of", "export", "import_into", "kDLOpenCL", "kDLCUDA", "kDLCPU"]
+__all__ = ["export", "consume", "export_array", "import_array", "extent", "Imported", "Described",
+           "dtype_code", "describe_dtype", "live_exports", "KDL_CPU", "KDL_CUDA", "KDL_OPENCL",
+           "VERSION"]

@@ -1,4 +1,6 @@
-"""OpenCL-only parts of the context layer: zero-copy interop with pyopencl.
+"""OpenCL-only parts of the context layer (the ``"opencl"`` hooks of
+:mod:`ckernels.context.backends`): zero-copy interop with pyopencl, and what
+DLPack means for OpenCL memory.
 
 * :func:`from_pyopencl` -- a :class:`DeviceArray` over a ``pyopencl.array.Array``'s
   memory.  Without a context it uses the context wrapping the array's queue
@@ -15,7 +17,15 @@ Only when the two sides live in *different* cl_contexts (a ``ckernels``
 context made with ``Context("opencl")`` and a pyopencl context made with
 ``pyopencl.create_some_context``, say) is the data copied, through the host:
 OpenCL memory cannot be shared between contexts.  ``same_memory(d, p)`` says
-which case applies.
+which case applies.  ``ctx.to(p)`` / ``ctx.array(p)`` take pyopencl arrays
+too (the :func:`adopt` hook): shared when they live in ``ctx``'s cl_context.
+
+DLPack (the ``dlpack*`` hooks, :mod:`ckernels.context.dlpack`): an OpenCL
+device array exports ``(kDLOpenCL, 0)`` tensors whose ``data`` is the
+``cl_mem`` and ``byte_offset`` the array's offset; ``stream`` must be None
+(every ckernels operation has completed when it returns).
+:meth:`Context.from_dlpack` wraps the ``cl_mem`` of a ``kDLOpenCL`` tensor
+(the library refuses one of another cl_context).
 """
 
 from __future__ import annotations
@@ -24,8 +34,10 @@ import numpy as np
 
 from ..errors import InvalidArgumentError, NotSupportedError
 from . import cl_interop
+from . import dlpack as _dl
+from .buffer import Buffer
 from .context import Context, check_context
-from .device_array import DeviceArray
+from .device_array import DeviceArray, element_of
 
 
 def _cl_context(ctx: Context) -> int:
@@ -82,11 +94,69 @@ def from_pyopencl_buffer(ctx: Context, queue, buf, shape, dtype) -> DeviceArray:
 def to_pyopencl(arr: DeviceArray, queue=None):
     """A ``pyopencl.array.Array`` sharing ``arr``'s memory (see the module
     docstring); on ``queue`` if given -- a copy through the host when that
-    queue lives in another cl_context."""
+    queue lives in another cl_context (also ``DeviceArray.to_pyopencl``)."""
     if not isinstance(arr, DeviceArray):
         raise InvalidArgumentError(f"to_pyopencl: expected a DeviceArray, not "
                                    f"{type(arr).__name__}")
-    return arr.to_pyopencl(queue)
+    ctx = arr.context
+    cl_context = _cl_context(ctx)
+    if queue is None:
+        queue = ctx.pyopencl_queue()
+    elif queue.context.int_ptr != cl_context:
+        import pyopencl.array as cla
+        return cla.to_device(queue, arr.to_numpy())
+    return cl_interop.make_array(queue, arr.buffer.native_handle, arr.offset, arr.shape,
+                                 arr.strides, arr.dtype, owner=arr)
+
+
+def adopt(ctx: Context, obj):
+    """The ``adopt`` hook: a pyopencl array of ``ctx``'s cl_context as a
+    DeviceArray sharing its memory; None for anything else (a pyopencl array
+    of another cl_context is then copied through the host)."""
+    if cl_interop.is_pyopencl_array(obj) and obj.context.int_ptr == _cl_context(ctx):
+        return from_pyopencl(obj, ctx)
+    return None
+
+
+# ---------------------------------------------------------------- DLPack --
+def dlpack_context_device(ctx: Context) -> tuple[int, int]:
+    """``(kDLOpenCL, 0)``: the device's index in its (single-device) cl_context."""
+    return (_dl.KDL_OPENCL, 0)
+
+
+def dlpack_device(arr: DeviceArray) -> tuple[int, int]:
+    return dlpack_context_device(arr.context)
+
+
+def _dlpack_data(arr: DeviceArray) -> tuple[int, int]:
+    return arr.buffer.native_handle, arr.offset       # the cl_mem, and where in it
+
+
+def dlpack(arr: DeviceArray, stream=None, max_version=None, dl_device=None, copy=None):
+    """``arr.__dlpack__(...)`` (see :func:`ckernels.context.dlpack.export_array`)."""
+    if stream is not None:
+        raise InvalidArgumentError("__dlpack__: stream must be None for OpenCL arrays "
+                                   "(ckernels operations have completed when they return)")
+    return _dl.export_array(arr, dlpack_device(arr), _dlpack_data, max_version=max_version,
+                            dl_device=dl_device, copy=copy)
+
+
+def dlpack_adopt(ctx: Context, imported: _dl.Imported) -> DeviceArray:
+    """A consumed ``kDLOpenCL`` tensor as a DeviceArray of ``ctx`` over its
+    ``cl_mem`` (which must belong to ``ctx``'s cl_context); the ``Imported``
+    is released when the last array over it dies."""
+    d = imported.described
+    element = element_of(ctx.kind, d.dtype, "from_dlpack")
+    if not all(d.shape):
+        imported.release()
+        return DeviceArray.empty(ctx, d.shape, element.numpy)
+    lo, nbytes = _dl.extent(d.shape, d.strides, element.size)
+    if d.byte_offset + lo < 0:
+        raise InvalidArgumentError(f"from_dlpack: shape {d.shape} with strides {d.strides} "
+                                   f"reaches before the cl_mem (byte_offset {d.byte_offset})")
+    buf = Buffer.wrap(ctx, d.handle, d.byte_offset + lo + nbytes, imported)
+    return DeviceArray(buf, d.byte_offset, d.shape, element.numpy, d.strides,
+                       readonly=d.readonly)
 
 
 def same_memory(d: DeviceArray, p) -> bool:
@@ -95,4 +165,5 @@ def same_memory(d: DeviceArray, p) -> bool:
     return d.context.kind == "opencl" and _cl_context(d.context) == p.context.int_ptr
 
 
-__all__ = ["from_pyopencl", "from_pyopencl_buffer", "to_pyopencl", "same_memory"]
+__all__ = ["from_pyopencl", "from_pyopencl_buffer", "to_pyopencl", "same_memory", "adopt",
+           "dlpack", "dlpack_device", "dlpack_context_device", "dlpack_adopt"]

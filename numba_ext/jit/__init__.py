@@ -9,8 +9,9 @@ device targets: ``device.py`` (what every device shares: operands,
 broadcasting, launch plans, error flag), ``device_ops.py`` (the built-in
 operations, conversions, reductions and gathers on device arrays, from one
 operation table), ``c_emit.py`` (C from Numba's typed IR,
-one :class:`~ckernels.jit.c_emit.Dialect` per target) and ``opencl.py`` (the
-OpenCL C dialect).  ``ckernels.jit`` itself, on the package, is the decorator.
+one :class:`~ckernels.jit.c_emit.Dialect` per target), ``opencl.py`` (the
+OpenCL C dialect) and ``cuda.py`` (the CUDA C dialect).  ``ckernels.jit``
+itself, on the package, is the decorator.
 """
 
 from . import device_ops  # noqa: F401  (installs the device kernels of DeviceArray)

@@ -17,11 +17,15 @@ emitter walks that IR:
 * expressions: binary/unary operators with the operand casts chosen by type
   inference (``calltypes``), comparisons, casts, constants (floats with the
   right suffix, hex-exact when needed), ``range`` loops (small structs),
-  ``math.*`` -> the dialect's built-ins, ``abs``/``min``/``max``/``int``/``float``/
-  ``bool``, integer ``//``, ``%`` and ``**`` and float ``//``/``%`` with
-  Python semantics through helper functions; calls to other ``@ckernels.jit``
-  (or ``numba.njit``) functions become device functions emitted before their
-  caller;
+  ``math.*`` and NumPy's scalar ufuncs (``np.sqrt``, ...) -> the dialect's
+  built-ins, ``operator.*`` functions, ``abs``/``min``/``max``/``int``/``float``/
+  ``bool``/``round``, ``math.gcd``, integer ``//``, ``%`` and ``**`` and float
+  ``//``/``%`` with Python semantics through helper functions; calls to other
+  ``@ckernels.jit`` (or ``numba.njit``) functions become device functions
+  emitted before their caller;
+* tuples of numbers (building, unpacking ``a, b = b, a``, indexing with a
+  constant or, for one element type, a run-time index) live in one C
+  variable per element;
 * errors raised by the code (division by zero, ``raise SomeError("msg")``
   with constant arguments, ``range`` step 0) store a code in the work item's
   private error variable and return; the kernel copies the first code into an
@@ -39,8 +43,11 @@ qualifiers of functions, kernels and pointers, the work-item index, math
 built-in names, literal suffixes and the error-buffer store.  Everything
 else (control flow, expressions, Python semantics helpers, the kernel's
 broadcast indexing) is shared.  Anything the emitter cannot translate is a
-:class:`ckernels.errors.NotSupportedError` that names the construct and the
-source line.
+one-line :class:`ckernels.errors.NotSupportedError` that names the construct
+and the user's ``file:line``: constructs no device supports (dicts, sets,
+lists, try/except, ``with``, generators, inner functions) are refused before
+type inference, and Numba's typing errors are condensed to their reason.
+``docs/device-code.md`` lists what device code supports.
 """
 
 from __future__ import annotations
@@ -54,6 +61,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import NotSupportedError
+from . import structs as _structs
 
 # ----------------------------------------------------------------- pipeline --
 _PIPELINE = None
@@ -67,6 +75,23 @@ def _pipeline_class():
     from numba.core import untyped_passes as up
     from numba.core.compiler import CompilerBase, _EarlyPipelineCompletion
     from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
+
+    @register_pass(mutates_CFG=False, analysis_only=True)
+    class CKRefuseConstructs(FunctionPass):
+        """Stops before type inference at the first construct no device
+        supports (dict, set, try/except, ...): its one-line error names the
+        construct and the user's line, where Numba's typing error would be
+        pages about its own implementation."""
+        _name = "ck_refuse_constructs"
+
+        def __init__(self):
+            FunctionPass.__init__(self)
+
+        def run_pass(self, state):
+            found = _refused_construct(state.func_ir)
+            if found is not None:
+                raise _EarlyPipelineCompletion(found)
+            return False
 
     @register_pass(mutates_CFG=False, analysis_only=True)
     class CKStopAfterTyping(FunctionPass):
@@ -92,6 +117,7 @@ def _pipeline_class():
             pm.add_pass(up.DeadBranchPrune, "dead branch pruning")
             pm.add_pass(up.GenericRewrites, "nopython rewrites")
             pm.add_pass(up.RewriteDynamicRaises, "rewrite dynamic raises")
+            pm.add_pass(CKRefuseConstructs, "refuse unsupported constructs")
             pm.add_pass(tp.NopythonTypeInference, "nopython frontend")
             pm.add_pass(CKStopAfterTyping, "stop after typing")
             pm.finalize()
@@ -112,9 +138,73 @@ class TypedIR:
         self.args = args
 
 
+#: constructs refused before typing: IR expression op -> what the message calls it
+_REFUSED_EXPRS = {"build_map": "dicts", "build_set": "sets", "build_list": "lists",
+                  "make_function": "inner functions and lambdas", "yield": "generators (yield)",
+                  "list_comprehension": "list comprehensions"}
+
+
+def _refused_construct(func_ir):
+    """``(what, loc)`` of the first statement using a construct no device
+    target supports, or None."""
+    from numba.core import ir
+    for label in sorted(func_ir.blocks):
+        for stmt in func_ir.blocks[label].body:
+            if isinstance(stmt, ir.EnterWith):
+                return ("'with' blocks", stmt.loc)
+            if not isinstance(stmt, ir.Assign):
+                continue
+            v = stmt.value
+            if isinstance(v, (ir.Global, ir.FreeVar)):
+                mod = getattr(v.value, "__module__", None) or ""
+                if mod.startswith("numba.core.unsafe.eh") or \
+                        getattr(v.value, "__name__", "") == "mark_try_block":
+                    return ("try/except blocks", stmt.loc)
+            elif isinstance(v, ir.Expr) and v.op in _REFUSED_EXPRS:
+                return (_REFUSED_EXPRS[v.op], stmt.loc)
+    return None
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _typing_failure(exc, py_func) -> tuple[str, str]:
+    """``(reason, where)`` of a Numba typing error, each one line: the first
+    line of Numba's message that says what failed, and the user's
+    ``file:line`` (from the error's location, else the deepest line of
+    ``py_func``'s file the message mentions, else its ``def`` line)."""
+    text = _ANSI.sub("", str(exc))
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    reason = ""
+    for i, ln in enumerate(lines):
+        if ln.startswith(("Failed in ", "During: ", "File ")) or ln.startswith("- Resolution"):
+            continue
+        reason = ln.rstrip(":")
+        if ln.startswith("No implementation of function") and i + 1 < len(lines) and \
+                lines[i + 1].startswith(">>>"):
+            reason = f"no implementation of {lines[i + 1][3:].strip()}"
+        break
+    reason = re.sub(r"\s+", " ", reason)[:240] or type(exc).__name__
+    code = py_func.__code__
+    fname = code.co_filename
+    line = None
+    loc = getattr(exc, "loc", None)
+    if loc is not None and getattr(loc, "filename", None) == fname and loc.line:
+        line = loc.line
+    else:
+        for m in re.finditer(r'File "([^"]+)", line (\d+)', text):
+            if m.group(1) == fname:
+                line = int(m.group(2))
+    return reason, f"{fname}:{line if line is not None else code.co_firstlineno}"
+
+
 def typed_ir(py_func, arg_types, return_type=None, error_model="python",
              where="device") -> TypedIR:
-    """Run the typing-only pipeline on ``py_func`` for Numba ``arg_types``."""
+    """Run the typing-only pipeline on ``py_func`` for Numba ``arg_types``.
+
+    Constructs no device supports are refused before typing, and typing
+    errors are condensed: either way a one-line :class:`NotSupportedError`
+    naming the construct (or Numba's reason) and the user's ``file:line``."""
     from numba.core import compiler
     from numba.core.errors import NumbaError
     from numba.core.registry import cpu_target
@@ -127,12 +217,27 @@ def typed_ir(py_func, arg_types, return_type=None, error_model="python",
     flags.no_cpython_wrapper = True
     flags.error_model = error_model
     try:
-        return compiler.compile_extra(typingctx, targetctx, py_func, tuple(arg_types),
-                                      return_type, flags, {},
-                                      pipeline_class=_pipeline_class())
-    except NumbaError as exc:
+        res = compiler.compile_extra(typingctx, targetctx, py_func, tuple(arg_types),
+                                     return_type, flags, {},
+                                     pipeline_class=_pipeline_class())
+    except KeyError as exc:
+        from numba.core import types
+        if not any(isinstance(a, types.Record) for a in arg_types):
+            raise
+        # Numba's Record typing looks an unknown field up unchecked
         raise NotSupportedError(f"{where}: cannot type {py_func.__qualname__}"
-                                f"({', '.join(map(str, arg_types))}):\n{exc}") from None
+                                f"({', '.join(map(str, arg_types))}): no struct field {exc}"
+                                ) from None
+    except NumbaError as exc:
+        reason, at = _typing_failure(exc, py_func)
+        raise NotSupportedError(f"{where}: cannot type {py_func.__qualname__}"
+                                f"({', '.join(map(str, arg_types))}): {reason} at {at}"
+                                ) from None
+    if isinstance(res, tuple):   # refused before typing
+        what, loc = res
+        raise NotSupportedError(f"{where}: {what} are not supported {_where(loc)} "
+                                f"(in {py_func.__qualname__})")
+    return res
 
 
 # ---------------------------------------------------------------- dialects --
@@ -181,6 +286,8 @@ class Dialect:
             return "ck_range_iter_t"
         if isinstance(t, types.Pair) and isinstance(_unlit(t.first_type), types.Integer):
             return "ck_range_pair_t"
+        if isinstance(t, types.Record):     # a struct: the typedef of ckernels.c_api
+            return _structs.of_record(t).c_name
         return self.scalar_type(t)
 
     def pointer(self, ct: str, const: bool = False) -> str:
@@ -300,7 +407,7 @@ _MATH_1 = {"sqrt": "sqrt", "exp": "exp", "log10": "log10", "log2": "log2", "log1
            "erf": "erf", "erfc": "erfc", "gamma": "tgamma", "lgamma": "lgamma",
            "exp2": "exp2", "cbrt": "cbrt"}
 _MATH_2 = {"atan2": "atan2", "pow": "pow", "hypot": "hypot", "copysign": "copysign",
-           "fmod": "fmod"}
+           "fmod": "fmod", "nextafter": "nextafter"}
 _MATH_TO_INT = {"floor": "floor", "ceil": "ceil", "trunc": "trunc"}
 _MATH_PRED = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
 
@@ -310,6 +417,25 @@ _BINOPS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.tru
            operator.or_: "|", operator.xor: "^", operator.eq: "==", operator.ne: "!=",
            operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">="}
 _UNOPS = {operator.neg: "-", operator.pos: "+", operator.invert: "~", operator.not_: "!"}
+#: in-place operator functions on scalars are their plain operators
+_INPLACE = {operator.iadd: operator.add, operator.isub: operator.sub,
+            operator.imul: operator.mul, operator.itruediv: operator.truediv,
+            operator.ifloordiv: operator.floordiv, operator.imod: operator.mod,
+            operator.ipow: operator.pow, operator.ilshift: operator.lshift,
+            operator.irshift: operator.rshift, operator.iand: operator.and_,
+            operator.ior: operator.or_, operator.ixor: operator.xor}
+#: NumPy ufuncs on scalars -> the math table names they compute (the same
+#: functions as math.*, except that the to-integer ones stay floats)
+_NP_UFUNCS = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log10": "log10", "log2": "log2",
+              "log1p": "log1p", "expm1": "expm1", "exp2": "exp2", "cbrt": "cbrt",
+              "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
+              "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+              "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "fabs": "fabs",
+              "absolute": "abs", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
+              "rint": "rint", "arctan2": "atan2", "hypot": "hypot", "copysign": "copysign",
+              "fmod": "fmod", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
+              "degrees": "degrees", "radians": "radians", "rad2deg": "degrees",
+              "deg2rad": "radians", "ldexp": "ldexp", "nextafter": "nextafter"}
 
 def _sanitize(name: str) -> str:
     s = re.sub(r"[^0-9A-Za-z_]", "_", name)
@@ -338,6 +464,9 @@ class EmittedKernel:
         self._err_index: dict = {}
         self.fp64_user: str | None = None   # first function using float64
         self._stack: list = []
+        #: struct types used (typedef name -> ckernels Type), declared by the
+        #: generated C API of the target (ckernels.c_api) before everything
+        self.structs: dict = {}
 
     def error_code(self, exc_class, args) -> int:
         key = (exc_class, tuple(args))
@@ -371,8 +500,34 @@ class EmittedKernel:
         self.order.append(fe.text)
         return fe
 
+    def use_struct(self, rec) -> str:
+        """Note a struct type (a Numba Record) and those nested in it; its
+        typedef name."""
+        from numba.core import types
+        st = _structs.of_record(rec)
+        if st.c_name not in self.structs:
+            self.structs[st.c_name] = st.type
+            for _, ft in rec.members:
+                while isinstance(ft, types.NestedArray):
+                    ft = ft.dtype
+                if isinstance(ft, types.Record):
+                    self.use_struct(ft)
+        return st.c_name
+
+    def struct_header(self) -> str:
+        """The typedefs (and accessors) of the struct types used, from the one
+        generator of struct layouts in C (:func:`ckernels.c_api`)."""
+        if not self.structs:
+            return ""
+        from ..capi import c_api
+        try:
+            return str(c_api(sorted(self.structs.items()), self.dialect.name)) + "\n"
+        except NotSupportedError as exc:
+            raise NotSupportedError(f"{self.dialect.title}: {exc}") from None
+
     def text(self) -> str:
-        return "\n".join([self.dialect.prelude()] + list(self.helpers.values()) + self.order)
+        return "\n".join([self.struct_header() + self.dialect.prelude()] +
+                         list(self.helpers.values()) + self.order)
 
     def __repr__(self) -> str:
         name = self.entry.py_func.__qualname__ if self.entry is not None else "?"
@@ -393,7 +548,11 @@ class FunctionEmitter:
         self.d = prog.dialect
         self.py_func = py_func
         self.arg_types = tuple(arg_types)
-        self.tir = typed_ir(py_func, arg_types, return_type, prog.error_model, prog.dialect.title)
+        from numba.core import types
+        # a struct result is built from what the function returns (a tuple):
+        # typed without the result type, written member by member
+        typing_ret = None if isinstance(return_type, types.Record) else return_type
+        self.tir = typed_ir(py_func, arg_types, typing_ret, prog.error_model, prog.dialect.title)
         self.ret_type = _unlit(return_type if return_type is not None
                                else self.tir.return_type)
         h = hashlib.sha1(f"{py_func.__module__}.{py_func.__qualname__}|"
@@ -426,8 +585,38 @@ class FunctionEmitter:
         return self.tir.typemap[var.name]
 
     def ct(self, t) -> str | None:
-        """The dialect's C type of a Numba type (None: not representable)."""
+        """The dialect's C type of a Numba type (None: not representable).  A
+        struct (Numba Record) is its typedef; a fixed dim inside a struct
+        (NestedArray) a pointer to its first element."""
+        from numba.core import types
+        t = _unlit(t)
+        if isinstance(t, types.Record):
+            return self.prog.use_struct(t)
+        if isinstance(t, types.NestedArray):
+            el = self.field_ct(t.dtype)
+            return None if el is None else f"{el} *"
         return self.d.c_type(t)
+
+    def field_ct(self, t) -> str | None:
+        """The C type of a value stored in a struct (bool as its byte)."""
+        from numba.core import types
+        if isinstance(t, types.Record):
+            return self.prog.use_struct(t)
+        if _is_bool(t):
+            return self.d.uint8
+        return self.d.c_type(t)
+
+    @property
+    def struct_ret(self):
+        """The struct type (Record) of the result, or None."""
+        from numba.core import types
+        return self.ret_type if isinstance(self.ret_type, types.Record) else None
+
+    def zero_return(self) -> str:
+        """``return`` of a placeholder result (after an error)."""
+        if self.struct_ret is not None:
+            return f"return {self.var('$ck_zero')};"
+        return f"return ({self.ct(self.ret_type)})0;"
 
     def note_fp64(self, t) -> None:
         from numba.core import types
@@ -462,8 +651,7 @@ class FunctionEmitter:
         return self.cast(self.use(var, loc), self.tyof(var), to_t)
 
     def raise_code(self, code: int) -> str:
-        rt = self.ct(self.ret_type)
-        return f"{{ *ck_err = {code}; return ({rt})0; }}"
+        return f"{{ *ck_err = {code}; {self.zero_return()} }}"
 
     # ---- emission ----------------------------------------------------------
     def emit(self) -> None:
@@ -478,6 +666,10 @@ class FunctionEmitter:
         for name, t in self.tir.typemap.items():
             ct = self.ct(t)
             if ct is None:
+                elems = self.tuple_elems(t)
+                for k, et in enumerate(elems or ()):   # a tuple: one C variable per element
+                    self.note_fp64(et)
+                    decls[f"{self.var(name)}_{k}"] = self.ct(et)
                 continue
             self.note_fp64(t)
             decls[self.var(name)] = ct
@@ -491,6 +683,10 @@ class FunctionEmitter:
             for stmt in block.body:
                 body.extend("  " + line for line in self.stmt(stmt, ir))
         lines = [f"{self.d.function_prefix} {rt} {self.cname}({', '.join(params)})", "{"]
+        if self.struct_ret is not None:
+            z = self.var("$ck_zero")
+            lines.append(f"  {rt} {z} = {{0}};   /* returned after a raise */")
+            lines.append(f"  (void){z};")
         for cname, ct in decls.items():
             lines.append(f"  {ct} {cname};")
         lines += body
@@ -507,6 +703,8 @@ class FunctionEmitter:
         if isinstance(stmt, ir.Jump):
             return [f"goto L{stmt.target};"]
         if isinstance(stmt, ir.Return):
+            if self.struct_ret is not None:
+                return self.struct_return(stmt.value, loc)
             rt = self.ct(self.ret_type)
             return [f"return ({rt}){self.use_as(stmt.value, self.ret_type, loc)};"]
         if isinstance(stmt, ir.Del):
@@ -530,10 +728,117 @@ class FunctionEmitter:
             raise self.fail("attribute assignment", loc)
         raise self.fail(f"statement {type(stmt).__name__}", loc)
 
+    # ---- tuples: one C variable per element ----------------------------------
+    def tuple_elems(self, t):
+        """The element types of a flat tuple of scalars the dialect represents,
+        or None (not a tuple, or one the device cannot hold)."""
+        from numba.core import types
+        t = _unlit(t)
+        if not isinstance(t, types.BaseTuple) or isinstance(t, types.NamedTuple):
+            return None
+        elems = [_unlit(e) for e in t.types]
+        if not elems or any(self.ct(e) is None for e in elems):
+            return None
+        return elems
+
+    def tuple_assign(self, target, tt, elems, value, loc, ir) -> list[str]:
+        dst = self.var(target.name)
+        n = len(elems)
+        if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
+            vals = value.value
+            if not isinstance(vals, tuple) or len(vals) != n:
+                raise self.fail(f"constant {vals!r} as {tt}", loc)
+            return [f"{dst}_{k} = {self.const(v, et, loc)};"
+                    for k, (v, et) in enumerate(zip(vals, elems))]
+        src = None
+        if isinstance(value, ir.Var):
+            src = value
+        elif isinstance(value, ir.Expr) and value.op == "exhaust_iter":
+            src = value.value
+            if value.count != n:
+                raise self.fail(f"unpacking {n} values from {self.tyof(src)}", loc)
+        elif isinstance(value, ir.Expr) and value.op == "cast":
+            src = value.value
+        elif isinstance(value, ir.Expr) and value.op == "build_tuple":
+            if len(value.items) != n:
+                raise self.fail(f"building {tt}", loc)
+            return [f"{dst}_{k} = {self.use_as(v, et, loc)};"
+                    for k, (v, et) in enumerate(zip(value.items, elems))]
+        elif isinstance(value, ir.Expr) and value.op == "call" and \
+                getattr(self.tyof(value.func), "typing_key", None) is divmod:
+            return self.divmod_call(dst, elems, value, loc)
+        if src is not None:
+            selems = self.tuple_elems(self.tyof(src))
+            if selems is None or len(selems) != n:
+                raise self.fail(f"{self.tyof(src)} as {tt}", loc)
+            s = self.var(src.name)
+            return [f"{dst}_{k} = {self.cast(f'{s}_{k}', se, et)};"
+                    for k, (se, et) in enumerate(zip(selems, elems))]
+        raise self.fail(self._describe(value, tt), loc)
+
+    def divmod_call(self, dst, elems, e, loc) -> list[str]:
+        """``q, r = divmod(a, b)`` with Python semantics (Numba's messages; the
+        NumPy error model gives (0, 0) for integers and (a / b, fmod) for floats)."""
+        if len(e.args) != 2 or e.kws or len(elems) != 2 or elems[0] != elems[1]:
+            raise self.fail("divmod() with these arguments", loc)
+        t = elems[0]
+        if not (_is_int(t) or _is_float(t)):
+            raise self.fail(f"divmod() on {t}", loc)
+        a, b = (self.use_as(v, t, loc) for v in e.args)
+        fd, md = self.divmod_helper(t, "//"), self.divmod_helper(t, "%")
+        out = []
+        if self.prog.checks_zero_division:
+            msg = "integer divmod by zero" if _is_int(t) else "modulo by zero"
+            code = self.prog.error_code(ZeroDivisionError, (msg,))
+            out.append(f"if ({b} == 0) {self.raise_code(code)}")
+            out += [f"{dst}_0 = {fd}({a}, {b});", f"{dst}_1 = {md}({a}, {b});"]
+        elif _is_int(t):
+            zero = self.const(0, t, loc)
+            out += [f"{dst}_0 = {b} == 0 ? {zero} : {fd}({a}, {b});",
+                    f"{dst}_1 = {b} == 0 ? {zero} : {md}({a}, {b});"]
+        else:
+            fmod = self.d.math("fmod", self.ct(t))
+            out += [f"{dst}_0 = {b} == 0 ? {a} / {b} : {fd}({a}, {b});",
+                    f"{dst}_1 = {b} == 0 ? {fmod}({a}, {b}) : {md}({a}, {b});"]
+        return out
+
+    def tuple_item(self, dst, tt, e, loc) -> list[str] | None:
+        """``dst = t[i]`` for a tuple ``t`` (a constant index, or a run-time one
+        into a tuple of one element type, with Python's negative indices and
+        IndexError); None if ``e`` does not index a tuple."""
+        elems = self.tuple_elems(self.tyof(e.value))
+        if elems is None:
+            return None
+        n, t = len(elems), self.var(e.value.name)
+        idx = e.index if e.op == "static_getitem" else None
+        if isinstance(idx, int):
+            if not -n <= idx < n:
+                raise self.fail(f"tuple index {idx} out of range", loc)
+            k = idx % n
+            return [f"{dst} = {self.cast(f'{t}_{k}', elems[k], tt)};"]
+        if e.op == "static_getitem" and e.index_var is None:
+            raise self.fail(f"tuple indexed by {idx!r}", loc)
+        iv = e.index if e.op == "getitem" else e.index_var
+        if not _is_int(self.tyof(iv)) or len({self.ct(x) for x in elems}) != 1:
+            raise self.fail(f"indexing {self.tyof(e.value)} by {self.tyof(iv)}", loc)
+        i64 = _int64_t()
+        i = self.use_as(iv, i64, loc)
+        code = self.prog.error_code(IndexError, ("tuple index out of range",))
+        out = [f"if ({i} < -{n} || {i} >= {n}) {self.raise_code(code)}"]
+        chain = self.cast(f"{t}_{n - 1}", elems[n - 1], tt)
+        for k in range(n - 2, -1, -1):
+            chain = (f"(({i} == {k} || {i} == {k - n}) ? "
+                     f"{self.cast(f'{t}_{k}', elems[k], tt)} : {chain})")
+        out.append(f"{dst} = {chain};")
+        return out
+
     def assign(self, target, value, loc, ir) -> list[str]:
         tt = self.tyof(target)
         tct = self.ct(tt)
         if tct is None:
+            elems = self.tuple_elems(tt)
+            if elems is not None:
+                return self.tuple_assign(target, tt, elems, value, loc, ir)
             if _is_static(tt) and isinstance(value, (ir.Global, ir.FreeVar, ir.Var)):
                 return []
             if _is_static(tt) and isinstance(value, ir.Expr) and value.op == "getattr":
@@ -563,14 +868,14 @@ class FunctionEmitter:
         t = _unlit(t)
         if isinstance(value, ir.Expr):
             if value.op == "build_tuple" or isinstance(t, types.BaseTuple):
-                return "tuples"
+                return f"tuples of other than numbers ({t})"
             if value.op == "build_list" or isinstance(t, types.List):
                 return "lists"
             if value.op in ("getitem", "static_getitem"):
                 return f"indexing (getitem) producing {t}"
             return f"expression '{value.op}' of type {t}"
         if isinstance(t, types.BaseTuple):
-            return "tuples"
+            return f"tuples of other than numbers ({t})"
         if isinstance(t, (types.UnicodeType, types.StringLiteral)):
             return "strings"
         return f"values of type {t}"
@@ -595,13 +900,7 @@ class FunctionEmitter:
             fn = e.fn if op == "binop" else e.immutable_fn
             return self.binop(dst, tt, fn, e, loc)
         if op == "unary":
-            sig = self.tir.calltypes[e]
-            sym = _UNOPS.get(e.fn)
-            if sym is None:
-                raise self.fail(f"unary operator {e.fn}", loc)
-            a = self.use_as(e.value, sig.args[0], loc)
-            r = f"({sym}{a})"
-            return [f"{dst} = {self.cast(r, sig.return_type, tt)};"]
+            return self.unary(dst, tt, e.fn, e.value, self.tir.calltypes[e], loc)
         if op == "cast":
             return [f"{dst} = {self.use_as(e.value, tt, loc)};"]
         if op == "call":
@@ -631,25 +930,158 @@ class FunctionEmitter:
                 v = getattr(vt.pymod, e.attr, None)
                 if isinstance(v, (int, float)):
                     return [f"{dst} = {self.const(v, tt, loc)};"]
+            if isinstance(vt, types.Record):
+                return self.field_read(dst, tt, e.value, vt, e.attr, loc)
             if isinstance(vt, (types.Integer, types.Float)) and e.attr in ("real", "imag"):
                 if e.attr == "real":
                     return [f"{dst} = {self.use_as(e.value, tt, loc)};"]
                 return [f"{dst} = {self.const(0, tt, loc)};"]
             raise self.fail(f"attribute '.{e.attr}' of {vt}", loc)
+        if op in ("static_getitem", "getitem"):
+            got = self.tuple_item(dst, tt, e, loc)
+            if got is not None:
+                return got
+            if isinstance(_unlit(self.tyof(e.value)), types.NestedArray):
+                return self.nested_item(dst, tt, e, loc)
         if op in ("build_tuple", "exhaust_iter", "static_getitem", "getitem",
                   "build_list", "build_set", "build_map", "make_function"):
             raise self.fail(self._describe(e, tt), loc)
         raise self.fail(f"expression '{op}'", loc)
 
-    def binop(self, dst, tt, fn, e, loc) -> list[str]:
+    # ---- structs: C members of the generated typedefs ---------------------
+    def field_read(self, dst, tt, var, rec, attr, loc) -> list[str]:
+        """``dst = p.attr``: a member of the struct value (a fixed dim: a
+        pointer to its first element, in the function's copy of the struct)."""
+        from numba.core import types
+        ft = rec.typeof(attr)
+        src = f"{self.use(var, loc)}.{attr}"
+        if isinstance(ft, types.NestedArray):
+            return [f"{dst} = ({self.ct(ft)})({src});"]
+        if _is_bool(ft):
+            return [f"{dst} = ({src} != 0);"]
+        if self.ct(ft) is None:
+            raise self.fail(f"struct field '{attr}' of type {ft}", loc)
+        return [f"{dst} = {self.cast(src, ft, tt)};"]
+
+    def nested_item(self, dst, tt, e, loc) -> list[str]:
+        """``dst = p.v[i]`` / ``p.m[i, j]`` on a fixed dim inside a struct (every
+        index an integer: Python's negative indices, IndexError out of range)."""
+        from numba.core import types
+        at = _unlit(self.tyof(e.value))
+        idx = e.index if e.op == "static_getitem" else None
+        const = isinstance(idx, int) or (isinstance(idx, tuple) and
+                                         all(isinstance(k, int) for k in idx))
+        if e.op == "getitem":
+            iv = e.index
+        elif not const:
+            iv = e.index_var
+        else:
+            iv = None
+        nd = len(at.shape)
+        if iv is not None:
+            it = _unlit(self.tyof(iv))
+            if isinstance(it, types.BaseTuple):
+                elems = self.tuple_elems(it)
+                if elems is None or len(elems) != nd or not all(map(_is_int, elems)):
+                    raise self.fail(f"indexing {at} by {it}", loc)
+                parts = [(f"{self.var(iv.name)}_{k}", et) for k, et in enumerate(elems)]
+            elif _is_int(it):
+                parts = [(self.var(iv.name), it)]
+            else:
+                raise self.fail(f"indexing {at} by {it}", loc)
+        elif isinstance(idx, int):
+            parts = [(str(idx), _int64_t())]
+        elif isinstance(idx, tuple) and all(isinstance(k, int) for k in idx):
+            parts = [(str(k), _int64_t()) for k in idx]
+        else:
+            raise self.fail(f"indexing {at} by {idx!r}", loc)
+        if len(parts) != nd:
+            raise self.fail(f"indexing the {nd}-d field {at} with {len(parts)} indices "
+                            "(sub-arrays of fields)", loc)
+        i64 = self.d.int64
+        code = self.prog.error_code(IndexError, ("index out of bounds",))
+        out, flat = [], []
+        for k, ((ix, ixt), n) in enumerate(zip(parts, at.shape)):
+            c = self.cast(ix, ixt, _int64_t())
+            out.append(f"if ({c} < -{n} || {c} >= {n}) {self.raise_code(code)}")
+            flat.append(f"(({c}) < 0 ? ({c}) + {n} : ({c}))")
+        lin = flat[0]
+        for k in range(1, nd):
+            lin = f"({lin}) * {at.shape[k]} + {flat[k]}"
+        ptr = self.use(e.value, loc)
+        el = at.dtype
+        v = f"{ptr}[({i64})({lin})]"
+        if _is_bool(el):
+            out.append(f"{dst} = ({v} != 0);")
+        elif isinstance(el, types.Record):
+            out.append(f"{dst} = {v};")
+        else:
+            out.append(f"{dst} = {self.cast(v, el, tt)};")
+        return out
+
+    def struct_return(self, value, loc) -> list[str]:
+        """``return`` of a struct result: a struct of the same type, or a tuple
+        of scalars with one item per field (written member by member)."""
+        from numba.core import types
+        rec = self.struct_ret
+        vt = _unlit(self.tyof(value))
+        rt = self.ct(rec)
+        if isinstance(vt, types.Record):
+            if vt != rec:
+                raise self.fail(f"returning a struct of type {vt} for {rec}", loc)
+            return [f"return {self.use(value, loc)};"]
+        names = list(rec.fields)
+        if isinstance(vt, types.BaseNamedTuple):
+            have = list(vt.fields)
+            if sorted(have) != sorted(names):
+                raise self.fail(f"returning a namedtuple with fields ({', '.join(have)}) for a "
+                                f"struct with fields ({', '.join(names)})", loc)
+            raise self.fail("namedtuple results (return a tuple in field order)", loc)
+        elems = self.tuple_elems(vt)
+        if elems is None:
+            raise self.fail(f"returning {vt} for a struct (a tuple of numbers, one per field; "
+                            "nested structs and fixed dims are CPU-only results)", loc)
+        if len(elems) != len(names):
+            raise self.fail(f"returning a tuple of {len(elems)} items for a struct with "
+                            f"{len(names)} fields", loc)
+        r = self.var("$ck_ret")
+        out = [f"{{ {rt} {r};"]
+        src = self.var(value.name)
+        for k, (n, et) in enumerate(zip(names, elems)):
+            ft = rec.typeof(n)
+            if isinstance(ft, (types.Record, types.NestedArray)):
+                raise self.fail(f"writing the field '{n}' ({ft}) of a struct result "
+                                "(nested structs and fixed dims are CPU-only results)", loc)
+            if _is_bool(ft):
+                out.append(f"  {r}.{n} = {src}_{k} ? 1 : 0;")
+            else:
+                out.append(f"  {r}.{n} = {self.cast(f'{src}_{k}', et, ft)};")
+        out.append(f"  return {r}; }}")
+        return out
+
+    def unary(self, dst, tt, fn, value, sig, loc) -> list[str]:
+        sym = _UNOPS.get(fn)
+        if sym is None:
+            raise self.fail(f"unary operator {getattr(fn, '__name__', fn)}", loc)
+        at = _unlit(sig.args[0])
+        if sym == "~" and _is_bool(at) and _is_bool(sig.return_type):
+            sym = "!"      # Numba's bool invert is logical not (not Python's ~True == -2)
+        a = self.use_as(value, at, loc)
+        r = f"({sym}{a})"
+        return [f"{dst} = {self.cast(r, sig.return_type, tt)};"]
+
+    def binop(self, dst, tt, fn, e, loc, args=None, sig=None) -> list[str]:
+        """``dst = lhs <fn> rhs`` for a binop expression ``e``, or for a call of
+        an ``operator`` function (``args``: its two variables, ``sig``)."""
         sym = _BINOPS.get(fn)
         if sym is None:
             raise self.fail(f"operator {getattr(fn, '__name__', fn)}", loc)
-        sig = self.tir.calltypes[e]
+        sig = sig if sig is not None else self.tir.calltypes[e]
+        lhs, rhs = args if args is not None else (e.lhs, e.rhs)
         at, bt = _unlit(sig.args[0]), _unlit(sig.args[1])
         rt = _unlit(sig.return_type)
-        a = self.use_as(e.lhs, at, loc)
-        b = self.use_as(e.rhs, bt, loc)
+        a = self.use_as(lhs, at, loc)
+        b = self.use_as(rhs, bt, loc)
         out = []
         checks = self.prog.checks_zero_division
         if sym in ("/", "//", "%"):
@@ -806,7 +1238,7 @@ class FunctionEmitter:
             cargs.append("ck_err")
             r = f"{fe.cname}({', '.join(cargs)})"
             return [f"{dst} = {self.cast(r, rt, tt)};",
-                    f"if (*ck_err) return ({self.ct(self.ret_type)})0;"]
+                    f"if (*ck_err) {self.zero_return()}"]
         if isinstance(fnty, types.NumberClass):
             if len(args) != 1:
                 raise self.fail(f"{fnty}() with {len(args)} arguments", loc)
@@ -817,7 +1249,34 @@ class FunctionEmitter:
         if key is bool or key is int or key is float:
             if len(args) != 1:
                 raise self.fail(f"{name}() with {len(args)} arguments", loc)
+            at = self.tyof(args[0])
+            if key is float and isinstance(at, types.StringLiteral):   # float("inf")
+                try:
+                    v = float(at.literal_value)
+                except ValueError:
+                    raise self.fail(f"float({at.literal_value!r})", loc) from None
+                return [f"{dst} = {self.const(v, tt, loc)};"]
             return [f"{dst} = {self.use_as(args[0], tt, loc)};"]
+        if key in _BINOPS or key in _INPLACE:     # operator.add(a, b), operator.iadd(a, b)
+            if len(args) != 2:
+                raise self.fail(f"operator.{name} with {len(args)} arguments", loc)
+            return self.binop(dst, tt, _INPLACE.get(key, key), None, loc, args=args, sig=sig)
+        if key in _UNOPS:                         # operator.neg(a), operator.not_(a)
+            if len(args) != 1:
+                raise self.fail(f"operator.{name} with {len(args)} arguments", loc)
+            return self.unary(dst, tt, key, args[0], sig, loc)
+        if key is operator.abs:
+            key = abs
+        if key is round:
+            return self.round_call(dst, tt, sig, args, loc)
+        if isinstance(key, np.ufunc):             # np.sqrt(x) & co. on scalars
+            generic = _NP_UFUNCS.get(key.__name__)
+            if generic is None or len(args) != key.nin:
+                raise self.fail(f"numpy.{key.__name__} on scalars", loc)
+            if generic == "abs":
+                key = abs
+            else:
+                return self.math_call(dst, tt, generic, sig, args, loc, prefix="numpy.")
         if key is range:
             i64 = _int64_t()
             lo = [self.use_as(v, i64, loc) for v in args]
@@ -852,7 +1311,78 @@ class FunctionEmitter:
             return self.math_call(dst, tt, name, sig, args, loc)
         raise self.fail(f"call to {name!r} ({fnty})", loc)
 
-    def math_call(self, dst, tt, name, sig, args, loc) -> list[str]:
+    def round_call(self, dst, tt, sig, args, loc) -> list[str]:
+        """``round(x)`` (half to even, to int64) and ``round(x, ndigits)``,
+        as Numba computes them."""
+        rt = _unlit(sig.return_type)
+        xt = _unlit(sig.args[0])
+        if not _is_float(xt):        # round(int) is the int; round(int, n) is refused
+            if len(args) == 1 and _is_int(xt):
+                return [f"{dst} = {self.use_as(args[0], tt, loc)};"]
+            raise self.fail(f"round() of {xt} with {len(args)} arguments", loc)
+        xct = self.ctype_checked(xt, loc)
+        rint = self.d.math("rint", xct)
+        if rint is None:
+            raise self.fail("round()", loc)
+        x = self.use_as(args[0], xt, loc)
+        if len(args) == 1:
+            return [f"{dst} = {self.cast(f'{rint}({x})', xt, tt)};"]
+        if len(args) != 2 or not _is_int(sig.args[1]):
+            raise self.fail(f"round() with {len(args)} arguments", loc)
+        f64 = _f64_t()
+        dct = self.ctype_checked(f64, loc)
+        isinf, isnan = self.d.math("isinf", xct), self.d.math("isnan", xct)
+        disinf = self.d.math("isinf", dct)
+        i64 = self.d.int64
+        # Numba's round_ndigits: powers of ten in double, rint in x's type
+        p1 = self.pow_expr("10.0", "(nd - 22)", f64, _int64_t(), f64, loc)
+        p2 = self.pow_expr("10.0", "nd", f64, _int64_t(), f64, loc)
+        p3 = self.pow_expr("10.0", "(-nd)", f64, _int64_t(), f64, loc)
+        name = f"ck_round_ndigits_{_key(xt)}"
+        self.prog.helper(name, f"""\
+{self.d.function_prefix} {xct} {name}({xct} x, {i64} nd)
+{{
+  if ({isinf}(x) || {isnan}(x)) return x;
+  if (nd >= 0) {{
+    {dct} pow1, pow2;
+    if (nd > 22) {{ pow1 = {p1}; pow2 = 1e22; }} else {{ pow1 = {p2}; pow2 = 1.0; }}
+    {dct} y = (({dct})x * pow1) * pow2;
+    if ({disinf}(y)) return x;
+    return ({xct})((({dct}){rint}(({xct})y) / pow2) / pow1);
+  }}
+  {dct} pow1 = {p3};
+  {dct} y = ({dct})x / pow1;
+  return ({xct})(({dct}){rint}(({xct})y) * pow1);
+}}
+""")
+        nd = self.use_as(args[1], _int64_t(), loc)
+        return [f"{dst} = {self.cast(f'{name}({x}, {nd})', xt, tt)};"]
+
+    def gcd_call(self, dst, tt, sig, args, loc) -> list[str]:
+        """``math.gcd`` on two integers of one type: Euclid on the magnitudes
+        in unsigned 64-bit (as Numba, gcd(INT64_MIN, 0) wraps to INT64_MIN)."""
+        t = _unlit(sig.return_type)
+        if not (_is_int(t) and all(_unlit(a) == t for a in sig.args)):
+            raise self.fail(f"math.gcd on {sig.args}", loc)
+        ct, u64 = self.ct(t), self.d.uint64
+        neg = "a < 0" if _int_bits(t)[1] else "false"
+        negb = "b < 0" if _int_bits(t)[1] else "false"
+        name = f"ck_gcd_{_key(t)}"
+        self.prog.helper(name, f"""\
+{self.d.function_prefix} {ct} {name}({ct} a, {ct} b)
+{{
+  {u64} u = ({neg}) ? ({u64})0 - ({u64})a : ({u64})a;
+  {u64} v = ({negb}) ? ({u64})0 - ({u64})b : ({u64})b;
+  while (v != 0) {{ {u64} r = u % v; u = v; v = r; }}
+  return ({ct})u;
+}}
+""")
+        a, b = (self.use_as(v, t, loc) for v in args)
+        return [f"{dst} = {self.cast(f'{name}({a}, {b})', t, tt)};"]
+
+    def math_call(self, dst, tt, name, sig, args, loc, prefix="math.") -> list[str]:
+        if name == "gcd" and len(args) == 2:
+            return self.gcd_call(dst, tt, sig, args, loc)
         rt = _unlit(sig.return_type)
         ats = [_unlit(a) for a in sig.args]
         ft = rt if _is_float(rt) else (ats[0] if ats and _is_float(ats[0]) else _f64_t())
@@ -862,7 +1392,7 @@ class FunctionEmitter:
         def fn(generic):
             f = self.d.math(generic, fct)
             if f is None:
-                raise self.fail(f"math.{name}", loc)
+                raise self.fail(f"{prefix}{name}", loc)
             return f
         if name in _MATH_1 and len(args) == 1:
             r = f"{fn(_MATH_1[name])}({cargs[0]})"
@@ -883,6 +1413,13 @@ class FunctionEmitter:
                 v = "true" if name == "isfinite" else "false"
                 return [f"{dst} = {v};"]
             return [f"{dst} = ({fn(_MATH_PRED[name])}({cargs[0]}) != 0);"]
+        elif name == "ldexp" and len(args) == 2:
+            e = self.use_as(args[1], _int32_t(), loc)
+            r = f"{fn('ldexp')}({cargs[0]}, {e})"
+        elif name == "rint" and len(args) == 1:
+            if _is_int(ats[0]):
+                return [f"{dst} = {self.cast(self.use(args[0], loc), ats[0], tt)};"]
+            r = f"{fn('rint')}({cargs[0]})"
         elif name in ("degrees", "radians") and len(args) == 1:
             f = self.d.math(name, fct)
             if f is not None:
@@ -891,13 +1428,18 @@ class FunctionEmitter:
                 factor = 180.0 / math.pi if name == "degrees" else math.pi / 180.0
                 r = f"({cargs[0]} * {self.d.float_literal(factor, ft)})"
         else:
-            raise self.fail(f"math.{name} with {len(args)} argument(s)", loc)
+            raise self.fail(f"{prefix}{name} with {len(args)} argument(s)", loc)
         return [f"{dst} = {self.cast(r, ft, tt)};"]
 
 
 def _bool_t():
     from numba.core import types
     return types.boolean
+
+
+def _int32_t():
+    from numba.core import types
+    return types.int32
 
 
 def _int64_t():
@@ -925,11 +1467,19 @@ def emit_kernel(py_func, arg_types, return_type, dialect: Dialect,
     ret = _unlit(return_type)
     fe = prog.function(py_func, tuple(_unlit(a) for a in arg_types), ret)
     prog.entry = fe
-    prog.kernel_text = entry_wrapper(prog, [(dtypes.of_numba(_unlit(t)), False)
-                                            for t in arg_types],
-                                     dtypes.of_numba(ret))
+    prog.kernel_text = entry_wrapper(prog, [(_element_of(t), False) for t in arg_types],
+                                     _element_of(ret))
     prog.source = d.header(prog) + prog.text() + "\n" + prog.kernel_text
     return prog
+
+
+def _element_of(t):
+    """The element type (a ``dtypes`` row or a struct) of a Numba type."""
+    from numba.core import types
+    t = _unlit(t)
+    if isinstance(t, types.Record):
+        return _structs.of_record(t)
+    return dtypes.of_numba(t)
 
 
 def entry_wrapper(prog: EmittedKernel, inputs, out) -> str:
@@ -997,7 +1547,14 @@ def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
             v = f"*({d.pointer(st, True)})(ck_in{k} + o_in{k})"
         if dt.kind == "b" or pbool:
             v = f"({v} != 0)"
-        lines.append(f"  {pct} x{k} = ({pct}){v};")
+        elif dt.kind == "V":    # a struct: copied, never converted
+            if by_value:
+                raise NotSupportedError(f"{d.title}: a struct scalar argument (pass a device "
+                                        "array of structs)")
+            v = f"({v})"
+        else:
+            v = f"({pct}){v}"
+        lines.append(f"  {pct} x{k} = {v};")
         cargs.append(f"x{k}")
     rct, rbool = ret
     lines += [f"  {i32} err = 0;",

@@ -85,7 +85,8 @@ class Compiled:
         self._info = None
         self._info_name = None
         self._info_fin = None
-        self.scalar_ok = "string" not in sig.args and sig.ret != "string"
+        self.scalar_ok = all(dtypes.by_name.get(n) is not None and n != "string"
+                             for n in sig.args + (sig.ret,))
         self._scalar_kernel = None
         self._dtypes = None
 

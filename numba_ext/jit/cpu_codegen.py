@@ -78,6 +78,7 @@ from ..errors import JitOnlyError
 from .._numba.memblock import memblock_from_address
 from .._numba.strings import store_str
 from .._numba.utf8 import decode_utf8
+from .signature import element_type
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -89,8 +90,9 @@ CK_ERR_USER = _errors.UserKernelError.status
 
 
 def numba_type(name: str):
-    """The Numba type of a jit element type name (the one table)."""
-    return dtypes.by_name[name].numba
+    """The Numba type of a jit element type name (the one table; a struct
+    type: Numba's Record over its layout, :mod:`ckernels.jit.structs`)."""
+    return element_type(name).numba
 
 
 # ------------------------------------------------------------- intrinsics --
@@ -123,6 +125,13 @@ def storer(nbty):
             def codegen_none(context, builder, sig, args):
                 return context.get_dummy_value()
             return types.none(types.voidptr, value), codegen_none
+        if isinstance(nbty, types.Record):
+            plan = struct_store_plan(nbty, value)
+
+            def codegen_struct(context, builder, sig, args):
+                store_struct(context, builder, plan, args[1], args[0])
+                return context.get_dummy_value()
+            return types.none(types.voidptr, value), codegen_struct
         if value != nbty and typingctx.can_convert(value, nbty) is None:
             return None
 
@@ -133,6 +142,74 @@ def storer(nbty):
             return context.get_dummy_value()
         return types.none(types.voidptr, value), codegen
     return _ck_store
+
+
+def struct_store_plan(rec, value, where="result"):
+    """How a value the function returns is written into a struct ``rec``: a
+    nested plan ``("copy", size)`` (a struct of the same type), ``("fields",
+    [(offset, index, subplan)])`` (tuples in field order, namedtuples by field
+    name; nested structs and fixed dims take nested tuples) or ``("scalar",
+    from_type, to_type)``.  A value of another shape is a typing error that
+    names the field."""
+    from numba.core.errors import TypingError
+    if isinstance(rec, types.Record):
+        if isinstance(value, types.Record):
+            if value != rec:
+                raise TypingError(f"ckernels.jit: the {where} is a struct of another type "
+                                  f"({value}) than the signature's")
+            return ("copy", rec.size)
+        names = list(rec.fields)
+        if isinstance(value, types.BaseNamedTuple):
+            have = list(value.fields)
+            if sorted(have) != sorted(names):
+                raise TypingError(f"ckernels.jit: the {where} is a namedtuple with fields "
+                                  f"({', '.join(have)}); the struct has "
+                                  f"({', '.join(names)})")
+            order = [have.index(n) for n in names]
+        elif isinstance(value, types.BaseTuple):
+            if len(value) != len(names):
+                raise TypingError(f"ckernels.jit: the {where} is a tuple of {len(value)} "
+                                  f"items; the struct has {len(names)} fields "
+                                  f"({', '.join(names)})")
+            order = list(range(len(names)))
+        else:
+            raise TypingError(f"ckernels.jit: the {where} is {value}; a struct result is "
+                              "returned as a tuple (one item per field, in order), a "
+                              "namedtuple with the struct's field names, or a struct")
+        return ("fields", [(rec.offset(n), i,
+                            struct_store_plan(rec.typeof(n), value[i], f"{where}.{n}"))
+                           for n, i in zip(names, order)])
+    if isinstance(rec, types.NestedArray):
+        n = rec.shape[0]
+        inner = (rec.dtype if len(rec.shape) == 1 else
+                 types.NestedArray(rec.dtype, rec.shape[1:]))
+        step = rec.strides[0]
+        if not isinstance(value, types.BaseTuple) or len(value) != n:
+            raise TypingError(f"ckernels.jit: the {where} is {value}; a field of {n} "
+                              "elements takes a tuple of that many")
+        return ("fields", [(k * step, k, struct_store_plan(inner, value[k], f"{where}[{k}]"))
+                           for k in range(n)])
+    if not isinstance(value, (types.Boolean, types.Integer, types.Float, types.Complex)):
+        raise TypingError(f"ckernels.jit: the {where} is {value}; the field is {rec}")
+    return ("scalar", value, rec)
+
+
+def store_struct(context, builder, plan, value, ptr):
+    """Write ``value`` at ``ptr`` (``i8*``) following :func:`struct_store_plan`."""
+    kind = plan[0]
+    if kind == "copy":
+        src = builder.bitcast(value, _i8p)
+        cgutils.memcpy(builder, builder.bitcast(ptr, _i8p), src, ir.Constant(_i64, plan[1]))
+    elif kind == "fields":
+        base = builder.bitcast(ptr, _i8p)
+        for off, idx, sub in plan[1]:
+            store_struct(context, builder, sub, builder.extract_value(value, idx),
+                         builder.gep(base, [ir.Constant(_i64, off)]))
+    else:
+        _, fromty, toty = plan
+        v = context.cast(builder, value, fromty, toty)
+        context.pack_value(builder, toty, v,
+                           builder.bitcast(ptr, context.get_data_type(toty).as_pointer()))
 
 
 @intrinsic
@@ -462,8 +539,8 @@ def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offse
             emit = element_via_function(context, elem_fn, nsrc, raise_fn)
         has_arena = ret_name == "string"
         _emit_single(module, f"{symbase}_single", emit, nsrc, has_arena, arena_offset)
-        _emit_strided(module, f"{symbase}_strided", emit, nsrc, dtypes.by_name[ret_name].size,
-                      [dtypes.by_name[a].size for a in arg_names], has_arena, arena_offset)
+        _emit_strided(module, f"{symbase}_strided", emit, nsrc, element_type(ret_name).size,
+                      [element_type(a).size for a in arg_names], has_arena, arena_offset)
         library.add_ir_module(module)
         library.finalize()
     return Trampolines(library, symbase, from_cache=False, element_source=src)

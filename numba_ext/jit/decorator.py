@@ -67,17 +67,28 @@ import hashlib
 import pickle
 import sys
 import threading
+import uuid
+import weakref
 from typing import Any, NamedTuple
 
-from .. import dtypes
+import numpy as np
+
+from .. import _dispatch, dtypes, ufuncs
 from .._native import check, ffi, lib
-from ..errors import InvalidArgumentError, NotSupportedError
+from ..array import Array
+from ..context.device_array import DeviceArray
+from ..errors import InvalidArgumentError, InvalidStateError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
 from ..types import Type
 from . import cpu, dispatch
 from .cpu import Compiled
-from .signature import (SUPPORTED_TYPES, Signature, argument_signature, parse_signature,
-                        type_name)
+from .signature import (MAX_ARGS, SUPPORTED_TYPES, Signature, argument_signature,
+                        element_type, is_struct, parse_signature, type_name)
+from .structs import element as structs_element
+
+#: dtype kinds of NumPy operands that take the general path (strings come
+#: out as strings; structured arrays are struct arrays there)
+_FALLBACK_KINDS = "OSUTV"
 
 #: the error models (see the module docstring)
 ERROR_MODELS = ("python", "numpy")
@@ -133,12 +144,32 @@ class CacheStats(NamedTuple):
 
 
 # ------------------------------------------------------------ the object --
-class JitKernel:
-    """A Python function compiled into ckernels (see the module docstring)."""
+#: the ``ufunc`` slot of :class:`ckernels._dispatch.Function`
+_UFUNC_SLOT = _dispatch.Function.ufunc
+#: arguments of a general-path call that are not operands
+_GENERAL_KEYWORDS = ("out",)
+
+
+def _fixed_arity(py_func) -> int | None:
+    """The number of positional parameters of a function that takes exactly
+    that many (no defaults, ``*args``, keyword-only or ``**kwargs``), else None."""
+    code = py_func.__code__
+    if (py_func.__defaults__ or py_func.__kwdefaults__ or code.co_kwonlyargcount
+            or code.co_flags & 0x0C):      # CO_VARARGS | CO_VARKEYWORDS
+        return None
+    return code.co_argcount
+
+
+class JitKernel(_dispatch.Function):
+    """A Python function compiled into ckernels (see the module docstring).
+
+    The call itself is :class:`ckernels._dispatch.Function`'s, in C: calls on
+    NumPy-like operands go to :attr:`ufunc`, all others to the general path
+    (:mod:`ckernels.jit.dispatch`)."""
 
     def __init__(self, py_func, signatures=(), *, cache: bool = False,
                  register: str | None = None, error_model: str = "python",
-                 **numba_options):
+                 identity=None, **numba_options):
         if not callable(py_func) or not hasattr(py_func, "__code__"):
             raise TypeError(f"ckernels.jit decorates Python functions, not {py_func!r}")
         if error_model not in ERROR_MODELS:
@@ -146,6 +177,8 @@ class JitKernel:
                                        f"'numpy', not {error_model!r}")
         _ensure_numba()
         import numba
+        super().__init__(None, JitKernel._general, (Array, DeviceArray),
+                         wrappers=ufuncs.call_wrapped)
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__qualname__ = py_func.__qualname__
@@ -154,6 +187,8 @@ class JitKernel:
         self.__wrapped__ = py_func
         #: ``"python"`` (raise, the default) or ``"numpy"`` (IEEE results)
         self.error_model = error_model
+        #: the identity of reductions (``f.reduce``), or None: none
+        self.identity = identity
         self._options = dict(numba_options)
         self._cache = bool(cache)
         self._lock = threading.RLock()
@@ -162,14 +197,21 @@ class JitKernel:
         self._kernel_hits: dict = {}
         self._kernel_misses: dict = {}
         self._tcache = None
+        self._uuid = None
         self.dispatcher = numba.njit(cache=self._cache, error_model=error_model,
                                      **self._options)(py_func)
         sigs = [signatures] if isinstance(signatures, str) else list(signatures or ())
         self._explicit = bool(sigs)
+        self._ufunc_nin = None if self._explicit else _fixed_arity(py_func)
+        self._ufunc_made = False    # signatures compiled while decorating: no loops yet
+        if not self._explicit:
+            self.fallback_kinds = _FALLBACK_KINDS   # strings come out; structs
         for s in sigs:
             self.compile(s)
         if self._explicit:
             self.dispatcher.disable_compile()
+        self._set_ufunc(self._make_ufunc())
+        self._ufunc_made = True
         if register is not None:
             self.register(register)
 
@@ -216,31 +258,183 @@ class JitKernel:
             if have is not None:
                 raise TypeError(f"ckernels.jit: {self.__name__} already has a signature for "
                                 f"({', '.join(sig.args)}): {have.sig.text}")
-            nb_args = tuple(dtypes.by_name[a].numba for a in sig.args)
+            nb_args = tuple(element_type(a).numba for a in sig.args)
             try:
-                if sig.ret is None:
-                    self.dispatcher.compile(nb_args)
+                # a struct result is written field by field from what the
+                # function returns (a tuple, a namedtuple, a struct): inferred
+                if sig.ret is None or is_struct(sig.ret):
+                    self._dispatcher_compile(nb_args)
                 else:
-                    self.dispatcher.compile(dtypes.by_name[sig.ret].numba(*nb_args))
+                    self._dispatcher_compile(dtypes.by_name[sig.ret].numba(*nb_args))
             except Exception as exc:
                 from numba.core.errors import NumbaError
                 if isinstance(exc, NumbaError):
                     raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
                                     f"{sig.text}:\n{exc}") from exc
+                if isinstance(exc, KeyError) and any(map(is_struct, sig.args)):
+                    # Numba's Record typing looks an unknown field up unchecked
+                    raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
+                                    f"{sig.text}: no struct field {exc}") from None
                 raise
             cres = self.dispatcher.overloads[nb_args]
             if sig.ret is None:
+                import numba
                 ret = dtypes.of_numba(cres.signature.return_type)
+                if ret is None and isinstance(cres.signature.return_type, numba.types.Record):
+                    ret = structs_element(cres.signature.return_type.dtype)
                 if ret is None:
                     raise TypeError(f"ckernels.jit: {self.__qualname__}({', '.join(sig.args)}) "
                                     f"returns {cres.signature.return_type}, which is not a "
-                                    f"ckernel element type ({', '.join(SUPPORTED_TYPES)})")
+                                    f"ckernel element type ({', '.join(SUPPORTED_TYPES)}, "
+                                    "structs); a struct result needs its type in the "
+                                    "signature")
                 sig = Signature(ret.name, sig.args)
+            if is_struct(sig.ret):
+                self._check_struct_result(sig, cres)
             comp = Compiled(self.__name__, sig, cpu.entry_points(self, sig, cres), cres)
             self._compiled[sig.args] = comp
             for op in self._registered:
                 self._register_one(op, comp)
+            if any(a == "string" or is_struct(a) for a in sig.args + (sig.ret,)):
+                self.fallback_kinds = _FALLBACK_KINDS
+            self._add_loop(comp)
             return comp
+
+    def _check_struct_result(self, sig, cres) -> None:
+        """What the function returns can be written into the struct result
+        (``cpu_codegen.struct_store_plan``), else a TypeError naming the field."""
+        from numba.core.errors import TypingError
+        from .cpu_codegen import struct_store_plan
+        try:
+            struct_store_plan(element_type(sig.ret).numba, cres.signature.return_type)
+        except TypingError as exc:
+            raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
+                            f"{sig.text}: {exc}") from None
+
+    def _dispatcher_compile(self, nb_sig) -> None:
+        if self._explicit and self.signatures:   # decorated: compiling was disabled
+            self.dispatcher.disable_compile(False)
+            try:
+                self.dispatcher.compile(nb_sig)
+            finally:
+                self.dispatcher.disable_compile()
+        else:
+            self.dispatcher.compile(nb_sig)
+
+    # ---- the NumPy ufunc ---------------------------------------------------
+    def _make_ufunc(self):
+        """A new ufunc with the loops of every compiled numeric signature (of
+        the function's arity), or None when there is none; compiled lazily
+        (a compile hook) for functions without signatures of fixed arity."""
+        lazy = not self._explicit
+        nin = self._ufunc_nin
+        if nin is None and not lazy:
+            for comp in self._compiled.values():
+                if ufuncs.numpy_dtypes(comp.sig.args + (comp.sig.ret,)) is not None:
+                    nin = self._ufunc_nin = len(comp.sig.args)
+                    break
+        if nin is None or not 1 <= nin <= _dispatch.MAX_NIN:
+            return None
+        uf = _dispatch.ufunc(self.__name__, nin, doc=self.__doc__, identity=self.identity,
+                             compile=self._compile_for if lazy else None)
+        loops = 0
+        for comp in self._compiled.values():
+            loops += self._add_loop_to(uf, comp)
+        if not loops and not lazy:
+            return None
+        return ufuncs.adopt(uf, self, self.__qualname__, self.__module__)
+
+    def _set_ufunc(self, uf) -> None:
+        _UFUNC_SLOT.__set__(self, uf)
+
+    def _add_loop_to(self, uf, comp: Compiled) -> bool:
+        dts = ufuncs.numpy_dtypes(comp.sig.args + (comp.sig.ret,))
+        if dts is None or len(comp.sig.args) != uf.nin:
+            return False
+        _dispatch.add_jit_loop(uf, int(ffi.cast("uintptr_t", comp.desc)), dts)
+        return True
+
+    def _add_loop(self, comp: Compiled) -> None:
+        """A signature was compiled: its loop joins the ufunc (a new ufunc once
+        the old one has resolved calls and takes no new loops)."""
+        if not self._ufunc_made:
+            return
+        uf = self.ufunc
+        if uf is None:
+            if self._explicit:     # perhaps the first numeric signature
+                self._set_ufunc(self._make_ufunc())
+            return
+        try:
+            self._add_loop_to(uf, comp)
+        except InvalidStateError:
+            self._set_ufunc(self._make_ufunc())
+
+    def _compile_for(self, in_dtypes, out_dtype) -> None:
+        """The lazy ufunc's compile hook: compile the signature of these NumPy
+        dtypes (``dtype=`` / ``signature=`` fix the result: when the inputs
+        have a signature with another result, compile the homogeneous
+        signature of the result type, whose loop NumPy then casts the inputs
+        to) and add its loop."""
+        args = tuple(self._type_of_dtype(d) for d in in_dtypes)
+        ret = None if out_dtype is None else self._type_of_dtype(out_dtype)
+        with self._lock:
+            have = self._compiled.get(args)
+            if have is not None and ret is not None and have.sig.ret != ret:
+                args = (ret,) * len(args)
+                other = self._compiled.get(args)
+                if other is not None and other.sig.ret != ret:
+                    raise TypeError(
+                        f"{self.__name__}: no loop with result {ret} for inputs "
+                        f"({', '.join(have.sig.args)}) can be compiled: the function has "
+                        f"{self.__name__}{have.sig.text[len(have.sig.ret):]} -> "
+                        f"{have.sig.ret} and {self.__name__}"
+                        f"{other.sig.text[len(other.sig.ret):]} -> {other.sig.ret}")
+            comp = self.compile(Signature(ret, args))
+            uf = self.ufunc
+            if uf is not None and not self._add_loop_to(uf, comp):
+                raise _dispatch.Fallback(
+                    f"{self.__name__}{comp.sig.text[len(comp.sig.ret):]} returns "
+                    f"{comp.sig.ret}, which has no NumPy dtype: call {self.__name__}(...) "
+                    "itself (the ckernels path)")
+
+    def _type_of_dtype(self, dt) -> str:
+        d = dtypes.of_numpy(dt)
+        if d is None or not d.jit:
+            raise TypeError(f"{self.__name__}: NumPy dtype {np.dtype(dt)} is not an "
+                            f"element type of jitted kernels ({', '.join(SUPPORTED_TYPES)})")
+        return d.name
+
+    def _the_ufunc(self, method: str):
+        uf = self.ufunc
+        if uf is None:
+            raise NotSupportedError(
+                f"{self.__name__}.{method}: no NumPy ufunc (it has no signature whose "
+                "types all have NumPy dtypes, or several arities)")
+        return uf
+
+    def reduce(self, array, *args, **kwargs):
+        """``numpy.ufunc.reduce`` of :attr:`ufunc` (binary functions): ``axis``,
+        ``dtype``, ``out``, ``keepdims``, ``initial``, ``where``.  Empty
+        reductions and reductions over several axes need ``identity=`` at
+        decoration (as NumPy's ufuncs without an identity).  A dask array gives a
+        lazy Dask reduction (:func:`ckernels.dask.ufunc_reduce`)."""
+        if hasattr(array, "__dask_graph__"):
+            from .. import dask as _dask
+            return _dask.ufunc_reduce(self, array, *args, **kwargs)
+        return self._the_ufunc("reduce").reduce(array, *args, **kwargs)
+
+    def accumulate(self, array, *args, **kwargs):
+        """``numpy.ufunc.accumulate`` of :attr:`ufunc` (binary functions)."""
+        return self._the_ufunc("accumulate").accumulate(array, *args, **kwargs)
+
+    def outer(self, a, b, /, **kwargs):
+        """``numpy.ufunc.outer`` of :attr:`ufunc` (binary functions)."""
+        return self._the_ufunc("outer").outer(a, b, **kwargs)
+
+    def at(self, a, indices, *b):
+        """``numpy.ufunc.at`` of :attr:`ufunc`: unbuffered in place ``a[indices] =
+        f(a[indices], *b)`` (repeated indices applied repeatedly)."""
+        return self._the_ufunc("at").at(a, indices, *b)
 
     @property
     def stats(self) -> CacheStats:
@@ -250,9 +444,15 @@ class JitKernel:
                           dict(self._kernel_hits), dict(self._kernel_misses))
 
     # ---- calling -------------------------------------------------------------
-    def __call__(self, *args, out=None):
-        """Run on host data (the CPU target) or on device arrays (the target of
-        their context); see :mod:`ckernels.jit.dispatch`."""
+    def _general(self, *args, out=None, **kwargs):
+        """The general path (the fallback of the C call): ckernels arrays,
+        device arrays, lists, strings, calls without a ufunc; see
+        :mod:`ckernels.jit.dispatch`."""
+        if kwargs:
+            raise TypeError(f"{self.__name__}() got unexpected keyword argument(s) "
+                            f"{', '.join(map(repr, kwargs))}: only out= applies to "
+                            "ckernels arrays, device arrays, lists and strings (NumPy "
+                            "operands take every ufunc keyword)")
         return dispatch.call(self, args, out)
 
     def source(self, target: str = "opencl", signature=None) -> str:
@@ -304,17 +504,24 @@ class JitKernel:
 
     # ---- registry ------------------------------------------------------------
     def _register_one(self, op_name: str, comp: Compiled) -> None:
+        if any(is_struct(a) for a in comp.sig.args + (comp.sig.ret,)):
+            raise NotSupportedError(
+                f"{self.__name__}: cannot register {comp.sig.text} as '{op_name}': the "
+                "registry tells struct types apart by kind only")
         if comp.sig.ret == "string":
             raise NotSupportedError(
                 f"{self.__name__}: cannot register {comp.sig.text} as '{op_name}': registry "
                 "kernels get no destination arena for string results")
         check(lib.ck_jit_register(op_name.encode(), comp.desc))
+        from .. import ops
+        ops.registry_changed(op_name)
 
     def register(self, op_name: str) -> "JitKernel":
         """Register every compiled signature (and, without explicit signatures,
         every later one) as a kernel of operation ``op_name``
         (``ck_op_register_factory``); ``ckernels.ops.<op_name>`` then dispatches
-        to it.  Replaces kernels registered for the same argument types."""
+        to it (its ufunc is rebuilt with the new loops).  Replaces kernels
+        registered for the same argument types."""
         if not isinstance(op_name, str) or not op_name:
             raise InvalidArgumentError(f"operation name must be a non-empty str, not "
                                        f"{op_name!r}")
@@ -333,19 +540,27 @@ class JitKernel:
                 lib.ck_op_unregister_kernel(op_name.encode(), len(comp.arg_types), ids)
             if op_name in self._registered:
                 self._registered.remove(op_name)
+        from .. import ops
+        ops.registry_changed(op_name)
 
     # ---- misc -------------------------------------------------------------
     def __reduce__(self):
-        mod = sys.modules.get(self.__module__)
-        obj: Any = mod
-        for part in self.__qualname__.split("."):
-            obj = getattr(obj, part, None)
-        if obj is self:
+        """By reference (module and qualified name) when the function is reachable
+        so in an importable module; else by value: its Python function (with
+        cloudpickle: interactively defined functions, closures) and how it was
+        decorated, rebuilt by compiling (or loading from the cache) -- once per
+        process: unpickling the same function again gives the same object."""
+        if _by_reference(self):
             return self.__qualname__
         from numba.core import serialize
+        with self._lock:
+            if self._uuid is None:
+                self._uuid = uuid.uuid4().hex
+                _remember(self._uuid, self)
         return (_rebuild, (serialize.dumps(self.py_func),
                            [c.sig.text for c in self._compiled.values()] if self._explicit
-                           else [], self._cache, self._options, self.error_model))
+                           else [], self._cache, self._options, self.error_model,
+                           self.identity, self._uuid))
 
     def __repr__(self) -> str:
         sigs = ", ".join(self.signatures) or "no signatures compiled yet"
@@ -359,14 +574,55 @@ class JitKernel:
                 f"<ul>{rows}</ul></div>")
 
 
-def _rebuild(func_bytes, sigs, cache, options, error_model="python"):
+def _by_reference(kernel: JitKernel) -> bool:
+    """Does pickling by module and qualified name find ``kernel`` (and would
+    cloudpickle pickle a function of its module by reference)?"""
+    module = kernel.__module__
+    if module == "__main__" or module not in sys.modules:
+        return False
+    obj: Any = sys.modules[module]
+    for part in kernel.__qualname__.split("."):
+        obj = getattr(obj, part, None)
+    if obj is not kernel:
+        return False
+    cp = sys.modules.get("cloudpickle")
+    if cp is not None:   # cloudpickle.register_pickle_by_value(module)
+        try:
+            return not cp.cloudpickle._is_registered_pickle_by_value(sys.modules[module])
+        except Exception:
+            pass
+    return True
+
+
+#: functions pickled or unpickled by value in this process, by their uuid
+#: (weakly): unpickling a function the process has gives that function (a
+#: Dask worker unpickling a graph that holds it again compiles nothing)
+_BY_UUID: "weakref.WeakValueDictionary[str, JitKernel]" = weakref.WeakValueDictionary()
+
+
+def _remember(key: str, kernel: JitKernel) -> None:
+    _BY_UUID[key] = kernel
+
+
+def _rebuild(func_bytes, sigs, cache, options, error_model="python", identity=None,
+             key=None):
+    if key is not None:
+        have = _BY_UUID.get(key)
+        if have is not None:
+            return have
     py_func = pickle.loads(func_bytes)
-    return JitKernel(py_func, sigs, cache=cache, error_model=error_model, **options)
+    kernel = JitKernel(py_func, sigs, cache=cache, error_model=error_model,
+                       identity=identity, **options)
+    if key is not None:
+        kernel._uuid = key
+        _remember(key, kernel)
+    return kernel
+
 
 
 # ------------------------------------------------------------ the decorator --
 def jit(signatures=None, *, cache: bool = False, register: str | None = None,
-        error_model: str = "python", **numba_options):
+        error_model: str = "python", identity=None, **numba_options):
     """Compile a Python scalar function into ckernels.
 
     ``@jit``, ``@jit("float64(float64)")``, ``@jit(["int64(int64)",
@@ -378,7 +634,17 @@ def jit(signatures=None, *, cache: bool = False, register: str | None = None,
     silent; ``"numpy"``: NumPy's and ``numba.vectorize``'s IEEE semantics
     (float ``x / 0`` -> ``inf``/``nan``, integer ``x // 0`` and ``x % 0`` -> 0)
     without division checks, faster where those checks block vectorisation.
-    Both models give the same results on the CPU and on devices.
+    Both models give the same results on the CPU and on devices, and on the
+    ufunc path.
+
+    ``identity`` -- the identity of the function's reductions (``f.reduce``,
+    the ufunc's ``identity``): e.g. ``0`` for a sum-like function.  With one,
+    reducing an empty array gives it and reductions may run over several
+    axes at once (the function is taken to be associative and commutative);
+    without one (the default) reductions behave as those of NumPy's ufuncs
+    without an identity (``numpy.maximum``): they start from the first
+    element, reduce one axis at a time, and an empty reduction is a
+    ``ValueError`` unless ``initial=`` is given.
 
     Extra keyword arguments go to ``numba.njit`` (``fastmath``, ...)."""
     if error_model not in ERROR_MODELS:
@@ -387,7 +653,7 @@ def jit(signatures=None, *, cache: bool = False, register: str | None = None,
     if callable(signatures) and not isinstance(signatures, str) and hasattr(
             signatures, "__code__"):
         return JitKernel(signatures, (), cache=cache, register=register,
-                         error_model=error_model, **numba_options)
+                         error_model=error_model, identity=identity, **numba_options)
     if signatures is not None and not isinstance(signatures, (str, list, tuple)):
         if not (hasattr(signatures, "return_type") and hasattr(signatures, "args")):
             raise TypeError(f"ckernels.jit: signatures must be a string or a list of strings, "
@@ -401,7 +667,7 @@ def jit(signatures=None, *, cache: bool = False, register: str | None = None,
 
     def decorate(py_func):
         return JitKernel(py_func, parsed, cache=cache, register=register,
-                         error_model=error_model, **numba_options)
+                         error_model=error_model, identity=identity, **numba_options)
     return decorate
 
 

@@ -53,9 +53,10 @@ from ..errors import (CKOverflowError, CKTypeError, InvalidArgumentError, NotSup
                       UserKernelError, exception_for)
 from . import operands as _operands
 from .c_emit import KERNEL_NAME, Dialect, EmittedKernel, emit_kernel, entry_wrapper
+from .signature import element_type, is_struct
 
 #: context kind -> module whose ``TARGET`` runs jitted functions there
-TARGETS = {"opencl": "ckernels.jit.opencl"}
+TARGETS = {"opencl": "ckernels.jit.opencl", "cuda": "ckernels.jit.cuda"}
 
 _MAXD = int(lib.CK_TYPE_MAX_DEPTH)
 _KERNEL_NAME = KERNEL_NAME.encode()
@@ -98,8 +99,8 @@ class DeviceTarget:
         with self._lock:
             prog = self._programs.get(comp)
         if prog is None:
-            nb_args = tuple(dtypes.by_name[a].numba for a in comp.sig.args)
-            prog = emit_kernel(kernel.py_func, nb_args, dtypes.by_name[comp.sig.ret].numba,
+            nb_args = tuple(element_type(a).numba for a in comp.sig.args)
+            prog = emit_kernel(kernel.py_func, nb_args, element_type(comp.sig.ret).numba,
                                self.dialect, kernel.error_model)
             with self._lock:
                 prog = self._programs.setdefault(comp, prog)
@@ -509,10 +510,10 @@ def _select(kernel, args, fname):
     inputs = []
     scalars = False
     for o, a, t in zip(ops, args, comp.sig.args):
-        if o.device:
-            inputs.append((a._element, False))
+        if o.device:   # a struct: exactly the signature's type (operands.select)
+            inputs.append((element_type(t) if is_struct(t) else a._element, False))
         else:   # a scalar is passed by value in the parameter's type
-            inputs.append((dtypes.by_name[t], True))
+            inputs.append((element_type(t), True))
             scalars = True
     # the signature by its key (the cache must not hold the compiled code,
     # which would keep the function alive through this weak-keyed cache)
@@ -522,7 +523,7 @@ def _select(kernel, args, fname):
 def _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname) -> Plan:
     prog = tgt.program(kernel, comp)
     tgt.check_device(ctx, prog.fp64_user, fname)
-    ret = dtypes.by_name[comp.sig.ret]
+    ret = element_type(comp.sig.ret)
     for dt, _ in inputs:
         if dt.c_type(tgt.dialect.name) is None:
             raise NotSupportedError(f"{fname}: element type {dt.name} is not supported on "

@@ -13,7 +13,9 @@ division and modulo, integer division by zero raises ``ZeroDivisionError``,
 negative integer powers ``ValueError``, NaN propagation of ``minimum`` /
 ``maximum``, shifts by out-of-range counts give 0 or -1, ... .  Math
 functions are the dialect's built-ins (OpenCL's ``sin`` etc., whose error
-bounds the OpenCL specification gives in ulp; see ``docs/contexts.md``).
+bounds the OpenCL specification gives in ulp, CUDA's ``sin``/``sinf``; see
+``docs/contexts.md``).  Nothing here is specific to one device kind: the
+same table serves every target of :data:`ckernels.jit.device.TARGETS`.
 
 Element functions are wrapped into a kernel by
 :func:`~ckernels.jit.c_emit.kernel_wrapper` -- the same kernel shape jitted
@@ -27,9 +29,9 @@ Also here, as kernels of their own: assignment and conversion (``astype``,
 (``sum prod min max any all mean``: a tree of partial results, each work
 item folding one chunk, until one value per output element is left), the
 gather behind integer-array indexing and ``str(d)`` (only the elements shown
-leave the device), the operand rule of NumPy ufuncs (no host operands) and
-DLPack.  :func:`install` plugs this module into
-:class:`~ckernels.context.DeviceArray` (``ckernels.jit`` does it on import).
+leave the device), the operand rule of NumPy ufuncs (no host operands).
+:func:`install` plugs this module into :class:`~ckernels.context.DeviceArray`
+(``ckernels.jit`` does it on import).
 """
 
 from __future__ import annotations
@@ -416,7 +418,7 @@ def _check_device_types(tgt, where, names):
 
 
 def _fp64(ctx, where, names):
-    if "float64" in names and not ctx.supports_fp64:
+    if dtypes.uses_fp64(names) and not ctx.supports_fp64:
         raise NotSupportedError(f"{where}: float64 on a device without fp64 support "
                                 f"({ctx.describe()})")
 
@@ -441,8 +443,7 @@ def _op_program(tgt, op, kargs, ret, inputs, out_name):
         prog = EmittedKernel(tgt.dialect, "python")
         ts = [dtypes.by_name[n] for n in kargs]
         rt = dtypes.by_name[ret]
-        if "float64" in kargs or ret == "float64" or out_name == "float64" or any(
-                dt.name == "float64" for dt, _ in inputs):
+        if dtypes.uses_fp64((*kargs, ret, out_name, *(dt.name for dt, _ in inputs))):
             prog.fp64_user = f"ckernels.ops.{op}"
         fn = element_function(prog, op, ts, rt, f"ckernels.ops.{op}")
         prog.kernel_text = kernel_wrapper(
@@ -537,13 +538,18 @@ def where(cond, x, y) -> DeviceArray:
     _check_device_types(tgt, fname, (ret,) + names)
     inputs = tuple((a._element if isinstance(a, DeviceArray) else dtypes.by_name[n],
                     not isinstance(a, DeviceArray)) for a, n in zip((cond, x, y), names))
+    return _launch(ctx, fname, ("where", inputs, ret),
+                   lambda: _where_program(tgt, inputs, ret, names),
+                   (ret,), (cond, x, y), names, inputs, None, ret, ret)
 
-    def program():
+
+def _where_program(tgt, inputs, ret, names):
+    def make():
         d = tgt.dialect
         prog = EmittedKernel(d, "python")
         rt = dtypes.by_name[ret]
-        if "float64" in (ret,) + names:
-            prog.fp64_user = fname
+        if dtypes.uses_fp64((ret, *names)):
+            prog.fp64_user = "numpy.where"
         ct = rt.c_type(d.name)
         prog.order.append(f"{d.function_prefix} {ct} ck_where(bool c, {ct} a, {ct} b, "
                           f"{d.int32} *ck_err)\n{{\n  return c ? a : b;\n}}\n")
@@ -552,10 +558,7 @@ def where(cond, x, y) -> DeviceArray:
                                           (ct, rt.kind == "b"), list(inputs), rt)
         prog.source = d.header(prog) + prog.text() + "\n" + prog.kernel_text
         return prog
-    return _launch(ctx, fname, ("where", inputs, ret),
-                   lambda: _program(tgt, ("where", tuple((d.name, v) for d, v in inputs), ret),
-                                    program),
-                   (ret,), (cond, x, y), names, inputs, None, ret, ret)
+    return _program(tgt, ("where", tuple((d.name, v) for d, v in inputs), ret), make)
 
 
 def _contig(shape, itemsize):
@@ -639,7 +642,7 @@ def _cast_function(prog, src, dst, errmode) -> str:
 def _cast_program(tgt, src, dst, errmode, by_value):
     def make():
         prog = EmittedKernel(tgt.dialect, "python")
-        if "float64" in (src.name, dst.name):
+        if dtypes.uses_fp64((src.name, dst.name)):
             prog.fp64_user = "astype"
         fn = _cast_function(prog, src, dst, errmode)
         prog.kernel_text = kernel_wrapper(
@@ -774,7 +777,7 @@ def _reduce_program(tgt, name, src, acc, out, final_mean):
     def make():
         d = tgt.dialect
         prog = EmittedKernel(d, "python")
-        if "float64" in (src.name, acc.name, out.name):
+        if dtypes.uses_fp64((src.name, acc.name, out.name)):
             prog.fp64_user = f"{name}()"
         opname, ident = _REDUCE[name]
         fn = element_function(prog, opname, (acc, acc), acc, name)
@@ -1122,17 +1125,6 @@ def check_ufunc_operands(ufunc, inputs, kwargs) -> None:
                 "ctx.array(x), device data with .get())")
 
 
-# ================================================================= DLPack ==
-def dlpack_device(a: DeviceArray) -> tuple:
-    from ..context.dlpack import device_of
-    return device_of(a.context)
-
-
-def dlpack(a: DeviceArray, **kwargs):
-    from ..context.dlpack import export
-    return export(a, **kwargs)
-
-
 # ================================================================ install ==
 class _Kernels:
     """What :class:`~ckernels.context.DeviceArray` calls (see
@@ -1144,8 +1136,6 @@ class _Kernels:
     gather = staticmethod(gather)
     where = staticmethod(where)
     check_ufunc_operands = staticmethod(check_ufunc_operands)
-    dlpack_device = staticmethod(dlpack_device)
-    dlpack = staticmethod(dlpack)
 
 
 def install() -> None:

@@ -14,7 +14,8 @@ A new device target (CUDA) is a module with ``TARGET = DeviceTarget("cuda",
 CUDADialect())`` -- its :class:`~ckernels.jit.c_emit.Dialect` says how its C
 reads -- and one entry in ``TARGETS``; nothing here changes.  A host fast path
 (the NumPy ufunc of a jitted function) plugs in before :func:`call` falls back
-to the CPU target.
+to the CPU target.  A call with a Dask collection among its arguments builds
+a lazy dask array (:func:`ckernels.dask.call`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ def call(kernel, args, out=None):
     for a in args:
         if isinstance(a, DeviceArray):
             return device.call(kernel, args, out)
+        if hasattr(a, "__dask_graph__"):   # a Dask collection: lazy, ckernels.dask
+            from .. import dask as _dask
+            return _dask.call(kernel, args, out)
+    if out is not None and hasattr(out, "__dask_graph__"):
+        from .. import dask as _dask
+        return _dask.call(kernel, args, out)
     return cpu.call(kernel, args, out)
 
 

@@ -22,7 +22,8 @@ from ..array import array as _array
 from ..array import asarray as _asarray
 from ..context.device_array import DeviceArray
 from ..kernels import errmode_value
-from .signature import SUPPORTED_TYPES
+from .signature import SUPPORTED_TYPES, is_struct
+from .structs import element as struct_element
 
 
 class Operand:
@@ -56,9 +57,10 @@ class Operand:
                     value = value.astype(value.dtype.newbyteorder("="))
                 try:
                     self.array = _asarray(value)
-                except Exception:
+                except Exception as exc:
+                    why = f": {exc}" if value.dtype.fields is not None else ""
                     raise TypeError(f"{fname}: argument {index}: unsupported NumPy dtype "
-                                    f"{value.dtype}") from None
+                                    f"{value.dtype}{why}") from None
             self.name = _elem_name(self.array.type.dtype, fname, index)
         elif isinstance(value, DeviceArray):
             self.device = True
@@ -69,6 +71,16 @@ class Operand:
             except Exception as exc:
                 raise TypeError(f"{fname}: argument {index}: cannot convert "
                                 f"{type(value).__name__} to a ckernel array: {exc}") from None
+            self.name = _elem_name(self.array.type.dtype, fname, index)
+        elif isinstance(value, np.void) and value.dtype.fields is not None:
+            # one element of a structured array: a 0-d struct array
+            self.scalar = True
+            self.value = np.array(value)
+            try:
+                self.array = _asarray(self.value)
+            except Exception as exc:
+                raise TypeError(f"{fname}: argument {index}: unsupported NumPy dtype "
+                                f"{value.dtype}: {exc}") from None
             self.name = _elem_name(self.array.type.dtype, fname, index)
         else:
             if isinstance(value, np.bytes_):
@@ -105,8 +117,8 @@ class Operand:
             return dtypes.weak_matches(name, self.value)
         if self.name == name:
             return True
-        if "string" in (self.name, name):
-            return False
+        if "string" in (self.name, name) or is_struct(self.name) or is_struct(name):
+            return False     # strings and structs pass exactly or not at all
         return bool(lib.ck_can_cast_safely(dtypes.by_name[self.name].type_id,
                                            dtypes.by_name[name].type_id))
 
@@ -125,6 +137,12 @@ class Operand:
 
 def _elem_name(t, fname: str, index: int) -> str:
     name = str(t)
+    if is_struct(name):
+        try:
+            return struct_element(t).name
+        except Exception as exc:
+            raise TypeError(f"{fname}: argument {index} has element type '{name}', which a "
+                            f"jitted kernel cannot take: {exc}") from None
     if name not in SUPPORTED_TYPES:
         raise TypeError(f"{fname}: argument {index} has element type '{name}', which a jitted "
                         f"kernel cannot take ({', '.join(SUPPORTED_TYPES)})")

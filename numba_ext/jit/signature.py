@@ -3,7 +3,9 @@
 ``"float64(float64, int64)"``, ``"string(string)"``, a Numba signature
 (``numba.float64(numba.float64)``) or argument types only (the result is then
 inferred) all become a :class:`Signature` of element type names from the one
-table (:mod:`ckernels.dtypes`, rows with ``jit=True``).
+table (:mod:`ckernels.dtypes`, rows with ``jit=True``) or struct types in the
+type grammar (``"float64({x: float64, y: float64})"``,
+:mod:`ckernels.jit.structs`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import NamedTuple
 from .. import dtypes
 from .._native import ffi
 from ..types import Type, as_type
+from . import structs as _structs
 
 #: element types a jitted kernel may take and return
 SUPPORTED_TYPES: tuple[str, ...] = tuple(d.name for d in dtypes.JIT)
@@ -48,18 +51,49 @@ def type_name(spec, what: str, where: str) -> str:
         raise TypeError(f"ckernels.jit: bad {what} type {spec!r} in signature {where!r}: "
                         f"{exc}") from None
     name = str(t)
+    if t.type_id == _structs.STRUCT_ID:
+        try:
+            return _structs.element(t).name
+        except Exception as exc:
+            raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "
+                            f"{where!r}: {exc}") from None
     if name not in SUPPORTED_TYPES:
         raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "
                         f"{where!r}; element types are {', '.join(SUPPORTED_TYPES)}")
     return name
 
 
+def element_type(name: str):
+    """The table row (:mod:`ckernels.dtypes`) of an element type name, or the
+    :class:`~ckernels.jit.structs.StructType` of a struct type string."""
+    d = dtypes.by_name.get(name)
+    return d if d is not None else _structs.element(name)
+
+
+def is_struct(name: str) -> bool:
+    """Whether an element type name of a signature is a struct type."""
+    return _structs.is_struct_name(name)
+
+
+def _struct_end(text: str) -> int:
+    """Where a leading struct type (``{...}``) of a signature ends (0: none)."""
+    if not text.startswith("{"):
+        return 0
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "{"
+        depth -= ch == "}"
+        if depth == 0:
+            return i
+    return 0
+
+
 def _split_args(text: str) -> list[str]:
     parts, depth, cur = [], 0, []
     for ch in text:
-        if ch in "[(":
+        if ch in "[({":
             depth += 1
-        elif ch in "])":
+        elif ch in "])}":
             depth -= 1
         if ch == "," and depth == 0:
             parts.append("".join(cur))
@@ -79,7 +113,7 @@ def parse_signature(sig) -> Signature:
         return sig
     if isinstance(sig, str):
         text = sig.strip()
-        i = text.find("(")
+        i = text.find("(", _struct_end(text))
         if i <= 0 or not text.endswith(")"):
             raise TypeError(f"ckernels.jit: bad signature {sig!r}; expected "
                             "'result(arg, ...)', e.g. 'float64(float64, float64)'")
@@ -105,5 +139,5 @@ def argument_signature(arg_types, where) -> Signature:
     return Signature(None, tuple(type_name(a, "argument", str(where)) for a in arg_types))
 
 
-__all__ = ["Signature", "parse_signature", "type_name", "argument_signature",
+__all__ = ["Signature", "parse_signature", "type_name", "element_type", "is_struct", "argument_signature",
            "SUPPORTED_TYPES", "MAX_ARGS"]

@@ -33,8 +33,10 @@
  *   - jit ufuncs (explicit signatures): the first loop, in registration
  *     order, whose inputs match exactly (equivalent dtypes; a weak scalar
  *     matches any loop type of its kind or above: int -> i/u/f/c, float ->
- *     f/c, complex -> c); else the first loop every input casts to safely
- *     (numpy.can_cast(..., "safe")); else NumPy's "no loop" TypeError.
+ *     f/c, complex -> c; when every input is a Python scalar, a loop of
+ *     their default dtypes first, else the first each fits by kind); else
+ *     the first loop every input casts to safely (numpy.can_cast(...,
+ *     "safe")); else NumPy's "no loop" TypeError.
  *     Types fixed by `signature=` / `dtype=` must match exactly; with such
  *     types the inputs may also reach the loop by same-kind casts (else any
  *     cast: NumPy then applies `casting=` and names the cast that failed),
@@ -42,7 +44,10 @@
  *   - jit ufuncs compiled lazily (a `compile` callback): the exact match as
  *     above; else `compile(input_dtypes, out_dtype_or_None)` is called
  *     (weak scalars as NumPy's default dtypes) and must add the loop for
- *     those types (add_jit_loop); the search is then repeated.  Loops are
+ *     those types (add_jit_loop); the search is then repeated.  With types
+ *     fixed by `dtype=` / `signature=` the callback may instead add a loop
+ *     of the fixed types (the inputs already have a loop with another
+ *     result): the search then goes on as for explicit loops.  Loops are
  *     only ever appended and the answer for given DTypes never depends on
  *     later loops, so NumPy's dispatch cache stays right.  A ufunc without a
  *     compile callback refuses new loops once it has resolved a call (its
@@ -462,10 +467,19 @@ static int ckd_get_reduction_initial(PyArrayMethod_Context *context,
   if (d == NULL || d->identity == NULL || d->identity == Py_None) {
     return 0; /* no identity: NumPy starts from the first element */
   }
-  if (PyArray_Pack(context->descriptors[0], initial, d->identity) < 0) {
-    return -1;
+  PyObject *ident = Py_NewRef(d->identity);
+  if (PyLong_CheckExact(ident) && PyTypeNum_ISUNSIGNED(context->descriptors[0]->type_num)) {
+    /* As NumPy does for its bitwise ufuncs: a Python -1 means all bits set,
+     * which a Python int cannot say to an unsigned type; an int64 scalar
+     * converts (modulo 2**n). */
+    Py_SETREF(ident, PyObject_CallOneArg((PyObject *)&PyLongLongArrType_Type, ident));
+    if (ident == NULL) {
+      return -1;
+    }
   }
-  return 1;
+  int rc = PyArray_Pack(context->descriptors[0], initial, ident);
+  Py_DECREF(ident);
+  return rc < 0 ? -1 : 1;
 }
 
 /* ---- the promoter ------------------------------------------------------- */
@@ -527,6 +541,8 @@ typedef struct {
   int nin;
   PyArray_DTypeMeta *in[CKD_MAX_NIN]; /* borrowed */
   int weak[CKD_MAX_NIN];
+  int all_weak;                       /* only Python scalars: in[] holds   */
+  int weak_kind[CKD_MAX_NIN];         /* their defaults, these their kinds */
 } ckd_operands;
 
 static void ckd_operands_init(ckd_operands *ops, int nin, PyArray_DTypeMeta *const op_dtypes[]) {
@@ -540,8 +556,10 @@ static void ckd_operands_init(ckd_operands *ops, int nin, PyArray_DTypeMeta *con
     ops->weak[i] = dt != NULL ? ckd_weak_kind(dt) : CKD_STRONG;
     strong += ops->weak[i] == CKD_STRONG;
   }
+  ops->all_weak = strong == 0;
   if (strong == 0) { /* only Python scalars: NumPy's default dtypes */
     for (int i = 0; i < nin; i++) {
+      ops->weak_kind[i] = ops->weak[i];
       ops->in[i] = ckd_weak_default(ops->weak[i]);
       ops->weak[i] = CKD_STRONG;
     }
@@ -601,13 +619,22 @@ static ckd_loop *ckd_first_fit(const ckd_data *d, const ckd_operands *ops,
   return NULL;
 }
 
-/* Explicit loops: exactly, else by safe casts; with types fixed by
+/* Explicit loops: exactly (only Python scalars: of their default types,
+ * else by kind), else by safe casts; with types fixed by
  * `dtype=` / `signature=`, else the first loop with those types that the
  * inputs reach by same-kind casts, else the first with those types at all
  * (NumPy then applies `casting=` to the inputs and says what failed). */
 static ckd_loop *ckd_best_fit(const ckd_data *d, const ckd_operands *ops,
                               PyArray_DTypeMeta *const signature[], int fixed) {
   ckd_loop *L = ckd_first_fit(d, ops, signature, CKD_EXACT);
+  if (L == NULL && ops->all_weak) {
+    /* Only Python scalars and no loop of their default types: the first loop
+     * each fits by kind, as when a strong operand is present (two Python
+     * ints call a uint32 loop; NumPy converts and checks the values). */
+    ckd_operands w = *ops;
+    memcpy(w.weak, ops->weak_kind, sizeof w.weak);
+    L = ckd_first_fit(d, &w, signature, CKD_EXACT);
+  }
   if (L == NULL) {
     L = ckd_first_fit(d, ops, signature, CKD_SAFE);
   }
@@ -758,6 +785,12 @@ static int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
           return -1;
         }
         L = ckd_first_fit(d, &ops, signature, CKD_EXACT);
+        if (L == NULL && fixed) {
+          /* The callback compiled another loop for the fixed types (the
+           * inputs have a loop with another result: NumPy's answer to
+           * dtype= is then the loop of the result type, inputs cast). */
+          L = ckd_best_fit(d, &ops, signature, fixed);
+        }
       }
     }
   }
@@ -1022,10 +1055,15 @@ static PyObject *ckd_new_ufunc(const char *name, int nin, PyObject *doc, PyObjec
  * object whose type implements __array_ufunc__ (pandas, xarray, dask, ...)
  * -- and none is an instance of `fallback_types` nor a NumPy array or scalar
  * whose dtype kind is in `fallback_kinds` (e.g. "OSUT" for strings) -- and
- * `out=` (if given) is one of those too or a tuple of them.  Every other
- * call (lists, str, other arrays, no ufunc) goes to `fallback(self, *args,
- * **kwargs)`.  Subclassable (Python subclasses add their methods; the call
- * stays in C).
+ * `out=` (if given) is one of those too or a tuple of them, and the number
+ * of positional arguments is one the ufunc takes (nin, up to nin + nout
+ * with the outputs).  Every other call (lists, str, other arrays, another
+ * arity, no ufunc) goes to `fallback(self, *args, **kwargs)`, and so does
+ * a call the ufunc refuses with `Fallback` (raised by a compile hook).
+ * Calls with an operand that implements __array_ufunc__ but is no ndarray
+ * go to `wrappers(self, *args, **kwargs)` when it is set (e.g. to give the
+ * wrapping library the result dtype), else to the ufunc.
+ * Subclassable (Python subclasses add their methods; the call stays in C).
  */
 typedef struct {
   PyObject_HEAD
@@ -1033,13 +1071,19 @@ typedef struct {
   PyObject *ufunc;          /* a numpy.ufunc or NULL                     */
   PyObject *fallback;       /* callable(self, *args, **kwargs) or NULL  */
   PyObject *fallback_types; /* tuple of types (possibly empty)          */
+  PyObject *wrappers;       /* callable(self, *args, **kwargs) or NULL  */
   char fallback_kinds[16];  /* dtype kinds taking the fallback, NUL-ended */
 } ckd_function;
 
 static PyObject *ckd_str_array_ufunc = NULL; /* "__array_ufunc__" */
+/* ckernels._dispatch.Fallback: raised (by a compile hook) when a call can
+ * only run on the general path; a Function then takes its fallback. */
+static PyObject *ckd_fallback_exc = NULL;
 static PyObject *ckd_str_out = NULL;         /* "out" */
 
-/* 1: NumPy can take `a` as a ufunc operand here; 0: no; -1: error. */
+/* 1: NumPy can take `a` as a ufunc operand here; 2: so can an object
+ * implementing __array_ufunc__ that is no ndarray (pandas, xarray, dask);
+ * 0: no; -1: error. */
 static int ckd_ufunc_operand(ckd_function *f, PyObject *a) {
   PyTypeObject *t = Py_TYPE(a);
   if (t == &PyArray_Type) {
@@ -1081,7 +1125,7 @@ static int ckd_ufunc_operand(ckd_function *f, PyObject *a) {
   }
   int ok = m != Py_None;
   Py_DECREF(m);
-  return ok;
+  return ok ? 2 : 0;
 }
 
 static int ckd_ufunc_out(ckd_function *f, PyObject *out) {
@@ -1089,15 +1133,36 @@ static int ckd_ufunc_out(ckd_function *f, PyObject *out) {
     return 1;
   }
   if (PyTuple_Check(out)) {
+    int wrapped = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(out); i++) {
       int r = ckd_ufunc_operand(f, PyTuple_GET_ITEM(out, i));
       if (r <= 0) {
         return r;
       }
+      wrapped |= r == 2;
     }
-    return 1;
+    return wrapped ? 2 : 1;
   }
   return ckd_ufunc_operand(f, out);
+}
+
+/* hook(self, *args, **kwargs) */
+static PyObject *ckd_call_hook(ckd_function *f, PyObject *hook, PyObject *const *args,
+                               size_t nargsf, PyObject *kwnames) {
+  Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  PyObject *small[8];
+  PyObject **all = n + nkw + 1 <= 8 ? small : PyMem_Malloc((size_t)(n + nkw + 1) * sizeof *all);
+  if (all == NULL) {
+    return PyErr_NoMemory();
+  }
+  all[0] = (PyObject *)f;
+  memcpy(all + 1, args, (size_t)(n + nkw) * sizeof *all);
+  PyObject *r = PyObject_Vectorcall(hook, all, (size_t)(n + 1), kwnames);
+  if (all != small) {
+    PyMem_Free(all);
+  }
+  return r;
 }
 
 static PyObject *ckd_function_fallback(ckd_function *f, PyObject *const *args, size_t nargsf,
@@ -1109,18 +1174,50 @@ static PyObject *ckd_function_fallback(ckd_function *f, PyObject *const *args, s
     }
     return PyObject_Vectorcall(f->ufunc, args, nargsf, kwnames); /* NumPy says why not */
   }
-  Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  PyObject *small[8];
-  PyObject **all = n + nkw + 1 <= 8 ? small : PyMem_Malloc((size_t)(n + nkw + 1) * sizeof *all);
-  if (all == NULL) {
-    return PyErr_NoMemory();
+  return ckd_call_hook(f, f->fallback, args, nargsf, kwnames);
+}
+
+/* A unary jitted function called on one Python int / float / complex: NumPy
+ * hands the promoter the scalar's default DType, not the weak one (it does
+ * so for several operands), so the rule of ckd_best_fit for "only Python
+ * scalars" is applied here: with no loop of the default type, the first
+ * loop the scalar fits by kind, through signature=.  NULL (no exception)
+ * when the ordinary call does the same. */
+static PyObject *ckd_call_weak_unary(PyObject *ufunc, PyObject *arg) {
+  ckd_data *d = ckd_data_of(ufunc);
+  if (d == NULL || d->op != NULL || d->compile != NULL) {
+    return NULL;
   }
-  all[0] = (PyObject *)f;
-  memcpy(all + 1, args, (size_t)(n + nkw) * sizeof *all);
-  PyObject *r = PyObject_Vectorcall(f->fallback, all, (size_t)(n + 1), kwnames);
-  if (all != small) {
-    PyMem_Free(all);
+  int weak = PyFloat_CheckExact(arg) ? CKD_WEAK_FLOAT
+             : PyLong_CheckExact(arg) ? CKD_WEAK_INT
+                                      : CKD_WEAK_COMPLEX;
+  PyArray_DTypeMeta *def = ckd_weak_default(weak);
+  ckd_loop *fit = NULL;
+  for (Py_ssize_t i = 0; i < d->nloops; i++) {
+    ckd_loop *L = d->loops[i];
+    if (ckd_equiv(def, L->dtypes[0])) {
+      return NULL;
+    }
+    if (fit == NULL && ckd_weak_ok(weak, L->dtypes[0])) {
+      fit = L;
+    }
+  }
+  if (fit == NULL) {
+    return NULL;
+  }
+  PyObject *r = NULL;
+  PyObject *argt = PyTuple_Pack(1, arg);
+  PyObject *sig = PyTuple_Pack(2, (PyObject *)fit->dtypes[0]->singleton,
+                               (PyObject *)fit->dtypes[1]->singleton);
+  PyObject *kw = sig ? Py_BuildValue("{sO}", "signature", sig) : NULL;
+  if (argt != NULL && kw != NULL) {
+    r = PyObject_Call(ufunc, argt, kw);
+  }
+  Py_XDECREF(argt);
+  Py_XDECREF(sig);
+  Py_XDECREF(kw);
+  if (r == NULL && !PyErr_Occurred()) {
+    PyErr_SetString(PyExc_SystemError, "ckernels: a weak unary call failed");
   }
   return r;
 }
@@ -1132,11 +1229,19 @@ static PyObject *ckd_function_vectorcall(PyObject *self, PyObject *const *args, 
     return ckd_function_fallback(f, args, nargsf, kwnames);
   }
   Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+  PyUFuncObject *uf = (PyUFuncObject *)f->ufunc;
+  if (n < uf->nin || n > uf->nargs) {
+    /* Another arity (a function with defaults or several arities): the
+     * fallback knows what to do or says what is wrong. */
+    return ckd_function_fallback(f, args, nargsf, kwnames);
+  }
+  int wrapped = 0;
   for (Py_ssize_t i = 0; i < n; i++) {
     int r = ckd_ufunc_operand(f, args[i]);
     if (r <= 0) {
       return r < 0 ? NULL : ckd_function_fallback(f, args, nargsf, kwnames);
     }
+    wrapped |= r == 2;
   }
   if (kwnames != NULL) {
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
@@ -1146,10 +1251,29 @@ static PyObject *ckd_function_vectorcall(PyObject *self, PyObject *const *args, 
         if (r <= 0) {
           return r < 0 ? NULL : ckd_function_fallback(f, args, nargsf, kwnames);
         }
+        wrapped |= r == 2;
       }
     }
   }
-  return PyObject_Vectorcall(f->ufunc, args, nargsf, kwnames);
+  if (wrapped && f->wrappers != NULL) {
+    return ckd_call_hook(f, f->wrappers, args, nargsf, kwnames);
+  }
+  PyObject *r;
+  if (n == 1 && kwnames == NULL && uf->nin == 1 &&
+      (PyFloat_CheckExact(args[0]) || PyLong_CheckExact(args[0]) ||
+       PyComplex_CheckExact(args[0]))) {
+    r = ckd_call_weak_unary(f->ufunc, args[0]);
+    if (r != NULL || PyErr_Occurred()) {
+      goto done;
+    }
+  }
+  r = PyObject_Vectorcall(f->ufunc, args, nargsf, kwnames);
+done:
+  if (r == NULL && f->fallback != NULL && PyErr_ExceptionMatches(ckd_fallback_exc)) {
+    PyErr_Clear();
+    return ckd_function_fallback(f, args, nargsf, kwnames);
+  }
+  return r;
 }
 
 static int ckd_set_kinds(ckd_function *self, PyObject *value) {
@@ -1170,10 +1294,16 @@ static int ckd_set_kinds(ckd_function *self, PyObject *value) {
 }
 
 static int ckd_function_init(ckd_function *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"ufunc", "fallback", "fallback_types", "fallback_kinds", NULL};
+  static char *kwlist[] = {"ufunc", "fallback", "fallback_types", "fallback_kinds",
+                           "wrappers", NULL};
   PyObject *ufunc = Py_None, *fallback = Py_None, *types = NULL, *kinds = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO", kwlist, &ufunc, &fallback, &types,
-                                   &kinds)) {
+  PyObject *wrappers = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO$O", kwlist, &ufunc, &fallback, &types,
+                                   &kinds, &wrappers)) {
+    return -1;
+  }
+  if (wrappers != Py_None && !PyCallable_Check(wrappers)) {
+    ckd_raisef(CK_ERR_TYPE, "Function: wrappers must be callable or None, not %R", wrappers);
     return -1;
   }
   if (ckd_set_kinds(self, kinds) < 0) {
@@ -1194,6 +1324,7 @@ static int ckd_function_init(ckd_function *self, PyObject *args, PyObject *kw) {
   Py_XSETREF(self->ufunc, ufunc != Py_None ? Py_NewRef(ufunc) : NULL);
   Py_XSETREF(self->fallback, fallback != Py_None ? Py_NewRef(fallback) : NULL);
   Py_XSETREF(self->fallback_types, tt);
+  Py_XSETREF(self->wrappers, wrappers != Py_None ? Py_NewRef(wrappers) : NULL);
   return 0;
 }
 
@@ -1224,6 +1355,7 @@ static int ckd_function_traverse(ckd_function *self, visitproc visit, void *arg)
   Py_VISIT(self->ufunc);
   Py_VISIT(self->fallback);
   Py_VISIT(self->fallback_types);
+  Py_VISIT(self->wrappers);
   return 0; /* a Python subclass's type is visited (and decref'd) by CPython */
 }
 
@@ -1231,6 +1363,7 @@ static int ckd_function_clear(ckd_function *self) {
   Py_CLEAR(self->ufunc);
   Py_CLEAR(self->fallback);
   Py_CLEAR(self->fallback_types);
+  Py_CLEAR(self->wrappers);
   return 0;
 }
 
@@ -1270,6 +1403,21 @@ static int ckd_function_set_fallback(ckd_function *self, PyObject *value, void *
   return 0;
 }
 
+static PyObject *ckd_function_get_wrappers(ckd_function *self, void *closure) {
+  (void)closure;
+  return Py_NewRef(self->wrappers ? self->wrappers : Py_None);
+}
+
+static int ckd_function_set_wrappers(ckd_function *self, PyObject *value, void *closure) {
+  (void)closure;
+  if (value != NULL && value != Py_None && !PyCallable_Check(value)) {
+    ckd_raisef(CK_ERR_TYPE, "wrappers must be callable or None, not %R", value);
+    return -1;
+  }
+  Py_XSETREF(self->wrappers, value != NULL && value != Py_None ? Py_NewRef(value) : NULL);
+  return 0;
+}
+
 static PyObject *ckd_function_get_types(ckd_function *self, void *closure) {
   (void)closure;
   return Py_NewRef(self->fallback_types);
@@ -1304,6 +1452,10 @@ static PyGetSetDef ckd_function_getset[] = {
      "Called as fallback(self, *args, **kwargs) for every other call.", NULL},
     {"fallback_types", (getter)ckd_function_get_types, (setter)ckd_function_set_types,
      "Operands of these types always take the fallback.", NULL},
+    {"wrappers", (getter)ckd_function_get_wrappers, (setter)ckd_function_set_wrappers,
+     "Called as wrappers(self, *args, **kwargs) instead of the ufunc for calls with\n"
+     "an operand that implements __array_ufunc__ but is no ndarray (pandas,\n"
+     "xarray, dask); None: those go to the ufunc too.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1316,12 +1468,16 @@ static PyTypeObject ckd_function_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "ckernels._dispatch.Function",
     .tp_doc = PyDoc_STR(
-        "Function(ufunc=None, fallback=None, fallback_types=(), fallback_kinds='')\n--\n\n"
+        "Function(ufunc=None, fallback=None, fallback_types=(), fallback_kinds='', *,\n"
+        "         wrappers=None)\n--\n\n"
         "A callable that sends calls whose operands NumPy takes (ndarrays, NumPy\n"
         "and Python numbers, objects implementing __array_ufunc__) straight to\n"
         "`ufunc`, in C, and every other call to fallback(self, *args, **kwargs).\n"
         "Operands that are instances of `fallback_types`, and NumPy arrays and\n"
-        "scalars of the dtype kinds in `fallback_kinds`, always take the fallback.\n"
+        "scalars of the dtype kinds in `fallback_kinds`, always take the fallback,\n"
+        "and so do calls with a number of positional arguments the ufunc does not\n"
+        "take.  Calls with an operand that implements __array_ufunc__ but is no\n"
+        "ndarray go to wrappers(self, *args, **kwargs) when that is set.\n"
         "Subclassable."),
     .tp_basicsize = sizeof(ckd_function),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC |
@@ -1347,7 +1503,9 @@ PyDoc_STRVAR(ckd_ufunc_doc,
 "`reorderable` (default: an identity was given) lets reductions run over\n"
 "several axes.  `compile(input_dtypes, out_dtype_or_None)`, for lazily\n"
 "compiled functions, is called when a call's input types match no loop\n"
-"exactly; it must add the loop for those types (or raise).");
+"exactly; it must add the loop for those types (or, when the output type is\n"
+"fixed and the inputs have a loop with another result, a loop of the fixed\n"
+"types) or raise.");
 
 static PyObject *ckd_py_ufunc(PyObject *mod, PyObject *args, PyObject *kw) {
   (void)mod;
@@ -1676,6 +1834,15 @@ static int ckd_exec(PyObject *m) {
     return -1;
   }
   if (PyType_Ready(&ckd_data_type) < 0 || PyType_Ready(&ckd_function_type) < 0) {
+    return -1;
+  }
+  ckd_fallback_exc = PyErr_NewExceptionWithDoc(
+      "ckernels._dispatch.Fallback",
+      "Raised while a ufunc resolves a call (by a compile hook) when the call can\n"
+      "only run on the general path (e.g. a result type NumPy has no dtype for):\n"
+      "a Function that sent the call to its ufunc then calls its fallback.",
+      PyExc_TypeError, NULL);
+  if (ckd_fallback_exc == NULL || PyModule_AddObjectRef(m, "Fallback", ckd_fallback_exc) < 0) {
     return -1;
   }
   if (PyModule_AddObjectRef(m, "UFuncData", (PyObject *)&ckd_data_type) < 0 ||

@@ -613,11 +613,73 @@ def test_dlpack_shares_the_cl_mem(ctx):
         e.__dlpack__(stream=1)
 
 
+def test_dlpack_versions_copies_and_host_copies(ctx):
+    """The one DLPack module on OpenCL arrays: versioned capsules, the
+    cl_mem with the view's byte_offset, copy=True on the device, an explicit
+    host copy for dl_device=CPU, read-only flags both ways, deleters once."""
+    from ckernels.context import dlpack as dl
+    before = dl.live_exports()
+    d = ctx.array(np.arange(10, dtype=np.int32))[3::2]
+    imp = dl.consume(d.__dlpack__(max_version=(1, 0)))
+    desc = imp.described
+    assert desc.device == (dl.KDL_OPENCL, 0) and desc.handle == d.buffer.native_handle
+    assert desc.byte_offset == d.offset and desc.strides == (8,) and desc.shape == (4,)
+    assert dl.live_exports() == before + 1
+    imp.release()
+    assert dl.live_exports() == before
+    c = ctx.from_dlpack(_Producer(d, copy=True))          # a device copy, then shared
+    assert c.buffer.native_handle != d.buffer.native_handle
+    assert_same(c, np.arange(10, dtype=np.int32)[3::2])
+    host = np.from_dlpack(_Producer(d, dl_device=(dl.KDL_CPU, 0)))
+    np.testing.assert_array_equal(host, np.arange(10, dtype=np.int32)[3::2])
+    with pytest.raises(BufferError, match="another device"):
+        d.__dlpack__(dl_device=(dl.KDL_CPU, 0), copy=False)
+    ro = d[:2]
+    ro = DeviceArray(ro.buffer, ro.offset, ro.shape, ro.dtype, ro.strides, readonly=True)
+    shared = ctx.from_dlpack(ro)
+    assert not shared.flags.writeable
+    with pytest.raises(errors.CKValueError, match="read-only"):
+        shared[0] = 1
+    del c, shared, imp
+    gc.collect()
+    assert dl.live_exports() == before
+    # a CPU context takes host tensors, as ckernels.from_dlpack does
+    h = ckernels.Context("cpu").from_dlpack(np.arange(3.0))
+    assert isinstance(h, ckernels.Array) and h.to_numpy().tolist() == [0.0, 1.0, 2.0]
+
+
+class _Producer:
+    """Passes fixed ``__dlpack__`` arguments through (as a consumer asking
+    for a copy or for the host would)."""
+
+    def __init__(self, arr, **kw):
+        self.arr, self.kw = arr, kw
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        return self.arr.__dlpack__(max_version=max_version, **self.kw)
+
+    def __dlpack_device__(self):
+        return self.kw.get("dl_device") or self.arr.__dlpack_device__()
+
+
 # ------------------------------------------------------- zero-copy pyopencl --
 @pytest.fixture(scope="module")
 def pq(ctx):
     cl = pytest.importorskip("pyopencl")
     return cl.CommandQueue(cl.create_some_context(interactive=False))
+
+
+def test_context_to_adopts_pyopencl_arrays_of_its_cl_context(pq):
+    import pyopencl.array as cla
+    p = cla.arange(pq, 6, dtype=np.float32)
+    ctx = ckernels.Context.from_pyopencl(pq)
+    d = ctx.to(p)                                   # the adopt hook: shared, no copy
+    assert d.buffer.native_handle == p.base_data.int_ptr
+    d[1] = 50
+    assert p.get()[1] == 50
+    c = ctx.array(p)                                # array() copies, on the device
+    assert c.buffer.native_handle != p.base_data.int_ptr
+    assert_same(c, p.get())
 
 
 def test_from_pyopencl_shares_memory(pq):

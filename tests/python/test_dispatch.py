@@ -1,12 +1,15 @@
 """ckernels._dispatch: NumPy ufuncs whose loops are ckernels.
 
-Ufuncs are built here directly from today's objects (a JitKernel's
-``Compiled.desc``, registry operations) and checked against NumPy's own
-ufuncs, plain Python and ``numpy.vectorize``-style loops: type resolution
-(exact, safe casts, NEP 50 weak scalars, lazy compilation), every ufunc
-method, errors raised inside kernels on one and several threads (also in
-buffered chunks and reductions), floating-point flags from pool threads, and
-ownership (nothing leaks when ufuncs are made and dropped).
+The ufuncs of jitted functions (``f.ufunc``) and registry operations
+(``ckernels.ops.<name>.ufunc``), and ufuncs built directly with the module's
+API, checked against NumPy's own ufuncs, plain Python and
+``numba.vectorize``: type resolution (exact, safe casts, NEP 50 weak
+scalars, lazy compilation), every ufunc method, errors raised inside kernels
+on one and several threads (also in buffered chunks and reductions),
+floating-point flags from pool threads, ``Function`` (the C call of jitted
+functions and operations), and ownership (nothing leaks when ufuncs are made
+and dropped).  The jit-level behaviour (calls, pickling, pandas / xarray /
+dask) is in test_jit_ufunc.py.
 """
 
 import gc
@@ -67,7 +70,8 @@ def desc_address(comp) -> int:
 
 
 def jit_ufunc(jk, **kw):
-    """A ufunc with one loop per compiled signature of ``jk`` (in order)."""
+    """A new ufunc with one loop per compiled signature of ``jk`` (in order),
+    made with the module's API (``jk.ufunc`` is made the same way)."""
     comps = list(jk.compiled.values())
     uf = _dispatch.ufunc(jk.__name__, len(comps[0].sig.args), **kw)
     for comp in comps:
@@ -98,6 +102,8 @@ DTYPE_OF_ID = {t.type_id: ckernels.types.builtin_numpy_dtype(t)
 
 
 def op_ufunc(name):
+    """A new registry ufunc made with the module's API (``ckernels.ops.<name>``
+    makes its own the same way)."""
     np_uf = getattr(np, name, None)
     ident = None
     if isinstance(np_uf, np.ufunc) and np_uf.nin == 2 and np_uf.identity is not None:
@@ -134,7 +140,7 @@ def trans(x, y):
     return math.exp(math.sin(x)) * math.cos(y)
 
 
-@ckernels.jit(["int64(int64, int64)", "float64(float64, float64)"])
+@ckernels.jit(["int64(int64, int64)", "float64(float64, float64)"], identity=0)
 def plus(x, y):
     return x + y
 
@@ -154,15 +160,15 @@ def slow_ref(x):
 slow = ckernels.jit(["float64(float64)"])(slow_ref)   # ~us per element
 
 
-AXPY = jit_ufunc(axpy)
-DIV = jit_ufunc(div)
-DIV_IEEE = jit_ufunc(div_ieee)
-CHECKED = jit_ufunc(checked)
-TRANS = jit_ufunc(trans)
-PLUS = jit_ufunc(plus, identity=0)
-PLUS_NOID = jit_ufunc(plus)
-FMA3 = jit_ufunc(fma3)
-SLOW = jit_ufunc(slow)
+AXPY = axpy.ufunc
+DIV = div.ufunc
+DIV_IEEE = div_ieee.ufunc
+CHECKED = checked.ufunc
+TRANS = trans.ufunc
+PLUS = plus.ufunc
+PLUS_NOID = jit_ufunc(plus)      # the same loops, no identity
+FMA3 = fma3.ufunc
+SLOW = slow.ufunc
 
 
 def ref_axpy(x, y):
@@ -349,37 +355,61 @@ def test_lazy_compiles_each_new_type_combination_once():
     def lazy_axpy(x, y):
         return x + x + y                             # float32 stays float32 in Numba
 
-    log = []
-    uf = lazy_ufunc(lazy_axpy, log)
+    f = lazy_axpy
+    uf = f.ufunc
+    assert uf is not None and _dispatch.loops(uf) == []
     i4 = np.arange(5, dtype=np.int32)
-    r = uf(i4, i4)
+    r = f(i4, i4)
     assert r.dtype == np.int64                       # Numba's int32 + int32
     np.testing.assert_array_equal(r, ref_axpy(i4.astype("i8"), i4))
-    assert log == [((np.dtype("i4"), np.dtype("i4")), None)]
+    assert f.signatures == ["int64(int32, int32)"]
+    assert [d for d, _ in _dispatch.loops(uf)] == [(np.dtype("i4"),) * 2 + (np.dtype("i8"),)]
     uf(i4, i4)
-    assert len(log) == 1                             # cached, no new compile
+    assert len(f.signatures) == 1                    # cached, no new compile
     # a new type gets a new loop, not a safe cast to an existing one
     r = uf(np.arange(5.0), np.arange(5.0))
-    assert r.dtype == np.float64 and len(log) == 2
+    assert r.dtype == np.float64 and len(f.signatures) == 2
     f4 = np.arange(5, dtype=np.float32)
-    assert uf(f4, f4).dtype == np.float32 and len(log) == 3
+    assert f(f4, f4).dtype == np.float32 and len(f.signatures) == 3
     # weak scalars match an existing loop of their kind ...
-    assert uf(f4, 1.5).dtype == np.float32 and len(log) == 3
+    assert f(f4, 1.5).dtype == np.float32 and len(f.signatures) == 3
     # ... or compile for NumPy's default dtype
-    r = uf(np.arange(3, dtype=np.int8), 1)
-    assert log[-1] == ((np.dtype("i1"), np.dtype("i8")), None)
+    r = f(np.arange(3, dtype=np.int8), 1)
+    assert f.signatures[-1] == "int64(int8, int64)"
     np.testing.assert_array_equal(r, [1, 3, 5])
     # earlier answers are still right (NumPy's dispatch cache)
-    assert uf(i4, i4).dtype == np.int64 and uf(f4, 1.5).dtype == np.float32
-    n = len(log)
-    assert uf(2.0, 3.0) == 7.0 and len(log) == n     # float64 loop exists
+    assert f(i4, i4).dtype == np.int64 and f(f4, 1.5).dtype == np.float32
+    n = len(f.signatures)
+    assert f(2.0, 3.0) == 7.0 and len(f.signatures) == n     # float64 loop exists
     # output dtype requested: compiled for it
-    assert uf(np.arange(3, dtype=np.int16), np.arange(3, dtype=np.int16),
-              dtype=np.float64).dtype == np.float64
-    assert log[-1] == ((np.dtype("i2"), np.dtype("i2")), np.dtype("f8"))
-    # a reduction compiles the reduce-compatible loop it needs
-    assert uf.reduce(np.array([1, 2, 3], np.int16)) == 2 * (2 * 1 + 2) + 3
-    del uf
+    assert f(np.arange(3, dtype=np.int16), np.arange(3, dtype=np.int16),
+             dtype=np.float64).dtype == np.float64
+    assert f.signatures[-1] == "float64(int16, int16)"
+    # ... unless the inputs have a signature with another result: then, as
+    # NumPy does, the loop of the requested type, inputs cast (same_kind)
+    r = f(i4, i4 + 100, dtype=np.int8)
+    assert r.dtype == np.int8 and f.signatures[-1] == "int8(int8, int8)"
+    np.testing.assert_array_equal(r, ref_axpy(i4.astype("i1"), (i4 + 100).astype("i1")))
+    with pytest.raises(TypeError):                   # int32 -> int8 is not safe
+        f(i4, i4, dtype=np.int8, casting="safe")
+    # ... and when that one has another result too, no loop can be made
+    with pytest.raises(TypeError, match=r"lazy_axpy\(int16, int16\) -> float64"):
+        f(i4, i4, dtype=np.int16)
+    # a reduction compiles the reduce-compatible loop it needs: the loop of
+    # the inputs gives the accumulator's type (Numba: uint16 + uint16 is
+    # uint64), then the loop (accumulator, input) -> accumulator
+    r = f.reduce(np.array([1, 2, 3], np.uint16))
+    assert r == 2 * (2 * 1 + 2) + 3 and r.dtype == np.uint64
+    assert f.signatures[-2:] == ["uint64(uint16, uint16)", "uint64(uint64, uint16)"]
+    # the raw API: a callback sees the input dtypes (weak scalars as NumPy's
+    # defaults) and the fixed output dtype
+    log = []
+    raw = lazy_ufunc(f, log)
+    raw(np.arange(3, dtype=np.int8), 1)
+    raw(np.arange(3, dtype=np.int16), np.arange(3, dtype=np.int16), dtype=np.float64)
+    assert log == [((np.dtype("i1"), np.dtype("i8")), None),
+                   ((np.dtype("i2"), np.dtype("i2")), np.dtype("f8"))]
+    del uf, raw
 
 
 def test_lazy_compile_errors_propagate():
@@ -594,7 +624,7 @@ NUMERIC = [np.dtype(t) for t in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", 
 BINARY_OPS = ["add", "subtract", "multiply", "divide", "maximum", "less", "equal",
               "logical_and", "bitwise_and", "arctan2", "power"]
 UNARY_OPS = ["negative", "absolute", "sqrt", "exp", "isnan", "invert", "logical_not"]
-OP_UFUNCS = {name: op_ufunc(name) for name in BINARY_OPS + UNARY_OPS}
+OP_UFUNCS = {name: getattr(ckernels.ops, name).ufunc for name in BINARY_OPS + UNARY_OPS}
 
 
 def sample(dt, n=7):
@@ -722,12 +752,20 @@ def test_registry_ufunc_sees_registry_kernels_of_jitted_functions():
 
     hyp.register("ck_test_dispatch_hyp")
     try:
-        uf = _dispatch.op_ufunc("ck_test_dispatch_hyp", DTYPE_OF_ID)
+        op = ckernels.ops.ck_test_dispatch_hyp
+        uf = op.ufunc
         np.testing.assert_allclose(uf(np.array([3.0]), 4), [5.0])
         np.testing.assert_allclose(uf(np.array([3], np.int32), np.array([4], np.int8)), [5.0])
+        np.testing.assert_allclose(op(np.array([3.0]), 4), [5.0])
+        # a kernel registered later: the operation's ufunc is rebuilt with its loop
+        hyp.compile("float32(float32, float32)")
+        assert op.ufunc is not uf
+        r = op(np.array([3.0], np.float32), np.float32(4))
+        assert r.dtype == np.float32 and r.tolist() == [5.0]
         del uf
     finally:
         hyp.unregister("ck_test_dispatch_hyp")
+    assert ckernels.ops.ck_test_dispatch_hyp.ufunc is None   # no kernels left
 
 
 # ------------------------------------------------------------ ownership --
@@ -784,6 +822,8 @@ def test_references_are_returned():
 
 
 def test_lazy_ufunc_cycle_is_collected():
+    import weakref
+
     @ckernels.jit
     def lazy_sub(x, y):
         return x - y
@@ -793,8 +833,13 @@ def test_lazy_ufunc_cycle_is_collected():
     uf(np.arange(3), np.arange(3))
     assert ckernels.live_count() > live0
     del uf
-    lazy_sub._compiled.clear()    # drop the JitKernel's own references
+    # the function's own: f -> f.ufunc -> its data -> compile hook (f's method)
+    # -> f, and f.ufunc -> its owner f
+    lazy_sub(np.arange(3.0), 1.0)
+    r = weakref.ref(lazy_sub)       # (ufuncs take no weak references)
+    del lazy_sub
     gc.collect()
+    assert r() is None
     assert ckernels.live_count() == live0
 
 
@@ -893,6 +938,29 @@ def test_function_sends_other_calls_to_the_fallback():
         _dispatch.Function(len)
     with pytest.raises(errors.CKTypeError):
         _dispatch.Function(AXPY, 3)
+
+
+def test_function_wrappers_hook():
+    seen = []
+
+    def wrappers(self, *args, **kwargs):
+        seen.append((self, len(args), sorted(kwargs)))
+        return "wrapped"
+
+    f = _dispatch.Function(AXPY, None, (), "", wrappers=wrappers)
+    assert f.wrappers is wrappers
+    x = np.arange(3.0)
+    assert f(WithArrayUfunc(x), 1.0) == "wrapped"  # an __array_ufunc__ implementer
+    assert seen == [(f, 2, [])]
+    assert f(x, 1.0, out=(WithArrayUfunc(np.empty(3)),)) == "wrapped"   # also as out=
+    assert seen[1][2] == ["out"]
+    f(x, 1.0)                                      # ndarrays: straight to the ufunc
+    f(np.ma.masked_array(x), 1.0)                  # ndarray subclasses too
+    assert len(seen) == 2
+    f.wrappers = None                              # none: those go to the ufunc
+    assert isinstance(f(WithArrayUfunc(x), 1.0), WithArrayUfunc) and len(seen) == 2
+    with pytest.raises(errors.CKTypeError):
+        f.wrappers = 3
 
 
 def test_function_is_collected():

@@ -181,28 +181,39 @@ def test_ops_follow_numpy_with_python_scalars(name):
         except OverflowError:
             with pytest.raises(OverflowError):
                 ckernels.ops.add(a, v)
+            with pytest.raises(OverflowError):
+                ckernels.ops.add(ckernels.asarray(a), v)
             continue
         want = res.dtype
+        # NumPy operands: the operation's ufunc, NumPy's conversions
+        with np.errstate(all="ignore"):
+            got = ckernels.ops.add(a, v)
+            assert got.dtype == want and ckernels.ops.add(v, a).dtype == want, (name, v)
+        # ckernels arrays: the registry's path, checked conversions
+        ca = ckernels.asarray(a)
         if res.dtype.kind in "fc" and not np.isfinite(res).all():
             # the same type, but NumPy's conversion of the scalar overflowed to
             # inf where ckernels' checked conversion raises
             with pytest.raises(OverflowError):
-                ckernels.ops.add(a, v)
+                ckernels.ops.add(ca, v)
             continue
-        got = ckernels.ops.add(a, v)
+        got = ckernels.ops.add(ca, v)
         assert str(got.dtype) == want.name, (name, v)
-        assert str(ckernels.ops.add(v, a).dtype) == want.name, (name, v)
+        assert str(ckernels.ops.add(v, ca).dtype) == want.name, (name, v)
 
 
 def test_jit_selects_signatures_by_the_same_rule():
     f = ckernels.jit(["int8(int8, int8)", "float32(float32, float32)",
                       "complex64(complex64, complex64)"])(lambda x, y: x + y)
-    i8, f32 = np.ones(2, np.int8), np.ones(2, np.float32)
-    assert f(i8, 1).dtype == np.int8                     # weak int keeps int8
-    assert f(f32, 1.5).dtype == np.float32               # weak float keeps float32
-    assert f(f32, 1j).dtype == np.complex64              # complex: the complex64 loop
-    with pytest.raises(OverflowError):
-        f(i8, 300)                                       # int8 chosen, 300 does not fit
-    assert f(i8, 1.5).dtype == np.float32               # first loop int8 casts to safely
-    with pytest.raises(TypeError, match="no signature"):
-        f(np.ones(2, np.int64), 1)                       # int64 casts safely to none
+    # the ufunc (NumPy operands) and the general path (ckernels arrays) agree
+    for wrap, no_loop in ((np.asarray, "did not contain a loop"),
+                          (ckernels.asarray, "no signature")):
+        i8, f32 = wrap(np.ones(2, np.int8)), wrap(np.ones(2, np.float32))
+        assert str(f(i8, 1).dtype) == "int8"             # weak int keeps int8
+        assert str(f(f32, 1.5).dtype) == "float32"       # weak float keeps float32
+        assert str(f(f32, 1j).dtype) == "complex64"      # complex: the complex64 loop
+        with pytest.raises(OverflowError):
+            f(i8, 300)                                   # int8 chosen, 300 does not fit
+        assert str(f(i8, 1.5).dtype) == "float32"        # first loop int8 casts to safely
+        with pytest.raises(TypeError, match=no_loop):
+            f(wrap(np.ones(2, np.int64)), 1)             # int64 casts safely to none

@@ -68,9 +68,8 @@ def test_device_errors_use_the_same_mapping():
     class Prog:
         errors = [(ZeroDivisionError, ("division by zero",)), (Custom, ("c", 2)),
                   (UnicodeError, ())]
-        dialect = type("D", (), {"title": "X"})
-    e = device_error(Prog, 1, "f")
+    e = device_error(Prog.errors, 1, "f", "X")
     assert type(e) is errors.CKZeroDivisionError and str(e) == "division by zero"
-    assert type(device_error(Prog, 2, "f")) is errors.UserKernelError
-    assert str(device_error(Prog, 3, "f")) == "UnicodeError"
-    assert "unknown error code 9" in str(device_error(Prog, 9, "f"))
+    assert type(device_error(Prog.errors, 2, "f", "X")) is errors.UserKernelError
+    assert str(device_error(Prog.errors, 3, "f", "X")) == "UnicodeError"
+    assert "unknown error code 9" in str(device_error(Prog.errors, 9, "f", "X"))

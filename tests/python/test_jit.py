@@ -147,12 +147,14 @@ def test_numba_signature_objects():
 
 
 # ---------------------------------------------------------------- calling --
-def test_scalars_give_scalars():
+def test_scalars_give_numpy_scalars():
+    # scalar calls go through the ufunc: NumPy scalars, as from any ufunc
     assert axpy(1.0, 2.0) == 4.0
-    assert axpy(1, 2) == 4.0            # Python ints cast to the float signature
-    assert isinstance(axpy(1.0, 2.0), float)
-    assert floordiv(7, 2) == 3 and isinstance(floordiv(7, 2), int)
-    assert floordiv(7.5, 2.0) == 3.0
+    assert axpy(1, 2) == 4.0            # Python ints take the float signature
+    assert type(axpy(1.0, 2.0)) is np.float64 and type(axpy(1, 2)) is np.float64
+    assert floordiv(7, 2) == 3 and type(floordiv(7, 2)) is np.int64
+    assert floordiv(7.5, 2.0) == 3.0 and type(floordiv(7.5, 2.0)) is np.float64
+    assert type(floordiv(np.int8(7), np.int8(2))) is np.int64     # safe cast
 
 
 def test_lists_arrays_numpy():
@@ -202,12 +204,17 @@ def test_argument_type_selection():
     assert floordiv(i, 2).dtype == np.int64
     assert floordiv(np.arange(5.0), 2).dtype == np.float64
     assert floordiv(np.arange(5, dtype=np.int8), np.int8(2)).dtype == np.int64  # safe cast
-    with pytest.raises(TypeError, match="no signature"):
+    with pytest.raises(TypeError, match="did not contain a loop"):   # NumPy's words
         floordiv(np.arange(3, dtype=np.uint64), np.arange(3, dtype=np.int64) + 1j)
+    with pytest.raises(TypeError, match="no signature"):                 # the general path
+        floordiv(ckernels.asarray(np.arange(3, dtype=np.uint64)), 1j)
     with pytest.raises(TypeError, match="unsupported type"):
         axpy({"a": 1}, 1.0)
+    # NumPy operands: float16 casts safely to float64, as in any ufunc; ckernels
+    # arrays of float16 have no jitted signature
+    assert axpy(np.zeros(2, np.float16), 1.0).dtype == np.float64
     with pytest.raises(TypeError, match="element type"):
-        axpy(np.zeros(2, np.float16), 1.0)
+        axpy(ckernels.asarray(np.zeros(2, np.float16)), 1.0)
     with pytest.raises(TypeError):
         axpy(["a", "b"], 1.0)
 
@@ -492,10 +499,15 @@ def test_pickle_by_reference():
 def test_pickle_by_value_rebuilds():
     k = 4.0
     f = ckernels.jit("float64(float64)")(lambda x: x * k)
-    g = pickle.loads(pickle.dumps(f))
-    assert g is not f and isinstance(g, ckernels.JitKernel)
-    assert g.signatures == f.signatures
+    blob = pickle.dumps(f)
+    assert pickle.loads(blob) is f          # the process has it: the same object
+    sigs = f.signatures
+    del f
+    gc.collect()
+    g = pickle.loads(blob)                  # rebuilt (compiled again)
+    assert isinstance(g, ckernels.JitKernel) and g.signatures == sigs
     assert g([1.0, 2.0]).to_list() == [4.0, 8.0]
+    assert pickle.loads(blob) is g
 
 
 # ---------------------------------------------------------------- cache=True --

@@ -207,7 +207,7 @@ def test_out_shape_mismatch(ctx):
     x = ctx.array(np.arange(3, dtype=np.float32))
     with pytest.raises(errors.CKValueError, match=r"cannot broadcast shape \(3,\) to \(4,\)"):
         axpy(x, x, out=ctx.empty((4,), "float32"))
-    with pytest.raises(ValueError, match=r"cannot broadcast shape \(3,\) to \(4,\)"):
+    with pytest.raises(ValueError, match=r"broadcast"):     # NumPy's (the ufunc path)
         axpy(np.arange(3, dtype=np.float32), 1.0, out=np.empty(4, np.float32))
 
 

@@ -103,7 +103,8 @@ def test_broadcasting_shapes(sa, sb):
 
 
 def test_broadcasting_errors_and_out():
-    with pytest.raises(errors.CKernelError, match="broadcast"):
+    # NumPy operands: the operation's ufunc, NumPy's errors
+    with pytest.raises(ValueError, match="broadcast"):
         ops.add(np.ones(3), np.ones(4))
     out = np.zeros((2, 3), dtype=np.float32)
     res = ops.multiply(np.ones((2, 3)), np.arange(3.0), out=out)
@@ -111,8 +112,16 @@ def test_broadcasting_errors_and_out():
     np.testing.assert_array_equal(out, np.ones((2, 3)) * np.arange(3.0))
     ro = np.zeros(3)
     ro.flags.writeable = False
-    with pytest.raises(errors.InvalidStateError):
+    with pytest.raises(ValueError, match="read-only"):
         ops.add(np.ones(3), np.ones(3), out=ro)
+    # ckernels arrays: the library's
+    with pytest.raises(errors.CKernelError, match="broadcast"):
+        ops.add(ckernels.asarray(np.ones(3)), np.ones(4))
+    cout = ckernels.asarray(np.zeros((2, 3), dtype=np.float32))
+    assert ops.multiply(ckernels.asarray(np.ones((2, 3))), np.arange(3.0), out=cout) is cout
+    np.testing.assert_array_equal(np.asarray(cout), np.ones((2, 3)) * np.arange(3.0))
+    with pytest.raises(errors.InvalidStateError):
+        ops.add(ckernels.asarray(np.ones(3)), np.ones(3), out=ro)
 
 
 def test_var_dims_elementwise():
@@ -235,8 +244,9 @@ def test_user_kernel_registration_from_python(tmp_path):
     strided = ctypes.cast(lib.twice_strided, ctypes.c_void_p).value
     op = ops.register_kernel("twice_plus_one", "float64", ["float64"], single, strided)
     assert "(float64) -> float64" in op.signatures
-    assert ops.twice_plus_one(np.arange(5.0)).to_list() == [1.0, 3.0, 5.0, 7.0, 9.0]
-    assert ops.twice_plus_one(np.arange(3, dtype=np.int32)).to_list() == [1.0, 3.0, 5.0]
+    assert ops.twice_plus_one(np.arange(5.0)).tolist() == [1.0, 3.0, 5.0, 7.0, 9.0]
+    assert ops.twice_plus_one(np.arange(3, dtype=np.int32)).tolist() == [1.0, 3.0, 5.0]
+    assert ops.twice_plus_one([1.0]).to_list() == [3.0]          # the general path
     with pytest.raises(errors.CKValueError, match="negative input"):
         ops.twice_plus_one(np.array([1.0, -1.0]))
     assert "twice_plus_one" in dir(ops)

@@ -1,0 +1,170 @@
+"""ckernels functions as NumPy ufuncs: the Python side of :mod:`ckernels._dispatch`.
+
+Two kinds of ckernels callables own a real ``numpy.ufunc``: jitted functions
+(:class:`ckernels.JitKernel`, one loop per compiled numeric signature) and
+registry operations (:class:`ckernels.ops.Op`, one loop per kernel of the
+operation whose types NumPy has).  Both are :class:`Function` objects -- the
+C callable of ``ckernels._dispatch`` -- so that a call whose operands NumPy
+takes (ndarrays, NumPy and Python numbers, pandas / xarray / dask objects and
+anything else implementing ``__array_ufunc__``) goes straight to the ufunc,
+in C, and every other call (ckernels and device arrays, lists, strings) to
+the function's general path through ``ck_array_apply``.
+
+This module is what they share:
+
+* :data:`DTYPE_OF_ID` and :func:`numpy_dtypes`: element types -> NumPy dtypes
+  (from the one table, :mod:`ckernels.dtypes`);
+* :func:`adopt`: a ufunc made for a function knows it (:func:`function_of`),
+  is named after it (``__module__``, ``__qualname__`` = ``"<function
+  qualname>.ufunc"``) and pickles through it;
+* :func:`function_of`: the jitted function or operation that owns a ufunc
+  (``None`` for any other object) -- what an ``__array_ufunc__``
+  implementation uses to route one of our ufuncs back to its owner;
+* :func:`call_wrapped`: calls on pandas / xarray / dask operands (the
+  ``wrappers`` hook of :class:`Function`) pass the result dtype NumPy
+  resolves as ``dtype=``: dask otherwise infers it by running the kernel on
+  zeros, which a kernel that raises on zero (``1.0 / x`` under the default
+  error model) turns into a ``TypeError``;
+* pickling: NumPy pickles a ufunc by its ``__name__``, found in its module,
+  which an interactively defined function's ufunc never is.  A ufunc made
+  here pickles as ``getattr(owner, "ufunc")``, and its owner pickles by
+  reference (a module-level function, an operation by name) or by value
+  (cloudpickle, as Dask does): both work on a Dask cluster.  Any other ufunc
+  pickles as NumPy pickles it (this module wraps NumPy's ``copyreg`` entry
+  for ``numpy.ufunc`` and hands every other ufunc to it).
+"""
+
+from __future__ import annotations
+
+import copyreg
+
+import numpy as np
+
+from . import _dispatch, dtypes
+
+#: the C callable jitted functions and operations are (see ckernels._dispatch)
+Function = _dispatch.Function
+
+#: ckernel type id -> NumPy dtype, for every builtin element type
+DTYPE_OF_ID: dict[int, np.dtype] = {d.type_id: d.numpy for d in dtypes.BUILTINS}
+
+#: the key under which a ufunc's ``__dict__`` holds its owner
+_OWNER = "_ckernels_function"
+
+
+def numpy_dtypes(names) -> tuple[np.dtype, ...] | None:
+    """NumPy dtypes of element type names (a signature's arguments, then its
+    result); None when one has none (``string``)."""
+    out = []
+    for n in names:
+        d = dtypes.by_name.get(n)      # struct types (jit signatures): no loops
+        if d is None or d.numpy is None:
+            return None
+        out.append(d.numpy)
+    return tuple(out)
+
+
+def adopt(ufunc: np.ufunc, owner, qualname: str, module: str) -> np.ufunc:
+    """Mark ``ufunc`` as ``owner``'s (a :class:`Function`): named
+    ``"<qualname>.ufunc"`` in ``module``, pickled through ``owner``."""
+    d = ufunc.__dict__
+    d["__module__"] = module
+    d["__qualname__"] = f"{qualname}.ufunc"
+    d[_OWNER] = owner     # a cycle owner -> ufunc -> owner; the GC visits both
+    return ufunc
+
+
+def function_of(ufunc):
+    """The jitted function (:class:`ckernels.JitKernel`) or registry operation
+    (:class:`ckernels.ops.Op`) whose ufunc ``ufunc`` is, else None.
+
+    An ``__array_ufunc__`` implementation (``ckernels.Array``'s) uses it to run
+    one of our ufuncs on its own operands through the owner's general path:
+    ``function_of(ufunc)(*inputs, **kwargs)``."""
+    if type(ufunc) is not np.ufunc:
+        return None
+    return ufunc.__dict__.get(_OWNER)
+
+
+def result_dtype(ufunc: np.ufunc, args) -> np.dtype | None:
+    """The result dtype ``ufunc`` resolves for these operands (without running
+    a kernel; compiles one for lazily compiled functions), None when NumPy
+    cannot say (operands without a NumPy dtype, no loop)."""
+    dts = []
+    for a in args:
+        t = type(a)
+        if t is int or t is float or t is complex:
+            dts.append(t)                     # a weak Python scalar
+            continue
+        dt = getattr(a, "dtype", None)
+        if not isinstance(dt, np.dtype):      # e.g. a pandas extension dtype
+            return None
+        dts.append(dt)
+    try:
+        return ufunc.resolve_dtypes(tuple(dts) + (None,) * ufunc.nout)[-1]
+    except Exception:
+        return None
+
+
+def call_wrapped(function, *args, **kwargs):
+    """``function.ufunc(*args, **kwargs)`` for operands of a library that
+    implements ``__array_ufunc__`` (pandas, xarray, dask): with ``dtype=`` set
+    to the result dtype when the call fixes neither it nor ``signature=`` nor
+    ``out=``, so that the library needs not run the kernel to learn it."""
+    out = kwargs.get("out")
+    if out is not None and any(hasattr(o, "__dask_graph__") for o in (
+            out if isinstance(out, tuple) else (out,))):
+        raise dask_out_error(function)
+    uf = function.ufunc
+    if (kwargs.get("out") is None and "dtype" not in kwargs and "signature" not in kwargs
+            and len(args) == uf.nin):
+        dt = result_dtype(uf, args)
+        if dt is not None:
+            kwargs["dtype"] = dt
+    return uf(*args, **kwargs)
+
+
+def dask_out_error(function) -> Exception:
+    """The error for ``function(..., out=<dask array>)`` (also raised by
+    :func:`ckernels.dask.call`): a dask array cannot be written into."""
+    from .errors import NotSupportedError
+    name = getattr(function, "__name__", None) or getattr(function, "name", "kernel")
+    return NotSupportedError(
+        f"{name}(..., out=...) with dask arrays: a dask array is an immutable task graph, "
+        "so there is nothing to write into; use the returned dask array (and "
+        "dask.array.store / .compute() to materialise it)")
+
+
+# ---------------------------------------------------------------- pickling --
+def _ufunc_of(owner):
+    """Unpickling: the ufunc of a (rebuilt) owner."""
+    uf = owner.ufunc
+    if uf is None:
+        from .errors import InvalidStateError
+        raise InvalidStateError(f"{owner!r} has no NumPy ufunc in this process")
+    return uf
+
+
+def _install_reducer() -> None:
+    numpy_reduce = copyreg.dispatch_table.get(np.ufunc)
+    if getattr(numpy_reduce, "_ckernels", False):
+        return
+
+    def reduce_ufunc(uf):
+        owner = uf.__dict__.get(_OWNER)
+        if owner is not None:
+            return (_ufunc_of, (owner,))
+        if numpy_reduce is not None:
+            return numpy_reduce(uf)
+        return uf.__name__
+
+    reduce_ufunc._ckernels = True
+    reduce_ufunc.__qualname__ = reduce_ufunc.__name__ = "reduce_ufunc"
+    reduce_ufunc.__module__ = __name__
+    copyreg.pickle(np.ufunc, reduce_ufunc)
+
+
+_install_reducer()
+
+__all__ = ["Function", "DTYPE_OF_ID", "numpy_dtypes", "adopt", "function_of", "result_dtype",
+           "call_wrapped", "dask_out_error"]
