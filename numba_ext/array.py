@@ -30,6 +30,7 @@ import math
 import numbers
 import operator
 import pickle
+import threading
 from typing import Any
 
 import numpy as np
@@ -324,6 +325,8 @@ def _regular_numpy(value: list):
         arr = np.array(value)
     except (ValueError, TypeError, OverflowError):
         return None
+    if arr.dtype.kind == "f" and arr.size and (np.abs(arr) >= 2.0**63).any():
+        return None   # possibly int64 and uint64 ints promoted to float64 (lossy)
     return arr if arr.dtype.kind in "biufc" else None
 
 
@@ -388,9 +391,8 @@ def _snapshot(obj, depth: int = 0, path: tuple = ()):
     if isinstance(obj, dict):
         inner = path + (id(obj),)
         return {k: _snapshot(v, depth + 1, inner) for k, v in list(obj.items())}
-    if not hasattr(obj, "__len__") or not (hasattr(obj, "__getitem__") or
-                                           hasattr(obj, "__iter__")):
-        return obj   # a leaf: the type inference or the writer names it
+    if not (hasattr(obj, "__len__") and hasattr(obj, "__getitem__")):
+        return obj   # not a sequence (sets, generators, ...): a leaf the inference names
     try:
         n = len(obj)
         items = list(obj)
@@ -631,7 +633,7 @@ class Array(*_BASES):
     ckernel type.  Made by :func:`ckernels.array`, :func:`ckernels.asarray`,
     :func:`ckernels.empty` and friends, never by calling the class."""
 
-    __slots__ = ("_a", "_tp", "__weakref__")
+    __slots__ = ("_a", "_tp", "_dt", "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use ckernels.array(obj, dtype=None, *, type=None), "
@@ -647,13 +649,16 @@ class Array(*_BASES):
         self = _new_instance(cls)
         self._a = ptr
         self._tp = None
+        self._dt = None
         return self
 
-    def __del__(self):
+    def __del__(self, _decref=lib.ck_array_decref):
+        # the C function is bound at definition: at interpreter exit the
+        # module's globals may already be None when the last arrays die
         a = getattr(self, "_a", None)
         if a is not None:
             self._a = None
-            lib.ck_array_decref(a)
+            _decref(a)
 
     @classmethod
     def _from_address(cls, address: int) -> "Array":
@@ -687,7 +692,13 @@ class Array(*_BASES):
     def dtype(self) -> np.dtype:
         """The NumPy dtype of the elements (:func:`numpy_dtype`: ``StringDType``
         for strings, ``object`` for structs holding strings/var dims)."""
-        return numpy_dtype(self.type.dtype)
+        dt = self._dt
+        if dt is None:
+            row = _dtypes.by_id.get(_elem_id(self._a))
+            dt = row.numpy if row is not None and row.numpy is not None else \
+                numpy_dtype(self.type.dtype)
+            self._dt = dt
+        return dt
 
     @property
     def ndim(self) -> int:
@@ -805,6 +816,16 @@ class Array(*_BASES):
 
     def _assign(self, value, errmode: str = "default") -> None:
         src = value if isinstance(value, Array) else _as_source(value, self.type)
+        t = self.type
+        if _has_var_anywhere(t):
+            # Python assignment replaces var dim values whatever their old
+            # sizes (the kernels only fill unallocated ones): the slots are
+            # cleared first, after copying a source that might alias them.
+            if src is value and _slots_overlap(src, self):
+                src = src.copy()
+            if not self.writable:
+                check(lib.ck_array_writable_data(self._a, ffi.new("char **")))
+            _clear_var_slots(t, self._data, self._arrmeta, (), ())
         check(lib.ck_array_assign(self._a, src._a, _errmode(errmode)))
 
     def _apply(self, name: str, args, out) -> "Array":
@@ -839,10 +860,22 @@ class Array(*_BASES):
     def _take(self, indices):
         if self._numpy_exact():
             return self._numpy(False)[np.ix_(*indices)]
-        sub = self[np.ix_(*indices)] if indices else self
-        return sub.to_numpy()
+        dt = self.dtype
+        out = np.empty(tuple(len(i) for i in indices), dtype=dt if dt.kind == "T" else object)
+        for pos in np.ndindex(*out.shape):   # the few elements shown, read one by one
+            v = self._view(tuple(int(indices[k][p]) for k, p in enumerate(pos)))
+            out[pos] = _read(v.type, v._data, v._arrmeta)
+        return out
+
+    def _is_scalar_type(self) -> bool:
+        tid = lib.ck_type_id_of(lib.ck_array_type(self._a))
+        return tid in _dtypes.by_id and tid != _STRING or tid in (_STRING, _BYTES)
 
     def _field(self, name: str) -> "Array":
+        if self.type.dtype.type_id != _STRUCT:
+            raise CKIndexError(f"only integers, slices, ellipsis, None and integer or boolean "
+                               f"arrays are valid indices; an array of type '{self.type}' "
+                               f"has no fields (index {name!r})")
         raw = c_text(name, "field name", error=CKIndexError)   # no field has a NUL
         out = ffi.new("ck_array_preamble **")
         check(lib.ck_array_field(self._a, raw, len(raw), out))
@@ -1004,14 +1037,17 @@ def _cpu_context():
     return _CPU_CONTEXT[0]()
 
 
+def _elem_id(a) -> int:
+    """``ck_type_id`` of the element type of the C array ``a`` (no Type object)."""
+    return lib.ck_type_id_of(lib.ck_type_dtype(lib.ck_array_type(a)))
+
+
 def _new_instance(cls):
     return _Base.__new__(cls) if _Base is not object else object.__new__(cls)
 
 
-_BUFFER_FORMATS = {"bool": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q",
-                   "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q",
-                   "float16": "e", "float32": "f", "float64": "d", "complex64": "Zf",
-                   "complex128": "Zd"}
+#: element type -> PEP 3118 format, as NumPy exports it, for every builtin row
+_BUFFER_FORMATS = {d.name: memoryview(np.empty(0, d.numpy)).format for d in _dtypes.BUILTINS}
 
 
 def _c_strides(shape, isz):
@@ -1062,6 +1098,58 @@ def _count_elements(t: Type, data: int, arrmeta: int) -> int:
         return builtins.sum(_count_elements(t.element, base + i * am.stride, arrmeta + _VAR_AM)
                             for i in range(d.size))
     return 1
+
+
+def _extent(a: Array) -> tuple:
+    """[lo, hi) of the bytes an array's own data (its dims and items, not
+    arena contents) occupies."""
+    k = a._regular_ndim()
+    shape, strides = a.shape[:k], a.strides[:k]
+    base = a._data
+    if math.prod(shape) == 0:
+        return base, base
+    lo = base + builtins.sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
+    hi = base + builtins.sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+    return lo, hi + a._element_below(k).data_size
+
+
+def _slots_overlap(src: Array, dst: Array) -> bool:
+    """Whether the source's own data overlaps the destination's, whose var
+    slots are about to be cleared."""
+    s0, s1 = _extent(src)
+    d0, d1 = _extent(dst)
+    return s0 < d1 and d0 < s1
+
+
+def _has_var_anywhere(t: Type) -> bool:
+    """Whether data of type ``t`` holds var dim slots (in dims or structs)."""
+    tid = t.type_id
+    if tid == _VAR:
+        return True
+    if tid in (_FIXED, _STRIDED):
+        return _has_var_anywhere(t.element)
+    if tid == _STRUCT:
+        return any(_has_var_anywhere(ft) for _, ft in t.fields)
+    return False
+
+
+def _clear_var_slots(t: Type, data: int, arrmeta: int, shape: tuple, strides: tuple) -> None:
+    """Set every outermost var dim slot in data of type ``t`` (repeated over
+    the outer ``shape``/``strides``) to ``{NULL, 0}`` (unallocated)."""
+    tid = t.type_id
+    if tid in (_FIXED, _STRIDED):
+        am = ffi.cast("ck_dim_arrmeta *", arrmeta)
+        _clear_var_slots(t.element, data, arrmeta + _DIM_AM, shape + (am.size,),
+                         strides + (am.stride,))
+    elif tid == _VAR:
+        if math.prod(shape):
+            _numpy_view(data, shape + (2,), strides + (8,), np.dtype(np.uint64), False,
+                        None)[...] = 0
+    elif tid == _STRUCT:
+        offsets = ffi.cast("uintptr_t *", arrmeta)
+        for i, (_, ft, am_off) in enumerate(_struct_layout(t)):
+            if _has_var_anywhere(ft):
+                _clear_var_slots(ft, data + offsets[i], arrmeta + am_off, shape, strides)
 
 
 def _has_var(t: Type) -> bool:
@@ -1145,22 +1233,58 @@ def _is_scalar(a) -> bool:
 def _scalar_array(value, name: str) -> Array:
     """A 0-d array of the builtin element type ``name`` holding ``value``
     (checked: a weak int too large for the type is an OverflowError)."""
-    t = _t.parse(name) if name == "string" else _BUILTIN_BY_NAME[name]
     if name == "string":
-        return array(str(value), type=t)
+        return array(str(value), type=_t.string)
+    t = _BUILTIN_BY_NAME[name]
+    tv = type(value)
+    if (tv is float and name == "float64") or (tv is bool and name == "bool") or (
+            tv is int and name == "int64" and -2**63 <= value < 2**63):
+        return _new_c_scalar(t, _C_POINTER[name], value)   # held exactly, no check needed
+    if tv is int and name == "float64" and -2**53 <= value <= 2**53:
+        return _new_c_scalar(t, _C_POINTER[name], float(value))
+    fast = _EXACT_SCALARS.get((tv, name))
+    if fast is not None:
+        return _new_scalar(t, fast(value))
     v = value.item() if isinstance(value, np.generic) else value
     return _new_scalar(t, _check_scalar(t, v))
+
+
+#: (Python scalar type, element type) pairs whose conversion cannot fail
+_EXACT_SCALARS = {(complex, "complex128"): np.complex128}
+_C_POINTER = {d.name: d.cffi + " *" for d in _dtypes.BUILTINS if d.cffi is not None}
 
 
 _BUILTIN_BY_NAME = {str(t): t for t in _t.BUILTIN_TYPES}
 
 
 def _new_scalar(t: Type, v: np.generic) -> Array:
-    out = ffi.new("ck_array_preamble **")
+    out = _scratch()
     check(lib.ck_array_empty_uninit(t.c_type, ffi.NULL, 0, lib.CK_ARRAY_DEFAULT_FLAGS, out))
     a = Array._own(out[0])
     ffi.memmove(lib.ck_array_data(out[0]), v.tobytes(), v.itemsize)
     return a
+
+
+def _new_c_scalar(t: Type, ctype: str, value) -> Array:
+    """A 0-d array written through cffi (no NumPy scalar in between)."""
+    out = _scratch()
+    check(lib.ck_array_empty_uninit(t.c_type, ffi.NULL, 0, lib.CK_ARRAY_DEFAULT_FLAGS, out))
+    a = Array._own(out[0])
+    ffi.cast(ctype, lib.ck_array_data(out[0]))[0] = value
+    return a
+
+
+_LOCAL = threading.local()
+
+
+def _scratch():
+    """This thread's ``ck_array_preamble **`` for results read right after a
+    call (saves an allocation per operation)."""
+    try:
+        return _LOCAL.out
+    except AttributeError:
+        _LOCAL.out = ffi.new("ck_array_preamble **")
+        return _LOCAL.out
 
 
 def _operand(a, i: int, where: str):
@@ -1182,9 +1306,14 @@ def apply_op(name: str, args, out=None) -> Array:
     arrays, NumPy arrays, nested lists, scalars: NEP 50 for Python scalars),
     with broadcasting, into ``out`` (a host or NumPy array) when given.
     ``ckernels.ops.<name>`` and the operators of :class:`Array` call this."""
-    conv = [_operand(a, i, name) for i, a in enumerate(args)]
-    if None in conv:
-        strong = [str(c.type.dtype) for c in conv if c is not None and c.type.dtype.is_builtin]
+    conv = [a if type(a) is Array else _operand(a, i, name) for i, a in enumerate(args)]
+    if len(conv) != builtins.sum(type(c) is Array for c in conv):
+        strong = []
+        for c in conv:
+            if c is not None:
+                row = _dtypes.by_id.get(_elem_id(c._a))
+                if row is not None and row.builtin:
+                    strong.append(row.name)
         for i, a in enumerate(args):
             if conv[i] is None:
                 conv[i] = _scalar_array(a, _dtypes.weak_scalar_type(a, strong))
@@ -1193,12 +1322,17 @@ def apply_op(name: str, args, out=None) -> Array:
             out = asarray(out)
         else:
             raise CKTypeError("out= must be a ckernels.Array or a NumPy array")
-    srcs = ffi.new("ck_array_preamble *[]", [a._a for a in conv] or [ffi.NULL])
-    res = ffi.new("ck_array_preamble **")
-    check(lib.ck_array_apply_op(c_text(name, "operation name"), len(conv), srcs,
+    cname = _OP_NAMES.get(name)
+    if cname is None:
+        cname = _OP_NAMES[name] = c_text(name, "operation name")
+    res = _scratch()
+    check(lib.ck_array_apply_op(cname, len(conv), [a._a for a in conv] or [ffi.NULL],
                                 out._a if out is not None else ffi.NULL, res))
     result = Array._own(res[0])
     return out if out is not None else result
+
+
+_OP_NAMES: dict = {}
 
 
 def reduce_op(name: str, a, axis=None, keepdims: bool = False) -> Array:
@@ -1392,6 +1526,8 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
         return _copy_array(obj, want, el)
     if isinstance(obj, ArrayLike):   # another array class: through NumPy, explicitly
         obj = obj.to_numpy()
+    if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
+        obj = np.asarray(obj)
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
         src = asarray(obj if obj.dtype.isnative else obj.astype(obj.dtype.newbyteorder("=")))
         return _copy_array(src, want, el)
@@ -1400,7 +1536,10 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
             arr = np.array(obj)
         except (ValueError, TypeError, OverflowError):
             arr = None
-        if arr is not None and arr.dtype.kind in "biufc":
+        # NumPy promotes int64 and uint64 Python ints to float64 (lossy): values
+        # that large take the exact path below
+        if arr is not None and arr.dtype.kind in "biufc" and not (
+                arr.dtype.kind == "f" and arr.size and (np.abs(arr) >= 2.0**63).any()):
             return _copy_array(asarray(arr), None, el)
     snap = _snapshot(obj)
     if want is not None:
@@ -1488,8 +1627,14 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
         obj = np.asarray(obj) if hasattr(obj, "__array_interface__") else np.from_dlpack(obj)
     if isinstance(obj, np.ndarray) and obj.dtype.kind not in "OUSTM" and \
             (obj.dtype.kind != "V" or obj.dtype.fields is not None):
-        dtype_t = _t.from_numpy_dtype(obj.dtype)
-        t = _strided(dtype_t, obj.ndim)
+        key = (obj.dtype, obj.ndim)
+        cached = _STRIDED_OF.get(key)
+        if cached is None:
+            dtype_t = _t.from_numpy_dtype(obj.dtype)
+            cached = (dtype_t, _strided(dtype_t, obj.ndim))
+            if len(_STRIDED_OF) < 1024:
+                _STRIDED_OF[key] = cached
+        dtype_t, t = cached
         if type is not None and _element_type(type) != t:
             raise CKTypeError(f"asarray: NumPy array has type '{t}', not '{type}'")
         if dtype is not None and _element_type(dtype) != dtype_t:
@@ -1510,6 +1655,9 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
             type is None:
         return array(obj)
     return array(obj, dtype, type=type)
+
+
+_STRIDED_OF: dict = {}   # (NumPy dtype, ndim) -> (element Type, strided Type)
 
 
 def from_dlpack(x) -> Array:

@@ -84,6 +84,7 @@ import operator
 import numpy as np
 
 from . import types as _t
+from . import ufuncs as _ufuncs
 from .errors import CKIndexError, CKTypeError, CKValueError, NotSupportedError
 
 # ------------------------------------------------------------------ names --
@@ -125,31 +126,80 @@ def _op_exists(name: str) -> bool:
 _KNOWN_OPS: set = set()
 
 
+#: the operations API, :mod:`ckernels.ops`; it sits above this module and
+#: registers itself here when imported (:func:`use_operations`)
+_OPERATIONS = None
+
+
+def use_operations(module) -> None:
+    """Called by :mod:`ckernels.ops` on import: NumPy ufuncs on arrays of ours
+    then run as ``module.<name>(*inputs, out=...)``, the documented operations
+    API (which runs device operands on their device and host operands through
+    ``ck_array_apply_op``: the ``_apply`` primitives)."""
+    global _OPERATIONS
+    _OPERATIONS = module
+
+
+def _registry_op(name: str):
+    """``ckernels.ops.<name>`` (the package imports :mod:`ckernels.ops`
+    before any array can exist)."""
+    return getattr(_OPERATIONS, name)
+
+
 def _defer(other) -> bool:
     """NumPy's binop deferral: let ``other``'s reflected operator run when it
     opts out of ufuncs or is a foreign duck array (dask, xarray, ...)."""
+    if type(other) in _PLAIN_OPERANDS:
+        return False
     if isinstance(other, (ArrayLike, np.ndarray, np.generic, numbers.Number, str, bytes,
                           list, tuple)):
+        _PLAIN_OPERANDS.add(type(other))
         return False
     au = getattr(type(other), "__array_ufunc__", False)
     return au is None or au is not False
+
+
+#: registry operation -> the NumPy ufunc of the same meaning
+OP_TO_UFUNC = {"mod": "remainder"}
+
+
+def _numeric(args) -> bool:
+    """Whether every array operand has a builtin numeric element type (the
+    registry's kernels); other operands (strings, structs) take NumPy's
+    ufuncs through :meth:`ArrayLike.__array_ufunc__` instead."""
+    for a in args:
+        if isinstance(a, ArrayLike) and a.dtype.kind not in "biufc":
+            return False
+    return True
+
+
+def _operate(self, op: str, args, out):
+    """An operator: the registry operation when the operands are numeric,
+    else NumPy's ufunc (which comes back through ``__array_ufunc__``)."""
+    if _numeric(args):
+        return self._apply(op, args, out)
+    ufunc = getattr(np, OP_TO_UFUNC.get(op, op))
+    return ufunc(*args) if out is None else ufunc(*args, out=out)
+
+
+_PLAIN_OPERANDS = {int, float, complex, bool, np.ndarray, list, tuple}
 
 
 def _binary(stem: str, op: str):
     def forward(self, other):
         if _defer(other):
             return NotImplemented
-        return self._apply(op, (self, other), None)
+        return _operate(self, op, (self, other), None)
 
     def reflected(self, other):
         if _defer(other):
             return NotImplemented
-        return self._apply(op, (other, self), None)
+        return _operate(self, op, (other, self), None)
 
     def inplace(self, other):
         if _defer(other):
             return NotImplemented
-        self._apply(op, (self, other), self)
+        _operate(self, op, (self, other), self)
         return self
 
     for f, name in ((forward, f"__{stem}__"), (reflected, f"__r{stem}__"),
@@ -165,7 +215,7 @@ def _compare(stem: str, op: str):
             return NotImplemented
         if other is None and stem in ("eq", "ne"):
             return NotImplemented
-        return self._apply(op, (self, other), None)
+        return _operate(self, op, (self, other), None)
     cmp.__name__ = cmp.__qualname__ = f"__{stem}__"
     cmp.__doc__ = f"elementwise ``{op}`` (``ckernels.ops.{op}``)."
     return cmp
@@ -252,8 +302,11 @@ def _as_shape(args) -> tuple:
 
 
 def _is_index_array(k) -> bool:
-    return isinstance(k, (list, np.ndarray, ArrayLike)) or (
-        hasattr(k, "__array__") and not isinstance(k, (str, bytes)))
+    """An integer-array or boolean-mask index (advanced indexing, a copy, even
+    for a 0-d array as in NumPy); NumPy integer scalars index like ints."""
+    if isinstance(k, (np.generic, str, bytes)):
+        return isinstance(k, np.bool_)
+    return isinstance(k, (list, np.ndarray, ArrayLike)) or hasattr(k, "__array__")
 
 
 class _Unsupported(Exception):
@@ -363,8 +416,7 @@ class ArrayLike:
     def __iter__(self):
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
-        for i in range(len(self)):
-            yield self[i]
+        return (self[i] for i in range(len(self)))
 
     def __contains__(self, value) -> bool:
         return bool((self == value).any())
@@ -426,6 +478,8 @@ class ArrayLike:
         return self._apply("negative", (self,), None)
 
     def __pos__(self):
+        if self.dtype.kind not in "iufc":   # NumPy's positive has no bool/str loops
+            raise CKTypeError(f"unary + is not defined for arrays of '{self.type.dtype}'")
         return self.copy()
 
     def __abs__(self):
@@ -487,6 +541,12 @@ class ArrayLike:
         return key, bool(n_ell), advanced
 
     def __getitem__(self, key):
+        tk = type(key)
+        if tk is int or tk is slice:   # the common case first
+            view = self._view((key,))
+            if tk is int and view.ndim == 0 and view._is_scalar_type():
+                return view._scalar()
+            return view
         if isinstance(key, str):
             return self._field(key)
         if isinstance(key, list) and key and all(isinstance(k, str) for k in key):
@@ -497,7 +557,7 @@ class ArrayLike:
             return self._getitem_advanced(entries)
         basic = tuple(k if isinstance(k, slice) else _as_index(k)
                       for k in entries if k is not None)
-        view = self._view(basic) if basic else self
+        view = self._view(basic)   # a new view even for a[...] and a[()], as NumPy
         if any(k is None for k in entries):
             view = view._insert_axes([k is None for k in entries if not _is_int_key(k)])
         elif view.ndim == 0 and not has_ell and (basic or isinstance(key, tuple)) and \
@@ -598,11 +658,13 @@ class ArrayLike:
         return tuple(basic), adv_axes, arrays, adjacent
 
     def _getitem_advanced(self, entries):
-        try:
-            view = self._numpy_view(False)
-        except (TypeError, NotSupportedError):
-            view = None
-        if view is not None and self._numpy_exact():
+        view = None
+        if self._numpy_exact():
+            try:
+                view = self._numpy_view(False)
+            except (TypeError, NotSupportedError):
+                view = None
+        if view is not None:
             return self._wrap_numpy(np.array(view[tuple(_numpy_key(k) for k in entries)]))
         basic, adv_axes, arrays, adjacent = self._advanced_plan(entries)
         v = self._view(basic)
@@ -630,11 +692,13 @@ class ArrayLike:
         return out
 
     def _setitem_advanced(self, entries, value):
-        try:
-            view = self._numpy_view(True)
-        except (TypeError, NotSupportedError):
-            view = None
-        if view is not None and self._numpy_exact():
+        view = None
+        if self._numpy_exact():
+            try:
+                view = self._numpy_view(True)
+            except (TypeError, NotSupportedError):
+                view = None
+        if view is not None:
             key = tuple(_numpy_key(k) for k in entries)
             sel = view[key]   # the selected shape; values converted with our checks
             tmp = self._empty(np.shape(sel), self.type.dtype)
@@ -849,9 +913,11 @@ class ArrayLike:
 
     # ---------------------------------------------------------- NumPy: ufuncs --
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        """NumPy ufuncs: those the kernel registry has run as ckernels
-        operations (results are arrays of this class, ``out=`` included); the
-        others run on NumPy views (host) or raise TypeError (device)."""
+        """NumPy ufuncs: those the kernel registry has run as
+        ``ckernels.ops.<name>(*inputs, out=...)`` (results are arrays of this
+        class, ``out=`` included; ``numpy.add(a, b)`` is ``ckernels.ops.add(a,
+        b)``); the others run on NumPy views (host) or raise TypeError
+        (device)."""
         cls = type(self)
         for x in inputs + tuple(kwargs.get("out", ()) or ()):
             if isinstance(x, ArrayLike):
@@ -864,27 +930,25 @@ class ArrayLike:
         if out is not None:
             out = out if isinstance(out, tuple) else (out,)
         plain = not (set(kwargs) - {"out"})
-        from . import ufuncs   # below this module's users; lazily: no import cycle
-        owner = ufuncs.function_of(ufunc)
+        owner = _ufuncs.function_of(ufunc)
         if owner is not None:
             # The ufunc of a jitted function or registry operation: a plain call
             # runs through its owner's general path (this array's target).
             if method == "__call__" and plain and (out is None or len(out) == 1):
                 return owner(*inputs, out=out[0]) if out else owner(*inputs)
-            from .ops import Op
-            if not isinstance(owner, Op):   # a jitted function's kernel, on NumPy views
+            if not isinstance(owner, _OPERATIONS.Op):   # a jitted function's kernel: NumPy views
                 return self._numpy_ufunc(ufunc, method, inputs, kwargs)
         name = UFUNC_TO_OP.get(ufunc.__name__, ufunc.__name__)
         if method == "__call__" and plain and name is not None and ufunc.nout == 1 and \
-                _op_exists(name):
+                _numeric(inputs) and _op_exists(name):
             dst = out[0] if out else None
             if dst is not None and not isinstance(dst, cls):
                 dst = None if not isinstance(dst, np.ndarray) else dst
                 if dst is not None:
-                    r = self._apply(name, inputs, None)
-                    np.copyto(dst, r.to_numpy(), casting="unsafe")
+                    r = _registry_op(name)(*inputs)
+                    np.copyto(dst, r.to_numpy(), casting="same_kind")
                     return dst
-            return self._apply(name, inputs, dst)
+            return _registry_op(name)(*inputs, out=dst)
         if method == "reduce" and ufunc.__name__ in REDUCE_OF_UFUNC and len(inputs) == 1 and \
                 isinstance(inputs[0], ArrayLike) and \
                 set(kwargs) <= {"axis", "keepdims", "out", "dtype"} and \

@@ -52,7 +52,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from . import ops as _ops
+from . import ufuncs
 from .array import Array
 from .array import empty as _empty_array
 from .array import reduce_op as _reduce_op
@@ -102,10 +102,7 @@ def call(kernel, args, out=None):
     elementwise (a jitted function, an operation)."""
     name = getattr(kernel, "__name__", None) or getattr(kernel, "name", "kernel")
     if out is not None:
-        raise NotSupportedError(
-            f"{name}(..., out=...) with dask arrays: a dask array is an immutable task graph, "
-            "so there is nothing to write into; use the returned dask array (and "
-            "dask.array.store / .compute() to materialise it)")
+        raise ufuncs.dask_out_error(kernel)
     xs = [da.asarray(a) if is_dask_collection(a) or getattr(a, "ndim", 0) else a
           for a in args]   # arrays among dask arrays join the graph (one chunk)
     darrs = [a for a in xs if isinstance(a, da.Array)]

@@ -128,6 +128,15 @@ def device_types(dialect: str) -> tuple[DType, ...]:
     return tuple(d for d in BUILTINS if d.c_type(dialect) is not None)
 
 
+#: element types of double precision on devices (OpenCL needs ``cl_khr_fp64``)
+FP64: frozenset[str] = frozenset(d.name for d in BUILTINS if d.opencl_c == "double")
+
+
+def uses_fp64(names) -> bool:
+    """Whether any of these element type names is double precision on devices."""
+    return not FP64.isdisjoint(names)
+
+
 def of_numpy(dt) -> DType | None:
     """The row of a NumPy dtype (any byte order), or None."""
     dt = np.dtype(dt)
@@ -287,6 +296,6 @@ def weak_scalar_type(value, strong: list[str]) -> str:
 
 
 __all__ = ["DType", "ALL", "BUILTINS", "JIT", "PYTHON_SCALARS", "by_name", "by_id", "by_numpy",
-           "device_types",
+           "device_types", "FP64", "uses_fp64",
            "of_numpy", "of_numba", "is_weak", "scalar_type", "weak_result", "weak_matches",
            "promote", "weak_scalar_type"]

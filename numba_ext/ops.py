@@ -35,6 +35,7 @@ import numpy as np
 
 from . import _dispatch, ufuncs
 from . import array as _array
+from . import arraylike as _arraylike
 from . import types as _t
 from ._cargs import c_address, c_size, c_text
 from ._native import check, ffi, lib
@@ -285,3 +286,7 @@ def set_num_threads(n: int) -> None:
 
 def get_num_threads() -> int:
     return lib.ck_get_num_threads()
+
+
+# NumPy ufuncs on ckernels arrays (ArrayLike.__array_ufunc__) run through this module.
+_arraylike.use_operations(sys.modules[__name__])

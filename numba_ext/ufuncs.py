@@ -114,8 +114,7 @@ def call_wrapped(function, *args, **kwargs):
     out = kwargs.get("out")
     if out is not None and any(hasattr(o, "__dask_graph__") for o in (
             out if isinstance(out, tuple) else (out,))):
-        from . import dask as _dask   # out= a dask array: refused there, clearly
-        return _dask.call(function, args, out)
+        raise dask_out_error(function)
     uf = function.ufunc
     if (kwargs.get("out") is None and "dtype" not in kwargs and "signature" not in kwargs
             and len(args) == uf.nin):
@@ -123,6 +122,17 @@ def call_wrapped(function, *args, **kwargs):
         if dt is not None:
             kwargs["dtype"] = dt
     return uf(*args, **kwargs)
+
+
+def dask_out_error(function) -> Exception:
+    """The error for ``function(..., out=<dask array>)`` (also raised by
+    :func:`ckernels.dask.call`): a dask array cannot be written into."""
+    from .errors import NotSupportedError
+    name = getattr(function, "__name__", None) or getattr(function, "name", "kernel")
+    return NotSupportedError(
+        f"{name}(..., out=...) with dask arrays: a dask array is an immutable task graph, "
+        "so there is nothing to write into; use the returned dask array (and "
+        "dask.array.store / .compute() to materialise it)")
 
 
 # ---------------------------------------------------------------- pickling --
@@ -157,4 +167,4 @@ def _install_reducer() -> None:
 _install_reducer()
 
 __all__ = ["Function", "DTYPE_OF_ID", "numpy_dtypes", "adopt", "function_of", "result_dtype",
-           "call_wrapped"]
+           "call_wrapped", "dask_out_error"]

@@ -419,7 +419,7 @@ def _check_device_types(tgt, where, names):
 
 
 def _fp64(ctx, where, names):
-    if "float64" in names and not ctx.supports_fp64:
+    if dtypes.uses_fp64(names) and not ctx.supports_fp64:
         raise NotSupportedError(f"{where}: float64 on a device without fp64 support "
                                 f"({ctx.describe()})")
 
@@ -444,8 +444,7 @@ def _op_program(tgt, op, kargs, ret, inputs, out_name):
         prog = EmittedKernel(tgt.dialect, "python")
         ts = [dtypes.by_name[n] for n in kargs]
         rt = dtypes.by_name[ret]
-        if "float64" in kargs or ret == "float64" or out_name == "float64" or any(
-                dt.name == "float64" for dt, _ in inputs):
+        if dtypes.uses_fp64((*kargs, ret, out_name, *(dt.name for dt, _ in inputs))):
             prog.fp64_user = f"ckernels.ops.{op}"
         fn = element_function(prog, op, ts, rt, f"ckernels.ops.{op}")
         prog.kernel_text = kernel_wrapper(
@@ -550,7 +549,7 @@ def _where_program(tgt, inputs, ret, names):
         d = tgt.dialect
         prog = EmittedKernel(d, "python")
         rt = dtypes.by_name[ret]
-        if "float64" in (ret,) + tuple(names):
+        if dtypes.uses_fp64((ret, *names)):
             prog.fp64_user = "numpy.where"
         ct = rt.c_type(d.name)
         prog.order.append(f"{d.function_prefix} {ct} ck_where(bool c, {ct} a, {ct} b, "
@@ -644,7 +643,7 @@ def _cast_function(prog, src, dst, errmode) -> str:
 def _cast_program(tgt, src, dst, errmode, by_value):
     def make():
         prog = EmittedKernel(tgt.dialect, "python")
-        if "float64" in (src.name, dst.name):
+        if dtypes.uses_fp64((src.name, dst.name)):
             prog.fp64_user = "astype"
         fn = _cast_function(prog, src, dst, errmode)
         prog.kernel_text = kernel_wrapper(
@@ -779,7 +778,7 @@ def _reduce_program(tgt, name, src, acc, out, final_mean):
     def make():
         d = tgt.dialect
         prog = EmittedKernel(d, "python")
-        if "float64" in (src.name, acc.name, out.name):
+        if dtypes.uses_fp64((src.name, acc.name, out.name)):
             prog.fp64_user = f"{name}()"
         opname, ident = _REDUCE[name]
         fn = element_function(prog, opname, (acc, acc), acc, name)

@@ -94,7 +94,7 @@ def test_indexing_and_slicing_views():
         a[0, 0, 0]
     with pytest.raises(errors.InvalidArgumentError):
         a[::0]
-    with pytest.raises(errors.CKTypeError):
+    with pytest.raises(errors.CKIndexError):   # NumPy: IndexError (not a struct)
         a["x"]
 
 

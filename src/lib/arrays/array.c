@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 enum { CK_ARRAY_ALL_FLAGS = CK_ARRAY_READ | CK_ARRAY_WRITE | CK_ARRAY_IMMUTABLE };
 
@@ -95,6 +97,28 @@ static ck_status ck__type_context(ck_status st, ck_type t, const char *func) {
   return ck__error_context(st, func, "type '%s'", tb);
 }
 
+/* Ask for transparent huge pages on the page-aligned interior of a large
+ * data block, as NumPy does for its arrays: writing 80 MB then takes tens of
+ * page faults instead of twenty thousand.  Advice only: failures (no THP,
+ * not an anonymous mapping) change nothing. */
+enum { CK__HUGEPAGE_MIN = 4 << 20 };
+static void ck__advise_hugepages(char *p, size_t n) {
+#ifdef MADV_HUGEPAGE
+  if (n < CK__HUGEPAGE_MIN) {
+    return;
+  }
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t b = ((uintptr_t)p + page - 1) & ~(page - 1);
+  uintptr_t e = ((uintptr_t)p + n) & ~(page - 1);
+  if (e > b) {
+    (void)madvise((void *)b, e - b, MADV_HUGEPAGE);
+  }
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
 /* The allocation behind ck_array_empty / ck_array_empty_uninit.  Data that
  * must read as zero (`zero`, or a type with blockrefs, whose {begin, end}
  * and var dim slots must start empty) comes from calloc where its alignment
@@ -156,6 +180,7 @@ static ck_status ck__array_new(ck_type type, const intptr_t *shape, size_t ndim,
   a->data = (char *)a + data_off;
   a->flags = flags;
   a->data_ref = NULL;
+  ck__advise_hugepages(a->data, data_size);
   *out = a;
   return CK_OK;
 }
