@@ -52,7 +52,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from . import ufuncs
+from . import _threads, ufuncs
 from .array import Array
 from .array import empty as _empty_array
 from .array import reduce_op as _reduce_op
@@ -356,8 +356,7 @@ def worker_threads() -> int | None:
 
 
 def _explicit() -> bool:
-    from . import ops as _o
-    return bool(os.environ.get("CK_NUM_THREADS")) or _o._explicit_threads
+    return bool(os.environ.get("CK_NUM_THREADS")) or _threads.explicit
 
 
 def _apply() -> int | None:

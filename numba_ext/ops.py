@@ -37,6 +37,7 @@ from . import _dispatch, ufuncs
 from . import array as _array
 from . import arraylike as _arraylike
 from . import types as _t
+from . import _threads
 from ._cargs import c_address, c_size, c_text
 from ._native import check, ffi, lib
 from .array import Array
@@ -265,20 +266,14 @@ def assign(dst: Array, src, errmode: str = "default") -> Array:
     return dst
 
 
-# Whether set_num_threads(n) with a count is in force (the Dask worker thread
-# rule leaves the count alone then); set_num_threads(0) clears it.
-_explicit_threads = False
-
-
 def set_num_threads(n: int) -> None:
     """Threads (caller included) used by large lifted operations; 0 = default
     (CK_NUM_THREADS, else in a Dask worker process the worker's share of the
     host's cores (:func:`ckernels.dask.worker_threads`), else the CPUs this
     process may run on).  A count other than 0 stays until the next call."""
-    global _explicit_threads
     n = c_size(n, "set_num_threads: n", max=lib.CK_MAX_THREADS)
     check(lib.ck_set_num_threads(n))
-    _explicit_threads = n != 0
+    _threads.explicit = n != 0   # the Dask worker rule leaves an explicit count alone
     if n == 0 and "distributed" in sys.modules:
         from . import dask as _dask
         _dask.apply_worker_thread_rule()
