@@ -914,7 +914,7 @@ class Array(*_BASES):
         """(address, shape, strides, format, itemsize, readonly) for the C
         buffer exporter (PEP 3118), builtin element types only."""
         el = self.type.dtype
-        fmt = _BUFFER_FORMATS.get(str(el)) if el.is_builtin else None
+        fmt = _dtypes.BUFFER_FORMATS.get(str(el)) if el.is_builtin else None
         if fmt is None or self._regular_ndim() != self.ndim:
             raise BufferError(f"an array of type '{self.type}' does not export a buffer "
                               "(builtin element types only)")
@@ -1010,12 +1010,6 @@ def _cpu_context():
 
 def _new_instance(cls):
     return _Base.__new__(cls) if _Base is not object else object.__new__(cls)
-
-
-_BUFFER_FORMATS = {"bool": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q",
-                   "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q",
-                   "float16": "e", "float32": "f", "float64": "d", "complex64": "Zf",
-                   "complex128": "Zd"}
 
 
 def _c_strides(shape, isz):

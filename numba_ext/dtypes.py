@@ -128,6 +128,13 @@ def device_types(dialect: str) -> tuple[DType, ...]:
     return tuple(d for d in BUILTINS if d.c_type(dialect) is not None)
 
 
+#: the buffer-protocol (PEP 3118 / ``struct``) format of each builtin number type
+BUFFER_FORMATS = {"bool": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q",
+                  "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q",
+                  "float16": "e", "float32": "f", "float64": "d", "complex64": "Zf",
+                  "complex128": "Zd"}
+
+
 def of_numpy(dt) -> DType | None:
     """The row of a NumPy dtype (any byte order), or None."""
     dt = np.dtype(dt)
@@ -287,6 +294,6 @@ def weak_scalar_type(value, strong: list[str]) -> str:
 
 
 __all__ = ["DType", "ALL", "BUILTINS", "JIT", "PYTHON_SCALARS", "by_name", "by_id", "by_numpy",
-           "device_types",
+           "device_types", "BUFFER_FORMATS",
            "of_numpy", "of_numba", "is_weak", "scalar_type", "weak_result", "weak_matches",
            "promote", "weak_scalar_type"]

@@ -443,8 +443,7 @@ def _op_program(tgt, op, kargs, ret, inputs, out_name):
         prog = EmittedKernel(tgt.dialect, "python")
         ts = [dtypes.by_name[n] for n in kargs]
         rt = dtypes.by_name[ret]
-        if "float64" in kargs or ret == "float64" or out_name == "float64" or any(
-                dt.name == "float64" for dt, _ in inputs):
+        if "float64" in {*kargs, ret, out_name, *(dt.name for dt, _ in inputs)}:
             prog.fp64_user = f"ckernels.ops.{op}"
         fn = element_function(prog, op, ts, rt, f"ckernels.ops.{op}")
         prog.kernel_text = kernel_wrapper(
