@@ -947,7 +947,7 @@ class Array(*_BASES):
         """(address, shape, strides, format, itemsize, readonly) for the C
         buffer exporter (PEP 3118), builtin element types only."""
         el = self.type.dtype
-        fmt = _BUFFER_FORMATS.get(str(el)) if el.is_builtin else None
+        fmt = _dtypes.BUFFER_FORMATS.get(str(el)) if el.is_builtin else None
         if fmt is None or self._regular_ndim() != self.ndim:
             raise BufferError(f"an array of type '{self.type}' does not export a buffer "
                               "(builtin element types only)")
@@ -1044,10 +1044,6 @@ def _elem_id(a) -> int:
 
 def _new_instance(cls):
     return _Base.__new__(cls) if _Base is not object else object.__new__(cls)
-
-
-#: element type -> PEP 3118 format, as NumPy exports it, for every builtin row
-_BUFFER_FORMATS = {d.name: memoryview(np.empty(0, d.numpy)).format for d in _dtypes.BUILTINS}
 
 
 def _c_strides(shape, isz):

@@ -137,6 +137,12 @@ def uses_fp64(names) -> bool:
     return not FP64.isdisjoint(names)
 
 
+#: the buffer-protocol (PEP 3118 / ``struct``) format of each builtin element
+#: type, as NumPy exports it
+BUFFER_FORMATS: dict[str, str] = {d.name: memoryview(np.empty(0, d.numpy)).format
+                                  for d in BUILTINS}
+
+
 def of_numpy(dt) -> DType | None:
     """The row of a NumPy dtype (any byte order), or None."""
     dt = np.dtype(dt)
@@ -296,6 +302,6 @@ def weak_scalar_type(value, strong: list[str]) -> str:
 
 
 __all__ = ["DType", "ALL", "BUILTINS", "JIT", "PYTHON_SCALARS", "by_name", "by_id", "by_numpy",
-           "device_types", "FP64", "uses_fp64",
+           "device_types", "FP64", "uses_fp64", "BUFFER_FORMATS",
            "of_numpy", "of_numba", "is_weak", "scalar_type", "weak_result", "weak_matches",
            "promote", "weak_scalar_type"]
