@@ -423,6 +423,8 @@ def array_layout(a) -> ArrayFacts:
 #: views with more elements than this label the drawn cells from their first
 #: 4 * MAX_CELLS elements only (the others' offsets are not computed)
 _INDEX_LIMIT = 1 << 22
+#: element offsets are computed this many at a time
+_INDEX_CHUNK = 1 << 13
 
 
 def _cells(data, shape, strides, itemsize, item, item_am, region):
@@ -440,15 +442,19 @@ def _cells(data, shape, strides, itemsize, item, item_am, region):
         index_of[data] = "[]"
     elif n:
         # the byte offset of every element (C order), then those in the window
+        # in slices of _INDEX_CHUNK elements (memory stays small whatever the
+        # size), stopping once every drawn cell has its index
         count = n if n <= _INDEX_LIMIT else 4 * MAX_CELLS
-        flat = np.arange(count, dtype=np.int64)
-        offs = np.zeros(count, dtype=np.int64)
-        rem = flat.copy()
-        for size, st in zip(reversed(shape), reversed(strides)):
-            offs += (rem % size) * st
-            rem //= size
-        for k in np.nonzero((offs >= lo) & (offs < hi))[0]:
-            index_of.setdefault(data + int(offs[k]), _index_text(int(k), shape))
+        for begin in range(0, count, _INDEX_CHUNK):
+            rem = np.arange(begin, min(begin + _INDEX_CHUNK, count), dtype=np.int64)
+            offs = np.zeros(len(rem), dtype=np.int64)
+            for size, st in zip(reversed(shape), reversed(strides)):
+                offs += (rem % size) * st
+                rem //= size
+            for k in np.nonzero((offs >= lo) & (offs < hi))[0]:
+                index_of.setdefault(data + int(offs[k]), _index_text(begin + int(k), shape))
+            if len(index_of) >= drawn:
+                break
     cells = [Cell(addr, index_of.get(addr), _item_text(item, addr, item_am))
              for addr in range(start, start + drawn * itemsize, itemsize)]
     return cells, total - drawn

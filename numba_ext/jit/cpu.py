@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import dtypes
 from .._cargs import c_text
-from .._native import check, ffi, layout_row, lib
+from .._native import check, ffi, lib
 from ..array import Array, _check_scalar
 from ..array import asarray as _asarray
 from ..kernels import KernelBuilder, errmode_value
@@ -27,12 +27,6 @@ from ..memory import MemBlock
 from ..types import as_type
 from . import operands as _operands
 from .signature import Signature
-
-
-def arena_offset() -> int:
-    """Offset of ``ck_jit_kernel.dst_arena`` (from the library's layout table),
-    where the generated entry points read the string arena."""
-    return layout_row("ck_jit_kernel", "dst_arena")[0]
 
 
 #: CK_JIT_NAME_MAX: the length of ck_jit_kernel_desc.name (NUL included)
@@ -158,15 +152,15 @@ def entry_points(kernel, sig: Signature, cres):
     symbase = cg.symbol_base(kernel.__qualname__, key_text, unique=not kernel._cache)
     if not kernel._cache:
         return cg.build_trampolines(kernel.dispatcher, list(sig.args), sig.ret, symbase,
-                                    arena_offset(), user_cres=cres)
+                                    cg.arena_offset(), user_cres=cres)
     tramp = _LOADED.get(symbase)
     if tramp is None:
         cache = kernel._trampoline_cache()
-        key = cg.cache_key(symbase, sig.args, sig.ret, arena_offset())
+        key = cg.cache_key(symbase, sig.args, sig.ret, cg.arena_offset())
         tramp = cg.load_cached(cache, key, symbase)
         if tramp is None:
             tramp = cg.build_trampolines(kernel.dispatcher, list(sig.args), sig.ret, symbase,
-                                         arena_offset(), cachable=True, user_cres=cres)
+                                         cg.arena_offset(), cachable=True, user_cres=cres)
             cg.save_cached(cache, key, tramp)
             kernel._kernel_misses[sig.text] = kernel._kernel_misses.get(sig.text, 0) + 1
         else:
@@ -254,4 +248,4 @@ def pipeline_class():
     return _pc()
 
 
-__all__ = ["Compiled", "call", "apply", "entry_points", "arena_offset", "pipeline_class"]
+__all__ = ["Compiled", "call", "apply", "entry_points", "pipeline_class"]

@@ -643,6 +643,13 @@ def direct_ok(user_sig, arg_names, ret_name) -> bool:
                           types.Complex))
 
 
+def arena_offset() -> int:
+    """Offset of ``ck_jit_kernel.dst_arena`` (from the library's layout table),
+    where the generated entry points read the string arena."""
+    from .._native import layout_row
+    return layout_row("ck_jit_kernel", "dst_arena")[0]
+
+
 def _arena(builder, self_ptr, has_arena, arena_offset):
     if not has_arena:
         return ir.Constant(_i64, 0)
@@ -729,7 +736,6 @@ def emit_entry_points(context, library, fndesc) -> None:
         return
     from numba.core.typing import signature
 
-    from .cpu import arena_offset
     arg_names, ret_name = names
     offset = arena_offset()
     symbase = entry_point_symbase(fndesc, offset)
@@ -753,7 +759,6 @@ def in_library(cres, arg_names, ret_name, from_cache=False):
     names = _element_names(cres.fndesc)
     if names is None or names != (list(arg_names), ret_name):
         return None
-    from .cpu import arena_offset
     symbase = entry_point_symbase(cres.fndesc, arena_offset())
     lib_ = cres.library
     if not (lib_.get_pointer_to_function(f"{symbase}_single") and

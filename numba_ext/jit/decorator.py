@@ -112,7 +112,7 @@ def _ensure_numba() -> None:
         from .. import _numba  # noqa: F401  (symbols by name, extension types)
 
         # the generated entry points read ck_jit_kernel.dst_arena as a pointer at
-        # the offset the layout table gives (cpu.arena_offset)
+        # the offset the layout table gives (cpu_codegen.arena_offset)
         ptr = ffi.sizeof("void *")
         if cpu_layout_problem(ptr):
             raise ImportError("ckernels.jit: " + cpu_layout_problem(ptr))
