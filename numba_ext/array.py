@@ -39,7 +39,7 @@ from . import dtypes as _dtypes
 from . import types as _t
 from ._cargs import c_shape, c_text
 from ._native import check, ffi, lib
-from .arraylike import ArrayLike, Flags, format_values
+from .arraylike import ArrayLike, Flags, c_strides, format_values
 from .errors import (CKIndexError, CKOverflowError, CKTypeError, CKValueError,
                      InvalidArgumentError, InvalidStateError, NotSupportedError)
 from .memory import MemBlock, memblock_at
@@ -739,7 +739,7 @@ class Array(*_BASES):
         isz = self.type.dtype.data_size
         size = math.prod(shape)
         c = full and (size == 0 or all(st == want for s, st, want in
-                                       zip(shape, strides, _c_strides(shape, isz)) if s > 1))
+                                       zip(shape, strides, c_strides(shape, isz)) if s > 1))
         fo = full and (size == 0 or all(st == want for s, st, want in
                                         zip(shape, strides, _f_strides(shape, isz)) if s > 1))
         align = self.type.dtype.data_alignment
@@ -1045,13 +1045,6 @@ def _elem_id(a) -> int:
 def _new_instance(cls):
     return _Base.__new__(cls) if _Base is not object else object.__new__(cls)
 
-
-def _c_strides(shape, isz):
-    st, acc = [], isz
-    for s in reversed(shape):
-        st.append(acc)
-        acc *= max(s, 1)
-    return list(reversed(st))
 
 
 def _f_strides(shape, isz):

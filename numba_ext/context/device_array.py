@@ -57,7 +57,7 @@ import numpy as np
 
 from .. import dtypes
 from .. import types as _t
-from ..arraylike import ArrayLike, Flags
+from ..arraylike import ArrayLike, Flags, c_strides
 from ..errors import CKIndexError, CKTypeError, CKValueError, InvalidArgumentError, \
     NotSupportedError
 from . import backends
@@ -84,13 +84,6 @@ def _kernels():
                                 "(import ckernels)")
     return _KERNELS
 
-
-def _contiguous_strides(shape, itemsize: int) -> tuple:
-    st, acc = [], itemsize
-    for s in reversed(shape):
-        st.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(st))
 
 
 class StructElement:
@@ -184,7 +177,7 @@ class DeviceArray(ArrayLike):
         if any(s < 0 for s in shape):
             raise InvalidArgumentError(f"DeviceArray: negative dimension in {shape}")
         if strides is None:
-            strides = _contiguous_strides(shape, itemsize)
+            strides = c_strides(shape, itemsize)
         else:
             strides = tuple(_index(s, "strides") for s in strides)
             if len(strides) != len(shape):

@@ -48,6 +48,7 @@ import numpy as np
 
 from .. import dtypes
 from .._native import check, ffi, lib
+from ..arraylike import c_strides
 from ..context.device_array import DeviceArray
 from ..errors import (CKOverflowError, CKTypeError, InvalidArgumentError, NotSupportedError,
                       UserKernelError, exception_for)
@@ -540,19 +541,12 @@ def _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname) -> Plan:
     strides = [a._strides if isinstance(a, DeviceArray) else () for a in args]
     if out is None:
         oshape = broadcast_shape(shapes)
-        ostrides = _contig(oshape, ret.size)
+        ostrides = c_strides(oshape, ret.size)
     else:   # the sources broadcast to out= (ck_broadcast_strides says when not)
         oshape, ostrides = out._shape, out._strides
     return Plan(ctx, built, prog.errors, fname, tgt.dialect.title, oshape, ret.numpy,
                 ostrides, inputs, shapes, strides)
 
-
-def _contig(shape, itemsize):
-    st, acc = [], itemsize
-    for s in reversed(shape):
-        st.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(st))
 
 
 def device_error(errors, code: int, fname: str, title: str) -> Exception:

@@ -44,6 +44,7 @@ import numpy as np
 from .. import dtypes
 from .._cargs import c_text
 from .._native import check, ffi, lib
+from ..arraylike import c_strides
 from ..array import empty as _host_empty
 from ..context import device_array as _da
 from ..context.device_array import DeviceArray
@@ -511,7 +512,7 @@ def _launch(ctx, where, key, program, type_names, args, names, inputs, out, ret,
         strides = [a._strides if isinstance(a, DeviceArray) else () for a in args]
         if out is None:
             oshape = _dev.broadcast_shape(shapes)
-            ostrides = _contig(oshape, dtypes.by_name[ret].size)
+            ostrides = c_strides(oshape, dtypes.by_name[ret].size)
         else:   # the sources broadcast to out= (ck_broadcast_strides says when not)
             oshape, ostrides = out._shape, out._strides
         plan = _dev.Plan(ctx, built, prog.errors, where, prog.dialect.title, oshape,
@@ -561,13 +562,6 @@ def _where_program(tgt, inputs, ret, names):
         return prog
     return _program(tgt, ("where", tuple((d.name, v) for d, v in inputs), ret), make)
 
-
-def _contig(shape, itemsize):
-    st, acc = [], itemsize
-    for s in reversed(shape):
-        st.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(st))
 
 
 # ====================================================== assignment, astype ==
