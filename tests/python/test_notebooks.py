@@ -1,9 +1,11 @@
 """Execute every notebook in notebooks/ headlessly; any cell error fails.
 
-The notebooks of issue 13 (01-05) must also keep every text output line
-narrow enough to show whole on a notebook page in a browser, start with a
-sentence on what they show, explain each code cell's output in a markdown
-cell after it, and show the pictures and timing plots they promise (SVG drawn from live objects, a PNG plot from ``ckernels.bench``)."""
+Every notebook must also keep every text output line narrow enough to show
+whole on a notebook page in a browser, start with a sentence on what it
+shows, explain each code cell's output in a markdown cell after it, and show
+the pictures, rich displays and timing plots it promises in ``PROMISED``
+(SVG drawn from live objects, highlighted source, a PNG plot); a notebook
+missing from ``PROMISED`` fails."""
 
 import pathlib
 import re
@@ -19,13 +21,18 @@ NOTEBOOKS = sorted((pathlib.Path(__file__).parents[2] / "notebooks").glob("*.ipy
 #: template at 1280 px wraps monospace output at ~125 characters)
 MAX_LINE = 120
 
-#: notebook -> (pictures: SVG roots whose title starts with one of these, timing plot)
+#: notebook -> (pictures: SVG roots whose title starts with one of these,
+#: rich HTML displays: ``class='ckernels-...'`` of ``ckernels.display``, timing plot)
 PROMISED = {
-    "01-memory-blocks.ipynb": (["pod arena"], False),
-    "02-types-and-arrays.ipynb": (["array memblock"], False),
-    "03-ckernels.ipynb": (["ck_kernel_builder"], True),
-    "04-jit-kernels.ipynb": (["ck_kernel_builder", "array memblock"], True),
-    "05-contexts-and-opencl.ipynb": (["buffer of"], True),
+    "01-memory-blocks.ipynb": (["pod arena"], [], False),
+    "02-types-and-arrays.ipynb": (["array memblock"], ["ckernels-array"], False),
+    "03-ckernels.ipynb": (["ck_kernel_builder"], [], True),
+    "04-jit-kernels.ipynb": (["ck_kernel_builder", "array memblock"], [], True),
+    "05-contexts-and-opencl.ipynb": (["buffer of"], ["ckernels-facts", "ckernels-source"], True),
+    "06-dask.ipynb": ([], ["ckernels-jit"], True),
+    # the CUDA cells show a context and a device array only where there is a device
+    "07-cuda.ipynb": ([], ["ckernels-jit", "ckernels-source"], False),
+    "08-particles.ipynb": (["array memblock"], ["ckernels-source"], False),
 }
 
 _SVG = re.compile(r"<svg\b.*?</svg>", re.S)
@@ -67,10 +74,12 @@ def test_notebook_runs(executed):
     assert not [o for o in outputs if o.get("output_type") == "error"]
 
 
+def test_every_notebook_promises_its_outputs():
+    assert sorted(PROMISED) == [p.name for p in NOTEBOOKS], "list each notebook in PROMISED"
+
+
 def test_no_output_line_is_cut(executed):
     name, nb = executed
-    if name not in PROMISED:
-        pytest.skip(f"{name}: its author's (issue 13 checked 01-05)")
     long = [(i, line) for i, o in _outputs(nb) for line in _text(o).splitlines()
             if len(line) > MAX_LINE]
     assert not long, f"{name}: output lines wider than {MAX_LINE} characters: {long[:3]}"
@@ -78,22 +87,22 @@ def test_no_output_line_is_cut(executed):
 
 def test_promised_pictures_and_plots(executed):
     name, nb = executed
-    if name not in PROMISED:
-        pytest.skip(f"{name} promises no pictures (issue 13 covers 01-05)")
-    titles, plot = PROMISED[name]
+    titles, views, plot = PROMISED[name]
     roots = [ET.fromstring(s) for _, o in _outputs(nb) for s in _svgs(o)]   # valid XML
     texts = [next(r.iter(_TEXT), None) for r in roots]
     firsts = ["".join(t.itertext()) for t in texts if t is not None]
     for t in titles:
         assert any(f.startswith(t) for f in firsts), f"{name}: no picture titled {t!r}: {firsts}"
+    htmls = [o.get("data", {}).get("text/html", "") for _, o in _outputs(nb)]
+    for v in views:
+        assert any(f"class='{v}'" in h for h in htmls), f"{name}: no {v} display"
     pngs = [o for _, o in _outputs(nb)
             if "data:image/png;base64," in o.get("data", {}).get("text/html", "")
             or "image/png" in o.get("data", {})]
     assert bool(pngs) == plot, f"{name}: timing plot expected: {plot}"
 
 
-@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name in PROMISED],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_text_explains_every_output(path):
     nb = nbformat.read(path, as_version=4)
     first = nb.cells[0]
