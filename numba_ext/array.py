@@ -1520,6 +1520,10 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
         src = asarray(obj if obj.dtype.isnative else obj.astype(obj.dtype.newbyteorder("=")))
         return _copy_array(src, want, el)
+    if isinstance(obj, np.ndarray) and obj.dtype.fields is not None:
+        # a structured array: its struct type from the dtype (asarray checks
+        # the layout), never the tuples' items taken as nested lists
+        return _copy_array(asarray(obj), want, el)
     if want is None and isinstance(obj, (list, tuple)) and _is_plain(obj):
         try:
             arr = np.array(obj)

@@ -226,3 +226,18 @@ def test_empty_and_zero_size():
     s = ckernels.empty("strided * string", (2,))   # the old call form; strings start empty
     assert s.to_list() == ["", ""]
     assert np.asarray(ckernels.array(np.zeros((0, 4)))).shape == (0, 4)
+
+
+def test_array_of_a_structured_ndarray_copies_its_structs():
+    # a structured array is one struct per element (not nested lists of its
+    # tuples' items); unaligned layouts are refused with the reason
+    dt = np.dtype([("x", "f8"), ("m", "i4")], align=True)
+    a = np.zeros(3, dt)
+    a["x"], a["m"] = [1.5, 2.5, 3.5], [1, 2, 3]
+    b = ckernels.array(a)
+    assert str(b.type) == "strided * {x: float64, m: int32}" and b.shape == (3,)
+    np.testing.assert_array_equal(np.asarray(b["x"]), a["x"])
+    np.testing.assert_array_equal(np.asarray(b["m"]), a["m"])
+    assert not np.shares_memory(np.asarray(b["x"]), a)
+    with pytest.raises(ckernels.errors.CKTypeError, match="align=True"):
+        ckernels.array(np.zeros(2, np.dtype([("x", "f8"), ("m", "i4")])))
