@@ -476,10 +476,20 @@ def _flags_text(f: ArrayFacts) -> str:
     return f"{f.flags} ({'|'.join(f.flag_names) or 'none'})"
 
 
-def _type_text(f: ArrayFacts) -> str:
+def _type_text(f: ArrayFacts, width: int | None = None) -> str:
+    t = f.type if width is None else _short(f.type, width)
     if f.type_builtin:   # builtin scalars are encoded in the pointer value
-        return f"builtin id {f.type_pointer} '{f.type}'"
-    return f"{hex_addr(f.type_pointer)} '{f.type}'"
+        return f"builtin id {f.type_pointer} '{t}'"
+    return f"{hex_addr(f.type_pointer)} '{t}'"
+
+
+#: pictures cut type strings longer than this (the full type is the SVG's
+#: title, shown on hover, and in the text view)
+_TYPE_WIDTH = 48
+
+
+def _short(s: str, width: int = _TYPE_WIDTH) -> str:
+    return s if len(s) <= width else s[:width - 1] + "…"
 
 
 def _data_ref_text(f: ArrayFacts) -> str:
@@ -567,7 +577,7 @@ def _preamble_box(f: ArrayFacts) -> tuple:
     rows = [(None, f"preamble (ck_array_preamble)", None),
             ("+0", "refcount", str(f.refcount)),
             ("+4", "kind", "array"),
-            ("+8", "type", _type_text(f)),
+            ("+8", "type", _type_text(f, _TYPE_WIDTH)),
             ("+16", "data", hex_addr(f.data)),
             ("+24", "flags", _flags_text(f)),
             ("+32", "data_ref", _data_ref_text(f))]
@@ -582,7 +592,7 @@ def _preamble_box(f: ArrayFacts) -> tuple:
                 blockref_rows.append((len(rows), target))
             rows.append((f"+{off}", name, value))
     box = FieldBox(f"array memblock {hex_addr(f.address)}", rows, "array",
-                   subtitle=f"type '{f.type}'")
+                   subtitle=f"type '{_short(f.type)}'")
     return box, data_row, ref_row, blockref_rows
 
 
@@ -675,7 +685,8 @@ def array_svg(a) -> str:
     cell_w = max([text_width(cell.value) for cell in f.cells] +
                  [text_width(cell.index or "", 10) for cell in f.cells] + [5 * 7.3]) + 10
     per_row = max(1, min(len(f.cells), int(560 // cell_w) or 1))
-    title = f"data: {len(f.cells) + f.more_cells} × '{f.item_type}' ({f.itemsize} B each)"
+    title = (f"data: {len(f.cells) + f.more_cells} × '{_short(f.item_type)}' "
+             f"({f.itemsize} B each)")
     sub = f.region_label
     dw = max(per_row * cell_w, text_width(title) + 4, text_width(sub, 11) + 4) + 2 * PAD
     nrows = (len(f.cells) + per_row - 1) // per_row
