@@ -330,6 +330,7 @@ def symbol_base(qualname: str, key: str, unique: bool) -> str:
 #: :func:`raise_function`); versioned with the code it emits
 RAISE_SYMBOL = "ckernels_jit_raise_v2"
 _raise_library = None
+_string_library = None
 
 
 def _unwrap_items_carry_extra_reference() -> bool:
@@ -486,26 +487,41 @@ def raise_function(module):
 
 
 def ensure_shared_functions() -> None:
-    """Compile what every entry point shares -- the error path
-    (:func:`raise_function`) and the string subroutines
-    (:func:`shared_function`) -- into one library, once per process, and
-    export them by stable names.  Must happen before any code referring to
-    them is compiled *or loaded from a cache* (the loader resolves symbols at
-    once)."""
+    """Compile the error path every entry point shares
+    (:func:`raise_function`) into a library of its own, once per process, and
+    export it by a stable name.  Must happen before any code referring to it
+    is compiled *or loaded from a cache* (the loader resolves symbols at
+    once).  Cheap: IR only, no Numba compilation."""
     global _raise_library
     if _raise_library is None:
         with global_compiler_lock:
             if _raise_library is None:
-                import llvmlite.binding as llvm
                 # Numba initialises its runtime (NRT_Free, ...) lazily, on a
                 # first compilation: do it now, the raise function uses it
                 cpu_target.typing_context.refresh()
                 cpu_target.target_context.refresh()
+                library, mod = _shared_library("ckernels_jit_shared")
+                _emit_raise_fn(cpu_target.target_context, mod, RAISE_SYMBOL,
+                               _unwrap_items_carry_extra_reference())
+                _raise_library = _export(library, mod, [RAISE_SYMBOL])
+
+
+def ensure_string_functions() -> None:
+    """Compile the string subroutines (:func:`shared_function`) into a library
+    of their own, once per process, exported by stable names.  Only functions
+    with ``string`` in a signature call them, and compiling them costs about a
+    second (Numba typing of its unicode operations), so this runs when such a
+    signature is first compiled or loaded from a cache
+    (:meth:`ckernels.jit.JitKernel.compile`, :func:`load_cached`) -- never
+    for numeric functions."""
+    global _string_library
+    ensure_shared_functions()
+    if _string_library is None:
+        with global_compiler_lock:
+            if _string_library is None:
                 context = cpu_target.target_context
-                library = context.codegen().create_library("ckernels_jit_shared")
-                mod = library.create_ir_module("ckernels_jit_shared")
-                _emit_raise_fn(context, mod, RAISE_SYMBOL, _unwrap_items_carry_extra_reference())
-                symbols = [RAISE_SYMBOL]
+                library, mod = _shared_library("ckernels_jit_strings")
+                symbols = []
                 flags = compiler.Flags()
                 flags.nrt = True
                 for symbol, impl, sig in _shared_signatures().values():
@@ -519,11 +535,22 @@ def ensure_shared_functions() -> None:
                     b = ir.IRBuilder(wrapper.append_basic_block("entry"))
                     b.ret(b.call(context.declare_function(mod, cres.fndesc), wrapper.args))
                     symbols.append(symbol)
-                library.add_ir_module(mod)
-                library.finalize()
-                for symbol in symbols:
-                    llvm.add_symbol(symbol, library.get_pointer_to_function(symbol))
-                _raise_library = library
+                _string_library = _export(library, mod, symbols)
+
+
+def _shared_library(name: str):
+    library = cpu_target.target_context.codegen().create_library(name)
+    return library, library.create_ir_module(name)
+
+
+def _export(library, mod, symbols):
+    """Finalize ``library`` with ``mod`` and export ``symbols`` by name."""
+    import llvmlite.binding as llvm
+    library.add_ir_module(mod)
+    library.finalize()
+    for symbol in symbols:
+        llvm.add_symbol(symbol, library.get_pointer_to_function(symbol))
+    return library
 
 
 def _check_status(builder, status, raise_fn):
@@ -563,7 +590,7 @@ def _shared_signatures():
 def shared_function(context, module, name):
     """Declare one of the shared subroutines in ``module``:
     ``(function, signature)``, called through Numba's calling convention."""
-    ensure_shared_functions()
+    ensure_string_functions()
     symbol, _, sig = _shared_signatures()[name]
     fnty = context.call_conv.get_function_type(sig.return_type, sig.args)
     return cgutils.get_or_insert_function(module, fnty, symbol), sig
@@ -918,7 +945,7 @@ def cache_key(symbase, arg_names, ret_name, arena_offset):
 
 
 def load_cached(cache, key, symbase):
-    ensure_shared_functions()
+    ensure_string_functions()
     context = cpu_target.target_context
     with global_compiler_lock:
         library = cache.load_overload(key, context)

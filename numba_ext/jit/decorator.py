@@ -261,6 +261,11 @@ class JitKernel(_dispatch.Function):
                 raise TypeError(f"ckernels.jit: {self.__name__} already has a signature for "
                                 f"({', '.join(sig.args)}): {have.sig.text}")
             nb_args = tuple(element_type(a).numba for a in sig.args)
+            if any("string" in t for t in sig.args + (sig.ret or "",)):
+                # their entry points call the shared string subroutines: in
+                # the process before the code is compiled or loaded from a cache
+                from .cpu_codegen import ensure_string_functions
+                ensure_string_functions()
             try:
                 # a struct result is written field by field from what the
                 # function returns (a tuple, a namedtuple, a struct): inferred
