@@ -329,6 +329,33 @@ static ck_status ck__rebuild(ck_type const *path, size_t axis, ck_type inner,
   return CK_OK;
 }
 
+/* A new view preamble over the dims path[0..n) rebuilt above `inner`
+ * (consumed): its type in *new_type, its arrmeta's first n dim headers copied
+ * from `src` (at offs[k]; var dims take a reference to their block).  The
+ * caller fills in the rest of the arrmeta and the preamble. */
+static ck_status ck__view_prefix(ck_type const *path, size_t n, ck_type inner,
+                                 const char *src, const size_t *offs, const char *func,
+                                 ck_array_preamble **out, ck_type *new_type) {
+  ck_status st = ck__rebuild(path, n, inner, new_type);
+  if (st != CK_OK) {
+    return st;
+  }
+  ck_array_preamble *v = ck__malloc(sizeof *v + ck_type_arrmeta_size(*new_type), func);
+  if (v == NULL) {
+    ck_type_decref(*new_type);
+    return CK_ERR_NO_MEMORY;
+  }
+  char *dst = ck__meta(v);
+  for (size_t k = 0; k < n; k++) {
+    memcpy(dst + offs[k], src + offs[k], ck__dim_header_size(path[k]));
+    if (path[k]->id == CK_TYPE_VAR_DIM) {
+      ck_memblock_incref(((ck_var_dim_arrmeta *)(dst + offs[k]))->blockref);
+    }
+  }
+  *out = v;
+  return CK_OK;
+}
+
 /* Slicing the var dim at `axis` > 0 whose outer dims path[0..axis) are all
  * fixed/strided: every row has its own size, so the result is a new array of
  * the same type (own outer data, C-contiguous) whose var dim slots select
@@ -562,21 +589,11 @@ static ck_status ck__view_op(const char *func, ck_array_preamble *a, size_t axis
     data = (char *)((uintptr_t)data + (uintptr_t)disp);
   }
   ck_type new_type;
-  if ((st = ck__rebuild(path, axis, inner, &new_type)) != CK_OK) {
+  ck_array_preamble *v;
+  if ((st = ck__view_prefix(path, axis, inner, src, offs, func, &v, &new_type)) != CK_OK) {
     return st;
   }
-  ck_array_preamble *v = ck__malloc(sizeof *v + ck_type_arrmeta_size(new_type), func);
-  if (v == NULL) {
-    ck_type_decref(new_type);
-    return CK_ERR_NO_MEMORY;
-  }
   char *dst = ck__meta(v);
-  for (size_t k = 0; k < axis; k++) {
-    memcpy(dst + offs[k], src + offs[k], ck__dim_header_size(path[k]));
-    if (path[k]->id == CK_TYPE_VAR_DIM) {
-      ck_memblock_incref(((ck_var_dim_arrmeta *)(dst + offs[k]))->blockref);
-    }
-  }
   size_t elem_src = offs[axis] + ck__dim_header_size(dim);
   if (is_index) {
     ck_type_arrmeta_copy(elem, dst + offs[axis], src + elem_src);
@@ -668,21 +685,11 @@ ck_status ck_array_field(ck_array_preamble *a, const char *name, size_t len,
   }
   ck_type_incref(ftype);
   ck_type new_type;
-  if ((st = ck__rebuild(path, nd, ftype, &new_type)) != CK_OK) {
+  ck_array_preamble *v;
+  if ((st = ck__view_prefix(path, nd, ftype, src, offs, __func__, &v, &new_type)) != CK_OK) {
     return st;
   }
-  ck_array_preamble *v = CK_MALLOC(sizeof *v + ck_type_arrmeta_size(new_type));
-  if (v == NULL) {
-    ck_type_decref(new_type);
-    return CK_ERR_NO_MEMORY;
-  }
   char *dst = ck__meta(v);
-  for (size_t k = 0; k < nd; k++) {
-    memcpy(dst + offs[k], src + offs[k], ck__dim_header_size(path[k]));
-    if (path[k]->id == CK_TYPE_VAR_DIM) {
-      ck_memblock_incref(((ck_var_dim_arrmeta *)(dst + offs[k]))->blockref);
-    }
-  }
   ck_type_arrmeta_copy(ftype, dst + off, src + off + am_off);
   if (last_var >= 0) {
     ((ck_var_dim_arrmeta *)(dst + offs[last_var]))->offset = var_offset;
