@@ -596,20 +596,31 @@ def shared_function(context, module, name):
     return cgutils.get_or_insert_function(module, fnty, symbol), sig
 
 
-def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, raise_fn):
+def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, raise_fn,
+                   rope_fn=None, rope_type=None, rope_pieces=None):
     """Emitter of one element: load the arguments (a ``string`` argument is
     decoded into a new Numba ``str`` by a shared subroutine), call the user
     function through the calling convention, release the decoded arguments
     (on the error path too), and convert and store the result (a ``string``
     result is written into the destination arena by another).  No Numba
     compilation per jitted function; LLVM inlines the user function into the
-    loops."""
+    loops.
+
+    With ``rope_fn`` (the function's rope variant, :mod:`ckernels.jit.rope`,
+    returning the tuple ``rope_type`` of the returned concatenation's leaves)
+    that is called instead, and the leaves are written into the arena in one
+    pass by :func:`ckernels.jit.rope.store_function` (compiled per leaf
+    types)."""
     nb_args = [numba_type(a) for a in arg_names]
     nb_ret = numba_type(ret_name)
     user_ret = user_sig.return_type
     user_args = list(user_sig.args)
     store = None
-    if ret_name == "string" and not isinstance(user_ret, types.NoneType):
+    if rope_fn is not None:
+        user_fn, user_ret = rope_fn, rope_type
+        user_sig = user_sig.replace(return_type=rope_type)
+        store = "rope"
+    elif ret_name == "string" and not isinstance(user_ret, types.NoneType):
         store = "store_string" if isinstance(user_ret, types.UnicodeType) else \
             "store_optional_string"
 
@@ -642,6 +653,20 @@ def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, rai
             return   # never returns normally
         # an Optional result comes back as its value, None as a status
         res = imputils.fix_returning_optional(context, builder, user_sig, status, res)
+        if store == "rope":
+            from .rope import store_function
+            sig = types.none(types.intp, types.intp, rope_type)
+            flags = compiler.Flags()
+            flags.nrt = True
+            cres = context.compile_subroutine(builder, store_function(rope_pieces), sig,
+                                              flags=flags)
+            fn = context.declare_function(module, cres.fndesc)
+            st, _ = context.call_conv.call_function(
+                builder, fn, types.none, list(sig.args),
+                [arena, builder.ptrtoint(dst, _i64), res])
+            context.nrt.decref(builder, user_ret, res)
+            fail_if(builder, st, [])
+            return
         if store is not None:
             fn, sig = shared_function(context, module, store)
             st, _ = context.call_conv.call_function(builder, fn, types.none, list(sig.args),
@@ -751,27 +776,38 @@ def _element_names(fndesc):
     return arg_names, ret_name
 
 
-def emit_entry_points(context, library, fndesc) -> None:
+def emit_entry_points(context, library, fndesc, lowerer=None) -> None:
     """Add the ``single`` and ``strided`` entry points of a just-lowered user
     function (builtin element types) to its own library, before Numba
     finalizes it: no library of their own (code libraries are never unloaded
     by Numba, so each one would stay for the life of the process), the user
     function inlined into the loops, and Numba's disk cache (``cache=True``)
-    stores them with the function."""
+    stores them with the function.  With the ``lowerer`` of a function whose
+    ``string`` result is a recognised concatenation, its rope variant is
+    lowered into the library too and the entry points call it
+    (:mod:`ckernels.jit.rope`)."""
     names = _element_names(fndesc)
     if names is None:
         return
     from numba.core.typing import signature
 
     arg_names, ret_name = names
+    rope = None
+    if lowerer is not None and ret_name == "string":
+        from .rope import lower_variant
+        rope = lower_variant(lowerer)
     offset = arena_offset()
     symbase = entry_point_symbase(fndesc, offset)
     module = library.create_ir_module(symbase)
     raise_fn = raise_function(module)
     user_fn = context.declare_function(module, fndesc)
+    rope_fn = rope_type = rope_pieces = None
+    if rope is not None:
+        rope_fn = context.declare_function(module, rope[0])
+        rope_type, rope_pieces = rope[1], rope[2]
     emit = element_direct(context, library, user_fn,
                           signature(fndesc.restype, *fndesc.argtypes), arg_names, ret_name,
-                          raise_fn)
+                          raise_fn, rope_fn, rope_type, rope_pieces)
     nsrc, has_arena = len(arg_names), ret_name == "string"
     _emit_single(module, f"{symbase}_single", emit, nsrc, has_arena, offset)
     _emit_strided(module, f"{symbase}_strided", emit, nsrc, dtypes.by_name[ret_name].size,
@@ -808,7 +844,7 @@ def _lowering_classes():
 
         def create_cfunc_wrapper(self):
             super().create_cfunc_wrapper()
-            emit_entry_points(self.context, self.library, self.fndesc)
+            emit_entry_points(self.context, self.library, self.fndesc, self)
 
         def lower_dynamic_raise(self, inst):
             # Numba increfs each variable the exception takes, but no `del`
