@@ -247,6 +247,11 @@ def ck_label(i):
     return "item-" + str(i)
 
 
+@ckernels.jit("string(int64)")
+def ck_label_f(i):
+    return f"item-{i}"
+
+
 def _arena_stats(arr):
     """Capacity/used of the arena holding a 1-d string array's bytes."""
     from ckernels.lowlevel import MemBlock, ffi
@@ -258,7 +263,17 @@ def bench_strings() -> None:
     n = min(N, 1_000_000)
     print(f"-- building {n} strings 'item-<i>' --")
     idx = np.arange(n)
-    t_ck = best(lambda: ck_label(idx), reps=3)
+    ck_label(idx[:2]), ck_label_f(idx[:2])
+    threads = ckernels.get_num_threads()
+    rows = []
+    for nt in (1, 2):
+        ckernels.set_num_threads(nt)
+        rows.append((f'"item-" + str(i), {nt} thread{"s" if nt > 1 else ""}',
+                     best(lambda: ck_label(idx), reps=3)))
+        rows.append((f'f"item-{{i}}", {nt} thread{"s" if nt > 1 else ""}',
+                     best(lambda: ck_label_f(idx), reps=3)))
+    ckernels.set_num_threads(threads)
+    t_ck = rows[0][1]
     t_py = best(lambda: [f"item-{i}" for i in range(n)], reps=3)
     report("ckernels.jit string(int64) (arena)", t_ck, "Python list comprehension", t_py)
     try:
@@ -266,7 +281,8 @@ def bench_strings() -> None:
         import pyarrow.compute as pc
         t_pa = best(lambda: pc.binary_join_element_wise(
             "item-", pc.cast(pa.array(idx), pa.string()), ""), reps=3)
-        report("ckernels.jit string(int64) (arena)", t_ck, "pyarrow compute cast+join", t_pa)
+        for what, t in rows:
+            report(f"ckernels.jit {what}", t, "pyarrow compute cast+join", t_pa)
         pa_arr = pc.binary_join_element_wise("item-", pc.cast(pa.array(idx), pa.string()), "")
     except ImportError:
         pa_arr = None
@@ -341,5 +357,7 @@ def main() -> None:
 if __name__ == "__main__":
     if sys.argv[1:] == ["error_model"]:
         bench_error_model()
+    elif sys.argv[1:] == ["strings"]:
+        bench_strings()
     else:
         main()

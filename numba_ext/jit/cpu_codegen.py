@@ -827,6 +827,9 @@ def in_library(cres, arg_names, ret_name, from_cache=False):
     if not (lib_.get_pointer_to_function(f"{symbase}_single") and
             lib_.get_pointer_to_function(f"{symbase}_strided")):
         return None
+    if ret_name == "string":
+        from .rope import set_envs
+        set_envs(cres.fndesc, lib_)
     return Trampolines(lib_, symbase, from_cache=from_cache)
 
 

@@ -49,6 +49,10 @@ from .._numba.utf8 import store_u8, str_encode_into, str_utf8_nbytes
 #: abi tag that names the rope variant of a function (its own mangled name)
 ROPE_ABI_TAG = "ckrope"
 
+#: constants up to this many UTF-8 bytes are written by the store itself (byte
+#: stores baked into its code); longer ones are leaves like any other str
+MAX_INLINE_CONST = 64
+
 
 class Rope:
     """A recognised chain: the return block, the statement positions to drop
@@ -139,7 +143,8 @@ def find_rope(func_ir, typemap, calltypes, restype):
                     leaves.append(("num", e.args[0]))
                     return
         t = typemap.get(var.name)
-        if isinstance(t, types.StringLiteral) and _utf8_ok(t.literal_value):
+        if (isinstance(t, types.StringLiteral) and _utf8_ok(t.literal_value)
+                and len(t.literal_value.encode("utf-8")) <= MAX_INLINE_CONST):
             leaves.append(("const", t.literal_value))
             return
         if not isinstance(t, types.UnicodeType):
@@ -184,13 +189,23 @@ def variant_ir(func_ir, typemap, rope):
     tup_ty = types.Tuple(tys)
     tmap = dict(typemap)
     drop = set(rope.drop)
-    body = [st for i, st in enumerate(blk.body) if i not in drop and i != rope.ret_index]
+    items = [v for k, v in rope.leaves if k != "const"]
+    leaf_names = list(dict.fromkeys(v.name for v in items))
+    # the chain's temporaries are gone; the leaves' own ``del`` (their last
+    # use was in the chain) moves after the tuple that takes them
+    gone = {blk.body[i].target.name for i in drop} | set(leaf_names)
+    deleted = {st.value for st in blk.body if isinstance(st, ir.Del)}
+    leaf_names = [n for n in leaf_names if n in deleted]
+    body = [st for i, st in enumerate(blk.body)
+            if i not in drop and i != rope.ret_index
+            and not (isinstance(st, ir.Del) and st.value in gone)]
     term = body.pop()          # the Return
     tup = scope.redefine("$ck_rope", loc)
     ret = scope.redefine("$ck_rope_ret", loc)
-    body.append(ir.Assign(ir.Expr.build_tuple([v for k, v in rope.leaves if k != "const"],
-                                              loc), tup, loc))
+    body.append(ir.Assign(ir.Expr.build_tuple(items, loc), tup, loc))
+    body.extend(ir.Del(name, loc) for name in leaf_names)
     body.append(ir.Assign(ir.Expr.cast(tup, loc), ret, loc))
+    body.append(ir.Del(tup.name, loc))
     body.append(ir.Return(ret, term.loc))
     blk.body = body
     tmap[tup.name] = tup_ty
@@ -213,6 +228,11 @@ def lower_variant(lowerer):
         abi_tags=tuple(fndesc.abi_tags) + (ROPE_ABI_TAG,))
     low = type(lowerer)(lowerer.context, lowerer.library, fd, new_ir)
     low.lower()
+    # the variant's Environment (globals for object-mode helpers such as
+    # print) lives as long as the process, as the code does; Numba looks it
+    # up by name when caching (referenced environments) and the dispatcher
+    # sets its address once the library is finalized (:func:`set_envs`)
+    _ENVS[(fndesc.env_name, lowerer.library.name)] = low.env
     return fd, tup_ty, layout(rope)
 
 
@@ -228,6 +248,19 @@ def layout(rope):
             out.append(("item", k))
             k += 1
     return tuple(out)
+
+
+#: Environments of rope variants, by (user function env name, library name)
+_ENVS: dict = {}
+
+
+def set_envs(fndesc, library) -> None:
+    """Point the Environment global of ``fndesc``'s rope variant in the
+    finalized ``library`` at its Environment (what Numba does for the
+    function itself when it makes it executable)."""
+    env = _ENVS.get((fndesc.env_name, library.name))
+    if env is not None:
+        library.codegen.set_env(env.env_name, env)
 
 
 # ------------------------------------------------------------- the store --
