@@ -227,7 +227,18 @@ def lower_variant(lowerer):
         inline=fndesc.inline, noalias=fndesc.noalias,
         abi_tags=tuple(fndesc.abi_tags) + (ROPE_ABI_TAG,))
     low = type(lowerer)(lowerer.context, lowerer.library, fd, new_ir)
-    low.lower()
+    # Lower.lower() for a normal function, except that the helpers Numba
+    # names by content (the unwrap function of a raise with run-time
+    # arguments), already defined by the function itself in this library,
+    # are made linkonce_odr here: the linker keeps one of the identical copies
+    low.emit_environment_object()
+    low.genlower = None
+    low.lower_normal_function(fd)
+    low.context.post_lowering(low.module, low.library)
+    for fn in low.module.functions:
+        if fn.name.startswith("__excinfo_unwrap_args") and not fn.is_declaration:
+            fn.linkage = "linkonce_odr"
+    low.library.add_ir_module(low.module)
     # the variant's Environment (globals for object-mode helpers such as
     # print) lives as long as the process, as the code does; Numba looks it
     # up by name when caching (referenced environments) and the dispatcher

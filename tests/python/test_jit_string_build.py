@@ -1,0 +1,245 @@
+"""Strings built in jitted code: the returned ``+`` / f-string chain written
+into the arena in one pass (``ckernels.jit.rope``), with Python's own
+``str()`` / f-strings as the oracle, and the fallback to Numba's ``str``
+where the chain's value is used otherwise."""
+
+import numpy as np
+import pytest
+
+import ckernels
+from ckernels.jit import rope
+from ckernels.jit.cpu_codegen import numba_type
+
+I64 = np.iinfo(np.int64)
+U64 = np.iinfo(np.uint64)
+
+
+def uses_rope(fn, *args) -> bool:
+    """Whether the entry points of ``fn`` for these Numba argument types call
+    a rope variant (its mangled name carries the variant's abi tag)."""
+    import numba
+    key = tuple(numba.from_dtype(np.dtype(a)) if not isinstance(a, numba.types.Type) else a
+                for a in args)
+    cres = fn.dispatcher.overloads[key]
+    return rope.ROPE_ABI_TAG in cres.library.get_llvm_str()
+
+
+# one compiled function per behaviour, shared by the tests (CI time)
+@ckernels.jit("string(int64)")
+def label(i):
+    return "item-" + str(i)
+
+
+@ckernels.jit("string(int64)")
+def label_f(i):
+    return f"item-{i}"
+
+
+@ckernels.jit("string(int64)")
+def only_str(i):
+    return str(i)
+
+
+@ckernels.jit(["string(int8)", "string(int16)", "string(int32)", "string(uint8)",
+               "string(uint16)", "string(uint32)", "string(uint64)", "string(bool)"])
+def widths(x):
+    return f"<{x}>"
+
+
+@ckernels.jit("string(int64)")
+def non_ascii(i):
+    return "é" + str(i) + "日本" + "" + str(-i) + "😀"
+
+
+@ckernels.jit("string(int64)")
+def empty_pieces(i):
+    return "" + "" + str(i) + ""
+
+
+@ckernels.jit("string(int64)")
+def only_consts(i):
+    return "a" + "é"
+
+
+@ckernels.jit("string(string, int64)")
+def with_arg(s, i):
+    return s + ":" + str(i) + "/" + s
+
+
+@ckernels.jit("string(string, int64, bool)")
+def mixed(s, i, b):
+    t = s.upper()
+    return f"{t}[{i}]={b}" + str(i * 2) + str(1.5)
+
+
+LONG = "L" * 5000 + "ü" * 3000    # beyond the arena's first chunk (4096 bytes)
+
+
+@ckernels.jit("string(int64)")
+def long_const(i):
+    return LONG + str(i) + LONG
+
+
+@ckernels.jit("string(int64)")
+def used_twice(i):
+    s = "n" + str(i)
+    return s + s
+
+
+@ckernels.jit("string(int64)")
+def len_of_chain(i):
+    s = "n" + str(i)
+    n = len(s)
+    return s + "#" + str(n)
+
+
+@ckernels.jit("string(int64)")
+def two_returns(i):
+    if i < 0:
+        return "neg" + str(i)
+    return "pos" + str(i)
+
+
+@ckernels.jit("string(int64)")
+def branches_then_chain(i):
+    k = i
+    if i % 2 == 0:
+        k = i // 2
+    return "k=" + str(k) + "," + str(i)
+
+
+@ckernels.jit("string(int64)")
+def raises_inside(i):
+    if i == 3:
+        raise ValueError("bad " + str(i))
+    return "ok" + str(i)
+
+
+EDGE = [0, 1, -1, 9, 10, -10, 99, 100, 12345, -987654321, I64.max, I64.min, I64.min + 1]
+
+
+def test_int64_edge_values_match_python():
+    x = np.array(EDGE, dtype=np.int64)
+    assert label(x).to_list() == ["item-" + str(v) for v in EDGE]
+    assert label_f(x).to_list() == [f"item-{v}" for v in EDGE]
+    assert only_str(x).to_list() == [str(v) for v in EDGE]
+    assert uses_rope(label, np.int64) and uses_rope(label_f, np.int64)
+    assert uses_rope(only_str, np.int64)
+
+
+@pytest.mark.parametrize("dt", ["int8", "int16", "int32", "uint8", "uint16", "uint32",
+                                "uint64"])
+def test_integer_widths_match_python(dt):
+    info = np.iinfo(dt)
+    vals = sorted({0, 1, info.max, info.min, info.max - 1, info.min + (info.min < 0)})
+    x = np.array(vals, dtype=dt)
+    assert widths(x).to_list() == [f"<{v}>" for v in vals]
+    assert uses_rope(widths, np.dtype(dt))
+
+
+def test_bool_matches_python():
+    assert widths(np.array([True, False])).to_list() == ["<True>", "<False>"]
+
+
+def test_uint64_max():
+    x = np.array([U64.max, 2**63, 2**63 - 1], dtype=np.uint64)
+    assert widths(x).to_list() == [f"<{int(v)}>" for v in x]
+
+
+def test_non_ascii_constants_and_empty_pieces():
+    x = np.array([0, 7, -42, I64.max])
+    assert non_ascii(x).to_list() == ["é" + str(v) + "日本" + str(-v) + "😀" for v in x]
+    assert empty_pieces(x).to_list() == [str(v) for v in x]
+    assert only_consts(x[:2]).to_list() == ["aé", "aé"]
+
+
+def test_string_arguments_in_the_chain():
+    words = ["", "a", "héllo", "日本語", "😀" * 3, "x" * 10_000]
+    idx = np.arange(len(words)) - 2
+    r = with_arg(words, idx)
+    assert r.to_list() == [f"{w}:{i}/{w}" for w, i in zip(words, idx)]
+    assert uses_rope(with_arg, numba_type("string"), np.int64)
+
+
+def test_mixed_pieces_float_str_kept_numba():
+    words = ["ab", "é", ""]
+    idx = np.array([3, -4, 0])
+    flags = np.array([True, False, True])
+    import numba
+
+    @numba.njit
+    def numba_float_str():
+        return str(1.5)
+    f = numba_float_str()
+    r = mixed(words, idx, flags).to_list()
+    assert r == [f"{w.upper()}[{i}]={b}" + str(i * 2) + f
+                 for w, i, b in zip(words, idx, flags)]
+
+
+def test_long_strings_beyond_a_chunk():
+    r = long_const(np.array([1, -2, 30]))
+    assert r.to_list() == [LONG + str(v) + LONG for v in (1, -2, 30)]
+
+
+def test_fallback_chain_value_used_elsewhere():
+    x = np.array([0, -5, 123])
+    assert used_twice(x).to_list() == [("n" + str(v)) * 2 for v in x]
+    assert len_of_chain(x).to_list() == [f"n{v}#{len('n' + str(v))}" for v in x]
+    # the inner chain stays a Numba str (used twice); the returned one is
+    # still written in one pass with it as a leaf
+    assert uses_rope(used_twice, np.int64) and uses_rope(len_of_chain, np.int64)
+
+
+def test_several_returns_fall_back():
+    x = np.array([-3, 0, 4])
+    assert two_returns(x).to_list() == [("neg" if v < 0 else "pos") + str(v) for v in x]
+    assert not uses_rope(two_returns, np.int64)
+
+
+def test_chain_after_branches():
+    x = np.arange(-3, 5)
+    assert branches_then_chain(x).to_list() == [
+        f"k={v // 2 if v % 2 == 0 else v},{v}" for v in x]
+    assert uses_rope(branches_then_chain, np.int64)
+
+
+def test_two_dimensional_input_and_out():
+    x = np.arange(-6, 6).reshape(3, 4)
+    assert label(x).to_list() == [[f"item-{v}" for v in row] for row in x]
+    assert label(x[:, ::-2]).to_list() == [[f"item-{v}" for v in row] for row in x[:, ::-2]]
+    out = ckernels.array(["old"] * 5)
+    assert label_f(np.arange(5), out=out) is out
+    assert out.to_list() == [f"item-{v}" for v in range(5)]
+
+
+def test_exceptions_inside_string_code():
+    with pytest.raises(ValueError, match="bad 3"):
+        raises_inside(np.arange(5))
+    assert raises_inside(np.arange(3)).to_list() == ["ok0", "ok1", "ok2"]
+
+
+def test_called_from_jitted_code_and_python_unchanged():
+    import numba
+
+    @numba.njit
+    def outer(i):
+        return label(i) + "!"
+    assert outer(-7) == "item--7!"
+    assert label.dispatcher(12) == "item-12"
+
+
+def _arena_capacity(arr):
+    from ckernels.lowlevel import MemBlock, ffi
+    am = ffi.cast("ck_string_arrmeta *", arr._arrmeta + ffi.sizeof("ck_dim_arrmeta"))
+    return MemBlock(am.blockref, incref=True).stats
+
+
+def test_arena_bytes_per_string_within_arrow():
+    n = 200_000
+    r = label(np.arange(n))
+    st = _arena_capacity(r)
+    payload = sum(len(f"item-{i}") for i in range(n))
+    assert st.used == payload                  # one exact allocation per string
+    arrow = payload + 4 * (n + 1)              # Arrow: int32 offsets + data
+    assert st.capacity <= arrow
+    del r
