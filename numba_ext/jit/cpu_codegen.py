@@ -655,15 +655,17 @@ def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, rai
         res = imputils.fix_returning_optional(context, builder, user_sig, status, res)
         if store == "rope":
             from .rope import store_function
-            sig = types.none(types.intp, types.intp, rope_type)
+            pieces, blob = rope_pieces
+            sig = types.none(types.intp, types.intp, rope_type, types.intp)
             flags = compiler.Flags()
             flags.nrt = True
-            cres = context.compile_subroutine(builder, store_function(rope_pieces), sig,
+            cres = context.compile_subroutine(builder, store_function(pieces), sig,
                                               flags=flags)
             fn = context.declare_function(module, cres.fndesc)
+            consts = builder.ptrtoint(context.insert_const_bytes(module, blob), _i64)
             st, _ = context.call_conv.call_function(
                 builder, fn, types.none, list(sig.args),
-                [arena, builder.ptrtoint(dst, _i64), res])
+                [arena, builder.ptrtoint(dst, _i64), res, consts])
             context.nrt.decref(builder, user_ret, res)
             fail_if(builder, st, [])
             return
@@ -827,9 +829,6 @@ def in_library(cres, arg_names, ret_name, from_cache=False):
     if not (lib_.get_pointer_to_function(f"{symbase}_single") and
             lib_.get_pointer_to_function(f"{symbase}_strided")):
         return None
-    if ret_name == "string":
-        from .rope import set_envs
-        set_envs(cres.fndesc, lib_)
     return Trampolines(lib_, symbase, from_cache=from_cache)
 
 

@@ -44,14 +44,10 @@ from numba.extending import overload, register_jitable
 from .._numba.allocator import allocate
 from .._numba.memblock import memblock_from_address
 from .._numba.strings import store_string
-from .._numba.utf8 import store_u8, str_encode_into, str_utf8_nbytes
+from .._numba.utf8 import load_intp, memcpy, store_u8, str_encode_into, str_utf8_nbytes
 
 #: abi tag that names the rope variant of a function (its own mangled name)
 ROPE_ABI_TAG = "ckrope"
-
-#: constants up to this many UTF-8 bytes are written by the store itself (byte
-#: stores baked into its code); longer ones are leaves like any other str
-MAX_INLINE_CONST = 64
 
 
 class Rope:
@@ -143,8 +139,7 @@ def find_rope(func_ir, typemap, calltypes, restype):
                     leaves.append(("num", e.args[0]))
                     return
         t = typemap.get(var.name)
-        if (isinstance(t, types.StringLiteral) and _utf8_ok(t.literal_value)
-                and len(t.literal_value.encode("utf-8")) <= MAX_INLINE_CONST):
+        if isinstance(t, types.StringLiteral) and _utf8_ok(t.literal_value):
             leaves.append(("const", t.literal_value))
             return
         if not isinstance(t, types.UnicodeType):
@@ -200,8 +195,9 @@ def variant_ir(func_ir, typemap, rope):
             if i not in drop and i != rope.ret_index
             and not (isinstance(st, ir.Del) and st.value in gone)]
     term = body.pop()          # the Return
-    tup = scope.redefine("$ck_rope", loc)
-    ret = scope.redefine("$ck_rope_ret", loc)
+    # not registered in the scope, which the function's own IR shares
+    tup = ir.Var(scope, "$ck_rope", loc)
+    ret = ir.Var(scope, "$ck_rope_ret", loc)
     body.append(ir.Assign(ir.Expr.build_tuple(items, loc), tup, loc))
     body.extend(ir.Del(name, loc) for name in leaf_names)
     body.append(ir.Assign(ir.Expr.cast(tup, loc), ret, loc))
@@ -226,6 +222,11 @@ def lower_variant(lowerer):
         new_ir, tmap, tup_ty, fndesc.calltypes, mangler=lowerer.context.mangler,
         inline=fndesc.inline, noalias=fndesc.noalias,
         abi_tags=tuple(fndesc.abi_tags) + (ROPE_ABI_TAG,))
+    # the variant shares the function's Environment (globals and the
+    # constants of object-mode helpers such as print): Numba finds it by this
+    # name (Environment.from_fndesc), and sets the global of that name when it
+    # makes the function executable or loads it from the cache
+    fd.env_name = fndesc.env_name
     low = type(lowerer)(lowerer.context, lowerer.library, fd, new_ir)
     # Lower.lower() for a normal function, except that the helpers Numba
     # names by content (the unwrap function of a raise with run-time
@@ -239,39 +240,31 @@ def lower_variant(lowerer):
         if fn.name.startswith("__excinfo_unwrap_args") and not fn.is_declaration:
             fn.linkage = "linkonce_odr"
     low.library.add_ir_module(low.module)
-    # the variant's Environment (globals for object-mode helpers such as
-    # print) lives as long as the process, as the code does; Numba looks it
-    # up by name when caching (referenced environments) and the dispatcher
-    # sets its address once the library is finalized (:func:`set_envs`)
-    _ENVS[(fndesc.env_name, lowerer.library.name)] = low.env
     return fd, tup_ty, layout(rope)
 
 
 def layout(rope):
-    """The store's layout of the leaves: ``("const", text)`` or ``("item", k)``
-    (the k-th item of the variant's tuple), in order."""
-    out, k = [], 0
+    """``(pieces, constants)``: the store's layout of the leaves, in order --
+    ``("const",)`` (the next constant) or ``("item", k)`` (the k-th item of the
+    variant's tuple) -- and the constants' bytes: their total length, each
+    one's length (int64 words) and their UTF-8 one after the other.  The
+    layout names neither text nor lengths, so one store function serves every
+    function of the same shape."""
+    import struct
+    out, lens, k = [], [], 0
+    data = b""
     for kind, v in rope.leaves:
         if kind == "const":
-            if v:
-                out.append(("const", v))
+            enc = v.encode("utf-8")
+            if enc:
+                out.append(("const",))
+                lens.append(len(enc))
+                data += enc
         else:
             out.append(("item", k))
             k += 1
-    return tuple(out)
-
-
-#: Environments of rope variants, by (user function env name, library name)
-_ENVS: dict = {}
-
-
-def set_envs(fndesc, library) -> None:
-    """Point the Environment global of ``fndesc``'s rope variant in the
-    finalized ``library`` at its Environment (what Numba does for the
-    function itself when it makes it executable)."""
-    env = _ENVS.get((fndesc.env_name, library.name))
-    if env is not None:
-        library.codegen.set_env(env.env_name, env)
+    blob = struct.pack(f"<{len(lens) + 1}q", len(data), *lens) + data
+    return tuple(out), blob
 
 
 # ------------------------------------------------------------- the store --
@@ -369,32 +362,37 @@ _store_functions: dict = {}
 
 
 def store_function(pieces):
-    """``store(arena, dst, leaves)`` for a tuple of ``n`` leaves: the summed
-    length, one allocation from the arena, the leaves written in order, the
-    ``ck_string`` at ``dst`` set (one Python function per arity, compiled by
-    Numba per leaf types)."""
+    """``store(arena, dst, leaves, constants)`` for a :func:`layout`: the
+    summed length, one allocation from the arena, the pieces written in order
+    (the constant ones copied from the address ``constants``), the
+    ``ck_string`` at ``dst`` set.  One Python function per layout, compiled
+    by Numba per leaf types (and kept, like any Numba subroutine: layouts
+    name lengths, not text, so there are few)."""
     fn = _store_functions.get(pieces)
     if fn is None:
-        const_bytes = sum(len(v.encode("utf-8", "surrogatepass"))
-                          for kind, v in pieces if kind == "const")
-        sizes = [str(const_bytes)] + [f"piece_nbytes(t[{v}])" for kind, v in pieces
-                                      if kind == "item"]
-        lines = ["def rope_store(arena, dst, t):",
+        nconst = sum(1 for piece in pieces if piece[0] == "const")
+        sizes = ["load_intp(c)"] + [f"piece_nbytes(t[{piece[1]}])" for piece in pieces
+                                    if piece[0] == "item"]
+        lines = ["def rope_store(arena, dst, t, c):",
                  "    if arena == 0:",
                  "        raise ValueError('a string result needs a destination arena')",
                  "    n = " + " + ".join(sizes),
                  "    b, e = allocate(memblock_from_address(arena), n, 1)",
-                 "    p = b"]
+                 "    p = b",
+                 f"    q = c + {8 * (nconst + 1)}"]
         glb = {"piece_nbytes": piece_nbytes, "piece_write": piece_write,
                "allocate": allocate, "memblock_from_address": memblock_from_address,
-               "store_string": store_string, "store_u8": store_u8}
-        for kind, v in pieces:
-            if kind == "item":
-                lines.append(f"    p = piece_write(t[{v}], p)")
+               "store_string": store_string, "memcpy": memcpy, "load_intp": load_intp}
+        j = 0
+        for piece in pieces:
+            if piece[0] == "item":
+                lines.append(f"    p = piece_write(t[{piece[1]}], p)")
             else:
-                data = v.encode("utf-8", "surrogatepass")
-                lines += [f"    store_u8(p + {j}, {c})" for j, c in enumerate(data)]
-                lines.append(f"    p += {len(data)}")
+                j += 1
+                lines += [f"    m = load_intp(c + {8 * j})",
+                          "    memcpy(p, q, m)",
+                          "    p += m",
+                          "    q += m"]
         lines.append("    store_string(dst, b, e)")
         ns: dict = {}
         exec(compile("\n".join(lines) + "\n", "<ckernels.jit rope store>", "exec"),
