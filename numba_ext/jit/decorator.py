@@ -13,7 +13,12 @@ Signatures use ckernel type names (``"string(string)"``, ``"bool(float32)"``,
 ``complex128`` and ``string``.  A list of signatures compiles each one at
 decoration; without signatures, one is compiled per argument types at the
 first call (like ``numba.vectorize``).  ``cache=True`` caches both the Numba
-function and the generated entry points on disk.
+function and the generated entry points on disk, and each numeric signature also
+as a real shared library exporting its ckernel entry points
+(:mod:`ckernels.jit.native_cache`, linked with the system C compiler): in a new
+interpreter, a function whose signatures are all there is decorated by loading
+those libraries, without importing Numba (its dispatcher is made when something
+needs it); ``CKERNELS_JIT_NATIVE_CACHE=0`` turns that off.
 
 What a decorated function is:
 
@@ -333,7 +338,7 @@ class JitKernel(_dispatch.Function):
             if have is not None:
                 raise TypeError(f"ckernels.jit: {self.__name__} already has a signature for "
                                 f"({', '.join(sig.args)}): {have.sig.text}")
-            if self._cache and self._dispatcher is None:
+            if self._cache and not self._explicit and self._dispatcher is None:
                 native = self._load_native([sig])
                 if native is not None:
                     comp = native[0]
@@ -734,6 +739,12 @@ def jit(signatures=None, *, cache: bool = False, register: str | None = None,
     without division checks, faster where those checks block vectorisation.
     Both models give the same results on the CPU and on devices, and on the
     ufunc path.
+
+    ``cache`` -- ``True``: keep what is compiled on disk, next to Numba's cache
+    files of the function (``NUMBA_CACHE_DIR`` or ``__pycache__``): Numba's
+    cache, and for numeric signatures a shared library of the entry points that
+    a new interpreter loads without Numba (a changed body, closure value,
+    source file, Numba, Python, CPU or libckernel means a fresh compile).
 
     ``identity`` -- the identity of the function's reductions (``f.reduce``,
     the ufunc's ``identity``): e.g. ``0`` for a sum-like function.  With one,

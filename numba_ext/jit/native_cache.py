@@ -21,7 +21,8 @@ SHA-256 against the index, ``dlopen``s it (once per process) and hands back
 the entry point addresses: decoration with explicit signatures then imports
 neither Numba nor llvmlite.
 
-Files sit in Numba's cache directory of the function (the same rules:
+``CKERNELS_JIT_NATIVE_CACHE=0`` turns the native cache off (Numba's cache
+alone, as before).  Files sit in Numba's cache directory of the function (the same rules:
 ``NUMBA_CACHE_DIR``, else a writable ``__pycache__`` next to the source; a
 function Numba would cache elsewhere is not native-cached), one JSON index
 ``<name>-<line>.py<XY>.<key>.ckn`` and one ``.so`` per key, each written to a
@@ -240,10 +241,17 @@ def _address(handle, name: str) -> int:
     return ctypes.cast(getattr(handle, name), ctypes.c_void_p).value or 0
 
 
+def enabled() -> bool:
+    """The native cache is used unless ``CKERNELS_JIT_NATIVE_CACHE=0``."""
+    return os.environ.get("CKERNELS_JIT_NATIVE_CACHE", "1") != "0"
+
+
 def load(kernel, sig) -> tuple[NativeEntryPoints, str] | None:
     """``(entry points, result type name)`` of ``sig`` from the cache, or None (a miss, a
     signature recorded as not native-cachable, or anything wrong with the
     files)."""
+    if not enabled():
+        return None
     try:
         key = key_of(kernel, sig)
         paths = _paths(kernel, key)
@@ -358,6 +366,8 @@ def save(kernel, sig, result: str, tramp) -> str:
     """Store the entry points of ``sig`` (just compiled: ``tramp`` holds the
     finalized Numba library) as a native library; returns what happened
     (``"saved"``, ``"not native-cachable"``, or why nothing was stored)."""
+    if not enabled():
+        return "disabled (CKERNELS_JIT_NATIVE_CACHE=0)"
     import shutil
     cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("cc")
     nm = shutil.which("nm")
@@ -415,5 +425,5 @@ def save(kernel, sig, result: str, tramp) -> str:
     return "saved" if index["native"] else "not native-cachable"
 
 
-__all__ = ["FORMAT", "NativeEntryPoints", "load", "save", "record_status", "key_of",
+__all__ = ["FORMAT", "NativeEntryPoints", "enabled", "load", "save", "record_status", "key_of",
            "cache_dir", "libckernel_path", "classify_undefined"]
