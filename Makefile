@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMPS := .stamps
-JOBS ?= 2
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Debian packages: C toolchain and checkers, OpenCL on the CPU (PoCL).
 APT_PACKAGES := build-essential cmake valgrind clang libclang-rt-14-dev \
@@ -70,10 +70,12 @@ setup: install
 test-c: system-deps cuda-tools
 	cmake -S . -B build/c -DCK_WERROR=ON >/dev/null
 	cmake --build build/c -j$(JOBS)
-	ctest --test-dir build/c --output-on-failure
+	ctest --test-dir build/c --output-on-failure -j$(JOBS)
 
+# One pytest worker per core (pytest-xdist), each test file on one worker so
+# that the jitted functions a file shares are compiled once.
 test-python: install
-	$(PY) -m pytest tests/python -q
+	$(PY) -m pytest tests/python -q -n $(JOBS) --dist loadfile
 
 test: setup test-c test-python
 
@@ -93,10 +95,10 @@ test-gpu: install cuda-tools
 sanitize: system-deps
 	cmake -S . -B build/asan -DCK_WERROR=ON -DCK_SANITIZE=ON >/dev/null
 	cmake --build build/asan -j$(JOBS)
-	ctest --test-dir build/asan --output-on-failure
+	ctest --test-dir build/asan --output-on-failure -j$(JOBS)
 	cmake -S . -B build/valgrind -DCK_WERROR=ON "-DCK_TEST_WRAPPER=$(VALGRIND_WRAPPER)" -DCK_TEST_SCALE=20 >/dev/null
 	cmake --build build/valgrind -j$(JOBS)
-	ctest --test-dir build/valgrind --output-on-failure
+	ctest --test-dir build/valgrind --output-on-failure -j$(JOBS)
 
 # The type-string parser under libFuzzer (clang), bounded: FUZZ_SECONDS.
 FUZZ_SECONDS ?= 60

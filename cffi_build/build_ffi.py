@@ -19,17 +19,37 @@ import sys
 import cffi
 
 # Declarations that belong to the binding, not to the C API: the release
-# callback through which external memblocks drop their Python owner, and the
+# callback through which external memblocks drop their Python owner (called
+# through a C guard that does nothing once the interpreter is shutting down:
+# blocks still held by C objects are released after cffi's callback state is
+# gone, and at exit there is no owner worth dropping), and the
 # destructor of the DLPack capsules made by ckernels.context.dlpack, legacy and
 # versioned (C, because a capsule destructor may run while an exception is
 # pending, which a Python callback cannot survive; it sets the exception aside
 # around the tensor's deleter).
 BINDING_CDEF = """
 extern "Python" void ck_py_release(void *handle);
+void ck_py_release_guarded(void *handle);
+void ck_py_release_stop(void);
 void ck_py_dlpack_capsule_destructor(void *capsule);
 """
 
 BINDING_SOURCE = r"""
+static void ck_py_release(void *handle); /* cffi's extern "Python" stub, below */
+
+/* Set by an atexit hook (ckernels.memory): from then on the release of an
+ * external memblock leaves its Python owner alone -- the interpreter is being
+ * torn down and cffi can no longer call into Python. */
+static volatile int ck_py_release_stopped = 0;
+
+void ck_py_release_stop(void) { ck_py_release_stopped = 1; }
+
+void ck_py_release_guarded(void *handle) {
+  if (!ck_py_release_stopped) {
+    ck_py_release(handle);
+  }
+}
+
 typedef struct ck_py_dlmanaged {
   struct {
     void *data;

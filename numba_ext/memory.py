@@ -8,6 +8,7 @@ collected, whichever comes first (exactly once).  Using a closed block raises
 
 from __future__ import annotations
 
+import atexit
 import threading
 import weakref
 from typing import Any, NamedTuple
@@ -43,7 +44,14 @@ def release_callback(obj: Any):
     handle = ffi.new_handle(obj)
     with _external_lock:
         _external_owners[int(ffi.cast("uintptr_t", handle))] = handle
-    return lib.ck_py_release, handle
+    return _RELEASE, handle
+
+
+#: the C guard around ck_py_release (see cffi_build/build_ffi.py)
+_RELEASE = ffi.addressof(lib, "ck_py_release_guarded")
+# at exit, blocks still held by C objects (ufunc loops, registered kernels) are
+# released after cffi's callback state is gone: leave their owners alone then
+atexit.register(lib.ck_py_release_stop)
 
 
 def live_count() -> int:
@@ -149,7 +157,7 @@ class MemBlock:
         with _external_lock:
             _external_owners[key] = handle
         out = ffi.new("ck_memblock **")
-        status = lib.ck_external_memblock_new(handle, lib.ck_py_release, out)
+        status = lib.ck_external_memblock_new(handle, _RELEASE, out)
         if status != 0:
             with _external_lock:
                 _external_owners.pop(key, None)

@@ -1000,3 +1000,135 @@ __all__ = ["numba_type", "loader", "storer", "raise_function", "emit_entry_point
            "in_library", "entry_point_symbase", "pipeline_class", "RAISE_SYMBOL",
            "element_function", "build_trampolines", "Trampolines", "TrampolineCache",
            "symbol_base", "cache_key", "load_cached", "save_cached"]
+
+
+# ------------------------------------------------------------- native cache --
+def _native_raise_module(name: str, triple: str, data_layout: str):
+    """A module defining ``int32 name(int32 code, excinfo *info)``, the error
+    path of native-cached libraries (:mod:`ckernels.jit.native_cache`): with
+    the GIL, it hands the status, Numba's pickled static exception (if any)
+    and a pending Python exception to ``native_cache.record_status``, which
+    records the message with ``ck_set_error`` and returns the status.  Python
+    C API and ``ck_set_error`` only: no Numba runtime or helper."""
+    from numba.core.callconv import PICKLE_BUF_IDX, PICKLE_BUFSZ_IDX, excinfo_ptr_t
+    mod = ir.Module(name=name)
+    mod.triple = triple
+    mod.data_layout = data_layout
+    obj = _i8p
+
+    def decl(fname, ret, args, var_arg=False):
+        return cgutils.get_or_insert_function(mod, ir.FunctionType(ret, args, var_arg=var_arg),
+                                              fname)
+
+    gil_ensure = decl("PyGILState_Ensure", _i32, [])
+    gil_release = decl("PyGILState_Release", ir.VoidType(), [_i32])
+    from_bytes = decl("PyBytes_FromStringAndSize", obj, [_i8p, _i64])
+    err_fetch = decl("PyErr_Fetch", ir.VoidType(), [obj.as_pointer()] * 3)
+    err_norm = decl("PyErr_NormalizeException", ir.VoidType(), [obj.as_pointer()] * 3)
+    err_clear = decl("PyErr_Clear", ir.VoidType(), [])
+    import_mod = decl("PyImport_ImportModule", obj, [_i8p])
+    getattr_ = decl("PyObject_GetAttrString", obj, [obj, _i8p])
+    call = decl("PyObject_CallFunctionObjArgs", obj, [obj], var_arg=True)
+    from_long = decl("PyLong_FromLongLong", obj, [_i64])
+    as_long = decl("PyLong_AsLongLong", _i64, [obj])
+    decref = decl("Py_DecRef", ir.VoidType(), [obj])
+    set_error = decl("ck_set_error", _i32, [_i32, _i8p])
+    none = ir.GlobalVariable(mod, _i8, "_Py_NoneStruct")
+    none.linkage = "external"
+
+    def cstr(text, gname):
+        data = bytearray(text.encode() + b"\0")
+        gv = ir.GlobalVariable(mod, ir.ArrayType(_i8, len(data)), gname)
+        gv.initializer = ir.Constant(gv.type.pointee, data)
+        gv.global_constant = True
+        gv.linkage = "internal"
+        return gv.bitcast(_i8p)
+
+    fn = ir.Function(mod, ir.FunctionType(_i32, [_i32, excinfo_ptr_t]), name=name)
+    fn.attributes.add("noinline")
+    fn.attributes.add("cold")
+    code, info = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    gil = b.call(gil_ensure, [])
+    payload = cgutils.alloca_once_value(b, ir.Constant(obj, None))
+    user = b.and_(b.icmp_signed(">", code, ir.Constant(_i32, 0)),
+                  cgutils.is_not_null(b, info))
+    with b.if_then(user):
+        st = b.load(info)
+        size = b.extract_value(st, PICKLE_BUFSZ_IDX)
+        with b.if_then(b.icmp_signed(">", size, ir.Constant(size.type, 0))):
+            b.store(b.call(from_bytes, [b.extract_value(st, PICKLE_BUF_IDX),
+                                        b.sext(size, _i64)]), payload)
+    pty, pval, ptb = (cgutils.alloca_once_value(b, ir.Constant(obj, None)) for _ in range(3))
+    b.call(err_fetch, [pty, pval, ptb])
+    b.call(err_norm, [pty, pval, ptb])
+    result = cgutils.alloca_once_value(b, ir.Constant(_i32, -1))
+    resobj = cgutils.alloca_once_value(b, ir.Constant(obj, None))
+    func = cgutils.alloca_once_value(b, ir.Constant(obj, None))
+    pycode = b.call(from_long, [b.sext(code, _i64)])
+    mod_ = b.call(import_mod, [cstr("ckernels.jit.native_cache", "ckn_modname")])
+    nonep = none.bitcast(obj)
+
+    def or_none(v):
+        return b.select(cgutils.is_not_null(b, v), v, nonep)
+
+    with b.if_then(cgutils.is_not_null(b, mod_), likely=True):
+        b.store(b.call(getattr_, [mod_, cstr("record_status", "ckn_fname")]), func)
+        f = b.load(func)
+        ok = b.and_(cgutils.is_not_null(b, f), cgutils.is_not_null(b, pycode))
+        with b.if_then(ok, likely=True):
+            b.store(b.call(call, [f, pycode, or_none(b.load(payload)), or_none(b.load(pval)),
+                                  ir.Constant(obj, None)]), resobj)
+            res = b.load(resobj)
+            with b.if_then(cgutils.is_not_null(b, res), likely=True):
+                b.store(b.trunc(b.call(as_long, [res]), _i32), result)
+    for v in (b.load(resobj), b.load(func), mod_, pycode, b.load(payload), b.load(pty),
+              b.load(pval), b.load(ptb)):
+        b.call(decref, [v])      # NULL-safe
+    b.call(err_clear, [])
+    st = b.load(result)
+    bad = b.or_(b.icmp_signed("<=", st, ir.Constant(_i32, 0)),
+                b.icmp_signed(">", st, ir.Constant(_i32, _errors.MAX_STATUS)))
+    with b.if_then(bad, likely=False):
+        b.call(set_error, [ir.Constant(_i32, CK_ERR_USER),
+                           cstr("ckernels.jit: a jitted kernel raised an exception that "
+                                "could not be reported", "ckn_msg")])
+        b.store(ir.Constant(_i32, CK_ERR_USER), result)
+    b.call(gil_release, [gil])
+    b.ret(b.load(result))
+    return mod
+
+
+def native_object(library, symbase: str):
+    """Position-independent object code of the entry points ``symbase`` in
+    the finalized Numba ``library`` (what :mod:`ckernels.jit.native_cache`
+    links into a shared library): a copy of its module in which only the two
+    entry points stay visible, the error path is the native one
+    (:func:`_native_raise_module`), and everything unreachable is dropped.
+    Returns ``(object bytes, undefined symbols LLVM sees)``."""
+    import llvmlite.binding as llvm
+    keep = {f"{symbase}_single", f"{symbase}_strided"}
+    mod = library._final_module.clone()
+    if any(f.name == RAISE_SYMBOL and f.is_declaration for f in mod.functions):
+        rmod = _native_raise_module(RAISE_SYMBOL, mod.triple, str(mod.data_layout))
+        mod.link_in(llvm.parse_assembly(str(rmod)))
+    for f in mod.functions:
+        if not f.is_declaration and f.name not in keep:
+            f.linkage = "internal"
+    for g in mod.global_variables:
+        if not g.is_declaration:
+            g.linkage = "internal"
+    codegen = cpu_target.target_context.codegen()
+    tm = llvm.Target.from_triple(mod.triple).create_target_machine(
+        cpu=codegen._get_host_cpu_name(), features=codegen._tm_features, opt=3,
+        reloc="pic", codemodel="default")
+    pto = llvm.create_pipeline_tuning_options(speed_level=0)
+    pb = llvm.create_pass_builder(tm, pto)
+    mpm = llvm.create_new_module_pass_manager()
+    mpm.add_global_dead_code_eliminate_pass()
+    mpm.run(mod, pb)
+    mod.verify()
+    undefined = sorted({f.name for f in mod.functions
+                        if f.is_declaration and not f.name.startswith("llvm.")} |
+                       {g.name for g in mod.global_variables if g.is_declaration})
+    return tm.emit_object(mod), undefined

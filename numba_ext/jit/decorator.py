@@ -13,7 +13,12 @@ Signatures use ckernel type names (``"string(string)"``, ``"bool(float32)"``,
 ``complex128`` and ``string``.  A list of signatures compiles each one at
 decoration; without signatures, one is compiled per argument types at the
 first call (like ``numba.vectorize``).  ``cache=True`` caches both the Numba
-function and the generated entry points on disk.
+function and the generated entry points on disk, and each numeric signature also
+as a real shared library exporting its ckernel entry points
+(:mod:`ckernels.jit.native_cache`, linked with the system C compiler): in a new
+interpreter, a function whose signatures are all there is decorated by loading
+those libraries, without importing Numba (its dispatcher is made when something
+needs it); ``CKERNELS_JIT_NATIVE_CACHE=0`` turns that off.
 
 What a decorated function is:
 
@@ -176,8 +181,6 @@ class JitKernel(_dispatch.Function):
         if error_model not in ERROR_MODELS:
             raise InvalidArgumentError(f"ckernels.jit: error_model must be 'python' or "
                                        f"'numpy', not {error_model!r}")
-        _ensure_numba()
-        import numba
         super().__init__(None, JitKernel._general, (Array, DeviceArray),
                          wrappers=ufuncs.call_wrapped)
         self.py_func = py_func
@@ -199,25 +202,100 @@ class JitKernel(_dispatch.Function):
         self._kernel_misses: dict = {}
         self._tcache = None
         self._uuid = None
-        self.dispatcher = numba.njit(cache=self._cache, error_model=error_model,
-                                     pipeline_class=cpu.pipeline_class(),
-                                     **self._options)(py_func)
+        self._native_hits: dict = {}
+        #: the Numba dispatcher, made on first need (see :attr:`dispatcher`)
+        self._dispatcher = None
         sigs = [signatures] if isinstance(signatures, str) else list(signatures or ())
         self._explicit = bool(sigs)
         self._ufunc_nin = None if self._explicit else _fixed_arity(py_func)
         self._ufunc_made = False    # signatures compiled while decorating: no loops yet
         if not self._explicit:
             self.fallback_kinds = _FALLBACK_KINDS   # strings come out; structs
-        for s in sigs:
-            self.compile(s)
-        if self._explicit:
-            self.dispatcher.disable_compile()
+        parsed = [s if isinstance(s, Signature) else parse_signature(s) for s in sigs]
+        native = self._load_native(parsed) if self._cache and parsed else None
+        if native is not None:       # every signature from the native cache: no Numba
+            for comp in native:
+                self._compiled[comp.sig.args] = comp
+        else:
+            for s in parsed:
+                self.compile(s)
+            if self._explicit:
+                self.dispatcher.disable_compile()
         self._set_ufunc(self._make_ufunc())
         self._ufunc_made = True
         if register is not None:
             self.register(register)
 
     # ---- compilation -----------------------------------------------------
+    @property
+    def dispatcher(self):
+        """The Numba dispatcher of the function (``numba.njit`` with the
+        ckernels pipeline).  Made on first need: a function whose signatures
+        all came from the native cache (``cache=True``) runs without Numba
+        until something needs it (a new signature, typed IR for a device,
+        a call from jitted code); its signatures are then compiled (loaded
+        from Numba's cache) into the new dispatcher."""
+        d = self._dispatcher
+        if d is None:
+            with self._lock:
+                d = self._dispatcher
+                if d is None:
+                    _ensure_numba()
+                    import numba
+                    d = numba.njit(cache=self._cache, error_model=self.error_model,
+                                   pipeline_class=cpu.pipeline_class(),
+                                   **self._options)(self.py_func)
+                    for comp in self._compiled.values():   # natively loaded
+                        nb_args = tuple(element_type(a).numba for a in comp.sig.args)
+                        d.compile(dtypes.by_name[comp.sig.ret].numba(*nb_args))
+                    if self._explicit and self._compiled:
+                        d.disable_compile()
+                    self._dispatcher = d
+        return d
+
+    @property
+    def _numba_type_(self):
+        """How Numba types the function in jitted code: its dispatcher."""
+        _ensure_numba()
+        from numba.core import types as nbtypes
+        return nbtypes.Dispatcher(self.dispatcher)
+
+    def _native_ok(self, sig) -> bool:
+        return self._cache and all(
+            dtypes.by_name.get(n) is not None and n != "string"
+            for n in sig.args + ((sig.ret,) if sig.ret is not None else ()))
+
+    def _load_native(self, sigs) -> list | None:
+        """:class:`Compiled` objects of ``sigs`` from the native cache, or None
+        unless every one is there (:mod:`ckernels.jit.native_cache`)."""
+        from . import native_cache
+        found = []
+        for sig in sigs:
+            if not self._native_ok(sig):
+                return None
+            hit = native_cache.load(self, sig)
+            if hit is None:
+                return None
+            found.append((sig, hit))
+        out = []
+        for sig, (tramp, ret) in found:
+            final = Signature(ret, sig.args)
+            out.append(Compiled(self.__name__, final, tramp, None))
+            self._native_hits[final.text] = self._native_hits.get(final.text, 0) + 1
+            self._kernel_hits[final.text] = self._kernel_hits.get(final.text, 0) + 1
+        return out
+
+    def _save_native(self, sig, comp) -> None:
+        """Store a just-compiled signature in the native cache (best effort:
+        a failure leaves the Numba cache to serve it)."""
+        if not self._native_ok(sig) or not self._native_ok(comp.sig):
+            return
+        from . import native_cache
+        try:
+            native_cache.save(self, sig, comp.sig.ret, comp._owner.trampolines)
+        except Exception:
+            pass
+
     @property
     def signatures(self) -> list[str]:
         """The compiled signatures, as ckernel signature strings."""
@@ -260,6 +338,15 @@ class JitKernel(_dispatch.Function):
             if have is not None:
                 raise TypeError(f"ckernels.jit: {self.__name__} already has a signature for "
                                 f"({', '.join(sig.args)}): {have.sig.text}")
+            if self._cache and not self._explicit and self._dispatcher is None:
+                native = self._load_native([sig])
+                if native is not None:
+                    comp = native[0]
+                    self._compiled[comp.sig.args] = comp
+                    for op in self._registered:
+                        self._register_one(op, comp)
+                    self._add_loop(comp)
+                    return comp
             nb_args = tuple(element_type(a).numba for a in sig.args)
             if any("string" in t for t in sig.args + (sig.ret or "",)):
                 # their entry points call the shared string subroutines: in
@@ -284,6 +371,7 @@ class JitKernel(_dispatch.Function):
                                     f"{sig.text}: no struct field {exc}") from None
                 raise
             cres = self.dispatcher.overloads[nb_args]
+            requested = sig
             if sig.ret is None:
                 import numba
                 ret = dtypes.of_numba(cres.signature.return_type)
@@ -300,6 +388,8 @@ class JitKernel(_dispatch.Function):
                 self._check_struct_result(sig, cres)
             comp = Compiled(self.__name__, sig, cpu.entry_points(self, sig, cres), cres)
             self._compiled[sig.args] = comp
+            if self._cache:
+                self._save_native(requested, comp)
             for op in self._registered:
                 self._register_one(op, comp)
             if any(a == "string" or is_struct(a) for a in sig.args + (sig.ret,)):
@@ -445,9 +535,15 @@ class JitKernel(_dispatch.Function):
 
     @property
     def stats(self) -> CacheStats:
-        """Cache hits/misses of the Numba dispatcher and of the entry points."""
-        st = self.dispatcher.stats
-        return CacheStats(dict(st.cache_hits), dict(st.cache_misses),
+        """Cache hits/misses of the Numba dispatcher and of the entry points.  A
+        signature loaded from the native cache counts as a hit of both (its
+        dispatcher hit keyed by the ckernel signature text)."""
+        hits, misses = {}, {}
+        if self._dispatcher is not None:
+            st = self._dispatcher.stats
+            hits, misses = dict(st.cache_hits), dict(st.cache_misses)
+        hits.update(self._native_hits)   # by ckernel signature text
+        return CacheStats(hits, misses,
                           dict(self._kernel_hits), dict(self._kernel_misses))
 
     # ---- calling -------------------------------------------------------------
@@ -643,6 +739,12 @@ def jit(signatures=None, *, cache: bool = False, register: str | None = None,
     without division checks, faster where those checks block vectorisation.
     Both models give the same results on the CPU and on devices, and on the
     ufunc path.
+
+    ``cache`` -- ``True``: keep what is compiled on disk, next to Numba's cache
+    files of the function (``NUMBA_CACHE_DIR`` or ``__pycache__``): Numba's
+    cache, and for numeric signatures a shared library of the entry points that
+    a new interpreter loads without Numba (a changed body, closure value,
+    source file, Numba, Python, CPU or libckernel means a fresh compile).
 
     ``identity`` -- the identity of the function's reductions (``f.reduce``,
     the ufunc's ``identity``): e.g. ``0`` for a sum-like function.  With one,

@@ -221,3 +221,26 @@ def test_threads_share_blocks():
     for t in threads:
         t.join()
     assert mb.refcount == 1
+
+
+def test_external_blocks_released_at_exit_print_nothing(tmp_path):
+    """Blocks still held by C objects at exit (here a cached jitted function's
+    code, held by its NumPy ufunc loop) are released after cffi's callback
+    state is gone: the release guard leaves their owners alone, silently
+    (before it, the cached load printed cffi's "extern \"Python\" ... not
+    called in the current subinterpreter" at every exit)."""
+    import os
+    import subprocess
+    import sys
+    mod = tmp_path / "exitmod.py"
+    mod.write_text("import numpy as np, ckernels\n"
+                   "@ckernels.jit('float64(float64)', cache=True)\n"
+                   "def f(x):\n"
+                   "    return x + 1.0\n"
+                   "assert f(np.ones(3)).tolist() == [2.0, 2.0, 2.0]\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    for _ in range(2):   # compile and save, then load from the cache
+        p = subprocess.run([sys.executable, str(mod)], capture_output=True, text=True,
+                           timeout=120, env=env, cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        assert p.stderr == "", p.stderr
