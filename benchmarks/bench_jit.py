@@ -3,7 +3,10 @@
 the error models (``"python"``: checked division, vs ``"numpy"``: IEEE),
 compile latency, cached load time, and string building.
 
-    python benchmarks/bench_jit.py          (CK_BENCH_N, CK_BENCH_REPS)
+    python benchmarks/bench_jit.py [section ...]   (CK_BENCH_N, CK_BENCH_REPS)
+
+with sections elementwise, error_model, compile, cache, strings, refcount and
+scalar (all of them by default).
 
 Ratios are time / baseline time in the same run (> 1: slower than the
 baseline).
@@ -357,12 +360,18 @@ def main() -> None:
     bench_scalar_call()
 
 
+#: sections that can be run alone: python benchmarks/bench_jit.py <section> [...]
+SECTIONS = {"elementwise": bench_elementwise, "error_model": bench_error_model,
+            "compile": bench_compile, "cache": bench_cache, "strings": bench_strings,
+            "refcount": bench_refcount_in_jitted_code, "scalar": bench_scalar_call}
+
+
 if __name__ == "__main__":
-    if sys.argv[1:] == ["error_model"]:
-        bench_error_model()
-    elif sys.argv[1:] == ["strings"]:
-        bench_strings()
-    elif sys.argv[1:] == ["cache"]:
-        bench_cache()
+    unknown = [a for a in sys.argv[1:] if a not in SECTIONS]
+    if unknown:
+        sys.exit(f"bench_jit.py: unknown section(s) {unknown}; choose from {sorted(SECTIONS)}")
+    if sys.argv[1:]:
+        for name in sys.argv[1:]:
+            SECTIONS[name]()
     else:
         main()
