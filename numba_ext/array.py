@@ -867,6 +867,30 @@ class Array(*_BASES):
         r = _fast_apply(name, args, out)
         return apply_op(name, args, out) if r is _SLOW else r
 
+    def __getitem__(self, key, _general=ArrayLike.__getitem__, _slice=lib.ck_array_slice,
+                    _none=_SLICE_NONE, _new=_Base.__new__):
+        tk = type(key)
+        if tk is slice:   # a[i:j:k]: one C call, no Python key handling
+            start, stop, step = key.start, key.stop, key.step
+            if (start is None or type(start) is int) and (stop is None or type(stop) is int) \
+                    and (step is None or type(step) is int):
+                out = _scratch()
+                st = _slice(self._a, 0, _none if start is None else start,
+                            _none if stop is None else stop, 1 if step is None else step, out)
+                if st:
+                    check(st)
+                v = _new(Array)
+                v._a = out[0]
+                v._tp = v._dt = v._ad = v._sh = v._st = v._bi = v._nd = None
+                return v
+        elif tk is int:   # a[i] of a 1-d numeric array: the NumPy scalar
+            nd = self._nd
+            if nd is None:
+                nd = self._fast_view()
+            if nd is not False and nd.ndim == 1 and -nd.shape[0] <= key < nd.shape[0]:
+                return nd[key]
+        return _general(self, key)
+
     def _fast_view(self):
         """The cached NumPy view of the fast path (``_nd``): made once, for
         arrays whose dims are all strided and whose element type is a native
@@ -1372,6 +1396,40 @@ def _fast_unary(mname: str, name: str):
     return unary
 
 
+#: ck_type_id -> NumPy dtype of the builtin types (results of reductions)
+_DTYPE_OF_ID = {tid: row.numpy for tid, row in _dtypes.by_id.items() if row.numpy is not None}
+
+
+def _fast_reduction(method: str, name: str):
+    """Array's ``method`` (``sum``, ``min``, ...) over all elements: one C call
+    (``_arrays.reduce_all``: ``ck_array_reduce``, the same kernels and
+    result type as the general path) giving the NumPy scalar; any argument
+    takes ArrayLike's general method."""
+    cname = name.encode()
+    general = getattr(ArrayLike, method)
+
+    def reduction(self, *args, **kwargs):
+        if not args and not kwargs:
+            nd = self._nd
+            if nd is None:
+                nd = self._fast_view()
+            if nd is not False:
+                ad = self._ad
+                if ad is None:
+                    ad = self.address
+                r = _arrays.reduce_all(cname, ad, _DTYPE_OF_ID)
+                if r is not None:
+                    return r
+        return general(self, *args, **kwargs)
+    reduction.__name__ = method
+    reduction.__qualname__ = f"Array.{method}"
+    reduction.__doc__ = general.__doc__
+    return reduction
+
+
+for _m, _name in (("sum", "sum"), ("prod", "product"), ("min", "min"), ("max", "max"),
+                  ("any", "any"), ("all", "all")):
+    setattr(Array, _m, _fast_reduction(_m, _name))
 for _stem, _name in _BINARY.items():
     for _m, _f in _fast_operators(_stem, _name, "ri").items():
         setattr(Array, _m, _f)

@@ -25,6 +25,13 @@
  *   dims(address) -> (shape, strides)
  *       The C array's ck_array_shape / ck_array_strides as tuples.
  *
+ *   reduce_all(name, address, dtypes) -> NumPy scalar
+ *       The reduction `name` (bytes: b"sum", b"min", ...) of every element of
+ *       the C array at `address` (ck_array_reduce over all axes), as the
+ *       NumPy scalar of the result's element type (`dtypes`: ck_type_id ->
+ *       numpy.dtype); the 0-d result array is released here.  None when the
+ *       result type has no entry in `dtypes`.
+ *
  *   stop()
  *       Called at interpreter exit: from then on releasing an external block
  *       made by wrap() leaves its ndarray alone (Python is being torn down).
@@ -40,6 +47,7 @@
 #define PY_ARRAY_UNIQUE_SYMBOL ckernels_arrays_ARRAY_API
 #include <numpy/arrayobject.h>
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -271,6 +279,37 @@ static PyObject *cka_wrap(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
   return PyLong_FromVoidPtr(out);
 }
 
+static PyObject *cka_reduce_all(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 3 || !PyBytes_Check(args[0]) || !PyDict_Check(args[2])) {
+    PyErr_SetString(PyExc_TypeError, "reduce_all(name: bytes, address, dtypes: dict)");
+    return NULL;
+  }
+  ck_array_preamble *a = cka_address(args[1], "the array");
+  if (a == NULL) {
+    return NULL;
+  }
+  ck_array_preamble *out = NULL;
+  ck_status st = ck_array_reduce(PyBytes_AS_STRING(args[0]), a, NULL, 0, false, &out);
+  if (st != CK_OK) {
+    return cka_raise_status(st);
+  }
+  PyObject *result = NULL;
+  PyObject *key = PyLong_FromLong((long)ck_type_id_of(ck_array_type(out)));
+  if (key != NULL) {
+    PyObject *descr = PyDict_GetItemWithError(args[2], key); /* borrowed */
+    Py_DECREF(key);
+    if (descr != NULL && PyArray_DescrCheck(descr) && ck_array_ndim(out) == 0) {
+      /* PyArray_Scalar copies the element (aligned or not) */
+      result = PyArray_Scalar((void *)ck_array_data(out), (PyArray_Descr *)descr, NULL);
+    } else if (!PyErr_Occurred()) {
+      result = Py_NewRef(Py_None);
+    }
+  }
+  ck_array_decref(out);
+  return result;
+}
+
 static PyObject *cka_stop(PyObject *mod, PyObject *unused) {
   (void)mod;
   (void)unused;
@@ -287,6 +326,9 @@ static PyMethodDef cka_methods[] = {
      "ndarray's memory (an external memblock keeps the ndarray alive)."},
     {"dims", cka_dims, METH_O,
      "dims(address) -> (shape, strides) of the C array at address."},
+    {"reduce_all", (PyCFunction)(void (*)(void))cka_reduce_all, METH_FASTCALL,
+     "reduce_all(name, address, dtypes) -> the NumPy scalar of the reduction `name` over "
+     "every element of the C array at address (None: no dtype for the result type)."},
     {"stop", cka_stop, METH_NOARGS,
      "Interpreter exit: releases of wrap()'s blocks no longer touch Python objects."},
     {NULL, NULL, 0, NULL},
