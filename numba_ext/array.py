@@ -40,6 +40,7 @@ from . import dtypes as _dtypes
 from . import types as _t
 from ._cargs import c_shape, c_text
 from ._native import check, ffi, lib
+from . import arraylike as _al
 from . import ufuncs as _ufuncs
 from .arraylike import (_BINARY, _COMPARE, UFUNC_TO_OP, ArrayLike, Flags, _op_exists,
                         _registry_op, c_strides, format_values)
@@ -642,16 +643,18 @@ class Array(*_BASES):
     ckernel type.  Made by :func:`ckernels.array`, :func:`ckernels.asarray`,
     :func:`ckernels.empty` and friends, never by calling the class."""
 
-    # _a: the ck_array_preamble * (owned reference); everything else caches
-    # what never changes for one C array (its type, dims, data and address
-    # are fixed at creation; only set_readonly changes the flags, and it
-    # clears the caches that depend on them):
-    #   _tp  Type            _dt  NumPy dtype          _ad  address (int)
+    # _r: the owned reference to the C array, an ArrayRef (ckernels._arrays:
+    # a C object that drops it when freed; no Python __del__), _ad its
+    # address; _p the cffi pointer ``_a`` (made on first use).  Everything
+    # else caches what never changes for one C array (its type, dims, data
+    # and address are fixed at creation; only set_readonly changes the
+    # flags, and it clears the caches that depend on them):
+    #   _tp  Type            _dt  NumPy dtype
     #   _sh  shape           _st  strides              _bi  _buffer_info tuple
     #   _nd  the NumPy view of the fast path (see _fast_view): an ndarray,
     #        writable when the array is, or False when the array has none
     #        (fixed dims, var dims, strings, structs, non-native types)
-    __slots__ = ("_a", "_tp", "_dt", "_ad", "_sh", "_st", "_bi", "_nd", "__weakref__")
+    __slots__ = ("_r", "_p", "_tp", "_dt", "_ad", "_sh", "_st", "_bi", "_nd", "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use ckernels.array(obj, dtype=None, *, type=None), "
@@ -664,28 +667,32 @@ class Array(*_BASES):
     @classmethod
     def _own(cls, ptr) -> "Array":
         """Wrap a ``ck_array_preamble *``, taking over one reference."""
+        address = _addr(ptr)
+        try:
+            ref = _arrays.ref(address)
+        except BaseException:
+            lib.ck_array_decref(ptr)
+            raise
         self = _new_instance(cls)
-        self._a = ptr
-        self._tp = self._dt = self._ad = self._sh = self._st = self._bi = self._nd = None
+        self._r = ref
+        self._p = ptr
+        self._ad = address
+        self._tp = self._dt = self._sh = self._st = self._bi = self._nd = None
         return self
 
     @classmethod
     def _own_address(cls, address: int) -> "Array":
         """Wrap the ``ck_array_preamble *`` at ``address`` (an int from
         :mod:`ckernels._arrays`), taking over one reference."""
-        self = _new_instance(cls)
-        self._a = ffi.cast("ck_array_preamble *", address)
-        self._ad = address
-        self._tp = self._dt = self._sh = self._st = self._bi = self._nd = None
-        return self
+        return cls._own(ffi.cast("ck_array_preamble *", address))
 
-    def __del__(self, _decref=lib.ck_array_decref):
-        # the C function is bound at definition: at interpreter exit the
-        # module's globals may already be None when the last arrays die
-        a = getattr(self, "_a", None)
-        if a is not None:
-            self._a = None
-            _decref(a)
+    @property
+    def _a(self, _cast=ffi.cast, _ptr_t=ffi.typeof("ck_array_preamble *")):
+        """The ``ck_array_preamble *`` (cffi), valid while this object lives."""
+        p = self._p
+        if p is None:
+            p = self._p = _cast(_ptr_t, self._ad)
+        return p
 
     @classmethod
     def _from_address(cls, address: int) -> "Array":
@@ -700,10 +707,7 @@ class Array(*_BASES):
     @property
     def address(self) -> int:
         """Address of the ``ck_array_preamble`` (valid while this object lives)."""
-        ad = self._ad
-        if ad is None:
-            ad = self._ad = _addr(self._a)
-        return ad
+        return self._ad
 
     @property
     def memblock(self) -> MemBlock:
@@ -864,24 +868,18 @@ class Array(*_BASES):
         check(lib.ck_array_assign(self._a, src._a, _errmode(errmode)))
 
     def _apply(self, name: str, args, out) -> "Array":
-        r = _fast_apply(name, args, out)
-        return apply_op(name, args, out) if r is _SLOW else r
+        r = _arrays.apply(name, out, *args)
+        if r is NotImplemented:
+            r = _fast_apply(name, args, out)
+            if r is _SLOW:
+                return apply_op(name, args, out)
+        return r
 
-    def __getitem__(self, key, _general=ArrayLike.__getitem__, _slice=lib.ck_array_slice,
-                    _none=_SLICE_NONE, _new=_Base.__new__):
+    def __getitem__(self, key, _general=ArrayLike.__getitem__, _slice1=_arrays.slice1):
         tk = type(key)
-        if tk is slice:   # a[i:j:k]: one C call, no Python key handling
-            start, stop, step = key.start, key.stop, key.step
-            if (start is None or type(start) is int) and (stop is None or type(stop) is int) \
-                    and (step is None or type(step) is int):
-                out = _scratch()
-                st = _slice(self._a, 0, _none if start is None else start,
-                            _none if stop is None else stop, 1 if step is None else step, out)
-                if st:
-                    check(st)
-                v = _new(Array)
-                v._a = out[0]
-                v._tp = v._dt = v._ad = v._sh = v._st = v._bi = v._nd = None
+        if tk is slice:   # a[i:j:k]: one C call (ck_array_slice), no Python key handling
+            v = _slice1(self, key.start, key.stop, key.step)
+            if v is not NotImplemented:
                 return v
         elif tk is int:   # a[i] of a 1-d numeric array: the NumPy scalar
             nd = self._nd
@@ -914,13 +912,18 @@ class Array(*_BASES):
                 name = _ufunc_op(ufunc)
             if name:
                 if not kwargs:
-                    r = _fast_apply(name, inputs, None)
+                    r = _arrays.apply(name, None, *inputs)
+                    if r is NotImplemented:
+                        r = _fast_apply(name, inputs, None)
                     if r is not _SLOW:
                         return r
                 elif len(kwargs) == 1 and "out" in kwargs:
                     out = kwargs["out"]
                     if type(out) is tuple and len(out) == 1:
-                        r = _fast_apply(name, inputs, out[0])
+                        out = out[0]
+                        r = _arrays.apply(name, out, *inputs)
+                        if r is NotImplemented:
+                            r = _fast_apply(name, inputs, out)
                         if r is not _SLOW:
                             return r
         return ArrayLike.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
@@ -1173,8 +1176,7 @@ def _ufunc_op(ufunc) -> str:
         return ""
     owner = _ufuncs.function_of(ufunc)
     if owner is not None:
-        name = getattr(owner, "name", None) if type(owner).__name__ == "Op" and \
-            type(owner).__module__ == "ckernels.ops" else None
+        name = owner.name if isinstance(owner, _al._OPERATIONS.Op) else None
     else:
         name = UFUNC_TO_OP.get(ufunc.__name__, ufunc.__name__)
     if not name or not _op_exists(name):
@@ -1249,27 +1251,17 @@ def _fast_apply(name: str, args, out):
 
 def _wrap_result(arr: np.ndarray) -> "Array":
     """A host array over ``arr``, a ufunc's new result that nobody else
-    holds: it becomes the array's cached view as well."""
-    a = _wrap_ndarray(arr)
-    a._nd = arr
-    return a
+    holds: it becomes the array's cached view as well (one C call)."""
+    return _arrays.wrap_result(arr)
 
 
-def _wrap_ndarray(arr: np.ndarray, _new=_Base.__new__, _cast=ffi.cast,
-                  _ptr_t=ffi.typeof("ck_array_preamble *"), _wrap=_arrays.wrap):
+def _wrap_ndarray(arr: np.ndarray, _wrap=_arrays.wrap_result):
     """A host array sharing ``arr``'s memory (strided dims over its dtype;
-    an external memblock keeps ``arr`` alive): one C call."""
-    dt = arr.dtype
-    cached = _STRIDED_OF.get((dt, arr.ndim))
-    if cached is None:
-        cached = _strided_of(dt, arr.ndim)
-    address = _wrap(arr, cached[2])
-    a = _new(Array)
-    a._a = _cast(_ptr_t, address)
-    a._ad = address
-    a._tp = cached[1]
-    a._dt = dt
-    a._sh = a._st = a._bi = a._nd = None
+    an external memblock keeps ``arr`` alive): one C call.  ``arr`` is a
+    caller's array: its own attributes may change later (``arr.shape = ...``),
+    so the fast path's view is made anew from the C array, not ``arr``."""
+    a = _wrap(arr)
+    a._nd = None
     return a
 
 
@@ -1309,6 +1301,8 @@ def _fast_operators(stem: str, name: str, forms: str):
     """Array's operator methods for the registry operation ``name``: the fast
     path (:func:`_fast_apply` inlined for one or two operands) first, else
     ArrayLike's (the general path, NumPy's binop deferral included)."""
+    apply = _arrays.apply
+
     def call(x, y):
         nd = x._nd
         if nd is None:
@@ -1330,6 +1324,9 @@ def _fast_operators(stem: str, name: str, forms: str):
         return op, nd, o
 
     def forward(self, other, _general=getattr(ArrayLike, f"__{stem}__")):
+        r = apply(name, None, self, other)
+        if r is not NotImplemented:
+            return r
         c = call(self, other)
         if c is not _SLOW:
             try:
@@ -1343,6 +1340,9 @@ def _fast_operators(stem: str, name: str, forms: str):
         return _general(self, other)
 
     def reflected(self, other, _general=getattr(ArrayLike, f"__r{stem}__", None)):
+        r = apply(name, None, other, self)
+        if r is not NotImplemented:
+            return r
         c = call(self, other)
         if c is not _SLOW:
             try:
@@ -1356,7 +1356,8 @@ def _fast_operators(stem: str, name: str, forms: str):
         return _general(self, other)
 
     def inplace(self, other, _general=getattr(ArrayLike, f"__i{stem}__", None)):
-        if _fast_apply(name, (self, other), self) is _SLOW:
+        if apply(name, self, self, other) is NotImplemented and \
+                _fast_apply(name, (self, other), self) is _SLOW:
             return _general(self, other)
         return self
 
@@ -1373,7 +1374,10 @@ def _fast_operators(stem: str, name: str, forms: str):
 
 
 def _fast_unary(mname: str, name: str):
-    def unary(self, _general=getattr(ArrayLike, mname)):
+    def unary(self, _general=getattr(ArrayLike, mname), _apply=_arrays.apply):
+        r = _apply(name, None, self)
+        if r is not NotImplemented:
+            return r
         nd = self._nd
         if nd is None:
             nd = self._fast_view()
@@ -1414,10 +1418,7 @@ def _fast_reduction(method: str, name: str):
             if nd is None:
                 nd = self._fast_view()
             if nd is not False:
-                ad = self._ad
-                if ad is None:
-                    ad = self.address
-                r = _arrays.reduce_all(cname, ad, _DTYPE_OF_ID)
+                r = _arrays.reduce_all(cname, self._ad, _DTYPE_OF_ID)
                 if r is not None:
                     return r
         return general(self, *args, **kwargs)
@@ -1439,6 +1440,7 @@ for _stem, _name in _COMPARE.items():
 for _m, _name in (("__neg__", "negative"), ("__abs__", "absolute"), ("__invert__", "invert")):
     setattr(Array, _m, _fast_unary(_m, _name))
 del _stem, _name, _m, _f
+
 
 
 def _elem_id(a) -> int:
@@ -2069,6 +2071,12 @@ def debug_repr(a: Array) -> str:
     buf = ffi.new("char[]", n[0] + 1)
     check(lib.ck_array_debug_repr(a._a, buf, n[0] + 1, n))
     return ffi.string(buf).decode()
+
+
+# the C side of the fast path (ckernels._arrays.apply / wrap_result) works on
+# the same caches as the Python side
+_arrays.setup(Array, {k: Array.__dict__[k] for k in Array.__slots__ if k != "__weakref__"},
+              _OPS, _STRIDED_OF, CKernelError, _strided_of)
 
 
 __all__ = ["Array", "array", "asarray", "empty", "zeros", "ones", "full", "empty_like",

@@ -32,6 +32,36 @@
  *       numpy.dtype); the 0-d result array is released here.  None when the
  *       result type has no entry in `dtypes`.
  *
+ *   ref(address) -> ArrayRef
+ *       An ArrayRef taking over one reference to the C array at `address`:
+ *       what an Array owns its C array through (slot `_r`; no Python __del__).
+ *
+ *   setup(Array, slots, ops, strided_of, error_class, strided_of_fn)
+ *       Called once by ckernels.array: the Array class, its slot descriptors
+ *       ({name: member descriptor}), the dict of registry operations by name
+ *       (filled by ckernels.array), the dict (dtype, ndim) -> (element Type,
+ *       strided Type, ck_type address) and the function filling it,
+ *       ckernels.errors.CKernelError.
+ *
+ *   slice1(array, start, stop, step) -> Array or NotImplemented
+ *       array[start:stop:step] along axis 0 (ck_array_slice), bounds ints or
+ *       None; NotImplemented for anything else.
+ *
+ *   apply(name, out, *operands) -> Array, out, or NotImplemented
+ *       The operators' and NumPy ufuncs' fast path (the Python version,
+ *       ckernels.array._fast_apply, documents the rules): operands are Arrays
+ *       with a cached view (slot `_nd` an ndarray) or Python bool/int/float/
+ *       complex; the registry operation `ops[name]` is called with the views
+ *       (and `out=`'s view with casting="no"); an ndarray result becomes an
+ *       Array (as wrap, its cached view the result).  NotImplemented: the
+ *       fast path does not apply (an uncached or ineligible operand, no such
+ *       entry yet, NumPy refused the call with an error that is no
+ *       CKernelError): the caller takes the Python path.  CKernelErrors
+ *       (kernel failures) propagate.
+ *
+ *   wrap_result(ndarray) -> Array
+ *       An Array over a new ndarray nobody else holds (a ufunc's result).
+ *
  *   stop()
  *       Called at interpreter exit: from then on releasing an external block
  *       made by wrap() leaves its ndarray alone (Python is being torn down).
@@ -241,21 +271,8 @@ static void cka_release(void *object) {
   PyGILState_Release(g);
 }
 
-static PyObject *cka_wrap(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
-  (void)mod;
-  if (nargs != 2) {
-    PyErr_SetString(PyExc_TypeError, "wrap(ndarray, type_address) takes 2 arguments");
-    return NULL;
-  }
-  if (!PyArray_Check(args[0])) {
-    PyErr_SetString(PyExc_TypeError, "wrap: the first argument must be a numpy.ndarray");
-    return NULL;
-  }
-  PyArrayObject *arr = (PyArrayObject *)args[0];
-  ck_type type = (ck_type)cka_address(args[1], "the type");
-  if (type == NULL) {
-    return NULL;
-  }
+/* a new C array over arr's memory (NULL with an exception) */
+static ck_array_preamble *cka_wrap_impl(PyArrayObject *arr, ck_type type) {
   int ndim = PyArray_NDIM(arr);
   uint64_t flags = CK_ARRAY_READ | (PyArray_ISWRITEABLE(arr) ? CK_ARRAY_WRITE : 0);
   ck_memblock *owner = NULL;
@@ -263,7 +280,8 @@ static PyObject *cka_wrap(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
   ck_status st = ck_external_memblock_new(arr, cka_release, &owner);
   if (st != CK_OK) {
     Py_DECREF(arr);
-    return cka_raise_status(st);
+    cka_raise_status(st);
+    return NULL;
   }
   char *data = PyArray_BYTES(arr);
   intptr_t zero = 0;
@@ -274,9 +292,43 @@ static PyObject *cka_wrap(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
                               (size_t)ndim, flags, owner, &out);
   ck_memblock_decref(owner); /* the view holds its own reference */
   if (st != CK_OK) {
-    return cka_raise_status(st);
+    cka_raise_status(st);
+    return NULL;
   }
-  return PyLong_FromVoidPtr(out);
+  return out;
+}
+
+static PyObject *cka_wrap(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "wrap(ndarray, type_address) takes 2 arguments");
+    return NULL;
+  }
+  if (!PyArray_Check(args[0])) {
+    PyErr_SetString(PyExc_TypeError, "wrap: the first argument must be a numpy.ndarray");
+    return NULL;
+  }
+  ck_type type = (ck_type)cka_address(args[1], "the type");
+  if (type == NULL) {
+    return NULL;
+  }
+  ck_array_preamble *out = cka_wrap_impl((PyArrayObject *)args[0], type);
+  return out ? PyLong_FromVoidPtr(out) : NULL;
+}
+
+/* ref(address) -> an ArrayRef taking over one reference to the C array */
+static PyObject *cka_new_ref(PyObject *mod, PyObject *addr) {
+  (void)mod;
+  ck_array_preamble *a = cka_address(addr, "the array");
+  if (a == NULL) {
+    return NULL;
+  }
+  cka_ref *ref = PyObject_New(cka_ref, &cka_ref_type);
+  if (ref == NULL) {
+    return NULL; /* the caller still owns its reference */
+  }
+  ref->array = a;
+  return (PyObject *)ref;
 }
 
 static PyObject *cka_reduce_all(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
@@ -310,6 +362,309 @@ static PyObject *cka_reduce_all(PyObject *mod, PyObject *const *args, Py_ssize_t
   return result;
 }
 
+/* ------------------------------------------------------------------------ */
+/* the Array fast path                                                      */
+/* ------------------------------------------------------------------------ */
+
+enum { CKA_R, CKA_P, CKA_TP, CKA_DT, CKA_AD, CKA_SH, CKA_ST, CKA_BI, CKA_ND, CKA_NSLOTS };
+static const char *const cka_slot_names[CKA_NSLOTS] = {"_r",  "_p",  "_tp", "_dt", "_ad",
+                                                       "_sh", "_st", "_bi", "_nd"};
+
+static PyTypeObject *cka_array_type = NULL;
+static PyObject *cka_slot_descr[CKA_NSLOTS];  /* member descriptors of Array    */
+static PyObject *cka_ops = NULL;          /* name -> ckernels.ops.<name>    */
+static PyObject *cka_strided_of = NULL;   /* (dtype, ndim) -> (el, t, addr) */
+static PyObject *cka_ckernel_error = NULL;
+static PyObject *cka_strided_of_fn = NULL; /* (dtype, ndim) -> entry, on a miss */
+static PyObject *cka_kwnames_out = NULL;  /* ("out", "casting")              */
+static PyObject *cka_str_no = NULL;       /* "no"                            */
+
+/* new reference to slot `k` of an Array (NULL + AttributeError if unset) */
+static PyObject *cka_get(PyObject *obj, int k) {
+  PyObject *d = cka_slot_descr[k];
+  return Py_TYPE(d)->tp_descr_get(d, obj, (PyObject *)cka_array_type);
+}
+
+static int cka_set(PyObject *obj, int k, PyObject *value) {
+  PyObject *d = cka_slot_descr[k];
+  return Py_TYPE(d)->tp_descr_set(d, obj, value);
+}
+
+static PyObject *cka_setup(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 6 || !PyType_Check(args[0]) || !PyDict_Check(args[1]) ||
+      !PyDict_Check(args[2]) || !PyDict_Check(args[3])) {
+    PyErr_SetString(PyExc_TypeError, "setup(Array, slots, ops, strided_of, error_class, "
+                                     "strided_of_fn)");
+    return NULL;
+  }
+  PyObject *slots[CKA_NSLOTS];
+  for (int k = 0; k < CKA_NSLOTS; k++) {
+    slots[k] = PyDict_GetItemString(args[1], cka_slot_names[k]); /* borrowed */
+    if (slots[k] == NULL || Py_TYPE(slots[k])->tp_descr_get == NULL ||
+        Py_TYPE(slots[k])->tp_descr_set == NULL) {
+      PyErr_Format(PyExc_TypeError, "setup: no slot descriptor %s", cka_slot_names[k]);
+      return NULL;
+    }
+  }
+  for (int k = 0; k < CKA_NSLOTS; k++) {
+    Py_XSETREF(cka_slot_descr[k], Py_NewRef(slots[k]));
+  }
+  Py_XSETREF(cka_array_type, (PyTypeObject *)Py_NewRef(args[0]));
+  Py_XSETREF(cka_ops, Py_NewRef(args[2]));
+  Py_XSETREF(cka_strided_of, Py_NewRef(args[3]));
+  Py_XSETREF(cka_ckernel_error, Py_NewRef(args[4]));
+  Py_XSETREF(cka_strided_of_fn, Py_NewRef(args[5]));
+  Py_RETURN_NONE;
+}
+
+/* NotImplemented unless the pending exception is a CKernelError (returns NULL
+ * then, the exception still set) */
+static PyObject *cka_refused(void) {
+  if (PyErr_ExceptionMatches(cka_ckernel_error)) {
+    return NULL;
+  }
+  PyErr_Clear();
+  Py_RETURN_NOTIMPLEMENTED;
+}
+
+/* A new Array owning the reference `a` (dropped on failure too), with
+ * `tp`, `dt`, `nd` cached when not NULL. */
+static PyObject *cka_new_array(ck_array_preamble *a, PyObject *tp, PyObject *dt,
+                               PyObject *nd) {
+  cka_ref *ref = PyObject_New(cka_ref, &cka_ref_type);
+  if (ref == NULL) {
+    ck_array_decref(a);
+    return NULL;
+  }
+  ref->array = a;
+  PyObject *address = PyLong_FromVoidPtr(a);
+  PyObject *self = address ? cka_array_type->tp_alloc(cka_array_type, 0) : NULL;
+  if (self == NULL) {
+    Py_XDECREF(address);
+    Py_DECREF(ref);
+    return NULL;
+  }
+  int bad = cka_set(self, CKA_R, (PyObject *)ref) | cka_set(self, CKA_P, Py_None) |
+            cka_set(self, CKA_AD, address) | cka_set(self, CKA_TP, tp ? tp : Py_None) |
+            cka_set(self, CKA_DT, dt ? dt : Py_None) | cka_set(self, CKA_SH, Py_None) |
+            cka_set(self, CKA_ST, Py_None) | cka_set(self, CKA_BI, Py_None) |
+            cka_set(self, CKA_ND, nd ? nd : Py_None);
+  Py_DECREF(ref);
+  Py_DECREF(address);
+  if (bad) {
+    Py_DECREF(self);
+    return NULL;
+  }
+  return self;
+}
+
+/* An Array over `arr` (a new ndarray nobody else holds): the C array is a
+ * view of arr's memory whose external memblock owns a reference to arr; the
+ * Array caches arr as its view, its type, dtype and address. */
+static PyObject *cka_wrap_result_impl(PyArrayObject *arr) {
+  if (cka_array_type == NULL) {
+    PyErr_SetString(PyExc_RuntimeError, "_arrays: setup() was not called");
+    return NULL;
+  }
+  PyArray_Descr *descr = PyArray_DESCR(arr);
+  PyObject *key = Py_BuildValue("(Oi)", (PyObject *)descr, PyArray_NDIM(arr));
+  if (key == NULL) {
+    return NULL;
+  }
+  PyObject *cached = PyDict_GetItemWithError(cka_strided_of, key); /* borrowed */
+  if (cached != NULL) {
+    Py_INCREF(cached);
+  } else if (!PyErr_Occurred()) { /* first of its kind: the Python side makes it */
+    cached = PyObject_CallObject(cka_strided_of_fn, key);
+  }
+  Py_DECREF(key);
+  if (cached == NULL) {
+    return NULL;
+  }
+  if (!PyTuple_Check(cached) || PyTuple_GET_SIZE(cached) != 3) {
+    Py_DECREF(cached);
+    PyErr_SetString(PyExc_TypeError, "wrap_result: malformed strided type cache entry");
+    return NULL;
+  }
+  ck_type type = (ck_type)PyLong_AsVoidPtr(PyTuple_GET_ITEM(cached, 2));
+  ck_array_preamble *out = type ? cka_wrap_impl(arr, type) : NULL;
+  PyObject *self = out ? cka_new_array(out, PyTuple_GET_ITEM(cached, 1), (PyObject *)descr,
+                                       (PyObject *)arr)
+                       : NULL;
+  Py_DECREF(cached);
+  return self;
+}
+
+/* slice1(array, start, stop, step) -> array[start:stop:step] along axis 0
+ * (None: an omitted bound) as a new Array, or NotImplemented */
+static PyObject *cka_slice1(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (cka_array_type == NULL || nargs != 4 || Py_TYPE(args[0]) != cka_array_type) {
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  intptr_t bound[3];
+  for (int k = 0; k < 3; k++) {
+    PyObject *b = args[1 + k];
+    if (b == Py_None) {
+      bound[k] = k == 2 ? 1 : CK_SLICE_NONE;
+    } else if (PyLong_CheckExact(b)) {
+      bound[k] = PyLong_AsSsize_t(b);
+      if (bound[k] == -1 && PyErr_Occurred()) {
+        PyErr_Clear(); /* out of range: the general path explains */
+        Py_RETURN_NOTIMPLEMENTED;
+      }
+    } else {
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  }
+  PyObject *ad = cka_get(args[0], CKA_AD);
+  if (ad == NULL) {
+    return cka_refused();
+  }
+  ck_array_preamble *a = PyLong_Check(ad) ? PyLong_AsVoidPtr(ad) : NULL;
+  Py_DECREF(ad);
+  if (a == NULL) {
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  ck_array_preamble *out = NULL;
+  ck_status st = ck_array_slice(a, 0, bound[0], bound[1], bound[2], &out);
+  if (st != CK_OK) {
+    return cka_raise_status(st);
+  }
+  return cka_new_array(out, NULL, NULL, NULL);
+}
+
+static PyObject *cka_wrap_result(PyObject *mod, PyObject *arr) {
+  (void)mod;
+  if (!PyArray_CheckExact(arr)) {
+    PyErr_SetString(PyExc_TypeError, "wrap_result: expected a numpy.ndarray");
+    return NULL;
+  }
+  return cka_wrap_result_impl((PyArrayObject *)arr);
+}
+
+/* dtype kinds an out= operand may have for a Python scalar operand */
+static const char *cka_weak_kinds(PyObject *x) {
+  PyTypeObject *t = Py_TYPE(x);
+  if (t == &PyBool_Type) {
+    return "biufc";
+  }
+  if (t == &PyLong_Type) {
+    return "iufc";
+  }
+  if (t == &PyFloat_Type) {
+    return "fc";
+  }
+  if (t == &PyComplex_Type) {
+    return "c";
+  }
+  return NULL;
+}
+
+#define CKA_MAX_OPERANDS 8
+
+static PyObject *cka_apply(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (cka_array_type == NULL || nargs < 3 || nargs > 2 + CKA_MAX_OPERANDS) {
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  PyObject *op = PyDict_GetItemWithError(cka_ops, args[0]); /* borrowed */
+  if (op == NULL) {
+    if (PyErr_Occurred()) {
+      return NULL;
+    }
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  Py_ssize_t n = nargs - 2;
+  PyObject *call[CKA_MAX_OPERANDS + 3]; /* operands, then out and casting */
+  Py_ssize_t held = 0;                  /* call[0..held) are owned views */
+  PyObject *result = NULL;
+  PyObject *out = args[1];
+  PyObject *ond = NULL;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *x = args[2 + i];
+    if (Py_TYPE(x) == cka_array_type) {
+      PyObject *nd = cka_get(x, CKA_ND);
+      if (nd == NULL) {
+        goto refuse;
+      }
+      if (!PyArray_CheckExact(nd)) { /* None: not made yet; False: none */
+        Py_DECREF(nd);
+        goto not_fast;
+      }
+      call[i] = nd;
+    } else if (cka_weak_kinds(x) != NULL) {
+      call[i] = Py_NewRef(x);
+    } else {
+      goto not_fast;
+    }
+    held = i + 1;
+  }
+  if (out == Py_None) {
+    result = PyObject_Vectorcall(op, call, (size_t)n, NULL);
+    if (result == NULL) {
+      goto refuse;
+    }
+    if (PyArray_CheckExact(result)) {
+      Py_SETREF(result, cka_wrap_result_impl((PyArrayObject *)result));
+    } else if (PyArray_IsScalar(result, Generic)) { /* a 0-d result */
+      Py_SETREF(result, PyArray_FromScalar(result, NULL));
+      if (result != NULL) {
+        Py_SETREF(result, cka_wrap_result_impl((PyArrayObject *)result));
+      }
+    } else if (Py_TYPE(result) != cka_array_type) {
+      Py_CLEAR(result);
+      goto not_fast_after;
+    }
+    goto done;
+  }
+  if (Py_TYPE(out) != cka_array_type) {
+    goto not_fast;
+  }
+  ond = cka_get(out, CKA_ND);
+  if (ond == NULL) {
+    goto refuse;
+  }
+  if (!PyArray_CheckExact(ond) || !PyArray_ISWRITEABLE((PyArrayObject *)ond)) {
+    goto not_fast;
+  }
+  {
+    PyArray_Descr *odt = PyArray_DESCR((PyArrayObject *)ond);
+    for (Py_ssize_t i = 0; i < n; i++) {
+      const char *kinds = cka_weak_kinds(call[i]);
+      if (kinds != NULL) {
+        if (strchr(kinds, odt->kind) == NULL) {
+          goto not_fast;
+        }
+      } else if (!PyArray_EquivTypes(PyArray_DESCR((PyArrayObject *)call[i]), odt)) {
+        goto not_fast;
+      }
+    }
+  }
+  call[n] = ond;
+  call[n + 1] = cka_str_no;
+  result = PyObject_Vectorcall(op, call, (size_t)n, cka_kwnames_out);
+  if (result == NULL) {
+    goto refuse;
+  }
+  Py_SETREF(result, Py_NewRef(out));
+  goto done;
+refuse:
+  result = cka_refused();
+  goto done;
+not_fast:
+not_fast_after:
+  result = Py_NewRef(Py_NotImplemented);
+done:
+  for (Py_ssize_t i = 0; i < held; i++) {
+    Py_DECREF(call[i]);
+  }
+  Py_XDECREF(ond);
+  return result;
+}
+
 static PyObject *cka_stop(PyObject *mod, PyObject *unused) {
   (void)mod;
   (void)unused;
@@ -329,6 +684,18 @@ static PyMethodDef cka_methods[] = {
     {"reduce_all", (PyCFunction)(void (*)(void))cka_reduce_all, METH_FASTCALL,
      "reduce_all(name, address, dtypes) -> the NumPy scalar of the reduction `name` over "
      "every element of the C array at address (None: no dtype for the result type)."},
+    {"setup", (PyCFunction)(void (*)(void))cka_setup, METH_FASTCALL,
+     "setup(Array, slots, ops, strided_of, cast, pointer_type, error_class)"},
+    {"apply", (PyCFunction)(void (*)(void))cka_apply, METH_FASTCALL,
+     "apply(name, out, *operands) -> the fast path of an operation on host arrays, or "
+     "NotImplemented (take the general path)."},
+    {"ref", cka_new_ref, METH_O,
+     "ref(address) -> an ArrayRef that takes over one reference to the C array."},
+    {"slice1", (PyCFunction)(void (*)(void))cka_slice1, METH_FASTCALL,
+     "slice1(array, start, stop, step) -> array[start:stop:step] (axis 0), or "
+     "NotImplemented."},
+    {"wrap_result", cka_wrap_result, METH_O,
+     "wrap_result(ndarray) -> an Array over a new ndarray nobody else holds."},
     {"stop", cka_stop, METH_NOARGS,
      "Interpreter exit: releases of wrap()'s blocks no longer touch Python objects."},
     {NULL, NULL, 0, NULL},
@@ -344,6 +711,11 @@ static int cka_exec(PyObject *m) {
   }
   cka_error_class = PyObject_GetAttrString(errors, "error_class");
   Py_DECREF(errors);
+  cka_kwnames_out = Py_BuildValue("(ss)", "out", "casting");
+  cka_str_no = PyUnicode_InternFromString("no");
+  if (cka_kwnames_out == NULL || cka_str_no == NULL) {
+    return -1;
+  }
   if (cka_error_class == NULL || PyType_Ready(&cka_ref_type) < 0 ||
       PyModule_AddObjectRef(m, "ArrayRef", (PyObject *)&cka_ref_type) < 0) {
     return -1;
