@@ -903,9 +903,12 @@ class Array(*_BASES):
         self._nd = nd
         return nd
 
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        # the fast path: a plain call of a NumPy ufunc (or a registry
-        # operation's) that the kernel registry runs, on numeric arrays
+    def _array_ufunc_general(self, ufunc, method, *inputs, **kwargs):
+        # Array.__array_ufunc__ is C (_arrays.array_ufunc_method, installed
+        # below): calls it does not take come here.  The fast path first: a
+        # plain call of a NumPy ufunc (or a registry operation's) that the
+        # kernel registry runs, on numeric arrays (priming the caches the C
+        # method reads), else ArrayLike's general method.
         if method == "__call__":
             name = _UFUNC_OPS.get(ufunc)
             if name is None:
@@ -2077,6 +2080,7 @@ def debug_repr(a: Array) -> str:
 # the same caches as the Python side
 _arrays.setup(Array, {k: Array.__dict__[k] for k in Array.__slots__ if k != "__weakref__"},
               _OPS, _STRIDED_OF, CKernelError, _strided_of)
+Array.__array_ufunc__ = _arrays.array_ufunc_method(_UFUNC_OPS, Array._array_ufunc_general)
 
 
 __all__ = ["Array", "array", "asarray", "empty", "zeros", "ones", "full", "empty_like",

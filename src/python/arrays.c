@@ -59,6 +59,12 @@
  *       CKernelError): the caller takes the Python path.  CKernelErrors
  *       (kernel failures) propagate.
  *
+ *   array_ufunc_method(ufunc_ops, general) -> method descriptor
+ *       Array.__array_ufunc__ in C: plain calls of the ufuncs in `ufunc_ops`
+ *       (ufunc -> registry operation name) with no keyword but a one-element
+ *       out= go to apply(); the rest, and what apply() refuses, to the
+ *       Python method `general`.
+ *
  *   wrap_result(ndarray) -> Array
  *       An Array over a new ndarray nobody else holds (a ufunc's result).
  *
@@ -665,6 +671,89 @@ done:
   return result;
 }
 
+/* Array.__array_ufunc__ (a method descriptor of the Array type, made by
+ * array_ufunc_method): plain calls of ufuncs in `ufunc_ops` (ufunc -> registry
+ * operation name) with no keyword but a one-element out= take apply();
+ * everything else, and what apply() refuses, the Python method `general`. */
+static PyObject *cka_ufunc_ops = NULL;
+static PyObject *cka_ufunc_general = NULL;
+static PyObject *cka_str_call = NULL;
+static PyObject *cka_str_out = NULL;
+
+static PyObject *cka_array_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames) {
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs >= 3 && nargs - 2 <= CKA_MAX_OPERANDS && nkw <= 1 &&
+      (args[1] == cka_str_call ||
+       (PyUnicode_Check(args[1]) && PyUnicode_Compare(args[1], cka_str_call) == 0))) {
+    PyObject *name = PyDict_GetItemWithError(cka_ufunc_ops, args[0]); /* borrowed */
+    if (name == NULL && PyErr_Occurred()) {
+      return NULL;
+    }
+    PyObject *out = Py_None;
+    int ok = name != NULL;
+    if (ok && nkw == 1) {
+      PyObject *o = args[nargs];
+      ok = PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), cka_str_out) == 0 &&
+           PyTuple_CheckExact(o) && PyTuple_GET_SIZE(o) == 1;
+      if (ok) {
+        out = PyTuple_GET_ITEM(o, 0);
+      }
+    }
+    if (ok) {
+      PyObject *call[CKA_MAX_OPERANDS + 2];
+      call[0] = name;
+      call[1] = out;
+      for (Py_ssize_t i = 2; i < nargs; i++) {
+        call[i] = args[i];
+      }
+      PyObject *r = cka_apply(NULL, call, nargs);
+      if (r != Py_NotImplemented) {
+        return r;
+      }
+      Py_DECREF(r);
+    }
+  }
+  /* the general method: general(self, *args, **kwargs) */
+  Py_ssize_t total = 1 + nargs + nkw;
+  PyObject *small[16];
+  PyObject **full = total <= 16 ? small : PyMem_Malloc((size_t)total * sizeof(PyObject *));
+  if (full == NULL) {
+    return PyErr_NoMemory();
+  }
+  full[0] = self;
+  for (Py_ssize_t i = 0; i < nargs + nkw; i++) {
+    full[1 + i] = args[i];
+  }
+  PyObject *r = PyObject_Vectorcall(cka_ufunc_general, full, (size_t)(1 + nargs), kwnames);
+  if (full != small) {
+    PyMem_Free(full);
+  }
+  return r;
+}
+
+static PyMethodDef cka_array_ufunc_def = {
+    "__array_ufunc__", (PyCFunction)(void (*)(void))cka_array_ufunc,
+    METH_FASTCALL | METH_KEYWORDS,
+    "NumPy ufuncs on host arrays: plain calls of ufuncs the kernel registry runs take the "
+    "C fast path (ckernels._arrays.apply), every other call ArrayLike.__array_ufunc__."};
+
+/* array_ufunc_method(ufunc_ops, general) -> the method descriptor for
+ * Array.__array_ufunc__ (after setup) */
+static PyObject *cka_array_ufunc_method(PyObject *mod, PyObject *const *args,
+                                        Py_ssize_t nargs) {
+  (void)mod;
+  if (cka_array_type == NULL || nargs != 2 || !PyDict_Check(args[0]) ||
+      !PyCallable_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError,
+                    "array_ufunc_method(ufunc_ops: dict, general) after setup()");
+    return NULL;
+  }
+  Py_XSETREF(cka_ufunc_ops, Py_NewRef(args[0]));
+  Py_XSETREF(cka_ufunc_general, Py_NewRef(args[1]));
+  return PyDescr_NewMethod(cka_array_type, &cka_array_ufunc_def);
+}
+
 static PyObject *cka_stop(PyObject *mod, PyObject *unused) {
   (void)mod;
   (void)unused;
@@ -694,6 +783,9 @@ static PyMethodDef cka_methods[] = {
     {"slice1", (PyCFunction)(void (*)(void))cka_slice1, METH_FASTCALL,
      "slice1(array, start, stop, step) -> array[start:stop:step] (axis 0), or "
      "NotImplemented."},
+    {"array_ufunc_method", (PyCFunction)(void (*)(void))cka_array_ufunc_method,
+     METH_FASTCALL,
+     "array_ufunc_method(ufunc_ops, general) -> the C Array.__array_ufunc__ (after setup)."},
     {"wrap_result", cka_wrap_result, METH_O,
      "wrap_result(ndarray) -> an Array over a new ndarray nobody else holds."},
     {"stop", cka_stop, METH_NOARGS,
@@ -713,7 +805,10 @@ static int cka_exec(PyObject *m) {
   Py_DECREF(errors);
   cka_kwnames_out = Py_BuildValue("(ss)", "out", "casting");
   cka_str_no = PyUnicode_InternFromString("no");
-  if (cka_kwnames_out == NULL || cka_str_no == NULL) {
+  cka_str_call = PyUnicode_InternFromString("__call__");
+  cka_str_out = PyUnicode_InternFromString("out");
+  if (cka_kwnames_out == NULL || cka_str_no == NULL || cka_str_call == NULL ||
+      cka_str_out == NULL) {
     return -1;
   }
   if (cka_error_class == NULL || PyType_Ready(&cka_ref_type) < 0 ||
