@@ -381,6 +381,9 @@ static PyObject *cka_slot_descr[CKA_NSLOTS];  /* member descriptors of Array    
 static PyObject *cka_ops = NULL;          /* name -> ckernels.ops.<name>    */
 static PyObject *cka_strided_of = NULL;   /* (dtype, ndim) -> (el, t, addr) */
 static PyObject *cka_ckernel_error = NULL;
+/* (dtype type number, ndim) -> the strided_of entry, for native builtin dtypes */
+#define CKA_TYPE_NUMS 32
+static PyObject *cka_type_table[CKA_TYPE_NUMS][CKA_MAX_DIMS + 1];
 static PyObject *cka_strided_of_fn = NULL; /* (dtype, ndim) -> entry, on a miss */
 static PyObject *cka_kwnames_out = NULL;  /* ("out", "casting")              */
 static PyObject *cka_str_no = NULL;       /* "no"                            */
@@ -474,24 +477,36 @@ static PyObject *cka_wrap_result_impl(PyArrayObject *arr) {
     return NULL;
   }
   PyArray_Descr *descr = PyArray_DESCR(arr);
-  PyObject *key = Py_BuildValue("(Oi)", (PyObject *)descr, PyArray_NDIM(arr));
-  if (key == NULL) {
-    return NULL;
-  }
-  PyObject *cached = PyDict_GetItemWithError(cka_strided_of, key); /* borrowed */
+  int ndim = PyArray_NDIM(arr);
+  /* native builtin dtypes: a table by type number and ndim (no dtype hash) */
+  int fast = PyTypeNum_ISNUMBER(descr->type_num) && descr->type_num < CKA_TYPE_NUMS &&
+             ndim <= CKA_MAX_DIMS && PyArray_ISNBO(descr->byteorder);
+  PyObject *cached = fast ? cka_type_table[descr->type_num][ndim] : NULL;
   if (cached != NULL) {
     Py_INCREF(cached);
-  } else if (!PyErr_Occurred()) { /* first of its kind: the Python side makes it */
-    cached = PyObject_CallObject(cka_strided_of_fn, key);
-  }
-  Py_DECREF(key);
-  if (cached == NULL) {
-    return NULL;
-  }
-  if (!PyTuple_Check(cached) || PyTuple_GET_SIZE(cached) != 3) {
-    Py_DECREF(cached);
-    PyErr_SetString(PyExc_TypeError, "wrap_result: malformed strided type cache entry");
-    return NULL;
+  } else {
+    PyObject *key = Py_BuildValue("(Oi)", (PyObject *)descr, ndim);
+    if (key == NULL) {
+      return NULL;
+    }
+    cached = PyDict_GetItemWithError(cka_strided_of, key); /* borrowed */
+    if (cached != NULL) {
+      Py_INCREF(cached);
+    } else if (!PyErr_Occurred()) { /* first of its kind: the Python side makes it */
+      cached = PyObject_CallObject(cka_strided_of_fn, key);
+    }
+    Py_DECREF(key);
+    if (cached == NULL) {
+      return NULL;
+    }
+    if (!PyTuple_Check(cached) || PyTuple_GET_SIZE(cached) != 3) {
+      Py_DECREF(cached);
+      PyErr_SetString(PyExc_TypeError, "wrap_result: malformed strided type cache entry");
+      return NULL;
+    }
+    if (fast) { /* kept for the process, as the dict's entries */
+      cka_type_table[descr->type_num][ndim] = Py_NewRef(cached);
+    }
   }
   ck_type type = (ck_type)PyLong_AsVoidPtr(PyTuple_GET_ITEM(cached, 2));
   ck_array_preamble *out = type ? cka_wrap_impl(arr, type) : NULL;
