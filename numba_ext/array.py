@@ -1163,6 +1163,10 @@ class _Slow:
 
 
 _SLOW = _Slow()
+#: errors of a fast-path call that are the answer (kernel errors; floating-point
+#: conditions under ``numpy.errstate(...="raise")``); any other refusal by NumPy
+#: sends the call to the general path, which raises its own error
+_PROPAGATE = (CKernelError, FloatingPointError)
 #: Python scalars the fast path hands to ufuncs as they are (NEP 50 weak
 #: scalars, as the general path treats them), with the dtype kinds an
 #: ``out=`` operand may have for them (no cast of ``out`` needed)
@@ -1218,7 +1222,7 @@ def _fast_apply(name: str, args, out):
     if out is None:
         try:
             r = op(*nds)
-        except CKernelError:
+        except _PROPAGATE:
             raise
         except Exception:
             return _SLOW
@@ -1245,7 +1249,7 @@ def _fast_apply(name: str, args, out):
         # casting="no": the loop's types are exactly out's (else the general
         # path converts, with its own checks)
         op(*nds, out=ond, casting="no")
-    except CKernelError:
+    except _PROPAGATE:
         raise
     except Exception:
         return _SLOW
@@ -1334,7 +1338,7 @@ def _fast_operators(stem: str, name: str, forms: str):
         if c is not _SLOW:
             try:
                 r = c[0](c[1], c[2])
-            except CKernelError:
+            except _PROPAGATE:
                 raise
             except Exception:
                 r = None
@@ -1350,7 +1354,7 @@ def _fast_operators(stem: str, name: str, forms: str):
         if c is not _SLOW:
             try:
                 r = c[0](c[2], c[1])
-            except CKernelError:
+            except _PROPAGATE:
                 raise
             except Exception:
                 r = None
@@ -1390,7 +1394,7 @@ def _fast_unary(mname: str, name: str):
                 op = _op(name)
             try:
                 r = op(nd)
-            except CKernelError:
+            except _PROPAGATE:
                 raise
             except Exception:
                 r = None
@@ -1703,7 +1707,13 @@ def apply_op(name: str, args, out=None) -> Array:
     """The registry operation ``name`` applied elementwise to ``args`` (host
     arrays, NumPy arrays, nested lists, scalars: NEP 50 for Python scalars),
     with broadcasting, into ``out`` (a host or NumPy array) when given.
-    ``ckernels.ops.<name>`` and the operators of :class:`Array` call this."""
+    ``ckernels.ops.<name>`` and the operators of :class:`Array` call this.
+    Numeric host arrays with strided dims take the fast path first
+    (``_arrays.apply``: the operation's NumPy ufunc over cached views)."""
+    if type(out) is Array or out is None:
+        r = _arrays.apply(name, out, *args)
+        if r is not NotImplemented:
+            return r
     conv = [a if type(a) is Array else _operand(a, i, name) for i, a in enumerate(args)]
     if len(conv) != builtins.sum(type(c) is Array for c in conv):
         strong = []

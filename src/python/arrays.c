@@ -57,7 +57,8 @@
  *       fast path does not apply (an uncached or ineligible operand, no such
  *       entry yet, NumPy refused the call with an error that is no
  *       CKernelError): the caller takes the Python path.  CKernelErrors
- *       (kernel failures) propagate.
+ *       (kernel failures) and FloatingPointErrors (numpy.errstate "raise")
+ *       propagate.
  *
  *   array_ufunc_method(ufunc_ops, general) -> method descriptor
  *       Array.__array_ufunc__ in C: plain calls of the ufuncs in `ufunc_ops`
@@ -427,10 +428,12 @@ static PyObject *cka_setup(PyObject *mod, PyObject *const *args, Py_ssize_t narg
   Py_RETURN_NONE;
 }
 
-/* NotImplemented unless the pending exception is a CKernelError (returns NULL
- * then, the exception still set) */
+/* NotImplemented unless the pending exception is a CKernelError or a
+ * FloatingPointError (numpy.errstate(...="raise")): returns NULL then, the
+ * exception still set */
 static PyObject *cka_refused(void) {
-  if (PyErr_ExceptionMatches(cka_ckernel_error)) {
+  if (PyErr_ExceptionMatches(cka_ckernel_error) ||
+      PyErr_ExceptionMatches(PyExc_FloatingPointError)) {
     return NULL;
   }
   PyErr_Clear();
@@ -604,9 +607,11 @@ static PyObject *cka_apply(PyObject *mod, PyObject *const *args, Py_ssize_t narg
   PyObject *result = NULL;
   PyObject *out = args[1];
   PyObject *ond = NULL;
+  int arrays = 0;
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *x = args[2 + i];
     if (Py_TYPE(x) == cka_array_type) {
+      arrays++;
       PyObject *nd = cka_get(x, CKA_ND);
       if (nd == NULL) {
         goto refuse;
@@ -622,6 +627,9 @@ static PyObject *cka_apply(PyObject *mod, PyObject *const *args, Py_ssize_t narg
       goto not_fast;
     }
     held = i + 1;
+  }
+  if (arrays == 0) { /* only Python scalars: not an operation on host arrays */
+    goto not_fast;
   }
   if (out == Py_None) {
     result = PyObject_Vectorcall(op, call, (size_t)n, NULL);

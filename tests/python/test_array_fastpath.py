@@ -358,3 +358,23 @@ def test_c_helpers_reject_bad_arguments():
         _arrays.wrap([1, 2], 1)
     with pytest.raises(ValueError):
         _arrays.dims(0)
+
+
+def test_ops_and_registry_ufuncs_on_arrays():
+    x, y = values("float64"), values("float64", seed=5)
+    a, b = ckernels.array(x), ckernels.array(y)
+    same(ckernels.ops.add(a, b), x + y)
+    same(ckernels.ops.add.ufunc(a, b), x + y)
+    out = ckernels.empty(7)
+    assert ckernels.ops.multiply(a, b, out=out) is out
+    same(out, x * y)
+    same(ckernels.ops.maximum(a, 0.0), np.maximum(x, 0.0))
+
+
+def test_floating_point_conditions_follow_numpy_errstate():
+    a = ckernels.array([1.0, 0.0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = a / 0.0
+    np.testing.assert_array_equal(np.asarray(r), [np.inf, np.nan])
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        a / 0.0
