@@ -25,6 +25,21 @@ def check(status: int) -> None:
         raise error_class(status)(last_error(), status)
 
 
+def same_instance(live_count) -> bool:
+    """Whether ``live_count`` -- ``ck_memblock_live_count`` reached some other
+    way (through LLVM's symbol table, a ctypes handle) -- belongs to the
+    libckernel instance the cffi module uses (otherwise the memory counters
+    and the thread-local errors would be two copies).  cffi's API mode hides
+    the real function addresses, so this compares behaviour: a block made
+    through cffi must show in the count read through ``live_count``."""
+    out = ffi.new("ck_memblock **")
+    before = live_count()
+    check(lib.ck_pod_memblock_new(0, out))
+    after = live_count()
+    lib.ck_memblock_decref(out[0])
+    return after == before + 1
+
+
 def layout_mismatches() -> list[str]:
     """Differences between cffi's view of the public structs and the library's."""
     count = ffi.new("size_t *")

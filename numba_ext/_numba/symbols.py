@@ -105,19 +105,10 @@ def load_symbols() -> str:
     missing = [name for name in SIGNATURES if not llvm.address_of_symbol(name)]
     if missing:
         raise ImportError(f"ckernels._numba: {path} lacks {', '.join(missing)}")
-    # Same library instance as the cffi module?  (Otherwise the live count and
-    # the thread-local error would be two copies.)  cffi's API mode hides the
-    # real function addresses, so compare behaviour: a block made through
-    # cffi must show in the count read through the LLVM-resolved symbol.
+    # the same library instance as the cffi module?
     import ctypes
     llvm_live = ctypes.CFUNCTYPE(ctypes.c_int64)(llvm.address_of_symbol("ck_memblock_live_count"))
-    ffi, lib = _native.ffi, _native.lib
-    out = ffi.new("ck_memblock **")
-    before = llvm_live()
-    _native.check(lib.ck_pod_memblock_new(0, out))
-    after = llvm_live()
-    lib.ck_memblock_decref(out[0])
-    if after != before + 1:
+    if not _native.same_instance(llvm_live):
         raise ImportError(f"ckernels._numba: LLVM resolved the ck_* symbols to a different "
                           f"copy of libckernel than the cffi module uses ({path})")
     _loaded_path = path

@@ -224,13 +224,7 @@ def _libckernel():
         h = ctypes.CDLL(libckernel_path())
         live = h.ck_memblock_live_count
         live.restype = ctypes.c_int64
-        ffi, lib = _native.ffi, _native.lib
-        out = ffi.new("ck_memblock **")
-        before = live()
-        _native.check(lib.ck_pod_memblock_new(0, out))
-        after = live()
-        lib.ck_memblock_decref(out[0])
-        if after != before + 1:
+        if not _native.same_instance(live):
             raise OSError("libckernel.so is not the instance the cffi module uses")
         _CKLIB = h
     return _CKLIB
