@@ -3,6 +3,8 @@
 * operators (``a + b``, ``a * 2.0``, ``a < b``, ``-a``, ``a.sum()``) on 10 and
   1e7 float64 elements, results allocated by the call (no ``out=``) and with
   ``out=`` / in place;
+* conversions: ``np.asarray(a)`` of a host array and ``ckernels.asarray(x)``
+  of an ndarray, against ``np.asarray(x)`` of an ndarray (NumPy's no-op);
 * ``ckernels.empty`` against ``numpy.empty`` (80 MB) and ``ckernels.zeros``
   against ``numpy.zeros``;
 * ``repr`` of a 2e7-element array (summarised; before this benchmark existed
@@ -66,8 +68,18 @@ def operators(n: int) -> None:
         ("np.sin(a)", lambda: np.sin(a), lambda: np.sin(x)),
         ("a.sum()", lambda: a.sum(), lambda: x.sum()),
         ("a[1:-1] (a view)", lambda: a[1:-1], lambda: x[1:-1]),
+        ("np.add(a, b)", lambda: np.add(a, b), lambda: np.add(x, y)),
     ]
     for name, ck, ref in cases:
+        t_ck, t_np = time_it(ck), time_it(ref)
+        line(name, t_ck, t_np)
+    # conversions: against NumPy's own no-op conversion (np.asarray of an
+    # ndarray), so the ratio shows what crossing the boundary costs
+    conv = [
+        ("np.asarray(a)", lambda: np.asarray(a), lambda: np.asarray(x)),
+        ("ckernels.asarray(x)", lambda: ckernels.asarray(x), lambda: np.asarray(x)),
+    ]
+    for name, ck, ref in conv:
         t_ck, t_np = time_it(ck), time_it(ref)
         line(name, t_ck, t_np)
 

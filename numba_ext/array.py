@@ -25,6 +25,7 @@ An :class:`Array` owns one reference to its C array memblock.
 
 from __future__ import annotations
 
+import atexit
 import builtins
 import math
 import numbers
@@ -39,11 +40,20 @@ from . import dtypes as _dtypes
 from . import types as _t
 from ._cargs import c_shape, c_text
 from ._native import check, ffi, lib
-from .arraylike import ArrayLike, Flags, c_strides, format_values
-from .errors import (CKIndexError, CKOverflowError, CKTypeError, CKValueError,
+from . import arraylike as _al
+from . import ufuncs as _ufuncs
+from .arraylike import (_BINARY, _COMPARE, UFUNC_TO_OP, ArrayLike, Flags, _op_exists,
+                        _registry_op, c_strides, format_values)
+from .errors import (CKernelError, CKIndexError, CKOverflowError, CKTypeError, CKValueError,
                      InvalidArgumentError, InvalidStateError, NotSupportedError)
 from .memory import MemBlock, memblock_at
 from .types import Type, as_type
+
+from . import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
+
+# at exit, arrays still held by C objects are released after Python's state
+# is gone: their NumPy owners are left alone then (as ckernels.memory does)
+atexit.register(_arrays.stop)
 
 try:   # the buffer protocol (PEP 3118): a tiny C base type (src/python/buffer.c)
     from ._buffer import BufferExporter as _Base
@@ -633,7 +643,18 @@ class Array(*_BASES):
     ckernel type.  Made by :func:`ckernels.array`, :func:`ckernels.asarray`,
     :func:`ckernels.empty` and friends, never by calling the class."""
 
-    __slots__ = ("_a", "_tp", "_dt", "__weakref__")
+    # _r: the owned reference to the C array, an ArrayRef (ckernels._arrays:
+    # a C object that drops it when freed; no Python __del__), _ad its
+    # address; _p the cffi pointer ``_a`` (made on first use).  Everything
+    # else caches what never changes for one C array (its type, dims, data
+    # and address are fixed at creation; only set_readonly changes the
+    # flags, and it clears the caches that depend on them):
+    #   _tp  Type            _dt  NumPy dtype
+    #   _sh  shape           _st  strides              _bi  _buffer_info tuple
+    #   _nd  the NumPy view of the fast path (see _fast_view): an ndarray,
+    #        writable when the array is, or False when the array has none
+    #        (fixed dims, var dims, strings, structs, non-native types)
+    __slots__ = ("_r", "_p", "_tp", "_dt", "_ad", "_sh", "_st", "_bi", "_nd", "__weakref__")
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use ckernels.array(obj, dtype=None, *, type=None), "
@@ -646,19 +667,32 @@ class Array(*_BASES):
     @classmethod
     def _own(cls, ptr) -> "Array":
         """Wrap a ``ck_array_preamble *``, taking over one reference."""
+        address = _addr(ptr)
+        try:
+            ref = _arrays.ref(address)
+        except BaseException:
+            lib.ck_array_decref(ptr)
+            raise
         self = _new_instance(cls)
-        self._a = ptr
-        self._tp = None
-        self._dt = None
+        self._r = ref
+        self._p = ptr
+        self._ad = address
+        self._tp = self._dt = self._sh = self._st = self._bi = self._nd = None
         return self
 
-    def __del__(self, _decref=lib.ck_array_decref):
-        # the C function is bound at definition: at interpreter exit the
-        # module's globals may already be None when the last arrays die
-        a = getattr(self, "_a", None)
-        if a is not None:
-            self._a = None
-            _decref(a)
+    @classmethod
+    def _own_address(cls, address: int) -> "Array":
+        """Wrap the ``ck_array_preamble *`` at ``address`` (an int from
+        :mod:`ckernels._arrays`), taking over one reference."""
+        return cls._own(ffi.cast("ck_array_preamble *", address))
+
+    @property
+    def _a(self, _cast=ffi.cast, _ptr_t=ffi.typeof("ck_array_preamble *")):
+        """The ``ck_array_preamble *`` (cffi), valid while this object lives."""
+        p = self._p
+        if p is None:
+            p = self._p = _cast(_ptr_t, self._ad)
+        return p
 
     @classmethod
     def _from_address(cls, address: int) -> "Array":
@@ -673,7 +707,7 @@ class Array(*_BASES):
     @property
     def address(self) -> int:
         """Address of the ``ck_array_preamble`` (valid while this object lives)."""
-        return _addr(self._a)
+        return self._ad
 
     @property
     def memblock(self) -> MemBlock:
@@ -702,26 +736,30 @@ class Array(*_BASES):
 
     @property
     def ndim(self) -> int:
-        return lib.ck_array_ndim(self._a)
+        sh = self._sh
+        return len(sh) if sh is not None else len(self.shape)
 
-    def _dims(self, fn) -> tuple[int, ...]:
-        n = self.ndim
-        if n == 0:
-            return ()
-        out = ffi.new("intptr_t[]", n)
-        check(fn(self._a, out, n, ffi.NULL))
-        return tuple(out)
+    def _read_dims(self) -> None:
+        self._sh, self._st = _arrays.dims(self.address)
 
     @property
     def shape(self) -> tuple[int, ...]:
         """Sizes of the dims (-1 for a var dim below axis 0: its size differs
         per element)."""
-        return self._dims(lib.ck_array_shape)
+        sh = self._sh
+        if sh is None:
+            self._read_dims()
+            sh = self._sh
+        return sh
 
     @property
     def strides(self) -> tuple[int, ...]:
         """Byte strides of the dims (a var dim: its elements' stride)."""
-        return self._dims(lib.ck_array_strides)
+        st = self._st
+        if st is None:
+            self._read_dims()
+            st = self._st
+        return st
 
     @property
     def context(self):
@@ -757,6 +795,7 @@ class Array(*_BASES):
     def set_readonly(self) -> "Array":
         """Drop the write flag (views made later inherit it; no way back)."""
         check(lib.ck_array_set_readonly(self._a))
+        self._bi = self._nd = None   # cached with the write flag
         return self
 
     @property
@@ -829,7 +868,68 @@ class Array(*_BASES):
         check(lib.ck_array_assign(self._a, src._a, _errmode(errmode)))
 
     def _apply(self, name: str, args, out) -> "Array":
-        return apply_op(name, args, out)
+        r = _arrays.apply(name, out, *args)
+        if r is NotImplemented:
+            r = _fast_apply(name, args, out)
+            if r is _SLOW:
+                return apply_op(name, args, out)
+        return r
+
+    def __getitem__(self, key, _general=ArrayLike.__getitem__, _slice1=_arrays.slice1):
+        tk = type(key)
+        if tk is slice:   # a[i:j:k]: one C call (ck_array_slice), no Python key handling
+            v = _slice1(self, key.start, key.stop, key.step)
+            if v is not NotImplemented:
+                return v
+        elif tk is int:   # a[i] of a 1-d numeric array: the NumPy scalar
+            nd = self._nd
+            if nd is None:
+                nd = self._fast_view()
+            if nd is not False and nd.ndim == 1 and -nd.shape[0] <= key < nd.shape[0]:
+                return nd[key]
+        return _general(self, key)
+
+    def _fast_view(self):
+        """The cached NumPy view of the fast path (``_nd``): made once, for
+        arrays whose dims are all strided and whose element type is a native
+        builtin numeric one (what ``asarray(ndarray)`` and operations give);
+        False for every other array.  Internal: never handed out (callers
+        get ``.view()`` of it), so nothing can change its shape or flags."""
+        nd = False
+        if _all_strided(self._a):
+            dt = self.dtype
+            if dt.kind in "biufc" and dt.isnative:
+                nd = _arrays.view(self.address, dt, True)
+        self._nd = nd
+        return nd
+
+    def _array_ufunc_general(self, ufunc, method, *inputs, **kwargs):
+        # Array.__array_ufunc__ is C (_arrays.array_ufunc_method, installed
+        # below): calls it does not take come here.  The fast path first: a
+        # plain call of a NumPy ufunc (or a registry operation's) that the
+        # kernel registry runs, on numeric arrays (priming the caches the C
+        # method reads), else ArrayLike's general method.
+        if method == "__call__":
+            name = _UFUNC_OPS.get(ufunc)
+            if name is None:
+                name = _ufunc_op(ufunc)
+            if name:
+                if not kwargs:
+                    r = _arrays.apply(name, None, *inputs)
+                    if r is NotImplemented:
+                        r = _fast_apply(name, inputs, None)
+                    if r is not _SLOW:
+                        return r
+                elif len(kwargs) == 1 and "out" in kwargs:
+                    out = kwargs["out"]
+                    if type(out) is tuple and len(out) == 1:
+                        out = out[0]
+                        r = _arrays.apply(name, out, *inputs)
+                        if r is NotImplemented:
+                            r = _fast_apply(name, inputs, out)
+                        if r is not _SLOW:
+                            return r
+        return ArrayLike.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
 
     def _reduce(self, name: str, axis, keepdims: bool) -> "Array":
         return reduce_op(name, self, axis, keepdims)
@@ -900,7 +1000,17 @@ class Array(*_BASES):
 
     # ---- NumPy / buffer / DLPack ----------------------------------------------
     def _numpy(self, writable: bool) -> np.ndarray:
+        nd = self._nd
+        if nd is None:
+            nd = self._fast_view()
+        if nd is not False:   # a new view of the cached one: callers may change it
+            v = nd.view()
+            if not writable and v.flags.writeable:
+                v.flags.writeable = False
+            return v
         t = self.type
+        if t.dtype.is_builtin and self._regular_ndim() == t.ndim:
+            return _arrays.view(self.address, self.dtype, writable)
         view = _numpy_dims(t, self._data, self._arrmeta)
         if view is None:
             dtype_t = t.dtype
@@ -945,15 +1055,19 @@ class Array(*_BASES):
 
     def _buffer_info(self, writable: bool):
         """(address, shape, strides, format, itemsize, readonly) for the C
-        buffer exporter (PEP 3118), builtin element types only."""
-        el = self.type.dtype
-        fmt = _dtypes.BUFFER_FORMATS.get(str(el)) if el.is_builtin else None
-        if fmt is None or self._regular_ndim() != self.ndim:
-            raise BufferError(f"an array of type '{self.type}' does not export a buffer "
-                              "(builtin element types only)")
-        if writable and not self.writable:
+        buffer exporter (PEP 3118), builtin element types only (cached)."""
+        bi = self._bi
+        if bi is None:
+            el = self.type.dtype
+            fmt = _dtypes.BUFFER_FORMATS.get(str(el)) if el.is_builtin else None
+            if fmt is None or self._regular_ndim() != self.ndim:
+                raise BufferError(f"an array of type '{self.type}' does not export a "
+                                  "buffer (builtin element types only)")
+            bi = self._bi = (self._data, self.shape, self.strides, fmt, el.data_size,
+                             not self.writable)
+        if writable and bi[5]:
             raise BufferError("the array is read-only")
-        return (self._data, self.shape, self.strides, fmt, el.data_size, not self.writable)
+        return bi
 
     def to_numpy(self) -> np.ndarray:
         """A NumPy copy: builtin and plain struct types as they are, strings
@@ -1035,6 +1149,305 @@ def _cpu_context():
         raise InvalidStateError("Array.context: the context layer is not imported "
                                 "(import ckernels)")
     return _CPU_CONTEXT[0]()
+
+
+# ---- the fast path of operations (NumPy ufuncs over cached views) --------------
+
+class _Slow:
+    """Marker: the fast path does not apply, take the general one."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<slow path>"
+
+
+_SLOW = _Slow()
+#: errors of a fast-path call that are the answer (kernel errors; floating-point
+#: conditions under ``numpy.errstate(...="raise")``); any other refusal by NumPy
+#: sends the call to the general path, which raises its own error
+_PROPAGATE = (CKernelError, FloatingPointError)
+#: Python scalars the fast path hands to ufuncs as they are (NEP 50 weak
+#: scalars, as the general path treats them), with the dtype kinds an
+#: ``out=`` operand may have for them (no cast of ``out`` needed)
+_WEAK = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+_UFUNC_OPS: dict = {}   # NumPy ufunc -> registry operation name (hits only)
+
+
+def _ufunc_op(ufunc) -> str:
+    """The registry operation a NumPy ufunc call runs as (``""``: none; the
+    general ``__array_ufunc__`` decides): NumPy's ufuncs by name
+    (``UFUNC_TO_OP``), a registry operation's ufunc by its owner; jitted
+    functions' ufuncs keep their own path."""
+    if not isinstance(ufunc, np.ufunc) or ufunc.nout != 1:
+        return ""
+    owner = _ufuncs.function_of(ufunc)
+    if owner is not None:
+        name = owner.name if isinstance(owner, _al._OPERATIONS.Op) else None
+    else:
+        name = UFUNC_TO_OP.get(ufunc.__name__, ufunc.__name__)
+    if not name or not _op_exists(name):
+        return ""
+    if len(_UFUNC_OPS) < 4096:
+        _UFUNC_OPS[ufunc] = name
+    return name
+
+
+def _fast_apply(name: str, args, out):
+    """The registry operation ``name`` on ``args`` through its NumPy ufunc
+    (``ckernels.ops.<name>`` called with ndarrays: the C dispatcher, NumPy's
+    broadcasting and overlap handling, the registry's kernels), with the
+    operands' cached views and the result wrapped without a copy; ``_SLOW``
+    when the general path must run: an operand that is not a numeric host
+    array with strided dims or a Python scalar, an ``out=`` that would need a
+    cast, and any refusal by NumPy (type resolution, casting, scalar range:
+    the general path then raises its own error, as before)."""
+    nds = []
+    for x in args:
+        tx = type(x)
+        if tx is Array:
+            nd = x._nd
+            if nd is None:
+                nd = x._fast_view()
+            if nd is False:
+                return _SLOW
+            nds.append(nd)
+        elif tx in _WEAK:
+            nds.append(x)
+        else:
+            return _SLOW
+    op = _OPS.get(name)
+    if op is None:
+        op = _op(name)
+    if out is None:
+        try:
+            r = op(*nds)
+        except _PROPAGATE:
+            raise
+        except Exception:
+            return _SLOW
+        if type(r) is np.ndarray:
+            return _wrap_result(r)
+        if isinstance(r, np.generic):   # a ufunc's 0-d result
+            return _wrap_result(np.asarray(r))
+        return r if type(r) is Array else _SLOW
+    if type(out) is not Array:
+        return _SLOW
+    ond = out._nd
+    if ond is None:
+        ond = out._fast_view()
+    if ond is False or not ond.flags.writeable:
+        return _SLOW
+    odt = ond.dtype
+    for x, nd in zip(args, nds):
+        if nd is x:
+            if odt.kind not in _WEAK[type(x)]:
+                return _SLOW
+        elif nd.dtype != odt:
+            return _SLOW
+    try:
+        # casting="no": the loop's types are exactly out's (else the general
+        # path converts, with its own checks)
+        op(*nds, out=ond, casting="no")
+    except _PROPAGATE:
+        raise
+    except Exception:
+        return _SLOW
+    return out
+
+
+def _wrap_result(arr: np.ndarray) -> "Array":
+    """A host array over ``arr``, a ufunc's new result that nobody else
+    holds: it becomes the array's cached view as well (one C call)."""
+    return _arrays.wrap_result(arr)
+
+
+def _wrap_ndarray(arr: np.ndarray, _wrap=_arrays.wrap_result):
+    """A host array sharing ``arr``'s memory (strided dims over its dtype;
+    an external memblock keeps ``arr`` alive): one C call.  ``arr`` is a
+    caller's array: its own attributes may change later (``arr.shape = ...``),
+    so the fast path's view is made anew from the C array, not ``arr``."""
+    a = _wrap(arr)
+    a._nd = None
+    return a
+
+
+def _strided_of(dtype: np.dtype, ndim: int) -> tuple:
+    """(element Type, strided Type, its ``ck_type`` address) of NumPy arrays
+    of ``dtype`` and ``ndim`` dims (cached: ``_STRIDED_OF``)."""
+    dtype_t = _t.from_numpy_dtype(dtype)
+    t = _strided(dtype_t, ndim)
+    cached = (dtype_t, t, _addr(t.c_type))
+    if len(_STRIDED_OF) < 1024:
+        _STRIDED_OF[(dtype, ndim)] = cached
+    return cached
+
+
+def _all_strided(a) -> bool:
+    """Whether every dim of the C array ``a`` is a strided dim."""
+    t = lib.ck_array_type(a)
+    while True:
+        tid = lib.ck_type_id_of(t)
+        if tid != _STRIDED:
+            return tid not in (_FIXED, _VAR)
+        t = lib.ck_type_element(t)
+
+
+_OPS: dict = {}   # registry operation name -> ckernels.ops.<name> (an Op: it rebuilds
+                  # its ufunc itself when the registry changes)
+
+
+def _op(name: str):
+    op = _OPS.get(name)
+    if op is None:
+        op = _OPS[name] = _registry_op(name)
+    return op
+
+
+def _fast_operators(stem: str, name: str, forms: str):
+    """Array's operator methods for the registry operation ``name``: the fast
+    path (:func:`_fast_apply` inlined for one or two operands) first, else
+    ArrayLike's (the general path, NumPy's binop deferral included)."""
+    apply = _arrays.apply
+
+    def call(x, y):
+        nd = x._nd
+        if nd is None:
+            nd = x._fast_view()
+        ty = type(y)
+        if ty is Array:
+            o = y._nd
+            if o is None:
+                o = y._fast_view()
+        elif ty in _WEAK:
+            o = y
+        else:
+            return _SLOW
+        if nd is False or o is False:
+            return _SLOW
+        op = _OPS.get(name)
+        if op is None:
+            op = _op(name)
+        return op, nd, o
+
+    def forward(self, other, _general=getattr(ArrayLike, f"__{stem}__")):
+        r = apply(name, None, self, other)
+        if r is not NotImplemented:
+            return r
+        c = call(self, other)
+        if c is not _SLOW:
+            try:
+                r = c[0](c[1], c[2])
+            except _PROPAGATE:
+                raise
+            except Exception:
+                r = None
+            if type(r) is np.ndarray:
+                return _wrap_result(r)
+        return _general(self, other)
+
+    def reflected(self, other, _general=getattr(ArrayLike, f"__r{stem}__", None)):
+        r = apply(name, None, other, self)
+        if r is not NotImplemented:
+            return r
+        c = call(self, other)
+        if c is not _SLOW:
+            try:
+                r = c[0](c[2], c[1])
+            except _PROPAGATE:
+                raise
+            except Exception:
+                r = None
+            if type(r) is np.ndarray:
+                return _wrap_result(r)
+        return _general(self, other)
+
+    def inplace(self, other, _general=getattr(ArrayLike, f"__i{stem}__", None)):
+        if apply(name, self, self, other) is NotImplemented and \
+                _fast_apply(name, (self, other), self) is _SLOW:
+            return _general(self, other)
+        return self
+
+    out = {f"__{stem}__": forward}
+    if "r" in forms:
+        out[f"__r{stem}__"] = reflected
+    if "i" in forms:
+        out[f"__i{stem}__"] = inplace
+    for mname, f in out.items():
+        f.__name__ = mname
+        f.__qualname__ = f"Array.{mname}"
+        f.__doc__ = getattr(ArrayLike, mname).__doc__
+    return out
+
+
+def _fast_unary(mname: str, name: str):
+    def unary(self, _general=getattr(ArrayLike, mname), _apply=_arrays.apply):
+        r = _apply(name, None, self)
+        if r is not NotImplemented:
+            return r
+        nd = self._nd
+        if nd is None:
+            nd = self._fast_view()
+        if nd is not False:
+            op = _OPS.get(name)
+            if op is None:
+                op = _op(name)
+            try:
+                r = op(nd)
+            except _PROPAGATE:
+                raise
+            except Exception:
+                r = None
+            if type(r) is np.ndarray:
+                return _wrap_result(r)
+        return _general(self)
+    unary.__name__ = mname
+    unary.__qualname__ = f"Array.{mname}"
+    unary.__doc__ = getattr(ArrayLike, mname).__doc__
+    return unary
+
+
+#: ck_type_id -> NumPy dtype of the builtin types (results of reductions)
+_DTYPE_OF_ID = {tid: row.numpy for tid, row in _dtypes.by_id.items() if row.numpy is not None}
+
+
+def _fast_reduction(method: str, name: str):
+    """Array's ``method`` (``sum``, ``min``, ...) over all elements: one C call
+    (``_arrays.reduce_all``: ``ck_array_reduce``, the same kernels and
+    result type as the general path) giving the NumPy scalar; any argument
+    takes ArrayLike's general method."""
+    cname = name.encode()
+    general = getattr(ArrayLike, method)
+
+    def reduction(self, *args, **kwargs):
+        if not args and not kwargs:
+            nd = self._nd
+            if nd is None:
+                nd = self._fast_view()
+            if nd is not False:
+                r = _arrays.reduce_all(cname, self._ad, _DTYPE_OF_ID)
+                if r is not None:
+                    return r
+        return general(self, *args, **kwargs)
+    reduction.__name__ = method
+    reduction.__qualname__ = f"Array.{method}"
+    reduction.__doc__ = general.__doc__
+    return reduction
+
+
+for _m, _name in (("sum", "sum"), ("prod", "product"), ("min", "min"), ("max", "max"),
+                  ("any", "any"), ("all", "all")):
+    setattr(Array, _m, _fast_reduction(_m, _name))
+for _stem, _name in _BINARY.items():
+    for _m, _f in _fast_operators(_stem, _name, "ri").items():
+        setattr(Array, _m, _f)
+for _stem, _name in _COMPARE.items():
+    for _m, _f in _fast_operators(_stem, _name, "").items():
+        setattr(Array, _m, _f)
+for _m, _name in (("__neg__", "negative"), ("__abs__", "absolute"), ("__invert__", "invert")):
+    setattr(Array, _m, _fast_unary(_m, _name))
+del _stem, _name, _m, _f
+
 
 
 def _elem_id(a) -> int:
@@ -1294,7 +1707,13 @@ def apply_op(name: str, args, out=None) -> Array:
     """The registry operation ``name`` applied elementwise to ``args`` (host
     arrays, NumPy arrays, nested lists, scalars: NEP 50 for Python scalars),
     with broadcasting, into ``out`` (a host or NumPy array) when given.
-    ``ckernels.ops.<name>`` and the operators of :class:`Array` call this."""
+    ``ckernels.ops.<name>`` and the operators of :class:`Array` call this.
+    Numeric host arrays with strided dims take the fast path first
+    (``_arrays.apply``: the operation's NumPy ufunc over cached views)."""
+    if type(out) is Array or out is None:
+        r = _arrays.apply(name, out, *args)
+        if r is not NotImplemented:
+            return r
     conv = [a if type(a) is Array else _operand(a, i, name) for i, a in enumerate(args)]
     if len(conv) != builtins.sum(type(c) is Array for c in conv):
         strong = []
@@ -1610,6 +2029,14 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
     ``__array_interface__`` / DLPack exporter) of a builtin or aligned struct
     dtype; otherwise copy (:func:`array`).  Host arrays are returned as they
     are (converted when ``dtype``/``type`` differ)."""
+    if dtype is None and type is None:
+        tobj = builtins.type(obj)
+        if tobj is np.ndarray:
+            cached = _STRIDED_OF.get((obj.dtype, obj.ndim))
+            if cached is not None:   # seen before: no checks left to make
+                return _wrap_ndarray(obj)
+        elif tobj is Array:
+            return obj
     if isinstance(obj, Array):
         if (dtype is None or _element_type(dtype) == obj.type.dtype) and \
                 (type is None or _element_type(type) == obj.type):
@@ -1623,34 +2050,20 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
         key = (obj.dtype, obj.ndim)
         cached = _STRIDED_OF.get(key)
         if cached is None:
-            dtype_t = _t.from_numpy_dtype(obj.dtype)
-            cached = (dtype_t, _strided(dtype_t, obj.ndim))
-            if len(_STRIDED_OF) < 1024:
-                _STRIDED_OF[key] = cached
-        dtype_t, t = cached
+            cached = _strided_of(*key)
+        dtype_t, t, _ = cached
         if type is not None and _element_type(type) != t:
             raise CKTypeError(f"asarray: NumPy array has type '{t}', not '{type}'")
         if dtype is not None and _element_type(dtype) != dtype_t:
             return array(obj, dtype)
-        owner = MemBlock.external(obj)
-        flags = lib.CK_ARRAY_READ | (lib.CK_ARRAY_WRITE if obj.flags.writeable else 0)
-        out = ffi.new("ck_array_preamble **")
-        shape = ffi.new("intptr_t[]", list(obj.shape) or [0])
-        strides = ffi.new("intptr_t[]", list(obj.strides) or [0])
-        data = obj.__array_interface__["data"][0] or _addr(owner.ptr)
-        try:
-            check(lib.ck_array_view_external(t.c_type, _ptr(data), shape, strides, obj.ndim,
-                                             flags, owner.ptr, out))
-        finally:
-            owner.close()  # the view holds its own reference
-        return Array._own(out[0])
+        return _wrap_ndarray(obj)
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "OUST" and dtype is None and \
             type is None:
         return array(obj)
     return array(obj, dtype, type=type)
 
 
-_STRIDED_OF: dict = {}   # (NumPy dtype, ndim) -> (element Type, strided Type)
+_STRIDED_OF: dict = {}   # (NumPy dtype, ndim) -> (element Type, strided Type, address)
 
 
 def from_dlpack(x) -> Array:
@@ -1671,6 +2084,13 @@ def debug_repr(a: Array) -> str:
     buf = ffi.new("char[]", n[0] + 1)
     check(lib.ck_array_debug_repr(a._a, buf, n[0] + 1, n))
     return ffi.string(buf).decode()
+
+
+# the C side of the fast path (ckernels._arrays.apply / wrap_result) works on
+# the same caches as the Python side
+_arrays.setup(Array, {k: Array.__dict__[k] for k in Array.__slots__ if k != "__weakref__"},
+              _OPS, _STRIDED_OF, CKernelError, _strided_of)
+Array.__array_ufunc__ = _arrays.array_ufunc_method(_UFUNC_OPS, Array._array_ufunc_general)
 
 
 __all__ = ["Array", "array", "asarray", "empty", "zeros", "ones", "full", "empty_like",

@@ -1,0 +1,860 @@
+/*
+ * arrays.c -- ckernels._arrays: cheap conversions between ckernels host arrays
+ * and NumPy arrays, the small-call path of ckernels.Array.
+ *
+ * Each conversion here is one C call where the Python version needed a dozen
+ * cffi calls and several Python objects:
+ *
+ *   view(address, dtype, writable) -> ndarray
+ *       A NumPy array over the memory of the C array at `address` (a
+ *       `ck_array_preamble *` whose dims are all fixed/strided and whose
+ *       element type is `dtype`).  Its base is an `ArrayRef`, which owns one
+ *       reference to the C array, so the view keeps the memory alive however
+ *       long it lives, and it does not keep the Python `Array` alive (the
+ *       Array may cache the view without a reference cycle).  Writable only
+ *       when `writable` and the C array has CK_ARRAY_WRITE.
+ *
+ *   wrap(ndarray, type_address) -> address
+ *       A new C array (`ck_array_view_external`) of type `type_address` (the
+ *       strided type of the ndarray's dtype and ndim) over the ndarray's data,
+ *       shape and strides; an external memblock owns a reference to the
+ *       ndarray, dropped (with the GIL taken) when the C array's last
+ *       reference goes.  READ always, WRITE when the ndarray is writeable.
+ *       The caller owns the returned reference (`Array._own`).
+ *
+ *   dims(address) -> (shape, strides)
+ *       The C array's ck_array_shape / ck_array_strides as tuples.
+ *
+ *   reduce_all(name, address, dtypes) -> NumPy scalar
+ *       The reduction `name` (bytes: b"sum", b"min", ...) of every element of
+ *       the C array at `address` (ck_array_reduce over all axes), as the
+ *       NumPy scalar of the result's element type (`dtypes`: ck_type_id ->
+ *       numpy.dtype); the 0-d result array is released here.  None when the
+ *       result type has no entry in `dtypes`.
+ *
+ *   ref(address) -> ArrayRef
+ *       An ArrayRef taking over one reference to the C array at `address`:
+ *       what an Array owns its C array through (slot `_r`; no Python __del__).
+ *
+ *   setup(Array, slots, ops, strided_of, error_class, strided_of_fn)
+ *       Called once by ckernels.array: the Array class, its slot descriptors
+ *       ({name: member descriptor}), the dict of registry operations by name
+ *       (filled by ckernels.array), the dict (dtype, ndim) -> (element Type,
+ *       strided Type, ck_type address) and the function filling it,
+ *       ckernels.errors.CKernelError.
+ *
+ *   slice1(array, start, stop, step) -> Array or NotImplemented
+ *       array[start:stop:step] along axis 0 (ck_array_slice), bounds ints or
+ *       None; NotImplemented for anything else.
+ *
+ *   apply(name, out, *operands) -> Array, out, or NotImplemented
+ *       The operators' and NumPy ufuncs' fast path (the Python version,
+ *       ckernels.array._fast_apply, documents the rules): operands are Arrays
+ *       with a cached view (slot `_nd` an ndarray) or Python bool/int/float/
+ *       complex; the registry operation `ops[name]` is called with the views
+ *       (and `out=`'s view with casting="no"); an ndarray result becomes an
+ *       Array (as wrap, its cached view the result).  NotImplemented: the
+ *       fast path does not apply (an uncached or ineligible operand, no such
+ *       entry yet, NumPy refused the call with an error that is no
+ *       CKernelError): the caller takes the Python path.  CKernelErrors
+ *       (kernel failures) and FloatingPointErrors (numpy.errstate "raise")
+ *       propagate.
+ *
+ *   array_ufunc_method(ufunc_ops, general) -> method descriptor
+ *       Array.__array_ufunc__ in C: plain calls of the ufuncs in `ufunc_ops`
+ *       (ufunc -> registry operation name) with no keyword but a one-element
+ *       out= go to apply(); the rest, and what apply() refuses, to the
+ *       Python method `general`.
+ *
+ *   wrap_result(ndarray) -> Array
+ *       An Array over a new ndarray nobody else holds (a ufunc's result).
+ *
+ *   stop()
+ *       Called at interpreter exit: from then on releasing an external block
+ *       made by wrap() leaves its ndarray alone (Python is being torn down).
+ *
+ * Errors of the library are raised as ckernels.errors.error_class(status)
+ * with ck_last_error()'s message; bad Python arguments as TypeError /
+ * ValueError.  Not part of the C core: it depends on CPython and NumPy's C
+ * API (as _dispatch does) and links libckernel.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define PY_ARRAY_UNIQUE_SYMBOL ckernels_arrays_ARRAY_API
+#include <numpy/arrayobject.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ckernel/ckernel.h"
+
+_Static_assert(sizeof(npy_intp) == sizeof(intptr_t), "NumPy and ckernels strides agree");
+
+/* most dims a ckernel type has (CK_TYPE_MAX_DEPTH, the element included) */
+#define CKA_MAX_DIMS 64
+
+static PyObject *cka_error_class = NULL; /* ckernels.errors.error_class */
+static volatile int cka_stopped = 0;     /* set by stop() at exit       */
+
+static PyObject *cka_raise_status(ck_status status) {
+  const char *msg = ck_last_error();
+  PyObject *message = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace");
+  if (message == NULL) {
+    return NULL;
+  }
+  PyObject *cls = PyObject_CallFunction(cka_error_class, "i", (int)status);
+  if (cls != NULL) {
+    PyObject *exc = PyObject_CallFunction(cls, "Oi", message, (int)status);
+    if (exc != NULL) {
+      PyErr_SetObject(cls, exc);
+      Py_DECREF(exc);
+    }
+    Py_DECREF(cls);
+  }
+  Py_DECREF(message);
+  return NULL;
+}
+
+static void *cka_address(PyObject *o, const char *what) {
+  void *p = PyLong_AsVoidPtr(o);
+  if (p == NULL && !PyErr_Occurred()) {
+    PyErr_Format(PyExc_ValueError, "_arrays: %s is NULL", what);
+  }
+  return p;
+}
+
+/* ------------------------------------------------------------------------ */
+/* ArrayRef: one reference to a C array, the base of view()'s ndarrays      */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+  PyObject_HEAD ck_array_preamble *array; /* owned reference */
+} cka_ref;
+
+static void cka_ref_dealloc(PyObject *self) {
+  ck_array_decref(((cka_ref *)self)->array);
+  Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *cka_ref_repr(PyObject *self) {
+  return PyUnicode_FromFormat("<ckernels._arrays.ArrayRef of the C array at %p>",
+                              (void *)((cka_ref *)self)->array);
+}
+
+static PyTypeObject cka_ref_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ckernels._arrays.ArrayRef",
+    .tp_basicsize = sizeof(cka_ref),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = PyDoc_STR("One reference to a ckernels C array: the base of the NumPy views "
+                        "of ckernels._arrays.view (keeps their memory alive)."),
+    .tp_dealloc = cka_ref_dealloc,
+    .tp_repr = cka_ref_repr,
+};
+
+/* ------------------------------------------------------------------------ */
+/* dims / view                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* shape and strides of `a` into the caller's arrays; -1 with an exception */
+static int cka_read_dims(const ck_array_preamble *a, intptr_t *shape, intptr_t *strides,
+                         size_t *ndim) {
+  size_t n = 0;
+  ck_status st = ck_array_shape(a, shape, CKA_MAX_DIMS, &n);
+  if (st == CK_OK) {
+    st = ck_array_strides(a, strides, CKA_MAX_DIMS, NULL);
+  }
+  if (st != CK_OK) {
+    cka_raise_status(st);
+    return -1;
+  }
+  if (n > CKA_MAX_DIMS) {
+    PyErr_Format(PyExc_ValueError, "_arrays: %zu dims (at most %d)", n, CKA_MAX_DIMS);
+    return -1;
+  }
+  *ndim = n;
+  return 0;
+}
+
+static PyObject *cka_tuple(const intptr_t *v, size_t n) {
+  PyObject *t = PyTuple_New((Py_ssize_t)n);
+  if (t == NULL) {
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) {
+    PyObject *x = PyLong_FromSsize_t(v[i]);
+    if (x == NULL) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(t, (Py_ssize_t)i, x);
+  }
+  return t;
+}
+
+static PyObject *cka_dims(PyObject *mod, PyObject *addr) {
+  (void)mod;
+  ck_array_preamble *a = cka_address(addr, "the array");
+  if (a == NULL) {
+    return NULL;
+  }
+  intptr_t shape[CKA_MAX_DIMS], strides[CKA_MAX_DIMS];
+  size_t n;
+  if (cka_read_dims(a, shape, strides, &n) < 0) {
+    return NULL;
+  }
+  PyObject *s = cka_tuple(shape, n);
+  PyObject *t = s ? cka_tuple(strides, n) : NULL;
+  if (t == NULL) {
+    Py_XDECREF(s);
+    return NULL;
+  }
+  return Py_BuildValue("(NN)", s, t);
+}
+
+static PyObject *cka_view(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "view(address, dtype, writable) takes 3 arguments");
+    return NULL;
+  }
+  ck_array_preamble *a = cka_address(args[0], "the array");
+  if (a == NULL) {
+    return NULL;
+  }
+  if (!PyArray_DescrCheck(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "view: dtype must be a numpy.dtype");
+    return NULL;
+  }
+  int writable = PyObject_IsTrue(args[2]);
+  if (writable < 0) {
+    return NULL;
+  }
+  intptr_t shape[CKA_MAX_DIMS], strides[CKA_MAX_DIMS];
+  size_t n;
+  if (cka_read_dims(a, shape, strides, &n) < 0) {
+    return NULL;
+  }
+  if (n > NPY_MAXDIMS) {
+    PyErr_Format(PyExc_ValueError, "view: %zu dims; NumPy holds at most %d", n,
+                 NPY_MAXDIMS);
+    return NULL;
+  }
+  cka_ref *ref = PyObject_New(cka_ref, &cka_ref_type);
+  if (ref == NULL) {
+    return NULL;
+  }
+  ck_array_incref(a);
+  ref->array = a;
+  int flags = (writable && (ck_array_flags(a) & CK_ARRAY_WRITE)) ? NPY_ARRAY_WRITEABLE : 0;
+  PyArray_Descr *descr = (PyArray_Descr *)args[1];
+  Py_INCREF(descr); /* stolen */
+  PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, (int)n, (npy_intp *)shape,
+                                       (npy_intp *)strides, (void *)ck_array_data(a), flags,
+                                       NULL);
+  if (arr == NULL) {
+    Py_DECREF(ref);
+    return NULL;
+  }
+  if (PyArray_SetBaseObject((PyArrayObject *)arr, (PyObject *)ref) < 0) { /* steals ref */
+    Py_DECREF(arr);
+    return NULL;
+  }
+  return arr;
+}
+
+/* ------------------------------------------------------------------------ */
+/* wrap                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Release callback of the external blocks made by wrap(): any thread. */
+static void cka_release(void *object) {
+  if (cka_stopped || !Py_IsInitialized()) {
+    return; /* interpreter teardown: leave Python objects alone */
+  }
+  PyGILState_STATE g = PyGILState_Ensure();
+  Py_DECREF((PyObject *)object);
+  PyGILState_Release(g);
+}
+
+/* a new C array over arr's memory (NULL with an exception) */
+static ck_array_preamble *cka_wrap_impl(PyArrayObject *arr, ck_type type) {
+  int ndim = PyArray_NDIM(arr);
+  uint64_t flags = CK_ARRAY_READ | (PyArray_ISWRITEABLE(arr) ? CK_ARRAY_WRITE : 0);
+  ck_memblock *owner = NULL;
+  Py_INCREF(arr); /* the external block's reference, dropped by cka_release */
+  ck_status st = ck_external_memblock_new(arr, cka_release, &owner);
+  if (st != CK_OK) {
+    Py_DECREF(arr);
+    cka_raise_status(st);
+    return NULL;
+  }
+  char *data = PyArray_BYTES(arr);
+  intptr_t zero = 0;
+  ck_array_preamble *out = NULL;
+  st = ck_array_view_external(type, data != NULL ? data : (char *)owner,
+                              ndim ? (const intptr_t *)PyArray_DIMS(arr) : &zero,
+                              ndim ? (const intptr_t *)PyArray_STRIDES(arr) : &zero,
+                              (size_t)ndim, flags, owner, &out);
+  ck_memblock_decref(owner); /* the view holds its own reference */
+  if (st != CK_OK) {
+    cka_raise_status(st);
+    return NULL;
+  }
+  return out;
+}
+
+static PyObject *cka_wrap(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "wrap(ndarray, type_address) takes 2 arguments");
+    return NULL;
+  }
+  if (!PyArray_Check(args[0])) {
+    PyErr_SetString(PyExc_TypeError, "wrap: the first argument must be a numpy.ndarray");
+    return NULL;
+  }
+  ck_type type = (ck_type)cka_address(args[1], "the type");
+  if (type == NULL) {
+    return NULL;
+  }
+  ck_array_preamble *out = cka_wrap_impl((PyArrayObject *)args[0], type);
+  return out ? PyLong_FromVoidPtr(out) : NULL;
+}
+
+/* ref(address) -> an ArrayRef taking over one reference to the C array */
+static PyObject *cka_new_ref(PyObject *mod, PyObject *addr) {
+  (void)mod;
+  ck_array_preamble *a = cka_address(addr, "the array");
+  if (a == NULL) {
+    return NULL;
+  }
+  cka_ref *ref = PyObject_New(cka_ref, &cka_ref_type);
+  if (ref == NULL) {
+    return NULL; /* the caller still owns its reference */
+  }
+  ref->array = a;
+  return (PyObject *)ref;
+}
+
+static PyObject *cka_reduce_all(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 3 || !PyBytes_Check(args[0]) || !PyDict_Check(args[2])) {
+    PyErr_SetString(PyExc_TypeError, "reduce_all(name: bytes, address, dtypes: dict)");
+    return NULL;
+  }
+  ck_array_preamble *a = cka_address(args[1], "the array");
+  if (a == NULL) {
+    return NULL;
+  }
+  ck_array_preamble *out = NULL;
+  ck_status st = ck_array_reduce(PyBytes_AS_STRING(args[0]), a, NULL, 0, false, &out);
+  if (st != CK_OK) {
+    return cka_raise_status(st);
+  }
+  PyObject *result = NULL;
+  PyObject *key = PyLong_FromLong((long)ck_type_id_of(ck_array_type(out)));
+  if (key != NULL) {
+    PyObject *descr = PyDict_GetItemWithError(args[2], key); /* borrowed */
+    Py_DECREF(key);
+    if (descr != NULL && PyArray_DescrCheck(descr) && ck_array_ndim(out) == 0) {
+      /* PyArray_Scalar copies the element (aligned or not) */
+      result = PyArray_Scalar((void *)ck_array_data(out), (PyArray_Descr *)descr, NULL);
+    } else if (!PyErr_Occurred()) {
+      result = Py_NewRef(Py_None);
+    }
+  }
+  ck_array_decref(out);
+  return result;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the Array fast path                                                      */
+/* ------------------------------------------------------------------------ */
+
+enum { CKA_R, CKA_P, CKA_TP, CKA_DT, CKA_AD, CKA_SH, CKA_ST, CKA_BI, CKA_ND, CKA_NSLOTS };
+static const char *const cka_slot_names[CKA_NSLOTS] = {"_r",  "_p",  "_tp", "_dt", "_ad",
+                                                       "_sh", "_st", "_bi", "_nd"};
+
+static PyTypeObject *cka_array_type = NULL;
+static PyObject *cka_slot_descr[CKA_NSLOTS];  /* member descriptors of Array    */
+static PyObject *cka_ops = NULL;          /* name -> ckernels.ops.<name>    */
+static PyObject *cka_strided_of = NULL;   /* (dtype, ndim) -> (el, t, addr) */
+static PyObject *cka_ckernel_error = NULL;
+/* (dtype type number, ndim) -> the strided_of entry, for native builtin dtypes */
+#define CKA_TYPE_NUMS 32
+static PyObject *cka_type_table[CKA_TYPE_NUMS][CKA_MAX_DIMS + 1];
+static PyObject *cka_strided_of_fn = NULL; /* (dtype, ndim) -> entry, on a miss */
+static PyObject *cka_kwnames_out = NULL;  /* ("out", "casting")              */
+static PyObject *cka_str_no = NULL;       /* "no"                            */
+
+/* new reference to slot `k` of an Array (NULL + AttributeError if unset) */
+static PyObject *cka_get(PyObject *obj, int k) {
+  PyObject *d = cka_slot_descr[k];
+  return Py_TYPE(d)->tp_descr_get(d, obj, (PyObject *)cka_array_type);
+}
+
+static int cka_set(PyObject *obj, int k, PyObject *value) {
+  PyObject *d = cka_slot_descr[k];
+  return Py_TYPE(d)->tp_descr_set(d, obj, value);
+}
+
+static PyObject *cka_setup(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 6 || !PyType_Check(args[0]) || !PyDict_Check(args[1]) ||
+      !PyDict_Check(args[2]) || !PyDict_Check(args[3])) {
+    PyErr_SetString(PyExc_TypeError, "setup(Array, slots, ops, strided_of, error_class, "
+                                     "strided_of_fn)");
+    return NULL;
+  }
+  PyObject *slots[CKA_NSLOTS];
+  for (int k = 0; k < CKA_NSLOTS; k++) {
+    slots[k] = PyDict_GetItemString(args[1], cka_slot_names[k]); /* borrowed */
+    if (slots[k] == NULL || Py_TYPE(slots[k])->tp_descr_get == NULL ||
+        Py_TYPE(slots[k])->tp_descr_set == NULL) {
+      PyErr_Format(PyExc_TypeError, "setup: no slot descriptor %s", cka_slot_names[k]);
+      return NULL;
+    }
+  }
+  for (int k = 0; k < CKA_NSLOTS; k++) {
+    Py_XSETREF(cka_slot_descr[k], Py_NewRef(slots[k]));
+  }
+  Py_XSETREF(cka_array_type, (PyTypeObject *)Py_NewRef(args[0]));
+  Py_XSETREF(cka_ops, Py_NewRef(args[2]));
+  Py_XSETREF(cka_strided_of, Py_NewRef(args[3]));
+  Py_XSETREF(cka_ckernel_error, Py_NewRef(args[4]));
+  Py_XSETREF(cka_strided_of_fn, Py_NewRef(args[5]));
+  Py_RETURN_NONE;
+}
+
+/* NotImplemented unless the pending exception is a CKernelError or a
+ * FloatingPointError (numpy.errstate(...="raise")): returns NULL then, the
+ * exception still set */
+static PyObject *cka_refused(void) {
+  if (PyErr_ExceptionMatches(cka_ckernel_error) ||
+      PyErr_ExceptionMatches(PyExc_FloatingPointError)) {
+    return NULL;
+  }
+  PyErr_Clear();
+  Py_RETURN_NOTIMPLEMENTED;
+}
+
+/* A new Array owning the reference `a` (dropped on failure too), with
+ * `tp`, `dt`, `nd` cached when not NULL. */
+static PyObject *cka_new_array(ck_array_preamble *a, PyObject *tp, PyObject *dt,
+                               PyObject *nd) {
+  cka_ref *ref = PyObject_New(cka_ref, &cka_ref_type);
+  if (ref == NULL) {
+    ck_array_decref(a);
+    return NULL;
+  }
+  ref->array = a;
+  PyObject *address = PyLong_FromVoidPtr(a);
+  PyObject *self = address ? cka_array_type->tp_alloc(cka_array_type, 0) : NULL;
+  if (self == NULL) {
+    Py_XDECREF(address);
+    Py_DECREF(ref);
+    return NULL;
+  }
+  int bad = cka_set(self, CKA_R, (PyObject *)ref) | cka_set(self, CKA_P, Py_None) |
+            cka_set(self, CKA_AD, address) | cka_set(self, CKA_TP, tp ? tp : Py_None) |
+            cka_set(self, CKA_DT, dt ? dt : Py_None) | cka_set(self, CKA_SH, Py_None) |
+            cka_set(self, CKA_ST, Py_None) | cka_set(self, CKA_BI, Py_None) |
+            cka_set(self, CKA_ND, nd ? nd : Py_None);
+  Py_DECREF(ref);
+  Py_DECREF(address);
+  if (bad) {
+    Py_DECREF(self);
+    return NULL;
+  }
+  return self;
+}
+
+/* An Array over `arr` (a new ndarray nobody else holds): the C array is a
+ * view of arr's memory whose external memblock owns a reference to arr; the
+ * Array caches arr as its view, its type, dtype and address. */
+static PyObject *cka_wrap_result_impl(PyArrayObject *arr) {
+  if (cka_array_type == NULL) {
+    PyErr_SetString(PyExc_RuntimeError, "_arrays: setup() was not called");
+    return NULL;
+  }
+  PyArray_Descr *descr = PyArray_DESCR(arr);
+  int ndim = PyArray_NDIM(arr);
+  /* native builtin dtypes: a table by type number and ndim (no dtype hash) */
+  int fast = PyTypeNum_ISNUMBER(descr->type_num) && descr->type_num < CKA_TYPE_NUMS &&
+             ndim <= CKA_MAX_DIMS && PyArray_ISNBO(descr->byteorder);
+  PyObject *cached = fast ? cka_type_table[descr->type_num][ndim] : NULL;
+  if (cached != NULL) {
+    Py_INCREF(cached);
+  } else {
+    PyObject *key = Py_BuildValue("(Oi)", (PyObject *)descr, ndim);
+    if (key == NULL) {
+      return NULL;
+    }
+    cached = PyDict_GetItemWithError(cka_strided_of, key); /* borrowed */
+    if (cached != NULL) {
+      Py_INCREF(cached);
+    } else if (!PyErr_Occurred()) { /* first of its kind: the Python side makes it */
+      cached = PyObject_CallObject(cka_strided_of_fn, key);
+    }
+    Py_DECREF(key);
+    if (cached == NULL) {
+      return NULL;
+    }
+    if (!PyTuple_Check(cached) || PyTuple_GET_SIZE(cached) != 3) {
+      Py_DECREF(cached);
+      PyErr_SetString(PyExc_TypeError, "wrap_result: malformed strided type cache entry");
+      return NULL;
+    }
+    if (fast) { /* kept for the process, as the dict's entries */
+      cka_type_table[descr->type_num][ndim] = Py_NewRef(cached);
+    }
+  }
+  ck_type type = (ck_type)PyLong_AsVoidPtr(PyTuple_GET_ITEM(cached, 2));
+  ck_array_preamble *out = type ? cka_wrap_impl(arr, type) : NULL;
+  PyObject *self = out ? cka_new_array(out, PyTuple_GET_ITEM(cached, 1), (PyObject *)descr,
+                                       (PyObject *)arr)
+                       : NULL;
+  Py_DECREF(cached);
+  return self;
+}
+
+/* slice1(array, start, stop, step) -> array[start:stop:step] along axis 0
+ * (None: an omitted bound) as a new Array, or NotImplemented */
+static PyObject *cka_slice1(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (cka_array_type == NULL || nargs != 4 || Py_TYPE(args[0]) != cka_array_type) {
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  intptr_t bound[3];
+  for (int k = 0; k < 3; k++) {
+    PyObject *b = args[1 + k];
+    if (b == Py_None) {
+      bound[k] = k == 2 ? 1 : CK_SLICE_NONE;
+    } else if (PyLong_CheckExact(b)) {
+      bound[k] = PyLong_AsSsize_t(b);
+      if (bound[k] == -1 && PyErr_Occurred()) {
+        PyErr_Clear(); /* out of range: the general path explains */
+        Py_RETURN_NOTIMPLEMENTED;
+      }
+    } else {
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  }
+  PyObject *ad = cka_get(args[0], CKA_AD);
+  if (ad == NULL) {
+    return cka_refused();
+  }
+  ck_array_preamble *a = PyLong_Check(ad) ? PyLong_AsVoidPtr(ad) : NULL;
+  Py_DECREF(ad);
+  if (a == NULL) {
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  ck_array_preamble *out = NULL;
+  ck_status st = ck_array_slice(a, 0, bound[0], bound[1], bound[2], &out);
+  if (st != CK_OK) {
+    return cka_raise_status(st);
+  }
+  return cka_new_array(out, NULL, NULL, NULL);
+}
+
+static PyObject *cka_wrap_result(PyObject *mod, PyObject *arr) {
+  (void)mod;
+  if (!PyArray_CheckExact(arr)) {
+    PyErr_SetString(PyExc_TypeError, "wrap_result: expected a numpy.ndarray");
+    return NULL;
+  }
+  return cka_wrap_result_impl((PyArrayObject *)arr);
+}
+
+/* dtype kinds an out= operand may have for a Python scalar operand */
+static const char *cka_weak_kinds(PyObject *x) {
+  PyTypeObject *t = Py_TYPE(x);
+  if (t == &PyBool_Type) {
+    return "biufc";
+  }
+  if (t == &PyLong_Type) {
+    return "iufc";
+  }
+  if (t == &PyFloat_Type) {
+    return "fc";
+  }
+  if (t == &PyComplex_Type) {
+    return "c";
+  }
+  return NULL;
+}
+
+#define CKA_MAX_OPERANDS 8
+
+static PyObject *cka_apply(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (cka_array_type == NULL || nargs < 3 || nargs > 2 + CKA_MAX_OPERANDS) {
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  PyObject *op = PyDict_GetItemWithError(cka_ops, args[0]); /* borrowed */
+  if (op == NULL) {
+    if (PyErr_Occurred()) {
+      return NULL;
+    }
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  Py_ssize_t n = nargs - 2;
+  PyObject *call[CKA_MAX_OPERANDS + 3]; /* operands, then out and casting */
+  Py_ssize_t held = 0;                  /* call[0..held) are owned views */
+  PyObject *result = NULL;
+  PyObject *out = args[1];
+  PyObject *ond = NULL;
+  int arrays = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *x = args[2 + i];
+    if (Py_TYPE(x) == cka_array_type) {
+      arrays++;
+      PyObject *nd = cka_get(x, CKA_ND);
+      if (nd == NULL) {
+        goto refuse;
+      }
+      if (!PyArray_CheckExact(nd)) { /* None: not made yet; False: none */
+        Py_DECREF(nd);
+        goto not_fast;
+      }
+      call[i] = nd;
+    } else if (cka_weak_kinds(x) != NULL) {
+      call[i] = Py_NewRef(x);
+    } else {
+      goto not_fast;
+    }
+    held = i + 1;
+  }
+  if (arrays == 0) { /* only Python scalars: not an operation on host arrays */
+    goto not_fast;
+  }
+  if (out == Py_None) {
+    result = PyObject_Vectorcall(op, call, (size_t)n, NULL);
+    if (result == NULL) {
+      goto refuse;
+    }
+    if (PyArray_CheckExact(result)) {
+      Py_SETREF(result, cka_wrap_result_impl((PyArrayObject *)result));
+    } else if (PyArray_IsScalar(result, Generic)) { /* a 0-d result */
+      Py_SETREF(result, PyArray_FromScalar(result, NULL));
+      if (result != NULL) {
+        Py_SETREF(result, cka_wrap_result_impl((PyArrayObject *)result));
+      }
+    } else if (Py_TYPE(result) != cka_array_type) {
+      Py_CLEAR(result);
+      goto not_fast_after;
+    }
+    goto done;
+  }
+  if (Py_TYPE(out) != cka_array_type) {
+    goto not_fast;
+  }
+  ond = cka_get(out, CKA_ND);
+  if (ond == NULL) {
+    goto refuse;
+  }
+  if (!PyArray_CheckExact(ond) || !PyArray_ISWRITEABLE((PyArrayObject *)ond)) {
+    goto not_fast;
+  }
+  {
+    PyArray_Descr *odt = PyArray_DESCR((PyArrayObject *)ond);
+    for (Py_ssize_t i = 0; i < n; i++) {
+      const char *kinds = cka_weak_kinds(call[i]);
+      if (kinds != NULL) {
+        if (strchr(kinds, odt->kind) == NULL) {
+          goto not_fast;
+        }
+      } else if (!PyArray_EquivTypes(PyArray_DESCR((PyArrayObject *)call[i]), odt)) {
+        goto not_fast;
+      }
+    }
+  }
+  call[n] = ond;
+  call[n + 1] = cka_str_no;
+  result = PyObject_Vectorcall(op, call, (size_t)n, cka_kwnames_out);
+  if (result == NULL) {
+    goto refuse;
+  }
+  Py_SETREF(result, Py_NewRef(out));
+  goto done;
+refuse:
+  result = cka_refused();
+  goto done;
+not_fast:
+not_fast_after:
+  result = Py_NewRef(Py_NotImplemented);
+done:
+  for (Py_ssize_t i = 0; i < held; i++) {
+    Py_DECREF(call[i]);
+  }
+  Py_XDECREF(ond);
+  return result;
+}
+
+/* Array.__array_ufunc__ (a method descriptor of the Array type, made by
+ * array_ufunc_method): plain calls of ufuncs in `ufunc_ops` (ufunc -> registry
+ * operation name) with no keyword but a one-element out= take apply();
+ * everything else, and what apply() refuses, the Python method `general`. */
+static PyObject *cka_ufunc_ops = NULL;
+static PyObject *cka_ufunc_general = NULL;
+static PyObject *cka_str_call = NULL;
+static PyObject *cka_str_out = NULL;
+
+static PyObject *cka_array_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames) {
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs >= 3 && nargs - 2 <= CKA_MAX_OPERANDS && nkw <= 1 &&
+      (args[1] == cka_str_call ||
+       (PyUnicode_Check(args[1]) && PyUnicode_Compare(args[1], cka_str_call) == 0))) {
+    PyObject *name = PyDict_GetItemWithError(cka_ufunc_ops, args[0]); /* borrowed */
+    if (name == NULL && PyErr_Occurred()) {
+      return NULL;
+    }
+    PyObject *out = Py_None;
+    int ok = name != NULL;
+    if (ok && nkw == 1) {
+      PyObject *o = args[nargs];
+      ok = PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), cka_str_out) == 0 &&
+           PyTuple_CheckExact(o) && PyTuple_GET_SIZE(o) == 1;
+      if (ok) {
+        out = PyTuple_GET_ITEM(o, 0);
+      }
+    }
+    if (ok) {
+      PyObject *call[CKA_MAX_OPERANDS + 2];
+      call[0] = name;
+      call[1] = out;
+      for (Py_ssize_t i = 2; i < nargs; i++) {
+        call[i] = args[i];
+      }
+      PyObject *r = cka_apply(NULL, call, nargs);
+      if (r != Py_NotImplemented) {
+        return r;
+      }
+      Py_DECREF(r);
+    }
+  }
+  /* the general method: general(self, *args, **kwargs) */
+  Py_ssize_t total = 1 + nargs + nkw;
+  PyObject *small[16];
+  PyObject **full = total <= 16 ? small : PyMem_Malloc((size_t)total * sizeof(PyObject *));
+  if (full == NULL) {
+    return PyErr_NoMemory();
+  }
+  full[0] = self;
+  for (Py_ssize_t i = 0; i < nargs + nkw; i++) {
+    full[1 + i] = args[i];
+  }
+  PyObject *r = PyObject_Vectorcall(cka_ufunc_general, full, (size_t)(1 + nargs), kwnames);
+  if (full != small) {
+    PyMem_Free(full);
+  }
+  return r;
+}
+
+static PyMethodDef cka_array_ufunc_def = {
+    "__array_ufunc__", (PyCFunction)(void (*)(void))cka_array_ufunc,
+    METH_FASTCALL | METH_KEYWORDS,
+    "NumPy ufuncs on host arrays: plain calls of ufuncs the kernel registry runs take the "
+    "C fast path (ckernels._arrays.apply), every other call ArrayLike.__array_ufunc__."};
+
+/* array_ufunc_method(ufunc_ops, general) -> the method descriptor for
+ * Array.__array_ufunc__ (after setup) */
+static PyObject *cka_array_ufunc_method(PyObject *mod, PyObject *const *args,
+                                        Py_ssize_t nargs) {
+  (void)mod;
+  if (cka_array_type == NULL || nargs != 2 || !PyDict_Check(args[0]) ||
+      !PyCallable_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError,
+                    "array_ufunc_method(ufunc_ops: dict, general) after setup()");
+    return NULL;
+  }
+  Py_XSETREF(cka_ufunc_ops, Py_NewRef(args[0]));
+  Py_XSETREF(cka_ufunc_general, Py_NewRef(args[1]));
+  return PyDescr_NewMethod(cka_array_type, &cka_array_ufunc_def);
+}
+
+static PyObject *cka_stop(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  cka_stopped = 1;
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef cka_methods[] = {
+    {"view", (PyCFunction)(void (*)(void))cka_view, METH_FASTCALL,
+     "view(address, dtype, writable) -> a NumPy view of the C array at address (fixed/"
+     "strided dims over dtype); its base owns a reference to the C array."},
+    {"wrap", (PyCFunction)(void (*)(void))cka_wrap, METH_FASTCALL,
+     "wrap(ndarray, type_address) -> address of a new C array of that type over the "
+     "ndarray's memory (an external memblock keeps the ndarray alive)."},
+    {"dims", cka_dims, METH_O,
+     "dims(address) -> (shape, strides) of the C array at address."},
+    {"reduce_all", (PyCFunction)(void (*)(void))cka_reduce_all, METH_FASTCALL,
+     "reduce_all(name, address, dtypes) -> the NumPy scalar of the reduction `name` over "
+     "every element of the C array at address (None: no dtype for the result type)."},
+    {"setup", (PyCFunction)(void (*)(void))cka_setup, METH_FASTCALL,
+     "setup(Array, slots, ops, strided_of, cast, pointer_type, error_class)"},
+    {"apply", (PyCFunction)(void (*)(void))cka_apply, METH_FASTCALL,
+     "apply(name, out, *operands) -> the fast path of an operation on host arrays, or "
+     "NotImplemented (take the general path)."},
+    {"ref", cka_new_ref, METH_O,
+     "ref(address) -> an ArrayRef that takes over one reference to the C array."},
+    {"slice1", (PyCFunction)(void (*)(void))cka_slice1, METH_FASTCALL,
+     "slice1(array, start, stop, step) -> array[start:stop:step] (axis 0), or "
+     "NotImplemented."},
+    {"array_ufunc_method", (PyCFunction)(void (*)(void))cka_array_ufunc_method,
+     METH_FASTCALL,
+     "array_ufunc_method(ufunc_ops, general) -> the C Array.__array_ufunc__ (after setup)."},
+    {"wrap_result", cka_wrap_result, METH_O,
+     "wrap_result(ndarray) -> an Array over a new ndarray nobody else holds."},
+    {"stop", cka_stop, METH_NOARGS,
+     "Interpreter exit: releases of wrap()'s blocks no longer touch Python objects."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int cka_exec(PyObject *m) {
+  if (PyArray_ImportNumPyAPI() < 0) {
+    return -1;
+  }
+  PyObject *errors = PyImport_ImportModule("ckernels.errors");
+  if (errors == NULL) {
+    return -1;
+  }
+  cka_error_class = PyObject_GetAttrString(errors, "error_class");
+  Py_DECREF(errors);
+  cka_kwnames_out = Py_BuildValue("(ss)", "out", "casting");
+  cka_str_no = PyUnicode_InternFromString("no");
+  cka_str_call = PyUnicode_InternFromString("__call__");
+  cka_str_out = PyUnicode_InternFromString("out");
+  if (cka_kwnames_out == NULL || cka_str_no == NULL || cka_str_call == NULL ||
+      cka_str_out == NULL) {
+    return -1;
+  }
+  if (cka_error_class == NULL || PyType_Ready(&cka_ref_type) < 0 ||
+      PyModule_AddObjectRef(m, "ArrayRef", (PyObject *)&cka_ref_type) < 0) {
+    return -1;
+  }
+  return 0;
+}
+
+static PyModuleDef_Slot cka_slots[] = {
+    {Py_mod_exec, (void *)cka_exec},
+    {0, NULL},
+};
+
+static struct PyModuleDef cka_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "ckernels._arrays",
+    .m_doc = "Cheap conversions between ckernels host arrays and NumPy arrays "
+             "(see src/python/arrays.c).",
+    .m_size = 0,
+    .m_methods = cka_methods,
+    .m_slots = cka_slots,
+};
+
+PyMODINIT_FUNC PyInit__arrays(void);
+PyMODINIT_FUNC PyInit__arrays(void) { return PyModuleDef_Init(&cka_module); }
