@@ -1330,37 +1330,29 @@ def _fast_operators(stem: str, name: str, forms: str):
             op = _op(name)
         return op, nd, o
 
-    def forward(self, other, _general=getattr(ArrayLike, f"__{stem}__")):
-        r = apply(name, None, self, other)
+    def binary(self, other, reflect, general):
+        """self <op> other (other <op> self when ``reflect``): the C fast path,
+        the registry op's ufunc over cached views, else the general path."""
+        r = apply(name, None, other, self) if reflect else apply(name, None, self, other)
         if r is not NotImplemented:
             return r
         c = call(self, other)
         if c is not _SLOW:
             try:
-                r = c[0](c[1], c[2])
+                r = c[0](c[2], c[1]) if reflect else c[0](c[1], c[2])
             except _PROPAGATE:
                 raise
             except Exception:
                 r = None
             if type(r) is np.ndarray:
                 return _wrap_result(r)
-        return _general(self, other)
+        return general(self, other)
+
+    def forward(self, other, _general=getattr(ArrayLike, f"__{stem}__")):
+        return binary(self, other, False, _general)
 
     def reflected(self, other, _general=getattr(ArrayLike, f"__r{stem}__", None)):
-        r = apply(name, None, other, self)
-        if r is not NotImplemented:
-            return r
-        c = call(self, other)
-        if c is not _SLOW:
-            try:
-                r = c[0](c[2], c[1])
-            except _PROPAGATE:
-                raise
-            except Exception:
-                r = None
-            if type(r) is np.ndarray:
-                return _wrap_result(r)
-        return _general(self, other)
+        return binary(self, other, True, _general)
 
     def inplace(self, other, _general=getattr(ArrayLike, f"__i{stem}__", None)):
         if apply(name, self, self, other) is NotImplemented and \
