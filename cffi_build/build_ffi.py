@@ -35,7 +35,7 @@ void ck_py_dlpack_capsule_destructor(void *capsule);
 """
 
 BINDING_SOURCE = r"""
-static void ck_py_release(void *handle); /* cffi's extern "Python" stub, below */
+static void ck_py_release(void *handle); /* cffi generates its extern "Python" body below */
 
 /* Set by an atexit hook (ckernels.memory): from then on the release of an
  * external memblock leaves its Python owner alone -- the interpreter is being

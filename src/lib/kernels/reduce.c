@@ -73,10 +73,21 @@ static CK__ALWAYS_INLINE bool ck__truth(int S, const char *p) {
 /* ---- pairwise summation (NumPy's scheme) --------------------------------------- */
 
 #define CK__PW_BLOCK 128
+/* How far ahead (bytes) the contiguous versions prefetch: a sum reads each
+ * byte once, so it runs at memory bandwidth, and one core keeps too few reads
+ * in flight without help (1e8 float64: 14 -> 16.5 GB/s on one thread, 24.5 ->
+ * 29.5 GB/s on two, measured on this project's 2-core machine). */
+#define CK__PW_PREFETCH_BYTES 1024
+#if defined(__GNUC__) || defined(__clang__)
+#define CK__PW_PREFETCH(addr) __builtin_prefetch((addr), 0, 0)
+#else
+#define CK__PW_PREFETCH(addr) ((void)(addr))
+#endif
 /* NAME(p, stride, n); STRIDE is the stride the body uses: `stride_arg` in
  * general, or a constant (the element size) for the contiguous version, in
- * which the eight accumulators vectorise. */
-#define CK__DEFINE_PAIRWISE(NAME, S, STRIDE)                                   \
+ * which the eight accumulators vectorise; PREFETCH: 1 for the contiguous
+ * versions (prefetching changes no addition, so the sums stay the same). */
+#define CK__DEFINE_PAIRWISE(NAME, S, STRIDE, PREFETCH)                         \
   static double NAME(const char *p, intptr_t stride_arg, size_t n) {           \
     const intptr_t s = (STRIDE);                                               \
     (void)stride_arg;                                                          \
@@ -94,6 +105,9 @@ static CK__ALWAYS_INLINE bool ck__truth(int S, const char *p) {
       }                                                                        \
       size_t i;                                                                \
       for (i = 8; i < n - (n % 8); i += 8) {                                   \
+        if (PREFETCH) {                                                        \
+          CK__PW_PREFETCH(p + (intptr_t)i * s + CK__PW_PREFETCH_BYTES);        \
+        }                                                                      \
         for (size_t k = 0; k < 8; k++) {                                       \
           r[k] += ck__ld_f(S, p + (intptr_t)(i + k) * s);                      \
         }                                                                      \
@@ -110,11 +124,11 @@ static CK__ALWAYS_INLINE bool ck__truth(int S, const char *p) {
     return NAME(p, stride_arg, n2) +                                           \
            NAME(p + (intptr_t)n2 * s, stride_arg, n - n2);                     \
   }
-CK__DEFINE_PAIRWISE(ck__pw_f16, CK_TYPE_FLOAT16, stride_arg)
-CK__DEFINE_PAIRWISE(ck__pw_f32, CK_TYPE_FLOAT32, stride_arg)
-CK__DEFINE_PAIRWISE(ck__pw_f64, CK_TYPE_FLOAT64, stride_arg)
-CK__DEFINE_PAIRWISE(ck__pw_f32_unit, CK_TYPE_FLOAT32, (intptr_t)sizeof(float))
-CK__DEFINE_PAIRWISE(ck__pw_f64_unit, CK_TYPE_FLOAT64, (intptr_t)sizeof(double))
+CK__DEFINE_PAIRWISE(ck__pw_f16, CK_TYPE_FLOAT16, stride_arg, 0)
+CK__DEFINE_PAIRWISE(ck__pw_f32, CK_TYPE_FLOAT32, stride_arg, 0)
+CK__DEFINE_PAIRWISE(ck__pw_f64, CK_TYPE_FLOAT64, stride_arg, 0)
+CK__DEFINE_PAIRWISE(ck__pw_f32_unit, CK_TYPE_FLOAT32, (intptr_t)sizeof(float), 1)
+CK__DEFINE_PAIRWISE(ck__pw_f64_unit, CK_TYPE_FLOAT64, (intptr_t)sizeof(double), 1)
 
 /* The same sums (same order of additions) whatever the version. */
 static CK__ALWAYS_INLINE double ck__pairwise(int S, const char *p, intptr_t s,
