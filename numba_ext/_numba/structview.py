@@ -64,7 +64,7 @@ class CkViewRecord(types.Record):
 
     @property
     def dtype(self):
-        # NumPy cannot describe view fields: the placeholder layout dtype
+        # NumPy cannot describe view fields: the stand-in layout dtype
         # (same offsets and size; view fields are two words)
         return self._layout_dtype
 

@@ -38,6 +38,7 @@ errors and the memory counters are shared.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -82,16 +83,10 @@ def _file_sha(path: str) -> str:
     return _file_sha_cached(path, st.st_mtime_ns, st.st_size)
 
 
-_SHA_CACHE: dict = {}
-
-
+@functools.lru_cache(maxsize=None)
 def _file_sha_cached(path, mtime, size) -> str:
-    k = (path, mtime, size)
-    h = _SHA_CACHE.get(k)
-    if h is None:
-        with open(path, "rb") as fh:
-            h = _SHA_CACHE[k] = hashlib.sha256(fh.read()).hexdigest()
-    return h
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
 
 
 _HOST: dict | None = None
