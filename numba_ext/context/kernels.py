@@ -41,7 +41,7 @@ import weakref
 
 import numpy as np
 
-from ..array import Array, asarray
+from ..host.array import Array, asarray
 from ..capi import KernelDecl, KernelProgram, highlight_html, kernel_program
 from .._cargs import c_text
 from .._native import ffi as _ffi

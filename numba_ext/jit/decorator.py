@@ -81,7 +81,7 @@ import numpy as np
 from .. import _dispatch, dtypes, ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
-from ..array import Array
+from ..host.array import Array
 from ..context.device_array import DeviceArray
 from ..errors import InvalidArgumentError, InvalidStateError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request

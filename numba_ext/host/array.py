@@ -36,27 +36,27 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as _dtypes
-from . import types as _t
-from ._cargs import c_shape, c_text
-from ._native import check, ffi, lib
-from . import arraylike as _al
-from . import ufuncs as _ufuncs
-from .arraylike import (_BINARY, _COMPARE, UFUNC_TO_OP, ArrayLike, Flags, _op_exists,
+from .. import dtypes as _dtypes
+from .. import types as _t
+from .._cargs import c_shape, c_text
+from .._native import check, ffi, lib
+from .. import arraylike as _al
+from .. import ufuncs as _ufuncs
+from ..arraylike import (_BINARY, _COMPARE, UFUNC_TO_OP, ArrayLike, Flags, _op_exists,
                         _registry_op, c_strides, format_values)
-from .errors import (CKernelError, CKIndexError, CKOverflowError, CKTypeError, CKValueError,
+from ..errors import (CKernelError, CKIndexError, CKOverflowError, CKTypeError, CKValueError,
                      InvalidArgumentError, InvalidStateError, NotSupportedError)
-from .memory import MemBlock, memblock_at
-from .types import Type, as_type
+from ..memory import MemBlock, memblock_at
+from ..types import Type, as_type
 
-from . import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
+from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
 
 # at exit, arrays still held by C objects are released after Python's state
 # is gone: their NumPy owners are left alone then (as ckernels.memory does)
 atexit.register(_arrays.stop)
 
 try:   # the buffer protocol (PEP 3118): a tiny C base type (src/python/buffer.c)
-    from ._buffer import BufferExporter as _Base
+    from .._buffer import BufferExporter as _Base
     _BASES: tuple = (_Base, ArrayLike)
 except ImportError:   # pragma: no cover - the extension is part of every build
     _Base = object
@@ -1128,7 +1128,7 @@ class Array(*_BASES):
         return f"{prefix}{text}{shape}, type='{self.type}')"
 
     def _repr_html_(self) -> str:
-        from .display import html  # the rich display (imported lazily: no cycle)
+        from ..display import html  # the rich display (imported lazily: no cycle)
         return html(self)
 
 
@@ -1739,7 +1739,7 @@ def reduce_op(name: str, a, axis=None, keepdims: bool = False) -> Array:
     """The reduction ``name`` (sum, product, min, max, any, all) over ``axis``
     (None, an int or a tuple; normalised here); a new array (0-d for a full
     reduction without ``keepdims``)."""
-    from .arraylike import normalize_axis
+    from ..arraylike import normalize_axis
     arr = a if isinstance(a, Array) else _operand(a, 0, name)
     if arr is None:
         arr = array(a)
@@ -2007,7 +2007,7 @@ def _copy_array(src: Array, want: Type | None, el: Type | None) -> Array:
         out = _new_array(want, shape)
     elif el is not None:
         inner = src._element_below(k)
-        from .arraylike import _replace_dtype
+        from ..arraylike import _replace_dtype
         out = _new_array(_strided(_replace_dtype(inner, el), k) if k else
                          _replace_dtype(inner, el), src.shape[:k])
     else:
