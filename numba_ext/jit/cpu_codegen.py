@@ -606,10 +606,10 @@ def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, rai
     compilation per jitted function; LLVM inlines the user function into the
     loops.
 
-    With ``rope_fn`` (the function's rope variant, :mod:`ckernels.jit.rope`,
+    With ``rope_fn`` (the function's rope variant, :mod:`ckernels.jit.string_builder`,
     returning the tuple ``rope_type`` of the returned concatenation's leaves)
     that is called instead, and the leaves are written into the arena in one
-    pass by :func:`ckernels.jit.rope.store_function` (compiled per leaf
+    pass by :func:`ckernels.jit.string_builder.store_function` (compiled per leaf
     types)."""
     nb_args = [numba_type(a) for a in arg_names]
     nb_ret = numba_type(ret_name)
@@ -654,7 +654,7 @@ def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, rai
         # an Optional result comes back as its value, None as a status
         res = imputils.fix_returning_optional(context, builder, user_sig, status, res)
         if store == "rope":
-            from .rope import store_function
+            from .string_builder import store_function
             pieces, blob = rope_pieces
             sig = types.none(types.intp, types.intp, rope_type, types.intp)
             flags = compiler.Flags()
@@ -787,7 +787,7 @@ def emit_entry_points(context, library, fndesc, lowerer=None) -> None:
     stores them with the function.  With the ``lowerer`` of a function whose
     ``string`` result is a recognised concatenation, its rope variant is
     lowered into the library too and the entry points call it
-    (:mod:`ckernels.jit.rope`)."""
+    (:mod:`ckernels.jit.string_builder`)."""
     names = _element_names(fndesc)
     if names is None:
         return
@@ -796,7 +796,7 @@ def emit_entry_points(context, library, fndesc, lowerer=None) -> None:
     arg_names, ret_name = names
     rope = None
     if lowerer is not None and ret_name == "string":
-        from .rope import lower_variant
+        from .string_builder import lower_variant
         rope = lower_variant(lowerer)
     offset = arena_offset()
     symbase = entry_point_symbase(fndesc, offset)
