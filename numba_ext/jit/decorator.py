@@ -351,7 +351,7 @@ class JitKernel(_dispatch.Function):
             if any("string" in t for t in sig.args + (sig.ret or "",)):
                 # their entry points call the shared string subroutines: in
                 # the process before the code is compiled or loaded from a cache
-                from .cpu_codegen import ensure_string_functions
+                from .string_elements import ensure_string_functions
                 ensure_string_functions()
             try:
                 # a struct result is written field by field from what the
