@@ -267,10 +267,12 @@ def assign(dst: Array, src, errmode: str = "default") -> Array:
 
 
 def set_num_threads(n: int) -> None:
-    """Threads (caller included) used by large lifted operations; 0 = default
-    (CK_NUM_THREADS, else in a Dask worker process the worker's share of the
-    host's cores (:func:`ckernels.dask.worker_threads`), else the CPUs this
-    process may run on).  A count other than 0 stays until the next call."""
+    """Threads (caller included) used by large lifted operations; 0 = default:
+    ``CK_NUM_THREADS``, else in a Dask worker process the worker's share of
+    the host's cores (:func:`ckernels.dask.worker_threads`), else
+    ``OMP_NUM_THREADS``, else ``NUMBA_NUM_THREADS``, else the CPUs this
+    process may run on (``docs/dispatch.md``, "Threads").  A count other than
+    0 stays until the next call."""
     n = c_size(n, "set_num_threads: n", max=lib.CK_MAX_THREADS)
     check(lib.ck_set_num_threads(n))
     _threads.explicit = n != 0   # the Dask worker rule leaves an explicit count alone
@@ -280,6 +282,8 @@ def set_num_threads(n: int) -> None:
 
 
 def get_num_threads() -> int:
+    """The threads (caller included) large lifted operations use now (see
+    :func:`set_num_threads` for where the count comes from)."""
     return lib.ck_get_num_threads()
 
 
