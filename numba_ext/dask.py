@@ -3,8 +3,8 @@ Dask reductions, per-worker device contexts and the worker thread rule.
 
 The Dask target of the package.  ``import ckernels`` does not import Dask;
 this module is imported on first use, by the hooks that meet a Dask
-collection (recognised by the Dask collection protocol, ``__dask_graph__``,
-:func:`is_dask_collection`):
+collection (recognised by Dask's own test, ``dask.is_dask_collection``:
+:func:`is_dask_collection`; an xarray object holding NumPy data is none):
 
 * ``f(dask_array, ...)`` for a jitted function ``f``: calls whose operands
   NumPy takes go through ``f.ufunc`` (a real NumPy ufunc), which dask runs
@@ -54,7 +54,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from . import _threads, ufuncs
+from . import _foreign, _threads, ufuncs
 from .array import Array
 from .array import empty as _empty_array
 from .array import reduce_op as _reduce_op
@@ -63,14 +63,9 @@ from .errors import InvalidArgumentError, NotSupportedError
 _STRING = np.dtypes.StringDType()
 
 
-def is_dask_collection(x) -> bool:
-    """Whether ``x`` is a Dask collection (the Dask collection protocol)."""
-    return callable(getattr(x, "__dask_graph__", None))
-
-
-def any_dask(args) -> bool:
-    """Whether any of ``args`` is a Dask collection."""
-    return any(callable(getattr(a, "__dask_graph__", None)) for a in args)
+#: whether an object is a Dask collection: Dask's own test (``_foreign``)
+is_dask_collection = _foreign.is_dask_collection
+any_dask = _foreign.any_dask_collection
 
 
 # --------------------------------------------------------------- elementwise --

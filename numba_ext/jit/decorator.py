@@ -78,7 +78,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import _dispatch, dtypes, ufuncs
+from .. import _dispatch, _foreign, dtypes, ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..array import Array
@@ -539,7 +539,9 @@ class JitKernel(_dispatch.Function):
         reductions and reductions over several axes need ``identity=`` at
         decoration (as NumPy's ufuncs without an identity).  A dask array gives a
         lazy Dask reduction (:func:`ckernels.dask.ufunc_reduce`)."""
-        if hasattr(array, "__dask_graph__"):
+        if _foreign.is_xarray(array):   # xarray maps it over its data: it stays xarray
+            return _xarray_reduce(array, self.reduce, args, kwargs)
+        if _foreign.is_dask_collection(array):
             from .. import dask as _dask
             return _dask.ufunc_reduce(self, array, *args, **kwargs)
         return self._the_ufunc("reduce").reduce(array, *args, **kwargs)
@@ -699,6 +701,17 @@ class JitKernel(_dispatch.Function):
     def _repr_html_(self) -> str:
         from ..display import html  # the rich display (imported lazily: no cycle)
         return html(self)
+
+
+def _xarray_reduce(array, reduce, args, kwargs):
+    """``f.reduce(array, ...)`` of an xarray object: xarray maps it over its data
+    (NumPy or dask) and keeps its dims and coordinates."""
+    kw = dict(zip(("axis", "dtype", "out", "keepdims", "initial", "where"), args))
+    kw.update(kwargs)
+    axis = kw.pop("axis", 0)
+    keepdims = kw.pop("keepdims", False)
+    return array.reduce(lambda x, axis=None: reduce(x, axis=axis, **kw), axis=axis,
+                        keepdims=keepdims)
 
 
 def _by_reference(kernel: JitKernel) -> bool:
