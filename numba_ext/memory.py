@@ -246,15 +246,6 @@ class MemBlock:
     def allocator(self) -> "PodAllocator":
         return PodAllocator(self)
 
-    @property
-    def _numba_type_(self):
-        """How Numba types a memblock argument (a borrowed ``MemBlockPtr``):
-        asking registers ckernels' Numba extension, for programs that import
-        ckernels after Numba's first compilation (its entry point then found
-        no ckernels to register)."""
-        from ._numba.memblock import memblock_ptr_type
-        return memblock_ptr_type
-
     def __repr__(self) -> str:
         if self.closed:
             return "<ckernels.MemBlock (closed)>"

@@ -73,8 +73,17 @@ def test_ckernels_imported_after_numbas_first_compile():
         def same(mb):
             return mb                       # a borrowed memblock back: a new owner
 
+        @numba.njit
+        def total(a):
+            s = 0.0
+            for i in range(a.shape[0]):
+                s += a[i]
+            return s
+
         mb = ckernels.MemBlock.fixed_size_pod(16, 8)
         back = same(mb)
-        print(json.dumps({"type": type(back).__name__, "addr": back.address == mb.address}))
+        a = ckernels.array([1.0, 2.0, 3.5])
+        print(json.dumps({"type": type(back).__name__, "addr": back.address == mb.address,
+                          "total": total(a), "plain": f(2)}))
     """)
-    assert out == {"type": "MemBlock", "addr": True}
+    assert out == {"type": "MemBlock", "addr": True, "total": 6.5, "plain": 3}
