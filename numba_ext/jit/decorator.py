@@ -89,7 +89,7 @@ from ..types import Type
 from . import cpu, dispatch
 from .cpu import Compiled
 from .signature import (MAX_ARGS, SUPPORTED_TYPES, Signature, argument_signature,
-                        element_type, is_struct, parse_signature, type_name)
+                        parse_signature, type_name)
 from .structs import element as structs_element
 
 #: dtype kinds of NumPy operands that take the general path (strings come
@@ -258,8 +258,7 @@ class JitKernel(_dispatch.Function):
                                    pipeline_class=cpu.pipeline_class(),
                                    **self._options)(self.py_func)
                     for comp in self._compiled.values():   # natively loaded
-                        nb_args = tuple(element_type(a).numba for a in comp.sig.args)
-                        d.compile(dtypes.by_name[comp.sig.ret].numba(*nb_args))
+                        d.compile(comp.sig.ret_element.numba(*comp.sig.numba_args))
                     if self._explicit and self._compiled:
                         d.disable_compile()
                     self._dispatcher = d
@@ -273,9 +272,7 @@ class JitKernel(_dispatch.Function):
         return nbtypes.Dispatcher(self.dispatcher)
 
     def _native_ok(self, sig) -> bool:
-        return self._cache and all(
-            dtypes.by_name.get(n) is not None and n != "string"
-            for n in sig.args + ((sig.ret,) if sig.ret is not None else ()))
+        return self._cache and all(e.kind not in "sV" for e in sig.elements)
 
     def _load_native(self, sigs) -> list | None:
         """:class:`Compiled` objects of ``sigs`` from the native cache, or None
@@ -359,7 +356,7 @@ class JitKernel(_dispatch.Function):
                         self._register_one(op, comp)
                     self._add_loop(comp)
                     return comp
-            nb_args = tuple(element_type(a).numba for a in sig.args)
+            nb_args = sig.numba_args
             if any("string" in t for t in sig.args + (sig.ret or "",)):
                 # their entry points call the shared string subroutines: in
                 # the process before the code is compiled or loaded from a cache
@@ -370,16 +367,16 @@ class JitKernel(_dispatch.Function):
             try:
                 # a struct result is written field by field from what the
                 # function returns (a tuple, a namedtuple, a struct): inferred
-                if sig.ret is None or is_struct(sig.ret):
+                if sig.ret_element is None or sig.ret_element.kind == "V":
                     self._dispatcher_compile(nb_args, fresh)
                 else:
-                    self._dispatcher_compile(dtypes.by_name[sig.ret].numba(*nb_args), fresh)
+                    self._dispatcher_compile(sig.ret_element.numba(*nb_args), fresh)
             except Exception as exc:
                 from numba.core.errors import NumbaError
                 if isinstance(exc, NumbaError):
                     raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
                                     f"{sig.text}:\n{exc}") from exc
-                if isinstance(exc, KeyError) and any(map(is_struct, sig.args)):
+                if isinstance(exc, KeyError) and any(e.kind == "V" for e in sig.arg_elements):
                     # Numba's Record typing looks an unknown field up unchecked
                     raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
                                     f"{sig.text}: no struct field {exc}") from None
@@ -398,7 +395,7 @@ class JitKernel(_dispatch.Function):
                                     "structs); a struct result needs its type in the "
                                     "signature")
                 sig = Signature(ret.name, sig.args)
-            if is_struct(sig.ret):
+            if sig.ret_element.kind == "V":
                 self._check_struct_result(sig, cres)
             comp = Compiled(self.__name__, sig, cpu.entry_points(self, sig, cres), cres)
             self._compiled[sig.args] = comp
@@ -406,7 +403,7 @@ class JitKernel(_dispatch.Function):
                 self._save_native(requested, comp)
             for op in self._registered:
                 self._register_one(op, comp)
-            if any(a == "string" or is_struct(a) for a in sig.args + (sig.ret,)):
+            if any(e.kind in "sV" for e in sig.elements):
                 self.fallback_kinds = _FALLBACK_KINDS
             self._add_loop(comp)
             return comp
@@ -417,7 +414,7 @@ class JitKernel(_dispatch.Function):
         from numba.core.errors import TypingError
         from .cpu_codegen import struct_store_plan
         try:
-            struct_store_plan(element_type(sig.ret).numba, cres.signature.return_type)
+            struct_store_plan(sig.ret_element.numba, cres.signature.return_type)
         except TypingError as exc:
             raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
                             f"{sig.text}: {exc}") from None
@@ -636,7 +633,7 @@ class JitKernel(_dispatch.Function):
 
     # ---- registry ------------------------------------------------------------
     def _register_one(self, op_name: str, comp: Compiled) -> None:
-        if any(is_struct(a) for a in comp.sig.args + (comp.sig.ret,)):
+        if any(e.kind == "V" for e in comp.sig.elements):
             raise NotSupportedError(
                 f"{self.__name__}: cannot register {comp.sig.text} as '{op_name}': the "
                 "registry tells struct types apart by kind only")

@@ -54,7 +54,6 @@ from ..errors import (CKOverflowError, CKTypeError, InvalidArgumentError, NotSup
                       UserKernelError, exception_for)
 from . import operands as _operands
 from .c_emit import KERNEL_NAME, Dialect, EmittedKernel, emit_kernel, entry_wrapper
-from .signature import element_type, is_struct
 
 #: context kind -> module whose ``TARGET`` runs jitted functions there
 TARGETS = {"opencl": "ckernels.jit.opencl", "cuda": "ckernels.jit.cuda"}
@@ -100,8 +99,7 @@ class DeviceTarget:
         with self._lock:
             prog = self._programs.get(comp)
         if prog is None:
-            nb_args = tuple(element_type(a).numba for a in comp.sig.args)
-            prog = emit_kernel(kernel.py_func, nb_args, element_type(comp.sig.ret).numba,
+            prog = emit_kernel(kernel.py_func, comp.sig.numba_args, comp.sig.ret_element.numba,
                                self.dialect, kernel.error_model)
             with self._lock:
                 prog = self._programs.setdefault(comp, prog)
@@ -510,11 +508,11 @@ def _select(kernel, args, fname):
         raise CKTypeError(_operands.no_signature(kernel, ops, "the device argument types"))
     inputs = []
     scalars = False
-    for o, a, t in zip(ops, args, comp.sig.args):
+    for o, a, e in zip(ops, args, comp.sig.arg_elements):
         if o.device:   # a struct: exactly the signature's type (operands.select)
-            inputs.append((element_type(t) if is_struct(t) else a._element, False))
+            inputs.append((e if e.kind == "V" else a._element, False))
         else:   # a scalar is passed by value in the parameter's type
-            inputs.append((element_type(t), True))
+            inputs.append((e, True))
             scalars = True
     # the signature by its key (the cache must not hold the compiled code,
     # which would keep the function alive through this weak-keyed cache)
@@ -524,7 +522,7 @@ def _select(kernel, args, fname):
 def _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname) -> Plan:
     prog = tgt.program(kernel, comp)
     tgt.check_device(ctx, prog.fp64_user, fname)
-    ret = element_type(comp.sig.ret)
+    ret = comp.sig.ret_element
     for dt, _ in inputs:
         if dt.c_type(tgt.dialect.name) is None:
             raise NotSupportedError(f"{fname}: element type {dt.name} is not supported on "
