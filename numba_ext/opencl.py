@@ -2,8 +2,8 @@
 
 The code lives in :mod:`ckernels.context` (contexts, buffers, device arrays --
 the same for every backend) and :mod:`ckernels.context.opencl` (pyopencl
-interop); running jitted functions on OpenCL devices is
-:mod:`ckernels.jit.opencl`.
+interop); jitted functions run on OpenCL devices through
+:mod:`ckernels.jit.device` with the OpenCL row of :mod:`ckernels.dialects`.
 """
 
 from __future__ import annotations

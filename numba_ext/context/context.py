@@ -35,7 +35,7 @@ from ..host.array import empty as _host_empty
 from ..host.array import install_cpu_context
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
-from . import backends
+from .. import dialects
 from . import kernels as _kernels
 from .buffer import Buffer
 from .device_array import DeviceArray
@@ -53,10 +53,10 @@ class Context:
     def __init__(self, kind: str = "cpu", platform: int | None = None,
                  device: int | None = None):
         out = ffi.new("ck_context **")
-        prepare = backends.hook(kind, "prepare") if isinstance(kind, str) else None
+        prepare = dialects.hook(kind, "prepare") if isinstance(kind, str) else None
         if prepare is not None:
             prepare()
-        make = backends.hook(kind, "new_context") if isinstance(kind, str) else None
+        make = dialects.hook(kind, "new_context") if isinstance(kind, str) else None
         if make is not None and (platform is not None or device is not None):
             out[0] = make(platform, device)
         elif platform is not None or device is not None:
@@ -321,7 +321,7 @@ class Context:
 def _adopt(ctx: Context, obj):
     """``obj`` (another library's array in this context's device memory) as a
     DeviceArray sharing its memory, or None (the kind's ``adopt`` hook)."""
-    adopt = backends.hook(ctx.kind, "adopt")
+    adopt = dialects.hook(ctx.kind, "adopt")
     return adopt(ctx, obj) if adopt is not None else None
 
 

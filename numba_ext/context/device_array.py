@@ -37,7 +37,7 @@ running on the device, so:
 * pickling copies the values to the host and unpickles them into the
   default context of the same kind (:func:`ckernels.context.default_context`);
   sharing with other libraries goes through the context kind's hooks
-  (:mod:`ckernels.context.backends`): DLPack on every device kind
+  (:func:`ckernels.dialects.hook`): DLPack on every device kind
   (:mod:`ckernels.context.dlpack`: the ``cl_mem`` for OpenCL, the device
   pointer for CUDA), ``__cuda_array_interface__`` on CUDA arrays
   (:mod:`ckernels.context.cuda`), ``to_pyopencl`` on OpenCL arrays
@@ -55,12 +55,11 @@ import operator
 
 import numpy as np
 
-from .. import dtypes
+from .. import dialects, dtypes
 from .. import types as _t
 from ..arraylike import ArrayLike, Flags, c_strides
 from ..errors import CKIndexError, CKTypeError, CKValueError, InvalidArgumentError, \
     NotSupportedError
-from . import backends
 from .buffer import Buffer
 
 #: the device kernels (``ckernels.jit.device_ops``), installed at import
@@ -123,11 +122,11 @@ def element_of(kind: str, dtype, where: str = "DeviceArray") -> "dtypes.DType | 
     if dt.fields is not None:
         return StructElement(dt)
     d = dtypes.of_numpy(dt)
-    try:
-        ok = d is not None and d.c_type(kind) is not None
-        names = ", ".join(x.name for x in dtypes.device_types(kind))
-    except ValueError:
-        raise NotSupportedError(f"{where}: '{kind}' contexts hold no device arrays") from None
+    dialect = dialects.device(kind)
+    if dialect is None:
+        raise NotSupportedError(f"{where}: '{kind}' contexts hold no device arrays")
+    ok = d is not None and d.name in dialect.types
+    names = ", ".join(x.name for x in dialect.element_types())
     if not ok:
         raise NotSupportedError(f"{where}: dtype {dt} is not supported on {kind} devices "
                                 f"({names})")
@@ -376,7 +375,7 @@ class DeviceArray(ArrayLike):
         host, since OpenCL memory is not shared between contexts).  The
         pyopencl buffer retains the ``cl_mem`` and keeps this array alive
         (OpenCL contexts only: :func:`ckernels.context.opencl.to_pyopencl`)."""
-        export = backends.hook(self.context.kind, "to_pyopencl")
+        export = dialects.hook(self.context.kind, "to_pyopencl")
         if export is None:
             raise NotSupportedError(f"to_pyopencl: {self.context.brief} is not an OpenCL "
                                     "context")
@@ -537,14 +536,14 @@ class DeviceArray(ArrayLike):
     @property
     def __cuda_array_interface__(self) -> dict:
         """Version 3 of the CUDA Array Interface (CUDA device arrays only)."""
-        export = backends.hook(self.context.kind, "cuda_array_interface")
+        export = dialects.hook(self.context.kind, "cuda_array_interface")
         if export is None:
             raise AttributeError(f"__cuda_array_interface__: {self.context.kind} device "
                                  "arrays are not CUDA memory")
         return export(self)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        export = backends.hook(self.context.kind, "dlpack")
+        export = dialects.hook(self.context.kind, "dlpack")
         if export is None:
             raise BufferError(f"__dlpack__: {self.context.kind} device arrays cannot "
                               "be shared through DLPack (copy with .to_numpy())")
@@ -552,7 +551,7 @@ class DeviceArray(ArrayLike):
                       copy=copy)
 
     def __dlpack_device__(self) -> tuple:
-        device = backends.hook(self.context.kind, "dlpack_device")
+        device = dialects.hook(self.context.kind, "dlpack_device")
         if device is None:
             raise BufferError(f"__dlpack_device__: {self.context.kind} device arrays "
                               "cannot be shared through DLPack")

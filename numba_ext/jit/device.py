@@ -1,10 +1,8 @@
 """Calling kernels on device arrays: the part every device target shares.
 
-A device target is a :class:`DeviceTarget`: a name (the context kind it serves)
-and a C :class:`~ckernels.jit.c_emit.Dialect`.  The modules listed in
-:data:`TARGETS` provide one each (``ckernels.jit.opencl.TARGET``; a CUDA
-target is ``ckernels.jit.cuda.TARGET`` with a CUDA dialect, plus one line
-here).  Everything else is common -- to jitted functions (:func:`call`) and to
+A device target is a :class:`DeviceTarget`: the context kind it serves and
+that kind's C dialect (a row of :mod:`ckernels.dialects`); :func:`target`
+makes one per device dialect, on first use.  Everything else is common -- to jitted functions (:func:`call`) and to
 the built-in operations on device arrays (:mod:`ckernels.jit.device_ops`):
 
 1. operands: device arrays of one context and scalars (Python scalars are
@@ -39,14 +37,13 @@ error).  No buffer is allocated per call.
 
 from __future__ import annotations
 
-import importlib
 import threading
 import weakref
 from collections import OrderedDict
 
 import numpy as np
 
-from .. import dtypes
+from .. import dialects, dtypes
 from .._native import check, ffi, lib
 from ..arraylike import c_strides
 from ..context.device_array import DeviceArray
@@ -54,9 +51,6 @@ from ..errors import (CKOverflowError, CKTypeError, InvalidArgumentError, NotSup
                       UserKernelError, exception_for)
 from . import operands as _operands
 from .c_emit import KERNEL_NAME, Dialect, EmittedKernel, emit_kernel, entry_wrapper
-
-#: context kind -> module whose ``TARGET`` runs jitted functions there
-TARGETS = {"opencl": "ckernels.jit.opencl", "cuda": "ckernels.jit.cuda"}
 
 _MAXD = int(lib.CK_TYPE_MAX_DEPTH)
 _KERNEL_NAME = KERNEL_NAME.encode()
@@ -71,15 +65,18 @@ def target(kind: str) -> "DeviceTarget":
     """The device target for contexts of ``kind`` (NotSupportedError if none)."""
     tgt = _TARGET_OBJECTS.get(kind)
     if tgt is None:
-        mod = TARGETS.get(kind)
-        if mod is None:
+        dialect = dialects.device(kind)
+        if dialect is None:
             raise NotSupportedError(f"ckernels.jit: no device target for '{kind}' contexts "
-                                    f"(targets: {', '.join(TARGETS)})")
-        tgt = _TARGET_OBJECTS[kind] = importlib.import_module(mod).TARGET
+                                    f"(targets: {', '.join(dialects.DEVICE_DIALECTS)})")
+        with _TARGETS_LOCK:
+            tgt = _TARGET_OBJECTS.setdefault(kind, DeviceTarget(kind, dialect))
     return tgt
 
 
+#: context kind -> its DeviceTarget (made on first use)
 _TARGET_OBJECTS: dict = {}
+_TARGETS_LOCK = threading.Lock()
 
 
 class DeviceTarget:
@@ -524,10 +521,10 @@ def _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname) -> Plan:
     tgt.check_device(ctx, prog.fp64_user, fname)
     ret = comp.sig.ret_element
     for dt, _ in inputs:
-        if dt.c_type(tgt.dialect.name) is None:
+        if tgt.dialect.ctype(dt) is None:
             raise NotSupportedError(f"{fname}: element type {dt.name} is not supported on "
                                     f"{tgt.kind} devices")
-    if ret.c_type(tgt.dialect.name) is None:
+    if tgt.dialect.ctype(ret) is None:
         raise NotSupportedError(f"{fname}: the result type {ret.name} is not supported on "
                                 f"{tgt.kind} devices")
     if "float64" in [dt.name for dt, _ in inputs] and not ctx.supports_fp64:
@@ -565,5 +562,5 @@ def device_error(errors, code: int, fname: str, title: str) -> Exception:
     return exception_for(exc)
 
 
-__all__ = ["DeviceTarget", "TARGETS", "target", "call", "broadcast_shape", "iteration_space",
+__all__ = ["DeviceTarget", "target", "call", "broadcast_shape", "iteration_space",
            "device_error", "Plan", "ContextState", "state", "run", "context_of", "overlaps"]

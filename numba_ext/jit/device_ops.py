@@ -15,7 +15,7 @@ negative integer powers ``ValueError``, NaN propagation of ``minimum`` /
 functions are the dialect's built-ins (OpenCL's ``sin`` etc., whose error
 bounds the OpenCL specification gives in ulp, CUDA's ``sin``/``sinf``; see
 ``docs/contexts.md``).  Nothing here is specific to one device kind: the
-same table serves every target of :data:`ckernels.jit.device.TARGETS`.
+same table serves every device dialect (:mod:`ckernels.dialects`).
 
 Element functions are wrapped into a kernel by
 :func:`~ckernels.jit.c_emit.kernel_wrapper` -- the same kernel shape jitted
@@ -41,7 +41,7 @@ import threading
 
 import numpy as np
 
-from .. import dtypes
+from .. import dialects, dtypes
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..arraylike import c_strides
@@ -67,16 +67,16 @@ class _C:
         self.where = where
 
     def ct(self, dt) -> str:
-        return dt.c_type(self.d.name)
+        return self.d.ctype(dt)
 
     def ut(self, dt) -> str:
         """The unsigned type of ``dt``'s width."""
-        return dtypes.by_name[f"uint{dt.size * 8}"].c_type(self.d.name)
+        return self.d.types[f"uint{dt.size * 8}"]
 
     def wu(self, dt) -> str:
         """An unsigned type at least 32 bits wide and as wide as ``dt`` (C's
         integer promotions must not turn wrapping arithmetic signed)."""
-        return dtypes.by_name[f"uint{max(dt.size, 4) * 8}"].c_type(self.d.name)
+        return self.d.types[f"uint{max(dt.size, 4) * 8}"]
 
     def math(self, name, dt) -> str:
         f = self.d.math(name, self.ct(dt))
@@ -412,15 +412,15 @@ def _operand_types(args, fname):
 
 def _check_device_types(tgt, where, names):
     for n in names:
-        if dtypes.by_name[n].c_type(tgt.dialect.name) is None:
-            held = ", ".join(d.name for d in dtypes.device_types(tgt.dialect.name))
+        if n not in tgt.dialect.types:
+            held = ", ".join(d.name for d in tgt.dialect.element_types())
             raise NotSupportedError(f"{where}: the result or argument type {n} is not "
                                     f"supported on {tgt.kind} devices ({held}); convert "
                                     "with .astype() first")
 
 
 def _fp64(ctx, where, names):
-    if dtypes.uses_fp64(names) and not ctx.supports_fp64:
+    if dialects.uses_fp64(names) and not ctx.supports_fp64:
         raise NotSupportedError(f"{where}: float64 on a device without fp64 support "
                                 f"({ctx.describe()})")
 
@@ -445,12 +445,12 @@ def _op_program(tgt, op, kargs, ret, inputs, out_name):
         prog = EmittedKernel(tgt.dialect, "python")
         ts = [dtypes.by_name[n] for n in kargs]
         rt = dtypes.by_name[ret]
-        if dtypes.uses_fp64((*kargs, ret, out_name, *(dt.name for dt, _ in inputs))):
+        if dialects.uses_fp64((*kargs, ret, out_name, *(dt.name for dt, _ in inputs))):
             prog.fp64_user = f"ckernels.ops.{op}"
         fn = element_function(prog, op, ts, rt, f"ckernels.ops.{op}")
         prog.kernel_text = kernel_wrapper(
-            tgt.dialect, fn, [(t.c_type(tgt.dialect.name), t.kind == "b") for t in ts],
-            (rt.c_type(tgt.dialect.name), rt.kind == "b"), list(inputs),
+            tgt.dialect, fn, [(tgt.dialect.ctype(t), t.kind == "b") for t in ts],
+            (tgt.dialect.ctype(rt), rt.kind == "b"), list(inputs),
             dtypes.by_name[out_name])
         prog.source = tgt.dialect.header(prog) + prog.text() + "\n" + prog.kernel_text
         return prog
@@ -550,9 +550,9 @@ def _where_program(tgt, inputs, ret, names):
         d = tgt.dialect
         prog = EmittedKernel(d, "python")
         rt = dtypes.by_name[ret]
-        if dtypes.uses_fp64((ret, *names)):
+        if dialects.uses_fp64((ret, *names)):
             prog.fp64_user = "numpy.where"
-        ct = rt.c_type(d.name)
+        ct = d.ctype(rt)
         prog.order.append(f"{d.function_prefix} {ct} ck_where(bool c, {ct} a, {ct} b, "
                           f"{d.int32} *ck_err)\n{{\n  return c ? a : b;\n}}\n")
         prog.kernel_text = kernel_wrapper(d, "ck_where", [("bool", True), (ct, rt.kind == "b"),
@@ -637,12 +637,12 @@ def _cast_function(prog, src, dst, errmode) -> str:
 def _cast_program(tgt, src, dst, errmode, by_value):
     def make():
         prog = EmittedKernel(tgt.dialect, "python")
-        if dtypes.uses_fp64((src.name, dst.name)):
+        if dialects.uses_fp64((src.name, dst.name)):
             prog.fp64_user = "astype"
         fn = _cast_function(prog, src, dst, errmode)
         prog.kernel_text = kernel_wrapper(
-            tgt.dialect, fn, [(src.c_type(tgt.dialect.name), src.kind == "b")],
-            (dst.c_type(tgt.dialect.name), dst.kind == "b"), [(src, by_value)], dst)
+            tgt.dialect, fn, [(tgt.dialect.ctype(src), src.kind == "b")],
+            (tgt.dialect.ctype(dst), dst.kind == "b"), [(src, by_value)], dst)
         prog.source = tgt.dialect.header(prog) + prog.text() + "\n" + prog.kernel_text
         return prog
     return _program(tgt, ("cast", src.name, dst.name, errmode, by_value), make)
@@ -772,14 +772,14 @@ def _reduce_program(tgt, name, src, acc, out, final_mean):
     def make():
         d = tgt.dialect
         prog = EmittedKernel(d, "python")
-        if dtypes.uses_fp64((src.name, acc.name, out.name)):
+        if dialects.uses_fp64((src.name, acc.name, out.name)):
             prog.fp64_user = f"{name}()"
         opname, ident = _REDUCE[name]
         fn = element_function(prog, opname, (acc, acc), acc, name)
         i64, u64, u8, i32 = d.int64, d.uint64, d.uint8, d.int32
-        a_ct = acc.c_type(d.name)
-        s_ct = u8 if src.kind == "b" else src.c_type(d.name)
-        o_ct = u8 if out.kind == "b" else out.c_type(d.name)
+        a_ct = d.ctype(acc)
+        s_ct = u8 if src.kind == "b" else d.ctype(src)
+        o_ct = u8 if out.kind == "b" else d.ctype(out)
         load = f"*({d.pointer(s_ct, True)})(ck_in + off)"
         load = f"({a_ct})({load} != 0)" if src.kind == "b" or acc.kind == "b" else \
             f"({a_ct}){load}"
@@ -962,7 +962,7 @@ def _gather_program(tgt, itemsize):
         d = tgt.dialect
         prog = EmittedKernel(d, "python")
         i64, u64, u8, i32 = d.int64, d.uint64, d.uint8, d.int32
-        el = dtypes.by_name[f"uint{itemsize * 8}"].c_type(d.name)
+        el = d.types[f"uint{itemsize * 8}"]
         code = prog.error_code(CKIndexError, ("index out of bounds",))
         text = f"""\
 {d.kernel_prefix} {KERNEL_NAME}({d.pointer(u8)}ck_out, {u64} ck_out_off,

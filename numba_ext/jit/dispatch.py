@@ -4,15 +4,13 @@ The seam between the shared part of ``ckernels.jit`` and its targets:
 
 * a call whose arguments include a device array
   (:class:`ckernels.context.DeviceArray`) runs on that array's context through
-  :func:`ckernels.jit.device.call`, which finds the device target of the
-  context's kind (:data:`ckernels.jit.device.TARGETS`: ``"opencl"`` ->
-  :mod:`ckernels.jit.opencl`);
+  :func:`ckernels.jit.device.call`, with the device target of the context's
+  kind (its dialect: :mod:`ckernels.dialects`);
 * every other call runs on the host: :func:`ckernels.jit.cpu.call`
   (``ck_array_apply`` over ckernel/NumPy arrays, or one element for scalars).
 
-A new device target (CUDA) is a module with ``TARGET = DeviceTarget("cuda",
-CUDADialect())`` -- its :class:`~ckernels.jit.c_emit.Dialect` says how its C
-reads -- and one entry in ``TARGETS``; nothing here changes.  A host fast path
+A new device target is a row of the dialect table (how its C reads);
+nothing here changes.  A host fast path
 (the NumPy ufunc of a jitted function) plugs in before :func:`call` falls back
 to the CPU target.  A call with a Dask collection among its arguments builds
 a lazy dask array (:func:`ckernels.dask.call`).
@@ -20,6 +18,7 @@ a lazy dask array (:func:`ckernels.dask.call`).
 
 from __future__ import annotations
 
+from .. import dialects
 from .._foreign import is_dask_collection
 from ..context.device_array import DeviceArray
 from ..errors import NotSupportedError
@@ -46,7 +45,7 @@ def device_target(name: str, fname: str = "ckernels.jit") -> "device.DeviceTarge
         return device.target(name)
     except NotSupportedError:
         raise NotSupportedError(f"{fname}: no source for target {name!r} "
-                                f"(targets: {', '.join(repr(t) for t in device.TARGETS)})"
+                                f"(targets: {', '.join(map(repr, dialects.DEVICE_DIALECTS))})"
                                 ) from None
 
 

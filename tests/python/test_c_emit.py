@@ -10,15 +10,16 @@ import numba
 import pytest
 
 import ckernels
-from ckernels import dtypes
+from ckernels import dialects, dtypes
+from ckernels.dialects import OpenCL as OpenCLDialect
 from ckernels.jit.c_emit import Dialect, emit_kernel
-from ckernels.jit.opencl import OpenCLDialect
 
 
 class CudaLike(Dialect):
-    """What a CUDA dialect looks like (the real one comes with the CUDA target)."""
+    """What a CUDA dialect looks like (the real one is a row of ckernels.dialects)."""
     name = "cuda"
     title = "CUDA"
+    types = dialects.CUDA.types
     function_prefix = "static __device__"
     kernel_prefix = 'extern "C" __global__ void'
     global_space = ""

@@ -39,7 +39,8 @@ import ckernels
 from ckernels import dtypes, errors
 from ckernels.context import cuda as ccuda
 from ckernels.jit import c_emit
-from ckernels.jit import cuda as jcuda
+from ckernels import dialects
+from ckernels.jit.device import target as _device_target
 from ckernels.jit import device_ops
 from ckernels.jit.device import device_error
 
@@ -53,7 +54,7 @@ pytestmark = pytest.mark.cuda
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARCHS = ("sm_80", "sm_90")
-BLOCK = jcuda.BLOCK
+BLOCK = dialects.CUDA_BLOCK
 rng = np.random.default_rng(16)
 
 
@@ -161,7 +162,7 @@ def _cpu_corpus_entries():
     out, refused = [], {}
     for name, sig, fn, jk, domains, rtol, vectorize in cpu_tests.CORPUS:
         argt = [a.strip() for a in sig[sig.index("(") + 1:-1].split(",")]
-        if any(dtypes.by_name[t].c_type("cuda") is None for t in argt + [sig[:sig.index("(")]]):
+        if any(t not in dialects.get("cuda").types for t in argt + [sig[:sig.index("(")]]):
             refused[name] = "complex/string types"
             continue
 
@@ -231,7 +232,7 @@ class Entry:
         self.args = [np.ascontiguousarray(a[:n]) for a in args]
         names = tuple(dtypes.of_numpy(a.dtype).name for a in self.args)
         self.comp = kernel.compiled.get(names) or kernel.compile(names)
-        self.prog = jcuda.TARGET.program(kernel, self.comp)
+        self.prog = _device_target("cuda").program(kernel, self.comp)
         self.ns = f"ck_p{index}"
         self.kname = f"{self.ns}_kernel"
 
@@ -351,7 +352,7 @@ def test_corpus_compiles_to_ptx_and_assembles(corpus, tmp_path):
 
 # ---- the built-in device operations (ckernels.jit.device_ops) as CUDA C -----
 def by_name_c(kind, n):
-    return dtypes.by_name[n].c_type(kind) is not None
+    return n in dialects.get(kind).types
 
 
 def _device_ops_programs():
@@ -363,7 +364,7 @@ def _device_ops_programs():
     The types stand for every code path of the generators (bool; small and
     64-bit signed and unsigned integers, whose wrapping/overflow code
     differs; both floats): NVRTC time is the suite's budget."""
-    tgt = jcuda.TARGET
+    tgt = _device_target("cuda")
     names = ["bool", "int8", "int64", "uint16", "uint64", "float32", "float64"]
     assert all(by_name_c("cuda", n) for n in names)
     by = dtypes.by_name
@@ -375,7 +376,7 @@ def _device_ops_programs():
                     kargs, ret = device_ops.resolve(op, (n,) * arity)
                 except (errors.CKernelError, KeyError):
                     continue
-                if any(by[t].c_type("cuda") is None for t in kargs + (ret,)):
+                if any(t not in dialects.get("cuda").types for t in kargs + (ret,)):
                     continue
                 inputs = tuple((by[n], False) for _ in range(arity))
                 out.append((f"{op}[{n}]", device_ops._op_program(tgt, op, kargs, ret, inputs,

@@ -38,16 +38,16 @@ def test_rows_agree_with_the_library():
 def test_derived_tables():
     from ckernels import types
     from ckernels.jit import SUPPORTED_TYPES
-    from ckernels.jit.opencl import TARGET
+    from ckernels import dialects
     assert {n for n, _, _ in types._BUILTINS.values()} == {d.name for d in dtypes.BUILTINS}
     assert SUPPORTED_TYPES == tuple(d.name for d in dtypes.JIT)
     assert "float16" not in SUPPORTED_TYPES and "string" in SUPPORTED_TYPES
-    assert [d.name for d in dtypes.device_types("opencl")] == [
+    assert [d.name for d in dialects.get("opencl").element_types()] == [
         "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
         "float32", "float64"]
     # the CUDA column covers what the OpenCL one does
-    assert dtypes.device_types("cuda") == dtypes.device_types("opencl")
-    assert TARGET.dialect.int64 == "long" and TARGET.dialect.uint8 == "uchar"
+    assert dialects.get("cuda").element_types() == dialects.get("opencl").element_types()
+    assert dialects.get("opencl").int64 == "long" and dialects.get("opencl").uint8 == "uchar"
 
 
 def test_no_other_hand_written_tables():
@@ -94,8 +94,9 @@ def test_table_is_immutable():
     with pytest.raises(AttributeError):
         dtypes.by_name["int8"].size = 3
     assert repr(dtypes.by_name["int8"]) == "ckernels.dtypes.by_name['int8']"
-    with pytest.raises(ValueError, match="dialect"):
-        dtypes.by_name["int8"].c_type("metal")
+    from ckernels import dialects, errors
+    with pytest.raises(errors.InvalidArgumentError, match="dialect"):
+        dialects.get("metal")
 
 
 # Every element type of the table through NumPy, Numba (the CPU jit) and each

@@ -1,4 +1,5 @@
-"""Device C from Numba's typed IR: one emitter, one :class:`Dialect` per target.
+"""Device C from Numba's typed IR: one emitter, one dialect per target
+(:mod:`ckernels.dialects`).
 
 A custom Numba pipeline (bytecode -> IR -> untyped rewrites -> type inference)
 stops right after ``NopythonTypeInference`` and hands back ``func_ir``,
@@ -38,7 +39,8 @@ checks divisors and raises ``ZeroDivisionError`` as Python does;
 integer ``//`` and ``%`` by zero and ``x / 0`` for float ``//`` by zero, and
 the most negative integer for ``0 ** -n`` -- what Numba does on the CPU.
 
-What differs between targets is behind a :class:`Dialect`: C type names,
+What differs between targets is behind a :class:`~ckernels.dialects.Dialect`
+(:mod:`ckernels.dialects`, one row per backend): C type names,
 qualifiers of functions, kernels and pointers, the work-item index, math
 built-in names, literal suffixes and the error-buffer store.  Everything
 else (control flow, expressions, Python semantics helpers, the kernel's
@@ -51,14 +53,14 @@ type inference, and Numba's typing errors are condensed to their reason.
 
 Modules, lowest first: ``numba_types`` (questions about Numba types),
 ``tables`` (operators and math functions -> generic C names), ``typed_ir``
-(the typing-only pipeline), ``dialect`` (:class:`Dialect`), the parts of
+(the typing-only pipeline), the parts of
 :class:`~ckernels.jit.c_emit.function.FunctionEmitter` -- ``tuples``,
 ``struct_fields``, ``arith`` (operators, the Python-semantics helpers),
 ``calls`` -- and ``function`` itself, ``program`` (:class:`EmittedKernel`)
 and ``kernel`` (the kernel around an entry function, :func:`emit_kernel`).
 """
 
-from .dialect import Dialect
+from ...dialects import Dialect
 from .function import FunctionEmitter
 from .kernel import KERNEL_NAME, emit_kernel, entry_wrapper, kernel_wrapper
 from .program import EmittedKernel

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ... import dtypes
 from ...errors import NotSupportedError
 from .. import structs as _structs
-from .dialect import Dialect
+from ...dialects import Dialect
 from .numba_types import _unlit, _is_bool
 from .program import EmittedKernel
 
@@ -45,9 +45,9 @@ def _element_of(t):
 def entry_wrapper(prog: EmittedKernel, inputs, out) -> str:
     """:func:`kernel_wrapper` around ``prog.entry`` (a jitted function)."""
     fe = prog.entry
-    params = [(prog.dialect.c_type(t), _is_bool(t)) for t in fe.arg_types]
+    params = [(fe.ct(t), _is_bool(t)) for t in fe.arg_types]
     return kernel_wrapper(prog.dialect, fe.cname, params,
-                          (prog.dialect.c_type(fe.ret_type), _is_bool(fe.ret_type)),
+                          (fe.ct(fe.ret_type), _is_bool(fe.ret_type)),
                           inputs, out)
 
 
@@ -73,7 +73,7 @@ def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
     arrays = []
     for k, (dt, by_value) in enumerate(inputs):
         if by_value:
-            ct = u8 if dt.kind == "b" else dt.c_type(d.name)
+            ct = u8 if dt.kind == "b" else d.ctype(dt)
             args.append(f"{ct} ck_in{k}_val")
         else:
             arrays.append(k)
@@ -103,7 +103,7 @@ def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
         if by_value:
             v = f"ck_in{k}_val"
         else:
-            st = u8 if dt.kind == "b" else dt.c_type(d.name)
+            st = u8 if dt.kind == "b" else d.ctype(dt)
             v = f"*({d.pointer(st, True)})(ck_in{k} + o_in{k})"
         if dt.kind == "b" or pbool:
             v = f"({v} != 0)"
@@ -123,7 +123,7 @@ def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
     if out.kind == "b":
         lines.append(f"  *({d.pointer(u8)})(ck_out + o_out) = r ? 1 : 0;")
     else:
-        oct_ = out.c_type(d.name)
+        oct_ = d.ctype(out)
         r = "r" if oct_ == rct else f"({oct_})r"
         lines.append(f"  *({d.pointer(oct_)})(ck_out + o_out) = {r};")
     lines.append("}")

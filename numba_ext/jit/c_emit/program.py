@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ...errors import NotSupportedError
 from .. import structs as _structs
-from .dialect import Dialect
+from ...dialects import Dialect
 from .function import FunctionEmitter
 from .typed_ir import _where
 
