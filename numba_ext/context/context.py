@@ -32,7 +32,6 @@ from ..host.array import Array
 from ..host.array import array as _host_array
 from ..host.array import asarray as _host_asarray
 from ..host.array import empty as _host_empty
-from ..host.array import install_cpu_context
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
 from .. import dialects
@@ -342,7 +341,6 @@ def default_context(kind: str) -> Context:
     return ctx
 
 
-install_cpu_context(lambda: default_context("cpu"))     # ckernels.Array.context
 
 
 def check_context(ctx, where: str) -> Context:

@@ -1,38 +1,31 @@
-"""Calling kernels on device arrays: the part every device target shares.
+"""Launching device programs: what every call on device arrays shares, the
+jit's (:mod:`ckernels.jit.device`) and the built-in operations'
+(:mod:`ckernels.context.device_ops`).
 
-A device target is a :class:`DeviceTarget`: the context kind it serves and
-that kind's C dialect (a row of :mod:`ckernels.dialects`); :func:`target`
-makes one per device dialect, on first use.  Everything else is common -- to jitted functions (:func:`call`) and to
-the built-in operations on device arrays (:mod:`ckernels.jit.device_ops`):
+* operands (:func:`context_of`): device arrays of one context and scalars;
+  anything else is an error naming the argument; mixed contexts name which
+  argument lives where;
+* broadcasting and ``out=`` through the library's one implementation
+  (``ck_broadcast_shapes`` for the result shape, ``ck_broadcast_strides`` for
+  per-operand byte strides, ``ck_coalesce_dims`` so that contiguous and
+  scalar-broadcast calls take the kernel's 1-d path); an ``out=`` that partly
+  overlaps an input goes through a temporary, as NumPy does (:func:`run`);
+* one launch over the result's elements, then the error flag: a non-zero code
+  is the exception the device code raised (:func:`device_error`,
+  ``ckernels.errors``).
 
-1. operands: device arrays of one context and scalars (Python scalars are
-   weak, by the one NEP 50 rule; NumPy scalars strong), anything else is an
-   error naming the argument; mixed contexts name which argument lives where;
-2. the signature: exact matches first (a lazily compiled function compiles
-   one), then -- as on the CPU -- the first signature every argument converts
-   to safely: the kernel converts each element as it reads it;
-3. the emitted program (cached per compiled signature, target and operand
-   layout: which operands are arrays of which element type, which are
-   scalars passed by value) built by the context (cached per source);
-4. broadcasting and ``out=`` through the library's one implementation
-   (``ck_broadcast_shapes`` for the result shape, ``ck_broadcast_strides`` for
-   per-operand byte strides, ``ck_coalesce_dims`` so that contiguous and
-   scalar-broadcast calls take the kernel's 1-d path); an ``out=`` that
-   partly overlaps an input goes through a temporary, as NumPy does;
-5. one launch over the result's elements, then the error flag: a non-zero
-   code is the exception the device code raised (``ckernels.errors``).
-
-**Launch plans.**  Steps 2-4 depend only on the kernel, the context and the
-operands' *layouts* (element types, shapes, strides, which are scalars), not
-on their buffers, offsets or scalar values.  Their result is a :class:`Plan`:
-the built program, the ``ck_kernel_arg`` array with the layout's constants
-filled in, the N-d metadata buffer and the error flag.  Plans are cached per
-(compiled signature, context) and per layout, so a repeated call costs a few
-dictionary lookups, storing the buffers/offsets/scalars into the argument
-array, one ``ck_context_launch`` and reading the flag -- which each context
-keeps in one small buffer (read through the host pointer where the device
-memory is host-addressable, e.g. PoCL; the flag is reset only after an
-error).  No buffer is allocated per call.
+**Launch plans.**  What a launch needs beyond the operands' buffers, offsets
+and scalar values depends only on the program, the context and the operands'
+*layouts* (element types, shapes, strides, which are scalars).  That is a
+:class:`Plan`: the built program, the ``ck_kernel_arg`` array with the
+layout's constants filled in (:class:`~ckernels.context.program.KernelArgs`),
+the N-d metadata buffer and the error flag.  Callers cache plans per layout,
+so a repeated call costs a few dictionary lookups, storing the
+buffers/offsets/scalars into the argument array, one ``ck_context_launch``
+and reading the flag -- which each context keeps in one small buffer
+(:class:`ContextState`; read through the host pointer where the device memory
+is host-addressable, e.g. PoCL; the flag is reset only after an error).  No
+buffer is allocated per call.
 """
 
 from __future__ import annotations
@@ -43,85 +36,21 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .. import dialects, dtypes
+from .. import dtypes
 from .._native import check, ffi, lib
-from ..arraylike import c_strides
-from ..context.device_array import DeviceArray
-from ..errors import (CKOverflowError, CKTypeError, InvalidArgumentError, NotSupportedError,
-                      UserKernelError, exception_for)
-from . import operands as _operands
-from .c_emit import KERNEL_NAME, Dialect, EmittedKernel, emit_kernel, entry_wrapper
+from ..errors import CKOverflowError, InvalidArgumentError, UserKernelError, exception_for
+from .device_base import DeviceArrayBase
+from .device_program import KERNEL_NAME
+from .program import KernelArgs
 
 _MAXD = int(lib.CK_TYPE_MAX_DEPTH)
 _KERNEL_NAME = KERNEL_NAME.encode()
-_PLAN_LIMIT = 512      # layouts remembered per (signature, context) / per context
+#: layouts remembered per (signature, context) / per context
+PLAN_LIMIT = 512
 #: work-group size of every launch (``ck_context_launch_local``): fixed, so
 #: that implementations compiling one work-group function per size (PoCL)
 #: compile a kernel once, not once per array size
 LOCAL_SIZE = 64
-
-
-def target(kind: str) -> "DeviceTarget":
-    """The device target for contexts of ``kind`` (NotSupportedError if none)."""
-    tgt = _TARGET_OBJECTS.get(kind)
-    if tgt is None:
-        dialect = dialects.device(kind)
-        if dialect is None:
-            raise NotSupportedError(f"ckernels.jit: no device target for '{kind}' contexts "
-                                    f"(targets: {', '.join(dialects.DEVICE_DIALECTS)})")
-        with _TARGETS_LOCK:
-            tgt = _TARGET_OBJECTS.setdefault(kind, DeviceTarget(kind, dialect))
-    return tgt
-
-
-#: context kind -> its DeviceTarget (made on first use)
-_TARGET_OBJECTS: dict = {}
-_TARGETS_LOCK = threading.Lock()
-
-
-class DeviceTarget:
-    """One device target: the context kind it serves and its C dialect."""
-
-    def __init__(self, kind: str, dialect: Dialect):
-        self.kind = kind
-        self.dialect = dialect
-        self._programs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._plans: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
-
-    def program(self, kernel, comp) -> EmittedKernel:
-        """The emitted program of one compiled signature (cached while ``comp``
-        lives); its ``source`` has every operand an array of the signature's
-        types (see :func:`~ckernels.jit.c_emit.kernel_wrapper` for others)."""
-        with self._lock:
-            prog = self._programs.get(comp)
-        if prog is None:
-            prog = emit_kernel(kernel.py_func, comp.sig.numba_args, comp.sig.ret_element.numba,
-                               self.dialect, kernel.error_model)
-            with self._lock:
-                prog = self._programs.setdefault(comp, prog)
-        return prog
-
-    def plans(self, comp, ctx) -> dict:
-        """The launch plans of one compiled signature in one context."""
-        per_ctx = self._plans.get(comp)
-        if per_ctx is None:
-            with self._lock:
-                per_ctx = self._plans.setdefault(comp, weakref.WeakKeyDictionary())
-        plans = per_ctx.get(ctx)
-        if plans is None:
-            with self._lock:
-                plans = per_ctx.setdefault(ctx, {})
-        return plans
-
-    def check_device(self, ctx, fp64_user, fname: str) -> None:
-        """Refuse what the device cannot run (double without fp64 support)."""
-        if fp64_user is not None and not ctx.supports_fp64:
-            raise NotSupportedError(f"{fname}: {fp64_user} uses float64 but the "
-                                    f"device has no fp64 support ({ctx.describe()})")
-
-    def __repr__(self) -> str:
-        return f"<ckernels.jit device target {self.kind!r} ({self.dialect.title} C)>"
 
 
 # ------------------------------------------------------------- per context --
@@ -182,7 +111,7 @@ class ContextState:
             buf = _RawBuffer(self.cctx, flat.nbytes, flat)
             with self.lock:
                 self._meta[values] = buf
-                while len(self._meta) > _PLAN_LIMIT:
+                while len(self._meta) > PLAN_LIMIT:
                     self._meta.popitem(last=False)
         return buf
 
@@ -212,9 +141,9 @@ class Plan:
     ``inputs`` is ``[(DType row, by_value)]`` per kernel operand; ``errors``
     the program's error table (``EmittedKernel.errors``)."""
 
-    __slots__ = ("cctx", "program", "args", "nargs", "n", "out_shape", "out_dtype",
-                 "arrays", "scalars", "offs", "vals", "meta", "state", "errors", "fname",
-                 "title", "__weakref__")
+    __slots__ = ("cctx", "program", "kargs", "args", "nargs", "n", "out_shape", "out_dtype",
+                 "arrays", "scalars", "offs", "meta", "state", "errors", "fname", "title",
+                 "__weakref__")
 
     def __init__(self, ctx, program, errors, fname, title, out_shape, out_dtype, out_strides,
                  inputs, in_shapes, in_strides):
@@ -241,49 +170,36 @@ class Plan:
             one = [0] * len(rows)
             self.meta = st.meta(tuple(shape) + tuple(x for r in rows for x in r))
         nargs = 3 + 3 * len(arr_idx) + (len(inputs) - len(arr_idx)) + 4
-        args = ffi.new("ck_kernel_arg[]", nargs)
-        self.offs = offs = ffi.new("uint64_t[]", 1 + len(arr_idx))
-        strides = ffi.new("int64_t[]", one or [0])
-        self.vals = []
+        ka = KernelArgs(nargs)
+        self.offs = offs = ka.keep(ffi.new("uint64_t[]", 1 + len(arr_idx)))
+        strides = ka.keep(ffi.new("int64_t[]", one or [0]))
         slots, scal = [0], []
-        args[0].kind = lib.CK_KERNEL_ARG_BUFFER
-        self._scalar(args, 1, offs + 0, 8)
-        self._scalar(args, 2, strides + 0, 8)
+        ka.buffer(0)
+        ka.scalar(1, offs + 0, 8)
+        ka.scalar(2, strides + 0, 8)
         pos, j = 3, 1
         for k, (dt, by_value) in enumerate(inputs):
             if by_value:
-                v = ffi.new(f"{_CFFI_SCALAR[dt.name]}[1]")
-                self.vals.append(v)
-                scal.append((k, v, dt))
-                self._scalar(args, pos, v, dt.size)
+                scal.append((k, ka.value(pos, _CFFI_SCALAR[dt.name]), dt))
                 pos += 1
             else:
-                args[pos].kind = lib.CK_KERNEL_ARG_BUFFER
+                ka.buffer(pos)
                 slots.append(pos)
-                self._scalar(args, pos + 1, offs + j, 8)
-                self._scalar(args, pos + 2, strides + j, 8)
+                ka.scalar(pos + 1, offs + j, 8)
+                ka.scalar(pos + 2, strides + j, 8)
                 pos, j = pos + 3, j + 1
-        args[pos].kind = lib.CK_KERNEL_ARG_BUFFER
-        args[pos].buffer = self.meta._buf
-        consts = ffi.new("int32_t[1]", [ndim])
-        count = ffi.new("uint64_t[1]", [n])
-        self._scalar(args, pos + 1, consts, 4)
-        self._scalar(args, pos + 2, count, 8)
-        args[pos + 3].kind = lib.CK_KERNEL_ARG_BUFFER
-        args[pos + 3].buffer = st.flag._buf
-        self.vals += [strides, consts, count]
-        self.args = args
+        ka.buffer(pos, self.meta._buf)
+        ka.value(pos + 1, "int32_t", ndim)
+        ka.value(pos + 2, "uint64_t", n)
+        ka.buffer(pos + 3, st.flag._buf)
+        self.kargs = ka
+        self.args = ka.args
         self.nargs = nargs
         # (slot in args, index in the call's operand list) of each array operand
         self.arrays = tuple(zip(slots, [None] + arr_idx))
         self.scalars = tuple(scal)
 
-    def _scalar(self, args, i, ptr, size):
-        args[i].kind = lib.CK_KERNEL_ARG_SCALAR
-        args[i].value = ptr
-        args[i].size = size
-
-    def __call__(self, out: DeviceArray, operands) -> None:
+    def __call__(self, out: DeviceArrayBase, operands) -> None:
         """Run over ``out`` and ``operands`` (arrays and scalar values of this
         plan's layout)."""
         args, offs = self.args, self.offs
@@ -318,7 +234,7 @@ def context_of(fname, args, what="argument"):
     ctx = None
     first = None
     for i, a in enumerate(args):
-        if isinstance(a, DeviceArray):
+        if isinstance(a, DeviceArrayBase):
             if ctx is None:
                 ctx, first = a.context, i
             elif a.context != ctx:
@@ -380,7 +296,7 @@ def iteration_space(dst_shape, dst_strides, src_shapes, src_strides):
                                             for k in range(nops)]
 
 
-def overlaps(out: DeviceArray, a: DeviceArray) -> bool:
+def overlaps(out: DeviceArrayBase, a: DeviceArrayBase) -> bool:
     """Whether ``out`` partly overlaps ``a`` (same buffer, intersecting byte
     ranges, not the very same elements): writing ``out`` element by element in
     parallel could then change inputs not yet read."""
@@ -393,22 +309,24 @@ def overlaps(out: DeviceArray, a: DeviceArray) -> bool:
     return lo1 < hi2 and lo2 < hi1
 
 
-def _extent(a: DeviceArray):
+def _extent(a: DeviceArrayBase):
     lo = a._offset + sum(st * (n - 1) for n, st in zip(a._shape, a._strides) if st < 0)
     hi = a._offset + sum(st * (n - 1) for n, st in zip(a._shape, a._strides) if st > 0)
     return lo, hi + a.itemsize
 
 
-def run(plan: Plan, ctx, out: DeviceArray | None, operands):
-    """Run ``plan`` in ``ctx`` (allocating the result when ``out`` is None;
-    through a temporary when ``out`` partly overlaps an array operand)."""
+def run(plan: Plan, ctx, out: DeviceArrayBase | None, operands):
+    """Run ``plan`` in ``ctx`` (allocating the result, an array of the class of
+    the first array operand, when ``out`` is None; through a temporary when
+    ``out`` partly overlaps an array operand)."""
     if out is None:
-        out = DeviceArray.empty(ctx, plan.out_shape, plan.out_dtype)
+        cls = next(type(a) for a in operands if isinstance(a, DeviceArrayBase))
+        out = cls.empty(ctx, plan.out_shape, plan.out_dtype)
         plan(out, operands)
         return out
     for a in operands:
-        if isinstance(a, DeviceArray) and overlaps(out, a):
-            tmp = DeviceArray.empty(ctx, out.shape, out.dtype)
+        if isinstance(a, DeviceArrayBase) and overlaps(out, a):
+            tmp = type(out).empty(ctx, out.shape, out.dtype)
             plan_tmp = plan_for_temporary(plan, ctx, tmp, operands)
             plan_tmp(tmp, operands)
             out._assign(tmp, "nocheck")     # the copy kernel
@@ -444,106 +362,6 @@ def plan_for_temporary(plan: Plan, ctx, tmp, operands) -> Plan:
 
 
 #: jitted function -> {argument types: (compiled signature, operand layout)}
-_SELECT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def call(kernel, args, out=None):
-    """``kernel(*args, out=out)`` where at least one argument is a device array."""
-    fname = kernel.__name__
-    ctx = context_of(fname, args)
-    tgt = target(ctx.kind)
-    # the signature and the operand layout depend on the types only
-    sel_key = (len(kernel._compiled),) + tuple(
-        a._element.name if isinstance(a, DeviceArray) else type(a) if
-        type(a) in (bool, int, float) else (a.dtype.name,) for a in args)
-    cache = _SELECT.get(kernel)
-    if cache is None:
-        cache = _SELECT.setdefault(kernel, {})
-    sel = cache.get(sel_key)
-    if sel is None:
-        sel = _select(kernel, args, fname)
-        if len(cache) >= _PLAN_LIMIT:
-            cache.clear()
-        cache[(len(kernel._compiled),) + sel_key[1:]] = sel
-    sig_args, inputs, values = sel
-    comp = kernel._compiled[sig_args]
-    if values is not None:      # scalar operands: their values in the storage types
-        operands = [a.item() if isinstance(a, np.generic) else a for a in args]
-    else:
-        operands = args
-    if out is not None:
-        if not isinstance(out, DeviceArray):
-            raise InvalidArgumentError(
-                f"{fname}: out= must be a DeviceArray of the arguments' context when they "
-                f"live on a device, not {type(out).__name__}")
-        if out.context != ctx:
-            raise InvalidArgumentError(
-                f"{fname}: out= lives on {out.context.brief}, the arguments on "
-                f"{ctx.brief} (a different context)")
-        if out._element.name != comp.sig.ret:
-            raise CKTypeError(f"{fname}: out= has dtype {out.dtype}, the result "
-                              f"({comp.sig.text}) has dtype {comp.sig.ret}")
-    plans = tgt.plans(comp, ctx)
-    key = (out._key if out is not None else None,
-           tuple(a._key if isinstance(a, DeviceArray) else None for a in args))
-    plan = plans.get(key)
-    if plan is None:
-        plan = _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname)
-        if len(plans) >= _PLAN_LIMIT:
-            plans.clear()
-        plans[key] = plan
-    return run(plan, ctx, out, operands)
-
-
-def _select(kernel, args, fname):
-    """``(signature key, inputs, has_scalars)`` for arguments of these types:
-    the compiled signature (exact, else a safe cast as on the CPU) and per
-    argument its element type in memory and whether it is a scalar."""
-    ops = _operands.operands(args, fname)
-    comp = _operands.select(kernel, ops, casts=True)
-    if comp is None:
-        raise CKTypeError(_operands.no_signature(kernel, ops, "the device argument types"))
-    inputs = []
-    scalars = False
-    for o, a, e in zip(ops, args, comp.sig.arg_elements):
-        if o.device:   # a struct: exactly the signature's type (operands.select)
-            inputs.append((e if e.kind == "V" else a._element, False))
-        else:   # a scalar is passed by value in the parameter's type
-            inputs.append((e, True))
-            scalars = True
-    # the signature by its key (the cache must not hold the compiled code,
-    # which would keep the function alive through this weak-keyed cache)
-    return comp.sig.args, tuple(inputs), (True if scalars else None)
-
-
-def _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname) -> Plan:
-    prog = tgt.program(kernel, comp)
-    tgt.check_device(ctx, prog.fp64_user, fname)
-    ret = comp.sig.ret_element
-    for dt, _ in inputs:
-        if tgt.dialect.ctype(dt) is None:
-            raise NotSupportedError(f"{fname}: element type {dt.name} is not supported on "
-                                    f"{tgt.kind} devices")
-    if tgt.dialect.ctype(ret) is None:
-        raise NotSupportedError(f"{fname}: the result type {ret.name} is not supported on "
-                                f"{tgt.kind} devices")
-    if "float64" in [dt.name for dt, _ in inputs] and not ctx.supports_fp64:
-        raise NotSupportedError(f"{fname}: float64 operands on a device without fp64 "
-                                f"support ({ctx.describe()})")
-    source = tgt.dialect.header(prog) + prog.text() + "\n" + entry_wrapper(prog, inputs, ret)
-    built = ctx.build_program(source)
-    shapes = [a._shape if isinstance(a, DeviceArray) else () for a in args]
-    strides = [a._strides if isinstance(a, DeviceArray) else () for a in args]
-    if out is None:
-        oshape = broadcast_shape(shapes)
-        ostrides = c_strides(oshape, ret.size)
-    else:   # the sources broadcast to out= (ck_broadcast_strides says when not)
-        oshape, ostrides = out._shape, out._strides
-    return Plan(ctx, built, prog.errors, fname, tgt.dialect.title, oshape, ret.numpy,
-                ostrides, inputs, shapes, strides)
-
-
-
 def device_error(errors, code: int, fname: str, title: str) -> Exception:
     """The exception error code ``code`` stands for in an error table
     (``errors[code - 1] == (exception class, args)``): the one the CPU jit
@@ -562,5 +380,8 @@ def device_error(errors, code: int, fname: str, title: str) -> Exception:
     return exception_for(exc)
 
 
-__all__ = ["DeviceTarget", "target", "call", "broadcast_shape", "iteration_space",
-           "device_error", "Plan", "ContextState", "state", "run", "context_of", "overlaps"]
+
+
+__all__ = ["Plan", "ContextState", "state", "run", "context_of", "overlaps", "broadcast_shape",
+           "iteration_space", "plan_for_temporary", "device_error", "LOCAL_SIZE",
+           "PLAN_LIMIT"]

@@ -41,7 +41,7 @@ from ckernels.context import cuda as ccuda
 from ckernels.jit import c_emit
 from ckernels import dialects
 from ckernels.jit.device import target as _device_target
-from ckernels.jit import device_ops
+from ckernels.context import device_ops
 from ckernels.jit.device import device_error
 
 import test_c_emit as cemit_tests
@@ -350,13 +350,13 @@ def test_corpus_compiles_to_ptx_and_assembles(corpus, tmp_path):
         assert (tmp_path / f"corpus_{arch}.cubin").stat().st_size > 0
 
 
-# ---- the built-in device operations (ckernels.jit.device_ops) as CUDA C -----
+# ---- the built-in device operations (ckernels.context.device_ops) as CUDA C -
 def by_name_c(kind, n):
     return n in dialects.get(kind).types
 
 
 def _device_ops_programs():
-    """``(label, EmittedKernel)`` of every kind of device_ops program for the
+    """``(label, DeviceProgram)`` of every kind of device_ops program for the
     CUDA target, from the same builders OpenCL contexts use: each registry
     operation for each kind of element type it resolves for (array and scalar
     operands), conversions between those types (every error mode for a few),
@@ -364,7 +364,7 @@ def _device_ops_programs():
     The types stand for every code path of the generators (bool; small and
     64-bit signed and unsigned integers, whose wrapping/overflow code
     differs; both floats): NVRTC time is the suite's budget."""
-    tgt = _device_target("cuda")
+    tgt = dialects.get("cuda")
     names = ["bool", "int8", "int64", "uint16", "uint64", "float32", "float64"]
     assert all(by_name_c("cuda", n) for n in names)
     by = dtypes.by_name

@@ -1,58 +1,32 @@
-"""One emitted program (:class:`EmittedKernel`): the device functions in
-callee-first order, the helpers they share, the struct types they use
-(declared by the generated C API of the target), the kernel, and the error
-table the host reads an error code back through."""
+"""One emitted program (:class:`EmittedKernel`): a device program
+(:class:`~ckernels.context.device_program.DeviceProgram`: helpers, functions,
+the error table) made from jitted functions, with the struct types they use
+(declared by the generated C API of the target)."""
 
 from __future__ import annotations
 
+from ...context.device_program import DeviceProgram
+from ...dialects import Dialect
 from ...errors import NotSupportedError
 from .. import structs as _structs
-from ...dialects import Dialect
 from .function import FunctionEmitter
 from .typed_ir import _where
 
 
-class EmittedKernel:
-    """Everything emitted for one kernel in one dialect: device functions,
-    helpers, the kernel, and the error table (``errors[code - 1] ==
-    (exception class, args)``).  ``source`` is the whole program text."""
+class EmittedKernel(DeviceProgram):
+    """Everything emitted for one jitted function in one dialect (a
+    :class:`~ckernels.context.device_program.DeviceProgram`): its device
+    functions and those of the jitted functions it calls (:meth:`function`),
+    the struct types they use, the entry function (``entry``)."""
 
     def __init__(self, dialect: Dialect, error_model: str = "python"):
-        if error_model not in ("python", "numpy"):
-            raise NotSupportedError(f"error_model must be 'python' or 'numpy', not "
-                                    f"{error_model!r}")
-        self.dialect = dialect
-        self.error_model = error_model
-        self.source = ""
-        self.kernel_text = ""
+        super().__init__(dialect, error_model)
         self.entry = None
         self.functions: dict = {}       # (py_func, argtypes) -> FunctionEmitter
-        self.order: list = []           # emitted function texts, callees first
-        self.helpers: dict = {}         # name -> text
-        self.errors: list = []          # code-1 -> (exc class, args)
-        self._err_index: dict = {}
-        self.fp64_user: str | None = None   # first function using float64
         self._stack: list = []
         #: struct types used (typedef name -> ckernels Type), declared by the
         #: generated C API of the target (ckernels.c_api) before everything
         self.structs: dict = {}
-
-    def error_code(self, exc_class, args) -> int:
-        key = (exc_class, tuple(args))
-        code = self._err_index.get(key)
-        if code is None:
-            self.errors.append(key)
-            code = self._err_index[key] = len(self.errors)
-        return code
-
-    def helper(self, name: str, text: str) -> str:
-        if name not in self.helpers:
-            self.helpers[name] = text
-        return name
-
-    @property
-    def checks_zero_division(self) -> bool:
-        return self.error_model == "python"
 
     def function(self, py_func, arg_types, return_type=None, loc=None) -> "FunctionEmitter":
         key = (py_func, tuple(arg_types))
@@ -93,10 +67,6 @@ class EmittedKernel:
             return str(c_api(sorted(self.structs.items()), self.dialect.name)) + "\n"
         except NotSupportedError as exc:
             raise NotSupportedError(f"{self.dialect.title}: {exc}") from None
-
-    def text(self) -> str:
-        return "\n".join([self.struct_header() + self.dialect.prelude()] +
-                         list(self.helpers.values()) + self.order)
 
     def __repr__(self) -> str:
         name = self.entry.py_func.__qualname__ if self.entry is not None else "?"
