@@ -128,73 +128,39 @@ def _divide(c, ts, rt):
     return f"return ({r})a / ({r})b;"
 
 
-def _divmod_float(c, t, want):
-    """NumPy's npy_divmod for floats (floor quotient and remainder)."""
-    ct = c.ct(t)
-    fmod, floor, copysign = (c.math(f, t) for f in ("fmod", "floor", "copysign"))
-    one, half, zero = f"({ct})1", f"({ct})0.5", f"({ct})0"
-    return f"""\
-  {ct} mod = {fmod}(a, b);
-  if (b == {zero}) return {'a / b' if want == 'div' else 'mod'};
-  {ct} div = (a - mod) / b;
-  if (mod != {zero}) {{
-    if ((b < {zero}) != (mod < {zero})) {{ mod += b; div -= {one}; }}
-  }} else {{
-    mod = {copysign}({zero}, b);
-  }}
-  {ct} fd;
-  if (div != {zero}) {{
-    fd = {floor}(div);
-    if (div - fd > {half}) fd += {one};
-  }} else {{
-    fd = {copysign}({zero}, a / b);
-  }}
-  return {'fd' if want == 'div' else 'mod'};"""
-
-
 def _floor_divide(c, ts, rt):
     t = ts[0]
     if t.kind == "f":
-        return _divmod_float(c, t, "div")
+        return f"return {c.prog.pyarith('floordiv', t)}(a, b);"
     zero = c.fail(CKZeroDivisionError, f"floor_divide: integer division by zero ({t.name})")
     if t.kind == "u":
         return f"if (b == 0) {zero}\n  return a / b;"
-    ct = c.ct(t)
     return (f"if (b == 0) {zero}\n"
             f"  if (b == -1) return {_wrap(c, t, 'a', '-')};\n"
-            f"  {ct} q = a / b, r = a % b;\n"
-            f"  if (r != 0 && ((r < 0) != (b < 0))) q -= 1;\n"
-            f"  return q;")
+            f"  return {c.prog.pyarith('floordiv', t)}(a, b);")
 
 
 def _mod(c, ts, rt):
     t = ts[0]
     if t.kind == "f":
-        return _divmod_float(c, t, "mod")
+        return f"return {c.prog.pyarith('mod', t)}(a, b);"
     zero = c.fail(CKZeroDivisionError, f"mod: integer division by zero ({t.name})")
     if t.kind == "u":
         return f"if (b == 0) {zero}\n  return a % b;"
-    ct = c.ct(t)
     return (f"if (b == 0) {zero}\n"
             f"  if (b == -1) return 0;\n"
-            f"  {ct} r = a % b;\n"
-            f"  if (r != 0 && ((r < 0) != (b < 0))) r += b;\n"
-            f"  return r;")
+            f"  return {c.prog.pyarith('mod', t)}(a, b);")
 
 
 def _power(c, ts, rt):
     t = ts[0]
     if t.kind == "f":
         return f"return {c.math('pow', t)}(a, b);"
-    wu, ct, ut = c.wu(t), c.ct(t), c.ut(t)
     neg = ""
     if t.kind == "i":
         neg = (f"if (b < 0) " + c.fail(CKValueError, "power: Integers to negative integer "
                                        f"powers are not allowed ({t.name})") + "\n  ")
-    return (f"{neg}{wu} r = 1, x = ({wu})({ut})a;\n"
-            f"  {ut} e = ({ut})b;\n"
-            f"  while (e) {{ if (e & 1) r *= x; e >>= 1; x *= x; }}\n"
-            f"  return ({ct})r;")
+    return f"{neg}return {c.prog.pyarith('pow', t)}(a, ({c.prog.dialect.uint64})b);"
 
 
 def _negative(c, ts, rt):

@@ -6,9 +6,17 @@ table the host reads an error code back through, the program text -- and the
 kernel around an entry function (:func:`kernel_wrapper`, named
 :data:`KERNEL_NAME`), which the launch code (:mod:`ckernels.context.launch`)
 runs over the flattened broadcast index space.
+
+Python's ``//``, ``%`` and integer ``**`` come from one C header shared with
+the registry's kernels (``ckernel/pyarith.h``, installed with the package):
+:meth:`DeviceProgram.pyarith` places its text in front of the program once and
+instantiates the functions a program uses for the dialect's type names.
 """
 
 from __future__ import annotations
+
+import functools
+import os
 
 from ..dialects import Dialect
 from ..errors import NotSupportedError
@@ -58,6 +66,30 @@ class DeviceProgram:
     def checks_zero_division(self) -> bool:
         return self.error_model == "python"
 
+    def pyarith(self, op: str, element) -> str:
+        """The name of ``ck_py_<op>_<element>`` of ``ckernel/pyarith.h``
+        (``op``: ``"floordiv"``, ``"mod"`` -- signed integers and floats -- or
+        ``"pow"`` -- integers, a non-negative exponent), instantiated in this
+        program for the dialect's types (the header's text placed first)."""
+        d = self.dialect
+        ct = d.ctype(element)
+        name = element.name
+        if _PYARITH not in self.helpers:
+            self.helpers[_PYARITH] = f"#define CK_PYARITH_FN {d.function_prefix}\n{pyarith_h()}"
+        if op == "pow":
+            wu = d.types[f"uint{max(element.size, 4) * 8}"]
+            self.helper(f"{_PYARITH} pow {name}",
+                        f"CK_PYARITH_POW({name}, {ct}, {wu}, {d.uint64})\n")
+        elif element.kind == "f":
+            fmod, floor, copysign = (d.math(f, ct) for f in ("fmod", "floor", "copysign"))
+            self.helper(f"{_PYARITH} float {name}",
+                        f"CK_PYARITH_FLOAT({name}, {ct}, {fmod}, {floor}, {copysign})\n")
+        elif element.kind == "i":
+            self.helper(f"{_PYARITH} sint {name}", f"CK_PYARITH_SINT({name}, {ct})\n")
+        else:
+            raise NotSupportedError(f"pyarith: no {op} for {name}")
+        return f"ck_py_{op}_{name}"
+
     def struct_header(self) -> str:
         """Declarations of the struct types the program uses (none here)."""
         return ""
@@ -75,6 +107,18 @@ class DeviceProgram:
     def __repr__(self) -> str:
         return (f"<ckernels {self.dialect.title} device program: {len(self.source)} chars, "
                 f"{len(self.errors)} error codes>")
+
+
+_PYARITH = "ckernel/pyarith.h"
+
+
+@functools.lru_cache(maxsize=None)
+def pyarith_h() -> str:
+    """The text of ``ckernel/pyarith.h`` as installed with the package."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "include", "ckernel", "pyarith.h")
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
 def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
@@ -156,4 +200,4 @@ def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["DeviceProgram", "KERNEL_NAME", "kernel_wrapper"]
+__all__ = ["DeviceProgram", "KERNEL_NAME", "kernel_wrapper", "pyarith_h"]

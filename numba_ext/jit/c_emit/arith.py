@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from ... import dtypes
 from .numba_types import _unlit, _int_bits, _is_float, _is_int, _is_bool, _key, _int64_t
 from .tables import _BINOPS, _UNOPS
 
@@ -76,57 +77,30 @@ class ArithEmission:
         return out
 
     def divmod_helper(self, t, sym: str) -> str:
-        """Python's ``//`` or ``%`` on two values of Numba type ``t``."""
+        """Python's ``//`` or ``%`` on two values of Numba type ``t``: floats
+        straight from ``ckernel/pyarith.h``; signed integers through it, with
+        Numba's ``x // -1`` (``INT_MIN // -1`` is 0); unsigned integers are
+        C's ``/`` and ``%``."""
         kind = "floordiv" if sym == "//" else "mod"
+        element = dtypes.of_numba(_unlit(t))
+        if _is_float(t):
+            return self.prog.pyarith(kind, element)
         ct = self.ct(t)
         name = f"ck_{kind}_{_key(t)}"
         fp = self.d.function_prefix
-        if _is_float(t):
-            one, half, zero = (self.d.float_literal(v, t) for v in (1.0, 0.5, 0.0))
-            fmod, floor, copysign = (self.d.math(f, ct) for f in ("fmod", "floor", "copysign"))
-            body = f"""\
-{fp} {ct} {name}({ct} vx, {ct} wx)
-{{
-  {ct} mod = {fmod}(vx, wx);
-  {ct} div = (vx - mod) / wx;
-  if (mod != {zero}) {{
-    if ((wx < {zero}) != (mod < {zero})) {{ mod += wx; div -= {one}; }}
-  }} else {{
-    mod = {copysign}({zero}, wx);
-  }}
-  {ct} fd;
-  if (div != {zero}) {{
-    fd = {floor}(div);
-    if (div - fd > {half}) fd += {one};
-  }} else {{
-    fd = {copysign}({zero}, vx / wx);
-  }}
-  return {'fd' if kind == 'floordiv' else 'mod'};
-}}
-"""
-        elif not _int_bits(t)[1]:
+        if not _int_bits(t)[1]:
             op = "/" if kind == "floordiv" else "%"
             body = f"{fp} {ct} {name}({ct} a, {ct} b) {{ return a {op} b; }}\n"
         else:
+            py = self.prog.pyarith(kind, element)
             lo = self.d.int_literal(-2 ** (_int_bits(t)[0] - 1), t)
-            if kind == "floordiv":
-                body = f"""\
+            minus_one = f"a == {lo} ? ({ct})0 : ({ct})(-a)" if kind == "floordiv" else \
+                f"({ct})0"
+            body = f"""\
 {fp} {ct} {name}({ct} a, {ct} b)
 {{
-  if (b == -1) return a == {lo} ? ({ct})0 : ({ct})(-a);
-  {ct} q = a / b, r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) q -= 1;
-  return q;
-}}
-"""
-            else:
-                body = f"""\
-{fp} {ct} {name}({ct} a, {ct} b)
-{{
-  if (b == -1) return ({ct})0;
-  {ct} r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
+  if (b == -1) return {minus_one};
+  return {py}(a, b);
 }}
 """
         return self.prog.helper(name, body)
@@ -159,6 +133,7 @@ class ArithEmission:
         # NumPy's, Numba gives the most negative value of the result type
         zero_neg = self.d.int_literal(-2 ** (bits - 1) if signed else 2 ** (bits - 1), rt)
         neg_one = "    if (a == -1) return (b & 1) ? -1 : 1;\n" if signed else ""
+        py = self.prog.pyarith("pow", dtypes.of_numba(_unlit(rt)))
         body = f"""\
 {fp} {rct} {name}({rct} a, {i64} b)
 {{
@@ -167,9 +142,7 @@ class ArithEmission:
     if (a == 1) return 1;
 {neg_one}    return 0;
   }}
-  {rct} r = 1;
-  while (b) {{ if (b & 1) r *= a; b >>= 1; if (b) a *= a; }}
-  return r;
+  return {py}(a, ({u64})b);
 }}
 """
         self.prog.helper(name, body)
