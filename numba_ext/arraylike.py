@@ -86,22 +86,11 @@ import numpy as np
 from . import types as _t
 from . import ufuncs as _ufuncs
 from .errors import CKIndexError, CKTypeError, CKValueError, NotSupportedError
+from .opnames import BINARY, COMPARE, OP_TO_UFUNC, REDUCE_OF_UFUNC, UFUNC_TO_OP
 
 # ------------------------------------------------------------------ names --
-#: NumPy ufunc names whose registry operation has another name
-UFUNC_TO_OP = {"remainder": "mod", "true_divide": "divide", "abs": "absolute",
-               "conjugate": None}
-#: ufunc.reduce of these ufuncs is the library reduction named here
-REDUCE_OF_UFUNC = {"add": "sum", "multiply": "product", "minimum": "min", "maximum": "max",
-                   "logical_or": "any", "logical_and": "all", "fmin": "min", "fmax": "max"}
-
-_BINARY = {  # dunder stem -> registry op
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-    "floordiv": "floor_divide", "mod": "mod", "pow": "power", "lshift": "left_shift",
-    "rshift": "right_shift", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-}
-_COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
-            "gt": "greater", "ge": "greater_equal"}
+# the operations as NumPy and Python spell them: ckernels.opnames
+_BINARY, _COMPARE = BINARY, COMPARE
 
 
 def _op_exists(name: str) -> bool:
@@ -157,10 +146,6 @@ def _defer(other) -> bool:
         return False
     au = getattr(type(other), "__array_ufunc__", False)
     return au is None or au is not False
-
-
-#: registry operation -> the NumPy ufunc of the same meaning
-OP_TO_UFUNC = {"mod": "remainder"}
 
 
 def _numeric(args) -> bool:

@@ -110,6 +110,10 @@ JIT: tuple[DType, ...] = tuple(d for d in ALL if d.jit)
 by_name: dict[str, DType] = {d.name: d for d in ALL}
 by_id: dict[int, DType] = {d.type_id: d for d in ALL}
 by_numpy: dict[np.dtype, DType] = {d.numpy: d for d in BUILTINS}
+#: ``ck_type_id`` -> NumPy dtype, for every builtin element type (what the C
+#: helpers that make NumPy results are given: ufunc loops, whole-array
+#: reductions of host arrays)
+DTYPE_OF_ID: dict[int, np.dtype] = {d.type_id: d.numpy for d in BUILTINS}
 
 
 #: the buffer-protocol (PEP 3118 / ``struct``) format of each builtin element
@@ -277,6 +281,7 @@ def weak_scalar_type(value, strong: list[str]) -> str:
 
 
 __all__ = ["DType", "ALL", "BUILTINS", "JIT", "PYTHON_SCALARS", "by_name", "by_id", "by_numpy",
+           "DTYPE_OF_ID",
            "BUFFER_FORMATS",
            "of_numpy", "of_numba", "is_weak", "scalar_type", "weak_result", "weak_matches",
            "promote", "weak_scalar_type"]

@@ -45,6 +45,7 @@ import threading
 import numpy as np
 
 from .. import dialects, dtypes
+from ..opnames import REDUCTIONS
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..arraylike import c_strides
@@ -710,12 +711,12 @@ def astype(a: DeviceArray, dtype, errmode: str = "default") -> DeviceArray:
 
 
 # ============================================================= reductions ==
-#: reduction -> (combining operation of the table, identity)
-_REDUCE = {"sum": ("add", 0), "prod": ("multiply", 1), "min": ("minimum", None),
-           "max": ("maximum", None), "any": ("logical_or", False),
-           "all": ("logical_and", True), "mean": ("add", 0)}
-_NP_NAME = {"min": "minimum", "max": "maximum", "sum": "add", "prod": "multiply",
-            "any": "logical_or", "all": "logical_and", "mean": "add"}
+#: reduction -> (combining operation of the table, identity); the operation
+#: names are ckernels.opnames' (a mean sums)
+_IDENTITY = {"sum": 0, "prod": 1, "min": None, "max": None, "any": False, "all": True,
+             "mean": 0}
+_REDUCE = {name: (REDUCTIONS["sum" if name == "mean" else name], ident)
+           for name, ident in _IDENTITY.items()}
 _ITEMS = 1 << 14         # work items a pass aims at
 _MIN_CHUNK = 32
 
@@ -871,7 +872,7 @@ def reduce(name: str, a: DeviceArray, axis=None, keepdims=False, dtype=None, out
             ident = _REDUCE[name][1]
             if ident is None:
                 raise CKValueError(f"zero-size array to reduction operation "
-                                   f"{_NP_NAME[name]} which has no identity")
+                                   f"{_REDUCE[name][0]} which has no identity")
             assign(result, np.nan if name == "mean" else ident)
         else:
             _reduce_passes(tgt, ctx, name, a, keep, axes, acc, result, nout, m)

@@ -19,24 +19,21 @@ a lazy dask array (:func:`ckernels.dask.call`).
 from __future__ import annotations
 
 from .. import dialects
-from .._foreign import is_dask_collection
-from ..context.device_array import DeviceArray
 from ..errors import NotSupportedError
+from ..routing import DASK, runs_on
 from . import cpu, device
 
 
 def call(kernel, args, out=None):
-    """``kernel(*args, out=out)`` on the target the arguments live on."""
-    for a in args:
-        if isinstance(a, DeviceArray):
-            return device.call(kernel, args, out)
-        if is_dask_collection(a):   # lazy: ckernels.dask
-            from .. import dask as _dask
-            return _dask.call(kernel, args, out)
-    if out is not None and is_dask_collection(out):
+    """``kernel(*args, out=out)`` where the operands say
+    (:func:`ckernels.routing.runs_on`)."""
+    where = runs_on(args, out)
+    if where is None:
+        return cpu.call(kernel, args, out)
+    if where is DASK:   # lazy: ckernels.dask
         from .. import dask as _dask
         return _dask.call(kernel, args, out)
-    return cpu.call(kernel, args, out)
+    return device.call(kernel, args, out)
 
 
 def device_target(name: str, fname: str = "ckernels.jit") -> "device.DeviceTarget":
