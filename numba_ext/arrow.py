@@ -20,7 +20,12 @@ import sys
 from . import _arrow
 
 __all__ = ["export_schema", "export_array", "export_stream", "export_device_array",
-           "is_arrow", "import_address"]
+           "requested_cast", "is_arrow", "import_address"]
+
+# Arrow's primitive formats and the NumPy dtypes they hold
+_PRIMITIVE = {"b": "bool", "c": "int8", "C": "uint8", "s": "int16", "S": "uint16",
+              "i": "int32", "I": "uint32", "l": "int64", "L": "uint64", "e": "float16",
+              "f": "float32", "g": "float64"}
 
 _PROTOCOL = ("__arrow_c_array__", "__arrow_c_stream__", "__arrow_c_device_array__")
 
@@ -39,6 +44,20 @@ def export_array(address: int, requested_schema=None):
 def export_stream(address: int, requested_schema=None):
     """An ``arrow_array_stream`` capsule yielding the array at ``address`` once."""
     return _arrow.export_stream(address, requested_schema)
+
+
+def requested_cast(requested_schema, dtype) -> str | None:
+    """The element type to convert a numeric array of NumPy ``dtype`` to
+    before exporting it, when ``requested_schema`` asks for another primitive
+    type at the top level (``pa.array(a, type=pa.int32())``): the conversion
+    is ckernels' checked ``astype`` (an overflow raises), Arrow's request
+    honoured rather than left to the consumer.  None when nothing is to
+    convert (no request, the same type, a nested request: the C export
+    chooses encodings there and ignores other leaf types)."""
+    if requested_schema is None or getattr(dtype, "kind", "O") not in "biuf":
+        return None
+    want = _PRIMITIVE.get(_arrow.schema_format(requested_schema))
+    return want if want is not None and want != dtype.name else None
 
 
 def export_device_array(address: int, requested_schema=None, **kwargs):

@@ -57,8 +57,9 @@
  * value is given: then null leaf values (numbers, bools, strings, bytes)
  * take it (converted to each leaf's type as ck_array_assign does) and null
  * lists become empty lists; null structs and fixed-size lists are refused
- * even then.  Exports never have nulls (no validity buffers, null_count 0,
- * fields not nullable).
+ * even then.  Exports never have nulls (no validity buffers, null_count 0);
+ * their fields are flagged nullable all the same, as Arrow's default fields
+ * are, so that their types compare equal to the consumers' usual ones.
  *
  * Requested schemas (the PyCapsule interface's `requested_schema`) choose
  * between encodings of the same data: string/bytes encodings, list offset

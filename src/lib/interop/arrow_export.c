@@ -389,7 +389,7 @@ static ck_status schema_node(xctx *c, ck_type t, const char *arrmeta,
   } else if (id == CK_TYPE_STRUCT) {
     nch = (int64_t)ck_struct_field_count(t);
   }
-  st = ck__arrow_schema_init(out, fmt, name, 0, nch);
+  st = ck__arrow_schema_init(out, fmt, name, ARROW_FLAG_NULLABLE, nch);
   if (st != CK_OK) {
     return st;
   }
@@ -890,7 +890,7 @@ static ck_status export_node(xctx *c, ck_type t, const char *arrmeta, const xrun
     break;
   }
   if (st == CK_OK) {
-    st = ck__arrow_schema_init(sout, fmt, name, 0, nch);
+    st = ck__arrow_schema_init(sout, fmt, name, ARROW_FLAG_NULLABLE, nch);
   }
   for (int64_t i = 0; st == CK_OK && i < nch; i++) {
     ck_type ct;

@@ -142,7 +142,14 @@ static ck_status check_node(ictx *c, const struct ArrowSchema *s, const struct A
     return BAD(c, "has a dictionary its schema does not declare");
   }
   for (int64_t i = 1; i < nb && count > 0; i++) {
-    if (a->buffers[i] == NULL) {
+    /* the data buffer of utf8/binary may be NULL when every value is empty
+     * (checked per element by fill_strings); a view array without variadic
+     * buffers may have NULL sizes */
+    bool data_of_offsets = i == 2 && (f->kind == CK__ARROW_UTF8 ||
+                                      f->kind == CK__ARROW_LARGE_UTF8 ||
+                                      f->kind == CK__ARROW_BINARY ||
+                                      f->kind == CK__ARROW_LARGE_BINARY);
+    if (a->buffers[i] == NULL && !data_of_offsets && !(view && i == 2)) {
       return BAD(c, "buffer %lld is NULL", (long long)i);
     }
   }
@@ -359,8 +366,12 @@ static ck_status fill_strings(ictx *c, ck_type t, char *arrmeta, char *dst,
         return BAD(c, "offsets %lld and %lld decrease (%lld > %lld)", (long long)k,
                    (long long)(k + 1), (long long)prev, (long long)next);
       }
-      begin = data + prev;
       len = (size_t)(next - prev);
+      if (data == NULL && len > 0) {
+        return BAD(c, "element %lld has %zu bytes but the data buffer is NULL",
+                   (long long)(k - a->offset), len);
+      }
+      begin = data == NULL ? NULL : data + prev;
       prev = next;
       if (bits != NULL && !is_valid(bits, k)) {
         memcpy(out, fv, sizeof *out);
@@ -371,7 +382,7 @@ static ck_status fill_strings(ictx *c, ck_type t, char *arrmeta, char *dst,
       return BAD(c, "element %lld is not valid UTF-8", (long long)(k - a->offset));
     }
     out->begin = (char *)begin;
-    out->end = (char *)begin + len;
+    out->end = begin == NULL ? NULL : (char *)begin + len;
   }
   return CK_OK;
 }

@@ -91,7 +91,7 @@ static void test_export_numbers_zero_copy(void) {
   REQUIRE_OK(ck_arrow_export(a, NULL, &s, &x));
   CHECK(strcmp(s.format, "i") == 0);
   CHECK(strcmp(s.name, "") == 0);
-  CHECK(s.flags == 0 && s.n_children == 0);
+  CHECK(s.flags == ARROW_FLAG_NULLABLE && s.n_children == 0);
   CHECK(x.length == 5 && x.null_count == 0 && x.offset == 0 && x.n_buffers == 2);
   CHECK(x.buffers[0] == NULL);
   CHECK(x.buffers[1] == a->data); /* shared */
