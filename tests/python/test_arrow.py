@@ -90,6 +90,9 @@ def test_export_multidimensional():
     assert p.type == pa.list_(pa.list_(pa.float64(), 4), 3)
     assert p.to_pylist() == x.tolist()
     assert p.values.values.buffers()[1].address == data_address(a)   # zero-copy
+    back = ckernels.asarray(p)                  # and back: zero-copy again
+    assert str(back.type) == "strided * 3 * 4 * float64" and back.shape == (2, 3, 4)
+    assert data_address(back) == data_address(a)
     t = a.transpose(2, 0, 1)                                        # strided: a copy
     assert validate(t).to_pylist() == x.transpose(2, 0, 1).tolist()
     assert validate(a[:, ::-1, 1]).to_pylist() == x[:, ::-1, 1].tolist()

@@ -41,8 +41,9 @@
  *     copied.  Writes made to the ck array after the export show through the
  *     shared numeric buffers (as with NumPy views); nothing else changes.
  *   import -- the ArrowArray is moved into an external memblock whose
- *     release calls its release callback.  A primitive array without nulls
- *     becomes a view of its buffer (the memblock is the data reference);
+ *     release calls its release callback.  A primitive array without nulls,
+ *     or fixed-size lists of one at any depth, becomes a view of the leaf
+ *     buffer (the memblock is the data reference);
  *     strings keep their text in Arrow's buffers (new {begin, end} slots
  *     point into them; the string arrmeta's blockref is the memblock), as do
  *     the elements of a list of primitives without nulls (the var dim's

@@ -583,6 +583,46 @@ static ck_status fill(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_t dst
   return BAD(c, "format '%s' cannot be imported", s->format);
 }
 
+/* The first element when the root holds numbers (not bools), or fixed-size
+ * lists of them at any depth, without nulls and aligned: then the whole
+ * array is one C-contiguous block of Arrow's leaf buffer, shared.  NULL
+ * otherwise (the array is filled; malformed input is reported there). */
+static const char *shared_block(ictx *c, const struct ArrowSchema *s,
+                                const struct ArrowArray *a, ck_type el) {
+  int64_t phys = a->offset, count = a->length;
+  for (int depth = 0; depth < CK_TYPE_MAX_DEPTH; depth++) {
+    ck__arrow_format f;
+    const uint8_t *bits;
+    int64_t nulls;
+    if (!ck__arrow_parse_format(s->format, &f) ||
+        check_node(c, s, a, &f, phys - a->offset, count) != CK_OK ||
+        count_nulls(c, a, phys, count, &bits, &nulls) != CK_OK || nulls > 0) {
+      ck_clear_error();
+      return NULL;
+    }
+    if (f.kind == CK__ARROW_PRIMITIVE) {
+      const char *data = (const char *)a->buffers[1];
+      size_t es = ck_type_data_size(el);
+      return (uintptr_t)data % ck_type_data_alignment(el) == 0 ? data + (size_t)phys * es
+                                                                 : NULL;
+    }
+    if (f.kind != CK__ARROW_FIXED_LIST || f.fixed_size == 0) {
+      return NULL;
+    }
+    int64_t n = f.fixed_size;
+    const struct ArrowArray *child = a->children[0];
+    if (phys > INT64_MAX / n || count > INT64_MAX / n || child->release == NULL ||
+        child->offset < 0 || child->offset > INT64_MAX - phys * n) {
+      return NULL;
+    }
+    phys = child->offset + phys * n;
+    count *= n;
+    s = s->children[0];
+    a = child;
+  }
+  return NULL;
+}
+
 /* ---- entry points --------------------------------------------------------------- */
 
 ck_status ck_arrow_import(const struct ArrowSchema *schema, struct ArrowArray *array,
@@ -631,19 +671,11 @@ ck_status ck_arrow_import(const struct ArrowSchema *schema, struct ArrowArray *a
   if (st == CK_OK) {
     intptr_t n = (intptr_t)root->length;
     size_t es = ck_type_data_size(el);
-    const uint8_t *bits;
-    int64_t nulls = 0;
-    bool share = false;
-    if (f.kind == CK__ARROW_PRIMITIVE) {
-      st = count_nulls(&c, root, root->offset, root->length, &bits, &nulls);
-      share = st == CK_OK && nulls == 0 && n > 0 &&
-              ((uintptr_t)root->buffers[1] % ck_type_data_alignment(el)) == 0;
-    }
-    if (st == CK_OK && share) {
-      st = ck_array_view_external(t, (char *)root->buffers[1] + (size_t)root->offset * es,
-                                  &n, NULL, 1, CK_ARRAY_READ | CK_ARRAY_IMMUTABLE,
-                                  c.owner_mb, &res);
-    } else if (st == CK_OK) {
+    const char *block = n > 0 ? shared_block(&c, schema, root, ck_type_dtype(el)) : NULL;
+    if (block != NULL) {
+      st = ck_array_view_external(t, (char *)block, &n, NULL, 1,
+                                  CK_ARRAY_READ | CK_ARRAY_IMMUTABLE, c.owner_mb, &res);
+    } else {
       st = ck_array_empty(t, &n, 1, CK_ARRAY_READ | CK_ARRAY_IMMUTABLE, &res);
       if (st == CK_OK) {
         st = fill(&c, el, ck_array_arrmeta(res) + sizeof(ck_dim_arrmeta), res->data,

@@ -513,7 +513,15 @@ static void test_import_list_views_and_fixed(void) {
   REQUIRE(a != NULL);
   const int64_t *v = (const int64_t *)a->data;
   CHECK(v[0] == 12 && v[1] == 13 && v[2] == 14 && v[3] == 15);
+  CHECK(a->data == (const char *)(vals + 2)); /* numbers in fixed-size lists: shared */
+  CHECK(strcmp(tstr(a->type), "strided * 2 * int64") == 0);
   ck_array_decref(a);
+  /* ... unless a child holds nulls: a copy, with the error naming the field */
+  static const uint8_t cvalid[1] = {0xfe};
+  const void *cbn[2] = {cvalid, vals};
+  kid = mk(6, 1, 2, cbn, 0, NULL);
+  x = mk(2, 0, 1, fb, 1, &kid);
+  CHECK_ERR(ck_arrow_import(&fs, &x, NULL, &a), CK_ERR_VALUE, "field '[]' holds 1 nulls");
   /* bools */
   static const uint8_t bits[1] = {0xa5};
   const void *bb[2] = {NULL, bits};
