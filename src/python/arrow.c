@@ -141,17 +141,27 @@ static int fill_arg(PyObject *o, const ck_array_preamble **out) {
   return *out == NULL ? -1 : 0;
 }
 
+/* The arguments (address, requested=None) of the export functions. */
+static int export_args(PyObject *const *args, Py_ssize_t n, const char *name,
+                       ck_array_preamble **a, const struct ArrowSchema **req) {
+  if (n < 1 || n > 2) {
+    PyErr_Format(PyExc_TypeError, "%s(address, requested=None)", name);
+    return -1;
+  }
+  *a = array_arg(args[0]);
+  if (*a == NULL || requested_arg(n > 1 ? args[1] : NULL, req) < 0) {
+    return -1;
+  }
+  return 0;
+}
+
 /* ---- export ------------------------------------------------------------------------- */
 
 static PyObject *py_export_schema(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   (void)self;
-  if (n < 1 || n > 2) {
-    PyErr_SetString(PyExc_TypeError, "export_schema(address, requested=None)");
-    return NULL;
-  }
   const struct ArrowSchema *req;
-  ck_array_preamble *a = array_arg(args[0]);
-  if (a == NULL || requested_arg(n > 1 ? args[1] : NULL, &req) < 0) {
+  ck_array_preamble *a;
+  if (export_args(args, n, "export_schema", &a, &req) < 0) {
     return NULL;
   }
   struct ArrowSchema *s;
@@ -170,13 +180,9 @@ static PyObject *py_export_schema(PyObject *self, PyObject *const *args, Py_ssiz
 /* (schema capsule, array capsule) of `a`, the array a device array when
  * `device`. */
 static PyObject *export_pair(PyObject *const *args, Py_ssize_t n, bool device) {
-  if (n < 1 || n > 2) {
-    PyErr_SetString(PyExc_TypeError, "export_array(address, requested=None)");
-    return NULL;
-  }
   const struct ArrowSchema *req;
-  ck_array_preamble *a = array_arg(args[0]);
-  if (a == NULL || requested_arg(n > 1 ? args[1] : NULL, &req) < 0) {
+  ck_array_preamble *a;
+  if (export_args(args, n, device ? "export_device_array" : "export_array", &a, &req) < 0) {
     return NULL;
   }
   struct ArrowSchema *s;
@@ -216,13 +222,9 @@ static PyObject *py_export_device_array(PyObject *self, PyObject *const *args,
 
 static PyObject *py_export_stream(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   (void)self;
-  if (n < 1 || n > 2) {
-    PyErr_SetString(PyExc_TypeError, "export_stream(address, requested=None)");
-    return NULL;
-  }
   const struct ArrowSchema *req;
-  ck_array_preamble *a = array_arg(args[0]);
-  if (a == NULL || requested_arg(n > 1 ? args[1] : NULL, &req) < 0) {
+  ck_array_preamble *a;
+  if (export_args(args, n, "export_stream", &a, &req) < 0) {
     return NULL;
   }
   struct ArrowArrayStream *s;

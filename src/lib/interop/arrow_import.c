@@ -230,6 +230,23 @@ static ck_status fill_value(ictx *c, ck_type leaf, const char **out) {
   return CK_OK;
 }
 
+/* The nulls of a leaf among physical [from, from + count): *bits is the
+ * validity bitmap (NULL when none is null) and *fv the fill value converted
+ * to `t`; nulls without a fill value are the error. */
+static ck_status leaf_nulls(ictx *c, ck_type t, const struct ArrowArray *a, int64_t from,
+                            int64_t count, const uint8_t **bits, const char **fv) {
+  int64_t nulls;
+  *fv = NULL;
+  ck_status st = count_nulls(c, a, from, count, bits, &nulls);
+  if (st != CK_OK || nulls == 0) {
+    return st;
+  }
+  if (c->fill == NULL) {
+    return null_error(c, nulls, count, true);
+  }
+  return fill_value(c, t, fv);
+}
+
 /* Read offset i of an int32 or int64 offsets buffer. */
 static inline int64_t offset_at(const void *buf, bool large, int64_t i) {
   return large ? ((const int64_t *)buf)[i] : ((const int32_t *)buf)[i];
@@ -245,19 +262,10 @@ static ck_status fill_numbers(ictx *c, ck_type t, char *dst, intptr_t dstride,
                               const struct ArrowArray *a, const ck__arrow_format *f,
                               int64_t from, int64_t count) {
   const uint8_t *bits;
-  int64_t nulls;
-  ck_status st = count_nulls(c, a, from, count, &bits, &nulls);
+  const char *fv;
+  ck_status st = leaf_nulls(c, t, a, from, count, &bits, &fv);
   if (st != CK_OK) {
     return st;
-  }
-  const char *fv = NULL;
-  if (nulls > 0) {
-    if (c->fill == NULL) {
-      return null_error(c, nulls, count, true);
-    }
-    if ((st = fill_value(c, t, &fv)) != CK_OK) {
-      return st;
-    }
   }
   size_t es = ck_type_data_size(t);
   if (f->kind == CK__ARROW_BOOL) {
@@ -320,19 +328,10 @@ static ck_status fill_strings(ictx *c, ck_type t, char *arrmeta, char *dst,
                               intptr_t dstride, const struct ArrowArray *a,
                               const ck__arrow_format *f, int64_t from, int64_t count) {
   const uint8_t *bits;
-  int64_t nulls;
-  ck_status st = count_nulls(c, a, from, count, &bits, &nulls);
+  const char *fv;
+  ck_status st = leaf_nulls(c, t, a, from, count, &bits, &fv);
   if (st != CK_OK) {
     return st;
-  }
-  const char *fv = NULL;
-  if (nulls > 0) {
-    if (c->fill == NULL) {
-      return null_error(c, nulls, count, true);
-    }
-    if ((st = fill_value(c, t, &fv)) != CK_OK) {
-      return st;
-    }
   }
   use_owner(c, &((ck_string_arrmeta *)arrmeta)->blockref);
   bool utf8 = ck_type_id_of(t) == CK_TYPE_STRING;
