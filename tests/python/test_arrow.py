@@ -158,7 +158,7 @@ def test_export_var_dims_and_structs():
 def test_requested_schemas():
     a = ckernels.arange(5)
     # another leaf type: the C export gives its own (best effort) ...
-    from ckernels import arrow
+    from ckernels.host import arrow
     s, arr = arrow.export_array(a._ad, pa.int32().__arrow_c_schema__())
     assert _arrow.schema_format(s) == "l"
     # ... and the Array's protocol methods convert (checked) first
@@ -195,7 +195,7 @@ def test_capsules_dropped_or_consumed_twice():
     with pytest.raises(InvalidStateError, match="released"):
         _arrow.import_array(s, arr, None)   # the capsule was consumed
     stream = a.__arrow_c_stream__()
-    from ckernels.array import Array
+    from ckernels import Array
     assert Array._own_address(_arrow.import_stream(stream, None)).tolist() == ["x" * 20, "y"]
     with pytest.raises(InvalidStateError, match="released"):
         _arrow.import_stream(stream, None)
@@ -209,7 +209,7 @@ def test_device_array_on_the_cpu():
     with pytest.raises(NotImplementedError, match="stream"):
         a.__arrow_c_device_array__(stream=1)
     s, d = a.__arrow_c_device_array__()
-    from ckernels.array import Array
+    from ckernels import Array
     b = Array._own_address(_arrow.import_array(s, d, None))
     assert b.tolist() == a.tolist()
 
@@ -326,7 +326,7 @@ def test_import_refusals():
             np.array([0, 3, 1], np.int32).tobytes()), pa.py_buffer(b"abc")])
         ckernels.asarray(bad)
     with pytest.raises(TypeError, match="PyCapsule interface"):
-        from ckernels import arrow
+        from ckernels.host import arrow
         arrow.import_address(object())
 
 

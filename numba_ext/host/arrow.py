@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from . import _arrow
+from .. import _arrow
 
 __all__ = ["export_schema", "export_array", "export_stream", "export_device_array",
            "requested_cast", "is_arrow", "import_address"]
