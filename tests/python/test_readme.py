@@ -85,3 +85,19 @@ def test_readme_build_lines_run_as_written(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (tmp_path / "prog").exists()
+
+
+def test_docs_speak_of_the_project_alone():
+    """README, docs/ and the notebooks' text name no development history (the
+    seed documents, issue numbers) and no paths outside the project."""
+    root = README.parent
+    files = [README, *sorted((root / "docs").glob("*.md")),
+             *sorted((root / "notebooks").glob("*.ipynb"))]
+    bad = re.compile(r"\bseeds?\b(?! *[=:(])|\bissues? ?-?\d|/work/|shared/seeds|/root/",
+                     re.I)
+    found = []
+    for f in files:
+        for no, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            if bad.search(line) and "default_rng" not in line:
+                found.append(f"{f.relative_to(root)}:{no}: {line.strip()[:100]}")
+    assert found == []
