@@ -87,7 +87,7 @@ import numpy as np
 from .. import _dispatch, _foreign, dtypes, ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
-from ..array import Array
+from ..host.array import Array
 from ..context.device_array import DeviceArray
 from ..errors import InvalidArgumentError, InvalidStateError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
@@ -418,7 +418,7 @@ class JitKernel(_dispatch.Function):
             if any("string" in t for t in sig.args + (sig.ret or "",)):
                 # their entry points call the shared string subroutines: in
                 # the process before the code is compiled or loaded from a cache
-                from .cpu_codegen import ensure_string_functions
+                from .string_elements import ensure_string_functions
                 ensure_string_functions()
             # a native library to repair needs LLVM code, which Numba's cache lacks
             fresh = self._native_ok(sig) and _native_needs_repair(self, sig)
