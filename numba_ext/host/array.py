@@ -64,6 +64,7 @@ from .layout import f_strides as _f_strides
 from .layout import strided as _strided
 
 from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
+from . import arrow as _arrow_io   # the Arrow PyCapsule interface (arrow.py)
 
 # at exit, arrays still held by C objects are released after Python's state
 # is gone: their NumPy owners are left alone then (as ckernels.memory does)
@@ -146,6 +147,32 @@ class Array(*_BASES):
             size=ffi.sizeof("ck_array_preamble")))
         lib.ck_array_incref(ptr)
         return cls._own(ptr)
+
+    # ---- Arrow: the PyCapsule interface (host/arrow.py, docs/interop.md) ----
+    def __arrow_c_schema__(self):
+        """The Arrow schema of this array (an ``arrow_schema`` capsule)."""
+        return _arrow_io.export_schema(self._ad)
+
+    def __arrow_c_array__(self, requested_schema=None):
+        """``(arrow_schema, arrow_array)`` capsules: numbers and the text of
+        strings shared, the rest copied; a requested numeric type is a checked
+        conversion first."""
+        cast = _arrow_io.requested_cast(requested_schema, self.dtype)
+        src = self if cast is None else self.astype(cast)
+        return _arrow_io.export_array(src._ad, requested_schema)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """An ``arrow_array_stream`` capsule holding this array as one chunk."""
+        cast = _arrow_io.requested_cast(requested_schema, self.dtype)
+        src = self if cast is None else self.astype(cast)
+        return _arrow_io.export_stream(src._ad, requested_schema)
+
+    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
+        """``(arrow_schema, arrow_device_array)`` capsules on the CPU device
+        (what pyarrow's ``pa.array`` asks for first), as ``__arrow_c_array__``."""
+        cast = _arrow_io.requested_cast(requested_schema, self.dtype)
+        src = self if cast is None else self.astype(cast)
+        return _arrow_io.export_device_array(src._ad, requested_schema, **kwargs)
 
     # ---- structure -------------------------------------------------------
     @property
@@ -974,6 +1001,11 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
                                                                 el == obj.type.dtype):
             return obj
         return _copy_array(obj, want, el)
+    if _arrow_io.is_arrow(obj):      # pyarrow, polars, nanoarrow, duckdb, pandas ArrowDtype
+        imported = from_arrow(obj)
+        if imported.flags.writeable and want is None and el is None:
+            return imported          # a concatenated stream: a copy of its own already
+        return _copy_array(imported, want, el)
     if isinstance(obj, ArrayLike):   # another array class: through NumPy, explicitly
         obj = obj.to_numpy()
     if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
@@ -1063,6 +1095,8 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
                 (type is None or _element_type(type) == obj.type):
             return obj
         return array(obj, dtype, type=type)
+    if _arrow_io.is_arrow(obj):
+        return asarray(from_arrow(obj), dtype, type=type)
     if not isinstance(obj, (np.ndarray, ArrayLike)) and (hasattr(obj, "__array_interface__")
                                                          or hasattr(obj, "__dlpack__")):
         obj = np.asarray(obj) if hasattr(obj, "__array_interface__") else np.from_dlpack(obj)
@@ -1082,6 +1116,27 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
             type is None:
         return array(obj)
     return array(obj, dtype, type=type)
+
+
+def from_arrow(obj, *, fill_value=None, copy: bool = False) -> Array:
+    """An array holding Arrow data: any object implementing the Arrow PyCapsule
+    interface (pyarrow arrays and chunked arrays, polars Series and
+    DataFrames, nanoarrow arrays, duckdb relations) or a pandas object backed
+    by Arrow.  One Arrow array is shared where the layout allows (numbers,
+    the text of strings, the elements of lists of numbers: the result is
+    read-only and keeps the Arrow data alive); a stream of several arrays is
+    concatenated into an array of its own.  Nulls raise ``CKValueError``
+    naming the field and how many, unless ``fill_value`` gives the value to
+    use (null lists become empty lists).  ``copy=True`` always returns an
+    array of its own (writable).  ``asarray`` / ``array`` call this for Arrow
+    objects (``docs/interop.md``)."""
+    fill = None if fill_value is None else array(fill_value)
+    if fill is not None and fill.ndim != 0:
+        raise InvalidArgumentError("from_arrow: fill_value must be a scalar")
+    out = Array._own_address(_arrow_io.import_address(obj, None if fill is None else fill._ad))
+    if copy and not out.flags.writeable:
+        out = out.copy()
+    return out
 
 
 def from_dlpack(x) -> Array:
