@@ -39,12 +39,13 @@ ROOT = "ckernels"
 #: dotted name).  A module takes the rank of the first pattern it matches.
 RANKS = [
     ("core", ["ckernels._ffi", "ckernels._arrays", "ckernels._buffer", "ckernels._dispatch",
-              "ckernels._convert", "ckernels._native", "ckernels.errors", "ckernels.dtypes",
+              "ckernels._convert", "ckernels._arrow", "ckernels._native", "ckernels.errors",
+              "ckernels.dtypes",
               "ckernels.dialects", "ckernels.opnames", "ckernels._cargs", "ckernels._threads",
               "ckernels._foreign", "ckernels._trust"]),
     ("objects", ["ckernels.memory", "ckernels.types"]),
     ("surface", ["ckernels.ufuncs", "ckernels.arraylike"]),
-    ("host.layout", ["ckernels.host", "ckernels.host.layout"]),
+    ("host.layout", ["ckernels.host", "ckernels.host.layout", "ckernels.host.arrow"]),
     ("host.convert", ["ckernels.host.convert"]),
     ("host.fastpath", ["ckernels.host.fastpath"]),
     ("host.array", ["ckernels.host.array"]),
@@ -82,9 +83,10 @@ LAZY_UP = {
         "arrays: the two know each other; the array asks on use",
 }
 
-#: modules built from C (src/python/*.c, the cffi module): core, no imports
+#: modules built from C (src/python/*.c, the cffi module): core, no imports;
+#: any other ``ckernels._<name>`` without a Python source is taken for one too
 EXTENSIONS = ("ckernels._ffi", "ckernels._arrays", "ckernels._buffer", "ckernels._dispatch",
-              "ckernels._convert")
+              "ckernels._convert", "ckernels._arrow")
 
 
 def modules(pkg_dir: str) -> dict[str, str]:
@@ -104,6 +106,10 @@ def modules(pkg_dir: str) -> dict[str, str]:
 
 
 def rank_of(name: str):
+    parts = name.split(".")
+    if len(parts) == 2 and parts[1].startswith("_") and name not in _PY_MODULES and \
+            not name.startswith("ckernels._numba"):
+        return 0                 # a module built from C: core
     for i, (_, patterns) in enumerate(RANKS):
         if any(fnmatch.fnmatchcase(name, p) for p in patterns):
             return i
@@ -127,6 +133,10 @@ def imports(name: str, path: str, known: set) -> list[tuple[str, bool, int]]:
     found = []
 
     def resolve(target: str) -> str | None:
+        parts = target.split(".")
+        if len(parts) == 2 and parts[0] == ROOT and parts[1].startswith("_") and \
+                target not in known:
+            return target        # a module built from C
         while target and target not in known:
             target = target.rpartition(".")[0]
         return target if target.startswith(ROOT) else None
@@ -210,8 +220,13 @@ def sccs(nodes, edges):
     return out
 
 
+_PY_MODULES: set = set()
+
+
 def check(pkg_dir: str) -> list[str]:
     mods = modules(pkg_dir)
+    _PY_MODULES.clear()
+    _PY_MODULES.update(mods)
     known = set(mods) | set(EXTENSIONS)
     problems = []
     for name in sorted(mods):
