@@ -37,7 +37,7 @@ the generated C APIs of struct types and the hand-written kernel programs
                                       code of a launch, text before a program,
                                       a compile-time assertion
 
-Adding a backend: a row here, its hooks module (``ckernels.context.<kind>``)
+Adding a backend: a row here, its hooks module (``ckernels.context.backend_<kind>``)
 and its C backend file (``src/lib/devices/backend_<kind>.c``).
 """
 
@@ -227,7 +227,7 @@ class OpenCL(Dialect):
     thread_index = "get_global_id(0)"
     int64_suffix = "L"
     uint64_suffix = "UL"
-    hooks = "ckernels.context.opencl"
+    hooks = "ckernels.context.backend_opencl"
 
     def header(self, prog) -> str:
         return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if prog.fp64_user else ""
@@ -283,7 +283,7 @@ class CUDA(Dialect):
     thread_index = "(blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x)"
     int64_suffix = "LL"
     uint64_suffix = "ULL"
-    hooks = "ckernels.context.cuda"
+    hooks = "ckernels.context.backend_cuda"
 
     def math(self, name: str, ct: str) -> str | None:
         if name in _CUDA_OVERLOADED:
@@ -340,8 +340,8 @@ def device(kind: str) -> Dialect | None:
 
 def hook(kind: str, name: str):
     """The hook ``name`` of context kind ``kind`` (in its dialect's ``hooks``
-    module, imported on first use: :mod:`ckernels.context.cuda`,
-    :mod:`ckernels.context.opencl`), or None."""
+    module, imported on first use: :mod:`ckernels.context.backend_cuda`,
+    :mod:`ckernels.context.backend_opencl`), or None."""
     d = DIALECTS.get(kind)
     if d is None or d.hooks is None:
         return None

@@ -1,5 +1,5 @@
 """Where a call of a jitted function or a registry operation runs, decided
-once for both (:meth:`ckernels.ops.Op._general`, :func:`ckernels.jit.dispatch.call`):
+once for both (:meth:`ckernels.ops.Op._general`, :func:`ckernels.jit.targets.call`):
 
 * a Dask collection among the operands (``out=`` included): lazily, on the
   Dask graph (:mod:`ckernels.dask`, imported on first use);

@@ -40,8 +40,8 @@ running on the device, so:
   (:func:`ckernels.dialects.hook`): DLPack on every device kind
   (:mod:`ckernels.context.dlpack`: the ``cl_mem`` for OpenCL, the device
   pointer for CUDA), ``__cuda_array_interface__`` on CUDA arrays
-  (:mod:`ckernels.context.cuda`), ``to_pyopencl`` on OpenCL arrays
-  (:mod:`ckernels.context.opencl`).
+  (:mod:`ckernels.context.backend_cuda`), ``to_pyopencl`` on OpenCL arrays
+  (:mod:`ckernels.context.backend_opencl`).
 
 The layers below this class: :class:`~ckernels.context.device_base.DeviceArrayBase`
 (the memory, views, transfers, sharing) and the device kernels of

@@ -69,7 +69,7 @@ ZeroDivisionError -> :class:`~ckernels.errors.CKZeroDivisionError`, IndexError
 :class:`~ckernels.errors.CKTypeError`; any other exception ->
 :class:`~ckernels.errors.UserKernelError` with ``"ClassName: message"``.
 Design notes: :mod:`ckernels.jit.cpu_codegen` (CPU), :mod:`ckernels.jit.c_emit`
-(devices), :mod:`ckernels.jit.dispatch` (which target runs a call).
+(devices), :mod:`ckernels.jit.targets` (which target runs a call).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ from ..context.device_array import DeviceArray
 from ..errors import InvalidArgumentError, InvalidStateError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
 from ..types import Type
-from . import cpu, dispatch
+from . import cpu, targets
 from .cpu import Compiled
 from .signature import (MAX_ARGS, SUPPORTED_TYPES, Signature, argument_signature,
                         parse_signature, type_name)
@@ -229,7 +229,7 @@ class JitKernel(_dispatch.Function):
 
     The call itself is :class:`ckernels._dispatch.Function`'s, in C: calls on
     NumPy-like operands go to :attr:`ufunc`, all others to the general path
-    (:mod:`ckernels.jit.dispatch`)."""
+    (:mod:`ckernels.jit.targets`)."""
 
     def __init__(self, py_func, signatures=(), *, cache: bool = False,
                  register: str | None = None, error_model: str = "python",
@@ -664,7 +664,7 @@ class JitKernel(_dispatch.Function):
     def _general(self, *args, out=None, **kwargs):
         """The general path (the fallback of the C call): ckernels arrays,
         device arrays, lists, strings, calls without a ufunc; see
-        :mod:`ckernels.jit.dispatch`.  A call with keywords naming parameters
+        :mod:`ckernels.jit.targets`.  A call with keywords naming parameters
         or missing arguments with defaults is bound first and made again."""
         bound = self._bind(args, kwargs)
         if bound is not None:
@@ -677,14 +677,14 @@ class JitKernel(_dispatch.Function):
                             f"{', '.join(map(repr, kwargs))}: only out= applies to "
                             "ckernels arrays, device arrays, lists and strings (NumPy "
                             "operands take every ufunc keyword)")
-        return dispatch.call(self, args, out)
+        return targets.call(self, args, out)
 
     def source(self, target: str = "opencl", signature=None) -> str:
         """Generated device source for one signature (default: the first compiled
         one); ``target`` names a device target (``"opencl"``: OpenCL C emitted
         from the typed IR).  A :class:`ckernels.display.SourceCode`: a ``str``
         that prints as the source and displays highlighted and whole in Jupyter."""
-        tgt = dispatch.device_target(target, self.__name__)
+        tgt = targets.device_target(target, self.__name__)
         if signature is None:
             if not self._compiled:
                 raise InvalidArgumentError(f"{self.__name__}: no compiled signature; pass "

@@ -329,7 +329,7 @@ def test_cuda_codegen_compiles():
     import subprocess
     import tempfile
 
-    from ckernels.context import cuda as ccuda
+    from ckernels.context import backend_cuda as ccuda
     cc._nvrtc_or_skip()
     ptxas = cc._ptxas()
     for fn, _ in DEVICE_CASES:
