@@ -33,6 +33,10 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_layers import sccs  # noqa: E402  (Tarjan's strongly connected components)
+
 ROOT = "ckernels"
 
 #: the ranks, lowest first: (name, module patterns; ``*`` matches within a
@@ -180,48 +184,6 @@ def imports(name: str, path: str, known: set) -> list[tuple[str, bool, int]]:
     return found
 
 
-def sccs(nodes, edges):
-    """Strongly connected components (Tarjan), the cyclic ones."""
-    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
-
-    def connect(v):
-        work = [(v, iter(sorted(edges.get(v, ()))))]
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        while work:
-            node, it = work[-1]
-            for w in it:
-                if w not in index:
-                    index[w] = low[w] = counter[0]
-                    counter[0] += 1
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, iter(sorted(edges.get(w, ())))))
-                    break
-                if w in on:
-                    low[node] = min(low[node], index[w])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    comp = []
-                    while True:
-                        w = stack.pop()
-                        on.discard(w)
-                        comp.append(w)
-                        if w == node:
-                            break
-                    if len(comp) > 1:
-                        out.append(sorted(comp))
-    for v in sorted(nodes):
-        if v not in index:
-            connect(v)
-    return out
-
-
 _PY_MODULES: set = set()
 
 
@@ -249,8 +211,9 @@ def check(pkg_dir: str) -> list[str]:
                 where = "inside a function" if lazy else "at module level"
                 problems.append(f"{path}:{line}: {name} (rank {RANKS[r][0]}) imports {target} "
                                 f"(rank {RANKS[t_rank][0]}) {where}: an upward import")
-    for comp in sccs(list(mods), edges):
-        problems.append("import cycle among: " + ", ".join(comp))
+    for comp in sccs(sorted(mods), edges):
+        if len(comp) > 1:
+            problems.append("import cycle among: " + ", ".join(sorted(comp)))
     for (a, b), _ in LAZY_UP.items():
         if a not in mods:
             problems.append(f"LAZY_UP names {a}, which is no module of the package")

@@ -7,8 +7,6 @@ import ast
 import importlib
 import pathlib
 
-import pytest
-
 import ckernels
 
 PKG = pathlib.Path(ckernels.__file__).parent
@@ -26,30 +24,6 @@ def _modules():
 
 
 MODULES = _modules()
-
-
-def _imports(name, path):
-    """Package modules that ``name`` imports anywhere in its source."""
-    is_pkg = path.name == "__init__.py"
-    base = name.split(".") if is_pkg else name.split(".")[:-1]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        targets = []
-        if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                mod = ".".join(base[:len(base) - node.level + 1] +
-                               ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
-            targets = [mod] + [f"{mod}.{a.name}" for a in node.names]
-        for t in targets:
-            while t and t not in MODULES:
-                t = t.rpartition(".")[0]
-            if t and t.startswith("ckernels") and t != name:
-                found.add(t)
-    return found
 
 
 def test_every_module_imports():
