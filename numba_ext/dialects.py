@@ -52,6 +52,19 @@ from . import dtypes
 from .errors import InvalidArgumentError, NotSupportedError
 
 
+#: the element types C dialects hold, in the one table's order (bool, the
+#: integers, float32, float64): what :func:`_types` pairs C names with
+_DEVICE_ELEMENTS = tuple(d.name for d in dtypes.BUILTINS
+                         if d.kind in "biuf" and d.cffi is not None)
+
+
+def _types(*ctypes) -> dict:
+    """Element type name -> C type, the C types given in the order of
+    :data:`_DEVICE_ELEMENTS` (element names are spelled in ``dtypes`` only)."""
+    assert len(ctypes) == len(_DEVICE_ELEMENTS)
+    return dict(zip(_DEVICE_ELEMENTS, ctypes))
+
+
 class Dialect:
     """One backend's C (see the module docstring).  Subclasses are the rows of
     the table; the emitter, the device operations and the C API generator ask
@@ -200,10 +213,7 @@ class C(Dialect):
     name = "c"
     title = "C"
     language = "C"
-    types = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
-             "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t",
-             "uint32": "uint32_t", "uint64": "uint64_t", "float32": "float",
-             "float64": "double"}
+    types = {name: dtypes.by_name[name].cffi for name in _DEVICE_ELEMENTS}
 
 
 class OpenCL(Dialect):
@@ -215,9 +225,10 @@ class OpenCL(Dialect):
     name = "opencl"
     title = "OpenCL"
     language = "OpenCL C"
-    types = {"bool": "bool", "int8": "char", "int16": "short", "int32": "int",
-             "int64": "long", "uint8": "uchar", "uint16": "ushort", "uint32": "uint",
-             "uint64": "ulong", "float32": "float", "float64": "double"}
+    #             bool    int8    int16    int32  int64   uint8    uint16    uint32
+    types = _types("bool", "char", "short", "int", "long", "uchar", "ushort", "uint",
+                   "ulong", "float", "double")
+    #              uint64   float32  float64
     inline_function = "static inline"
     user_kernel = "static"
     function_prefix = "static"
@@ -270,10 +281,11 @@ class CUDA(Dialect):
     name = "cuda"
     title = "CUDA"
     language = "CUDA C++"
-    types = {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int",
-             "int64": "long long", "uint8": "unsigned char", "uint16": "unsigned short",
-             "uint32": "unsigned int", "uint64": "unsigned long long", "float32": "float",
-             "float64": "double"}
+    #              bool    int8           int16    int32  int64
+    types = _types("bool", "signed char", "short", "int", "long long",
+                   "unsigned char", "unsigned short", "unsigned int", "unsigned long long",
+                   "float", "double")
+    #              uint8 ... uint64, float32, float64
     inline_function = "__device__ inline"
     user_kernel = "static __device__"
     function_prefix = "static __device__"
