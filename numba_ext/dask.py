@@ -39,7 +39,9 @@ collection (recognised by Dask's own test, ``dask.is_dask_collection``:
   ``docs/distributed.md``; ``ckernels`` applies it when it is imported in a
   worker process (:func:`apply_worker_thread_rule`) and refreshes it on the
   worker's event loop as workers come and go.  An explicit
-  ``CK_NUM_THREADS`` or :func:`ckernels.set_num_threads` with a count wins.
+  ``CK_NUM_THREADS`` or :func:`ckernels.set_num_threads` with a count wins;
+  the rule wins over ``OMP_NUM_THREADS`` (which Dask's nanny sets to 1 in
+  every worker, whatever its threads) and ``NUMBA_NUM_THREADS``.
 """
 
 from __future__ import annotations
@@ -53,9 +55,9 @@ import dask.array as da
 import numpy as np
 
 from . import _foreign, _threads, ufuncs
-from .array import Array
-from .array import empty as _empty_array
-from .array import reduce_op as _reduce_op
+from .host.array import Array
+from .host.array import empty as _empty_array
+from .host.array import reduce_op as _reduce_op
 from .errors import InvalidArgumentError, NotSupportedError
 
 _STRING = np.dtypes.StringDType()
@@ -351,7 +353,7 @@ def worker_threads() -> int | None:
 
 
 def _explicit() -> bool:
-    return bool(os.environ.get("CK_NUM_THREADS")) or _threads.explicit
+    return _threads.explicit or _threads.from_environment() == "CK_NUM_THREADS"
 
 
 def _apply() -> int | None:

@@ -34,13 +34,13 @@ import sys
 import numpy as np
 
 from . import _dispatch, _foreign, ufuncs
-from . import array as _array
+from .host import array as _array
 from . import arraylike as _arraylike
 from . import types as _t
 from . import _threads
 from ._cargs import c_address, c_size, c_text
 from ._native import check, ffi, lib
-from .array import Array
+from .host.array import Array
 from .context.device_array import DeviceArray
 from .errors import CKTypeError, InvalidArgumentError
 from .kernels import errmode_value
@@ -274,10 +274,12 @@ def assign(dst: Array, src, errmode: str = "default") -> Array:
 
 
 def set_num_threads(n: int) -> None:
-    """Threads (caller included) used by large lifted operations; 0 = default
-    (CK_NUM_THREADS, else in a Dask worker process the worker's share of the
-    host's cores (:func:`ckernels.dask.worker_threads`), else the CPUs this
-    process may run on).  A count other than 0 stays until the next call."""
+    """Threads (caller included) used by large lifted operations; 0 = default:
+    ``CK_NUM_THREADS``, else in a Dask worker process the worker's share of
+    the host's cores (:func:`ckernels.dask.worker_threads`), else
+    ``OMP_NUM_THREADS``, else ``NUMBA_NUM_THREADS``, else the CPUs this
+    process may run on (``docs/dispatch.md``, "Threads").  A count other than
+    0 stays until the next call."""
     n = c_size(n, "set_num_threads: n", max=lib.CK_MAX_THREADS)
     check(lib.ck_set_num_threads(n))
     _threads.explicit = n != 0   # the Dask worker rule leaves an explicit count alone
@@ -287,6 +289,8 @@ def set_num_threads(n: int) -> None:
 
 
 def get_num_threads() -> int:
+    """The threads (caller included) large lifted operations use now (see
+    :func:`set_num_threads` for where the count comes from)."""
     return lib.ck_get_num_threads()
 
 
