@@ -32,10 +32,10 @@ from . import _convert, _foreign
 STRING = np.dtypes.StringDType()
 
 
-def as_strings(x, na_value=None) -> np.ndarray:
+def as_strings(x, fill_value=None) -> np.ndarray:
     """An object / ``S`` / ``U`` / ``StringDType`` array as a new
-    ``StringDType`` array (missing values refused unless ``na_value``)."""
-    return _convert.to_stringdtype(np.asarray(x), np.dtypes.StringDType(), na_value)
+    ``StringDType`` array (missing values refused unless ``fill_value``)."""
+    return _convert.to_stringdtype(np.asarray(x), np.dtypes.StringDType(), fill_value)
 
 
 def _is_text_dtype(dt) -> bool:

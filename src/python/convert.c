@@ -799,7 +799,7 @@ static int ckc_is_na_object(PyObject *o) {
 static int ckc_missing_error(const ckc_missing *m, const char *what) {
   return ckc_raisef(CK_ERR_VALUE,
                     "%zd missing value%s (%s) where strings or numbers are needed, the first "
-                    "at index %U; pass na_value=... to use a value in their place",
+                    "at index %U; pass fill_value=... to use a value in their place",
                     m->count, m->count == 1 ? "" : "s", what, m->first);
 }
 
@@ -1033,6 +1033,11 @@ static int ckc_write_scalar(uint32_t id, char *p, PyObject *o) {
   if (r != 0) {
     return r < 0 ? -1 : 0;
   }
+  if (PyList_Check(o) || PyTuple_Check(o) || PyDict_Check(o)) {
+    /* a sequence where a scalar goes: the Python path names the problem
+     * (its snapshot bounds the depth of what it prints) */
+    return ckc_unsupported_value(o);
+  }
   PyObject *scalar = PyObject_CallFunction(ckc_check_scalar, "IO", (unsigned)id, o);
   if (scalar == NULL) {
     return -1;
@@ -1215,7 +1220,10 @@ static int ckc_write_text(ckc_wctx *w, ck_type t, uint32_t id, char *data, const
       src = PyBytes_Check(o) ? PyBytes_AS_STRING(o) : PyByteArray_AS_STRING(o);
       n = PyBytes_Check(o) ? PyBytes_GET_SIZE(o) : PyByteArray_GET_SIZE(o);
       if (!ck_utf8_validate(src, (size_t)n)) {
-        return ckc_raise_bad_utf8(src, n, NULL);
+        PyObject *where = w->depth > 0 ? ckc_path_text(w) : NULL;
+        int rc = ckc_raise_bad_utf8(src, n, where);
+        Py_XDECREF(where);
+        return rc;
       }
     } else if (PyMemoryView_Check(o)) {
       return ckc_unsupported_value(o);
@@ -2083,7 +2091,7 @@ typedef struct {
   npy_string_allocator *alloc;       /* 'T', held during both passes  */
   int dst_bytes;             /* element type bytes (else string)      */
   size_t dst_align;
-  const char *na;            /* UTF-8 of na_value, or NULL            */
+  const char *na;            /* UTF-8 of fill_value, or NULL           */
   Py_ssize_t na_len;
   ckc_missing missing;
   size_t total;              /* measure pass: bytes                   */
@@ -2364,7 +2372,7 @@ static PyObject *ckc_from_numpy(PyObject *mod, PyObject *const *args, Py_ssize_t
       c.na = PyBytes_AS_STRING(na);
       c.na_len = PyBytes_GET_SIZE(na);
     } else {
-      PyErr_Format(PyExc_TypeError, "na_value must be a str or bytes for a %s array, not %.100s",
+      PyErr_Format(PyExc_TypeError, "fill_value must be a str or bytes for a %s array, not %.100s",
                    c.dst_bytes ? "bytes" : "string", Py_TYPE(na)->tp_name);
       return NULL;
     }
@@ -2513,7 +2521,7 @@ static PyObject *ckc_to_stringdtype(PyObject *mod, PyObject *const *args, Py_ssi
   PyObject *na = args[2];
   if (na != Py_None) {
     if (!PyUnicode_Check(na)) {
-      PyErr_Format(PyExc_TypeError, "na_value must be a str, not %.100s", Py_TYPE(na)->tp_name);
+      PyErr_Format(PyExc_TypeError, "fill_value must be a str, not %.100s", Py_TYPE(na)->tp_name);
       return NULL;
     }
     c->na = PyUnicode_AsUTF8AndSize(na, &c->na_len);

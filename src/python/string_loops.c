@@ -108,7 +108,7 @@ static ck_status cks_load(const cks_run *r, int j, npy_intp begin, npy_intp m,
         char msg[256];
         snprintf(msg, sizeof msg,
                  "%s: argument %d holds a missing value (a StringDType null) at element %zd "
-                 "of the run; fill missing values first (ckernels.array(..., na_value=) or "
+                 "of the run; fill missing values first (ckernels.array(..., fill_value=) or "
                  "numpy.where)",
                  r->L->name, j, (Py_ssize_t)(begin + i));
         return ck_set_error(CK_ERR_VALUE, msg);
