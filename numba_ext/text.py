@@ -73,16 +73,36 @@ def operands(args) -> tuple:
     return tuple(_converted(a) for a in args)
 
 
+def has_pandas(args) -> bool:
+    """Whether a pandas Series / Index is among ``args``."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and any(isinstance(a, (pd.Series, pd.Index)) for a in args)
+
+
 def has_pandas_text(args) -> bool:
     """Whether a pandas Series / Index of text is among ``args`` (NumPy sees
     it as an object array: :func:`call_pandas` converts it)."""
     return any(_pandas_text(a) for a in args)
 
 
-def call_pandas(uf, args, kwargs):
-    """``uf(*args, **kwargs)`` with pandas operands holding text: a Series /
-    Index with the operands' index (aligned as pandas aligns them) and
-    name."""
+def _pyarrow():
+    try:
+        import pyarrow
+    except ImportError:
+        return None
+    return pyarrow
+
+
+def call_pandas(function, args, kwargs):
+    """``function.ufunc(*args, **kwargs)`` with pandas operands: a Series /
+    Index with the operands' index (aligned as pandas aligns them) and name.
+    Text operands are converted strictly (missing values counted).  A
+    ``string`` result (no keywords, pyarrow installed) is built in a ckernels
+    arena by the function's general path and handed to pandas as its ``str``
+    dtype over Arrow (``pa.array`` of the arena's strings: no Python ``str``
+    per element); otherwise the ufunc's ``StringDType`` result is given to
+    pandas, which stores it as it stores text."""
+    uf = function.ufunc
     pd = sys.modules["pandas"]
     frames = [a for a in args if isinstance(a, (pd.Series, pd.Index))]
     first = frames[0]
@@ -104,7 +124,13 @@ def call_pandas(uf, args, kwargs):
         else:
             a = _converted(a)
         conv.append(a)
-    r = uf(*conv, **kwargs)
+    r = None
+    pa = _pyarrow() if not kwargs else None
+    if pa is not None and _string_result(uf, conv):
+        built = function._arena_call(*conv)          # a ckernels array of strings
+        r = pd.array(pa.array(built, type=pa.large_string()), dtype="str")
+    if r is None:
+        r = uf(*conv, **kwargs)
     if isinstance(first, pd.Series) or series:
         name = first.name if all(getattr(s, "name", None) == first.name for s in frames) \
             else None
@@ -112,4 +138,13 @@ def call_pandas(uf, args, kwargs):
     return pd.Index(r, name=first.name)
 
 
-__all__ = ["STRING", "as_strings", "operands", "has_pandas_text", "call_pandas"]
+def _string_result(uf, operands) -> bool:
+    """Whether ``uf`` gives a ``string`` result for these NumPy operands."""
+    dts = tuple(a.dtype if isinstance(a, np.ndarray) else type(a) for a in operands)
+    try:
+        return uf.resolve_dtypes(dts + (None,) * uf.nout)[-1].kind == "T"
+    except Exception:
+        return False
+
+
+__all__ = ["STRING", "as_strings", "operands", "has_pandas", "has_pandas_text", "call_pandas"]

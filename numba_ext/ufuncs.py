@@ -121,8 +121,8 @@ def call_wrapped(function, *args, **kwargs):
         raise dask_out_error(function)
     uf = function.ufunc
     if getattr(function, "_string_loops", False):   # text held as objects -> StringDType
-        if text.has_pandas_text(args):
-            return text.call_pandas(uf, args, kwargs)
+        if text.has_pandas(args):
+            return text.call_pandas(function, args, kwargs)
         args = text.operands(args)
     if (kwargs.get("out") is None and "dtype" not in kwargs and "signature" not in kwargs
             and len(args) == uf.nin):

@@ -55,26 +55,27 @@ def store_u8(typingctx, addr, value):
     return signature(types.none, addr, value), codegen
 
 
-@intrinsic
-def load_intp(typingctx, addr):
-    """The pointer-sized word at ``addr`` (e.g. a ``char *`` field) as intp."""
+def _load_i64(addr, align: int):
+    """The typing and code of an 8-byte load at an integer address (``align``:
+    what the address is known to be a multiple of)."""
     if not isinstance(addr, types.Integer):
         return None
 
     def codegen(context, builder, sig, args):
-        return builder.load(_as_ptr(context, builder, args[0], sig.args[0], _i64), align=8)
+        return builder.load(_as_ptr(context, builder, args[0], sig.args[0], _i64), align=align)
     return signature(types.intp, addr), codegen
+
+
+@intrinsic
+def load_intp(typingctx, addr):
+    """The pointer-sized word at ``addr`` (e.g. a ``char *`` field) as intp."""
+    return _load_i64(addr, 8)
 
 
 @intrinsic
 def load_word(typingctx, addr):
     """The 8 bytes at ``addr`` (any alignment) as intp."""
-    if not isinstance(addr, types.Integer):
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.load(_as_ptr(context, builder, args[0], sig.args[0], _i64), align=1)
-    return signature(types.intp, addr), codegen
+    return _load_i64(addr, 1)
 
 
 @intrinsic

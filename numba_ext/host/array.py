@@ -33,6 +33,7 @@ import math
 import numbers
 import operator
 import pickle
+import sys
 import threading
 from typing import Any
 
@@ -1049,8 +1050,8 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None) -> 
 
 def _missing(x) -> bool:
     """None, a float NaN or ``pandas.NA`` (a missing value in an object array)."""
-    return x is None or (isinstance(x, float) and x != x) or \
-        builtins.type(x).__name__ == "NAType"
+    pd = sys.modules.get("pandas")     # nothing is pandas.NA before pandas is imported
+    return x is None or (isinstance(x, float) and x != x) or (pd is not None and x is pd.NA)
 
 
 def _numpy_text(obj: np.ndarray, el: Type | None, fill_value) -> Array | None:

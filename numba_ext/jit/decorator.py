@@ -601,6 +601,12 @@ class JitKernel(_dispatch.Function):
                             "operands take every ufunc keyword)")
         return dispatch.call(self, args, out)
 
+    def _arena_call(self, *args):
+        """The general path whatever the operands (NumPy ones too): results in
+        ckernels arrays, strings in their arenas (``ckernels.text`` hands
+        those to pandas over Arrow)."""
+        return dispatch.call(self, args, None)
+
     def source(self, target: str = "opencl", signature=None) -> str:
         """Generated device source for one signature (default: the first compiled
         one); ``target`` names a device target (``"opencl"``: OpenCL C emitted

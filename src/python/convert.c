@@ -785,15 +785,26 @@ typedef struct {
   PyObject *first; /* a str describing the first one's index, or NULL */
 } ckc_missing;
 
-static int ckc_is_na_object(PyObject *o) {
-  if (o == Py_None) {
+/* pandas.NA when pandas is imported (a new reference), else NULL: no object
+ * is pandas.NA before pandas is imported. */
+static PyObject *ckc_pandas_na(void) {
+  PyObject *name = PyUnicode_FromString("pandas");
+  PyObject *pd = name != NULL ? PyImport_GetModule(name) : NULL;
+  Py_XDECREF(name);
+  PyObject *na = pd != NULL ? PyObject_GetAttrString(pd, "NA") : NULL;
+  Py_XDECREF(pd);
+  if (na == NULL) {
+    PyErr_Clear(); /* no pandas: nothing is pandas.NA */
+  }
+  return na;
+}
+
+/* None, a float NaN or pandas.NA (`pd_na`, may be NULL). */
+static int ckc_is_na_object(PyObject *o, PyObject *pd_na) {
+  if (o == Py_None || (pd_na != NULL && o == pd_na)) {
     return 1;
   }
-  if (PyFloat_Check(o)) {
-    return isnan(PyFloat_AS_DOUBLE(o));
-  }
-  /* pandas.NA, without importing pandas */
-  return strcmp(Py_TYPE(o)->tp_name, "NAType") == 0;
+  return PyFloat_Check(o) && isnan(PyFloat_AS_DOUBLE(o));
 }
 
 static int ckc_missing_error(const ckc_missing *m, const char *what) {
@@ -2100,6 +2111,7 @@ typedef struct {
   char *dst;                 /* write pass: next ck_string            */
   intptr_t dst_stride;
   PyArrayObject *arr;        /* for messages (indices)                */
+  PyObject *pd_na;           /* pandas.NA, or NULL (pandas not imported) */
   int measuring;
   npy_intp bad_index;        /* first invalid UTF-8 / wrong object    */
 } ckc_np_ctx;
@@ -2184,7 +2196,7 @@ static int ckc_np_element(ckc_np_ctx *c, const char *el, npy_intp k, const char 
   }
   default: { /* 'O' */
     PyObject *o = *(PyObject *const *)el;
-    if (o == NULL || ckc_is_na_object(o)) {
+    if (o == NULL || ckc_is_na_object(o, c->pd_na)) {
       return 0;
     }
     if (PyUnicode_Check(o)) {
@@ -2225,39 +2237,62 @@ static int ckc_np_element(ckc_np_ctx *c, const char *el, npy_intp k, const char 
   }
 }
 
-static int ckc_np_one(void *vctx, const char *el, npy_intp k) {
-  ckc_np_ctx *c = vctx;
-  const char *b = NULL;
-  Py_ssize_t n = 0;
-  PyObject *str = NULL;
-  int r = ckc_np_element(c, el, k, &b, &n, &str);
+/* Element k's text, missing values handled: -1 error; 0 a missing value
+ * (counted, the first one's index kept) when there is no fill value; else as
+ * ckc_np_element, a missing value replaced by the fill value (kind 1).
+ * Bytes into strings are checked UTF-8 when `check`. */
+static int ckc_np_text(ckc_np_ctx *c, const char *el, npy_intp k, int check, const char **b,
+                       Py_ssize_t *n, PyObject **str) {
+  int r = ckc_np_element(c, el, k, b, n, str);
   if (r < 0) {
     return -1;
   }
   if (r == 0) {
     if (c->na == NULL) {
-      if (c->measuring && c->missing.count++ == 0) {
+      if (c->missing.count++ == 0) {
         c->missing.first = ckc_index_text(c->arr, k);
         if (c->missing.first == NULL) {
           return -1;
         }
       }
-      if (!c->measuring) {
-        return 0; /* not reached: the measure pass raised */
-      }
       return 0;
+    }
+    *b = c->na;
+    *n = c->na_len;
+    return 1;
+  }
+  if (check && r == 1 && !c->dst_bytes && c->kind != 'T' && !ck_utf8_validate(*b, (size_t)*n)) {
+    PyObject *where = ckc_index_text(c->arr, k);
+    int rc = where != NULL ? ckc_raise_bad_utf8(*b, *n, where) : -1;
+    Py_XDECREF(where);
+    return rc;
+  }
+  return r;
+}
+
+static int ckc_np_one(void *vctx, const char *el, npy_intp k) {
+  ckc_np_ctx *c = vctx;
+  const char *b = NULL;
+  Py_ssize_t n = 0;
+  PyObject *str = NULL;
+  /* the measure pass counts and checks; the write pass sees the same values */
+  int r = c->measuring ? ckc_np_text(c, el, k, 1, &b, &n, &str)
+                       : ckc_np_element(c, el, k, &b, &n, &str);
+  if (r < 0) {
+    return -1;
+  }
+  if (r == 0 && !c->measuring) {
+    if (c->na == NULL) {
+      return 0; /* not reached: the measure pass raised */
     }
     b = c->na;
     n = c->na_len;
     r = 1;
   }
+  if (r == 0) {
+    return 0;
+  }
   if (c->measuring) {
-    if (r == 1 && !c->dst_bytes && c->kind != 'T' && !ck_utf8_validate(b, (size_t)n)) {
-      PyObject *where = ckc_index_text(c->arr, k);
-      int rc = where != NULL ? ckc_raise_bad_utf8(b, n, where) : -1;
-      Py_XDECREF(where);
-      return rc;
-    }
     c->total = ckc_round_up(c->total, c->dst_align) + (size_t)n;
     return 0;
   }
@@ -2395,6 +2430,7 @@ static PyObject *ckc_from_numpy(PyObject *mod, PyObject *const *args, Py_ssize_t
     c.sdescr = (PyArray_StringDTypeObject *)PyArray_DESCR(src);
     c.alloc = NpyString_acquire_allocator(c.sdescr);
   }
+  c.pd_na = c.kind == 'O' ? ckc_pandas_na() : NULL;
   c.measuring = 1;
   int rc = total ? ckc_walk(PyArray_BYTES(src), ndim, sshape, sstrides, ckc_np_one, &c) : 0;
   if (rc == 0 && c.missing.count > 0) {
@@ -2415,6 +2451,7 @@ static PyObject *ckc_from_numpy(PyObject *mod, PyObject *const *args, Py_ssize_t
   if (c.alloc != NULL) {
     NpyString_release_allocator(c.alloc);
   }
+  Py_XDECREF(c.pd_na);
   Py_XDECREF(c.missing.first);
   if (rc != 0) {
     if (!PyErr_Occurred()) {
@@ -2441,29 +2478,9 @@ static int ckc_sd_one(void *vctx, const char *el, npy_intp k) {
   const char *b = NULL;
   Py_ssize_t n = 0;
   PyObject *str = NULL;
-  int r = ckc_np_element(c, el, k, &b, &n, &str);
-  if (r < 0) {
-    return -1;
-  }
-  if (r == 0) {
-    if (c->na == NULL) {
-      if (c->missing.count++ == 0) {
-        c->missing.first = ckc_index_text(c->arr, k);
-        if (c->missing.first == NULL) {
-          return -1;
-        }
-      }
-      return 0;
-    }
-    b = c->na;
-    n = c->na_len;
-    r = 1;
-  }
-  if (r == 1 && c->kind != 'T' && !ck_utf8_validate(b, (size_t)n)) {
-    PyObject *where = ckc_index_text(c->arr, k);
-    int rc = where != NULL ? ckc_raise_bad_utf8(b, n, where) : -1;
-    Py_XDECREF(where);
-    return rc;
+  int r = ckc_np_text(c, el, k, 1, &b, &n, &str);
+  if (r <= 0) {
+    return r;
   }
   if (r != 1) { /* encode into the scratch buffer */
     if ((size_t)n > x->cap) {
@@ -2552,9 +2569,11 @@ static PyObject *ckc_to_stringdtype(PyObject *mod, PyObject *const *args, Py_ssi
     c->alloc = allocs[0];
   }
   x.out_alloc = allocs[1];
+  c->pd_na = c->kind == 'O' ? ckc_pandas_na() : NULL;
   int rc = PyArray_SIZE(src) ? ckc_walk(PyArray_BYTES(src), ndim, shape, strides, ckc_sd_one, &x)
                              : 0;
   NpyString_release_allocators(2, allocs);
+  Py_XDECREF(c->pd_na);
   PyMem_Free(x.buf);
   if (rc == 0 && c->missing.count > 0) {
     rc = ckc_missing_error(&c->missing, c->kind == 'T' ? "StringDType nulls"

@@ -147,6 +147,11 @@ void ckd_loop_free(ckd_loop *L);
  * output), split over the library's pool when worth it.  No GIL needed;
  * errors as the kernel's (ck_last_error on the calling thread). */
 ck_status ckd_run(ckd_loop *L, char *const *data, npy_intp n, const npy_intp *strides);
+/* May a run be split into independent pieces?  Not when every element writes
+ * one place (reductions) or an input overlaps the output other than exactly
+ * in place (accumulations read what the previous element wrote). */
+int ckd_splittable(const ckd_loop *L, char *const *data, const npy_intp *strides,
+                   npy_intp n);
 /* The splitting threshold, in ns of estimated serial time. */
 void ckd_set_parallel_min_ns(int64_t ns);
 int64_t ckd_get_parallel_min_ns(void);

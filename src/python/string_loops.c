@@ -299,41 +299,9 @@ static ck_status cks_parallel(const cks_run *r, npy_intp begin, npy_intp n, doub
   return st;
 }
 
-/* The [lo, hi) bytes of a strided run. */
-static void cks_span(const char *p, npy_intp stride, npy_intp n, npy_intp itemsize,
-                     uintptr_t *lo, uintptr_t *hi) {
-  intptr_t ext = stride * (intptr_t)(n - 1);
-  uintptr_t a = (uintptr_t)p, b = (uintptr_t)(p + ext);
-  *lo = a < b ? a : b;
-  *hi = (a < b ? b : a) + (uintptr_t)itemsize;
-}
-
-/* Do elements depend on earlier outputs (reduction, accumulation: an output
- * stride 0, or an input overlapping the output other than in place)? */
-static int cks_dependent(const ckd_loop *L, char *const *data, const npy_intp *strides,
-                         npy_intp n) {
-  int nin = L->nin;
-  if (strides[nin] == 0) {
-    return 1;
-  }
-  uintptr_t dlo, dhi;
-  cks_span(data[nin], strides[nin], n, L->itemsize[nin], &dlo, &dhi);
-  for (int j = 0; j < nin; j++) {
-    if (data[j] == data[nin] && strides[j] == strides[nin]) {
-      continue; /* in place: each element reads its own slot first */
-    }
-    uintptr_t lo, hi;
-    cks_span(data[j], strides[j], n, L->itemsize[j], &lo, &hi);
-    if (lo < dhi && dlo < hi) {
-      return 1;
-    }
-  }
-  return 0;
-}
-
 static ck_status cks_run_all(const cks_run *r, npy_intp n) {
   ckd_loop *L = r->L;
-  if (cks_dependent(L, r->data, r->strides, n)) {
+  if (!ckd_splittable(L, r->data, r->strides, n)) { /* reductions, accumulations */
     return cks_serial(r, 0, n, 1);
   }
   if (n < 4 * CKS_CHUNK || ck_get_num_threads() <= 1) {
