@@ -119,11 +119,7 @@ static int ckd_get_reduction_initial(PyArrayMethod_Context *context,
 /* ---- making loops -------------------------------------------------------- */
 
 int ckd_check_descr(const ckd_data *d, PyArray_Descr *descr, ck_type_id id) {
-  char kind = ck_type_id_kind(id); /* the library's builtin table */
-  int ok = kind != 0 && kind == descr->kind && PyArray_ISNBO(descr->byteorder) &&
-           (PyTypeNum_ISBOOL(descr->type_num) || PyTypeNum_ISNUMBER(descr->type_num)) &&
-           (size_t)PyDataType_ELSIZE(descr) == ck_type_data_size(CK_BUILTIN(id));
-  if (!ok) {
+  if (id == CK_TYPE_UNINITIALIZED || ckpy_id_of_descr(descr) != id) {
     ckpy_raisef(CK_ERR_TYPE, "%s: dtype %R does not hold ckernel type '%s'",
                 PyBytes_AS_STRING(d->name), (PyObject *)descr, ck_type_id_name(id));
     return -1;

@@ -1,7 +1,7 @@
 /*
  * promote.c -- NumPy's type rules over the builtin scalars: safe casts
- * (ck_can_cast_safely) and promotion (ck_promote_types), both declared in
- * ckernel/registry.h, and the type order the registry's dispatch ranks
+ * (ck_can_cast_safely), promotion (ck_promote_types) and the NEP 50 rule
+ * for Python scalars (ck_weak_result), declared in ckernel/registry.h, and the type order the registry's dispatch ranks
  * kernels by (ops/promote_internal.h).
  */
 #include "ops/promote_internal.h"
@@ -74,6 +74,34 @@ ck_status ck_promote_types(ck_type_id a, ck_type_id b, ck_type_id *out) {
     }
   }
   *out = best;
+  return CK_OK;
+}
+
+ck_status ck_weak_result(ck_type_id strong, ck_weak_kind weak, ck_type_id *out) {
+  if (out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out is NULL");
+  }
+  if (weak < CK_WEAK_INT || weak > CK_WEAK_COMPLEX) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "unknown weak scalar kind %d", (int)weak);
+  }
+  if (!ck__is_builtin_id(strong)) {
+    return CK_ERROR(CK_ERR_TYPE, "no promotion between %s and a Python %s",
+                    ck_type_id_name(strong),
+                    weak == CK_WEAK_INT ? "int" : weak == CK_WEAK_FLOAT ? "float" : "complex");
+  }
+  /* kinds in order: bool 0, integers 1 (signed and unsigned alike), float
+   * 2, complex 3; the weak kinds are 1..3 */
+  int k = ck__kind(strong);
+  int have = k == 0 ? 0 : k <= 2 ? 1 : k - 1;
+  if (have >= (int)weak) {
+    *out = strong;
+  } else if (weak == CK_WEAK_INT) {
+    *out = CK_TYPE_INT64;
+  } else if (weak == CK_WEAK_FLOAT) {
+    *out = CK_TYPE_FLOAT64;
+  } else {
+    *out = have == 2 && ck__bits(strong) <= 32 ? CK_TYPE_COMPLEX64 : CK_TYPE_COMPLEX128;
+  }
   return CK_OK;
 }
 
