@@ -8,7 +8,7 @@ or beside it):
     jit                      leaves built around generated code
     ops | devices            the operation registry | contexts and buffers
     kernels                  builder, assignment, lifting, application, pool
-    arrays                   array preamble, views, arena writers
+    arrays                   array preamble, views, variable-length elements
     types                    type descriptors and the parser
     memory                   memblocks and arenas
     core                     errors, allocation hooks, ABI table, number text

@@ -362,8 +362,8 @@ CK_API void ck_type_arrmeta_copy(ck_type t, char *dst, const char *src);
  * surrogates, nothing above U+10FFFF). */
 CK_API bool ck_utf8_validate(const char *bytes, size_t len);
 
-/* Writing strings, bytes and var dim elements into their arenas:
- * ckernel/arena_writers.h. */
+/* Setting one string, bytes or var dim element in its arena:
+ * ckernel/varlen_element.h. */
 
 #if !defined(CK_CFFI_CDEF) && !defined(__cplusplus)
 #if UINTPTR_MAX == UINT64_MAX
