@@ -12,7 +12,7 @@ _native.verify_layout()
 
 from . import dtypes, errors, kernels, lowlevel, ops, types  # noqa: E402
 from .ops import assign, get_num_threads, set_num_threads  # noqa: E402
-from .array import (Array, arange, array, asarray, debug_repr, empty, empty_like,  # noqa: E402
+from .host.array import (Array, arange, array, asarray, debug_repr, empty, empty_like,  # noqa: E402
                     from_dlpack, full, full_like, ones, ones_like, zeros, zeros_like)
 from .memory import MemBlock, PodAllocator, live_count  # noqa: E402
 from .context import Buffer, Context, DeviceArray  # noqa: E402
