@@ -64,6 +64,7 @@ from .layout import f_strides as _f_strides
 from .layout import strided as _strided
 
 from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
+from . import arrow as _arrow_io   # the Arrow PyCapsule interface (arrow.py)
 
 # at exit, arrays still held by C objects are released after Python's state
 # is gone: their NumPy owners are left alone then (as ckernels.memory does)
@@ -146,6 +147,32 @@ class Array(*_BASES):
             size=ffi.sizeof("ck_array_preamble")))
         lib.ck_array_incref(ptr)
         return cls._own(ptr)
+
+    # ---- Arrow: the PyCapsule interface (host/arrow.py, docs/interop.md) ----
+    def __arrow_c_schema__(self):
+        """The Arrow schema of this array (an ``arrow_schema`` capsule)."""
+        return _arrow_io.export_schema(self._ad)
+
+    def __arrow_c_array__(self, requested_schema=None):
+        """``(arrow_schema, arrow_array)`` capsules: numbers and the text of
+        strings shared, the rest copied; a requested numeric type is a checked
+        conversion first."""
+        cast = _arrow_io.requested_cast(requested_schema, self.dtype)
+        src = self if cast is None else self.astype(cast)
+        return _arrow_io.export_array(src._ad, requested_schema)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """An ``arrow_array_stream`` capsule holding this array as one chunk."""
+        cast = _arrow_io.requested_cast(requested_schema, self.dtype)
+        src = self if cast is None else self.astype(cast)
+        return _arrow_io.export_stream(src._ad, requested_schema)
+
+    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
+        """``(arrow_schema, arrow_device_array)`` capsules on the CPU device
+        (what pyarrow's ``pa.array`` asks for first), as ``__arrow_c_array__``."""
+        cast = _arrow_io.requested_cast(requested_schema, self.dtype)
+        src = self if cast is None else self.astype(cast)
+        return _arrow_io.export_device_array(src._ad, requested_schema, **kwargs)
 
     # ---- structure -------------------------------------------------------
     @property
@@ -258,9 +285,9 @@ class Array(*_BASES):
         try:
             for k in key:
                 if isinstance(k, slice):
-                    step = 1 if k.step is None else _index(k.step)
-                    start = _SLICE_NONE if k.start is None else _index(k.start)
-                    stop = _SLICE_NONE if k.stop is None else _index(k.stop)
+                    step = 1 if k.step is None else _bound(k.step)
+                    start = _SLICE_NONE if k.start is None else _bound(k.start)
+                    stop = _SLICE_NONE if k.stop is None else _bound(k.stop)
                     st = lib.ck_array_slice(cur, axis, start, stop, step, out)
                     axis += 1
                 else:
@@ -643,6 +670,18 @@ def _index(i) -> int:
             from None
 
 
+#: slice bounds beyond this select as they would at it (no dim is that long):
+#: Python's and NumPy's clamping, kept inside intptr_t arithmetic
+_BOUND = 2 ** 61
+
+
+def _bound(i) -> int:
+    """A slice bound or step as the C library takes it: clamped (``a[2**63:]``
+    is empty, ``a[::2**63]`` is ``a[:1]``, as in Python and NumPy)."""
+    v = _index(i)
+    return -_BOUND if v < -_BOUND else _BOUND if v > _BOUND else v
+
+
 def _element_type(el) -> Type:
     if isinstance(el, Type):
         return el
@@ -824,7 +863,8 @@ def _new_array(t: Type, shape, zero: bool = False) -> Array:
 def _shape_arg(shape) -> tuple:
     if shape is None:
         return ()
-    if isinstance(shape, (numbers.Integral, np.integer)):
+    if isinstance(shape, (numbers.Integral, np.integer)) or (
+            isinstance(shape, np.ndarray) and shape.ndim == 0):
         return (operator.index(shape),)
     return tuple(operator.index(s) for s in shape)
 
@@ -883,7 +923,10 @@ def zeros(shape=(), dtype=None, *, type=None) -> Array:
 
 
 def ones(shape=(), dtype=None, *, type=None) -> Array:
-    """A new array of ones."""
+    """A new array of ones (float64 unless ``dtype``/``type`` says otherwise,
+    as ``numpy.ones``)."""
+    if dtype is None and type is None:
+        dtype = "float64"
     return full(shape, 1, dtype, type=type)
 
 
@@ -974,8 +1017,15 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
                                                                 el == obj.type.dtype):
             return obj
         return _copy_array(obj, want, el)
+    if _arrow_io.is_arrow(obj):      # pyarrow, polars, nanoarrow, duckdb, pandas ArrowDtype
+        imported = from_arrow(obj)
+        if imported.flags.writeable and want is None and el is None:
+            return imported          # a concatenated stream: a copy of its own already
+        return _copy_array(imported, want, el)
     if isinstance(obj, ArrayLike):   # another array class: through NumPy, explicitly
         obj = obj.to_numpy()
+    if isinstance(obj, memoryview):  # a buffer: its format and shape, as numpy.array
+        obj = np.array(obj)
     if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
         obj = np.asarray(obj)
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
@@ -1063,6 +1113,8 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
                 (type is None or _element_type(type) == obj.type):
             return obj
         return array(obj, dtype, type=type)
+    if _arrow_io.is_arrow(obj):
+        return asarray(from_arrow(obj), dtype, type=type)
     if not isinstance(obj, (np.ndarray, ArrayLike)) and (hasattr(obj, "__array_interface__")
                                                          or hasattr(obj, "__dlpack__")):
         obj = np.asarray(obj) if hasattr(obj, "__array_interface__") else np.from_dlpack(obj)
@@ -1082,6 +1134,27 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
             type is None:
         return array(obj)
     return array(obj, dtype, type=type)
+
+
+def from_arrow(obj, *, fill_value=None, copy: bool = False) -> Array:
+    """An array holding Arrow data: any object implementing the Arrow PyCapsule
+    interface (pyarrow arrays and chunked arrays, polars Series and
+    DataFrames, nanoarrow arrays, duckdb relations) or a pandas object backed
+    by Arrow.  One Arrow array is shared where the layout allows (numbers,
+    the text of strings, the elements of lists of numbers: the result is
+    read-only and keeps the Arrow data alive); a stream of several arrays is
+    concatenated into an array of its own.  Nulls raise ``CKValueError``
+    naming the field and how many, unless ``fill_value`` gives the value to
+    use (null lists become empty lists).  ``copy=True`` always returns an
+    array of its own (writable).  ``asarray`` / ``array`` call this for Arrow
+    objects (``docs/interop.md``)."""
+    fill = None if fill_value is None else array(fill_value)
+    if fill is not None and fill.ndim != 0:
+        raise InvalidArgumentError("from_arrow: fill_value must be a scalar")
+    out = Array._own_address(_arrow_io.import_address(obj, None if fill is None else fill._ad))
+    if copy and not out.flags.writeable:
+        out = out.copy()
+    return out
 
 
 def from_dlpack(x) -> Array:
