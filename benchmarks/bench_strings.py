@@ -1,11 +1,11 @@
-"""Strings across boundaries (issue 21, section 5): ratios against the best
-alternative in the same run, both sides in this process, back to back.
+"""Strings across boundaries: ratios against the best alternative in the same
+run, both sides in this process, back to back.
 
     python benchmarks/bench_strings.py                 # every section
     python benchmarks/bench_strings.py numpy ragged    # some sections
     (CK_BENCH_STRINGS_N, CK_BENCH_REPS)
 
-Sections (the issue's target after each ratio):
+Sections (the target after each ratio):
   numpy             1M short strings: ckernels -> StringDType (np.asarray) / StringDType
                     astype copy (<= 2x); tolist() / StringDType tolist() (<= 1.5x);
                     list[str] -> ckernels.array / np.array(list, dtype=StringDType())
@@ -49,7 +49,7 @@ def length(s):
 
 
 def target(name: str, t: float, base_name: str, t_base: float, goal: float) -> None:
-    """``report`` plus the issue's target for the ratio."""
+    """``report`` plus the target for the ratio."""
     report(name, t, base_name, t_base)
     print(f"{'':46s} target <= {goal}x: {'met' if t / t_base <= goal else 'NOT MET'}")
 
