@@ -87,6 +87,7 @@ from ..errors import InvalidArgumentError, InvalidStateError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
 from ..types import Type
 from . import cpu, dispatch
+from . import dims as _dims
 from .cpu import Compiled
 from .signature import (MAX_ARGS, SUPPORTED_TYPES, Signature, argument_signature,
                         element_type, is_struct, parse_signature, type_name)
@@ -338,6 +339,8 @@ class JitKernel(_dispatch.Function):
             if have is not None:
                 raise TypeError(f"ckernels.jit: {self.__name__} already has a signature for "
                                 f"({', '.join(sig.args)}): {have.sig.text}")
+            if _dims.has_dims(sig):
+                return self._compile_dims(sig)
             if self._cache and not self._explicit and self._dispatcher is None:
                 native = self._load_native([sig])
                 if native is not None:
@@ -396,6 +399,34 @@ class JitKernel(_dispatch.Function):
                 self.fallback_kinds = _FALLBACK_KINDS
             self._add_loop(comp)
             return comp
+
+    def _compile_dims(self, sig) -> Compiled:
+        """Compile a signature with core dims (:mod:`ckernels.jit.dims`): the
+        function for Numba arrays / views of its dimensioned arguments (and the
+        output, when it takes one parameter more), entry points of their own
+        (:mod:`ckernels.jit.cpu_dims`)."""
+        from . import cpu_dims
+        if sig.ret is None:
+            raise TypeError(f"ckernels.jit: signature {sig.text} has dims: give its result "
+                            "type")
+        nb_args = cpu_dims.numba_arguments(self, sig)
+        if any(_dims.element_name(t) == "string" for t in sig.args + (sig.ret,)):
+            from .cpu_codegen import ensure_string_functions
+            ensure_string_functions()
+        try:
+            self._dispatcher_compile(nb_args)
+        except Exception as exc:
+            from numba.core.errors import NumbaError
+            if isinstance(exc, NumbaError):
+                raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
+                                f"{sig.text}:\n{exc}") from exc
+            raise
+        cres = self.dispatcher.overloads[nb_args]
+        comp = Compiled(self.__name__, sig, cpu_dims.entry_points(self, sig), cres)
+        self._compiled[sig.args] = comp
+        self.fallback_kinds = _FALLBACK_KINDS
+        self._add_loop(comp)
+        return comp
 
     def _check_struct_result(self, sig, cres) -> None:
         """What the function returns can be written into the struct result
