@@ -413,14 +413,18 @@ class JitKernel(_dispatch.Function):
         if any(_dims.element_name(t) == "string" for t in sig.args + (sig.ret,)):
             from .cpu_codegen import ensure_string_functions
             ensure_string_functions()
+        import warnings
+
+        from numba.core.errors import NumbaError, NumbaPerformanceWarning
         try:
-            self._dispatcher_compile(nb_args)
-        except Exception as exc:
-            from numba.core.errors import NumbaError
-            if isinstance(exc, NumbaError):
-                raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
-                                f"{sig.text}:\n{exc}") from exc
-            raise
+            with warnings.catch_warnings():
+                # dimensioned arguments are "A"-layout arrays whatever their data:
+                # Numba's hint to make them contiguous is not the user's to act on
+                warnings.simplefilter("ignore", NumbaPerformanceWarning)
+                self._dispatcher_compile(nb_args)
+        except NumbaError as exc:
+            raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
+                            f"{sig.text}:\n{exc}") from exc
         cres = self.dispatcher.overloads[nb_args]
         comp = Compiled(self.__name__, sig, cpu_dims.entry_points(self, sig), cres)
         self._compiled[sig.args] = comp
