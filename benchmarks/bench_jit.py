@@ -247,6 +247,60 @@ def bench_cache() -> None:
            t_numba)
 
 
+_COLD = textwrap.dedent("""
+    import time
+    t0 = time.perf_counter()
+    import math
+    import numpy as np
+    import {module}
+    {decorator}
+    def f(x, y):
+        return math.sin(x) * 2.5 + y * y
+    f(np.ones(4), np.ones(4))
+    print(time.perf_counter() - t0)
+""")
+_COLD_CK = ("ckernels", '@ckernels.jit("float64(float64, float64)")')
+_COLD_NB = ("numba", '@numba.vectorize(["float64(float64, float64)"])')
+
+
+def bench_cold() -> None:
+    print("-- a fresh interpreter: import, decorate a numeric function, call it once "
+          "(min of 5, alternating) --")
+    runs = {_COLD_CK: [], _COLD_NB: []}
+    for _ in range(5):
+        for which in runs:
+            src = _COLD.format(module=which[0], decorator=which[1])
+            p = subprocess.run([sys.executable, "-c", src], capture_output=True, text=True,
+                               check=True)
+            runs[which].append(float(p.stdout.split()[-1]))
+    report("import ckernels + @ckernels.jit + call", min(runs[_COLD_CK]),
+           "import numba + @numba.vectorize + call", min(runs[_COLD_NB]))
+
+
+_ENTRY = textwrap.dedent("""
+    import sys, time
+    import numba
+    from numba.core import entrypoints
+    t = time.perf_counter()
+    entrypoints.init_all()          # what Numba's first compilation runs
+    t = time.perf_counter() - t
+    print(t, sum(m.split(".")[0] == "ckernels" for m in sys.modules))
+""")
+
+
+def bench_entry() -> None:
+    print("-- a plain numba.njit program with ckernels installed: Numba's extension "
+          "entry points at its first compilation (min of 5) --")
+    out = []
+    for _ in range(5):
+        p = subprocess.run([sys.executable, "-c", _ENTRY], capture_output=True, text=True,
+                           check=True)
+        t, n = p.stdout.split()
+        out.append((float(t), int(n)))
+    t, n = min(out)
+    print(f"  numba_extensions init: {t * 1e3:8.2f} ms, ckernels modules imported: {n}")
+
+
 # ---------------------------------------------------------------- strings --
 @ckernels.jit("string(int64)")
 def ck_label(i):
@@ -355,6 +409,8 @@ def main() -> None:
     bench_error_model()
     bench_compile()
     bench_cache()
+    bench_cold()
+    bench_entry()
     bench_strings()
     bench_refcount_in_jitted_code()
     bench_scalar_call()
@@ -362,7 +418,8 @@ def main() -> None:
 
 #: sections that can be run alone: python benchmarks/bench_jit.py <section> [...]
 SECTIONS = {"elementwise": bench_elementwise, "error_model": bench_error_model,
-            "compile": bench_compile, "cache": bench_cache, "strings": bench_strings,
+            "compile": bench_compile, "cache": bench_cache, "cold": bench_cold,
+            "entry": bench_entry, "strings": bench_strings,
             "refcount": bench_refcount_in_jitted_code, "scalar": bench_scalar_call}
 
 

@@ -114,6 +114,27 @@ uint32_t uint64_t
 """.split())
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
+# Names the headers the generated C includes (<math.h>, <stdbool.h>, <stddef.h>,
+# <stdint.h>: C11, POSIX and glibc's default extensions) or the compiler in
+# gnu11 mode (linux, unix) define: a type of that name is a redeclaration, a
+# field of a macro's name is expanded away.  Math functions come with their
+# float/long double forms.
+_MATH_FUNCTIONS = """
+acos acosh asin asinh atan atan2 atanh cbrt ceil copysign cos cosh drem erf erfc exp exp2
+exp10 expm1 fabs fdim finite floor fma fmax fmin fmod frexp gamma hypot ilogb isinf isnan j0
+j1 jn ldexp lgamma llrint llround log log10 log1p log2 logb lrint lround modf nan nearbyint
+nextafter nexttoward pow pow10 remainder remquo rint round scalb scalbln scalbn significand
+sin sincos sinh sqrt tan tanh tgamma trunc y0 y1 yn
+""".split()
+_HEADER_NAMES = frozenset([f + s for f in _MATH_FUNCTIONS for s in ("", "f", "l")] + """
+lgamma_r lgammaf_r lgammal_r NULL offsetof max_align_t wchar_t INFINITY NAN HUGE_VAL HUGE_VALF
+HUGE_VALL float_t double_t fpclassify isfinite isnormal signbit isgreater isgreaterequal isless
+islessequal islessgreater isunordered math_errhandling MATH_ERRNO MATH_ERREXCEPT PTRDIFF_MIN
+PTRDIFF_MAX SIG_ATOMIC_MIN SIG_ATOMIC_MAX SIZE_MAX WCHAR_MIN WCHAR_MAX WINT_MIN WINT_MAX linux
+unix
+""".split())
+_HEADER_PATTERN = re.compile(r"(U?INT\w*_(MAX|MIN|C)|u?int\w*_t|FP_[A-Z0-9_]+|M_[A-Z0-9_]+)\Z")
+
 
 def _check_name(name: str, what: str) -> str:
     if not isinstance(name, str) or not _IDENT.match(name):
@@ -121,6 +142,11 @@ def _check_name(name: str, what: str) -> str:
     if name in _RESERVED or name.startswith("_"):
         raise InvalidArgumentError(f"c_api: {what} {name!r} is reserved in C, OpenCL C or "
                                    "CUDA C++ (or starts with '_')")
+    if name in _HEADER_NAMES or _HEADER_PATTERN.match(name):
+        raise InvalidArgumentError(f"c_api: {what} {name!r} is defined by the headers the "
+                                   "generated C includes (<math.h>, <stdint.h>, <stddef.h>, "
+                                   "<stdbool.h>): a macro, function or type of that name "
+                                   "would break the header")
     if name.lower().startswith("ck_"):
         raise InvalidArgumentError(f"c_api: {what} {name!r}: names starting with 'ck_' are "
                                    "reserved for the generated code")

@@ -3,8 +3,8 @@ Dask reductions, per-worker device contexts and the worker thread rule.
 
 The Dask target of the package.  ``import ckernels`` does not import Dask;
 this module is imported on first use, by the hooks that meet a Dask
-collection (recognised by the Dask collection protocol, ``__dask_graph__``,
-:func:`is_dask_collection`):
+collection (recognised by Dask's own test, ``dask.is_dask_collection``:
+:func:`is_dask_collection`; an xarray object holding NumPy data is none):
 
 * ``f(dask_array, ...)`` for a jitted function ``f``: calls whose operands
   NumPy takes go through ``f.ufunc`` (a real NumPy ufunc), which dask runs
@@ -39,7 +39,9 @@ collection (recognised by the Dask collection protocol, ``__dask_graph__``,
   ``docs/distributed.md``; ``ckernels`` applies it when it is imported in a
   worker process (:func:`apply_worker_thread_rule`) and refreshes it on the
   worker's event loop as workers come and go.  An explicit
-  ``CK_NUM_THREADS`` or :func:`ckernels.set_num_threads` with a count wins.
+  ``CK_NUM_THREADS`` or :func:`ckernels.set_num_threads` with a count wins;
+  the rule wins over ``OMP_NUM_THREADS`` (which Dask's nanny sets to 1 in
+  every worker, whatever its threads) and ``NUMBA_NUM_THREADS``.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from . import _threads, ufuncs
+from . import _foreign, _threads, ufuncs
 from .array import Array
 from .array import empty as _empty_array
 from .array import reduce_op as _reduce_op
@@ -61,14 +63,9 @@ from .errors import InvalidArgumentError, NotSupportedError
 _STRING = np.dtypes.StringDType()
 
 
-def is_dask_collection(x) -> bool:
-    """Whether ``x`` is a Dask collection (the Dask collection protocol)."""
-    return callable(getattr(x, "__dask_graph__", None))
-
-
-def any_dask(args) -> bool:
-    """Whether any of ``args`` is a Dask collection."""
-    return any(callable(getattr(a, "__dask_graph__", None)) for a in args)
+#: whether an object is a Dask collection: Dask's own test (``_foreign``)
+is_dask_collection = _foreign.is_dask_collection
+any_dask = _foreign.any_dask_collection
 
 
 # --------------------------------------------------------------- elementwise --
@@ -356,7 +353,7 @@ def worker_threads() -> int | None:
 
 
 def _explicit() -> bool:
-    return bool(os.environ.get("CK_NUM_THREADS")) or _threads.explicit
+    return _threads.explicit or _threads.from_environment() == "CK_NUM_THREADS"
 
 
 def _apply() -> int | None:

@@ -105,6 +105,14 @@ class JitOnlyError(CKernelError, TypeError):
     status maps to)."""
 
 
+class UntrustedCacheWarning(UserWarning):
+    """A cache directory or file was skipped because someone other than the
+    current user could have written it (``ckernels._trust``: the native cache
+    of ``@ckernels.jit(cache=True)``, the CPU kernel cache of
+    ``Context.build_kernels``).  Nothing is loaded from it; the code is
+    compiled instead."""
+
+
 #: the ``ck_status`` enum as the library was compiled: name -> value
 STATUS_VALUES: dict[str, int] = {name: value for value, name in
                                  ffi.typeof("ck_status").elements.items()}
@@ -230,6 +238,7 @@ __all__ = [
     "CKernelError", "InvalidArgumentError", "OutOfMemoryError", "CKOverflowError",
     "InvalidStateError", "CKTypeError", "CKIndexError", "ParseError", "CKValueError",
     "CKZeroDivisionError", "NotSupportedError", "BackendError", "UserKernelError",
-    "JitOnlyError", "CompileError", "STATUS_VALUES", "STATUS_NAMES", "MAX_STATUS",
+    "JitOnlyError", "CompileError", "UntrustedCacheWarning", "STATUS_VALUES", "STATUS_NAMES",
+    "MAX_STATUS",
     "FROM_BUILTIN", "error_class", "status_name", "classify", "exception_for", "record",
 ]

@@ -33,7 +33,7 @@ import sys
 
 import numpy as np
 
-from . import _dispatch, ufuncs
+from . import _dispatch, _foreign, ufuncs
 from . import array as _array
 from . import arraylike as _arraylike
 from . import types as _t
@@ -168,18 +168,25 @@ def _device_operand(args, out):
 
 def _dask_operand(args, out) -> bool:
     """Whether a Dask collection is among the arguments and ``out``."""
-    return builtins.any(hasattr(a, "__dask_graph__") for a in (*args, out))
+    return _foreign.any_dask_collection((*args, out))
 
 
 def _reduce(opname: str):
     def reduce(a, axis=None, keepdims: bool = False):
-        if hasattr(a, "__dask_graph__"):   # a lazy dask reduction (ckernels.dask)
+        if _foreign.is_xarray(a):   # over its data (NumPy or dask): it stays xarray
+            return a.reduce(_reduce_data, axis=axis, keepdims=keepdims)
+        if _foreign.is_dask_collection(a):   # a lazy dask reduction (ckernels.dask)
             from . import dask as _dask
             return _dask.reduce(opname, a, axis, keepdims)
         if isinstance(a, DeviceArray):   # on its device; a 0-d device array for all axes
             return a._reduction(opname, axis, None, keepdims)
         result = _array.reduce_op(opname, a, axis, keepdims)
         return result.tolist() if result.ndim == 0 else result
+
+    def _reduce_data(x, axis=None):
+        """``reduce`` of an xarray object's data: NumPy in, NumPy out."""
+        r = reduce(x, axis)
+        return np.asarray(r) if isinstance(r, Array) else r
     reduce.__name__ = opname
     reduce.__doc__ = (f"{opname} over `axis` (int, tuple, or None for all), "
                       "NumPy result types, `keepdims` keeps reduced axes as size 1.")
@@ -267,10 +274,12 @@ def assign(dst: Array, src, errmode: str = "default") -> Array:
 
 
 def set_num_threads(n: int) -> None:
-    """Threads (caller included) used by large lifted operations; 0 = default
-    (CK_NUM_THREADS, else in a Dask worker process the worker's share of the
-    host's cores (:func:`ckernels.dask.worker_threads`), else the CPUs this
-    process may run on).  A count other than 0 stays until the next call."""
+    """Threads (caller included) used by large lifted operations; 0 = default:
+    ``CK_NUM_THREADS``, else in a Dask worker process the worker's share of
+    the host's cores (:func:`ckernels.dask.worker_threads`), else
+    ``OMP_NUM_THREADS``, else ``NUMBA_NUM_THREADS``, else the CPUs this
+    process may run on (``docs/dispatch.md``, "Threads").  A count other than
+    0 stays until the next call."""
     n = c_size(n, "set_num_threads: n", max=lib.CK_MAX_THREADS)
     check(lib.ck_set_num_threads(n))
     _threads.explicit = n != 0   # the Dask worker rule leaves an explicit count alone
@@ -280,6 +289,8 @@ def set_num_threads(n: int) -> None:
 
 
 def get_num_threads() -> int:
+    """The threads (caller included) large lifted operations use now (see
+    :func:`set_num_threads` for where the count comes from)."""
     return lib.ck_get_num_threads()
 
 

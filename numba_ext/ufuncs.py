@@ -40,7 +40,7 @@ import copyreg
 
 import numpy as np
 
-from . import _dispatch, dtypes
+from . import _dispatch, _foreign, dtypes
 
 #: the C callable jitted functions and operations are (see ckernels._dispatch)
 Function = _dispatch.Function
@@ -112,8 +112,8 @@ def call_wrapped(function, *args, **kwargs):
     to the result dtype when the call fixes neither it nor ``signature=`` nor
     ``out=``, so that the library needs not run the kernel to learn it."""
     out = kwargs.get("out")
-    if out is not None and any(hasattr(o, "__dask_graph__") for o in (
-            out if isinstance(out, tuple) else (out,))):
+    if out is not None and _foreign.any_dask_collection(
+            out if isinstance(out, tuple) else (out,)):
         raise dask_out_error(function)
     uf = function.ufunc
     if (kwargs.get("out") is None and "dtype" not in kwargs and "signature" not in kwargs

@@ -1,8 +1,10 @@
-"""The Numba extension of ckernel (registered through the ``numba_extensions``
-entry point: ``init = "ckernels._numba:_init_extension"``).
+"""The Numba extension of ckernels (registered through the ``numba_extensions``
+entry point ``init = "_ckernels_numba:init"``, which calls
+:func:`_init_extension` at Numba's first compilation when the program has
+imported ckernels; otherwise ckernels' objects import this package when they
+meet Numba).
 
-Importing this package (or calling :func:`_init_extension`, which Numba does
-on its first compilation when ckernel is installed):
+Importing this package:
 
 1. checks that libckernel's struct layout (``ck_layout_table``) matches the
    offsets the lowering hard-codes, raising ImportError otherwise;

@@ -10,7 +10,12 @@ entry points) and compiles it:
   (``$CKERNELS_CACHE_DIR``, else ``$XDG_CACHE_HOME/ckernels``, else
   ``~/.cache/ckernels``; sub-folder ``kernels``), loaded and called through
   cffi (``ffi.dlopen``; one entry point per kernel taking ``void **args``, the
-  source design's kernel convention).  The compiler runs as a subprocess so
+  source design's kernel convention).  The cache is trusted as the native
+  cache of ``@ckernels.jit`` is (:mod:`ckernels._trust`): a directory or file
+  someone else could write is skipped with an ``UntrustedCacheWarning`` (the
+  kernels are compiled into a private temporary directory instead); a library
+  is loaded from the descriptor its SHA-256 (``ck_<key>.so.sha256``) was
+  checked on; a missing, truncated or corrupt one is rebuilt.  The compiler runs as a subprocess so
   that its whole log can be reported.
 * **opencl** / **cuda**: the context builds the program (its program cache;
   PoCL's compiler, NVRTC) and launches it (``ck_context_launch``).
@@ -37,12 +42,14 @@ import subprocess
 import sys
 import tempfile
 import threading
+import unicodedata
 import weakref
 
 import numpy as np
 
 from ..array import Array, asarray
 from ..capi import KernelDecl, KernelProgram, highlight_html, kernel_program
+from .. import _trust
 from .._cargs import c_text
 from .._native import ffi as _ffi
 from .._native import lib
@@ -64,7 +71,7 @@ def build_kernels(ctx, source, kernels, types=None, filename=None) -> "ContextKe
     if hasattr(source, "read_text"):        # a pathlib.Path
         filename = filename or str(source)
         source = source.read_text()
-    filename = filename or "kernels.c"
+    filename = _check_filename(filename or "kernels.c")
     target = {"cpu": "c"}.get(ctx.kind, ctx.kind)
     if target not in ("c", "opencl", "cuda"):
         raise NotSupportedError(f"build_kernels: '{ctx.kind}' contexts run no kernels")
@@ -74,6 +81,21 @@ def build_kernels(ctx, source, kernels, types=None, filename=None) -> "ContextKe
     with _LOCK:
         _REGISTRY.setdefault(ctx, {}).update(built)
     return ContextKernels(ctx, built, prog)
+
+
+def _check_filename(filename) -> str:
+    """The name shown in diagnostics, which goes into ``#line 1 "<filename>"``:
+    a str without control characters (a newline would end the directive and
+    start another)."""
+    if not isinstance(filename, str):
+        raise CKTypeError(f"build_kernels: filename must be a str, not "
+                          f"{type(filename).__name__}")
+    for i, ch in enumerate(filename):
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+            raise InvalidArgumentError(
+                f"build_kernels: filename {filename!r} contains the control character "
+                f"U+{ord(ch):04X} (at index {i}); it is written into a #line directive")
+    return filename
 
 
 def namespace(ctx) -> "ContextKernels":
@@ -202,28 +224,64 @@ class _HostLibrary:
         with cls._lock:
             found = cls._loaded.get(key)
             if found is None:
-                path, log = _compile_host(cmd, prog, key)
                 import cffi
                 ffi = cffi.FFI()
                 ffi.cdef("\n".join(f"void {d.entry}(void *const *args);"
                                    for d in prog.kernels.values()))
-                try:
-                    lib_ = ffi.dlopen(path)
-                except OSError as exc:
-                    raise CompileError(f"build_kernels: cannot load {path}: {exc}",
-                                       target="c") from None
-                found = cls._loaded[key] = cls(ffi, lib_, path, log)
+                found = cls._loaded[key] = cls(ffi, *_library(ffi, cmd, prog, key))
         return found
 
 
-def _compile_host(cmd, prog: KernelProgram, key: str) -> tuple[str, str]:
-    """The path of the compiled library (from the cache, or compiled now) and
-    the compiler's log ("" from the cache)."""
+def _library(ffi, cmd, prog: KernelProgram, key: str):
+    """``(cffi library, path, compiler log)``: from the cache when it holds a
+    sound copy (trusted, its hash matching), else compiled now -- into the cache
+    when the cache directory is trusted (:mod:`ckernels._trust`), else into a
+    private temporary directory (nothing cached, a warning said why)."""
     folder = cache_dir()
+    if _trust.trusted_directory(folder, "the build_kernels cache", create=True):
+        path = os.path.join(folder, f"ck_{key}.so")
+        lib_, _ = _load_checked(ffi, path)
+        if lib_ is not None:
+            return lib_, path, ""
+        log = _compile_host(cmd, prog, key, folder)
+        lib_, problem = _load_checked(ffi, path)
+    else:
+        with tempfile.TemporaryDirectory(prefix="ckernels-kernels-") as private:
+            path = os.path.join(private, f"ck_{key}.so")
+            log = _compile_host(cmd, prog, key, private)
+            lib_, problem = _load_checked(ffi, path)
+    if lib_ is None:
+        raise CompileError(f"build_kernels: cannot load {path}: {problem}", target="c")
+    return lib_, path, log
+
+
+def _load_checked(ffi, path: str):
+    """``(library, None)`` when ``path`` and its recorded SHA-256 (``.sha256``
+    beside it) pass the checks of :mod:`ckernels._trust` and agree, the library
+    loaded from the descriptor that was hashed; else ``(None, why)`` -- a
+    missing, truncated, corrupt or untrusted file is rebuilt by the caller."""
+    try:
+        want = _trust.read_trusted(path + ".sha256").decode("ascii").strip()
+        fd, data = _trust.open_trusted(path)
+    except _trust.UntrustedFile as exc:
+        _trust.warn_untrusted(str(exc), "the build_kernels cache")
+        return None, str(exc)
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, str(exc)
+    if hashlib.sha256(data).hexdigest() != want:
+        os.close(fd)
+        return None, "its content does not match its recorded SHA-256"
+    try:
+        return ffi.dlopen(_trust.loadable_path(fd, path)), None
+    except OSError as exc:
+        return None, str(exc)
+
+
+def _compile_host(cmd, prog: KernelProgram, key: str, folder: str) -> str:
+    """Compile the library into ``folder`` as ``ck_<key>.so`` with its SHA-256
+    in ``ck_<key>.so.sha256`` (each written whole, by rename); returns the
+    compiler's log."""
     path = os.path.join(folder, f"ck_{key}.so")
-    if os.path.exists(path):
-        return path, ""
-    os.makedirs(folder, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder, prefix="build-") as tmp:
         # not the user's file name: the compiler would quote its lines
         src = os.path.join(tmp, f"ck_{key}.c")
@@ -240,8 +298,12 @@ def _compile_host(cmd, prog: KernelProgram, key: str) -> tuple[str, str]:
         log = (res.stdout + res.stderr).strip()
         if res.returncode != 0:
             raise _compile_error(prog, log, f"the C compiler ({cmd[0]})")
-        os.replace(out, path)       # atomic: a concurrent build writes the same bytes
-    return path, log
+        with open(out, "rb") as f:
+            data = f.read()
+    # the library first, then its hash: a reader sees a hash only for a whole file
+    _trust.write_atomic(path, data)
+    _trust.write_atomic(path + ".sha256", hashlib.sha256(data).hexdigest().encode())
+    return log
 
 
 # ---- CUDA without a GPU: NVRTC to PTX ---------------------------------------

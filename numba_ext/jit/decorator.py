@@ -78,7 +78,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import _dispatch, dtypes, ufuncs
+from .. import _dispatch, _foreign, dtypes, ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..array import Array
@@ -157,6 +157,16 @@ _UFUNC_SLOT = _dispatch.Function.ufunc
 _GENERAL_KEYWORDS = ("out",)
 
 
+def _cache_trusted(py_func) -> bool:
+    from . import native_cache
+    return native_cache.trusted(py_func)
+
+
+def _native_needs_repair(kernel, sig) -> bool:
+    from . import native_cache
+    return native_cache.needs_repair(kernel, sig)
+
+
 def _fixed_arity(py_func) -> int | None:
     """The number of positional parameters of a function that takes exactly
     that many (no defaults, ``*args``, keyword-only or ``**kwargs``), else None."""
@@ -195,7 +205,9 @@ class JitKernel(_dispatch.Function):
         #: the identity of reductions (``f.reduce``), or None: none
         self.identity = identity
         self._options = dict(numba_options)
-        self._cache = bool(cache)
+        # an untrusted cache directory (someone else could write it) means no
+        # cache at all, Numba's included: both load code from it
+        self._cache = bool(cache) and _cache_trusted(py_func)
         self._lock = threading.RLock()
         self._compiled: dict[tuple[str, ...], Compiled] = {}
         self._registered: list[str] = []
@@ -356,13 +368,15 @@ class JitKernel(_dispatch.Function):
                 # the process before the code is compiled or loaded from a cache
                 from .cpu_codegen import ensure_string_functions
                 ensure_string_functions()
+            # a native library to repair needs LLVM code, which Numba's cache lacks
+            fresh = self._native_ok(sig) and _native_needs_repair(self, sig)
             try:
                 # a struct result is written field by field from what the
                 # function returns (a tuple, a namedtuple, a struct): inferred
                 if sig.ret is None or is_struct(sig.ret):
-                    self._dispatcher_compile(nb_args)
+                    self._dispatcher_compile(nb_args, fresh)
                 else:
-                    self._dispatcher_compile(dtypes.by_name[sig.ret].numba(*nb_args))
+                    self._dispatcher_compile(dtypes.by_name[sig.ret].numba(*nb_args), fresh)
             except Exception as exc:
                 from numba.core.errors import NumbaError
                 if isinstance(exc, NumbaError):
@@ -443,15 +457,25 @@ class JitKernel(_dispatch.Function):
             raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
                             f"{sig.text}: {exc}") from None
 
-    def _dispatcher_compile(self, nb_sig) -> None:
-        if self._explicit and self.signatures:   # decorated: compiling was disabled
-            self.dispatcher.disable_compile(False)
-            try:
-                self.dispatcher.compile(nb_sig)
-            finally:
-                self.dispatcher.disable_compile()
-        else:
-            self.dispatcher.compile(nb_sig)
+    def _dispatcher_compile(self, nb_sig, fresh: bool = False) -> None:
+        """Compile ``nb_sig`` in the dispatcher; ``fresh``: not from Numba's
+        cache (which keeps object code only), so that the LLVM module is there."""
+        d = self.dispatcher
+        saved = d._cache
+        if fresh:
+            from numba.core.caching import NullCache
+            d._cache = NullCache()
+        try:
+            if self._explicit and self.signatures:   # decorated: compiling was disabled
+                d.disable_compile(False)
+                try:
+                    d.compile(nb_sig)
+                finally:
+                    d.disable_compile()
+            else:
+                d.compile(nb_sig)
+        finally:
+            d._cache = saved
 
     # ---- the NumPy ufunc ---------------------------------------------------
     def _make_ufunc(self):
@@ -550,7 +574,9 @@ class JitKernel(_dispatch.Function):
         reductions and reductions over several axes need ``identity=`` at
         decoration (as NumPy's ufuncs without an identity).  A dask array gives a
         lazy Dask reduction (:func:`ckernels.dask.ufunc_reduce`)."""
-        if hasattr(array, "__dask_graph__"):
+        if _foreign.is_xarray(array):   # xarray maps it over its data: it stays xarray
+            return _xarray_reduce(array, self.reduce, args, kwargs)
+        if _foreign.is_dask_collection(array):
             from .. import dask as _dask
             return _dask.ufunc_reduce(self, array, *args, **kwargs)
         return self._the_ufunc("reduce").reduce(array, *args, **kwargs)
@@ -712,6 +738,17 @@ class JitKernel(_dispatch.Function):
         return html(self)
 
 
+def _xarray_reduce(array, reduce, args, kwargs):
+    """``f.reduce(array, ...)`` of an xarray object: xarray maps it over its data
+    (NumPy or dask) and keeps its dims and coordinates."""
+    kw = dict(zip(("axis", "dtype", "out", "keepdims", "initial", "where"), args))
+    kw.update(kwargs)
+    axis = kw.pop("axis", 0)
+    keepdims = kw.pop("keepdims", False)
+    return array.reduce(lambda x, axis=None: reduce(x, axis=axis, **kw), axis=axis,
+                        keepdims=keepdims)
+
+
 def _by_reference(kernel: JitKernel) -> bool:
     """Does pickling by module and qualified name find ``kernel`` (and would
     cloudpickle pickle a function of its module by reference)?"""
@@ -780,6 +817,19 @@ def jit(signatures=None, *, cache: bool = False, register: str | None = None,
     cache, and for numeric signatures a shared library of the entry points that
     a new interpreter loads without Numba (a changed body, closure value,
     source file, Numba, Python, CPU or libckernel means a fresh compile).
+    What a cache holds runs in this process, so the cache directory is trusted
+    only when it is owned by you and writable by no one else (group write only
+    for your private group), and every directory above it owned by you or root
+    and not writable by others unless sticky (``/tmp``); otherwise the function
+    is compiled without any cache (Numba's included) and an
+    :class:`~ckernels.errors.UntrustedCacheWarning` says why.  A cached library
+    is opened once, checked on that descriptor (regular file, owner, mode),
+    hashed, and loaded from the same descriptor; a truncated or corrupt one is
+    compiled again and rewritten.  This protects against other users (and
+    against half-written or damaged files); it does not protect against your
+    own account or root, a compromised compiler or ``libckernel``, or Numba's
+    cache when Numba caches the function outside this rule's directories
+    (``.numba_config.yaml``, a read-only ``__pycache__``).
 
     ``identity`` -- the identity of the function's reductions (``f.reduce``,
     the ufunc's ``identity``): e.g. ``0`` for a sum-like function.  With one,

@@ -20,6 +20,7 @@ a lazy dask array (:func:`ckernels.dask.call`).
 
 from __future__ import annotations
 
+from .._foreign import is_dask_collection
 from ..context.device_array import DeviceArray
 from ..errors import NotSupportedError
 from . import cpu, device
@@ -30,10 +31,10 @@ def call(kernel, args, out=None):
     for a in args:
         if isinstance(a, DeviceArray):
             return device.call(kernel, args, out)
-        if hasattr(a, "__dask_graph__"):   # a Dask collection: lazy, ckernels.dask
+        if is_dask_collection(a):   # lazy: ckernels.dask
             from .. import dask as _dask
             return _dask.call(kernel, args, out)
-    if out is not None and hasattr(out, "__dask_graph__"):
+    if out is not None and is_dask_collection(out):
         from .. import dask as _dask
         return _dask.call(kernel, args, out)
     return cpu.call(kernel, args, out)

@@ -27,7 +27,19 @@ alone, as before).  Files sit in Numba's cache directory of the function (the sa
 function Numba would cache elsewhere is not native-cached), one JSON index
 ``<name>-<line>.py<XY>.<key>.ckn`` and one ``.so`` per key, each written to a
 temporary file and renamed.  Any problem (no compiler, a read-only directory,
-a corrupt or foreign file) means no native cache, never an error.
+a corrupt or foreign file) means no native cache, never an error; a library
+that is missing, truncated or corrupt under a matching index is compiled again
+(bypassing Numba's cache, which holds no LLVM module) and rewritten
+(:func:`needs_repair`).
+
+Trust (:mod:`ckernels._trust`): a library's constructors run inside
+``dlopen``, and the index's SHA-256 only detects damage -- whoever can write
+the library can write the index.  So the cache directory must be owned by the
+user and writable by no one else (directories above it: the user or root, not
+writable by others unless sticky), else :func:`trusted` is False, the function
+gets no cache at all and an ``UntrustedCacheWarning`` says why; each file is
+opened once, checked on its descriptor, hashed, and the library is loaded from
+that descriptor (``/proc/self/fd/N``).
 
 The same libckernel: the library is linked against the installed
 ``libckernel.so`` (by its soname, which the process already has loaded for
@@ -45,7 +57,7 @@ import os
 import sys
 import threading
 
-from .. import _native
+from .. import _native, _trust
 
 #: version of the index format and of what the libraries contain
 FORMAT = "ckernels.jit.native/1"
@@ -235,30 +247,45 @@ def enabled() -> bool:
     return os.environ.get("CKERNELS_JIT_NATIVE_CACHE", "1") != "0"
 
 
+def trusted(py_func) -> bool:
+    """Whether the cache directory of ``py_func`` may be used at all (the rules
+    of :mod:`ckernels._trust`: owned by this user, writable by no one else);
+    warns once (:class:`~ckernels.errors.UntrustedCacheWarning`) when not.  A
+    function Numba caches elsewhere (no native cache) is left to Numba."""
+    d = cache_dir(py_func)
+    return d is None or _trust.trusted_directory(d, "cache=True for this directory")
+
+
 def load(kernel, sig) -> tuple[NativeEntryPoints, str] | None:
     """``(entry points, result type name)`` of ``sig`` from the cache, or None (a miss, a
     signature recorded as not native-cachable, or anything wrong with the
-    files)."""
+    files).  The index and the library are read through :mod:`ckernels._trust`
+    (owner and mode checked on the open descriptor), and the library is
+    loaded from the descriptor its SHA-256 was computed on."""
     if not enabled():
         return None
     try:
         key = key_of(kernel, sig)
         paths = _paths(kernel, key)
-        if paths is None:
-            return None
-        index_path, so_path = paths
-        with open(index_path, "rb") as fh:
-            index = json.loads(fh.read())
+    except Exception:
+        return None
+    if paths is None or not _trust.trusted_directory(os.path.dirname(paths[0]),
+                                                      "the native cache"):
+        return None
+    index_path, so_path = paths
+    try:
+        index = json.loads(_trust.read_trusted(index_path))
         if index.get("key") != key or not index.get("native"):
             return None
         with _lock:
             have = _LOADED.get(so_path)
             if have is None:
-                with open(so_path, "rb") as fh:
-                    if hashlib.sha256(fh.read()).hexdigest() != index["sha256"]:
-                        return None
+                fd, data = _trust.open_trusted(so_path)
+                if hashlib.sha256(data).hexdigest() != index["sha256"]:
+                    os.close(fd)
+                    return None
                 import ctypes
-                handle = ctypes.CDLL(so_path)
+                handle = ctypes.CDLL(_trust.loadable_path(fd, so_path))
                 ck = _libckernel()
                 for name in index["ck_symbols"]:     # the same libckernel instance
                     if _address(handle, name) != _address(ck, name):
@@ -270,8 +297,46 @@ def load(kernel, sig) -> tuple[NativeEntryPoints, str] | None:
         if not single or not strided:
             return None
         return NativeEntryPoints(have, so_path, symbase, single, strided), index["result"]
+    except _trust.UntrustedFile as exc:
+        _trust.warn_untrusted(str(exc), "the native cache")
+        return None
     except Exception:   # a missing, truncated, corrupt or foreign file: a miss
         return None
+
+
+def needs_repair(kernel, sig) -> bool:
+    """Whether ``sig``'s index is in a trusted cache directory and says the
+    signature is native, but its library is missing, truncated or corrupt: the
+    next compile must then bypass Numba's cache (whose code has no LLVM module
+    left to build the library from) so that :func:`save` can rewrite it."""
+    if not enabled():
+        return False
+    try:
+        key = key_of(kernel, sig)
+        paths = _paths(kernel, key)
+        if paths is None or _trust.directory_problem(os.path.dirname(paths[0])):
+            return False
+        index = json.loads(_trust.read_trusted(paths[0]))
+    except Exception:
+        return False
+    return (isinstance(index, dict) and index.get("key") == key and bool(index.get("native"))
+            and not _stored(key, *paths))
+
+
+def _stored(key, index_path: str, so_path: str) -> bool:
+    """Whether the files of ``key`` are there and sound (a library that fails
+    its hash is rewritten by :func:`save`)."""
+    try:
+        index = json.loads(_trust.read_trusted(index_path))
+        if index.get("key") != key:
+            return False
+        if not index.get("native"):
+            return True
+        fd, data = _trust.open_trusted(so_path)
+        os.close(fd)
+        return hashlib.sha256(data).hexdigest() == index["sha256"]
+    except (OSError, ValueError, KeyError, AttributeError):
+        return False
 
 
 # ------------------------------------------------------------- the error path --
@@ -301,23 +366,6 @@ def record_status(code, payload, pending):
 
 
 # ------------------------------------------------------------------ save --
-def _write_atomic(path: str, data: bytes) -> None:
-    import tempfile
-    d = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".ckn-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o644)        # as Numba's cache files (mkstemp makes 0600)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 _ALLOWED: dict = {}
 
 
@@ -373,13 +421,11 @@ def save(kernel, sig, result: str, tramp) -> str:
             kernel._trampoline_cache().cache_path):
         return "Numba caches this function elsewhere"
     index_path, so_path = paths
-    try:
-        with open(index_path, "rb") as fh:
-            if json.loads(fh.read()).get("key") == key:
-                return "already stored"
-    except (OSError, ValueError):
-        pass
-    os.makedirs(os.path.dirname(index_path), exist_ok=True)
+    if not _trust.trusted_directory(os.path.dirname(index_path), "the native cache",
+                                    create=True):
+        return "untrusted or unusable cache directory"
+    if _stored(key, index_path, so_path):
+        return "already stored"
     from .cpu_codegen import native_object
     obj, undefined = native_object(library, tramp.symbase)
     import subprocess
@@ -409,10 +455,10 @@ def save(kernel, sig, result: str, tramp) -> str:
                 data = fh.read()
             index.update(native=True, sha256=hashlib.sha256(data).hexdigest(),
                          ck_symbols=sorted(cks), numba_undefined=sorted(undefined))
-            _write_atomic(so_path, data)
-    _write_atomic(index_path, json.dumps(index, sort_keys=True).encode())
+            _trust.write_atomic(so_path, data)
+    _trust.write_atomic(index_path, json.dumps(index, sort_keys=True).encode())
     return "saved" if index["native"] else "not native-cachable"
 
 
-__all__ = ["FORMAT", "NativeEntryPoints", "enabled", "load", "save", "record_status", "key_of",
+__all__ = ["FORMAT", "NativeEntryPoints", "enabled", "trusted", "load", "needs_repair", "save", "record_status", "key_of",
            "cache_dir", "libckernel_path", "classify_undefined"]

@@ -74,7 +74,7 @@
  *       made by wrap() leaves its ndarray alone (Python is being torn down).
  *
  * Errors of the library are raised as ckernels.errors.error_class(status)
- * with ck_last_error()'s message; bad Python arguments as TypeError /
+ * with ck_last_error()'s message (py_errors.h, shared with _dispatch); bad Python arguments as TypeError /
  * ValueError.  Not part of the C core: it depends on CPython and NumPy's C
  * API (as _dispatch does) and links libckernel.
  */
@@ -90,32 +90,14 @@
 
 #include "ckernel/ckernel.h"
 
+#include "py_errors.h"
+
 _Static_assert(sizeof(npy_intp) == sizeof(intptr_t), "NumPy and ckernels strides agree");
 
 /* most dims a ckernel type has (CK_TYPE_MAX_DEPTH, the element included) */
 #define CKA_MAX_DIMS 64
 
-static PyObject *cka_error_class = NULL; /* ckernels.errors.error_class */
 static volatile int cka_stopped = 0;     /* set by stop() at exit       */
-
-static PyObject *cka_raise_status(ck_status status) {
-  const char *msg = ck_last_error();
-  PyObject *message = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace");
-  if (message == NULL) {
-    return NULL;
-  }
-  PyObject *cls = PyObject_CallFunction(cka_error_class, "i", (int)status);
-  if (cls != NULL) {
-    PyObject *exc = PyObject_CallFunction(cls, "Oi", message, (int)status);
-    if (exc != NULL) {
-      PyErr_SetObject(cls, exc);
-      Py_DECREF(exc);
-    }
-    Py_DECREF(cls);
-  }
-  Py_DECREF(message);
-  return NULL;
-}
 
 static void *cka_address(PyObject *o, const char *what) {
   void *p = PyLong_AsVoidPtr(o);
@@ -166,7 +148,7 @@ static int cka_read_dims(const ck_array_preamble *a, intptr_t *shape, intptr_t *
     st = ck_array_strides(a, strides, CKA_MAX_DIMS, NULL);
   }
   if (st != CK_OK) {
-    cka_raise_status(st);
+    ckpy_raise_last(st);
     return -1;
   }
   if (n > CKA_MAX_DIMS) {
@@ -287,7 +269,7 @@ static ck_array_preamble *cka_wrap_impl(PyArrayObject *arr, ck_type type) {
   ck_status st = ck_external_memblock_new(arr, cka_release, &owner);
   if (st != CK_OK) {
     Py_DECREF(arr);
-    cka_raise_status(st);
+    ckpy_raise_last(st);
     return NULL;
   }
   char *data = PyArray_BYTES(arr);
@@ -299,7 +281,7 @@ static ck_array_preamble *cka_wrap_impl(PyArrayObject *arr, ck_type type) {
                               (size_t)ndim, flags, owner, &out);
   ck_memblock_decref(owner); /* the view holds its own reference */
   if (st != CK_OK) {
-    cka_raise_status(st);
+    ckpy_raise_last(st);
     return NULL;
   }
   return out;
@@ -351,7 +333,7 @@ static PyObject *cka_reduce_all(PyObject *mod, PyObject *const *args, Py_ssize_t
   ck_array_preamble *out = NULL;
   ck_status st = ck_array_reduce(PyBytes_AS_STRING(args[0]), a, NULL, 0, false, &out);
   if (st != CK_OK) {
-    return cka_raise_status(st);
+    return ckpy_raise_last(st);
   }
   PyObject *result = NULL;
   PyObject *key = PyLong_FromLong((long)ck_type_id_of(ck_array_type(out)));
@@ -555,7 +537,7 @@ static PyObject *cka_slice1(PyObject *mod, PyObject *const *args, Py_ssize_t nar
   ck_array_preamble *out = NULL;
   ck_status st = ck_array_slice(a, 0, bound[0], bound[1], bound[2], &out);
   if (st != CK_OK) {
-    return cka_raise_status(st);
+    return ckpy_raise_last(st);
   }
   return cka_new_array(out, NULL, NULL, NULL);
 }
@@ -820,12 +802,9 @@ static int cka_exec(PyObject *m) {
   if (PyArray_ImportNumPyAPI() < 0) {
     return -1;
   }
-  PyObject *errors = PyImport_ImportModule("ckernels.errors");
-  if (errors == NULL) {
+  if (ckpy_errors_init() < 0) {
     return -1;
   }
-  cka_error_class = PyObject_GetAttrString(errors, "error_class");
-  Py_DECREF(errors);
   cka_kwnames_out = Py_BuildValue("(ss)", "out", "casting");
   cka_str_no = PyUnicode_InternFromString("no");
   cka_str_call = PyUnicode_InternFromString("__call__");
@@ -834,7 +813,7 @@ static int cka_exec(PyObject *m) {
       cka_str_out == NULL) {
     return -1;
   }
-  if (cka_error_class == NULL || PyType_Ready(&cka_ref_type) < 0 ||
+  if (PyType_Ready(&cka_ref_type) < 0 ||
       PyModule_AddObjectRef(m, "ArrayRef", (PyObject *)&cka_ref_type) < 0) {
     return -1;
   }

@@ -179,6 +179,7 @@ static struct PyModuleDef ckb_module = {
     .m_size = -1,
 };
 
+PyMODINIT_FUNC PyInit__buffer(void);
 PyMODINIT_FUNC PyInit__buffer(void) {
   if (PyType_Ready(&ckb_type) < 0) {
     return NULL;

@@ -36,7 +36,8 @@ def worker_facts():
     rule = ckd.worker_threads()
     return {"pid": os.getpid(), "threads": ckernels.get_num_threads(),
             "rule": rule, "cores": len(os.sched_getaffinity(0)),
-            "env": os.environ.get("CK_NUM_THREADS")}
+            "env": os.environ.get("CK_NUM_THREADS"),
+            "omp": os.environ.get("OMP_NUM_THREADS")}
 
 
 def wrong_arity():

@@ -340,3 +340,47 @@ def test_docs_example_runs(tmp_path):
     res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          timeout=600)
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("name", ["NULL", "INT64_MAX", "NAN", "sqrt", "isnan", "M_PI",
+                                  "int_fast8_t", "linux", "lgammaf_r", "UINT8_C", "FP_NAN"])
+def test_names_the_included_headers_define_are_refused(name):
+    with pytest.raises(errors.InvalidArgumentError, match=rf"field A\.{name}: name '{name}' is "
+                                                          "defined by the headers"):
+        ckernels.c_api({"A": f"{{{name}: int8}}"})
+    with pytest.raises(errors.InvalidArgumentError, match=rf"type name '{name}' is defined"):
+        ckernels.c_api({name: "{a: int8}"})
+
+
+def test_every_name_the_system_headers_define_is_refused(tmp_path):
+    """Grounded in the system compiler: every macro, function and typedef that
+    <math.h>, <stdbool.h>, <stddef.h>, <stdint.h> declare in gnu11 mode."""
+    import re
+    import shutil
+    import subprocess
+    cc = shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src = tmp_path / "h.c"
+    src.write_text("".join(f"#include <{h}>\n" for h in ("math.h", "stdbool.h", "stddef.h",
+                                                          "stdint.h")))
+    macros = subprocess.run([cc, "-std=gnu11", "-dM", "-E", str(src)], capture_output=True,
+                            text=True, check=True).stdout
+    names = {re.match(r"#define (\w+)", line).group(1) for line in macros.splitlines()}
+    text = subprocess.run([cc, "-std=gnu11", "-E", str(src)], capture_output=True, text=True,
+                          check=True).stdout
+    text = " ".join(line for line in text.splitlines() if not line.startswith("#"))
+    names |= set(re.findall(r"(\w+)\s*\(", text))                       # functions
+    names |= set(re.findall(r"typedef[^;]*?(\w+)\s*;", text))           # typedefs
+    keywords = {"sizeof", "typeof", "if", "return", "int", "double", "float", "long", "char",
+                "void", "unsigned", "signed", "short", "const", "extern", "struct", "union"}
+    names = {n for n in names if not n.startswith("_") and n not in keywords}
+    assert {"NULL", "INT64_MAX", "NAN", "sqrt", "int64_t"} <= names
+    accepted = []
+    for n in sorted(names):
+        try:
+            ckernels.c_api({"A": f"{{{n}: int8}}"})
+            accepted.append(n)
+        except errors.InvalidArgumentError:
+            pass
+    assert accepted == []

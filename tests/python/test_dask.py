@@ -328,6 +328,9 @@ def test_cluster_thread_rule(client):
     assert len(facts) == 2 and len({f["pid"] for f in facts.values()}) == 2
     for f in facts.values():
         assert f["rule"] == _host_share(2), f
+        # Dask's nanny set OMP_NUM_THREADS=1 (its pre-spawn-environ); the worker
+        # rule comes before it (docs/dispatch.md, "Threads")
+        assert f["omp"] == "1", f
         if f["env"]:      # an explicit CK_NUM_THREADS wins
             assert f["threads"] == int(f["env"])
         else:

@@ -282,6 +282,24 @@ def test_xarray():
     assert isinstance(add2(ds, 1.0), xr.Dataset)
 
 
+def test_xarray_reductions_stay_xarray():
+    """A NumPy-backed DataArray has ``__dask_graph__`` (answering None) but is no
+    Dask collection: reductions map over its data and it stays a DataArray."""
+    a = xr.DataArray(np.arange(6.0).reshape(2, 3), dims=("x", "y"),
+                     coords={"x": [10, 20]}, name="a")
+    for r, want in ((ckernels.ops.sum(a), a.sum()),
+                    (ckernels.ops.sum(a, axis=1), a.sum(axis=1)),
+                    (ckernels.ops.max(a, axis=0), a.max(axis=0)),
+                    (add2.reduce(a, axis=1), a.sum(axis=1))):
+        assert isinstance(r, xr.DataArray) and not isinstance(r.data, da.Array)
+        xr.testing.assert_allclose(r, want)
+    assert ckernels.ops.sum(a, axis=1, keepdims=True).dims == ("x", "y")
+    lazy = xr.DataArray(da.from_array(a.values, chunks=1), dims=("x", "y"))
+    r = ckernels.ops.sum(lazy, axis=1)
+    assert isinstance(r, xr.DataArray) and isinstance(r.data, da.Array)
+    np.testing.assert_array_equal(r.compute().values, [3.0, 12.0])
+
+
 def test_dask_is_lazy_and_computes_like_numpy():
     x, y = np.linspace(0, 5, 1000), np.linspace(-3, 2, 1000)
     dx, dy = da.from_array(x, chunks=300), da.from_array(y, chunks=300)

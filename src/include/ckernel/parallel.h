@@ -19,8 +19,9 @@
  *     deadlock.
  *
  * Process-wide state: the pool (created lazily, protected by a mutex) and the
- * thread count (atomic; initialised from the CK_NUM_THREADS environment
- * variable, else the number of CPUs the process may run on: its affinity
+ * thread count (atomic; initialised by ck_default_num_threads: the first of
+ * CK_NUM_THREADS, OMP_NUM_THREADS, NUMBA_NUM_THREADS that holds a positive
+ * whole number, else the number of CPUs the process may run on: its affinity
  * mask, as `taskset` or a container's cpuset sets it).
  *
  * Fork safety (pthread_atfork): fork() waits for a parallel loop running on
@@ -50,9 +51,20 @@ CK_API ck_status ck_parallel_for(size_t n, size_t min_chunk, ck_parallel_fn fn,
 /* The number of threads (caller included) a parallel loop may use. */
 CK_API unsigned ck_get_num_threads(void);
 
-/* Set it: 1..CK_MAX_THREADS; 0 restores the default (CK_NUM_THREADS or the
- * number of CPUs in the affinity mask). */
+/* Set it: 1..CK_MAX_THREADS; 0 restores the default (ck_default_num_threads). */
 CK_API ck_status ck_set_num_threads(unsigned n);
+
+/* The default thread count, read now: the first of the environment variables
+ * CK_NUM_THREADS, OMP_NUM_THREADS (its first entry: "4,2" is 4) and
+ * NUMBA_NUM_THREADS that holds a positive whole number (blanks around it
+ * allowed; above CK_MAX_THREADS means CK_MAX_THREADS), else the number of
+ * CPUs in the affinity mask.  `*source` (may be NULL) is set to the name of
+ * the variable used, or "cpus" (a static string).  A variable that is set
+ * but not such a number ("abc", "2x", "1e3", "0") is skipped: *n and *source
+ * are still the default, and the status is CK_ERR_INVALID_ARGUMENT with a
+ * message naming the first skipped variable and its value, for the caller
+ * to show (the library never prints). */
+CK_API ck_status ck_default_num_threads(unsigned *n, const char **source);
 
 /* Stop and join the pool's worker threads (they restart on demand).  Must not
  * be called from inside a parallel loop. */

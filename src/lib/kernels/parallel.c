@@ -59,20 +59,87 @@ static long ck__usable_cpus(void) {
   return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-static unsigned ck__default_threads(void) {
-  const char *env = getenv("CK_NUM_THREADS");
-  if (env != NULL && *env != '\0') {
-    char *endp;
-    long v = strtol(env, &endp, 10);
-    if (*endp == '\0' && v >= 1) {
-      return v > CK_MAX_THREADS ? CK_MAX_THREADS : (unsigned)v;
+/* The variables the default thread count reads, first found wins (see
+ * parallel.h).  OpenMP's OMP_NUM_THREADS may list one count per nesting
+ * level ("4,2"): the first one is the outer level's. */
+static const char *const ck__thread_env[] = {"CK_NUM_THREADS", "OMP_NUM_THREADS",
+                                             "NUMBA_NUM_THREADS"};
+
+/* A positive decimal count (surrounding blanks allowed), clamped to
+ * CK_MAX_THREADS; 0 when `text` is not one. */
+static unsigned ck__parse_threads(const char *text, bool list) {
+  while (*text == ' ' || *text == '\t') {
+    text++;
+  }
+  if (*text < '0' || *text > '9') {
+    return 0;
+  }
+  unsigned long v = 0;
+  while (*text >= '0' && *text <= '9') {
+    v = v * 10 + (unsigned long)(*text - '0');
+    if (v > CK_MAX_THREADS) {
+      v = CK_MAX_THREADS + 1; /* clamped below; stops the growth */
+    }
+    text++;
+  }
+  while (*text == ' ' || *text == '\t') {
+    text++;
+  }
+  if (*text != '\0' && !(list && *text == ',')) {
+    return 0;
+  }
+  if (v == 0) {
+    return 0;
+  }
+  return v > CK_MAX_THREADS ? CK_MAX_THREADS : (unsigned)v;
+}
+
+ck_status ck_default_num_threads(unsigned *n, const char **source) {
+  if (n == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "n is NULL");
+  }
+  const char *bad_name = NULL;
+  const char *bad_value = NULL;
+  for (size_t i = 0; i < sizeof ck__thread_env / sizeof ck__thread_env[0]; i++) {
+    const char *env = getenv(ck__thread_env[i]);
+    if (env == NULL || *env == '\0') {
+      continue;
+    }
+    unsigned v = ck__parse_threads(env, i == 1);
+    if (v >= 1) {
+      *n = v;
+      if (source != NULL) {
+        *source = ck__thread_env[i];
+      }
+      goto done;
+    }
+    if (bad_name == NULL) {
+      bad_name = ck__thread_env[i];
+      bad_value = env;
     }
   }
   long cpus = ck__usable_cpus();
   if (cpus < 1) {
     cpus = 1;
   }
-  return cpus > CK_MAX_THREADS ? CK_MAX_THREADS : (unsigned)cpus;
+  *n = cpus > CK_MAX_THREADS ? CK_MAX_THREADS : (unsigned)cpus;
+  if (source != NULL) {
+    *source = "cpus";
+  }
+done:
+  if (bad_name != NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "%s='%.40s' is not a positive whole number of threads; ignored "
+                    "(the default is %u)",
+                    bad_name, bad_value, *n);
+  }
+  return CK_OK;
+}
+
+static unsigned ck__default_threads(void) {
+  unsigned n = 1;
+  (void)ck_default_num_threads(&n, NULL); /* an ignored variable is not fatal */
+  return n;
 }
 
 unsigned ck_get_num_threads(void) {

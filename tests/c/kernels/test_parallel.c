@@ -305,9 +305,75 @@ static void test_default_threads_follow_affinity(void) {
   CHECK(in_child(child_one_cpu));
 }
 
+/* The default's environment variables: CK_NUM_THREADS, then OMP_NUM_THREADS
+ * (first entry of a list), then NUMBA_NUM_THREADS; a set but invalid value
+ * is skipped and reported through the status. */
+static int child_thread_env(void) {
+  alarm(30);
+  static const char *const names[] = {"CK_NUM_THREADS", "OMP_NUM_THREADS",
+                                       "NUMBA_NUM_THREADS"};
+  for (int i = 0; i < 3; i++) {
+    unsetenv(names[i]);
+  }
+  unsigned n = 0, cpus = 0;
+  const char *src = NULL;
+  int bad = 0;
+#define EXPECT(status_ok, want_n, want_src)                                         \
+  do {                                                                              \
+    ck_status st_ = ck_default_num_threads(&n, &src);                               \
+    if ((st_ == CK_OK) != (status_ok) || n != (want_n) || strcmp(src, want_src)) {  \
+      fprintf(stderr, "line %d: status %d n %u source %s (%s)\n", __LINE__, st_, n, \
+              src, ck_last_error());                                                \
+      bad = 1;                                                                      \
+    }                                                                               \
+  } while (0)
+  if (ck_default_num_threads(&cpus, &src) != CK_OK || strcmp(src, "cpus") != 0) {
+    return 1;
+  }
+  setenv("NUMBA_NUM_THREADS", "5", 1);
+  EXPECT(true, 5, "NUMBA_NUM_THREADS");
+  setenv("OMP_NUM_THREADS", "3,2", 1);
+  EXPECT(true, 3, "OMP_NUM_THREADS");
+  setenv("CK_NUM_THREADS", " 2 ", 1);
+  EXPECT(true, 2, "CK_NUM_THREADS");
+  if (ck_set_num_threads(0) != CK_OK || ck_get_num_threads() != 2) {
+    bad = 1;
+  }
+  static const char *const invalid[] = {"abc", "2x", "1e3", "0", "-1", "3,2", ""};
+  for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
+    setenv("CK_NUM_THREADS", invalid[i], 1);
+    EXPECT(*invalid[i] == '\0', 3, "OMP_NUM_THREADS");  /* "" counts as unset */
+    if (*invalid[i] && !strstr(ck_last_error(), "CK_NUM_THREADS")) {
+      bad = 1;
+    }
+  }
+  setenv("OMP_NUM_THREADS", "many", 1);
+  setenv("CK_NUM_THREADS", "1e3", 1);
+  EXPECT(false, 5, "NUMBA_NUM_THREADS");   /* the first skipped one is named */
+  if (!strstr(ck_last_error(), "CK_NUM_THREADS='1e3'")) {
+    bad = 1;
+  }
+  setenv("NUMBA_NUM_THREADS", "100000000000000000000000", 1);
+  unsetenv("CK_NUM_THREADS");
+  unsetenv("OMP_NUM_THREADS");
+  EXPECT(true, CK_MAX_THREADS, "NUMBA_NUM_THREADS");
+  unsetenv("NUMBA_NUM_THREADS");
+  EXPECT(true, cpus, "cpus");
+  if (ck_default_num_threads(NULL, NULL) == CK_OK) {
+    bad = 1;
+  }
+#undef EXPECT
+  return bad;
+}
+
+static void test_default_threads_environment(void) {
+  CHECK(in_child(child_thread_env));
+}
+
 CK_TEST_MAIN(CK_TEST(test_every_index_once), CK_TEST(test_thread_index_exclusive),
              CK_TEST(test_error_reaches_caller), CK_TEST(test_nested_runs_serially),
              CK_TEST(test_concurrent_callers), CK_TEST(test_thread_count_and_shutdown),
              CK_TEST(test_fork_after_parallel_loop),
              CK_TEST(test_fork_during_parallel_loops),
-             CK_TEST(test_default_threads_follow_affinity))
+             CK_TEST(test_default_threads_follow_affinity),
+             CK_TEST(test_default_threads_environment))

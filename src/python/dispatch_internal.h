@@ -1,0 +1,163 @@
+/*
+ * dispatch_internal.h -- what the files of ckernels._dispatch share (private
+ * to the module; nothing here is ABI).
+ *
+ * ckernels._dispatch makes real `numpy.ufunc`s whose loops are ckernels, and
+ * the C call path in front of them.  One file per concept, as NumPy's own
+ * umath is split (ufunc_object.c / legacy_array_method.c / dispatching.c /
+ * umathmodule.c):
+ *
+ *   ufunc.c     UFuncData (what a ufunc made here owns) and making ufuncs:
+ *               the ufunc object, its promoter installed, the type table of
+ *               registry ufuncs
+ *   loops.c     a loop (ckd_loop): its kernel (a jitted signature or a
+ *               registry kernel), the ArrayMethod around it (get_loop, the
+ *               reduction initial value, the strided loop), registration
+ *   parallel.c  running a loop's kernel on one long run, split over the
+ *               library's thread pool when the run is worth it
+ *   promoter.c  type resolution: which loop a call's DTypes take (NEP 50
+ *               weak Python scalars, safe casts, ck_op_resolve, lazy
+ *               compilation)
+ *   function.c  Function: the callable in front of a ufunc (NumPy operands to
+ *               the ufunc, everything else to the general path)
+ *   module.c    the module: its functions, set-up (exec)
+ *
+ * Errors are raised through py_errors.h (the ckernels.errors class of a
+ * status), as in ckernels._arrays.
+ *
+ * NumPy's C API tables: module.c imports them (CKD_MODULE_C); the other
+ * files use the same unique symbols.
+ */
+#ifndef CKERNELS_DISPATCH_INTERNAL_H
+#define CKERNELS_DISPATCH_INTERNAL_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define PY_ARRAY_UNIQUE_SYMBOL ckd_ARRAY_API
+#define PY_UFUNC_UNIQUE_SYMBOL ckd_UFUNC_API
+#ifndef CKD_MODULE_C
+#define NO_IMPORT_ARRAY
+#define NO_IMPORT_UFUNC
+#endif
+#include <numpy/arrayobject.h>
+#include <numpy/ufuncobject.h>
+#include <numpy/dtype_api.h>
+
+#include <stdint.h>
+
+#include <ckernel/ckernel.h>
+
+#include "py_errors.h"
+
+/* Most inputs a loop may have: the jit's limit (the registry's is lower). */
+#define CKD_MAX_NIN CK_LIFT_MAX_NSRC
+#define CKD_MAX_ARGS (CKD_MAX_NIN + 1)
+/* Most entries in a registry ufunc's type table (the builtin scalars). */
+#define CKD_MAX_TYPES 32
+/* Elements timed before deciding to split a run over the pool (runs shorter
+ * than twice this are never split). */
+#define CKD_PROBE_ELEMENTS 2048
+
+_Static_assert(sizeof(npy_intp) == sizeof(intptr_t),
+               "NumPy strides are passed to kernels as intptr_t");
+_Static_assert(CKD_MAX_ARGS <= NPY_MAXARGS, "NumPy limits the operand count");
+
+/* ---- loops.c ------------------------------------------------------------ */
+
+/* One loop: an ArrayMethod's kernel.  Allocated once, never moved (NumPy
+ * holds `&aux` during calls), freed with its UFuncData.  Owns its kernel
+ * builder, hence the kernel tree and -- for jitted kernels -- a reference to
+ * the code memblock that keeps the compiled code alive. */
+typedef struct ckd_loop {
+  NpyAuxData aux;                          /* must stay first              */
+  int nin;
+  PyArray_DTypeMeta *dtypes[CKD_MAX_ARGS]; /* owned: inputs..., output     */
+  ck_type_id ids[CKD_MAX_ARGS];            /* ckernel type ids, same order */
+  npy_intp itemsize[CKD_MAX_ARGS];
+  ck_kernel_builder ckb;                   /* owns the kernel tree         */
+  ck_prefix *kernel;                       /* root of ckb (strided request) */
+  ck_expr_strided_t strided;
+  char name[CK_JIT_NAME_MAX + 32];
+} ckd_loop;
+
+/* ---- ufunc.c ------------------------------------------------------------ */
+
+/* What a ufunc made here owns (the ufunc's `obj`, which NumPy decrefs and
+ * GC-visits): its loops, name, doc, identity, compile hook and -- registry
+ * ufuncs -- the operation and the DType <-> ckernel id table. */
+typedef struct {
+  PyObject_HEAD
+  PyObject *name;      /* bytes: ufunc->name points into it                */
+  PyObject *doc;       /* bytes or NULL: ufunc->doc points into it         */
+  PyObject *identity;  /* Py_None: no identity                             */
+  PyObject *compile;   /* lazily compiled functions' callback, or NULL     */
+  const ck_op *op;     /* registry ufuncs: the operation, else NULL        */
+  int ntypes;          /* registry ufuncs: NumPy DType <-> ckernel id      */
+  PyArray_DTypeMeta *type_dt[CKD_MAX_TYPES]; /* owned                      */
+  ck_type_id type_id[CKD_MAX_TYPES];
+  int nin;
+  int reorderable;
+  int resolved;        /* the promoter has answered a call                 */
+  Py_ssize_t nloops, cap;
+  ckd_loop **loops;
+} ckd_data;
+
+extern PyTypeObject ckd_data_type;
+
+/* The UFuncData of a ufunc made here, else NULL (no exception set). */
+ckd_data *ckd_data_of(PyObject *ufunc);
+/* The same, raising CKTypeError for any other object. */
+ckd_data *ckd_data_of_arg(PyObject *ufunc);
+/* A new ufunc (nout = 1, no loops yet) owning a new UFuncData; the promoter
+ * is installed.  `op`: a registry operation, else NULL. */
+PyObject *ckd_new_ufunc(const char *name, int nin, PyObject *doc, PyObject *identity,
+                        PyObject *reorderable, PyObject *compile, const ck_op *op);
+/* -1 (InvalidStateError) when loops may no longer be added: the ufunc has
+ * resolved calls and has no compile hook (NumPy caches its answers). */
+int ckd_check_open(const ckd_data *d);
+/* d's DType <-> ckernel id table from a mapping id -> dtype (builtin
+ * numeric dtypes only, each checked like a loop's). */
+int ckd_read_type_table(ckd_data *d, PyObject *dtype_of_id);
+
+/* ---- loops.c ------------------------------------------------------------ */
+
+/* Is `descr` a native NumPy dtype holding ckernel type `id` (same kind and
+ * size)?  0, or -1 with an exception. */
+int ckd_check_descr(const ckd_data *d, PyArray_Descr *descr, ck_type_id id);
+/* Add the loop of a jitted signature (the kernel built from `desc`) for the
+ * NumPy dtypes `dtypes` (inputs, then output).  0, or -1 with an exception. */
+int ckd_add_jit_loop(PyObject *ufunc, ckd_data *d, const ck_jit_kernel_desc *desc,
+                     PyObject *dtypes);
+/* Add one loop per kernel of the registry operation d->op whose types all
+ * map through `dtype_of_id`.  0, or -1 with an exception. */
+int ckd_add_op_loops(PyObject *ufunc, ckd_data *d, const char *op_name,
+                     PyObject *dtype_of_id);
+void ckd_loop_free(ckd_loop *L);
+
+/* ---- parallel.c --------------------------------------------------------- */
+
+/* Run L's kernel over n elements (NumPy's data / strides, inputs then the
+ * output), split over the library's pool when worth it.  No GIL needed;
+ * errors as the kernel's (ck_last_error on the calling thread). */
+ck_status ckd_run(ckd_loop *L, char *const *data, npy_intp n, const npy_intp *strides);
+/* The splitting threshold, in ns of estimated serial time. */
+void ckd_set_parallel_min_ns(int64_t ns);
+int64_t ckd_get_parallel_min_ns(void);
+
+/* ---- promoter.c --------------------------------------------------------- */
+
+/* NumPy's promoter hook (PyUFunc_AddPromoter) of every ufunc made here. */
+int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
+                 PyArray_DTypeMeta *const signature[], PyArray_DTypeMeta *new_op_dtypes[]);
+/* A unary jitted ufunc called on one Python int / float / complex `arg`:
+ * the call through the loop the weak scalar takes, or NULL (no exception)
+ * when the ordinary call does the same. */
+PyObject *ckd_call_weak_unary(PyObject *ufunc, PyObject *arg);
+
+/* ---- function.c --------------------------------------------------------- */
+
+/* Ready the Function type and add Function and Fallback to the module. */
+int ckd_function_setup(PyObject *module);
+
+#endif /* CKERNELS_DISPATCH_INTERNAL_H */
