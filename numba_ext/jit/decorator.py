@@ -482,6 +482,8 @@ class JitKernel(_dispatch.Function):
         """A new ufunc with the loops of every compiled numeric signature (of
         the function's arity), or None when there is none; compiled lazily
         (a compile hook) for functions without signatures of fixed arity."""
+        if any(c.core for c in self._compiled.values()):
+            return self._make_gufunc()
         lazy = not self._explicit
         nin = self._ufunc_nin
         if nin is None and not lazy:
@@ -500,6 +502,24 @@ class JitKernel(_dispatch.Function):
             return None
         return ufuncs.adopt(uf, self, self.__qualname__, self.__module__)
 
+    def _make_gufunc(self):
+        """A NumPy gufunc over the signatures with core dims when they are all
+        fixed/symbolic, share one gufunc signature (``"(n),(n)->()"``) and have
+        NumPy dtypes; else None (the general path serves every call)."""
+        comps = [c for c in self._compiled.values() if c.core]
+        layouts = {_dims.gufunc_signature(c.sig.ret, c.sig.args) for c in comps}
+        if len(layouts) != 1 or None in layouts:
+            return None
+        loops = []
+        for c in comps:
+            dts = _dims.numpy_dtypes(c.sig)
+            if dts is not None:
+                loops.append((int(ffi.cast("uintptr_t", c.desc)), dts))
+        if not loops:
+            return None
+        uf = _dispatch.gufunc(self.__name__, layouts.pop(), loops, doc=self.__doc__)
+        return ufuncs.adopt(uf, self, self.__qualname__, self.__module__)
+
     def _set_ufunc(self, uf) -> None:
         _UFUNC_SLOT.__set__(self, uf)
 
@@ -514,6 +534,9 @@ class JitKernel(_dispatch.Function):
         """A signature was compiled: its loop joins the ufunc (a new ufunc once
         the old one has resolved calls and takes no new loops)."""
         if not self._ufunc_made:
+            return
+        if comp.core:      # a gufunc is made whole (NumPy checks its signature)
+            self._set_ufunc(self._make_gufunc())
             return
         uf = self.ufunc
         if uf is None:

@@ -172,11 +172,14 @@ def test_matvec_against_matmul(outer, m, n, seed):
 def test_out_is_written_in_place():
     a = np.arange(6.0).reshape(2, 3)
     out = np.zeros((2, 3))
-    assert cumsum(a, out=out) is out
+    assert cumsum(a, out=out) is out                       # the gufunc's out=
     np.testing.assert_array_equal(out, np.cumsum(a, axis=1))
+    with pytest.raises(ValueError, match="mismatch in its core dimension"):
+        cumsum(a, out=np.zeros((2, 4)))
+    ca, co = ckernels.asarray(a), ckernels.asarray(np.zeros((2, 4)))
     with pytest.raises(errors.CKValueError, match="dimension variable N is 3 in argument 0 and "
                                                   "4 in the result"):
-        cumsum(a, out=np.zeros((2, 4)))
+        cumsum(ca, out=co)                                  # the general path
 
 
 # ---------------------------------------------------------------- var dims --
@@ -223,15 +226,19 @@ def test_strings_and_structs_under_dims():
 def test_mismatched_dimension_variables():
     with pytest.raises(errors.CKValueError,
                        match="dimension variable N is 3 in argument 0 and 4 in argument 1"):
+        dot([1.0, 2.0, 3.0], ckernels.asarray(np.ones(4)))
+    with pytest.raises(ValueError, match="mismatch in its core dimension 0"):   # NumPy's
         dot(np.ones(3), np.ones(4))
 
 
 def test_wrong_core_size_and_too_few_dims():
     with pytest.raises(errors.CKValueError, match="core dim 0 has size 2, the signature's "
                                                   r"'3 \* float64' wants 3"):
+        cross([1.0, 2.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="core dimension 0"):
         cross(np.ones(2), np.ones(2))
     with pytest.raises(errors.CKTypeError, match="fewer than the 1 core dims"):
-        dot(1.0, 2.0)
+        dot(ckernels.array(1.0), ckernels.array(2.0))
 
 
 def test_symbolic_dim_refuses_ragged_rows():
@@ -243,6 +250,56 @@ def test_errors_raised_inside_keep_their_class_and_message():
     with pytest.raises(errors.CKValueError, match="empty row"):
         mean_checked(np.ones((2, 0)))
     assert mean_checked(np.arange(6.0).reshape(2, 3)).tolist() == [1.0, 4.0]
+
+
+# ----------------------------------------------------------------- gufuncs --
+def test_gufuncs_for_fixed_and_symbolic_dims():
+    assert isinstance(dot.ufunc, np.ufunc) and dot.ufunc.signature == "(n),(n)->()"
+    assert cross.ufunc.signature == "(3),(3)->(3)"
+    assert matvec.ufunc.signature == "(m,n),(n)->(m)"
+    assert rowsum.ufunc is None and positive.ufunc is None      # var dims: general path
+    a = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(dot(a.T, np.arange(4.0), axes=[(0,), (0,), ()]),
+                                  a @ np.arange(4.0))
+    np.testing.assert_array_equal(dot(a, a, keepdims=True), (a * a).sum(1, keepdims=True))
+    np.testing.assert_array_equal(cumsum(a.T, axis=0), np.cumsum(a.T, axis=0))
+    assert dot(np.arange(4), np.arange(4)) == 14.0           # int64 cast safely
+    with pytest.raises(TypeError):
+        dot(np.ones(3, complex), np.ones(3, complex))         # not safely
+
+
+def test_gufunc_matches_numba_guvectorize():
+    numba = pytest.importorskip("numba")
+
+    @numba.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()")
+    def gdot(x, y, out):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i] * y[i]
+        out[0] = s
+    rng = np.random.default_rng(5)
+    for xs, ys in [((4, 1, 5), (3, 5)), ((0, 5), (5,)), ((2, 3), (2, 3))]:
+        x, y = rng.standard_normal(xs), rng.standard_normal(ys)
+        np.testing.assert_allclose(dot(x, y), gdot(x, y), rtol=1e-12, atol=1e-12)
+    x = rng.standard_normal((2, 3, 5))
+    np.testing.assert_allclose(dot(x, x, axes=[(1,), (1,), ()]),
+                               gdot(x, x, axes=[(1,), (1,), ()]), rtol=1e-12)
+
+
+def test_gufunc_with_pandas_xarray_dask():
+    xr = pytest.importorskip("xarray")
+    da = pytest.importorskip("dask.array")
+    a = np.arange(12.0).reshape(3, 4)
+    xa = xr.DataArray(a, dims=("row", "col"))
+    res = xr.apply_ufunc(dot, xa, xa, input_core_dims=[["col"], ["col"]])
+    assert res.dims == ("row",)
+    np.testing.assert_array_equal(res.values, (a * a).sum(1))
+    d = da.from_array(a, chunks=(2, 4))
+    np.testing.assert_array_equal(da.apply_gufunc(dot.ufunc, "(n),(n)->()", d, d).compute(),
+                                  (a * a).sum(1))
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(a)
+    np.testing.assert_array_equal(dot(df, df), (a * a).sum(1))
 
 
 def test_wrong_returned_size():
