@@ -359,6 +359,11 @@ PyObject *ckg_new_gufunc(const char *name, const char *signature, PyObject *doc,
   }
   ((PyUFuncObject *)uf)->obj = capsule; /* the gufunc owns it from here */
   capsule = NULL;
+  /* As ufunc.c does: tracked by the GC, so that the cycle gufunc -> owner
+   * (its __dict__) -> gufunc is collected and the loops' code released. */
+  if (!PyObject_GC_IsTracked(uf)) {
+    PyObject_GC_Track(uf);
+  }
   for (Py_ssize_t i = 0; i < n; i++) {
     unsigned long long addr = 0;
     PyObject *dts = NULL;
