@@ -71,6 +71,12 @@ size_t ck_jit_core_kernel_fields(const ck_prefix *self, const ck_kernel_info *in
   return f.n;
 }
 
+/* Does `desc` provide the entry point of request `req`? */
+static bool ck__jit_has_entry(const ck_jit_kernel_desc *desc, ck_kernel_request req) {
+  return (req == CK_KERNEL_REQUEST_SINGLE && desc->single != NULL) ||
+         (req == CK_KERNEL_REQUEST_STRIDED && desc->strided != NULL);
+}
+
 static void ck__jit_kernel_destruct(ck_prefix *self) {
   ck_jit_kernel *k = (ck_jit_kernel *)(void *)self;
   ck_memblock_decref(k->dst_arena);
@@ -100,9 +106,7 @@ ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
                     "ck_jit_make_core_kernel (or apply it with ck_array_apply_core)",
                     CK_JIT_NAME_MAX - 1, desc->name);
   }
-  if ((req == CK_KERNEL_REQUEST_SINGLE && desc->single == NULL) ||
-      (req == CK_KERNEL_REQUEST_STRIDED && desc->strided == NULL) ||
-      (req != CK_KERNEL_REQUEST_SINGLE && req != CK_KERNEL_REQUEST_STRIDED)) {
+  if (!ck__jit_has_entry(desc, req)) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                     "jitted kernel '%.*s' has no entry point for request %d",
                     CK_JIT_NAME_MAX - 1, desc->name, (int)req);
@@ -191,9 +195,7 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
     return CK_ERROR(CK_ERR_TYPE, "jitted kernel '%.*s' takes %u arguments, not %zu", nm,
                     desc->name, (unsigned)desc->nsrc, nsrc);
   }
-  if ((req == CK_KERNEL_REQUEST_SINGLE && desc->single == NULL) ||
-      (req == CK_KERNEL_REQUEST_STRIDED && desc->strided == NULL) ||
-      (req != CK_KERNEL_REQUEST_SINGLE && req != CK_KERNEL_REQUEST_STRIDED)) {
+  if (!ck__jit_has_entry(desc, req)) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                     "jitted kernel '%.*s' has no entry point for request %d", nm,
                     desc->name, (int)req);

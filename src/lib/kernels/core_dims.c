@@ -259,22 +259,9 @@ ck_status ck_core_result_type(ck_type dst_pattern, size_t nsrc, const ck_type *s
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                     "the result has %zu strided dims, room for %zu", first_var, max);
   }
-  ck_type t = p; /* the dtype */
-  ck_type_incref(t);
-  for (size_t a = total; a-- > 0;) {
-    ck_type nt = NULL;
-    if (a < first_var) {
-      st = ck_strided_dim_type_new(t, &nt);
-    } else if (all[a] == CK_VAR_DIM_SIZE) {
-      st = ck_var_dim_type_new(t, &nt);
-    } else {
-      st = ck_fixed_dim_type_new(all[a], t, &nt);
-    }
-    ck_type_decref(t);
-    if (st != CK_OK) {
-      return st;
-    }
-    t = nt;
+  ck_type t;
+  if ((st = ck__dims_type_new(p /* the dtype */, all, total, first_var, &t)) != CK_OK) {
+    return st;
   }
   for (size_t a = 0; a < first_var; a++) {
     out_shape[a] = all[a];

@@ -719,6 +719,30 @@ ck_status ck_broadcast_shapes(size_t nshapes, const intptr_t *const *shapes,
   return CK_OK;
 }
 
+ck_status ck__dims_type_new(ck_type dtype, const intptr_t *sizes, size_t n, size_t first_var,
+                            ck_type *out) {
+  ck_type t = dtype;
+  ck_type_incref(t);
+  for (size_t a = n; a-- > 0;) {
+    ck_type nt = NULL;
+    ck_status st;
+    if (a < first_var) {
+      st = ck_strided_dim_type_new(t, &nt);
+    } else if (sizes[a] == CK_VAR_DIM_SIZE) {
+      st = ck_var_dim_type_new(t, &nt);
+    } else {
+      st = ck_fixed_dim_type_new(sizes[a], t, &nt);
+    }
+    ck_type_decref(t);
+    if (st != CK_OK) {
+      return st;
+    }
+    t = nt;
+  }
+  *out = t;
+  return CK_OK;
+}
+
 ck_status ck_elementwise_result_type(ck_type dst_dtype, size_t nsrc,
                                      const ck_type *src_types,
                                      const char *const *src_arrmeta,
@@ -786,22 +810,9 @@ ck_status ck_elementwise_result_type(ck_type dst_dtype, size_t nsrc,
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                     "the result has %zu strided dims, room for %zu", first_var, max);
   }
-  ck_type t = dst_dtype;
-  ck_type_incref(t);
-  for (size_t a = nd; a-- > 0;) {
-    ck_type nt = NULL;
-    if (a < first_var) {
-      st = ck_strided_dim_type_new(t, &nt);
-    } else if (res[a] == CK_VAR_DIM_SIZE) {
-      st = ck_var_dim_type_new(t, &nt);
-    } else {
-      st = ck_fixed_dim_type_new(res[a], t, &nt);
-    }
-    ck_type_decref(t);
-    if (st != CK_OK) {
-      return st;
-    }
-    t = nt;
+  ck_type t;
+  if ((st = ck__dims_type_new(dst_dtype, res, nd, first_var, &t)) != CK_OK) {
+    return st;
   }
   for (size_t a = 0; a < first_var; a++) {
     out_shape[a] = res[a];
