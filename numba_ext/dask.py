@@ -55,9 +55,9 @@ import dask.array as da
 import numpy as np
 
 from . import _foreign, _threads, ufuncs
-from .array import Array
-from .array import empty as _empty_array
-from .array import reduce_op as _reduce_op
+from .host.array import Array
+from .host.array import empty as _empty_array
+from .host.array import reduce_op as _reduce_op
 from .errors import InvalidArgumentError, NotSupportedError
 
 _STRING = np.dtypes.StringDType()

@@ -27,7 +27,7 @@ import numpy as np
 
 from ._cargs import c_size, c_text
 from ._native import check, ffi, lib
-from .array import ERRMODES, errmode_value   # conversion error modes (arrays use them too)
+from .host.array import ERRMODES, errmode_value   # conversion error modes (arrays use them too)
 from .errors import CKTypeError, InvalidArgumentError, InvalidStateError, NotSupportedError
 from .types import Type, as_type
 
@@ -293,7 +293,7 @@ class ArrayKernel(Kernel):
     """A kernel built for the types and arrmeta of concrete arrays (dimension
     kernels over a scalar child).  :meth:`execute` runs it on arrays with the
     same types and layout: the data pointers are all it receives, exactly as
-    in the seed documents, and the sizes, strides and arenas it uses are the
+    in DyND's ckernel design, and the sizes, strides and arenas it uses are the
     ones baked in when it was built."""
 
     __slots__ = ("_keep", "_layouts")
@@ -302,7 +302,7 @@ class ArrayKernel(Kernel):
         """Run a ``single`` array kernel on ``dst`` and ``srcs``: ckernels arrays
         (or NumPy arrays, viewed zero-copy) of exactly the types and arrmeta
         (shape, strides, var/string arenas) of the arrays it was built for."""
-        from .array import Array, asarray
+        from .host.array import Array, asarray
         if len(srcs) != self.nsrc:
             raise InvalidArgumentError(f"execute: {self.signature} takes a destination and "
                                        f"{self.nsrc} source(s), got {len(srcs)} source(s)")
@@ -351,7 +351,7 @@ def _arrmeta_bytes(a, t: Type) -> bytes:
 
 
 def _check_arrays(dst, srcs, what: str) -> None:
-    from .array import Array
+    from .host.array import Array
     if not isinstance(dst, Array) or not all(isinstance(s, Array) for s in srcs):
         raise CKTypeError(f"{what}: array kernels are built from ckernels arrays (for their "
                           "arrmeta)")

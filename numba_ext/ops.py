@@ -34,13 +34,13 @@ import sys
 import numpy as np
 
 from . import _dispatch, _foreign, ufuncs
-from . import array as _array
+from .host import array as _array
 from . import arraylike as _arraylike
 from . import types as _t
 from . import _threads
 from ._cargs import c_address, c_size, c_text
 from ._native import check, ffi, lib
-from .array import Array
+from .host.array import Array
 from .context.device_array import DeviceArray
 from .errors import CKTypeError, InvalidArgumentError
 from .kernels import errmode_value

@@ -96,7 +96,7 @@ from .. import _native
 from .. import dtypes as _dtypes
 from .. import errors as _errors
 from .. import types as _ckt
-from ..array import Array
+from ..host.array import Array
 from . import symbols
 from .memblock import memblock_from_address
 from .strings import store_str
@@ -560,7 +560,8 @@ def _box_view(descr, derived, preamble, data, arrmeta, flags, shape, strides):
             ffi.cast("ck_memblock *", preamble), out))
         return Array._own(out[0])
     # A copy: the dims still in arrmeta are a suffix of the argument's dims.
-    from ..array import _read, array
+    from ..host.array import array
+    from ..host.convert import read as _read
     root = Array._from_address(preamble)
     rest = root.type
     for _ in range(root.ndim - (len(dims) - n)):

@@ -28,11 +28,11 @@ import numpy as np
 
 from .._cargs import c_size, c_text
 from .._native import check, ffi, lib
-from ..array import Array
-from ..array import array as _host_array
-from ..array import asarray as _host_asarray
-from ..array import empty as _host_empty
-from ..array import install_cpu_context
+from ..host.array import Array
+from ..host.array import array as _host_array
+from ..host.array import asarray as _host_asarray
+from ..host.array import empty as _host_empty
+from ..host.array import install_cpu_context
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
 from . import backends

@@ -339,7 +339,7 @@ def import_array(ctx, x):
     if not hasattr(x, "__dlpack__"):
         raise InvalidArgumentError(f"from_dlpack: {type(x).__name__} has no __dlpack__")
     if not ctx.is_device:
-        from ..array import from_dlpack
+        from ..host.array import from_dlpack
         return from_dlpack(x)
     context_device = backends.hook(ctx.kind, "dlpack_context_device")
     adopt = backends.hook(ctx.kind, "dlpack_adopt")

@@ -47,7 +47,7 @@ import weakref
 
 import numpy as np
 
-from ..array import Array, asarray
+from ..host.array import Array, asarray
 from ..capi import KernelDecl, KernelProgram, highlight_html, kernel_program
 from .. import _trust
 from .._cargs import c_text

@@ -500,6 +500,9 @@ def _data_ref_text(f: ArrayFacts) -> str:
 
 
 def _arena_lines(b: BlockFacts, indent: str = "  ") -> list:
+    if b.kind_id not in _ARENA_KINDS:   # e.g. an external block owning an imported Arrow array
+        return [f"{indent}{b.kind} block {hex_addr(b.address)}: refcount {b.refcount}, "
+                f"foreign memory it keeps alive (no chunks)"]
     lines = [f"{indent}{b.kind} arena {hex_addr(b.address)}: refcount {b.refcount}, "
              f"used {b.used} of {b.capacity} bytes in {len(b.chunks)} chunk(s), "
              f"{b.allocations} allocation(s){', finalized' if b.finalized else ''}"]
@@ -517,6 +520,8 @@ def _element_where(e: ElementRef, arenas) -> str:
                 c = b.chunks[i]
                 return (f"arena {hex_addr(b.address)} chunk {i} "
                         f"+{e.begin - c.begin}..{e.end - c.begin}")
+    if e.begin and any(b.address == e.arena and b.kind_id not in _ARENA_KINDS for b in arenas):
+        return "foreign memory of the external block"
     return "no arena memory" if not e.begin else "outside the arena's chunks"
 
 
@@ -645,7 +650,11 @@ def _arena_block(c: Canvas, b: BlockFacts, x: float, y: float, spans=()):
     rows = [("+0", "refcount", str(b.refcount)), ("+4", "kind", b.kind),
             ("", "used", f"{b.used} of {b.capacity} bytes, {len(b.chunks)} chunk(s)"),
             ("", "allocations", f"{b.allocations}{', finalized' if b.finalized else ''}")]
-    box = FieldBox(f"{b.kind} arena {hex_addr(b.address)}", rows, "arena")
+    title = f"{b.kind} arena {hex_addr(b.address)}"
+    if b.kind_id not in _ARENA_KINDS:   # an external block (an imported Arrow array)
+        rows = rows[:2] + [("", "holds", "foreign memory (no chunks)")]
+        title = f"{b.kind} block {hex_addr(b.address)}"
+    box = FieldBox(title, rows, "arena")
     box.width = max(box.width, _BAR_W + 2 * PAD)
     box.height += len(b.chunks) * _CHUNK_H + 4
     box.place(x, y).draw(c, "box arena")

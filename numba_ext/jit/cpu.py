@@ -20,8 +20,9 @@ import numpy as np
 from .. import dtypes
 from .._cargs import c_text
 from .._native import check, ffi, lib
-from ..array import Array, _check_scalar
-from ..array import asarray as _asarray
+from ..host.array import Array
+from ..host.array import asarray as _asarray
+from ..host.convert import check_scalar as _check_scalar
 from ..kernels import KernelBuilder, errmode_value
 from ..memory import MemBlock
 from ..types import as_type

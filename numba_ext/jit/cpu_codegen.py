@@ -2,8 +2,9 @@
 Numba-compiled scalar function.
 
 For one signature ``R(A0, ..., An-1)`` of a user function (a Numba
-dispatcher), :func:`build_trampolines` produces one code library with three
-functions, named ``<sym>_single``, ``<sym>_strided`` and ``<sym>_raise``:
+dispatcher), :func:`build_trampolines` produces one code library with two
+functions, named ``<sym>_single`` and ``<sym>_strided`` (or
+:func:`emit_entry_points` adds them to the user function's own library):
 
 ``int32 <sym>_single(char *dst, const char *const *src, ck_prefix *self)``
 ``int32 <sym>_strided(char *dst, intptr_t dst_stride, const char *const *src,
@@ -18,15 +19,11 @@ functions, named ``<sym>_single``, ``<sym>_strided`` and ``<sym>_raise``:
     (zero and negative included).  The loop stops at the first failing
     element and returns its status; elements before it are written.
 
-``int32 <sym>_raise(int32 code, excinfo *info)`` (cold, never inlined)
-    The error path.  With the GIL taken, ``call_conv.raise_error`` turns the
-    status into the Python exception (what Numba's own cfunc wrappers do
-    before *printing* it); we fetch it instead and hand it to
-    :func:`ckernels.errors.record` (imported by name), which records its
-    message with ``ck_set_error`` on the calling thread and returns the
-    status (the one exception <-> status mapping of :mod:`ckernels.errors`:
-    ZeroDivisionError -> CK_ERR_ZERO_DIVISION, IndexError -> CK_ERR_INDEX,
-    ValueError -> CK_ERR_VALUE, other exceptions -> CK_ERR_USER, ...).
+A failing element calls the error path every entry point shares
+(:mod:`ckernels.jit.error_path`: the exception's message recorded with
+``ck_set_error`` on the calling thread, the status returned: ZeroDivisionError
+-> CK_ERR_ZERO_DIVISION, IndexError -> CK_ERR_INDEX, ValueError ->
+CK_ERR_VALUE, other exceptions -> CK_ERR_USER, ...).
 
 What one element does is emitted in one of two ways:
 
@@ -47,8 +44,8 @@ What one element does is emitted in one of two ways:
   signature's type (element types are baked into the code); for ``string``
   arguments the loader decodes the ``ck_string`` into a Numba ``str`` and for
   a ``string`` result the store writes the UTF-8 bytes into the destination
-  arena (``store_str``), which the trampolines read from the kernel data
-  (``ck_jit_kernel.dst_arena``).  Numba's reference counting inside the
+  arena (``store_str``; both in :mod:`ckernels.jit.string_elements`), which
+  the trampolines read from the kernel data (``ck_jit_kernel.dst_arena``).  Numba's reference counting inside the
   element function releases the temporary ``str`` values.
 
 Everything is referenced by name (Numba helpers, the CPython API,
@@ -70,23 +67,19 @@ from numba.core import cgutils, compiler, imputils, types
 from numba.core.caching import make_library_cache
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import cpu_target
-from numba.extending import intrinsic, overload, register_jitable
+from numba.extending import intrinsic
 
 from .. import dtypes
-from .. import errors as _errors
-from ..errors import JitOnlyError
-from .._numba.memblock import memblock_from_address
-from .._numba.strings import store_str
-from .._numba.utf8 import decode_utf8
+from .error_path import (RAISE_SYMBOL, ensure_shared_functions, native_raise_module,
+                         raise_function)
 from .signature import element_type
+from .string_elements import (ensure_string_functions, load_string, shared_function,
+                              store_string_result)
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
 _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
-
-#: the status of an exception nobody could classify (from the C enum)
-CK_ERR_USER = _errors.UserKernelError.status
 
 
 def numba_type(name: str):
@@ -212,77 +205,6 @@ def store_struct(context, builder, plan, value, ptr):
                            builder.bitcast(ptr, context.get_data_type(toty).as_pointer()))
 
 
-@intrinsic
-def _ptr_to_intp(typingctx, ptr):
-    if ptr != types.voidptr:
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.ptrtoint(args[0], _i64)
-    return types.intp(types.voidptr), codegen
-
-
-@intrinsic
-def _load_ck_string(typingctx, ptr):
-    """(begin, end) of the ``ck_string`` at ``ptr``, as intp."""
-    if ptr != types.voidptr:
-        return None
-    ret = types.UniTuple(types.intp, 2)
-
-    def codegen(context, builder, sig, args):
-        p = builder.bitcast(args[0], _i64.as_pointer())
-        b = builder.load(p)
-        e = builder.load(builder.gep(p, [ir.Constant(_i32, 1)]))
-        return context.make_tuple(builder, ret, [b, e])
-    return ret(types.voidptr), codegen
-
-
-@intrinsic
-def _unwrap_optional(typingctx, v):
-    """The value of an Optional known not to be None (a new reference)."""
-    if not isinstance(v, types.Optional):
-        return None
-
-    def codegen(context, builder, sig, args):
-        res = context.cast(builder, args[0], sig.args[0], sig.return_type)
-        context.nrt.incref(builder, sig.return_type, res)
-        return res
-    return v.type(v), codegen
-
-
-@register_jitable
-def load_string(ptr):
-    """A new Numba str decoded (strict UTF-8) from the ck_string at ``ptr``."""
-    b, e = _load_ck_string(ptr)
-    if e <= b:
-        return ""
-    return decode_utf8(b, e - b, True)
-
-
-def store_string_result(arena, ptr, s):
-    """Write ``s`` into ``arena`` (a ck_memblock address) and point the
-    ck_string at ``ptr`` to it (jitted code only)."""
-    raise JitOnlyError("store_string_result is callable from jitted code only")
-
-
-@overload(store_string_result)
-def _ov_store_string_result(arena, ptr, s):
-    if isinstance(s, types.NoneType):   # the function always raises
-        return lambda arena, ptr, s: None
-    if isinstance(s, types.UnicodeType):
-        def impl(arena, ptr, s):
-            if arena == 0:
-                raise ValueError("a string result needs a destination arena")
-            store_str(memblock_from_address(arena), _ptr_to_intp(ptr), s)
-        return impl
-    if isinstance(s, types.Optional) and isinstance(s.type, types.UnicodeType):
-        def impl_opt(arena, ptr, s):
-            if s is None:
-                raise TypeError("the function returned None for a string result")
-            store_string_result(arena, ptr, _unwrap_optional(s))
-        return impl_opt
-
-
 # ---------------------------------------------------------- element source --
 def element_function(user_dispatcher, arg_names: list[str], ret_name: str):
     """Generate and exec the element function for one signature."""
@@ -328,229 +250,6 @@ def symbol_base(qualname: str, key: str, unique: bool) -> str:
 
 #: the symbol of the one error-path function of the process (see
 #: :func:`raise_function`); versioned with the code it emits
-RAISE_SYMBOL = "ckernels_jit_raise_v2"
-_raise_library = None
-_string_library = None
-
-
-def _unwrap_items_carry_extra_reference() -> bool:
-    """Whether Numba's unwrap function of a dynamic exception (the one that
-    boxes the exception's run-time arguments into a tuple) leaves each boxed
-    argument with one reference too many: it packs the new objects with
-    ``PyTuple_Pack``, which adds its own reference, and never drops theirs
-    (``CPUCallConv.emit_unwrap_dynamic_exception_fn``, Numba 0.57 -- 0.68).
-    The error path drops that reference where the bug is known to exist;
-    elsewhere a leak is safer than a double release
-    (``tests/python/test_py_hardening.py`` checks the count either way)."""
-    import numba
-    try:
-        version = tuple(int(p) for p in numba.__version__.split(".")[:2])
-    except ValueError:
-        return False
-    return (0, 57) <= version < (0, 69)
-
-
-def _emit_raise_dynamic(builder, pyapi, info, fix_item_refs):
-    """Raise the Python exception of a *dynamic* user exception (one with
-    run-time arguments: ``raise ValueError("bad " + str(x))``) and release
-    everything it was made of.  Numba's own ``raise_error`` does the same but
-    keeps the static part's bytes, the argument tuple and (outside NRT-enabled
-    code) the ``excinfo`` allocation: about 600 bytes per raise."""
-    from numba.core.callconv import (HASH_BUF_IDX, PICKLE_BUF_IDX, PICKLE_BUFSZ_IDX,
-                                     UNWRAP_FUNC_IDX)
-    module = builder.module
-    pyapi.err_clear()
-    st = builder.load(info)
-    static = pyapi.bytes_from_string_and_size(
-        builder.extract_value(st, PICKLE_BUF_IDX),
-        builder.sext(builder.extract_value(st, PICKLE_BUFSZ_IDX), pyapi.py_ssize_t))
-    unwrap_ty = ir.FunctionType(pyapi.pyobj, [_i8p])
-    unwrap = builder.bitcast(builder.extract_value(st, UNWRAP_FUNC_IDX), unwrap_ty.as_pointer())
-    # the unwrap function boxes the arguments and frees their native buffer
-    values = builder.call(unwrap, [builder.extract_value(st, HASH_BUF_IDX)])
-    have_values = cgutils.is_not_null(builder, values)
-    if fix_item_refs:
-        with builder.if_then(have_values, likely=True):
-            getitem = pyapi._get_function(
-                ir.FunctionType(pyapi.pyobj, [pyapi.pyobj, pyapi.py_ssize_t]),
-                name="PyTuple_GetItem")
-            with cgutils.for_range(builder, pyapi.tuple_size(values)) as lp:
-                pyapi.decref(builder.call(getitem, [values, lp.index]))   # borrowed item
-    excobj = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
-    both = builder.and_(have_values, cgutils.is_not_null(builder, static))
-    with builder.if_then(both, likely=True):
-        builder.store(pyapi.build_dynamic_excinfo_struct(static, values), excobj)
-    pyapi.decref(static)
-    pyapi.decref(values)
-    nrt_free = cgutils.get_or_insert_function(module, ir.FunctionType(ir.VoidType(), [_i8p]),
-                                             "NRT_Free")
-    builder.call(nrt_free, [builder.bitcast(info, _i8p)])   # the excinfo allocation
-    exc = builder.load(excobj)
-    # numba's builder answers None when an argument cannot be converted
-    ok = builder.and_(cgutils.is_not_null(builder, exc),
-                      builder.icmp_unsigned("!=", exc, pyapi.borrow_none()))
-    with builder.if_else(ok, likely=True) as (good, bad):
-        with good:
-            pyapi.raise_object(exc)  # steals the reference
-        with bad:
-            pyapi.decref(exc)
-            with builder.if_then(cgutils.is_null(builder, pyapi.err_occurred())):
-                pyapi.err_set_string("PyExc_RuntimeError",
-                                     "ckernels.jit: the exception's run-time arguments could "
-                                     "not be converted to Python objects")
-
-
-def _emit_raise_fn(context, module, name, fix_item_refs):
-    """``int32 name(int32 code, excinfo *info)``: the cold error path."""
-    from numba.core.callconv import ALLOC_FLAG_IDX, excinfo_ptr_t
-    fnty = ir.FunctionType(_i32, [_i32, excinfo_ptr_t])
-    fn = ir.Function(module, fnty, name=name)
-    fn.attributes.add("noinline")
-    fn.attributes.add("cold")
-    builder = ir.IRBuilder(fn.append_basic_block("entry"))
-    code, info = fn.args
-    status = context.call_conv._get_return_status(builder, code, info)
-    pyapi = context.get_python_api(builder)
-    gil = pyapi.gil_ensure()
-    user = builder.and_(status.is_user_exc, cgutils.is_not_null(builder, info))
-    dynamic = cgutils.alloca_once_value(builder, cgutils.false_bit)
-    with builder.if_then(user):
-        flag = builder.extract_value(builder.load(info), ALLOC_FLAG_IDX)
-        builder.store(builder.icmp_signed(">", flag, ir.Constant(flag.type, 0)), dynamic)
-    with builder.if_else(builder.load(dynamic)) as (dyn, other):
-        with dyn:
-            _emit_raise_dynamic(builder, pyapi, info, fix_item_refs)
-        with other:
-            context.call_conv.raise_error(builder, pyapi, status)
-    pty = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
-    pval = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
-    ptb = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
-    pyapi.err_fetch(pty, pval, ptb)
-    norm = pyapi._get_function(ir.FunctionType(ir.VoidType(), [pyapi.pyobjptr] * 3),
-                               name="PyErr_NormalizeException")
-    builder.call(norm, [pty, pval, ptb])
-    result = cgutils.alloca_once_value(builder, ir.Constant(_i32, -1))
-    resobj = cgutils.alloca_once(builder, pyapi.pyobj, zfill=True)
-    modname = context.insert_const_string(module, "ckernels.errors")
-    mod = pyapi.import_module(modname)
-    with builder.if_then(cgutils.is_not_null(builder, mod), likely=True):
-        rep = pyapi.object_getattr_string(mod, "record")
-        with builder.if_then(cgutils.is_not_null(builder, rep), likely=True):
-            val = builder.load(pval)
-            arg = builder.select(cgutils.is_not_null(builder, val), val,
-                                 pyapi.borrow_none())
-            builder.store(pyapi.call_function_objargs(rep, [arg]), resobj)
-            res = builder.load(resobj)
-            with builder.if_then(cgutils.is_not_null(builder, res), likely=True):
-                v = pyapi.long_as_longlong(res)
-                builder.store(builder.trunc(v, _i32), result)
-        pyapi.decref(rep)
-    # drop everything (Py_DecRef is NULL-safe) and any error of the reporting
-    pyapi.decref(builder.load(resobj))
-    pyapi.decref(mod)
-    pyapi.decref(builder.load(pty))
-    pyapi.decref(builder.load(pval))
-    pyapi.decref(builder.load(ptb))
-    pyapi.err_clear()
-    st = builder.load(result)
-    bad = builder.or_(builder.icmp_signed("<=", st, ir.Constant(_i32, 0)),
-                      builder.icmp_signed(">", st, ir.Constant(_i32, _errors.MAX_STATUS)))
-    with builder.if_then(bad, likely=False):
-        set_error = cgutils.get_or_insert_function(
-            module, ir.FunctionType(_i32, [_i32, _i8p]), "ck_set_error")
-        msg = context.insert_const_string(
-            module, "ckernels.jit: a jitted kernel raised an exception that could not be "
-                    "reported")
-        builder.call(set_error, [ir.Constant(_i32, CK_ERR_USER), msg])
-        builder.store(ir.Constant(_i32, CK_ERR_USER), result)
-    pyapi.gil_release(gil)
-    builder.ret(builder.load(result))
-    return fn
-
-
-def raise_function(module):
-    """Declare, in ``module``, the error path every entry point shares:
-    ``int32 RAISE_SYMBOL(int32 code, excinfo *info)``.  With the GIL taken,
-    it turns the status into the Python exception (what Numba's own cfunc
-    wrappers do before *printing* it), hands it to
-    :func:`ckernels.errors.record` (imported by name), which records its
-    message with ``ck_set_error`` on the calling thread and returns the
-    status, and releases everything the exception was made of.
-
-    It is compiled once per process into a library of its own and exported by
-    name (``llvmlite.binding.add_symbol``), so a jitted function costs no
-    second copy of it, and cached entry points find it by name."""
-    from numba.core.callconv import excinfo_ptr_t
-    ensure_shared_functions()
-    return cgutils.get_or_insert_function(module, ir.FunctionType(_i32, [_i32, excinfo_ptr_t]),
-                                          RAISE_SYMBOL)
-
-
-def ensure_shared_functions() -> None:
-    """Compile the error path every entry point shares
-    (:func:`raise_function`) into a library of its own, once per process, and
-    export it by a stable name.  Must happen before any code referring to it
-    is compiled *or loaded from a cache* (the loader resolves symbols at
-    once).  Cheap: IR only, no Numba compilation."""
-    global _raise_library
-    if _raise_library is None:
-        with global_compiler_lock:
-            if _raise_library is None:
-                # Numba initialises its runtime (NRT_Free, ...) lazily, on a
-                # first compilation: do it now, the raise function uses it
-                cpu_target.typing_context.refresh()
-                cpu_target.target_context.refresh()
-                library, mod = _shared_library("ckernels_jit_shared")
-                _emit_raise_fn(cpu_target.target_context, mod, RAISE_SYMBOL,
-                               _unwrap_items_carry_extra_reference())
-                _raise_library = _export(library, mod, [RAISE_SYMBOL])
-
-
-def ensure_string_functions() -> None:
-    """Compile the string subroutines (:func:`shared_function`) into a library
-    of their own, once per process, exported by stable names.  Only functions
-    with ``string`` in a signature call them, and compiling them costs about a
-    second (Numba typing of its unicode operations), so this runs when such a
-    signature is first compiled or loaded from a cache
-    (:meth:`ckernels.jit.JitKernel.compile`, :func:`load_cached`) -- never
-    for numeric functions."""
-    global _string_library
-    ensure_shared_functions()
-    if _string_library is None:
-        with global_compiler_lock:
-            if _string_library is None:
-                context = cpu_target.target_context
-                library, mod = _shared_library("ckernels_jit_strings")
-                symbols = []
-                flags = compiler.Flags()
-                flags.nrt = True
-                for symbol, impl, sig in _shared_signatures().values():
-                    with context.push_code_library(library):   # linked into it
-                        cres = context.compile_subroutine(None, impl, sig, flags=flags,
-                                                          caching=False)
-                    # exported under a stable name (Numba's mangled names carry a
-                    # per-process id; cached entry points must find them)
-                    fnty = context.call_conv.get_function_type(sig.return_type, sig.args)
-                    wrapper = ir.Function(mod, fnty, name=symbol)
-                    b = ir.IRBuilder(wrapper.append_basic_block("entry"))
-                    b.ret(b.call(context.declare_function(mod, cres.fndesc), wrapper.args))
-                    symbols.append(symbol)
-                _string_library = _export(library, mod, symbols)
-
-
-def _shared_library(name: str):
-    library = cpu_target.target_context.codegen().create_library(name)
-    return library, library.create_ir_module(name)
-
-
-def _export(library, mod, symbols):
-    """Finalize ``library`` with ``mod`` and export ``symbols`` by name."""
-    import llvmlite.binding as llvm
-    library.add_ir_module(mod)
-    library.finalize()
-    for symbol in symbols:
-        llvm.add_symbol(symbol, library.get_pointer_to_function(symbol))
-    return library
 
 
 def _check_status(builder, status, raise_fn):
@@ -570,32 +269,6 @@ def element_via_function(context, elem_fn, nsrc, raise_fn):
     return emit
 
 
-def _store_result(arena, ptr, s):
-    store_string_result(arena, ptr, s)
-
-
-def _shared_signatures():
-    """The Numba subroutines every string entry point calls, by the stable
-    symbol each is exported under: name -> (symbol, implementation, signature)."""
-    ustr = types.unicode_type
-    return {
-        "load_string": ("ckernels_jit_load_string_v1", load_string, ustr(types.voidptr)),
-        "store_string": ("ckernels_jit_store_string_v1", _store_result,
-                         types.none(types.intp, types.voidptr, ustr)),
-        "store_optional_string": ("ckernels_jit_store_optional_string_v1", _store_result,
-                                  types.none(types.intp, types.voidptr, types.Optional(ustr))),
-    }
-
-
-def shared_function(context, module, name):
-    """Declare one of the shared subroutines in ``module``:
-    ``(function, signature)``, called through Numba's calling convention."""
-    ensure_string_functions()
-    symbol, _, sig = _shared_signatures()[name]
-    fnty = context.call_conv.get_function_type(sig.return_type, sig.args)
-    return cgutils.get_or_insert_function(module, fnty, symbol), sig
-
-
 def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, raise_fn,
                    rope_fn=None, rope_type=None, rope_pieces=None):
     """Emitter of one element: load the arguments (a ``string`` argument is
@@ -606,10 +279,10 @@ def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, rai
     compilation per jitted function; LLVM inlines the user function into the
     loops.
 
-    With ``rope_fn`` (the function's rope variant, :mod:`ckernels.jit.rope`,
+    With ``rope_fn`` (the function's rope variant, :mod:`ckernels.jit.string_builder`,
     returning the tuple ``rope_type`` of the returned concatenation's leaves)
     that is called instead, and the leaves are written into the arena in one
-    pass by :func:`ckernels.jit.rope.store_function` (compiled per leaf
+    pass by :func:`ckernels.jit.string_builder.store_function` (compiled per leaf
     types)."""
     nb_args = [numba_type(a) for a in arg_names]
     nb_ret = numba_type(ret_name)
@@ -654,7 +327,7 @@ def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, rai
         # an Optional result comes back as its value, None as a status
         res = imputils.fix_returning_optional(context, builder, user_sig, status, res)
         if store == "rope":
-            from .rope import store_function
+            from .string_builder import store_function
             pieces, blob = rope_pieces
             sig = types.none(types.intp, types.intp, rope_type, types.intp)
             flags = compiler.Flags()
@@ -787,7 +460,7 @@ def emit_entry_points(context, library, fndesc, lowerer=None) -> None:
     stores them with the function.  With the ``lowerer`` of a function whose
     ``string`` result is a recognised concatenation, its rope variant is
     lowered into the library too and the entry points call it
-    (:mod:`ckernels.jit.rope`)."""
+    (:mod:`ckernels.jit.string_builder`)."""
     names = _element_names(fndesc)
     if names is None:
         return
@@ -796,7 +469,7 @@ def emit_entry_points(context, library, fndesc, lowerer=None) -> None:
     arg_names, ret_name = names
     rope = None
     if lowerer is not None and ret_name == "string":
-        from .rope import lower_variant
+        from .string_builder import lower_variant
         rope = lower_variant(lowerer)
     offset = arena_offset()
     symbase = entry_point_symbase(fndesc, offset)
@@ -996,121 +669,25 @@ def save_cached(cache, key, tramp: Trampolines) -> None:
     cache.save_overload(key, tramp.library)
 
 
-__all__ = ["numba_type", "loader", "storer", "raise_function", "emit_entry_points",
-           "in_library", "entry_point_symbase", "pipeline_class", "RAISE_SYMBOL",
-           "element_function", "build_trampolines", "Trampolines", "TrampolineCache",
-           "symbol_base", "cache_key", "load_cached", "save_cached"]
+__all__ = ["numba_type", "loader", "storer", "emit_entry_points", "in_library",
+           "entry_point_symbase", "pipeline_class", "element_function", "build_trampolines",
+           "Trampolines", "TrampolineCache", "symbol_base", "cache_key", "load_cached",
+           "save_cached", "native_object"]
 
 
 # ------------------------------------------------------------- native cache --
-def _native_raise_module(name: str, triple: str, data_layout: str):
-    """A module defining ``int32 name(int32 code, excinfo *info)``, the error
-    path of native-cached libraries (:mod:`ckernels.jit.native_cache`): with
-    the GIL, it hands the status, Numba's pickled static exception (if any)
-    and a pending Python exception to ``native_cache.record_status``, which
-    records the message with ``ck_set_error`` and returns the status.  Python
-    C API and ``ck_set_error`` only: no Numba runtime or helper."""
-    from numba.core.callconv import PICKLE_BUF_IDX, PICKLE_BUFSZ_IDX, excinfo_ptr_t
-    mod = ir.Module(name=name)
-    mod.triple = triple
-    mod.data_layout = data_layout
-    obj = _i8p
-
-    def decl(fname, ret, args, var_arg=False):
-        return cgutils.get_or_insert_function(mod, ir.FunctionType(ret, args, var_arg=var_arg),
-                                              fname)
-
-    gil_ensure = decl("PyGILState_Ensure", _i32, [])
-    gil_release = decl("PyGILState_Release", ir.VoidType(), [_i32])
-    from_bytes = decl("PyBytes_FromStringAndSize", obj, [_i8p, _i64])
-    err_fetch = decl("PyErr_Fetch", ir.VoidType(), [obj.as_pointer()] * 3)
-    err_norm = decl("PyErr_NormalizeException", ir.VoidType(), [obj.as_pointer()] * 3)
-    err_clear = decl("PyErr_Clear", ir.VoidType(), [])
-    import_mod = decl("PyImport_ImportModule", obj, [_i8p])
-    getattr_ = decl("PyObject_GetAttrString", obj, [obj, _i8p])
-    call = decl("PyObject_CallFunctionObjArgs", obj, [obj], var_arg=True)
-    from_long = decl("PyLong_FromLongLong", obj, [_i64])
-    as_long = decl("PyLong_AsLongLong", _i64, [obj])
-    decref = decl("Py_DecRef", ir.VoidType(), [obj])
-    set_error = decl("ck_set_error", _i32, [_i32, _i8p])
-    none = ir.GlobalVariable(mod, _i8, "_Py_NoneStruct")
-    none.linkage = "external"
-
-    def cstr(text, gname):
-        data = bytearray(text.encode() + b"\0")
-        gv = ir.GlobalVariable(mod, ir.ArrayType(_i8, len(data)), gname)
-        gv.initializer = ir.Constant(gv.type.pointee, data)
-        gv.global_constant = True
-        gv.linkage = "internal"
-        return gv.bitcast(_i8p)
-
-    fn = ir.Function(mod, ir.FunctionType(_i32, [_i32, excinfo_ptr_t]), name=name)
-    fn.attributes.add("noinline")
-    fn.attributes.add("cold")
-    code, info = fn.args
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    gil = b.call(gil_ensure, [])
-    payload = cgutils.alloca_once_value(b, ir.Constant(obj, None))
-    user = b.and_(b.icmp_signed(">", code, ir.Constant(_i32, 0)),
-                  cgutils.is_not_null(b, info))
-    with b.if_then(user):
-        st = b.load(info)
-        size = b.extract_value(st, PICKLE_BUFSZ_IDX)
-        with b.if_then(b.icmp_signed(">", size, ir.Constant(size.type, 0))):
-            b.store(b.call(from_bytes, [b.extract_value(st, PICKLE_BUF_IDX),
-                                        b.sext(size, _i64)]), payload)
-    pty, pval, ptb = (cgutils.alloca_once_value(b, ir.Constant(obj, None)) for _ in range(3))
-    b.call(err_fetch, [pty, pval, ptb])
-    b.call(err_norm, [pty, pval, ptb])
-    result = cgutils.alloca_once_value(b, ir.Constant(_i32, -1))
-    resobj = cgutils.alloca_once_value(b, ir.Constant(obj, None))
-    func = cgutils.alloca_once_value(b, ir.Constant(obj, None))
-    pycode = b.call(from_long, [b.sext(code, _i64)])
-    mod_ = b.call(import_mod, [cstr("ckernels.jit.native_cache", "ckn_modname")])
-    nonep = none.bitcast(obj)
-
-    def or_none(v):
-        return b.select(cgutils.is_not_null(b, v), v, nonep)
-
-    with b.if_then(cgutils.is_not_null(b, mod_), likely=True):
-        b.store(b.call(getattr_, [mod_, cstr("record_status", "ckn_fname")]), func)
-        f = b.load(func)
-        ok = b.and_(cgutils.is_not_null(b, f), cgutils.is_not_null(b, pycode))
-        with b.if_then(ok, likely=True):
-            b.store(b.call(call, [f, pycode, or_none(b.load(payload)), or_none(b.load(pval)),
-                                  ir.Constant(obj, None)]), resobj)
-            res = b.load(resobj)
-            with b.if_then(cgutils.is_not_null(b, res), likely=True):
-                b.store(b.trunc(b.call(as_long, [res]), _i32), result)
-    for v in (b.load(resobj), b.load(func), mod_, pycode, b.load(payload), b.load(pty),
-              b.load(pval), b.load(ptb)):
-        b.call(decref, [v])      # NULL-safe
-    b.call(err_clear, [])
-    st = b.load(result)
-    bad = b.or_(b.icmp_signed("<=", st, ir.Constant(_i32, 0)),
-                b.icmp_signed(">", st, ir.Constant(_i32, _errors.MAX_STATUS)))
-    with b.if_then(bad, likely=False):
-        b.call(set_error, [ir.Constant(_i32, CK_ERR_USER),
-                           cstr("ckernels.jit: a jitted kernel raised an exception that "
-                                "could not be reported", "ckn_msg")])
-        b.store(ir.Constant(_i32, CK_ERR_USER), result)
-    b.call(gil_release, [gil])
-    b.ret(b.load(result))
-    return mod
-
-
 def native_object(library, symbase: str):
     """Position-independent object code of the entry points ``symbase`` in
     the finalized Numba ``library`` (what :mod:`ckernels.jit.native_cache`
     links into a shared library): a copy of its module in which only the two
     entry points stay visible, the error path is the native one
-    (:func:`_native_raise_module`), and everything unreachable is dropped.
+    (:func:`ckernels.jit.error_path.native_raise_module`), and everything unreachable is dropped.
     Returns ``(object bytes, undefined symbols LLVM sees)``."""
     import llvmlite.binding as llvm
     keep = {f"{symbase}_single", f"{symbase}_strided"}
     mod = library._final_module.clone()
     if any(f.name == RAISE_SYMBOL and f.is_declaration for f in mod.functions):
-        rmod = _native_raise_module(RAISE_SYMBOL, mod.triple, str(mod.data_layout))
+        rmod = native_raise_module(RAISE_SYMBOL, mod.triple, str(mod.data_layout))
         mod.link_in(llvm.parse_assembly(str(rmod)))
     for f in mod.functions:
         if not f.is_declaration and f.name not in keep:

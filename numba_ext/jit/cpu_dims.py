@@ -39,6 +39,8 @@ from numba.extending import intrinsic, overload, register_jitable
 from .._native import ffi
 from .._numba import varbuilder as vb
 from . import cpu_codegen as cg
+from .error_path import raise_function
+from .string_elements import load_string, store_string_result
 from .dims import VAR, array_mode, core, is_dimensioned, numba_argument, numba_output
 from .signature import element_type
 
@@ -230,7 +232,7 @@ def element_function(user_dispatcher, sig, out_param: bool):
             glb[f"_a{i}"] = argument(numba_argument(name), first, c.dims[0].kind == VAR)
             first += c.ndim
         elif name == "string":
-            glb[f"_a{i}"] = cg.load_string
+            glb[f"_a{i}"] = load_string
         else:
             glb[f"_a{i}"] = cg.loader(cg.numba_type(name))
         call_args.append(f"_a{i}(s{i}, kd)" if is_dimensioned(name) else f"_a{i}(s{i})")
@@ -238,7 +240,7 @@ def element_function(user_dispatcher, sig, out_param: bool):
     if rc is None:
         call = f"_user({', '.join(call_args)})"
         if ret == "string":
-            glb["_st"] = cg.store_string_result
+            glb["_st"] = store_string_result
             lines.append(f"_st(arena, dst, {call})")
         else:
             glb["_st"] = cg.storer(cg.numba_type(ret))
@@ -313,7 +315,7 @@ def build(user_dispatcher, sig, symbase, out_param, cachable=False) -> "cg.Tramp
         if cachable:
             library.enable_object_caching()
         module = library.create_ir_module(symbase)
-        raise_fn = cg.raise_function(module)
+        raise_fn = raise_function(module)
         elem, elem_sig, src = element_function(user_dispatcher, sig, out_param)
         flags = compiler.Flags()
         flags.nrt = True

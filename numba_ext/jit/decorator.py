@@ -44,7 +44,13 @@ default it means what Python means, on every target (CPU, OpenCL, later
 CUDA): ``error_model="python"`` (the default) checks divisors, so ``1.0 / x``
 with ``x == 0`` raises ``ZeroDivisionError`` -- as
 :class:`~ckernels.errors.CKZeroDivisionError` -- instead of silently giving
-``inf``; errors are never silent.  ``error_model="numpy"`` gives NumPy's (and
+``inf`` (so do ``//`` and ``%``).  That is what is checked: the rest of the
+arithmetic follows Numba (C and NumPy, not Python): integers wrap at their
+width, a result stored into a narrower declared type wraps (``int8`` of 300
+is 44), a float stored into an integer type is truncated, and math functions
+outside their domain give IEEE values with NumPy's floating-point flags
+(``math.sqrt(-1.0)`` is ``nan`` and warns; ``numpy.errstate`` applies).
+``error_model="numpy"`` gives NumPy's (and
 ``numba.vectorize``'s) IEEE semantics instead: float ``x / 0`` is ``inf`` or
 ``nan``, float ``x // 0`` is ``x / 0``, float ``x % 0`` is ``nan``, integer
 ``x // 0`` and ``x % 0`` are ``0``, and integer ``0 ** -n`` is the most
@@ -81,7 +87,7 @@ import numpy as np
 from .. import _dispatch, _foreign, dtypes, ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
-from ..array import Array
+from ..host.array import Array
 from ..context.device_array import DeviceArray
 from ..errors import InvalidArgumentError, InvalidStateError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
@@ -167,14 +173,56 @@ def _native_needs_repair(kernel, sig) -> bool:
     return native_cache.needs_repair(kernel, sig)
 
 
-def _fixed_arity(py_func) -> int | None:
-    """The number of positional parameters of a function that takes exactly
-    that many (no defaults, ``*args``, keyword-only or ``**kwargs``), else None."""
+#: keyword arguments of ``jit`` itself
+_JIT_KEYWORDS = ("cache", "register", "error_model", "identity")
+#: Numba options that mean something for a kernel (passed to ``numba.njit``);
+#: ``nopython=True`` is accepted and implied (a kernel is always nopython code)
+NUMBA_OPTIONS = ("fastmath", "boundscheck", "nogil", "locals", "inline", "debug")
+
+
+def _numba_options(options: dict) -> dict:
+    """The options for ``numba.njit``, checked: a ``TypeError`` names an
+    unknown keyword and lists the accepted ones."""
+    out = {}
+    for k, v in options.items():
+        if k == "nopython":
+            if v is not True:
+                raise TypeError("ckernels.jit: nopython=False is not possible: a kernel is "
+                                "compiled as nopython code (nopython=True is implied)")
+            continue
+        if k not in NUMBA_OPTIONS:
+            raise TypeError(f"ckernels.jit() got an unexpected keyword argument {k!r}; it takes "
+                            f"{', '.join(_JIT_KEYWORDS)} and Numba's "
+                            f"{', '.join(NUMBA_OPTIONS)} (nopython=True is implied)")
+        out[k] = v
+    return out
+
+
+_NO_DEFAULT = object()
+
+
+def _parameters(py_func) -> tuple[tuple[str, object], ...]:
+    """``(name, default or _NO_DEFAULT)`` of each positional parameter; a
+    ``TypeError`` for what a kernel cannot take (``*args``, ``**kwargs``,
+    keyword-only parameters: a kernel has a fixed number of arguments)."""
     code = py_func.__code__
-    if (py_func.__defaults__ or py_func.__kwdefaults__ or code.co_kwonlyargcount
-            or code.co_flags & 0x0C):      # CO_VARARGS | CO_VARKEYWORDS
-        return None
-    return code.co_argcount
+    name = py_func.__qualname__
+    npos, nkw = code.co_argcount, code.co_kwonlyargcount
+    if code.co_flags & 0x04:        # CO_VARARGS
+        raise TypeError(f"ckernels.jit: {name}() takes *{code.co_varnames[npos + nkw]}: a "
+                        "kernel takes a fixed number of arguments; name each one")
+    if nkw:
+        raise TypeError(f"ckernels.jit: {name}() has keyword-only parameters "
+                        f"({', '.join(code.co_varnames[npos:npos + nkw])}); a kernel's "
+                        "arguments are positional (defaults are allowed)")
+    if code.co_flags & 0x08:        # CO_VARKEYWORDS
+        raise TypeError(f"ckernels.jit: {name}() takes **keywords: a kernel takes a fixed "
+                        "number of arguments; name each one")
+    names = code.co_varnames[:code.co_argcount]
+    defaults = py_func.__defaults__ or ()
+    first = len(names) - len(defaults)
+    return tuple((n, defaults[i - first] if i >= first else _NO_DEFAULT)
+                 for i, n in enumerate(names))
 
 
 class JitKernel(_dispatch.Function):
@@ -204,7 +252,10 @@ class JitKernel(_dispatch.Function):
         self.error_model = error_model
         #: the identity of reductions (``f.reduce``), or None: none
         self.identity = identity
-        self._options = dict(numba_options)
+        self._options = _numba_options(numba_options)
+        #: ``(name, default)`` of the positional parameters (defaults are bound
+        #: at the call: :meth:`_bind`)
+        self._params = _parameters(py_func)
         # an untrusted cache directory (someone else could write it) means no
         # cache at all, Numba's included: both load code from it
         self._cache = bool(cache) and _cache_trusted(py_func)
@@ -220,7 +271,7 @@ class JitKernel(_dispatch.Function):
         self._dispatcher = None
         sigs = [signatures] if isinstance(signatures, str) else list(signatures or ())
         self._explicit = bool(sigs)
-        self._ufunc_nin = None if self._explicit else _fixed_arity(py_func)
+        self._ufunc_nin = None if self._explicit else len(self._params)
         self._ufunc_made = False    # signatures compiled while decorating: no loops yet
         if not self._explicit:
             self.fallback_kinds = _FALLBACK_KINDS   # strings come out; structs
@@ -344,6 +395,10 @@ class JitKernel(_dispatch.Function):
             sig = parse_signature(signature)
         else:  # argument types only: the result type is inferred
             sig = argument_signature(signature, signature)
+        if len(sig.args) != len(self._params):
+            raise TypeError(f"ckernels.jit: signature {sig.text} has {len(sig.args)} "
+                            f"argument(s); {self._describe_params()} takes "
+                            f"{len(self._params)}")
         with self._lock:
             have = self._compiled.get(sig.args)
             if have is not None and (sig.ret is None or have.sig.ret == sig.ret):
@@ -366,7 +421,7 @@ class JitKernel(_dispatch.Function):
             if any("string" in t for t in sig.args + (sig.ret or "",)):
                 # their entry points call the shared string subroutines: in
                 # the process before the code is compiled or loaded from a cache
-                from .cpu_codegen import ensure_string_functions
+                from .string_elements import ensure_string_functions
                 ensure_string_functions()
             # a native library to repair needs LLVM code, which Numba's cache lacks
             fresh = self._native_ok(sig) and _native_needs_repair(self, sig)
@@ -425,7 +480,7 @@ class JitKernel(_dispatch.Function):
                             "type")
         nb_args = cpu_dims.numba_arguments(self, sig)
         if any(_dims.element_name(t) == "string" for t in sig.args + (sig.ret,)):
-            from .cpu_codegen import ensure_string_functions
+            from .string_elements import ensure_string_functions
             ensure_string_functions()
         import warnings
 
@@ -631,10 +686,53 @@ class JitKernel(_dispatch.Function):
                           dict(self._kernel_hits), dict(self._kernel_misses))
 
     # ---- calling -------------------------------------------------------------
+    def _describe_params(self) -> str:
+        return f"{self.__name__}(" + ", ".join(
+            n if d is _NO_DEFAULT else f"{n}={d!r}" for n, d in self._params) + ")"
+
+    def _bind(self, args, kwargs):
+        """The arguments of a call as positional ones: keywords naming
+        parameters and the defaults of the missing ones filled in (the
+        remaining keywords are the call's options).  ``None`` when the call
+        needs no binding; a ``TypeError`` as Python's (and
+        ``numba.vectorize``'s) for a wrong count."""
+        n = len(self._params)
+        named = [k for k in kwargs if any(k == p for p, _ in self._params)]
+        if len(args) == n and not named:
+            return None
+        if len(args) > n:
+            raise TypeError(f"{self.__name__}() takes {n} argument{'s' * (n != 1)}, "
+                            f"{len(args)} given")
+        kwargs = dict(kwargs)
+        bound = list(args)
+        missing = []
+        for i, (p, default) in enumerate(self._params):
+            if p in kwargs:
+                if i < len(args):
+                    raise TypeError(f"{self.__name__}() got multiple values for argument "
+                                    f"{p!r}")
+                bound.append(kwargs.pop(p))
+            elif i >= len(args):
+                if default is _NO_DEFAULT:
+                    missing.append(p)
+                bound.append(default)
+        if missing:
+            given = len(args) + len(named)
+            raise TypeError(f"{self.__name__}() takes {n} argument{'s' * (n != 1)}, {given} "
+                            f"given (missing {', '.join(map(repr, missing))})")
+        return bound, kwargs
+
     def _general(self, *args, out=None, **kwargs):
         """The general path (the fallback of the C call): ckernels arrays,
         device arrays, lists, strings, calls without a ufunc; see
-        :mod:`ckernels.jit.dispatch`."""
+        :mod:`ckernels.jit.dispatch`.  A call with keywords naming parameters
+        or missing arguments with defaults is bound first and made again."""
+        bound = self._bind(args, kwargs)
+        if bound is not None:
+            args, kwargs = bound
+            if out is not None:
+                kwargs["out"] = out
+            return self(*args, **kwargs)
         if kwargs:
             raise TypeError(f"{self.__name__}() got unexpected keyword argument(s) "
                             f"{', '.join(map(repr, kwargs))}: only out= applies to "
@@ -831,8 +929,9 @@ def jit(signatures=None, *, cache: bool = False, register: str | None = None,
 
     ``error_model`` -- ``"python"`` (default): the function means what Python
     means on every target, so ``x / 0`` raises ``ZeroDivisionError``
-    (:class:`ckernels.errors.CKZeroDivisionError`) and errors are never
-    silent; ``"numpy"``: NumPy's and ``numba.vectorize``'s IEEE semantics
+    (:class:`ckernels.errors.CKZeroDivisionError`), as ``//`` and ``%`` by
+    zero do (only division is checked: other arithmetic follows Numba, see
+    the module docstring); ``"numpy"``: NumPy's and ``numba.vectorize``'s IEEE semantics
     (float ``x / 0`` -> ``inf``/``nan``, integer ``x // 0`` and ``x % 0`` -> 0)
     without division checks, faster where those checks block vectorisation.
     Both models give the same results on the CPU and on devices, and on the
@@ -866,10 +965,20 @@ def jit(signatures=None, *, cache: bool = False, register: str | None = None,
     element, reduce one axis at a time, and an empty reduction is a
     ``ValueError`` unless ``initial=`` is given.
 
-    Extra keyword arguments go to ``numba.njit`` (``fastmath``, ...)."""
+    Numba's options that mean something for a kernel go to ``numba.njit``:
+    ``fastmath``, ``boundscheck``, ``nogil``, ``locals``, ``inline``,
+    ``debug`` (``nopython=True`` is accepted and implied); any other keyword is
+    a ``TypeError`` naming it.
+
+    Parameters are positional; defaults are allowed (a call may leave them
+    out or pass them by name: they are bound before the call is dispatched),
+    ``*args``, ``**kwargs`` and keyword-only parameters are refused at
+    decoration.  A call with the wrong number of arguments says so
+    (``"f() takes 4 arguments, 3 given"``)."""
     if error_model not in ERROR_MODELS:
         raise InvalidArgumentError(f"ckernels.jit: error_model must be 'python' or 'numpy', "
                                    f"not {error_model!r}")
+    _numba_options(numba_options)         # a TypeError at decoration, naming the keyword
     if callable(signatures) and not isinstance(signatures, str) and hasattr(
             signatures, "__code__"):
         return JitKernel(signatures, (), cache=cache, register=register,

@@ -45,7 +45,7 @@ from .. import dtypes
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..arraylike import c_strides
-from ..array import empty as _host_empty
+from ..host.array import empty as _host_empty
 from ..context import device_array as _da
 from ..context.device_array import DeviceArray
 from ..errors import (CKIndexError, CKOverflowError, CKTypeError, CKValueError,

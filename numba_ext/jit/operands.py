@@ -17,9 +17,9 @@ import numpy as np
 
 from .. import dtypes
 from .._native import check, ffi, lib
-from ..array import Array
-from ..array import array as _array
-from ..array import asarray as _asarray
+from ..host.array import Array
+from ..host.array import array as _array
+from ..host.array import asarray as _asarray
 from ..context.device_array import DeviceArray
 from ..kernels import errmode_value
 from .dims import element_name

@@ -18,7 +18,7 @@ import ckernels
 from ckernels import _arrays
 from ckernels.errors import CKernelError, InvalidStateError
 
-A = sys.modules["ckernels.array"]
+A = sys.modules["ckernels.host.array"]
 
 NUMERIC = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float32",
            "float64", "complex128"]

@@ -20,7 +20,7 @@ from ckernels import types as T
 from ckernels._native import ffi, lib
 from ckernels.memory import MemBlock
 
-_array_mod = sys.modules["ckernels.array"]   # ckernels.array is also the function
+_array_mod = sys.modules["ckernels.host.array"]   # ckernels.array is also the function
 
 
 @ckernels.jit("float64(float64)")
@@ -186,7 +186,7 @@ def test_memblock_addresses_are_checked():
 
 
 def test_array_from_address_is_checked():
-    from ckernels.array import Array
+    from ckernels.host.array import Array
     with pytest.raises(errors.InvalidArgumentError, match="NULL"):
         Array._from_address(0)
     with pytest.raises(errors.InvalidArgumentError, match="not mapped"):

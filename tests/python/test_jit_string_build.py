@@ -1,5 +1,5 @@
 """Strings built in jitted code: the returned ``+`` / f-string chain written
-into the arena in one pass (``ckernels.jit.rope``), with Python's own
+into the arena in one pass (``ckernels.jit.string_builder``), with Python's own
 ``str()`` / f-strings as the oracle, and the fallback to Numba's ``str``
 where the chain's value is used otherwise."""
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ckernels
-from ckernels.jit import rope
+from ckernels.jit import string_builder as rope
 from ckernels.jit.cpu_codegen import numba_type
 
 I64 = np.iinfo(np.int64)

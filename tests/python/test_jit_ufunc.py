@@ -133,7 +133,7 @@ def test_calls_route_by_operand():
     with pytest.raises(TypeError, match="only out= applies"):
         add2(ckernels.array([1.0]), 1.0, where=True)
     # another arity: the general path says what is wrong
-    with pytest.raises(TypeError, match="no signature matches"):
+    with pytest.raises(TypeError, match=r"add2\(\) takes 2 arguments, 1 given"):
         add2(np.ones(2))
 
 

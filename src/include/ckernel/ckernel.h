@@ -29,5 +29,6 @@
 #include "ckernel/context.h"
 #include "ckernel/buffer.h"
 #include "ckernel/cuda.h"
+#include "ckernel/arrow.h"
 
 #endif /* CKERNEL_CKERNEL_H */

@@ -1,4 +1,5 @@
-"""String results built in one pass: the "rope" of a returned concatenation.
+"""The one-pass string builder: a string result built in one pass from the
+"rope" of a returned concatenation.
 
 A ``@ckernels.jit`` function with a ``string`` result usually returns a
 concatenation::
