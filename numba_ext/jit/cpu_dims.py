@@ -201,14 +201,10 @@ def _finish_var(b, dst, kd):
 
 
 # ------------------------------------------------------- element function --
-def _user_arity(py_func) -> int:
-    return py_func.__code__.co_argcount
-
-
 def uses_output(kernel, sig) -> bool:
-    """Whether the function takes the output as one more parameter."""
-    return (is_dimensioned(sig.ret) and
-            _user_arity(kernel.py_func) == len(sig.args) + 1)
+    """Whether the function takes the output as one more parameter
+    (``JitKernel._out_param``, :func:`ckernels.jit.dims.output_parameter`)."""
+    return kernel._out_param is not None and is_dimensioned(sig.ret)
 
 
 def numba_arguments(kernel, sig) -> tuple:

@@ -276,6 +276,12 @@ class JitKernel(_dispatch.Function):
         if not self._explicit:
             self.fallback_kinds = _FALLBACK_KINDS   # strings come out; structs
         parsed = [s if isinstance(s, Signature) else parse_signature(s) for s in sigs]
+        #: the output parameter of signatures with a dimensioned result
+        #: (``def f(x, out)`` for ``"N * float64(N * float64)"``: docs/dims.md), or
+        #: None; it is not an argument of calls
+        self._out_param = _dims.output_parameter(parsed, self._params)
+        if self._out_param is not None:
+            self._params = self._params[:-1]
         native = self._load_native(parsed) if self._cache and parsed else None
         if native is not None:       # every signature from the native cache: no Numba
             for comp in native:

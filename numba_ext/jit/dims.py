@@ -193,6 +193,19 @@ def has_dims(sig) -> bool:
         sig.ret is not None and is_dimensioned(sig.ret))
 
 
+def output_parameter(sigs, params) -> str | None:
+    """The name of a function's output parameter: its last one, when every
+    signature has a dimensioned result and one argument fewer than the
+    function has parameters (``def f(x, out)`` for ``"N * float64(N *
+    float64)"``), else None."""
+    if not sigs or not params:
+        return None
+    if all(s.ret is not None and is_dimensioned(s.ret) and len(s.args) + 1 == len(params)
+           for s in sigs):
+        return params[-1][0]
+    return None
+
+
 # ---------------------------------------------------------------- Numba ----
 def array_mode(c: CoreType) -> bool:
     """Whether an argument of this type is a real Numba array (else a view)."""
@@ -253,5 +266,5 @@ def numpy_dtypes(sig):
 
 
 __all__ = ["CoreDim", "CoreType", "core", "is_dimensioned", "element_name", "signature_type",
-           "check_signature", "has_dims", "numba_argument", "numba_output", "array_mode",
+           "check_signature", "has_dims", "output_parameter", "numba_argument", "numba_output", "array_mode",
            "gufunc_signature", "numpy_dtypes", "FIXED", "SYMBOLIC", "VAR"]

@@ -169,6 +169,19 @@ def test_matvec_against_matmul(outer, m, n, seed):
     np.testing.assert_allclose(matvec(a, v), a @ v, rtol=1e-12, atol=1e-12)
 
 
+def test_output_parameter_is_not_an_argument():
+    a, b = np.eye(3), np.ones((3, 3))
+    out = np.empty((3, 3))
+    assert cross(a, b, out=out) is out                     # out= of the call, not `out`
+    np.testing.assert_allclose(out, np.cross(a, b))
+    res = cross(ckernels.asarray(a), [1.0, 1.0, 1.0])       # the general path
+    np.testing.assert_allclose(res.to_numpy() if hasattr(res, "to_numpy") else np.asarray(res),
+                               np.cross(a, np.ones(3)))
+    ca = ckernels.asarray(a)
+    with pytest.raises(TypeError, match="takes 2 arguments, 3 given"):
+        cross(ca, ca, ca)                                   # the general path's check
+
+
 def test_out_is_written_in_place():
     a = np.arange(6.0).reshape(2, 3)
     out = np.zeros((2, 3))
