@@ -1,4 +1,4 @@
-"""Strings across boundaries (issue 21, section 5): ratios against the best
+"""Strings across boundaries: ratios against the best
 alternative in the same run.
 
     python benchmarks/bench_strings.py                 # every section

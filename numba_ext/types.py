@@ -210,7 +210,14 @@ def as_type(spec) -> Type:
     if isinstance(spec, Type):
         return spec
     if isinstance(spec, str):
-        return parse(spec)
+        try:
+            return parse(spec)
+        except ParseError as exc:
+            try:                    # a NumPy dtype string or code: "f4", "<i2", "d"
+                dt = np.dtype(spec)
+            except TypeError:
+                raise exc from None
+            return from_numpy_dtype(dt)
     try:
         dt = np.dtype(spec)
     except TypeError:

@@ -285,9 +285,9 @@ class Array(*_BASES):
         try:
             for k in key:
                 if isinstance(k, slice):
-                    step = 1 if k.step is None else _index(k.step)
-                    start = _SLICE_NONE if k.start is None else _index(k.start)
-                    stop = _SLICE_NONE if k.stop is None else _index(k.stop)
+                    step = 1 if k.step is None else _bound(k.step)
+                    start = _SLICE_NONE if k.start is None else _bound(k.start)
+                    stop = _SLICE_NONE if k.stop is None else _bound(k.stop)
                     st = lib.ck_array_slice(cur, axis, start, stop, step, out)
                     axis += 1
                 else:
@@ -670,6 +670,18 @@ def _index(i) -> int:
             from None
 
 
+#: slice bounds beyond this select as they would at it (no dim is that long):
+#: Python's and NumPy's clamping, kept inside intptr_t arithmetic
+_BOUND = 2 ** 61
+
+
+def _bound(i) -> int:
+    """A slice bound or step as the C library takes it: clamped (``a[2**63:]``
+    is empty, ``a[::2**63]`` is ``a[:1]``, as in Python and NumPy)."""
+    v = _index(i)
+    return -_BOUND if v < -_BOUND else _BOUND if v > _BOUND else v
+
+
 def _element_type(el) -> Type:
     if isinstance(el, Type):
         return el
@@ -851,7 +863,8 @@ def _new_array(t: Type, shape, zero: bool = False) -> Array:
 def _shape_arg(shape) -> tuple:
     if shape is None:
         return ()
-    if isinstance(shape, (numbers.Integral, np.integer)):
+    if isinstance(shape, (numbers.Integral, np.integer)) or (
+            isinstance(shape, np.ndarray) and shape.ndim == 0):
         return (operator.index(shape),)
     return tuple(operator.index(s) for s in shape)
 
@@ -910,7 +923,10 @@ def zeros(shape=(), dtype=None, *, type=None) -> Array:
 
 
 def ones(shape=(), dtype=None, *, type=None) -> Array:
-    """A new array of ones."""
+    """A new array of ones (float64 unless ``dtype``/``type`` says otherwise,
+    as ``numpy.ones``)."""
+    if dtype is None and type is None:
+        dtype = "float64"
     return full(shape, 1, dtype, type=type)
 
 
@@ -1008,6 +1024,8 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
         return _copy_array(imported, want, el)
     if isinstance(obj, ArrayLike):   # another array class: through NumPy, explicitly
         obj = obj.to_numpy()
+    if isinstance(obj, memoryview):  # a buffer: its format and shape, as numpy.array
+        obj = np.array(obj)
     if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
         obj = np.asarray(obj)
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
