@@ -27,22 +27,22 @@
  * Errors are raised through py_errors.h (the ckernels.errors class of a
  * status), as in ckernels._arrays.
  *
- * NumPy's C API tables: module.c imports them (CKD_MODULE_C); the other
- * files use the same unique symbols.
+ * NumPy's C API tables: module.c defines and imports them (CKD_MODULE_C);
+ * the other files use the same unique symbols (py_types.h names the array
+ * API's).
  */
 #ifndef CKERNELS_DISPATCH_INTERNAL_H
 #define CKERNELS_DISPATCH_INTERNAL_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#ifdef CKD_MODULE_C
+#define CKPY_DEFINE_NUMPY_API
+#endif
+#include "py_types.h"
 
-#define PY_ARRAY_UNIQUE_SYMBOL ckd_ARRAY_API
 #define PY_UFUNC_UNIQUE_SYMBOL ckd_UFUNC_API
 #ifndef CKD_MODULE_C
-#define NO_IMPORT_ARRAY
 #define NO_IMPORT_UFUNC
 #endif
-#include <numpy/arrayobject.h>
 #include <numpy/ufuncobject.h>
 #include <numpy/dtype_api.h>
 

@@ -118,22 +118,8 @@ static int ckd_get_reduction_initial(PyArrayMethod_Context *context,
 
 /* ---- making loops -------------------------------------------------------- */
 
-/* The ckernel kind of a builtin id ('b', 'i', 'u', 'f', 'c'), 0 if none. */
-static char ckd_id_kind(ck_type_id id) {
-  if (id == CK_TYPE_BOOL) return 'b';
-  if (id >= CK_TYPE_INT8 && id <= CK_TYPE_INT64) return 'i';
-  if (id >= CK_TYPE_UINT8 && id <= CK_TYPE_UINT64) return 'u';
-  if (id >= CK_TYPE_FLOAT16 && id <= CK_TYPE_FLOAT64) return 'f';
-  if (id >= CK_TYPE_COMPLEX64 && id <= CK_TYPE_COMPLEX128) return 'c';
-  return 0;
-}
-
 int ckd_check_descr(const ckd_data *d, PyArray_Descr *descr, ck_type_id id) {
-  char kind = ckd_id_kind(id);
-  int ok = kind != 0 && kind == descr->kind && PyArray_ISNBO(descr->byteorder) &&
-           (PyTypeNum_ISBOOL(descr->type_num) || PyTypeNum_ISNUMBER(descr->type_num)) &&
-           (size_t)PyDataType_ELSIZE(descr) == ck_type_data_size(CK_BUILTIN(id));
-  if (!ok) {
+  if (id == CK_TYPE_UNINITIALIZED || ckpy_id_of_descr(descr) != id) {
     ckpy_raisef(CK_ERR_TYPE, "%s: dtype %R does not hold ckernel type '%s'",
                 PyBytes_AS_STRING(d->name), (PyObject *)descr, ck_type_id_name(id));
     return -1;

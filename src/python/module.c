@@ -241,7 +241,7 @@ static PyMethodDef ckd_methods[] = {
 
 static int ckd_exec(PyObject *m) {
   if (PyArray_ImportNumPyAPI() < 0 || PyUFunc_ImportUFuncAPI() < 0 ||
-      ckpy_errors_init() < 0) {
+      ckpy_errors_init() < 0 || ckpy_types_init() < 0) {
     return -1;
   }
   if (PyType_Ready(&ckd_data_type) < 0 || ckd_function_setup(m) < 0) {

@@ -257,6 +257,11 @@ CK_API uint32_t ck_type_flags(ck_type t);
 /* A short constant name for an id ("int32", "fixed_dim"), or "invalid". */
 CK_API const char *ck_type_id_name(ck_type_id id);
 
+/* The kind of a builtin scalar id, as NumPy's dtype kinds: 'b' bool, 'i'
+ * signed integer, 'u' unsigned integer, 'f' real float, 'c' complex; 0 for
+ * any other id.  Its width in bits is 8 * ck_type_data_size(CK_BUILTIN(id)). */
+CK_API char ck_type_id_kind(ck_type_id id);
+
 /* Structural equality (same printed form <=> equal) and a hash consistent
  * with it.  Invalid types are equal only to themselves. */
 CK_API bool ck_type_equal(ck_type a, ck_type b);
@@ -385,8 +390,8 @@ CK_API void ck_type_arrmeta_copy(ck_type t, char *dst, const char *src);
  * surrogates, nothing above U+10FFFF). */
 CK_API bool ck_utf8_validate(const char *bytes, size_t len);
 
-/* Writing strings, bytes and var dim elements into their arenas:
- * ckernel/arena_writers.h. */
+/* Setting one string, bytes or var dim element in its arena:
+ * ckernel/varlen_element.h. */
 
 #if !defined(CK_CFFI_CDEF) && !defined(__cplusplus)
 #if UINTPTR_MAX == UINT64_MAX

@@ -8,6 +8,7 @@
  * so callers can tell the two apart.  Every path releases what it built.
  */
 #include "types/type_internal.h"
+#include "core/scalar_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -146,19 +147,6 @@ static ck_status ck__parse_dim_size(ck_parser *p, const char *what, intptr_t *ou
   *out = (intptr_t)v;
   return CK_OK;
 }
-
-static const struct {
-  const char *name;
-  ck_type_id id;
-} ck_scalar_names[] = {
-    {"bool", CK_TYPE_BOOL},         {"int8", CK_TYPE_INT8},
-    {"int16", CK_TYPE_INT16},       {"int32", CK_TYPE_INT32},
-    {"int64", CK_TYPE_INT64},       {"uint8", CK_TYPE_UINT8},
-    {"uint16", CK_TYPE_UINT16},     {"uint32", CK_TYPE_UINT32},
-    {"uint64", CK_TYPE_UINT64},     {"float16", CK_TYPE_FLOAT16},
-    {"float32", CK_TYPE_FLOAT32},   {"float64", CK_TYPE_FLOAT64},
-    {"complex64", CK_TYPE_COMPLEX64}, {"complex128", CK_TYPE_COMPLEX128},
-};
 
 static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx, ck_type *out);
 
@@ -397,11 +385,10 @@ static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx,
     snprintf(what, sizeof what, "dimension variable %s", name);
     return ck__parse_dim_rest(p, depth, start, what, 0, name, CK_TYPE_SYMBOLIC_DIM, out);
   }
-  for (size_t i = 0; i < sizeof ck_scalar_names / sizeof ck_scalar_names[0]; i++) {
-    if (ck__word_is(w, n, ck_scalar_names[i].name)) {
-      *out = CK_BUILTIN(ck_scalar_names[i].id);
-      return CK_OK;
-    }
+  int scalar = ck__builtin_by_name(w, n); /* the builtin table's names */
+  if (scalar != 0) {
+    *out = CK_BUILTIN((ck_type_id)scalar);
+    return CK_OK;
   }
   if (ck__word_is(w, n, "complex")) { /* complex == complex[float64] */
     ck__skip_ws(p);

@@ -6,6 +6,7 @@
  * type_parse.c.
  */
 #include "types/type_internal.h"
+#include "core/scalar_internal.h"
 
 #include <inttypes.h>
 #include <stdalign.h>
@@ -31,23 +32,13 @@ typedef struct ck__builtin_info {
   size_t align;
 } ck__builtin_info;
 
+/* From the builtin table (scalar_internal.h); C99 complex is laid out as
+ * float[2] / double[2], as the storage structs are. */
 static const ck__builtin_info ck__builtins[CK_BUILTIN_TYPE_COUNT] = {
     [CK_TYPE_UNINITIALIZED] = {"uninitialized", 0, 1},
-    [CK_TYPE_BOOL] = {"bool", 1, 1},
-    [CK_TYPE_INT8] = {"int8", 1, alignof(int8_t)},
-    [CK_TYPE_INT16] = {"int16", 2, alignof(int16_t)},
-    [CK_TYPE_INT32] = {"int32", 4, alignof(int32_t)},
-    [CK_TYPE_INT64] = {"int64", 8, alignof(int64_t)},
-    [CK_TYPE_UINT8] = {"uint8", 1, alignof(uint8_t)},
-    [CK_TYPE_UINT16] = {"uint16", 2, alignof(uint16_t)},
-    [CK_TYPE_UINT32] = {"uint32", 4, alignof(uint32_t)},
-    [CK_TYPE_UINT64] = {"uint64", 8, alignof(uint64_t)},
-    [CK_TYPE_FLOAT16] = {"float16", 2, 2},
-    [CK_TYPE_FLOAT32] = {"float32", 4, alignof(float)},
-    [CK_TYPE_FLOAT64] = {"float64", 8, alignof(double)},
-    /* C99 complex is laid out as float[2] / double[2]. */
-    [CK_TYPE_COMPLEX64] = {"complex64", 8, alignof(float)},
-    [CK_TYPE_COMPLEX128] = {"complex128", 16, alignof(double)},
+#define CK__BUILTIN_INFO(tok, name, id, T, K, unused) [id] = {name, sizeof(T), alignof(T)},
+    CK__BUILTIN_TYPES(CK__BUILTIN_INFO, 0)
+#undef CK__BUILTIN_INFO
 };
 
 static bool ck__builtin_valid(ck_type t) {
@@ -57,6 +48,10 @@ static bool ck__builtin_valid(ck_type t) {
 
 bool ck_type_is_valid(ck_type t) {
   return ck_type_is_builtin(t) ? ck__builtin_valid(t) : true;
+}
+
+char ck_type_id_kind(ck_type_id id) {
+  return ck__builtin_kind((int)id);
 }
 
 const char *ck_type_id_name(ck_type_id id) {
