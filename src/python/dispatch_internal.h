@@ -22,6 +22,8 @@
  *               compilation)
  *   function.c  Function: the callable in front of a ufunc (NumPy operands to
  *               the ufunc, everything else to the general path)
+ *   gufunc.c    generalized ufuncs (core dims) over jitted kernels with core
+ *               dims: their loops and how they are made
  *   module.c    the module: its functions, set-up (exec)
  *
  * Errors are raised through py_errors.h (the ckernels.errors class of a
@@ -175,6 +177,16 @@ int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
  * the call through the loop the weak scalar takes, or NULL (no exception)
  * when the ordinary call does the same. */
 PyObject *ckd_call_weak_unary(PyObject *ufunc, PyObject *arg);
+
+/* ---- gufunc.c ----------------------------------------------------------- */
+
+/* A new gufunc `name` with NumPy signature `signature` ("(n),(n)->()") and
+ * one loop per item of `loops`, a sequence of (address of a
+ * ck_jit_kernel_desc with core dims, NumPy dtypes of inputs and output).
+ * Each loop holds its own reference to the compiled code.  NULL with an
+ * exception on failure. */
+PyObject *ckg_new_gufunc(const char *name, const char *signature, PyObject *doc,
+                         PyObject *loops);
 
 /* ---- function.c --------------------------------------------------------- */
 

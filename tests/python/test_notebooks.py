@@ -35,6 +35,7 @@ PROMISED = {
     "08-particles.ipynb": (["array memblock"], ["ckernels-source"], False),
     "09-strings.ipynb": (["array memblock"], [], False),
     "10-arrow.ipynb": (["array memblock"], [], False),
+    "11-dims.ipynb": (["array memblock"], [], False),
 }
 
 _SVG = re.compile(r"<svg\b.*?</svg>", re.S)
