@@ -319,3 +319,12 @@ def test_wrong_returned_size():
     f = ckernels.jit("N * float64(N * float64)")(lambda x: x[1:])
     with pytest.raises(errors.CKValueError, match="shape differs from the result's core dims"):
         f(np.ones(3))
+
+
+def test_devices_refuse_dims_with_one_line(new_opencl_context):
+    ctx = new_opencl_context()
+    x = ctx.array(np.ones((2, 3)))
+    with pytest.raises(errors.NotSupportedError, match="run on the CPU only"):
+        dot(x, x)
+    with pytest.raises(errors.NotSupportedError, match="run on the CPU only"):
+        dot.source("opencl")
