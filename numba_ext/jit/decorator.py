@@ -84,7 +84,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import _dispatch, _foreign, dtypes, ufuncs
+from .. import _dispatch, _foreign, dtypes, text, ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..host.array import Array
@@ -102,6 +102,10 @@ from .structs import element as structs_element
 #: dtype kinds of NumPy operands that take the general path (strings come
 #: out as strings; structured arrays are struct arrays there)
 _FALLBACK_KINDS = "OSUTV"
+#: ... of functions with ``string`` loops: NumPy text (``StringDType``, ``U``,
+#: ``S``) goes to the ufunc; object arrays to the general path, which makes
+#: their text ``StringDType`` (``ckernels.text``) before calling the ufunc
+_TEXT_FALLBACK_KINDS = "OV"
 
 #: the error models (see the module docstring)
 ERROR_MODELS = ("python", "numpy")
@@ -273,8 +277,10 @@ class JitKernel(_dispatch.Function):
         self._explicit = bool(sigs)
         self._ufunc_nin = None if self._explicit else len(self._params)
         self._ufunc_made = False    # signatures compiled while decorating: no loops yet
+        #: whether the ufunc has (or, compiled lazily, may get) string loops
+        self._string_loops = not self._explicit
         if not self._explicit:
-            self.fallback_kinds = _FALLBACK_KINDS   # strings come out; structs
+            self.fallback_kinds = _TEXT_FALLBACK_KINDS   # object arrays; structs
         parsed = [s if isinstance(s, Signature) else parse_signature(s) for s in sigs]
         #: the output parameter of signatures with a dimensioned result
         #: (``def f(x, out)`` for ``"N * float64(N * float64)"``: docs/dims.md), or
@@ -470,8 +476,11 @@ class JitKernel(_dispatch.Function):
                 self._save_native(requested, comp)
             for op in self._registered:
                 self._register_one(op, comp)
+            if "string" in sig.args + (sig.ret,):
+                self._string_loops = True
             if any(a == "string" or is_struct(a) for a in sig.args + (sig.ret,)):
-                self.fallback_kinds = _FALLBACK_KINDS
+                self.fallback_kinds = _TEXT_FALLBACK_KINDS if self._string_loops else \
+                    _FALLBACK_KINDS
             self._add_loop(comp)
             return comp
 
@@ -638,6 +647,8 @@ class JitKernel(_dispatch.Function):
                     "itself (the ckernels path)")
 
     def _type_of_dtype(self, dt) -> str:
+        if np.dtype(dt).kind in "TUS":   # NumPy text: the string loops take it
+            return "string"
         d = dtypes.of_numpy(dt)
         if d is None or not d.jit:
             raise TypeError(f"{self.__name__}: NumPy dtype {np.dtype(dt)} is not an "
@@ -739,12 +750,24 @@ class JitKernel(_dispatch.Function):
             if out is not None:
                 kwargs["out"] = out
             return self(*args, **kwargs)
+        if self._string_loops and self.ufunc is not None and _numpy_text(args, out):
+            # NumPy operands with text the C call sent here (object arrays,
+            # Python str): the ufunc, object arrays made StringDType first
+            if out is not None:
+                kwargs["out"] = out
+            return self.ufunc(*text.operands(args), **kwargs)
         if kwargs:
             raise TypeError(f"{self.__name__}() got unexpected keyword argument(s) "
                             f"{', '.join(map(repr, kwargs))}: only out= applies to "
                             "ckernels arrays, device arrays, lists and strings (NumPy "
                             "operands take every ufunc keyword)")
         return dispatch.call(self, args, out)
+
+    def _arena_call(self, *args):
+        """The general path whatever the operands (NumPy ones too): results in
+        ckernels arrays, strings in their arenas (``ckernels.text`` hands
+        those to pandas over Arrow)."""
+        return dispatch.call(self, args, None)
 
     def source(self, target: str = "opencl", signature=None) -> str:
         """Generated device source for one signature (default: the first compiled
@@ -866,6 +889,22 @@ class JitKernel(_dispatch.Function):
     def _repr_html_(self) -> str:
         from ..display import html  # the rich display (imported lazily: no cycle)
         return html(self)
+
+
+def _numpy_text(args, out) -> bool:
+    """Whether a call for the string loops is NumPy's: arrays (no structured
+    ones), NumPy scalars, Python numbers and ``str`` / ``bytes``, with an
+    array among them (object arrays of text are converted first)."""
+    arrays = False
+    for a in (*args, out):
+        if isinstance(a, np.ndarray):
+            if a.dtype.kind == "V":
+                return False
+            arrays = True
+        elif not (a is None or isinstance(a, (np.generic, bool, int, float, complex, str,
+                                              bytes))):
+            return False
+    return arrays
 
 
 def _xarray_reduce(array, reduce, args, kwargs):

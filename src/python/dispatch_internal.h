@@ -15,6 +15,8 @@
  *               reduction initial value, the strided loop), registration
  *   parallel.c  running a loop's kernel on one long run, split over the
  *               library's thread pool when the run is worth it
+ *   string_loops.c  the loops of jitted signatures with `string` arguments
+ *               or results, over NumPy's StringDType (the NpyString API)
  *   promoter.c  type resolution: which loop a call's DTypes take (NEP 50
  *               weak Python scalars, safe casts, ck_op_resolve, lazy
  *               compilation)
@@ -80,6 +82,10 @@ typedef struct ckd_loop {
   ck_kernel_builder ckb;                   /* owns the kernel tree         */
   ck_prefix *kernel;                       /* root of ckb (strided request) */
   ck_expr_strided_t strided;
+  unsigned strings;                        /* bit i: operand i is a string */
+  ck_jit_kernel_desc desc;                 /* jitted loops: what kernels of
+                                              a string result are built from
+                                              (its `code` kept alive by ckb) */
   char name[CK_JIT_NAME_MAX + 32];
 } ckd_loop;
 
@@ -143,9 +149,24 @@ void ckd_loop_free(ckd_loop *L);
  * output), split over the library's pool when worth it.  No GIL needed;
  * errors as the kernel's (ck_last_error on the calling thread). */
 ck_status ckd_run(ckd_loop *L, char *const *data, npy_intp n, const npy_intp *strides);
+/* May a run be split into independent pieces?  Not when every element writes
+ * one place (reductions) or an input overlaps the output other than exactly
+ * in place (accumulations read what the previous element wrote). */
+int ckd_splittable(const ckd_loop *L, char *const *data, const npy_intp *strides,
+                   npy_intp n);
 /* The splitting threshold, in ns of estimated serial time. */
 void ckd_set_parallel_min_ns(int64_t ns);
 int64_t ckd_get_parallel_min_ns(void);
+
+/* ---- string_loops.c ----------------------------------------------------- */
+
+/* The strided loop of loops with string operands (L->strings != 0). */
+int ckd_string_loop(PyArrayMethod_Context *context, char *const *data,
+                    const npy_intp *dimensions, const npy_intp *strides, NpyAuxData *aux);
+/* Their resolve_descriptors for `nin` inputs and one output: operands as
+ * given (native byte order), a new StringDType for a string output that is
+ * not given. */
+PyArrayMethod_ResolveDescriptors *ckd_string_resolver(int nin);
 
 /* ---- promoter.c --------------------------------------------------------- */
 

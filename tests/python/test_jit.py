@@ -350,7 +350,7 @@ def test_string_to_string():
     r = shout(STRINGS)
     assert r.to_list() == [s.upper() + "!" for s in STRINGS]
     assert shout("abc") == "ABC!"
-    assert shout(np.array(["ab", "c"])).to_list() == ["AB!", "C!"]
+    assert shout(np.array(["ab", "c"])).tolist() == ["AB!", "C!"]   # NumPy in, NumPy out
 
 
 def test_string_inputs_and_outputs_mixed():
