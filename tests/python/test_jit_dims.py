@@ -328,3 +328,25 @@ def test_devices_refuse_dims_with_one_line(new_opencl_context):
         dot(x, x)
     with pytest.raises(errors.NotSupportedError, match="run on the CPU only"):
         dot.source("opencl")
+
+
+def test_var_result_allocation_failures_are_clear_errors():
+    """Every library allocation of a var-result call failing in turn (the
+    jitted builder's ck_pod_allocate / ck_pod_resize included): an
+    OutOfMemoryError naming the allocation, nothing leaked."""
+    from ckernels.lowlevel import lib
+    rows = ckernels.array([[1.0] * 100] * 50)
+    positive_out(rows)
+    messages = set()
+    for k in range(1, 200):
+        lib.ck_debug_fail_alloc_after(k)
+        try:
+            positive_out(rows)
+        except errors.OutOfMemoryError as exc:
+            messages.add(str(exc).split(":")[0])
+        finally:
+            fired = lib.ck_debug_fail_alloc_fired()
+            lib.ck_debug_fail_alloc_after(0)
+        if not fired:
+            break
+    assert {"ck_pod_allocate", "ck_pod_resize"} <= messages
