@@ -252,9 +252,7 @@ class JitKernel(_dispatch.Function):
         #: the identity of reductions (``f.reduce``), or None: none
         self.identity = identity
         self._options = _numba_options(numba_options)
-        #: ``(name, default)`` of the positional parameters (defaults are bound
-        #: at the call: :meth:`_bind`)
-        self._params = _parameters(py_func)
+        _parameters(py_func)        # what a kernel cannot take: refused here
         # an untrusted cache directory (someone else could write it) means no
         # cache at all, Numba's included: both load code from it
         self._cache = bool(cache) and _cache_trusted(py_func)
@@ -270,7 +268,7 @@ class JitKernel(_dispatch.Function):
         self._dispatcher = None
         sigs = [signatures] if isinstance(signatures, str) else list(signatures or ())
         self._explicit = bool(sigs)
-        self._ufunc_nin = None if self._explicit else len(self._params)
+        self._ufunc_nin = None if self._explicit else py_func.__code__.co_argcount
         self._ufunc_made = False    # signatures compiled while decorating: no loops yet
         if not self._explicit:
             self.fallback_kinds = _FALLBACK_KINDS   # strings come out; structs
@@ -304,10 +302,9 @@ class JitKernel(_dispatch.Function):
                 d = self._dispatcher
                 if d is None:
                     _ensure_numba()
-                    import numba
-                    d = numba.njit(cache=self._cache, error_model=self.error_model,
-                                   pipeline_class=cpu.pipeline_class(),
-                                   **self._options)(self.py_func)
+                    d = cpu.make_dispatcher(self.py_func, cache=self._cache,
+                                            error_model=self.error_model,
+                                            options=self._options)
                     for comp in self._compiled.values():   # natively loaded
                         nb_args = tuple(element_type(a).numba for a in comp.sig.args)
                         d.compile(dtypes.by_name[comp.sig.ret].numba(*nb_args))
@@ -394,10 +391,10 @@ class JitKernel(_dispatch.Function):
             sig = parse_signature(signature)
         else:  # argument types only: the result type is inferred
             sig = argument_signature(signature, signature)
-        if len(sig.args) != len(self._params):
+        if len(sig.args) != self.py_func.__code__.co_argcount:
             raise TypeError(f"ckernels.jit: signature {sig.text} has {len(sig.args)} "
                             f"argument(s); {self._describe_params()} takes "
-                            f"{len(self._params)}")
+                            f"{self.py_func.__code__.co_argcount}")
         with self._lock:
             have = self._compiled.get(sig.args)
             if have is not None and (sig.ret is None or have.sig.ret == sig.ret):
@@ -628,6 +625,13 @@ class JitKernel(_dispatch.Function):
                           dict(self._kernel_hits), dict(self._kernel_misses))
 
     # ---- calling -------------------------------------------------------------
+    @property
+    def _params(self) -> tuple:
+        """``(name, default or _NO_DEFAULT)`` of the positional parameters
+        (defaults are bound at the call: :meth:`_bind`); computed when asked,
+        so that a definition keeps no more objects than it needs."""
+        return _parameters(self.py_func)
+
     def _describe_params(self) -> str:
         return f"{self.__name__}(" + ", ".join(
             n if d is _NO_DEFAULT else f"{n}={d!r}" for n, d in self._params) + ")"
@@ -638,8 +642,10 @@ class JitKernel(_dispatch.Function):
         remaining keywords are the call's options).  ``None`` when the call
         needs no binding; a ``TypeError`` as Python's (and
         ``numba.vectorize``'s) for a wrong count."""
-        n = len(self._params)
-        named = [k for k in kwargs if any(k == p for p, _ in self._params)]
+        code = self.py_func.__code__
+        n = code.co_argcount
+        names = code.co_varnames[:n]
+        named = [k for k in kwargs if k in names]
         if len(args) == n and not named:
             return None
         if len(args) > n:
@@ -648,7 +654,7 @@ class JitKernel(_dispatch.Function):
         kwargs = dict(kwargs)
         bound = list(args)
         missing = []
-        for i, (p, default) in enumerate(self._params):
+        for i, (p, default) in enumerate(_parameters(self.py_func)):
             if p in kwargs:
                 if i < len(args):
                     raise TypeError(f"{self.__name__}() got multiple values for argument "
