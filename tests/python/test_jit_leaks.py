@@ -70,12 +70,14 @@ def test_redefinition_retains_about_what_numba_retains(sig):
     ck = _per_definition("ckernels", n, sig)
     msg = f"per definition: ckernels {ck}, numba.njit {base}"
     assert base["rss_kib"] > 0, msg
-    # at most 100 KiB more than numba.njit per definition: measured -92 KiB
-    # (643 against 735 KiB) for float64(float64) since the overloads carry no
-    # CPython wrapper (~340 KiB each; jit/cpu.py dispatcher_class); +272 KiB
-    # before, 1.87x and 2.39x when each definition had its own entry-point
-    # libraries, error path and string element function
-    assert ck["rss_kib"] <= base["rss_kib"] + 100, msg
+    # KiB more than numba.njit per definition, since the overloads carry no
+    # CPython wrapper (~340 KiB each; jit/cpu.py dispatcher_class): measured
+    # -89 (648 against 737) for float64(float64), +176 (1635 against 1459) for
+    # string(string), whose entry points hold the arena writes (+272 and ~+400
+    # before; 1.87x and 2.39x when each definition had its own entry-point
+    # libraries, error path and string element function)
+    allowance = {"float64(float64)": 100, "string(string)": 250}[sig]
+    assert ck["rss_kib"] <= base["rss_kib"] + allowance, msg
     # Python objects: Numba's and ckernels' bounded caches fill up over the
     # first hundred definitions, so the count per definition is not flat in n
     # (float64(float64) without CPython wrappers: +5.2 over numba.njit's 12 at
