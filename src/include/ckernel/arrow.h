@@ -177,6 +177,13 @@ struct ArrowDeviceArray {
 
 #endif /* ARROW_C_DEVICE_DATA_INTERFACE */
 
+#if !defined(CK_CFFI_CDEF) && !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(struct ArrowSchema) == 72, "ArrowSchema is 9 words");
+_Static_assert(sizeof(struct ArrowArray) == 80, "ArrowArray is 10 words");
+_Static_assert(sizeof(struct ArrowArrayStream) == 40, "ArrowArrayStream is 5 words");
+_Static_assert(sizeof(struct ArrowDeviceArray) == 128, "ArrowDeviceArray");
+#endif
+
 /* ---- export --------------------------------------------------------------- */
 
 /*

@@ -324,6 +324,29 @@ static ck_status view_text(ictx *c, const struct ArrowArray *a, int64_t k,
   return CK_OK;
 }
 
+/* UTF-8 validity with a fast path over ASCII: 8 bytes at a time while no
+ * high bit is set (every position after pure ASCII is a character
+ * boundary), then the library's validator for the rest. */
+static bool utf8_valid(const char *p, size_t n) {
+  size_t i = 0;
+  while (i + 8 <= n) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    if (w & UINT64_C(0x8080808080808080)) {
+      break;
+    }
+    i += 8;
+  }
+  while (i < n && (unsigned char)p[i] < 0x80) {
+    i++;
+  }
+  return i == n || ck_utf8_validate(p + i, n - i);
+}
+
+static inline size_t str_bytes(const ck_string *e) {
+  return e->begin == NULL ? 0 : (size_t)(e->end - e->begin);
+}
+
 static ck_status fill_strings(ictx *c, ck_type t, char *arrmeta, char *dst,
                               intptr_t dstride, const struct ArrowArray *a,
                               const ck__arrow_format *f, int64_t from, int64_t count) {
@@ -346,6 +369,12 @@ static ck_status fill_strings(ictx *c, ck_type t, char *arrmeta, char *dst,
       return BAD(c, "offset %lld is negative (%lld)", (long long)from, (long long)prev);
     }
   }
+  /* utf8 without nulls: the text of the elements is one range of the data
+   * buffer, validated once; each element must then start on a character
+   * boundary (the bytes of null elements are unspecified: checked one by
+   * one) */
+  bool whole = utf8 && !view && bits == NULL && data != NULL && count > 0;
+  int64_t first = prev;
   for (int64_t i = 0; i < count; i++) {
     int64_t k = from + i;
     ck_string *out = (ck_string *)(dst + i * dstride);
@@ -377,11 +406,21 @@ static ck_status fill_strings(ictx *c, ck_type t, char *arrmeta, char *dst,
         continue;
       }
     }
-    if (utf8 && !ck_utf8_validate(begin, len)) {
+    if (whole ? len > 0 && ((unsigned char)*begin & 0xc0) == 0x80
+              : utf8 && !utf8_valid(begin, len)) {
       return BAD(c, "element %lld is not valid UTF-8", (long long)(k - a->offset));
     }
     out->begin = (char *)begin;
     out->end = begin == NULL ? NULL : (char *)begin + len;
+  }
+  if (whole && !utf8_valid(data + first, (size_t)(prev - first))) {
+    for (int64_t i = 0; i < count; i++) { /* name the first bad element */
+      const ck_string *e = (const ck_string *)(dst + i * dstride);
+      if (!utf8_valid(e->begin, str_bytes(e))) {
+        return BAD(c, "element %lld is not valid UTF-8", (long long)(from + i - a->offset));
+      }
+    }
+    return BAD(c, "the text is not valid UTF-8");
   }
   return CK_OK;
 }

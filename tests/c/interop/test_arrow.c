@@ -440,6 +440,12 @@ static void test_import_malformed(void) {
   const void *ub[3] = {NULL, offs3, bad_utf8};
   x = mk(1, 0, 3, ub, 0, NULL);
   CHECK_ERR(ck_arrow_import(&us, &x, NULL, &a), CK_ERR_INVALID_ARGUMENT, "UTF-8");
+  /* a string starting inside another's character (the whole-range check) */
+  static const char two_e[] = "\xc3\xa9\xc3\xa9";
+  static const int32_t mid[3] = {0, 1, 4};
+  const void *mb[3] = {NULL, mid, two_e};
+  x = mk(2, 0, 3, mb, 0, NULL);
+  CHECK_ERR(ck_arrow_import(&us, &x, NULL, &a), CK_ERR_INVALID_ARGUMENT, "element 1");
   /* binary takes any bytes */
   struct ArrowSchema zs = sc("z", "", 0, NULL);
   x = mk(1, 0, 3, ub, 0, NULL);
