@@ -257,7 +257,9 @@ class JitKernel(_dispatch.Function):
         #: the identity of reductions (``f.reduce``), or None: none
         self.identity = identity
         self._options = _numba_options(numba_options)
-        _parameters(py_func)        # what a kernel cannot take: refused here
+        #: ``(name, default)`` of the positional parameters (defaults are bound
+        #: at the call: :meth:`_bind`)
+        self._params = _parameters(py_func)
         # an untrusted cache directory (someone else could write it) means no
         # cache at all, Numba's included: both load code from it
         self._cache = bool(cache) and _cache_trusted(py_func)
@@ -273,7 +275,7 @@ class JitKernel(_dispatch.Function):
         self._dispatcher = None
         sigs = [signatures] if isinstance(signatures, str) else list(signatures or ())
         self._explicit = bool(sigs)
-        self._ufunc_nin = None if self._explicit else py_func.__code__.co_argcount
+        self._ufunc_nin = None if self._explicit else len(self._params)
         self._ufunc_made = False    # signatures compiled while decorating: no loops yet
         #: whether the ufunc has (or, compiled lazily, may get) string loops
         self._string_loops = not self._explicit
@@ -404,10 +406,10 @@ class JitKernel(_dispatch.Function):
             sig = parse_signature(signature)
         else:  # argument types only: the result type is inferred
             sig = argument_signature(signature, signature)
-        if len(sig.args) != self.py_func.__code__.co_argcount:
+        if len(sig.args) != len(self._params):
             raise TypeError(f"ckernels.jit: signature {sig.text} has {len(sig.args)} "
                             f"argument(s); {self._describe_params()} takes "
-                            f"{self.py_func.__code__.co_argcount}")
+                            f"{len(self._params)}")
         with self._lock:
             have = self._compiled.get(sig.args)
             if have is not None and (sig.ret is None or have.sig.ret == sig.ret):
@@ -700,13 +702,6 @@ class JitKernel(_dispatch.Function):
                           dict(self._kernel_hits), dict(self._kernel_misses))
 
     # ---- calling -------------------------------------------------------------
-    @property
-    def _params(self) -> tuple:
-        """``(name, default or _NO_DEFAULT)`` of the positional parameters
-        (defaults are bound at the call: :meth:`_bind`); computed when asked,
-        so that a definition keeps no more objects than it needs."""
-        return _parameters(self.py_func)
-
     def _describe_params(self) -> str:
         return f"{self.__name__}(" + ", ".join(
             n if d is _NO_DEFAULT else f"{n}={d!r}" for n, d in self._params) + ")"
@@ -717,10 +712,8 @@ class JitKernel(_dispatch.Function):
         remaining keywords are the call's options).  ``None`` when the call
         needs no binding; a ``TypeError`` as Python's (and
         ``numba.vectorize``'s) for a wrong count."""
-        code = self.py_func.__code__
-        n = code.co_argcount
-        names = code.co_varnames[:n]
-        named = [k for k in kwargs if k in names]
+        n = len(self._params)
+        named = [k for k in kwargs if any(k == p for p, _ in self._params)]
         if len(args) == n and not named:
             return None
         if len(args) > n:
@@ -729,7 +722,7 @@ class JitKernel(_dispatch.Function):
         kwargs = dict(kwargs)
         bound = list(args)
         missing = []
-        for i, (p, default) in enumerate(_parameters(self.py_func)):
+        for i, (p, default) in enumerate(self._params):
             if p in kwargs:
                 if i < len(args):
                     raise TypeError(f"{self.__name__}() got multiple values for argument "
