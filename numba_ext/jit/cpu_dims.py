@@ -58,10 +58,15 @@ _VAR_KIND = 1            # CK_JIT_DIM_VAR
 
 
 def _rec(builder, kd, index, field):
-    """Word ``field`` of core dim record ``index`` of the kernel at ``kd``."""
+    """Word ``field`` of core dim record ``index`` of the kernel at ``kd``.
+    Kernel data never changes while the kernel runs (kernel-abi.md): the load
+    is marked invariant, so LLVM hoists it out of the row loop even though
+    the loop stores through the destination pointer."""
     base = builder.inttoptr(kd, _i8p)
     p = builder.gep(base, [ir.Constant(_i64, DIMS_OFFSET + DIM_SIZE * index + field)])
-    return builder.load(builder.bitcast(p, _i64.as_pointer()), align=8)
+    ld = builder.load(builder.bitcast(p, _i64.as_pointer()), align=8)
+    ld.set_metadata("invariant.load", builder.module.add_metadata([]))
+    return ld
 
 
 def _core_element(builder, kd, first, ndim, ptr, maybe_var):

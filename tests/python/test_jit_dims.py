@@ -319,3 +319,34 @@ def test_wrong_returned_size():
     f = ckernels.jit("N * float64(N * float64)")(lambda x: x[1:])
     with pytest.raises(errors.CKValueError, match="shape differs from the result's core dims"):
         f(np.ones(3))
+
+
+def test_devices_refuse_dims_with_one_line(new_opencl_context):
+    ctx = new_opencl_context()
+    x = ctx.array(np.ones((2, 3)))
+    with pytest.raises(errors.NotSupportedError, match="run on the CPU only"):
+        dot(x, x)
+    with pytest.raises(errors.NotSupportedError, match="run on the CPU only"):
+        dot.source("opencl")
+
+
+def test_var_result_allocation_failures_are_clear_errors():
+    """Every library allocation of a var-result call failing in turn (the
+    jitted builder's ck_pod_allocate / ck_pod_resize included): an
+    OutOfMemoryError naming the allocation, nothing leaked."""
+    from ckernels.lowlevel import lib
+    rows = ckernels.array([[1.0] * 100] * 50)
+    positive_out(rows)
+    messages = set()
+    for k in range(1, 200):
+        lib.ck_debug_fail_alloc_after(k)
+        try:
+            positive_out(rows)
+        except errors.OutOfMemoryError as exc:
+            messages.add(str(exc).split(":")[0])
+        finally:
+            fired = lib.ck_debug_fail_alloc_fired()
+            lib.ck_debug_fail_alloc_after(0)
+        if not fired:
+            break
+    assert {"ck_pod_allocate", "ck_pod_resize"} <= messages
