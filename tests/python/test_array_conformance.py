@@ -180,3 +180,17 @@ def test_huge_integer_index_is_an_index_error():
             x[k]
         with pytest.raises(IndexError):
             x[k] = 1
+
+
+@pytest.mark.parametrize("kind", ["cpu", "opencl"])
+def test_context_creation_takes_numpys_signatures(kind, new_opencl_context):
+    ctx = ckernels.Context("cpu") if kind == "cpu" else new_opencl_context()
+    a = ctx.empty((2, 3), dtype="float32")
+    assert a.shape == (2, 3) and a.dtype == np.float32
+    assert ctx.empty(shape=4, dtype="int8").shape == (4,)
+    assert ctx.zeros(3, dtype="i2").to_numpy().tolist() == [0, 0, 0]
+    assert ctx.zeros(3, dtype="i2").dtype == np.int16
+    assert ctx.ones((2,)).to_numpy().tolist() == [1.0, 1.0] and ctx.ones(2).dtype == np.float64
+    assert ctx.full(2, 7.5, dtype=np.float64).to_numpy().tolist() == [7.5, 7.5]
+    with pytest.raises(ValueError, match="dtype given twice"):
+        ctx.empty(3, "int8", dtype="int8")
