@@ -293,7 +293,10 @@ class Array(*_BASES):
                     st = lib.ck_array_slice(cur, axis, start, stop, step, out)
                     axis += 1
                 else:
-                    st = lib.ck_array_index(cur, axis, _index(k), out)
+                    i = _index(k)
+                    if not -_BOUND <= i <= _BOUND:     # past any dim (and intptr_t)
+                        raise CKIndexError(f"index {i} is out of bounds for axis {axis}")
+                    st = lib.ck_array_index(cur, axis, i, out)
                 check(st)
                 if owned:
                     lib.ck_array_decref(cur)
@@ -361,6 +364,29 @@ class Array(*_BASES):
             if nd is not False and nd.ndim == 1 and -nd.shape[0] <= key < nd.shape[0]:
                 return nd[key]
         return _general(self, key)
+
+    def __setitem__(self, key, value, _general=ArrayLike.__setitem__, _f8=np.dtype("f8"),
+                    _c16=np.dtype("c16"), _generic=np.generic):
+        # a[i] = number on a numeric array: through the cached NumPy view, when
+        # NumPy's conversion is the library's checked one (a float into float64,
+        # an int into an integer array -- out of range: the checked path says
+        # so -- a bool into bool, a NumPy scalar of the array's dtype)
+        if type(key) is int:
+            nd = self._nd
+            if nd is None:
+                nd = self._fast_view()
+            if nd is not False and nd.ndim and -nd.shape[0] <= key < nd.shape[0] and \
+                    nd.flags.writeable:
+                tv, dt = type(value), nd.dtype
+                if (tv is float and (dt == _f8 or dt == _c16)) or \
+                        (tv is int and dt.kind in "iu") or (tv is bool and dt.kind == "b") or \
+                        (isinstance(value, _generic) and value.dtype == dt):
+                    try:
+                        nd[key] = value
+                        return
+                    except OverflowError:
+                        pass
+        _general(self, key, value)
 
     def _fast_view(self):
         """The cached NumPy view of the fast path (``_nd``): made once, for
@@ -818,6 +844,8 @@ def apply_op(name: str, args, out=None) -> Array:
             out = asarray(out)
         else:
             raise CKTypeError("out= must be a ckernels.Array or a NumPy array")
+    if out is not None:
+        check_out_dims(out, conv)
     cname = _OP_NAMES.get(name)
     if cname is None:
         cname = _OP_NAMES[name] = c_text(name, "operation name")
@@ -829,6 +857,18 @@ def apply_op(name: str, args, out=None) -> Array:
 
 
 _OP_NAMES: dict = {}
+
+
+def check_out_dims(out: "Array", operands) -> None:
+    """NumPy's rule for ``out=``: operands broadcast to the output's shape, and
+    the output is never broadcast, so no operand may have more dims than it
+    (``np.add(x0d, [1], out=x0d)`` is refused even though the extra dim has
+    size 1)."""
+    nd = out.ndim
+    if any(a.ndim > nd for a in operands):
+        shape = np.broadcast_shapes(*(tuple(max(s, 0) for s in a.shape) for a in operands))
+        raise CKValueError(f"non-broadcastable output operand with shape {out.shape} "
+                           f"doesn't match the broadcast shape {shape}")
 
 
 def reduce_op(name: str, a, axis=None, keepdims: bool = False) -> Array:
