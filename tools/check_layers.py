@@ -9,7 +9,7 @@ or beside it):
     ops | devices | interop  the operation registry | contexts and buffers |
                              the Arrow C data interface
     kernels                  builder, assignment, lifting, application, pool
-    arrays                   array preamble, views, arena writers
+    arrays                   array preamble, views, variable-length elements
     types                    type descriptors and the parser
     memory                   memblocks and arenas
     core                     errors, allocation hooks, ABI table, number text

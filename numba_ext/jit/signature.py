@@ -13,6 +13,7 @@ from __future__ import annotations
 from .. import dtypes
 from .._native import ffi
 from ..types import Type, as_type
+from . import dims as _dims
 from . import structs as _structs
 
 #: element types a jitted kernel may take and return
@@ -87,6 +88,8 @@ def type_name(spec, what: str, where: str) -> str:
         raise TypeError(f"ckernels.jit: bad {what} type {spec!r} in signature {where!r}: "
                         f"{exc}") from None
     name = str(t)
+    if t.is_dim:               # core dims: ckernels.jit.dims
+        return _dims.signature_type(t, what, where)
     if t.type_id == _structs.STRUCT_ID:
         try:
             st = _structs.element(t)
@@ -107,9 +110,14 @@ def type_name(spec, what: str, where: str) -> str:
 
 def element_type(name: str):
     """The table row (:mod:`ckernels.dtypes`) of an element type name, or the
-    :class:`~ckernels.jit.structs.StructType` of a struct type string."""
+    :class:`~ckernels.jit.structs.StructType` of a struct type string; for a
+    type with core dims (:mod:`ckernels.jit.dims`), that of its elements."""
     d = dtypes.by_name.get(name)
-    return d if d is not None else _structs.element(name)
+    if d is not None:
+        return d
+    if _dims.is_dimensioned(name):
+        return element_type(_dims.element_name(name))
+    return _structs.element(name)
 
 
 def is_struct(name: str) -> bool:
@@ -173,6 +181,8 @@ def parse_signature(sig) -> Signature:
     if len(args) > MAX_ARGS:
         raise TypeError(f"ckernels.jit: at most {MAX_ARGS} arguments, signature {sig!r} "
                         f"has {len(args)}")
+    if "*" in "".join(args) + (ret or ""):
+        _dims.check_signature(ret, args, str(sig))
     return Signature(ret, args)
 
 
