@@ -254,6 +254,12 @@ int ck__ops_negative_power(const char *op, int type_id) CK__OPS_COLD;
  * it (see CK__DEFINE2_QUIET): sign of floats. */
 #define CK__DEFINE1_QUIET(op, tok, TA, TR, IDA, IDR)                           \
   CK__DEFINE1_ENTRIES(op, tok, TA, TR, _signalling)                            \
+  CK__QUIET_ENTRIES(op, tok)
+
+/* The entry points ck__<op>_<tok>_1 / _n around the _signalling ones (any
+ * arity: the entry signatures do not depend on it), restoring the caller's
+ * "invalid" flag, and the kernel's description. */
+#define CK__QUIET_ENTRIES(op, tok)                                             \
   static int ck__##op##_##tok##_1(char *dst, const char *const *src,           \
                                   ck_prefix *self) {                           \
     fexcept_t invalid;                                                         \
@@ -272,7 +278,6 @@ int ck__ops_negative_power(const char *op, int type_id) CK__OPS_COLD;
     return st;                                                                 \
   }                                                                            \
   CK__INFO(op, tok, ck__##op##_##tok##_1, ck__##op##_##tok##_n)
-
 
 /* Binary: r = f(a, b).  Fast paths: all contiguous, and contiguous with a
  * broadcast (stride 0) second argument.  The entry points are named
@@ -363,24 +368,7 @@ int ck__ops_negative_power(const char *op, int type_id) CK__OPS_COLD;
  * comparisons, minimum/maximum/fmin/fmax. */
 #define CK__DEFINE2_QUIET(op, tok, TA, TB, TR, IDA, IDB, IDR)                  \
   CK__DEFINE2_ENTRIES(op, tok, TA, TB, TR, _signalling)                        \
-  static int ck__##op##_##tok##_1(char *dst, const char *const *src,           \
-                                  ck_prefix *self) {                           \
-    fexcept_t invalid;                                                         \
-    fegetexceptflag(&invalid, FE_INVALID);                                     \
-    int st = ck__##op##_##tok##_1_signalling(dst, src, self);                  \
-    fesetexceptflag(&invalid, FE_INVALID);                                     \
-    return st;                                                                 \
-  }                                                                            \
-  static int ck__##op##_##tok##_n(char *dst, intptr_t ds,                      \
-                                  const char *const *src, const intptr_t *ss,  \
-                                  size_t n, ck_prefix *self) {                 \
-    fexcept_t invalid;                                                         \
-    fegetexceptflag(&invalid, FE_INVALID);                                     \
-    int st = ck__##op##_##tok##_n_signalling(dst, ds, src, ss, n, self);       \
-    fesetexceptflag(&invalid, FE_INVALID);                                     \
-    return st;                                                                 \
-  }                                                                            \
-  CK__INFO(op, tok, ck__##op##_##tok##_1, ck__##op##_##tok##_n)
+  CK__QUIET_ENTRIES(op, tok)
 
 /* ---- registration rows ---------------------------------------------------- */
 
