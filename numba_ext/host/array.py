@@ -33,6 +33,7 @@ import math
 import numbers
 import operator
 import pickle
+import sys
 import threading
 from typing import Any
 
@@ -64,6 +65,7 @@ from .layout import f_strides as _f_strides
 from .layout import strided as _strided
 
 from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
+from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert_*.c)
 from . import arrow as _arrow_io   # the Arrow PyCapsule interface (arrow.py)
 
 # at exit, arrays still held by C objects are released after Python's state
@@ -291,7 +293,10 @@ class Array(*_BASES):
                     st = lib.ck_array_slice(cur, axis, start, stop, step, out)
                     axis += 1
                 else:
-                    st = lib.ck_array_index(cur, axis, _index(k), out)
+                    i = _index(k)
+                    if not -_BOUND <= i <= _BOUND:     # past any dim (and intptr_t)
+                        raise CKIndexError(f"index {i} is out of bounds for axis {axis}")
+                    st = lib.ck_array_index(cur, axis, i, out)
                 check(st)
                 if owned:
                     lib.ck_array_decref(cur)
@@ -359,6 +364,29 @@ class Array(*_BASES):
             if nd is not False and nd.ndim == 1 and -nd.shape[0] <= key < nd.shape[0]:
                 return nd[key]
         return _general(self, key)
+
+    def __setitem__(self, key, value, _general=ArrayLike.__setitem__, _f8=np.dtype("f8"),
+                    _c16=np.dtype("c16"), _generic=np.generic):
+        # a[i] = number on a numeric array: through the cached NumPy view, when
+        # NumPy's conversion is the library's checked one (a float into float64,
+        # an int into an integer array -- out of range: the checked path says
+        # so -- a bool into bool, a NumPy scalar of the array's dtype)
+        if type(key) is int:
+            nd = self._nd
+            if nd is None:
+                nd = self._fast_view()
+            if nd is not False and nd.ndim and -nd.shape[0] <= key < nd.shape[0] and \
+                    nd.flags.writeable:
+                tv, dt = type(value), nd.dtype
+                if (tv is float and (dt == _f8 or dt == _c16)) or \
+                        (tv is int and dt.kind in "iu") or (tv is bool and dt.kind == "b") or \
+                        (isinstance(value, _generic) and value.dtype == dt):
+                    try:
+                        nd[key] = value
+                        return
+                    except OverflowError:
+                        pass
+        _general(self, key, value)
 
     def _fast_view(self):
         """The cached NumPy view of the fast path (``_nd``): made once, for
@@ -462,6 +490,14 @@ class Array(*_BASES):
 
     to_list = tolist
 
+    def __iter__(self):
+        # 1-d strings, bytes and structs: their Python values, read in one C pass
+        # (what a[i] gives, without a view per element)
+        if self.ndim == 1 and lib.ck_type_id_of(self.type.element.c_type) in (
+                _STRING, _BYTES, _STRUCT):
+            return iter(self.tolist())
+        return super().__iter__()
+
     def copy(self, order: str = "C") -> "Array":
         """A C-contiguous copy of the same type (fixed dims stay fixed)."""
         k = self._regular_ndim()
@@ -510,6 +546,13 @@ class Array(*_BASES):
         if copy is False:
             raise ValueError(f"an array of type '{self.type}' has no zero-copy NumPy view "
                              "(copy=False)")
+        if dtype is not None and self.dtype.kind == "T":
+            dt = np.dtype(dtype)
+            if dt.kind == "T":      # straight into that StringDType (its na_object kept)
+                self.to_numpy()      # the checks (var dims)
+                return _c_convert.to_strings(self.address, dt)
+            if dt.kind in "US" and dt.itemsize == 0:   # sized by NumPy from the values
+                return np.array(self.tolist(), dtype=dt)
         arr = self.to_numpy()
         return arr if dtype is None else arr.astype(dtype)
 
@@ -551,19 +594,9 @@ class Array(*_BASES):
         dt = numpy_dtype(t.dtype)
         if dt.kind in "biufcV":
             return np.array(self._numpy(False), copy=True)
-        values = self.tolist()
-        if dt.kind == "T":
-            return np.array(values, dtype=dt).reshape(self.shape)
-        out = np.empty(self.shape, dtype=object)
-        if out.ndim == 0:
-            out[()] = values
-        else:
-            for idx in np.ndindex(*self.shape):
-                v = values
-                for i in idx:
-                    v = v[i]
-                out[idx] = v
-        return out
+        if dt.kind == "T":   # one NpyString_pack per string (C)
+            return _c_convert.to_strings(self.address, np.dtypes.StringDType())
+        return _c_convert.to_objects(self.address)
 
     def __dlpack__(self, **kwargs):
         if not self._numpy_exact() or self.dtype.kind not in "biufc":
@@ -811,6 +844,8 @@ def apply_op(name: str, args, out=None) -> Array:
             out = asarray(out)
         else:
             raise CKTypeError("out= must be a ckernels.Array or a NumPy array")
+    if out is not None:
+        check_out_dims(out, conv)
     cname = _OP_NAMES.get(name)
     if cname is None:
         cname = _OP_NAMES[name] = c_text(name, "operation name")
@@ -822,6 +857,18 @@ def apply_op(name: str, args, out=None) -> Array:
 
 
 _OP_NAMES: dict = {}
+
+
+def check_out_dims(out: "Array", operands) -> None:
+    """NumPy's rule for ``out=``: operands broadcast to the output's shape, and
+    the output is never broadcast, so no operand may have more dims than it
+    (``np.add(x0d, [1], out=x0d)`` is refused even though the extra dim has
+    size 1)."""
+    nd = out.ndim
+    if any(a.ndim > nd for a in operands):
+        shape = np.broadcast_shapes(*(tuple(max(s, 0) for s in a.shape) for a in operands))
+        raise CKValueError(f"non-broadcastable output operand with shape {out.shape} "
+                           f"doesn't match the broadcast shape {shape}")
 
 
 def reduce_op(name: str, a, axis=None, keepdims: bool = False) -> Array:
@@ -996,7 +1043,7 @@ def _as_source(value, dst_type: Type) -> Array:
     return array(value, dtype=el)
 
 
-def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
+def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None) -> Array:
     """A new array holding a copy of ``obj`` (NumPy's argument order):
     ``dtype`` fixes the element type (a NumPy dtype-like, a type string such
     as ``"string"``, or a :class:`~ckernels.types.Type`; dims come from the
@@ -1005,7 +1052,11 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
     (NumPy's kinds: bool < int64 < float64 < complex128; str -> string;
     dict -> struct).  Conversion is checked (no silent overflow or
     truncation).  ``copy=False`` returns ``obj`` itself when it is already a
-    host array of that type."""
+    host array of that type.  Missing values (``None`` in lists and object
+    arrays, NaN / ``pandas.NA`` in object arrays, ``StringDType`` nulls, Arrow
+    nulls) are a ``CKValueError`` with their count and the first one's index,
+    unless ``fill_value`` gives the value to use instead.  Lists, tuples,
+    dicts and NumPy text arrays are converted in C (``docs/strings.md``)."""
     if isinstance(dtype, (str, Type)) and type is None and _is_full_type(dtype):
         type, dtype = dtype, None
     if type is not None and dtype is not None:
@@ -1018,7 +1069,7 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
             return obj
         return _copy_array(obj, want, el)
     if _arrow_io.is_arrow(obj):      # pyarrow, polars, nanoarrow, duckdb, pandas ArrowDtype
-        imported = from_arrow(obj)
+        imported = from_arrow(obj, fill_value=fill_value)
         if imported.flags.writeable and want is None and el is None:
             return imported          # a concatenated stream: a copy of its own already
         return _copy_array(imported, want, el)
@@ -1035,6 +1086,10 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
         # a structured array: its struct type from the dtype (asarray checks
         # the layout), never the tuples' items taken as nested lists
         return _copy_array(asarray(obj), want, el)
+    if isinstance(obj, np.ndarray) and obj.dtype.kind in "TUSO" and want is None:
+        text = _numpy_text(obj, el, fill_value)
+        if text is not None:
+            return text
     if want is None and isinstance(obj, (list, tuple)) and _convert.is_plain(obj):
         try:
             arr = np.array(obj)
@@ -1045,9 +1100,42 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
         if arr is not None and arr.dtype.kind in "biufc" and not (
                 arr.dtype.kind == "f" and arr.size and (np.abs(arr) >= 2.0**63).any()):
             return _copy_array(asarray(arr), None, el)
-    t, shape, snap = _convert.prepare(obj, want, el)
+    t, shape, value = _convert.prepare(obj, want, el, fill_value)
     a = _new_array(t, shape)
-    _convert.write(t, a._data, a._arrmeta, snap)
+    _convert.write(t, a._data, a._arrmeta, value, fill_value)
+    return a
+
+
+def _missing(x) -> bool:
+    """None, a float NaN or ``pandas.NA`` (a missing value in an object array)."""
+    pd = sys.modules.get("pandas")     # nothing is pandas.NA before pandas is imported
+    return x is None or (isinstance(x, float) and x != x) or (pd is not None and x is pd.NA)
+
+
+def _numpy_text(obj: np.ndarray, el: Type | None, fill_value) -> Array | None:
+    """A NumPy ``StringDType`` / ``U`` / ``S`` array, or an object array of
+    ``str`` / ``bytes`` (its first present element says which; NaN, None and
+    ``pandas.NA`` are missing values), as a new array of strings (``S``,
+    ``bytes`` objects: bytes) in one C pass (``_convert.from_numpy``: sizes
+    first, one arena allocation; bytes into strings checked UTF-8); None when
+    the element type asked for (or found) is no string or bytes type."""
+    kind = obj.dtype.kind
+    if kind == "O" and el is None:
+        first = next((x for x in obj.flat if not _missing(x)), None)
+        if isinstance(first, str):
+            el = _t.string
+        elif isinstance(first, bytes):
+            el = _t.bytes_type(1)
+        else:
+            return None       # numbers, dicts, lists, only missing values: the lists path
+    if el is None:
+        el = _t.bytes_type(1) if kind == "S" else _t.string
+    elif el.type_id not in (_STRING, _BYTES):
+        return None
+    if obj.dtype.kind == "U" and not obj.flags.aligned:
+        obj = obj.copy()
+    a = _new_array(_strided(el, obj.ndim), obj.shape)
+    _c_convert.from_numpy(a.address, obj, fill_value)
     return a
 
 
@@ -1095,11 +1183,12 @@ def _copy_array(src: Array, want: Type | None, el: Type | None) -> Array:
     return out
 
 
-def asarray(obj, dtype=None, *, type=None) -> Array:
+def asarray(obj, dtype=None, *, type=None, fill_value=None) -> Array:
     """Share memory with ``obj`` when it is a NumPy array (or an
     ``__array_interface__`` / DLPack exporter) of a builtin or aligned struct
     dtype; otherwise copy (:func:`array`).  Host arrays are returned as they
-    are (converted when ``dtype``/``type`` differ)."""
+    are (converted when ``dtype``/``type`` differ).  ``fill_value``: see
+    :func:`array`."""
     if dtype is None and type is None:
         tobj = builtins.type(obj)
         if tobj is np.ndarray:
@@ -1114,7 +1203,7 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
             return obj
         return array(obj, dtype, type=type)
     if _arrow_io.is_arrow(obj):
-        return asarray(from_arrow(obj), dtype, type=type)
+        return asarray(from_arrow(obj, fill_value=fill_value), dtype, type=type)
     if not isinstance(obj, (np.ndarray, ArrayLike)) and (hasattr(obj, "__array_interface__")
                                                          or hasattr(obj, "__dlpack__")):
         obj = np.asarray(obj) if hasattr(obj, "__array_interface__") else np.from_dlpack(obj)
@@ -1132,8 +1221,8 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
         return _wrap_ndarray(obj)
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "OUST" and dtype is None and \
             type is None:
-        return array(obj)
-    return array(obj, dtype, type=type)
+        return array(obj, fill_value=fill_value)
+    return array(obj, dtype, type=type, fill_value=fill_value)
 
 
 def from_arrow(obj, *, fill_value=None, copy: bool = False) -> Array:

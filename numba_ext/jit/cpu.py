@@ -22,10 +22,12 @@ from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..host.array import Array
 from ..host.array import asarray as _asarray
+from ..host.array import check_out_dims as _check_out_dims
 from ..host.convert import check_scalar as _check_scalar
 from ..kernels import KernelBuilder, errmode_value
 from ..memory import MemBlock
 from ..types import as_type
+from . import dims as _dims
 from . import operands as _operands
 from .signature import Signature
 
@@ -56,12 +58,14 @@ class Compiled:
 
     __slots__ = ("sig", "ret_type", "arg_types", "single", "strided", "code", "desc",
                  "_owner", "_info", "_info_name", "_info_fin", "from_cache", "scalar_ok",
-                 "_scalar_kernel", "_dtypes", "__weakref__")
+                 "_scalar_kernel", "_dtypes", "core", "__weakref__")
 
     def __init__(self, name: str, sig: Signature, trampolines, cres):
         self.sig = sig
         self.ret_type = as_type(sig.ret)
         self.arg_types = tuple(as_type(a) for a in sig.args)
+        #: a signature with core dims (ckernels.jit.dims): its types are patterns
+        self.core = _dims.has_dims(sig)
         self.single = trampolines.single
         self.strided = trampolines.strided
         self.from_cache = trampolines.from_cache
@@ -71,10 +75,14 @@ class Compiled:
         d.single = ffi.cast("ck_expr_single_t", self.single)
         d.strided = ffi.cast("ck_expr_strided_t", self.strided)
         d.code = self.code.ptr
-        d.dst_id = self.ret_type.type_id
+        d.dst_id = self.ret_type.dtype.type_id
         d.nsrc = len(sig.args)
         for i, t in enumerate(self.arg_types):
-            d.src_ids[i] = t.type_id
+            d.src_ids[i] = t.dtype.type_id
+        if self.core:     # borrowed by the desc: ret_type / arg_types keep them alive
+            d.dst_pattern = self.ret_type.c_type
+            for i, t in enumerate(self.arg_types):
+                d.src_patterns[i] = t.c_type
         label = c_text(f"{name}{sig.text[len(sig.ret or '?'):]} -> {sig.ret}", "kernel label",
                        lossy=True)
         d.name = label[:_NAME_MAX - 1]
@@ -82,8 +90,8 @@ class Compiled:
         self._info = None
         self._info_name = None
         self._info_fin = None
-        self.scalar_ok = all(dtypes.by_name.get(n) is not None and n != "string"
-                             for n in sig.args + (sig.ret,))
+        self.scalar_ok = not self.core and all(
+            dtypes.by_name.get(n) is not None and n != "string" for n in sig.args + (sig.ret,))
         self._scalar_kernel = None
         self._dtypes = None
 
@@ -117,11 +125,12 @@ class Compiled:
         info.name = nm
         info.single = self.desc.single
         info.strided = self.desc.strided
-        info.data_size = ffi.sizeof("ck_jit_kernel")
+        info.data_size = ffi.sizeof("ck_jit_core_kernel" if self.core else "ck_jit_kernel")
         info.children = ffi.NULL
         if lib.ck_kernel_info_register(info) == 0:
-            # dumps and pictures decode the leaf's fields (code block, arena)
-            lib.ck_kernel_info_set_fields(info, ffi.addressof(lib, "ck_jit_kernel_fields"))
+            # dumps and pictures decode the leaf's fields (code block, arena, core dims)
+            fields = "ck_jit_core_kernel_fields" if self.core else "ck_jit_kernel_fields"
+            lib.ck_kernel_info_set_fields(info, ffi.addressof(lib, fields))
             self._info, self._info_name = info, nm
             self._info_fin = weakref.finalize(self, _unregister_info, info)
 
@@ -206,6 +215,13 @@ def apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:
     if _FACTORY is None:
         _FACTORY = ffi.addressof(lib, "ck_jit_child_factory")
     srcs = ffi.new("ck_array_preamble *[]", [a._a for a in arrays] or [ffi.NULL])
+    if comp.core:    # core dims: ck_array_apply_core with the signature's patterns
+        pats = ffi.new("ck_type[]", [t.c_type for t in comp.arg_types] or [ffi.NULL])
+        out = ffi.NULL if dst is not None else ffi.new("ck_array_preamble **")
+        check(lib.ck_array_apply_core(_FACTORY, comp.desc, comp.ret_type.c_type,
+                                      len(arrays), pats, srcs,
+                                      dst._a if dst is not None else ffi.NULL, out))
+        return dst if dst is not None else Array._own(out[0])
     if dst is not None:
         check(lib.ck_array_apply(_FACTORY, comp.desc, comp.ret_type.c_type, len(arrays), srcs,
                                  dst._a, ffi.NULL))
@@ -225,22 +241,32 @@ def call(kernel, args, out=None):
     scalars = all(o.scalar for o in ops)
     if scalars and out is None and comp.scalar_ok:
         return comp.call_scalar([o.value for o in ops])
-    arrays = [o.as_array(t) for o, t in zip(ops, comp.arg_types)]
+    arrays = [o.as_array(t.dtype) for o, t in zip(ops, comp.arg_types)]
+    ret_el = comp.ret_type.dtype
     if out is not None:
         dst = _out_array(out, kernel.__name__)
+        if not comp.core:       # core dims: the C lifter matches the outer dims
+            _check_out_dims(dst, arrays)
         el = dst.type.dtype
-        if el.type_id == comp.ret_type.type_id and str(el) == comp.sig.ret:
+        if el.type_id == ret_el.type_id and str(el) == str(ret_el):
             apply(comp, arrays, dst)
         else:
             tmp = apply(comp, arrays, None)
             check(lib.ck_array_assign(dst._a, tmp._a, errmode_value("default")))
         return out
     res = apply(comp, arrays, None)
-    if scalars:
+    if scalars and not comp.core:
         return res.to_list()
-    if comp.ret_type.is_builtin and all(o.scalar or o.numpy for o in ops):
+    if ret_el.is_builtin and all(o.scalar or o.numpy for o in ops) and _numpy_shaped(res):
         return np.asarray(res)
+    if comp.core and res.ndim == 0 and ret_el.is_builtin:
+        return res.to_list()
     return res
+
+
+def _numpy_shaped(a: Array) -> bool:
+    """Whether a result's dims are all strided or fixed (a NumPy view fits)."""
+    return "var" not in str(a.type)
 
 
 def pipeline_class():
@@ -249,4 +275,54 @@ def pipeline_class():
     return _pc()
 
 
-__all__ = ["Compiled", "call", "apply", "entry_points", "pipeline_class"]
+_DISPATCHER_CLASS = None
+
+
+def dispatcher_class():
+    """The Numba dispatcher class of jitted functions: Numba's CPU dispatcher
+    whose overloads are compiled without Numba's CPython wrapper
+    (``no_cpython_wrapper``: it costs about 340 KiB per definition, and
+    kernels, ufunc loops and jitted callers never use it).  Calling the
+    dispatcher from Python (``f.dispatcher(x)``) runs a twin ``numba.njit``
+    of the same function and options, compiled at its first such call (the
+    overloads themselves have no Python entry)."""
+    global _DISPATCHER_CLASS
+    if _DISPATCHER_CLASS is None:
+        from numba.core.registry import CPUDispatcher
+
+        class KernelDispatcher(CPUDispatcher):
+            _twin = None
+
+            def __call__(self, *args, **kwargs):
+                twin = self._twin
+                if twin is None:
+                    import numba
+                    from numba.core.caching import FunctionCache
+                    opts = {k: v for k, v in self.targetoptions.items()
+                            if k not in ("nopython", "no_cpython_wrapper")}
+                    twin = self._twin = numba.njit(
+                        cache=isinstance(self._cache, FunctionCache), locals=self.locals,
+                        **opts)(self.py_func)
+                return twin(*args, **kwargs)
+
+        _DISPATCHER_CLASS = KernelDispatcher
+    return _DISPATCHER_CLASS
+
+
+def make_dispatcher(py_func, *, cache: bool, error_model: str, options: dict):
+    """A :func:`dispatcher_class` dispatcher of ``py_func`` (what
+    ``numba.njit(cache=..., error_model=..., pipeline_class=..., **options)``
+    makes, without CPython wrappers)."""
+    opts = dict(options)
+    locals_ = opts.pop("locals", None) or {}
+    targetoptions = {"nopython": True, "error_model": error_model,
+                     "no_cpython_wrapper": True, **opts}
+    d = dispatcher_class()(py_func=py_func, locals=locals_, targetoptions=targetoptions,
+                           pipeline_class=pipeline_class())
+    if cache:
+        d.enable_caching()
+    return d
+
+
+__all__ = ["Compiled", "call", "apply", "entry_points", "pipeline_class", "dispatcher_class",
+           "make_dispatcher"]

@@ -84,7 +84,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import _dispatch, _foreign, dtypes, ufuncs
+from .. import _dispatch, _foreign, dtypes, text, ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..host.array import Array
@@ -93,6 +93,7 @@ from ..errors import InvalidArgumentError, InvalidStateError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
 from ..types import Type
 from . import cpu, dispatch
+from . import dims as _dims
 from .cpu import Compiled
 from .signature import (MAX_ARGS, SUPPORTED_TYPES, Signature, argument_signature,
                         element_type, is_struct, parse_signature, type_name)
@@ -101,6 +102,10 @@ from .structs import element as structs_element
 #: dtype kinds of NumPy operands that take the general path (strings come
 #: out as strings; structured arrays are struct arrays there)
 _FALLBACK_KINDS = "OSUTV"
+#: ... of functions with ``string`` loops: NumPy text (``StringDType``, ``U``,
+#: ``S``) goes to the ufunc; object arrays to the general path, which makes
+#: their text ``StringDType`` (``ckernels.text``) before calling the ufunc
+_TEXT_FALLBACK_KINDS = "OV"
 
 #: the error models (see the module docstring)
 ERROR_MODELS = ("python", "numpy")
@@ -272,9 +277,17 @@ class JitKernel(_dispatch.Function):
         self._explicit = bool(sigs)
         self._ufunc_nin = None if self._explicit else len(self._params)
         self._ufunc_made = False    # signatures compiled while decorating: no loops yet
+        #: whether the ufunc has (or, compiled lazily, may get) string loops
+        self._string_loops = not self._explicit
         if not self._explicit:
-            self.fallback_kinds = _FALLBACK_KINDS   # strings come out; structs
+            self.fallback_kinds = _TEXT_FALLBACK_KINDS   # object arrays; structs
         parsed = [s if isinstance(s, Signature) else parse_signature(s) for s in sigs]
+        #: the output parameter of signatures with a dimensioned result
+        #: (``def f(x, out)`` for ``"N * float64(N * float64)"``: docs/dims.md), or
+        #: None; it is not an argument of calls
+        self._out_param = _dims.output_parameter(parsed, self._params)
+        if self._out_param is not None:
+            self._params = self._params[:-1]
         native = self._load_native(parsed) if self._cache and parsed else None
         if native is not None:       # every signature from the native cache: no Numba
             for comp in native:
@@ -304,10 +317,9 @@ class JitKernel(_dispatch.Function):
                 d = self._dispatcher
                 if d is None:
                     _ensure_numba()
-                    import numba
-                    d = numba.njit(cache=self._cache, error_model=self.error_model,
-                                   pipeline_class=cpu.pipeline_class(),
-                                   **self._options)(self.py_func)
+                    d = cpu.make_dispatcher(self.py_func, cache=self._cache,
+                                            error_model=self.error_model,
+                                            options=self._options)
                     for comp in self._compiled.values():   # natively loaded
                         nb_args = tuple(element_type(a).numba for a in comp.sig.args)
                         d.compile(dtypes.by_name[comp.sig.ret].numba(*nb_args))
@@ -405,6 +417,8 @@ class JitKernel(_dispatch.Function):
             if have is not None:
                 raise TypeError(f"ckernels.jit: {self.__name__} already has a signature for "
                                 f"({', '.join(sig.args)}): {have.sig.text}")
+            if _dims.has_dims(sig):
+                return self._compile_dims(sig)
             if self._cache and not self._explicit and self._dispatcher is None:
                 native = self._load_native([sig])
                 if native is not None:
@@ -461,10 +475,45 @@ class JitKernel(_dispatch.Function):
                 self._save_native(requested, comp)
             for op in self._registered:
                 self._register_one(op, comp)
+            if "string" in sig.args + (sig.ret,):
+                self._string_loops = True
             if any(a == "string" or is_struct(a) for a in sig.args + (sig.ret,)):
-                self.fallback_kinds = _FALLBACK_KINDS
+                self.fallback_kinds = _TEXT_FALLBACK_KINDS if self._string_loops else \
+                    _FALLBACK_KINDS
             self._add_loop(comp)
             return comp
+
+    def _compile_dims(self, sig) -> Compiled:
+        """Compile a signature with core dims (:mod:`ckernels.jit.dims`): the
+        function for Numba arrays / views of its dimensioned arguments (and the
+        output, when it takes one parameter more), entry points of their own
+        (:mod:`ckernels.jit.cpu_dims`)."""
+        from . import cpu_dims
+        if sig.ret is None:
+            raise TypeError(f"ckernels.jit: signature {sig.text} has dims: give its result "
+                            "type")
+        nb_args = cpu_dims.numba_arguments(self, sig)
+        if any(_dims.element_name(t) == "string" for t in sig.args + (sig.ret,)):
+            from .string_elements import ensure_string_functions
+            ensure_string_functions()
+        import warnings
+
+        from numba.core.errors import NumbaError, NumbaPerformanceWarning
+        try:
+            with warnings.catch_warnings():
+                # dimensioned arguments are "A"-layout arrays whatever their data:
+                # Numba's hint to make them contiguous is not the user's to act on
+                warnings.simplefilter("ignore", NumbaPerformanceWarning)
+                self._dispatcher_compile(nb_args)
+        except NumbaError as exc:
+            raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
+                            f"{sig.text}:\n{exc}") from exc
+        cres = self.dispatcher.overloads[nb_args]
+        comp = Compiled(self.__name__, sig, cpu_dims.entry_points(self, sig), cres)
+        self._compiled[sig.args] = comp
+        self.fallback_kinds = _FALLBACK_KINDS
+        self._add_loop(comp)
+        return comp
 
     def _check_struct_result(self, sig, cres) -> None:
         """What the function returns can be written into the struct result
@@ -502,6 +551,8 @@ class JitKernel(_dispatch.Function):
         """A new ufunc with the loops of every compiled numeric signature (of
         the function's arity), or None when there is none; compiled lazily
         (a compile hook) for functions without signatures of fixed arity."""
+        if any(c.core for c in self._compiled.values()):
+            return self._make_gufunc()
         lazy = not self._explicit
         nin = self._ufunc_nin
         if nin is None and not lazy:
@@ -520,6 +571,24 @@ class JitKernel(_dispatch.Function):
             return None
         return ufuncs.adopt(uf, self, self.__qualname__, self.__module__)
 
+    def _make_gufunc(self):
+        """A NumPy gufunc over the signatures with core dims when they are all
+        fixed/symbolic, share one gufunc signature (``"(n),(n)->()"``) and have
+        NumPy dtypes; else None (the general path serves every call)."""
+        comps = [c for c in self._compiled.values() if c.core]
+        layouts = {_dims.gufunc_signature(c.sig.ret, c.sig.args) for c in comps}
+        if len(layouts) != 1 or None in layouts:
+            return None
+        loops = []
+        for c in comps:
+            dts = _dims.numpy_dtypes(c.sig)
+            if dts is not None:
+                loops.append((int(ffi.cast("uintptr_t", c.desc)), dts))
+        if not loops:
+            return None
+        uf = _dispatch.gufunc(self.__name__, layouts.pop(), loops, doc=self.__doc__)
+        return ufuncs.adopt(uf, self, self.__qualname__, self.__module__)
+
     def _set_ufunc(self, uf) -> None:
         _UFUNC_SLOT.__set__(self, uf)
 
@@ -534,6 +603,9 @@ class JitKernel(_dispatch.Function):
         """A signature was compiled: its loop joins the ufunc (a new ufunc once
         the old one has resolved calls and takes no new loops)."""
         if not self._ufunc_made:
+            return
+        if comp.core:      # a gufunc is made whole (NumPy checks its signature)
+            self._set_ufunc(self._make_gufunc())
             return
         uf = self.ufunc
         if uf is None:
@@ -574,6 +646,8 @@ class JitKernel(_dispatch.Function):
                     "itself (the ckernels path)")
 
     def _type_of_dtype(self, dt) -> str:
+        if np.dtype(dt).kind in "TUS":   # NumPy text: the string loops take it
+            return "string"
         d = dtypes.of_numpy(dt)
         if d is None or not d.jit:
             raise TypeError(f"{self.__name__}: NumPy dtype {np.dtype(dt)} is not an "
@@ -675,12 +749,24 @@ class JitKernel(_dispatch.Function):
             if out is not None:
                 kwargs["out"] = out
             return self(*args, **kwargs)
+        if self._string_loops and self.ufunc is not None and _numpy_text(args, out):
+            # NumPy operands with text the C call sent here (object arrays,
+            # Python str): the ufunc, object arrays made StringDType first
+            if out is not None:
+                kwargs["out"] = out
+            return self.ufunc(*text.operands(args), **kwargs)
         if kwargs:
             raise TypeError(f"{self.__name__}() got unexpected keyword argument(s) "
                             f"{', '.join(map(repr, kwargs))}: only out= applies to "
                             "ckernels arrays, device arrays, lists and strings (NumPy "
                             "operands take every ufunc keyword)")
         return dispatch.call(self, args, out)
+
+    def _arena_call(self, *args):
+        """The general path whatever the operands (NumPy ones too): results in
+        ckernels arrays, strings in their arenas (``ckernels.text`` hands
+        those to pandas over Arrow)."""
+        return dispatch.call(self, args, None)
 
     def source(self, target: str = "opencl", signature=None) -> str:
         """Generated device source for one signature (default: the first compiled
@@ -701,6 +787,9 @@ class JitKernel(_dispatch.Function):
                     raise TypeError(f"{self.__name__}: no compiled signature {sig.text}; "
                                     f"compiled: {'; '.join(self.signatures) or 'none'}")
                 comp = self.compile(sig)
+        if comp.core:
+            raise NotSupportedError(f"{self.__name__}: signatures with dims (docs/dims.md) "
+                                    "run on the CPU only; no device source yet")
         from ..display.source import SourceCode   # prints as text, displays highlighted
         return SourceCode(tgt.program(self, comp).source, target)
 
@@ -799,6 +888,22 @@ class JitKernel(_dispatch.Function):
     def _repr_html_(self) -> str:
         from ..display import html  # the rich display (imported lazily: no cycle)
         return html(self)
+
+
+def _numpy_text(args, out) -> bool:
+    """Whether a call for the string loops is NumPy's: arrays (no structured
+    ones), NumPy scalars, Python numbers and ``str`` / ``bytes``, with an
+    array among them (object arrays of text are converted first)."""
+    arrays = False
+    for a in (*args, out):
+        if isinstance(a, np.ndarray):
+            if a.dtype.kind == "V":
+                return False
+            arrays = True
+        elif not (a is None or isinstance(a, (np.generic, bool, int, float, complex, str,
+                                              bytes))):
+            return False
+    return arrays
 
 
 def _xarray_reduce(array, reduce, args, kwargs):

@@ -1,6 +1,8 @@
 """String elements of jitted entry points: the shared subroutines that load a
 ``string`` argument (a ``ck_string {begin, end}``, strict UTF-8) into a Numba
-``str`` and store a ``str`` result into the destination arena (the pod
+``str`` -- ASCII bytes in place, without a copy or an allocation (the
+argument's bytes outlive the call: a NumPy StringDType buffer, a ckernels
+arena) -- and store a ``str`` result into the destination arena (the pod
 allocator, :func:`ckernels._numba.strings.store_str`).
 
 They are compiled once per process, only when a signature with ``string``
@@ -22,7 +24,7 @@ from numba.extending import intrinsic, overload, register_jitable
 from ..errors import JitOnlyError
 from .._numba.memblock import memblock_from_address
 from .._numba.strings import store_str
-from .._numba.utf8 import decode_utf8
+from .._numba.utf8 import borrow_utf8
 from .error_path import ensure_shared_functions, export, shared_library
 
 _i32 = ir.IntType(32)
@@ -70,11 +72,13 @@ def _unwrap_optional(typingctx, v):
 
 @register_jitable
 def load_string(ptr):
-    """A new Numba str decoded (strict UTF-8) from the ck_string at ``ptr``."""
+    """A Numba str of the ck_string at ``ptr`` (a kernel argument, whose bytes
+    outlive the call): ASCII bytes used in place (no copy, no allocation),
+    anything else decoded (strict UTF-8) into a new str."""
     b, e = _load_ck_string(ptr)
     if e <= b:
         return ""
-    return decode_utf8(b, e - b, True)
+    return borrow_utf8(b, e - b, True)
 
 
 def store_string_result(arena, ptr, s):

@@ -18,11 +18,15 @@
  *   pyint_compare.c  comparisons of integer arrays with Python ints of any
  *               size (NEP 50: answered, never an overflow), as NumPy's
  *               special_integer_comparisons
+ *   string_loops.c  the loops of jitted signatures with `string` arguments
+ *               or results, over NumPy's StringDType (the NpyString API)
  *   promoter.c  type resolution: which loop a call's DTypes take (NEP 50
  *               weak Python scalars, safe casts, ck_op_resolve, lazy
  *               compilation)
  *   function.c  Function: the callable in front of a ufunc (NumPy operands to
  *               the ufunc, everything else to the general path)
+ *   gufunc.c    generalized ufuncs (core dims) over jitted kernels with core
+ *               dims: their loops and how they are made
  *   module.c    the module: its functions, set-up (exec)
  *
  * Errors are raised through py_errors.h (the ckernels.errors class of a
@@ -87,6 +91,10 @@ typedef struct ckd_loop {
   int pyint;
   int cmp;
   const struct ckd_loop *same;
+  unsigned strings;                        /* bit i: operand i is a string */
+  ck_jit_kernel_desc desc;                 /* jitted loops: what kernels of
+                                              a string result are built from
+                                              (its `code` kept alive by ckb) */
   char name[CK_JIT_NAME_MAX + 32];
 } ckd_loop;
 
@@ -136,7 +144,8 @@ int ckd_check_open(const ckd_data *d);
  * numeric dtypes only, each checked like a loop's). */
 int ckd_read_type_table(ckd_data *d, PyObject *dtype_of_id);
 /* Point the ufunc's legacy tables (types, ntypes, functions, data) at d's
- * loops: what `ufunc.types` lists.  NumPy never runs them (the ufunc has no
+ * loops of NumPy's legacy dtypes (not the StringDType ones, which have no
+ * type character): what `ufunc.types` lists.  NumPy never runs them (the ufunc has no
  * legacy type resolver); other C code reading the tables gets entry points
  * that work.  0, or -1 with an exception. */
 int ckd_update_types(PyObject *ufunc, ckd_data *d);
@@ -169,9 +178,24 @@ void ckd_legacy_loop(char **args, npy_intp const *dimensions, npy_intp const *st
  * output), split over the library's pool when worth it.  No GIL needed;
  * errors as the kernel's (ck_last_error on the calling thread). */
 ck_status ckd_run(ckd_loop *L, char *const *data, npy_intp n, const npy_intp *strides);
+/* May a run be split into independent pieces?  Not when every element writes
+ * one place (reductions) or an input overlaps the output other than exactly
+ * in place (accumulations read what the previous element wrote). */
+int ckd_splittable(const ckd_loop *L, char *const *data, const npy_intp *strides,
+                   npy_intp n);
 /* The splitting threshold, in ns of estimated serial time. */
 void ckd_set_parallel_min_ns(int64_t ns);
 int64_t ckd_get_parallel_min_ns(void);
+
+/* ---- string_loops.c ----------------------------------------------------- */
+
+/* The strided loop of loops with string operands (L->strings != 0). */
+int ckd_string_loop(PyArrayMethod_Context *context, char *const *data,
+                    const npy_intp *dimensions, const npy_intp *strides, NpyAuxData *aux);
+/* Their resolve_descriptors for `nin` inputs and one output: operands as
+ * given (native byte order), a new StringDType for a string output that is
+ * not given. */
+PyArrayMethod_ResolveDescriptors *ckd_string_resolver(int nin);
 
 /* ---- promoter.c --------------------------------------------------------- */
 
@@ -197,6 +221,15 @@ int ckd_add_pyint_loops(PyObject *ufunc, ckd_data *d);
 ckd_loop *ckd_find_pyint_loop(const ckd_data *d, ck_type_id id, int pyint);
 /* Run a Python-int loop (GIL held).  0, or -1 with an exception. */
 int ckd_pyint_run(const ckd_loop *L, char *const *data, npy_intp n, const npy_intp *strides);
+/* ---- gufunc.c ----------------------------------------------------------- */
+
+/* A new gufunc `name` with NumPy signature `signature` ("(n),(n)->()") and
+ * one loop per item of `loops`, a sequence of (address of a
+ * ck_jit_kernel_desc with core dims, NumPy dtypes of inputs and output).
+ * Each loop holds its own reference to the compiled code.  NULL with an
+ * exception on failure. */
+PyObject *ckg_new_gufunc(const char *name, const char *signature, PyObject *doc,
+                         PyObject *loops);
 
 /* ---- function.c --------------------------------------------------------- */
 

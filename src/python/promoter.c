@@ -74,9 +74,18 @@ static int ckd_equiv(PyArray_DTypeMeta *from, PyArray_DTypeMeta *to) {
                         PyArray_EquivTypenums(from->type_num, to->type_num));
 }
 
+/* NumPy text ('U', and 'S' decoded as UTF-8, refused when invalid) reaches a
+ * StringDType loop by NumPy's own cast (same_kind: the ufunc's default
+ * casting allows it). */
+static int ckd_text_to_string(PyArray_DTypeMeta *from, PyArray_DTypeMeta *to) {
+  return to == &PyArray_StringDType &&
+         (from == &PyArray_UnicodeDType || from == &PyArray_BytesDType);
+}
+
 static int ckd_safe(PyArray_DTypeMeta *from, PyArray_DTypeMeta *to) {
-  return ckd_equiv(from, to) || (ckd_is_numeric(from) && ckd_is_numeric(to) &&
-                                 PyArray_CanCastSafely(from->type_num, to->type_num));
+  return ckd_equiv(from, to) || ckd_text_to_string(from, to) ||
+         (ckd_is_numeric(from) && ckd_is_numeric(to) &&
+          PyArray_CanCastSafely(from->type_num, to->type_num));
 }
 
 /* The operand types the promoter works with. */
@@ -117,7 +126,8 @@ static int ckd_castable(PyArray_DTypeMeta *from, PyArray_DTypeMeta *to, int how)
   case CKD_EXACT: return ckd_equiv(from, to);
   case CKD_SAFE: return ckd_safe(from, to);
   case CKD_SAME_KIND:
-    return ckd_equiv(from, to) || (ckd_is_numeric(from) && ckd_is_numeric(to) &&
+    return ckd_equiv(from, to) || ckd_text_to_string(from, to) ||
+           (ckd_is_numeric(from) && ckd_is_numeric(to) &&
                                    PyArray_CanCastTypeTo(from->singleton, to->singleton,
                                                          NPY_SAME_KIND_CASTING));
   default: return 1;
@@ -333,6 +343,11 @@ int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
           return -1;
         }
         L = ckd_first_fit(d, &ops, signature, CKD_EXACT);
+        if (L == NULL && !fixed) {
+          /* NumPy text ('U', 'S') compiled as `string`: its StringDType loop
+           * is reached by NumPy's cast */
+          L = ckd_first_fit(d, &ops, signature, CKD_SAFE);
+        }
         if (L == NULL && fixed) {
           /* The callback compiled another loop for the fixed types (the
            * inputs have a loop with another result: NumPy's answer to

@@ -191,19 +191,28 @@ int ckd_update_types(PyObject *ufunc, ckd_data *d) {
     PyErr_NoMemory();
     return -1;
   }
+  Py_ssize_t listed = 0; /* loops of NumPy's legacy types (not StringDType) */
   for (Py_ssize_t i = 0; i < n; i++) {
     ckd_loop *L = d->loops[i];
+    int legacy = 1;
     for (int k = 0; k < nargs; k++) {
-      types[i * nargs + k] = (char)L->dtypes[k]->type_num;
+      int t = L->dtypes[k]->type_num;
+      legacy &= t >= 0 && t < NPY_NTYPES_LEGACY;
     }
-    functions[i] = &ckd_legacy_loop;
-    data[i] = L;
+    if (!legacy) {
+      continue;
+    }
+    for (int k = 0; k < nargs; k++) {
+      types[listed * nargs + k] = (char)L->dtypes[k]->type_num;
+    }
+    functions[listed] = &ckd_legacy_loop;
+    data[listed++] = L;
   }
   PyUFuncObject *uf = (PyUFuncObject *)ufunc;
   uf->types = types;
   uf->functions = functions;
   uf->data = data;
-  uf->ntypes = (int)n;
+  uf->ntypes = (int)listed;
   PyMem_Free(d->types);
   PyMem_Free(d->functions);
   PyMem_Free(d->data);

@@ -19,6 +19,7 @@
 #include "ckernel/assign.h"
 #include "ckernel/lift.h"
 #include "ckernel/apply.h"
+#include "ckernel/core_dims.h"
 #include "ckernel/broadcast.h"
 #include "ckernel/assign_array.h"
 #include "ckernel/reduce.h"

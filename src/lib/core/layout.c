@@ -88,6 +88,7 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_type_desc, field_types),
     CK_FIELD_ROW(ck_type_desc, field_data_offsets),
     CK_FIELD_ROW(ck_type_desc, field_arrmeta_offsets),
+    CK_FIELD_ROW(ck_type_desc, dim_name),
 
     CK_STRUCT_ROW(ck_type_vtable),
     CK_FIELD_ROW(ck_type_vtable, name),
@@ -111,6 +112,17 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_jit_kernel, base),
     CK_FIELD_ROW(ck_jit_kernel, code),
     CK_FIELD_ROW(ck_jit_kernel, dst_arena),
+
+    CK_STRUCT_ROW(ck_jit_core_dim),
+    CK_FIELD_ROW(ck_jit_core_dim, kind),
+    CK_FIELD_ROW(ck_jit_core_dim, size),
+    CK_FIELD_ROW(ck_jit_core_dim, stride),
+    CK_FIELD_ROW(ck_jit_core_dim, offset),
+
+    CK_STRUCT_ROW(ck_jit_core_kernel),
+    CK_FIELD_ROW(ck_jit_core_kernel, base),
+    CK_FIELD_ROW(ck_jit_core_kernel, ndims),
+    CK_FIELD_ROW(ck_jit_core_kernel, reserved),
 
     CK_STRUCT_ROW(ck_buffer_range),
     CK_FIELD_ROW(ck_buffer_range, offset),

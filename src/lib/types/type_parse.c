@@ -302,10 +302,11 @@ static ck_status ck__parse_struct(ck_parser *p, unsigned depth, ck_type *out) {
   return st;
 }
 
-/* `dim * type` after the dim token; `make` builds the dim from the element. */
+/* `dim * type` after the dim token; builds the dim of kind `id` from the
+ * element (`fixed`: a fixed dim's size; `var_name`: a symbolic dim's name). */
 static ck_status ck__parse_dim_rest(ck_parser *p, unsigned depth, size_t start,
-                                const char *dimname, intptr_t fixed, ck_type_id id,
-                                ck_type *out) {
+                                const char *dimname, intptr_t fixed, const char *var_name,
+                                ck_type_id id, ck_type *out) {
   char ctx[80];
   snprintf(ctx, sizeof ctx, "after %s", dimname);
   ck_status st = ck__expect_char(p, '*', ctx);
@@ -319,6 +320,7 @@ static ck_status ck__parse_dim_rest(ck_parser *p, unsigned depth, size_t start,
   switch (id) {
   case CK_TYPE_FIXED_DIM: st = ck_fixed_dim_type_new(fixed, elem, out); break;
   case CK_TYPE_STRIDED_DIM: st = ck_strided_dim_type_new(elem, out); break;
+  case CK_TYPE_SYMBOLIC_DIM: st = ck_symbolic_dim_type_new(var_name, elem, out); break;
   default: st = ck_var_dim_type_new(elem, out); break;
   }
   ck_type_decref(elem);
@@ -342,7 +344,7 @@ static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx,
     }
     char what[64];
     snprintf(what, sizeof what, "dimension size %" PRIdPTR, n);
-    return ck__parse_dim_rest(p, depth, start, what, n, CK_TYPE_FIXED_DIM, out);
+    return ck__parse_dim_rest(p, depth, start, what, n, NULL, CK_TYPE_FIXED_DIM, out);
   }
   if (c == '{') {
     return ck__parse_struct(p, depth, out);
@@ -356,10 +358,32 @@ static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx,
   const char *w = p->text + start;
   p->pos += n;
   if (ck__word_is(w, n, "strided")) {
-    return ck__parse_dim_rest(p, depth, start, "'strided'", 0, CK_TYPE_STRIDED_DIM, out);
+    return ck__parse_dim_rest(p, depth, start, "'strided'", 0, NULL, CK_TYPE_STRIDED_DIM,
+                              out);
   }
   if (ck__word_is(w, n, "var")) {
-    return ck__parse_dim_rest(p, depth, start, "'var'", 0, CK_TYPE_VAR_DIM, out);
+    return ck__parse_dim_rest(p, depth, start, "'var'", 0, NULL, CK_TYPE_VAR_DIM, out);
+  }
+  if (c >= 'A' && c <= 'Z') { /* a dimension variable: `N * type` */
+    if (n >= CK_DIM_NAME_MAX) {
+      return ck__perr(p, start, "dimension variable '%.40s...' is longer than %d bytes", w,
+                      CK_DIM_NAME_MAX - 1);
+    }
+    ck__skip_ws(p);
+    if (peek(p) != '*') {
+      char found[48];
+      describe(p, p->pos, found, sizeof found);
+      return ck__perr(p, p->pos,
+                      "expected '*' after dimension variable %.*s, found %s (an "
+                      "upper-case name is a dimension variable: 'N * float64'; type "
+                      "names are lower-case)", (int)n, w, found);
+    }
+    char name[CK_DIM_NAME_MAX];
+    memcpy(name, w, n);
+    name[n] = '\0';
+    char what[CK_DIM_NAME_MAX + 32];
+    snprintf(what, sizeof what, "dimension variable %s", name);
+    return ck__parse_dim_rest(p, depth, start, what, 0, name, CK_TYPE_SYMBOLIC_DIM, out);
   }
   int scalar = ck__builtin_by_name(w, n); /* the builtin table's names */
   if (scalar != 0) {

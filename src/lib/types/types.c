@@ -66,6 +66,7 @@ const char *ck_type_id_name(ck_type_id id) {
   case CK_TYPE_BYTES: return "bytes";
   case CK_TYPE_STRUCT: return "struct";
   case CK_TYPE_POINTER: return "pointer";
+  case CK_TYPE_SYMBOLIC_DIM: return "symbolic_dim";
   default: return "invalid";
   }
 }
@@ -131,6 +132,10 @@ ck_type ck_type_dtype(ck_type t) {
 
 intptr_t ck_fixed_dim_size(ck_type t) {
   return ck__is_desc(t) && t->id == CK_TYPE_FIXED_DIM ? t->fixed_size : -1;
+}
+
+const char *ck_symbolic_dim_name(ck_type t) {
+  return ck__is_desc(t) && t->id == CK_TYPE_SYMBOLIC_DIM ? t->dim_name : NULL;
 }
 
 size_t ck_bytes_type_alignment(ck_type t) {
@@ -388,6 +393,9 @@ ck_status ck_type_arrmeta_construct(ck_type t, char *arrmeta, const intptr_t *sh
     }
     return CK_OK;
   }
+  if (t->flags & CK_TYPE_FLAG_PATTERN) {
+    return ck__pattern_error(t, "ck_type_arrmeta_construct");
+  }
   if (arrmeta == NULL) {
     return ARRMETA_ERROR(CK_ERR_INVALID_ARGUMENT, "arrmeta must not be NULL");
   }
@@ -404,6 +412,33 @@ void ck_type_arrmeta_copy(ck_type t, char *dst, const char *src) {
   if (ck__is_desc(t) && dst != NULL && src != NULL) {
     t->vtable->arrmeta_copy(t, dst, src);
   }
+}
+
+/* The first dimension variable of a pattern type (depth-first), or NULL. */
+static const char *ck__first_dim_name(ck_type t) {
+  if (!ck__is_desc(t) || !(t->flags & CK_TYPE_FLAG_PATTERN)) {
+    return NULL;
+  }
+  if (t->id == CK_TYPE_SYMBOLIC_DIM) {
+    return t->dim_name;
+  }
+  for (size_t i = 0; i < t->field_count; i++) {
+    const char *n = ck__first_dim_name(t->field_types[i]);
+    if (n != NULL) {
+      return n;
+    }
+  }
+  return ck__first_dim_name(t->element);
+}
+
+ck_status ck__pattern_error(ck_type t, const char *func) {
+  char tb[160];
+  const char *name = ck__first_dim_name(t);
+  return ck__error(CK_ERR_TYPE, func,
+                       "'%s' is a pattern type: the dimension variable %s is bound "
+                       "when a kernel with that signature is applied; an array needs "
+                       "fixed (3 *), strided or var dims",
+                       ck__type_str(t, tb, sizeof tb), name != NULL ? name : "?");
 }
 
 /* A non-dim type was given shape entries left over by the dims above it. */
@@ -462,7 +497,9 @@ ck_status ck__check_elem(ck_type elem, const char *what, bool need_fixed_size,
     return ck__error(CK_ERR_INVALID_ARGUMENT, func,
                      "type nesting would exceed %d levels", CK_TYPE_MAX_DEPTH);
   }
-  if (need_fixed_size && (ck_type_flags(elem) & CK_TYPE_FLAG_ARRMETA_SIZED)) {
+  /* a pattern has no data to size: `M * N * T`, `var * N * T` are signatures */
+  if (need_fixed_size && (ck_type_flags(elem) & CK_TYPE_FLAG_ARRMETA_SIZED) &&
+      !(ck_type_flags(elem) & CK_TYPE_FLAG_PATTERN)) {
     char tb[96];
     return ck__error(CK_ERR_TYPE, func,
                      "%s needs a fixed data size, but '%s' has its size in "

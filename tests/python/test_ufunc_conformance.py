@@ -3,7 +3,7 @@ comparisons with Python ints of any size (NEP 50), reorderable minimum and
 maximum, the floating-point flags NumPy reports, complex edge cases,
 reductions NumPy refuses, ``ufunc.types``, and a bounded subset of NumPy's own
 ``test_umath.py`` / ``test_ufunc.py`` run with our ufuncs in their place
-(``tools/numpy_conformance.py`` runs the whole files)."""
+(``tools/numpy_ufunc_conformance.py`` runs the whole files)."""
 
 import json
 import math
@@ -198,7 +198,7 @@ def test_types_list_the_loops(lazy_double):
 
 # ------------------------------------------- NumPy's own tests, a bounded part --
 #: NumPy's tests of what this round fixed, all agreeing with ckernels' ufuncs
-#: in place (a few seconds; the whole files: tools/numpy_conformance.py)
+#: in place (a few seconds; the whole files: tools/numpy_ufunc_conformance.py)
 SUBSET = ("test_unsigned_signed_direct_comparison or test_large_integer_direct_comparison"
           " or test_error_in_equal_reduce or (TestMinMax and (reduce_reorder or"
           " minimize_no_warns)) or (TestSign and not object) or test_signaling_nan_exceptions"
@@ -210,7 +210,7 @@ SUBSET = ("test_unsigned_signed_direct_comparison or test_large_integer_direct_c
 
 def test_numpy_test_subset_agrees(tmp_path):
     tool = os.path.join(os.path.dirname(__file__), "..", "..", "tools",
-                        "numpy_conformance.py")
+                        "numpy_ufunc_conformance.py")
     out = tmp_path / "result.json"
     subprocess.run([sys.executable, tool, "--file", "test_umath.py", "-k", SUBSET,
                     "--json", str(out)], check=True, timeout=600,
