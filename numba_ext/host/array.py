@@ -692,6 +692,20 @@ def _element_type(el) -> Type:
 ERRMODES = ("nocheck", "overflow", "fractional", "inexact", "default")
 
 
+def _array_type(type) -> Type:
+    """``type`` (a ``type=`` argument) as the type of a new array.  A pattern
+    type (one with a dimension variable, ``N * float64``: a signature's type,
+    never an array's) is refused here with the library's own error -- the
+    check ``ck_array_empty`` makes before allocating anything -- so that no
+    shape check of ours speaks first."""
+    t = _element_type(type)
+    if t.is_pattern:
+        out = ffi.new("ck_array_preamble **")
+        check(lib.ck_array_empty(t.c_type, ffi.NULL, 0, lib.CK_ARRAY_DEFAULT_FLAGS, out))
+        lib.ck_array_decref(out[0])
+    return t
+
+
 def errmode_value(errmode: str) -> int:
     """The ``ck_errmode`` of an error mode's name (InvalidArgumentError if none)."""
     out = ffi.new("ck_errmode *")
@@ -887,7 +901,7 @@ def _creation_type(shape, dtype, type, where: str):
     if type is not None:
         if dtype is not None:
             raise InvalidArgumentError(f"{where}: give dtype= or type=, not both")
-        t = _element_type(type)
+        t = _array_type(type)
         shape = _shape_arg(shape)
         nreg = 0
         cur = t
@@ -1026,7 +1040,7 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None) -> 
         type, dtype = dtype, None
     if type is not None and dtype is not None:
         raise InvalidArgumentError("array: give dtype= or type=, not both")
-    want = None if type is None else _element_type(type)
+    want = None if type is None else _array_type(type)
     el = None if dtype is None else _element_type(dtype)
     if isinstance(obj, Array):
         if not copy and (want is None or want == obj.type) and (el is None or
@@ -1179,7 +1193,7 @@ def asarray(obj, dtype=None, *, type=None, fill_value=None) -> Array:
         if cached is None:
             cached = _strided_of(*key)
         dtype_t, t, _ = cached
-        if type is not None and _element_type(type) != t:
+        if type is not None and _array_type(type) != t:
             raise CKTypeError(f"asarray: NumPy array has type '{t}', not '{type}'")
         if dtype is not None and _element_type(dtype) != dtype_t:
             return array(obj, dtype)
