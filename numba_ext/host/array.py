@@ -65,7 +65,7 @@ from .layout import f_strides as _f_strides
 from .layout import strided as _strided
 
 from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
-from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert.c)
+from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert_*.c)
 from . import arrow as _arrow_io   # the Arrow PyCapsule interface (arrow.py)
 
 # at exit, arrays still held by C objects are released after Python's state
