@@ -3,7 +3,8 @@
 cached NumPy views (``Array._nd``), with the result wrapped in C without a copy.
 
 The C half is ``ckernels._arrays`` (``src/python/arrays.c``: ``apply``,
-``wrap_result``, ``slice1``, ``reduce_all``, ``Array.__array_ufunc__``); this
+``wrap_result``, ``reduce_all``, ``Array.__array_ufunc__``; ``Subscript``,
+the subscript of ``Array``, is ``src/python/subscript.c``); this
 module holds what both halves share -- the registry operations by name
 (:data:`OPS`), the strided types of NumPy arrays by (dtype, ndim)
 (:data:`STRIDED_OF`), the NumPy ufuncs that run as registry operations
@@ -329,6 +330,7 @@ def install(array_class) -> None:
     # the same caches as the Python side
     _arrays.setup(array_class, {k: array_class.__dict__[k] for k in array_class.__slots__
                                 if k != "__weakref__"},
-                  OPS, STRIDED_OF, CKernelError, strided_of)
+                  OPS, STRIDED_OF, CKernelError, strided_of,
+                  (ArrayLike.__getitem__, ArrayLike.__setitem__, ArrayLike.__delitem__))
     array_class.__array_ufunc__ = _arrays.array_ufunc_method(
         UFUNC_OPS, array_class._array_ufunc_general)
