@@ -29,7 +29,14 @@
  *                                            a // b * b + a % b stays close
  *                                            to a; b == 0 gives a / b and
  *                                            fmod's nan
- *       T ck_py_floordiv_SUF(T a, T b), T ck_py_mod_SUF(T a, T b)
+ *       T ck_py_floordiv_SUF(T a, T b)       b == 0: a / b only (its flags,
+ *                                            not fmod's "invalid")
+ *       T ck_py_mod_SUF(T a, T b)            b == 0: fmod's nan only (not
+ *                                            a / b's "divide by zero")
+ *   The sign tests of a remainder are quiet comparisons where the includer
+ *   defines CK_PYARITH_LT / CK_PYARITH_GT (C11: isless/isgreater, so a NaN
+ *   operand raises no "invalid", as NumPy's npy_divmod); they default to
+ *   < and > (devices keep no floating-point flags).
  *
  * Preconditions (what differs between callers is decided by them, before the
  * call): integer floor division and modulo need b != 0 (callers raise their
@@ -48,6 +55,12 @@
 
 #ifndef CK_PYARITH_FN
 #define CK_PYARITH_FN static inline
+#endif
+#ifndef CK_PYARITH_LT
+#define CK_PYARITH_LT(a, b) ((a) < (b))
+#endif
+#ifndef CK_PYARITH_GT
+#define CK_PYARITH_GT(a, b) ((a) > (b))
 #endif
 
 #define CK_PYARITH_SINT(SUF, T)                                                \
@@ -87,7 +100,7 @@
     }                                                                          \
     T div = (a - mod) / b;                                                     \
     if (mod != (T)0) {                                                         \
-      if ((b < (T)0) != (mod < (T)0)) {                                        \
+      if (CK_PYARITH_LT(b, (T)0) != CK_PYARITH_LT(mod, (T)0)) {                \
         mod += b;                                                              \
         div -= (T)1;                                                           \
       }                                                                        \
@@ -97,7 +110,7 @@
     T floordiv;                                                                \
     if (div != (T)0) {                                                         \
       floordiv = FLOOR(div);                                                   \
-      if (div - floordiv > (T)0.5) {                                           \
+      if (CK_PYARITH_GT(div - floordiv, (T)0.5)) {                             \
         floordiv += (T)1;                                                      \
       }                                                                        \
     } else {                                                                   \
@@ -108,10 +121,16 @@
   }                                                                            \
   CK_PYARITH_FN T ck_py_floordiv_##SUF(T a, T b) {                             \
     T mod;                                                                     \
+    if (b == (T)0) {                                                           \
+      return a / b;                                                            \
+    }                                                                          \
     return ck_py_divmod_##SUF(a, b, &mod);                                     \
   }                                                                            \
   CK_PYARITH_FN T ck_py_mod_##SUF(T a, T b) {                                  \
     T mod;                                                                     \
+    if (b == (T)0) {                                                           \
+      return FMOD(a, b);                                                       \
+    }                                                                          \
     (void)ck_py_divmod_##SUF(a, b, &mod);                                      \
     return mod;                                                                \
   }

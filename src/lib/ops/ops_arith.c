@@ -10,7 +10,8 @@
  *              remainder has the divisor's sign; a zero divisor is
  *              CK_ERR_ZERO_DIVISION ("floor_divide: integer division by
  *              zero (int32)") where NumPy warns and returns 0; INT_MIN // -1
- *              wraps to INT_MIN, INT_MIN % -1 is 0.  power with a negative
+ *              wraps to INT_MIN and raises the "overflow" flag (NumPy's
+ *              warning), INT_MIN % -1 is 0.  power with a negative
  *              exponent is CK_ERR_VALUE ("Integers to negative integer powers
  *              are not allowed"); 0 ** 0 = 1.  absolute(INT_MIN) = INT_MIN.
  *   bool       add = logical or, multiply = logical and, absolute = identity,
@@ -22,15 +23,18 @@
  *              NumPy's npy_divmod: mod = fmod(a, b) moved to the divisor's
  *              sign, floor_divide = the floor of (a - mod) / b rounded to the
  *              nearest integer, so 1.0 // 0.1 == 9.0 and a // b + a % b
- *              stays consistent; b == 0 gives a / b and fmod's nan.  float16
- *              computes in float32 and rounds back once.
+ *              stays consistent; b == 0 gives a / b (and its flags only) and
+ *              fmod's nan ("invalid"); NaN operands raise nothing.  float16 computes in float32 and
+ *              rounds back once (a finite result that rounds to inf raises
+ *              "overflow", as NumPy's conversion does).
  *   complex    add/subtract/negative componentwise; multiply and divide with
  *              NumPy's formulas (divide: Smith's algorithm), not C's Annex G
- *              ones; power like NumPy's npy_cpow: z ** 0 = 1, 0 ** x = 0 for
- *              real x > 0 (nan otherwise), small integer exponents (|n| <
- *              100) by repeated multiplication, cpow otherwise; absolute
- *              returns the real type (hypot).  floor_divide and mod are not
- *              registered (NumPy removed them).
+ *              ones; power like NumPy's npy_cpow: z ** 0 = 1, 0 ** z = 0 for
+ *              re(z) > 0 (nan and "invalid" otherwise), small integer
+ *              exponents (|n| < 100) by repeated multiplication, cpow
+ *              otherwise; absolute returns the real type (hypot).
+ *              floor_divide and mod are not registered (NumPy removed
+ *              them).
  */
 #include "ops/ops_internal.h"
 
@@ -38,6 +42,8 @@
  * with the device code the Python package generates), instantiated for the
  * storage and compute types of this file. */
 #define CK_PYARITH_FN static CK__OPS_INLINE
+#define CK_PYARITH_LT(a, b) isless(a, b) /* quiet: NaN raises no "invalid" */
+#define CK_PYARITH_GT(a, b) isgreater(a, b)
 #include "ckernel/pyarith.h"
 
 #define CK__PY_SINT(tok, id, T, WU, bits, unused) CK_PYARITH_SINT(tok, T)
@@ -96,7 +102,10 @@ static CK__OPS_INLINE int ck__absolute_boolean(uint8_t *r, uint8_t a) {
       return ck__ops_zero_division("floor_divide", id);                       \
     }                                                                          \
     if (b == -1) {                                                             \
-      *r = (T)(0u - (WU)a); /* INT_MIN // -1 wraps */                          \
+      if (a == (T)((WU)1 << (bits - 1))) {                                     \
+        feraiseexcept(FE_OVERFLOW); /* INT_MIN // -1 wraps, NumPy warns */     \
+      }                                                                        \
+      *r = (T)(0u - (WU)a);                                                    \
       return 0;                                                                \
     }                                                                          \
     *r = ck_py_floordiv_##tok(a, b);                                           \
@@ -170,16 +179,23 @@ CK__UINT_TYPES(CK__UINT_DIV, 0)
     *r = STO(LD(a) / LD(b));                                                   \
     return 0;                                                                  \
   }                                                                            \
+  /* x // 0 is x / 0 and its flags only ("invalid" for 0 / 0, "divide by   \
+   * zero" for a finite x): fmod's "invalid" is not raised, as in NumPy. */   \
   static CK__OPS_INLINE int ck__floor_divide_##tok(ST *r, ST a, ST b) {        \
     *r = STO(ck_py_floordiv_##CT(LD(a), LD(b)));                               \
     return 0;                                                                  \
   }                                                                            \
+  /* NumPy's npy_remainder: x % 0 is fmod's nan ("invalid" only). */         \
   static CK__OPS_INLINE int ck__mod_##tok(ST *r, ST a, ST b) {                 \
     *r = STO(ck_py_mod_##CT(LD(a), LD(b)));                                    \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__power_##tok(ST *r, ST a, ST b) {               \
-    *r = STO(pow##SUF(LD(a), LD(b)));                                          \
+    CT x = LD(a), y = LD(b);                                                   \
+    if (sizeof(ST) > 2 && x == 0 && CK__ISINF_BITS(y) && y < 0) {              \
+      feraiseexcept(FE_DIVBYZERO); /* 0 ** -inf, as NumPy's float32/64 */      \
+    }                                                                          \
+    *r = STO(pow##SUF(x, y));                                                  \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__absolute_##tok(ST *r, ST a) {                  \
@@ -269,11 +285,12 @@ static CK__OPS_INLINE int ck__absolute_f16bits(uint16_t *r, uint16_t a) {
       r->im = 0;                                                               \
       return 0;                                                                \
     }                                                                          \
-    if (a.re == 0 && a.im == 0) {                                              \
-      if (b.re > 0 && b.im == 0) {                                             \
+    if (a.re == 0 && a.im == 0) { /* NumPy 2: |0 ** z| = 0 ** re(z) */         \
+      if (isgreater(b.re, (RT)0)) {                                            \
         r->re = 0;                                                             \
         r->im = 0;                                                             \
       } else {                                                                 \
+        feraiseexcept(FE_INVALID);                                             \
         r->re = (RT)NAN;                                                       \
         r->im = (RT)NAN;                                                       \
       }                                                                        \
