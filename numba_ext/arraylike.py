@@ -911,7 +911,8 @@ class ArrayLike:
         elif self.dtype.kind in "biu":
             src = self.astype("float64")
         elif self.dtype == np.float16:      # NumPy accumulates float16 in float32
-            src, result_dtype = self.astype("float32"), "float16"
+            src = self.astype("float32")
+            result_dtype = "float16"
         if n == 0:
             warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
         s = src._reduce("sum", axes, bool(keepdims))

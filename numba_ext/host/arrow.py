@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import sys
 
-from .. import _arrow
+from .. import _arrow, dtypes
 
 __all__ = ["export_schema", "export_array", "export_stream", "export_device_array",
            "requested_cast", "is_arrow", "import_address"]
 
 # Arrow's primitive formats and the NumPy dtypes they hold
-_PRIMITIVE = {"b": "bool", "c": "int8", "C": "uint8", "s": "int16", "S": "uint16",
-              "i": "int32", "I": "uint32", "l": "int64", "L": "uint64", "e": "float16",
-              "f": "float32", "g": "float64"}
+_PRIMITIVE = {fmt: name for name, fmt in dtypes.ARROW_FORMAT.items()}
 
 _PROTOCOL = ("__arrow_c_array__", "__arrow_c_stream__", "__arrow_c_device_array__")
 
