@@ -48,10 +48,18 @@ SLOW = _Slow()
 #: conditions under ``numpy.errstate(...="raise")``); any other refusal by NumPy
 #: sends the call to the general path, which raises its own error
 PROPAGATE = (CKernelError, FloatingPointError)
-#: Python scalars the fast path hands to ufuncs as they are (NEP 50 weak
-#: scalars, as the general path treats them), with the dtype kinds an
-#: ``out=`` operand may have for them (no cast of ``out`` needed)
-WEAK = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+#: Python scalars the fast path hands to ufuncs as they are (bool, and the
+#: NEP 50 weak int, float and complex, as the general path treats them)
+WEAK = frozenset({bool, int, float, complex})
+
+
+def scalar_fits_out(x, odt: np.dtype) -> bool:
+    """Whether the Python scalar ``x`` goes with an ``out=`` of dtype ``odt``
+    without a cast: a bool with any builtin type, a weak scalar when the NEP
+    50 rule keeps ``odt`` (``dtypes.weak_matches``: the library's
+    ``ck_weak_result``, as ``_arrays.apply`` in C asks it)."""
+    d = _dtypes.of_numpy(odt)
+    return d is not None and (type(x) is bool or _dtypes.weak_matches(d.name, x))
 UFUNC_OPS: dict = {}   # NumPy ufunc -> registry operation name (hits only)
 
 
@@ -122,7 +130,7 @@ def fast_apply(name: str, args, out):
     odt = ond.dtype
     for x, nd in zip(args, nds):
         if nd is x:
-            if odt.kind not in WEAK[type(x)]:
+            if not scalar_fits_out(x, odt):
                 return SLOW
         elif nd.dtype != odt:
             return SLOW
