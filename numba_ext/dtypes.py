@@ -117,14 +117,6 @@ by_numpy: dict[np.dtype, DType] = {d.numpy: d for d in BUILTINS}
 DTYPE_OF_ID: dict[int, np.dtype] = {d.type_id: d.numpy for d in BUILTINS}
 
 
-#: the Arrow C data interface format of each builtin element type Arrow has
-#: (primitive layouts; Arrow has no complex type)
-ARROW_FORMAT: dict[str, str] = {
-    "bool": "b", "int8": "c", "uint8": "C", "int16": "s", "uint16": "S", "int32": "i",
-    "uint32": "I", "int64": "l", "uint64": "L", "float16": "e", "float32": "f",
-    "float64": "g"}
-
-
 #: the buffer-protocol (PEP 3118 / ``struct``) format of each builtin element
 #: type, as NumPy exports it
 BUFFER_FORMATS: dict[str, str] = {d.name: memoryview(np.empty(0, d.numpy)).format

@@ -23,8 +23,6 @@ __all__ = ["export_schema", "export_array", "export_stream", "export_device_arra
            "requested_cast", "is_arrow", "import_address"]
 
 # Arrow's primitive formats and the NumPy dtypes they hold
-_PRIMITIVE = {fmt: name for name, fmt in dtypes.ARROW_FORMAT.items()}
-
 _PROTOCOL = ("__arrow_c_array__", "__arrow_c_stream__", "__arrow_c_device_array__")
 
 
@@ -54,7 +52,8 @@ def requested_cast(requested_schema, dtype) -> str | None:
     chooses encodings there and ignores other leaf types)."""
     if requested_schema is None or getattr(dtype, "kind", "O") not in "biuf":
         return None
-    want = _PRIMITIVE.get(_arrow.schema_format(requested_schema))
+    type_id = _arrow.schema_element(requested_schema)
+    want = None if type_id is None else dtypes.by_id[type_id].name
     return want if want is not None and want != dtype.name else None
 
 
