@@ -20,7 +20,7 @@ from . import capi  # noqa: E402  (generated C APIs, hand-written kernel sources
 from .capi import CHeader, c_api  # noqa: E402
 from .jit import JitKernel, jit  # noqa: E402  (ckernels.jit: the decorator)
 from . import opencl  # noqa: E402  (ckernels.opencl: OpenCL conveniences)
-from .context.opencl import from_pyopencl, to_pyopencl  # noqa: E402
+from .context.backend_opencl import from_pyopencl, to_pyopencl  # noqa: E402
 
 if "distributed" in __import__("sys").modules:   # in a Dask worker: its share of cores
     from .dask import apply_worker_thread_rule as _rule  # noqa: E402
@@ -32,8 +32,7 @@ def __getattr__(name: str):
     plots) import :mod:`ckernels.display` on first use: a process that only
     computes does not pay for it (the fresh-process time of issue 23)."""
     if name in ("show", "bench", "display"):
-        import importlib
-        display = importlib.import_module(".display", __name__)
+        from . import display
         return display if name == "display" else getattr(display, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
