@@ -32,8 +32,9 @@ def __getattr__(name: str):
     plots) import :mod:`ckernels.display` on first use: a process that only
     computes does not pay for it (the fresh-process time of issue 23)."""
     if name in ("show", "bench", "display"):
-        from . import display
-        return display if name == "display" else getattr(display, name)
+        from .display import bench, show   # binds ckernels.display too
+        globals().update(bench=bench, show=show)
+        return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
