@@ -84,9 +84,9 @@ import warnings
 
 import numpy as np
 
-from . import types as _t
-from . import ufuncs as _ufuncs
-from .errors import CKIndexError, CKTypeError, CKValueError, NotSupportedError
+from .. import types as _t
+from .. import ufuncs as _ufuncs
+from ..errors import CKIndexError, CKTypeError, CKValueError, NotSupportedError
 
 # ------------------------------------------------------------------ names --
 #: NumPy ufunc names whose registry operation has another name
@@ -110,9 +110,9 @@ def _op_exists(name: str) -> bool:
     for a miss: users may register operations at any time)."""
     if name in _KNOWN_OPS:
         return True
-    from ._cargs import c_text   # the C registry, below this module
-    from ._native import ffi, lib
-    from .errors import CKernelError
+    from .._cargs import c_text   # the C registry, below this module
+    from .._native import ffi, lib
+    from ..errors import CKernelError
     try:
         raw = c_text(name, "operation name")
     except CKernelError:   # NUL or a lone surrogate: no operation has that name
@@ -1079,7 +1079,7 @@ _SCALAR_KINDS = None
 
 def _init_ids():
     global _REGULAR_DIMS, _SCALAR_KINDS
-    from ._native import lib
+    from .._native import lib
     _REGULAR_DIMS = (lib.CK_TYPE_FIXED_DIM, lib.CK_TYPE_STRIDED_DIM)
     _SCALAR_KINDS = (lib.CK_TYPE_STRING, lib.CK_TYPE_BYTES)
 
@@ -1143,7 +1143,7 @@ def _replace_dtype(t: "_t.Type", el: "_t.Type") -> "_t.Type":
     if not t.is_dim:
         return el
     inner = _replace_dtype(t.element, el)
-    from ._native import lib
+    from .._native import lib
     tid = t.type_id
     if tid == lib.CK_TYPE_FIXED_DIM:
         return _t.fixed_dim(t.fixed_size, inner)
@@ -1294,7 +1294,7 @@ def _result_element(arrays, dtype):
         return _element_type(dtype)
     els = [x.type.dtype if isinstance(x, ArrayLike) else None for x in arrays]
     if all(e is not None and e.is_builtin for e in els):
-        from . import dtypes
+        from .. import dtypes
         return _t.as_type(dtypes.promote(*[str(e) for e in els]))
     if all(e is not None and e == els[0] for e in els):
         return els[0]
