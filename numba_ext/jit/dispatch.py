@@ -30,7 +30,9 @@ def call(kernel, args, out=None):
     """``kernel(*args, out=out)`` on the target the arguments live on."""
     for a in args:
         if isinstance(a, DeviceArray):
-            _no_dims_on_devices(kernel)
+            if any(getattr(c, "core", False) for c in kernel._compiled.values()):
+                from . import device_dims    # signatures with core dims
+                return device_dims.call(kernel, args, out)
             return device.call(kernel, args, out)
         if is_dask_collection(a):   # lazy: ckernels.dask
             from .. import dask as _dask
@@ -39,13 +41,6 @@ def call(kernel, args, out=None):
         from .. import dask as _dask
         return _dask.call(kernel, args, out)
     return cpu.call(kernel, args, out)
-
-
-def _no_dims_on_devices(kernel) -> None:
-    """Signatures with core dims run on the host only (docs/dims.md)."""
-    if any(getattr(c, "core", False) for c in kernel._compiled.values()):
-        raise NotSupportedError(f"{kernel.__name__}: signatures with dims (core dims, "
-                                "docs/dims.md) run on the CPU only; not on devices yet")
 
 
 def device_target(name: str, fname: str = "ckernels.jit") -> "device.DeviceTarget":
