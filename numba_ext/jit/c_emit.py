@@ -595,9 +595,9 @@ class FunctionEmitter:
         if isinstance(t, types.NestedArray):
             el = self.field_ct(t.dtype)
             return None if el is None else f"{el} *"
-        if isinstance(t, (types.Array, types.NoneType)):   # core dims: device_dims
-            from . import device_dims
-            return device_dims.c_type(self, t)
+        if isinstance(t, (types.Array, types.NoneType)):   # core dims: device_arrays
+            from . import device_arrays
+            return device_arrays.c_type(self, t)
         return self.d.c_type(t)
 
     def field_ct(self, t) -> str | None:
@@ -724,8 +724,8 @@ class FunctionEmitter:
         if isinstance(stmt, (ir.DynamicRaise, ir.Raise)):
             raise self.fail("raise with non-constant arguments", loc)
         if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
-            from . import device_dims     # into an array of core dims, else refused
-            return device_dims.setitem(self, stmt, loc)
+            from . import device_arrays     # into an array of core dims, else refused
+            return device_arrays.setitem(self, stmt, loc)
         if isinstance(stmt, ir.Print):
             raise self.fail("print()", loc)
         if isinstance(stmt, ir.SetAttr):
@@ -839,8 +839,8 @@ class FunctionEmitter:
     def assign(self, target, value, loc, ir) -> list[str]:
         tt = self.tyof(target)
         if isinstance(value, ir.Expr):
-            from . import device_dims     # len, indexing, .shape of core-dim arrays
-            got = device_dims.array_expr(self, target, tt, value, loc)
+            from . import device_arrays     # len, indexing, .shape of core-dim arrays
+            got = device_arrays.array_expr(self, target, tt, value, loc)
             if got is not None:
                 return got
         tct = self.ct(tt)
