@@ -10,7 +10,7 @@ item (thread) handles one outer element and loops over its core dims itself.
 **Emission** (the same emitter, :mod:`ckernels.jit.c_emit`, for every
 dialect).  A dimensioned argument is the Numba array the CPU function sees
 (``types.Array(dtype, ndim, "A", readonly=True)``); in C a view struct
-(:mod:`ckernels.jit.device_arrays`).  A dimensioned result is written in
+(:mod:`ckernels.jit.c_emit.arrays`).  A dimensioned result is written in
 place through the function's output parameter (``def f(x, out)``,
 ``numba.guvectorize``'s style), which the function gets as a writable view;
 the function then returns nothing.
@@ -28,7 +28,7 @@ signature and the dimension variables bound by the library
 (``ck_core_result_type`` / ``ck_core_match``, the CPU path's functions: same
 errors, e.g. ``dimension variable N is 3 in argument 0 and 4 in argument 1``);
 the outer dims broadcast (``ck_broadcast_strides``) through the shared launch
-plan (:class:`ckernels.jit.device.Plan`, whose metadata carries the core
+plan (:class:`ckernels.context.launch.Plan`, whose metadata carries the core
 dims).  The element types of dimensioned operands must be the signature's
 (convert on the device first, ``x.astype(...)``); non-dimensioned arguments
 may be scalars.  Var dims are CPU-only (``NotSupportedError``).
@@ -46,7 +46,10 @@ from ..context.device_array import DeviceArray
 from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
 from ..types import as_type
 from . import dims as _dims
-from .c_emit import KERNEL_NAME, EmittedKernel, _is_bool, element_offsets, kernel_parameters
+from ..context import launch
+from ..context.device_program import KERNEL_NAME, element_offsets, kernel_parameters
+from .c_emit import EmittedKernel
+from .c_emit.numba_types import _is_bool
 from .signature import element_type
 
 # ------------------------------------------------------------------ kernel --
@@ -133,7 +136,7 @@ def core_kernel(prog: EmittedKernel, layout: CoreLayout, inputs) -> str:
             if by_value:
                 v = f"ck_in{k}_val"
             else:
-                st = u8 if dt.kind == "b" else dt.c_type(d.name)
+                st = u8 if dt.kind == "b" else d.ctype(dt)
                 v = f"*({d.pointer(st, True)})(ck_in{k} + o_in{k})"
             v = f"({v} != 0)" if dt.kind == "b" or _is_bool(pt) else f"({pct}){v}"
             lines.append(f"  {pct} x{k} = {v};")
@@ -152,7 +155,7 @@ def core_kernel(prog: EmittedKernel, layout: CoreLayout, inputs) -> str:
         if out.kind == "b":
             lines.append(f"  *({d.pointer(u8)})(ck_out + o_out) = r ? 1 : 0;")
         else:
-            oct_ = out.c_type(d.name)
+            oct_ = d.ctype(out)
             lines.append(f"  *({d.pointer(oct_)})(ck_out + o_out) = ({oct_})r;")
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -197,7 +200,7 @@ def _select(kernel, args, fname):
     """The first compiled signature with core dims these arguments fit:
     dimensioned arguments are device arrays of the signature's element type,
     the others device arrays of their type or scalars."""
-    from .device import _is_scalar
+    from ..context.launch import _is_scalar
     for comp in kernel._compiled.values():
         if not comp.core or len(comp.sig.args) != len(args):
             continue
@@ -261,13 +264,13 @@ def call(kernel, args, out=None):
     signatures with core dims."""
     from . import device
     fname = kernel.__name__
-    ctx = device.context_of(fname, args)
+    ctx = launch.context_of(fname, args)
     tgt = device.target(ctx.kind)
     comp = _select(kernel, args, fname)
     prog, layout = tgt_program(tgt, kernel, comp)
     tgt.check_device(ctx, prog.fp64_user, fname)
     for dt in layout.dtypes + (layout.ret_dtype,):
-        if dt.c_type(tgt.dialect.name) is None:
+        if tgt.dialect.ctype(dt) is None:
             raise NotSupportedError(f"{fname}: element type {dt.name} is not supported on "
                                     f"{tgt.kind} devices")
         if dt.name == "float64" and not ctx.supports_fp64:
@@ -284,7 +287,7 @@ def call(kernel, args, out=None):
     rnd = layout.ret.ndim if layout.ret is not None else 0
     if out is None:
         res = DeviceArray.empty(ctx, rshape, layout.ret_dtype.numpy)
-    elif any(isinstance(a, DeviceArray) and device.overlaps(out, a) for a in args):
+    elif any(isinstance(a, DeviceArray) and launch.overlaps(out, a) for a in args):
         res = call(kernel, args)         # through a temporary, as NumPy does
         out._assign(res, "nocheck")
         return out
@@ -307,7 +310,7 @@ def call(kernel, args, out=None):
                  if isinstance(a, DeviceArray) and c is not None else
                  (a._shape, a._strides) if isinstance(a, DeviceArray) else ((), ())
                  for a, c in zip(args, layout.args)]
-        plan = device.Plan(ctx, built, prog.errors, fname, tgt.dialect.title,
+        plan = launch.Plan(ctx, built, prog.errors, fname, tgt.dialect.title,
                            res._shape[:res.ndim - rnd], layout.ret_dtype.numpy,
                            res._strides[:res.ndim - rnd], inputs,
                            [o[0] for o in outer], [o[1] for o in outer], extra_meta=core)

@@ -23,7 +23,7 @@ one-line ``NotSupportedError`` naming the line).
 
 from __future__ import annotations
 
-from .. import dtypes
+from ... import dtypes
 
 
 def _unlit(t):

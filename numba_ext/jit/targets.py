@@ -1,0 +1,52 @@
+"""Which target runs a call of a jitted function.
+
+The seam between the shared part of ``ckernels.jit`` and its targets:
+
+* a call whose arguments include a device array
+  (:class:`ckernels.context.DeviceArray`) runs on that array's context through
+  :func:`ckernels.jit.device.call`, with the device target of the context's
+  kind (its dialect: :mod:`ckernels.dialects`);
+* every other call runs on the host: :func:`ckernels.jit.cpu.call`
+  (``ck_array_apply`` over ckernel/NumPy arrays, or one element for scalars).
+
+A new device target is a row of the dialect table (how its C reads);
+nothing here changes.  A host fast path
+(the NumPy ufunc of a jitted function) plugs in before :func:`call` falls back
+to the CPU target.  A call with a Dask collection among its arguments builds
+a lazy dask array (:func:`ckernels.dask.call`).
+"""
+
+from __future__ import annotations
+
+from .. import dialects
+from ..errors import NotSupportedError
+from ..routing import DASK, runs_on
+from . import cpu, device
+
+
+def call(kernel, args, out=None):
+    """``kernel(*args, out=out)`` where the operands say
+    (:func:`ckernels.routing.runs_on`)."""
+    where = runs_on(args, out)
+    if where is None:
+        return cpu.call(kernel, args, out)
+    if where is DASK:   # lazy: ckernels.dask
+        from .. import dask as _dask
+        return _dask.call(kernel, args, out)
+    if any(getattr(c, "core", False) for c in kernel._compiled.values()):
+        from . import device_dims    # signatures with core dims
+        return device_dims.call(kernel, args, out)
+    return device.call(kernel, args, out)
+
+
+def device_target(name: str, fname: str = "ckernels.jit") -> "device.DeviceTarget":
+    """The device target called ``name`` (for ``f.source(name)``)."""
+    try:
+        return device.target(name)
+    except NotSupportedError:
+        raise NotSupportedError(f"{fname}: no source for target {name!r} "
+                                f"(targets: {', '.join(map(repr, dialects.DEVICE_DIALECTS))})"
+                                ) from None
+
+
+__all__ = ["call", "device_target"]
