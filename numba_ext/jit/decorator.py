@@ -360,11 +360,6 @@ class JitKernel(_dispatch.Function):
                     self._add_loop(comp)
                     return comp
             nb_args = tuple(element_type(a).numba for a in sig.args)
-            if any("string" in t for t in sig.args + (sig.ret or "",)):
-                # their entry points call the shared string subroutines: in
-                # the process before the code is compiled or loaded from a cache
-                from .string_elements import ensure_string_functions
-                ensure_string_functions()
             # a native library to repair needs LLVM code, which Numba's cache lacks
             fresh = self._native_ok(sig) and _native_needs_repair(self, sig)
             try:

@@ -290,9 +290,10 @@ ck_status ck_format_spec_parse(const char *spec, size_t len, ck_format_kind kind
               (out->grouping == '_' && strchr("boxX", t) != NULL);
     if (!ok) {
       if (t > 32 && t < 127) {
-        return CK_ERROR(CK_ERR_VALUE, "Cannot specify ',' with '%c'.", t);
+        return CK_ERROR(CK_ERR_VALUE, "Cannot specify '%c' with '%c'.", out->grouping, t);
       }
-      return CK_ERROR(CK_ERR_VALUE, "Cannot specify ',' with '\\x%x'.", (unsigned)(unsigned char)t);
+      return CK_ERROR(CK_ERR_VALUE, "Cannot specify '%c' with '\\x%x'.", out->grouping,
+                      (unsigned)(unsigned char)t);
     }
   }
   if (t == 'n') {
@@ -312,13 +313,15 @@ ck_status ck_format_spec_parse(const char *spec, size_t len, ck_format_kind kind
     return CK_ERROR(CK_ERR_VALUE, "Unknown format code '\\x%x' for object of type '%s'",
                     (unsigned)(unsigned char)t, ck__kind_name(kind));
   }
+  /* the checks in Python's order */
   if (text) {
+    if (out->sign != 0) {
+      return CK_ERROR(CK_ERR_VALUE, "%s not allowed in string format specifier",
+                      out->sign == ' ' ? "Space" : "Sign");
+    }
     if (out->flags & CK_FORMAT_NO_NEG_ZERO) {
       return CK_ERROR(CK_ERR_VALUE,
                       "Negative zero coercion (z) not allowed in string format specifier");
-    }
-    if (out->sign != 0) {
-      return CK_ERROR(CK_ERR_VALUE, "Sign not allowed in string format specifier");
     }
     if (out->flags & CK_FORMAT_ALT) {
       return CK_ERROR(CK_ERR_VALUE,
@@ -330,12 +333,12 @@ ck_status ck_format_spec_parse(const char *spec, size_t len, ck_format_kind kind
     return CK_OK;
   }
   if (int_type) {
+    if (out->precision != -1) {
+      return CK_ERROR(CK_ERR_VALUE, "Precision not allowed in integer format specifier");
+    }
     if (out->flags & CK_FORMAT_NO_NEG_ZERO) {
       return CK_ERROR(CK_ERR_VALUE,
                       "Negative zero coercion (z) not allowed in integer format specifier");
-    }
-    if (out->precision != -1) {
-      return CK_ERROR(CK_ERR_VALUE, "Precision not allowed in integer format specifier");
     }
     if (t == 'c' && out->sign != 0) {
       return CK_ERROR(CK_ERR_VALUE, "Sign not allowed with integer format specifier 'c'");
