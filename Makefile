@@ -130,7 +130,9 @@ bench: setup
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/bench_jit.py
 	$(PY) benchmarks/bench_dispatch.py
+	$(PY) benchmarks/bench_dims.py
 	$(PY) benchmarks/bench_arrays.py
+	$(PY) benchmarks/bench_strings.py
 	$(PY) benchmarks/bench_opencl.py
 	$(PY) benchmarks/bench_cuda.py
 	$(PY) benchmarks/bench_dask.py

@@ -13,7 +13,7 @@ _native.verify_layout()
 from . import dtypes, errors, kernels, lowlevel, ops, types  # noqa: E402
 from .ops import assign, get_num_threads, set_num_threads  # noqa: E402
 from .host.array import (Array, arange, array, asarray, debug_repr, empty, empty_like,  # noqa: E402
-                    from_dlpack, full, full_like, ones, ones_like, zeros, zeros_like)
+                    from_arrow, from_dlpack, full, full_like, ones, ones_like, zeros, zeros_like)
 from .memory import MemBlock, PodAllocator, live_count  # noqa: E402
 from .context import Buffer, Context, DeviceArray  # noqa: E402
 from . import capi  # noqa: E402  (generated C APIs, hand-written kernel sources)
@@ -45,7 +45,7 @@ def get_library_dir() -> str:
 
 __all__ = ["CKernelError", "MemBlock", "PodAllocator", "live_count", "errors", "types",
            "Array", "array", "asarray", "empty", "zeros", "ones", "full", "empty_like",
-           "zeros_like", "ones_like", "full_like", "arange", "from_dlpack", "debug_repr", "ops",
+           "zeros_like", "ones_like", "full_like", "arange", "from_arrow", "from_dlpack", "debug_repr", "ops",
            "kernels", "assign", "set_num_threads", "get_num_threads", "Context",
            "Buffer", "DeviceArray", "dtypes", "jit", "JitKernel", "opencl",
            "from_pyopencl", "to_pyopencl",

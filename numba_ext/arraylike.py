@@ -80,6 +80,7 @@ import builtins
 import math
 import numbers
 import operator
+import warnings
 
 import numpy as np
 
@@ -514,6 +515,8 @@ class ArrayLike:
         """(entries, has_ellipsis, advanced): the key with ``...`` expanded."""
         if not isinstance(key, tuple):
             key = (key,)
+        elif any(isinstance(k, tuple) for k in key):   # x[:, (0, 2)]: an index sequence
+            key = tuple(list(k) if isinstance(k, tuple) else k for k in key)
         n_ell = builtins.sum(1 for k in key if k is Ellipsis)
         if n_ell > 1:
             raise CKIndexError("an index can only have a single ellipsis ('...')")
@@ -576,6 +579,8 @@ class ArrayLike:
         basic = tuple(k if isinstance(k, slice) else _as_index(k)
                       for k in entries if k is not None)
         view = self._view(basic) if basic else self
+        if view.ndim == 0 and view.type.is_builtin and _is_sequence_value(value):
+            raise CKValueError("setting an array element with a sequence.")
         view._assign(value)
 
     def _is_scalar_type(self) -> bool:
@@ -748,8 +753,7 @@ class ArrayLike:
 
     def swapaxes(self, axis1: int, axis2: int):
         axes = list(range(self.ndim))
-        a1, a2 = normalize_axis((axis1, axis2), self.ndim) if axis1 % max(self.ndim, 1) != \
-            axis2 % max(self.ndim, 1) else (axis1 % self.ndim,) * 2
+        (a1,), (a2,) = normalize_axis(axis1, self.ndim), normalize_axis(axis2, self.ndim)
         axes[a1], axes[a2] = axes[a2], axes[a1]
         return self.transpose(axes)
 
@@ -783,6 +787,22 @@ class ArrayLike:
         return self._strided_view(k, newshape, strides)
 
     def ravel(self, order: str = "C"):
+        """The elements in one dim (a view when possible).  ``order``: ``"C"``,
+        ``"F"``; ``"A"`` is ``"F"`` for an F-contiguous array, else ``"C"``;
+        ``"K"`` is memory order: the axes walked by decreasing stride (as NumPy
+        for strides of one sign)."""
+        if order in ("A", "K"):
+            fl = self.flags
+            if fl.f_contiguous and not fl.c_contiguous:
+                order = "F"
+            elif order == "K" and not fl.c_contiguous and self._regular_ndim() == self.ndim \
+                    and self.ndim > 1:
+                perm = sorted(range(self.ndim), key=lambda a: -builtins.abs(self.strides[a]))
+                return self.transpose(perm).reshape(-1)
+            else:
+                order = "C"
+        elif order not in ("C", "F"):
+            raise CKValueError(f"ravel: order must be 'C', 'F', 'A' or 'K', not {order!r}")
         return self.reshape(-1, order=order)
 
     def flatten(self, order: str = "C"):
@@ -897,15 +917,22 @@ class ArrayLike:
         axes = normalize_axis(axis, self.ndim)
         n = math.prod(self.shape) if axes is None else math.prod(self.shape[a] for a in axes)
         src = self
+        result_dtype = None
         if dtype is not None:
             src = self.astype(dtype)
         elif self.dtype.kind in "biu":
             src = self.astype("float64")
+        elif self.dtype == np.float16:      # NumPy accumulates float16 in float32
+            src, result_dtype = self.astype("float32"), "float16"
+        if n == 0:
+            warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
         s = src._reduce("sum", axes, bool(keepdims))
         r = s._apply("divide", (s, n if n else float("nan")), None) if n else \
             s._apply("multiply", (s, float("nan")), None)
         if r.dtype != s.dtype:
             r = r.astype(s.dtype, "nocheck")
+        if result_dtype is not None:
+            r = r.astype(result_dtype, "nocheck")
         if out is not None:
             out._assign(r)
             return out
@@ -960,11 +987,15 @@ class ArrayLike:
         return self._numpy_ufunc(ufunc, method, inputs, kwargs)
 
     def _numpy_ufunc(self, ufunc, method, inputs, kwargs):
-        args = [_to_numpy_operand(x, False) for x in inputs]
+        back = []          # (array, NumPy copy) written by NumPy: assigned back after
+        # ufunc.at writes into its first operand
+        args = [_writable_operand(x, back) if method == "at" and i == 0 else
+                _to_numpy_operand(x, False) for i, x in enumerate(inputs)]
         orig_out = kwargs.get("out")
         if orig_out is not None:
-            kwargs = dict(kwargs, out=tuple(_to_numpy_operand(x, True) for x in orig_out))
+            kwargs = dict(kwargs, out=tuple(_writable_operand(x, back) for x in orig_out))
         result = getattr(ufunc, method)(*args, **kwargs)
+        _write_back(back)
         if orig_out is not None:   # results written through views: hand back the originals
             return orig_out[0] if len(orig_out) == 1 else tuple(orig_out)
         return _map_results(self, result)
@@ -990,9 +1021,16 @@ class ArrayLike:
         return self._numpy_function(func, args, kwargs)
 
     def _numpy_function(self, func, args, kwargs):
-        conv_args = _map_operands(args, False)
-        conv_kwargs = {k: _map_operands(v, k == "out") for k, v in kwargs.items()}
+        back = []          # (array, NumPy copy) written by NumPy: assigned back after
+        written = _WRITES_INTO.get(func, ())
+        # numpy.place crashes on StringDType (NumPy 2.4): an object copy there
+        as_object = func is np.place
+        conv_args = [_writable_operand(a, back, as_object) if i in written else
+                     _map_operands(a, False) for i, a in enumerate(args)]
+        conv_kwargs = {k: (_map_writable(v, back) if k == "out" else _map_operands(v, False))
+                       for k, v in kwargs.items()}
         result = func(*conv_args, **conv_kwargs)
+        _write_back(back)
         if "out" in kwargs and kwargs["out"] is not None:
             return kwargs["out"]
         return _map_results(self, result)
@@ -1025,6 +1063,15 @@ def _init_ids():
 
 
 _init_ids()
+
+
+def _is_sequence_value(v) -> bool:
+    """A value with dims (a list, a tuple, an array of ndim >= 1): not one
+    number, whatever its length (NumPy refuses it for one element)."""
+    if isinstance(v, (list, tuple)):
+        return True
+    nd = getattr(v, "ndim", 0)
+    return isinstance(nd, int) and nd > 0 and not isinstance(v, np.generic)
 
 
 def _is_int_key(k) -> bool:
@@ -1093,6 +1140,41 @@ def _map_operands(x, writable: bool):
     if isinstance(x, (list, tuple)):
         return type(x)(_map_operands(v, writable) for v in x)
     return x
+
+
+#: NumPy functions that write into positional arguments (by position); any
+#: function's ``out=`` is written too
+_WRITES_INTO = {np.put: (0,), np.putmask: (0,), np.place: (0,), np.copyto: (0,),
+                np.fill_diagonal: (0,), np.put_along_axis: (0,)}
+
+
+def _writable_operand(x, back: list, as_object: bool = False):
+    """``x`` for NumPy to write into: an array's writable NumPy view when its
+    memory has one (NumPy writes into the array itself; a read-only array is
+    refused there), else a NumPy copy recorded in ``back`` and assigned back
+    after the call (strings, structs holding strings: the writes are not lost)."""
+    if not isinstance(x, ArrayLike):
+        return x
+    if x._numpy_exact():
+        return x._numpy_view(True)
+    if not x.flags.writeable:
+        raise CKValueError("assignment destination is read-only")
+    copy = np.array(x._numpy_view(False), copy=True)
+    if as_object and copy.dtype.kind == "T":
+        copy = copy.astype(object)
+    back.append((x, copy))
+    return copy
+
+
+def _map_writable(x, back: list):
+    if isinstance(x, (list, tuple)):
+        return type(x)(_map_writable(v, back) for v in x)
+    return _writable_operand(x, back)
+
+
+def _write_back(back: list) -> None:
+    for arr, copy in back:
+        arr._assign(copy)
 
 
 def _map_results(self, r):

@@ -22,8 +22,9 @@ has its kind (or a higher one) -- while NumPy scalars and Python ``bool`` are
 ranges are not part of the rule: ``int8`` combined with the Python int ``300``
 is ``int8``, and converting 300 to ``int8`` then fails with an
 ``OverflowError`` (:class:`ckernels.errors.CKOverflowError`), as in NumPy.
-:func:`weak_result` is that rule; :func:`scalar_type` and
-:func:`is_weak` classify one value; ``ckernels.ops``, the CPU jit and every
+:func:`weak_result` is that rule -- the C library's ``ck_weak_result``, which
+the ufunc promoter and the host arrays' fast path use too; :func:`scalar_type`
+and :func:`is_weak` classify one value; ``ckernels.ops``, the CPU jit and every
 device target use them.
 """
 
@@ -225,11 +226,6 @@ def scalar_type(value) -> str | None:
     return None
 
 
-def _complex_for(d: DType) -> str:
-    return min((c for c in BUILTINS if c.kind == "c" and c.size >= 2 * d.size),
-               key=lambda c: c.size).name
-
-
 def weak_result(name: str, value) -> str:
     """NEP 50: the element type of a strong operand of type ``name`` combined
     with the Python scalar ``value`` (``np.result_type(dtype, value)``).  For
@@ -257,19 +253,19 @@ def weak_result(name: str, value) -> str:
 _WEAK_RESULTS: dict = {}
 
 
+_WEAK_CODES = {"i": lib.CK_WEAK_INT, "f": lib.CK_WEAK_FLOAT, "c": lib.CK_WEAK_COMPLEX}
+
+
 def _weak_result(d: DType, kind: str) -> str:
-    """The rule for a weak scalar of kind ``kind`` ("" for a non-builtin type)."""
-    name = d.name
+    """The rule for a weak scalar of kind ``kind`` ("" for a non-builtin
+    type): the library's ``ck_weak_result``, the one implementation the C
+    extensions use too."""
     if not d.builtin:
         return ""
-    if kind == "i":
-        return name if d.kind in "iufc" else "int64"
-    if kind == "f":
-        return name if d.kind in "fc" else "float64"
-    # complex
-    if d.kind == "c":
-        return name
-    return _complex_for(d) if d.kind == "f" else "complex128"
+    out = ffi.new("ck_type_id *")
+    if lib.ck_weak_result(d.type_id, _WEAK_CODES[kind], out) != lib.CK_OK:
+        return ""
+    return by_id[out[0]].name
 
 
 def weak_matches(name: str, value) -> bool:

@@ -293,7 +293,7 @@ class ArrayKernel(Kernel):
     """A kernel built for the types and arrmeta of concrete arrays (dimension
     kernels over a scalar child).  :meth:`execute` runs it on arrays with the
     same types and layout: the data pointers are all it receives, exactly as
-    in the seed documents, and the sizes, strides and arenas it uses are the
+    in DyND's ckernel design, and the sizes, strides and arenas it uses are the
     ones baked in when it was built."""
 
     __slots__ = ("_keep", "_layouts")

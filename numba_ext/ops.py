@@ -181,7 +181,10 @@ def _reduce(opname: str):
         if isinstance(a, DeviceArray):   # on its device; a 0-d device array for all axes
             return a._reduction(opname, axis, None, keepdims)
         result = _array.reduce_op(opname, a, axis, keepdims)
-        return result.tolist() if result.ndim == 0 else result
+        if result.ndim:
+            return result
+        # a full reduction: a NumPy scalar, as numpy.sum gives
+        return result._scalar() if result.type.is_builtin else result.tolist()
 
     def _reduce_data(x, axis=None):
         """``reduce`` of an xarray object's data: NumPy in, NumPy out."""

@@ -33,7 +33,7 @@ ID_NAMES = {
     lib.CK_TYPE_FIXED_DIM: "fixed_dim", lib.CK_TYPE_STRIDED_DIM: "strided_dim",
     lib.CK_TYPE_VAR_DIM: "var_dim", lib.CK_TYPE_STRING: "string",
     lib.CK_TYPE_BYTES: "bytes", lib.CK_TYPE_STRUCT: "struct",
-    lib.CK_TYPE_POINTER: "pointer",
+    lib.CK_TYPE_POINTER: "pointer", lib.CK_TYPE_SYMBOLIC_DIM: "symbolic_dim",
     **{tid: name for tid, (name, _, _) in _BUILTINS.items()},
 }
 
@@ -83,7 +83,19 @@ class Type:
     @property
     def is_dim(self) -> bool:
         return self.type_id in (lib.CK_TYPE_FIXED_DIM, lib.CK_TYPE_STRIDED_DIM,
-                                lib.CK_TYPE_VAR_DIM)
+                                lib.CK_TYPE_VAR_DIM, lib.CK_TYPE_SYMBOLIC_DIM)
+
+    @property
+    def is_pattern(self) -> bool:
+        """Whether the type holds a dimension variable (``N * float64``): a
+        pattern for signatures, which no array can have."""
+        return bool(lib.ck_type_flags(self._t) & lib.CK_TYPE_FLAG_PATTERN)
+
+    @property
+    def dim_name(self) -> str | None:
+        """The variable of a symbolic dim (``"N"`` of ``N * float64``), else None."""
+        n = lib.ck_symbolic_dim_name(self._t)
+        return None if n == ffi.NULL else ffi.string(n).decode()
 
     @property
     def data_size(self) -> int:
@@ -198,7 +210,14 @@ def as_type(spec) -> Type:
     if isinstance(spec, Type):
         return spec
     if isinstance(spec, str):
-        return parse(spec)
+        try:
+            return parse(spec)
+        except ParseError as exc:
+            try:                    # a NumPy dtype string or code: "f4", "<i2", "d"
+                dt = np.dtype(spec)
+            except TypeError:
+                raise exc from None
+            return from_numpy_dtype(dt)
     try:
         dt = np.dtype(spec)
     except TypeError:

@@ -40,7 +40,7 @@ import copyreg
 
 import numpy as np
 
-from . import _dispatch, _foreign, dtypes
+from . import _dispatch, _foreign, dtypes, text
 
 #: the C callable jitted functions and operations are (see ckernels._dispatch)
 Function = _dispatch.Function
@@ -54,9 +54,13 @@ _OWNER = "_ckernels_function"
 
 def numpy_dtypes(names) -> tuple[np.dtype, ...] | None:
     """NumPy dtypes of element type names (a signature's arguments, then its
-    result); None when one has none (``string``)."""
+    result: ``string`` is ``StringDType``, whose loops are
+    ``src/python/string_loops.c``); None when one has none (structs)."""
     out = []
     for n in names:
+        if n == "string":
+            out.append(text.STRING)
+            continue
         d = dtypes.by_name.get(n)      # struct types (jit signatures): no loops
         if d is None or d.numpy is None:
             return None
@@ -116,11 +120,16 @@ def call_wrapped(function, *args, **kwargs):
             out if isinstance(out, tuple) else (out,)):
         raise dask_out_error(function)
     uf = function.ufunc
+    if getattr(function, "_string_loops", False):   # text held as objects -> StringDType
+        if text.has_pandas(args):
+            return text.call_pandas(function, args, kwargs)
+        args = text.operands(args)
     if (kwargs.get("out") is None and "dtype" not in kwargs and "signature" not in kwargs
             and len(args) == uf.nin):
         dt = result_dtype(uf, args)
         if dt is not None:
-            kwargs["dtype"] = dt
+            # a parametric new-style DType (StringDType) is passed as its class
+            kwargs["dtype"] = type(dt) if dt.kind == "T" else dt
     return uf(*args, **kwargs)
 
 

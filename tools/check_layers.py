@@ -6,9 +6,10 @@ way, down this list (a layer may use any layer below it, never one above it
 or beside it):
 
     jit                      leaves built around generated code
-    ops | devices            the operation registry | contexts and buffers
+    ops | devices | interop  the operation registry | contexts and buffers |
+                             the Arrow C data interface
     kernels                  builder, assignment, lifting, application, pool
-    arrays                   array preamble, views, arena writers
+    arrays                   array preamble, views, variable-length elements
     types                    type descriptors and the parser
     memory                   memblocks and arenas
     core                     errors, allocation hooks, ABI table, number text
@@ -37,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_exports import public_names  # noqa: E402
 
 RANK = {"core": 0, "memory": 1, "types": 2, "arrays": 3, "kernels": 4,
-        "ops": 5, "devices": 5, "jit": 6}
+        "ops": 5, "devices": 5, "interop": 5, "jit": 6}
 
 
 def may_use(a, b):

@@ -55,15 +55,27 @@ def store_u8(typingctx, addr, value):
     return signature(types.none, addr, value), codegen
 
 
-@intrinsic
-def load_intp(typingctx, addr):
-    """The pointer-sized word at ``addr`` (e.g. a ``char *`` field) as intp."""
+def _load_i64(addr, align: int):
+    """The typing and code of an 8-byte load at an integer address (``align``:
+    what the address is known to be a multiple of)."""
     if not isinstance(addr, types.Integer):
         return None
 
     def codegen(context, builder, sig, args):
-        return builder.load(_as_ptr(context, builder, args[0], sig.args[0], _i64), align=8)
+        return builder.load(_as_ptr(context, builder, args[0], sig.args[0], _i64), align=align)
     return signature(types.intp, addr), codegen
+
+
+@intrinsic
+def load_intp(typingctx, addr):
+    """The pointer-sized word at ``addr`` (e.g. a ``char *`` field) as intp."""
+    return _load_i64(addr, 8)
+
+
+@intrinsic
+def load_word(typingctx, addr):
+    """The 8 bytes at ``addr`` (any alignment) as intp."""
+    return _load_i64(addr, 1)
 
 
 @intrinsic
@@ -104,6 +116,10 @@ def str_data_address(typingctx, s):
         st = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
         return builder.ptrtoint(st.data, _i64)
     return signature(types.intp, s), codegen
+
+
+#: the high bit of every byte of a word (bytes >= 0x80 are not ASCII)
+_HIGH_BITS = np.intp(-0x7F7F7F7F7F7F7F80)
 
 
 @register_jitable
@@ -161,6 +177,54 @@ def utf8_count(begin, end):
 
 
 @register_jitable
+def ascii_end(begin, end):
+    """The address of the first byte >= 0x80 in ``[begin, end)``, else ``end``
+    (a word at a time)."""
+    p = begin
+    while p + 8 <= end and (load_word(p) & _HIGH_BITS) == 0:
+        p += 8
+    while p < end and load_u8(p) < 0x80:
+        p += 1
+    return p
+
+
+@intrinsic
+def _borrowed_ascii(typingctx, begin, nbytes):
+    """A Numba str over the ASCII bytes ``[begin, begin + nbytes)`` themselves:
+    no copy, no allocation (no meminfo: like a string constant, nothing to
+    free)."""
+    if not (isinstance(begin, types.Integer) and isinstance(nbytes, types.Integer)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        uni = cgutils.create_struct_proxy(types.unicode_type)(context, builder)
+        uni.data = builder.inttoptr(context.cast(builder, args[0], sig.args[0], types.intp),
+                                    uni.data.type)
+        uni.length = context.cast(builder, args[1], sig.args[1], types.intp)
+        uni.kind = uni.kind.type(PY_UNICODE_1BYTE_KIND)
+        uni.is_ascii = uni.is_ascii.type(1)
+        uni.hash = uni.hash.type(-1)
+        uni.meminfo = cgutils.get_null_value(uni.meminfo.type)
+        uni.parent = cgutils.get_null_value(uni.parent.type)
+        return uni._getvalue()
+    return types.unicode_type(begin, nbytes), codegen
+
+
+@register_jitable
+def borrow_utf8(begin, nbytes, strict):
+    """A Numba str of the UTF-8 bytes ``[begin, begin + nbytes)`` for the time
+    they stay alive: ASCII bytes are used in place (they are a 1-byte-kind
+    str already: no copy, no allocation), anything else is decoded
+    (:func:`decode_utf8`).  For arguments of kernels, whose bytes outlive
+    the call."""
+    begin = np.intp(begin)
+    end = begin + np.intp(nbytes)
+    if ascii_end(begin, end) == end:
+        return _borrowed_ascii(begin, np.intp(nbytes))
+    return decode_utf8(begin, nbytes, strict)
+
+
+@register_jitable
 def decode_utf8(begin, nbytes, strict):
     """A new Numba str decoded from the UTF-8 bytes ``[begin, begin + nbytes)``.
 
@@ -170,6 +234,11 @@ def decode_utf8(begin, nbytes, strict):
     """
     begin = np.intp(begin)
     end = begin + np.intp(nbytes)
+    if ascii_end(begin, end) == end:   # ASCII, the common case: one copy
+        s = _empty_string(PY_UNICODE_1BYTE_KIND, nbytes, 1)
+        if nbytes > 0:
+            memcpy(str_data_address(s), begin, nbytes)
+        return s
     length = 0
     maxcp = 0
     p = begin

@@ -214,8 +214,7 @@ class DeviceArray(ArrayLike):
 
     def __setattr__(self, name, value):
         # the geometry was checked against the buffer at construction: nothing
-        # may change it afterwards (issue 9: a wrong shape must never reach a
-        # kernel)
+        # may change it afterwards (a wrong shape must never reach a kernel)
         raise AttributeError(f"DeviceArray attributes are read-only ('{name}'); make a "
                              "view (reshape, indexing) or a copy instead")
 

@@ -126,6 +126,9 @@ class Canvas:
         self.root.set("width", _n(w))
         self.root.set("height", _n(h))
         self.root.set("viewBox", f"0 0 {_n(w)} {_n(h)}")
+        # a picture wider than the page (a notebook's output area) shrinks to fit it
+        # instead of running off its right edge; the viewBox keeps the proportions
+        self.root.set("style", "max-width: 100%; height: auto")
         return ET.tostring(self.root, encoding="unicode")
 
 

@@ -155,7 +155,7 @@ class BenchResult:
         head = ["candidate"] + [f"n={n:,}" for n in self.sizes] + ["agrees"]
         rows = [head]
         for name, ts in self.times.items():
-            rows.append([name] + [_fmt_time(t) for t in ts] +
+            rows.append([name] + [f"{t / n * 1e9:.3g}" for t, n in zip(ts, self.sizes)] +
                         ["yes" if self.agree.get(name, True) else "NO"])
         if "ckernels" in self.times:
             for name in self.times:
@@ -163,7 +163,9 @@ class BenchResult:
                     rows.append([f"  {name} / ckernels"] +
                                 [f"{r:.2f}x" for r in self.ratio(name)] + [""])
         widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-        lines = [f"ckernels.bench {self.name}: {self.signature}, seconds per call (best)"]
+        # the plot's unit: time per element (times[name] keeps seconds per call)
+        lines = [f"ckernels.bench {self.name}: {self.signature}, time per element in ns "
+                 "(best of the repeats)"]
         lines += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                             for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
         lines += [f"skipped {name}: {why}" for name, why in self.skipped.items()]
@@ -181,10 +183,10 @@ class BenchResult:
             from matplotlib.figure import Figure
         except ImportError:
             raise _missing_matplotlib() from None
-        fig = Figure(figsize=(width, height), dpi=100)
+        # constrained layout makes room for the tick and axis labels and for the
+        # legend right of the axes (where it covers no point): nothing is cut off
+        fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
         FigureCanvasAgg(fig)
-        # the legend goes right of the axes, where it covers no point
-        fig.subplots_adjust(left=0.1, right=0.74, bottom=0.15, top=0.9)
         self.plot(fig.add_subplot())
         return fig
 
@@ -223,16 +225,6 @@ class BenchResult:
         return (f"<div class='ckernels-bench'>{img}<pre style='margin:4px 0;font-family:"
                 f"DejaVu Sans Mono,Menlo,Consolas,monospace'>"
                 f"{_html.escape(self.table())}</pre></div>")
-
-
-def _fmt_time(t: float) -> str:
-    if t >= 1:
-        return f"{t:.3g} s"
-    if t >= 1e-3:
-        return f"{t * 1e3:.3g} ms"
-    if t >= 1e-6:
-        return f"{t * 1e6:.3g} µs"
-    return f"{t * 1e9:.3g} ns"
 
 
 def bench(func, *, sizes=DEFAULT_SIZES, signature=None, inputs=None, numpy=None,

@@ -485,7 +485,7 @@ def _type_text(f: ArrayFacts, width: int | None = None) -> str:
 
 #: pictures cut type strings longer than this (the full type is the SVG's
 #: title, shown on hover, and in the text view)
-_TYPE_WIDTH = 48
+_TYPE_WIDTH = 36
 
 
 def _short(s: str, width: int = _TYPE_WIDTH) -> str:
@@ -500,6 +500,9 @@ def _data_ref_text(f: ArrayFacts) -> str:
 
 
 def _arena_lines(b: BlockFacts, indent: str = "  ") -> list:
+    if b.kind_id not in _ARENA_KINDS:   # e.g. an external block owning an imported Arrow array
+        return [f"{indent}{b.kind} block {hex_addr(b.address)}: refcount {b.refcount}, "
+                f"foreign memory it keeps alive (no chunks)"]
     lines = [f"{indent}{b.kind} arena {hex_addr(b.address)}: refcount {b.refcount}, "
              f"used {b.used} of {b.capacity} bytes in {len(b.chunks)} chunk(s), "
              f"{b.allocations} allocation(s){', finalized' if b.finalized else ''}"]
@@ -517,6 +520,8 @@ def _element_where(e: ElementRef, arenas) -> str:
                 c = b.chunks[i]
                 return (f"arena {hex_addr(b.address)} chunk {i} "
                         f"+{e.begin - c.begin}..{e.end - c.begin}")
+    if e.begin and any(b.address == e.arena and b.kind_id not in _ARENA_KINDS for b in arenas):
+        return "foreign memory of the external block"
     return "no arena memory" if not e.begin else "outside the arena's chunks"
 
 
@@ -597,23 +602,20 @@ def _preamble_box(f: ArrayFacts) -> tuple:
 
 
 class _ChunkBar:
-    """Where the bytes of one chunk are drawn.  When little of the chunk is
-    used, the used bytes get most of the bar and the free tail is drawn
-    compressed (after a break mark), so that allocations stay visible."""
+    """Where the bytes of one chunk are drawn, to scale: the bar's width is the
+    chunk's capacity relative to the arena's largest chunk (at least
+    ``_BAR_MIN`` pixels), the used part its used bytes, every address at its
+    offset (spans are drawn at least 2 pixels wide)."""
 
     def __init__(self, ch: ChunkFacts, x: float, y: float, width: float):
         self.ch, self.x, self.y, self.width = ch, x, y, width
         frac = ch.used / ch.capacity if ch.capacity else 0.0
-        self.compressed = 0 < frac < 0.7
-        self.used_w = width * (0.7 if self.compressed else frac)
+        self.used_w = width * frac
 
     def x_of(self, address: int) -> float:
         off = address - self.ch.begin
-        if self.ch.used and off <= self.ch.used:
-            return self.x + self.used_w * off / self.ch.used
-        rest = self.ch.capacity - self.ch.used
-        return self.x + self.used_w + (self.width - self.used_w) * (
-            (off - self.ch.used) / rest if rest else 0)
+        cap = self.ch.capacity
+        return self.x + (self.width * min(max(off, 0), cap) / cap if cap else 0.0)
 
     def draw(self, c: Canvas, index: int) -> None:
         ch = self.ch
@@ -625,15 +627,12 @@ class _ChunkBar:
         c.rect(self.x, self.y, self.width, _BAR_H, fill=fill, stroke=stroke, cls="chunk")
         if ch.used:
             uf, us = COLORS["used"]
-            c.rect(self.x, self.y, self.used_w, _BAR_H, fill=uf, stroke=us, cls="chunk-used")
-        if self.compressed:
-            bx = self.x + self.used_w + 6
-            c.text(bx, self.y + 12, "//", color=MUTED, size=11)
-            c.text(self.x + self.width - 4, self.y + 12, "free", anchor="end",
-                   color=MUTED, size=10)
+            c.rect(self.x, self.y, max(self.used_w, 1), _BAR_H, fill=uf, stroke=us,
+                   cls="chunk-used")
 
 
 _BAR_W = 320
+_BAR_MIN = 24             # the narrowest chunk bar (a tiny chunk beside a huge one)
 _BAR_H = 16
 _CHUNK_H = _BAR_H + 34    # label, bar, span labels
 
@@ -645,14 +644,20 @@ def _arena_block(c: Canvas, b: BlockFacts, x: float, y: float, spans=()):
     rows = [("+0", "refcount", str(b.refcount)), ("+4", "kind", b.kind),
             ("", "used", f"{b.used} of {b.capacity} bytes, {len(b.chunks)} chunk(s)"),
             ("", "allocations", f"{b.allocations}{', finalized' if b.finalized else ''}")]
-    box = FieldBox(f"{b.kind} arena {hex_addr(b.address)}", rows, "arena")
+    title = f"{b.kind} arena {hex_addr(b.address)}"
+    if b.kind_id not in _ARENA_KINDS:   # an external block (an imported Arrow array)
+        rows = rows[:2] + [("", "holds", "foreign memory (no chunks)")]
+        title = f"{b.kind} block {hex_addr(b.address)}"
+    box = FieldBox(title, rows, "arena")
     box.width = max(box.width, _BAR_W + 2 * PAD)
     box.height += len(b.chunks) * _CHUNK_H + 4
     box.place(x, y).draw(c, "box arena")
     bars = {}
     top = box.y + box.head_h + ROW_H * len(rows) + 18
+    biggest = max((ch.capacity for ch in b.chunks), default=0) or 1
     for i, ch in enumerate(b.chunks):
-        bar = _ChunkBar(ch, x + PAD, top, box.width - 2 * PAD)
+        full = box.width - 2 * PAD
+        bar = _ChunkBar(ch, x + PAD, top, max(full * ch.capacity / biggest, _BAR_MIN))
         bar.draw(c, i)
         bars[i] = bar
         top += _CHUNK_H
@@ -685,7 +690,7 @@ def array_svg(a) -> str:
     cell_w = max([text_width(cell.value) for cell in f.cells] +
                  [text_width(cell.index or "", 10) for cell in f.cells] + [5 * 7.3]) + 10
     per_row = max(1, min(len(f.cells), int(560 // cell_w) or 1))
-    title = (f"data: {len(f.cells) + f.more_cells} × '{_short(f.item_type)}' "
+    title = (f"data: {len(f.cells) + f.more_cells} × '{_short(f.item_type, 28)}' "
              f"({f.itemsize} B each)")
     sub = f.region_label
     dw = max(per_row * cell_w, text_width(title) + 4, text_width(sub, 11) + 4) + 2 * PAD

@@ -16,5 +16,11 @@
     ``ckernels._arrays``): NumPy ufuncs over cached views; the operators and
     whole-array reductions of ``Array``.
 
-Lowest first: ``layout`` < ``convert`` < ``fastpath`` < ``array``.
+``arrow.py``
+    the Arrow PyCapsule interface by array address (the C half is
+    ``ckernels._arrow``): the exports behind ``Array.__arrow_c_*__``, the
+    imports behind ``asarray`` / ``array`` / ``from_arrow``.
+
+Lowest first: ``layout`` < ``convert`` < ``fastpath`` < ``array``; ``arrow``
+below ``array``, beside the others.
 """

@@ -33,6 +33,7 @@ import math
 import numbers
 import operator
 import pickle
+import sys
 import threading
 from typing import Any
 
@@ -64,6 +65,8 @@ from .layout import f_strides as _f_strides
 from .layout import strided as _strided
 
 from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
+from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert.c)
+from . import arrow as _arrow_io   # the Arrow PyCapsule interface (arrow.py)
 
 # at exit, arrays still held by C objects are released after Python's state
 # is gone: their NumPy owners are left alone then (as ckernels.memory does)
@@ -146,6 +149,32 @@ class Array(*_BASES):
             size=ffi.sizeof("ck_array_preamble")))
         lib.ck_array_incref(ptr)
         return cls._own(ptr)
+
+    # ---- Arrow: the PyCapsule interface (host/arrow.py, docs/interop.md) ----
+    def __arrow_c_schema__(self):
+        """The Arrow schema of this array (an ``arrow_schema`` capsule)."""
+        return _arrow_io.export_schema(self._ad)
+
+    def __arrow_c_array__(self, requested_schema=None):
+        """``(arrow_schema, arrow_array)`` capsules: numbers and the text of
+        strings shared, the rest copied; a requested numeric type is a checked
+        conversion first."""
+        cast = _arrow_io.requested_cast(requested_schema, self.dtype)
+        src = self if cast is None else self.astype(cast)
+        return _arrow_io.export_array(src._ad, requested_schema)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """An ``arrow_array_stream`` capsule holding this array as one chunk."""
+        cast = _arrow_io.requested_cast(requested_schema, self.dtype)
+        src = self if cast is None else self.astype(cast)
+        return _arrow_io.export_stream(src._ad, requested_schema)
+
+    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
+        """``(arrow_schema, arrow_device_array)`` capsules on the CPU device
+        (what pyarrow's ``pa.array`` asks for first), as ``__arrow_c_array__``."""
+        cast = _arrow_io.requested_cast(requested_schema, self.dtype)
+        src = self if cast is None else self.astype(cast)
+        return _arrow_io.export_device_array(src._ad, requested_schema, **kwargs)
 
     # ---- structure -------------------------------------------------------
     @property
@@ -258,9 +287,9 @@ class Array(*_BASES):
         try:
             for k in key:
                 if isinstance(k, slice):
-                    step = 1 if k.step is None else _index(k.step)
-                    start = _SLICE_NONE if k.start is None else _index(k.start)
-                    stop = _SLICE_NONE if k.stop is None else _index(k.stop)
+                    step = 1 if k.step is None else _bound(k.step)
+                    start = _SLICE_NONE if k.start is None else _bound(k.start)
+                    stop = _SLICE_NONE if k.stop is None else _bound(k.stop)
                     st = lib.ck_array_slice(cur, axis, start, stop, step, out)
                     axis += 1
                 else:
@@ -435,6 +464,14 @@ class Array(*_BASES):
 
     to_list = tolist
 
+    def __iter__(self):
+        # 1-d strings, bytes and structs: their Python values, read in one C pass
+        # (what a[i] gives, without a view per element)
+        if self.ndim == 1 and lib.ck_type_id_of(self.type.element.c_type) in (
+                _STRING, _BYTES, _STRUCT):
+            return iter(self.tolist())
+        return super().__iter__()
+
     def copy(self, order: str = "C") -> "Array":
         """A C-contiguous copy of the same type (fixed dims stay fixed)."""
         k = self._regular_ndim()
@@ -483,6 +520,13 @@ class Array(*_BASES):
         if copy is False:
             raise ValueError(f"an array of type '{self.type}' has no zero-copy NumPy view "
                              "(copy=False)")
+        if dtype is not None and self.dtype.kind == "T":
+            dt = np.dtype(dtype)
+            if dt.kind == "T":      # straight into that StringDType (its na_object kept)
+                self.to_numpy()      # the checks (var dims)
+                return _c_convert.to_strings(self.address, dt)
+            if dt.kind in "US" and dt.itemsize == 0:   # sized by NumPy from the values
+                return np.array(self.tolist(), dtype=dt)
         arr = self.to_numpy()
         return arr if dtype is None else arr.astype(dtype)
 
@@ -524,19 +568,9 @@ class Array(*_BASES):
         dt = numpy_dtype(t.dtype)
         if dt.kind in "biufcV":
             return np.array(self._numpy(False), copy=True)
-        values = self.tolist()
-        if dt.kind == "T":
-            return np.array(values, dtype=dt).reshape(self.shape)
-        out = np.empty(self.shape, dtype=object)
-        if out.ndim == 0:
-            out[()] = values
-        else:
-            for idx in np.ndindex(*self.shape):
-                v = values
-                for i in idx:
-                    v = v[i]
-                out[idx] = v
-        return out
+        if dt.kind == "T":   # one NpyString_pack per string (C)
+            return _c_convert.to_strings(self.address, np.dtypes.StringDType())
+        return _c_convert.to_objects(self.address)
 
     def __dlpack__(self, **kwargs):
         if not self._numpy_exact() or self.dtype.kind not in "biufc":
@@ -641,6 +675,18 @@ def _index(i) -> int:
     except TypeError:
         raise CKIndexError(f"indices must be integers or slices, not {type(i).__name__}") \
             from None
+
+
+#: slice bounds beyond this select as they would at it (no dim is that long):
+#: Python's and NumPy's clamping, kept inside intptr_t arithmetic
+_BOUND = 2 ** 61
+
+
+def _bound(i) -> int:
+    """A slice bound or step as the C library takes it: clamped (``a[2**63:]``
+    is empty, ``a[::2**63]`` is ``a[:1]``, as in Python and NumPy)."""
+    v = _index(i)
+    return -_BOUND if v < -_BOUND else _BOUND if v > _BOUND else v
 
 
 def _element_type(el) -> Type:
@@ -824,7 +870,8 @@ def _new_array(t: Type, shape, zero: bool = False) -> Array:
 def _shape_arg(shape) -> tuple:
     if shape is None:
         return ()
-    if isinstance(shape, (numbers.Integral, np.integer)):
+    if isinstance(shape, (numbers.Integral, np.integer)) or (
+            isinstance(shape, np.ndarray) and shape.ndim == 0):
         return (operator.index(shape),)
     return tuple(operator.index(s) for s in shape)
 
@@ -883,7 +930,10 @@ def zeros(shape=(), dtype=None, *, type=None) -> Array:
 
 
 def ones(shape=(), dtype=None, *, type=None) -> Array:
-    """A new array of ones."""
+    """A new array of ones (float64 unless ``dtype``/``type`` says otherwise,
+    as ``numpy.ones``)."""
+    if dtype is None and type is None:
+        dtype = "float64"
     return full(shape, 1, dtype, type=type)
 
 
@@ -953,7 +1003,7 @@ def _as_source(value, dst_type: Type) -> Array:
     return array(value, dtype=el)
 
 
-def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
+def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None) -> Array:
     """A new array holding a copy of ``obj`` (NumPy's argument order):
     ``dtype`` fixes the element type (a NumPy dtype-like, a type string such
     as ``"string"``, or a :class:`~ckernels.types.Type`; dims come from the
@@ -962,7 +1012,11 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
     (NumPy's kinds: bool < int64 < float64 < complex128; str -> string;
     dict -> struct).  Conversion is checked (no silent overflow or
     truncation).  ``copy=False`` returns ``obj`` itself when it is already a
-    host array of that type."""
+    host array of that type.  Missing values (``None`` in lists and object
+    arrays, NaN / ``pandas.NA`` in object arrays, ``StringDType`` nulls, Arrow
+    nulls) are a ``CKValueError`` with their count and the first one's index,
+    unless ``fill_value`` gives the value to use instead.  Lists, tuples,
+    dicts and NumPy text arrays are converted in C (``docs/strings.md``)."""
     if isinstance(dtype, (str, Type)) and type is None and _is_full_type(dtype):
         type, dtype = dtype, None
     if type is not None and dtype is not None:
@@ -974,8 +1028,15 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
                                                                 el == obj.type.dtype):
             return obj
         return _copy_array(obj, want, el)
+    if _arrow_io.is_arrow(obj):      # pyarrow, polars, nanoarrow, duckdb, pandas ArrowDtype
+        imported = from_arrow(obj, fill_value=fill_value)
+        if imported.flags.writeable and want is None and el is None:
+            return imported          # a concatenated stream: a copy of its own already
+        return _copy_array(imported, want, el)
     if isinstance(obj, ArrayLike):   # another array class: through NumPy, explicitly
         obj = obj.to_numpy()
+    if isinstance(obj, memoryview):  # a buffer: its format and shape, as numpy.array
+        obj = np.array(obj)
     if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
         obj = np.asarray(obj)
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
@@ -985,6 +1046,10 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
         # a structured array: its struct type from the dtype (asarray checks
         # the layout), never the tuples' items taken as nested lists
         return _copy_array(asarray(obj), want, el)
+    if isinstance(obj, np.ndarray) and obj.dtype.kind in "TUSO" and want is None:
+        text = _numpy_text(obj, el, fill_value)
+        if text is not None:
+            return text
     if want is None and isinstance(obj, (list, tuple)) and _convert.is_plain(obj):
         try:
             arr = np.array(obj)
@@ -995,9 +1060,42 @@ def array(obj, dtype=None, *, type=None, copy: bool = True) -> Array:
         if arr is not None and arr.dtype.kind in "biufc" and not (
                 arr.dtype.kind == "f" and arr.size and (np.abs(arr) >= 2.0**63).any()):
             return _copy_array(asarray(arr), None, el)
-    t, shape, snap = _convert.prepare(obj, want, el)
+    t, shape, value = _convert.prepare(obj, want, el, fill_value)
     a = _new_array(t, shape)
-    _convert.write(t, a._data, a._arrmeta, snap)
+    _convert.write(t, a._data, a._arrmeta, value, fill_value)
+    return a
+
+
+def _missing(x) -> bool:
+    """None, a float NaN or ``pandas.NA`` (a missing value in an object array)."""
+    pd = sys.modules.get("pandas")     # nothing is pandas.NA before pandas is imported
+    return x is None or (isinstance(x, float) and x != x) or (pd is not None and x is pd.NA)
+
+
+def _numpy_text(obj: np.ndarray, el: Type | None, fill_value) -> Array | None:
+    """A NumPy ``StringDType`` / ``U`` / ``S`` array, or an object array of
+    ``str`` / ``bytes`` (its first present element says which; NaN, None and
+    ``pandas.NA`` are missing values), as a new array of strings (``S``,
+    ``bytes`` objects: bytes) in one C pass (``_convert.from_numpy``: sizes
+    first, one arena allocation; bytes into strings checked UTF-8); None when
+    the element type asked for (or found) is no string or bytes type."""
+    kind = obj.dtype.kind
+    if kind == "O" and el is None:
+        first = next((x for x in obj.flat if not _missing(x)), None)
+        if isinstance(first, str):
+            el = _t.string
+        elif isinstance(first, bytes):
+            el = _t.bytes_type(1)
+        else:
+            return None       # numbers, dicts, lists, only missing values: the lists path
+    if el is None:
+        el = _t.bytes_type(1) if kind == "S" else _t.string
+    elif el.type_id not in (_STRING, _BYTES):
+        return None
+    if obj.dtype.kind == "U" and not obj.flags.aligned:
+        obj = obj.copy()
+    a = _new_array(_strided(el, obj.ndim), obj.shape)
+    _c_convert.from_numpy(a.address, obj, fill_value)
     return a
 
 
@@ -1045,11 +1143,12 @@ def _copy_array(src: Array, want: Type | None, el: Type | None) -> Array:
     return out
 
 
-def asarray(obj, dtype=None, *, type=None) -> Array:
+def asarray(obj, dtype=None, *, type=None, fill_value=None) -> Array:
     """Share memory with ``obj`` when it is a NumPy array (or an
     ``__array_interface__`` / DLPack exporter) of a builtin or aligned struct
     dtype; otherwise copy (:func:`array`).  Host arrays are returned as they
-    are (converted when ``dtype``/``type`` differ)."""
+    are (converted when ``dtype``/``type`` differ).  ``fill_value``: see
+    :func:`array`."""
     if dtype is None and type is None:
         tobj = builtins.type(obj)
         if tobj is np.ndarray:
@@ -1063,6 +1162,8 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
                 (type is None or _element_type(type) == obj.type):
             return obj
         return array(obj, dtype, type=type)
+    if _arrow_io.is_arrow(obj):
+        return asarray(from_arrow(obj, fill_value=fill_value), dtype, type=type)
     if not isinstance(obj, (np.ndarray, ArrayLike)) and (hasattr(obj, "__array_interface__")
                                                          or hasattr(obj, "__dlpack__")):
         obj = np.asarray(obj) if hasattr(obj, "__array_interface__") else np.from_dlpack(obj)
@@ -1080,8 +1181,29 @@ def asarray(obj, dtype=None, *, type=None) -> Array:
         return _wrap_ndarray(obj)
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "OUST" and dtype is None and \
             type is None:
-        return array(obj)
-    return array(obj, dtype, type=type)
+        return array(obj, fill_value=fill_value)
+    return array(obj, dtype, type=type, fill_value=fill_value)
+
+
+def from_arrow(obj, *, fill_value=None, copy: bool = False) -> Array:
+    """An array holding Arrow data: any object implementing the Arrow PyCapsule
+    interface (pyarrow arrays and chunked arrays, polars Series and
+    DataFrames, nanoarrow arrays, duckdb relations) or a pandas object backed
+    by Arrow.  One Arrow array is shared where the layout allows (numbers,
+    the text of strings, the elements of lists of numbers: the result is
+    read-only and keeps the Arrow data alive); a stream of several arrays is
+    concatenated into an array of its own.  Nulls raise ``CKValueError``
+    naming the field and how many, unless ``fill_value`` gives the value to
+    use (null lists become empty lists).  ``copy=True`` always returns an
+    array of its own (writable).  ``asarray`` / ``array`` call this for Arrow
+    objects (``docs/interop.md``)."""
+    fill = None if fill_value is None else array(fill_value)
+    if fill is not None and fill.ndim != 0:
+        raise InvalidArgumentError("from_arrow: fill_value must be a scalar")
+    out = Array._own_address(_arrow_io.import_address(obj, None if fill is None else fill._ad))
+    if copy and not out.flags.writeable:
+        out = out.copy()
+    return out
 
 
 def from_dlpack(x) -> Array:

@@ -6,14 +6,28 @@ Entry points (all over ``(type, data address, arrmeta address)``):
 
 * :func:`read` -- the value at ``data`` as nested lists / scalars / ``str`` /
   ``bytes`` / ``dict`` (``Array.tolist``);
-* :func:`prepare` -- a Python value made safe to convert (:func:`snapshot`)
-  with the type and shape of the array that holds it (the given type, or one
-  inferred: :func:`infer_type`);
+* :func:`prepare` -- a Python value made safe to convert with the type and
+  shape of the array that holds it (the given type, or one inferred:
+  :func:`infer_type`);
 * :func:`write` -- a prepared value written into memory of its type (the
   array made for it by the caller), every scalar checked
   (:func:`check_scalar`: no silent overflow, truncation or type change).
 
 :func:`is_plain` tells the caller when NumPy may convert a list directly.
+
+The work is C (``ckernels._convert``, ``src/python/convert.c``): one pass
+reads a value, one scan infers the type of nested lists, tuples, dicts,
+``str``, ``bytes`` and numbers (they cannot change while C reads them: no
+snapshot is needed), and one pass writes them, every arena sized first and
+allocated once.  Everything else -- other sequence types, NumPy arrays
+inside lists, NumPy scalars in the inference -- is read once by
+:func:`snapshot` (hostile sequences are a clear error) and then takes the
+same C writer, or, for NumPy arrays inside the value, the Python writer
+(``_write_py``, with the same checks and messages).
+
+Missing values (``None`` where a scalar, string or bytes is needed) are a
+:class:`CKValueError` with their count and the first one's index, unless
+``fill_value`` gives the value to use instead.
 """
 
 from __future__ import annotations
@@ -23,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _convert as _c          # the C conversions (src/python/convert.c)
 from .. import types as _t
 from .._native import check, ffi, lib
 from ..arraylike import ArrayLike
@@ -37,9 +52,25 @@ from .layout import (_FIXED, _STRIDED, _VAR, _STRING, _BYTES, _STRUCT, _POINTER,
 MAX_DEPTH = lib.CK_TYPE_MAX_DEPTH - 1
 
 
+#: Python containers the C scan and writer read directly (exact types: their
+#: length cannot lie and reading them runs no user code)
+_C_READS = (list, tuple, dict, str, bytes)
+
+
+def _type_address(t: Type) -> int:
+    return int(ffi.cast("uintptr_t", t.c_type))
+
+
 # ---- memory -> values ------------------------------------------------------------
 
 def read(t: Type, data: int, arrmeta: int) -> Any:
+    """The value of type ``t`` at ``data`` (C: ``_convert.read``)."""
+    return _c.read(_type_address(t), data, arrmeta)
+
+
+def _read_py(t: Type, data: int, arrmeta: int) -> Any:
+    """:func:`read` in Python (cffi per element): the reference the C
+    reader is tested against."""
     tid = t.type_id
     if t.is_builtin:
         dt = _t.builtin_numpy_dtype(t)
@@ -50,7 +81,7 @@ def read(t: Type, data: int, arrmeta: int) -> Any:
         fast = numpy_dims(t, data, arrmeta)
         if fast is not None:
             return fast.tolist()
-        return [read(el, data + i * am.stride, arrmeta + DIM_AM) for i in range(am.size)]
+        return [_read_py(el, data + i * am.stride, arrmeta + DIM_AM) for i in range(am.size)]
     if tid == _VAR:
         am = ffi.cast("ck_var_dim_arrmeta *", arrmeta)
         d = ffi.cast("ck_var_dim_data *", data)
@@ -61,21 +92,21 @@ def read(t: Type, data: int, arrmeta: int) -> Any:
         if el.is_builtin:
             return numpy_view(base, (d.size,), (am.stride,), _t.builtin_numpy_dtype(el),
                                True, None).tolist()
-        return [read(el, base + i * am.stride, arrmeta + VAR_AM) for i in range(d.size)]
+        return [_read_py(el, base + i * am.stride, arrmeta + VAR_AM) for i in range(d.size)]
     if tid in (_STRING, _BYTES):
         s = ffi.cast("ck_string *", data)
         raw = ffi.buffer(s.begin, _addr(s.end) - _addr(s.begin))[:] if s.begin != ffi.NULL else b""
         return raw.decode("utf-8") if tid == _STRING else raw
     if tid == _STRUCT:
         offsets = ffi.cast("uintptr_t *", arrmeta)
-        return {name: read(ft, data + offsets[i], arrmeta + am_off)
+        return {name: _read_py(ft, data + offsets[i], arrmeta + am_off)
                 for i, (name, ft, am_off) in enumerate(struct_layout(t))}
     if tid == _POINTER:
         p = ffi.cast("char **", data)[0]
         if p == ffi.NULL:
             return None
         am = ffi.cast("ck_pointer_arrmeta *", arrmeta)
-        return read(t.element, _addr(p) + am.offset, arrmeta + PTR_AM)
+        return _read_py(t.element, _addr(p) + am.offset, arrmeta + PTR_AM)
     raise CKTypeError(f"cannot read values of type '{t}'")
 
 
@@ -125,7 +156,30 @@ def check_scalar(t: Type, value):
     return dt.type(value)  # complex
 
 
-def write(t: Type, data: int, arrmeta: int, value: Any) -> None:
+def write(t: Type, data: int, arrmeta: int, value: Any, fill_value=None) -> None:
+    """Write a prepared Python value (see :func:`prepare`) into data of type
+    ``t``, just made: C (``_convert.write_at``: arenas sized first, one
+    allocation each); a value holding NumPy arrays is snapshotted and written
+    by :func:`_write_py`.  Missing values: see the module docstring."""
+    try:
+        _c.write_at(_type_address(t), data, arrmeta, value, fill_value)
+    except _c.Unsupported:
+        snap = snapshot(value)
+        _write_py(t, data, arrmeta, snap if fill_value is None else _filled(snap, fill_value))
+
+
+def _filled(snap, fill_value):
+    """A snapshot with its ``None`` leaves replaced by ``fill_value``."""
+    if snap is None:
+        return fill_value
+    if isinstance(snap, list):
+        return [_filled(v, fill_value) for v in snap]
+    if isinstance(snap, dict):
+        return {k: _filled(v, fill_value) for k, v in snap.items()}
+    return snap
+
+
+def _write_py(t: Type, data: int, arrmeta: int, value: Any) -> None:
     """Write a snapshotted Python value (see :func:`snapshot`: lists, dicts,
     scalars, str, bytes, NumPy arrays) into data of type ``t``."""
     tid = t.type_id
@@ -158,7 +212,7 @@ def write(t: Type, data: int, arrmeta: int, value: Any) -> None:
                 return
         el = t.element
         for i, v in enumerate(value):
-            write(el, data + i * am.stride, arrmeta + DIM_AM, v)
+            _write_py(el, data + i * am.stride, arrmeta + DIM_AM, v)
         return
     if tid == _VAR:
         if isinstance(value, np.ndarray):
@@ -179,7 +233,7 @@ def write(t: Type, data: int, arrmeta: int, value: Any) -> None:
                 _write_numpy(el, view, arr)
                 return
         for i, v in enumerate(value):
-            write(el, base + i * am.stride, arrmeta + VAR_AM, v)
+            _write_py(el, base + i * am.stride, arrmeta + VAR_AM, v)
         return
     if tid == _STRING:
         if isinstance(value, bytes):
@@ -217,7 +271,7 @@ def write(t: Type, data: int, arrmeta: int, value: Any) -> None:
         else:
             raise CKTypeError(f"cannot assign {value!r} to struct '{t}'")
         for i, ((_, ft, am_off), v) in enumerate(zip(layout, items)):
-            write(ft, data + offsets[i], arrmeta + am_off, v)
+            _write_py(ft, data + offsets[i], arrmeta + am_off, v)
         return
     if tid == _POINTER:
         raise NotSupportedError(f"pointer values cannot be built from Python objects ('{t}')")
@@ -299,7 +353,15 @@ def snapshot(obj, depth: int = 0, path: tuple = ()):
 def is_plain(obj) -> bool:
     """Whether ``obj`` is a list/tuple whose nested sequences are all lists,
     tuples or NumPy arrays (their lengths are honest), checked level by level
-    along the rows: then ``np.array(obj)`` may convert it directly."""
+    along the rows: then ``np.array(obj)`` may convert it directly.  A value
+    whose first leaf is no number is not (strings, dicts: answered at once)."""
+    first = obj
+    for _ in range(MAX_DEPTH):
+        if type(first) not in (list, tuple) or not first:
+            break
+        first = first[0]
+    if type(first) not in _LEAF_TYPES and not isinstance(first, (np.ndarray, list, tuple)):
+        return False
     level = [obj]
     for _ in range(MAX_DEPTH):
         nxt = []
@@ -464,30 +526,51 @@ def _build_type(sizes, info, fixed_outer=False, dtype: Type | None = None) -> Ty
     return t
 
 
-def prepare(obj, want: Type | None = None, el: Type | None = None) -> tuple:
-    """``(type, shape, snapshot)`` for a new array holding ``obj``: the whole
+def prepare(obj, want: Type | None = None, el: Type | None = None,
+            fill_value=None) -> tuple:
+    """``(type, shape, value)`` for a new array holding ``obj``: the whole
     type ``want`` (its dims checked against the value), else a type inferred
     from the value with the element type ``el`` when given; ``shape`` is the
     sizes of the type's leading fixed/strided dims (what ``ck_array_empty``
-    takes), ``snapshot`` what :func:`write` then writes."""
-    snap = snapshot(obj)
+    takes), ``value`` what :func:`write` then writes (``obj`` itself when C
+    reads it directly, else its :func:`snapshot`)."""
+    snap = obj if type(obj) in _C_READS else snapshot(obj)
     if want is not None:
         t = want
         shape = shape_for(t, snap) if t.ndim else []
         check_dims(t, snap)
+        return t, shape, snap
+    scanned = _c.scan(snap, fill_value)     # C; None: the Python inference decides
+    if scanned is not None:
+        info = _from_scan(scanned)
     else:
-        info = _info(snap)
-        t = _build_type(info.sizes, info, dtype=el)
-        shape = shape_for(t, snap) if t.ndim else []
+        if snap is obj:
+            snap = snapshot(obj)
+        info = _info(snap if fill_value is None else _filled(snap, fill_value))
+    t = _build_type(info.sizes, info, dtype=el)
+    shape = shape_for(t, snap) if t.ndim else []
     return t, shape, snap
+
+
+def _from_scan(scanned, field: bool = False) -> _Info:
+    """The :class:`_Info` of what ``_convert.scan`` found: ``(sizes, kind,
+    lo, hi, fields)``, each field's entry already merged over all its values
+    (its sizes start with their count).  A field becomes the one child whose
+    merge :func:`_field_type` makes."""
+    sizes, kind, lo, hi, fields = scanned
+    if fields is not None:
+        fields = {k: [_from_scan(v, field=True)] for k, v in fields.items()}
+    ints = () if lo is None else (lo, hi)
+    if field:
+        return _Info(list(sizes[1:]), kind, fields, ints)
+    return _Info(list(sizes), kind, fields, ints, empty=bool(sizes) and sizes[0] == 0)
 
 
 def infer_type(obj) -> Type:
     """The type :func:`array` would give ``obj``."""
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
         return strided(_t.from_numpy_dtype(obj.dtype), obj.ndim)
-    info = _info(snapshot(obj))
-    return _build_type(info.sizes, info)
+    return prepare(obj)[0]
 
 
 def shape_for(t: Type, obj) -> list[int]:
@@ -500,11 +583,11 @@ def shape_for(t: Type, obj) -> list[int]:
             cur = cur[()]
         if t.type_id == _FIXED:  # the type knows; write checks the value
             shape.append(t.fixed_size)
-            cur = cur[0] if isinstance(cur, (list, np.ndarray)) and len(cur) else None
+            cur = cur[0] if isinstance(cur, (list, tuple, np.ndarray)) and len(cur) else None
         elif cur is None:  # below an empty dim: nothing to read sizes from
             shape.append(0)
         else:
-            if not isinstance(cur, (list, np.ndarray)):
+            if not isinstance(cur, (list, tuple, np.ndarray)):
                 raise CKValueError(f"the value has {level} dims where type '{t}' needs more "
                                    f"(at {cur!r})")
             shape.append(len(cur))
@@ -525,3 +608,8 @@ def check_dims(t: Type, snap) -> None:
         if snap.ndim < len(dim_kinds(t)) and _VAR not in dim_kinds(t):
             raise CKValueError(f"data of shape {snap.shape} has {snap.ndim} dims; type "
                                f"'{t}' has {len(dim_kinds(t))}")
+
+
+# the C writer's checked conversion of scalars it does not store itself
+_BUILTIN_BY_ID = {t.type_id: t for t in _t.BUILTIN_TYPES}
+_c.setup(lambda type_id, value: check_scalar(_BUILTIN_BY_ID[type_id], value))

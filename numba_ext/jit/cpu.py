@@ -26,6 +26,7 @@ from ..host.convert import check_scalar as _check_scalar
 from ..kernels import KernelBuilder, errmode_value
 from ..memory import MemBlock
 from ..types import as_type
+from . import dims as _dims
 from . import operands as _operands
 from .signature import Signature
 
@@ -56,12 +57,14 @@ class Compiled:
 
     __slots__ = ("sig", "ret_type", "arg_types", "single", "strided", "code", "desc",
                  "_owner", "_info", "_info_name", "_info_fin", "from_cache", "scalar_ok",
-                 "_scalar_kernel", "_dtypes", "__weakref__")
+                 "_scalar_kernel", "_dtypes", "core", "__weakref__")
 
     def __init__(self, name: str, sig: Signature, trampolines, cres):
         self.sig = sig
         self.ret_type = as_type(sig.ret)
         self.arg_types = tuple(as_type(a) for a in sig.args)
+        #: a signature with core dims (ckernels.jit.dims): its types are patterns
+        self.core = _dims.has_dims(sig)
         self.single = trampolines.single
         self.strided = trampolines.strided
         self.from_cache = trampolines.from_cache
@@ -71,10 +74,14 @@ class Compiled:
         d.single = ffi.cast("ck_expr_single_t", self.single)
         d.strided = ffi.cast("ck_expr_strided_t", self.strided)
         d.code = self.code.ptr
-        d.dst_id = self.ret_type.type_id
+        d.dst_id = self.ret_type.dtype.type_id
         d.nsrc = len(sig.args)
         for i, t in enumerate(self.arg_types):
-            d.src_ids[i] = t.type_id
+            d.src_ids[i] = t.dtype.type_id
+        if self.core:     # borrowed by the desc: ret_type / arg_types keep them alive
+            d.dst_pattern = self.ret_type.c_type
+            for i, t in enumerate(self.arg_types):
+                d.src_patterns[i] = t.c_type
         label = c_text(f"{name}{sig.text[len(sig.ret or '?'):]} -> {sig.ret}", "kernel label",
                        lossy=True)
         d.name = label[:_NAME_MAX - 1]
@@ -82,8 +89,8 @@ class Compiled:
         self._info = None
         self._info_name = None
         self._info_fin = None
-        self.scalar_ok = all(dtypes.by_name.get(n) is not None and n != "string"
-                             for n in sig.args + (sig.ret,))
+        self.scalar_ok = not self.core and all(
+            dtypes.by_name.get(n) is not None and n != "string" for n in sig.args + (sig.ret,))
         self._scalar_kernel = None
         self._dtypes = None
 
@@ -117,11 +124,12 @@ class Compiled:
         info.name = nm
         info.single = self.desc.single
         info.strided = self.desc.strided
-        info.data_size = ffi.sizeof("ck_jit_kernel")
+        info.data_size = ffi.sizeof("ck_jit_core_kernel" if self.core else "ck_jit_kernel")
         info.children = ffi.NULL
         if lib.ck_kernel_info_register(info) == 0:
-            # dumps and pictures decode the leaf's fields (code block, arena)
-            lib.ck_kernel_info_set_fields(info, ffi.addressof(lib, "ck_jit_kernel_fields"))
+            # dumps and pictures decode the leaf's fields (code block, arena, core dims)
+            fields = "ck_jit_core_kernel_fields" if self.core else "ck_jit_kernel_fields"
+            lib.ck_kernel_info_set_fields(info, ffi.addressof(lib, fields))
             self._info, self._info_name = info, nm
             self._info_fin = weakref.finalize(self, _unregister_info, info)
 
@@ -206,6 +214,13 @@ def apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:
     if _FACTORY is None:
         _FACTORY = ffi.addressof(lib, "ck_jit_child_factory")
     srcs = ffi.new("ck_array_preamble *[]", [a._a for a in arrays] or [ffi.NULL])
+    if comp.core:    # core dims: ck_array_apply_core with the signature's patterns
+        pats = ffi.new("ck_type[]", [t.c_type for t in comp.arg_types] or [ffi.NULL])
+        out = ffi.NULL if dst is not None else ffi.new("ck_array_preamble **")
+        check(lib.ck_array_apply_core(_FACTORY, comp.desc, comp.ret_type.c_type,
+                                      len(arrays), pats, srcs,
+                                      dst._a if dst is not None else ffi.NULL, out))
+        return dst if dst is not None else Array._own(out[0])
     if dst is not None:
         check(lib.ck_array_apply(_FACTORY, comp.desc, comp.ret_type.c_type, len(arrays), srcs,
                                  dst._a, ffi.NULL))
@@ -225,22 +240,30 @@ def call(kernel, args, out=None):
     scalars = all(o.scalar for o in ops)
     if scalars and out is None and comp.scalar_ok:
         return comp.call_scalar([o.value for o in ops])
-    arrays = [o.as_array(t) for o, t in zip(ops, comp.arg_types)]
+    arrays = [o.as_array(t.dtype) for o, t in zip(ops, comp.arg_types)]
+    ret_el = comp.ret_type.dtype
     if out is not None:
         dst = _out_array(out, kernel.__name__)
         el = dst.type.dtype
-        if el.type_id == comp.ret_type.type_id and str(el) == comp.sig.ret:
+        if el.type_id == ret_el.type_id and str(el) == str(ret_el):
             apply(comp, arrays, dst)
         else:
             tmp = apply(comp, arrays, None)
             check(lib.ck_array_assign(dst._a, tmp._a, errmode_value("default")))
         return out
     res = apply(comp, arrays, None)
-    if scalars:
+    if scalars and not comp.core:
         return res.to_list()
-    if comp.ret_type.is_builtin and all(o.scalar or o.numpy for o in ops):
+    if ret_el.is_builtin and all(o.scalar or o.numpy for o in ops) and _numpy_shaped(res):
         return np.asarray(res)
+    if comp.core and res.ndim == 0 and ret_el.is_builtin:
+        return res.to_list()
     return res
+
+
+def _numpy_shaped(a: Array) -> bool:
+    """Whether a result's dims are all strided or fixed (a NumPy view fits)."""
+    return "var" not in str(a.type)
 
 
 def pipeline_class():

@@ -44,7 +44,13 @@ default it means what Python means, on every target (CPU, OpenCL, later
 CUDA): ``error_model="python"`` (the default) checks divisors, so ``1.0 / x``
 with ``x == 0`` raises ``ZeroDivisionError`` -- as
 :class:`~ckernels.errors.CKZeroDivisionError` -- instead of silently giving
-``inf``; errors are never silent.  ``error_model="numpy"`` gives NumPy's (and
+``inf`` (so do ``//`` and ``%``).  That is what is checked: the rest of the
+arithmetic follows Numba (C and NumPy, not Python): integers wrap at their
+width, a result stored into a narrower declared type wraps (``int8`` of 300
+is 44), a float stored into an integer type is truncated, and math functions
+outside their domain give IEEE values with NumPy's floating-point flags
+(``math.sqrt(-1.0)`` is ``nan`` and warns; ``numpy.errstate`` applies).
+``error_model="numpy"`` gives NumPy's (and
 ``numba.vectorize``'s) IEEE semantics instead: float ``x / 0`` is ``inf`` or
 ``nan``, float ``x // 0`` is ``x / 0``, float ``x % 0`` is ``nan``, integer
 ``x // 0`` and ``x % 0`` are ``0``, and integer ``0 ** -n`` is the most
@@ -78,7 +84,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import _dispatch, _foreign, dtypes, ufuncs
+from .. import _dispatch, _foreign, dtypes, text, ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..host.array import Array
@@ -87,6 +93,7 @@ from ..errors import InvalidArgumentError, InvalidStateError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
 from ..types import Type
 from . import cpu, dispatch
+from . import dims as _dims
 from .cpu import Compiled
 from .signature import (MAX_ARGS, SUPPORTED_TYPES, Signature, argument_signature,
                         element_type, is_struct, parse_signature, type_name)
@@ -95,6 +102,10 @@ from .structs import element as structs_element
 #: dtype kinds of NumPy operands that take the general path (strings come
 #: out as strings; structured arrays are struct arrays there)
 _FALLBACK_KINDS = "OSUTV"
+#: ... of functions with ``string`` loops: NumPy text (``StringDType``, ``U``,
+#: ``S``) goes to the ufunc; object arrays to the general path, which makes
+#: their text ``StringDType`` (``ckernels.text``) before calling the ufunc
+_TEXT_FALLBACK_KINDS = "OV"
 
 #: the error models (see the module docstring)
 ERROR_MODELS = ("python", "numpy")
@@ -166,14 +177,56 @@ def _native_needs_repair(kernel, sig) -> bool:
     return native_cache.needs_repair(kernel, sig)
 
 
-def _fixed_arity(py_func) -> int | None:
-    """The number of positional parameters of a function that takes exactly
-    that many (no defaults, ``*args``, keyword-only or ``**kwargs``), else None."""
+#: keyword arguments of ``jit`` itself
+_JIT_KEYWORDS = ("cache", "register", "error_model", "identity")
+#: Numba options that mean something for a kernel (passed to ``numba.njit``);
+#: ``nopython=True`` is accepted and implied (a kernel is always nopython code)
+NUMBA_OPTIONS = ("fastmath", "boundscheck", "nogil", "locals", "inline", "debug")
+
+
+def _numba_options(options: dict) -> dict:
+    """The options for ``numba.njit``, checked: a ``TypeError`` names an
+    unknown keyword and lists the accepted ones."""
+    out = {}
+    for k, v in options.items():
+        if k == "nopython":
+            if v is not True:
+                raise TypeError("ckernels.jit: nopython=False is not possible: a kernel is "
+                                "compiled as nopython code (nopython=True is implied)")
+            continue
+        if k not in NUMBA_OPTIONS:
+            raise TypeError(f"ckernels.jit() got an unexpected keyword argument {k!r}; it takes "
+                            f"{', '.join(_JIT_KEYWORDS)} and Numba's "
+                            f"{', '.join(NUMBA_OPTIONS)} (nopython=True is implied)")
+        out[k] = v
+    return out
+
+
+_NO_DEFAULT = object()
+
+
+def _parameters(py_func) -> tuple[tuple[str, object], ...]:
+    """``(name, default or _NO_DEFAULT)`` of each positional parameter; a
+    ``TypeError`` for what a kernel cannot take (``*args``, ``**kwargs``,
+    keyword-only parameters: a kernel has a fixed number of arguments)."""
     code = py_func.__code__
-    if (py_func.__defaults__ or py_func.__kwdefaults__ or code.co_kwonlyargcount
-            or code.co_flags & 0x0C):      # CO_VARARGS | CO_VARKEYWORDS
-        return None
-    return code.co_argcount
+    name = py_func.__qualname__
+    npos, nkw = code.co_argcount, code.co_kwonlyargcount
+    if code.co_flags & 0x04:        # CO_VARARGS
+        raise TypeError(f"ckernels.jit: {name}() takes *{code.co_varnames[npos + nkw]}: a "
+                        "kernel takes a fixed number of arguments; name each one")
+    if nkw:
+        raise TypeError(f"ckernels.jit: {name}() has keyword-only parameters "
+                        f"({', '.join(code.co_varnames[npos:npos + nkw])}); a kernel's "
+                        "arguments are positional (defaults are allowed)")
+    if code.co_flags & 0x08:        # CO_VARKEYWORDS
+        raise TypeError(f"ckernels.jit: {name}() takes **keywords: a kernel takes a fixed "
+                        "number of arguments; name each one")
+    names = code.co_varnames[:code.co_argcount]
+    defaults = py_func.__defaults__ or ()
+    first = len(names) - len(defaults)
+    return tuple((n, defaults[i - first] if i >= first else _NO_DEFAULT)
+                 for i, n in enumerate(names))
 
 
 class JitKernel(_dispatch.Function):
@@ -203,7 +256,10 @@ class JitKernel(_dispatch.Function):
         self.error_model = error_model
         #: the identity of reductions (``f.reduce``), or None: none
         self.identity = identity
-        self._options = dict(numba_options)
+        self._options = _numba_options(numba_options)
+        #: ``(name, default)`` of the positional parameters (defaults are bound
+        #: at the call: :meth:`_bind`)
+        self._params = _parameters(py_func)
         # an untrusted cache directory (someone else could write it) means no
         # cache at all, Numba's included: both load code from it
         self._cache = bool(cache) and _cache_trusted(py_func)
@@ -219,11 +275,19 @@ class JitKernel(_dispatch.Function):
         self._dispatcher = None
         sigs = [signatures] if isinstance(signatures, str) else list(signatures or ())
         self._explicit = bool(sigs)
-        self._ufunc_nin = None if self._explicit else _fixed_arity(py_func)
+        self._ufunc_nin = None if self._explicit else len(self._params)
         self._ufunc_made = False    # signatures compiled while decorating: no loops yet
+        #: whether the ufunc has (or, compiled lazily, may get) string loops
+        self._string_loops = not self._explicit
         if not self._explicit:
-            self.fallback_kinds = _FALLBACK_KINDS   # strings come out; structs
+            self.fallback_kinds = _TEXT_FALLBACK_KINDS   # object arrays; structs
         parsed = [s if isinstance(s, Signature) else parse_signature(s) for s in sigs]
+        #: the output parameter of signatures with a dimensioned result
+        #: (``def f(x, out)`` for ``"N * float64(N * float64)"``: docs/dims.md), or
+        #: None; it is not an argument of calls
+        self._out_param = _dims.output_parameter(parsed, self._params)
+        if self._out_param is not None:
+            self._params = self._params[:-1]
         native = self._load_native(parsed) if self._cache and parsed else None
         if native is not None:       # every signature from the native cache: no Numba
             for comp in native:
@@ -343,6 +407,10 @@ class JitKernel(_dispatch.Function):
             sig = parse_signature(signature)
         else:  # argument types only: the result type is inferred
             sig = argument_signature(signature, signature)
+        if len(sig.args) != len(self._params):
+            raise TypeError(f"ckernels.jit: signature {sig.text} has {len(sig.args)} "
+                            f"argument(s); {self._describe_params()} takes "
+                            f"{len(self._params)}")
         with self._lock:
             have = self._compiled.get(sig.args)
             if have is not None and (sig.ret is None or have.sig.ret == sig.ret):
@@ -350,6 +418,8 @@ class JitKernel(_dispatch.Function):
             if have is not None:
                 raise TypeError(f"ckernels.jit: {self.__name__} already has a signature for "
                                 f"({', '.join(sig.args)}): {have.sig.text}")
+            if _dims.has_dims(sig):
+                return self._compile_dims(sig)
             if self._cache and not self._explicit and self._dispatcher is None:
                 native = self._load_native([sig])
                 if native is not None:
@@ -401,10 +471,45 @@ class JitKernel(_dispatch.Function):
                 self._save_native(requested, comp)
             for op in self._registered:
                 self._register_one(op, comp)
+            if "string" in sig.args + (sig.ret,):
+                self._string_loops = True
             if any(a == "string" or is_struct(a) for a in sig.args + (sig.ret,)):
-                self.fallback_kinds = _FALLBACK_KINDS
+                self.fallback_kinds = _TEXT_FALLBACK_KINDS if self._string_loops else \
+                    _FALLBACK_KINDS
             self._add_loop(comp)
             return comp
+
+    def _compile_dims(self, sig) -> Compiled:
+        """Compile a signature with core dims (:mod:`ckernels.jit.dims`): the
+        function for Numba arrays / views of its dimensioned arguments (and the
+        output, when it takes one parameter more), entry points of their own
+        (:mod:`ckernels.jit.cpu_dims`)."""
+        from . import cpu_dims
+        if sig.ret is None:
+            raise TypeError(f"ckernels.jit: signature {sig.text} has dims: give its result "
+                            "type")
+        nb_args = cpu_dims.numba_arguments(self, sig)
+        if any(_dims.element_name(t) == "string" for t in sig.args + (sig.ret,)):
+            from .string_elements import ensure_string_functions
+            ensure_string_functions()
+        import warnings
+
+        from numba.core.errors import NumbaError, NumbaPerformanceWarning
+        try:
+            with warnings.catch_warnings():
+                # dimensioned arguments are "A"-layout arrays whatever their data:
+                # Numba's hint to make them contiguous is not the user's to act on
+                warnings.simplefilter("ignore", NumbaPerformanceWarning)
+                self._dispatcher_compile(nb_args)
+        except NumbaError as exc:
+            raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
+                            f"{sig.text}:\n{exc}") from exc
+        cres = self.dispatcher.overloads[nb_args]
+        comp = Compiled(self.__name__, sig, cpu_dims.entry_points(self, sig), cres)
+        self._compiled[sig.args] = comp
+        self.fallback_kinds = _FALLBACK_KINDS
+        self._add_loop(comp)
+        return comp
 
     def _check_struct_result(self, sig, cres) -> None:
         """What the function returns can be written into the struct result
@@ -442,6 +547,8 @@ class JitKernel(_dispatch.Function):
         """A new ufunc with the loops of every compiled numeric signature (of
         the function's arity), or None when there is none; compiled lazily
         (a compile hook) for functions without signatures of fixed arity."""
+        if any(c.core for c in self._compiled.values()):
+            return self._make_gufunc()
         lazy = not self._explicit
         nin = self._ufunc_nin
         if nin is None and not lazy:
@@ -460,6 +567,24 @@ class JitKernel(_dispatch.Function):
             return None
         return ufuncs.adopt(uf, self, self.__qualname__, self.__module__)
 
+    def _make_gufunc(self):
+        """A NumPy gufunc over the signatures with core dims when they are all
+        fixed/symbolic, share one gufunc signature (``"(n),(n)->()"``) and have
+        NumPy dtypes; else None (the general path serves every call)."""
+        comps = [c for c in self._compiled.values() if c.core]
+        layouts = {_dims.gufunc_signature(c.sig.ret, c.sig.args) for c in comps}
+        if len(layouts) != 1 or None in layouts:
+            return None
+        loops = []
+        for c in comps:
+            dts = _dims.numpy_dtypes(c.sig)
+            if dts is not None:
+                loops.append((int(ffi.cast("uintptr_t", c.desc)), dts))
+        if not loops:
+            return None
+        uf = _dispatch.gufunc(self.__name__, layouts.pop(), loops, doc=self.__doc__)
+        return ufuncs.adopt(uf, self, self.__qualname__, self.__module__)
+
     def _set_ufunc(self, uf) -> None:
         _UFUNC_SLOT.__set__(self, uf)
 
@@ -474,6 +599,9 @@ class JitKernel(_dispatch.Function):
         """A signature was compiled: its loop joins the ufunc (a new ufunc once
         the old one has resolved calls and takes no new loops)."""
         if not self._ufunc_made:
+            return
+        if comp.core:      # a gufunc is made whole (NumPy checks its signature)
+            self._set_ufunc(self._make_gufunc())
             return
         uf = self.ufunc
         if uf is None:
@@ -514,6 +642,8 @@ class JitKernel(_dispatch.Function):
                     "itself (the ckernels path)")
 
     def _type_of_dtype(self, dt) -> str:
+        if np.dtype(dt).kind in "TUS":   # NumPy text: the string loops take it
+            return "string"
         d = dtypes.of_numpy(dt)
         if d is None or not d.jit:
             raise TypeError(f"{self.__name__}: NumPy dtype {np.dtype(dt)} is not an "
@@ -568,16 +698,71 @@ class JitKernel(_dispatch.Function):
                           dict(self._kernel_hits), dict(self._kernel_misses))
 
     # ---- calling -------------------------------------------------------------
+    def _describe_params(self) -> str:
+        return f"{self.__name__}(" + ", ".join(
+            n if d is _NO_DEFAULT else f"{n}={d!r}" for n, d in self._params) + ")"
+
+    def _bind(self, args, kwargs):
+        """The arguments of a call as positional ones: keywords naming
+        parameters and the defaults of the missing ones filled in (the
+        remaining keywords are the call's options).  ``None`` when the call
+        needs no binding; a ``TypeError`` as Python's (and
+        ``numba.vectorize``'s) for a wrong count."""
+        n = len(self._params)
+        named = [k for k in kwargs if any(k == p for p, _ in self._params)]
+        if len(args) == n and not named:
+            return None
+        if len(args) > n:
+            raise TypeError(f"{self.__name__}() takes {n} argument{'s' * (n != 1)}, "
+                            f"{len(args)} given")
+        kwargs = dict(kwargs)
+        bound = list(args)
+        missing = []
+        for i, (p, default) in enumerate(self._params):
+            if p in kwargs:
+                if i < len(args):
+                    raise TypeError(f"{self.__name__}() got multiple values for argument "
+                                    f"{p!r}")
+                bound.append(kwargs.pop(p))
+            elif i >= len(args):
+                if default is _NO_DEFAULT:
+                    missing.append(p)
+                bound.append(default)
+        if missing:
+            given = len(args) + len(named)
+            raise TypeError(f"{self.__name__}() takes {n} argument{'s' * (n != 1)}, {given} "
+                            f"given (missing {', '.join(map(repr, missing))})")
+        return bound, kwargs
+
     def _general(self, *args, out=None, **kwargs):
         """The general path (the fallback of the C call): ckernels arrays,
         device arrays, lists, strings, calls without a ufunc; see
-        :mod:`ckernels.jit.dispatch`."""
+        :mod:`ckernels.jit.dispatch`.  A call with keywords naming parameters
+        or missing arguments with defaults is bound first and made again."""
+        bound = self._bind(args, kwargs)
+        if bound is not None:
+            args, kwargs = bound
+            if out is not None:
+                kwargs["out"] = out
+            return self(*args, **kwargs)
+        if self._string_loops and self.ufunc is not None and _numpy_text(args, out):
+            # NumPy operands with text the C call sent here (object arrays,
+            # Python str): the ufunc, object arrays made StringDType first
+            if out is not None:
+                kwargs["out"] = out
+            return self.ufunc(*text.operands(args), **kwargs)
         if kwargs:
             raise TypeError(f"{self.__name__}() got unexpected keyword argument(s) "
                             f"{', '.join(map(repr, kwargs))}: only out= applies to "
                             "ckernels arrays, device arrays, lists and strings (NumPy "
                             "operands take every ufunc keyword)")
         return dispatch.call(self, args, out)
+
+    def _arena_call(self, *args):
+        """The general path whatever the operands (NumPy ones too): results in
+        ckernels arrays, strings in their arenas (``ckernels.text`` hands
+        those to pandas over Arrow)."""
+        return dispatch.call(self, args, None)
 
     def source(self, target: str = "opencl", signature=None) -> str:
         """Generated device source for one signature (default: the first compiled
@@ -598,6 +783,9 @@ class JitKernel(_dispatch.Function):
                     raise TypeError(f"{self.__name__}: no compiled signature {sig.text}; "
                                     f"compiled: {'; '.join(self.signatures) or 'none'}")
                 comp = self.compile(sig)
+        if comp.core:
+            raise NotSupportedError(f"{self.__name__}: signatures with dims (docs/dims.md) "
+                                    "run on the CPU only; no device source yet")
         from ..display.source import SourceCode   # prints as text, displays highlighted
         return SourceCode(tgt.program(self, comp).source, target)
 
@@ -698,6 +886,22 @@ class JitKernel(_dispatch.Function):
         return html(self)
 
 
+def _numpy_text(args, out) -> bool:
+    """Whether a call for the string loops is NumPy's: arrays (no structured
+    ones), NumPy scalars, Python numbers and ``str`` / ``bytes``, with an
+    array among them (object arrays of text are converted first)."""
+    arrays = False
+    for a in (*args, out):
+        if isinstance(a, np.ndarray):
+            if a.dtype.kind == "V":
+                return False
+            arrays = True
+        elif not (a is None or isinstance(a, (np.generic, bool, int, float, complex, str,
+                                              bytes))):
+            return False
+    return arrays
+
+
 def _xarray_reduce(array, reduce, args, kwargs):
     """``f.reduce(array, ...)`` of an xarray object: xarray maps it over its data
     (NumPy or dask) and keeps its dims and coordinates."""
@@ -765,8 +969,9 @@ def jit(signatures=None, *, cache: bool = False, register: str | None = None,
 
     ``error_model`` -- ``"python"`` (default): the function means what Python
     means on every target, so ``x / 0`` raises ``ZeroDivisionError``
-    (:class:`ckernels.errors.CKZeroDivisionError`) and errors are never
-    silent; ``"numpy"``: NumPy's and ``numba.vectorize``'s IEEE semantics
+    (:class:`ckernels.errors.CKZeroDivisionError`), as ``//`` and ``%`` by
+    zero do (only division is checked: other arithmetic follows Numba, see
+    the module docstring); ``"numpy"``: NumPy's and ``numba.vectorize``'s IEEE semantics
     (float ``x / 0`` -> ``inf``/``nan``, integer ``x // 0`` and ``x % 0`` -> 0)
     without division checks, faster where those checks block vectorisation.
     Both models give the same results on the CPU and on devices, and on the
@@ -800,10 +1005,20 @@ def jit(signatures=None, *, cache: bool = False, register: str | None = None,
     element, reduce one axis at a time, and an empty reduction is a
     ``ValueError`` unless ``initial=`` is given.
 
-    Extra keyword arguments go to ``numba.njit`` (``fastmath``, ...)."""
+    Numba's options that mean something for a kernel go to ``numba.njit``:
+    ``fastmath``, ``boundscheck``, ``nogil``, ``locals``, ``inline``,
+    ``debug`` (``nopython=True`` is accepted and implied); any other keyword is
+    a ``TypeError`` naming it.
+
+    Parameters are positional; defaults are allowed (a call may leave them
+    out or pass them by name: they are bound before the call is dispatched),
+    ``*args``, ``**kwargs`` and keyword-only parameters are refused at
+    decoration.  A call with the wrong number of arguments says so
+    (``"f() takes 4 arguments, 3 given"``)."""
     if error_model not in ERROR_MODELS:
         raise InvalidArgumentError(f"ckernels.jit: error_model must be 'python' or 'numpy', "
                                    f"not {error_model!r}")
+    _numba_options(numba_options)         # a TypeError at decoration, naming the keyword
     if callable(signatures) and not isinstance(signatures, str) and hasattr(
             signatures, "__code__"):
         return JitKernel(signatures, (), cache=cache, register=register,

@@ -30,6 +30,7 @@ def call(kernel, args, out=None):
     """``kernel(*args, out=out)`` on the target the arguments live on."""
     for a in args:
         if isinstance(a, DeviceArray):
+            _no_dims_on_devices(kernel)
             return device.call(kernel, args, out)
         if is_dask_collection(a):   # lazy: ckernels.dask
             from .. import dask as _dask
@@ -38,6 +39,13 @@ def call(kernel, args, out=None):
         from .. import dask as _dask
         return _dask.call(kernel, args, out)
     return cpu.call(kernel, args, out)
+
+
+def _no_dims_on_devices(kernel) -> None:
+    """Signatures with core dims run on the host only (docs/dims.md)."""
+    if any(getattr(c, "core", False) for c in kernel._compiled.values()):
+        raise NotSupportedError(f"{kernel.__name__}: signatures with dims (core dims, "
+                                "docs/dims.md) run on the CPU only; not on devices yet")
 
 
 def device_target(name: str, fname: str = "ckernels.jit") -> "device.DeviceTarget":

@@ -22,6 +22,7 @@ from ..host.array import array as _array
 from ..host.array import asarray as _asarray
 from ..context.device_array import DeviceArray
 from ..kernels import errmode_value
+from .dims import element_name
 from .signature import SUPPORTED_TYPES, is_struct
 from .structs import element as struct_element
 
@@ -181,15 +182,16 @@ def select(kernel, ops: list[Operand], *, casts: bool = True):
     cands = [c for c in kernel._compiled.values() if len(c.sig.args) == n]
     strong = any(not o.weak for o in ops)
     for c in cands:
-        if all(o.exact(a) for o, a in zip(ops, c.sig.args)) and (
-                strong or all(o.name == a for o, a in zip(ops, c.sig.args))):
+        els = [element_name(a) for a in c.sig.args]
+        if all(o.exact(a) for o, a in zip(ops, els)) and (
+                strong or all(o.name == a for o, a in zip(ops, els))):
             return c
     if not kernel._explicit:
         with kernel._lock:
             return kernel.compile(tuple(o.name for o in ops))
     if casts:
         for c in cands:
-            if all(o.castable(a) for o, a in zip(ops, c.sig.args)):
+            if all(o.castable(element_name(a)) for o, a in zip(ops, c.sig.args)):
                 return c
     return None
 

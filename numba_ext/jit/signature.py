@@ -15,6 +15,7 @@ from typing import NamedTuple
 from .. import dtypes
 from .._native import ffi
 from ..types import Type, as_type
+from . import dims as _dims
 from . import structs as _structs
 
 #: element types a jitted kernel may take and return
@@ -51,6 +52,8 @@ def type_name(spec, what: str, where: str) -> str:
         raise TypeError(f"ckernels.jit: bad {what} type {spec!r} in signature {where!r}: "
                         f"{exc}") from None
     name = str(t)
+    if t.is_dim:               # core dims: ckernels.jit.dims
+        return _dims.signature_type(t, what, where)
     if t.type_id == _structs.STRUCT_ID:
         try:
             st = _structs.element(t)
@@ -137,6 +140,8 @@ def parse_signature(sig) -> Signature:
     if len(args) > MAX_ARGS:
         raise TypeError(f"ckernels.jit: at most {MAX_ARGS} arguments, signature {sig!r} "
                         f"has {len(args)}")
+    if "*" in "".join(args) + (ret or ""):
+        _dims.check_signature(ret, args, str(sig))
     return Signature(ret, args)
 
 

@@ -2,8 +2,11 @@
 libckernel's text functions (``ckernel/text.h``): no Numba compilation.
 
 * :func:`emit_load_string` -- a ``string`` argument (a ``ck_string {begin,
-  end}``, strict UTF-8) as a new Numba ``str``: ``ck_utf8_measure``, one NRT
-  allocation of the narrowest kind, ``ck_utf8_decode`` (a copy for ASCII).
+  end}``, strict UTF-8) as a Numba ``str``: checked by ``ck_utf8_measure``;
+  ASCII bytes used in place (the argument's bytes -- a NumPy StringDType
+  buffer, a ckernels arena -- outlive the call: no copy, no allocation),
+  anything else decoded into one NRT allocation of the narrowest kind
+  (``ck_utf8_decode``).
 * :func:`emit_store` -- a ``string`` result written into the destination
   arena in one pass from its *pieces*: constants (bytes in the code), Numba
   ``str`` values, numbers with or without a format spec, ``str`` values with
@@ -39,7 +42,7 @@ from .. import _native
 from ..errors import CKValueError, CKTypeError, JitOnlyError, OutOfMemoryError
 from .._numba.memblock import memblock_from_address
 from .._numba.strings import store_str
-from .._numba.utf8 import decode_utf8
+from .._numba.utf8 import borrow_utf8
 
 _i1 = ir.IntType(1)
 _i8 = ir.IntType(8)
@@ -178,16 +181,34 @@ def _text_call(builder, s, out, cap, spec, lenp):
                         [out, cap, spec, builder.bitcast(s.data, _i8p), s.kind, s.length, lenp])
 
 
-def emit_str_from_utf8(context, builder, begin, nbytes, on_error):
-    """A new Numba ``str`` (owned) from ``nbytes`` (i64) of UTF-8 at ``begin``
-    (i8*), checked strictly (CK_ERR_VALUE naming the byte otherwise)."""
-    module = builder.module
+def _ascii_str(context, builder, data, length):
+    """A Numba ``str`` over ASCII bytes in place: no copy, no meminfo (like a
+    string constant: nothing to free); valid while the bytes are."""
+    s = cgutils.create_struct_proxy(types.unicode_type)(context, builder)
+    s.data = builder.bitcast(data, s.data.type)
+    s.length = length
+    s.kind = ir.Constant(s.kind.type, 1)
+    s.is_ascii = ir.Constant(s.is_ascii.type, 1)
+    s.hash = ir.Constant(s.hash.type, -1)
+    s.meminfo = cgutils.get_null_value(s.meminfo.type)
+    s.parent = cgutils.get_null_value(s.parent.type)
+    return s._getvalue()
+
+
+def _measure(builder, begin, nbytes, on_error):
     lenp = cgutils.alloca_once(builder, _i64)
     maxp = cgutils.alloca_once(builder, _i32)
-    st = builder.call(_declare(module, "ck_utf8_measure"), [begin, nbytes, lenp, maxp])
+    st = builder.call(_declare(builder.module, "ck_utf8_measure"), [begin, nbytes, lenp, maxp])
     _check(builder, st, on_error)
-    length = builder.load(lenp)
-    maxc = builder.load(maxp)
+    return builder.load(lenp), builder.load(maxp)
+
+
+def emit_str_from_utf8(context, builder, begin, nbytes, on_error, measured=None):
+    """A new Numba ``str`` (owned) from ``nbytes`` (i64) of UTF-8 at ``begin``
+    (i8*), checked strictly (CK_ERR_VALUE naming the byte otherwise);
+    ``measured``: its ``(length, largest code point)`` when known."""
+    module = builder.module
+    length, maxc = measured or _measure(builder, begin, nbytes, on_error)
     one, two, four = (ir.Constant(_i32, k) for k in (1, 2, 4))
     kind = builder.select(builder.icmp_unsigned("<", maxc, ir.Constant(_i32, 0x100)), one,
                           builder.select(builder.icmp_unsigned("<", maxc,
@@ -220,8 +241,10 @@ def emit_str_from_utf8(context, builder, begin, nbytes, on_error):
 
 
 def emit_load_string(context, builder, ptr, on_error):
-    """The ``ck_string`` at ``ptr`` (i8*) as a new Numba ``str`` (owned; an
-    empty one is Numba's constant ``""``, which owns no memory)."""
+    """The ``ck_string`` at ``ptr`` (i8*) -- a kernel argument, whose bytes
+    outlive the call -- as a Numba ``str`` (owned): ASCII bytes used in place
+    (no copy, no allocation), anything else decoded into a new one; empty is
+    Numba's constant ``""``."""
     p = builder.bitcast(ptr, _i64p)
     b = builder.load(p)
     e = builder.load(builder.gep(p, [ir.Constant(_i32, 1)]))
@@ -230,8 +253,15 @@ def emit_load_string(context, builder, ptr, on_error):
     with builder.if_else(builder.icmp_signed(">", n, ir.Constant(_i64, 0)),
                          likely=True) as (text, empty):
         with text:
-            builder.store(emit_str_from_utf8(context, builder, builder.inttoptr(b, _i8p), n,
-                                             on_error), out)
+            begin = builder.inttoptr(b, _i8p)
+            length, maxc = _measure(builder, begin, n, on_error)
+            ascii_ = builder.icmp_unsigned("<", maxc, ir.Constant(_i32, 0x80))
+            with builder.if_else(ascii_, likely=True) as (asc, wide):
+                with asc:
+                    builder.store(_ascii_str(context, builder, begin, length), out)
+                with wide:
+                    builder.store(emit_str_from_utf8(context, builder, begin, n, on_error,
+                                                     (length, maxc)), out)
         with empty:
             builder.store(context.get_constant_generic(builder, types.unicode_type, ""), out)
     return builder.load(out)
@@ -427,11 +457,13 @@ def _unwrap_optional(typingctx, v):
 
 @register_jitable
 def load_string(ptr):
-    """A new Numba str decoded (strict UTF-8) from the ck_string at ``ptr``."""
+    """A Numba str of the ck_string at ``ptr`` (a kernel argument, whose bytes
+    outlive the call): ASCII bytes used in place (no copy, no allocation),
+    anything else decoded (strict UTF-8) into a new str."""
     b, e = _load_ck_string(ptr)
     if e <= b:
         return ""
-    return decode_utf8(b, e - b, True)
+    return borrow_utf8(b, e - b, True)
 
 
 def store_string_result(arena, ptr, s):

@@ -78,11 +78,8 @@
  * ValueError.  Not part of the C core: it depends on CPython and NumPy's C
  * API (as _dispatch does) and links libckernel.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#define PY_ARRAY_UNIQUE_SYMBOL ckernels_arrays_ARRAY_API
-#include <numpy/arrayobject.h>
+#define CKPY_DEFINE_NUMPY_API /* this module's NumPy API table (py_types.h) */
+#include "py_types.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -551,22 +548,19 @@ static PyObject *cka_wrap_result(PyObject *mod, PyObject *arr) {
   return cka_wrap_result_impl((PyArrayObject *)arr);
 }
 
-/* dtype kinds an out= operand may have for a Python scalar operand */
-static const char *cka_weak_kinds(PyObject *x) {
-  PyTypeObject *t = Py_TYPE(x);
-  if (t == &PyBool_Type) {
-    return "biufc";
-  }
-  if (t == &PyLong_Type) {
-    return "iufc";
-  }
-  if (t == &PyFloat_Type) {
-    return "fc";
-  }
-  if (t == &PyComplex_Type) {
-    return "c";
-  }
-  return NULL;
+/* A Python bool / int / float / complex: the scalars apply() hands to the
+ * ufunc as they are (int / float / complex are NEP 50 weak scalars). */
+static bool cka_python_scalar(PyObject *x) {
+  return Py_TYPE(x) == &PyBool_Type || ckpy_weak_kind(x) != 0;
+}
+
+/* May a Python scalar operand go with an out= of dtype `odt` under
+ * casting="no"?  A bool: any builtin type; a weak scalar: when it passes as
+ * an operand of out's type unchanged (the NEP 50 rule, ck_weak_result). */
+static bool cka_scalar_fits_out(PyObject *x, const PyArray_Descr *odt) {
+  ck_type_id id = ckpy_id_of_descr(odt);
+  return Py_TYPE(x) == &PyBool_Type ? id != CK_TYPE_UNINITIALIZED
+                                    : ckpy_weak_fits(ckpy_weak_kind(x), id);
 }
 
 #define CKA_MAX_OPERANDS 8
@@ -603,7 +597,7 @@ static PyObject *cka_apply(PyObject *mod, PyObject *const *args, Py_ssize_t narg
         goto not_fast;
       }
       call[i] = nd;
-    } else if (cka_weak_kinds(x) != NULL) {
+    } else if (cka_python_scalar(x)) {
       call[i] = Py_NewRef(x);
     } else {
       goto not_fast;
@@ -644,9 +638,8 @@ static PyObject *cka_apply(PyObject *mod, PyObject *const *args, Py_ssize_t narg
   {
     PyArray_Descr *odt = PyArray_DESCR((PyArrayObject *)ond);
     for (Py_ssize_t i = 0; i < n; i++) {
-      const char *kinds = cka_weak_kinds(call[i]);
-      if (kinds != NULL) {
-        if (strchr(kinds, odt->kind) == NULL) {
+      if (cka_python_scalar(call[i])) {
+        if (!cka_scalar_fits_out(call[i], odt)) {
           goto not_fast;
         }
       } else if (!PyArray_EquivTypes(PyArray_DESCR((PyArrayObject *)call[i]), odt)) {
@@ -802,7 +795,7 @@ static int cka_exec(PyObject *m) {
   if (PyArray_ImportNumPyAPI() < 0) {
     return -1;
   }
-  if (ckpy_errors_init() < 0) {
+  if (ckpy_errors_init() < 0 || ckpy_types_init() < 0) {
     return -1;
   }
   cka_kwnames_out = Py_BuildValue("(ss)", "out", "casting");

@@ -12,6 +12,10 @@
  *       (structs, fields in order), None (NULL pointers).  A 0-d array gives
  *       its scalar.
  *
+ *   read(type, data, arrmeta) -> object
+ *       The same for a value of type `type` at `data` with `arrmeta`
+ *       (addresses: an element of a view, a field).
+ *
  *   to_strings(address, dtype) -> ndarray
  *       A new NumPy array of `dtype` (a `StringDType` instance) holding the
  *       strings of the C array at `address`, whose dims are all fixed/strided
@@ -51,6 +55,9 @@
  *       (shape mismatches, wrong types, invalid UTF-8, missing values) are
  *       raised with the Python path's classes and messages.
  *
+ *   write_at(type, data, arrmeta, obj, na) -> None
+ *       The same at `data` / `arrmeta` (addresses) for a value of `type`.
+ *
  *   from_numpy(address, ndarray, na) -> None
  *       Write a NumPy `StringDType` ('T'), 'U', 'S' or object array into the
  *       C array at `address` (just made; same shape, C order; element type
@@ -60,10 +67,19 @@
  *       arrays) are an error with their count and first index unless `na`
  *       (a str or bytes) is given.
  *
- *   setup(error_class, check_scalar)
- *       Called once by the package: `ckernels.errors.error_class` and the
- *       callback `check_scalar(type_id, value) -> NumPy scalar` (the Python
- *       path's checked conversion of one value).
+ *   to_stringdtype(ndarray, dtype, na) -> ndarray
+ *       A new array of `dtype` (a StringDType instance) with the text of a
+ *       StringDType, 'U', 'S' (checked UTF-8) or object (str, bytes) array
+ *       of any shape and strides: what string ufuncs take where NumPy's own
+ *       cast would turn any object into text (None -> 'None').  Missing
+ *       values as for from_numpy.
+ *
+ *   setup(check_scalar)
+ *       Called once by the package: the callback `check_scalar(type_id,
+ *       value) -> NumPy scalar` (the Python path's checked conversion of one
+ *       value).
+ *
+ * Library errors are raised as ckernels.errors classes (py_errors.h).
  *
  * Not part of the C core: it depends on CPython and NumPy's C API (as
  * _dispatch and _arrays do) and links libckernel.
@@ -82,6 +98,7 @@
 #include <string.h>
 
 #include "ckernel/ckernel.h"
+#include "py_errors.h"
 
 /* most nesting levels of a value (a ckernel type nests at most
  * CK_TYPE_MAX_DEPTH levels, the element included) */
@@ -89,7 +106,6 @@
 /* arenas whose allocations are summed up front (more go one by one) */
 #define CKC_MAX_ARENAS 32
 
-static PyObject *ckc_error_class = NULL;  /* ckernels.errors.error_class   */
 static PyObject *ckc_check_scalar = NULL; /* (type_id, value) -> scalar   */
 static PyObject *ckc_unsupported = NULL;  /* _convert.Unsupported         */
 
@@ -97,22 +113,9 @@ static PyObject *ckc_unsupported = NULL;  /* _convert.Unsupported         */
 /* errors                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* Raise the ckernels.errors class of `status` with `message` (a new
- * reference, consumed; NULL: an exception is set already). */
+/* py_errors.h raises; these return -1 for the int-returning functions here. */
 static int ckc_raise(int status, PyObject *message) {
-  if (message == NULL) {
-    return -1;
-  }
-  PyObject *cls = PyObject_CallFunction(ckc_error_class, "i", status);
-  if (cls != NULL) {
-    PyObject *exc = PyObject_CallFunction(cls, "Oi", message, status);
-    if (exc != NULL) {
-      PyErr_SetObject(cls, exc);
-      Py_DECREF(exc);
-    }
-    Py_DECREF(cls);
-  }
-  Py_DECREF(message);
+  ckpy_raise((ck_status)status, message);
   return -1;
 }
 
@@ -120,8 +123,8 @@ static int ckc_raise(int status, PyObject *message) {
 
 /* The library failed with `status`: raise with ck_last_error()'s message. */
 static int ckc_raise_status(ck_status status) {
-  const char *msg = ck_last_error();
-  return ckc_raise((int)status, PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace"));
+  ckpy_raise_last(status);
+  return -1;
 }
 
 static int ckc_unsupported_value(PyObject *value) {
@@ -564,6 +567,29 @@ static PyObject *ckc_tolist(PyObject *mod, PyObject *addr) {
   return v;
 }
 
+/* read(type_address, data_address, arrmeta_address): the value at data. */
+static PyObject *ckc_read_py(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "read(type, data, arrmeta) (addresses)");
+    return NULL;
+  }
+  ck_type t = (ck_type)PyLong_AsVoidPtr(args[0]);
+  const char *data = PyLong_AsVoidPtr(args[1]);
+  const char *arrmeta = PyLong_AsVoidPtr(args[2]);
+  if (PyErr_Occurred()) {
+    return NULL;
+  }
+  if (t == NULL || data == NULL) {
+    PyErr_SetString(PyExc_ValueError, "_convert.read: a NULL type or data address");
+    return NULL;
+  }
+  ckc_rctx r = {.nnames = 0};
+  PyObject *v = ckc_read(&r, t, data, arrmeta);
+  ckc_rctx_clear(&r);
+  return v;
+}
+
 /* ---- NumPy arrays out ------------------------------------------------------ */
 
 /* The leading fixed/strided dims of `t` from `arrmeta`: shape, strides, and
@@ -759,21 +785,32 @@ typedef struct {
   PyObject *first; /* a str describing the first one's index, or NULL */
 } ckc_missing;
 
-static int ckc_is_na_object(PyObject *o) {
-  if (o == Py_None) {
+/* pandas.NA when pandas is imported (a new reference), else NULL: no object
+ * is pandas.NA before pandas is imported. */
+static PyObject *ckc_pandas_na(void) {
+  PyObject *name = PyUnicode_FromString("pandas");
+  PyObject *pd = name != NULL ? PyImport_GetModule(name) : NULL;
+  Py_XDECREF(name);
+  PyObject *na = pd != NULL ? PyObject_GetAttrString(pd, "NA") : NULL;
+  Py_XDECREF(pd);
+  if (na == NULL) {
+    PyErr_Clear(); /* no pandas: nothing is pandas.NA */
+  }
+  return na;
+}
+
+/* None, a float NaN or pandas.NA (`pd_na`, may be NULL). */
+static int ckc_is_na_object(PyObject *o, PyObject *pd_na) {
+  if (o == Py_None || (pd_na != NULL && o == pd_na)) {
     return 1;
   }
-  if (PyFloat_Check(o)) {
-    return isnan(PyFloat_AS_DOUBLE(o));
-  }
-  /* pandas.NA, without importing pandas */
-  return strcmp(Py_TYPE(o)->tp_name, "NAType") == 0;
+  return PyFloat_Check(o) && isnan(PyFloat_AS_DOUBLE(o));
 }
 
 static int ckc_missing_error(const ckc_missing *m, const char *what) {
   return ckc_raisef(CK_ERR_VALUE,
                     "%zd missing value%s (%s) where strings or numbers are needed, the first "
-                    "at index %U; pass na_value=... to use a value in their place",
+                    "at index %U; pass fill_value=... to use a value in their place",
                     m->count, m->count == 1 ? "" : "s", what, m->first);
 }
 
@@ -1007,6 +1044,11 @@ static int ckc_write_scalar(uint32_t id, char *p, PyObject *o) {
   if (r != 0) {
     return r < 0 ? -1 : 0;
   }
+  if (PyList_Check(o) || PyTuple_Check(o) || PyDict_Check(o)) {
+    /* a sequence where a scalar goes: the Python path names the problem
+     * (its snapshot bounds the depth of what it prints) */
+    return ckc_unsupported_value(o);
+  }
   PyObject *scalar = PyObject_CallFunction(ckc_check_scalar, "IO", (unsigned)id, o);
   if (scalar == NULL) {
     return -1;
@@ -1189,7 +1231,10 @@ static int ckc_write_text(ckc_wctx *w, ck_type t, uint32_t id, char *data, const
       src = PyBytes_Check(o) ? PyBytes_AS_STRING(o) : PyByteArray_AS_STRING(o);
       n = PyBytes_Check(o) ? PyBytes_GET_SIZE(o) : PyByteArray_GET_SIZE(o);
       if (!ck_utf8_validate(src, (size_t)n)) {
-        return ckc_raise_bad_utf8(src, n, NULL);
+        PyObject *where = w->depth > 0 ? ckc_path_text(w) : NULL;
+        int rc = ckc_raise_bad_utf8(src, n, where);
+        Py_XDECREF(where);
+        return rc;
       }
     } else if (PyMemoryView_Check(o)) {
       return ckc_unsupported_value(o);
@@ -1452,16 +1497,9 @@ static int ckc_write(ckc_wctx *w, ck_type t, char *data, const char *am, PyObjec
   }
 }
 
-static PyObject *ckc_write_py(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
-  (void)mod;
-  if (nargs != 3) {
-    PyErr_SetString(PyExc_TypeError, "write(address, obj, na)");
-    return NULL;
-  }
-  ck_array_preamble *a = ckc_array_arg(args[0]);
-  if (a == NULL) {
-    return NULL;
-  }
+/* Write `o` as a value of type `t` at data/arrmeta (just made). */
+static PyObject *ckc_write_value(ck_type t, char *data, const char *am, PyObject *o,
+                                 PyObject *na) {
   if (ckc_check_scalar == NULL) {
     PyErr_SetString(PyExc_RuntimeError, "_convert.setup() was not called");
     return NULL;
@@ -1470,12 +1508,11 @@ static PyObject *ckc_write_py(PyObject *mod, PyObject *const *args, Py_ssize_t n
   if (w == NULL) {
     return PyErr_NoMemory();
   }
-  w->na = args[2] == Py_None ? NULL : args[2];
-  const char *am = ck_array_arrmeta(a);
-  ckc_measure(w, a->type, am, args[1]);
+  w->na = na == Py_None ? NULL : na;
+  ckc_measure(w, t, am, o);
   int rc = ckc_arenas_reserve(&w->arenas);
   if (rc == 0) {
-    rc = ckc_write(w, a->type, a->data, am, args[1]);
+    rc = ckc_write(w, t, data, am, o);
   }
   if (rc == 0 && w->missing.count > 0) {
     rc = ckc_missing_error(&w->missing, "None");
@@ -1486,6 +1523,39 @@ static PyObject *ckc_write_py(PyObject *mod, PyObject *const *args, Py_ssize_t n
     return NULL;
   }
   Py_RETURN_NONE;
+}
+
+static PyObject *ckc_write_py(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "write(address, obj, na)");
+    return NULL;
+  }
+  ck_array_preamble *a = ckc_array_arg(args[0]);
+  if (a == NULL) {
+    return NULL;
+  }
+  return ckc_write_value(a->type, a->data, ck_array_arrmeta(a), args[1], args[2]);
+}
+
+/* write_at(type, data, arrmeta, obj, na) (addresses) */
+static PyObject *ckc_write_at(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 5) {
+    PyErr_SetString(PyExc_TypeError, "write_at(type, data, arrmeta, obj, na)");
+    return NULL;
+  }
+  ck_type t = (ck_type)PyLong_AsVoidPtr(args[0]);
+  char *data = PyLong_AsVoidPtr(args[1]);
+  const char *arrmeta = PyLong_AsVoidPtr(args[2]);
+  if (PyErr_Occurred()) {
+    return NULL;
+  }
+  if (t == NULL || data == NULL) {
+    PyErr_SetString(PyExc_ValueError, "_convert.write_at: a NULL type or data address");
+    return NULL;
+  }
+  return ckc_write_value(t, data, arrmeta, args[3], args[4]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2032,7 +2102,7 @@ typedef struct {
   npy_string_allocator *alloc;       /* 'T', held during both passes  */
   int dst_bytes;             /* element type bytes (else string)      */
   size_t dst_align;
-  const char *na;            /* UTF-8 of na_value, or NULL            */
+  const char *na;            /* UTF-8 of fill_value, or NULL           */
   Py_ssize_t na_len;
   ckc_missing missing;
   size_t total;              /* measure pass: bytes                   */
@@ -2041,6 +2111,7 @@ typedef struct {
   char *dst;                 /* write pass: next ck_string            */
   intptr_t dst_stride;
   PyArrayObject *arr;        /* for messages (indices)                */
+  PyObject *pd_na;           /* pandas.NA, or NULL (pandas not imported) */
   int measuring;
   npy_intp bad_index;        /* first invalid UTF-8 / wrong object    */
 } ckc_np_ctx;
@@ -2125,7 +2196,7 @@ static int ckc_np_element(ckc_np_ctx *c, const char *el, npy_intp k, const char 
   }
   default: { /* 'O' */
     PyObject *o = *(PyObject *const *)el;
-    if (o == NULL || ckc_is_na_object(o)) {
+    if (o == NULL || ckc_is_na_object(o, c->pd_na)) {
       return 0;
     }
     if (PyUnicode_Check(o)) {
@@ -2166,39 +2237,62 @@ static int ckc_np_element(ckc_np_ctx *c, const char *el, npy_intp k, const char 
   }
 }
 
-static int ckc_np_one(void *vctx, const char *el, npy_intp k) {
-  ckc_np_ctx *c = vctx;
-  const char *b = NULL;
-  Py_ssize_t n = 0;
-  PyObject *str = NULL;
-  int r = ckc_np_element(c, el, k, &b, &n, &str);
+/* Element k's text, missing values handled: -1 error; 0 a missing value
+ * (counted, the first one's index kept) when there is no fill value; else as
+ * ckc_np_element, a missing value replaced by the fill value (kind 1).
+ * Bytes into strings are checked UTF-8 when `check`. */
+static int ckc_np_text(ckc_np_ctx *c, const char *el, npy_intp k, int check, const char **b,
+                       Py_ssize_t *n, PyObject **str) {
+  int r = ckc_np_element(c, el, k, b, n, str);
   if (r < 0) {
     return -1;
   }
   if (r == 0) {
     if (c->na == NULL) {
-      if (c->measuring && c->missing.count++ == 0) {
+      if (c->missing.count++ == 0) {
         c->missing.first = ckc_index_text(c->arr, k);
         if (c->missing.first == NULL) {
           return -1;
         }
       }
-      if (!c->measuring) {
-        return 0; /* not reached: the measure pass raised */
-      }
       return 0;
+    }
+    *b = c->na;
+    *n = c->na_len;
+    return 1;
+  }
+  if (check && r == 1 && !c->dst_bytes && c->kind != 'T' && !ck_utf8_validate(*b, (size_t)*n)) {
+    PyObject *where = ckc_index_text(c->arr, k);
+    int rc = where != NULL ? ckc_raise_bad_utf8(*b, *n, where) : -1;
+    Py_XDECREF(where);
+    return rc;
+  }
+  return r;
+}
+
+static int ckc_np_one(void *vctx, const char *el, npy_intp k) {
+  ckc_np_ctx *c = vctx;
+  const char *b = NULL;
+  Py_ssize_t n = 0;
+  PyObject *str = NULL;
+  /* the measure pass counts and checks; the write pass sees the same values */
+  int r = c->measuring ? ckc_np_text(c, el, k, 1, &b, &n, &str)
+                       : ckc_np_element(c, el, k, &b, &n, &str);
+  if (r < 0) {
+    return -1;
+  }
+  if (r == 0 && !c->measuring) {
+    if (c->na == NULL) {
+      return 0; /* not reached: the measure pass raised */
     }
     b = c->na;
     n = c->na_len;
     r = 1;
   }
+  if (r == 0) {
+    return 0;
+  }
   if (c->measuring) {
-    if (r == 1 && !c->dst_bytes && c->kind != 'T' && !ck_utf8_validate(b, (size_t)n)) {
-      PyObject *where = ckc_index_text(c->arr, k);
-      int rc = where != NULL ? ckc_raise_bad_utf8(b, n, where) : -1;
-      Py_XDECREF(where);
-      return rc;
-    }
     c->total = ckc_round_up(c->total, c->dst_align) + (size_t)n;
     return 0;
   }
@@ -2313,7 +2407,7 @@ static PyObject *ckc_from_numpy(PyObject *mod, PyObject *const *args, Py_ssize_t
       c.na = PyBytes_AS_STRING(na);
       c.na_len = PyBytes_GET_SIZE(na);
     } else {
-      PyErr_Format(PyExc_TypeError, "na_value must be a str or bytes for a %s array, not %.100s",
+      PyErr_Format(PyExc_TypeError, "fill_value must be a str or bytes for a %s array, not %.100s",
                    c.dst_bytes ? "bytes" : "string", Py_TYPE(na)->tp_name);
       return NULL;
     }
@@ -2336,6 +2430,7 @@ static PyObject *ckc_from_numpy(PyObject *mod, PyObject *const *args, Py_ssize_t
     c.sdescr = (PyArray_StringDTypeObject *)PyArray_DESCR(src);
     c.alloc = NpyString_acquire_allocator(c.sdescr);
   }
+  c.pd_na = c.kind == 'O' ? ckc_pandas_na() : NULL;
   c.measuring = 1;
   int rc = total ? ckc_walk(PyArray_BYTES(src), ndim, sshape, sstrides, ckc_np_one, &c) : 0;
   if (rc == 0 && c.missing.count > 0) {
@@ -2356,6 +2451,7 @@ static PyObject *ckc_from_numpy(PyObject *mod, PyObject *const *args, Py_ssize_t
   if (c.alloc != NULL) {
     NpyString_release_allocator(c.alloc);
   }
+  Py_XDECREF(c.pd_na);
   Py_XDECREF(c.missing.first);
   if (rc != 0) {
     if (!PyErr_Occurred()) {
@@ -2366,18 +2462,142 @@ static PyObject *ckc_from_numpy(PyObject *mod, PyObject *const *args, Py_ssize_t
   Py_RETURN_NONE;
 }
 
+/* ---- NumPy text -> StringDType, for string ufuncs ---------------------------- */
+
+typedef struct {
+  ckc_np_ctx c;
+  npy_string_allocator *out_alloc;
+  char *out;
+  char *buf; /* UTF-8 of 'U' elements and str objects */
+  size_t cap;
+} ckc_sd_ctx;
+
+static int ckc_sd_one(void *vctx, const char *el, npy_intp k) {
+  ckc_sd_ctx *x = vctx;
+  ckc_np_ctx *c = &x->c;
+  const char *b = NULL;
+  Py_ssize_t n = 0;
+  PyObject *str = NULL;
+  int r = ckc_np_text(c, el, k, 1, &b, &n, &str);
+  if (r <= 0) {
+    return r;
+  }
+  if (r != 1) { /* encode into the scratch buffer */
+    if ((size_t)n > x->cap) {
+      size_t cap = (size_t)n > 2 * x->cap ? (size_t)n : 2 * x->cap;
+      char *p = PyMem_Realloc(x->buf, cap);
+      if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
+      }
+      x->buf = p;
+      x->cap = cap;
+    }
+    if (r == 2) {
+      const Py_UCS4 *u = (const Py_UCS4 *)b;
+      char *o = x->buf;
+      for (Py_ssize_t i = 0; o < x->buf + n; i++) {
+        o = ckc_put_utf8(o, u[i]);
+      }
+    } else {
+      ckc_utf8_encode(str, x->buf);
+    }
+    b = x->buf;
+  }
+  npy_packed_static_string *dst = (npy_packed_static_string *)(x->out + k * 16);
+  if (NpyString_pack(x->out_alloc, dst, n ? b : "", (size_t)n) < 0) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  return 0;
+}
+
+static PyObject *ckc_to_stringdtype(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  (void)mod;
+  if (nargs != 3 || !PyArray_Check(args[0]) || !PyArray_DescrCheck(args[1]) ||
+      ((PyArray_Descr *)args[1])->type_num != NPY_VSTRING) {
+    PyErr_SetString(PyExc_TypeError, "to_stringdtype(ndarray, StringDType instance, na)");
+    return NULL;
+  }
+  PyArrayObject *src = (PyArrayObject *)args[0];
+  ckc_sd_ctx x;
+  memset(&x, 0, sizeof x);
+  ckc_np_ctx *c = &x.c;
+  c->kind = PyArray_DESCR(src)->type_num == NPY_VSTRING ? 'T' : PyArray_DESCR(src)->kind;
+  if (c->kind != 'T' && c->kind != 'U' && c->kind != 'S' && c->kind != 'O') {
+    PyErr_SetString(PyExc_TypeError, "to_stringdtype: a StringDType, 'U', 'S' or object array");
+    return NULL;
+  }
+  if (c->kind == 'U' && !PyArray_ISALIGNED(src)) {
+    PyErr_SetString(PyExc_ValueError, "to_stringdtype: an aligned 'U' array");
+    return NULL;
+  }
+  c->itemsize = PyArray_ITEMSIZE(src);
+  c->arr = src;
+  c->dst_align = 1;
+  PyObject *na = args[2];
+  if (na != Py_None) {
+    if (!PyUnicode_Check(na)) {
+      PyErr_Format(PyExc_TypeError, "fill_value must be a str, not %.100s", Py_TYPE(na)->tp_name);
+      return NULL;
+    }
+    c->na = PyUnicode_AsUTF8AndSize(na, &c->na_len);
+    if (c->na == NULL) {
+      return NULL;
+    }
+  }
+  int ndim = PyArray_NDIM(src);
+  npy_intp shape[NPY_MAXDIMS];
+  intptr_t strides[NPY_MAXDIMS];
+  for (int d = 0; d < ndim; d++) {
+    shape[d] = PyArray_DIM(src, d);
+    strides[d] = PyArray_STRIDE(src, d);
+  }
+  PyArray_Descr *descr = (PyArray_Descr *)args[1];
+  Py_INCREF(descr);
+  PyArrayObject *out = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, descr, ndim, shape,
+                                                             NULL, NULL, 0, NULL);
+  if (out == NULL) {
+    return NULL;
+  }
+  x.out = PyArray_BYTES(out);
+  PyArray_Descr *descrs[2] = {PyArray_DESCR(src), PyArray_DESCR(out)};
+  npy_string_allocator *allocs[2] = {NULL, NULL};
+  NpyString_acquire_allocators(2, descrs, allocs);
+  if (c->kind == 'T') {
+    c->sdescr = (PyArray_StringDTypeObject *)PyArray_DESCR(src);
+    c->alloc = allocs[0];
+  }
+  x.out_alloc = allocs[1];
+  c->pd_na = c->kind == 'O' ? ckc_pandas_na() : NULL;
+  int rc = PyArray_SIZE(src) ? ckc_walk(PyArray_BYTES(src), ndim, shape, strides, ckc_sd_one, &x)
+                             : 0;
+  NpyString_release_allocators(2, allocs);
+  Py_XDECREF(c->pd_na);
+  PyMem_Free(x.buf);
+  if (rc == 0 && c->missing.count > 0) {
+    rc = ckc_missing_error(&c->missing, c->kind == 'T' ? "StringDType nulls"
+                                                        : "None, NaN or pandas.NA");
+  }
+  Py_XDECREF(c->missing.first);
+  if (rc != 0) {
+    Py_DECREF(out);
+    return NULL;
+  }
+  return (PyObject *)out;
+}
+
 /* ------------------------------------------------------------------------ */
 /* module                                                                   */
 /* ------------------------------------------------------------------------ */
 
 static PyObject *ckc_setup(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  if (nargs != 2 || !PyCallable_Check(args[0]) || !PyCallable_Check(args[1])) {
-    PyErr_SetString(PyExc_TypeError, "setup(error_class, check_scalar)");
+  if (nargs != 1 || !PyCallable_Check(args[0])) {
+    PyErr_SetString(PyExc_TypeError, "setup(check_scalar)");
     return NULL;
   }
-  Py_XSETREF(ckc_error_class, Py_NewRef(args[0]));
-  Py_XSETREF(ckc_check_scalar, Py_NewRef(args[1]));
+  Py_XSETREF(ckc_check_scalar, Py_NewRef(args[0]));
   Py_RETURN_NONE;
 }
 
@@ -2385,6 +2605,10 @@ static PyMethodDef ckc_methods[] = {
     {"tolist", ckc_tolist, METH_O,
      "tolist(address) -> the value of the C array at address as nested lists, Python "
      "scalars, str, bytes and dicts."},
+    {"read", (PyCFunction)(void (*)(void))ckc_read_py, METH_FASTCALL,
+     "read(type, data, arrmeta) -> the value of that type at data (addresses), as tolist()."},
+    {"write_at", (PyCFunction)(void (*)(void))ckc_write_at, METH_FASTCALL,
+     "write_at(type, data, arrmeta, obj, na): obj written at data (addresses) as write()."},
     {"to_strings", (PyCFunction)(void (*)(void))ckc_to_strings, METH_FASTCALL,
      "to_strings(address, dtype) -> a new StringDType array of the C array's strings."},
     {"to_objects", ckc_to_objects, METH_O,
@@ -2397,8 +2621,13 @@ static PyMethodDef ckc_methods[] = {
     {"from_numpy", (PyCFunction)(void (*)(void))ckc_from_numpy, METH_FASTCALL,
      "from_numpy(address, ndarray, na): a StringDType/'U'/'S'/object array into the C "
      "array at address (just made, same shape)."},
+    {"to_stringdtype", (PyCFunction)(void (*)(void))ckc_to_stringdtype, METH_FASTCALL,
+     "to_stringdtype(ndarray, dtype, na) -> a new StringDType array (dtype) of the text of a "
+     "StringDType / 'U' / 'S' (UTF-8) / object (str, bytes) array: missing values refused "
+     "with their count unless na (a str) replaces them."},
     {"setup", (PyCFunction)(void (*)(void))ckc_setup, METH_FASTCALL,
-     "setup(error_class, check_scalar)"},
+     "setup(check_scalar): the Python check of one scalar value, (type_id, value) -> "
+     "NumPy scalar."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2406,13 +2635,7 @@ static int ckc_exec(PyObject *m) {
   if (PyArray_ImportNumPyAPI() < 0) {
     return -1;
   }
-  PyObject *errors = PyImport_ImportModule("ckernels.errors");
-  if (errors == NULL) {
-    return -1;
-  }
-  ckc_error_class = PyObject_GetAttrString(errors, "error_class");
-  Py_DECREF(errors);
-  if (ckc_error_class == NULL) {
+  if (ckpy_errors_init() < 0) {
     return -1;
   }
   ckc_unsupported = PyErr_NewExceptionWithDoc(

@@ -15,32 +15,36 @@
  *               reduction initial value, the strided loop), registration
  *   parallel.c  running a loop's kernel on one long run, split over the
  *               library's thread pool when the run is worth it
+ *   string_loops.c  the loops of jitted signatures with `string` arguments
+ *               or results, over NumPy's StringDType (the NpyString API)
  *   promoter.c  type resolution: which loop a call's DTypes take (NEP 50
  *               weak Python scalars, safe casts, ck_op_resolve, lazy
  *               compilation)
  *   function.c  Function: the callable in front of a ufunc (NumPy operands to
  *               the ufunc, everything else to the general path)
+ *   gufunc.c    generalized ufuncs (core dims) over jitted kernels with core
+ *               dims: their loops and how they are made
  *   module.c    the module: its functions, set-up (exec)
  *
  * Errors are raised through py_errors.h (the ckernels.errors class of a
  * status), as in ckernels._arrays.
  *
- * NumPy's C API tables: module.c imports them (CKD_MODULE_C); the other
- * files use the same unique symbols.
+ * NumPy's C API tables: module.c defines and imports them (CKD_MODULE_C);
+ * the other files use the same unique symbols (py_types.h names the array
+ * API's).
  */
 #ifndef CKERNELS_DISPATCH_INTERNAL_H
 #define CKERNELS_DISPATCH_INTERNAL_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#ifdef CKD_MODULE_C
+#define CKPY_DEFINE_NUMPY_API
+#endif
+#include "py_types.h"
 
-#define PY_ARRAY_UNIQUE_SYMBOL ckd_ARRAY_API
 #define PY_UFUNC_UNIQUE_SYMBOL ckd_UFUNC_API
 #ifndef CKD_MODULE_C
-#define NO_IMPORT_ARRAY
 #define NO_IMPORT_UFUNC
 #endif
-#include <numpy/arrayobject.h>
 #include <numpy/ufuncobject.h>
 #include <numpy/dtype_api.h>
 
@@ -78,6 +82,10 @@ typedef struct ckd_loop {
   ck_kernel_builder ckb;                   /* owns the kernel tree         */
   ck_prefix *kernel;                       /* root of ckb (strided request) */
   ck_expr_strided_t strided;
+  unsigned strings;                        /* bit i: operand i is a string */
+  ck_jit_kernel_desc desc;                 /* jitted loops: what kernels of
+                                              a string result are built from
+                                              (its `code` kept alive by ckb) */
   char name[CK_JIT_NAME_MAX + 32];
 } ckd_loop;
 
@@ -141,9 +149,24 @@ void ckd_loop_free(ckd_loop *L);
  * output), split over the library's pool when worth it.  No GIL needed;
  * errors as the kernel's (ck_last_error on the calling thread). */
 ck_status ckd_run(ckd_loop *L, char *const *data, npy_intp n, const npy_intp *strides);
+/* May a run be split into independent pieces?  Not when every element writes
+ * one place (reductions) or an input overlaps the output other than exactly
+ * in place (accumulations read what the previous element wrote). */
+int ckd_splittable(const ckd_loop *L, char *const *data, const npy_intp *strides,
+                   npy_intp n);
 /* The splitting threshold, in ns of estimated serial time. */
 void ckd_set_parallel_min_ns(int64_t ns);
 int64_t ckd_get_parallel_min_ns(void);
+
+/* ---- string_loops.c ----------------------------------------------------- */
+
+/* The strided loop of loops with string operands (L->strings != 0). */
+int ckd_string_loop(PyArrayMethod_Context *context, char *const *data,
+                    const npy_intp *dimensions, const npy_intp *strides, NpyAuxData *aux);
+/* Their resolve_descriptors for `nin` inputs and one output: operands as
+ * given (native byte order), a new StringDType for a string output that is
+ * not given. */
+PyArrayMethod_ResolveDescriptors *ckd_string_resolver(int nin);
 
 /* ---- promoter.c --------------------------------------------------------- */
 
@@ -154,6 +177,16 @@ int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
  * the call through the loop the weak scalar takes, or NULL (no exception)
  * when the ordinary call does the same. */
 PyObject *ckd_call_weak_unary(PyObject *ufunc, PyObject *arg);
+
+/* ---- gufunc.c ----------------------------------------------------------- */
+
+/* A new gufunc `name` with NumPy signature `signature` ("(n),(n)->()") and
+ * one loop per item of `loops`, a sequence of (address of a
+ * ck_jit_kernel_desc with core dims, NumPy dtypes of inputs and output).
+ * Each loop holds its own reference to the compiled code.  NULL with an
+ * exception on failure. */
+PyObject *ckg_new_gufunc(const char *name, const char *signature, PyObject *doc,
+                         PyObject *loops);
 
 /* ---- function.c --------------------------------------------------------- */
 

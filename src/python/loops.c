@@ -88,7 +88,7 @@ static int ckd_get_loop(PyArrayMethod_Context *context, int aligned, int move_re
                 PyBytes_AS_STRING(d->name));
     return -1;
   }
-  *out_loop = &ckd_strided_loop;
+  *out_loop = L->strings ? &ckd_string_loop : &ckd_strided_loop;
   *out_transferdata = &L->aux;
   *flags = 0; /* no Python API needed; floating-point flags are checked */
   return 0;
@@ -118,22 +118,11 @@ static int ckd_get_reduction_initial(PyArrayMethod_Context *context,
 
 /* ---- making loops -------------------------------------------------------- */
 
-/* The ckernel kind of a builtin id ('b', 'i', 'u', 'f', 'c'), 0 if none. */
-static char ckd_id_kind(ck_type_id id) {
-  if (id == CK_TYPE_BOOL) return 'b';
-  if (id >= CK_TYPE_INT8 && id <= CK_TYPE_INT64) return 'i';
-  if (id >= CK_TYPE_UINT8 && id <= CK_TYPE_UINT64) return 'u';
-  if (id >= CK_TYPE_FLOAT16 && id <= CK_TYPE_FLOAT64) return 'f';
-  if (id >= CK_TYPE_COMPLEX64 && id <= CK_TYPE_COMPLEX128) return 'c';
-  return 0;
-}
-
 int ckd_check_descr(const ckd_data *d, PyArray_Descr *descr, ck_type_id id) {
-  char kind = ckd_id_kind(id);
-  int ok = kind != 0 && kind == descr->kind && PyArray_ISNBO(descr->byteorder) &&
-           (PyTypeNum_ISBOOL(descr->type_num) || PyTypeNum_ISNUMBER(descr->type_num)) &&
-           (size_t)PyDataType_ELSIZE(descr) == ck_type_data_size(CK_BUILTIN(id));
-  if (!ok) {
+  if (id == CK_TYPE_STRING && descr->type_num == NPY_VSTRING) {
+    return 0; /* NumPy's StringDType: string_loops.c */
+  }
+  if (id == CK_TYPE_UNINITIALIZED || ckpy_id_of_descr(descr) != id) {
     ckpy_raisef(CK_ERR_TYPE, "%s: dtype %R does not hold ckernel type '%s'",
                 PyBytes_AS_STRING(d->name), (PyObject *)descr, ck_type_id_name(id));
     return -1;
@@ -179,6 +168,9 @@ static ckd_loop *ckd_loop_new(const ckd_data *d, PyObject *dtypes, const ck_type
     Py_INCREF(L->dtypes[i]);
     L->ids[i] = ids[i];
     L->itemsize[i] = PyDataType_ELSIZE(descr);
+    if (ids[i] == CK_TYPE_STRING) {
+      L->strings |= 1u << i;
+    }
     Py_DECREF(descr);
   }
   Py_DECREF(seq);
@@ -220,7 +212,12 @@ static int ckd_add_loop(PyObject *ufunc, ckd_data *d, ckd_loop *L) {
       {NPY_METH_get_reduction_initial, (void *)&ckd_get_reduction_initial},
       {0, NULL},
   };
-  if (d->nin != 2) {
+  if (L->strings) {
+    /* StringDType is parametric: outputs get a new instance (string_loops.c);
+     * no reduction identity (a Python identity is no string) */
+    slots[1].slot = NPY_METH_resolve_descriptors;
+    slots[1].pfunc = (void *)ckd_string_resolver(d->nin);
+  } else if (d->nin != 2) {
     slots[1].slot = 0; /* only binary functions reduce */
     slots[1].pfunc = NULL;
   }
@@ -262,6 +259,7 @@ int ckd_add_jit_loop(PyObject *ufunc, ckd_data *d, const ck_jit_kernel_desc *des
     return -1;
   }
   snprintf(L->name, sizeof L->name, "%.*s", (int)CK_JIT_NAME_MAX, desc->name);
+  L->desc = *desc;
   ck_status st = ck_jit_make_kernel(&L->ckb, 0, desc, NULL, CK_KERNEL_REQUEST_STRIDED, NULL);
   if (st != CK_OK) {
     ckpy_raise_last(st);

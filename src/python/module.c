@@ -202,7 +202,29 @@ static PyObject *ckd_py_get_parallel_min_time(PyObject *mod, PyObject *unused) {
   return PyFloat_FromDouble((double)ckd_get_parallel_min_ns() / 1e9);
 }
 
+PyDoc_STRVAR(ckd_gufunc_doc,
+"gufunc(name, signature, loops, *, doc=None)\n"
+"--\n\n"
+"A new generalized numpy.ufunc (one output) with NumPy signature `signature`\n"
+"(\"(n),(n)->()\") whose loops are jitted kernels with core dims: `loops` is a\n"
+"sequence of (address of a ck_jit_kernel_desc, NumPy dtypes of the inputs and\n"
+"the output).  Each loop keeps its own reference to the compiled code.");
+
+static PyObject *ckd_py_gufunc(PyObject *mod, PyObject *args, PyObject *kw) {
+  (void)mod;
+  static char *kwlist[] = {"name", "signature", "loops", "doc", NULL};
+  const char *name, *signature;
+  PyObject *loops, *doc = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "ssO|$O", kwlist, &name, &signature, &loops,
+                                   &doc)) {
+    return NULL;
+  }
+  return ckg_new_gufunc(name, signature, doc, loops);
+}
+
 static PyMethodDef ckd_methods[] = {
+    {"gufunc", (PyCFunction)(void (*)(void))ckd_py_gufunc, METH_VARARGS | METH_KEYWORDS,
+     ckd_gufunc_doc},
     {"set_parallel_min_time", ckd_py_set_parallel_min_time, METH_O,
      ckd_set_parallel_min_time_doc},
     {"get_parallel_min_time", ckd_py_get_parallel_min_time, METH_NOARGS,
@@ -219,7 +241,7 @@ static PyMethodDef ckd_methods[] = {
 
 static int ckd_exec(PyObject *m) {
   if (PyArray_ImportNumPyAPI() < 0 || PyUFunc_ImportUFuncAPI() < 0 ||
-      ckpy_errors_init() < 0) {
+      ckpy_errors_init() < 0 || ckpy_types_init() < 0) {
     return -1;
   }
   if (PyType_Ready(&ckd_data_type) < 0 || ckd_function_setup(m) < 0) {

@@ -72,8 +72,8 @@ static void ckd_span(const char *p, intptr_t stride, npy_intp n, npy_intp itemsi
 /* May the run be split into independent pieces?  Not when every element
  * writes one place (reductions) or when an input overlaps the output other
  * than exactly in place (accumulate reads what the previous element wrote). */
-static int ckd_splittable(const ckd_loop *L, char *const *data, const npy_intp *strides,
-                          npy_intp n) {
+int ckd_splittable(const ckd_loop *L, char *const *data, const npy_intp *strides,
+                   npy_intp n) {
   int nin = L->nin;
   if (strides[nin] == 0) {
     return 0;

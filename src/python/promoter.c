@@ -36,25 +36,26 @@
 
 #include <string.h>
 
-enum { CKD_STRONG = 0, CKD_WEAK_INT, CKD_WEAK_FLOAT, CKD_WEAK_COMPLEX };
+/* An operand is strong (0) or a weak Python scalar of a ck_weak_kind. */
+enum { CKD_STRONG = 0 };
 
 static int ckd_weak_kind(PyArray_DTypeMeta *dt) {
   if (dt == &PyArray_PyLongDType) {
-    return CKD_WEAK_INT;
+    return CK_WEAK_INT;
   }
   if (dt == &PyArray_PyFloatDType) {
-    return CKD_WEAK_FLOAT;
+    return CK_WEAK_FLOAT;
   }
   if (dt == &PyArray_PyComplexDType) {
-    return CKD_WEAK_COMPLEX;
+    return CK_WEAK_COMPLEX;
   }
   return CKD_STRONG;
 }
 
 static PyArray_DTypeMeta *ckd_weak_default(int weak) {
   switch (weak) {
-  case CKD_WEAK_INT: return &PyArray_DefaultIntDType;
-  case CKD_WEAK_FLOAT: return &PyArray_DoubleDType;
+  case CK_WEAK_INT: return &PyArray_DefaultIntDType;
+  case CK_WEAK_FLOAT: return &PyArray_DoubleDType;
   default: return &PyArray_CDoubleDType;
   }
 }
@@ -64,28 +65,23 @@ static int ckd_is_numeric(PyArray_DTypeMeta *dt) {
   return dt->singleton != NULL && (PyTypeNum_ISBOOL(t) || PyTypeNum_ISNUMBER(t));
 }
 
-/* Does a weak Python scalar of kind `weak` fit a loop type (same kind or
- * above, as NEP 50 lets it)? */
-static int ckd_weak_ok(int weak, PyArray_DTypeMeta *to) {
-  if (!ckd_is_numeric(to)) {
-    return 0;
-  }
-  char k = to->singleton->kind;
-  switch (weak) {
-  case CKD_WEAK_INT: return k == 'i' || k == 'u' || k == 'f' || k == 'c';
-  case CKD_WEAK_FLOAT: return k == 'f' || k == 'c';
-  default: return k == 'c';
-  }
-}
-
 static int ckd_equiv(PyArray_DTypeMeta *from, PyArray_DTypeMeta *to) {
   return from == to || (ckd_is_numeric(from) && ckd_is_numeric(to) &&
                         PyArray_EquivTypenums(from->type_num, to->type_num));
 }
 
+/* NumPy text ('U', and 'S' decoded as UTF-8, refused when invalid) reaches a
+ * StringDType loop by NumPy's own cast (same_kind: the ufunc's default
+ * casting allows it). */
+static int ckd_text_to_string(PyArray_DTypeMeta *from, PyArray_DTypeMeta *to) {
+  return to == &PyArray_StringDType &&
+         (from == &PyArray_UnicodeDType || from == &PyArray_BytesDType);
+}
+
 static int ckd_safe(PyArray_DTypeMeta *from, PyArray_DTypeMeta *to) {
-  return ckd_equiv(from, to) || (ckd_is_numeric(from) && ckd_is_numeric(to) &&
-                                 PyArray_CanCastSafely(from->type_num, to->type_num));
+  return ckd_equiv(from, to) || ckd_text_to_string(from, to) ||
+         (ckd_is_numeric(from) && ckd_is_numeric(to) &&
+          PyArray_CanCastSafely(from->type_num, to->type_num));
 }
 
 /* The operand types the promoter works with. */
@@ -126,7 +122,8 @@ static int ckd_castable(PyArray_DTypeMeta *from, PyArray_DTypeMeta *to, int how)
   case CKD_EXACT: return ckd_equiv(from, to);
   case CKD_SAFE: return ckd_safe(from, to);
   case CKD_SAME_KIND:
-    return ckd_equiv(from, to) || (ckd_is_numeric(from) && ckd_is_numeric(to) &&
+    return ckd_equiv(from, to) || ckd_text_to_string(from, to) ||
+           (ckd_is_numeric(from) && ckd_is_numeric(to) &&
                                    PyArray_CanCastTypeTo(from->singleton, to->singleton,
                                                          NPY_SAME_KIND_CASTING));
   default: return 1;
@@ -152,7 +149,7 @@ static int ckd_loop_fits(const ckd_data *d, const ckd_loop *L, const ckd_operand
       return 0;
     }
     int ok = how == CKD_ANY                 ? 1
-             : ops->weak[i] != CKD_STRONG ? ckd_weak_ok(ops->weak[i], L->dtypes[i])
+             : ops->weak[i] != CKD_STRONG ? ckpy_weak_fits(ops->weak[i], L->ids[i])
                                           : ckd_castable(dt, L->dtypes[i], how);
     if (!ok) {
       return 0;
@@ -210,48 +207,38 @@ static int ckd_id_of(const ckd_data *d, PyArray_DTypeMeta *dt, ck_type_id *out) 
   return 0;
 }
 
-
-/* Registry ufuncs: the loop of the kernel ck_op_resolve picks.  Returns -1
- * with an exception set, 0 (none) or 1 (*out set). */
+/* Registry ufuncs: the loop of the kernel ck_op_resolve picks for the
+ * operands' ckernel types: strong operands their own, weak Python scalars
+ * the NEP 50 result with the strong operands' promoted type
+ * (ck_weak_result over ck_promote_types: numpy.result_type's answer).
+ * Returns -1 with an exception set, 0 (none) or 1 (*out set). */
 static int ckd_registry_fit(const ckd_data *d, const ckd_operands *ops, ckd_loop **out) {
   int nin = d->nin;
   ck_type_id ids[CKD_MAX_NIN], kargs[CKD_MAX_NIN], ret;
-  PyArray_DTypeMeta *strong[CKD_MAX_NIN];
-  int nstrong = 0;
+  ck_type_id common = CK_TYPE_UNINITIALIZED;
   for (int i = 0; i < nin; i++) {
     if (ops->in[i] == NULL) {
       return 0;
     }
-    if (ops->weak[i] == CKD_STRONG) {
-      strong[nstrong++] = ops->in[i];
+    if (ops->weak[i] != CKD_STRONG) {
+      continue;
     }
-  }
-  PyArray_DTypeMeta *common = NULL;
-  if (nstrong < nin) { /* weak scalars take NumPy's common DType with the rest */
-    common = PyArray_PromoteDTypeSequence(nstrong, strong);
-    if (common == NULL) {
-      PyErr_Clear(); /* no common type: no loop */
+    if (!ckd_id_of(d, ops->in[i], &ids[i])) {
+      return 0; /* a type the operation has no kernels for */
+    }
+    if (common == CK_TYPE_UNINITIALIZED) {
+      common = ids[i];
+    } else if (ck_promote_types(common, ids[i], &common) != CK_OK) {
       return 0;
     }
   }
-  int found = 1;
-  for (int i = 0; i < nin && found; i++) {
-    PyArray_DTypeMeta *dt = ops->in[i];
-    if (ops->weak[i] != CKD_STRONG) {
-      PyArray_DTypeMeta *c = PyArray_CommonDType(common, dt);
-      if (c == NULL) {
-        PyErr_Clear();
-        found = 0;
-        break;
-      }
-      found = ckd_id_of(d, c, &ids[i]);
-      Py_DECREF(c);
-    } else {
-      found = ckd_id_of(d, dt, &ids[i]);
+  for (int i = 0; i < nin; i++) {
+    if (ops->weak[i] != CKD_STRONG &&
+        ck_weak_result(common, (ck_weak_kind)ops->weak[i], &ids[i]) != CK_OK) {
+      return 0;
     }
   }
-  Py_XDECREF(common);
-  if (!found || ck_op_resolve(d->op, (size_t)nin, ids, &ret, kargs) != CK_OK) {
+  if (ck_op_resolve(d->op, (size_t)nin, ids, &ret, kargs) != CK_OK) {
     return 0;
   }
   for (Py_ssize_t i = 0; i < d->nloops; i++) {
@@ -337,6 +324,11 @@ int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
           return -1;
         }
         L = ckd_first_fit(d, &ops, signature, CKD_EXACT);
+        if (L == NULL && !fixed) {
+          /* NumPy text ('U', 'S') compiled as `string`: its StringDType loop
+           * is reached by NumPy's cast */
+          L = ckd_first_fit(d, &ops, signature, CKD_SAFE);
+        }
         if (L == NULL && fixed) {
           /* The callback compiled another loop for the fixed types (the
            * inputs have a loop with another result: NumPy's answer to
@@ -379,9 +371,7 @@ PyObject *ckd_call_weak_unary(PyObject *ufunc, PyObject *arg) {
   if (d == NULL || d->op != NULL || d->compile != NULL) {
     return NULL;
   }
-  int weak = PyFloat_CheckExact(arg) ? CKD_WEAK_FLOAT
-             : PyLong_CheckExact(arg) ? CKD_WEAK_INT
-                                      : CKD_WEAK_COMPLEX;
+  int weak = ckpy_weak_kind(arg);
   PyArray_DTypeMeta *def = ckd_weak_default(weak);
   ckd_loop *fit = NULL;
   for (Py_ssize_t i = 0; i < d->nloops; i++) {
@@ -389,7 +379,7 @@ PyObject *ckd_call_weak_unary(PyObject *ufunc, PyObject *arg) {
     if (ckd_equiv(def, L->dtypes[0])) {
       return NULL;
     }
-    if (fit == NULL && ckd_weak_ok(weak, L->dtypes[0])) {
+    if (fit == NULL && ckpy_weak_fits(weak, L->ids[0])) {
       fit = L;
     }
   }

@@ -198,6 +198,12 @@ def test_memblock_pictures():
     assert b.used == mb.stats.used and b.capacity == mb.stats.capacity
     root = parse_svg(display.show(mb).svg)
     assert len(with_class(root, "chunk")) == 2
+    assert "max-width: 100%" in root.get("style")   # never wider than the page
+    # to scale: bar widths as the capacities (64 : 128), used parts as the used bytes
+    bars = [float(r.get("width")) for r in with_class(root, "chunk")]
+    used = [float(r.get("width")) for r in with_class(root, "chunk-used")]
+    assert abs(bars[0] / bars[1] - 64 / 128) < 0.01
+    assert abs(used[0] / bars[0] - 40 / 64) < 0.01 and abs(used[1] / bars[1] - 107 / 128) < 0.01
     assert "chunk 1" in str(display.show(mb))
     fixed = ckernels.MemBlock.fixed_size_pod(24)
     assert dm.memblock_layout(fixed).size == 24
@@ -483,9 +489,21 @@ def test_bench_times_plots_and_tabulates():
                        "wrong": False}
     table = str(r)
     assert "n=2,000" in table and "numpy / ckernels" in table and "NO" in table
+    # the table shows what the plot shows: time per element, in ns
+    assert "time per element in ns" in table.splitlines()[0]
+    row = next(line for line in table.splitlines() if line.startswith("ckernels "))
+    want = r.times["ckernels"][1] / 2_000 * 1e9
+    assert abs(float(row.split()[2]) - want) <= 0.01 * want
     fig = r.figure()
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and len(ax.get_lines()) == 4
+    # nothing drawn outside the figure: the y label (pushed by tick labels) and the legend
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    w, h = fig.canvas.get_width_height()
+    for artist in (ax.yaxis.label, ax.xaxis.label, ax.get_legend(), ax.title):
+        box = artist.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= w and box.y1 <= h, (artist, box)
     page = r._repr_html_()
     assert "data:image/png;base64," in page and "numba.vectorize" in page
     png = r.png()                                          # drawn once, kept

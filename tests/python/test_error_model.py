@@ -143,3 +143,31 @@ def test_error_model_argument():
     assert ckernels.jit(lambda x: x).error_model == "python"
     k2 = pickle.loads(pickle.dumps(k))
     assert k2.error_model == "numpy" and k2(0.0) == float("inf")
+
+
+def test_what_is_not_checked_follows_numba():
+    """What README.md ("Errors and the error model") says is not checked: the
+    default model checks division only; the rest is Numba's arithmetic."""
+    import math
+    import warnings
+    narrow = ckernels.jit("int8(int64)")(lambda x: x)
+    assert narrow(300) == 44 and narrow(np.array([300])).tolist() == [44]
+    mul = ckernels.jit("int64(int64, int64)")(lambda a, b: a * b)
+    assert mul(2 ** 62, 4) == 0
+    trunc = ckernels.jit("int64(float64)")(lambda x: int(x))
+    with np.errstate(invalid="ignore"):      # out of range: NumPy's invalid flag
+        assert trunc(np.array([-2.7, 1e30])).tolist() == [-2, np.iinfo(np.int64).min]
+    root = ckernels.jit("float64(float64)")(lambda x: math.sqrt(x))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert math.isnan(root(np.array([-1.0]))[0])
+    assert any(issubclass(x.category, RuntimeWarning) and "invalid" in str(x.message)
+               for x in w)
+    with np.errstate(all="raise"), pytest.raises(FloatingPointError):
+        root(np.array([-1.0]))
+    log = ckernels.jit("float64(float64)")(lambda x: math.log(x))
+    with np.errstate(divide="ignore"):
+        assert log(np.array([0.0]))[0] == -np.inf
+    inv = ckernels.jit("float64(float64)")(lambda x: 1.0 / x)
+    with pytest.raises(ZeroDivisionError):
+        inv(0.0)

@@ -35,7 +35,7 @@ def uses_rope(fn, *numba_args) -> bool:
 
 def same(fn, *columns):
     """fn over arrays of the columns == fn.py_func element by element."""
-    got = fn(*columns).to_list()
+    got = fn(*columns).tolist()
     rows = zip(*[c.tolist() if isinstance(c, np.ndarray) else c for c in columns])
     want = [fn.py_func(*row) for row in rows]
     assert got == want
@@ -169,7 +169,7 @@ def test_float32_rule():
     float32.__format__)."""
     vals = np.array([0.1, 1e6, 1.5, -0.0, 3.4028235e38, 1e-45, np.inf, np.nan, 16777217.0,
                      123456.7], dtype=np.float32)
-    got = floats32(vals).to_list()
+    got = floats32(vals).tolist()
     for v, g in zip(vals, got):
         short = repr(float(str(v))) if np.isfinite(v) else str(float(v))
         d = float(v)
@@ -209,7 +209,7 @@ def test_results_share_one_arena_allocation():
     r = ints(x)
     am = ffi.cast("ck_string_arrmeta *", r._arrmeta + ffi.sizeof("ck_dim_arrmeta"))
     stats = MemBlock(am.blockref, incref=True).stats
-    assert stats.used == sum(len(s.encode()) for s in r.to_list())
+    assert stats.used == sum(len(s.encode()) for s in r.tolist())
     assert stats.allocations == len(x)
 
 

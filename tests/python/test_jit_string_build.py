@@ -120,9 +120,9 @@ EDGE = [0, 1, -1, 9, 10, -10, 99, 100, 12345, -987654321, I64.max, I64.min, I64.
 
 def test_int64_edge_values_match_python():
     x = np.array(EDGE, dtype=np.int64)
-    assert label(x).to_list() == ["item-" + str(v) for v in EDGE]
-    assert label_f(x).to_list() == [f"item-{v}" for v in EDGE]
-    assert only_str(x).to_list() == [str(v) for v in EDGE]
+    assert label(x).tolist() == ["item-" + str(v) for v in EDGE]
+    assert label_f(x).tolist() == [f"item-{v}" for v in EDGE]
+    assert only_str(x).tolist() == [str(v) for v in EDGE]
     assert uses_rope(label, np.int64) and uses_rope(label_f, np.int64)
     assert uses_rope(only_str, np.int64)
 
@@ -133,31 +133,31 @@ def test_integer_widths_match_python(dt):
     info = np.iinfo(dt)
     vals = sorted({0, 1, info.max, info.min, info.max - 1, info.min + (info.min < 0)})
     x = np.array(vals, dtype=dt)
-    assert widths(x).to_list() == [f"<{v}>" for v in vals]
+    assert widths(x).tolist() == [f"<{v}>" for v in vals]
     assert uses_rope(widths, np.dtype(dt))
 
 
 def test_bool_matches_python():
-    assert widths(np.array([True, False])).to_list() == ["<True>", "<False>"]
+    assert widths(np.array([True, False])).tolist() == ["<True>", "<False>"]
 
 
 def test_uint64_max():
     x = np.array([U64.max, 2**63, 2**63 - 1], dtype=np.uint64)
-    assert widths(x).to_list() == [f"<{int(v)}>" for v in x]
+    assert widths(x).tolist() == [f"<{int(v)}>" for v in x]
 
 
 def test_non_ascii_constants_and_empty_pieces():
     x = np.array([0, 7, -42, I64.max])
-    assert non_ascii(x).to_list() == ["é" + str(v) + "日本" + str(-v) + "😀" for v in x]
-    assert empty_pieces(x).to_list() == [str(v) for v in x]
-    assert only_consts(x[:2]).to_list() == ["aé", "aé"]
+    assert non_ascii(x).tolist() == ["é" + str(v) + "日本" + str(-v) + "😀" for v in x]
+    assert empty_pieces(x).tolist() == [str(v) for v in x]
+    assert only_consts(x[:2]).tolist() == ["aé", "aé"]
 
 
 def test_string_arguments_in_the_chain():
     words = ["", "a", "héllo", "日本語", "😀" * 3, "x" * 10_000]
     idx = np.arange(len(words)) - 2
     r = with_arg(words, idx)
-    assert r.to_list() == [f"{w}:{i}/{w}" for w, i in zip(words, idx)]
+    assert r.tolist() == [f"{w}:{i}/{w}" for w, i in zip(words, idx)]
     assert uses_rope(with_arg, numba_type("string"), np.int64)
 
 
@@ -165,7 +165,7 @@ def test_mixed_pieces_and_float_str():
     words = ["ab", "é", ""]
     idx = np.array([3, -4, 0])
     flags = np.array([True, False, True])
-    r = mixed(words, idx, flags).to_list()
+    r = mixed(words, idx, flags).tolist()
     # str(1.5) is Python's "1.5" (Numba alone gives "<object type:float64>")
     assert r == [f"{w.upper()}[{i}]={b}" + str(i * 2) + str(1.5)
                  for w, i, b in zip(words, idx, flags)]
@@ -173,13 +173,13 @@ def test_mixed_pieces_and_float_str():
 
 def test_long_strings_beyond_a_chunk():
     r = long_const(np.array([1, -2, 30]))
-    assert r.to_list() == [LONG + str(v) + LONG for v in (1, -2, 30)]
+    assert r.tolist() == [LONG + str(v) + LONG for v in (1, -2, 30)]
 
 
 def test_fallback_chain_value_used_elsewhere():
     x = np.array([0, -5, 123])
-    assert used_twice(x).to_list() == [("n" + str(v)) * 2 for v in x]
-    assert len_of_chain(x).to_list() == [f"n{v}#{len('n' + str(v))}" for v in x]
+    assert used_twice(x).tolist() == [("n" + str(v)) * 2 for v in x]
+    assert len_of_chain(x).tolist() == [f"n{v}#{len('n' + str(v))}" for v in x]
     # the inner chain stays a Numba str (used twice); the returned one is
     # still written in one pass with it as a leaf
     assert uses_rope(used_twice, np.int64) and uses_rope(len_of_chain, np.int64)
@@ -187,30 +187,31 @@ def test_fallback_chain_value_used_elsewhere():
 
 def test_several_returns_fall_back():
     x = np.array([-3, 0, 4])
-    assert two_returns(x).to_list() == [("neg" if v < 0 else "pos") + str(v) for v in x]
+    assert two_returns(x).tolist() == [("neg" if v < 0 else "pos") + str(v) for v in x]
     assert not uses_rope(two_returns, np.int64)
 
 
 def test_chain_after_branches():
     x = np.arange(-3, 5)
-    assert branches_then_chain(x).to_list() == [
+    assert branches_then_chain(x).tolist() == [
         f"k={v // 2 if v % 2 == 0 else v},{v}" for v in x]
     assert uses_rope(branches_then_chain, np.int64)
 
 
 def test_two_dimensional_input_and_out():
     x = np.arange(-6, 6).reshape(3, 4)
-    assert label(x).to_list() == [[f"item-{v}" for v in row] for row in x]
-    assert label(x[:, ::-2]).to_list() == [[f"item-{v}" for v in row] for row in x[:, ::-2]]
+    assert label(x).dtype == np.dtypes.StringDType()    # NumPy in, NumPy out
+    assert label(x).tolist() == [[f"item-{v}" for v in row] for row in x]
+    assert label(x[:, ::-2]).tolist() == [[f"item-{v}" for v in row] for row in x[:, ::-2]]
     out = ckernels.array(["old"] * 5)
     assert label_f(np.arange(5), out=out) is out
-    assert out.to_list() == [f"item-{v}" for v in range(5)]
+    assert out.tolist() == [f"item-{v}" for v in range(5)]
 
 
 def test_exceptions_inside_string_code():
     with pytest.raises(ValueError, match="bad 3"):
         raises_inside(np.arange(5))
-    assert raises_inside(np.arange(3)).to_list() == ["ok0", "ok1", "ok2"]
+    assert raises_inside(np.arange(3)).tolist() == ["ok0", "ok1", "ok2"]
 
 
 def test_called_from_jitted_code_and_python_unchanged():
@@ -231,7 +232,7 @@ def _arena_capacity(arr):
 
 def test_arena_bytes_per_string_within_arrow():
     n = 200_000
-    r = label(np.arange(n))
+    r = label(ckernels.asarray(np.arange(n)))     # ckernels in, ckernels (the arena) out
     st = _arena_capacity(r)
     payload = sum(len(f"item-{i}") for i in range(n))
     assert st.used == payload                  # one exact allocation per string

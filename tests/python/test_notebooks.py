@@ -33,6 +33,9 @@ PROMISED = {
     # the CUDA cells show a context and a device array only where there is a device
     "07-cuda.ipynb": ([], ["ckernels-jit", "ckernels-source"], False),
     "08-particles.ipynb": (["array memblock"], ["ckernels-source"], False),
+    "09-strings.ipynb": (["array memblock"], [], False),
+    "10-arrow.ipynb": (["array memblock"], [], False),
+    "11-dims.ipynb": (["array memblock"], [], False),
 }
 
 _SVG = re.compile(r"<svg\b.*?</svg>", re.S)

@@ -146,7 +146,10 @@ def test_reductions_against_numpy():
     assert str(s.dtype) == "int64" and s.to_list() == [10, 35]
     b = np.array([[True, False], [False, False]])
     assert ops.any(b, axis=1).to_list() == [True, False]
-    assert ops.all(b) is False
+    assert ops.all(b) is np.False_                   # a NumPy scalar, as numpy.all
+    total = ops.sum(np.arange(3.0))
+    assert type(total) is np.float64 and total == 3.0
+    assert type(ops.sum(np.arange(3, dtype=np.int32))) is np.int64
     with pytest.raises(errors.CKValueError, match="identity"):
         ops.min(np.zeros((0,)))
     with pytest.raises(errors.CKIndexError):

@@ -49,7 +49,7 @@
 #include "ckernel/error.h"
 #include "ckernel/memblock.h"
 #include "ckernel/types.h"
-#include "ckernel/arena_writers.h"
+#include "ckernel/varlen_element.h"
 
 #ifdef __cplusplus
 extern "C" {

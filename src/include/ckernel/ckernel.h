@@ -13,13 +13,14 @@
 #include "ckernel/parallel.h"
 #include "ckernel/types.h"
 #include "ckernel/text.h"
-#include "ckernel/arena_writers.h"
+#include "ckernel/varlen_element.h"
 #include "ckernel/array.h"
 #include "ckernel/kernel.h"
 #include "ckernel/builder.h"
 #include "ckernel/assign.h"
 #include "ckernel/lift.h"
 #include "ckernel/apply.h"
+#include "ckernel/core_dims.h"
 #include "ckernel/broadcast.h"
 #include "ckernel/assign_array.h"
 #include "ckernel/reduce.h"
@@ -29,5 +30,6 @@
 #include "ckernel/context.h"
 #include "ckernel/buffer.h"
 #include "ckernel/cuda.h"
+#include "ckernel/arrow.h"
 
 #endif /* CKERNEL_CKERNEL_H */

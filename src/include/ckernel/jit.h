@@ -40,6 +40,7 @@
 #include "ckernel/memblock.h"
 #include "ckernel/types.h"
 #include "ckernel/lift.h"
+#include "ckernel/core_dims.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,6 +61,12 @@ typedef struct ck_jit_kernel_desc {
   uint32_t nsrc;                         /* 0..CK_LIFT_MAX_NSRC             */
   ck_type_id src_ids[CK_LIFT_MAX_NSRC];  /* argument element type ids      */
   char name[CK_JIT_NAME_MAX];            /* for messages: "shout(string)"  */
+  /* A kernel with core dims (core_dims.h): the signature's types, patterns
+   * such as `N * float64` (borrowed like `code`); NULL for a scalar kernel,
+   * whose types are the ids above.  dst_id / src_ids are then the ids of the
+   * patterns' dtypes. */
+  ck_type dst_pattern;
+  ck_type src_patterns[CK_LIFT_MAX_NSRC];
 } ck_jit_kernel_desc;
 
 /* The kernel data (see the layout above). */
@@ -68,6 +75,41 @@ typedef struct ck_jit_kernel {
   ck_memblock *code;
   ck_memblock *dst_arena;
 } ck_jit_kernel;
+
+/*
+ * A jitted kernel with core dims (a desc with patterns) has more data after
+ * the ck_jit_kernel: the core dims of every operand as the compiled code
+ * reads them -- the result's first, then each argument's, each operand's
+ * outermost core dim first (the patterns fix how many each has):
+ *
+ *     @0   ck_jit_kernel   base     (code, dst_arena as above)
+ *     @32  intptr_t        ndims    number of ck_jit_core_dim entries
+ *     @40  intptr_t        reserved (0)
+ *     @48  ck_jit_core_dim dims[ndims]
+ *
+ * A core dim is read per outer element as: STRIDED -- `size` elements
+ * `stride` bytes apart, starting at the operand's pointer; VAR -- the
+ * operand's pointer holds a ck_var_dim_data {begin, size}, the elements
+ * start at begin + offset, `stride` bytes apart.  A var dim of a signature
+ * accepts fixed and strided dims too (kind STRIDED); fixed and symbolic
+ * ones are always STRIDED.  dst_arena is the arena of the result's var
+ * core dim (at most one), from the destination's arrmeta.
+ */
+enum { CK_JIT_DIM_STRIDED = 0, CK_JIT_DIM_VAR = 1 };
+
+typedef struct ck_jit_core_dim {
+  intptr_t kind;   /* CK_JIT_DIM_*                              */
+  intptr_t size;   /* STRIDED: the number of elements           */
+  intptr_t stride; /* bytes between elements                    */
+  intptr_t offset; /* VAR: added to begin                       */
+} ck_jit_core_dim;
+
+typedef struct ck_jit_core_kernel {
+  ck_jit_kernel base;
+  intptr_t ndims;
+  intptr_t reserved;
+  ck_jit_core_dim dims[];
+} ck_jit_core_kernel;
 
 /* Offsets of ck_jit_kernel's fields, for code generators to check the
  * layout they assume (sizeof, code, dst_arena). */
@@ -81,21 +123,45 @@ CK_API void ck_jit_kernel_layout(size_t *out_size, size_t *out_code_offset,
 CK_API size_t ck_jit_kernel_fields(const ck_prefix *self, const ck_kernel_info *info,
                                    ck_kernel_field *out, size_t max);
 
+/* ck_jit_kernel_fields for kernels with core dims: also ndims and every
+ * core dim's kind, size, stride and offset. */
+CK_API size_t ck_jit_core_kernel_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                        ck_kernel_field *out, size_t max);
+
 /* Build the jitted leaf kernel described by `desc` at `offset` of `ckb` for
  * request `req`.  `dst_arrmeta` (may be NULL) is the destination element's
  * arrmeta: for a string result, its arena is used (else a new pod arena owned
  * by the kernel).  *out_end (optional) gets the offset past the kernel.
  * Errors: CK_ERR_INVALID_ARGUMENT (NULLs, misaligned offset, a request
- * whose entry point is missing), CK_ERR_NO_MEMORY / CK_ERR_OVERFLOW. */
+ * whose entry point is missing, a desc with core dims),
+ * CK_ERR_NO_MEMORY / CK_ERR_OVERFLOW. */
 CK_API ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
                                     const ck_jit_kernel_desc *desc,
                                     const char *dst_arrmeta,
                                     ck_kernel_request req, size_t *out_end);
 
+/* Build the leaf of a jitted kernel with core dims (desc->dst_pattern set)
+ * for one outer element: `dst_type` / `src_types` are the operands' core
+ * types (what ck_make_lifted_kernel hands its child: the patterns' ndims
+ * trailing dims of each operand) with the arrmeta of their first core dim.
+ * Every operand is matched to its pattern (ck_core_match: sizes, dimension
+ * variables, element types); the core dims are copied into the kernel data
+ * (layout above).  Errors: those of ck_core_match; CK_ERR_NOT_SUPPORTED for
+ * a result pattern with more than one var dim or with string elements;
+ * the errors of ck_jit_make_kernel. */
+CK_API ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
+                                         const ck_jit_kernel_desc *desc, ck_type dst_type,
+                                         const char *dst_arrmeta, size_t nsrc,
+                                         const ck_type *src_types,
+                                         const char *const *src_arrmeta,
+                                         ck_kernel_request req, size_t *out_end);
+
 /* A ck_child_kernel_factory (lift.h) for ck_array_apply /
  * ck_make_elementwise_kernel: `child_data` is a `const ck_jit_kernel_desc *`.
  * The element types must be exactly those of the descriptor (CK_ERR_TYPE
- * otherwise: convert arguments before applying). */
+ * otherwise: convert arguments before applying).  For a desc with core
+ * dims it is the factory for ck_array_apply_core / ck_make_core_kernel and
+ * builds with ck_jit_make_core_kernel. */
 CK_API ck_status ck_jit_child_factory(void *child_data, ck_kernel_builder *ckb,
                                       size_t offset, ck_type dst_type,
                                       const char *dst_arrmeta, size_t nsrc,
@@ -107,7 +173,8 @@ CK_API ck_status ck_jit_child_factory(void *child_data, ck_kernel_builder *ckb,
  * its argument types (registry.h, ck_op_register_factory).  The registry
  * keeps a copy of the descriptor and its own reference to `code`, dropped
  * when the registration is replaced or removed.  Kernels it builds get no
- * destination arrmeta: a string result goes to a kernel-owned arena. */
+ * destination arrmeta: a string result goes to a kernel-owned arena.
+ * Kernels with core dims are not operations (CK_ERR_INVALID_ARGUMENT). */
 CK_API ck_status ck_jit_register(const char *op_name,
                                  const ck_jit_kernel_desc *desc);
 

@@ -101,6 +101,28 @@ CK_API ck_status ck_make_elementwise_kernel(
     const char *const *src_arrmeta, ck_kernel_request req,
     ck_child_kernel_factory child, void *child_data, size_t *out_end);
 
+/*
+ * The general form: lift a child that takes sub-arrays ("core dims", as a
+ * NumPy gufunc's loop does).  `core_ndim` has 1 + nsrc entries: the number
+ * of trailing dims of the destination (entry 0) and of each source that
+ * belong to the child; the dims before them ("outer dims") are lifted and
+ * broadcast as ck_make_elementwise_kernel does.  The child factory then sees
+ * the core types (e.g. `strided * float64`, `var * int32`) with the arrmeta
+ * of their first core dim, which is the same for every outer element, and
+ * its entry points get pointers to the first byte of each operand's core
+ * element (a var core dim: its {begin, size} slot).  Core dims are never
+ * broadcast or checked here: the child owns them (ck_make_core_kernel,
+ * core_dims.h, matches them to a signature).  `core_ndim` NULL is all
+ * zeros, i.e. ck_make_elementwise_kernel.  Errors as
+ * ck_make_elementwise_kernel, plus CK_ERR_INVALID_ARGUMENT for an operand
+ * with fewer dims than its core.
+ */
+CK_API ck_status ck_make_lifted_kernel(
+    ck_kernel_builder *ckb, size_t offset, ck_type dst_type,
+    const char *dst_arrmeta, size_t nsrc, const ck_type *src_types,
+    const char *const *src_arrmeta, const size_t *core_ndim, ck_kernel_request req,
+    ck_child_kernel_factory child, void *child_data, size_t *out_end);
+
 /* Marker for a var dim in the shapes of ck_broadcast_shapes. */
 #define CK_VAR_DIM_SIZE (-1)
 

@@ -195,6 +195,30 @@ CK_API bool ck_can_cast_safely(ck_type_id from, ck_type_id to);
  * complex64 + float64 -> complex128).  CK_ERR_TYPE for non-builtin ids. */
 CK_API ck_status ck_promote_types(ck_type_id a, ck_type_id b, ck_type_id *out);
 
+/* Python scalars in NumPy 2's promotion (NEP 50): a Python int, float or
+ * complex is "weak" -- it takes the type of the other operands when that
+ * type's kind is at least its own -- while NumPy scalars and Python bool are
+ * strong (ordinary promotion; bool is the lowest kind). */
+typedef enum ck_weak_kind {
+  CK_WEAK_INT = 1,     /* a Python int     */
+  CK_WEAK_FLOAT = 2,   /* a Python float   */
+  CK_WEAK_COMPLEX = 3, /* a Python complex */
+} ck_weak_kind;
+
+/* The one NEP 50 rule: the type of an operand of builtin type `strong`
+ * combined with a weak Python scalar of kind `weak`
+ * (numpy.result_type(strong, scalar)).  `strong` itself when its kind is at
+ * least the scalar's (bool < integer < float < complex); else the lowest type
+ * of the scalar's kind that keeps strong's precision: bool + int -> int64;
+ * bool or integer + float -> float64; bool or integer + complex ->
+ * complex128; float16 or float32 + complex -> complex64, float64 + complex
+ * -> complex128.  Values do not enter the rule: int8 with the int 300 is
+ * int8 (converting 300 then fails).  A weak scalar passes as an operand of
+ * type T unchanged exactly when the result is T.  Errors: CK_ERR_TYPE for a
+ * non-builtin `strong`, CK_ERR_INVALID_ARGUMENT for an unknown `weak` or a
+ * NULL `out`. */
+CK_API ck_status ck_weak_result(ck_type_id strong, ck_weak_kind weak, ck_type_id *out);
+
 #ifdef __cplusplus
 }
 #endif

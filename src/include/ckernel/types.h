@@ -77,7 +77,9 @@ typedef enum ck_type_id {
   CK_TYPE_STRING = 67,
   CK_TYPE_BYTES = 68,
   CK_TYPE_STRUCT = 69,
-  CK_TYPE_POINTER = 70
+  CK_TYPE_POINTER = 70,
+  /* Pattern types (signatures only, never the type of an array). */
+  CK_TYPE_SYMBOLIC_DIM = 71
 } ck_type_id;
 
 /* Builtin ids live in the low bits of a ck_type value; a ck_type is builtin
@@ -98,14 +100,17 @@ static inline bool ck_type_is_builtin(ck_type t) {
 /* Limits. */
 enum {
   CK_TYPE_MAX_DEPTH = 64,      /* nesting levels of one type (builtin = 1)  */
-  CK_BYTES_MAX_ALIGN = 4096    /* largest alignment of bytes[align=N]       */
+  CK_BYTES_MAX_ALIGN = 4096,   /* largest alignment of bytes[align=N]       */
+  CK_DIM_NAME_MAX = 64         /* longest dimension variable name (bytes)   */
 };
 
 /* Flags of a descriptor (ck_type_flags; builtins have none). */
 enum {
   CK_TYPE_FLAG_DIM = 1,            /* fixed, strided or var dim              */
   CK_TYPE_FLAG_ARRMETA_SIZED = 2,  /* data size known only from arrmeta      */
-  CK_TYPE_FLAG_BLOCKREF = 4        /* arrmeta holds memblock references      */
+  CK_TYPE_FLAG_BLOCKREF = 4,       /* arrmeta holds memblock references      */
+  CK_TYPE_FLAG_PATTERN = 8         /* holds a dimension variable: signatures
+                                      only, no array has this type          */
 };
 
 /* ---- layouts ------------------------------------------------------------ */
@@ -222,6 +227,8 @@ struct ck_type_desc {
   const ck_type *field_types;
   const uintptr_t *field_data_offsets;
   const size_t *field_arrmeta_offsets;
+  const char *dim_name;        /* symbolic dim: the variable ("N"), stored
+                                  after the descriptor                     */
 };
 
 /* ---- reference counting and generic queries ----------------------------- */
@@ -250,6 +257,11 @@ CK_API uint32_t ck_type_flags(ck_type t);
 /* A short constant name for an id ("int32", "fixed_dim"), or "invalid". */
 CK_API const char *ck_type_id_name(ck_type_id id);
 
+/* The kind of a builtin scalar id, as NumPy's dtype kinds: 'b' bool, 'i'
+ * signed integer, 'u' unsigned integer, 'f' real float, 'c' complex; 0 for
+ * any other id.  Its width in bits is 8 * ck_type_data_size(CK_BUILTIN(id)). */
+CK_API char ck_type_id_kind(ck_type_id id);
+
 /* Structural equality (same printed form <=> equal) and a hash consistent
  * with it.  Invalid types are equal only to themselves. */
 CK_API bool ck_type_equal(ck_type a, ck_type b);
@@ -268,6 +280,10 @@ CK_API ck_type ck_type_dtype(ck_type t);
 
 /* N of a fixed dim, -1 for any other type. */
 CK_API intptr_t ck_fixed_dim_size(ck_type t);
+
+/* The variable of a symbolic dim ("N" of `N * T`; borrowed, NUL-terminated),
+ * NULL for any other type. */
+CK_API const char *ck_symbolic_dim_name(ck_type t);
 
 /* Alignment parameter of a bytes type, 0 for any other type. */
 CK_API size_t ck_bytes_type_alignment(ck_type t);
@@ -296,6 +312,23 @@ CK_API ck_status ck_strided_dim_type_new(ck_type elem, ck_type *out);
 
 /* `var * elem`, elem of fixed data size.  New reference; own ref to elem. */
 CK_API ck_status ck_var_dim_type_new(ck_type elem, ck_type *out);
+
+/*
+ * `NAME * elem`: a symbolic dim, i.e. a dimension variable -- a pattern
+ * type for kernel signatures (`float64(N * float64, N * float64)`): its size
+ * is bound when the kernel is applied, and every use of the same name must
+ * agree.  `name` is an upper-case identifier, [A-Z][A-Za-z0-9_]*, at most
+ * CK_DIM_NAME_MAX - 1 bytes (it is copied).  `elem` follows the rules of a
+ * fixed dim's element, except that a pattern element (another symbolic dim,
+ * `M * N * T`) is accepted.  The result, and every type containing it, has
+ * CK_TYPE_FLAG_PATTERN and CK_TYPE_FLAG_ARRMETA_SIZED (no data size): arrays
+ * refuse it (ck_type_arrmeta_construct is CK_ERR_TYPE "... is a pattern
+ * type ...").  Its arrmeta layout is a fixed dim's, so a signature walks the
+ * arrmeta of the arrays it matches.  Types with pattern elements are
+ * accepted by the dim, struct and pointer constructors (a pattern has no
+ * data size to check).  New reference in *out; own ref to elem.
+ */
+CK_API ck_status ck_symbolic_dim_type_new(const char *name, ck_type elem, ck_type *out);
 
 /* `string` (UTF-8).  New reference in *out. */
 CK_API ck_status ck_string_type_new(ck_type *out);
@@ -357,8 +390,8 @@ CK_API void ck_type_arrmeta_copy(ck_type t, char *dst, const char *src);
  * surrogates, nothing above U+10FFFF). */
 CK_API bool ck_utf8_validate(const char *bytes, size_t len);
 
-/* Writing strings, bytes and var dim elements into their arenas:
- * ckernel/arena_writers.h. */
+/* Setting one string, bytes or var dim element in its arena:
+ * ckernel/varlen_element.h. */
 
 #if !defined(CK_CFFI_CDEF) && !defined(__cplusplus)
 #if UINTPTR_MAX == UINT64_MAX

@@ -139,6 +139,9 @@ static ck_status ck__array_new(ck_type type, const intptr_t *shape, size_t ndim,
   if (ndim > 0 && shape == NULL) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "shape is NULL but ndim is %zu", ndim);
   }
+  if (ck_type_flags(type) & CK_TYPE_FLAG_PATTERN) {
+    return ck__pattern_error(type, func);
+  }
   ck_status st = ck__check_flags(flags, func);
   if (st != CK_OK) {
     return st;

@@ -104,7 +104,20 @@ ck_status ck_utf8_measure(const char *bytes, size_t n, size_t *out_length,
   size_t len = 0;
   uint32_t maxc = 0;
   while (p < e) {
-    if (*p < 0x80) { /* ASCII runs */
+    /* ASCII runs, eight bytes at a time */
+    while (e - p >= 8) {
+      uint64_t w;
+      memcpy(&w, p, 8);
+      if (w & UINT64_C(0x8080808080808080)) {
+        break;
+      }
+      p += 8;
+      len += 8;
+    }
+    if (p == e) {
+      break;
+    }
+    if (*p < 0x80) {
       p++;
       len++;
       continue;

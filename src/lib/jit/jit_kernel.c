@@ -13,6 +13,9 @@
 _Static_assert(offsetof(ck_jit_kernel, code) == 16, "jit kernel: code @16");
 _Static_assert(offsetof(ck_jit_kernel, dst_arena) == 24, "jit kernel: dst_arena @24");
 _Static_assert(sizeof(ck_jit_kernel) == 32, "jit kernel: 32 bytes");
+_Static_assert(offsetof(ck_jit_core_kernel, ndims) == 32, "jit core kernel: ndims @32");
+_Static_assert(offsetof(ck_jit_core_kernel, dims) == 48, "jit core kernel: dims @48");
+_Static_assert(sizeof(ck_jit_core_dim) == 32, "jit core dim: 4 words");
 
 void ck_jit_kernel_layout(size_t *out_size, size_t *out_code_offset,
                           size_t *out_arena_offset) {
@@ -38,6 +41,42 @@ size_t ck_jit_kernel_fields(const ck_prefix *self, const ck_kernel_info *info,
   return f.n;
 }
 
+size_t ck_jit_core_kernel_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                 ck_kernel_field *out, size_t max) {
+  typedef ck_jit_core_kernel K;
+  const K *k = (const K *)(const void *)self;
+  size_t n = ck_jit_kernel_fields(self, info, out, max);
+  ck__fields f = {out, max, n};
+  CK__FIELD_INT(&f, K, k, ndims);
+  static const char *const kinds[] = {"strided", "var"};
+  for (intptr_t i = 0; i < k->ndims && i < 64; i++) {
+    const ck_jit_core_dim *d = &k->dims[i];
+    intptr_t at = (intptr_t)(offsetof(K, dims) + (size_t)i * sizeof *d);
+    int32_t ix = (int32_t)i;
+    ck__field(&f, "dim_kind", ix, CK_KERNEL_FIELD_TEXT, at, 0, NULL,
+              d->kind == CK_JIT_DIM_VAR ? kinds[1] : kinds[0]);
+    if (d->kind != CK_JIT_DIM_VAR) {
+      ck__field(&f, "dim_size", ix, CK_KERNEL_FIELD_INT,
+                at + (intptr_t)offsetof(ck_jit_core_dim, size), (int64_t)d->size, NULL, NULL);
+    }
+    ck__field(&f, "dim_stride", ix, CK_KERNEL_FIELD_INT,
+              at + (intptr_t)offsetof(ck_jit_core_dim, stride), (int64_t)d->stride, NULL,
+              NULL);
+    if (d->kind == CK_JIT_DIM_VAR) {
+      ck__field(&f, "dim_offset", ix, CK_KERNEL_FIELD_INT,
+                at + (intptr_t)offsetof(ck_jit_core_dim, offset), (int64_t)d->offset, NULL,
+                NULL);
+    }
+  }
+  return f.n;
+}
+
+/* Does `desc` provide the entry point of request `req`? */
+static bool ck__jit_has_entry(const ck_jit_kernel_desc *desc, ck_kernel_request req) {
+  return (req == CK_KERNEL_REQUEST_SINGLE && desc->single != NULL) ||
+         (req == CK_KERNEL_REQUEST_STRIDED && desc->strided != NULL);
+}
+
 static void ck__jit_kernel_destruct(ck_prefix *self) {
   ck_jit_kernel *k = (ck_jit_kernel *)(void *)self;
   ck_memblock_decref(k->dst_arena);
@@ -61,9 +100,13 @@ ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
   if (slot != CK_OK) {
     return slot;
   }
-  if ((req == CK_KERNEL_REQUEST_SINGLE && desc->single == NULL) ||
-      (req == CK_KERNEL_REQUEST_STRIDED && desc->strided == NULL) ||
-      (req != CK_KERNEL_REQUEST_SINGLE && req != CK_KERNEL_REQUEST_STRIDED)) {
+  if (desc->dst_pattern != NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "jitted kernel '%.*s' has core dims: build it with "
+                    "ck_jit_make_core_kernel (or apply it with ck_array_apply_core)",
+                    CK_JIT_NAME_MAX - 1, desc->name);
+  }
+  if (!ck__jit_has_entry(desc, req)) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                     "jitted kernel '%.*s' has no entry point for request %d",
                     CK_JIT_NAME_MAX - 1, desc->name, (int)req);
@@ -102,6 +145,150 @@ ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
   return CK_OK;
 }
 
+/* The core dims of one operand (its core type and the arrmeta of its first
+ * core dim) into `out`; returns how many were written. */
+static size_t ck__jit_core_dims(ck_type t, const char *m, size_t ndim, ck_jit_core_dim *out) {
+  for (size_t i = 0; i < ndim; i++) {
+    if (t->id == CK_TYPE_VAR_DIM) {
+      const ck_var_dim_arrmeta *v = (const ck_var_dim_arrmeta *)(const void *)m;
+      out[i].kind = CK_JIT_DIM_VAR;
+      out[i].size = 0;
+      out[i].stride = v->stride;
+      out[i].offset = v->offset;
+      m += sizeof(ck_var_dim_arrmeta);
+    } else {
+      const ck_dim_arrmeta *d = (const ck_dim_arrmeta *)(const void *)m;
+      out[i].kind = CK_JIT_DIM_STRIDED;
+      out[i].size = d->size;
+      out[i].stride = d->stride;
+      out[i].offset = 0;
+      m += sizeof(ck_dim_arrmeta);
+    }
+    t = t->element;
+  }
+  return ndim;
+}
+
+ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
+                                  const ck_jit_kernel_desc *desc, ck_type dst_type,
+                                  const char *dst_arrmeta, size_t nsrc,
+                                  const ck_type *src_types, const char *const *src_arrmeta,
+                                  ck_kernel_request req, size_t *out_end) {
+  if (ckb == NULL || desc == NULL || (nsrc > 0 && (src_types == NULL || src_arrmeta == NULL))) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL argument");
+  }
+  if (offset % CK_KERNEL_ALIGN != 0) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "offset %zu is not a multiple of %d",
+                    offset, CK_KERNEL_ALIGN);
+  }
+  ck_status st = ck__check_kernel_slot(__func__, ckb, offset);
+  if (st != CK_OK) {
+    return st;
+  }
+  const int nm = CK_JIT_NAME_MAX - 1;
+  if (desc->dst_pattern == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "jitted kernel '%.*s' has no core dims: build it with "
+                    "ck_jit_make_kernel", nm, desc->name);
+  }
+  if (nsrc != desc->nsrc) {
+    return CK_ERROR(CK_ERR_TYPE, "jitted kernel '%.*s' takes %u arguments, not %zu", nm,
+                    desc->name, (unsigned)desc->nsrc, nsrc);
+  }
+  if (!ck__jit_has_entry(desc, req)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "jitted kernel '%.*s' has no entry point for request %d", nm,
+                    desc->name, (int)req);
+  }
+  /* the operands are exactly the core: no outer dims left */
+  ck_dim_bindings b;
+  memset(&b, 0, sizeof b);
+  size_t outer = 0, ndims = 0;
+  char what[CK_JIT_NAME_MAX + 32];
+  for (size_t j = 0; j < nsrc; j++) {
+    snprintf(what, sizeof what, "%.*s: argument %zu", nm, desc->name, j);
+    st = ck_core_match(desc->src_patterns[j], src_types[j], src_arrmeta[j], what, &b, &outer);
+    if (st == CK_OK && outer != 0) {
+      st = CK_ERROR(CK_ERR_TYPE, "%s: %zu dims more than the core (lift the kernel with "
+                    "ck_make_core_kernel)", what, outer);
+    }
+    if (st != CK_OK) {
+      return st;
+    }
+    ndims += ck_type_ndim(desc->src_patterns[j]);
+  }
+  snprintf(what, sizeof what, "%.*s: the result", nm, desc->name);
+  st = ck_core_match(desc->dst_pattern, dst_type, dst_arrmeta, what, &b, &outer);
+  if (st == CK_OK && outer != 0) {
+    st = CK_ERROR(CK_ERR_TYPE, "%s: %zu dims more than the core", what, outer);
+  }
+  if (st != CK_OK) {
+    return st;
+  }
+  size_t dst_nd = ck_type_ndim(desc->dst_pattern);
+  ndims += dst_nd;
+  /* the arena of the result's var core dim (at most one) */
+  const ck_var_dim_arrmeta *var_meta = NULL;
+  size_t nvar = 0;
+  ck_type t = dst_type;
+  const char *m = dst_arrmeta;
+  for (size_t i = 0; i < dst_nd; i++) {
+    if (t->id == CK_TYPE_VAR_DIM) {
+      var_meta = (const ck_var_dim_arrmeta *)(const void *)m;
+      nvar++;
+    }
+    m += t->id == CK_TYPE_VAR_DIM ? sizeof(ck_var_dim_arrmeta) : sizeof(ck_dim_arrmeta);
+    t = t->element;
+  }
+  if (nvar > 1 || (dst_nd > 0 && ck_type_id_of(t) == CK_TYPE_STRING)) {
+    return CK_ERROR(CK_ERR_NOT_SUPPORTED,
+                    "jitted kernel '%.*s': results with core dims have at most one var "
+                    "dim and no string elements", nm, desc->name);
+  }
+  size_t end;
+  if (!ck__mul_size(ndims, sizeof(ck_jit_core_dim), &end) ||
+      !ck__add_size(end, sizeof(ck_jit_core_kernel), &end) ||
+      !ck__add_size(end, offset, &end)) {
+    return CK_ERROR(CK_ERR_OVERFLOW, "kernel offset %zu too large", offset);
+  }
+  ck_memblock *arena = NULL;
+  if (var_meta != NULL) {
+    arena = var_meta->blockref;
+  } else if (dst_nd == 0 && desc->dst_id == CK_TYPE_STRING) {
+    arena = dst_arrmeta != NULL
+                ? ((const ck_string_arrmeta *)(const void *)dst_arrmeta)->blockref
+                : NULL;
+  }
+  st = ck_kernel_builder_ensure_capacity_leaf(ckb, end);
+  if (st != CK_OK) {
+    return st;
+  }
+  ck_jit_core_kernel *k = (ck_jit_core_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+  k->base.base.destructor = ck__jit_kernel_destruct;
+  ck_memblock_incref(desc->code);
+  k->base.code = desc->code;
+  if (arena == NULL && (var_meta != NULL || desc->dst_id == CK_TYPE_STRING)) {
+    st = ck_pod_memblock_new(0, &arena); /* no destination arena: one of its own */
+    if (st != CK_OK) {
+      return st;
+    }
+  } else {
+    ck_memblock_incref(arena);
+  }
+  k->base.dst_arena = arena;
+  k->ndims = (intptr_t)ndims;
+  size_t at = ck__jit_core_dims(dst_type, dst_arrmeta, dst_nd, k->dims);
+  for (size_t j = 0; j < nsrc; j++) {
+    at += ck__jit_core_dims(src_types[j], src_arrmeta[j], ck_type_ndim(desc->src_patterns[j]),
+                            k->dims + at);
+  }
+  (void)ck_prefix_set_function(&k->base.base, req, desc->single, desc->strided);
+  if (out_end != NULL) {
+    *out_end = end;
+  }
+  return CK_OK;
+}
+
 static void ck__jit_sig_text(const ck_jit_kernel_desc *d, char *buf, size_t n) {
   size_t pos = 0;
   int w = snprintf(buf, n, "(");
@@ -125,6 +312,10 @@ ck_status ck_jit_child_factory(void *child_data, ck_kernel_builder *ckb,
   const ck_jit_kernel_desc *d = (const ck_jit_kernel_desc *)child_data;
   if (d == NULL || (nsrc > 0 && src_types == NULL)) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL argument");
+  }
+  if (d->dst_pattern != NULL) {
+    return ck_jit_make_core_kernel(ckb, offset, d, dst_type, dst_arrmeta, nsrc, src_types,
+                                   src_arrmeta, req, out_end);
   }
   bool ok = nsrc == d->nsrc && ck_type_id_of(dst_type) == d->dst_id;
   for (size_t i = 0; ok && i < nsrc; i++) {
@@ -182,6 +373,11 @@ ck_status ck_jit_register(const char *op_name, const ck_jit_kernel_desc *desc) {
   }
   if (desc->single == NULL || desc->strided == NULL) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "jitted kernel '%.*s' lacks an entry point",
+                    CK_JIT_NAME_MAX - 1, desc->name);
+  }
+  if (desc->dst_pattern != NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "jitted kernel '%.*s' has core dims; operations are elementwise",
                     CK_JIT_NAME_MAX - 1, desc->name);
   }
   ck_jit_kernel_desc *copy = CK_MALLOC(sizeof *copy);

@@ -5,6 +5,7 @@
  * ck_array_assign; both run the outermost dimension on the thread pool when
  * the work is large.
  */
+#include "ckernel/core_dims.h"
 #include "kernels/lift_internal.h"
 #include "types/type_internal.h"
 
@@ -363,21 +364,28 @@ ck_status ck_array_assign(ck_array_preamble *dst, const ck_array_preamble *src,
   return st;
 }
 
-ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
-                         ck_type dst_dtype, size_t nsrc,
-                         ck_array_preamble *const *srcs,
-                         ck_array_preamble *dst_or_null,
-                         ck_array_preamble **out) {
+/* A kernel with core dims: the signature's patterns (NULL for an
+ * elementwise kernel). */
+typedef struct ck__core_sig {
+  ck_type dst;
+  const ck_type *src;
+} ck__core_sig;
+
+/* ck_array_apply and ck_array_apply_core. */
+static ck_status ck__apply(const char *func, ck_child_kernel_factory child,
+                           void *child_data, const ck__core_sig *core, ck_type dst_dtype,
+                           size_t nsrc, ck_array_preamble *const *srcs,
+                           ck_array_preamble *dst_or_null, ck_array_preamble **out) {
   if (out != NULL) {
     *out = NULL;
   }
   if (child == NULL || (nsrc > 0 && srcs == NULL) ||
       (dst_or_null == NULL && out == NULL)) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL argument");
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL argument");
   }
   if (nsrc > CK_LIFT_MAX_NSRC) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "%zu sources (at most %d)", nsrc,
-                    CK_LIFT_MAX_NSRC);
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "%zu sources (at most %d)", nsrc,
+                     CK_LIFT_MAX_NSRC);
   }
   ck_type types[CK_LIFT_MAX_NSRC];
   const char *meta[CK_LIFT_MAX_NSRC];
@@ -395,7 +403,7 @@ ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
     if ((st = ck__check_array(dst_or_null, "dst")) != CK_OK) {
       return st;
     }
-    if (ck_type_is_valid(dst_dtype) &&
+    if (core == NULL && ck_type_is_valid(dst_dtype) &&
         !ck_type_equal(dst_dtype, ck_type_dtype(dst_or_null->type))) {
       /* out= of another dtype: compute in dst_dtype, then convert (the
        * default error mode), as NumPy's ufuncs do */
@@ -404,7 +412,7 @@ ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
         return st;
       }
       ck_array_preamble *res = NULL;
-      st = ck_array_apply(child, child_data, dst_dtype, nsrc, srcs, NULL, &res);
+      st = ck__apply(func, child, child_data, core, dst_dtype, nsrc, srcs, NULL, &res);
       if (st == CK_OK) {
         st = ck_array_assign(dst_or_null, res, CK_ERRMODE_DEFAULT);
       }
@@ -421,8 +429,13 @@ ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
     ck_type rt;
     intptr_t shape[CK_TYPE_MAX_DEPTH];
     size_t nstrided = 0;
-    st = ck_elementwise_result_type(dst_dtype, nsrc, types, meta, &rt, shape,
-                                    CK_TYPE_MAX_DEPTH, &nstrided);
+    if (core != NULL) {
+      st = ck_core_result_type(core->dst, nsrc, core->src, types, meta, &rt, shape,
+                               CK_TYPE_MAX_DEPTH, &nstrided, NULL);
+    } else {
+      st = ck_elementwise_result_type(dst_dtype, nsrc, types, meta, &rt, shape,
+                                      CK_TYPE_MAX_DEPTH, &nstrided);
+    }
     if (st != CK_OK) {
       return st;
     }
@@ -446,7 +459,11 @@ ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
   }
   ck_kernel_builder kb;
   ck_kernel_builder_init(&kb);
-  if (st == CK_OK) {
+  if (st == CK_OK && core != NULL) {
+    st = ck_make_core_kernel(&kb, 0, core->dst, dst->type, ck_array_arrmeta(dst), nsrc,
+                             core->src, types, meta, CK_KERNEL_REQUEST_SINGLE, child,
+                             child_data, NULL);
+  } else if (st == CK_OK) {
     st = ck_make_elementwise_kernel(&kb, 0, dst->type, ck_array_arrmeta(dst), nsrc,
                                     types, meta, CK_KERNEL_REQUEST_SINGLE, child,
                                     child_data, NULL);
@@ -464,4 +481,28 @@ ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
     *out = dst;
   }
   return st;
+}
+
+ck_status ck_array_apply(ck_child_kernel_factory child, void *child_data,
+                         ck_type dst_dtype, size_t nsrc,
+                         ck_array_preamble *const *srcs,
+                         ck_array_preamble *dst_or_null,
+                         ck_array_preamble **out) {
+  return ck__apply(__func__, child, child_data, NULL, dst_dtype, nsrc, srcs, dst_or_null,
+                   out);
+}
+
+ck_status ck_array_apply_core(ck_child_kernel_factory child, void *child_data,
+                              ck_type dst_pattern, size_t nsrc, const ck_type *src_patterns,
+                              ck_array_preamble *const *srcs,
+                              ck_array_preamble *dst_or_null, ck_array_preamble **out) {
+  if (out != NULL) {
+    *out = NULL;
+  }
+  if (!ck_type_is_valid(dst_pattern) || (nsrc > 0 && src_patterns == NULL)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL or invalid signature types");
+  }
+  ck__core_sig core = {dst_pattern, src_patterns};
+  return ck__apply(__func__, child, child_data, &core, ck_type_dtype(dst_pattern), nsrc,
+                   srcs, dst_or_null, out);
 }

@@ -15,7 +15,7 @@ static void ck__assign_describe(void);
 
 /* tables[dst][src][mode] */
 static const ck_kernel_info (*const ck__assign_tables[CK_BUILTIN_TYPE_COUNT])[4] = {
-#define CK__TABLE_ENTRY(DN, DS, DID, DT, unused) [DID] = ck__assign_info_##DN,
+#define CK__TABLE_ENTRY(DN, DS, DID, DT, DK, unused) [DID] = ck__assign_info_##DN,
     CK__BUILTIN_TYPES(CK__TABLE_ENTRY, 0)
 #undef CK__TABLE_ENTRY
 };

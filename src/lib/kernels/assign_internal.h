@@ -58,28 +58,22 @@ int ck__assign_fail_c(int what, int dst, int src, double re, double im) CK__COLD
 /* Canonical classes. */
 enum { CK__CLS_I = 1, CK__CLS_U = 2, CK__CLS_F = 3, CK__CLS_C = 4, CK__CLS_B = 5 };
 
+/* The class of a type, from its kind (scalar_internal.h); anything that is
+ * not a builtin counts as complex. */
 static inline int ck__cls(int t) {
-  switch (t) {
-  case CK_TYPE_BOOL: return CK__CLS_B;
-  case CK_TYPE_INT8: case CK_TYPE_INT16: case CK_TYPE_INT32: case CK_TYPE_INT64:
-    return CK__CLS_I;
-  case CK_TYPE_UINT8: case CK_TYPE_UINT16: case CK_TYPE_UINT32: case CK_TYPE_UINT64:
-    return CK__CLS_U;
-  case CK_TYPE_FLOAT16: case CK_TYPE_FLOAT32: case CK_TYPE_FLOAT64:
-    return CK__CLS_F;
-  default:
-    return CK__CLS_C;
+  switch (ck__builtin_kind(t)) {
+  case 'b': return CK__CLS_B;
+  case 'i': return CK__CLS_I;
+  case 'u': return CK__CLS_U;
+  case 'f': return CK__CLS_F;
+  default: return CK__CLS_C;
   }
 }
 
-/* Bits of an integer type. */
+/* Bits of an integer type (64 for anything else). */
 static inline int ck__int_bits(int t) {
-  switch (t) {
-  case CK_TYPE_INT8: case CK_TYPE_UINT8: return 8;
-  case CK_TYPE_INT16: case CK_TYPE_UINT16: return 16;
-  case CK_TYPE_INT32: case CK_TYPE_UINT32: return 32;
-  default: return 64;
-  }
+  int cls = ck__cls(t);
+  return cls == CK__CLS_I || cls == CK__CLS_U ? ck__builtin_bits(t) : 64;
 }
 
 static inline int64_t ck__smin(int t) {
@@ -420,14 +414,14 @@ static CK__ALWAYS_INLINE int ck__assign_elem(int D, int S, int MODE, char *dst,
     return 0;                                                                  \
   }
 
-#define CK__ASSIGN_PAIR(SN, SS, SID, ST, DN, DS, DID, DT)                      \
+#define CK__ASSIGN_PAIR(SN, SS, SID, ST, SK, DN, DS, DID, DT)                  \
   CK__MODES(CK__ASSIGN_FUNCS, SN, SS, SID, ST, DN, DS, DID, DT)
 
 #define CK__ASSIGN_INFO(MN, MODE, SN, SS, DN, DS)                              \
   {"assign_" SS "_to_" DS "_" #MN, ck__assign1_##SN##_##DN##_##MN,             \
    ck__assignN_##SN##_##DN##_##MN, sizeof(ck_prefix), NULL},
 
-#define CK__ASSIGN_ROW(SN, SS, SID, ST, DN, DS, DID, DT)                       \
+#define CK__ASSIGN_ROW(SN, SS, SID, ST, SK, DN, DS, DID, DT)                   \
   [SID] = {CK__MODES(CK__ASSIGN_INFO, SN, SS, DN, DS)},
 
 /* All entry points into destination DN ("DS"), and its table. */
@@ -437,7 +431,7 @@ static CK__ALWAYS_INLINE int ck__assign_elem(int D, int S, int MODE, char *dst,
       CK__BUILTIN_TYPES(CK__ASSIGN_ROW, DN, DS, DID, DT)};
 
 /* The tables ([src id][mode]; row 0 unused), one per destination. */
-#define CK__ASSIGN_DECLARE_TABLE(DN, DS, DID, DT, unused)                      \
+#define CK__ASSIGN_DECLARE_TABLE(DN, DS, DID, DT, DK, unused)                  \
   extern const ck_kernel_info ck__assign_info_##DN[CK_BUILTIN_TYPE_COUNT][4];
 CK__BUILTIN_TYPES(CK__ASSIGN_DECLARE_TABLE, 0)
 

@@ -360,12 +360,15 @@ void ck__append_shape(ck_type t, const char *arrmeta, char *buf, size_t bufsize,
   ck__appendf(buf, bufsize, pos, n == 1 ? ",)" : ")");
 }
 
-/* Context of one ck_make_elementwise_kernel call. */
+/* Context of one ck_make_lifted_kernel call. */
 typedef struct ck__lift_ctx {
   ck_kernel_builder *ckb;
   size_t nsrc;
   ck_child_kernel_factory child;
   void *child_data;
+  /* the trailing dims of each operand that belong to the child */
+  size_t dst_core;
+  size_t src_core[CK_LIFT_MAX_NSRC];
   /* the top-level types, for messages */
   ck_type dst_type;
   const char *dst_arrmeta;
@@ -378,9 +381,18 @@ static ck_status ck__broadcast_error(const ck__lift_ctx *cx, size_t j) {
   size_t pa = 0, pb = 0;
   ck__append_shape(cx->src_types[j], cx->src_arrmeta[j], a, sizeof a, &pa);
   ck__append_shape(cx->dst_type, cx->dst_arrmeta, b, sizeof b, &pb);
-  return ck__error(CK_ERR_VALUE, "ck_make_elementwise_kernel",
-                   "cannot broadcast shape %s to %s", a, b);
+  if (cx->dst_core == 0 && cx->src_core[j] == 0) {
+    return ck__error(CK_ERR_VALUE, "ck_make_elementwise_kernel",
+                     "cannot broadcast shape %s to %s", a, b);
+  }
+  return ck__error(CK_ERR_VALUE, "ck_make_lifted_kernel",
+                   "cannot broadcast shape %s to %s (outside the last %zu and %zu core "
+                   "dims)", a, b, cx->src_core[j], cx->dst_core);
 }
+
+/* Dims of `t` outside the `core` trailing ones (callers checked
+ * ndim >= core). */
+static size_t ck__outer(ck_type t, size_t core) { return ck_type_ndim(t) - core; }
 
 /*
  * One step of dimension coalescing.  At a fixed/strided level of size *size
@@ -391,11 +403,12 @@ static ck_status ck__broadcast_error(const ck__lift_ctx *cx, size_t j) {
  * missing (broadcast), and for every array stride == next_size *
  * next_stride, merge the next level into this one and return true.
  */
-static bool ck__coalesce_next(ck_type *dt, const char **edm, ck_type *est,
-                              const char **esm, size_t nsrc, intptr_t *size,
+static bool ck__coalesce_next(const ck__lift_ctx *cx, ck_type *dt, const char **edm,
+                              ck_type *est, const char **esm, intptr_t *size,
                               intptr_t *dstride, intptr_t *ss) {
+  size_t nsrc = cx->nsrc;
   ck_type next = (*dt)->element;
-  if (!ck__is_dim(next) || next->id == CK_TYPE_VAR_DIM || *size <= 0) {
+  if (ck__outer(next, cx->dst_core) == 0 || next->id == CK_TYPE_VAR_DIM || *size <= 0) {
     return false;
   }
   const ck_dim_arrmeta *nm = (const ck_dim_arrmeta *)(const void *)*edm;
@@ -403,10 +416,10 @@ static bool ck__coalesce_next(ck_type *dt, const char **edm, ck_type *est,
   if (nsize <= 0 || *dstride != nsize * nstride) {
     return false;
   }
-  size_t nnd = ck_type_ndim(next);
+  size_t nnd = ck__outer(next, cx->dst_core);
   intptr_t nss[CK_LIFT_MAX_NSRC];
   for (size_t j = 0; j < nsrc; j++) {
-    if (ck_type_ndim(est[j]) < nnd) {
+    if (ck__outer(est[j], cx->src_core[j]) < nnd) {
       nss[j] = 0; /* missing at the next level: broadcast */
     } else if (est[j]->id == CK_TYPE_VAR_DIM || esm[j] == NULL) {
       return false;
@@ -422,7 +435,7 @@ static bool ck__coalesce_next(ck_type *dt, const char **edm, ck_type *est,
     }
   }
   for (size_t j = 0; j < nsrc; j++) {
-    if (ck_type_ndim(est[j]) >= nnd) {
+    if (ck__outer(est[j], cx->src_core[j]) >= nnd) {
       esm[j] += sizeof(ck_dim_arrmeta);
       est[j] = est[j]->element;
     }
@@ -442,12 +455,12 @@ static ck_status ck__lift(const ck__lift_ctx *cx, size_t offset, ck_type dt,
   size_t nsrc = cx->nsrc;
   ck_type st[CK_LIFT_MAX_NSRC];
   const char *sm[CK_LIFT_MAX_NSRC];
-  size_t dnd = ck_type_ndim(dt);
+  size_t dnd = ck__outer(dt, cx->dst_core);
   for (size_t j = 0; j < nsrc; j++) {
     st[j] = st_in[j];
     sm[j] = sm_in[j];
     /* extra leading source dims must be fixed/strided of size 1 */
-    while (ck_type_ndim(st[j]) > dnd) {
+    while (ck__outer(st[j], cx->src_core[j]) > dnd) {
       if (st[j]->id == CK_TYPE_VAR_DIM || sm[j] == NULL ||
           ((const ck_dim_arrmeta *)(const void *)sm[j])->size != 1) {
         return ck__broadcast_error(cx, j);
@@ -475,7 +488,7 @@ static ck_status ck__lift(const ck__lift_ctx *cx, size_t offset, ck_type dt,
   }
   for (size_t j = 0; j < nsrc; j++) {
     memset(&desc[j], 0, sizeof desc[j]);
-    if (ck_type_ndim(st[j]) < dnd) {
+    if (ck__outer(st[j], cx->src_core[j]) < dnd) {
       desc[j].kind = CK__SRC_BCAST;
       est[j] = st[j];
       esm[j] = sm[j];
@@ -514,7 +527,7 @@ static ck_status ck__lift(const ck__lift_ctx *cx, size_t offset, ck_type dt,
     /* Coalesce: absorb the next dims while every array walks them and this
      * one as a single run (C-contiguous data, or broadcast in both), so a
      * contiguous N-d operation is one leaf call over all its elements. */
-    while (ck__coalesce_next(&dt, &edm, est, esm, nsrc, &dsize, &dstride, ss)) {
+    while (ck__coalesce_next(cx, &dt, &edm, est, esm, &dsize, &dstride, ss)) {
     }
     s = ck__make_strided_dim_kernel(cx->ckb, offset, dsize, dstride, nsrc, ss,
                                     req, &child);
@@ -558,37 +571,52 @@ static ck_status ck__lift(const ck__lift_ctx *cx, size_t offset, ck_type dt,
                   out_end);
 }
 
-ck_status ck_make_elementwise_kernel(ck_kernel_builder *ckb, size_t offset,
-                                     ck_type dst_type, const char *dst_arrmeta,
-                                     size_t nsrc, const ck_type *src_types,
-                                     const char *const *src_arrmeta,
-                                     ck_kernel_request req,
-                                     ck_child_kernel_factory child,
-                                     void *child_data, size_t *out_end) {
-  ck_status st = ck__check_kernel_args(__func__, ckb, offset, req);
+static ck_status ck__make_lifted(const char *func, ck_kernel_builder *ckb, size_t offset,
+                                 ck_type dst_type, const char *dst_arrmeta, size_t nsrc,
+                                 const ck_type *src_types,
+                                 const char *const *src_arrmeta, const size_t *core_ndim,
+                                 ck_kernel_request req, ck_child_kernel_factory child,
+                                 void *child_data, size_t *out_end) {
+  ck_status st = ck__check_kernel_args(func, ckb, offset, req);
   if (st != CK_OK) {
     return st;
   }
   if (child == NULL) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL child factory");
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL child factory");
   }
   if (nsrc > CK_LIFT_MAX_NSRC) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "%zu sources (at most %d)", nsrc,
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "%zu sources (at most %d)", nsrc,
                     CK_LIFT_MAX_NSRC);
   }
   if (nsrc > 0 && (src_types == NULL || src_arrmeta == NULL)) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL source types or arrmeta");
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL source types or arrmeta");
   }
   if (!ck_type_is_valid(dst_type)) {
-    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "invalid destination type");
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "invalid destination type");
+  }
+  ck__lift_ctx cx = {ckb, nsrc, child, child_data, 0, {0},
+                     dst_type, dst_arrmeta, src_types, src_arrmeta};
+  if (core_ndim != NULL) {
+    cx.dst_core = core_ndim[0];
+    if (cx.dst_core > ck_type_ndim(dst_type)) {
+      return ck__error(CK_ERR_INVALID_ARGUMENT, func,
+                       "the destination has %zu dims, fewer than its %zu core dims",
+                      ck_type_ndim(dst_type), cx.dst_core);
+    }
   }
   for (size_t j = 0; j < nsrc; j++) {
     if (!ck_type_is_valid(src_types[j])) {
-      return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "invalid source type %zu", j);
+      return ck__error(CK_ERR_INVALID_ARGUMENT, func, "invalid source type %zu", j);
+    }
+    if (core_ndim != NULL) {
+      cx.src_core[j] = core_ndim[1 + j];
+      if (cx.src_core[j] > ck_type_ndim(src_types[j])) {
+        return ck__error(CK_ERR_INVALID_ARGUMENT, func,
+                         "source %zu has %zu dims, fewer than its %zu core dims", j,
+                        ck_type_ndim(src_types[j]), cx.src_core[j]);
+      }
     }
   }
-  ck__lift_ctx cx = {ckb, nsrc, child, child_data,
-                     dst_type, dst_arrmeta, src_types, src_arrmeta};
   size_t end = 0;
   st = ck__lift(&cx, offset, dst_type, dst_arrmeta, src_types, src_arrmeta, req,
                 &end);
@@ -596,6 +624,27 @@ ck_status ck_make_elementwise_kernel(ck_kernel_builder *ckb, size_t offset,
     *out_end = end;
   }
   return st;
+}
+
+ck_status ck_make_lifted_kernel(ck_kernel_builder *ckb, size_t offset, ck_type dst_type,
+                                const char *dst_arrmeta, size_t nsrc,
+                                const ck_type *src_types, const char *const *src_arrmeta,
+                                const size_t *core_ndim, ck_kernel_request req,
+                                ck_child_kernel_factory child, void *child_data,
+                                size_t *out_end) {
+  return ck__make_lifted(__func__, ckb, offset, dst_type, dst_arrmeta, nsrc, src_types,
+                         src_arrmeta, core_ndim, req, child, child_data, out_end);
+}
+
+ck_status ck_make_elementwise_kernel(ck_kernel_builder *ckb, size_t offset,
+                                     ck_type dst_type, const char *dst_arrmeta,
+                                     size_t nsrc, const ck_type *src_types,
+                                     const char *const *src_arrmeta,
+                                     ck_kernel_request req,
+                                     ck_child_kernel_factory child,
+                                     void *child_data, size_t *out_end) {
+  return ck__make_lifted(__func__, ckb, offset, dst_type, dst_arrmeta, nsrc, src_types,
+                         src_arrmeta, NULL, req, child, child_data, out_end);
 }
 
 /* ---- broadcast helpers ----------------------------------------------------- */
@@ -670,6 +719,30 @@ ck_status ck_broadcast_shapes(size_t nshapes, const intptr_t *const *shapes,
   return CK_OK;
 }
 
+ck_status ck__dims_type_new(ck_type dtype, const intptr_t *sizes, size_t n, size_t first_var,
+                            ck_type *out) {
+  ck_type t = dtype;
+  ck_type_incref(t);
+  for (size_t a = n; a-- > 0;) {
+    ck_type nt = NULL;
+    ck_status st;
+    if (a < first_var) {
+      st = ck_strided_dim_type_new(t, &nt);
+    } else if (sizes[a] == CK_VAR_DIM_SIZE) {
+      st = ck_var_dim_type_new(t, &nt);
+    } else {
+      st = ck_fixed_dim_type_new(sizes[a], t, &nt);
+    }
+    ck_type_decref(t);
+    if (st != CK_OK) {
+      return st;
+    }
+    t = nt;
+  }
+  *out = t;
+  return CK_OK;
+}
+
 ck_status ck_elementwise_result_type(ck_type dst_dtype, size_t nsrc,
                                      const ck_type *src_types,
                                      const char *const *src_arrmeta,
@@ -737,22 +810,9 @@ ck_status ck_elementwise_result_type(ck_type dst_dtype, size_t nsrc,
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                     "the result has %zu strided dims, room for %zu", first_var, max);
   }
-  ck_type t = dst_dtype;
-  ck_type_incref(t);
-  for (size_t a = nd; a-- > 0;) {
-    ck_type nt = NULL;
-    if (a < first_var) {
-      st = ck_strided_dim_type_new(t, &nt);
-    } else if (res[a] == CK_VAR_DIM_SIZE) {
-      st = ck_var_dim_type_new(t, &nt);
-    } else {
-      st = ck_fixed_dim_type_new(res[a], t, &nt);
-    }
-    ck_type_decref(t);
-    if (st != CK_OK) {
-      return st;
-    }
-    t = nt;
+  ck_type t;
+  if ((st = ck__dims_type_new(dst_dtype, res, nd, first_var, &t)) != CK_OK) {
+    return st;
   }
   for (size_t a = 0; a < first_var; a++) {
     out_shape[a] = res[a];

@@ -42,6 +42,12 @@ bool ck__is_strided_dim_kernel(const ck_prefix *root);
 void ck__append_shape(ck_type t, const char *arrmeta, char *buf, size_t bufsize,
                       size_t *pos);
 
+/* `dims * dtype` for the `n` dim sizes `sizes` (outermost first;
+ * CK_VAR_DIM_SIZE: a var dim): strided dims before `first_var`, then var or
+ * fixed ones.  New reference in *out. */
+ck_status ck__dims_type_new(ck_type dtype, const intptr_t *sizes, size_t n, size_t first_var,
+                            ck_type *out);
+
 /* The scalar assignments between strings/bytes and strings/numbers
  * (assign_string.c).  CK_ERR_TYPE (message naming both types) if the pair
  * is not one of them. */

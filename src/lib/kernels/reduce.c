@@ -292,7 +292,7 @@ static CK__ALWAYS_INLINE int ck__red_run(int OP, int S, char *dst, intptr_t ds,
   return 0;
 }
 
-#define CK__RED_FUNCS(tok, name, SID, T, OPN, OP)                              \
+#define CK__RED_FUNCS(tok, name, SID, T, K, OPN, OP)                           \
   static int ck__red1_##OPN##_##tok(char *dst, const char *const *src,        \
                                     ck_prefix *self) {                         \
     (void)self;                                                                \
@@ -315,7 +315,7 @@ static CK__ALWAYS_INLINE int ck__red_run(int OP, int S, char *dst, intptr_t ds,
 #define CK__RED_FUNCS_OP(OPN, OP, unused) CK__BUILTIN_TYPES(CK__RED_FUNCS, OPN, OP)
 CK__RED_OPS(CK__RED_FUNCS_OP, 0)
 
-#define CK__RED_INFO(tok, name, SID, T, OPN, OP)                               \
+#define CK__RED_INFO(tok, name, SID, T, K, OPN, OP)                            \
   [SID] = {"reduce_" #OPN "_" name, ck__red1_##OPN##_##tok,                    \
            ck__redN_##OPN##_##tok, sizeof(ck_prefix), NULL},
 #define CK__RED_INFO_ROW(OPN, OP, unused)                                      \

@@ -1,51 +1,28 @@
 /*
  * promote.c -- NumPy's type rules over the builtin scalars: safe casts
- * (ck_can_cast_safely) and promotion (ck_promote_types), both declared in
- * ckernel/registry.h, and the type order the registry's dispatch ranks
+ * (ck_can_cast_safely), promotion (ck_promote_types) and the NEP 50 rule
+ * for Python scalars (ck_weak_result), declared in ckernel/registry.h, and the type order the registry's dispatch ranks
  * kernels by (ops/promote_internal.h).
  */
 #include "ops/promote_internal.h"
 #include "core/scalar_internal.h"
 
-/* NumPy's type order (position in "?bBhHiIlLefdFD"), indexed by ck_type_id. */
-static const uint8_t ck__rank_of[CK_BUILTIN_TYPE_COUNT] = {
-    [CK_TYPE_BOOL] = 0,     [CK_TYPE_INT8] = 1,     [CK_TYPE_UINT8] = 2,
-    [CK_TYPE_INT16] = 3,    [CK_TYPE_UINT16] = 4,   [CK_TYPE_INT32] = 5,
-    [CK_TYPE_UINT32] = 6,   [CK_TYPE_INT64] = 7,    [CK_TYPE_UINT64] = 8,
-    [CK_TYPE_FLOAT16] = 9,  [CK_TYPE_FLOAT32] = 10, [CK_TYPE_FLOAT64] = 11,
-    [CK_TYPE_COMPLEX64] = 12, [CK_TYPE_COMPLEX128] = 13};
-
-static const ck_type_id ck__by_rank[14] = {
-    CK_TYPE_BOOL,    CK_TYPE_INT8,    CK_TYPE_UINT8,     CK_TYPE_INT16,
-    CK_TYPE_UINT16,  CK_TYPE_INT32,   CK_TYPE_UINT32,    CK_TYPE_INT64,
-    CK_TYPE_UINT64,  CK_TYPE_FLOAT16, CK_TYPE_FLOAT32,   CK_TYPE_FLOAT64,
-    CK_TYPE_COMPLEX64, CK_TYPE_COMPLEX128};
-
 /* kind: 0 bool, 1 signed, 2 unsigned, 3 float, 4 complex; and "size", in
  * bits of the (component) precision that safe casts compare: integers their
- * width, floats their mantissa-ish class (16, 32, 64). */
+ * width, floats their mantissa-ish class (16, 32, 64) -- both from the
+ * builtin table (scalar_internal.h). */
 static int ck__kind(ck_type_id t) {
-  switch (t) {
-  case CK_TYPE_BOOL: return 0;
-  case CK_TYPE_INT8: case CK_TYPE_INT16: case CK_TYPE_INT32: case CK_TYPE_INT64:
-    return 1;
-  case CK_TYPE_UINT8: case CK_TYPE_UINT16: case CK_TYPE_UINT32: case CK_TYPE_UINT64:
-    return 2;
-  case CK_TYPE_FLOAT16: case CK_TYPE_FLOAT32: case CK_TYPE_FLOAT64:
-    return 3;
-  default:
-    return 4;
+  switch (ck__builtin_kind(t)) {
+  case 'b': return 0;
+  case 'i': return 1;
+  case 'u': return 2;
+  case 'f': return 3;
+  default: return 4;
   }
 }
 
 static int ck__bits(ck_type_id t) {
-  switch (t) {
-  case CK_TYPE_INT8: case CK_TYPE_UINT8: return 8;
-  case CK_TYPE_INT16: case CK_TYPE_UINT16: case CK_TYPE_FLOAT16: return 16;
-  case CK_TYPE_INT32: case CK_TYPE_UINT32: case CK_TYPE_FLOAT32:
-  case CK_TYPE_COMPLEX64: return 32; /* complex: component width */
-  default: return 64;
-  }
+  return ck__builtin_precision_bits(t);
 }
 
 bool ck_can_cast_safely(ck_type_id from, ck_type_id to) {
@@ -85,17 +62,49 @@ ck_status ck_promote_types(ck_type_id a, ck_type_id b, ck_type_id *out) {
                     "no promotion between %s and %s", ck_type_id_name(a),
                     ck_type_id_name(b));
   }
-  for (int r = ck__rank_of[a] > ck__rank_of[b] ? ck__rank_of[a] : ck__rank_of[b]; r < 14; r++) {
-    ck_type_id t = ck__by_rank[r];
-    if (ck_can_cast_safely(a, t) && ck_can_cast_safely(b, t)) {
-      *out = t;
-      return CK_OK;
+  /* the first type in NumPy's order, from the higher of the two, that both
+   * cast to safely (complex128 takes everything) */
+  unsigned from = ck__type_rank(a) > ck__type_rank(b) ? ck__type_rank(a) : ck__type_rank(b);
+  ck_type_id best = CK_TYPE_COMPLEX128;
+  for (int t = CK_TYPE_BOOL; t <= CK_TYPE_COMPLEX128; t++) {
+    unsigned r = ck__type_rank((ck_type_id)t);
+    if (r >= from && r < ck__type_rank(best) && ck_can_cast_safely(a, (ck_type_id)t) &&
+        ck_can_cast_safely(b, (ck_type_id)t)) {
+      best = (ck_type_id)t;
     }
   }
-  *out = CK_TYPE_COMPLEX128; /* unreachable: everything casts to complex128 */
+  *out = best;
+  return CK_OK;
+}
+
+ck_status ck_weak_result(ck_type_id strong, ck_weak_kind weak, ck_type_id *out) {
+  if (out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out is NULL");
+  }
+  if (weak < CK_WEAK_INT || weak > CK_WEAK_COMPLEX) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "unknown weak scalar kind %d", (int)weak);
+  }
+  if (!ck__is_builtin_id(strong)) {
+    return CK_ERROR(CK_ERR_TYPE, "no promotion between %s and a Python %s",
+                    ck_type_id_name(strong),
+                    weak == CK_WEAK_INT ? "int" : weak == CK_WEAK_FLOAT ? "float" : "complex");
+  }
+  /* kinds in order: bool 0, integers 1 (signed and unsigned alike), float
+   * 2, complex 3; the weak kinds are 1..3 */
+  int k = ck__kind(strong);
+  int have = k == 0 ? 0 : k <= 2 ? 1 : k - 1;
+  if (have >= (int)weak) {
+    *out = strong;
+  } else if (weak == CK_WEAK_INT) {
+    *out = CK_TYPE_INT64;
+  } else if (weak == CK_WEAK_FLOAT) {
+    *out = CK_TYPE_FLOAT64;
+  } else {
+    *out = have == 2 && ck__bits(strong) <= 32 ? CK_TYPE_COMPLEX64 : CK_TYPE_COMPLEX128;
+  }
   return CK_OK;
 }
 
 unsigned ck__type_rank(ck_type_id t) {
-  return ck__is_builtin_id(t) ? ck__rank_of[t] : 0;
+  return ck__builtin_rank(t);
 }

@@ -130,7 +130,7 @@ ck_status ck__elem_type_new(ck_type_id id, const ck_type_vtable *vt,
   d->element = elem;
   d->depth = ck__type_depth(elem) + 1;
   d->arrmeta_size = arrmeta_size;
-  d->flags = ck_type_flags(elem) & CK_TYPE_FLAG_BLOCKREF;
+  d->flags = ck_type_flags(elem) & (CK_TYPE_FLAG_BLOCKREF | CK_TYPE_FLAG_PATTERN);
   *out = d;
   return CK_OK;
 }
@@ -272,3 +272,106 @@ ck_status ck_var_dim_type_new(ck_type elem, ck_type *out) {
   return CK_OK;
 }
 
+
+/* ---- symbolic dims (dimension variables: pattern types) ---------------------------- */
+
+static ck_status ck__symbolic_construct(ck_type self, char *arrmeta, const intptr_t *shape,
+                                       size_t ndim) {
+  (void)arrmeta;
+  (void)shape;
+  (void)ndim;
+  return ck__pattern_error(self, "ck_type_arrmeta_construct");
+}
+
+static void ck__symbolic_destruct(ck_type self, char *arrmeta) {
+  (void)self; /* never constructed */
+  (void)arrmeta;
+}
+
+static void ck__symbolic_copy(ck_type self, char *dst, const char *src) {
+  (void)self; /* never constructed */
+  (void)dst;
+  (void)src;
+}
+
+static void ck__symbolic_print(ck_type self, char *buf, size_t bufsize, size_t *pos) {
+  ck__appendf(buf, bufsize, pos, "%s * ", self->dim_name);
+  ck__type_append(self->element, buf, bufsize, pos);
+}
+
+static void ck__symbolic_debug(ck_type self, const char *arrmeta, char *buf,
+                               size_t bufsize, size_t *pos, int indent) {
+  (void)arrmeta;
+  ck__appendf(buf, bufsize, pos, "%*ssymbolic_dim %s (a pattern: no arrmeta)\n", indent, "",
+              self->dim_name);
+}
+
+static bool ck__symbolic_equal(ck_type a, ck_type b) {
+  return strcmp(a->dim_name, b->dim_name) == 0 && ck_type_equal(a->element, b->element);
+}
+
+static uint64_t ck__symbolic_hash(ck_type self) {
+  return ck__hmix(ck__hmix(self->id, ck__hash_cstr(self->dim_name)),
+                  ck_type_hash(self->element));
+}
+
+static const ck_type_vtable ck__symbolic_dim_vtable = {
+    .name = "symbolic_dim",
+    .arrmeta_construct = ck__symbolic_construct,
+    .arrmeta_destruct = ck__symbolic_destruct,
+    .arrmeta_copy = ck__symbolic_copy,
+    .print = ck__symbolic_print,
+    .arrmeta_debug_print = ck__symbolic_debug,
+    .equal = ck__symbolic_equal,
+    .hash = ck__symbolic_hash,
+};
+
+bool ck__is_dim_name(const char *name, size_t len) {
+  return len > 0 && len < CK_DIM_NAME_MAX && name[0] >= 'A' && name[0] <= 'Z' &&
+         ck__is_identifier(name, len);
+}
+
+ck_status ck_symbolic_dim_type_new(const char *name, ck_type elem, ck_type *out) {
+  if (out == NULL || name == NULL) {
+    if (out != NULL) {
+      *out = NULL;
+    }
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "name and out must not be NULL");
+  }
+  *out = NULL;
+  size_t len = strnlen(name, CK_DIM_NAME_MAX);
+  if (!ck__is_dim_name(name, len)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "'%.*s' is not a dimension variable: an upper-case identifier "
+                    "([A-Z][A-Za-z0-9_]*) of at most %d bytes",
+                    (int)(len < 40 ? len : 40), name, CK_DIM_NAME_MAX - 1);
+  }
+  ck_status st = ck__check_elem(elem, "the element of a symbolic dim", true, __func__);
+  if (st != CK_OK) {
+    return st;
+  }
+  size_t arrmeta_size;
+  if (!ck__add_size(sizeof(ck_dim_arrmeta), ck_type_arrmeta_size(elem), &arrmeta_size)) {
+    return CK_ERROR(CK_ERR_OVERFLOW, "arrmeta size overflows");
+  }
+  /* the name lives right after the descriptor: one allocation, one free */
+  struct ck_type_desc *d =
+      ck__desc_alloc(len + 1, CK_TYPE_SYMBOLIC_DIM, &ck__symbolic_dim_vtable, __func__);
+  if (d == NULL) {
+    return ck_last_status();
+  }
+  char *copy = (char *)(d + 1);
+  memcpy(copy, name, len);
+  copy[len] = '\0';
+  d->dim_name = copy;
+  ck_type_incref(elem);
+  d->element = elem;
+  d->depth = ck__type_depth(elem) + 1;
+  d->arrmeta_size = arrmeta_size;
+  d->flags = ck_type_flags(elem) & CK_TYPE_FLAG_BLOCKREF;
+  d->flags |= CK_TYPE_FLAG_DIM | CK_TYPE_FLAG_PATTERN | CK_TYPE_FLAG_ARRMETA_SIZED;
+  d->data_size = 0;
+  d->data_alignment = ck_type_data_alignment(elem);
+  *out = ck__desc_finish(d);
+  return CK_OK;
+}

@@ -48,6 +48,14 @@ const char *ck__type_str(ck_type t, char *buf, size_t n);
 void ck__blockref_append(const ck_memblock *mb, char *buf, size_t bufsize,
                          size_t *pos, int indent);
 
+/* CK_ERR_TYPE, naming `func`: `t` is a pattern type (it holds a dimension
+ * variable), which no array can have. */
+ck_status ck__pattern_error(ck_type t, const char *func);
+
+/* True if `name` (len bytes) is a dimension variable: an upper-case
+ * identifier shorter than CK_DIM_NAME_MAX. */
+bool ck__is_dim_name(const char *name, size_t len);
+
 /* CK_ERR_INVALID_ARGUMENT: a non-dim type got `ndim` shape entries. */
 ck_status ck__extra_shape(size_t ndim);
 

@@ -8,6 +8,7 @@
  * so callers can tell the two apart.  Every path releases what it built.
  */
 #include "types/type_internal.h"
+#include "core/scalar_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -146,19 +147,6 @@ static ck_status ck__parse_dim_size(ck_parser *p, const char *what, intptr_t *ou
   *out = (intptr_t)v;
   return CK_OK;
 }
-
-static const struct {
-  const char *name;
-  ck_type_id id;
-} ck_scalar_names[] = {
-    {"bool", CK_TYPE_BOOL},         {"int8", CK_TYPE_INT8},
-    {"int16", CK_TYPE_INT16},       {"int32", CK_TYPE_INT32},
-    {"int64", CK_TYPE_INT64},       {"uint8", CK_TYPE_UINT8},
-    {"uint16", CK_TYPE_UINT16},     {"uint32", CK_TYPE_UINT32},
-    {"uint64", CK_TYPE_UINT64},     {"float16", CK_TYPE_FLOAT16},
-    {"float32", CK_TYPE_FLOAT32},   {"float64", CK_TYPE_FLOAT64},
-    {"complex64", CK_TYPE_COMPLEX64}, {"complex128", CK_TYPE_COMPLEX128},
-};
 
 static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx, ck_type *out);
 
@@ -314,10 +302,11 @@ static ck_status ck__parse_struct(ck_parser *p, unsigned depth, ck_type *out) {
   return st;
 }
 
-/* `dim * type` after the dim token; `make` builds the dim from the element. */
+/* `dim * type` after the dim token; builds the dim of kind `id` from the
+ * element (`fixed`: a fixed dim's size; `var_name`: a symbolic dim's name). */
 static ck_status ck__parse_dim_rest(ck_parser *p, unsigned depth, size_t start,
-                                const char *dimname, intptr_t fixed, ck_type_id id,
-                                ck_type *out) {
+                                const char *dimname, intptr_t fixed, const char *var_name,
+                                ck_type_id id, ck_type *out) {
   char ctx[80];
   snprintf(ctx, sizeof ctx, "after %s", dimname);
   ck_status st = ck__expect_char(p, '*', ctx);
@@ -331,6 +320,7 @@ static ck_status ck__parse_dim_rest(ck_parser *p, unsigned depth, size_t start,
   switch (id) {
   case CK_TYPE_FIXED_DIM: st = ck_fixed_dim_type_new(fixed, elem, out); break;
   case CK_TYPE_STRIDED_DIM: st = ck_strided_dim_type_new(elem, out); break;
+  case CK_TYPE_SYMBOLIC_DIM: st = ck_symbolic_dim_type_new(var_name, elem, out); break;
   default: st = ck_var_dim_type_new(elem, out); break;
   }
   ck_type_decref(elem);
@@ -354,7 +344,7 @@ static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx,
     }
     char what[64];
     snprintf(what, sizeof what, "dimension size %" PRIdPTR, n);
-    return ck__parse_dim_rest(p, depth, start, what, n, CK_TYPE_FIXED_DIM, out);
+    return ck__parse_dim_rest(p, depth, start, what, n, NULL, CK_TYPE_FIXED_DIM, out);
   }
   if (c == '{') {
     return ck__parse_struct(p, depth, out);
@@ -368,16 +358,37 @@ static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx,
   const char *w = p->text + start;
   p->pos += n;
   if (ck__word_is(w, n, "strided")) {
-    return ck__parse_dim_rest(p, depth, start, "'strided'", 0, CK_TYPE_STRIDED_DIM, out);
+    return ck__parse_dim_rest(p, depth, start, "'strided'", 0, NULL, CK_TYPE_STRIDED_DIM,
+                              out);
   }
   if (ck__word_is(w, n, "var")) {
-    return ck__parse_dim_rest(p, depth, start, "'var'", 0, CK_TYPE_VAR_DIM, out);
+    return ck__parse_dim_rest(p, depth, start, "'var'", 0, NULL, CK_TYPE_VAR_DIM, out);
   }
-  for (size_t i = 0; i < sizeof ck_scalar_names / sizeof ck_scalar_names[0]; i++) {
-    if (ck__word_is(w, n, ck_scalar_names[i].name)) {
-      *out = CK_BUILTIN(ck_scalar_names[i].id);
-      return CK_OK;
+  if (c >= 'A' && c <= 'Z') { /* a dimension variable: `N * type` */
+    if (n >= CK_DIM_NAME_MAX) {
+      return ck__perr(p, start, "dimension variable '%.40s...' is longer than %d bytes", w,
+                      CK_DIM_NAME_MAX - 1);
     }
+    ck__skip_ws(p);
+    if (peek(p) != '*') {
+      char found[48];
+      describe(p, p->pos, found, sizeof found);
+      return ck__perr(p, p->pos,
+                      "expected '*' after dimension variable %.*s, found %s (an "
+                      "upper-case name is a dimension variable: 'N * float64'; type "
+                      "names are lower-case)", (int)n, w, found);
+    }
+    char name[CK_DIM_NAME_MAX];
+    memcpy(name, w, n);
+    name[n] = '\0';
+    char what[CK_DIM_NAME_MAX + 32];
+    snprintf(what, sizeof what, "dimension variable %s", name);
+    return ck__parse_dim_rest(p, depth, start, what, 0, name, CK_TYPE_SYMBOLIC_DIM, out);
+  }
+  int scalar = ck__builtin_by_name(w, n); /* the builtin table's names */
+  if (scalar != 0) {
+    *out = CK_BUILTIN((ck_type_id)scalar);
+    return CK_OK;
   }
   if (ck__word_is(w, n, "complex")) { /* complex == complex[float64] */
     ck__skip_ws(p);

@@ -294,7 +294,7 @@ ck_status ck_struct_type_new(size_t nfields, const char *const *names,
   }
   /* Layout: C rules for data; arrmeta = offsets then each field's arrmeta. */
   bool ovf = false;
-  size_t data_off = 0, align = 1, arrmeta_off = 0, blockref = 0;
+  size_t data_off = 0, align = 1, arrmeta_off = 0, inherited = 0; /* flags */
   if (!ck__mul_size(nfields, sizeof(uintptr_t), &arrmeta_off)) {
     ovf = true;
   }
@@ -304,7 +304,7 @@ ck_status ck_struct_type_new(size_t nfields, const char *const *names,
     ovf |= !ck__add_size(data_off, ck_type_data_size(types[i]), &data_off);
     ovf |= !ck__add_size(arrmeta_off, ck_type_arrmeta_size(types[i]), &arrmeta_off);
     align = a > align ? a : align;
-    blockref |= ck_type_flags(types[i]) & CK_TYPE_FLAG_BLOCKREF;
+    inherited |= ck_type_flags(types[i]) & (CK_TYPE_FLAG_BLOCKREF | CK_TYPE_FLAG_PATTERN);
   }
   size_t data_size = ck__round_up(data_off, align, &ovf);
   size_t per_field = sizeof(ck_type) + sizeof(uintptr_t) + sizeof(size_t) +
@@ -341,7 +341,7 @@ ck_status ck_struct_type_new(size_t nfields, const char *const *names,
     ck_type_incref(types[i]);
     ftypes[i] = types[i];
   }
-  d->flags = (uint32_t)blockref;
+  d->flags = (uint32_t)inherited;
   d->depth = depth;
   d->data_size = data_size;
   d->data_alignment = align;

@@ -6,6 +6,7 @@
  * type_parse.c.
  */
 #include "types/type_internal.h"
+#include "core/scalar_internal.h"
 
 #include <inttypes.h>
 #include <stdalign.h>
@@ -31,23 +32,13 @@ typedef struct ck__builtin_info {
   size_t align;
 } ck__builtin_info;
 
+/* From the builtin table (scalar_internal.h); C99 complex is laid out as
+ * float[2] / double[2], as the storage structs are. */
 static const ck__builtin_info ck__builtins[CK_BUILTIN_TYPE_COUNT] = {
     [CK_TYPE_UNINITIALIZED] = {"uninitialized", 0, 1},
-    [CK_TYPE_BOOL] = {"bool", 1, 1},
-    [CK_TYPE_INT8] = {"int8", 1, alignof(int8_t)},
-    [CK_TYPE_INT16] = {"int16", 2, alignof(int16_t)},
-    [CK_TYPE_INT32] = {"int32", 4, alignof(int32_t)},
-    [CK_TYPE_INT64] = {"int64", 8, alignof(int64_t)},
-    [CK_TYPE_UINT8] = {"uint8", 1, alignof(uint8_t)},
-    [CK_TYPE_UINT16] = {"uint16", 2, alignof(uint16_t)},
-    [CK_TYPE_UINT32] = {"uint32", 4, alignof(uint32_t)},
-    [CK_TYPE_UINT64] = {"uint64", 8, alignof(uint64_t)},
-    [CK_TYPE_FLOAT16] = {"float16", 2, 2},
-    [CK_TYPE_FLOAT32] = {"float32", 4, alignof(float)},
-    [CK_TYPE_FLOAT64] = {"float64", 8, alignof(double)},
-    /* C99 complex is laid out as float[2] / double[2]. */
-    [CK_TYPE_COMPLEX64] = {"complex64", 8, alignof(float)},
-    [CK_TYPE_COMPLEX128] = {"complex128", 16, alignof(double)},
+#define CK__BUILTIN_INFO(tok, name, id, T, K, unused) [id] = {name, sizeof(T), alignof(T)},
+    CK__BUILTIN_TYPES(CK__BUILTIN_INFO, 0)
+#undef CK__BUILTIN_INFO
 };
 
 static bool ck__builtin_valid(ck_type t) {
@@ -57,6 +48,10 @@ static bool ck__builtin_valid(ck_type t) {
 
 bool ck_type_is_valid(ck_type t) {
   return ck_type_is_builtin(t) ? ck__builtin_valid(t) : true;
+}
+
+char ck_type_id_kind(ck_type_id id) {
+  return ck__builtin_kind((int)id);
 }
 
 const char *ck_type_id_name(ck_type_id id) {
@@ -71,6 +66,7 @@ const char *ck_type_id_name(ck_type_id id) {
   case CK_TYPE_BYTES: return "bytes";
   case CK_TYPE_STRUCT: return "struct";
   case CK_TYPE_POINTER: return "pointer";
+  case CK_TYPE_SYMBOLIC_DIM: return "symbolic_dim";
   default: return "invalid";
   }
 }
@@ -136,6 +132,10 @@ ck_type ck_type_dtype(ck_type t) {
 
 intptr_t ck_fixed_dim_size(ck_type t) {
   return ck__is_desc(t) && t->id == CK_TYPE_FIXED_DIM ? t->fixed_size : -1;
+}
+
+const char *ck_symbolic_dim_name(ck_type t) {
+  return ck__is_desc(t) && t->id == CK_TYPE_SYMBOLIC_DIM ? t->dim_name : NULL;
 }
 
 size_t ck_bytes_type_alignment(ck_type t) {
@@ -393,6 +393,9 @@ ck_status ck_type_arrmeta_construct(ck_type t, char *arrmeta, const intptr_t *sh
     }
     return CK_OK;
   }
+  if (t->flags & CK_TYPE_FLAG_PATTERN) {
+    return ck__pattern_error(t, "ck_type_arrmeta_construct");
+  }
   if (arrmeta == NULL) {
     return ARRMETA_ERROR(CK_ERR_INVALID_ARGUMENT, "arrmeta must not be NULL");
   }
@@ -409,6 +412,33 @@ void ck_type_arrmeta_copy(ck_type t, char *dst, const char *src) {
   if (ck__is_desc(t) && dst != NULL && src != NULL) {
     t->vtable->arrmeta_copy(t, dst, src);
   }
+}
+
+/* The first dimension variable of a pattern type (depth-first), or NULL. */
+static const char *ck__first_dim_name(ck_type t) {
+  if (!ck__is_desc(t) || !(t->flags & CK_TYPE_FLAG_PATTERN)) {
+    return NULL;
+  }
+  if (t->id == CK_TYPE_SYMBOLIC_DIM) {
+    return t->dim_name;
+  }
+  for (size_t i = 0; i < t->field_count; i++) {
+    const char *n = ck__first_dim_name(t->field_types[i]);
+    if (n != NULL) {
+      return n;
+    }
+  }
+  return ck__first_dim_name(t->element);
+}
+
+ck_status ck__pattern_error(ck_type t, const char *func) {
+  char tb[160];
+  const char *name = ck__first_dim_name(t);
+  return ck__error(CK_ERR_TYPE, func,
+                       "'%s' is a pattern type: the dimension variable %s is bound "
+                       "when a kernel with that signature is applied; an array needs "
+                       "fixed (3 *), strided or var dims",
+                       ck__type_str(t, tb, sizeof tb), name != NULL ? name : "?");
 }
 
 /* A non-dim type was given shape entries left over by the dims above it. */
@@ -467,7 +497,9 @@ ck_status ck__check_elem(ck_type elem, const char *what, bool need_fixed_size,
     return ck__error(CK_ERR_INVALID_ARGUMENT, func,
                      "type nesting would exceed %d levels", CK_TYPE_MAX_DEPTH);
   }
-  if (need_fixed_size && (ck_type_flags(elem) & CK_TYPE_FLAG_ARRMETA_SIZED)) {
+  /* a pattern has no data to size: `M * N * T`, `var * N * T` are signatures */
+  if (need_fixed_size && (ck_type_flags(elem) & CK_TYPE_FLAG_ARRMETA_SIZED) &&
+      !(ck_type_flags(elem) & CK_TYPE_FLAG_PATTERN)) {
     char tb[96];
     return ck__error(CK_ERR_TYPE, func,
                      "%s needs a fixed data size, but '%s' has its size in "

@@ -3,9 +3,10 @@
  * every device backend passes (included by test_context_opencl.c and
  * test_context_cuda.c, which add their own backend-specific tests).
  *
- * The including file points `B` at the description of its backend (the
- * kind, a program source with the two kernels below, the texts its errors
- * contain) before running the tests.  Kernels (any backend's dialect):
+ * The including file describes its backend (the kind, a program source with
+ * the two kernels below, the texts its errors contain, how a device is
+ * chosen) and hands it to suite_main, which skips or runs its tests with `B`
+ * pointing at it.  Kernels (any backend's dialect):
  *   affine(float *y, const float *x, ulong n):  y[i] = 2 x[i] + 1, i < n
  *   affine_dev(char *dst, ulong doff, long dstr, char *src, ulong soff,
  *              long sstr, ulong n): the device-ckernel convention
@@ -27,6 +28,12 @@ typedef struct device_backend {
   const char *no_compiler;         /* non-NULL: why programs cannot be built
                                       here; the program tests say so and
                                       return (buffers are still tested) */
+  const char *describe_text;       /* in ck_context_describe's text */
+  const char *device_env;          /* the variable choosing the device */
+  const char *device_env_bad;      /* a value naming no device ... */
+  const char *device_env_bad_error; /* ... and the error's text */
+  const char *device_env_good;     /* a value naming the first device */
+  const char *valgrind_why;        /* whose allocations drown valgrind */
 } device_backend;
 
 static const device_backend *B;
@@ -47,6 +54,56 @@ static ck_context *dev_ctx(void) {
     return NULL;
   }
   return ctx;
+}
+
+/* The three arguments of affine(y, x, n): buffers y and x (at x_offset)
+ * and the scalar *n. */
+static void suite_affine_args(ck_kernel_arg args[3], ck_buffer *y, ck_buffer *x,
+                              size_t x_offset, const uint64_t *n) {
+  memset(args, 0, 3 * sizeof *args);
+  args[0].kind = CK_KERNEL_ARG_BUFFER;
+  args[0].buffer = y;
+  args[1].kind = CK_KERNEL_ARG_BUFFER;
+  args[1].buffer = x;
+  args[1].offset = x_offset;
+  args[2].kind = CK_KERNEL_ARG_SCALAR;
+  args[2].value = n;
+  args[2].size = sizeof *n;
+}
+
+/* What every backend's context says about itself, and choosing its device
+ * through the environment. */
+static void suite_describe_and_select(void) {
+  ck_context *ctx = dev_ctx();
+  REQUIRE(ctx != NULL);
+  CHECK(strcmp(ck_context_kind(ctx), B->kind) == 0);
+  char buf[512], head[32];
+  size_t len = 0;
+  CHECK_OK(ck_context_describe(ctx, buf, sizeof buf, &len));
+  printf("  %s\n", buf);
+  snprintf(head, sizeof head, "%s: ", B->kind);
+  CHECK(strncmp(buf, head, strlen(head)) == 0 && len == strlen(buf));
+  CHECK(strstr(buf, B->describe_text) != NULL);
+  CHECK(strstr(buf, ck_context_supports_fp64(ctx) ? "fp64: yes" : "fp64: no") != NULL);
+  const char *env = getenv(B->device_env);
+  char saved[64] = "";
+  if (env != NULL) {
+    snprintf(saved, sizeof saved, "%s", env);
+  }
+  ck_context *other = NULL;
+  setenv(B->device_env, B->device_env_bad, 1);
+  CHECK_ERR(ck_context_new(B->kind, &other), CK_ERR_INDEX, B->device_env_bad_error);
+  CHECK(other == NULL);
+  setenv(B->device_env, B->device_env_good, 1);
+  CHECK_OK(ck_context_new(B->kind, &other));
+  ck_context_decref(other);
+  if (saved[0] != '\0') {
+    setenv(B->device_env, saved, 1);
+  } else {
+    unsetenv(B->device_env);
+  }
+  CHECK_OK(ck_context_finish(ctx));
+  ck_context_decref(ctx);
 }
 
 static void suite_buffers(void) {
@@ -207,14 +264,7 @@ static void suite_launch(void) {
   CHECK_OK(ck_buffer_write(bx, 0, x, n * sizeof(float)));
   uint64_t n64 = n;
   ck_kernel_arg args[3];
-  memset(args, 0, sizeof args);
-  args[0].kind = CK_KERNEL_ARG_BUFFER;
-  args[0].buffer = by;
-  args[1].kind = CK_KERNEL_ARG_BUFFER;
-  args[1].buffer = bx;
-  args[2].kind = CK_KERNEL_ARG_SCALAR;
-  args[2].value = &n64;
-  args[2].size = sizeof n64;
+  suite_affine_args(args, by, bx, 0, &n64);
   CHECK_OK(ck_context_launch(ctx, p, "affine", 3, args, n));
   memset(y, 0, n * sizeof *y);
   CHECK_OK(ck_buffer_read(by, 0, y, n * sizeof(float)));
@@ -382,6 +432,26 @@ static void suite_fill_patterns(void) {
   CHECK_ERR(ck_buffer_fill(b, 4088, pat, 8, 16), CK_ERR_INDEX, "outside");
   ck_buffer_decref(b);
   ck_context_decref(ctx);
+}
+
+/* The tests' main (CK_TEST_MAIN renamed ck_test_main_ by the including
+ * file) for `be`: exits 77 (ctest: Skipped) under valgrind
+ * (CK_UNDER_VALGRIND) and when no context of the kind can be made, saying
+ * why; otherwise runs the tests with B = be. */
+int ck_test_main_(int argc, char **argv);
+static int suite_main(int argc, char **argv, const device_backend *be) {
+  if (getenv("CK_UNDER_VALGRIND") != NULL) {
+    printf("SKIP: not run under valgrind (%s are noisy)\n", be->valgrind_why);
+    return 77;
+  }
+  ck_context *ctx = NULL;
+  if (ck_context_new(be->kind, &ctx) != CK_OK) {
+    printf("SKIP: no %s context: %s\n", be->kind, ck_last_error());
+    return 77;
+  }
+  ck_context_decref(ctx);
+  B = be;
+  return ck_test_main_(argc, argv);
 }
 
 #endif /* CK_DEVICE_SUITE_H */

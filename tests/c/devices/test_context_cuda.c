@@ -6,14 +6,14 @@
  * Exits 77 (ctest: Skipped) with the reason when no context can be made (no
  * driver, the stub driver, no device: every machine without a GPU), and
  * under valgrind (CK_UNDER_VALGRIND): the driver's own allocations drown
- * the report. */
+ * the report (suite_main). */
 #define _POSIX_C_SOURCE 200809L
 #include "ck_test.h"
 #include "device_suite.h"
 
 #include <pthread.h>
 
-static const char *SRC =
+static const char SRC[] =
     "extern \"C\" __global__ void affine(float *y, const float *x,\n"
     "                                    unsigned long long n) {\n"
     "  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x\n"
@@ -32,29 +32,30 @@ static const char *SRC =
     "}\n";
 
 static const device_backend CUDA = {
-    "cuda",
-    NULL, /* SRC, set in main */
-    "extern \"C\" __global__ void broken(float *x) { x[0] = undeclared_thing + ; }",
-    "nvrtcCompileProgram failed: NVRTC_ERROR_COMPILATION (6): ",
-    "-lineinfo --use_fast_math",
-    "nvrtcCompileProgram failed: NVRTC_ERROR_INVALID_OPTION (5)",
-    "cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND (500)",
-    "CUDA_ERROR_NOT_FOUND",
-    NULL, /* set in main when NVRTC cannot be found */
+    .kind = "cuda",
+    .src = SRC,
+    .broken_src = "extern \"C\" __global__ void broken(float *x) { x[0] = undeclared_thing + ; }",
+    .build_error = "nvrtcCompileProgram failed: NVRTC_ERROR_COMPILATION (6): ",
+    .alt_options = "-lineinfo --use_fast_math",
+    .bad_options_error = "nvrtcCompileProgram failed: NVRTC_ERROR_INVALID_OPTION (5)",
+    .missing_kernel_error = "cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND (500)",
+    .missing_kernel_error_short = "CUDA_ERROR_NOT_FOUND",
+    .no_compiler = NULL, /* set in main when NVRTC cannot be found */
+    .describe_text = "compute capability",
+    .device_env = "CK_CUDA_DEVICE",
+    .device_env_bad = "4099", /* more devices than any machine has */
+    .device_env_bad_error = "CUDA device",
+    .device_env_good = "0",
+    .valgrind_why = "the CUDA driver's internals",
 };
 
-static void test_describe_and_queries(void) {
+/* CUDA queries, device numbers and the primary context (kind, describe
+ * and the CK_CUDA_DEVICE variable: suite_describe_and_select). */
+static void test_queries(void) {
   ck_context *ctx = dev_ctx();
   REQUIRE(ctx != NULL);
-  CHECK(strcmp(ck_context_kind(ctx), "cuda") == 0);
   CHECK(ck_context_supports_fp64(ctx));
   CHECK(!ck_context_host_accessible(ctx));
-  char buf[512];
-  size_t len = 0;
-  CHECK_OK(ck_context_describe(ctx, buf, sizeof buf, &len));
-  printf("  %s\n", buf);
-  CHECK(strncmp(buf, "cuda: ", 6) == 0 && len == strlen(buf));
-  CHECK(strstr(buf, "compute capability") != NULL);
   int32_t ord = -1, major = 0, minor = -1, drv = 0;
   CHECK_OK(ck_cuda_context_device(ctx, &ord, &major, &minor));
   CHECK(major >= 3 && minor >= 0);
@@ -68,32 +69,16 @@ static void test_describe_and_queries(void) {
   uint32_t n = 0;
   CHECK_OK(ck_cuda_device_count(&n));
   CHECK(n >= 1 && (uint32_t)ord < n);
-  /* device selection */
+  /* device numbers; the same primary context serves every context of a
+   * device */
   ck_context *other = NULL;
   CHECK_ERR(ck_context_new_cuda(n, &other), CK_ERR_INDEX, "out of range");
   CHECK(other == NULL);
-  char idx[16];
-  snprintf(idx, sizeof idx, "%u", (unsigned)n + 7);
-  char saved[64] = "";
-  if (env != NULL) {
-    snprintf(saved, sizeof saved, "%s", env);
-  }
-  setenv("CK_CUDA_DEVICE", idx, 1);
-  CHECK_ERR(ck_context_new("cuda", &other), CK_ERR_INDEX, "CUDA device");
-  setenv("CK_CUDA_DEVICE", "0", 1);
-  CHECK_OK(ck_context_new("cuda", &other));
-  /* the same primary context serves both */
+  CHECK_OK(ck_context_new_cuda((uint32_t)ord, &other));
   void *cu_ctx2 = NULL;
   CHECK_OK(ck_cuda_context_handles(other, &cu_ctx2, NULL));
-  if (ord == 0) {
-    CHECK(cu_ctx2 == cu_ctx);
-  }
+  CHECK(cu_ctx2 == cu_ctx);
   ck_context_decref(other);
-  if (saved[0] != '\0') {
-    setenv("CK_CUDA_DEVICE", saved, 1);
-  } else {
-    unsetenv("CK_CUDA_DEVICE");
-  }
   /* a zero-capacity buffer has no allocation; native handles are pointers */
   ck_buffer *z = NULL, *b = NULL;
   REQUIRE_OK(ck_buffer_new(ctx, 0, &z));
@@ -128,15 +113,8 @@ static void test_launch_arguments(void) {
   CHECK_OK(ck_buffer_write(bx, 0, x, sizeof x));
   uint64_t n64 = N;
   ck_kernel_arg args[4];
-  memset(args, 0, sizeof args);
-  args[0].kind = CK_KERNEL_ARG_BUFFER;
-  args[0].buffer = by;
-  args[1].kind = CK_KERNEL_ARG_BUFFER;
-  args[1].buffer = bx;
-  args[1].offset = sizeof(float); /* x + 1: no alignment rule beyond float's */
-  args[2].kind = CK_KERNEL_ARG_SCALAR;
-  args[2].value = &n64;
-  args[2].size = sizeof n64;
+  /* x + 1: no alignment rule beyond float's */
+  suite_affine_args(args, by, bx, sizeof(float), &n64);
   CHECK_OK(ck_context_launch(ctx, p, "affine", 3, args, N));
   CHECK_OK(ck_buffer_read(by, 0, y, sizeof y));
   CHECK(suite_check_affine(x + 1, y, N));
@@ -222,14 +200,7 @@ static void *worker_run(void *arg) {
     }
     uint64_t n64 = N;
     ck_kernel_arg args[3];
-    memset(args, 0, sizeof args);
-    args[0].kind = CK_KERNEL_ARG_BUFFER;
-    args[0].buffer = by;
-    args[1].kind = CK_KERNEL_ARG_BUFFER;
-    args[1].buffer = bx;
-    args[2].kind = CK_KERNEL_ARG_SCALAR;
-    args[2].value = &n64;
-    args[2].size = sizeof n64;
+    suite_affine_args(args, by, bx, 0, &n64);
     w->ok = ck_buffer_write(bx, 0, x, N * sizeof(float)) == CK_OK &&
             ck_context_launch(w->ctx, w->p, "affine", 3, args, N) == CK_OK &&
             ck_buffer_read(by, 0, y, N * sizeof(float)) == CK_OK &&
@@ -288,15 +259,7 @@ static void test_wrap(void) {
   REQUIRE_OK(ck_context_build_program(ctx, SRC, NULL, &p));
   uint64_t n64 = 4;
   ck_kernel_arg args[3];
-  memset(args, 0, sizeof args);
-  args[0].kind = CK_KERNEL_ARG_BUFFER;
-  args[0].buffer = own;
-  args[1].kind = CK_KERNEL_ARG_BUFFER;
-  args[1].buffer = w;
-  args[1].offset = 16;
-  args[2].kind = CK_KERNEL_ARG_SCALAR;
-  args[2].value = &n64;
-  args[2].size = sizeof n64;
+  suite_affine_args(args, own, w, 16, &n64);
   CHECK_OK(ck_context_launch(ctx, p, "affine", 3, args, 4));
   CHECK_OK(ck_buffer_read(own, 0, back, sizeof back));
   CHECK(suite_check_affine(v, back, 4));
@@ -316,34 +279,22 @@ static void test_wrap(void) {
 }
 
 #define main ck_test_main_
-CK_TEST_MAIN(CK_TEST(test_describe_and_queries), CK_TEST(suite_buffers),
-             CK_TEST(suite_fill_patterns), CK_TEST(suite_build_errors_and_cache),
-             CK_TEST(suite_launch), CK_TEST(test_launch_arguments),
-             CK_TEST(test_jit_error), CK_TEST(suite_device_ckernel),
-             CK_TEST(test_wrap), CK_TEST(test_threads),
+CK_TEST_MAIN(CK_TEST(suite_describe_and_select), CK_TEST(test_queries),
+             CK_TEST(suite_buffers), CK_TEST(suite_fill_patterns),
+             CK_TEST(suite_build_errors_and_cache), CK_TEST(suite_launch),
+             CK_TEST(test_launch_arguments), CK_TEST(test_jit_error),
+             CK_TEST(suite_device_ckernel), CK_TEST(test_wrap), CK_TEST(test_threads),
              CK_TEST(suite_fault_injection))
 #undef main
 
 int main(int argc, char **argv) {
-  if (getenv("CK_UNDER_VALGRIND") != NULL) {
-    printf("SKIP: not run under valgrind (the CUDA driver's internals are noisy)\n");
-    return 77;
-  }
-  ck_context *ctx = NULL;
-  if (ck_context_new("cuda", &ctx) != CK_OK) {
-    printf("SKIP: no CUDA context: %s\n", ck_last_error());
-    return 77;
-  }
-  ck_context_decref(ctx);
   static device_backend be;
   be = CUDA;
-  be.src = SRC;
   /* Without NVRTC the buffers are still tested; programs are skipped. */
   static char why[1100];
   if (ck_cuda_nvrtc_version(NULL, NULL, NULL, 0, NULL) != CK_OK) {
     snprintf(why, sizeof why, "%s", ck_last_error());
     be.no_compiler = why;
   }
-  B = &be;
-  return ck_test_main_(argc, argv);
+  return suite_main(argc, argv, &be);
 }

@@ -1,7 +1,8 @@
 /* The opencl context on whatever device the ICD loader offers (PoCL in CI):
  * the shared device suite (device_suite.h) and OpenCL specifics.
  * Exits 77 (ctest: Skipped) when no OpenCL platform is available, or under
- * valgrind (CK_UNDER_VALGRIND): PoCL's own allocations drown the report. */
+ * valgrind (CK_UNDER_VALGRIND): PoCL's own allocations drown the report
+ * (suite_main). */
 #define _POSIX_C_SOURCE 200809L
 #include "ck_test.h"
 #include "device_suite.h"
@@ -52,7 +53,7 @@ _Static_assert(sizeof(ck_cl_buffer_region) == sizeof(cl_buffer_region), "");
 #endif
 #endif
 
-static const char *SRC =
+static const char SRC[] =
     "__kernel void affine(__global float *y, __global const float *x,\n"
     "                     const ulong n) {\n"
     "  size_t i = get_global_id(0);\n"
@@ -68,16 +69,6 @@ static const char *SRC =
     "  *y = 2.0f * *x + 1.0f;\n"
     "}\n";
 
-static ck_context *ocl(void) {
-  ck_context *ctx = NULL;
-  ck_status st = ck_context_new("opencl", &ctx);
-  if (st != CK_OK) {
-    fprintf(stderr, "ck_context_new(opencl): %s\n", ck_last_error());
-    return NULL;
-  }
-  return ctx;
-}
-
 static void test_error_names(void) {
   CHECK(strcmp(ck__opencl_error_name(-11), "CL_BUILD_PROGRAM_FAILURE") == 0);
   CHECK(strcmp(ck__opencl_error_name(-5), "CL_OUT_OF_RESOURCES") == 0);
@@ -85,33 +76,17 @@ static void test_error_names(void) {
   CHECK(strcmp(ck__opencl_error_name(-12345), "CL_UNKNOWN_ERROR") == 0);
 }
 
-static void test_context_describe(void) {
-  ck_context *ctx = ocl();
-  REQUIRE(ctx != NULL);
-  CHECK(strcmp(ck_context_kind(ctx), "opencl") == 0);
-  char buf[512];
-  size_t len = 0;
-  CHECK_OK(ck_context_describe(ctx, buf, sizeof buf, &len));
-  printf("  %s\n", buf);
-  CHECK(strncmp(buf, "opencl: ", 8) == 0 && len == strlen(buf));
-  CHECK(strstr(buf, ck_context_supports_fp64(ctx) ? "fp64: yes" : "fp64: no") != NULL);
-  CHECK(strstr(buf, "OpenCL") != NULL); /* the device version string */
+/* OpenCL only: choosing a platform and device by number. */
+static void test_platform_device_range(void) {
   ck_context *bad = NULL;
   CHECK_ERR(ck_context_new_opencl(99, 0, &bad), CK_ERR_INDEX, "platform 99 out of range");
   CHECK_ERR(ck_context_new_opencl(0, 999, &bad), CK_ERR_INDEX, "device 999 out of range");
-  setenv("CK_OPENCL_DEVICE", "0:999", 1);
-  CHECK_ERR(ck_context_new("opencl", &bad), CK_ERR_INDEX, "device 999");
-  setenv("CK_OPENCL_DEVICE", "0:0", 1);
-  CHECK_OK(ck_context_new("opencl", &bad));
-  unsetenv("CK_OPENCL_DEVICE");
-  ck_context_decref(bad);
-  CHECK_OK(ck_context_finish(ctx));
-  ck_context_decref(ctx);
+  CHECK(bad == NULL);
 }
 
 /* OpenCL only: a sub-buffer origin must be base-address aligned. */
 static void test_subbuffer_alignment(void) {
-  ck_context *ctx = ocl();
+  ck_context *ctx = dev_ctx();
   REQUIRE(ctx != NULL);
   ck_program *p = NULL;
   REQUIRE_OK(ck_context_build_program(ctx, SRC, NULL, &p));
@@ -120,15 +95,7 @@ static void test_subbuffer_alignment(void) {
   REQUIRE_OK(ck_buffer_new(ctx, 64, &by));
   uint64_t n64 = 4;
   ck_kernel_arg args[3];
-  memset(args, 0, sizeof args);
-  args[0].kind = CK_KERNEL_ARG_BUFFER;
-  args[0].buffer = by;
-  args[1].kind = CK_KERNEL_ARG_BUFFER;
-  args[1].buffer = bx;
-  args[1].offset = 4; /* not base-address aligned */
-  args[2].kind = CK_KERNEL_ARG_SCALAR;
-  args[2].value = &n64;
-  args[2].size = sizeof n64;
+  suite_affine_args(args, by, bx, 4, &n64); /* x not base-address aligned */
   CHECK_ERR(ck_context_launch(ctx, p, "affine", 3, args, 4), CK_ERR_INVALID_ARGUMENT,
             "base address alignment");
   ck_buffer_decref(bx);
@@ -138,39 +105,29 @@ static void test_subbuffer_alignment(void) {
 }
 
 static const device_backend OPENCL = {
-    "opencl",
-    NULL, /* SRC, set in main */
-    "__kernel void broken(__global float *x) { x[0] = undeclared_thing + ; }",
-    "clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE (-11): ",
-    "-cl-fast-relaxed-math",
-    "clBuildProgram failed: CL_INVALID_BUILD_OPTIONS",
-    "clCreateKernel failed for 'nope': CL_INVALID_KERNEL_NAME (-46)",
-    "CL_INVALID_KERNEL_NAME",
-    NULL,
+    .kind = "opencl",
+    .src = SRC,
+    .broken_src = "__kernel void broken(__global float *x) { x[0] = undeclared_thing + ; }",
+    .build_error = "clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE (-11): ",
+    .alt_options = "-cl-fast-relaxed-math",
+    .bad_options_error = "clBuildProgram failed: CL_INVALID_BUILD_OPTIONS",
+    .missing_kernel_error = "clCreateKernel failed for 'nope': CL_INVALID_KERNEL_NAME (-46)",
+    .missing_kernel_error_short = "CL_INVALID_KERNEL_NAME",
+    .no_compiler = NULL,
+    .describe_text = "OpenCL", /* the device version string */
+    .device_env = "CK_OPENCL_DEVICE",
+    .device_env_bad = "0:999",
+    .device_env_bad_error = "device 999",
+    .device_env_good = "0:0",
+    .valgrind_why = "PoCL/LLVM internals",
 };
 
 #define main ck_test_main_
-CK_TEST_MAIN(CK_TEST(test_error_names), CK_TEST(test_context_describe),
-             CK_TEST(suite_buffers), CK_TEST(suite_fill_patterns),
-             CK_TEST(suite_build_errors_and_cache), CK_TEST(suite_launch),
-             CK_TEST(test_subbuffer_alignment), CK_TEST(suite_device_ckernel),
-             CK_TEST(suite_fault_injection))
+CK_TEST_MAIN(CK_TEST(test_error_names), CK_TEST(suite_describe_and_select),
+             CK_TEST(test_platform_device_range), CK_TEST(suite_buffers),
+             CK_TEST(suite_fill_patterns), CK_TEST(suite_build_errors_and_cache),
+             CK_TEST(suite_launch), CK_TEST(test_subbuffer_alignment),
+             CK_TEST(suite_device_ckernel), CK_TEST(suite_fault_injection))
 #undef main
 
-int main(int argc, char **argv) {
-  if (getenv("CK_UNDER_VALGRIND") != NULL) {
-    printf("SKIP: not run under valgrind (PoCL/LLVM internals are noisy)\n");
-    return 77;
-  }
-  ck_context *ctx = NULL;
-  if (ck_context_new("opencl", &ctx) != CK_OK) {
-    printf("SKIP: no OpenCL device: %s\n", ck_last_error());
-    return 77;
-  }
-  ck_context_decref(ctx);
-  static device_backend be;
-  be = OPENCL;
-  be.src = SRC;
-  B = &be;
-  return ck_test_main_(argc, argv);
-}
+int main(int argc, char **argv) { return suite_main(argc, argv, &OPENCL); }

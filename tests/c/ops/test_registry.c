@@ -62,6 +62,15 @@ static const unsigned char numpy_can_cast_safe[14][14] = {
     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
 };
 
+/* numpy.result_type(T, 1), (T, 1.0), (T, 1j) per T in the order above
+ * (numpy 2.4.6): the NEP 50 rule for weak Python scalars. */
+static const ck_type_id numpy_weak_result[14][3] = {
+    {I64, F64, C128}, {I8, F64, C128},  {I16, F64, C128}, {I32, F64, C128},
+    {I64, F64, C128}, {U8, F64, C128},  {U16, F64, C128}, {U32, F64, C128},
+    {U64, F64, C128}, {F16, F16, C64},  {F32, F32, C64},  {F64, F64, C128},
+    {C64, C64, C64},  {C128, C128, C128},
+};
+
 /* ---- test kernels ------------------------------------------------------------ */
 
 static int dummy_single(char *dst, const char *const *src, ck_prefix *self) {
@@ -274,6 +283,25 @@ static void test_promotion_table(void) {
   ck_type_id t;
   CHECK_ERR(ck_promote_types(CK_TYPE_STRING, I32, &t), CK_ERR_TYPE,
             "no promotion between string and int32");
+  /* the NEP 50 rule (weak Python scalars) */
+  static const ck_weak_kind weak[3] = {CK_WEAK_INT, CK_WEAK_FLOAT, CK_WEAK_COMPLEX};
+  for (int a = B; a <= C128; a++) {
+    for (int k = 0; k < 3; k++) {
+      ck_type_id got = CK_TYPE_UNINITIALIZED;
+      CHECK_OK(ck_weak_result((ck_type_id)a, weak[k], &got));
+      if (got != numpy_weak_result[a - 1][k]) {
+        fprintf(stderr, "weak_result(%s, %d) = %s, numpy says %s\n",
+                ck_type_id_name((ck_type_id)a), (int)weak[k], ck_type_id_name(got),
+                ck_type_id_name(numpy_weak_result[a - 1][k]));
+      }
+      CHECK(got == numpy_weak_result[a - 1][k]);
+    }
+  }
+  CHECK_ERR(ck_weak_result(CK_TYPE_STRING, CK_WEAK_INT, &t), CK_ERR_TYPE,
+            "no promotion between string and a Python int");
+  CHECK_ERR(ck_weak_result(I8, (ck_weak_kind)0, &t), CK_ERR_INVALID_ARGUMENT,
+            "unknown weak scalar kind 0");
+  CHECK_ERR(ck_weak_result(I8, CK_WEAK_FLOAT, NULL), CK_ERR_INVALID_ARGUMENT, "out is NULL");
   CHECK(!ck_can_cast_safely(CK_TYPE_STRING, CK_TYPE_STRING));
   CHECK(!ck_can_cast_safely(CK_TYPE_UNINITIALIZED, I32));
 }

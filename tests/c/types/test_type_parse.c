@@ -59,6 +59,17 @@ static const char *const round_trips[][2] = {
     {"{_x1: int8}", "{_x1: int8}"},
     {"\n{x: int8}\r\n", "{x: int8}"},
     {"9223372036854775807 * {}", "9223372036854775807 * {}"},
+    /* dimension variables (pattern types) */
+    {"N * float64", "N * float64"},
+    {"N*float64", "N * float64"},
+    {"M * N * float64", "M * N * float64"},
+    {"var * N * int32", "var * N * int32"},
+    {"N * var * string", "N * var * string"},
+    {"3 * N * 2 * float32", "3 * N * 2 * float32"},
+    {"Rows_2 * {x: float64, y: N * int8}", "Rows_2 * {x: float64, y: N * int8}"},
+    {"{p: N * {q: M * bool}}", "{p: N * {q: M * bool}}"},
+    {"pointer[N * int8]", "pointer[N * int8]"},
+    {"{N: int8}", "{N: int8}"},
 };
 
 static void test_round_trips(void) {
@@ -163,6 +174,18 @@ static const struct {
     {"-3 * int8", CK_ERR_PARSE, "at column 0: expected a type, found '-'"},
     {"3 * \x80", CK_ERR_PARSE, "at column 4: expected a type after '*', found byte 0x80"},
     {"int32\n*", CK_ERR_PARSE, "at column 6: expected the end of the type, found '*'"},
+    {"N", CK_ERR_PARSE,
+     "at column 1: expected '*' after dimension variable N, found end of input (an "
+     "upper-case name is a dimension variable"},
+    {"Int32", CK_ERR_PARSE,
+     "at column 5: expected '*' after dimension variable Int32, found end of input"},
+    {"N * )", CK_ERR_PARSE, "at column 4: expected a type after '*', found ')'"},
+    {"N * strided * int8", CK_ERR_PARSE,
+     "at column 0: ck_symbolic_dim_type_new: the element of a symbolic dim needs a fixed "
+     "data size"},
+    {"A234567890123456789012345678901234567890123456789012345678901234 * int8", CK_ERR_PARSE,
+     "at column 0: dimension variable 'A234567890123456789012345678901234567890...' is "
+     "longer than 63 bytes"},
 };
 
 static void test_errors(void) {
@@ -323,7 +346,64 @@ static void test_fault_injection(void) {
   CHECK(ck_type_live_count() == live);
 }
 
+/* Dimension variables: queries, equality, and arrays refusing patterns. */
+static void test_dimension_variables(void) {
+  int64_t live = ck_type_live_count(), blocks = ck_memblock_live_count();
+  ck_type t, u, v, w;
+  REQUIRE_OK(ck_type_parse("M * N * float64", &t));
+  CHECK(ck_type_id_of(t) == CK_TYPE_SYMBOLIC_DIM);
+  CHECK(strcmp(ck_type_id_name(CK_TYPE_SYMBOLIC_DIM), "symbolic_dim") == 0);
+  CHECK(strcmp(ck_symbolic_dim_name(t), "M") == 0);
+  CHECK(strcmp(ck_symbolic_dim_name(ck_type_element(t)), "N") == 0);
+  CHECK(ck_symbolic_dim_name(ck_type_dtype(t)) == NULL);
+  CHECK(ck_type_ndim(t) == 2);
+  CHECK(ck_type_flags(t) & CK_TYPE_FLAG_PATTERN);
+  CHECK(ck_type_flags(t) & CK_TYPE_FLAG_DIM);
+  CHECK(ck_type_arrmeta_size(t) == 2 * sizeof(ck_dim_arrmeta));
+  REQUIRE_OK(ck_type_parse("M*N*float64", &u));
+  CHECK(ck_type_equal(t, u) && ck_type_hash(t) == ck_type_hash(u));
+  REQUIRE_OK(ck_type_parse("N * M * float64", &v));
+  CHECK(!ck_type_equal(t, v));
+  REQUIRE_OK(ck_type_parse("3 * N * float64", &w));
+  CHECK(ck_type_flags(w) & CK_TYPE_FLAG_PATTERN); /* inherited */
+  /* arrays refuse patterns, naming the variable */
+  ck_array_preamble *a = NULL;
+  intptr_t shape[2] = {2, 3};
+  CHECK_ERR(ck_array_empty(t, shape, 2, CK_ARRAY_DEFAULT_FLAGS, &a), CK_ERR_TYPE,
+            "'M * N * float64' is a pattern type: the dimension variable M is bound");
+  CHECK(a == NULL);
+  CHECK_ERR(ck_array_empty(w, shape, 1, CK_ARRAY_DEFAULT_FLAGS, &a), CK_ERR_TYPE,
+            "the dimension variable N");
+  ck_type s;
+  REQUIRE_OK(ck_type_parse("{x: int8, y: var * K * int8}", &s));
+  CHECK(ck_type_flags(s) & CK_TYPE_FLAG_PATTERN);
+  CHECK_ERR(ck_array_empty(s, NULL, 0, CK_ARRAY_DEFAULT_FLAGS, &a), CK_ERR_TYPE,
+            "the dimension variable K");
+  ck_type_decref(s);
+  /* the constructor checks its name */
+  ck_type bad = CK_BUILTIN(CK_TYPE_INT8);
+  CHECK_ERR(ck_symbolic_dim_type_new("n", CK_BUILTIN(CK_TYPE_INT8), &bad),
+            CK_ERR_INVALID_ARGUMENT, "'n' is not a dimension variable");
+  CHECK(bad == NULL);
+  CHECK_ERR(ck_symbolic_dim_type_new("N-1", CK_BUILTIN(CK_TYPE_INT8), &bad),
+            CK_ERR_INVALID_ARGUMENT, "is not a dimension variable");
+  CHECK_ERR(ck_symbolic_dim_type_new("", CK_BUILTIN(CK_TYPE_INT8), &bad),
+            CK_ERR_INVALID_ARGUMENT, "is not a dimension variable");
+  CHECK_ERR(ck_symbolic_dim_type_new(NULL, CK_BUILTIN(CK_TYPE_INT8), &bad),
+            CK_ERR_INVALID_ARGUMENT, "must not be NULL");
+  REQUIRE_OK(ck_symbolic_dim_type_new("X9", CK_BUILTIN(CK_TYPE_BOOL), &bad));
+  CHECK(strcmp(print_type(bad), "X9 * bool") == 0);
+  ck_type_decref(bad);
+  ck_type_decref(t);
+  ck_type_decref(u);
+  ck_type_decref(v);
+  ck_type_decref(w);
+  CHECK(ck_type_live_count() == live);
+  CHECK(ck_memblock_live_count() == blocks);
+}
+
 CK_TEST_MAIN(CK_TEST(test_round_trips), CK_TEST(test_parse_n), CK_TEST(test_errors),
+             CK_TEST(test_dimension_variables),
              CK_TEST(test_depth), CK_TEST(test_wide_struct),
              CK_TEST(test_very_wide_struct),
              CK_TEST(test_fault_injection))

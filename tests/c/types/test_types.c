@@ -10,21 +10,22 @@ static void test_builtins(void) {
     ck_type_id id;
     const char *name;
     size_t size, align;
+    char kind;
   } table[] = {
-      {CK_TYPE_BOOL, "bool", 1, 1},
-      {CK_TYPE_INT8, "int8", 1, 1},
-      {CK_TYPE_INT16, "int16", 2, 2},
-      {CK_TYPE_INT32, "int32", 4, 4},
-      {CK_TYPE_INT64, "int64", 8, alignof(int64_t)},
-      {CK_TYPE_UINT8, "uint8", 1, 1},
-      {CK_TYPE_UINT16, "uint16", 2, 2},
-      {CK_TYPE_UINT32, "uint32", 4, 4},
-      {CK_TYPE_UINT64, "uint64", 8, alignof(uint64_t)},
-      {CK_TYPE_FLOAT16, "float16", 2, 2},
-      {CK_TYPE_FLOAT32, "float32", 4, 4},
-      {CK_TYPE_FLOAT64, "float64", 8, alignof(double)},
-      {CK_TYPE_COMPLEX64, "complex64", 8, 4},
-      {CK_TYPE_COMPLEX128, "complex128", 16, alignof(double)},
+      {CK_TYPE_BOOL, "bool", 1, 1, 'b'},
+      {CK_TYPE_INT8, "int8", 1, 1, 'i'},
+      {CK_TYPE_INT16, "int16", 2, 2, 'i'},
+      {CK_TYPE_INT32, "int32", 4, 4, 'i'},
+      {CK_TYPE_INT64, "int64", 8, alignof(int64_t), 'i'},
+      {CK_TYPE_UINT8, "uint8", 1, 1, 'u'},
+      {CK_TYPE_UINT16, "uint16", 2, 2, 'u'},
+      {CK_TYPE_UINT32, "uint32", 4, 4, 'u'},
+      {CK_TYPE_UINT64, "uint64", 8, alignof(uint64_t), 'u'},
+      {CK_TYPE_FLOAT16, "float16", 2, 2, 'f'},
+      {CK_TYPE_FLOAT32, "float32", 4, 4, 'f'},
+      {CK_TYPE_FLOAT64, "float64", 8, alignof(double), 'f'},
+      {CK_TYPE_COMPLEX64, "complex64", 8, 4, 'c'},
+      {CK_TYPE_COMPLEX128, "complex128", 16, alignof(double), 'c'},
   };
   CHECK(sizeof table / sizeof table[0] == CK_BUILTIN_TYPE_COUNT - 1);
   int64_t live = ck_type_live_count();
@@ -35,6 +36,7 @@ static void test_builtins(void) {
     CHECK(ck_type_id_of(t) == table[i].id);
     CHECK(ck_type_data_size(t) == table[i].size);
     CHECK(ck_type_data_alignment(t) == table[i].align);
+    CHECK(ck_type_id_kind(table[i].id) == table[i].kind);
     CHECK(ck_type_arrmeta_size(t) == 0);
     CHECK(ck_type_flags(t) == 0);
     CHECK(ck_type_ndim(t) == 0);
@@ -60,6 +62,8 @@ static void test_builtins(void) {
   CHECK(ck_type_id_of(CK_BUILTIN(40)) == CK_TYPE_UNINITIALIZED);
   CHECK(ck_type_data_size(NULL) == 0 && ck_type_data_alignment(NULL) == 1);
   CHECK(strcmp(ck_type_id_name((ck_type_id)99), "invalid") == 0);
+  CHECK(ck_type_id_kind((ck_type_id)99) == 0 && ck_type_id_kind(CK_TYPE_STRING) == 0 &&
+        ck_type_id_kind(CK_TYPE_UNINITIALIZED) == 0);
   CHECK_ERR(ck_type_print(CK_BUILTIN(50), ck_test_tbuf, sizeof ck_test_tbuf, NULL),
             CK_ERR_INVALID_ARGUMENT, "invalid type");
   size_t n = 0;

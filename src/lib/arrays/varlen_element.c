@@ -1,7 +1,7 @@
 /*
- * arena_writers.c -- writing variable-length element data (strings, bytes,
- * var dims) into the arena that the element's arrmeta references (see
- * ckernel/arena_writers.h).
+ * varlen_element.c -- setting one variable-length element (string, bytes,
+ * var dim) in the arena that the element's arrmeta references (see
+ * ckernel/varlen_element.h).
  */
 #include "types/type_internal.h"
 

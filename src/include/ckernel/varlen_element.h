@@ -1,7 +1,11 @@
 /*
- * ckernel/arena_writers.h -- writing variable-length element data into the
- * arena that the element's arrmeta references: strings, bytes, the elements
- * of a var dim.
+ * ckernel/varlen_element.h -- setting the value of one variable-length
+ * element (a string, a bytes value, a var dim's element list) in the arena
+ * that the element's arrmeta references: a copy of given bytes, or zeroed
+ * elements.  What the library's kernels (assignment, lifting),
+ * ck_array_string_assign and ck_array_var_dim_alloc use; jitted code
+ * builds its strings through the pod allocator API directly
+ * (ckernels._numba).
  *
  * The arena is a POD memblock (memblock.h, pod_allocator.h); the element's
  * arrmeta holds a reference to it (its "blockref").  An arena has a single
@@ -9,8 +13,8 @@
  * writer lock (ck_pod_memblock_writer_lock) while a kernel writes into it;
  * direct callers of these functions from several threads must do the same.
  */
-#ifndef CKERNEL_ARENA_WRITERS_H
-#define CKERNEL_ARENA_WRITERS_H
+#ifndef CKERNEL_VARLEN_ELEMENT_H
+#define CKERNEL_VARLEN_ELEMENT_H
 
 #include "ckernel/config.h"
 #include "ckernel/error.h"
@@ -45,4 +49,4 @@ CK_API ck_status ck_var_dim_alloc(ck_type var_type, char *data,
 }
 #endif
 
-#endif /* CKERNEL_ARENA_WRITERS_H */
+#endif /* CKERNEL_VARLEN_ELEMENT_H */

@@ -1,0 +1,233 @@
+"""Building a var dim element (``var * T``) in an arena from jitted code.
+
+A :class:`VarBuilderType` value is what a jitted kernel with a ``var * T``
+result gets as its output parameter (:mod:`ckernels.jit.dims`): ``out.append(x)``
+writes ``x`` (cast to ``T``) straight into the destination's arena, ``len(out)``
+is the count so far.  The elements are one allocation of the arena: the first
+``append`` allocates room for 8, each growth doubles it with the pod
+allocator's ``resize`` of the latest allocation (in place while the chunk has
+room), and :func:`finish` trims it to the exact size and points the
+destination's ``{begin, size}`` at it.  An empty result allocates nothing.
+
+The builder's state lives in the caller's stack frame (``new`` allocates it
+with ``alloca``): the value passed around is a pointer to it, so appends made
+inside the user's function are seen by :func:`finish` in the entry point.
+State words: arena, begin, end (capacity), count.
+
+Arena failures (more than the arena can hold, out of memory) raise the
+ckernel exception of the pod allocator's status with its message.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.core.typing.templates import signature
+from numba.extending import (intrinsic, models, overload, overload_method, register_jitable,
+                             register_model)
+
+from .allocator import _ck_pod_allocate, _ck_pod_resize
+from .memblock import memblock_from_address, raise_status
+
+_i8 = ir.IntType(8)
+_i8p = _i8.as_pointer()
+_i64 = ir.IntType(64)
+
+ARENA, BEGIN, END, COUNT = 0, 1, 2, 3
+_WORDS = 4
+
+
+class VarBuilderType(types.Type):
+    """The output of a jitted kernel with a ``var * dtype`` result."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+        super().__init__(name=f"ckernels.VarBuilder({dtype})")
+
+
+@register_model(VarBuilderType)
+class VarBuilderModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("state", types.voidptr)])
+
+
+def _state(context, builder, ty, val):
+    v = cgutils.create_struct_proxy(ty)(context, builder, value=val)
+    return builder.bitcast(v.state, _i64.as_pointer())
+
+
+@intrinsic
+def new(typingctx, dtype_ref, arena):
+    """A builder (state on the caller's stack) over arena address ``arena``."""
+    if not isinstance(dtype_ref, types.NumberClass) and not isinstance(
+            dtype_ref, types.DType):
+        return None
+    el = dtype_ref.dtype
+    resty = VarBuilderType(el)
+
+    def codegen(context, builder, sig, args):
+        st = cgutils.alloca_once(builder, ir.ArrayType(_i64, _WORDS))
+        builder.store(ir.Constant(ir.ArrayType(_i64, _WORDS), [0] * _WORDS), st)
+        p = builder.bitcast(st, _i64.as_pointer())
+        builder.store(context.cast(builder, args[1], sig.args[1], types.intp), p)
+        v = cgutils.create_struct_proxy(resty)(context, builder)
+        v.state = builder.bitcast(st, _i8p)
+        return v._getvalue()
+    return signature(resty, dtype_ref, arena), codegen
+
+
+@intrinsic
+def _get(typingctx, b, k):
+    if not isinstance(b, VarBuilderType) or not isinstance(k, types.IntegerLiteral):
+        return None
+    idx = k.literal_value
+
+    def codegen(context, builder, sig, args):
+        p = _state(context, builder, b, args[0])
+        return builder.load(builder.gep(p, [ir.Constant(_i64, idx)]))
+    return signature(types.intp, b, k), codegen
+
+
+@intrinsic
+def _set(typingctx, b, k, value):
+    if not isinstance(b, VarBuilderType) or not isinstance(k, types.IntegerLiteral):
+        return None
+    idx = k.literal_value
+
+    def codegen(context, builder, sig, args):
+        p = _state(context, builder, b, args[0])
+        v = context.cast(builder, args[2], sig.args[2], types.intp)
+        builder.store(v, builder.gep(p, [ir.Constant(_i64, idx)]))
+        return context.get_dummy_value()
+    return signature(types.none, b, k, value), codegen
+
+
+@intrinsic
+def _put(typingctx, b, i, value):
+    """Store ``value`` (cast to the element type) as element ``i``."""
+    if not isinstance(b, VarBuilderType) or typingctx.can_convert(value, b.dtype) is None:
+        return None
+    el = b.dtype
+
+    def codegen(context, builder, sig, args):
+        p = _state(context, builder, b, args[0])
+        begin = builder.load(builder.gep(p, [ir.Constant(_i64, BEGIN)]))
+        size = context.get_abi_sizeof(context.get_data_type(el))
+        i = context.cast(builder, args[1], sig.args[1], types.intp)
+        addr = builder.add(begin, builder.mul(i, ir.Constant(_i64, size)))
+        ptr = builder.inttoptr(addr, context.get_data_type(el).as_pointer())
+        context.pack_value(builder, el, context.cast(builder, args[2], sig.args[2], el), ptr,
+                           align=1)
+        return context.get_dummy_value()
+    return signature(types.none, b, i, value), codegen
+
+
+@intrinsic
+def _itemsize(typingctx, b):
+    if not isinstance(b, VarBuilderType):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return ir.Constant(_i64, context.get_abi_sizeof(context.get_data_type(b.dtype)))
+    return signature(types.intp, b), codegen
+
+
+@register_jitable
+def reserve(b, n):
+    """Room for ``n`` elements in all (the allocation grows, never shrinks)."""
+    size = _itemsize(b)
+    need = n * size
+    begin = _get(b, BEGIN)
+    if begin != 0 and _get(b, END) - begin >= need:
+        return
+    arena = memblock_from_address(_get(b, ARENA))
+    if _get(b, ARENA) == 0:
+        raise ValueError("ckernels.jit: a var result needs a destination arena")
+    if begin == 0:
+        st, nb, ne = _ck_pod_allocate(arena, need, size)
+        if st != 0:
+            raise_status(st, "allocating a var result")
+    else:
+        st, nb, ne = _ck_pod_resize(arena, need, begin, _get(b, END))
+        if st != 0:
+            raise_status(st, "growing a var result")
+    _set(b, BEGIN, nb)
+    _set(b, END, ne)
+
+
+@register_jitable
+def _append(b, x):
+    n = _get(b, COUNT)
+    size = _itemsize(b)
+    if _get(b, BEGIN) == 0 or _get(b, BEGIN) + (n + 1) * size > _get(b, END):
+        reserve(b, max(8, 2 * n))
+    _put(b, n, x)
+    _set(b, COUNT, n + 1)
+
+
+@overload_method(VarBuilderType, "append")
+def _ov_append(b, x):
+    if typing_ok(b, x):
+        return lambda b, x: _append(b, x)
+
+
+def typing_ok(b, x) -> bool:
+    return isinstance(x, (types.Number, types.Boolean))
+
+
+@overload(len)
+def _ov_len(b):
+    if isinstance(b, VarBuilderType):
+        return lambda b: _get(b, COUNT)
+
+
+@register_jitable
+def extend_from(b, values):
+    """Append every element of a 1-d array, list or tuple (one reservation)."""
+    n = len(values)
+    have = _get(b, COUNT)
+    reserve(b, have + n)
+    for i in range(n):
+        _put(b, have + i, values[i])
+    _set(b, COUNT, have + n)
+
+
+@intrinsic
+def _write_slot(typingctx, dst, begin, count):
+    """``*(ck_var_dim_data *)dst = {begin, count}``."""
+    if dst != types.voidptr:
+        return None
+
+    def codegen(context, builder, sig, args):
+        p = builder.bitcast(args[0], _i64.as_pointer())
+        builder.store(context.cast(builder, args[1], sig.args[1], types.intp), p)
+        builder.store(context.cast(builder, args[2], sig.args[2], types.intp),
+                      builder.gep(p, [ir.Constant(_i64, 1)]))
+        return context.get_dummy_value()
+    return signature(types.none, dst, begin, count), codegen
+
+
+@register_jitable
+def finish(b, dst, stride, offset):
+    """Trim the allocation to the elements appended and point the var element
+    at ``dst`` to them (``stride`` / ``offset``: the destination's var
+    arrmeta; its elements must be contiguous)."""
+    n = _get(b, COUNT)
+    size = _itemsize(b)
+    if n > 0 and stride != size:
+        raise ValueError("ckernels.jit: the destination's var dim is not contiguous "
+                         "(its stride differs from the element size)")
+    begin = _get(b, BEGIN)
+    if begin != 0:
+        arena = memblock_from_address(_get(b, ARENA))
+        st, nb, ne = _ck_pod_resize(arena, n * size, begin, _get(b, END))
+        if st != 0:
+            raise_status(st, "trimming a var result")
+        begin = nb
+    if n == 0:
+        _write_slot(dst, 0, 0)
+    else:
+        _write_slot(dst, begin - offset, n)
+
+
+__all__ = ["VarBuilderType", "new", "reserve", "extend_from", "finish"]

@@ -1,0 +1,362 @@
+"""CPU entry points of jitted kernels with core dims (:mod:`ckernels.jit.dims`).
+
+The entry points have the ``kernel.h`` signatures; each source pointer is the
+first byte of one argument's core element (a var core dim: its
+``{begin, size}`` slot), the destination pointer that of the result's, and
+``self`` is a ``ck_jit_core_kernel`` (``jit.h``): after the code and arena
+words, one ``ck_jit_core_dim {kind, size, stride, offset}`` per core dim of
+the result and of each argument, which ``ck_jit_make_core_kernel`` copied
+from the operands' arrmeta (element types are baked in; sizes and strides
+come from the kernel data, so one compiled function serves every shape).
+
+One element runs an *element function*, ordinary Python source generated per
+signature and compiled by Numba into the entry points' library::
+
+    def _ck_elem(dst, s0, s1, arena, kd):
+        _res(dst, kd, arena, _user(_a0(s0, kd), _a1(s1, kd)))
+
+``_aK`` builds argument K's Numba value over its core element (a read-only
+Numba array, or a ``CkArrayType`` view for strings: :func:`argument`);
+``_res`` writes what the function returned (:func:`result_store`: a scalar,
+an array/list/tuple of the result's fixed shape, checked, or the elements of
+a var result, copied into one arena allocation).  A function that takes one
+parameter more than the signature's arguments gets the output instead
+(:func:`output`): a writable array over the destination's element, or a
+:class:`~ckernels._numba.varbuilder.VarBuilderType` appending into the arena.
+Numba inlines the user function and the element function into the loops.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from llvmlite import ir
+from numba.core import cgutils, compiler, types
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.registry import cpu_target
+from numba.extending import intrinsic, overload, register_jitable
+
+from .._native import ffi
+from .._numba import varbuilder as vb
+from . import cpu_codegen as cg
+from .error_path import raise_function
+from .string_elements import load_string, store_string_result
+from .dims import VAR, array_mode, core, is_dimensioned, numba_argument, numba_output
+from .signature import element_type
+
+_i8 = ir.IntType(8)
+_i8p = _i8.as_pointer()
+_i32 = ir.IntType(32)
+_i64 = ir.IntType(64)
+
+#: where the core dims start in ck_jit_core_kernel, and one record's size
+DIMS_OFFSET = ffi.offsetof("ck_jit_core_kernel", "reserved") + ffi.sizeof("intptr_t")
+DIM_SIZE = ffi.sizeof("ck_jit_core_dim")
+_KIND, _SIZE, _STRIDE, _OFFSET = (ffi.offsetof("ck_jit_core_dim", f)
+                                  for f in ("kind", "size", "stride", "offset"))
+_VAR_KIND = 1            # CK_JIT_DIM_VAR
+
+
+def _rec(builder, kd, index, field):
+    """Word ``field`` of core dim record ``index`` of the kernel at ``kd``.
+    Kernel data never changes while the kernel runs (kernel-abi.md): the load
+    is marked invariant, so LLVM hoists it out of the row loop even though
+    the loop stores through the destination pointer."""
+    base = builder.inttoptr(kd, _i8p)
+    p = builder.gep(base, [ir.Constant(_i64, DIMS_OFFSET + DIM_SIZE * index + field)])
+    ld = builder.load(builder.bitcast(p, _i64.as_pointer()), align=8)
+    ld.set_metadata("invariant.load", builder.module.add_metadata([]))
+    return ld
+
+
+def _core_element(builder, kd, first, ndim, ptr, maybe_var):
+    """(data pointer, shapes, strides) of an operand's core element."""
+    shape = [_rec(builder, kd, first + i, _SIZE) for i in range(ndim)]
+    strides = [_rec(builder, kd, first + i, _STRIDE) for i in range(ndim)]
+    data = ptr
+    if maybe_var:     # the first dim is var in the signature: var or strided here
+        is_var = builder.icmp_signed("==", _rec(builder, kd, first, _KIND),
+                                     ir.Constant(_i64, _VAR_KIND))
+        data_slot = cgutils.alloca_once_value(builder, ptr)
+        size_slot = cgutils.alloca_once_value(builder, shape[0])
+        with builder.if_then(is_var):
+            slot = builder.bitcast(ptr, _i64.as_pointer())
+            begin = builder.load(slot)
+            n = builder.load(builder.gep(slot, [ir.Constant(_i64, 1)]))
+            off = _rec(builder, kd, first, _OFFSET)
+            builder.store(builder.inttoptr(builder.add(begin, off), _i8p), data_slot)
+            builder.store(n, size_slot)
+        data = builder.load(data_slot)
+        shape[0] = builder.load(size_slot)
+    return data, shape, strides
+
+
+@functools.lru_cache(maxsize=None)
+def argument(nbty, first: int, maybe_var: bool):
+    """Intrinsic ``(ptr: voidptr, kd: intp) -> nbty``: an argument's core
+    element as a Numba array (or a string view), its dims read from core
+    dim records ``first``, ``first + 1``, ... of the kernel data."""
+    from .._numba.arraytype import CkArrayType
+
+    @intrinsic
+    def _ck_core_arg(typingctx, ptr, kd):
+        if ptr != types.voidptr or not isinstance(kd, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            data, shape, strides = _core_element(builder, args[1], first, nbty.ndim, args[0],
+                                                 maybe_var)
+            if isinstance(nbty, CkArrayType):
+                v = cgutils.create_struct_proxy(nbty)(context, builder)
+                v.preamble = cgutils.get_null_value(_i8p)
+                v.data = data
+                v.arrmeta = cgutils.get_null_value(_i8p)
+                v.flags = ir.Constant(_i64, 1)       # CK_ARRAY_READ
+                v.derived = cgutils.true_bit
+                v.shape = context.make_tuple(builder, nbty.shape_type, shape)
+                v.strides = context.make_tuple(builder, nbty.shape_type, strides)
+                return v._getvalue()
+            return _make_array(context, builder, nbty, data, shape, strides)
+        return nbty(types.voidptr, kd), codegen
+    return _ck_core_arg
+
+
+def _make_array(context, builder, nbty, data, shape, strides):
+    from numba.np.arrayobj import populate_array
+    ary = context.make_array(nbty)(context, builder)
+    itemsize = context.get_abi_sizeof(context.get_data_type(nbty.dtype))
+    populate_array(ary, data=builder.bitcast(data, ary.data.type),
+                   shape=cgutils.pack_array(builder, shape),
+                   strides=cgutils.pack_array(builder, strides),
+                   itemsize=ir.Constant(_i64, itemsize), meminfo=None)
+    return ary._getvalue()
+
+
+@functools.lru_cache(maxsize=None)
+def output(nbty, ndim: int):
+    """Intrinsic ``(dst: voidptr, kd: intp) -> nbty``: the writable array over
+    the destination's core element (core dim records 0 .. ndim-1)."""
+    @intrinsic
+    def _ck_core_out(typingctx, dst, kd):
+        if dst != types.voidptr or not isinstance(kd, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            data, shape, strides = _core_element(builder, args[1], 0, ndim, args[0], False)
+            return _make_array(context, builder, nbty, data, shape, strides)
+        return nbty(types.voidptr, kd), codegen
+    return _ck_core_out
+
+
+@intrinsic
+def _dst_var(typingctx, kd):
+    """(stride, offset) of the result's var core dim (record 0)."""
+    if not isinstance(kd, types.Integer):
+        return None
+    rt = types.UniTuple(types.intp, 2)
+
+    def codegen(context, builder, sig, args):
+        return context.make_tuple(builder, rt, [_rec(builder, args[0], 0, _STRIDE),
+                                                _rec(builder, args[0], 0, _OFFSET)])
+    return rt(kd), codegen
+
+
+# -------------------------------------------------------- storing results --
+def store_fixed(out, value, where):
+    """Copy what the function returned into the destination's element."""
+
+
+@overload(store_fixed)
+def _ov_store_fixed(out, value, where):
+    if isinstance(value, types.Array):
+        if value.ndim != out.ndim:
+            from numba.core.errors import TypingError
+            raise TypingError(f"ckernels.jit: the function returns a {value.ndim}-d array; "
+                              f"the result has {out.ndim} dims")
+
+        def impl_array(out, value, where):
+            if value.shape != out.shape:
+                raise ValueError("ckernels.jit: the returned array's shape differs from the "
+                                 "result's core dims " + where)
+            out[...] = value
+        return impl_array
+    if isinstance(value, (types.List, types.UniTuple)) and out.ndim == 1:
+        def impl_seq(out, value, where):
+            if len(value) != out.shape[0]:
+                raise ValueError("ckernels.jit: the function returned " + str(len(value)) +
+                                 " elements; the result's core dim " + where + " has " +
+                                 str(out.shape[0]))
+            for i in range(len(value)):
+                out[i] = value[i]
+        return impl_seq
+
+
+@register_jitable
+def _store_var(dst, kd, arena, value, dtype):
+    b = vb.new(dtype, arena)
+    vb.extend_from(b, value)
+    st, off = _dst_var(kd)
+    vb.finish(b, dst, st, off)
+
+
+@register_jitable
+def _finish_var(b, dst, kd):
+    st, off = _dst_var(kd)
+    vb.finish(b, dst, st, off)
+
+
+# ------------------------------------------------------- element function --
+def uses_output(kernel, sig) -> bool:
+    """Whether the function takes the output as one more parameter
+    (``JitKernel._out_param``, :func:`ckernels.jit.dims.output_parameter`)."""
+    return kernel._out_param is not None and is_dimensioned(sig.ret)
+
+
+def numba_arguments(kernel, sig) -> tuple:
+    """The Numba argument types the function is compiled for."""
+    nb = tuple(numba_argument(a) for a in sig.args)
+    if uses_output(kernel, sig):
+        nb += (numba_output(sig.ret),)
+    return nb
+
+
+def element_function(user_dispatcher, sig, out_param: bool):
+    """Generate the element function for one signature (see the module doc)."""
+    glb = {"_user": user_dispatcher}
+    ret = sig.ret
+    rc = core(ret) if is_dimensioned(ret) else None
+    first = rc.ndim if rc is not None else 0
+    call_args = []
+    for i, name in enumerate(sig.args):
+        if is_dimensioned(name):
+            c = core(name)
+            glb[f"_a{i}"] = argument(numba_argument(name), first, c.dims[0].kind == VAR)
+            first += c.ndim
+        elif name == "string":
+            glb[f"_a{i}"] = load_string
+        else:
+            glb[f"_a{i}"] = cg.loader(cg.numba_type(name))
+        call_args.append(f"_a{i}(s{i}, kd)" if is_dimensioned(name) else f"_a{i}(s{i})")
+    lines = []
+    if rc is None:
+        call = f"_user({', '.join(call_args)})"
+        if ret == "string":
+            glb["_st"] = store_string_result
+            lines.append(f"_st(arena, dst, {call})")
+        else:
+            glb["_st"] = cg.storer(cg.numba_type(ret))
+            lines.append(f"_st(dst, {call})")
+    elif rc.has_var:
+        glb["_dt"] = element_type(rc.dtype).numba
+        if out_param:
+            glb.update(_new=vb.new, _finish=_finish_var)
+            lines += ["o = _new(_dt, arena)",
+                      f"_user({', '.join(call_args + ['o'])})",
+                      "_finish(o, dst, kd)"]
+        else:
+            glb["_store"] = _store_var
+            lines.append(f"_store(dst, kd, arena, _user({', '.join(call_args)}), _dt)")
+    else:
+        glb["_out"] = output(numba_output(ret), rc.ndim)
+        if out_param:
+            lines += ["o = _out(dst, kd)", f"_user({', '.join(call_args + ['o'])})"]
+        else:
+            glb["_store"] = store_fixed
+            lines.append(f"_store(_out(dst, kd), _user({', '.join(call_args)}), "
+                         f"{('(' + rc.text + ')')!r})")
+    params = "".join(f"s{i}, " for i in range(len(sig.args)))
+    src = f"def _ck_elem(dst, {params}arena, kd):\n" + "".join(f"    {ln}\n" for ln in lines)
+    ns: dict = {}
+    exec(compile(src, f"<ckernels.jit element {sig.text}>", "exec"), glb, ns)
+    nbsig = types.none(*([types.voidptr] * (len(sig.args) + 1) + [types.intp, types.intp]))
+    return ns["_ck_elem"], nbsig, src
+
+
+# ------------------------------------------------------------- trampolines --
+def _emit(module, symbase, elem_fn, context, raise_fn, nsrc, arena_offset):
+    """The single and strided entry points around the element function."""
+    argtys = [types.voidptr] * (nsrc + 1) + [types.intp, types.intp]
+
+    def emit(builder, dst, srcs, self_ptr):
+        kd = builder.ptrtoint(self_ptr, _i64)
+        p = builder.gep(self_ptr, [ir.Constant(_i64, arena_offset)])
+        arena = builder.load(builder.bitcast(p, _i64.as_pointer()), align=8)
+        status, _ = context.call_conv.call_function(builder, elem_fn, types.none, argtys,
+                                                    [dst, *srcs, arena, kd])
+        with builder.if_then(status.is_error, likely=False):
+            builder.ret(builder.call(raise_fn, [status.code, status.excinfoptr]))
+
+    fn = ir.Function(module, ir.FunctionType(_i32, [_i8p, _i8p.as_pointer(), _i8p]),
+                     name=f"{symbase}_single")
+    dst, src, self_ptr = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    emit(b, dst, [b.load(b.gep(src, [ir.Constant(_i64, j)])) for j in range(nsrc)], self_ptr)
+    b.ret(ir.Constant(_i32, 0))
+
+    fn = ir.Function(module, ir.FunctionType(_i32, [_i8p, _i64, _i8p.as_pointer(),
+                                                    _i64.as_pointer(), _i64, _i8p]),
+                     name=f"{symbase}_strided")
+    dst, dst_stride, src, src_stride, count, self_ptr = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    srcs = [b.load(b.gep(src, [ir.Constant(_i64, j)])) for j in range(nsrc)]
+    steps = [b.load(b.gep(src_stride, [ir.Constant(_i64, j)])) for j in range(nsrc)]
+    with cgutils.for_range(b, count) as lp:
+        i = lp.index
+        emit(b, b.gep(dst, [b.mul(i, dst_stride)]),
+             [b.gep(s, [b.mul(i, st)]) for s, st in zip(srcs, steps)], self_ptr)
+    b.ret(ir.Constant(_i32, 0))
+
+
+def build(user_dispatcher, sig, symbase, out_param, cachable=False) -> "cg.Trampolines":
+    """Generate the entry points of one signature into a new, finalized library."""
+    context = cpu_target.target_context.subtarget(enable_nrt=True)
+    offset = cg.arena_offset()
+    with global_compiler_lock:
+        library = context.codegen().create_library(symbase)
+        if cachable:
+            library.enable_object_caching()
+        module = library.create_ir_module(symbase)
+        raise_fn = raise_function(module)
+        elem, elem_sig, src = element_function(user_dispatcher, sig, out_param)
+        flags = compiler.Flags()
+        flags.nrt = True
+        with context.push_code_library(library):
+            cres = context.compile_subroutine(None, elem, elem_sig, flags=flags, caching=False)
+        # compile_subroutine keeps every result in the context's internal-function
+        # cache; the element function is new per signature (see cpu_codegen)
+        for key in [k for k in context.cached_internal_func if k[0] is elem.__code__]:
+            del context.cached_internal_func[key]
+        elem_fn = context.declare_function(module, cres.fndesc)
+        _emit(module, symbase, elem_fn, context, raise_fn, len(sig.args), offset)
+        library.add_ir_module(module)
+        library.finalize()
+    return cg.Trampolines(library, symbase, from_cache=False, element_source=src)
+
+
+def entry_points(kernel, sig):
+    """The entry points of ``kernel`` for the dimensioned signature ``sig``
+    (built, or loaded from the on-disk cache with ``cache=True``)."""
+    out_param = uses_output(kernel, sig)
+    key_text = (f"{kernel.__module__}.{kernel.__qualname__}|{sig.text}|out={out_param}|"
+                f"{kernel._code_key()}|{kernel.error_model}|dims/1")
+    symbase = cg.symbol_base(kernel.__qualname__, key_text, unique=not kernel._cache)
+    if not kernel._cache:
+        return build(kernel.dispatcher, sig, symbase, out_param)
+    from .cpu import _LOADED
+    tramp = _LOADED.get(symbase)
+    if tramp is None:
+        cache = kernel._trampoline_cache()
+        key = cg.cache_key(symbase, sig.args, sig.ret, cg.arena_offset())
+        tramp = cg.load_cached(cache, key, symbase)
+        counts = kernel._kernel_hits
+        if tramp is None:
+            tramp = build(kernel.dispatcher, sig, symbase, out_param, cachable=True)
+            cg.save_cached(cache, key, tramp)
+            counts = kernel._kernel_misses
+        counts[sig.text] = counts.get(sig.text, 0) + 1
+        _LOADED[symbase] = tramp
+    return tramp
+
+
+__all__ = ["argument", "output", "store_fixed", "element_function", "build", "entry_points",
+           "uses_output", "numba_arguments", "DIMS_OFFSET", "DIM_SIZE"]

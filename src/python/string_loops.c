@@ -1,0 +1,416 @@
+/*
+ * string_loops.c -- the loops of jitted signatures with `string` arguments or
+ * results, over NumPy's StringDType (NpyString C API).
+ *
+ * A jitted kernel reads a string argument as a `ck_string {begin, end}` view
+ * and writes a string result into the arena of its destination.  NumPy's
+ * StringDType keeps packed strings (short ones inline, long ones in the
+ * array's allocator).  The loop here works in chunks of CKS_CHUNK elements:
+ *
+ *   1. every string input of the chunk is loaded (NpyString_load) into
+ *      `ck_string` views of NumPy's own bytes -- no copy;
+ *   2. the kernel runs over the chunk (its strided entry point; numeric
+ *      operands straight from NumPy's buffers);
+ *   3. a string result: the kernel wrote `ck_string`s into an arena of this
+ *      chunk (a kernel built for it, ck_jit_make_kernel with the arena as its
+ *      destination), which are packed into the output (NpyString_pack) and
+ *      the arena dropped; a numeric result was written in place.
+ *
+ * The allocators of every StringDType operand are held for the whole loop
+ * (NpyString_acquire_allocators: one lock each, a shared allocator once), as
+ * NumPy's own string loops do.  Inputs are loaded before any output of the
+ * chunk is packed, so an output sharing an input's allocator (in place) never
+ * moves bytes a view still points at.  Reductions and accumulations (output
+ * stride 0, or an input overlapping the output other than exactly in place)
+ * run one element at a time.
+ *
+ * Missing values: a StringDType null (`StringDType(na_object=...)`) is a
+ * CKValueError naming the argument and the element of the run, except where
+ * the dtype's na_object is itself a string (NumPy's rule: it stands for that
+ * string).
+ *
+ * Threads.  Long runs are split over the library's pool when a first chunk,
+ * timed, says the rest is worth it (the threshold of parallel.c).  Workers
+ * load inputs (reading the held allocators: nothing writes them meanwhile)
+ * and run the kernel, each chunk with its own kernel and arena for a string
+ * result; outputs are packed by the calling thread after the workers are
+ * done, a block of CKS_BLOCK elements at a time (packing writes the output's
+ * allocator, which has one writer).  Loops run without the GIL.
+ */
+#include "dispatch_internal.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* Elements per chunk (views of each string input, results of a string
+ * output), and per block of a split run whose results are packed together. */
+#define CKS_CHUNK 1024
+#define CKS_BLOCK (64 * CKS_CHUNK)
+
+typedef struct {
+  ckd_loop *L;
+  char *const *data;
+  const npy_intp *strides;
+  npy_string_allocator *alloc[CKD_MAX_ARGS];
+  const PyArray_StringDTypeObject *descr[CKD_MAX_ARGS];
+} cks_run;
+
+/* Scratch of one chunk: the views of each string input, the results. */
+typedef struct {
+  ck_string *views[CKD_MAX_NIN];
+  ck_string *out;
+} cks_scratch;
+
+static void cks_scratch_free(cks_scratch *s, int nin) {
+  for (int j = 0; j < nin; j++) {
+    free(s->views[j]);
+  }
+  free(s->out);
+}
+
+static ck_status cks_scratch_init(cks_scratch *s, const ckd_loop *L, size_t n_out) {
+  memset(s, 0, sizeof *s);
+  for (int j = 0; j < L->nin; j++) {
+    if (L->strings & (1u << j)) {
+      s->views[j] = malloc(CKS_CHUNK * sizeof(ck_string));
+      if (s->views[j] == NULL) {
+        cks_scratch_free(s, L->nin);
+        return ck_set_error(CK_ERR_NO_MEMORY, "string loop: no memory for views");
+      }
+    }
+  }
+  if (n_out > 0) {
+    s->out = malloc(n_out * sizeof(ck_string));
+    if (s->out == NULL) {
+      cks_scratch_free(s, L->nin);
+      return ck_set_error(CK_ERR_NO_MEMORY, "string loop: no memory for results");
+    }
+  }
+  return CK_OK;
+}
+
+/* Views of input j's strings [begin, begin + m). */
+static ck_status cks_load(const cks_run *r, int j, npy_intp begin, npy_intp m,
+                          ck_string *views) {
+  const char *p = r->data[j] + begin * r->strides[j];
+  npy_intp stride = r->strides[j];
+  npy_string_allocator *alloc = r->alloc[j];
+  for (npy_intp i = 0; i < m; i++, p += stride) {
+    npy_static_string s = {0, NULL};
+    int rc = NpyString_load(alloc, (const npy_packed_static_string *)p, &s);
+    if (rc < 0) {
+      return ck_set_error(CK_ERR_NO_MEMORY, "string loop: NpyString_load failed");
+    }
+    if (rc == 1) {
+      if (!r->descr[j]->has_string_na) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "%s: argument %d holds a missing value (a StringDType null) at element %zd "
+                 "of the run; fill missing values first (ckernels.array(..., fill_value=) or "
+                 "numpy.where)",
+                 r->L->name, j, (Py_ssize_t)(begin + i));
+        return ck_set_error(CK_ERR_VALUE, msg);
+      }
+      s = r->descr[j]->default_string;
+    }
+    views[i].begin = (char *)s.buf;
+    views[i].end = (char *)s.buf + s.size;
+  }
+  return CK_OK;
+}
+
+/* Run the kernel over [begin, begin + m): numeric results in place, string
+ * results as ck_strings into `out` (an arena made here: *arena, owned by the
+ * caller afterwards). */
+static ck_status cks_compute(const cks_run *r, npy_intp begin, npy_intp m, cks_scratch *s,
+                             ck_string *out, ck_memblock **arena) {
+  ckd_loop *L = r->L;
+  int nin = L->nin;
+  const char *src[CKD_MAX_NIN];
+  intptr_t ss[CKD_MAX_NIN];
+  for (npy_intp off = 0; off < m; off += CKS_CHUNK) {
+    npy_intp k = m - off < CKS_CHUNK ? m - off : CKS_CHUNK;
+    for (int j = 0; j < nin; j++) {
+      if (L->strings & (1u << j)) {
+        ck_status st = cks_load(r, j, begin + off, k, s->views[j]);
+        if (st != CK_OK) {
+          return st;
+        }
+        src[j] = (const char *)s->views[j];
+        ss[j] = (intptr_t)sizeof(ck_string);
+      } else {
+        src[j] = r->data[j] + (begin + off) * r->strides[j];
+        ss[j] = r->strides[j];
+      }
+    }
+    ck_status st;
+    if (!(L->strings & (1u << nin))) {
+      st = L->strided(r->data[nin] + (begin + off) * r->strides[nin], r->strides[nin], src, ss,
+                      (size_t)k, L->kernel);
+    } else {
+      if (*arena == NULL) {
+        st = ck_pod_memblock_new((size_t)m * 16, arena);
+        if (st != CK_OK) {
+          return st;
+        }
+      }
+      /* a kernel writing into this arena (the destination's arrmeta) */
+      ck_string_arrmeta am = {*arena};
+      ck_kernel_builder ckb;
+      ck_kernel_builder_init(&ckb);
+      st = ck_jit_make_kernel(&ckb, 0, &L->desc, (const char *)&am, CK_KERNEL_REQUEST_STRIDED,
+                              NULL);
+      if (st == CK_OK) {
+        ck_prefix *kernel = ck_kernel_builder_get(&ckb, 0);
+        st = ck_prefix_strided(kernel)((char *)(out + off), (intptr_t)sizeof(ck_string), src, ss,
+                                       (size_t)k, kernel);
+      }
+      /* the loop's own kernel holds the code: this never releases it */
+      ck_kernel_builder_destroy(&ckb);
+    }
+    if (st != CK_OK) {
+      return st;
+    }
+  }
+  return CK_OK;
+}
+
+/* Pack results [begin, begin + m) into the output. */
+static ck_status cks_pack(const cks_run *r, npy_intp begin, npy_intp m, const ck_string *res) {
+  int nin = r->L->nin;
+  char *p = r->data[nin] + begin * r->strides[nin];
+  npy_intp stride = r->strides[nin];
+  npy_string_allocator *alloc = r->alloc[nin];
+  for (npy_intp i = 0; i < m; i++, p += stride) {
+    const ck_string *v = &res[i];
+    size_t n = v->begin != NULL ? (size_t)(v->end - v->begin) : 0;
+    if (NpyString_pack(alloc, (npy_packed_static_string *)p, n ? v->begin : "", n) < 0) {
+      return ck_set_error(CK_ERR_NO_MEMORY, "string loop: NpyString_pack failed");
+    }
+  }
+  return CK_OK;
+}
+
+/* [begin, begin + m) on the calling thread, chunk by chunk (one element at
+ * a time when `one`: reductions and accumulations read what was written). */
+static ck_status cks_serial(const cks_run *r, npy_intp begin, npy_intp m, int one) {
+  ckd_loop *L = r->L;
+  int string_out = (L->strings >> L->nin) & 1u;
+  cks_scratch s;
+  npy_intp step = one ? 1 : CKS_CHUNK;
+  ck_status st = cks_scratch_init(&s, L, string_out ? (size_t)step : 0);
+  if (st != CK_OK) {
+    return st;
+  }
+  for (npy_intp off = 0; st == CK_OK && off < m; off += step) {
+    npy_intp k = m - off < step ? m - off : step;
+    ck_memblock *arena = NULL;
+    st = cks_compute(r, begin + off, k, &s, s.out, &arena);
+    if (st == CK_OK && string_out) {
+      st = cks_pack(r, begin + off, k, s.out);
+    }
+    if (arena != NULL) {
+      ck_memblock_decref(arena);
+    }
+  }
+  cks_scratch_free(&s, L->nin);
+  return st;
+}
+
+/* ---- the pool --------------------------------------------------------------- */
+
+typedef struct {
+  const cks_run *run;
+  npy_intp base;           /* first element of the block                    */
+  ck_string *out;          /* the block's results (string output)           */
+  ck_memblock **arenas;    /* one per worker call, released after packing   */
+  atomic_size_t narenas;
+  size_t max_arenas;
+} cks_par;
+
+static ck_status cks_par_chunk(void *vctx, size_t begin, size_t end, unsigned thread) {
+  (void)thread;
+  cks_par *c = vctx;
+  const cks_run *r = c->run;
+  cks_scratch s;
+  ck_status st = cks_scratch_init(&s, r->L, 0);
+  if (st != CK_OK) {
+    return st;
+  }
+  ck_memblock *arena = NULL;
+  st = cks_compute(r, c->base + (npy_intp)begin, (npy_intp)(end - begin), &s,
+                   c->out != NULL ? c->out + begin : NULL, &arena);
+  if (arena != NULL) {
+    size_t slot = atomic_fetch_add(&c->narenas, 1);
+    if (slot < c->max_arenas) {
+      c->arenas[slot] = arena; /* its strings are packed after the pool is done */
+    } else {
+      ck_memblock_decref(arena); /* not reached: one slot per call */
+      st = ck_set_error(CK_ERR_INVALID_STATE, "string loop: too many chunks");
+    }
+  }
+  cks_scratch_free(&s, r->L->nin);
+  return st;
+}
+
+static int64_t cks_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* [begin, n) on the pool, a block at a time; `per_ns` the probed cost of an
+ * element (chunks of about 20 us of work, at least CKS_CHUNK elements). */
+static ck_status cks_parallel(const cks_run *r, npy_intp begin, npy_intp n, double per_ns) {
+  ckd_loop *L = r->L;
+  int string_out = (L->strings >> L->nin) & 1u;
+  double want = 20000.0 / (per_ns > 0 ? per_ns : 1.0);
+  size_t min_chunk = want < CKS_CHUNK ? CKS_CHUNK : want > CKS_BLOCK ? CKS_BLOCK : (size_t)want;
+  size_t max_arenas = CKS_BLOCK / min_chunk + 2;
+  cks_par c = {.run = r};
+  if (string_out) {
+    c.out = malloc(CKS_BLOCK * sizeof(ck_string));
+    c.arenas = malloc(max_arenas * sizeof(ck_memblock *));
+    if (c.out == NULL || c.arenas == NULL) {
+      free(c.out);
+      free(c.arenas);
+      return ck_set_error(CK_ERR_NO_MEMORY, "string loop: no memory for a block");
+    }
+    c.max_arenas = max_arenas;
+  }
+  ck_status st = CK_OK;
+  for (npy_intp b = begin; st == CK_OK && b < n; b += CKS_BLOCK) {
+    npy_intp m = n - b < CKS_BLOCK ? n - b : CKS_BLOCK;
+    c.base = b;
+    atomic_store(&c.narenas, 0);
+    st = ck_parallel_for((size_t)m, min_chunk, cks_par_chunk, &c);
+    if (st == CK_OK && string_out) {
+      st = cks_pack(r, b, m, c.out);
+    }
+    size_t na = atomic_load(&c.narenas);
+    for (size_t i = 0; i < na && i < c.max_arenas; i++) {
+      ck_memblock_decref(c.arenas[i]);
+    }
+  }
+  free(c.out);
+  free(c.arenas);
+  return st;
+}
+
+static ck_status cks_run_all(const cks_run *r, npy_intp n) {
+  ckd_loop *L = r->L;
+  if (!ckd_splittable(L, r->data, r->strides, n)) { /* reductions, accumulations */
+    return cks_serial(r, 0, n, 1);
+  }
+  if (n < 4 * CKS_CHUNK || ck_get_num_threads() <= 1) {
+    return cks_serial(r, 0, n, 0);
+  }
+  /* time a first chunk, then decide whether the rest is worth the pool */
+  int64_t t0 = cks_now_ns();
+  ck_status st = cks_serial(r, 0, CKS_CHUNK, 0);
+  if (st != CK_OK) {
+    return st;
+  }
+  double per = (double)(cks_now_ns() - t0) / CKS_CHUNK;
+  if (per * (double)(n - CKS_CHUNK) >= (double)ckd_get_parallel_min_ns()) {
+    return cks_parallel(r, CKS_CHUNK, n, per);
+  }
+  return cks_serial(r, CKS_CHUNK, n - CKS_CHUNK, 0);
+}
+
+int ckd_string_loop(PyArrayMethod_Context *context, char *const *data,
+                    const npy_intp *dimensions, const npy_intp *strides, NpyAuxData *aux) {
+  ckd_loop *L = (ckd_loop *)aux;
+  npy_intp n = dimensions[0];
+  if (n <= 0) {
+    return 0;
+  }
+  int nargs = L->nin + 1;
+  cks_run r = {.L = L, .data = data, .strides = strides};
+  for (int i = 0; i < nargs; i++) {
+    r.descr[i] = (L->strings & (1u << i))
+                     ? (const PyArray_StringDTypeObject *)context->descriptors[i]
+                     : NULL;
+  }
+  NpyString_acquire_allocators((size_t)nargs, context->descriptors, r.alloc);
+  ck_status st = cks_run_all(&r, n);
+  NpyString_release_allocators((size_t)nargs, r.alloc);
+  if (st != CK_OK) {
+    ckpy_raise_last(st);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- descriptors --------------------------------------------------------------- */
+
+/* The descriptors of `nargs` operands (the method object is opaque: one
+ * resolver per operand count, below). */
+static NPY_CASTING cks_resolve(int nargs, PyArray_DTypeMeta *const *dtypes,
+                               PyArray_Descr *const *given, PyArray_Descr **loop_descrs) {
+  for (int i = 0; i < nargs; i++) {
+    PyArray_Descr *d = given[i];
+    if (d != NULL && dtypes[i] != &PyArray_StringDType && !PyArray_ISNBO(d->byteorder)) {
+      d = PyArray_DescrNewByteorder(d, NPY_NATIVE);
+    } else if (d != NULL) {
+      Py_INCREF(d);
+    } else if (dtypes[i] == &PyArray_StringDType) {
+      /* a new StringDType() for a new output: its own allocator */
+      d = (PyArray_Descr *)PyObject_CallNoArgs((PyObject *)&PyArray_StringDType);
+    } else {
+      d = dtypes[i]->singleton;
+      Py_XINCREF(d);
+      if (d == NULL) {
+        PyErr_SetString(PyExc_TypeError, "ckernels string loop: an operand without a dtype");
+      }
+    }
+    if (d == NULL) {
+      for (int k = 0; k < i; k++) {
+        Py_CLEAR(loop_descrs[k]);
+      }
+      return (NPY_CASTING)-1;
+    }
+    loop_descrs[i] = d;
+  }
+  return NPY_NO_CASTING;
+}
+
+#define CKS_RESOLVER(N)                                                                    \
+  static NPY_CASTING cks_resolve_##N(struct PyArrayMethodObject_tag *method,                    \
+                                     PyArray_DTypeMeta *const *dtypes,                     \
+                                     PyArray_Descr *const *given,                          \
+                                     PyArray_Descr **loop_descrs, npy_intp *view_offset) { \
+    (void)method;                                                                          \
+    (void)view_offset;                                                                     \
+    return cks_resolve(N, dtypes, given, loop_descrs);                                     \
+  }
+CKS_RESOLVER(2)
+CKS_RESOLVER(3)
+CKS_RESOLVER(4)
+CKS_RESOLVER(5)
+CKS_RESOLVER(6)
+CKS_RESOLVER(7)
+CKS_RESOLVER(8)
+CKS_RESOLVER(9)
+CKS_RESOLVER(10)
+CKS_RESOLVER(11)
+CKS_RESOLVER(12)
+CKS_RESOLVER(13)
+CKS_RESOLVER(14)
+CKS_RESOLVER(15)
+CKS_RESOLVER(16)
+CKS_RESOLVER(17)
+
+_Static_assert(CKD_MAX_NIN == 16, "one resolver per operand count");
+
+PyArrayMethod_ResolveDescriptors *ckd_string_resolver(int nin) {
+  static PyArrayMethod_ResolveDescriptors *const table[] = {
+      cks_resolve_2,  cks_resolve_3,  cks_resolve_4,  cks_resolve_5,  cks_resolve_6,
+      cks_resolve_7,  cks_resolve_8,  cks_resolve_9,  cks_resolve_10, cks_resolve_11,
+      cks_resolve_12, cks_resolve_13, cks_resolve_14, cks_resolve_15, cks_resolve_16,
+      cks_resolve_17,
+  };
+  return nin >= 1 && nin <= CKD_MAX_NIN ? table[nin - 1] : NULL;
+}
