@@ -338,7 +338,7 @@ class JitKernel(_dispatch.Function):
 
     def _native_ok(self, sig) -> bool:
         return self._cache and all(
-            dtypes.by_name.get(n) is not None and n != "string"
+            dtypes.by_name.get(n) is not None
             for n in sig.args + ((sig.ret,) if sig.ret is not None else ()))
 
     def _load_native(self, sigs) -> list | None:
