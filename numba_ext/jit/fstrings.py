@@ -20,6 +20,10 @@ in ``format``).  In a returned concatenation the one-pass string builder
 the arena; elsewhere (a formatted value used twice, passed on, compared) the
 call makes a Numba ``str`` (:func:`ckernels.jit.string_elements.emit_format_str`).
 
+``str(x)`` with one argument is :func:`str_value` in jitted functions: the
+same text, typed and compiled at a fraction of the cost of Numba's
+``str`` of an integer (and exact at INT64_MIN, where Numba's fails).
+
 Conversions: ``!s`` is ``str()``; ``!r`` and ``!a`` of an int, bool or float
 are its ``str()`` (Python's repr of those types is their str); ``!r`` / ``!a``
 of a str (quoting and escaping) are refused at compile time.
@@ -119,6 +123,51 @@ def _ov_format_value(value, spec, conversion):
     if kind == "str" and text == "":
         return lambda value, spec, conversion: value
     return lambda value, spec, conversion: _formatted(value, spec)
+
+
+def str_value(value):
+    """``str(value)`` in jitted functions (their calls of ``str`` with one
+    argument are calls of this): Python's text of an int, bool or float by
+    libckernel (cheap to type, unlike Numba's ``str`` of an integer, and
+    exact for INT64_MIN, where Numba's fails), a str itself, Numba's
+    ``str()`` of anything else."""
+    return str(value)
+
+
+@overload(str_value)
+def _ov_str_value(value):
+    kind = _se.value_kind(value)
+    if kind in ("int", "bool", "float"):
+        return lambda value: _formatted(value, "")
+    if kind == "str":
+        return lambda value: value
+    return lambda value: str(value)
+
+
+def _calls_of_str_as_str_value(func_ir) -> None:
+    """Make every ``str(x)`` call of ``func_ir`` a :func:`str_value` call
+    (where the global ``str`` is only ever called, with one argument)."""
+    uses: dict = {}
+    for blk in func_ir.blocks.values():
+        for st in blk.body:
+            for v in st.list_vars():
+                uses.setdefault(v.name, []).append(st)
+    for blk in func_ir.blocks.values():
+        for st in blk.body:
+            if not (isinstance(st, ir.Assign) and isinstance(st.value, ir.Global)
+                    and st.value.value is str):
+                continue
+            name = st.target.name
+            ok = all(
+                u is st or (isinstance(u, ir.Assign) and isinstance(u.value, ir.Expr)
+                            and u.value.op == "call" and u.value.func.name == name
+                            and len(u.value.args) == 1 and not u.value.kws
+                            and u.value.vararg is None
+                            and all(a.name != name for a in u.value.args))
+                or isinstance(u, ir.Del)
+                for u in uses.get(name, ()))
+            if ok:
+                st.value = ir.Global("str", str_value, loc=st.value.loc)
 
 
 @overload_method(types.Float, "__str__")
@@ -232,9 +281,11 @@ def _pass_classes():
             saved = byteflow.TraceRunner
             byteflow.TraceRunner = CkTraceRunner
             try:
-                state["func_ir"] = CkInterpreter(state["func_id"]).interpret(state["bc"])
+                func_ir = CkInterpreter(state["func_id"]).interpret(state["bc"])
             finally:
                 byteflow.TraceRunner = saved
+            _calls_of_str_as_str_value(func_ir)
+            state["func_ir"] = func_ir
             return True
 
     @register_pass(mutates_CFG=False, analysis_only=True)
@@ -314,5 +365,5 @@ def check_format_calls(func_ir, typemap) -> None:
                     f"{_KIND_NAMES[kind]}, {tname}): {exc}", loc=expr.loc) from None
 
 
-__all__ = ["format_value", "pass_classes", "check_format_calls", "is_format_call",
+__all__ = ["format_value", "str_value", "pass_classes", "check_format_calls", "is_format_call",
            "constant_text"]

@@ -89,7 +89,7 @@ def _is_str_builtin(func_ir, var):
         d = func_ir.get_definition(var)
     except Exception:       # noqa: BLE001 - no single definition: not ours
         return False
-    return isinstance(d, (ir.Global, ir.FreeVar)) and d.value is str
+    return isinstance(d, (ir.Global, ir.FreeVar)) and d.value in (str, fstrings.str_value)
 
 
 def _format_leaf(func_ir, typemap, e):

@@ -205,7 +205,7 @@ def test_results_share_one_arena_allocation():
     """Formatted pieces go straight into the result's arena: one allocation
     of exactly the text per string (the arena holds nothing else)."""
     from ckernels.lowlevel import MemBlock, ffi
-    x = np.arange(1000, dtype=np.int64)
+    x = ckernels.array(np.arange(1000, dtype=np.int64))   # ckernels in, ckernels out
     r = ints(x)
     am = ffi.cast("ck_string_arrmeta *", r._arrmeta + ffi.sizeof("ck_dim_arrmeta"))
     stats = MemBlock(am.blockref, incref=True).stats

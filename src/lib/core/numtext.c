@@ -8,6 +8,7 @@
 #include "core/scalar_internal.h"
 
 #include <errno.h>
+#include <fenv.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -320,9 +321,14 @@ static size_t ck__format_repr(char *out, size_t outsize, int t, double v,
 
 size_t ck__format_float_repr(char *out, size_t outsize, int t, double v,
                              bool dot0) {
+  /* reading candidates back may overflow (float32 near its maximum): the
+   * caller's floating-point flags are left as they were */
+  fexcept_t flags;
+  fegetexceptflag(&flags, FE_ALL_EXCEPT);
   locale_t old = ck__enter_c_locale();
   size_t n = ck__format_repr(out, outsize, t, v, dot0);
   ck__leave_c_locale(old);
+  fesetexceptflag(&flags, FE_ALL_EXCEPT);
   return n;
 }
 

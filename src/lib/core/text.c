@@ -16,6 +16,7 @@
 #include "core/core_internal.h"
 #include "core/numtext_internal.h"
 
+#include <fenv.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -913,9 +914,22 @@ static ck_status ck__float_layout(char *out, size_t cap, const ck_format_spec *s
   return st;
 }
 
+/* Formatting computes (v * 100 for '%', strtod and float conversions of
+ * candidate digits) but leaves the caller's floating-point flags as they
+ * were: NumPy reports flags raised in a ufunc loop as warnings, and Python's
+ * format() raises none. */
+static ck_status ck__float_layout_quiet(char *out, size_t cap, const ck_format_spec *spec,
+                                        double v, size_t *out_len) {
+  fexcept_t flags;
+  fegetexceptflag(&flags, FE_ALL_EXCEPT);
+  ck_status st = ck__float_layout(out, cap, spec, v, CK_TYPE_FLOAT64, out_len);
+  fesetexceptflag(&flags, FE_ALL_EXCEPT);
+  return st;
+}
+
 static ck_status ck__format_float_spec(char *out, size_t cap, const ck_format_spec *spec,
                                        double v, size_t *out_len) {
-  return ck__float_layout(out, cap, spec, v, CK_TYPE_FLOAT64, out_len);
+  return ck__float_layout_quiet(out, cap, spec, v, out_len);
 }
 
 static ck_status ck__format_float(char *out, size_t cap, const ck_format_spec *spec, double v,
@@ -937,7 +951,7 @@ static ck_status ck__format_float(char *out, size_t cap, const ck_format_spec *s
     return CK_OK;
   }
   /* a float32 with a spec is formatted as double (NumPy's float32.__format__) */
-  return ck__float_layout(out, cap, spec, v, CK_TYPE_FLOAT64, out_len);
+  return ck__float_layout_quiet(out, cap, spec, v, out_len);
 }
 
 ck_status ck_format_float64(char *out, size_t cap, const ck_format_spec *spec, double v,

@@ -7,6 +7,8 @@
  */
 #include "ck_test.h"
 
+#include <fenv.h>
+#include <float.h>
 #include <math.h>
 
 static bool fmt_ok_(ck_status st, const char *got, const size_t *np, const char *want) {
@@ -148,6 +150,14 @@ static void test_floats(void) {
   REQUIRE(parse(">20", CK_FORMAT_FLOAT, &wide));
   CHECK(fmt_ok(ck_format_float32(buf, sizeof buf, &wide, 0.1f, &n), buf, n,
                " 0.10000000149011612"));
+  /* the caller's floating-point flags stay as they were (NumPy turns flags
+   * raised in a ufunc loop into warnings; Python's format raises none) */
+  ck_format_spec pct;
+  REQUIRE(parse(".2%", CK_FORMAT_FLOAT, &pct));
+  feclearexcept(FE_ALL_EXCEPT);
+  CHECK_OK(ck_format_float64(buf, sizeof buf, &pct, DBL_MAX, &n));
+  CHECK_OK(ck_format_float32(buf, sizeof buf, NULL, FLT_MAX, &n));
+  CHECK(fetestexcept(FE_OVERFLOW | FE_INVALID | FE_DIVBYZERO | FE_UNDERFLOW) == 0);
   /* long texts: exact digits beyond any small buffer */
   ck_format_spec f;
   REQUIRE(parse(".400f", CK_FORMAT_FLOAT, &f));
