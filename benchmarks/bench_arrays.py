@@ -3,6 +3,7 @@
 * operators (``a + b``, ``a * 2.0``, ``a < b``, ``-a``, ``a.sum()``) on 10 and
   1e7 float64 elements, results allocated by the call (no ``out=``) and with
   ``out=`` / in place;
+* element access: ``a[1] = 2.0``, ``a[3]``, ``a[1:5]``, a loop of scalar swaps;
 * conversions: ``np.asarray(a)`` of a host array and ``ckernels.asarray(x)``
   of an ndarray, against ``np.asarray(x)`` of an ndarray (NumPy's no-op);
 * ``ckernels.empty`` against ``numpy.empty`` (80 MB) and ``ckernels.zeros``
@@ -98,6 +99,25 @@ def creation() -> None:
 LIST = list(np.arange(100_000.0))
 
 
+def element_access() -> None:
+    """Scalar reads and writes, small slices and a loop of swaps on 10 float64."""
+    x = np.arange(10.0)
+    a = ckernels.array(x)
+    print("element access on 10 float64 elements:")
+
+    def swaps(v):
+        for i in range(4):
+            v[i], v[9 - i] = v[9 - i], v[i]
+        return v[2:6]
+
+    cases = [("a[1] = 2.0", lambda v: v.__setitem__(1, 2.0)),
+             ("a[3]", lambda v: v[3]),
+             ("a[1:5]", lambda v: v[1:5]),
+             ("4 scalar swaps + a[2:6]", swaps)]
+    for name, fn in cases:
+        line(name, per_call(lambda: fn(a), 20000), per_call(lambda: fn(x), 20000))
+
+
 def representation() -> None:
     n = 20_000_000
     a = ckernels.zeros(n)
@@ -112,6 +132,7 @@ def representation() -> None:
 def main() -> None:
     print(f"bench_arrays: best of {REPS}; threads {ckernels.get_num_threads()}")
     operators(10)
+    element_access()
     operators(N_LARGE)
     creation()
     representation()

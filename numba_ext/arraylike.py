@@ -583,6 +583,9 @@ class ArrayLike:
             raise CKValueError("setting an array element with a sequence.")
         view._assign(value)
 
+    def __delitem__(self, key) -> None:
+        raise CKValueError("cannot delete array elements")
+
     def _is_scalar_type(self) -> bool:
         t = self.type
         return t.is_builtin or t.type_id in _SCALAR_KINDS

@@ -258,9 +258,18 @@ class Context:
                                        f"match type {type}")
         return DeviceArray.from_host(self, host)
 
-    def empty(self, shape_or_type=(), dtype_or_shape=None):
-        """An uninitialised array in this context: ``ctx.empty(shape, dtype)``
-        (dtype defaults to float64) or ``ctx.empty(type, shape=())``."""
+    def empty(self, shape_or_type=(), dtype_or_shape=None, *, dtype=None, shape=None):
+        """An uninitialised array in this context, with NumPy's signature:
+        ``ctx.empty(shape, dtype)`` or ``ctx.empty(shape, dtype=...)`` (dtype
+        defaults to float64); also ``ctx.empty(type, shape)``."""
+        if dtype is not None:
+            if dtype_or_shape is not None:
+                raise InvalidArgumentError("Context.empty: dtype given twice")
+            dtype_or_shape = dtype
+        if shape is not None:
+            if shape_or_type != ():
+                raise InvalidArgumentError("Context.empty: shape given twice")
+            shape_or_type = shape
         a, b = shape_or_type, dtype_or_shape
         if isinstance(a, (str, Type, np.dtype)) or (isinstance(a, builtins.type) and
                                                     issubclass(a, np.generic)):
@@ -282,6 +291,21 @@ class Context:
         shp, dt = _type_shape_dtype(typ, tuple(shape) if shape is not None else None,
                                     "Context.empty", self.kind)
         return DeviceArray.empty(self, shp or (), dt)
+
+    def zeros(self, shape=(), dtype=None):
+        """An array of zeros in this context (``numpy.zeros``' signature)."""
+        return self.full(shape, 0, dtype)
+
+    def ones(self, shape=(), dtype=None):
+        """An array of ones in this context (``numpy.ones``' signature)."""
+        return self.full(shape, 1, dtype)
+
+    def full(self, shape, fill_value, dtype=None):
+        """An array with every element ``fill_value`` in this context
+        (``numpy.full``' signature; dtype defaults to float64)."""
+        a = self.empty(shape, dtype=dtype if dtype is not None else "float64")
+        a._assign(fill_value)
+        return a
 
     def to(self, obj):
         """``obj`` in this context: a host array (NumPy, ``ckernels.Array``,

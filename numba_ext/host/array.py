@@ -65,7 +65,7 @@ from .layout import f_strides as _f_strides
 from .layout import strided as _strided
 
 from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
-from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert.c)
+from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert_*.c)
 from . import arrow as _arrow_io   # the Arrow PyCapsule interface (arrow.py)
 
 # at exit, arrays still held by C objects are released after Python's state
@@ -74,10 +74,12 @@ atexit.register(_arrays.stop)
 
 try:   # the buffer protocol (PEP 3118): a tiny C base type (src/python/buffer.c)
     from .._buffer import BufferExporter as _Base
-    _BASES: tuple = (_Base, ArrayLike)
 except ImportError:   # pragma: no cover - the extension is part of every build
     _Base = object
-    _BASES = (ArrayLike,)
+# the subscript (a[key], a[key] = value) in C: ints, slices and tuples of them
+# on numeric strided arrays, else ArrayLike's general methods
+# (src/python/subscript.c; fastpath.install hands it those methods)
+_BASES: tuple = ((_Base,) if _Base is not object else ()) + (_arrays.Subscript, ArrayLike)
 
 _SLICE_NONE = -(2**63)  # CK_SLICE_NONE (INTPTR_MIN): an omitted slice bound
 
@@ -293,7 +295,10 @@ class Array(*_BASES):
                     st = lib.ck_array_slice(cur, axis, start, stop, step, out)
                     axis += 1
                 else:
-                    st = lib.ck_array_index(cur, axis, _index(k), out)
+                    i = _index(k)
+                    if not -_BOUND <= i <= _BOUND:     # past any dim (and intptr_t)
+                        raise CKIndexError(f"index {i} is out of bounds for axis {axis}")
+                    st = lib.ck_array_index(cur, axis, i, out)
                 check(st)
                 if owned:
                     lib.ck_array_decref(cur)
@@ -347,20 +352,6 @@ class Array(*_BASES):
             if r is _SLOW:
                 return apply_op(name, args, out)
         return r
-
-    def __getitem__(self, key, _general=ArrayLike.__getitem__, _slice1=_arrays.slice1):
-        tk = type(key)
-        if tk is slice:   # a[i:j:k]: one C call (ck_array_slice), no Python key handling
-            v = _slice1(self, key.start, key.stop, key.step)
-            if v is not NotImplemented:
-                return v
-        elif tk is int:   # a[i] of a 1-d numeric array: the NumPy scalar
-            nd = self._nd
-            if nd is None:
-                nd = self._fast_view()
-            if nd is not False and nd.ndim == 1 and -nd.shape[0] <= key < nd.shape[0]:
-                return nd[key]
-        return _general(self, key)
 
     def _fast_view(self):
         """The cached NumPy view of the fast path (``_nd``): made once, for
@@ -701,6 +692,20 @@ def _element_type(el) -> Type:
 ERRMODES = ("nocheck", "overflow", "fractional", "inexact", "default")
 
 
+def _array_type(type) -> Type:
+    """``type`` (a ``type=`` argument) as the type of a new array.  A pattern
+    type (one with a dimension variable, ``N * float64``: a signature's type,
+    never an array's) is refused here with the library's own error -- the
+    check ``ck_array_empty`` makes before allocating anything -- so that no
+    shape check of ours speaks first."""
+    t = _element_type(type)
+    if t.is_pattern:
+        out = ffi.new("ck_array_preamble **")
+        check(lib.ck_array_empty(t.c_type, ffi.NULL, 0, lib.CK_ARRAY_DEFAULT_FLAGS, out))
+        lib.ck_array_decref(out[0])
+    return t
+
+
 def errmode_value(errmode: str) -> int:
     """The ``ck_errmode`` of an error mode's name (InvalidArgumentError if none)."""
     out = ffi.new("ck_errmode *")
@@ -818,6 +823,8 @@ def apply_op(name: str, args, out=None) -> Array:
             out = asarray(out)
         else:
             raise CKTypeError("out= must be a ckernels.Array or a NumPy array")
+    if out is not None:
+        check_out_dims(out, conv)
     cname = _OP_NAMES.get(name)
     if cname is None:
         cname = _OP_NAMES[name] = c_text(name, "operation name")
@@ -829,6 +836,18 @@ def apply_op(name: str, args, out=None) -> Array:
 
 
 _OP_NAMES: dict = {}
+
+
+def check_out_dims(out: "Array", operands) -> None:
+    """NumPy's rule for ``out=``: operands broadcast to the output's shape, and
+    the output is never broadcast, so no operand may have more dims than it
+    (``np.add(x0d, [1], out=x0d)`` is refused even though the extra dim has
+    size 1)."""
+    nd = out.ndim
+    if any(a.ndim > nd for a in operands):
+        shape = np.broadcast_shapes(*(tuple(max(s, 0) for s in a.shape) for a in operands))
+        raise CKValueError(f"non-broadcastable output operand with shape {out.shape} "
+                           f"doesn't match the broadcast shape {shape}")
 
 
 def reduce_op(name: str, a, axis=None, keepdims: bool = False) -> Array:
@@ -882,7 +901,7 @@ def _creation_type(shape, dtype, type, where: str):
     if type is not None:
         if dtype is not None:
             raise InvalidArgumentError(f"{where}: give dtype= or type=, not both")
-        t = _element_type(type)
+        t = _array_type(type)
         shape = _shape_arg(shape)
         nreg = 0
         cur = t
@@ -1021,7 +1040,7 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None) -> 
         type, dtype = dtype, None
     if type is not None and dtype is not None:
         raise InvalidArgumentError("array: give dtype= or type=, not both")
-    want = None if type is None else _element_type(type)
+    want = None if type is None else _array_type(type)
     el = None if dtype is None else _element_type(dtype)
     if isinstance(obj, Array):
         if not copy and (want is None or want == obj.type) and (el is None or
@@ -1174,7 +1193,7 @@ def asarray(obj, dtype=None, *, type=None, fill_value=None) -> Array:
         if cached is None:
             cached = _strided_of(*key)
         dtype_t, t, _ = cached
-        if type is not None and _element_type(type) != t:
+        if type is not None and _array_type(type) != t:
             raise CKTypeError(f"asarray: NumPy array has type '{t}', not '{type}'")
         if dtype is not None and _element_type(dtype) != dtype_t:
             return array(obj, dtype)

@@ -22,6 +22,7 @@ from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..host.array import Array
 from ..host.array import asarray as _asarray
+from ..host.array import check_out_dims as _check_out_dims
 from ..host.convert import check_scalar as _check_scalar
 from ..kernels import KernelBuilder, errmode_value
 from ..memory import MemBlock
@@ -244,6 +245,8 @@ def call(kernel, args, out=None):
     ret_el = comp.ret_type.dtype
     if out is not None:
         dst = _out_array(out, kernel.__name__)
+        if not comp.core:       # core dims: the C lifter matches the outer dims
+            _check_out_dims(dst, arrays)
         el = dst.type.dtype
         if el.type_id == ret_el.type_id and str(el) == str(ret_el):
             apply(comp, arrays, dst)
@@ -272,4 +275,54 @@ def pipeline_class():
     return _pc()
 
 
-__all__ = ["Compiled", "call", "apply", "entry_points", "pipeline_class"]
+_DISPATCHER_CLASS = None
+
+
+def dispatcher_class():
+    """The Numba dispatcher class of jitted functions: Numba's CPU dispatcher
+    whose overloads are compiled without Numba's CPython wrapper
+    (``no_cpython_wrapper``: it costs about 340 KiB per definition, and
+    kernels, ufunc loops and jitted callers never use it).  Calling the
+    dispatcher from Python (``f.dispatcher(x)``) runs a twin ``numba.njit``
+    of the same function and options, compiled at its first such call (the
+    overloads themselves have no Python entry)."""
+    global _DISPATCHER_CLASS
+    if _DISPATCHER_CLASS is None:
+        from numba.core.registry import CPUDispatcher
+
+        class KernelDispatcher(CPUDispatcher):
+            _twin = None
+
+            def __call__(self, *args, **kwargs):
+                twin = self._twin
+                if twin is None:
+                    import numba
+                    from numba.core.caching import FunctionCache
+                    opts = {k: v for k, v in self.targetoptions.items()
+                            if k not in ("nopython", "no_cpython_wrapper")}
+                    twin = self._twin = numba.njit(
+                        cache=isinstance(self._cache, FunctionCache), locals=self.locals,
+                        **opts)(self.py_func)
+                return twin(*args, **kwargs)
+
+        _DISPATCHER_CLASS = KernelDispatcher
+    return _DISPATCHER_CLASS
+
+
+def make_dispatcher(py_func, *, cache: bool, error_model: str, options: dict):
+    """A :func:`dispatcher_class` dispatcher of ``py_func`` (what
+    ``numba.njit(cache=..., error_model=..., pipeline_class=..., **options)``
+    makes, without CPython wrappers)."""
+    opts = dict(options)
+    locals_ = opts.pop("locals", None) or {}
+    targetoptions = {"nopython": True, "error_model": error_model,
+                     "no_cpython_wrapper": True, **opts}
+    d = dispatcher_class()(py_func=py_func, locals=locals_, targetoptions=targetoptions,
+                           pipeline_class=pipeline_class())
+    if cache:
+        d.enable_caching()
+    return d
+
+
+__all__ = ["Compiled", "call", "apply", "entry_points", "pipeline_class", "dispatcher_class",
+           "make_dispatcher"]

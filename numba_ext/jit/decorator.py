@@ -317,10 +317,9 @@ class JitKernel(_dispatch.Function):
                 d = self._dispatcher
                 if d is None:
                     _ensure_numba()
-                    import numba
-                    d = numba.njit(cache=self._cache, error_model=self.error_model,
-                                   pipeline_class=cpu.pipeline_class(),
-                                   **self._options)(self.py_func)
+                    d = cpu.make_dispatcher(self.py_func, cache=self._cache,
+                                            error_model=self.error_model,
+                                            options=self._options)
                     for comp in self._compiled.values():   # natively loaded
                         nb_args = tuple(element_type(a).numba for a in comp.sig.args)
                         d.compile(dtypes.by_name[comp.sig.ret].numba(*nb_args))

@@ -157,3 +157,54 @@ def test_fill_diagonal_and_read_only():
         r.set_readonly()
         with pytest.raises(ValueError, match="read-only"):
             np.put(r, [0], r[1])
+
+
+def test_out_is_never_broadcast():
+    x = ckernels.array(1.0)
+    f = ckernels.jit("float64(float64, float64)")(lambda a, b: a + b)
+    for call in (lambda: np.add(x, [1], x), lambda: ops.add(x, [1], out=x),
+                 lambda: x.__iadd__([1]), lambda: f(x, [1.0], out=x),
+                 lambda: ops.add(ckernels.zeros(3), ckernels.zeros((1, 3)),
+                                 out=ckernels.zeros(3))):
+        with pytest.raises(ValueError, match="non-broadcastable output operand"):
+            call()
+    assert x.tolist() == 1.0
+    out = ckernels.zeros((2, 3))
+    assert ops.add(out, [1.0, 2.0, 3.0], out=out).tolist() == [[1.0, 2.0, 3.0]] * 2
+
+
+def test_huge_integer_index_is_an_index_error():
+    x = ckernels.arange(5)
+    for k in (2 ** 64, -2 ** 70, 2 ** 63):
+        with pytest.raises(IndexError, match=f"index {k} is out of bounds"):
+            x[k]
+        with pytest.raises(IndexError):
+            x[k] = 1
+
+
+@pytest.mark.parametrize("kind", ["cpu", "opencl"])
+def test_context_creation_takes_numpys_signatures(kind, new_opencl_context):
+    ctx = ckernels.Context("cpu") if kind == "cpu" else new_opencl_context()
+    a = ctx.empty((2, 3), dtype="float32")
+    assert a.shape == (2, 3) and a.dtype == np.float32
+    assert ctx.empty(shape=4, dtype="int8").shape == (4,)
+    assert ctx.zeros(3, dtype="i2").to_numpy().tolist() == [0, 0, 0]
+    assert ctx.zeros(3, dtype="i2").dtype == np.int16
+    assert ctx.ones((2,)).to_numpy().tolist() == [1.0, 1.0] and ctx.ones(2).dtype == np.float64
+    assert ctx.full(2, 7.5, dtype=np.float64).to_numpy().tolist() == [7.5, 7.5]
+    with pytest.raises(ValueError, match="dtype given twice"):
+        ctx.empty(3, "int8", dtype="int8")
+
+
+@pytest.mark.parametrize("make", [
+    lambda t: ckernels.empty((2, 3), type=t), lambda t: ckernels.zeros(2, type=t),
+    lambda t: ckernels.full((2, 3), 1.0, type=t), lambda t: ckernels.empty((), type=t),
+    lambda t: ckernels.empty_like(ckernels.zeros(3), type=t),
+    lambda t: ckernels.array([1.0, 2.0], type=t),
+    lambda t: ckernels.asarray(np.zeros(2), type=t)])
+@pytest.mark.parametrize("t", ["N * float64", "2 * N * float64", "N * M * int8"])
+def test_pattern_types_are_refused_by_array_creation_saying_why(make, t):
+    """A type with a dimension variable is a signature pattern, never an
+    array's type: the library's error says so (not a shape mismatch)."""
+    with pytest.raises(errors.CKTypeError, match="is a pattern type: the dimension variable"):
+        make(t)
