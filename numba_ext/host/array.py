@@ -43,7 +43,7 @@ from .. import dtypes as _dtypes
 from .. import types as _t
 from .._cargs import c_shape, c_text
 from .._native import check, ffi, lib
-from ..arraylike import ArrayLike, Flags, c_strides, format_values
+from ..arraylike import ArrayLike, Flags, c_strides, format_values, shape_entry
 from ..errors import (CKIndexError, CKTypeError, CKValueError, InvalidArgumentError,
                       InvalidStateError, NotSupportedError)
 from ..memory import MemBlock, memblock_at
@@ -675,8 +675,13 @@ _BOUND = 2 ** 61
 
 def _bound(i) -> int:
     """A slice bound or step as the C library takes it: clamped (``a[2**63:]``
-    is empty, ``a[::2**63]`` is ``a[:1]``, as in Python and NumPy)."""
-    v = _index(i)
+    is empty, ``a[::2**63]`` is ``a[:1]``, as in Python and NumPy); a bound
+    that is no integer is Python's TypeError."""
+    try:
+        v = operator.index(i)
+    except TypeError:
+        raise CKTypeError("slice indices must be integers or None or have an __index__ "
+                          f"method, not {type(i).__name__}") from None
     return -_BOUND if v < -_BOUND else _BOUND if v > _BOUND else v
 
 
@@ -891,8 +896,8 @@ def _shape_arg(shape) -> tuple:
         return ()
     if isinstance(shape, (numbers.Integral, np.integer)) or (
             isinstance(shape, np.ndarray) and shape.ndim == 0):
-        return (operator.index(shape),)
-    return tuple(operator.index(s) for s in shape)
+        return (shape_entry(shape),)
+    return tuple(shape_entry(s) for s in shape)
 
 
 def _creation_type(shape, dtype, type, where: str):
