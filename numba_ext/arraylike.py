@@ -296,10 +296,18 @@ def reshape_strides(shape, strides, newshape, itemsize: int):
     return tuple(nstr)
 
 
+def shape_entry(s) -> int:
+    """One entry of a shape argument: an integer (``operator.index``), never a
+    bool (NumPy refuses ``True`` as a size)."""
+    if isinstance(s, bool):
+        raise CKTypeError(f"shape entries must be integers, not {s!r}")
+    return operator.index(s)
+
+
 def _as_shape(args) -> tuple:
     if len(args) == 1 and not isinstance(args[0], (numbers.Integral, np.integer)):
         args = tuple(args[0]) if args[0] is not None else ()
-    return tuple(operator.index(s) for s in args)
+    return tuple(shape_entry(s) for s in args)
 
 
 def _is_index_array(k) -> bool:
@@ -583,6 +591,9 @@ class ArrayLike:
             raise CKValueError("setting an array element with a sequence.")
         view._assign(value)
 
+    def __delitem__(self, key) -> None:
+        raise CKValueError("cannot delete array elements")
+
     def _is_scalar_type(self) -> bool:
         t = self.type
         return t.is_builtin or t.type_id in _SCALAR_KINDS
@@ -670,7 +681,10 @@ class ArrayLike:
             except (TypeError, NotSupportedError):
                 view = None
         if view is not None:
-            return self._wrap_numpy(np.array(view[tuple(_numpy_key(k) for k in entries)]))
+            r = view[tuple(_numpy_key(k) for k in entries)]
+            if isinstance(r, np.generic) and self.type.dtype.is_builtin:
+                return r   # ints and 0-d integer arrays for every dim: NumPy's scalar
+            return self._wrap_numpy(np.array(r))
         basic, adv_axes, arrays, adjacent = self._advanced_plan(entries)
         v = self._view(basic)
         bshape = arrays[0].shape if arrays else ()
@@ -808,6 +822,14 @@ class ArrayLike:
     def flatten(self, order: str = "C"):
         return self.copy().reshape(-1, order=order) if order != "F" else \
             self.transpose().copy().reshape(-1)
+
+    def take(self, indices, axis=None, out=None, mode: str = "raise"):
+        """``numpy.take`` of this array (a new array; ``out=`` written)."""
+        return np.take(self, indices, axis=axis, out=out, mode=mode)
+
+    def repeat(self, repeats, axis=None):
+        """``numpy.repeat`` of this array (a new array)."""
+        return np.repeat(self, repeats, axis=axis)
 
     def squeeze(self, axis=None):
         nd = self.ndim

@@ -52,6 +52,12 @@ _REDUCTIONS = {"sum": "sum", "product": "product", "prod": "product", "min": "mi
 _UFUNC_SLOT = _dispatch.Function.ufunc
 
 
+#: binary operations whose reductions may run over several axes (and
+#: axis=None) although they have no identity: NumPy's "reorderable, no
+#: identity" ufuncs
+_REORDERABLE = frozenset({"minimum", "maximum", "fmin", "fmax"})
+
+
 class Op(_dispatch.Function):
     """A named operation of the kernel registry.
 
@@ -87,6 +93,7 @@ class Op(_dispatch.Function):
         if isinstance(np_uf, np.ufunc) and np_uf.nin == self.arity == 2:
             identity = np_uf.identity
         uf = _dispatch.op_ufunc(self.name, ufuncs.DTYPE_OF_ID, identity=identity,
+                                reorderable=identity is not None or self.name in _REORDERABLE,
                                 doc=f"The ckernels registry operation {self.name!r}.")
         if not _dispatch.loops(uf):
             uf = None

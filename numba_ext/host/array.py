@@ -43,7 +43,7 @@ from .. import dtypes as _dtypes
 from .. import types as _t
 from .._cargs import c_shape, c_text
 from .._native import check, ffi, lib
-from ..arraylike import ArrayLike, Flags, c_strides, format_values
+from ..arraylike import ArrayLike, Flags, c_strides, format_values, shape_entry
 from ..errors import (CKIndexError, CKTypeError, CKValueError, InvalidArgumentError,
                       InvalidStateError, NotSupportedError)
 from ..memory import MemBlock, memblock_at
@@ -74,10 +74,12 @@ atexit.register(_arrays.stop)
 
 try:   # the buffer protocol (PEP 3118): a tiny C base type (src/python/buffer.c)
     from .._buffer import BufferExporter as _Base
-    _BASES: tuple = (_Base, ArrayLike)
 except ImportError:   # pragma: no cover - the extension is part of every build
     _Base = object
-    _BASES = (ArrayLike,)
+# the subscript (a[key], a[key] = value) in C: ints, slices and tuples of them
+# on numeric strided arrays, else ArrayLike's general methods
+# (src/python/subscript.c; fastpath.install hands it those methods)
+_BASES: tuple = ((_Base,) if _Base is not object else ()) + (_arrays.Subscript, ArrayLike)
 
 _SLICE_NONE = -(2**63)  # CK_SLICE_NONE (INTPTR_MIN): an omitted slice bound
 
@@ -350,43 +352,6 @@ class Array(*_BASES):
             if r is _SLOW:
                 return apply_op(name, args, out)
         return r
-
-    def __getitem__(self, key, _general=ArrayLike.__getitem__, _slice1=_arrays.slice1):
-        tk = type(key)
-        if tk is slice:   # a[i:j:k]: one C call (ck_array_slice), no Python key handling
-            v = _slice1(self, key.start, key.stop, key.step)
-            if v is not NotImplemented:
-                return v
-        elif tk is int:   # a[i] of a 1-d numeric array: the NumPy scalar
-            nd = self._nd
-            if nd is None:
-                nd = self._fast_view()
-            if nd is not False and nd.ndim == 1 and -nd.shape[0] <= key < nd.shape[0]:
-                return nd[key]
-        return _general(self, key)
-
-    def __setitem__(self, key, value, _general=ArrayLike.__setitem__, _f8=np.dtype("f8"),
-                    _c16=np.dtype("c16"), _generic=np.generic):
-        # a[i] = number on a numeric array: through the cached NumPy view, when
-        # NumPy's conversion is the library's checked one (a float into float64,
-        # an int into an integer array -- out of range: the checked path says
-        # so -- a bool into bool, a NumPy scalar of the array's dtype)
-        if type(key) is int:
-            nd = self._nd
-            if nd is None:
-                nd = self._fast_view()
-            if nd is not False and nd.ndim and -nd.shape[0] <= key < nd.shape[0] and \
-                    nd.flags.writeable:
-                tv, dt = type(value), nd.dtype
-                if (tv is float and (dt == _f8 or dt == _c16)) or \
-                        (tv is int and dt.kind in "iu") or (tv is bool and dt.kind == "b") or \
-                        (isinstance(value, _generic) and value.dtype == dt):
-                    try:
-                        nd[key] = value
-                        return
-                    except OverflowError:
-                        pass
-        _general(self, key, value)
 
     def _fast_view(self):
         """The cached NumPy view of the fast path (``_nd``): made once, for
@@ -710,8 +675,13 @@ _BOUND = 2 ** 61
 
 def _bound(i) -> int:
     """A slice bound or step as the C library takes it: clamped (``a[2**63:]``
-    is empty, ``a[::2**63]`` is ``a[:1]``, as in Python and NumPy)."""
-    v = _index(i)
+    is empty, ``a[::2**63]`` is ``a[:1]``, as in Python and NumPy); a bound
+    that is no integer is Python's TypeError."""
+    try:
+        v = operator.index(i)
+    except TypeError:
+        raise CKTypeError("slice indices must be integers or None or have an __index__ "
+                          f"method, not {type(i).__name__}") from None
     return -_BOUND if v < -_BOUND else _BOUND if v > _BOUND else v
 
 
@@ -725,6 +695,20 @@ def _element_type(el) -> Type:
 
 #: the library's conversion error modes (``ck_errmode``)
 ERRMODES = ("nocheck", "overflow", "fractional", "inexact", "default")
+
+
+def _array_type(type) -> Type:
+    """``type`` (a ``type=`` argument) as the type of a new array.  A pattern
+    type (one with a dimension variable, ``N * float64``: a signature's type,
+    never an array's) is refused here with the library's own error -- the
+    check ``ck_array_empty`` makes before allocating anything -- so that no
+    shape check of ours speaks first."""
+    t = _element_type(type)
+    if t.is_pattern:
+        out = ffi.new("ck_array_preamble **")
+        check(lib.ck_array_empty(t.c_type, ffi.NULL, 0, lib.CK_ARRAY_DEFAULT_FLAGS, out))
+        lib.ck_array_decref(out[0])
+    return t
 
 
 def errmode_value(errmode: str) -> int:
@@ -912,8 +896,8 @@ def _shape_arg(shape) -> tuple:
         return ()
     if isinstance(shape, (numbers.Integral, np.integer)) or (
             isinstance(shape, np.ndarray) and shape.ndim == 0):
-        return (operator.index(shape),)
-    return tuple(operator.index(s) for s in shape)
+        return (shape_entry(shape),)
+    return tuple(shape_entry(s) for s in shape)
 
 
 def _creation_type(shape, dtype, type, where: str):
@@ -922,7 +906,7 @@ def _creation_type(shape, dtype, type, where: str):
     if type is not None:
         if dtype is not None:
             raise InvalidArgumentError(f"{where}: give dtype= or type=, not both")
-        t = _element_type(type)
+        t = _array_type(type)
         shape = _shape_arg(shape)
         nreg = 0
         cur = t
@@ -1061,7 +1045,7 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None) -> 
         type, dtype = dtype, None
     if type is not None and dtype is not None:
         raise InvalidArgumentError("array: give dtype= or type=, not both")
-    want = None if type is None else _element_type(type)
+    want = None if type is None else _array_type(type)
     el = None if dtype is None else _element_type(dtype)
     if isinstance(obj, Array):
         if not copy and (want is None or want == obj.type) and (el is None or
@@ -1214,7 +1198,7 @@ def asarray(obj, dtype=None, *, type=None, fill_value=None) -> Array:
         if cached is None:
             cached = _strided_of(*key)
         dtype_t, t, _ = cached
-        if type is not None and _element_type(type) != t:
+        if type is not None and _array_type(type) != t:
             raise CKTypeError(f"asarray: NumPy array has type '{t}', not '{type}'")
         if dtype is not None and _element_type(dtype) != dtype_t:
             return array(obj, dtype)

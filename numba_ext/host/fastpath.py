@@ -3,7 +3,8 @@
 cached NumPy views (``Array._nd``), with the result wrapped in C without a copy.
 
 The C half is ``ckernels._arrays`` (``src/python/arrays.c``: ``apply``,
-``wrap_result``, ``slice1``, ``reduce_all``, ``Array.__array_ufunc__``); this
+``wrap_result``, ``reduce_all``, ``Array.__array_ufunc__``; ``Subscript``,
+the subscript of ``Array``, is ``src/python/subscript.c``); this
 module holds what both halves share -- the registry operations by name
 (:data:`OPS`), the strided types of NumPy arrays by (dtype, ndim)
 (:data:`STRIDED_OF`), the NumPy ufuncs that run as registry operations
@@ -47,10 +48,18 @@ SLOW = _Slow()
 #: conditions under ``numpy.errstate(...="raise")``); any other refusal by NumPy
 #: sends the call to the general path, which raises its own error
 PROPAGATE = (CKernelError, FloatingPointError)
-#: Python scalars the fast path hands to ufuncs as they are (NEP 50 weak
-#: scalars, as the general path treats them), with the dtype kinds an
-#: ``out=`` operand may have for them (no cast of ``out`` needed)
-WEAK = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+#: Python scalars the fast path hands to ufuncs as they are (bool, and the
+#: NEP 50 weak int, float and complex, as the general path treats them)
+WEAK = frozenset({bool, int, float, complex})
+
+
+def scalar_fits_out(x, odt: np.dtype) -> bool:
+    """Whether the Python scalar ``x`` goes with an ``out=`` of dtype ``odt``
+    without a cast: a bool with any builtin type, a weak scalar when the NEP
+    50 rule keeps ``odt`` (``dtypes.weak_matches``: the library's
+    ``ck_weak_result``, as ``_arrays.apply`` in C asks it)."""
+    d = _dtypes.of_numpy(odt)
+    return d is not None and (type(x) is bool or _dtypes.weak_matches(d.name, x))
 UFUNC_OPS: dict = {}   # NumPy ufunc -> registry operation name (hits only)
 
 
@@ -121,7 +130,7 @@ def fast_apply(name: str, args, out):
     odt = ond.dtype
     for x, nd in zip(args, nds):
         if nd is x:
-            if odt.kind not in WEAK[type(x)]:
+            if not scalar_fits_out(x, odt):
                 return SLOW
         elif nd.dtype != odt:
             return SLOW
@@ -321,6 +330,7 @@ def install(array_class) -> None:
     # the same caches as the Python side
     _arrays.setup(array_class, {k: array_class.__dict__[k] for k in array_class.__slots__
                                 if k != "__weakref__"},
-                  OPS, STRIDED_OF, CKernelError, strided_of)
+                  OPS, STRIDED_OF, CKernelError, strided_of,
+                  (ArrayLike.__getitem__, ArrayLike.__setitem__, ArrayLike.__delitem__))
     array_class.__array_ufunc__ = _arrays.array_ufunc_method(
         UFUNC_OPS, array_class._array_ufunc_general)

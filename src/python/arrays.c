@@ -36,16 +36,18 @@
  *       An ArrayRef taking over one reference to the C array at `address`:
  *       what an Array owns its C array through (slot `_r`; no Python __del__).
  *
- *   setup(Array, slots, ops, strided_of, error_class, strided_of_fn)
- *       Called once by ckernels.array: the Array class, its slot descriptors
- *       ({name: member descriptor}), the dict of registry operations by name
- *       (filled by ckernels.array), the dict (dtype, ndim) -> (element Type,
- *       strided Type, ck_type address) and the function filling it,
- *       ckernels.errors.CKernelError.
+ *   setup(Array, slots, ops, strided_of, error_class, strided_of_fn, general)
+ *       Called once by ckernels.host.fastpath.install: the Array class, its
+ *       slot descriptors ({name: member descriptor}; C reads the slots at
+ *       their offsets, arrays_internal.h), the dict of registry operations by
+ *       name, the dict (dtype, ndim) -> (element Type, strided Type, ck_type
+ *       address) and the function filling it, ckernels.errors.CKernelError,
+ *       and the general subscript methods (getitem, setitem, delitem) the
+ *       C subscript falls back to.
  *
- *   slice1(array, start, stop, step) -> Array or NotImplemented
- *       array[start:stop:step] along axis 0 (ck_array_slice), bounds ints or
- *       None; NotImplemented for anything else.
+ *   Subscript
+ *       The C base type giving Array its subscript (a[key], a[key] = value):
+ *       subscript.c.
  *
  *   apply(name, out, *operands) -> Array, out, or NotImplemented
  *       The operators' and NumPy ufuncs' fast path (the Python version,
@@ -81,6 +83,15 @@
 #define CKPY_DEFINE_NUMPY_API /* this module's NumPy API table (py_types.h) */
 #include "py_types.h"
 
+#include "arrays_internal.h"
+
+#if PY_VERSION_HEX < 0x030C0000
+#include <structmember.h> /* T_OBJECT_EX: the kind of a __slots__ member */
+#define CKA_T_OBJECT_EX T_OBJECT_EX
+#else
+#define CKA_T_OBJECT_EX Py_T_OBJECT_EX
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -108,10 +119,6 @@ static void *cka_address(PyObject *o, const char *what) {
 /* ArrayRef: one reference to a C array, the base of view()'s ndarrays      */
 /* ------------------------------------------------------------------------ */
 
-typedef struct {
-  PyObject_HEAD ck_array_preamble *array; /* owned reference */
-} cka_ref;
-
 static void cka_ref_dealloc(PyObject *self) {
   ck_array_decref(((cka_ref *)self)->array);
   Py_TYPE(self)->tp_free(self);
@@ -122,7 +129,7 @@ static PyObject *cka_ref_repr(PyObject *self) {
                               (void *)((cka_ref *)self)->array);
 }
 
-static PyTypeObject cka_ref_type = {
+PyTypeObject cka_ref_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ckernels._arrays.ArrayRef",
     .tp_basicsize = sizeof(cka_ref),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -192,6 +199,41 @@ static PyObject *cka_dims(PyObject *mod, PyObject *addr) {
   return Py_BuildValue("(NN)", s, t);
 }
 
+/* A NumPy view of `a` (dims all fixed/strided, elements of `descr`), its
+ * base an ArrayRef; writable when `writable` and the array is. */
+static PyObject *cka_view_impl(ck_array_preamble *a, PyArray_Descr *descr, bool writable) {
+  intptr_t shape[CKA_MAX_DIMS], strides[CKA_MAX_DIMS];
+  size_t n;
+  if (cka_read_dims(a, shape, strides, &n) < 0) {
+    return NULL;
+  }
+  if (n > NPY_MAXDIMS) {
+    PyErr_Format(PyExc_ValueError, "view: %zu dims; NumPy holds at most %d", n,
+                 NPY_MAXDIMS);
+    return NULL;
+  }
+  cka_ref *ref = PyObject_New(cka_ref, &cka_ref_type);
+  if (ref == NULL) {
+    return NULL;
+  }
+  ck_array_incref(a);
+  ref->array = a;
+  int flags = (writable && (ck_array_flags(a) & CK_ARRAY_WRITE)) ? NPY_ARRAY_WRITEABLE : 0;
+  Py_INCREF(descr); /* stolen */
+  PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, (int)n, (npy_intp *)shape,
+                                       (npy_intp *)strides, (void *)ck_array_data(a), flags,
+                                       NULL);
+  if (arr == NULL) {
+    Py_DECREF(ref);
+    return NULL;
+  }
+  if (PyArray_SetBaseObject((PyArrayObject *)arr, (PyObject *)ref) < 0) { /* steals ref */
+    Py_DECREF(arr);
+    return NULL;
+  }
+  return arr;
+}
+
 static PyObject *cka_view(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
   if (nargs != 3) {
@@ -210,37 +252,7 @@ static PyObject *cka_view(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
   if (writable < 0) {
     return NULL;
   }
-  intptr_t shape[CKA_MAX_DIMS], strides[CKA_MAX_DIMS];
-  size_t n;
-  if (cka_read_dims(a, shape, strides, &n) < 0) {
-    return NULL;
-  }
-  if (n > NPY_MAXDIMS) {
-    PyErr_Format(PyExc_ValueError, "view: %zu dims; NumPy holds at most %d", n,
-                 NPY_MAXDIMS);
-    return NULL;
-  }
-  cka_ref *ref = PyObject_New(cka_ref, &cka_ref_type);
-  if (ref == NULL) {
-    return NULL;
-  }
-  ck_array_incref(a);
-  ref->array = a;
-  int flags = (writable && (ck_array_flags(a) & CK_ARRAY_WRITE)) ? NPY_ARRAY_WRITEABLE : 0;
-  PyArray_Descr *descr = (PyArray_Descr *)args[1];
-  Py_INCREF(descr); /* stolen */
-  PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, (int)n, (npy_intp *)shape,
-                                       (npy_intp *)strides, (void *)ck_array_data(a), flags,
-                                       NULL);
-  if (arr == NULL) {
-    Py_DECREF(ref);
-    return NULL;
-  }
-  if (PyArray_SetBaseObject((PyArrayObject *)arr, (PyObject *)ref) < 0) { /* steals ref */
-    Py_DECREF(arr);
-    return NULL;
-  }
-  return arr;
+  return cka_view_impl(a, (PyArray_Descr *)args[1], writable);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -352,12 +364,11 @@ static PyObject *cka_reduce_all(PyObject *mod, PyObject *const *args, Py_ssize_t
 /* the Array fast path                                                      */
 /* ------------------------------------------------------------------------ */
 
-enum { CKA_R, CKA_P, CKA_TP, CKA_DT, CKA_AD, CKA_SH, CKA_ST, CKA_BI, CKA_ND, CKA_NSLOTS };
 static const char *const cka_slot_names[CKA_NSLOTS] = {"_r",  "_p",  "_tp", "_dt", "_ad",
                                                        "_sh", "_st", "_bi", "_nd"};
 
-static PyTypeObject *cka_array_type = NULL;
-static PyObject *cka_slot_descr[CKA_NSLOTS];  /* member descriptors of Array    */
+PyTypeObject *cka_array_type = NULL;
+Py_ssize_t cka_slot_offset[CKA_NSLOTS];
 static PyObject *cka_ops = NULL;          /* name -> ckernels.ops.<name>    */
 static PyObject *cka_strided_of = NULL;   /* (dtype, ndim) -> (el, t, addr) */
 static PyObject *cka_ckernel_error = NULL;
@@ -367,38 +378,77 @@ static PyObject *cka_type_table[CKA_TYPE_NUMS][CKA_MAX_DIMS + 1];
 static PyObject *cka_strided_of_fn = NULL; /* (dtype, ndim) -> entry, on a miss */
 static PyObject *cka_kwnames_out = NULL;  /* ("out", "casting")              */
 static PyObject *cka_str_no = NULL;       /* "no"                            */
+static PyObject *cka_str_fast_view = NULL; /* "_fast_view"                   */
 
 /* new reference to slot `k` of an Array (NULL + AttributeError if unset) */
 static PyObject *cka_get(PyObject *obj, int k) {
-  PyObject *d = cka_slot_descr[k];
-  return Py_TYPE(d)->tp_descr_get(d, obj, (PyObject *)cka_array_type);
+  PyObject *v = cka_slot(obj, k);
+  if (v == NULL) {
+    PyErr_Format(PyExc_AttributeError, "Array slot %s is not set", cka_slot_names[k]);
+    return NULL;
+  }
+  return Py_NewRef(v);
 }
 
-static int cka_set(PyObject *obj, int k, PyObject *value) {
-  PyObject *d = cka_slot_descr[k];
-  return Py_TYPE(d)->tp_descr_set(d, obj, value);
+/* store a new reference to `value` in slot `k` of a new Array */
+static void cka_set(PyObject *obj, int k, PyObject *value) {
+  PyObject **p = (PyObject **)((char *)obj + cka_slot_offset[k]);
+  Py_XSETREF(*p, Py_NewRef(value));
+}
+
+/* Is `a` an array of strided dims over the builtin element of `descr`? */
+static bool cka_strided_of_descr(const ck_array_preamble *a, const PyArray_Descr *descr) {
+  ck_type_id want = ckpy_id_of_descr(descr);
+  ck_type t = ck_array_type(a);
+  while (ck_type_id_of(t) == CK_TYPE_STRIDED_DIM) {
+    t = ck_type_element(t);
+  }
+  return want != CK_TYPE_UNINITIALIZED && ck_type_id_of(t) == want;
+}
+
+PyObject *cka_fast_view(PyObject *obj) {
+  PyObject *nd = cka_slot(obj, CKA_ND);
+  if (nd != NULL && nd != Py_None) {
+    return Py_NewRef(nd);
+  }
+  /* an Array whose dtype is cached (views made by the subscript): in C, the
+   * rule of Array._fast_view (strided dims over a native numeric type) */
+  PyObject *dt = cka_slot(obj, CKA_DT);
+  ck_array_preamble *a = cka_array_of(obj);
+  if (nd != NULL && a != NULL && dt != NULL && PyArray_DescrCheck(dt) &&
+      cka_strided_of_descr(a, (PyArray_Descr *)dt)) {
+    nd = cka_view_impl(a, (PyArray_Descr *)dt, true);
+    if (nd != NULL) {
+      cka_set(obj, CKA_ND, nd);
+    }
+    return nd;
+  }
+  return PyObject_CallMethodNoArgs(obj, cka_str_fast_view);
 }
 
 static PyObject *cka_setup(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
   (void)mod;
-  if (nargs != 6 || !PyType_Check(args[0]) || !PyDict_Check(args[1]) ||
+  if (nargs != 7 || !PyType_Check(args[0]) || !PyDict_Check(args[1]) ||
       !PyDict_Check(args[2]) || !PyDict_Check(args[3])) {
     PyErr_SetString(PyExc_TypeError, "setup(Array, slots, ops, strided_of, error_class, "
-                                     "strided_of_fn)");
+                                     "strided_of_fn, (getitem, setitem, delitem))");
     return NULL;
   }
-  PyObject *slots[CKA_NSLOTS];
+  Py_ssize_t offsets[CKA_NSLOTS];
   for (int k = 0; k < CKA_NSLOTS; k++) {
-    slots[k] = PyDict_GetItemString(args[1], cka_slot_names[k]); /* borrowed */
-    if (slots[k] == NULL || Py_TYPE(slots[k])->tp_descr_get == NULL ||
-        Py_TYPE(slots[k])->tp_descr_set == NULL) {
-      PyErr_Format(PyExc_TypeError, "setup: no slot descriptor %s", cka_slot_names[k]);
+    PyObject *d = PyDict_GetItemString(args[1], cka_slot_names[k]); /* borrowed */
+    if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type ||
+        ((PyMemberDescrObject *)d)->d_member->type != CKA_T_OBJECT_EX ||
+        ((PyMemberDescrObject *)d)->d_member->flags != 0) {
+      PyErr_Format(PyExc_TypeError, "setup: no writable slot %s", cka_slot_names[k]);
       return NULL;
     }
+    offsets[k] = ((PyMemberDescrObject *)d)->d_member->offset;
   }
-  for (int k = 0; k < CKA_NSLOTS; k++) {
-    Py_XSETREF(cka_slot_descr[k], Py_NewRef(slots[k]));
+  if (cks_setup(args[6]) < 0) {
+    return NULL;
   }
+  memcpy(cka_slot_offset, offsets, sizeof offsets);
   Py_XSETREF(cka_array_type, (PyTypeObject *)Py_NewRef(args[0]));
   Py_XSETREF(cka_ops, Py_NewRef(args[2]));
   Py_XSETREF(cka_strided_of, Py_NewRef(args[3]));
@@ -419,10 +469,7 @@ static PyObject *cka_refused(void) {
   Py_RETURN_NOTIMPLEMENTED;
 }
 
-/* A new Array owning the reference `a` (dropped on failure too), with
- * `tp`, `dt`, `nd` cached when not NULL. */
-static PyObject *cka_new_array(ck_array_preamble *a, PyObject *tp, PyObject *dt,
-                               PyObject *nd) {
+PyObject *cka_new_array(ck_array_preamble *a, PyObject *tp, PyObject *dt, PyObject *nd) {
   cka_ref *ref = PyObject_New(cka_ref, &cka_ref_type);
   if (ref == NULL) {
     ck_array_decref(a);
@@ -436,17 +483,17 @@ static PyObject *cka_new_array(ck_array_preamble *a, PyObject *tp, PyObject *dt,
     Py_DECREF(ref);
     return NULL;
   }
-  int bad = cka_set(self, CKA_R, (PyObject *)ref) | cka_set(self, CKA_P, Py_None) |
-            cka_set(self, CKA_AD, address) | cka_set(self, CKA_TP, tp ? tp : Py_None) |
-            cka_set(self, CKA_DT, dt ? dt : Py_None) | cka_set(self, CKA_SH, Py_None) |
-            cka_set(self, CKA_ST, Py_None) | cka_set(self, CKA_BI, Py_None) |
-            cka_set(self, CKA_ND, nd ? nd : Py_None);
+  cka_set(self, CKA_R, (PyObject *)ref);
+  cka_set(self, CKA_P, Py_None);
+  cka_set(self, CKA_AD, address);
+  cka_set(self, CKA_TP, tp ? tp : Py_None);
+  cka_set(self, CKA_DT, dt ? dt : Py_None);
+  cka_set(self, CKA_SH, Py_None);
+  cka_set(self, CKA_ST, Py_None);
+  cka_set(self, CKA_BI, Py_None);
+  cka_set(self, CKA_ND, nd ? nd : Py_None);
   Py_DECREF(ref);
   Py_DECREF(address);
-  if (bad) {
-    Py_DECREF(self);
-    return NULL;
-  }
   return self;
 }
 
@@ -497,46 +544,6 @@ static PyObject *cka_wrap_result_impl(PyArrayObject *arr) {
                        : NULL;
   Py_DECREF(cached);
   return self;
-}
-
-/* slice1(array, start, stop, step) -> array[start:stop:step] along axis 0
- * (None: an omitted bound) as a new Array, or NotImplemented */
-static PyObject *cka_slice1(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
-  (void)mod;
-  if (cka_array_type == NULL || nargs != 4 || Py_TYPE(args[0]) != cka_array_type) {
-    Py_RETURN_NOTIMPLEMENTED;
-  }
-  intptr_t bound[3];
-  for (int k = 0; k < 3; k++) {
-    PyObject *b = args[1 + k];
-    if (b == Py_None) {
-      bound[k] = k == 2 ? 1 : CK_SLICE_NONE;
-    } else if (PyLong_CheckExact(b)) {
-      bound[k] = PyLong_AsSsize_t(b);
-      if (bound[k] == -1 && PyErr_Occurred()) {
-        PyErr_Clear(); /* out of range: the general path explains */
-        Py_RETURN_NOTIMPLEMENTED;
-      }
-    } else {
-      Py_RETURN_NOTIMPLEMENTED;
-    }
-  }
-  PyObject *ad = cka_get(args[0], CKA_AD);
-  if (ad == NULL) {
-    return cka_refused();
-  }
-  ck_array_preamble *a = PyLong_Check(ad) ? PyLong_AsVoidPtr(ad) : NULL;
-  Py_DECREF(ad);
-  if (a == NULL) {
-    PyErr_Clear();
-    Py_RETURN_NOTIMPLEMENTED;
-  }
-  ck_array_preamble *out = NULL;
-  ck_status st = ck_array_slice(a, 0, bound[0], bound[1], bound[2], &out);
-  if (st != CK_OK) {
-    return ckpy_raise_last(st);
-  }
-  return cka_new_array(out, NULL, NULL, NULL);
 }
 
 static PyObject *cka_wrap_result(PyObject *mod, PyObject *arr) {
@@ -772,15 +779,13 @@ static PyMethodDef cka_methods[] = {
      "reduce_all(name, address, dtypes) -> the NumPy scalar of the reduction `name` over "
      "every element of the C array at address (None: no dtype for the result type)."},
     {"setup", (PyCFunction)(void (*)(void))cka_setup, METH_FASTCALL,
-     "setup(Array, slots, ops, strided_of, cast, pointer_type, error_class)"},
+     "setup(Array, slots, ops, strided_of, error_class, strided_of_fn, (getitem, setitem, "
+     "delitem))"},
     {"apply", (PyCFunction)(void (*)(void))cka_apply, METH_FASTCALL,
      "apply(name, out, *operands) -> the fast path of an operation on host arrays, or "
      "NotImplemented (take the general path)."},
     {"ref", cka_new_ref, METH_O,
      "ref(address) -> an ArrayRef that takes over one reference to the C array."},
-    {"slice1", (PyCFunction)(void (*)(void))cka_slice1, METH_FASTCALL,
-     "slice1(array, start, stop, step) -> array[start:stop:step] (axis 0), or "
-     "NotImplemented."},
     {"array_ufunc_method", (PyCFunction)(void (*)(void))cka_array_ufunc_method,
      METH_FASTCALL,
      "array_ufunc_method(ufunc_ops, general) -> the C Array.__array_ufunc__ (after setup)."},
@@ -802,12 +807,17 @@ static int cka_exec(PyObject *m) {
   cka_str_no = PyUnicode_InternFromString("no");
   cka_str_call = PyUnicode_InternFromString("__call__");
   cka_str_out = PyUnicode_InternFromString("out");
+  cka_str_fast_view = PyUnicode_InternFromString("_fast_view");
   if (cka_kwnames_out == NULL || cka_str_no == NULL || cka_str_call == NULL ||
-      cka_str_out == NULL) {
+      cka_str_out == NULL || cka_str_fast_view == NULL) {
     return -1;
   }
   if (PyType_Ready(&cka_ref_type) < 0 ||
       PyModule_AddObjectRef(m, "ArrayRef", (PyObject *)&cka_ref_type) < 0) {
+    return -1;
+  }
+  if (cks_init() < 0 ||
+      PyModule_AddObjectRef(m, "Subscript", (PyObject *)&cks_subscript_type) < 0) {
     return -1;
   }
   return 0;

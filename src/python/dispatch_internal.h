@@ -15,6 +15,9 @@
  *               reduction initial value, the strided loop), registration
  *   parallel.c  running a loop's kernel on one long run, split over the
  *               library's thread pool when the run is worth it
+ *   pyint_compare.c  comparisons of integer arrays with Python ints of any
+ *               size (NEP 50: answered, never an overflow), as NumPy's
+ *               special_integer_comparisons
  *   string_loops.c  the loops of jitted signatures with `string` arguments
  *               or results, over NumPy's StringDType (the NpyString API)
  *   promoter.c  type resolution: which loop a call's DTypes take (NEP 50
@@ -82,6 +85,12 @@ typedef struct ckd_loop {
   ck_kernel_builder ckb;                   /* owns the kernel tree         */
   ck_prefix *kernel;                       /* root of ckb (strided request) */
   ck_expr_strided_t strided;
+  /* Comparisons with a Python int (pyint_compare.c): the operand that is
+   * the Python int (an object operand), else -1; the comparison (Py_LT ..
+   * Py_GE) and the loop of the integer type with itself (not owned). */
+  int pyint;
+  int cmp;
+  const struct ckd_loop *same;
   unsigned strings;                        /* bit i: operand i is a string */
   ck_jit_kernel_desc desc;                 /* jitted loops: what kernels of
                                               a string result are built from
@@ -107,8 +116,15 @@ typedef struct {
   int nin;
   int reorderable;
   int resolved;        /* the promoter has answered a call                 */
+  int cmp;             /* registry comparisons: Py_LT .. Py_GE, else -1    */
   Py_ssize_t nloops, cap;
   ckd_loop **loops;
+  /* The loops as the ufunc's legacy tables say them (ufunc.types, .ntypes:
+   * type numbers, and a legacy entry point per loop), rebuilt as loops are
+   * added; the ufunc points into these. */
+  char *types;
+  PyUFuncGenericFunction *functions;
+  void **data;
 } ckd_data;
 
 extern PyTypeObject ckd_data_type;
@@ -127,6 +143,12 @@ int ckd_check_open(const ckd_data *d);
 /* d's DType <-> ckernel id table from a mapping id -> dtype (builtin
  * numeric dtypes only, each checked like a loop's). */
 int ckd_read_type_table(ckd_data *d, PyObject *dtype_of_id);
+/* Point the ufunc's legacy tables (types, ntypes, functions, data) at d's
+ * loops of NumPy's legacy dtypes (not the StringDType ones, which have no
+ * type character): what `ufunc.types` lists.  NumPy never runs them (the ufunc has no
+ * legacy type resolver); other C code reading the tables gets entry points
+ * that work.  0, or -1 with an exception. */
+int ckd_update_types(PyObject *ufunc, ckd_data *d);
 
 /* ---- loops.c ------------------------------------------------------------ */
 
@@ -141,7 +163,14 @@ int ckd_add_jit_loop(PyObject *ufunc, ckd_data *d, const ck_jit_kernel_desc *des
  * map through `dtype_of_id`.  0, or -1 with an exception. */
 int ckd_add_op_loops(PyObject *ufunc, ckd_data *d, const char *op_name,
                      PyObject *dtype_of_id);
+/* A zeroed loop of d's arity, no kernel, not a Python-int comparison. */
+ckd_loop *ckd_loop_alloc(const ckd_data *d);
+/* Register L as an ArrayMethod of `ufunc` and keep it in d (takes L). */
+int ckd_add_loop(PyObject *ufunc, ckd_data *d, ckd_loop *L);
 void ckd_loop_free(ckd_loop *L);
+/* The loop as a legacy ufunc entry point (ckd_update_types). */
+void ckd_legacy_loop(char **args, npy_intp const *dimensions, npy_intp const *steps,
+                     void *data);
 
 /* ---- parallel.c --------------------------------------------------------- */
 
@@ -178,6 +207,20 @@ int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
  * when the ordinary call does the same. */
 PyObject *ckd_call_weak_unary(PyObject *ufunc, PyObject *arg);
 
+/* ---- pyint_compare.c ---------------------------------------------------- */
+
+/* The comparison (Py_LT .. Py_GE) a registry operation named `op_name` is
+ * (less, less_equal, equal, not_equal, greater, greater_equal), else -1. */
+int ckd_comparison_of(const char *op_name);
+/* Registry comparisons (d->cmp >= 0): add the loops (T, object) -> bool and
+ * (object, T) -> bool for every integer T with a (T, T) -> bool loop.
+ * 0, or -1 with an exception. */
+int ckd_add_pyint_loops(PyObject *ufunc, ckd_data *d);
+/* The Python-int loop for integer type `id` with the Python int as operand
+ * `pyint`, else NULL. */
+ckd_loop *ckd_find_pyint_loop(const ckd_data *d, ck_type_id id, int pyint);
+/* Run a Python-int loop (GIL held).  0, or -1 with an exception. */
+int ckd_pyint_run(const ckd_loop *L, char *const *data, npy_intp n, const npy_intp *strides);
 /* ---- gufunc.c ----------------------------------------------------------- */
 
 /* A new gufunc `name` with NumPy signature `signature` ("(n),(n)->()") and

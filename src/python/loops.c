@@ -49,6 +49,29 @@ static int ckd_strided_loop(PyArrayMethod_Context *context, char *const *data,
   return 0;
 }
 
+/* The strided loop of the Python-int comparisons (they need the GIL). */
+static int ckd_pyint_strided_loop(PyArrayMethod_Context *context, char *const *data,
+                                  const npy_intp *dimensions, const npy_intp *strides,
+                                  NpyAuxData *aux) {
+  (void)context;
+  return ckd_pyint_run((const ckd_loop *)aux, data, dimensions[0], strides);
+}
+
+void ckd_legacy_loop(char **args, npy_intp const *dimensions, npy_intp const *steps,
+                     void *data) {
+  const ckd_loop *L = data;
+  if (L->pyint >= 0) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    (void)ckd_pyint_run(L, args, dimensions[0], steps);
+    PyGILState_Release(g);
+    return;
+  }
+  ck_status st = ckd_run((ckd_loop *)L, args, dimensions[0], steps);
+  if (st != CK_OK) {
+    ckpy_raise_last(st); /* a legacy loop reports through the exception */
+  }
+}
+
 static ckd_loop *ckd_find_loop(ckd_data *d, PyArray_Descr *const *descrs) {
   for (Py_ssize_t i = 0; i < d->nloops; i++) {
     ckd_loop *L = d->loops[i];
@@ -88,9 +111,14 @@ static int ckd_get_loop(PyArrayMethod_Context *context, int aligned, int move_re
                 PyBytes_AS_STRING(d->name));
     return -1;
   }
-  *out_loop = L->strings ? &ckd_string_loop : &ckd_strided_loop;
   *out_transferdata = &L->aux;
-  *flags = 0; /* no Python API needed; floating-point flags are checked */
+  if (L->pyint >= 0) {
+    *out_loop = &ckd_pyint_strided_loop;
+    *flags = NPY_METH_REQUIRES_PYAPI; /* reads Python ints */
+  } else {
+    *out_loop = L->strings ? &ckd_string_loop : &ckd_strided_loop;
+    *flags = 0; /* no Python API needed; floating-point flags are checked */
+  }
   return 0;
 }
 
@@ -130,6 +158,21 @@ int ckd_check_descr(const ckd_data *d, PyArray_Descr *descr, ck_type_id id) {
   return 0;
 }
 
+ckd_loop *ckd_loop_alloc(const ckd_data *d) {
+  ckd_loop *L = PyMem_Calloc(1, sizeof *L);
+  if (L == NULL) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  L->aux.free = &ckd_aux_free;
+  L->aux.clone = &ckd_aux_clone;
+  L->nin = d->nin;
+  L->pyint = -1;
+  L->cmp = -1;
+  ck_kernel_builder_init(&L->ckb);
+  return L;
+}
+
 /* A new loop (no kernel yet) for `dtypes` (a sequence of nin + 1 dtype-likes)
  * describing ckernel ids `ids`: checks that each is a native numeric NumPy
  * dtype of the same kind and size. */
@@ -145,16 +188,11 @@ static ckd_loop *ckd_loop_new(const ckd_data *d, PyObject *dtypes, const ck_type
     Py_DECREF(seq);
     return NULL;
   }
-  ckd_loop *L = PyMem_Calloc(1, sizeof *L);
+  ckd_loop *L = ckd_loop_alloc(d);
   if (L == NULL) {
     Py_DECREF(seq);
-    PyErr_NoMemory();
     return NULL;
   }
-  L->aux.free = &ckd_aux_free;
-  L->aux.clone = &ckd_aux_clone;
-  L->nin = d->nin;
-  ck_kernel_builder_init(&L->ckb);
   for (int i = 0; i < nargs; i++) {
     PyArray_Descr *descr = NULL;
     if (!PyArray_DescrConverter(PySequence_Fast_GET_ITEM(seq, i), &descr)) {
@@ -181,10 +219,9 @@ fail:
   return NULL;
 }
 
-/* Register L as an ArrayMethod of `ufunc` and keep it in d (takes L).  The
- * same kernel for the same dtypes again is a no-op (two threads compiling
- * the same types lazily); another kernel for them is an error. */
-static int ckd_add_loop(PyObject *ufunc, ckd_data *d, ckd_loop *L) {
+/* The same kernel for the same dtypes again is a no-op (two threads
+ * compiling the same types lazily); another kernel for them is an error. */
+int ckd_add_loop(PyObject *ufunc, ckd_data *d, ckd_loop *L) {
   for (Py_ssize_t i = 0; i < d->nloops; i++) {
     if (memcmp(d->loops[i]->dtypes, L->dtypes, (size_t)(d->nin + 1) * sizeof L->dtypes[0]) == 0) {
       int same = d->loops[i]->strided == L->strided;
@@ -235,7 +272,7 @@ static int ckd_add_loop(PyObject *ufunc, ckd_data *d, ckd_loop *L) {
     return -1;
   }
   d->loops[d->nloops++] = L;
-  return 0;
+  return ckd_update_types(ufunc, d);
 }
 
 /* L's kernel was built into L->ckb: keep its root and entry point. */
@@ -343,5 +380,5 @@ int ckd_add_op_loops(PyObject *ufunc, ckd_data *d, const char *op_name,
       return -1;
     }
   }
-  return 0;
+  return d->cmp >= 0 ? ckd_add_pyint_loops(ufunc, d) : 0;
 }

@@ -115,6 +115,7 @@ static PyObject *ckd_py_op_ufunc(PyObject *mod, PyObject *args, PyObject *kw) {
     return NULL;
   }
   ckd_data *d = ckd_data_of(uf);
+  d->cmp = nin == 2 ? ckd_comparison_of(op_name) : -1;
   if (ckd_read_type_table(d, dtype_of_id) < 0 ||
       ckd_add_op_loops(uf, d, op_name, dtype_of_id) < 0) {
     Py_DECREF(uf);

@@ -14,9 +14,11 @@
  *     the first loop every input casts to safely (numpy.can_cast(...,
  *     "safe")); else NumPy's "no loop" TypeError.
  *     Types fixed by `signature=` / `dtype=` must match exactly; with such
- *     types the inputs may also reach the loop by same-kind casts (else any
- *     cast: NumPy then applies `casting=` and names the cast that failed),
- *     as NumPy's `np.add(f8, f8, dtype=f4)` does.
+ *     types the inputs may also reach the loop by same-kind casts (else,
+ *     with the result type fixed, any cast: NumPy then applies `casting=`
+ *     and names the cast that failed), as NumPy's `np.add(f8, f8,
+ *     dtype=f4)` does.  (A reduction fixes the first input to the result's
+ *     type: `equal.reduce(int64)` finds no loop, as in NumPy.)
  *   - jit ufuncs compiled lazily (a `compile` callback): the exact match as
  *     above; else `compile(input_dtypes, out_dtype_or_None)` is called
  *     (weak scalars as NumPy's default dtypes) and must add the loop for
@@ -29,8 +31,10 @@
  *     compile callback refuses new loops once it has resolved a call (its
  *     cached answers could go stale): make a new ufunc instead.
  *   - registry ufuncs: exactly the kernel ck_op_resolve picks for the
- *     operand types (weak scalars: NumPy's common DType with the other
- *     inputs), so the results match ckernels.ops and NumPy's own tables.
+ *     operand types (weak scalars: the NEP 50 rule, ck_weak_result, with
+ *     the other inputs' promoted type), so the results match ckernels.ops
+ *     and NumPy's own tables; comparisons of an integer array with a Python
+ *     int take the loops of pyint_compare.c.
  */
 #include "dispatch_internal.h"
 
@@ -171,8 +175,9 @@ static ckd_loop *ckd_first_fit(const ckd_data *d, const ckd_operands *ops,
 /* Explicit loops: exactly (only Python scalars: of their default types,
  * else by kind), else by safe casts; with types fixed by
  * `dtype=` / `signature=`, else the first loop with those types that the
- * inputs reach by same-kind casts, else the first with those types at all
- * (NumPy then applies `casting=` to the inputs and says what failed). */
+ * inputs reach by same-kind casts, else -- the result type fixed -- the
+ * first with those types at all (NumPy then applies `casting=` to the
+ * inputs and says what failed). */
 static ckd_loop *ckd_best_fit(const ckd_data *d, const ckd_operands *ops,
                               PyArray_DTypeMeta *const signature[], int fixed) {
   ckd_loop *L = ckd_first_fit(d, ops, signature, CKD_EXACT);
@@ -189,7 +194,11 @@ static ckd_loop *ckd_best_fit(const ckd_data *d, const ckd_operands *ops,
   }
   if (L == NULL && fixed) {
     L = ckd_first_fit(d, ops, signature, CKD_SAME_KIND);
-    if (L == NULL) {
+    if (L == NULL && signature[d->nin] != NULL) {
+      /* Only with the result type fixed (dtype=, signature=): any loop of
+       * it, NumPy then applies casting=.  An input type alone is fixed by
+       * NumPy for reductions (the accumulator's type, e.g. bool for
+       * equal.reduce of integers): no loop then, as NumPy answers. */
       L = ckd_first_fit(d, ops, signature, CKD_ANY);
     }
   }
@@ -230,6 +239,16 @@ static int ckd_registry_fit(const ckd_data *d, const ckd_operands *ops, ckd_loop
       common = ids[i];
     } else if (ck_promote_types(common, ids[i], &common) != CK_OK) {
       return 0;
+    }
+  }
+  if (d->cmp >= 0 && nin == 2 && ops->weak[0] + ops->weak[1] == CK_WEAK_INT) {
+    /* an integer array compared with a Python int of any size: the loop
+     * that looks at its value (pyint_compare.c) */
+    int pyint = ops->weak[0] == CK_WEAK_INT ? 0 : 1;
+    ckd_loop *L = ckd_find_pyint_loop(d, ids[1 - pyint], pyint);
+    if (L != NULL) {
+      *out = L;
+      return 1;
     }
   }
   for (int i = 0; i < nin; i++) {

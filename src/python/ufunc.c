@@ -30,6 +30,9 @@ static void ckd_data_dealloc(ckd_data *self) {
     ckd_loop_free(self->loops[i]);
   }
   PyMem_Free(self->loops);
+  PyMem_Free(self->types);
+  PyMem_Free(self->functions);
+  PyMem_Free(self->data);
   for (int i = 0; i < self->ntypes; i++) {
     Py_DECREF(self->type_dt[i]);
   }
@@ -118,9 +121,13 @@ PyObject *ckd_new_ufunc(const char *name, int nin, PyObject *doc, PyObject *iden
   d->nin = nin;
   d->reorderable = reorderable;
   d->resolved = 0;
+  d->cmp = -1;
   d->ntypes = 0;
   d->nloops = d->cap = 0;
   d->loops = NULL;
+  d->types = NULL;
+  d->functions = NULL;
+  d->data = NULL;
   PyObject_GC_Track(d);
   if (d->name == NULL) {
     Py_DECREF(d);
@@ -149,6 +156,9 @@ PyObject *ckd_new_ufunc(const char *name, int nin, PyObject *doc, PyObject *iden
   if (!PyObject_GC_IsTracked(uf)) {
     PyObject_GC_Track(uf);
   }
+  /* No legacy type resolution: calls are resolved by the promoter below
+   * only, although ufunc.types lists the loops (ckd_update_types). */
+  ((PyUFuncObject *)uf)->type_resolver = NULL;
 
   PyObject *none_tuple = PyTuple_New(nin + 1);
   PyObject *capsule = PyCapsule_New((void *)&ckd_promoter, "numpy._ufunc_promoter", NULL);
@@ -166,6 +176,50 @@ PyObject *ckd_new_ufunc(const char *name, int nin, PyObject *doc, PyObject *iden
     return NULL;
   }
   return uf;
+}
+
+int ckd_update_types(PyObject *ufunc, ckd_data *d) {
+  Py_ssize_t n = d->nloops;
+  int nargs = d->nin + 1;
+  char *types = PyMem_Malloc((size_t)(n * nargs) + 1);
+  PyUFuncGenericFunction *functions = PyMem_Malloc((size_t)n * sizeof *functions + 1);
+  void **data = PyMem_Malloc((size_t)n * sizeof *data + 1);
+  if (types == NULL || functions == NULL || data == NULL) {
+    PyMem_Free(types);
+    PyMem_Free(functions);
+    PyMem_Free(data);
+    PyErr_NoMemory();
+    return -1;
+  }
+  Py_ssize_t listed = 0; /* loops of NumPy's legacy types (not StringDType) */
+  for (Py_ssize_t i = 0; i < n; i++) {
+    ckd_loop *L = d->loops[i];
+    int legacy = 1;
+    for (int k = 0; k < nargs; k++) {
+      int t = L->dtypes[k]->type_num;
+      legacy &= t >= 0 && t < NPY_NTYPES_LEGACY;
+    }
+    if (!legacy) {
+      continue;
+    }
+    for (int k = 0; k < nargs; k++) {
+      types[listed * nargs + k] = (char)L->dtypes[k]->type_num;
+    }
+    functions[listed] = &ckd_legacy_loop;
+    data[listed++] = L;
+  }
+  PyUFuncObject *uf = (PyUFuncObject *)ufunc;
+  uf->types = types;
+  uf->functions = functions;
+  uf->data = data;
+  uf->ntypes = (int)listed;
+  PyMem_Free(d->types);
+  PyMem_Free(d->functions);
+  PyMem_Free(d->data);
+  d->types = types;
+  d->functions = functions;
+  d->data = data;
+  return 0;
 }
 
 int ckd_read_type_table(ckd_data *d, PyObject *dtype_of_id) {

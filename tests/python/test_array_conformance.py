@@ -194,3 +194,17 @@ def test_context_creation_takes_numpys_signatures(kind, new_opencl_context):
     assert ctx.full(2, 7.5, dtype=np.float64).to_numpy().tolist() == [7.5, 7.5]
     with pytest.raises(ValueError, match="dtype given twice"):
         ctx.empty(3, "int8", dtype="int8")
+
+
+@pytest.mark.parametrize("make", [
+    lambda t: ckernels.empty((2, 3), type=t), lambda t: ckernels.zeros(2, type=t),
+    lambda t: ckernels.full((2, 3), 1.0, type=t), lambda t: ckernels.empty((), type=t),
+    lambda t: ckernels.empty_like(ckernels.zeros(3), type=t),
+    lambda t: ckernels.array([1.0, 2.0], type=t),
+    lambda t: ckernels.asarray(np.zeros(2), type=t)])
+@pytest.mark.parametrize("t", ["N * float64", "2 * N * float64", "N * M * int8"])
+def test_pattern_types_are_refused_by_array_creation_saying_why(make, t):
+    """A type with a dimension variable is a signature pattern, never an
+    array's type: the library's error says so (not a shape mismatch)."""
+    with pytest.raises(errors.CKTypeError, match="is a pattern type: the dimension variable"):
+        make(t)

@@ -10,7 +10,8 @@
  *              remainder has the divisor's sign; a zero divisor is
  *              CK_ERR_ZERO_DIVISION ("floor_divide: integer division by
  *              zero (int32)") where NumPy warns and returns 0; INT_MIN // -1
- *              wraps to INT_MIN, INT_MIN % -1 is 0.  power with a negative
+ *              wraps to INT_MIN and raises the "overflow" flag (NumPy's
+ *              warning), INT_MIN % -1 is 0.  power with a negative
  *              exponent is CK_ERR_VALUE ("Integers to negative integer powers
  *              are not allowed"); 0 ** 0 = 1.  absolute(INT_MIN) = INT_MIN.
  *   bool       add = logical or, multiply = logical and, absolute = identity,
@@ -22,15 +23,18 @@
  *              NumPy's npy_divmod: mod = fmod(a, b) moved to the divisor's
  *              sign, floor_divide = the floor of (a - mod) / b rounded to the
  *              nearest integer, so 1.0 // 0.1 == 9.0 and a // b + a % b
- *              stays consistent; b == 0 gives a / b and fmod's nan.  float16
- *              computes in float32 and rounds back once.
+ *              stays consistent; b == 0 gives a / b (and its flags only) and
+ *              fmod's nan ("invalid"); NaN operands raise nothing.  float16 computes in float32 and
+ *              rounds back once (a finite result that rounds to inf raises
+ *              "overflow", as NumPy's conversion does).
  *   complex    add/subtract/negative componentwise; multiply and divide with
  *              NumPy's formulas (divide: Smith's algorithm), not C's Annex G
- *              ones; power like NumPy's npy_cpow: z ** 0 = 1, 0 ** x = 0 for
- *              real x > 0 (nan otherwise), small integer exponents (|n| <
- *              100) by repeated multiplication, cpow otherwise; absolute
- *              returns the real type (hypot).  floor_divide and mod are not
- *              registered (NumPy removed them).
+ *              ones; power like NumPy's npy_cpow: z ** 0 = 1, 0 ** z = 0 for
+ *              re(z) > 0 (nan and "invalid" otherwise), small integer
+ *              exponents (|n| < 100) by repeated multiplication, cpow
+ *              otherwise; absolute returns the real type (hypot).
+ *              floor_divide and mod are not registered (NumPy removed
+ *              them).
  */
 #include "ops/ops_internal.h"
 
@@ -83,7 +87,10 @@ static CK__OPS_INLINE int ck__absolute_boolean(uint8_t *r, uint8_t a) {
       return ck__ops_zero_division("floor_divide", id);                       \
     }                                                                          \
     if (b == -1) {                                                             \
-      *r = (T)(0u - (WU)a); /* INT_MIN // -1 wraps */                          \
+      if (a == (T)((WU)1 << (bits - 1))) {                                     \
+        feraiseexcept(FE_OVERFLOW); /* INT_MIN // -1 wraps, NumPy warns */     \
+      }                                                                        \
+      *r = (T)(0u - (WU)a);                                                    \
       return 0;                                                                \
     }                                                                          \
     T q = (T)(a / b);                                                          \
@@ -163,7 +170,8 @@ CK__UINT_TYPES(CK__UINT_DIV, 0)
 /* ---- floats ------------------------------------------------------------ */
 
 /* NumPy's npy_divmod (npy_math_internal.h): returns the floor quotient,
- * *mod the remainder with the divisor's sign. */
+ * *mod the remainder with the divisor's sign.  Quiet comparisons: NaN
+ * operands raise no "invalid" (mod(0.0, nan) is a quiet nan). */
 #define CK__FLT_DIVMOD(CT, SUF)                                                \
   static CK__OPS_INLINE CT ck__divmod_##CT(CT a, CT b, CT *modulus) {          \
     CT mod = fmod##SUF(a, b);                                                  \
@@ -173,7 +181,7 @@ CK__UINT_TYPES(CK__UINT_DIV, 0)
     }                                                                          \
     CT div = (a - mod) / b;                                                    \
     if (mod != 0) {                                                            \
-      if ((b < 0) != (mod < 0)) {                                              \
+      if (isless(b, (CT)0) != isless(mod, (CT)0)) {                            \
         mod += b;                                                              \
         div -= (CT)1;                                                          \
       }                                                                        \
@@ -183,7 +191,7 @@ CK__UINT_TYPES(CK__UINT_DIV, 0)
     CT floordiv;                                                               \
     if (div != 0) {                                                            \
       floordiv = floor##SUF(div);                                              \
-      if (div - floordiv > (CT)0.5) {                                          \
+      if (isgreater(div - floordiv, (CT)0.5)) {                                \
         floordiv += (CT)1;                                                     \
       }                                                                        \
     } else {                                                                   \
@@ -212,19 +220,34 @@ CK__FLT_DIVMOD(double, )
     *r = STO(LD(a) / LD(b));                                                   \
     return 0;                                                                  \
   }                                                                            \
+  /* x // 0 is x / 0 and its flags only ("invalid" for 0 / 0, "divide by   \
+   * zero" for a finite x): fmod's "invalid" is not raised, as in NumPy. */   \
   static CK__OPS_INLINE int ck__floor_divide_##tok(ST *r, ST a, ST b) {        \
-    CT mod;                                                                    \
-    *r = STO(ck__divmod_##CT(LD(a), LD(b), &mod));                             \
+    CT x = LD(a), y = LD(b), mod;                                              \
+    if (y == 0) {                                                              \
+      *r = STO(x / y);                                                         \
+      return 0;                                                                \
+    }                                                                          \
+    *r = STO(ck__divmod_##CT(x, y, &mod));                                     \
     return 0;                                                                  \
   }                                                                            \
+  /* NumPy's npy_remainder: x % 0 is fmod's nan ("invalid" only). */         \
   static CK__OPS_INLINE int ck__mod_##tok(ST *r, ST a, ST b) {                 \
-    CT mod;                                                                    \
-    (void)ck__divmod_##CT(LD(a), LD(b), &mod);                                 \
+    CT x = LD(a), y = LD(b), mod;                                              \
+    if (y == 0) {                                                              \
+      *r = STO(fmod##SUF(x, y));                                               \
+      return 0;                                                                \
+    }                                                                          \
+    (void)ck__divmod_##CT(x, y, &mod);                                         \
     *r = STO(mod);                                                             \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__power_##tok(ST *r, ST a, ST b) {               \
-    *r = STO(pow##SUF(LD(a), LD(b)));                                          \
+    CT x = LD(a), y = LD(b);                                                   \
+    if (sizeof(ST) > 2 && x == 0 && CK__ISINF_BITS(y) && y < 0) {              \
+      feraiseexcept(FE_DIVBYZERO); /* 0 ** -inf, as NumPy's float32/64 */      \
+    }                                                                          \
+    *r = STO(pow##SUF(x, y));                                                  \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__absolute_##tok(ST *r, ST a) {                  \
@@ -314,11 +337,12 @@ static CK__OPS_INLINE int ck__absolute_f16bits(uint16_t *r, uint16_t a) {
       r->im = 0;                                                               \
       return 0;                                                                \
     }                                                                          \
-    if (a.re == 0 && a.im == 0) {                                              \
-      if (b.re > 0 && b.im == 0) {                                             \
+    if (a.re == 0 && a.im == 0) { /* NumPy 2: |0 ** z| = 0 ** re(z) */         \
+      if (isgreater(b.re, (RT)0)) {                                            \
         r->re = 0;                                                             \
         r->im = 0;                                                             \
       } else {                                                                 \
+        feraiseexcept(FE_INVALID);                                             \
         r->re = (RT)NAN;                                                       \
         r->im = (RT)NAN;                                                       \
       }                                                                        \

@@ -8,12 +8,15 @@
  * instead of going through float64.  Other mixed pairs promote (exactly) to
  * a common type.  Semantics:
  *   bool      any nonzero byte is true; false < true.
- *   floats    IEEE: every comparison with a NaN is false except not_equal;
- *             -0.0 == 0.0.  float16 compares its exact float32 value.
+ *   floats    IEEE: every comparison with a NaN is false except not_equal,
+ *             and leaves no "invalid" flag (the entry points take back what
+ *             the vectorised compares raise: NumPy reports none); -0.0 ==
+ *             0.0.  float16 compares its exact float32
+ *             value.
  *   complex   NumPy's lexicographic order: a < b iff a.re < b.re, or the
  *             real parts are equal and a.im < b.im; an ordering comparison
- *             involving a NaN part is false (loops.c.src CLT/CLE/CGT/CGE);
- *             equal needs both parts equal.
+ *             involving a NaN part is false and raises "invalid", as NumPy's
+ *             (loops.c.src CLT/CLE/CGT/CGE); equal needs both parts equal.
  */
 #include "ops/ops_internal.h"
 
@@ -107,24 +110,29 @@ CK__MIXED_CMP(less_equal, <=)
 CK__MIXED_CMP(greater, >)
 CK__MIXED_CMP(greater_equal, >=)
 
-#define CK__CMP_OP(B, op)                                                      \
-  CK__B_ALL_BOOL(B, op)                                                        \
+/* Floats through CK__DEFINE2_QUIET (BQ): a NaN raises no "invalid". */
+#define CK__CMP_OP(B, BQ, op)                                                  \
+  CK__B_BOOL(B, op)                                                            \
+  CK__INT_TYPES(CK__B_INT_BOOL, B, op)                                         \
+  CK__FLOAT_TYPES(CK__B_FLT_BOOL, BQ, op)                                      \
+  CK__COMPLEX_TYPES(CK__B_CPX_BOOL, B, op)                                     \
   B(op, int64_uint64, int64_t, uint64_t, uint8_t, CK_TYPE_INT64,               \
     CK_TYPE_UINT64, CK_TYPE_BOOL)                                              \
   B(op, uint64_int64, uint64_t, int64_t, uint8_t, CK_TYPE_UINT64,              \
     CK_TYPE_INT64, CK_TYPE_BOOL)
 
-#define CK__COMPARE_LIST(U, B)                                                 \
-  CK__CMP_OP(B, equal)                                                         \
-  CK__CMP_OP(B, not_equal)                                                     \
-  CK__CMP_OP(B, less)                                                          \
-  CK__CMP_OP(B, less_equal)                                                    \
-  CK__CMP_OP(B, greater)                                                       \
-  CK__CMP_OP(B, greater_equal)
+#define CK__COMPARE_LIST(U, B, BQ)                                             \
+  CK__CMP_OP(B, BQ, equal)                                                     \
+  CK__CMP_OP(B, BQ, not_equal)                                                 \
+  CK__CMP_OP(B, BQ, less)                                                      \
+  CK__CMP_OP(B, BQ, less_equal)                                                \
+  CK__CMP_OP(B, BQ, greater)                                                   \
+  CK__CMP_OP(B, BQ, greater_equal)
 
-CK__COMPARE_LIST(CK__DEFINE1, CK__DEFINE2)
+CK__COMPARE_LIST(CK__DEFINE1, CK__DEFINE2, CK__DEFINE2_QUIET)
 
-static const ck__op_row ck__compare_rows[] = {CK__COMPARE_LIST(CK__ROW1, CK__ROW2)};
+static const ck__op_row ck__compare_rows[] = {
+    CK__COMPARE_LIST(CK__ROW1, CK__ROW2, CK__ROW2)};
 
 const ck__op_table ck__ops_compare_table = {
     ck__compare_rows, sizeof ck__compare_rows / sizeof ck__compare_rows[0], NULL, 0};

@@ -35,6 +35,7 @@
 #include "ckernel/registry.h"
 
 #include <complex.h>
+#include <fenv.h>
 #include <math.h>
 #include <string.h>
 
@@ -86,20 +87,46 @@
 static CK__OPS_INLINE float ck__ld_f16(uint16_t h) {
   return (float)ck__f16_to_f64(h);
 }
-/* float32 -> float64 is exact, so this rounds once. */
+/* float32 -> float64 is exact, so this rounds once.  As NumPy's float16
+ * conversion: a finite value that rounds to infinity raises "overflow", one
+ * that loses bits to a subnormal or zero result raises "underflow". */
 static CK__OPS_INLINE uint16_t ck__st_f16(float f) {
-  return ck__f64_to_f16((double)f);
+  uint16_t h = ck__f64_to_f16((double)f);
+  if ((h & 0x7c00u) == 0x7c00u) {
+    if ((h & 0x3ffu) == 0 && isfinite(f)) {
+      feraiseexcept(FE_OVERFLOW | FE_INEXACT);
+    }
+  } else if ((h & 0x7c00u) == 0 && ck__f16_to_f64(h) != (double)f) {
+    feraiseexcept(FE_UNDERFLOW | FE_INEXACT);
+  }
+  return h;
 }
 static CK__OPS_INLINE float ck__ld_f32(float f) { return f; }
 static CK__OPS_INLINE float ck__st_f32(float f) { return f; }
 static CK__OPS_INLINE double ck__ld_f64(double d) { return d; }
 static CK__OPS_INLINE double ck__st_f64(double d) { return d; }
 
-/* C complex <-> storage (C11 6.2.5p13: same layout as an array of two). */
-#define CK__CLOAD(CT, s) ((CT)((s).re) + (CT)((s).im) * (CT)I)
+/* C complex <-> storage (C11 6.2.5p13: same layout as an array of two).
+ * Built from the parts' bits, not as re + im * I: that sum turns the
+ * imaginary -0.0 into +0.0 and loses the side of a branch cut. */
+static CK__OPS_INLINE float complex ck__cpackf(float re, float im) {
+  float parts[2] = {re, im};
+  float complex z;
+  memcpy(&z, parts, sizeof z);
+  return z;
+}
+static CK__OPS_INLINE double complex ck__cpack(double re, double im) {
+  double parts[2] = {re, im};
+  double complex z;
+  memcpy(&z, parts, sizeof z);
+  return z;
+}
+#define CK__CLOAD(CT, s)                                                       \
+  _Generic((s).re, float: ck__cpackf, default: ck__cpack)((s).re, (s).im)
 
 /* NumPy's ordering of complex numbers (lexicographic; comparisons with a NaN
- * part are false except !=).  From numpy/core/src/umath/loops.c.src. */
+ * part are false except !=).  From numpy/core/src/umath/loops.c.src: its
+ * comparison loops use `<` (a NaN part raises "invalid", as here). */
 #define CK__CLT(xr, xi, yr, yi)                                                \
   (((xr) < (yr) && !isnan(xi) && !isnan(yi)) || ((xr) == (yr) && (xi) < (yi)))
 #define CK__CLE(xr, xi, yr, yi)                                                \
@@ -108,6 +135,51 @@ static CK__OPS_INLINE double ck__st_f64(double d) { return d; }
   (((xr) > (yr) && !isnan(xi) && !isnan(yi)) || ((xr) == (yr) && (xi) > (yi)))
 #define CK__CGE(xr, xi, yr, yi)                                                \
   (((xr) > (yr) && !isnan(xi) && !isnan(yi)) || ((xr) == (yr) && (xi) >= (yi)))
+/* The same orders compared quietly (no flag for a NaN part): NumPy's complex
+ * minimum/maximum raise nothing. */
+#define CK__CLE_QUIET(xr, xi, yr, yi)                                          \
+  ((isless(xr, yr) && !isnan(xi) && !isnan(yi)) ||                             \
+   ((xr) == (yr) && islessequal(xi, yi)))
+#define CK__CGE_QUIET(xr, xi, yr, yi)                                          \
+  ((isgreater(xr, yr) && !isnan(xi) && !isnan(yi)) ||                          \
+   ((xr) == (yr) && isgreaterequal(xi, yi)))
+
+/* Is a float / double / float16 (bits) a NaN, an infinity, finite?  From
+ * the bits: no floating-point operation, so a signalling NaN raises no
+ * "invalid" (C's isnan compares, which does). */
+static CK__OPS_INLINE int ck__bits_isnan_f32(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  return (u & 0x7fffffffu) > 0x7f800000u;
+}
+static CK__OPS_INLINE int ck__bits_isinf_f32(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  return (u & 0x7fffffffu) == 0x7f800000u;
+}
+static CK__OPS_INLINE int ck__bits_isnan_f64(double x) {
+  uint64_t u;
+  memcpy(&u, &x, 8);
+  return (u & 0x7fffffffffffffffu) > 0x7ff0000000000000u;
+}
+static CK__OPS_INLINE int ck__bits_isinf_f64(double x) {
+  uint64_t u;
+  memcpy(&u, &x, 8);
+  return (u & 0x7fffffffffffffffu) == 0x7ff0000000000000u;
+}
+static CK__OPS_INLINE int ck__bits_isnan_f16(uint16_t h) {
+  return (h & 0x7fffu) > 0x7c00u;
+}
+static CK__OPS_INLINE int ck__bits_isinf_f16(uint16_t h) {
+  return (h & 0x7fffu) == 0x7c00u;
+}
+/* By storage type: float16's storage is its uint16_t bits. */
+#define CK__ISNAN_BITS(x)                                                      \
+  _Generic((x), float: ck__bits_isnan_f32, double: ck__bits_isnan_f64,         \
+           default: ck__bits_isnan_f16)(x)
+#define CK__ISINF_BITS(x)                                                      \
+  _Generic((x), float: ck__bits_isinf_f32, double: ck__bits_isinf_f64,         \
+           default: ck__bits_isinf_f16)(x)
 
 /* Record "<op>: integer division by zero (<type>)" (CK_ERR_ZERO_DIVISION),
  * "<op>: Integers to negative integer powers are not allowed (<type>)"
@@ -121,10 +193,11 @@ int ck__ops_negative_power(const char *op, int type_id) CK__OPS_COLD;
   static const ck_kernel_info ck__##op##_##tok##_info = {                      \
       #op "_" #tok, S, N, sizeof(ck_prefix), NULL};
 
-/* Unary: r = f(a). */
-#define CK__DEFINE1(op, tok, TA, TR, IDA, IDR)                                 \
-  static int ck__##op##_##tok##_1(char *dst, const char *const *src,           \
-                                  ck_prefix *self) {                           \
+/* Unary: r = f(a); the entry points are named ck__<op>_<tok>_1<SFX> and
+ * _n<SFX>. */
+#define CK__DEFINE1_ENTRIES(op, tok, TA, TR, SFX)                              \
+  static int ck__##op##_##tok##_1##SFX(char *dst, const char *const *src,      \
+                                       ck_prefix *self) {                      \
     (void)self;                                                                \
     TA a;                                                                      \
     TR r;                                                                      \
@@ -137,9 +210,10 @@ int ck__ops_negative_power(const char *op, int type_id) CK__OPS_COLD;
     memcpy(dst, &r, sizeof r);                                                 \
     return 0;                                                                  \
   }                                                                            \
-  static int ck__##op##_##tok##_n(char *dst, intptr_t ds,                      \
-                                  const char *const *src, const intptr_t *ss,  \
-                                  size_t n, ck_prefix *self) {                 \
+  static int ck__##op##_##tok##_n##SFX(char *dst, intptr_t ds,                 \
+                                       const char *const *src,                 \
+                                       const intptr_t *ss, size_t n,           \
+                                       ck_prefix *self) {                      \
     (void)self;                                                                \
     const char *s0 = src[0];                                                   \
     intptr_t ss0 = ss[0];                                                      \
@@ -170,14 +244,47 @@ int ck__ops_negative_power(const char *op, int type_id) CK__OPS_COLD;
       memcpy(dst + od, &r, sizeof r);                                          \
     }                                                                          \
     return 0;                                                                  \
+  }
+
+#define CK__DEFINE1(op, tok, TA, TR, IDA, IDR)                                 \
+  CK__DEFINE1_ENTRIES(op, tok, TA, TR, )                                       \
+  CK__INFO(op, tok, ck__##op##_##tok##_1, ck__##op##_##tok##_n)
+
+/* CK__DEFINE1 whose entry points leave the "invalid" flag as the caller had
+ * it (see CK__DEFINE2_QUIET): sign of floats. */
+#define CK__DEFINE1_QUIET(op, tok, TA, TR, IDA, IDR)                           \
+  CK__DEFINE1_ENTRIES(op, tok, TA, TR, _signalling)                            \
+  CK__QUIET_ENTRIES(op, tok)
+
+/* The entry points ck__<op>_<tok>_1 / _n around the _signalling ones (any
+ * arity: the entry signatures do not depend on it), restoring the caller's
+ * "invalid" flag, and the kernel's description. */
+#define CK__QUIET_ENTRIES(op, tok)                                             \
+  static int ck__##op##_##tok##_1(char *dst, const char *const *src,           \
+                                  ck_prefix *self) {                           \
+    fexcept_t invalid;                                                         \
+    fegetexceptflag(&invalid, FE_INVALID);                                     \
+    int st = ck__##op##_##tok##_1_signalling(dst, src, self);                  \
+    fesetexceptflag(&invalid, FE_INVALID);                                     \
+    return st;                                                                 \
+  }                                                                            \
+  static int ck__##op##_##tok##_n(char *dst, intptr_t ds,                      \
+                                  const char *const *src, const intptr_t *ss,  \
+                                  size_t n, ck_prefix *self) {                 \
+    fexcept_t invalid;                                                         \
+    fegetexceptflag(&invalid, FE_INVALID);                                     \
+    int st = ck__##op##_##tok##_n_signalling(dst, ds, src, ss, n, self);       \
+    fesetexceptflag(&invalid, FE_INVALID);                                     \
+    return st;                                                                 \
   }                                                                            \
   CK__INFO(op, tok, ck__##op##_##tok##_1, ck__##op##_##tok##_n)
 
 /* Binary: r = f(a, b).  Fast paths: all contiguous, and contiguous with a
- * broadcast (stride 0) second argument. */
-#define CK__DEFINE2(op, tok, TA, TB, TR, IDA, IDB, IDR)                        \
-  static int ck__##op##_##tok##_1(char *dst, const char *const *src,           \
-                                  ck_prefix *self) {                           \
+ * broadcast (stride 0) second argument.  The entry points are named
+ * ck__<op>_<tok>_1<SFX> and _n<SFX>. */
+#define CK__DEFINE2_ENTRIES(op, tok, TA, TB, TR, SFX)                        \
+  static int ck__##op##_##tok##_1##SFX(char *dst, const char *const *src,      \
+                                       ck_prefix *self) {                      \
     (void)self;                                                                \
     TA a;                                                                      \
     TB b;                                                                      \
@@ -192,9 +299,10 @@ int ck__ops_negative_power(const char *op, int type_id) CK__OPS_COLD;
     memcpy(dst, &r, sizeof r);                                                 \
     return 0;                                                                  \
   }                                                                            \
-  static int ck__##op##_##tok##_n(char *dst, intptr_t ds,                      \
-                                  const char *const *src, const intptr_t *ss,  \
-                                  size_t n, ck_prefix *self) {                 \
+  static int ck__##op##_##tok##_n##SFX(char *dst, intptr_t ds,                 \
+                                       const char *const *src,                 \
+                                       const intptr_t *ss, size_t n,           \
+                                       ck_prefix *self) {                 \
     (void)self;                                                                \
     const char *s0 = src[0], *s1 = src[1];                                     \
     intptr_t ss0 = ss[0], ss1 = ss[1];                                         \
@@ -247,8 +355,20 @@ int ck__ops_negative_power(const char *op, int type_id) CK__OPS_COLD;
       memcpy(dst + od, &r, sizeof r);                                          \
     }                                                                          \
     return 0;                                                                  \
-  }                                                                            \
+  }
+
+#define CK__DEFINE2(op, tok, TA, TB, TR, IDA, IDB, IDR)                        \
+  CK__DEFINE2_ENTRIES(op, tok, TA, TB, TR, )                                   \
   CK__INFO(op, tok, ck__##op##_##tok##_1, ck__##op##_##tok##_n)
+
+/* CK__DEFINE2 whose entry points leave the floating-point "invalid" flag as
+ * the caller had it: for float kernels whose vectorised loops compare with
+ * signalling instructions (cmpltpd, minpd raise "invalid" on a quiet NaN --
+ * GCC vectorises isless() into them too), where NumPy reports no flag:
+ * comparisons, minimum/maximum/fmin/fmax. */
+#define CK__DEFINE2_QUIET(op, tok, TA, TB, TR, IDA, IDB, IDR)                  \
+  CK__DEFINE2_ENTRIES(op, tok, TA, TB, TR, _signalling)                        \
+  CK__QUIET_ENTRIES(op, tok)
 
 /* ---- registration rows ---------------------------------------------------- */
 

@@ -16,16 +16,20 @@
  *   arctan2, hypot: floats only.
  *   floor, ceil, trunc: floats (libm), and the identity on bool and the
  *     integers (NumPy 2 keeps the integer type); rint: floats only.
- *   sign: integers (-1, 0, 1), floats (-1, 0, 1; NaN stays NaN; sign(-0.0)
- *     is 0.0), complex as NumPy 2: z / |z|, 0 for 0, NaN+NaNj when a part is
- *     NaN.
+ *   sign: integers (-1, 0, 1), floats (-1, 0, 1; NaN stays NaN, no flag;
+ *     sign(-0.0) is 0.0), complex as NumPy 2: z / |z|, 0 for 0, an infinite
+ *     part gives its direction (1+0j for inf+0j; both infinite: NaN+NaNj),
+ *     NaN+NaNj when |z| is NaN.
  *   square: integers (wrapping), floats, complex (NumPy's formula).
  *   reciprocal: integers (1 / x truncated: 1, -1 or 0; x == 0 is
  *     CK_ERR_ZERO_DIVISION), floats (1 / x), complex (NumPy's Smith-style
  *     formula).
  *   isnan, isinf, isfinite: all 14 builtins, result bool (integers and bool
  *     are never NaN or infinite); complex: isnan/isinf if either part is,
- *     isfinite if both parts are.
+ *     isfinite if both parts are.  Floats are tested by their bits: a
+ *     signalling NaN raises no "invalid".
+ *   complex functions take the parts' signs as they are: log(-0.5 - 0j) is
+ *     on the lower side of the branch cut (-pi), as NumPy has it.
  */
 #include "ops/ops_internal.h"
 
@@ -87,16 +91,17 @@ CK__FLOAT_TYPES(CK__FLT_REAL_FUNCS, 0)
     *r = STO((CT)1 / LD(a));                                                   \
     return 0;                                                                  \
   }                                                                            \
+  /* From the stored bits: a signalling NaN raises no "invalid". */          \
   static CK__OPS_INLINE int ck__isnan_##tok(uint8_t *r, ST a) {                \
-    *r = isnan(LD(a)) != 0;                                                    \
+    *r = (uint8_t)CK__ISNAN_BITS(a);                                           \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__isinf_##tok(uint8_t *r, ST a) {                \
-    *r = isinf(LD(a)) != 0;                                                    \
+    *r = (uint8_t)CK__ISINF_BITS(a);                                           \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__isfinite_##tok(uint8_t *r, ST a) {             \
-    *r = isfinite(LD(a)) != 0;                                                 \
+    *r = !CK__ISNAN_BITS(a) && !CK__ISINF_BITS(a);                             \
     return 0;                                                                  \
   }
 CK__FLOAT_TYPES(CK__FLT_MISC, 0)
@@ -210,30 +215,37 @@ static CK__OPS_INLINE int ck__floor_b(uint8_t *r, uint8_t a) {
     }                                                                          \
     return 0;                                                                  \
   }                                                                            \
+  /* NumPy 2: z / |z|; an infinite |z| points along its infinite part (both \
+   * infinite: NaN), a NaN |z| gives NaN, 0 gives 0; no flag raised. */       \
   static CK__OPS_INLINE int ck__sign_##tok(ST *r, ST a) {                      \
-    if (isnan(a.re) || isnan(a.im)) {                                          \
-      r->re = (RT)NAN;                                                         \
-      r->im = (RT)NAN;                                                         \
-    } else if (a.re == 0 && a.im == 0) {                                       \
+    RT m = hypot##SUF(a.re, a.im);                                             \
+    if (CK__ISNAN_BITS(m)) {                                                   \
+      r->re = r->im = (RT)NAN;                                                 \
+    } else if (CK__ISINF_BITS(m)) {                                            \
+      int ire = CK__ISINF_BITS(a.re), iim = CK__ISINF_BITS(a.im);              \
+      RT one = (RT)1;                                                          \
+      r->re = ire && iim ? (RT)NAN : ire ? copysign##SUF(one, a.re) : (RT)0;   \
+      r->im = ire && iim ? (RT)NAN : iim ? copysign##SUF(one, a.im) : (RT)0;   \
+    } else if (m == 0) {                                                       \
       r->re = 0;                                                               \
       r->im = 0;                                                               \
     } else {                                                                   \
-      RT m = hypot##SUF(a.re, a.im);                                           \
       r->re = a.re / m;                                                        \
       r->im = a.im / m;                                                        \
     }                                                                          \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__isnan_##tok(uint8_t *r, ST a) {                \
-    *r = isnan(a.re) || isnan(a.im);                                           \
+    *r = CK__ISNAN_BITS(a.re) || CK__ISNAN_BITS(a.im);                         \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__isinf_##tok(uint8_t *r, ST a) {                \
-    *r = isinf(a.re) || isinf(a.im);                                           \
+    *r = CK__ISINF_BITS(a.re) || CK__ISINF_BITS(a.im);                         \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__isfinite_##tok(uint8_t *r, ST a) {             \
-    *r = isfinite(a.re) && isfinite(a.im);                                     \
+    *r = !(CK__ISNAN_BITS(a.re) || CK__ISNAN_BITS(a.im) ||                     \
+           CK__ISINF_BITS(a.re) || CK__ISINF_BITS(a.im));                      \
     return 0;                                                                  \
   }
 CK__COMPLEX_TYPES(CK__CPX_FUNCS, 0)
@@ -244,7 +256,9 @@ CK__COMPLEX_TYPES(CK__CPX_FUNCS, 0)
 #define CK__MATH_F(op, fn, U) CK__FLOAT_TYPES(CK__U_FLT, U, op)
 #define CK__MATH_C(op, fn, U) CK__COMPLEX_TYPES(CK__U_CPX, U, op)
 
-#define CK__MATH_LIST(U, B)                                                    \
+/* sign of floats through CK__DEFINE1_QUIET (UQ): sign(nan) leaves no
+ * "invalid" (its vectorised compares raise one). */
+#define CK__MATH_LIST(U, B, UQ)                                                \
   CK__REAL_FUNCS(CK__MATH_F, U)                                                \
   CK__COMPLEX_FUNCS(CK__MATH_C, U)                                             \
   CK__FLOAT_TYPES(CK__B_FLT, B, arctan2)                                       \
@@ -256,7 +270,7 @@ CK__COMPLEX_TYPES(CK__CPX_FUNCS, 0)
   CK__U_BOOL(U, trunc)                                                         \
   CK__INT_TYPES(CK__U_INT, U, trunc)                                           \
   CK__INT_TYPES(CK__U_INT, U, sign)                                            \
-  CK__FLOAT_TYPES(CK__U_FLT, U, sign)                                          \
+  CK__FLOAT_TYPES(CK__U_FLT, UQ, sign)                                         \
   CK__COMPLEX_TYPES(CK__U_CPX, U, sign)                                        \
   CK__INT_TYPES(CK__U_INT, U, square)                                          \
   CK__FLOAT_TYPES(CK__U_FLT, U, square)                                        \
@@ -268,9 +282,10 @@ CK__COMPLEX_TYPES(CK__CPX_FUNCS, 0)
   CK__U_ALL_BOOL(U, isinf)                                                     \
   CK__U_ALL_BOOL(U, isfinite)
 
-CK__MATH_LIST(CK__DEFINE1, CK__DEFINE2)
+CK__MATH_LIST(CK__DEFINE1, CK__DEFINE2, CK__DEFINE1_QUIET)
 
-static const ck__op_row ck__math_rows[] = {CK__MATH_LIST(CK__ROW1, CK__ROW2)};
+static const ck__op_row ck__math_rows[] = {
+    CK__MATH_LIST(CK__ROW1, CK__ROW2, CK__ROW1)};
 
 const ck__op_table ck__ops_math_table = {
     ck__math_rows, sizeof ck__math_rows / sizeof ck__math_rows[0], NULL, 0};

@@ -10,7 +10,8 @@
  * scalar loops.  float16 compares its exact value and returns the chosen
  * argument's bits unchanged.  Complex: NumPy's lexicographic order
  * (ops_compare.c); minimum/maximum return the argument with a NaN part if
- * any, fmin/fmax the other one.
+ * any, fmin/fmax the other one.  A quiet NaN raises no floating-point flag
+ * (NumPy's minimum raises none).
  */
 #include "ops/ops_internal.h"
 
@@ -83,38 +84,41 @@ CK__FLOAT_TYPES(CK__FLT_MINMAX, 0)
 
 #define CK__CPX_MINMAX(tok, id, ST, RT, RID, CT, SUF, unused)                  \
   static CK__OPS_INLINE int ck__minimum_##tok(ST *r, ST a, ST b) {             \
-    *r = (CK__HAS_NAN(a) || CK__CLE(a.re, a.im, b.re, b.im)) ? a : b;          \
+    *r = (CK__HAS_NAN(a) || CK__CLE_QUIET(a.re, a.im, b.re, b.im)) ? a : b;    \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__maximum_##tok(ST *r, ST a, ST b) {             \
-    *r = (CK__HAS_NAN(a) || CK__CGE(a.re, a.im, b.re, b.im)) ? a : b;          \
+    *r = (CK__HAS_NAN(a) || CK__CGE_QUIET(a.re, a.im, b.re, b.im)) ? a : b;    \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__fmin_##tok(ST *r, ST a, ST b) {                \
-    *r = (CK__HAS_NAN(b) || CK__CLE(a.re, a.im, b.re, b.im)) ? a : b;          \
+    *r = (CK__HAS_NAN(b) || CK__CLE_QUIET(a.re, a.im, b.re, b.im)) ? a : b;    \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__fmax_##tok(ST *r, ST a, ST b) {                \
-    *r = (CK__HAS_NAN(b) || CK__CGE(a.re, a.im, b.re, b.im)) ? a : b;          \
+    *r = (CK__HAS_NAN(b) || CK__CGE_QUIET(a.re, a.im, b.re, b.im)) ? a : b;    \
     return 0;                                                                  \
   }
 CK__COMPLEX_TYPES(CK__CPX_MINMAX, 0)
 
-#define CK__MM_OP(B, op)                                                       \
+/* Floats through CK__DEFINE2_QUIET (BQ): their vectorised selects raise
+ * "invalid" on a NaN, which the entry points take back. */
+#define CK__MM_OP(B, BQ, op)                                                   \
   CK__B_BOOL(B, op)                                                            \
   CK__INT_TYPES(CK__B_INT, B, op)                                              \
-  CK__FLOAT_TYPES(CK__B_FLT, B, op)                                            \
+  CK__FLOAT_TYPES(CK__B_FLT, BQ, op)                                           \
   CK__COMPLEX_TYPES(CK__B_CPX, B, op)
 
-#define CK__MINMAX_LIST(U, B)                                                  \
-  CK__MM_OP(B, minimum)                                                        \
-  CK__MM_OP(B, maximum)                                                        \
-  CK__MM_OP(B, fmin)                                                           \
-  CK__MM_OP(B, fmax)
+#define CK__MINMAX_LIST(U, B, BQ)                                              \
+  CK__MM_OP(B, BQ, minimum)                                                    \
+  CK__MM_OP(B, BQ, maximum)                                                    \
+  CK__MM_OP(B, BQ, fmin)                                                       \
+  CK__MM_OP(B, BQ, fmax)
 
-CK__MINMAX_LIST(CK__DEFINE1, CK__DEFINE2)
+CK__MINMAX_LIST(CK__DEFINE1, CK__DEFINE2, CK__DEFINE2_QUIET)
 
-static const ck__op_row ck__minmax_rows[] = {CK__MINMAX_LIST(CK__ROW1, CK__ROW2)};
+static const ck__op_row ck__minmax_rows[] = {
+    CK__MINMAX_LIST(CK__ROW1, CK__ROW2, CK__ROW2)};
 
 const ck__op_table ck__ops_minmax_table = {
     ck__minmax_rows, sizeof ck__minmax_rows / sizeof ck__minmax_rows[0], NULL, 0};
