@@ -229,6 +229,7 @@ static void test_string_result_arena_trimmed(void) {
   CHECK(s0[n - 1].end - s0[n - 1].begin == snprintf(text, sizeof text, "%" PRIdPTR, n - 1));
   ck_array_decref(r);
   ck_array_decref(x);
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
 }
 
 /* ---- one string destination, many writer threads ---------------------------- */
@@ -461,6 +462,7 @@ static void test_parallel_string_results(void) {
   ck_array_decref(r1);
   ck_array_decref(x);
   CHECK_OK(ck_set_num_threads(0));
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
 }
 
 /* Var dims: rows allocated from each thread's arena end up in the
@@ -508,6 +510,7 @@ static void test_parallel_var_results(void) {
   ck_array_decref(dst);
   ck_array_decref(src);
   CHECK_OK(ck_set_num_threads(0));
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
 }
 
 /* A string-writing kernel that fails on one element (a user kernel: its
@@ -648,6 +651,7 @@ static void test_parallel_string_failure(void) {
   ck_array_decref(out);
   ck_array_decref(x);
   CHECK_OK(ck_set_num_threads(0));
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
 }
 
 /* Every allocation of a parallel string application failing in turn (the
@@ -683,6 +687,7 @@ static void test_parallel_string_allocation_failures(void) {
   ck_type_decref(str);
   ck_array_decref(x);
   CHECK_OK(ck_set_num_threads(0));
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
 }
 
 /* ---- one kernel per builder slot ---------------------------------------------- */
