@@ -27,7 +27,12 @@ import cffi
 # versioned (C, because a capsule destructor may run while an exception is
 # pending, which a Python callback cannot survive; it sets the exception aside
 # around the tensor's deleter).
+# The ABI versions are also read from the headers this module is compiled
+# against (``#define ... ...``: cffi takes the value from the C compiler), so
+# ckernels._native can refuse a libckernel of another ABI at import.
 BINDING_CDEF = """
+#define CK_ABI_VERSION ...
+#define CK_KERNEL_ABI_VERSION ...
 extern "Python" void ck_py_release(void *handle);
 void ck_py_release_guarded(void *handle);
 void ck_py_release_stop(void);

@@ -94,14 +94,29 @@ def layout_row(struct: str, field: str = "") -> tuple[int, int]:
                        "layout table") from None
 
 
+def abi_mismatches(lib=None) -> list[str]:
+    """Differences between the ABI versions the cffi module was compiled
+    against (``CK_ABI_VERSION``, ``CK_KERNEL_ABI_VERSION`` of its headers) and
+    those of the libckernel it loaded."""
+    lib = globals()["lib"] if lib is None else lib
+    problems = []
+    for what, header, loaded in (("ABI", lib.CK_ABI_VERSION, lib.ck_abi_version()),
+                                 ("kernel ABI", lib.CK_KERNEL_ABI_VERSION,
+                                  lib.ck_kernel_abi_version())):
+        if header != loaded:
+            problems.append(f"{what} version: cffi module {header} != libckernel {loaded}")
+    return problems
+
+
 def verify_layout() -> None:
-    problems = layout_mismatches()
+    problems = abi_mismatches() + layout_mismatches()
     if problems:
         raise ImportError(
-            "ckernels: the cffi module and libckernel disagree on struct layouts "
+            "ckernels: the cffi module and libckernel disagree on ABI versions or struct "
+            "layouts "
             "(a stale or foreign libckernel?); reinstall the package.\n  "
             + "\n  ".join(problems))
 
 
-__all__ = ["ffi", "lib", "check", "last_error", "layout_mismatches", "layout_rows",
+__all__ = ["ffi", "lib", "check", "last_error", "abi_mismatches", "layout_mismatches", "layout_rows",
            "layout_row", "verify_layout", "CKernelError"]

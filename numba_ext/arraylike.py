@@ -945,7 +945,7 @@ class ArrayLike:
         elif self.dtype.kind in "biu":
             src = self.astype("float64")
         elif self.dtype == np.float16:      # NumPy accumulates float16 in float32
-            src, result_dtype = self.astype("float32"), "float16"
+            src, result_dtype = self.astype(np.float32), self.dtype
         if n == 0:
             warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
         s = src._reduce("sum", axes, bool(keepdims))

@@ -2,16 +2,17 @@
 
 Every element type a ckernels array or a jitted kernel can hold has one row
 here: its ckernel name, ``ck_type_id`` (read from the compiled library's enum),
-data size (from the library), NumPy kind and dtype, Numba type, cffi C type,
-OpenCL C type and CUDA C type.  Every other module derives what it needs from
-this table (``types``, ``jit``, the CPU code generator, the C emitter and its
+data size (from the library), NumPy kind and dtype, Numba type and cffi C
+type (the C types of each backend are the dialect table's,
+:mod:`ckernels.dialects`).  Every other module derives what it needs from this
+table (``types``, ``jit``, the CPU code generator, the C emitter and its
 dialects, the Numba array views, device arrays); nothing else lists element
 types.  Numba is imported lazily: :attr:`DType.numba` imports it on first use,
 importing ``ckernels`` does not.
 
 >>> from ckernels import dtypes
->>> dtypes.by_name["int32"].opencl_c, dtypes.by_name["int32"].cuda_c
-('int', 'int')
+>>> dtypes.by_name["int32"].numpy, dtypes.by_name["int32"].cffi
+(dtype('int32'), 'int32_t')
 >>> dtypes.weak_result("int8", 3), dtypes.weak_result("int8", 1.5)
 ('int8', 'float64')
 
@@ -38,13 +39,11 @@ from ._ffi import ffi, lib
 class DType:
     """One row of the element-type table (immutable)."""
 
-    __slots__ = ("name", "type_id", "size", "kind", "numpy", "numba_name", "cffi", "opencl_c",
-                 "cuda_c", "jit")
+    __slots__ = ("name", "type_id", "size", "kind", "numpy", "numba_name", "cffi", "jit")
 
-    def __init__(self, name, type_id, size, kind, numpy, numba_name, cffi, opencl_c, cuda_c,
-                 jit):
+    def __init__(self, name, type_id, size, kind, numpy, numba_name, cffi, jit):
         for k, v in zip(self.__slots__, (name, type_id, size, kind, numpy, numba_name, cffi,
-                                         opencl_c, cuda_c, jit)):
+                                         jit)):
             object.__setattr__(self, k, v)
 
     def __setattr__(self, name, value):
@@ -64,17 +63,8 @@ class DType:
         """A builtin scalar (encoded in the ``ck_type`` pointer value)."""
         return self.kind in "biufc"
 
-    def c_type(self, dialect: str) -> str | None:
-        """The device C type in ``"opencl"`` or ``"cuda"`` C (None: not on devices)."""
-        return self.opencl_c if dialect == "opencl" else self.cuda_c if dialect == "cuda" \
-            else _unknown_dialect(dialect)
-
     def __repr__(self) -> str:
         return f"ckernels.dtypes.by_name[{self.name!r}]"
-
-
-def _unknown_dialect(dialect):
-    raise ValueError(f"ckernels.dtypes: unknown C dialect {dialect!r} ('opencl', 'cuda')")
 
 
 def _size(type_id: int) -> int:
@@ -83,33 +73,32 @@ def _size(type_id: int) -> int:
 
 _TYPE_IDS = {name: value for value, name in ffi.typeof("ck_type_id").elements.items()}
 
-#   name,         kind, NumPy,          Numba,        cffi,       OpenCL C, CUDA C,               jit
+#   name,         kind, NumPy,          Numba,        cffi,       jit
 _ROWS = (
-    ("bool",       "b", np.bool_,       "boolean",    "bool",     "bool",   "bool",               True),
-    ("int8",       "i", np.int8,        "int8",       "int8_t",   "char",   "signed char",        True),
-    ("int16",      "i", np.int16,       "int16",      "int16_t",  "short",  "short",              True),
-    ("int32",      "i", np.int32,       "int32",      "int32_t",  "int",    "int",                True),
-    ("int64",      "i", np.int64,       "int64",      "int64_t",  "long",   "long long",          True),
-    ("uint8",      "u", np.uint8,       "uint8",      "uint8_t",  "uchar",  "unsigned char",      True),
-    ("uint16",     "u", np.uint16,      "uint16",     "uint16_t", "ushort", "unsigned short",     True),
-    ("uint32",     "u", np.uint32,      "uint32",     "uint32_t", "uint",   "unsigned int",       True),
-    ("uint64",     "u", np.uint64,      "uint64",     "uint64_t", "ulong",  "unsigned long long", True),
-    ("float16",    "f", np.float16,     None,         None,       None,     None,                 False),
-    ("float32",    "f", np.float32,     "float32",    "float",    "float",  "float",              True),
-    ("float64",    "f", np.float64,     "float64",    "double",   "double", "double",             True),
-    ("complex64",  "c", np.complex64,   "complex64",  None,       None,     None,                 True),
-    ("complex128", "c", np.complex128,  "complex128", None,       None,     None,                 True),
+    ("bool",       "b",  np.bool_,       "boolean",    "bool",     True),
+    ("int8",       "i",  np.int8,        "int8",       "int8_t",   True),
+    ("int16",      "i",  np.int16,       "int16",      "int16_t",  True),
+    ("int32",      "i",  np.int32,       "int32",      "int32_t",  True),
+    ("int64",      "i",  np.int64,       "int64",      "int64_t",  True),
+    ("uint8",      "u",  np.uint8,       "uint8",      "uint8_t",  True),
+    ("uint16",     "u",  np.uint16,      "uint16",     "uint16_t", True),
+    ("uint32",     "u",  np.uint32,      "uint32",     "uint32_t", True),
+    ("uint64",     "u",  np.uint64,      "uint64",     "uint64_t", True),
+    ("float16",    "f",  np.float16,     None,         None,       False),
+    ("float32",    "f",  np.float32,     "float32",    "float",    True),
+    ("float64",    "f",  np.float64,     "float64",    "double",   True),
+    ("complex64",  "c",  np.complex64,   "complex64",  None,       True),
+    ("complex128", "c",  np.complex128,  "complex128", None,       True),
     # not a builtin scalar (a refcounted descriptor): ck_string {begin, end} data
-    ("string",     "s", None,           "unicode_type", None,     None,     None,                 True),
+    ("string",     "s",  None,           "unicode_type", None,       True),
 )
 
 
 def _make(row) -> DType:
-    name, kind, npt, nb, cffi, ocl, cuda, jit = row
+    name, kind, npt, nb, cffi, jit = row
     tid = _TYPE_IDS["CK_TYPE_" + name.upper()]
     size = ffi.sizeof("ck_string") if kind == "s" else _size(tid)
-    return DType(name, tid, size, kind, None if npt is None else np.dtype(npt), nb, cffi, ocl,
-                 cuda, jit)
+    return DType(name, tid, size, kind, None if npt is None else np.dtype(npt), nb, cffi, jit)
 
 
 #: every row, in ``ck_type_id`` order
@@ -122,20 +111,10 @@ JIT: tuple[DType, ...] = tuple(d for d in ALL if d.jit)
 by_name: dict[str, DType] = {d.name: d for d in ALL}
 by_id: dict[int, DType] = {d.type_id: d for d in ALL}
 by_numpy: dict[np.dtype, DType] = {d.numpy: d for d in BUILTINS}
-
-
-def device_types(dialect: str) -> tuple[DType, ...]:
-    """Element types that device arrays and kernels of a C dialect support."""
-    return tuple(d for d in BUILTINS if d.c_type(dialect) is not None)
-
-
-#: element types of double precision on devices (OpenCL needs ``cl_khr_fp64``)
-FP64: frozenset[str] = frozenset(d.name for d in BUILTINS if d.opencl_c == "double")
-
-
-def uses_fp64(names) -> bool:
-    """Whether any of these element type names is double precision on devices."""
-    return not FP64.isdisjoint(names)
+#: ``ck_type_id`` -> NumPy dtype, for every builtin element type (what the C
+#: helpers that make NumPy results are given: ufunc loops, whole-array
+#: reductions of host arrays)
+DTYPE_OF_ID: dict[int, np.dtype] = {d.type_id: d.numpy for d in BUILTINS}
 
 
 #: the buffer-protocol (PEP 3118 / ``struct``) format of each builtin element
@@ -298,6 +277,7 @@ def weak_scalar_type(value, strong: list[str]) -> str:
 
 
 __all__ = ["DType", "ALL", "BUILTINS", "JIT", "PYTHON_SCALARS", "by_name", "by_id", "by_numpy",
-           "device_types", "FP64", "uses_fp64", "BUFFER_FORMATS",
+           "DTYPE_OF_ID",
+           "BUFFER_FORMATS",
            "of_numpy", "of_numba", "is_weak", "scalar_type", "weak_result", "weak_matches",
            "promote", "weak_scalar_type"]

@@ -33,7 +33,7 @@ import sys
 
 import numpy as np
 
-from . import _dispatch, _foreign, ufuncs
+from . import _dispatch, _foreign, dtypes, ufuncs
 from .host import array as _array
 from . import arraylike as _arraylike
 from . import types as _t
@@ -41,6 +41,7 @@ from . import _threads
 from ._cargs import c_address, c_size, c_text
 from ._native import check, ffi, lib
 from .host.array import Array
+from .routing import DASK, runs_on
 from .context.device_array import DeviceArray
 from .errors import CKTypeError, InvalidArgumentError
 from .kernels import errmode_value
@@ -92,7 +93,7 @@ class Op(_dispatch.Function):
         identity = None
         if isinstance(np_uf, np.ufunc) and np_uf.nin == self.arity == 2:
             identity = np_uf.identity
-        uf = _dispatch.op_ufunc(self.name, ufuncs.DTYPE_OF_ID, identity=identity,
+        uf = _dispatch.op_ufunc(self.name, dtypes.DTYPE_OF_ID, identity=identity,
                                 reorderable=identity is not None or self.name in _REORDERABLE,
                                 doc=f"The ckernels registry operation {self.name!r}.")
         if not _dispatch.loops(uf):
@@ -146,12 +147,12 @@ class Op(_dispatch.Function):
         if len(args) != self.arity:
             raise InvalidArgumentError(f"{self.name} takes {self.arity} argument(s), "
                                        f"got {len(args)}")
-        if _dask_operand(args, out):   # lazy: a dask graph (ckernels.dask)
+        where = runs_on(args, out)
+        if where is DASK:   # lazy: a dask graph (ckernels.dask)
             from . import dask as _dask
             return _dask.call(self, args, out)
-        dev = _device_operand(args, out)
-        if dev is not None:    # device arrays: the operation runs on their device
-            return dev._apply(self.name, args, out)
+        if where is not None:    # device arrays: the operation runs on their device
+            return where._apply(self.name, args, out)
         result = _array.apply_op(self.name, args, out)
         if out is not None:
             return out
@@ -163,19 +164,6 @@ class Op(_dispatch.Function):
         sigs = self.signatures
         shown = ", ".join(sigs[:4]) + (f", ... ({len(sigs)} kernels)" if len(sigs) > 4 else "")
         return f"<ckernels.ops.{self.name} {shown}>"
-
-
-def _device_operand(args, out):
-    """The first device array among the arguments and ``out`` (None if none)."""
-    for a in (*args, out):
-        if isinstance(a, DeviceArray):
-            return a
-    return None
-
-
-def _dask_operand(args, out) -> bool:
-    """Whether a Dask collection is among the arguments and ``out``."""
-    return _foreign.any_dask_collection((*args, out))
 
 
 def _reduce(opname: str):

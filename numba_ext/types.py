@@ -215,7 +215,7 @@ def as_type(spec) -> Type:
         except ParseError as exc:
             try:                    # a NumPy dtype string or code: "f4", "<i2", "d"
                 dt = np.dtype(spec)
-            except TypeError:
+            except (TypeError, UnicodeError):   # not NumPy's either: the parse error
                 raise exc from None
             return from_numpy_dtype(dt)
     try:

@@ -12,8 +12,8 @@ the function's general path through ``ck_array_apply``.
 
 This module is what they share:
 
-* :data:`DTYPE_OF_ID` and :func:`numpy_dtypes`: element types -> NumPy dtypes
-  (from the one table, :mod:`ckernels.dtypes`);
+* :func:`numpy_dtypes`: element types -> NumPy dtypes (from the one table,
+  :mod:`ckernels.dtypes`);
 * :func:`adopt`: a ufunc made for a function knows it (:func:`function_of`),
   is named after it (``__module__``, ``__qualname__`` = ``"<function
   qualname>.ufunc"``) and pickles through it;
@@ -45,8 +45,6 @@ from . import _dispatch, _foreign, dtypes, text
 #: the C callable jitted functions and operations are (see ckernels._dispatch)
 Function = _dispatch.Function
 
-#: ckernel type id -> NumPy dtype, for every builtin element type
-DTYPE_OF_ID: dict[int, np.dtype] = {d.type_id: d.numpy for d in dtypes.BUILTINS}
 
 #: the key under which a ufunc's ``__dict__`` holds its owner
 _OWNER = "_ckernels_function"
@@ -175,5 +173,5 @@ def _install_reducer() -> None:
 
 _install_reducer()
 
-__all__ = ["Function", "DTYPE_OF_ID", "numpy_dtypes", "adopt", "function_of", "result_dtype",
+__all__ = ["Function", "numpy_dtypes", "adopt", "function_of", "result_dtype",
            "call_wrapped", "dask_out_error"]

@@ -336,9 +336,24 @@ def _error_message(what):
     return make_string(addr, addr + n)
 
 
-@register_jitable
-def raise_status(status, what):
-    """Raise the ckernel exception for a non-zero ``ck_status``.
+def _raise_status_function():
+    """``raise_status(status, what)`` (jitted code; see its docstring),
+    generated from the one status <-> exception table
+    (:data:`ckernels.errors.STATUS_NAMES`): one branch per status, since a
+    jitted ``raise`` needs its class at compile time."""
+    lines = ["def raise_status(status, what):",
+             "    msg = _error_message(what)",
+             "    st = np.int64(status)"]
+    for k, cls in enumerate(sorted(_errors.STATUS_NAMES, key=lambda c: c.status)):
+        lines.append(f"    {'if' if k == 0 else 'elif'} st == {cls.status}:")
+        lines.append(f"        raise _errors.{cls.__name__}(msg, st)")
+    lines += ["    else:", "        raise _errors.CKernelError(msg, st)"]
+    ns = {"np": np, "_errors": _errors, "_error_message": _error_message}
+    exec(compile("\n".join(lines) + "\n", "<ckernels._numba.memblock raise_status>", "exec"),
+         ns)
+    fn = ns["raise_status"]
+    fn.__module__ = __name__
+    fn.__doc__ = """Raise the ckernel exception for a non-zero ``ck_status``.
 
     The message is the C library's (``ck_last_error()``, copied when the
     exception reaches Python); ``what`` (an ASCII literal naming the failed
@@ -347,34 +362,10 @@ def raise_status(status, what):
     of MemoryError for CK_ERR_NO_MEMORY, of ValueError for invalid arguments,
     of RuntimeError for invalid states, ...); ``exc.status`` is the code.
     """
-    msg = _error_message(what)
-    st = np.int64(status)
-    if st == 1:
-        raise _errors.InvalidArgumentError(msg, st)
-    elif st == 2:
-        raise _errors.OutOfMemoryError(msg, st)
-    elif st == 3:
-        raise _errors.CKOverflowError(msg, st)
-    elif st == 4:
-        raise _errors.InvalidStateError(msg, st)
-    elif st == 5:
-        raise _errors.CKTypeError(msg, st)
-    elif st == 6:
-        raise _errors.CKIndexError(msg, st)
-    elif st == 7:
-        raise _errors.ParseError(msg, st)
-    elif st == 8:
-        raise _errors.CKValueError(msg, st)
-    elif st == 9:
-        raise _errors.CKZeroDivisionError(msg, st)
-    elif st == 10:
-        raise _errors.NotSupportedError(msg, st)
-    elif st == 11:
-        raise _errors.BackendError(msg, st)
-    elif st == 12:
-        raise _errors.UserKernelError(msg, st)
-    else:
-        raise _errors.CKernelError(msg, st)
+    return register_jitable(fn)
+
+
+raise_status = _raise_status_function()
 
 
 def _new_block_intrinsic(cname):

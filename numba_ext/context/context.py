@@ -32,11 +32,10 @@ from ..host.array import Array
 from ..host.array import array as _host_array
 from ..host.array import asarray as _host_asarray
 from ..host.array import empty as _host_empty
-from ..host.array import install_cpu_context
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
-from . import backends
-from . import kernels as _kernels
+from .. import dialects
+from . import user_kernels as _kernels
 from .buffer import Buffer
 from .device_array import DeviceArray
 from .program import Program
@@ -53,10 +52,10 @@ class Context:
     def __init__(self, kind: str = "cpu", platform: int | None = None,
                  device: int | None = None):
         out = ffi.new("ck_context **")
-        prepare = backends.hook(kind, "prepare") if isinstance(kind, str) else None
+        prepare = dialects.hook(kind, "prepare") if isinstance(kind, str) else None
         if prepare is not None:
             prepare()
-        make = backends.hook(kind, "new_context") if isinstance(kind, str) else None
+        make = dialects.hook(kind, "new_context") if isinstance(kind, str) else None
         if make is not None and (platform is not None or device is not None):
             out[0] = make(platform, device)
         elif platform is not None or device is not None:
@@ -205,11 +204,11 @@ class Context:
     def finish(self) -> None:
         check(lib.ck_context_finish(self._ctx))
 
-    # ---- hand-written kernels (ckernels.context.kernels) -------------------
+    # ---- hand-written kernels (ckernels.context.user_kernels) --------------
     def build_kernels(self, source, kernels, types=None, filename=None):
         """Compile hand-written C (CPU), OpenCL C or CUDA C kernels that use the
         generated C API of ``types`` (see :func:`ckernels.c_api`); returns a
-        :class:`~ckernels.context.kernels.ContextKernels` namespace whose attributes
+        :class:`~ckernels.context.user_kernels.ContextKernels` namespace whose attributes
         launch them, and adds them to :attr:`kernels`.  ``kernels`` is
         ``{"name": {"arg": "float64" | "Particle[]" | "const float64[]", ...}}``.
         See docs/c-api.md."""
@@ -345,7 +344,7 @@ class Context:
 def _adopt(ctx: Context, obj):
     """``obj`` (another library's array in this context's device memory) as a
     DeviceArray sharing its memory, or None (the kind's ``adopt`` hook)."""
-    adopt = backends.hook(ctx.kind, "adopt")
+    adopt = dialects.hook(ctx.kind, "adopt")
     return adopt(ctx, obj) if adopt is not None else None
 
 
@@ -366,7 +365,6 @@ def default_context(kind: str) -> Context:
     return ctx
 
 
-install_cpu_context(lambda: default_context("cpu"))     # ckernels.Array.context
 
 
 def check_context(ctx, where: str) -> Context:

@@ -22,7 +22,7 @@ running on the device, so:
 * ``reshape`` (a view where the strides allow), ``transpose``, ``ravel``,
   ``squeeze``, ``broadcast_to``, ``copy``, ``astype``, ``fill``, ``sum prod
   min max any all mean``, operators and ``ckernels.ops.<name>`` run on the
-  device (:mod:`ckernels.jit.device_ops`, from one operation table);
+  device (:mod:`ckernels.context.device_ops`, from one operation table);
 * nothing goes to the host unless asked: ``np.asarray(d)`` raises TypeError
   naming ``.get()`` / ``.to_numpy()``; NumPy ufuncs without a device kernel
   and NumPy functions without a device implementation raise too, and so do
@@ -37,310 +37,31 @@ running on the device, so:
 * pickling copies the values to the host and unpickles them into the
   default context of the same kind (:func:`ckernels.context.default_context`);
   sharing with other libraries goes through the context kind's hooks
-  (:mod:`ckernels.context.backends`): DLPack on every device kind
+  (:func:`ckernels.dialects.hook`): DLPack on every device kind
   (:mod:`ckernels.context.dlpack`: the ``cl_mem`` for OpenCL, the device
   pointer for CUDA), ``__cuda_array_interface__`` on CUDA arrays
-  (:mod:`ckernels.context.cuda`), ``to_pyopencl`` on OpenCL arrays
-  (:mod:`ckernels.context.opencl`).
+  (:mod:`ckernels.context.backend_cuda`), ``to_pyopencl`` on OpenCL arrays
+  (:mod:`ckernels.context.backend_opencl`).
 
-The kernels live in the jit layer (they are generated device C);
-:func:`install_kernels` is how that layer plugs them in when ``ckernels`` is
-imported, so this module never imports upward.
+The layers below this class: :class:`~ckernels.context.device_base.DeviceArrayBase`
+(the memory, views, transfers, sharing) and the device kernels of
+:mod:`ckernels.context.device_ops` (generated device C, launched through
+:mod:`ckernels.context.launch`); this class adds the operations to the base.
 """
 
 from __future__ import annotations
 
-import numbers
-import operator
-
 import numpy as np
 
-from .. import dtypes
-from .. import types as _t
-from ..arraylike import ArrayLike, Flags, c_strides
-from ..errors import CKIndexError, CKTypeError, CKValueError, InvalidArgumentError, \
-    NotSupportedError
-from . import backends
-from .buffer import Buffer
-
-#: the device kernels (``ckernels.jit.device_ops``), installed at import
-_KERNELS = None
+from ..errors import CKTypeError
+from . import device_ops as _ops
+from .device_base import DeviceArrayBase, StructElement, element_of
 
 
-def install_kernels(impl) -> None:
-    """Plug in the object that runs device kernels for device arrays
-    (``ckernels.jit.device_ops`` does this when it is imported): it provides
-    ``elementwise(op, args, out)``, ``assign(dst, src, errmode)``,
-    ``reduce(op, a, axis, keepdims, dtype, out)``, ``gather(a, lists)``,
-    ``take(view, index, axis, axis_len)``, ``check_ufunc_operands(...)`` and
-    ``where(cond, a, b)``."""
-    global _KERNELS
-    _KERNELS = impl
-
-
-def _kernels():
-    if _KERNELS is None:   # only if ckernels.jit failed to import
-        raise NotSupportedError("DeviceArray: the device kernels are not installed "
-                                "(import ckernels)")
-    return _KERNELS
-
-
-
-class StructElement:
-    """The element type of a device array of structs: the ckernel struct type
-    (``type``), its aligned NumPy structured dtype (``numpy``, for host
-    transfers), ``size``, ``alignment`` and ``name`` (the type string).  Every
-    struct of builtin scalars, fixed dims and structs (any aligned NumPy
-    structured dtype) qualifies: no strings or var dims, whose data would point
-    into host arenas."""
-
-    __slots__ = ("type", "numpy", "size", "alignment", "name")
-
-    def __init__(self, dt: np.dtype):
-        from ..types import from_numpy_dtype
-        self.type = from_numpy_dtype(dt)   # CKTypeError unless aligned (align=True)
-        self.numpy = dt
-        self.size = self.type.data_size
-        self.alignment = self.type.data_alignment
-        self.name = str(self.type)
-
-    def __repr__(self) -> str:
-        return f"<ckernels device struct element {self.name}>"
-
-
-def element_of(kind: str, dtype, where: str = "DeviceArray") -> "dtypes.DType | StructElement":
-    """The table row of ``dtype`` if devices of context kind ``kind`` hold it; a
-    :class:`StructElement` for an aligned NumPy structured dtype."""
-    if isinstance(dtype, _t.Type):
-        dtype = dtype.to_numpy_dtype() if dtype.is_builtin else str(dtype)
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        try:     # a struct type string: its aligned NumPy layout
-            dt = _t.as_type(dtype).to_numpy_dtype()
-        except Exception:
-            raise CKTypeError(f"{where}: {dtype!r} is not a dtype") from None
-    if dt.fields is not None:
-        return StructElement(dt)
-    d = dtypes.of_numpy(dt)
-    try:
-        ok = d is not None and d.c_type(kind) is not None
-        names = ", ".join(x.name for x in dtypes.device_types(kind))
-    except ValueError:
-        raise NotSupportedError(f"{where}: '{kind}' contexts hold no device arrays") from None
-    if not ok:
-        raise NotSupportedError(f"{where}: dtype {dt} is not supported on {kind} devices "
-                                f"({names})")
-    return d
-
-
-def _index(v, what: str) -> int:
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise CKTypeError(f"DeviceArray: {what} must be integers, not "
-                          f"{type(v).__name__}") from None
-
-
-def _is_c_contiguous(shape, strides, itemsize) -> bool:
-    acc = itemsize
-    for n, st in zip(reversed(shape), reversed(strides)):
-        if n == 0:
-            return True
-        if n != 1 and st != acc:
-            return False
-        acc *= n
-    return True
-
-
-_NO_HOST_COPY = ("ckernels.DeviceArray lives on a device: NumPy cannot use it without a "
-                 "copy to the host, which is never made implicitly; copy it explicitly "
-                 "with .get() or .to_numpy()")
-
-
-class DeviceArray(ArrayLike):
+class DeviceArray(DeviceArrayBase):
     """An array in a buffer of a device context (see the module docstring)."""
 
-    __slots__ = ("_buffer", "_offset", "_shape", "_strides", "_element", "_base", "_key",
-                 "_readonly", "_type", "__weakref__")
-
-    def __init__(self, buffer: Buffer, offset: int, shape, dtype, strides=None, *,
-                 base=None, readonly: bool = False):
-        if not isinstance(buffer, Buffer):
-            raise InvalidArgumentError(f"DeviceArray needs a ckernels Buffer, not "
-                                       f"{type(buffer).__name__}")
-        element = element_of(buffer.context.kind, dtype)
-        itemsize = element.size
-        if isinstance(shape, (numbers.Integral, np.integer)):
-            shape = (shape,)
-        shape = tuple(_index(s, "shape entries") for s in shape)
-        if any(s < 0 for s in shape):
-            raise InvalidArgumentError(f"DeviceArray: negative dimension in {shape}")
-        if strides is None:
-            strides = c_strides(shape, itemsize)
-        else:
-            strides = tuple(_index(s, "strides") for s in strides)
-            if len(strides) != len(shape):
-                raise InvalidArgumentError(f"DeviceArray: {len(strides)} strides for "
-                                           f"{len(shape)} dims")
-            if any(s % itemsize for s in strides):
-                raise InvalidArgumentError(
-                    f"DeviceArray: strides {strides} are not multiples of the item size "
-                    f"{itemsize} (device kernels need aligned elements)")
-        offset = _index(offset, "offset")
-        if offset < 0 or offset % itemsize:
-            raise InvalidArgumentError(f"DeviceArray: offset {offset} is negative or not a "
-                                       f"multiple of the item size {itemsize}")
-        if all(shape):
-            lo = offset + sum(st * (n - 1) for n, st in zip(shape, strides) if st < 0)
-            hi = offset + sum(st * (n - 1) for n, st in zip(shape, strides) if st > 0) \
-                + itemsize
-            cap = buffer.capacity
-            if lo < 0 or hi > cap:
-                raise CKIndexError(
-                    f"DeviceArray: shape {shape} with strides {strides} at offset {offset} "
-                    f"addresses bytes [{lo}, {hi}) outside the buffer's capacity {cap}")
-        init = object.__setattr__
-        init(self, "_buffer", buffer)
-        init(self, "_offset", offset)
-        init(self, "_shape", shape)
-        init(self, "_strides", strides)
-        init(self, "_element", element)
-        init(self, "_base", base)
-        init(self, "_readonly", bool(readonly))
-        init(self, "_type", None)
-        # what a launch plan depends on (ckernels.jit.device)
-        init(self, "_key", (element.name, shape, strides))
-
-    def __setattr__(self, name, value):
-        # the geometry was checked against the buffer at construction: nothing
-        # may change it afterwards (a wrong shape must never reach a kernel)
-        raise AttributeError(f"DeviceArray attributes are read-only ('{name}'); make a "
-                             "view (reshape, indexing) or a copy instead")
-
-    # ---- construction ------------------------------------------------------
-    @classmethod
-    def empty(cls, ctx, shape, dtype) -> "DeviceArray":
-        """A new C-contiguous array (uninitialised) in its own buffer of ``ctx``."""
-        element = element_of(ctx.kind, dtype)
-        if isinstance(shape, (numbers.Integral, np.integer)):
-            shape = (shape,)
-        shape = tuple(_index(s, "shape entries") for s in (shape or ()))
-        n = 1
-        for s in shape:
-            if s < 0:
-                raise InvalidArgumentError(f"DeviceArray: negative dimension in {shape}")
-            n *= s
-        nbytes = max(n * element.size, 8)
-        buf = ctx.new_buffer(nbytes)
-        off = buf.allocate(nbytes, align=max(getattr(element, "alignment", element.size), 8))
-        return cls(buf, off, shape, element.numpy)
-
-    @classmethod
-    def from_host(cls, ctx, obj, dtype=None) -> "DeviceArray":
-        """A new array in ``ctx`` holding a copy of host data."""
-        host = np.asarray(obj, dtype=dtype)
-        self = cls.empty(ctx, host.shape, host.dtype)
-        if host.size:
-            host = np.ascontiguousarray(host, dtype=self.dtype)
-            self._buffer.write(self._offset, host.reshape(-1).view(np.uint8))
-        return self
-
-    def _derived(self, offset, shape, strides, readonly=False) -> "DeviceArray":
-        return DeviceArray(self._buffer, offset, shape, self.dtype, strides,
-                           base=self._base if self._base is not None else self,
-                           readonly=readonly or self._readonly)
-
-    # ---- attributes (read-only) --------------------------------------------
-    @property
-    def buffer(self) -> Buffer:
-        """The :class:`~ckernels.context.buffer.Buffer` holding the data."""
-        return self._buffer
-
-    @property
-    def offset(self) -> int:
-        """Byte offset of element ``[0, ..., 0]`` in :attr:`buffer`."""
-        return self._offset
-
-    @property
-    def shape(self) -> tuple:
-        return self._shape
-
-    @property
-    def strides(self) -> tuple:
-        """Byte strides (NumPy's convention; negative for reversed views, 0 for
-        broadcast dims)."""
-        return self._strides
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self._element.numpy
-
-    @property
-    def element(self) -> "dtypes.DType":
-        """The element type's row of :mod:`ckernels.dtypes`."""
-        return self._element
-
-    @property
-    def type(self) -> "_t.Type":
-        """The ckernel type (``3 * 4 * float32``; the element type for 0-d)."""
-        if self._type is None:
-            t = _t.as_type(self._element.name)
-            for n in reversed(self._shape):
-                t = _t.fixed_dim(n, t)
-            object.__setattr__(self, "_type", t)
-        return self._type
-
-    @property
-    def context(self):
-        """The :class:`ckernels.Context` holding the data."""
-        return self._buffer.context
-
-    @property
-    def base(self):
-        """The array this one is a view of (None if it owns its buffer region)."""
-        return self._base
-
-    @property
-    def ndim(self) -> int:
-        return len(self._shape)
-
-    @property
-    def size(self) -> int:
-        n = 1
-        for s in self._shape:
-            n *= s
-        return n
-
-    @property
-    def itemsize(self) -> int:
-        return self._element.size
-
-    @property
-    def is_contiguous(self) -> bool:
-        """C-contiguous (dims of size 1 may have any stride, as in NumPy)."""
-        return _is_c_contiguous(self._shape, self._strides, self._element.size)
-
-    @property
-    def flags(self) -> Flags:
-        it = self._element.size
-        w = not self._readonly
-        return Flags(c_contiguous=_is_c_contiguous(self._shape, self._strides, it),
-                     f_contiguous=_is_c_contiguous(self._shape[::-1], self._strides[::-1], it),
-                     writeable=w, aligned=True, owndata=self._base is None, read=True,
-                     write=w)
-
-    # ---- host transfers (explicit only) ------------------------------------
-    def to_numpy(self) -> np.ndarray:
-        """A host copy (device to host), C-contiguous.  A non-contiguous array
-        is first copied on the device, so only its elements travel."""
-        src = self if self.is_contiguous else self.copy()
-        out = np.empty(self._shape, self.dtype)
-        if out.size:
-            src._buffer.read_into(src._offset, out)
-        return out
-
-    get = to_numpy
+    __slots__ = ()
 
     def set(self, host) -> None:
         """Copy host data (broadcast to this shape, converted to this dtype with
@@ -355,140 +76,36 @@ class DeviceArray(ArrayLike):
             if arr.size:
                 self._buffer.write(self._offset, arr.reshape(-1).view(np.uint8))
         else:
-            _kernels().assign(self, DeviceArray.from_host(self.context, arr), "nocheck")
-
-    def to(self, ctx):
-        """This array in ``ctx`` (see :meth:`ckernels.Context.to`): ``self`` in its
-        own context, a host ``ckernels.Array`` for a ``"cpu"`` context, a copy
-        through the host for another device context (two contexts share no
-        memory)."""
-        to = getattr(ctx, "to", None)
-        if to is None or not hasattr(ctx, "is_device"):
-            raise InvalidArgumentError(f"DeviceArray.to: expected a ckernels.Context, not "
-                                       f"{type(ctx).__name__}")
-        return to(self)
-
-    def to_pyopencl(self, queue=None):
-        """A ``pyopencl.array.Array`` sharing this array's memory: on the
-        context's own queue, or on ``queue`` (any pyopencl queue of the same
-        cl_context; a queue of another cl_context gets a copy, through the
-        host, since OpenCL memory is not shared between contexts).  The
-        pyopencl buffer retains the ``cl_mem`` and keeps this array alive
-        (OpenCL contexts only: :func:`ckernels.context.opencl.to_pyopencl`)."""
-        export = backends.hook(self.context.kind, "to_pyopencl")
-        if export is None:
-            raise NotSupportedError(f"to_pyopencl: {self.context.brief} is not an OpenCL "
-                                    "context")
-        return export(self, queue)
-
-    def __array__(self, dtype=None, copy=None):
-        raise TypeError(_NO_HOST_COPY)
-
-    # ---- primitives of the shared surface (ckernels.arraylike) -------------
-    def _view(self, key: tuple) -> "DeviceArray":
-        offset = self._offset
-        shape, strides = [], []
-        for dim, k in enumerate(key):
-            n, st = self._shape[dim], self._strides[dim]
-            if isinstance(k, slice):
-                start, stop, step = k.indices(n)
-                m = len(range(start, stop, step))
-                if m:
-                    offset += start * st
-                shape.append(m)
-                strides.append(st * step)
-            else:
-                i = _index(k, "indices")
-                if not -n <= i < n:
-                    raise CKIndexError(f"index {i} is out of bounds for axis {dim} with size "
-                                       f"{n}")
-                offset += (i % n) * st
-        k = len(key)
-        return self._derived(offset, tuple(shape) + self._shape[k:],
-                             tuple(strides) + self._strides[k:])
-
-    def _strided_view(self, k, shape, strides, offset=0, readonly=False) -> "DeviceArray":
-        return self._derived(self._offset + offset, tuple(shape) + self._shape[k:],
-                             tuple(strides) + self._strides[k:], readonly)
-
-    def _scalar(self):
-        one = np.empty((1,), self.dtype)
-        self._buffer.read_into(self._offset, one)
-        return one[0]
-
-    def _empty(self, shape, element) -> "DeviceArray":
-        t = element if isinstance(element, _t.Type) else _t.as_type(element)
-        shape = tuple(shape)
-        while t.is_dim:      # an element with dims of its own
-            n = t.fixed_size
-            if n is None:
-                raise NotSupportedError(f"DeviceArray: element type {t} has a dim without "
-                                        "a size")
-            shape += (n,)
-            t = t.element
-        return DeviceArray.empty(self.context, shape, t)
+            _ops.assign(self, DeviceArray.from_host(self.context, arr), "nocheck")
 
     def _assign(self, value, errmode: str = "default") -> None:
         self._check_writable()
-        _kernels().assign(self, value, errmode)
+        _ops.assign(self, value, errmode)
 
     def _apply(self, name: str, args, out) -> "DeviceArray":
         if out is not None and isinstance(out, DeviceArray):
             out._check_writable()
-        return _kernels().elementwise(name, args, out)
+        return _ops.elementwise(name, args, out)
 
     def _reduce(self, name: str, axis, keepdims: bool) -> "DeviceArray":
-        return _kernels().reduce("prod" if name == "product" else name, self, axis,
+        return _ops.reduce("prod" if name == "product" else name, self, axis,
                                  keepdims, None, None)
 
-    def _numpy_view(self, writable: bool):
-        raise TypeError(_NO_HOST_COPY)
-
-    def _numpy_exact(self) -> bool:
-        return False
-
-    def _wrap_numpy(self, arr):
-        if isinstance(arr, np.ndarray) and arr.dtype.kind in "biuf":
-            return DeviceArray.from_host(self.context, arr)
-        return arr
-
-    def _from_value(self, value) -> "DeviceArray":
-        if isinstance(value, DeviceArray):
-            return value
-        return self.context.array(value)
-
     def _take(self, indices):
-        return _kernels().gather(self, [np.asarray(i, np.int64) for i in indices]).to_numpy()
+        return _ops.gather(self, [np.asarray(i, np.int64) for i in indices]).to_numpy()
 
-    def _regular_ndim(self) -> int:
-        return len(self._shape)
-
-    def _element_below(self, k: int) -> "_t.Type":
-        t = _t.as_type(self._element.name)
-        for n in reversed(self._shape[k:]):
-            t = _t.fixed_dim(n, t)
-        return t
-
-    def _is_scalar_type(self) -> bool:
-        return False     # a fully indexed element stays a 0-d device array
-
-    def _check_writable(self) -> None:
-        if self._readonly:
-            raise CKValueError("assignment destination is read-only")
-
-    # ---- the surface, where the device does better or differs --------------
     def _getitem_advanced(self, entries):
         arrays = [i for i, k in enumerate(entries) if _is_index_array(k)]
         if len(arrays) == 1 and all(isinstance(k, slice) for i, k in enumerate(entries)
                                     if i != arrays[0]):
             i = arrays[0]
             view = self._view(tuple(entries[:i]) + (slice(None),) + tuple(entries[i + 1:]))
-            return _kernels().take(view, entries[i], i, self._shape[i])
+            return _ops.take(view, entries[i], i, self._shape[i])
         return super()._getitem_advanced(entries)
 
     def _reduction(self, name, axis, out, keepdims, dtype=None):
         # as the shared surface, but a full reduction stays a 0-d device array
-        r = _kernels().reduce("prod" if name == "product" else name, self, axis,
+        r = _ops.reduce("prod" if name == "product" else name, self, axis,
                               bool(keepdims), dtype, None)
         if out is not None:
             out._assign(r, "nocheck") if isinstance(out, DeviceArray) else \
@@ -500,7 +117,7 @@ class DeviceArray(ArrayLike):
         """Arithmetic mean: the sum divided by the count (float64 for integer
         and bool arrays, the array's type for floats), a 0-d device array for
         a full reduction."""
-        r = _kernels().reduce("mean", self, axis, bool(keepdims), dtype, None)
+        r = _ops.reduce("mean", self, axis, bool(keepdims), dtype, None)
         if out is not None:
             if not isinstance(out, DeviceArray):
                 _refuse_host_out()
@@ -515,56 +132,22 @@ class DeviceArray(ArrayLike):
             if self.is_contiguous:
                 new._buffer.copy_from(new._offset, self._buffer, self._offset, self.nbytes)
             else:
-                _kernels().assign(new, self, "nocheck")
+                _ops.assign(new, self, "nocheck")
         return new
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        _kernels().check_ufunc_operands(ufunc, inputs, kwargs)
+        _ops.check_ufunc_operands(ufunc, inputs, kwargs)
         return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         if func is np.where and len(args) == 3 and not kwargs:
-            return _kernels().where(*args)     # one kernel, not masked copies
+            return _ops.where(*args)     # one kernel, not masked copies
         return super().__array_function__(func, types, args, kwargs)
 
     def __reduce__(self):
         # pickling copies the data to the host; unpickling copies it into the
         # default context of the same kind (see docs/contexts.md)
         return (_unpickle, (type(self.context), self.context.kind, self.to_numpy()))
-
-    # ---- sharing with other libraries (the context kind's hooks) -------------
-    @property
-    def __cuda_array_interface__(self) -> dict:
-        """Version 3 of the CUDA Array Interface (CUDA device arrays only)."""
-        export = backends.hook(self.context.kind, "cuda_array_interface")
-        if export is None:
-            raise AttributeError(f"__cuda_array_interface__: {self.context.kind} device "
-                                 "arrays are not CUDA memory")
-        return export(self)
-
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        export = backends.hook(self.context.kind, "dlpack")
-        if export is None:
-            raise BufferError(f"__dlpack__: {self.context.kind} device arrays cannot "
-                              "be shared through DLPack (copy with .to_numpy())")
-        return export(self, stream=stream, max_version=max_version, dl_device=dl_device,
-                      copy=copy)
-
-    def __dlpack_device__(self) -> tuple:
-        device = backends.hook(self.context.kind, "dlpack_device")
-        if device is None:
-            raise BufferError(f"__dlpack_device__: {self.context.kind} device arrays "
-                              "cannot be shared through DLPack")
-        return device(self)
-
-    # ---- display -----------------------------------------------------------
-    def __repr__(self) -> str:
-        shape = "(" + ", ".join(map(str, self._shape)) + ("," if self.ndim == 1 else "") + ")"
-        return f"<ckernels.DeviceArray {self.dtype} {shape} on {self.context.brief}>"
-
-    def _repr_html_(self) -> str:
-        from ..display import html  # the rich display (imported lazily: no cycle)
-        return html(self)
 
 
 def _refuse_host_out():
@@ -581,4 +164,4 @@ def _is_index_array(k) -> bool:
     return isinstance(k, (list, np.ndarray, DeviceArray))
 
 
-__all__ = ["DeviceArray", "StructElement", "element_of", "install_kernels"]
+__all__ = ["DeviceArray", "StructElement", "element_of"]

@@ -5,7 +5,7 @@ This module speaks the C ABI of ``dlpack.h`` (DLPack 1.x:
 ``DLManagedTensorVersioned`` in a ``"dltensor_versioned"`` capsule, and the
 legacy ``DLManagedTensor`` in a ``"dltensor"`` capsule) with ``ctypes``;
 what differs between device kinds comes from the kind's hooks
-(:mod:`ckernels.context.backends`): its DLPack device, what goes in ``data``
+(:func:`ckernels.dialects.hook`): its DLPack device, what goes in ``data``
 and ``byte_offset``, the stream rule, and how imported memory becomes a
 buffer.  Host ``ckernels.Array`` objects share through NumPy
 (``Array.__dlpack__``, :func:`ckernels.from_dlpack`).
@@ -48,8 +48,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import dialects
 from ..errors import InvalidArgumentError, NotSupportedError
-from . import backends
 
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_OPENCL = 1, 2, 3, 4
 KDL_CUDA_MANAGED = 13
@@ -341,8 +341,8 @@ def import_array(ctx, x):
     if not ctx.is_device:
         from ..host.array import from_dlpack
         return from_dlpack(x)
-    context_device = backends.hook(ctx.kind, "dlpack_context_device")
-    adopt = backends.hook(ctx.kind, "dlpack_adopt")
+    context_device = dialects.hook(ctx.kind, "dlpack_context_device")
+    adopt = dialects.hook(ctx.kind, "dlpack_adopt")
     if context_device is None or adopt is None:
         raise NotSupportedError(f"from_dlpack: {ctx.kind} contexts take no DLPack tensors")
     want = tuple(context_device(ctx))
@@ -354,7 +354,7 @@ def import_array(ctx, x):
                 f"from_dlpack: the tensor is on {DEVICE_NAMES.get(got[0], got[0])} device "
                 f"{got[1]}; {ctx.brief} takes {DEVICE_NAMES[want[0]]} tensors (copy it "
                 "first)")
-    stream_of = backends.hook(ctx.kind, "dlpack_stream")
+    stream_of = dialects.hook(ctx.kind, "dlpack_stream")
     stream = stream_of(ctx) if stream_of is not None else None
     try:
         capsule = x.__dlpack__(stream=stream, max_version=VERSION)

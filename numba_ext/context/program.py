@@ -4,6 +4,8 @@ A :class:`Program` owns one reference to a C ``ck_program``; :meth:`Program.laun
 runs one of its kernels over a 1-d index space with buffer and by-value
 arguments (``ck_context_launch``).  The same class serves every backend: the
 source dialect is the caller's business (``ckernels.jit`` emits it).
+:class:`KernelArgs` is the one builder of ``ck_kernel_arg`` arrays (used here
+and by the launch plans, :mod:`ckernels.context.launch`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,54 @@ import numpy as np
 from .._cargs import c_size, c_text
 from .._native import check, ffi, lib
 from ..errors import InvalidArgumentError
+
+
+class KernelArgs:
+    """A ``ck_kernel_arg`` array under construction: buffer arguments (a
+    ``ck_buffer *`` and a byte offset) and by-value ones (a pointer and a
+    size), with the memory the by-value arguments point to kept alive as long
+    as this object.  ``args`` is the array (callers may store new buffers and
+    offsets into it between launches)."""
+
+    __slots__ = ("args", "n", "_keep")
+
+    def __init__(self, n: int):
+        self.args = ffi.new("ck_kernel_arg[]", max(n, 1))
+        self.n = n
+        self._keep: list = []
+
+    def keep(self, cdata):
+        """Keep ``cdata`` alive with the arguments; returns it."""
+        self._keep.append(cdata)
+        return cdata
+
+    def buffer(self, i: int, buf=ffi.NULL, offset: int = 0) -> None:
+        """Argument ``i`` is a buffer (``ck_buffer *``) at ``offset``."""
+        a = self.args[i]
+        a.kind = lib.CK_KERNEL_ARG_BUFFER
+        a.buffer = buf
+        a.offset = offset
+
+    def scalar(self, i: int, ptr, size: int) -> None:
+        """Argument ``i`` is the ``size`` bytes at ``ptr`` (kept alive by the caller
+        or by :meth:`keep`)."""
+        a = self.args[i]
+        a.kind = lib.CK_KERNEL_ARG_SCALAR
+        a.value = ptr
+        a.size = size
+
+    def value(self, i: int, ctype: str, value=None):
+        """Argument ``i`` is a ``ctype`` value (initially ``value``); returns the
+        one-element cdata array holding it, which callers may change."""
+        v = self.keep(ffi.new(f"{ctype}[1]"))
+        if value is not None:
+            v[0] = value
+        self.scalar(i, v, ffi.sizeof(ctype))
+        return v
+
+    def raw(self, i: int, data: bytes) -> None:
+        """Argument ``i`` is the bytes ``data`` (a by-value argument of any type)."""
+        self.scalar(i, self.keep(ffi.new("char[]", data)), len(data))
 
 
 class Program:
@@ -33,26 +83,19 @@ class Program:
         ``local_size``: the work-group size (0: the implementation's choice;
         else the global size is rounded up to whole groups and the kernel must
         guard its index: ``ck_context_launch_local``)."""
-        cargs = ffi.new("ck_kernel_arg[]", max(len(args), 1))
-        keep = []
+        ka = KernelArgs(len(args))
         for i, a in enumerate(args):
             if isinstance(a, tuple) and len(a) == 2 and hasattr(a[0], "_buf"):
-                cargs[i].kind = lib.CK_KERNEL_ARG_BUFFER
-                cargs[i].buffer = a[0]._buf
-                cargs[i].offset = c_size(a[1], f"Program.launch: argument {i} offset")
+                ka.buffer(i, a[0]._buf, c_size(a[1], f"Program.launch: argument {i} offset"))
             elif isinstance(a, np.generic):
-                raw = ffi.new("char[]", a.tobytes())
-                keep.append(raw)
-                cargs[i].kind = lib.CK_KERNEL_ARG_SCALAR
-                cargs[i].value = raw
-                cargs[i].size = a.itemsize
+                ka.raw(i, a.tobytes())
             else:
                 raise InvalidArgumentError(
                     f"kernel argument {i} must be (Buffer, offset) or a NumPy scalar, "
                     f"not {type(a).__name__}")
         ctx = lib.ck_program_context(self._prog)
         check(lib.ck_context_launch_local(
-            ctx, self._prog, c_text(kernel_name, "kernel name"), len(args), cargs,
+            ctx, self._prog, c_text(kernel_name, "kernel name"), len(args), ka.args,
             c_size(global_size, "Program.launch: global_size"),
             c_size(local_size, "Program.launch: local_size")))
 
@@ -69,4 +112,4 @@ class Program:
         return html(self)
 
 
-__all__ = ["Program"]
+__all__ = ["Program", "KernelArgs"]

@@ -11,7 +11,7 @@ the C API; nothing is drawn from a static image or a cached description.
 * pictures: :func:`~ckernels.display.memory.array_svg` (preamble, arrmeta,
   data block, ``data_ref``, arenas and their chunks, the ``{begin, end}``
   pointers of strings and var dims), :func:`~ckernels.display.memory.memblock_svg`,
-  :func:`~ckernels.display.kernels.kernel_svg` (the builder's buffer and the
+  :func:`~ckernels.display.kernel_trees.kernel_svg` (the builder's buffer and the
   tree with decoded fields), :func:`~ckernels.display.objects.buffer_svg`
   (allocated and free ranges).
 * :class:`~ckernels.display.source.SourceCode`: generated device source that
@@ -32,7 +32,7 @@ import html as _html
 
 from .._native import ffi, lib
 from ..errors import CKTypeError
-from . import kernels as _kernels
+from . import kernel_trees as _kernels
 from . import memory as _memory
 from . import objects as _objects
 from .bench import BenchResult, bench

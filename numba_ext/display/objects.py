@@ -259,14 +259,13 @@ def program_text(prog) -> str:
 
 def _device_programs(fn) -> dict:
     """target kind -> {signature text: emitted program} of the device targets
-    already loaded (a target never loaded has compiled nothing)."""
+    already made (a target never made has compiled nothing)."""
     dev = sys.modules.get("ckernels.jit.device")
     out = {}
     if dev is None:
         return out
-    for kind, modname in dev.TARGETS.items():
-        mod = sys.modules.get(modname)
-        cache = getattr(getattr(mod, "TARGET", None), "_programs", None)
+    for kind, tgt in list(dev._TARGET_OBJECTS.items()):
+        cache = getattr(tgt, "_programs", None)
         if cache is None:
             continue
         done = {c.sig.text: cache[c] for c in fn.compiled.values() if c in cache}

@@ -45,7 +45,7 @@ from .._cargs import c_shape, c_text
 from .._native import check, ffi, lib
 from ..arraylike import ArrayLike, Flags, c_strides, format_values, shape_entry
 from ..errors import (CKIndexError, CKTypeError, CKValueError, InvalidArgumentError,
-                      InvalidStateError, NotSupportedError)
+                      NotSupportedError)
 from ..memory import MemBlock, memblock_at
 from ..types import Type, as_type
 from . import convert as _convert
@@ -238,8 +238,12 @@ class Array(*_BASES):
 
     @property
     def context(self):
-        """The CPU :class:`ckernels.Context` (host arrays live in CPU memory)."""
-        return _cpu_context()
+        """The CPU :class:`ckernels.Context` (host arrays live in CPU memory).  The
+        context layer places host arrays, so it sits above this module: the one
+        upward import of this module, made here, on use (the layer table lists
+        it: ``tools/check_py_layers.py``)."""
+        from ..context.context import default_context
+        return default_context("cpu")
 
     @property
     def flags(self) -> Flags:
@@ -599,25 +603,6 @@ class Array(*_BASES):
     def _repr_html_(self) -> str:
         from ..display import html  # the rich display (imported lazily: no cycle)
         return html(self)
-
-
-# () -> the process's CPU context: the context layer sits above this module
-# and plugs it in when it is imported (ckernels.context.context)
-_CPU_CONTEXT = []
-
-
-def install_cpu_context(factory) -> None:
-    """Called by :mod:`ckernels.context.context` with the function giving the
-    CPU :class:`ckernels.Context` (``default_context("cpu")``)."""
-    _CPU_CONTEXT[:] = [factory]
-
-
-def _cpu_context():
-    """The process's CPU context (:func:`ckernels.context.default_context`)."""
-    if not _CPU_CONTEXT:      # only if ckernels.context failed to import
-        raise InvalidStateError("Array.context: the context layer is not imported "
-                                "(import ckernels)")
-    return _CPU_CONTEXT[0]()
 
 
 # ---- helpers of the class -------------------------------------------------------

@@ -17,16 +17,12 @@ from __future__ import annotations
 
 import sys
 
-from .. import _arrow
+from .. import _arrow, dtypes
 
 __all__ = ["export_schema", "export_array", "export_stream", "export_device_array",
            "requested_cast", "is_arrow", "import_address"]
 
 # Arrow's primitive formats and the NumPy dtypes they hold
-_PRIMITIVE = {"b": "bool", "c": "int8", "C": "uint8", "s": "int16", "S": "uint16",
-              "i": "int32", "I": "uint32", "l": "int64", "L": "uint64", "e": "float16",
-              "f": "float32", "g": "float64"}
-
 _PROTOCOL = ("__arrow_c_array__", "__arrow_c_stream__", "__arrow_c_device_array__")
 
 
@@ -56,7 +52,8 @@ def requested_cast(requested_schema, dtype) -> str | None:
     chooses encodings there and ignores other leaf types)."""
     if requested_schema is None or getattr(dtype, "kind", "O") not in "biuf":
         return None
-    want = _PRIMITIVE.get(_arrow.schema_format(requested_schema))
+    type_id = _arrow.schema_element(requested_schema)
+    want = None if type_id is None else dtypes.by_id[type_id].name
     return want if want is not None and want != dtype.name else None
 
 

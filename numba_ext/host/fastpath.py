@@ -26,9 +26,14 @@ from .. import arraylike as _al
 from .. import dtypes as _dtypes
 from .. import types as _t
 from .. import ufuncs as _ufuncs
-from ..arraylike import _BINARY, _COMPARE, UFUNC_TO_OP, ArrayLike, _op_exists, _registry_op
+from ..arraylike import ArrayLike, _op_exists, _registry_op
+from ..opnames import BINARY as _BINARY
+from ..opnames import COMPARE as _COMPARE
+from ..opnames import UFUNC_TO_OP
 from ..errors import CKernelError
 from .layout import _addr, strided
+
+_DTYPE_OF_ID = _dtypes.DTYPE_OF_ID   # ck_type_id -> NumPy dtype (results of reductions)
 
 #: the host array class (``install``)
 _ARRAY = None
@@ -278,8 +283,6 @@ def unary(mname: str, name: str):
     return unary
 
 
-#: ck_type_id -> NumPy dtype of the builtin types (results of reductions)
-DTYPE_OF_ID = {tid: row.numpy for tid, row in _dtypes.by_id.items() if row.numpy is not None}
 
 
 def reduction(method: str, name: str):
@@ -296,7 +299,7 @@ def reduction(method: str, name: str):
             if nd is None:
                 nd = self._fast_view()
             if nd is not False:
-                r = _arrays.reduce_all(cname, self._ad, DTYPE_OF_ID)
+                r = _arrays.reduce_all(cname, self._ad, _DTYPE_OF_ID)
                 if r is not None:
                     return r
         return general(self, *args, **kwargs)

@@ -1,20 +1,22 @@
 """``ckernels.jit``: Python scalar functions compiled into ckernels.
 
 The shared part -- the decorator and :class:`JitKernel` (``decorator.py``),
-signatures (``signature.py``), operand resolution and signature selection
-(``operands.py``), which target runs a call (``dispatch.py``) -- and one module
-per target: ``cpu.py`` (host calls through ``ck_array_apply``) with its code
-generator ``cpu_codegen.py`` (entry points around Numba's code), and the
-device targets: ``device.py`` (what every device shares: operands,
-broadcasting, launch plans, error flag), ``device_ops.py`` (the built-in
-operations, conversions, reductions and gathers on device arrays, from one
-operation table), ``c_emit.py`` (C from Numba's typed IR,
-one :class:`~ckernels.jit.c_emit.Dialect` per target), ``opencl.py`` (the
-OpenCL C dialect) and ``cuda.py`` (the CUDA C dialect).  ``ckernels.jit``
+signatures with their resolved element types (``signature.py``), struct
+element types (``structs.py``), operand resolution and signature selection
+(``operands.py``), which target runs a call (``dispatch.py``) -- and the
+targets: ``cpu.py`` (host calls through ``ck_array_apply``) with its code
+generation (``cpu_codegen.py``: the entry points around Numba's code;
+``error_path.py``: the shared raise function; ``string_elements.py`` and
+``string_builder.py``: string arguments and results, the one-pass builder),
+the native cache (``native_cache.py``), and the device target
+(``device.py``: a target per device dialect, jitted calls on device arrays)
+with its C emitter (the package ``c_emit``: C from Numba's typed IR in each
+backend's dialect, :mod:`ckernels.dialects`).  What every device call shares
+-- device arrays, their built-in operations, launch plans -- is the device
+wing of :mod:`ckernels.context`, below this package.  ``ckernels.jit``
 itself, on the package, is the decorator.
 """
 
-from . import device_ops  # noqa: F401  (installs the device kernels of DeviceArray)
 from .cpu import Compiled
 from .decorator import ERROR_MODELS, CacheStats, JitKernel, jit
 from .signature import SUPPORTED_TYPES, Signature, parse_signature

@@ -17,7 +17,6 @@ import weakref
 
 import numpy as np
 
-from .. import dtypes
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..host.array import Array
@@ -90,8 +89,7 @@ class Compiled:
         self._info = None
         self._info_name = None
         self._info_fin = None
-        self.scalar_ok = not self.core and all(
-            dtypes.by_name.get(n) is not None and n != "string" for n in sig.args + (sig.ret,))
+        self.scalar_ok = not self.core and all(e.kind not in "sV" for e in sig.elements)
         self._scalar_kernel = None
         self._dtypes = None
 
@@ -104,8 +102,8 @@ class Compiled:
             check(lib.ck_jit_make_kernel(ckb.ptr, 0, self.desc, ffi.NULL,
                                          lib.CK_KERNEL_REQUEST_SINGLE, ffi.NULL))
             k = self._scalar_kernel = (ckb, ffi.cast("ck_prefix *", ckb.address_at(0)))
-            self._dtypes = (dtypes.by_name[self.sig.ret].numpy,
-                            [dtypes.by_name[a].numpy for a in self.sig.args])
+            self._dtypes = (self.sig.ret_element.numpy,
+                            [e.numpy for e in self.sig.arg_elements])
         rdt, adts = self._dtypes
         bufs = [np.array(_check_scalar(t, v), dtype=dt)
                 for t, v, dt in zip(self.arg_types, values, adts)]
@@ -151,7 +149,8 @@ def entry_points(kernel, sig: Signature, cres):
     it by Numba); otherwise (strings) a library of their own, built or loaded
     from the on-disk cache when ``cache=True``."""
     from . import cpu_codegen as cg
-    tramp = cg.in_library(cres, sig.args, sig.ret, from_cache=_loaded_from_cache(kernel, sig))
+    tramp = cg.in_library(cres, sig.arg_elements, sig.ret_element,
+                          from_cache=_loaded_from_cache(kernel, sig))
     if tramp is not None:   # compiled with the function (builtin types)
         if kernel._cache:
             counts = kernel._kernel_hits if tramp.from_cache else kernel._kernel_misses
@@ -161,16 +160,17 @@ def entry_points(kernel, sig: Signature, cres):
                 f"{kernel.error_model}")
     symbase = cg.symbol_base(kernel.__qualname__, key_text, unique=not kernel._cache)
     if not kernel._cache:
-        return cg.build_trampolines(kernel.dispatcher, list(sig.args), sig.ret, symbase,
-                                    cg.arena_offset(), user_cres=cres)
+        return cg.build_trampolines(kernel.dispatcher, sig.arg_elements, sig.ret_element,
+                                    symbase, cg.arena_offset(), user_cres=cres)
     tramp = _LOADED.get(symbase)
     if tramp is None:
         cache = kernel._trampoline_cache()
         key = cg.cache_key(symbase, sig.args, sig.ret, cg.arena_offset())
         tramp = cg.load_cached(cache, key, symbase)
         if tramp is None:
-            tramp = cg.build_trampolines(kernel.dispatcher, list(sig.args), sig.ret, symbase,
-                                         cg.arena_offset(), cachable=True, user_cres=cres)
+            tramp = cg.build_trampolines(kernel.dispatcher, sig.arg_elements, sig.ret_element,
+                                         symbase, cg.arena_offset(), cachable=True,
+                                         user_cres=cres)
             cg.save_cached(cache, key, tramp)
             kernel._kernel_misses[sig.text] = kernel._kernel_misses.get(sig.text, 0) + 1
         else:
@@ -185,11 +185,11 @@ def _loaded_from_cache(kernel, sig: Signature) -> bool:
     """Whether the dispatcher loaded this signature from its disk cache."""
     if not kernel._cache:
         return False
-    nb_args = tuple(dtypes.by_name[a].numba for a in sig.args)
+    nb_args = sig.numba_args
     hits = kernel.dispatcher.stats.cache_hits
     keys = [nb_args]
-    if sig.ret is not None:
-        keys.append(dtypes.by_name[sig.ret].numba(*nb_args))
+    if sig.ret_element is not None:
+        keys.append(sig.ret_element.numba(*nb_args))
     return any(hits.get(k, 0) for k in keys)
 
 

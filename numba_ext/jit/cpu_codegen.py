@@ -45,8 +45,9 @@ What one element does is emitted in one of two ways:
   arguments the loader decodes the ``ck_string`` into a Numba ``str`` and for
   a ``string`` result the store writes the UTF-8 bytes into the destination
   arena (``store_str``; both in :mod:`ckernels.jit.string_elements`), which
-  the trampolines read from the kernel data (``ck_jit_kernel.dst_arena``).  Numba's reference counting inside the
-  element function releases the temporary ``str`` values.
+  the trampolines read from the kernel data (``ck_jit_kernel.dst_arena``).
+  Numba's reference counting inside the element function releases the
+  temporary ``str`` values.
 
 Everything is referenced by name (Numba helpers, the CPython API,
 ``ck_set_error``), so the library is cachable: :data:`TrampolineCache` stores
@@ -206,28 +207,30 @@ def store_struct(context, builder, plan, value, ptr):
 
 
 # ---------------------------------------------------------- element source --
-def element_function(user_dispatcher, arg_names: list[str], ret_name: str):
-    """Generate and exec the element function for one signature."""
-    n = len(arg_names)
+def element_function(user_dispatcher, args, ret):
+    """Generate and exec the element function for one signature (``args``,
+    ``ret``: element types, :class:`~ckernels.jit.signature.Signature`)."""
+    n = len(args)
     params = [f"s{i}" for i in range(n)]
     glb = {"_user": user_dispatcher}
     call_args = []
-    for i, name in enumerate(arg_names):
-        if name == "string":
+    for i, e in enumerate(args):
+        if e.kind == "s":
             glb[f"_ld{i}"] = load_string
         else:
-            glb[f"_ld{i}"] = loader(numba_type(name))
+            glb[f"_ld{i}"] = loader(e.numba)
         call_args.append(f"_ld{i}(s{i})")
     call = f"_user({', '.join(call_args)})"
-    if ret_name == "string":
+    if ret.kind == "s":
         glb["_st"] = store_string_result
         body = f"    _st(arena, dst, {call})\n"
     else:
-        glb["_st"] = storer(numba_type(ret_name))
+        glb["_st"] = storer(ret.numba)
         body = f"    _st(dst, {call})\n"
     src = f"def _ck_elem(dst, {''.join(p + ', ' for p in params)}arena):\n{body}"
     ns: dict = {}
-    exec(compile(src, f"<ckernels.jit element {ret_name}({', '.join(arg_names)})>", "exec"),
+    exec(compile(src, f"<ckernels.jit element {ret.name}({', '.join(e.name for e in args)})>",
+                 "exec"),
          glb, ns)
     fn = ns["_ck_elem"]
     sig = types.none(*([types.voidptr] * (n + 1) + [types.intp]))
@@ -269,7 +272,7 @@ def element_via_function(context, elem_fn, nsrc, raise_fn):
     return emit
 
 
-def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, raise_fn,
+def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
                    rope_fn=None, rope_type=None, rope_pieces=None):
     """Emitter of one element: load the arguments (a ``string`` argument is
     decoded into a new Numba ``str`` by a shared subroutine), call the user
@@ -284,8 +287,8 @@ def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, rai
     that is called instead, and the leaves are written into the arena in one
     pass by :func:`ckernels.jit.string_builder.store_function` (compiled per leaf
     types)."""
-    nb_args = [numba_type(a) for a in arg_names]
-    nb_ret = numba_type(ret_name)
+    nb_args = [e.numba for e in args]
+    nb_ret = ret.numba
     user_ret = user_sig.return_type
     user_args = list(user_sig.args)
     store = None
@@ -293,7 +296,7 @@ def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, rai
         user_fn, user_ret = rope_fn, rope_type
         user_sig = user_sig.replace(return_type=rope_type)
         store = "rope"
-    elif ret_name == "string" and not isinstance(user_ret, types.NoneType):
+    elif ret.kind == "s" and not isinstance(user_ret, types.NoneType):
         store = "store_string" if isinstance(user_ret, types.UnicodeType) else \
             "store_optional_string"
 
@@ -306,8 +309,8 @@ def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, rai
     def emit(builder, dst, srcs, arena):
         module = builder.module
         vals, owned = [], []
-        for name, t, p in zip(arg_names, nb_args, srcs):
-            if name == "string":
+        for e, t, p in zip(args, nb_args, srcs):
+            if e.kind == "s":
                 fn, sig = shared_function(context, module, "load_string")
                 st, v = context.call_conv.call_function(builder, fn, sig.return_type,
                                                         list(sig.args), [p])
@@ -355,15 +358,15 @@ def element_direct(context, library, user_fn, user_sig, arg_names, ret_name, rai
     return emit
 
 
-def direct_ok(user_sig, arg_names, ret_name) -> bool:
+def direct_ok(user_sig, args, ret) -> bool:
     """Whether :func:`element_direct` applies: the user function was compiled
     for exactly these argument types, and its result is a number, a bool, a
     string (or Optional string: None is an error when storing) or none (it
     always raises)."""
-    if tuple(user_sig.args) != tuple(numba_type(a) for a in arg_names):
+    if tuple(user_sig.args) != tuple(e.numba for e in args):
         return False
     r = user_sig.return_type
-    if ret_name == "string":
+    if ret.kind == "s":
         return isinstance(r, (types.NoneType, types.UnicodeType)) or (
             isinstance(r, types.Optional) and isinstance(r.type, types.UnicodeType))
     return isinstance(r, (types.NoneType, types.Boolean, types.Integer, types.Float,
@@ -437,18 +440,18 @@ def entry_point_symbase(fndesc, arena_offset: int) -> str:
     return f"ckjit_{fndesc.mangled_name}_a{arena_offset}"
 
 
-def _element_names(fndesc):
-    """``(arg names, result name)`` of a Numba-compiled signature when the
-    direct entry points apply to it (builtin element types), else None."""
+def _elements(fndesc):
+    """``(argument element types, result element type)`` (rows of
+    :mod:`ckernels.dtypes`) of a Numba-compiled signature when the direct
+    entry points apply to it (builtin element types), else None."""
     from numba.core.typing import signature
     args = [dtypes.of_numba(t) for t in fndesc.argtypes]
     ret = dtypes.of_numba(fndesc.restype)
     if ret is None or any(a is None for a in args):
         return None
-    arg_names, ret_name = [a.name for a in args], ret.name
-    if not direct_ok(signature(fndesc.restype, *fndesc.argtypes), arg_names, ret_name):
+    if not direct_ok(signature(fndesc.restype, *fndesc.argtypes), args, ret):
         return None
-    return arg_names, ret_name
+    return args, ret
 
 
 def emit_entry_points(context, library, fndesc, lowerer=None) -> None:
@@ -461,14 +464,14 @@ def emit_entry_points(context, library, fndesc, lowerer=None) -> None:
     ``string`` result is a recognised concatenation, its rope variant is
     lowered into the library too and the entry points call it
     (:mod:`ckernels.jit.string_builder`)."""
-    names = _element_names(fndesc)
-    if names is None:
+    elements = _elements(fndesc)
+    if elements is None:
         return
     from numba.core.typing import signature
 
-    arg_names, ret_name = names
+    args, ret = elements
     rope = None
-    if lowerer is not None and ret_name == "string":
+    if lowerer is not None and ret.kind == "s":
         from .string_builder import lower_variant
         rope = lower_variant(lowerer)
     offset = arena_offset()
@@ -481,21 +484,23 @@ def emit_entry_points(context, library, fndesc, lowerer=None) -> None:
         rope_fn = context.declare_function(module, rope[0])
         rope_type, rope_pieces = rope[1], rope[2]
     emit = element_direct(context, library, user_fn,
-                          signature(fndesc.restype, *fndesc.argtypes), arg_names, ret_name,
+                          signature(fndesc.restype, *fndesc.argtypes), args, ret,
                           raise_fn, rope_fn, rope_type, rope_pieces)
-    nsrc, has_arena = len(arg_names), ret_name == "string"
+    nsrc, has_arena = len(args), ret.kind == "s"
     _emit_single(module, f"{symbase}_single", emit, nsrc, has_arena, offset)
-    _emit_strided(module, f"{symbase}_strided", emit, nsrc, dtypes.by_name[ret_name].size,
-                  [dtypes.by_name[a].size for a in arg_names], has_arena, offset)
+    _emit_strided(module, f"{symbase}_strided", emit, nsrc, ret.size,
+                  [e.size for e in args], has_arena, offset)
     library.add_ir_module(module)
 
 
-def in_library(cres, arg_names, ret_name, from_cache=False):
+def in_library(cres, args, ret, from_cache=False):
     """The entry points compiled into ``cres.library`` for this signature
-    (:func:`emit_entry_points`), or None (string types, Optional results, or a
-    library compiled without them, e.g. loaded from an older cache)."""
-    names = _element_names(cres.fndesc)
-    if names is None or names != (list(arg_names), ret_name):
+    (element types ``args`` -> ``ret``; :func:`emit_entry_points`), or None
+    (string types, Optional results, or a library compiled without them, e.g.
+    loaded from an older cache)."""
+    have = _elements(cres.fndesc)
+    if have is None or [e.name for e in have[0]] != [e.name for e in args] or \
+            have[1].name != ret.name:
         return None
     symbase = entry_point_symbase(cres.fndesc, arena_offset())
     lib_ = cres.library
@@ -597,16 +602,17 @@ class Trampolines:
             raise RuntimeError(f"ckernels.jit: entry points of {symbase} not found")
 
 
-def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offset,
+def build_trampolines(user_dispatcher, args, ret, symbase, arena_offset,
                       cachable=False, user_cres=None):
-    """Generate the entry points into a new, finalized library.
+    """Generate the entry points into a new, finalized library (element types
+    ``args`` -> ``ret``).
 
     With ``user_cres`` (the user function's compile result for exactly these
     argument types) and builtin element types, the element code is emitted
     directly around a call of the user function; otherwise (strings, Optional
     results) an element function is generated and compiled by Numba."""
     context = cpu_target.target_context.subtarget(enable_nrt=True)
-    direct = user_cres is not None and direct_ok(user_cres.signature, arg_names, ret_name)
+    direct = user_cres is not None and direct_ok(user_cres.signature, args, ret)
     src = None
     with global_compiler_lock:
         codegen = context.codegen()
@@ -615,14 +621,14 @@ def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offse
             library.enable_object_caching()
         module = library.create_ir_module(symbase)
         raise_fn = raise_function(module)
-        nsrc = len(arg_names)
+        nsrc = len(args)
         if direct:
             user_fn = context.declare_function(module, user_cres.fndesc)
             library.add_linking_library(user_cres.library)
-            emit = element_direct(context, library, user_fn, user_cres.signature, arg_names,
-                                  ret_name, raise_fn)
+            emit = element_direct(context, library, user_fn, user_cres.signature, args,
+                                  ret, raise_fn)
         else:
-            elem, elem_sig, src = element_function(user_dispatcher, arg_names, ret_name)
+            elem, elem_sig, src = element_function(user_dispatcher, args, ret)
             flags = compiler.Flags()
             flags.nrt = True
             with context.push_code_library(library):
@@ -636,10 +642,10 @@ def build_trampolines(user_dispatcher, arg_names, ret_name, symbase, arena_offse
                 del context.cached_internal_func[key]
             elem_fn = context.declare_function(module, cres.fndesc)
             emit = element_via_function(context, elem_fn, nsrc, raise_fn)
-        has_arena = ret_name == "string"
+        has_arena = ret.kind == "s"
         _emit_single(module, f"{symbase}_single", emit, nsrc, has_arena, arena_offset)
-        _emit_strided(module, f"{symbase}_strided", emit, nsrc, element_type(ret_name).size,
-                      [element_type(a).size for a in arg_names], has_arena, arena_offset)
+        _emit_strided(module, f"{symbase}_strided", emit, nsrc, ret.size,
+                      [e.size for e in args], has_arena, arena_offset)
         library.add_ir_module(module)
         library.finalize()
     return Trampolines(library, symbase, from_cache=False, element_source=src)

@@ -69,7 +69,7 @@ ZeroDivisionError -> :class:`~ckernels.errors.CKZeroDivisionError`, IndexError
 :class:`~ckernels.errors.CKTypeError`; any other exception ->
 :class:`~ckernels.errors.UserKernelError` with ``"ClassName: message"``.
 Design notes: :mod:`ckernels.jit.cpu_codegen` (CPU), :mod:`ckernels.jit.c_emit`
-(devices), :mod:`ckernels.jit.dispatch` (which target runs a call).
+(devices), :mod:`ckernels.jit.targets` (which target runs a call).
 """
 
 from __future__ import annotations
@@ -92,11 +92,11 @@ from ..context.device_array import DeviceArray
 from ..errors import InvalidArgumentError, InvalidStateError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
 from ..types import Type
-from . import cpu, dispatch
+from . import cpu, targets
 from . import dims as _dims
 from .cpu import Compiled
 from .signature import (MAX_ARGS, SUPPORTED_TYPES, Signature, argument_signature,
-                        element_type, is_struct, parse_signature, type_name)
+                        parse_signature, type_name)
 from .structs import element as structs_element
 
 #: dtype kinds of NumPy operands that take the general path (strings come
@@ -234,7 +234,7 @@ class JitKernel(_dispatch.Function):
 
     The call itself is :class:`ckernels._dispatch.Function`'s, in C: calls on
     NumPy-like operands go to :attr:`ufunc`, all others to the general path
-    (:mod:`ckernels.jit.dispatch`)."""
+    (:mod:`ckernels.jit.targets`)."""
 
     def __init__(self, py_func, signatures=(), *, cache: bool = False,
                  register: str | None = None, error_model: str = "python",
@@ -321,8 +321,7 @@ class JitKernel(_dispatch.Function):
                                             error_model=self.error_model,
                                             options=self._options)
                     for comp in self._compiled.values():   # natively loaded
-                        nb_args = tuple(element_type(a).numba for a in comp.sig.args)
-                        d.compile(dtypes.by_name[comp.sig.ret].numba(*nb_args))
+                        d.compile(comp.sig.ret_element.numba(*comp.sig.numba_args))
                     if self._explicit and self._compiled:
                         d.disable_compile()
                     self._dispatcher = d
@@ -336,9 +335,7 @@ class JitKernel(_dispatch.Function):
         return nbtypes.Dispatcher(self.dispatcher)
 
     def _native_ok(self, sig) -> bool:
-        return self._cache and all(
-            dtypes.by_name.get(n) is not None and n != "string"
-            for n in sig.args + ((sig.ret,) if sig.ret is not None else ()))
+        return self._cache and all(e.kind not in "sV" for e in sig.elements)
 
     def _load_native(self, sigs) -> list | None:
         """:class:`Compiled` objects of ``sigs`` from the native cache, or None
@@ -428,7 +425,7 @@ class JitKernel(_dispatch.Function):
                         self._register_one(op, comp)
                     self._add_loop(comp)
                     return comp
-            nb_args = tuple(element_type(a).numba for a in sig.args)
+            nb_args = sig.numba_args
             if any("string" in t for t in sig.args + (sig.ret or "",)):
                 # their entry points call the shared string subroutines: in
                 # the process before the code is compiled or loaded from a cache
@@ -439,16 +436,16 @@ class JitKernel(_dispatch.Function):
             try:
                 # a struct result is written field by field from what the
                 # function returns (a tuple, a namedtuple, a struct): inferred
-                if sig.ret is None or is_struct(sig.ret):
+                if sig.ret_element is None or sig.ret_element.kind == "V":
                     self._dispatcher_compile(nb_args, fresh)
                 else:
-                    self._dispatcher_compile(dtypes.by_name[sig.ret].numba(*nb_args), fresh)
+                    self._dispatcher_compile(sig.ret_element.numba(*nb_args), fresh)
             except Exception as exc:
                 from numba.core.errors import NumbaError
                 if isinstance(exc, NumbaError):
                     raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
                                     f"{sig.text}:\n{exc}") from exc
-                if isinstance(exc, KeyError) and any(map(is_struct, sig.args)):
+                if isinstance(exc, KeyError) and any(e.kind == "V" for e in sig.arg_elements):
                     # Numba's Record typing looks an unknown field up unchecked
                     raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
                                     f"{sig.text}: no struct field {exc}") from None
@@ -467,7 +464,7 @@ class JitKernel(_dispatch.Function):
                                     "structs); a struct result needs its type in the "
                                     "signature")
                 sig = Signature(ret.name, sig.args)
-            if is_struct(sig.ret):
+            if sig.ret_element.kind == "V":
                 self._check_struct_result(sig, cres)
             comp = Compiled(self.__name__, sig, cpu.entry_points(self, sig, cres), cres)
             self._compiled[sig.args] = comp
@@ -475,9 +472,9 @@ class JitKernel(_dispatch.Function):
                 self._save_native(requested, comp)
             for op in self._registered:
                 self._register_one(op, comp)
-            if "string" in sig.args + (sig.ret,):
+            if any(e.kind == "s" for e in sig.elements):
                 self._string_loops = True
-            if any(a == "string" or is_struct(a) for a in sig.args + (sig.ret,)):
+            if any(e.kind in "sV" for e in sig.elements):
                 self.fallback_kinds = _TEXT_FALLBACK_KINDS if self._string_loops else \
                     _FALLBACK_KINDS
             self._add_loop(comp)
@@ -521,7 +518,7 @@ class JitKernel(_dispatch.Function):
         from numba.core.errors import TypingError
         from .cpu_codegen import struct_store_plan
         try:
-            struct_store_plan(element_type(sig.ret).numba, cres.signature.return_type)
+            struct_store_plan(sig.ret_element.numba, cres.signature.return_type)
         except TypingError as exc:
             raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
                             f"{sig.text}: {exc}") from None
@@ -741,7 +738,7 @@ class JitKernel(_dispatch.Function):
     def _general(self, *args, out=None, **kwargs):
         """The general path (the fallback of the C call): ckernels arrays,
         device arrays, lists, strings, calls without a ufunc; see
-        :mod:`ckernels.jit.dispatch`.  A call with keywords naming parameters
+        :mod:`ckernels.jit.targets`.  A call with keywords naming parameters
         or missing arguments with defaults is bound first and made again."""
         bound = self._bind(args, kwargs)
         if bound is not None:
@@ -760,20 +757,20 @@ class JitKernel(_dispatch.Function):
                             f"{', '.join(map(repr, kwargs))}: only out= applies to "
                             "ckernels arrays, device arrays, lists and strings (NumPy "
                             "operands take every ufunc keyword)")
-        return dispatch.call(self, args, out)
+        return targets.call(self, args, out)
 
     def _arena_call(self, *args):
         """The general path whatever the operands (NumPy ones too): results in
         ckernels arrays, strings in their arenas (``ckernels.text`` hands
         those to pandas over Arrow)."""
-        return dispatch.call(self, args, None)
+        return targets.call(self, args, None)
 
     def source(self, target: str = "opencl", signature=None) -> str:
         """Generated device source for one signature (default: the first compiled
         one); ``target`` names a device target (``"opencl"``: OpenCL C emitted
         from the typed IR).  A :class:`ckernels.display.SourceCode`: a ``str``
         that prints as the source and displays highlighted and whole in Jupyter."""
-        tgt = dispatch.device_target(target, self.__name__)
+        tgt = targets.device_target(target, self.__name__)
         if signature is None:
             if not self._compiled:
                 raise InvalidArgumentError(f"{self.__name__}: no compiled signature; pass "
@@ -823,7 +820,7 @@ class JitKernel(_dispatch.Function):
 
     # ---- registry ------------------------------------------------------------
     def _register_one(self, op_name: str, comp: Compiled) -> None:
-        if any(is_struct(a) for a in comp.sig.args + (comp.sig.ret,)):
+        if any(e.kind == "V" for e in comp.sig.elements):
             raise NotSupportedError(
                 f"{self.__name__}: cannot register {comp.sig.text} as '{op_name}': the "
                 "registry tells struct types apart by kind only")

@@ -146,7 +146,7 @@ def host() -> dict:
     """What every key shares in this process (computed once)."""
     global _HOST
     if _HOST is None:
-        from .. import __version__
+        __version__ = _native.ffi.string(_native.lib.ck_version_string()).decode()
         lib_path = libckernel_path()
         _HOST = {
             "format": FORMAT,

@@ -10,8 +10,6 @@ type grammar (``"float64({x: float64, y: float64})"``,
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from .. import dtypes
 from .._native import ffi
 from ..types import Type, as_type
@@ -25,11 +23,32 @@ SUPPORTED_TYPES: tuple[str, ...] = tuple(d.name for d in dtypes.JIT)
 MAX_ARGS = dict(ffi.typeof("ck_jit_kernel_desc").fields)["src_ids"].type.length
 
 
-class Signature(NamedTuple):
-    """A parsed signature: result type name (None: inferred) and argument names."""
+class Signature:
+    """A parsed signature: the result and argument element types by name
+    (``ret``: None when the result is inferred; ``args``), resolved once into
+    their element types (``ret_element``, ``arg_elements``: rows of
+    :mod:`ckernels.dtypes` or :class:`~ckernels.jit.structs.StructType`, which
+    have the same attributes: ``name``, ``kind`` -- ``"s"`` for ``string``,
+    ``"V"`` for a struct --, ``size``, ``numpy``, ``numba``, ``type_id``).
+    Equal, and hashed, by the names; unpacks as ``ret, args``."""
 
-    ret: str | None
-    args: tuple[str, ...]
+    __slots__ = ("ret", "args", "ret_element", "arg_elements")
+
+    def __init__(self, ret: str | None, args):
+        self.ret = ret
+        self.args = tuple(args)
+        self.ret_element = None if ret is None else element_type(ret)
+        self.arg_elements = tuple(element_type(a) for a in self.args)
+
+    @property
+    def elements(self) -> tuple:
+        """The argument element types, then the result's (when known)."""
+        return self.arg_elements + (() if self.ret_element is None else (self.ret_element,))
+
+    @property
+    def numba_args(self) -> tuple:
+        """The Numba types of the arguments."""
+        return tuple(e.numba for e in self.arg_elements)
 
     @property
     def text(self) -> str:
@@ -37,6 +56,23 @@ class Signature(NamedTuple):
 
     def __str__(self) -> str:
         return self.text
+
+    def __repr__(self) -> str:
+        return f"Signature({self.ret!r}, {self.args!r})"
+
+    def __iter__(self):
+        return iter((self.ret, self.args))
+
+    def __eq__(self, other):
+        if not isinstance(other, Signature):
+            return NotImplemented
+        return self.ret == other.ret and self.args == other.args
+
+    def __hash__(self) -> int:
+        return hash((self.ret, self.args))
+
+    def __reduce__(self):
+        return (Signature, (self.ret, self.args))
 
 
 def type_name(spec, what: str, where: str) -> str:
@@ -74,9 +110,14 @@ def type_name(spec, what: str, where: str) -> str:
 
 def element_type(name: str):
     """The table row (:mod:`ckernels.dtypes`) of an element type name, or the
-    :class:`~ckernels.jit.structs.StructType` of a struct type string."""
+    :class:`~ckernels.jit.structs.StructType` of a struct type string; for a
+    type with core dims (:mod:`ckernels.jit.dims`), that of its elements."""
     d = dtypes.by_name.get(name)
-    return d if d is not None else _structs.element(name)
+    if d is not None:
+        return d
+    if _dims.is_dimensioned(name):
+        return element_type(_dims.element_name(name))
+    return _structs.element(name)
 
 
 def is_struct(name: str) -> bool:
@@ -150,5 +191,5 @@ def argument_signature(arg_types, where) -> Signature:
     return Signature(None, tuple(type_name(a, "argument", str(where)) for a in arg_types))
 
 
-__all__ = ["Signature", "parse_signature", "type_name", "element_type", "is_struct", "argument_signature",
-           "SUPPORTED_TYPES", "MAX_ARGS"]
+__all__ = ["Signature", "parse_signature", "type_name", "element_type", "is_struct",
+           "argument_signature", "SUPPORTED_TYPES", "MAX_ARGS"]

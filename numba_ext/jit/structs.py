@@ -170,11 +170,6 @@ class StructType:
                 "would point into host arenas)")
         return c_name(self.type)
 
-    def c_type(self, dialect: str) -> str:
-        """The C type on a device: the typedef of :func:`ckernels.c_api` for
-        the target (the emitter declares it, :mod:`ckernels.jit.c_emit`)."""
-        return self.c_name
-
     def __repr__(self) -> str:
         return f"<ckernels.jit struct {self.name}>"
 

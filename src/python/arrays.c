@@ -51,8 +51,8 @@
  *
  *   apply(name, out, *operands) -> Array, out, or NotImplemented
  *       The operators' and NumPy ufuncs' fast path (the Python version,
- *       ckernels.array._fast_apply, documents the rules): operands are Arrays
- *       with a cached view (slot `_nd` an ndarray) or Python bool/int/float/
+ *       ckernels.host.fastpath.fast_apply, documents the rules): operands are
+ *       Arrays with a cached view (slot `_nd` an ndarray) or Python bool/int/float/
  *       complex; the registry operation `ops[name]` is called with the views
  *       (and `out=`'s view with casting="no"); an ndarray result becomes an
  *       Array (as wrap, its cached view the result).  NotImplemented: the

@@ -302,6 +302,29 @@ static PyObject *py_schema_format(PyObject *self, PyObject *capsule) {
   return PyUnicode_FromString(s->format != NULL ? s->format : "");
 }
 
+/* The builtin element type id an Arrow schema imports as (its top level a
+ * primitive: bool, integers, floats), None for any other schema (nested,
+ * strings, formats ckernels does not import). */
+static PyObject *py_schema_element(PyObject *self, PyObject *capsule) {
+  (void)self;
+  const struct ArrowSchema *s = capsule_arg(capsule, SCHEMA, "the schema");
+  if (s == NULL) {
+    return NULL;
+  }
+  if (s->release == NULL) {
+    return ckpy_raisef(CK_ERR_INVALID_STATE, "the schema is released");
+  }
+  ck_type t = NULL;
+  if (ck_arrow_schema_type(s, &t) != CK_OK) {
+    Py_RETURN_NONE; /* not a type ckernels imports: nothing to convert to */
+  }
+  if (!ck_type_is_builtin(t)) {
+    ck_type_decref(t);
+    Py_RETURN_NONE;
+  }
+  return PyLong_FromUnsignedLong((unsigned long)((uintptr_t)t & CK_BUILTIN_TYPE_ID_MASK));
+}
+
 static PyMethodDef arrow_methods[] = {
     {"export_schema", (PyCFunction)(void (*)(void))py_export_schema, METH_FASTCALL,
      "export_schema(address, requested=None) -> an 'arrow_schema' capsule."},
@@ -321,6 +344,8 @@ static PyMethodDef arrow_methods[] = {
      "import_stream(stream, fill) -> the address of a new C array (one reference)."},
     {"schema_format", py_schema_format, METH_O,
      "schema_format(schema capsule) -> its top-level format string."},
+    {"schema_element", py_schema_element, METH_O,
+     "schema_element(schema capsule) -> the builtin type id it imports as, or None."},
     {NULL, NULL, 0, NULL},
 };
 

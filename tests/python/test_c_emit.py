@@ -10,15 +10,16 @@ import numba
 import pytest
 
 import ckernels
-from ckernels import dtypes
+from ckernels import dialects, dtypes
+from ckernels.dialects import OpenCL as OpenCLDialect
 from ckernels.jit.c_emit import Dialect, emit_kernel
-from ckernels.jit.opencl import OpenCLDialect
 
 
 class CudaLike(Dialect):
-    """What a CUDA dialect looks like (the real one comes with the CUDA target)."""
+    """What a CUDA dialect looks like (the real one is a row of ckernels.dialects)."""
     name = "cuda"
     title = "CUDA"
+    types = dialects.CUDA.types
     function_prefix = "static __device__"
     kernel_prefix = 'extern "C" __global__ void'
     global_space = ""
@@ -79,9 +80,9 @@ def test_a_second_dialect_leaves_no_opencl_behind(f, args, ret):
     assert "static __device__ " in src
     if f is corpus:   # math.degrees has no CUDA built-in: the factor, as Numba
         assert "degrees(" in ocl and "degrees(" not in src and "57.2957" in src
-    # the element types are the table's CUDA column
+    # the element types are the CUDA row's of the dialect table
     for a in args:
-        assert f"{dtypes.by_name[a].cuda_c} x0 = " in src or a == "bool"
+        assert f"{dialects.get('cuda').ctype(dtypes.by_name[a])} x0 = " in src or a == "bool"
 
 
 def test_dialect_literals():

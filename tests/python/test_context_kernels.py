@@ -17,7 +17,8 @@ import pytest
 
 import ckernels
 from ckernels import capi, errors
-from ckernels.context import kernels as ck
+from ckernels.context import kernel_source
+from ckernels.context import user_kernels as ck
 
 VEC3 = np.dtype([("x", "f8"), ("y", "f8"), ("z", "f8")], align=True)
 PARTICLE = np.dtype([("pos", VEC3), ("vel", VEC3), ("mass", "f8"), ("charge", "i4"),
@@ -171,7 +172,7 @@ def _ptxas():
 
 
 def test_same_source_compiles_for_cuda(tmp_path):
-    prog = capi.kernel_program(SOURCE, KERNELS, TYPES, target="cuda")
+    prog = kernel_source.kernel_program(SOURCE, KERNELS, TYPES, target="cuda")
     assert 'extern "C" __global__ void ck_kernel_push(char *ck_p, uint64_t ck_p_offset' in prog.text
     assert "blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x" in prog.text
     try:
@@ -194,7 +195,7 @@ def test_same_source_compiles_for_cuda(tmp_path):
 
 
 def test_loop_annotation_per_target():
-    progs = {t: capi.kernel_program(SOURCE, KERNELS, TYPES, target=t).text
+    progs = {t: kernel_source.kernel_program(SOURCE, KERNELS, TYPES, target=t).text
              for t in ("c", "opencl", "cuda")}
     assert ("  for (int64_t ck_i = 0; ck_i < (int64_t)(n); ck_i++) { const int64_t i = ck_i;"
             in progs["c"])
@@ -228,7 +229,7 @@ def test_compile_errors_name_the_users_line(cpu, ocl):
         assert "    4 |   x[i] = f * y[i];" in msg                   # and its text
         assert info.value.target == ("c" if ctx is cpu else "opencl")
         assert isinstance(info.value, errors.BackendError)
-    prog = capi.kernel_program(BROKEN, spec, target="cuda", filename="scale.c")
+    prog = kernel_source.kernel_program(BROKEN, spec, target="cuda", filename="scale.c")
     try:
         ck.compile_ptx("__global__ void k(void) {}")
     except errors.BackendError as exc:
@@ -269,7 +270,7 @@ def test_prototype_mismatch_is_reported_at_the_definition(cpu):
 ])
 def test_source_structure_errors(source, message):
     with pytest.raises(errors.CompileError, match=message):
-        capi.kernel_program(source, {"k": {"n": "int64"}})
+        kernel_source.kernel_program(source, {"k": {"n": "int64"}})
 
 
 def test_spec_errors():
@@ -289,7 +290,7 @@ def test_spec_errors():
         ({}, errors.InvalidArgumentError, "non-empty mapping"),
     ]:
         with pytest.raises(exc, match=message):
-            capi.kernel_program(src, spec, TYPES)
+            kernel_source.kernel_program(src, spec, TYPES)
 
 
 # ----------------------------------------------------------- arguments --

@@ -37,10 +37,11 @@ import pytest
 
 import ckernels
 from ckernels import dtypes, errors
-from ckernels.context import cuda as ccuda
+from ckernels.context import backend_cuda as ccuda
 from ckernels.jit import c_emit
-from ckernels.jit import cuda as jcuda
-from ckernels.jit import device_ops
+from ckernels import dialects
+from ckernels.jit.device import target as _device_target
+from ckernels.context import device_ops
 from ckernels.jit.device import device_error
 
 import test_c_emit as cemit_tests
@@ -53,7 +54,7 @@ pytestmark = pytest.mark.cuda
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARCHS = ("sm_80", "sm_90")
-BLOCK = jcuda.BLOCK
+BLOCK = dialects.CUDA_BLOCK
 rng = np.random.default_rng(16)
 
 
@@ -161,7 +162,7 @@ def _cpu_corpus_entries():
     out, refused = [], {}
     for name, sig, fn, jk, domains, rtol, vectorize in cpu_tests.CORPUS:
         argt = [a.strip() for a in sig[sig.index("(") + 1:-1].split(",")]
-        if any(dtypes.by_name[t].c_type("cuda") is None for t in argt + [sig[:sig.index("(")]]):
+        if any(t not in dialects.get("cuda").types for t in argt + [sig[:sig.index("(")]]):
             refused[name] = "complex/string types"
             continue
 
@@ -231,7 +232,7 @@ class Entry:
         self.args = [np.ascontiguousarray(a[:n]) for a in args]
         names = tuple(dtypes.of_numpy(a.dtype).name for a in self.args)
         self.comp = kernel.compiled.get(names) or kernel.compile(names)
-        self.prog = jcuda.TARGET.program(kernel, self.comp)
+        self.prog = _device_target("cuda").program(kernel, self.comp)
         self.ns = f"ck_p{index}"
         self.kname = f"{self.ns}_kernel"
 
@@ -349,13 +350,13 @@ def test_corpus_compiles_to_ptx_and_assembles(corpus, tmp_path):
         assert (tmp_path / f"corpus_{arch}.cubin").stat().st_size > 0
 
 
-# ---- the built-in device operations (ckernels.jit.device_ops) as CUDA C -----
+# ---- the built-in device operations (ckernels.context.device_ops) as CUDA C -
 def by_name_c(kind, n):
-    return dtypes.by_name[n].c_type(kind) is not None
+    return n in dialects.get(kind).types
 
 
 def _device_ops_programs():
-    """``(label, EmittedKernel)`` of every kind of device_ops program for the
+    """``(label, DeviceProgram)`` of every kind of device_ops program for the
     CUDA target, from the same builders OpenCL contexts use: each registry
     operation for each kind of element type it resolves for (array and scalar
     operands), conversions between those types (every error mode for a few),
@@ -363,7 +364,7 @@ def _device_ops_programs():
     The types stand for every code path of the generators (bool; small and
     64-bit signed and unsigned integers, whose wrapping/overflow code
     differs; both floats): NVRTC time is the suite's budget."""
-    tgt = jcuda.TARGET
+    tgt = dialects.get("cuda")
     names = ["bool", "int8", "int64", "uint16", "uint64", "float32", "float64"]
     assert all(by_name_c("cuda", n) for n in names)
     by = dtypes.by_name
@@ -375,7 +376,7 @@ def _device_ops_programs():
                     kargs, ret = device_ops.resolve(op, (n,) * arity)
                 except (errors.CKernelError, KeyError):
                     continue
-                if any(by[t].c_type("cuda") is None for t in kargs + (ret,)):
+                if any(t not in dialects.get("cuda").types for t in kargs + (ret,)):
                     continue
                 inputs = tuple((by[n], False) for _ in range(arity))
                 out.append((f"{op}[{n}]", device_ops._op_program(tgt, op, kargs, ret, inputs,

@@ -26,7 +26,7 @@ import pytest
 
 import ckernels
 from ckernels import errors
-from ckernels.context import cuda as ccuda
+from ckernels.context import backend_cuda as ccuda
 from ckernels.context import dlpack as dl
 from ckernels.context.buffer import Buffer
 
@@ -91,7 +91,7 @@ def test_nvrtc_from_this_interpreters_wheel(tmp_path):
     code = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(tmp_path / 'site')!r})
-        from ckernels.context import cuda
+        from ckernels.context import backend_cuda as cuda
         print(cuda.nvrtc_wheel_dirs()[0])
         print(cuda.nvrtc_version().path)
         ptx, _ = cuda.compile_ptx('extern "C" __global__ void k(int *p) {{ *p = 1; }}', "sm_80")

@@ -25,6 +25,7 @@ import ckernels
 from ckernels import _dispatch, errors
 from ckernels._native import ffi, lib
 from ckernels.jit import Signature
+from ufunc_kernels import checked, div, div_ieee  # shared with the other ufunc tests
 
 _nrt_mod._nrt.memsys_enable_stats()
 
@@ -116,23 +117,6 @@ def op_ufunc(name):
                "int64(int64, int64)"])
 def axpy(x, y):
     return 2 * x + y
-
-
-@ckernels.jit(["float64(float64, float64)"])
-def div(x, y):
-    return x / y
-
-
-@ckernels.jit(["float64(float64, float64)"], error_model="numpy")
-def div_ieee(x, y):
-    return x / y
-
-
-@ckernels.jit(["float64(float64)"])
-def checked(x):
-    if x > 100.0:
-        raise ValueError("x is too large")
-    return x + 1.0
 
 
 @ckernels.jit(["float64(float64, float64)"])

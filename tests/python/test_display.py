@@ -19,7 +19,7 @@ import pytest
 import ckernels
 from ckernels import display
 from ckernels._native import ffi, lib
-from ckernels.display import kernels as dk
+from ckernels.display import kernel_trees as dk
 from ckernels.display import memory as dm
 from ckernels.display import objects as do
 from ckernels.kernels import (KernelBuilder, make_array_assignment_kernel,

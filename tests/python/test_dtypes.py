@@ -38,16 +38,16 @@ def test_rows_agree_with_the_library():
 def test_derived_tables():
     from ckernels import types
     from ckernels.jit import SUPPORTED_TYPES
-    from ckernels.jit.opencl import TARGET
+    from ckernels import dialects
     assert {n for n, _, _ in types._BUILTINS.values()} == {d.name for d in dtypes.BUILTINS}
     assert SUPPORTED_TYPES == tuple(d.name for d in dtypes.JIT)
     assert "float16" not in SUPPORTED_TYPES and "string" in SUPPORTED_TYPES
-    assert [d.name for d in dtypes.device_types("opencl")] == [
+    assert [d.name for d in dialects.get("opencl").element_types()] == [
         "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
         "float32", "float64"]
     # the CUDA column covers what the OpenCL one does
-    assert dtypes.device_types("cuda") == dtypes.device_types("opencl")
-    assert TARGET.dialect.int64 == "long" and TARGET.dialect.uint8 == "uchar"
+    assert dialects.get("cuda").element_types() == dialects.get("opencl").element_types()
+    assert dialects.get("opencl").int64 == "long" and dialects.get("opencl").uint8 == "uchar"
 
 
 def test_no_other_hand_written_tables():
@@ -72,7 +72,8 @@ def test_no_other_hand_written_tables():
 
 def test_importing_ckernels_does_not_import_numba():
     code = ("import sys, ckernels; from ckernels import dtypes; "
-            "d = dtypes.by_name['int8']; assert d.opencl_c == 'char'; "
+            "from ckernels import dialects; "
+            "assert dialects.get('opencl').ctype(dtypes.by_name['int8']) == 'char'; "
             "print('numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
@@ -94,8 +95,9 @@ def test_table_is_immutable():
     with pytest.raises(AttributeError):
         dtypes.by_name["int8"].size = 3
     assert repr(dtypes.by_name["int8"]) == "ckernels.dtypes.by_name['int8']"
-    with pytest.raises(ValueError, match="dialect"):
-        dtypes.by_name["int8"].c_type("metal")
+    from ckernels import dialects, errors
+    with pytest.raises(errors.InvalidArgumentError, match="dialect"):
+        dialects.get("metal")
 
 
 # Every element type of the table through NumPy, Numba (the CPU jit) and each
@@ -124,12 +126,14 @@ def test_round_trip_every_element_type(name, identity, new_opencl_context):
     got = identity(v)
     assert got.dtype == d.numpy and np.array_equal(got, v)
     assert identity.compiled[(name,)].sig.text == f"{name}({name})"
-    src = identity.source("opencl", f"{name}({name})") if d.opencl_c else None
-    if d.opencl_c is None:
+    from ckernels import dialects
+    opencl_c = dialects.get("opencl").ctype(d)
+    src = identity.source("opencl", f"{name}({name})") if opencl_c else None
+    if opencl_c is None:
         with pytest.raises(errors.NotSupportedError):
             identity.source("opencl", f"{name}({name})")
         return
-    assert f"{d.opencl_c} x0 = " in src or (name == "bool" and "bool x0 = " in src)
+    assert f"{opencl_c} x0 = " in src or (name == "bool" and "bool x0 = " in src)
     ctx = new_opencl_context()
     dev = identity(ctx.array(v))
     assert dev.dtype == d.numpy and np.array_equal(dev.to_numpy(), v)

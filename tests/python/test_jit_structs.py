@@ -329,7 +329,7 @@ def test_cuda_codegen_compiles():
     import subprocess
     import tempfile
 
-    from ckernels.context import cuda as ccuda
+    from ckernels.context import backend_cuda as ccuda
     cc._nvrtc_or_skip()
     ptxas = cc._ptxas()
     for fn, _ in DEVICE_CASES:
@@ -476,7 +476,7 @@ def test_device_unknown_field(ocl):
         f(bad)
     with pytest.raises(errors.NotSupportedError, match="no struct field 'z'"):
         from ckernels.jit import c_emit
-        from ckernels.jit.opencl import TARGET
+        from ckernels import dialects
         from ckernels.jit.signature import element_type
         c_emit.emit_kernel(bad, (element_type(VEC).numba,), element_type("float64").numba,
-                           TARGET.dialect)
+                           dialects.get("opencl"))

@@ -27,6 +27,7 @@ import pytest
 import ckernels
 from ckernels import _dispatch, errors
 from ckernels.ufuncs import function_of
+from ufunc_kernels import checked, div, div_ieee  # shared with the other ufunc tests
 
 pd = pytest.importorskip("pandas")
 xr = pytest.importorskip("xarray")
@@ -56,23 +57,6 @@ def add2(x, y):
 @ckernels.jit(["float64(float64, float64)"])
 def hyp(x, y):
     return math.sqrt(x * x + y * y)
-
-
-@ckernels.jit(["float64(float64, float64)"])
-def div(x, y):
-    return x / y
-
-
-@ckernels.jit(["float64(float64, float64)"], error_model="numpy")
-def div_ieee(x, y):
-    return x / y
-
-
-@ckernels.jit(["float64(float64)"])
-def checked(x):
-    if x > 100.0:
-        raise ValueError("x is too large")
-    return x + 1.0
 
 
 @ckernels.jit(["string(string)", "float64(float64)"])

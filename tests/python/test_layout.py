@@ -39,13 +39,42 @@ def test_mismatch_is_detected_and_refuses(monkeypatch):
             rows.append(FakeRow(row, row.offset + 8 if moved else row.offset))
         return rows
 
-    monkeypatch.setattr(_native, "lib", type("L", (), {"ck_layout_table": staticmethod(fake)}))
+    monkeypatch.setattr(_native, "lib", _fake_lib(ck_layout_table=staticmethod(fake)))
     problems = _native.layout_mismatches()
     assert any("ck_memblock.kind" in p and "offset/size" in p for p in problems)
-    with pytest.raises(ImportError, match="disagree on struct layouts"):
+    with pytest.raises(ImportError, match="disagree on ABI versions or struct layouts"):
+        _native.verify_layout()
+
+
+def _fake_lib(**over):
+    """The real lib's version entries, some replaced."""
+    attrs = {name: getattr(lib, name) for name in (
+        "CK_ABI_VERSION", "CK_KERNEL_ABI_VERSION", "ck_layout_table")}
+    attrs["ck_abi_version"] = staticmethod(lib.ck_abi_version)
+    attrs["ck_kernel_abi_version"] = staticmethod(lib.ck_kernel_abi_version)
+    attrs.update(over)
+    return type("L", (), attrs)
+
+
+def test_abi_version_mismatch_refuses(monkeypatch):
+    # a libckernel of the previous ABI (before dimension variables) under a
+    # cffi module compiled against the current headers
+    assert _native.abi_mismatches() == []
+    monkeypatch.setattr(_native, "lib", _fake_lib(ck_abi_version=staticmethod(lambda: 1)))
+    assert _native.abi_mismatches() == [
+        f"ABI version: cffi module {lib.CK_ABI_VERSION} != libckernel 1"]
+    with pytest.raises(ImportError, match="ABI version: cffi module 2 != libckernel 1"):
         _native.verify_layout()
 
 
 def test_versions():
     assert ckernels.__version__ == "0.1.0"
-    assert ckernels.abi_version == lib.ck_abi_version() >= 1
+    # 2: dimension variables and kernels over core dims (ckernel/config.h)
+    assert ckernels.abi_version == lib.ck_abi_version() == lib.CK_ABI_VERSION == 2
+    assert lib.ck_kernel_abi_version() == lib.CK_KERNEL_ABI_VERSION == 1
+
+
+def test_layout_table_covers_jit_kernel_desc():
+    rows = _native.layout_rows()
+    for field in ("dst_pattern", "src_patterns", "src_ids", "name"):
+        assert ("ck_jit_kernel_desc", field) in rows

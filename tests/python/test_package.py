@@ -1,12 +1,11 @@
-"""The package's structure: every module imports, the import graph (module-level
-and function-level imports alike) has no cycle, no dispatch on class-name
+"""The package's structure: every module imports, imports point down the rank
+table of tools/check_py_layers.py (module-level and function-level imports
+alike, parent packages included) without a cycle, no dispatch on class-name
 strings, no two classes of one name."""
 
 import ast
 import importlib
 import pathlib
-
-import pytest
 
 import ckernels
 
@@ -27,30 +26,6 @@ def _modules():
 MODULES = _modules()
 
 
-def _imports(name, path):
-    """Package modules that ``name`` imports anywhere in its source."""
-    is_pkg = path.name == "__init__.py"
-    base = name.split(".") if is_pkg else name.split(".")[:-1]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        targets = []
-        if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                mod = ".".join(base[:len(base) - node.level + 1] +
-                               ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
-            targets = [mod] + [f"{mod}.{a.name}" for a in node.names]
-        for t in targets:
-            while t and t not in MODULES:
-                t = t.rpartition(".")[0]
-            if t and t.startswith("ckernels") and t != name:
-                found.add(t)
-    return found
-
-
 def test_every_module_imports():
     for name in MODULES:
         if name == "ckernels.demo":
@@ -58,37 +33,44 @@ def test_every_module_imports():
         importlib.import_module(name)
 
 
-def test_no_import_cycles():
-    graph = {name: _imports(name, path) for name, path in MODULES.items()}
-    # a package's __init__ re-exporting its submodules is not a cycle with them
-    for name in graph:
-        graph[name] = {t for t in graph[name]
-                       if not (name.startswith(t + ".") and MODULES[t].name == "__init__.py")}
-    state, stack = {}, []
-
-    def visit(n):
-        state[n] = 1
-        stack.append(n)
-        for m in sorted(graph[n]):
-            if state.get(m) == 1:
-                cycle = stack[stack.index(m):] + [m]
-                pytest.fail("import cycle: " + " -> ".join(cycle))
-            if m not in state:
-                visit(m)
-        stack.pop()
-        state[n] = 2
-    for n in sorted(graph):
-        if n not in state:
-            visit(n)
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
-def test_layers_point_one_way():
-    graph = {name: _imports(name, path) for name, path in MODULES.items()}
-    for name, deps in graph.items():
-        if name.startswith("ckernels.context"):
-            assert not any(d.startswith("ckernels.jit") for d in deps), (name, deps)
-        if name.startswith("ckernels._numba"):
-            assert not any(d.startswith(("ckernels.jit", "ckernels.context")) for d in deps)
+def _layer_check():
+    """tools/check_py_layers.py (the rank table of the package's modules)."""
+    import importlib.util
+    path = REPO / "tools" / "check_py_layers.py"
+    spec = importlib.util.spec_from_file_location("check_py_layers", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_layers_point_one_way_and_no_import_cycles():
+    """Every import (module level and inside functions, parents of imported
+    modules included) points down the rank table, no cycle, every module
+    ranked: ``python tools/check_py_layers.py`` over the package's sources."""
+    lc = _layer_check()
+    problems = lc.check(str(REPO / "numba_ext"))
+    assert not problems, "\n".join(problems)
+
+
+def test_layer_check_sees_function_level_and_parent_imports(tmp_path):
+    """The checker catches what an import graph of module-level imports
+    misses: an upward import inside a function, and a name taken from the
+    package's ``__init__`` (``from .. import __version__``)."""
+    import shutil
+    lc = _layer_check()
+    pkg = tmp_path / "ckernels"
+    shutil.copytree(REPO / "numba_ext", pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(pkg / "memory.py", "a") as f:
+        f.write("\n\ndef _probe():\n    from .jit import decorator\n")
+    with open(pkg / "jit" / "native_cache.py", "a") as f:
+        f.write("\n\ndef _probe():\n    from .. import __version__\n")
+    problems = "\n".join(lc.check(str(pkg)))
+    assert "ckernels.memory (rank objects) imports ckernels.jit" in problems
+    assert "ckernels.jit.native_cache (rank jit.cpu) imports ckernels (rank leaves)" in problems
+    assert "import cycle" in problems
 
 
 def test_no_class_name_dispatch_and_unique_class_names():

@@ -41,10 +41,15 @@
 
 /* Library version (semantic versioning) and ABI version.  The ABI version is
  * bumped whenever a public struct layout or a function-pointer signature
- * changes; consumers compare it with ck_abi_version() at run time. */
+ * changes; consumers compare it with ck_abi_version() at run time (the
+ * Python package refuses to import when its cffi module was compiled against
+ * another version).
+ *   2: ck_type_desc.dim_name (dimension variables), ck_jit_kernel_desc's
+ *      dst_pattern / src_patterns (kernels over core dims), ck_jit_core_dim
+ *      and ck_jit_core_kernel (their kernel data). */
 #define CK_VERSION_MAJOR 0
 #define CK_VERSION_MINOR 1
 #define CK_VERSION_PATCH 0
-#define CK_ABI_VERSION 1
+#define CK_ABI_VERSION 2
 
 #endif /* CKERNEL_CONFIG_H */

@@ -113,6 +113,17 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_jit_kernel, code),
     CK_FIELD_ROW(ck_jit_kernel, dst_arena),
 
+    CK_STRUCT_ROW(ck_jit_kernel_desc),
+    CK_FIELD_ROW(ck_jit_kernel_desc, single),
+    CK_FIELD_ROW(ck_jit_kernel_desc, strided),
+    CK_FIELD_ROW(ck_jit_kernel_desc, code),
+    CK_FIELD_ROW(ck_jit_kernel_desc, dst_id),
+    CK_FIELD_ROW(ck_jit_kernel_desc, nsrc),
+    CK_FIELD_ROW(ck_jit_kernel_desc, src_ids),
+    CK_FIELD_ROW(ck_jit_kernel_desc, name),
+    CK_FIELD_ROW(ck_jit_kernel_desc, dst_pattern),
+    CK_FIELD_ROW(ck_jit_kernel_desc, src_patterns),
+
     CK_STRUCT_ROW(ck_jit_core_dim),
     CK_FIELD_ROW(ck_jit_core_dim, kind),
     CK_FIELD_ROW(ck_jit_core_dim, size),

@@ -38,6 +38,21 @@
  */
 #include "ops/ops_internal.h"
 
+/* Python's //, % and integer ** (the one device-portable definition, shared
+ * with the device code the Python package generates), instantiated for the
+ * storage and compute types of this file. */
+#define CK_PYARITH_FN static CK__OPS_INLINE
+#define CK_PYARITH_LT(a, b) isless(a, b) /* quiet: NaN raises no "invalid" */
+#define CK_PYARITH_GT(a, b) isgreater(a, b)
+#include "ckernel/pyarith.h"
+
+#define CK__PY_SINT(tok, id, T, WU, bits, unused) CK_PYARITH_SINT(tok, T)
+CK__SINT_TYPES(CK__PY_SINT, 0)
+#define CK__PY_POW(tok, id, T, WU, bits, unused) CK_PYARITH_POW(tok, T, WU, uint64_t)
+CK__INT_TYPES(CK__PY_POW, 0)
+CK_PYARITH_FLOAT(float, float, fmodf, floorf, copysignf)
+CK_PYARITH_FLOAT(double, double, fmod, floor, copysign)
+
 /* ---- add, subtract, multiply ------------------------------------------- */
 
 #define CK__INT_ARITH(tok, id, T, WU, bits, unused)                            \
@@ -93,11 +108,7 @@ static CK__OPS_INLINE int ck__absolute_boolean(uint8_t *r, uint8_t a) {
       *r = (T)(0u - (WU)a);                                                    \
       return 0;                                                                \
     }                                                                          \
-    T q = (T)(a / b);                                                          \
-    if ((T)(a % b) != 0 && ((a < 0) != (b < 0))) {                             \
-      q--;                                                                     \
-    }                                                                          \
-    *r = q;                                                                    \
+    *r = ck_py_floordiv_##tok(a, b);                                           \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__mod_##tok(T *r, T a, T b) {                    \
@@ -108,25 +119,14 @@ static CK__OPS_INLINE int ck__absolute_boolean(uint8_t *r, uint8_t a) {
       *r = 0;                                                                  \
       return 0;                                                                \
     }                                                                          \
-    T m = (T)(a % b);                                                          \
-    if (m != 0 && ((m < 0) != (b < 0))) {                                      \
-      m = (T)(m + b);                                                          \
-    }                                                                          \
-    *r = m;                                                                    \
+    *r = ck_py_mod_##tok(a, b);                                                \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__power_##tok(T *r, T a, T b) {                  \
     if (b < 0) {                                                               \
       return ck__ops_negative_power("power", id);                              \
     }                                                                          \
-    WU base = (WU)a, acc = 1;                                                  \
-    for (uint64_t e = (uint64_t)b; e != 0; e >>= 1) {                          \
-      if (e & 1u) {                                                            \
-        acc *= base;                                                           \
-      }                                                                        \
-      base *= base;                                                            \
-    }                                                                          \
-    *r = (T)acc;                                                               \
+    *r = ck_py_pow_##tok(a, (uint64_t)b);                                      \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__absolute_##tok(T *r, T a) {                    \
@@ -151,14 +151,7 @@ CK__SINT_TYPES(CK__SINT_DIV, 0)
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__power_##tok(T *r, T a, T b) {                  \
-    WU base = (WU)a, acc = 1;                                                  \
-    for (uint64_t e = (uint64_t)b; e != 0; e >>= 1) {                          \
-      if (e & 1u) {                                                            \
-        acc *= base;                                                           \
-      }                                                                        \
-      base *= base;                                                            \
-    }                                                                          \
-    *r = (T)acc;                                                               \
+    *r = ck_py_pow_##tok(a, (uint64_t)b);                                      \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__absolute_##tok(T *r, T a) {                    \
@@ -168,40 +161,6 @@ CK__SINT_TYPES(CK__SINT_DIV, 0)
 CK__UINT_TYPES(CK__UINT_DIV, 0)
 
 /* ---- floats ------------------------------------------------------------ */
-
-/* NumPy's npy_divmod (npy_math_internal.h): returns the floor quotient,
- * *mod the remainder with the divisor's sign.  Quiet comparisons: NaN
- * operands raise no "invalid" (mod(0.0, nan) is a quiet nan). */
-#define CK__FLT_DIVMOD(CT, SUF)                                                \
-  static CK__OPS_INLINE CT ck__divmod_##CT(CT a, CT b, CT *modulus) {          \
-    CT mod = fmod##SUF(a, b);                                                  \
-    if (b == 0) {                                                              \
-      *modulus = mod;                                                          \
-      return a / b;                                                            \
-    }                                                                          \
-    CT div = (a - mod) / b;                                                    \
-    if (mod != 0) {                                                            \
-      if (isless(b, (CT)0) != isless(mod, (CT)0)) {                            \
-        mod += b;                                                              \
-        div -= (CT)1;                                                          \
-      }                                                                        \
-    } else {                                                                   \
-      mod = copysign##SUF((CT)0, b);                                           \
-    }                                                                          \
-    CT floordiv;                                                               \
-    if (div != 0) {                                                            \
-      floordiv = floor##SUF(div);                                              \
-      if (isgreater(div - floordiv, (CT)0.5)) {                                \
-        floordiv += (CT)1;                                                     \
-      }                                                                        \
-    } else {                                                                   \
-      floordiv = copysign##SUF((CT)0, a / b);                                  \
-    }                                                                          \
-    *modulus = mod;                                                            \
-    return floordiv;                                                           \
-  }
-CK__FLT_DIVMOD(float, f)
-CK__FLT_DIVMOD(double, )
 
 #define CK__FLT_ARITH(tok, id, ST, CT, LD, STO, SUF, unused)                   \
   static CK__OPS_INLINE int ck__add_##tok(ST *r, ST a, ST b) {                 \
@@ -223,23 +182,12 @@ CK__FLT_DIVMOD(double, )
   /* x // 0 is x / 0 and its flags only ("invalid" for 0 / 0, "divide by   \
    * zero" for a finite x): fmod's "invalid" is not raised, as in NumPy. */   \
   static CK__OPS_INLINE int ck__floor_divide_##tok(ST *r, ST a, ST b) {        \
-    CT x = LD(a), y = LD(b), mod;                                              \
-    if (y == 0) {                                                              \
-      *r = STO(x / y);                                                         \
-      return 0;                                                                \
-    }                                                                          \
-    *r = STO(ck__divmod_##CT(x, y, &mod));                                     \
+    *r = STO(ck_py_floordiv_##CT(LD(a), LD(b)));                               \
     return 0;                                                                  \
   }                                                                            \
   /* NumPy's npy_remainder: x % 0 is fmod's nan ("invalid" only). */         \
   static CK__OPS_INLINE int ck__mod_##tok(ST *r, ST a, ST b) {                 \
-    CT x = LD(a), y = LD(b), mod;                                              \
-    if (y == 0) {                                                              \
-      *r = STO(fmod##SUF(x, y));                                               \
-      return 0;                                                                \
-    }                                                                          \
-    (void)ck__divmod_##CT(x, y, &mod);                                         \
-    *r = STO(mod);                                                             \
+    *r = STO(ck_py_mod_##CT(LD(a), LD(b)));                                    \
     return 0;                                                                  \
   }                                                                            \
   static CK__OPS_INLINE int ck__power_##tok(ST *r, ST a, ST b) {               \

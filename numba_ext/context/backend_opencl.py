@@ -1,5 +1,5 @@
 """OpenCL-only parts of the context layer (the ``"opencl"`` hooks of
-:mod:`ckernels.context.backends`): zero-copy interop with pyopencl, and what
+:func:`ckernels.dialects.hook`): zero-copy interop with pyopencl, and what
 DLPack means for OpenCL memory.
 
 * :func:`from_pyopencl` -- a :class:`DeviceArray` over a ``pyopencl.array.Array``'s

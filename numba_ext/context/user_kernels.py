@@ -1,9 +1,10 @@
 """Hand-written kernels on every context: building, caching and launching.
 
 ``ctx.build_kernels(source, kernels={"name": {"arg": spec, ...}}, types=...)``
-prepares the source for the context's target (:func:`ckernels.capi.kernel_program`:
-the generated C API of ``types``, the kernels' prototypes, the loop annotation,
-entry points) and compiles it:
+prepares the source for the context's target
+(:func:`ckernels.context.kernel_source.kernel_program`: the generated C API of
+``types``, the kernels' prototypes, the loop annotation, entry points) and
+compiles it:
 
 * **cpu**: the system C compiler (``$CC``, else ``cc``) builds a shared
   library, cached on disk by the hash of the source and the compiler
@@ -48,7 +49,8 @@ import weakref
 import numpy as np
 
 from ..host.array import Array, asarray
-from ..capi import KernelDecl, KernelProgram, highlight_html, kernel_program
+from ..capi import highlight_html
+from .kernel_source import KernelDecl, KernelProgram, kernel_program
 from .. import _trust
 from .._cargs import c_text
 from .._native import ffi as _ffi
@@ -309,11 +311,11 @@ def _compile_host(cmd, prog: KernelProgram, key: str, folder: str) -> str:
 # ---- CUDA without a GPU: NVRTC to PTX ---------------------------------------
 
 def compile_ptx(program, arch: str = "sm_80", options: str | None = None) -> str:
-    """The PTX of a CUDA :class:`~ckernels.capi.KernelProgram` (or CUDA C
+    """The PTX of a CUDA :class:`~ckernels.context.kernel_source.KernelProgram` (or CUDA C
     text), compiled by NVRTC without a driver or a device
     (``ck_cuda_compile_ptx``).  A compile error is :class:`CompileError` with
     NVRTC's whole log."""
-    from . import cuda as _cuda
+    from . import backend_cuda as _cuda
     _cuda.prepare()             # NVRTC from this interpreter's wheels first
     text = program.text if isinstance(program, KernelProgram) else str(program)
     ptx = _ffi.new("char **")

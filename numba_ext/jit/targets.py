@@ -4,15 +4,13 @@ The seam between the shared part of ``ckernels.jit`` and its targets:
 
 * a call whose arguments include a device array
   (:class:`ckernels.context.DeviceArray`) runs on that array's context through
-  :func:`ckernels.jit.device.call`, which finds the device target of the
-  context's kind (:data:`ckernels.jit.device.TARGETS`: ``"opencl"`` ->
-  :mod:`ckernels.jit.opencl`);
+  :func:`ckernels.jit.device.call`, with the device target of the context's
+  kind (its dialect: :mod:`ckernels.dialects`);
 * every other call runs on the host: :func:`ckernels.jit.cpu.call`
   (``ck_array_apply`` over ckernel/NumPy arrays, or one element for scalars).
 
-A new device target (CUDA) is a module with ``TARGET = DeviceTarget("cuda",
-CUDADialect())`` -- its :class:`~ckernels.jit.c_emit.Dialect` says how its C
-reads -- and one entry in ``TARGETS``; nothing here changes.  A host fast path
+A new device target is a row of the dialect table (how its C reads);
+nothing here changes.  A host fast path
 (the NumPy ufunc of a jitted function) plugs in before :func:`call` falls back
 to the CPU target.  A call with a Dask collection among its arguments builds
 a lazy dask array (:func:`ckernels.dask.call`).
@@ -20,25 +18,23 @@ a lazy dask array (:func:`ckernels.dask.call`).
 
 from __future__ import annotations
 
-from .._foreign import is_dask_collection
-from ..context.device_array import DeviceArray
+from .. import dialects
 from ..errors import NotSupportedError
+from ..routing import DASK, runs_on
 from . import cpu, device
 
 
 def call(kernel, args, out=None):
-    """``kernel(*args, out=out)`` on the target the arguments live on."""
-    for a in args:
-        if isinstance(a, DeviceArray):
-            _no_dims_on_devices(kernel)
-            return device.call(kernel, args, out)
-        if is_dask_collection(a):   # lazy: ckernels.dask
-            from .. import dask as _dask
-            return _dask.call(kernel, args, out)
-    if out is not None and is_dask_collection(out):
+    """``kernel(*args, out=out)`` where the operands say
+    (:func:`ckernels.routing.runs_on`)."""
+    where = runs_on(args, out)
+    if where is None:
+        return cpu.call(kernel, args, out)
+    if where is DASK:   # lazy: ckernels.dask
         from .. import dask as _dask
         return _dask.call(kernel, args, out)
-    return cpu.call(kernel, args, out)
+    _no_dims_on_devices(kernel)
+    return device.call(kernel, args, out)
 
 
 def _no_dims_on_devices(kernel) -> None:
@@ -54,7 +50,7 @@ def device_target(name: str, fname: str = "ckernels.jit") -> "device.DeviceTarge
         return device.target(name)
     except NotSupportedError:
         raise NotSupportedError(f"{fname}: no source for target {name!r} "
-                                f"(targets: {', '.join(repr(t) for t in device.TARGETS)})"
+                                f"(targets: {', '.join(map(repr, dialects.DEVICE_DIALECTS))})"
                                 ) from None
 
 

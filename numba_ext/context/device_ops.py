@@ -1,5 +1,6 @@
 """The built-in operations on device arrays: one operation table, device C
-generated per type signature through the target's :class:`~ckernels.jit.c_emit.Dialect`.
+generated per type signature through the context kind's dialect
+(:mod:`ckernels.dialects`).
 
 Operators, ``ckernels.ops.<name>`` and NumPy ufuncs on device arrays run
 here.  Each registered operation of the C kernel registry
@@ -15,14 +16,14 @@ negative integer powers ``ValueError``, NaN propagation of ``minimum`` /
 functions are the dialect's built-ins (OpenCL's ``sin`` etc., whose error
 bounds the OpenCL specification gives in ulp, CUDA's ``sin``/``sinf``; see
 ``docs/contexts.md``).  Nothing here is specific to one device kind: the
-same table serves every target of :data:`ckernels.jit.device.TARGETS`.
+same table serves every device dialect (:mod:`ckernels.dialects`).
 
 Element functions are wrapped into a kernel by
-:func:`~ckernels.jit.c_emit.kernel_wrapper` -- the same kernel shape jitted
-functions use (array operands converted on read, scalars by value, N-d
-broadcasting) -- and launched through :mod:`ckernels.jit.device`'s plans.
-Programs are cached per (target, operation, operand layout); plans per
-context and layout.
+:func:`~ckernels.context.device_program.kernel_wrapper` -- the same kernel
+shape jitted functions use (array operands converted on read, scalars by
+value, N-d broadcasting) -- and launched through the plans of
+:mod:`ckernels.context.launch`.  Programs are cached per (dialect, operation,
+operand layout); plans per context and layout.
 
 Also here, as kernels of their own: assignment and conversion (``astype``,
 ``a[...] = b``, ``fill``) with the library's error modes, reductions
@@ -30,8 +31,10 @@ Also here, as kernels of their own: assignment and conversion (``astype``,
 item folding one chunk, until one value per output element is left), the
 gather behind integer-array indexing and ``str(d)`` (only the elements shown
 leave the device), the operand rule of NumPy ufuncs (no host operands).
-:func:`install` plugs this module into :class:`~ckernels.context.DeviceArray`
-(``ckernels.jit`` does it on import).
+:class:`~ckernels.context.DeviceArray` (the module above this one) calls
+these; here a device array is any
+:class:`~ckernels.context.device_base.DeviceArrayBase`, and new arrays are of
+the class of the operands.
 """
 
 from __future__ import annotations
@@ -41,17 +44,17 @@ import threading
 
 import numpy as np
 
-from .. import dtypes
+from .. import dialects, dtypes
+from ..opnames import REDUCTIONS
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..arraylike import c_strides
 from ..host.array import empty as _host_empty
-from ..context import device_array as _da
-from ..context.device_array import DeviceArray
 from ..errors import (CKIndexError, CKOverflowError, CKTypeError, CKValueError,
                       CKZeroDivisionError, InvalidArgumentError, NotSupportedError)
-from . import device as _dev
-from .c_emit import KERNEL_NAME, EmittedKernel, kernel_wrapper
+from . import launch as _dev
+from .device_base import DeviceArrayBase as DeviceArray
+from .device_program import KERNEL_NAME, DeviceProgram, kernel_wrapper
 
 _lock = threading.Lock()
 
@@ -61,22 +64,22 @@ class _C:
     """What an element function body may ask for: C type names of the target,
     its math built-ins, error codes (registered in ``prog``)."""
 
-    def __init__(self, prog: EmittedKernel, where: str):
+    def __init__(self, prog: DeviceProgram, where: str):
         self.prog = prog
         self.d = prog.dialect
         self.where = where
 
     def ct(self, dt) -> str:
-        return dt.c_type(self.d.name)
+        return self.d.ctype(dt)
 
     def ut(self, dt) -> str:
         """The unsigned type of ``dt``'s width."""
-        return dtypes.by_name[f"uint{dt.size * 8}"].c_type(self.d.name)
+        return self.d.types[f"uint{dt.size * 8}"]
 
     def wu(self, dt) -> str:
         """An unsigned type at least 32 bits wide and as wide as ``dt`` (C's
         integer promotions must not turn wrapping arithmetic signed)."""
-        return dtypes.by_name[f"uint{max(dt.size, 4) * 8}"].c_type(self.d.name)
+        return self.d.types[f"uint{max(dt.size, 4) * 8}"]
 
     def math(self, name, dt) -> str:
         f = self.d.math(name, self.ct(dt))
@@ -126,73 +129,39 @@ def _divide(c, ts, rt):
     return f"return ({r})a / ({r})b;"
 
 
-def _divmod_float(c, t, want):
-    """NumPy's npy_divmod for floats (floor quotient and remainder)."""
-    ct = c.ct(t)
-    fmod, floor, copysign = (c.math(f, t) for f in ("fmod", "floor", "copysign"))
-    one, half, zero = f"({ct})1", f"({ct})0.5", f"({ct})0"
-    return f"""\
-  {ct} mod = {fmod}(a, b);
-  if (b == {zero}) return {'a / b' if want == 'div' else 'mod'};
-  {ct} div = (a - mod) / b;
-  if (mod != {zero}) {{
-    if ((b < {zero}) != (mod < {zero})) {{ mod += b; div -= {one}; }}
-  }} else {{
-    mod = {copysign}({zero}, b);
-  }}
-  {ct} fd;
-  if (div != {zero}) {{
-    fd = {floor}(div);
-    if (div - fd > {half}) fd += {one};
-  }} else {{
-    fd = {copysign}({zero}, a / b);
-  }}
-  return {'fd' if want == 'div' else 'mod'};"""
-
-
 def _floor_divide(c, ts, rt):
     t = ts[0]
     if t.kind == "f":
-        return _divmod_float(c, t, "div")
+        return f"return {c.prog.pyarith('floordiv', t)}(a, b);"
     zero = c.fail(CKZeroDivisionError, f"floor_divide: integer division by zero ({t.name})")
     if t.kind == "u":
         return f"if (b == 0) {zero}\n  return a / b;"
-    ct = c.ct(t)
     return (f"if (b == 0) {zero}\n"
             f"  if (b == -1) return {_wrap(c, t, 'a', '-')};\n"
-            f"  {ct} q = a / b, r = a % b;\n"
-            f"  if (r != 0 && ((r < 0) != (b < 0))) q -= 1;\n"
-            f"  return q;")
+            f"  return {c.prog.pyarith('floordiv', t)}(a, b);")
 
 
 def _mod(c, ts, rt):
     t = ts[0]
     if t.kind == "f":
-        return _divmod_float(c, t, "mod")
+        return f"return {c.prog.pyarith('mod', t)}(a, b);"
     zero = c.fail(CKZeroDivisionError, f"mod: integer division by zero ({t.name})")
     if t.kind == "u":
         return f"if (b == 0) {zero}\n  return a % b;"
-    ct = c.ct(t)
     return (f"if (b == 0) {zero}\n"
             f"  if (b == -1) return 0;\n"
-            f"  {ct} r = a % b;\n"
-            f"  if (r != 0 && ((r < 0) != (b < 0))) r += b;\n"
-            f"  return r;")
+            f"  return {c.prog.pyarith('mod', t)}(a, b);")
 
 
 def _power(c, ts, rt):
     t = ts[0]
     if t.kind == "f":
         return f"return {c.math('pow', t)}(a, b);"
-    wu, ct, ut = c.wu(t), c.ct(t), c.ut(t)
     neg = ""
     if t.kind == "i":
         neg = (f"if (b < 0) " + c.fail(CKValueError, "power: Integers to negative integer "
                                        f"powers are not allowed ({t.name})") + "\n  ")
-    return (f"{neg}{wu} r = 1, x = ({wu})({ut})a;\n"
-            f"  {ut} e = ({ut})b;\n"
-            f"  while (e) {{ if (e & 1) r *= x; e >>= 1; x *= x; }}\n"
-            f"  return ({ct})r;")
+    return f"{neg}return {c.prog.pyarith('pow', t)}(a, ({c.prog.dialect.uint64})b);"
 
 
 def _negative(c, ts, rt):
@@ -355,7 +324,7 @@ OPS = {
 }
 
 
-def element_function(prog: EmittedKernel, op: str, ts, rt, where: str) -> str:
+def element_function(prog: DeviceProgram, op: str, ts, rt, where: str) -> str:
     """Add the element function of ``op`` over argument types ``ts`` (DType
     rows) returning ``rt`` to ``prog``; its name."""
     arity, body = OPS[op]
@@ -412,15 +381,15 @@ def _operand_types(args, fname):
 
 def _check_device_types(tgt, where, names):
     for n in names:
-        if dtypes.by_name[n].c_type(tgt.dialect.name) is None:
-            held = ", ".join(d.name for d in dtypes.device_types(tgt.dialect.name))
+        if n not in tgt.types:
+            held = ", ".join(d.name for d in tgt.element_types())
             raise NotSupportedError(f"{where}: the result or argument type {n} is not "
-                                    f"supported on {tgt.kind} devices ({held}); convert "
+                                    f"supported on {tgt.name} devices ({held}); convert "
                                     "with .astype() first")
 
 
 def _fp64(ctx, where, names):
-    if dtypes.uses_fp64(names) and not ctx.supports_fp64:
+    if dialects.uses_fp64(names) and not ctx.supports_fp64:
         raise NotSupportedError(f"{where}: float64 on a device without fp64 support "
                                 f"({ctx.describe()})")
 
@@ -429,9 +398,18 @@ def _fp64(ctx, where, names):
 _PROGRAMS: dict = {}
 
 
+def _dialect(ctx):
+    """The dialect of ``ctx``'s device kind (NotSupportedError if none)."""
+    d = dialects.device(ctx.kind)
+    if d is None:
+        raise NotSupportedError(f"ckernels: no device operations for '{ctx.kind}' contexts "
+                                f"(device kinds: {', '.join(dialects.DEVICE_DIALECTS)})")
+    return d
+
+
 def _program(tgt, key, make):
-    """An :class:`EmittedKernel` cached per target and ``key``."""
-    k = (tgt.kind,) + key
+    """An :class:`DeviceProgram` cached per target and ``key``."""
+    k = (tgt.name,) + key
     prog = _PROGRAMS.get(k)
     if prog is None:
         prog = make()
@@ -442,17 +420,16 @@ def _program(tgt, key, make):
 
 def _op_program(tgt, op, kargs, ret, inputs, out_name):
     def make():
-        prog = EmittedKernel(tgt.dialect, "python")
+        prog = DeviceProgram(tgt, "python")
         ts = [dtypes.by_name[n] for n in kargs]
         rt = dtypes.by_name[ret]
-        if dtypes.uses_fp64((*kargs, ret, out_name, *(dt.name for dt, _ in inputs))):
+        if dialects.uses_fp64((*kargs, ret, out_name, *(dt.name for dt, _ in inputs))):
             prog.fp64_user = f"ckernels.ops.{op}"
         fn = element_function(prog, op, ts, rt, f"ckernels.ops.{op}")
-        prog.kernel_text = kernel_wrapper(
-            tgt.dialect, fn, [(t.c_type(tgt.dialect.name), t.kind == "b") for t in ts],
-            (rt.c_type(tgt.dialect.name), rt.kind == "b"), list(inputs),
-            dtypes.by_name[out_name])
-        prog.source = tgt.dialect.header(prog) + prog.text() + "\n" + prog.kernel_text
+        prog.finish(kernel_wrapper(
+            tgt, fn, [(tgt.ctype(t), t.kind == "b") for t in ts],
+            (tgt.ctype(rt), rt.kind == "b"), list(inputs),
+            dtypes.by_name[out_name]))
         return prog
     return _program(tgt, ("op", op, kargs, ret, tuple((d.name, v) for d, v in inputs),
                           out_name), make)
@@ -476,7 +453,7 @@ def elementwise(op: str, args, out: DeviceArray | None = None):
         raise NotSupportedError(f"{where}: no device kernel for this operation")
     ctx = _dev.context_of(where, list(args) + ([out] if out is not None else []),
                           "argument")
-    tgt = _dev.target(ctx.kind)
+    tgt = _dialect(ctx)
     names = _operand_types(args, where)
     kargs, ret = resolve(op, names)
     _check_device_types(tgt, where, kargs + (ret,))
@@ -518,7 +495,7 @@ def _launch(ctx, where, key, program, type_names, args, names, inputs, out, ret,
         plan = _dev.Plan(ctx, built, prog.errors, where, prog.dialect.title, oshape,
                          dtypes.by_name[out_name].numpy, ostrides, inputs, shapes, strides)
         with st.lock:
-            if len(st.plans) >= 4 * _dev._PLAN_LIMIT:
+            if len(st.plans) >= 4 * _dev.PLAN_LIMIT:
                 st.plans.clear()
             st.plans[pkey] = plan
     operands = [a if isinstance(a, DeviceArray) else _scalar_value(a, n)
@@ -532,7 +509,7 @@ def where(cond, x, y) -> DeviceArray:
     ``x`` and ``y`` (NEP 50 for Python scalars)."""
     fname = "numpy.where"
     ctx = _dev.context_of(fname, [cond, x, y], "argument")
-    tgt = _dev.target(ctx.kind)
+    tgt = _dialect(ctx)
     ret = dtypes.promote(*_operand_types((x, y), fname))
     cname = cond._element.name if isinstance(cond, DeviceArray) else "bool"
     names = (cname, x._element.name if isinstance(x, DeviceArray) else ret,
@@ -547,18 +524,17 @@ def where(cond, x, y) -> DeviceArray:
 
 def _where_program(tgt, inputs, ret, names):
     def make():
-        d = tgt.dialect
-        prog = EmittedKernel(d, "python")
+        d = tgt
+        prog = DeviceProgram(d, "python")
         rt = dtypes.by_name[ret]
-        if dtypes.uses_fp64((ret, *names)):
+        if dialects.uses_fp64((ret, *names)):
             prog.fp64_user = "numpy.where"
-        ct = rt.c_type(d.name)
+        ct = d.ctype(rt)
         prog.order.append(f"{d.function_prefix} {ct} ck_where(bool c, {ct} a, {ct} b, "
                           f"{d.int32} *ck_err)\n{{\n  return c ? a : b;\n}}\n")
-        prog.kernel_text = kernel_wrapper(d, "ck_where", [("bool", True), (ct, rt.kind == "b"),
+        prog.finish(kernel_wrapper(d, "ck_where", [("bool", True), (ct, rt.kind == "b"),
                                                           (ct, rt.kind == "b")],
-                                          (ct, rt.kind == "b"), list(inputs), rt)
-        prog.source = d.header(prog) + prog.text() + "\n" + prog.kernel_text
+                                          (ct, rt.kind == "b"), list(inputs), rt))
         return prog
     return _program(tgt, ("where", tuple((d.name, v) for d, v in inputs), ret), make)
 
@@ -636,14 +612,13 @@ def _cast_function(prog, src, dst, errmode) -> str:
 
 def _cast_program(tgt, src, dst, errmode, by_value):
     def make():
-        prog = EmittedKernel(tgt.dialect, "python")
-        if dtypes.uses_fp64((src.name, dst.name)):
+        prog = DeviceProgram(tgt, "python")
+        if dialects.uses_fp64((src.name, dst.name)):
             prog.fp64_user = "astype"
         fn = _cast_function(prog, src, dst, errmode)
-        prog.kernel_text = kernel_wrapper(
-            tgt.dialect, fn, [(src.c_type(tgt.dialect.name), src.kind == "b")],
-            (dst.c_type(tgt.dialect.name), dst.kind == "b"), [(src, by_value)], dst)
-        prog.source = tgt.dialect.header(prog) + prog.text() + "\n" + prog.kernel_text
+        prog.finish(kernel_wrapper(
+            tgt, fn, [(tgt.ctype(src), src.kind == "b")],
+            (tgt.ctype(dst), dst.kind == "b"), [(src, by_value)], dst))
         return prog
     return _program(tgt, ("cast", src.name, dst.name, errmode, by_value), make)
 
@@ -652,7 +627,7 @@ def _convert(dst: DeviceArray, src, errmode: str, where: str) -> None:
     """``dst[...] = src`` (a device array of the same context, broadcast; or a
     scalar value) converted under ``errmode``."""
     ctx = dst.context
-    tgt = _dev.target(ctx.kind)
+    tgt = _dialect(ctx)
     by_value = not isinstance(src, DeviceArray)
     sdt = dst._element if by_value else src._element
     st = _dev.state(ctx)
@@ -664,10 +639,10 @@ def _convert(dst: DeviceArray, src, errmode: str, where: str) -> None:
         prog = _cast_program(tgt, sdt, dst._element, errmode, by_value)
         built = ctx.build_program(prog.source)
         shape, strides = ((), ()) if by_value else (src._shape, src._strides)
-        plan = _dev.Plan(ctx, built, prog.errors, where, tgt.dialect.title, dst._shape,
+        plan = _dev.Plan(ctx, built, prog.errors, where, tgt.title, dst._shape,
                          dst.dtype, dst._strides, [(sdt, by_value)], [shape], [strides])
         with st.lock:
-            if len(st.plans) >= 4 * _dev._PLAN_LIMIT:
+            if len(st.plans) >= 4 * _dev.PLAN_LIMIT:
                 st.plans.clear()
             st.plans[pkey] = plan
     _dev.run(plan, ctx, dst, [src])
@@ -705,7 +680,7 @@ def assign(dst: DeviceArray, src, errmode: str = "default") -> None:
         raise CKTypeError(f"{where}: values of dtype {host.dtype} cannot be stored in a "
                           f"{dst.dtype} device array")
     if dst.size:
-        _convert(dst, DeviceArray.from_host(dst.context, host), mode, where)
+        _convert(dst, type(dst).from_host(dst.context, host), mode, where)
 
 
 def _errmode(errmode: str) -> str:
@@ -729,19 +704,19 @@ def _host_scalar(value, dtype, errmode) -> np.ndarray:
 
 def astype(a: DeviceArray, dtype, errmode: str = "default") -> DeviceArray:
     """A converted copy on the device."""
-    out = DeviceArray.empty(a.context, a._shape, dtype)
+    out = type(a).empty(a.context, a._shape, dtype)
     if a.size:
         _convert(out, a, _errmode(errmode), f"astype({out.dtype})")
     return out
 
 
 # ============================================================= reductions ==
-#: reduction -> (combining operation of the table, identity)
-_REDUCE = {"sum": ("add", 0), "prod": ("multiply", 1), "min": ("minimum", None),
-           "max": ("maximum", None), "any": ("logical_or", False),
-           "all": ("logical_and", True), "mean": ("add", 0)}
-_NP_NAME = {"min": "minimum", "max": "maximum", "sum": "add", "prod": "multiply",
-            "any": "logical_or", "all": "logical_and", "mean": "add"}
+#: reduction -> (combining operation of the table, identity); the operation
+#: names are ckernels.opnames' (a mean sums)
+_IDENTITY = {"sum": 0, "prod": 1, "min": None, "max": None, "any": False, "all": True,
+             "mean": 0}
+_REDUCE = {name: (REDUCTIONS["sum" if name == "mean" else name], ident)
+           for name, ident in _IDENTITY.items()}
 _ITEMS = 1 << 14         # work items a pass aims at
 _MIN_CHUNK = 32
 
@@ -770,16 +745,16 @@ def _reduce_program(tgt, name, src, acc, out, final_mean):
     partial result (as ``out``; divided by the count in the last pass of a
     mean)."""
     def make():
-        d = tgt.dialect
-        prog = EmittedKernel(d, "python")
-        if dtypes.uses_fp64((src.name, acc.name, out.name)):
+        d = tgt
+        prog = DeviceProgram(d, "python")
+        if dialects.uses_fp64((src.name, acc.name, out.name)):
             prog.fp64_user = f"{name}()"
         opname, ident = _REDUCE[name]
         fn = element_function(prog, opname, (acc, acc), acc, name)
         i64, u64, u8, i32 = d.int64, d.uint64, d.uint8, d.int32
-        a_ct = acc.c_type(d.name)
-        s_ct = u8 if src.kind == "b" else src.c_type(d.name)
-        o_ct = u8 if out.kind == "b" else out.c_type(d.name)
+        a_ct = d.ctype(acc)
+        s_ct = u8 if src.kind == "b" else d.ctype(src)
+        o_ct = u8 if out.kind == "b" else d.ctype(out)
         load = f"*({d.pointer(s_ct, True)})(ck_in + off)"
         load = f"({a_ct})({load} != 0)" if src.kind == "b" or acc.kind == "b" else \
             f"({a_ct}){load}"
@@ -830,8 +805,7 @@ def _reduce_program(tgt, name, src, acc, out, final_mean):
 {div}  *({d.pointer(o_ct)})(ck_out + ck_out_off + g * sizeof({o_ct})) = {store};
 }}
 """
-        prog.kernel_text = text
-        prog.source = d.header(prog) + prog.text() + "\n" + text
+        prog.finish(text)
         return prog
     return _program(tgt, ("reduce", name, src.name, acc.name, out.name, final_mean), make)
 
@@ -872,7 +846,7 @@ def reduce(name: str, a: DeviceArray, axis=None, keepdims=False, dtype=None, out
     if not isinstance(a, DeviceArray):
         raise CKTypeError(f"{name}: expected a DeviceArray, not {type(a).__name__}")
     ctx = a.context
-    tgt = _dev.target(ctx.kind)
+    tgt = _dialect(ctx)
     axes = _axes(axis, a.ndim, name)
     keep = [k for k in range(a.ndim) if k not in axes]
     keep_shape = tuple(a._shape[k] for k in keep)
@@ -892,13 +866,13 @@ def reduce(name: str, a: DeviceArray, axis=None, keepdims=False, dtype=None, out
     m = 1
     for k in axes:
         m *= a._shape[k]
-    result = DeviceArray.empty(ctx, keep_shape, dtypes.by_name[res_name].numpy)
+    result = type(a).empty(ctx, keep_shape, dtypes.by_name[res_name].numpy)
     if nout:
         if m == 0:
             ident = _REDUCE[name][1]
             if ident is None:
                 raise CKValueError(f"zero-size array to reduction operation "
-                                   f"{_NP_NAME[name]} which has no identity")
+                                   f"{_REDUCE[name][0]} which has no identity")
             assign(result, np.nan if name == "mean" else ident)
         else:
             _reduce_passes(tgt, ctx, name, a, keep, axes, acc, result, nout, m)
@@ -933,7 +907,7 @@ def _reduce_passes(tgt, ctx, name, a, keep, axes, acc, result, nout, m):
             dst = result
             out_dt = result._element
         else:
-            dst = DeviceArray.empty(ctx, (nout * nchunks,), acc.numpy)
+            dst = type(a).empty(ctx, (nout * nchunks,), acc.numpy)
             out_dt = acc
         prog = _reduce_program(tgt, name, src, acc, out_dt, mean)
         built = ctx.build_program(prog.source)
@@ -959,10 +933,10 @@ def _gather_program(tgt, itemsize):
     axis either a range (``idx[j] = j``) or a list of int64 indices (negative
     ones counted from the end, bounds-checked)."""
     def make():
-        d = tgt.dialect
-        prog = EmittedKernel(d, "python")
+        d = tgt
+        prog = DeviceProgram(d, "python")
         i64, u64, u8, i32 = d.int64, d.uint64, d.uint8, d.int32
-        el = dtypes.by_name[f"uint{itemsize * 8}"].c_type(d.name)
+        el = d.types[f"uint{itemsize * 8}"]
         code = prog.error_code(CKIndexError, ("index out of bounds",))
         text = f"""\
 {d.kernel_prefix} {KERNEL_NAME}({d.pointer(u8)}ck_out, {u64} ck_out_off,
@@ -990,8 +964,7 @@ def _gather_program(tgt, itemsize):
       *({d.pointer(el, True)})(ck_in + off);
 }}
 """
-        prog.kernel_text = text
-        prog.source = text
+        prog.kernel_text = prog.source = text
         return prog
     return _program(tgt, ("gather", itemsize), make)
 
@@ -1000,7 +973,7 @@ def _gather(view: DeviceArray, lists, index: DeviceArray | None) -> DeviceArray:
     """``view`` indexed per axis by ``lists`` (None: the whole axis; an int:
     the start of that axis' indices in ``index``, with its count)."""
     ctx = view.context
-    tgt = _dev.target(ctx.kind)
+    tgt = _dialect(ctx)
     st = _dev.state(ctx)
     shape, meta = [], []
     for k, (n, s) in enumerate(zip(view._shape, view._strides)):
@@ -1012,7 +985,7 @@ def _gather(view: DeviceArray, lists, index: DeviceArray | None) -> DeviceArray:
             start, count = sel
             shape.append(count)
             meta += [count, s, n, start]
-    out = DeviceArray.empty(ctx, tuple(shape), view.dtype)
+    out = type(view).empty(ctx, tuple(shape), view.dtype)
     if not out.size:
         return out
     prog = _gather_program(tgt, view.itemsize)
@@ -1029,7 +1002,7 @@ def _gather(view: DeviceArray, lists, index: DeviceArray | None) -> DeviceArray:
             st.reset_flag()
     if code:
         raise _dev.device_error(prog.errors, code, "DeviceArray indexing",
-                                tgt.dialect.title)
+                                tgt.title)
     return out
 
 
@@ -1069,13 +1042,13 @@ def take(view: DeviceArray, idx, axis: int, axis_len: int) -> DeviceArray:
         if bad.any():
             raise CKIndexError(f"index {int(flat[bad][0])} is out of bounds for axis "
                                f"{axis} with size {axis_len}")
-        index = DeviceArray.from_host(view.context, flat) if flat.size else None
+        index = type(view).from_host(view.context, flat) if flat.size else None
     count = int(np.prod(ishape, dtype=np.int64))
     lists = [None] * view.ndim
     lists[axis] = (0, count)
     if count == 0 or index is None:
         shape = view._shape[:axis] + (0,) + view._shape[axis + 1:]
-        res = DeviceArray.empty(view.context, shape, view.dtype)
+        res = type(view).empty(view.context, shape, view.dtype)
     else:
         res = _gather(view, lists, index)
     return res.reshape(view._shape[:axis] + tuple(ishape) + view._shape[axis + 1:])
@@ -1095,7 +1068,7 @@ def gather(a: DeviceArray, indices) -> DeviceArray:
             lists.append((len(table), idx.size))
             table.extend(idx.tolist())
     lists += [None] * (a.ndim - len(lists))
-    index = DeviceArray.from_host(a.context, np.array(table, np.int64)) if table else None
+    index = type(a).from_host(a.context, np.array(table, np.int64)) if table else None
     return _gather(a, lists, index)
 
 
@@ -1120,24 +1093,5 @@ def check_ufunc_operands(ufunc, inputs, kwargs) -> None:
                 "ctx.array(x), device data with .get())")
 
 
-# ================================================================ install ==
-class _Kernels:
-    """What :class:`~ckernels.context.DeviceArray` calls (see
-    ``device_array.install_kernels``)."""
-    elementwise = staticmethod(elementwise)
-    assign = staticmethod(assign)
-    reduce = staticmethod(reduce)
-    take = staticmethod(take)
-    gather = staticmethod(gather)
-    where = staticmethod(where)
-    check_ufunc_operands = staticmethod(check_ufunc_operands)
-
-
-def install() -> None:
-    _da.install_kernels(_Kernels)
-
-
-install()
-
 __all__ = ["OPS", "element_function", "resolve", "elementwise", "assign", "astype", "reduce",
-           "take", "gather", "where", "check_ufunc_operands", "install"]
+           "take", "gather", "where", "check_ufunc_operands"]

@@ -4,7 +4,8 @@ DLPack, both ways, without copies).
 
 A ``"cuda"`` :class:`~ckernels.Context` is otherwise the shared surface
 (buffers, programs, :class:`~ckernels.DeviceArray`, ``@ckernels.jit`` calls);
-the shared code finds the hooks here through :mod:`ckernels.context.backends`.
+the shared code finds the hooks here through :func:`ckernels.dialects.hook`
+(the ``hooks`` of the ``"cuda"`` row of :mod:`ckernels.dialects`).
 
 * **NVRTC**: before the first CUDA context (and before :func:`compile_ptx`) the
   library is told where the ``nvidia-cuda-nvrtc`` wheel of *this* interpreter

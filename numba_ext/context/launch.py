@@ -1,0 +1,387 @@
+"""Launching device programs: what every call on device arrays shares, the
+jit's (:mod:`ckernels.jit.device`) and the built-in operations'
+(:mod:`ckernels.context.device_ops`).
+
+* operands (:func:`context_of`): device arrays of one context and scalars;
+  anything else is an error naming the argument; mixed contexts name which
+  argument lives where;
+* broadcasting and ``out=`` through the library's one implementation
+  (``ck_broadcast_shapes`` for the result shape, ``ck_broadcast_strides`` for
+  per-operand byte strides, ``ck_coalesce_dims`` so that contiguous and
+  scalar-broadcast calls take the kernel's 1-d path); an ``out=`` that partly
+  overlaps an input goes through a temporary, as NumPy does (:func:`run`);
+* one launch over the result's elements, then the error flag: a non-zero code
+  is the exception the device code raised (:func:`device_error`,
+  ``ckernels.errors``).
+
+**Launch plans.**  What a launch needs beyond the operands' buffers, offsets
+and scalar values depends only on the program, the context and the operands'
+*layouts* (element types, shapes, strides, which are scalars).  That is a
+:class:`Plan`: the built program, the ``ck_kernel_arg`` array with the
+layout's constants filled in (:class:`~ckernels.context.program.KernelArgs`),
+the N-d metadata buffer and the error flag.  Callers cache plans per layout,
+so a repeated call costs a few dictionary lookups, storing the
+buffers/offsets/scalars into the argument array, one ``ck_context_launch``
+and reading the flag -- which each context keeps in one small buffer
+(:class:`ContextState`; read through the host pointer where the device memory
+is host-addressable, e.g. PoCL; the flag is reset only after an error).  No
+buffer is allocated per call.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+
+import numpy as np
+
+from .. import dtypes
+from .._native import check, ffi, lib
+from ..errors import CKOverflowError, InvalidArgumentError, UserKernelError, exception_for
+from .device_base import DeviceArrayBase
+from .device_program import KERNEL_NAME
+from .program import KernelArgs
+
+_MAXD = int(lib.CK_TYPE_MAX_DEPTH)
+_KERNEL_NAME = KERNEL_NAME.encode()
+#: layouts remembered per (signature, context) / per context
+PLAN_LIMIT = 512
+#: work-group size of every launch (``ck_context_launch_local``): fixed, so
+#: that implementations compiling one work-group function per size (PoCL)
+#: compile a kernel once, not once per array size
+LOCAL_SIZE = 64
+
+
+# ------------------------------------------------------------- per context --
+class _RawBuffer:
+    """A C buffer reference kept without its Python :class:`Context` (the C
+    buffer holds the C context): what a context's state keeps, so that the
+    state -- cached with plans in dictionaries weakly keyed by the context --
+    never keeps the context object alive."""
+
+    __slots__ = ("_buf", "__weakref__")
+
+    def __init__(self, cctx, nbytes: int, data: np.ndarray):
+        out = ffi.new("ck_buffer **")
+        check(lib.ck_buffer_new(cctx, nbytes, out))
+        self._buf = out[0]
+        weakref.finalize(self, lib.ck_buffer_decref, self._buf)
+        self.write(data)
+
+    def write(self, data: np.ndarray) -> None:
+        raw = np.ascontiguousarray(data).view(np.uint8)
+        check(lib.ck_buffer_write(self._buf, 0, ffi.from_buffer(raw), raw.nbytes))
+
+
+class ContextState:
+    """What launches in one context share: the error flag (one int32 in a
+    buffer that lives as long as the context object), the N-d metadata
+    buffers (cached by content) and the plans of the built-in operations.
+    It refers to no Python context object (see :class:`_RawBuffer`)."""
+
+    def __init__(self, ctx):
+        self.lock = threading.Lock()
+        self.cctx = ctx._ctx
+        self.flag = _RawBuffer(ctx._ctx, 64, np.zeros(2, np.int32))
+        self.flag_host = None
+        if lib.ck_context_host_accessible(ctx._ctx):
+            p = ffi.new("void **")
+            if lib.ck_buffer_host_pointer(self.flag._buf, p) == 0:
+                self.flag_host = ffi.cast("int32_t *", p[0])
+        self._read = ffi.new("int32_t[2]")
+        self._meta: OrderedDict = OrderedDict()
+        self.plans: dict = {}          # built-in operations: key -> Plan
+
+    def read_flag(self) -> int:
+        if self.flag_host is not None:
+            return self.flag_host[0]
+        check(lib.ck_buffer_read(self.flag._buf, 0, self._read, 4))
+        return self._read[0]
+
+    def reset_flag(self) -> None:
+        self.flag.write(np.zeros(2, np.int32))
+
+    def meta(self, values: tuple) -> _RawBuffer:
+        """A buffer holding ``values`` as int64 (cached: the same layouts come
+        back call after call)."""
+        buf = self._meta.get(values)
+        if buf is None:
+            flat = np.array(values or (0,), dtype=np.int64)
+            buf = _RawBuffer(self.cctx, flat.nbytes, flat)
+            with self.lock:
+                self._meta[values] = buf
+                while len(self._meta) > PLAN_LIMIT:
+                    self._meta.popitem(last=False)
+        return buf
+
+
+_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_STATES_LOCK = threading.Lock()
+
+
+def state(ctx) -> ContextState:
+    st = _STATES.get(ctx)
+    if st is None:
+        with _STATES_LOCK:
+            st = _STATES.get(ctx)
+            if st is None:
+                st = _STATES[ctx] = ContextState(ctx)
+    return st
+
+
+# ------------------------------------------------------------------ plans --
+_CFFI_SCALAR = {d.name: ("uint8_t" if d.kind == "b" else d.cffi) for d in dtypes.BUILTINS
+                if d.cffi is not None}
+
+
+class Plan:
+    """One kernel launch with a fixed operand layout; see the module docstring.
+
+    ``inputs`` is ``[(DType row, by_value)]`` per kernel operand; ``errors``
+    the program's error table (``EmittedKernel.errors``)."""
+
+    __slots__ = ("cctx", "program", "kargs", "args", "nargs", "n", "out_shape", "out_dtype",
+                 "arrays", "scalars", "offs", "meta", "state", "errors", "fname", "title",
+                 "__weakref__")
+
+    def __init__(self, ctx, program, errors, fname, title, out_shape, out_dtype, out_strides,
+                 inputs, in_shapes, in_strides):
+        self.cctx = ctx._ctx      # kept valid by the program's context reference
+        self.program = program
+        self.errors = errors
+        self.fname = fname
+        self.title = title
+        self.out_shape = out_shape
+        self.out_dtype = out_dtype
+        self.state = st = state(ctx)
+        n = 1
+        for s in out_shape:
+            n *= s
+        self.n = n
+        arr_idx = [k for k, (_, by_value) in enumerate(inputs) if not by_value]
+        ndim, shape, rows = iteration_space(out_shape, out_strides,
+                                            [in_shapes[k] for k in arr_idx],
+                                            [in_strides[k] for k in arr_idx])
+        if ndim <= 1:
+            one = [r[0] if ndim else 0 for r in rows]
+            self.meta = st.flag        # never read by the kernel
+        else:
+            one = [0] * len(rows)
+            self.meta = st.meta(tuple(shape) + tuple(x for r in rows for x in r))
+        nargs = 3 + 3 * len(arr_idx) + (len(inputs) - len(arr_idx)) + 4
+        ka = KernelArgs(nargs)
+        self.offs = offs = ka.keep(ffi.new("uint64_t[]", 1 + len(arr_idx)))
+        strides = ka.keep(ffi.new("int64_t[]", one or [0]))
+        slots, scal = [0], []
+        ka.buffer(0)
+        ka.scalar(1, offs + 0, 8)
+        ka.scalar(2, strides + 0, 8)
+        pos, j = 3, 1
+        for k, (dt, by_value) in enumerate(inputs):
+            if by_value:
+                scal.append((k, ka.value(pos, _CFFI_SCALAR[dt.name]), dt))
+                pos += 1
+            else:
+                ka.buffer(pos)
+                slots.append(pos)
+                ka.scalar(pos + 1, offs + j, 8)
+                ka.scalar(pos + 2, strides + j, 8)
+                pos, j = pos + 3, j + 1
+        ka.buffer(pos, self.meta._buf)
+        ka.value(pos + 1, "int32_t", ndim)
+        ka.value(pos + 2, "uint64_t", n)
+        ka.buffer(pos + 3, st.flag._buf)
+        self.kargs = ka
+        self.args = ka.args
+        self.nargs = nargs
+        # (slot in args, index in the call's operand list) of each array operand
+        self.arrays = tuple(zip(slots, [None] + arr_idx))
+        self.scalars = tuple(scal)
+
+    def __call__(self, out: DeviceArrayBase, operands) -> None:
+        """Run over ``out`` and ``operands`` (arrays and scalar values of this
+        plan's layout)."""
+        args, offs = self.args, self.offs
+        j = 0
+        for slot, k in self.arrays:
+            a = out if k is None else operands[k]
+            args[slot].buffer = a._buffer._buf
+            offs[j] = a._offset
+            j += 1
+        for k, v, dt in self.scalars:
+            try:
+                v[0] = operands[k]
+            except OverflowError:
+                raise CKOverflowError(f"{self.fname}: Python integer {operands[k]} out of "
+                                      f"bounds for {dt.name}") from None
+        if self.n == 0:
+            return
+        st = self.state
+        with st.lock:
+            check(lib.ck_context_launch_local(self.cctx, self.program._prog, _KERNEL_NAME,
+                                              self.nargs, args, self.n, LOCAL_SIZE))
+            code = st.read_flag()
+            if code:
+                st.reset_flag()
+        if code:
+            raise device_error(self.errors, code, self.fname, self.title)
+
+
+# ------------------------------------------------------------------ a call --
+def context_of(fname, args, what="argument"):
+    """The context of the device arrays among ``args`` (all in one)."""
+    ctx = None
+    first = None
+    for i, a in enumerate(args):
+        if isinstance(a, DeviceArrayBase):
+            if ctx is None:
+                ctx, first = a.context, i
+            elif a.context != ctx:
+                raise InvalidArgumentError(
+                    f"{fname}: {what} {i} lives on {a.context.brief} but {what} {first} "
+                    f"lives on {ctx.brief} (a different context); copy one of them first "
+                    "(ctx.to(x))")
+        elif not _is_scalar(a):
+            raise InvalidArgumentError(
+                f"{fname}: {what} {i} is a {type(a).__name__}; with device arrays the "
+                "other arguments must be device arrays of the same context or scalars "
+                "(copy host arrays with ctx.to(...) / ctx.array(...))")
+    return ctx
+
+
+def _is_scalar(a) -> bool:
+    return type(a) in (bool, int, float) or (isinstance(a, np.generic) and
+                                             a.dtype.kind in "biuf")
+
+
+def broadcast_shape(shapes) -> tuple:
+    """NumPy broadcasting of shapes (``ck_broadcast_shapes``)."""
+    n = len(shapes)
+    keep = [ffi.new("intptr_t[]", list(s) or [0]) for s in shapes]
+    ptrs = ffi.new("intptr_t *[]", keep or [ffi.NULL])
+    nds = ffi.new("size_t[]", [len(s) for s in shapes] or [0])
+    out = ffi.new("intptr_t[]", _MAXD)
+    nd = ffi.new("size_t *")
+    check(lib.ck_broadcast_shapes(n, ptrs, nds, out, _MAXD, nd))
+    return tuple(out[i] for i in range(nd[0]))
+
+
+def iteration_space(dst_shape, dst_strides, src_shapes, src_strides):
+    """``(ndim, shape, rows)``: the coalesced index space of the destination
+    with every source broadcast to it (``rows[0]`` the destination's byte
+    strides, ``rows[1 + j]`` source j's), from ``ck_broadcast_strides`` and
+    ``ck_coalesce_dims``."""
+    keep = []
+
+    def operand(shape, strides, op):
+        sh = ffi.new("intptr_t[]", list(shape) or [0])
+        st = ffi.new("intptr_t[]", list(strides) or [0])
+        keep.extend((sh, st))
+        op.ndim, op.shape, op.strides = len(shape), sh, st
+    cdst = ffi.new("ck_strided_operand *")
+    operand(dst_shape, dst_strides, cdst)
+    csrc = ffi.new("ck_strided_operand[]", max(len(src_shapes), 1))
+    for j, (sh, st) in enumerate(zip(src_shapes, src_strides)):
+        operand(sh, st, csrc[j])
+    pitch = max(len(dst_shape), 1)
+    nops = len(src_shapes) + 1
+    nd = ffi.new("size_t *")
+    shape = ffi.new("intptr_t[]", pitch)
+    strides = ffi.new("intptr_t[]", nops * pitch)
+    check(lib.ck_broadcast_strides(cdst, len(src_shapes), csrc, pitch, nd, shape, strides))
+    check(lib.ck_coalesce_dims(nops, nd, shape, strides, pitch))
+    n = nd[0]
+    return n, [shape[a] for a in range(n)], [[strides[k * pitch + a] for a in range(n)]
+                                            for k in range(nops)]
+
+
+def overlaps(out: DeviceArrayBase, a: DeviceArrayBase) -> bool:
+    """Whether ``out`` partly overlaps ``a`` (same buffer, intersecting byte
+    ranges, not the very same elements): writing ``out`` element by element in
+    parallel could then change inputs not yet read."""
+    if a._buffer is not out._buffer or a._key == out._key and a._offset == out._offset:
+        return False
+    if not out.size or not a.size:
+        return False
+    lo1, hi1 = _extent(out)
+    lo2, hi2 = _extent(a)
+    return lo1 < hi2 and lo2 < hi1
+
+
+def _extent(a: DeviceArrayBase):
+    lo = a._offset + sum(st * (n - 1) for n, st in zip(a._shape, a._strides) if st < 0)
+    hi = a._offset + sum(st * (n - 1) for n, st in zip(a._shape, a._strides) if st > 0)
+    return lo, hi + a.itemsize
+
+
+def run(plan: Plan, ctx, out: DeviceArrayBase | None, operands):
+    """Run ``plan`` in ``ctx`` (allocating the result, an array of the class of
+    the first array operand, when ``out`` is None; through a temporary when
+    ``out`` partly overlaps an array operand)."""
+    if out is None:
+        cls = next(type(a) for a in operands if isinstance(a, DeviceArrayBase))
+        out = cls.empty(ctx, plan.out_shape, plan.out_dtype)
+        plan(out, operands)
+        return out
+    for a in operands:
+        if isinstance(a, DeviceArrayBase) and overlaps(out, a):
+            tmp = type(out).empty(ctx, out.shape, out.dtype)
+            plan_tmp = plan_for_temporary(plan, ctx, tmp, operands)
+            plan_tmp(tmp, operands)
+            out._assign(tmp, "nocheck")     # the copy kernel
+            return out
+    plan(out, operands)
+    return out
+
+
+_TMP_PLANS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def plan_for_temporary(plan: Plan, ctx, tmp, operands) -> Plan:
+    """``plan`` for a C-contiguous result of the same shape (the temporary of
+    an overlapping ``out=``)."""
+    p = _TMP_PLANS.get(plan)
+    if p is None:
+        inputs, shapes, strides = [], [], []
+        arr_k = {k for _, k in plan.arrays if k is not None}
+        for k, v in enumerate(operands):
+            if k in arr_k:
+                inputs.append((v._element, False))
+                shapes.append(v._shape)
+                strides.append(v._strides)
+            else:
+                dt = next(d for kk, _, d in plan.scalars if kk == k)
+                inputs.append((dt, True))
+                shapes.append(())
+                strides.append(())
+        p = Plan(ctx, plan.program, plan.errors, plan.fname, plan.title, tmp._shape,
+                 tmp.dtype, tmp._strides, inputs, shapes, strides)
+        _TMP_PLANS[plan] = p
+    return p
+
+
+#: jitted function -> {argument types: (compiled signature, operand layout)}
+def device_error(errors, code: int, fname: str, title: str) -> Exception:
+    """The exception error code ``code`` stands for in an error table
+    (``errors[code - 1] == (exception class, args)``): the one the CPU jit
+    raises for the same Python exception (``ckernels.errors.classify``)."""
+    if code < 1 or code > len(errors):
+        return UserKernelError(f"{fname}: the {title} kernel reported unknown "
+                               f"error code {code}")
+    cls, args = errors[code - 1]
+    try:
+        exc = cls(*args)
+    except Exception:   # an exception class that does not take these arguments
+        exc = None
+    if exc is None:
+        msg = ", ".join(map(str, args))
+        return UserKernelError(f"{cls.__name__}: {msg}" if msg else cls.__name__)
+    return exception_for(exc)
+
+
+
+
+__all__ = ["Plan", "ContextState", "state", "run", "context_of", "overlaps", "broadcast_shape",
+           "iteration_space", "plan_for_temporary", "device_error", "LOCAL_SIZE",
+           "PLAN_LIMIT"]

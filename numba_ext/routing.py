@@ -1,0 +1,31 @@
+"""Where a call of a jitted function or a registry operation runs, decided
+once for both (:meth:`ckernels.ops.Op._general`, :func:`ckernels.jit.targets.call`):
+
+* a Dask collection among the operands (``out=`` included): lazily, on the
+  Dask graph (:mod:`ckernels.dask`, imported on first use);
+* else a device array among them: on that array's context (the first one's;
+  every operand must be of it or a scalar);
+* else on the host.
+"""
+
+from __future__ import annotations
+
+from ._foreign import any_dask_collection
+from .context.device_array import DeviceArray
+
+#: the answer of :func:`runs_on` for Dask operands
+DASK = "dask"
+
+
+def runs_on(args, out=None):
+    """:data:`DASK`, the first :class:`~ckernels.DeviceArray` among ``args``
+    and ``out``, or None (the host)."""
+    if any_dask_collection((*args, out)):
+        return DASK
+    for a in args:
+        if isinstance(a, DeviceArray):
+            return a
+    return out if isinstance(out, DeviceArray) else None
+
+
+__all__ = ["runs_on", "DASK"]
