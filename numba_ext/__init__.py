@@ -21,11 +21,26 @@ from .capi import CHeader, c_api  # noqa: E402
 from .jit import JitKernel, jit  # noqa: E402  (ckernels.jit: the decorator)
 from . import opencl  # noqa: E402  (ckernels.opencl: OpenCL conveniences)
 from .context.backend_opencl import from_pyopencl, to_pyopencl  # noqa: E402
-from .display import bench, show  # noqa: E402  (pictures, rich displays, timing plots)
 
 if "distributed" in __import__("sys").modules:   # in a Dask worker: its share of cores
     from .dask import apply_worker_thread_rule as _rule  # noqa: E402
     _rule()
+
+
+def __getattr__(name: str):
+    """``show``, ``bench`` and ``display`` (pictures, rich displays, timing
+    plots) import :mod:`ckernels.display` on first use: a process that only
+    computes does not pay for it (the fresh-process time of issue 23)."""
+    if name in ("show", "bench", "display"):
+        from .display import bench, show   # binds ckernels.display too
+        globals().update(bench=bench, show=show)
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"show", "bench", "display"})
+
 
 __version__ = _native.ffi.string(_native.lib.ck_version_string()).decode()
 abi_version = _native.lib.ck_abi_version()

@@ -59,7 +59,7 @@ RANKS = [
                       "ckernels.context.dlpack"]),
     ("device.base", ["ckernels.context.device_base"]),
     ("device.launch", ["ckernels.context.launch"]),
-    ("device.ops", ["ckernels.context.device_ops"]),
+    ("device.ops", ["ckernels.context.device_ops", "ckernels.context.device_ops.*"]),
     ("device.array", ["ckernels.context.device_array"]),
     ("context", ["ckernels.context", "ckernels.context.context", "ckernels.context.kernel_source",
                  "ckernels.context.user_kernels",

@@ -42,6 +42,7 @@ from ckernels.jit import c_emit
 from ckernels import dialects
 from ckernels.jit.device import target as _device_target
 from ckernels.context import device_ops
+from ckernels.context.device_ops import conversion, gathering, operations, reductions
 from ckernels.jit.device import device_error
 
 import test_c_emit as cemit_tests
@@ -379,12 +380,12 @@ def _device_ops_programs():
                 if any(t not in dialects.get("cuda").types for t in kargs + (ret,)):
                     continue
                 inputs = tuple((by[n], False) for _ in range(arity))
-                out.append((f"{op}[{n}]", device_ops._op_program(tgt, op, kargs, ret, inputs,
-                                                                   ret)))
+                out.append((f"{op}[{n}]", operations._op_program(tgt, op, kargs, ret, inputs,
+                                                                  ret)))
                 if arity == 2 and n in ("int64", "float64"):   # a scalar operand, by value
                     inputs = ((by[n], False), (by[n], True))
                     out.append((f"{op}[{n},scalar]",
-                                device_ops._op_program(tgt, op, kargs, ret, inputs, ret)))
+                                operations._op_program(tgt, op, kargs, ret, inputs, ret)))
                 break
     few = ("bool", "int8", "uint64", "float64")
     for s in names:
@@ -393,22 +394,22 @@ def _device_ops_programs():
                 if s in few and d in few else ("default",)
             for m in modes:
                 out.append((f"cast[{s}->{d},{m}]",
-                            device_ops._cast_program(tgt, by[s], by[d], m, False)))
-    out.append(("cast[scalar]", device_ops._cast_program(tgt, by["float64"], by["int32"],
+                            conversion._cast_program(tgt, by[s], by[d], m, False)))
+    out.append(("cast[scalar]", conversion._cast_program(tgt, by["float64"], by["int32"],
                                                          "default", True)))
     for name in ("sum", "prod", "min", "max", "any", "all", "mean"):
         for n in names:
-            acc = by[device_ops._acc_type(name, n, None)]
+            acc = by[reductions._acc_type(name, n, None)]
             for final in (False, True):
                 dst = acc if not (final and name == "mean") else by["float64"]
                 out.append((f"{name}[{n},{final}]",
-                            device_ops._reduce_program(tgt, name, by[n], acc, dst,
+                            reductions._reduce_program(tgt, name, by[n], acc, dst,
                                                        name == "mean")))
     for item in (1, 2, 4, 8):
-        out.append((f"gather[{item}]", device_ops._gather_program(tgt, item)))
+        out.append((f"gather[{item}]", gathering._gather_program(tgt, item)))
     for t in ("float32", "float64", "int64", "bool"):
         inputs = ((by["bool"], False), (by[t], False), (by[t], True))
-        out.append((f"where[{t}]", device_ops._where_program(tgt, inputs, t, ("bool", t, t))))
+        out.append((f"where[{t}]", operations._where_program(tgt, inputs, t, ("bool", t, t))))
     return out
 
 
