@@ -71,7 +71,7 @@ RANKS = [
     ("jit.types", ["ckernels.jit.structs", "ckernels.jit.dims", "ckernels.jit.signature"]),
     ("jit.emit", ["ckernels.jit.c_emit", "ckernels.jit.c_emit.*"]),
     ("jit.cpu", ["ckernels.jit.error_path", "ckernels.jit.string_elements",
-                 "ckernels.jit.string_builder", "ckernels.jit.cpu_codegen",
+                 "ckernels.jit.fstrings", "ckernels.jit.string_builder", "ckernels.jit.cpu_codegen",
                  "ckernels.jit.cpu_dims", "ckernels.jit.native_cache", "ckernels.jit.operands",
                  "ckernels.jit.cpu"]),
     ("jit.targets", ["ckernels.jit.device", "ckernels.jit.targets"]),
