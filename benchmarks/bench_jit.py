@@ -367,7 +367,7 @@ _STR_CACHE_RUN = textwrap.dedent("""
     r = m.f(i, x, ["a", "b", "c"])      # a usable kernel: one call
     t = time.perf_counter() - t0
     s = m.f.stats
-    assert r.to_list()[0] == "     a-00000|1.000", r.to_list()
+    assert r.tolist()[0] == "     a-00000|1.000", r.tolist()
     print(t, sum(s.kernel_hits.values()), sum(s.kernel_misses.values()),
           int("numba" in sys.modules))
 """)

@@ -62,6 +62,7 @@ RANKS = [
     ("device.ops", ["ckernels.context.device_ops", "ckernels.context.device_ops.*"]),
     ("device.array", ["ckernels.context.device_array"]),
     ("context", ["ckernels.context", "ckernels.context.context", "ckernels.context.kernel_source",
+                 "ckernels.context.user_kernel_args", "ckernels.context.user_kernel_compile",
                  "ckernels.context.user_kernels",
                  "ckernels.context.backend_opencl", "ckernels.context.backend_cuda",
                  "ckernels.routing",
