@@ -5,8 +5,9 @@ compile latency, cached load time, and string building.
 
     python benchmarks/bench_jit.py [section ...]   (CK_BENCH_N, CK_BENCH_REPS)
 
-with sections elementwise, error_model, compile, cache, strings, refcount and
-scalar (all of them by default).
+with sections elementwise, error_model, compile, cache, cold, entry,
+compile_strings, cache_strings, strings, refcount and scalar (all of them by
+default).
 
 Ratios are time / baseline time in the same run (> 1: slower than the
 baseline).
@@ -301,6 +302,102 @@ def bench_entry() -> None:
     print(f"  numba_extensions init: {t * 1e3:8.2f} ms, ckernels modules imported: {n}")
 
 
+# --------------------------------------------- string functions: latency --
+#: bodies of string functions, compiled in fresh interpreters by both sides
+_STR_BODIES = {
+    '"item-" + str(i)': ("(i)", "int64", '"item-" + str(i)'),
+    'f"item-{i}"': ("(i)", "int64", 'f"item-{i}"'),
+    's + ":" + s': ("(s)", "string", 's + ":" + s'),
+}
+_STR_COLD = textwrap.dedent("""
+    import sys, time
+    t0 = time.perf_counter()
+    import numpy as np
+    side, params, argty, body = sys.argv[1:5]
+    src = f"def f{params}:\\n    return {body}\\n"
+    ns = {}
+    exec(src, ns)
+    if side == "ck":
+        import ckernels
+        f = ckernels.jit(f"string({argty})")(ns["f"])
+        r = f(np.arange(3) if argty == "int64" else ["a", "b"])
+    else:
+        import numba
+        nbty = "int64" if argty == "int64" else "unicode_type"
+        f = numba.njit(f"unicode_type({nbty})")(ns["f"])
+        r = f(3 if argty == "int64" else "a")
+    print(time.perf_counter() - t0)
+""")
+
+
+def bench_compile_strings() -> None:
+    """First compile of a string function in a fresh interpreter (import,
+    decorate with the signature, one call), ``@ckernels.jit`` against
+    ``numba.njit`` of the same body: interleaved runs, ratios per pair."""
+    reps = int(os.environ.get("CK_BENCH_COLD_REPS", 5))
+    print(f"-- first compile of a string function in a fresh interpreter (import + decorate + "
+          f"call; {reps} interleaved pairs; min and median of the per-pair ratios) --")
+    for name, (params, argty, body) in _STR_BODIES.items():
+        ck, nb = [], []
+        for _ in range(reps):
+            for side, out in (("ck", ck), ("nb", nb)):
+                p = subprocess.run([sys.executable, "-c", _STR_COLD, side, params, argty, body],
+                                   capture_output=True, text=True, check=True)
+                out.append(float(p.stdout.split()[-1]))
+        ratios = sorted(a / b for a, b in zip(ck, nb))
+        print(f"  {name:22s} ckernels.jit {min(ck):6.2f} s (median {statistics.median(ck):5.2f})"
+              f"   numba.njit {min(nb):6.2f} s (median {statistics.median(nb):5.2f})"
+              f"   ratio min {ratios[0]:4.2f}x median {statistics.median(ratios):4.2f}x")
+
+
+_STR_CACHE_MOD = textwrap.dedent("""
+    import ckernels
+
+    @ckernels.jit("string(int64, float64, string)", cache=True)
+    def f(i, x, s):
+        return f"{s:>6}-{i:05d}|{x:.3f}"
+""")
+_STR_CACHE_RUN = textwrap.dedent("""
+    import sys, time
+    import numpy as np
+    import ckernels                     # excluded, as the import of the module's other names
+    i, x = np.arange(3), np.ones(3)
+    t0 = time.perf_counter()
+    import benchstrmod as m             # decoration: compile, or load a cache
+    r = m.f(i, x, ["a", "b", "c"])      # a usable kernel: one call
+    t = time.perf_counter() - t0
+    s = m.f.stats
+    assert r.tolist()[0] == "     a-00000|1.000", r.tolist()
+    print(t, sum(s.kernel_hits.values()), sum(s.kernel_misses.values()),
+          int("numba" in sys.modules))
+""")
+
+
+def bench_cache_strings() -> None:
+    print("-- cache=True, a string function: decoration + first call in a fresh interpreter "
+          "(ckernels imported) --")
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "benchstrmod.py"), "w") as fh:
+            fh.write(_STR_CACHE_MOD)
+        env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(d, "cache"),
+                   PYTHONPATH=d + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        numba_path = dict(env, CKERNELS_JIT_NATIVE_CACHE="0")
+        times = []
+        for e in (env, env, env, env, numba_path, numba_path, numba_path):
+            p = subprocess.run([sys.executable, "-c", _STR_CACHE_RUN], env=e, cwd=d,
+                               capture_output=True, text=True, check=True)
+            t, hits, misses, nb = p.stdout.split()
+            times.append((float(t), int(hits), int(misses), int(nb)))
+    t_miss = times[0][0]
+    native, numba = times[1:4], times[4:]
+    assert all(h == 1 and nb == 0 for _, h, _, nb in native), times
+    t_native = min(t for t, *_ in native)
+    t_numba = min(t for t, *_ in numba)
+    report("native cached load (no Numba import)", t_native, "compile (1st run)", t_miss)
+    report("native cached load (no Numba import)", t_native, "Numba-cache load (Numba imp.)",
+           t_numba)
+
+
 # ---------------------------------------------------------------- strings --
 @ckernels.jit("string(int64)")
 def ck_label(i):
@@ -323,15 +420,16 @@ def bench_strings() -> None:
     n = min(N, 1_000_000)
     print(f"-- building {n} strings 'item-<i>' --")
     idx = np.arange(n)
-    ck_label(idx[:2]), ck_label_f(idx[:2])
+    cidx = ckernels.array(idx)          # ckernels in, ckernels (arena) out
+    ck_label(cidx[:2]), ck_label_f(cidx[:2])
     threads = ckernels.get_num_threads()
     rows = []
     for nt in (1, 2):
         ckernels.set_num_threads(nt)
         rows.append((f'"item-" + str(i), {nt} thread{"s" if nt > 1 else ""}',
-                     best(lambda: ck_label(idx), reps=3)))
+                     best(lambda: ck_label(cidx), reps=3)))
         rows.append((f'f"item-{{i}}", {nt} thread{"s" if nt > 1 else ""}',
-                     best(lambda: ck_label_f(idx), reps=3)))
+                     best(lambda: ck_label_f(cidx), reps=3)))
     ckernels.set_num_threads(threads)
     t_ck = rows[0][1]
     t_py = best(lambda: [f"item-{i}" for i in range(n)], reps=3)
@@ -350,8 +448,11 @@ def bench_strings() -> None:
     sdt = np.dtypes.StringDType()
     t_np = best(lambda: np.strings.add("item-", idx.astype(sdt)), reps=3)
     report("ckernels.jit string(int64) (arena)", t_ck, "numpy StringDType strings.add", t_np)
-    r = ck_label(idx)
-    assert r[:3].to_list() == ["item-0", "item-1", "item-2"]
+    t_sdt = best(lambda: ck_label(idx), reps=3)
+    report("ckernels.jit NumPy int64 in -> StringDType out", t_sdt,
+           "numpy StringDType strings.add", t_np)
+    r = ck_label(cidx)
+    assert r[:3].tolist() == ["item-0", "item-1", "item-2"]
     st = _arena_stats(r)
     payload = sum(len(f"item-{i}") for i in range(n))
     print(f"    bytes per string: payload {payload / n:.2f}; ckernel {(st.capacity + 16 * n) / n:.2f} "
@@ -411,6 +512,8 @@ def main() -> None:
     bench_cache()
     bench_cold()
     bench_entry()
+    bench_compile_strings()
+    bench_cache_strings()
     bench_strings()
     bench_refcount_in_jitted_code()
     bench_scalar_call()
@@ -420,6 +523,7 @@ def main() -> None:
 SECTIONS = {"elementwise": bench_elementwise, "error_model": bench_error_model,
             "compile": bench_compile, "cache": bench_cache, "cold": bench_cold,
             "entry": bench_entry, "strings": bench_strings,
+            "compile_strings": bench_compile_strings, "cache_strings": bench_cache_strings,
             "refcount": bench_refcount_in_jitted_code, "scalar": bench_scalar_call}
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from .._native import check, ffi, layout_row, lib
 from ..errors import CKTypeError
 from ._svg import COLORS, MUTED, PAD, ROW_H, Canvas, FieldBox, hex_addr, text_width
-from .memory import _block_label, type_str
+from .memory.facts import block_label, type_str
 
 _KINDS = {lib.CK_KERNEL_FIELD_INT: "int", lib.CK_KERNEL_FIELD_CHILD: "child",
           lib.CK_KERNEL_FIELD_TYPE: "type", lib.CK_KERNEL_FIELD_MEMBLOCK: "memblock",
@@ -130,7 +130,7 @@ def _field_text(kind: str, f) -> str:
     if kind == "type":
         return f"'{type_str(f.pointer)}'" if f.pointer != ffi.NULL else "none"
     if kind == "memblock":
-        return _block_label(int(ffi.cast("uintptr_t", f.pointer)))
+        return block_label(int(ffi.cast("uintptr_t", f.pointer)))
     if kind == "pointer":
         return hex_addr(int(ffi.cast("uintptr_t", f.pointer)))
     return ffi.string(f.text).decode("utf-8", "replace") if f.text != ffi.NULL else ""

@@ -74,8 +74,8 @@ from .. import dtypes
 from .error_path import (RAISE_SYMBOL, ensure_shared_functions, native_raise_module,
                          raise_function)
 from .signature import element_type
-from .string_elements import (ensure_string_functions, load_string, shared_function,
-                              store_string_result)
+from .string_elements import (Piece, emit_load_string, emit_store, emit_store_optional,
+                              load_string, store_string_result)
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -273,20 +273,20 @@ def element_via_function(context, elem_fn, nsrc, raise_fn):
 
 
 def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
-                   rope_fn=None, rope_type=None, rope_pieces=None):
+                   rope_fn=None, rope_type=None, rope_layout=None):
     """Emitter of one element: load the arguments (a ``string`` argument is
-    decoded into a new Numba ``str`` by a shared subroutine), call the user
-    function through the calling convention, release the decoded arguments
-    (on the error path too), and convert and store the result (a ``string``
-    result is written into the destination arena by another).  No Numba
+    decoded into a new Numba ``str``, :func:`~ckernels.jit.string_elements.emit_load_string`),
+    call the user function through the calling convention, release the
+    decoded arguments (on the error path too), and convert and store the
+    result (a ``string`` result is written into the destination arena,
+    :func:`~ckernels.jit.string_elements.emit_store`).  IR only: no Numba
     compilation per jitted function; LLVM inlines the user function into the
     loops.
 
     With ``rope_fn`` (the function's rope variant, :mod:`ckernels.jit.string_builder`,
     returning the tuple ``rope_type`` of the returned concatenation's leaves)
-    that is called instead, and the leaves are written into the arena in one
-    pass by :func:`ckernels.jit.string_builder.store_function` (compiled per leaf
-    types)."""
+    that is called instead, and the leaves (``rope_layout``) are written into
+    the arena in one pass."""
     nb_args = [e.numba for e in args]
     nb_ret = ret.numba
     user_ret = user_sig.return_type
@@ -297,8 +297,7 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
         user_sig = user_sig.replace(return_type=rope_type)
         store = "rope"
     elif ret.kind == "s" and not isinstance(user_ret, types.NoneType):
-        store = "store_string" if isinstance(user_ret, types.UnicodeType) else \
-            "store_optional_string"
+        store = "str" if isinstance(user_ret, types.UnicodeType) else "optional"
 
     def fail_if(builder, status, owned):
         with builder.if_then(status.is_error, likely=False):
@@ -306,15 +305,19 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
                 context.nrt.decref(builder, t, v)
             builder.ret(builder.call(raise_fn, [status.code, status.excinfoptr]))
 
+    def fail_status(owned):
+        """on_error of the string emitters: release, return the ck_status."""
+        def on_error(builder, st):
+            for t, v in owned:
+                context.nrt.decref(builder, t, v)
+            builder.ret(st)
+        return on_error
+
     def emit(builder, dst, srcs, arena):
-        module = builder.module
         vals, owned = [], []
         for e, t, p in zip(args, nb_args, srcs):
             if e.kind == "s":
-                fn, sig = shared_function(context, module, "load_string")
-                st, v = context.call_conv.call_function(builder, fn, sig.return_type,
-                                                        list(sig.args), [p])
-                fail_if(builder, st, owned)
+                v = emit_load_string(context, builder, p, fail_status(list(owned)))
                 owned.append((types.unicode_type, v))
                 vals.append(v)
             else:
@@ -329,28 +332,17 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
             return   # never returns normally
         # an Optional result comes back as its value, None as a status
         res = imputils.fix_returning_optional(context, builder, user_sig, status, res)
-        if store == "rope":
-            from .string_builder import store_function
-            pieces, blob = rope_pieces
-            sig = types.none(types.intp, types.intp, rope_type, types.intp)
-            flags = compiler.Flags()
-            flags.nrt = True
-            cres = context.compile_subroutine(builder, store_function(pieces), sig,
-                                              flags=flags)
-            fn = context.declare_function(module, cres.fndesc)
-            consts = builder.ptrtoint(context.insert_const_bytes(module, blob), _i64)
-            st, _ = context.call_conv.call_function(
-                builder, fn, types.none, list(sig.args),
-                [arena, builder.ptrtoint(dst, _i64), res, consts])
-            context.nrt.decref(builder, user_ret, res)
-            fail_if(builder, st, [])
-            return
         if store is not None:
-            fn, sig = shared_function(context, module, store)
-            st, _ = context.call_conv.call_function(builder, fn, types.none, list(sig.args),
-                                                    [arena, dst, res])
+            done = fail_status([(user_ret, res)])
+            if store == "rope":
+                from .string_builder import pieces
+                emit_store(context, builder, arena, dst,
+                           pieces(rope_layout, context, builder, rope_type, res), done)
+            elif store == "str":
+                emit_store(context, builder, arena, dst, [Piece("str", res)], done)
+            else:
+                emit_store_optional(context, builder, arena, dst, res, done)
             context.nrt.decref(builder, user_ret, res)
-            fail_if(builder, st, [])
             return
         v = context.cast(builder, res, user_ret, nb_ret)
         context.pack_value(builder, nb_ret, v,
@@ -385,6 +377,31 @@ def _arena(builder, self_ptr, has_arena, arena_offset):
         return ir.Constant(_i64, 0)
     p = builder.gep(self_ptr, [ir.Constant(_i64, arena_offset)])
     return builder.load(builder.bitcast(p, _i64.as_pointer()))
+
+
+def outline_strings(module, name, emit, nsrc, args, ret):
+    """For a signature with ``string`` types, the element code as one
+    internal function ``int32 name(char *dst, char *src0, ..., i64 arena)``
+    (not inlined) that the entry points call: string loads and stores are
+    long, and three inlined copies (single, the two strided loops) cost each
+    jitted function's code library about three times the memory, with
+    nothing for LLVM to vectorise.  Other signatures keep ``emit``."""
+    if all(e.kind != "s" for e in (ret, *args)):
+        return emit
+    fnty = ir.FunctionType(_i32, [_i8p] * (nsrc + 1) + [_i64])
+    fn = ir.Function(module, fnty, name=name)
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    emit(b, fn.args[0], list(fn.args[1:nsrc + 1]), fn.args[nsrc + 1])
+    b.ret(ir.Constant(_i32, 0))
+
+    def call(builder, dst, srcs, arena):
+        st = builder.call(fn, [dst, *srcs, arena])
+        with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)),
+                             likely=False):
+            builder.ret(st)
+    return call
 
 
 def _emit_single(module, name, emit, nsrc, has_arena, arena_offset):
@@ -479,14 +496,15 @@ def emit_entry_points(context, library, fndesc, lowerer=None) -> None:
     module = library.create_ir_module(symbase)
     raise_fn = raise_function(module)
     user_fn = context.declare_function(module, fndesc)
-    rope_fn = rope_type = rope_pieces = None
+    rope_fn = rope_type = rope_layout = None
     if rope is not None:
         rope_fn = context.declare_function(module, rope[0])
-        rope_type, rope_pieces = rope[1], rope[2]
+        rope_type, rope_layout = rope[1], rope[2]
     emit = element_direct(context, library, user_fn,
                           signature(fndesc.restype, *fndesc.argtypes), args, ret,
-                          raise_fn, rope_fn, rope_type, rope_pieces)
+                          raise_fn, rope_fn, rope_type, rope_layout)
     nsrc, has_arena = len(args), ret.kind == "s"
+    emit = outline_strings(module, f"{symbase}_element", emit, nsrc, args, ret)
     _emit_single(module, f"{symbase}_single", emit, nsrc, has_arena, offset)
     _emit_strided(module, f"{symbase}_strided", emit, nsrc, ret.size,
                   [e.size for e in args], has_arena, offset)
@@ -566,7 +584,10 @@ def pipeline_class():
     lowering."""
     from numba.core.compiler import CompilerBase, DefaultPassBuilder
     from numba.core.compiler_machinery import PassManager
+    from numba.core.typed_passes import NopythonTypeInference
+    from .fstrings import pass_classes
     native, ck_native = _lowering_classes()
+    translate, ck_translate, check_formats = pass_classes()
     ensure_shared_functions()   # before a dispatcher loads cached code using them
 
     class CkCompiler(CompilerBase):
@@ -575,8 +596,13 @@ def pipeline_class():
             if self.state.flags.force_pyobject:
                 return [dpb.define_objectmode_pipeline(self.state)]
             pm = PassManager("ckernels_nopython")
-            pm.passes.extend(dpb.define_untyped_pipeline(self.state).passes)
-            pm.passes.extend(dpb.define_typed_pipeline(self.state).passes)
+            # f-string fields with format specs (ckernels.jit.fstrings)
+            pm.passes.extend((ck_translate if cls is translate else cls, desc) for cls, desc in
+                             dpb.define_untyped_pipeline(self.state).passes)
+            for cls, desc in dpb.define_typed_pipeline(self.state).passes:
+                pm.passes.append((cls, desc))
+                if cls is NopythonTypeInference:
+                    pm.passes.append((check_formats, "check f-string format specs"))
             pm.passes.extend((ck_native if cls is native else cls, desc) for cls, desc in
                              dpb.define_nopython_lowering_pipeline(self.state).passes)
             pm.finalize()
@@ -643,6 +669,7 @@ def build_trampolines(user_dispatcher, args, ret, symbase, arena_offset,
             elem_fn = context.declare_function(module, cres.fndesc)
             emit = element_via_function(context, elem_fn, nsrc, raise_fn)
         has_arena = ret.kind == "s"
+        emit = outline_strings(module, f"{symbase}_element", emit, nsrc, args, ret)
         _emit_single(module, f"{symbase}_single", emit, nsrc, has_arena, arena_offset)
         _emit_strided(module, f"{symbase}_strided", emit, nsrc, ret.size,
                       [e.size for e in args], has_arena, arena_offset)
@@ -662,7 +689,6 @@ def cache_key(symbase, arg_names, ret_name, arena_offset):
 
 
 def load_cached(cache, key, symbase):
-    ensure_string_functions()
     context = cpu_target.target_context
     with global_compiler_lock:
         library = cache.load_overload(key, context)
@@ -682,12 +708,14 @@ __all__ = ["numba_type", "loader", "storer", "emit_entry_points", "in_library",
 
 
 # ------------------------------------------------------------- native cache --
-def native_object(library, symbase: str):
+def native_object(library, symbase: str, renames=None):
     """Position-independent object code of the entry points ``symbase`` in
     the finalized Numba ``library`` (what :mod:`ckernels.jit.native_cache`
     links into a shared library): a copy of its module in which only the two
     entry points stay visible, the error path is the native one
-    (:func:`ckernels.jit.error_path.native_raise_module`), and everything unreachable is dropped.
+    (:func:`ckernels.jit.error_path.native_raise_module`), the functions
+    named in ``renames`` are called by their new names (Numba's runtime ->
+    libckernel's), and everything unreachable is dropped.
     Returns ``(object bytes, undefined symbols LLVM sees)``."""
     import llvmlite.binding as llvm
     keep = {f"{symbase}_single", f"{symbase}_strided"}
@@ -695,6 +723,9 @@ def native_object(library, symbase: str):
     if any(f.name == RAISE_SYMBOL and f.is_declaration for f in mod.functions):
         rmod = native_raise_module(RAISE_SYMBOL, mod.triple, str(mod.data_layout))
         mod.link_in(llvm.parse_assembly(str(rmod)))
+    for f in mod.functions:
+        if f.is_declaration and f.name in (renames or {}):
+            f.name = renames[f.name]
     for f in mod.functions:
         if not f.is_declaration and f.name not in keep:
             f.linkage = "internal"

@@ -335,7 +335,7 @@ class JitKernel(_dispatch.Function):
         return nbtypes.Dispatcher(self.dispatcher)
 
     def _native_ok(self, sig) -> bool:
-        return self._cache and all(e.kind not in "sV" for e in sig.elements)
+        return self._cache and all(e.kind != "V" for e in sig.elements)
 
     def _load_native(self, sigs) -> list | None:
         """:class:`Compiled` objects of ``sigs`` from the native cache, or None
@@ -426,11 +426,6 @@ class JitKernel(_dispatch.Function):
                     self._add_loop(comp)
                     return comp
             nb_args = sig.numba_args
-            if any("string" in t for t in sig.args + (sig.ret or "",)):
-                # their entry points call the shared string subroutines: in
-                # the process before the code is compiled or loaded from a cache
-                from .string_elements import ensure_string_functions
-                ensure_string_functions()
             # a native library to repair needs LLVM code, which Numba's cache lacks
             fresh = self._native_ok(sig) and _native_needs_repair(self, sig)
             try:
@@ -490,9 +485,6 @@ class JitKernel(_dispatch.Function):
             raise TypeError(f"ckernels.jit: signature {sig.text} has dims: give its result "
                             "type")
         nb_args = cpu_dims.numba_arguments(self, sig)
-        if any(_dims.element_name(t) == "string" for t in sig.args + (sig.ret,)):
-            from .string_elements import ensure_string_functions
-            ensure_string_functions()
         import warnings
 
         from numba.core.errors import NumbaError, NumbaPerformanceWarning
@@ -784,10 +776,10 @@ class JitKernel(_dispatch.Function):
                     raise TypeError(f"{self.__name__}: no compiled signature {sig.text}; "
                                     f"compiled: {'; '.join(self.signatures) or 'none'}")
                 comp = self.compile(sig)
-        if comp.core:
-            raise NotSupportedError(f"{self.__name__}: signatures with dims (docs/dims.md) "
-                                    "run on the CPU only; no device source yet")
         from ..display.source import SourceCode   # prints as text, displays highlighted
+        if comp.core:
+            from . import device_dims
+            return SourceCode(device_dims.source(tgt, self, comp), target)
         return SourceCode(tgt.program(self, comp).source, target)
 
     def instantiate(self, dst_type, src_types, kernreq="single") -> Kernel:

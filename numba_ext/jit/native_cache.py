@@ -9,10 +9,13 @@ then global dead-code elimination), gives it an error path of its own that
 needs no Numba (:func:`record_status`, called through the Python C API), emits
 position-independent object code for the host CPU and links it with the
 system C compiler (``cc -shared``) against the installed ``libckernel.so``.
-A library whose undefined symbols are not all ``ck_*`` (libckernel), libc /
-libm or the Python C API (Numba's runtime or helpers: strings, dynamic
-``raise``, some math) is recorded as not native-cachable, and that signature
-keeps the Numba cache.
+The calls compiled code makes into Numba's runtime (NRT: the strings,
+lists and arrays a function makes) are renamed to libckernel's runtime with
+the same contract (:func:`nrt_renames`, ``ckernel/jit.h``), so string
+signatures are native libraries too.  A library whose undefined symbols are
+still not all ``ck_*`` (libckernel), libc / libm or the Python C API (Numba's
+helpers: a dynamic ``raise``, Unicode case tables, some math) is recorded as
+not native-cachable, and that signature keeps the Numba cache.
 
 In a fresh interpreter, :func:`load` finds the library by a key (module,
 qualified name, code key, source hash, signature, error model, Numba
@@ -368,6 +371,46 @@ def record_status(code, payload, pending):
 # ------------------------------------------------------------------ save --
 _ALLOWED: dict = {}
 
+#: the functions of Numba's runtime (NRT) compiled code calls by name -> the
+#: libckernel functions with the same contract (``ckernel/jit.h``): strings,
+#: lists and arrays made inside a cached function live and die in the library
+_NRT = {
+    "NRT_MemInfo_alloc": "ck_jit_meminfo_alloc",
+    "NRT_MemInfo_alloc_safe": "ck_jit_meminfo_alloc",
+    "NRT_MemInfo_alloc_aligned": "ck_jit_meminfo_alloc_aligned",
+    "NRT_MemInfo_alloc_safe_aligned": "ck_jit_meminfo_alloc_aligned",
+    "NRT_MemInfo_alloc_dtor": "ck_jit_meminfo_alloc_dtor",
+    "NRT_MemInfo_alloc_dtor_safe": "ck_jit_meminfo_alloc_dtor",
+    "NRT_MemInfo_call_dtor": "ck_jit_meminfo_call_dtor",
+    "NRT_MemInfo_new_varsize": "ck_jit_meminfo_new_varsize",
+    "NRT_MemInfo_new_varsize_dtor": "ck_jit_meminfo_new_varsize_dtor",
+    "NRT_MemInfo_varsize_alloc": "ck_jit_meminfo_varsize_alloc",
+    "NRT_MemInfo_varsize_realloc": "ck_jit_meminfo_varsize_realloc",
+    "NRT_MemInfo_varsize_free": "ck_jit_meminfo_varsize_free",
+    "NRT_Allocate": "ck_jit_allocate",
+    "NRT_Free": "ck_jit_free",
+}
+
+
+def nrt_renames() -> dict:
+    """:data:`_NRT` when libckernel's meminfo header is laid out as the one
+    Numba's code reads and writes inline (refct, dtor, dtor_info, data, size:
+    ``numba.core.runtime.nrtdynmod``), else ``{}`` (code using the runtime then
+    stays on Numba's cache)."""
+    from numba.core.runtime import nrtdynmod
+    rows = _native.layout_rows()
+    fields = ("refct", "dtor", "dtor_info", "data", "size")
+    elements = list(nrtdynmod._meminfo_struct_type.elements)
+    offset, want = 0, []
+    for name, el in zip(fields, elements):
+        size = el.width // 8 if hasattr(el, "width") else 8
+        want.append((name, (offset, size)))
+        offset += size
+    if len(elements) != len(fields) or any(rows.get(("ck_jit_meminfo", n)) != v
+                                           for n, v in want):
+        return {}
+    return dict(_NRT)
+
 
 def _allowed_symbols():
     """(libc, libm, libckernel, Python API) ctypes handles for the check of
@@ -427,7 +470,7 @@ def save(kernel, sig, result: str, tramp) -> str:
     if _stored(key, index_path, so_path):
         return "already stored"
     from .cpu_codegen import native_object
-    obj, undefined = native_object(library, tramp.symbase)
+    obj, undefined = native_object(library, tramp.symbase, nrt_renames())
     import subprocess
     import tempfile
     with tempfile.TemporaryDirectory(prefix="ckjit-") as tmp:

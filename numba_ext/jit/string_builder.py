@@ -4,16 +4,18 @@
 A ``@ckernels.jit`` function with a ``string`` result usually returns a
 concatenation::
 
-    return "item-" + str(i)          # or f"item-{i}"
+    return "item-" + str(i)          # or f"item-{i}", f"{name}-{i:05d}"
 
 Numba evaluates that as written: ``str(i)`` allocates a Numba ``str``, each
 ``+`` allocates another, and the entry point then encodes the last one into
 the destination arena.  For the entry points (and only for them), the jit
 lowers a *rope variant* of the function instead: the same typed IR, but the
 returned chain of ``+`` is replaced by a tuple of its leaves, and the entry
-point writes the leaves straight into the arena -- the lengths summed, one
-arena allocation, integers formatted into the arena bytes.  The function
-called from Python or from other jitted code is unchanged.
+point writes the leaves straight into the arena
+(:func:`ckernels.jit.string_elements.emit_store`: the lengths summed, one
+arena allocation, numbers formatted into the arena bytes by libckernel's
+``ckernel/text.h``).  The function called from Python or from other jitted
+code is unchanged.
 
 What is recognised (:func:`find_rope`): the function's single ``return``
 returns (through Numba's return ``cast``) a chain of ``+`` whose operands are
@@ -21,31 +23,32 @@ both Numba ``str`` (typed ``unicode_type`` by the ``+``), where every
 intermediate value is a temporary defined once, in the return's block, and
 used only by the chain.  Its leaves are then
 
-* ``str(x)`` of an integer (any width, signed or unsigned) or a bool, also
-  what an f-string's ``{x}`` becomes (``FORMAT_VALUE`` is ``str(x)`` in
-  Numba) -- when that ``str(x)`` is itself a temporary used once; written in
-  decimal (``"True"``/``"False"``) exactly as Python's ``str``;
-* any other ``str`` value (constants, string arguments, results of calls,
-  locals, ``str(float)`` -- Numba's own), copied as UTF-8.
+* ``str(x)`` of an integer (any width, signed or unsigned), a bool or a
+  float (float32/float64) -- when that ``str(x)`` is itself a temporary used
+  once -- written as Python's ``str``;
+* an f-string field (:func:`ckernels.jit.fstrings.format_value`) of such a
+  number or of a ``str``, with its constant format spec (``{i:05d}``,
+  ``{x:.3f}``, ``{s:>10}``), written as Python's ``format``;
+* a string constant, copied from the code;
+* the pieces of ``"".join(L)`` of a list ``L`` built by appends just before
+  (what CPython makes of an f-string of more than 30 pieces);
+* any other ``str`` value (string arguments, results of calls, locals),
+  copied as UTF-8.
 
 Anything else keeps today's code (the entry point encodes the returned
 ``str``): a chain value used elsewhere (``s = "a" + str(i); n = len(s)``),
-several ``return`` statements, an ``Optional`` result, a single leaf
-(``return str(i)`` alone is still a chain of one: it is recognised too).
+several ``return`` statements, an ``Optional`` result.  A single leaf
+(``return str(i)`` alone, ``return f"{x:.2f}"``) is a chain of one.
 """
 
 from __future__ import annotations
 
 import operator
 
-import numpy as np
 from numba.core import ir, types
-from numba.extending import overload, register_jitable
 
-from .._numba.allocator import allocate
-from .._numba.memblock import memblock_from_address
-from .._numba.strings import store_string
-from .._numba.utf8 import load_intp, memcpy, store_u8, str_encode_into, str_utf8_nbytes
+from . import fstrings
+from .string_elements import Piece, parse_spec, value_kind
 
 #: abi tag that names the rope variant of a function (its own mangled name)
 ROPE_ABI_TAG = "ckrope"
@@ -53,7 +56,9 @@ ROPE_ABI_TAG = "ckrope"
 
 class Rope:
     """A recognised chain: the return block, the statement positions to drop
-    and the leaves ``[(kind, var)]`` (``kind`` is ``"str"`` or ``"num"``)."""
+    and the leaves ``[(kind, var, spec)]``: ``("const", text, None)``,
+    ``("str", var, None)`` (a Numba str), ``("num", var, spec)`` (a number;
+    spec None: ``str(x)``) or ``("text", var, spec)`` (a str with a spec)."""
 
     __slots__ = ("label", "drop", "ret_index", "leaves")
 
@@ -61,7 +66,7 @@ class Rope:
         self.label, self.drop, self.ret_index, self.leaves = label, drop, ret_index, leaves
 
     def __repr__(self):
-        return f"Rope(leaves={[(k, getattr(v, 'name', v)) for k, v in self.leaves]})"
+        return f"Rope(leaves={[(k, getattr(v, 'name', v), sp) for k, v, sp in self.leaves]})"
 
 
 def _use_counts(func_ir):
@@ -84,7 +89,25 @@ def _is_str_builtin(func_ir, var):
         d = func_ir.get_definition(var)
     except Exception:       # noqa: BLE001 - no single definition: not ours
         return False
-    return isinstance(d, (ir.Global, ir.FreeVar)) and d.value is str
+    return isinstance(d, (ir.Global, ir.FreeVar)) and d.value in (str, fstrings.str_value)
+
+
+def _format_leaf(func_ir, typemap, e):
+    """The leaf of an f-string field ``format_value(x, spec, conversion)``,
+    or None (the field's Numba ``str`` is then an ordinary leaf)."""
+    value, spec, conv = e.args
+    text = fstrings.constant_text(func_ir, spec)
+    conversion = fstrings.constant_text(func_ir, conv)
+    kind = value_kind(typemap[value.name])
+    if text is None or conversion is None or kind is None:
+        return None
+    if kind == "str":
+        if conversion not in ("", "s"):
+            return None
+        return ("text", value, text) if text else ("str", value, None)
+    if conversion and text:          # str(number) formatted as text: general path
+        return None
+    return ("num", value, text or None)
 
 
 def find_rope(func_ir, typemap, calltypes, restype):
@@ -120,10 +143,60 @@ def find_rope(func_ir, typemap, calltypes, restype):
 
     drop, leaves = [], []
 
+    def join_parts(i, e):
+        """The values appended to ``L`` in ``"".join(L)`` (``e``, statement
+        ``i``: how CPython compiles an f-string of more than 30 pieces), with
+        the statements that go with them, or None."""
+        if not (e.op == "call" and len(e.args) == 1 and not e.kws and e.vararg is None):
+            return None
+        fi = temp_def(e.func)
+        g = body[fi].value if fi is not None else None
+        if not (isinstance(g, ir.Expr) and g.op == "getattr" and g.attr == "join"):
+            return None
+        sep = typemap.get(g.value.name)
+        if not (isinstance(sep, types.StringLiteral) and sep.literal_value == ""):
+            return None
+        lst = e.args[0]
+        li = where.get(lst.name)
+        bl = body[li].value if li is not None else None
+        if not (isinstance(bl, ir.Expr) and bl.op == "build_list" and not bl.items
+                and len(defs.get(lst.name, ())) == 1):
+            return None
+        parts, stmts, seen = [], [fi, li], 1      # the join's own use of L
+        for j in range(li + 1, i):
+            st = body[j]
+            if not any(v.name == lst.name for v in st.list_vars()):
+                continue
+            a = st.value if isinstance(st, ir.Assign) else None
+            if not isinstance(a, ir.Expr):
+                return None
+            if not (a.op == "getattr" and a.attr == "append" and
+                    uses.get(st.target.name, 0) == 1):
+                return None
+            k = next((k for k in range(j + 1, i) if isinstance(body[k], ir.Assign)
+                      and isinstance(body[k].value, ir.Expr) and body[k].value.op == "call"
+                      and body[k].value.func.name == st.target.name), None)
+            c = body[k].value if k is not None else None
+            if c is None or len(c.args) != 1 or c.kws or uses.get(body[k].target.name, 0):
+                return None
+            parts.append(c.args[0])
+            stmts += [j, k]
+            seen += 1
+        if seen != uses.get(lst.name, 0):
+            return None
+        return parts, stmts
+
     def walk(var):
         i = temp_def(var)
         if i is not None:
             e = body[i].value
+            joined = join_parts(i, e) if isinstance(e, ir.Expr) else None
+            if joined is not None:
+                drop.append(i)
+                drop.extend(joined[1])
+                for part in joined[0]:
+                    walk(part)
+                return
             if isinstance(e, ir.Expr) and e.op == "binop" and e.fn is operator.add:
                 sig = calltypes.get(e)
                 if sig is not None and sig.return_type == types.unicode_type and all(
@@ -134,18 +207,23 @@ def find_rope(func_ir, typemap, calltypes, restype):
                     return
             if (isinstance(e, ir.Expr) and e.op == "call" and len(e.args) == 1
                     and not e.kws and e.vararg is None and _is_str_builtin(func_ir, e.func)):
-                t = types.unliteral(typemap[e.args[0].name])
-                if isinstance(t, (types.Integer, types.Boolean)):
+                if value_kind(typemap[e.args[0].name]) in ("int", "bool", "float"):
                     drop.append(i)
-                    leaves.append(("num", e.args[0]))
+                    leaves.append(("num", e.args[0], None))
+                    return
+            if fstrings.is_format_call(func_ir, e):
+                leaf = _format_leaf(func_ir, typemap, e)
+                if leaf is not None:
+                    drop.append(i)
+                    leaves.append(leaf)
                     return
         t = typemap.get(var.name)
         if isinstance(t, types.StringLiteral) and _utf8_ok(t.literal_value):
-            leaves.append(("const", t.literal_value))
+            leaves.append(("const", t.literal_value, None))
             return
         if not isinstance(t, types.UnicodeType):
             raise _NotRope
-        leaves.append(("str", var))
+        leaves.append(("str", var, None))
 
     try:
         walk(cast.value)
@@ -169,10 +247,9 @@ def _utf8_ok(text):
 
 
 def leaf_type(typemap, kind, var):
-    t = types.unliteral(typemap[var.name])
-    if kind == "str":
+    if kind in ("str", "text"):
         return types.unicode_type
-    return t
+    return types.unliteral(typemap[var.name])
 
 
 def variant_ir(func_ir, typemap, rope):
@@ -181,11 +258,11 @@ def variant_ir(func_ir, typemap, rope):
     new_ir = func_ir.copy()
     blk = new_ir.blocks[rope.label]
     scope, loc = blk.scope, blk.terminator.loc
-    tys = [leaf_type(typemap, k, v) for k, v in rope.leaves if k != "const"]
+    tys = [leaf_type(typemap, k, v) for k, v, _ in rope.leaves if k != "const"]
     tup_ty = types.Tuple(tys)
     tmap = dict(typemap)
     drop = set(rope.drop)
-    items = [v for k, v in rope.leaves if k != "const"]
+    items = [v for k, v, _ in rope.leaves if k != "const"]
     leaf_names = list(dict.fromkeys(v.name for v in items))
     # the chain's temporaries are gone; the leaves' own ``del`` (their last
     # use was in the chain) moves after the tuple that takes them
@@ -212,7 +289,7 @@ def variant_ir(func_ir, typemap, rope):
 
 def lower_variant(lowerer):
     """Lower the rope variant of the function ``lowerer`` just lowered, into
-    the same library: its ``(fndesc, leaf tuple type)``, or None."""
+    the same library: its ``(fndesc, leaf tuple type, layout)``, or None."""
     from numba.core import funcdesc
     fndesc = lowerer.fndesc
     rope = find_rope(lowerer.func_ir, fndesc.typemap, fndesc.calltypes, fndesc.restype)
@@ -241,165 +318,41 @@ def lower_variant(lowerer):
         if fn.name.startswith("__excinfo_unwrap_args") and not fn.is_declaration:
             fn.linkage = "linkonce_odr"
     low.library.add_ir_module(low.module)
-    return fd, tup_ty, layout(rope)
+    return fd, tup_ty, layout(rope, tmap)
 
 
-def layout(rope):
-    """``(pieces, constants)``: the store's layout of the leaves, in order --
-    ``("const",)`` (the next constant) or ``("item", k)`` (the k-th item of the
-    variant's tuple) -- and the constants' bytes: their total length, each
-    one's length (int64 words) and their UTF-8 one after the other.  The
-    layout names neither text nor lengths, so one store function serves every
-    function of the same shape."""
-    import struct
-    out, lens, k = [], [], 0
-    data = b""
-    for kind, v in rope.leaves:
+def layout(rope, typemap):
+    """The store's layout of the leaves, in order: ``("const", bytes)`` or
+    ``("item", k, kind, spec bytes or None)`` (the k-th item of the variant's
+    tuple, written as a :class:`~ckernels.jit.string_elements.Piece` of
+    ``kind``; the spec parsed for its value)."""
+    out, k = [], 0
+    for kind, v, spec in rope.leaves:
         if kind == "const":
             enc = v.encode("utf-8")
             if enc:
-                out.append(("const",))
-                lens.append(len(enc))
-                data += enc
-        else:
-            out.append(("item", k))
-            k += 1
-    blob = struct.pack(f"<{len(lens) + 1}q", len(data), *lens) + data
-    return tuple(out), blob
+                out.append(("const", enc))
+            continue
+        parsed = None
+        if spec:
+            parsed = parse_spec(spec, "str" if kind == "text" else
+                                value_kind(typemap[v.name]))
+        out.append(("item", k, kind, parsed))
+        k += 1
+    return tuple(out)
 
 
-# ------------------------------------------------------------- the store --
-@register_jitable
-def _udigits(v):
-    ten = np.uint64(10)
-    n = 1
-    while v >= ten:
-        v //= ten
-        n += 1
-    return n
+def pieces(layout_, context, builder, tup_type, tup):
+    """The :class:`~ckernels.jit.string_elements.Piece` list of a layout for
+    the variant's returned tuple ``tup`` (an LLVM value of ``tup_type``)."""
+    out = []
+    for entry in layout_:
+        if entry[0] == "const":
+            out.append(Piece("const", entry[1]))
+            continue
+        _, k, kind, spec = entry
+        out.append(Piece(kind, builder.extract_value(tup, k), tup_type[k], spec))
+    return out
 
 
-@register_jitable
-def _uwrite(p, v, n):
-    ten = np.uint64(10)
-    q = p + n - 1
-    for _ in range(n):
-        store_u8(q, np.int64(v % ten) + 48)
-        q -= 1
-        v //= ten
-
-
-@register_jitable
-def _abs_u64(v):
-    """``(|v| as uint64, v < 0)`` for an int64 (INT64_MIN included)."""
-    if v < 0:
-        return np.uint64(-(v + 1)) + np.uint64(1), True
-    return np.uint64(v), False
-
-
-def piece_nbytes(x):
-    """Bytes of the decimal / UTF-8 text of a rope leaf (jitted code only)."""
-
-
-def piece_write(x, p):
-    """Write a rope leaf at address ``p``; the address after it (jitted code only)."""
-
-
-@overload(piece_nbytes)
-def _ov_piece_nbytes(x):
-    if isinstance(x, types.UnicodeType):
-        return lambda x: str_utf8_nbytes(x)
-    if isinstance(x, types.Boolean):
-        return lambda x: 4 if x else 5
-    if isinstance(x, types.Integer):
-        if x.signed:
-            def impl(x):
-                u, neg = _abs_u64(np.int64(x))
-                return _udigits(u) + (1 if neg else 0)
-            return impl
-        return lambda x: _udigits(np.uint64(x))
-
-
-@overload(piece_write)
-def _ov_piece_write(x, p):
-    if isinstance(x, types.UnicodeType):
-        return lambda x, p: p + str_encode_into(x, p)
-    if isinstance(x, types.Boolean):
-        def impl_bool(x, p):
-            if x:
-                store_u8(p, 84)       # True
-                store_u8(p + 1, 114)
-                store_u8(p + 2, 117)
-                store_u8(p + 3, 101)
-                return p + 4
-            store_u8(p, 70)           # False
-            store_u8(p + 1, 97)
-            store_u8(p + 2, 108)
-            store_u8(p + 3, 115)
-            store_u8(p + 4, 101)
-            return p + 5
-        return impl_bool
-    if isinstance(x, types.Integer):
-        if x.signed:
-            def impl(x, p):
-                u, neg = _abs_u64(np.int64(x))
-                if neg:
-                    store_u8(p, 45)   # '-'
-                    p += 1
-                n = _udigits(u)
-                _uwrite(p, u, n)
-                return p + n
-            return impl
-
-        def impl_u(x, p):
-            u = np.uint64(x)
-            n = _udigits(u)
-            _uwrite(p, u, n)
-            return p + n
-        return impl_u
-
-
-_store_functions: dict = {}
-
-
-def store_function(pieces):
-    """``store(arena, dst, leaves, constants)`` for a :func:`layout`: the
-    summed length, one allocation from the arena, the pieces written in order
-    (the constant ones copied from the address ``constants``), the
-    ``ck_string`` at ``dst`` set.  One Python function per layout, compiled
-    by Numba per leaf types (and kept, like any Numba subroutine: layouts
-    name lengths, not text, so there are few)."""
-    fn = _store_functions.get(pieces)
-    if fn is None:
-        nconst = sum(1 for piece in pieces if piece[0] == "const")
-        sizes = ["load_intp(c)"] + [f"piece_nbytes(t[{piece[1]}])" for piece in pieces
-                                    if piece[0] == "item"]
-        lines = ["def rope_store(arena, dst, t, c):",
-                 "    if arena == 0:",
-                 "        raise ValueError('a string result needs a destination arena')",
-                 "    n = " + " + ".join(sizes),
-                 "    b, e = allocate(memblock_from_address(arena), n, 1)",
-                 "    p = b",
-                 f"    q = c + {8 * (nconst + 1)}"]
-        glb = {"piece_nbytes": piece_nbytes, "piece_write": piece_write,
-               "allocate": allocate, "memblock_from_address": memblock_from_address,
-               "store_string": store_string, "memcpy": memcpy, "load_intp": load_intp}
-        j = 0
-        for piece in pieces:
-            if piece[0] == "item":
-                lines.append(f"    p = piece_write(t[{piece[1]}], p)")
-            else:
-                j += 1
-                lines += [f"    m = load_intp(c + {8 * j})",
-                          "    memcpy(p, q, m)",
-                          "    p += m",
-                          "    q += m"]
-        lines.append("    store_string(dst, b, e)")
-        ns: dict = {}
-        exec(compile("\n".join(lines) + "\n", "<ckernels.jit rope store>", "exec"),
-             glb, ns)
-        fn = _store_functions[pieces] = ns["rope_store"]
-    return fn
-
-
-__all__ = ["find_rope", "lower_variant", "store_function", "ROPE_ABI_TAG", "Rope"]
+__all__ = ["find_rope", "lower_variant", "layout", "pieces", "ROPE_ABI_TAG", "Rope"]

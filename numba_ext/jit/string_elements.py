@@ -1,37 +1,475 @@
-"""String elements of jitted entry points: the shared subroutines that load a
-``string`` argument (a ``ck_string {begin, end}``, strict UTF-8) into a Numba
-``str`` -- ASCII bytes in place, without a copy or an allocation (the
-argument's bytes outlive the call: a NumPy StringDType buffer, a ckernels
-arena) -- and store a ``str`` result into the destination arena (the pod
-allocator, :func:`ckernels._numba.strings.store_str`).
+"""String elements of jitted entry points, emitted as LLVM IR around
+libckernel's text functions (``ckernel/text.h``): no Numba compilation.
 
-They are compiled once per process, only when a signature with ``string``
-is first compiled or loaded from a cache (:func:`ensure_string_functions`:
-Numba's typing of its unicode operations costs about a second), into a
-library of their own, and exported by stable names so cached entry points
-find them.  A ``string`` result that is a returned concatenation is written
-by the one-pass builder instead (:mod:`ckernels.jit.string_builder`).
+* :func:`emit_load_string` -- a ``string`` argument (a ``ck_string {begin,
+  end}``, strict UTF-8) as a Numba ``str``: checked by ``ck_utf8_measure``;
+  ASCII bytes used in place (the argument's bytes -- a NumPy StringDType
+  buffer, a ckernels arena -- outlive the call: no copy, no allocation),
+  anything else decoded into one NRT allocation of the narrowest kind
+  (``ck_utf8_decode``).
+* :func:`emit_store` -- a ``string`` result written into the destination
+  arena in one pass from its *pieces*: constants (bytes in the code), Numba
+  ``str`` values, numbers with or without a format spec, ``str`` values with
+  a spec.  Every piece is measured (numbers are formatted into a small stack
+  buffer on the way), the lengths are summed, the arena makes one allocation
+  (``ck_pod_allocate``) and the pieces are written into it; the returned
+  ``str`` of a function that is not a recognised concatenation is the store
+  of one piece.
+* :func:`emit_format_str` -- one formatted value as a new Numba ``str`` (an
+  f-string's ``{x:spec}`` outside a one-pass chain).
+
+Failures are a ``ck_status`` whose message the C function (or
+``ck_set_error`` here) recorded on the calling thread: the emitters call
+``on_error(builder, status)``, which emits the caller's way out (release what
+it owns, return the status).  The code calls only libckernel and Numba's NRT
+by name, so it is cachable (``cache=True``) and, with the NRT routed to
+libckernel, a native library (:mod:`ckernels.jit.native_cache`).
+
+The Numba-compiled ``load_string`` / ``store_string_result`` serve the
+generated element functions (:func:`ckernels.jit.cpu_codegen.element_function`)
+that Numba compiles for signatures the direct entry points do not cover.
 """
 
 from __future__ import annotations
 
+import hashlib
+
 from llvmlite import ir
-from numba.core import cgutils, compiler, types
-from numba.core.compiler_lock import global_compiler_lock
-from numba.core.registry import cpu_target
+from numba.core import cgutils, types
 from numba.extending import intrinsic, overload, register_jitable
 
-from ..errors import JitOnlyError
+from .. import _native
+from ..errors import CKValueError, CKTypeError, JitOnlyError, OutOfMemoryError
 from .._numba.memblock import memblock_from_address
 from .._numba.strings import store_str
 from .._numba.utf8 import borrow_utf8
-from .error_path import ensure_shared_functions, export, shared_library
 
+_i1 = ir.IntType(1)
+_i8 = ir.IntType(8)
+_i8p = _i8.as_pointer()
 _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
-_string_library = None
+_i64p = _i64.as_pointer()
+_f32 = ir.FloatType()
+_f64 = ir.DoubleType()
+
+#: bytes of the stack buffer a number is formatted into while measuring
+#: (longer texts -- wide fields, long 'f' precisions -- are formatted twice:
+#: measured, then written straight into the arena)
+NUMBER_BUFFER = 64
+
+_SPEC = ir.ArrayType(_i8, 32)     # ck_format_spec (32 bytes, text.h)
+
+#: the C functions the emitted code calls, by name
+SIGNATURES = {
+    "ck_utf8_measure": ir.FunctionType(_i32, [_i8p, _i64, _i64p, ir.IntType(32).as_pointer()]),
+    "ck_utf8_decode": ir.FunctionType(_i32, [_i8p, _i64, _i8p, _i32]),
+    "ck_format_int64": ir.FunctionType(_i32, [_i8p, _i64, _i8p, _i64, _i64p]),
+    "ck_format_uint64": ir.FunctionType(_i32, [_i8p, _i64, _i8p, _i64, _i64p]),
+    "ck_format_bool": ir.FunctionType(_i32, [_i8p, _i64, _i8p, _i8, _i64p]),
+    "ck_format_float64": ir.FunctionType(_i32, [_i8p, _i64, _i8p, _f64, _i64p]),
+    "ck_format_float32": ir.FunctionType(_i32, [_i8p, _i64, _i8p, _f32, _i64p]),
+    "ck_format_text": ir.FunctionType(_i32, [_i8p, _i64, _i8p, _i8p, _i32, _i64, _i64p]),
+    "ck_pod_allocate": ir.FunctionType(_i32, [_i8p, _i64, _i64, _i8p.as_pointer(),
+                                              _i8p.as_pointer()]),
+    "ck_set_error": ir.FunctionType(_i32, [_i32, _i8p]),
+}
 
 
+def _declare(module, name):
+    return cgutils.get_or_insert_function(module, SIGNATURES[name], name)
+
+
+def _status(cls) -> int:
+    return int(cls.status)
+
+
+# ------------------------------------------------------------ format specs --
+_KINDS = {"int": 1, "bool": 2, "float": 3, "str": 4}
+
+
+def parse_spec(spec: str, kind: str) -> bytes:
+    """The 32 bytes of the ``ck_format_spec`` of ``spec`` for values of
+    ``kind`` ("int", "bool", "float", "str"); ValueError (Python's message)
+    when Python refuses that spec for that kind of value."""
+    ffi, lib = _native.ffi, _native.lib
+    data = spec.encode("utf-8", "surrogatepass")
+    out = ffi.new("ck_format_spec *")
+    status = lib.ck_format_spec_parse(data, len(data), _KINDS[kind], out)
+    if status != 0:
+        msg = _native.last_error()
+        raise ValueError(msg.split(": ", 1)[1] if msg.startswith("ck_format_spec_parse: ")
+                         else msg)
+    return bytes(ffi.buffer(out))
+
+
+def value_kind(t) -> str | None:
+    """The format kind of Numba type ``t`` ("int", "bool", "float", "str"),
+    or None when the builder does not format it."""
+    t = types.unliteral(t)
+    if isinstance(t, types.Boolean):
+        return "bool"
+    if isinstance(t, types.Integer):
+        return "int"
+    if t in (types.float32, types.float64):
+        return "float"
+    if isinstance(t, types.UnicodeType):
+        return "str"
+    return None
+
+
+def _global_bytes(module, data: bytes, align: int = 1):
+    """An internal constant holding ``data`` (named by its content), as i8*."""
+    name = f"ckjit_bytes_{hashlib.sha256(data).hexdigest()[:16]}_{len(data)}"
+    try:
+        gv = module.get_global(name)
+    except KeyError:
+        ty = ir.ArrayType(_i8, len(data))
+        gv = ir.GlobalVariable(module, ty, name=name)
+        gv.linkage = "internal"
+        gv.global_constant = True
+        gv.unnamed_addr = True
+        gv.align = align
+        gv.initializer = ir.Constant(ty, bytearray(data))
+    return gv.bitcast(_i8p)
+
+
+def _spec_ptr(module, spec: bytes | None):
+    if spec is None:
+        return ir.Constant(_i8p, None)
+    return _global_bytes(module, spec, 8)
+
+
+def _set_error(builder, status: int, message: str):
+    text = _global_bytes(builder.module, message.encode() + b"\0")
+    return builder.call(_declare(builder.module, "ck_set_error"), [ir.Constant(_i32, status),
+                                                                  text])
+
+
+def _check(builder, st, on_error):
+    with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)), likely=False):
+        on_error(builder, st)
+
+
+# ---------------------------------------------------------------- numbers --
+def _number_call(builder, nbty, value, out, cap, spec, lenp):
+    """``ck_format_<T>(out, cap, spec, value, lenp)`` for Numba type ``nbty``."""
+    module = builder.module
+    t = types.unliteral(nbty)
+    if isinstance(t, types.Boolean):
+        v = builder.zext(value, _i8) if value.type.width < 8 else value
+        return builder.call(_declare(module, "ck_format_bool"), [out, cap, spec, v, lenp])
+    if isinstance(t, types.Integer):
+        if value.type.width < 64:
+            value = builder.sext(value, _i64) if t.signed else builder.zext(value, _i64)
+        name = "ck_format_int64" if t.signed else "ck_format_uint64"
+        return builder.call(_declare(module, name), [out, cap, spec, value, lenp])
+    if t == types.float32:
+        return builder.call(_declare(module, "ck_format_float32"), [out, cap, spec, value, lenp])
+    if t == types.float64:
+        return builder.call(_declare(module, "ck_format_float64"), [out, cap, spec, value, lenp])
+    raise TypeError(f"ckernels.jit: no text form for {t}")
+
+
+def _plain_integer(nbtype, spec) -> bool:
+    """An integer written as ``str(x)``: its decimal digits are emitted inline
+    (a C call and two copies cost a third of a short string's time)."""
+    t = types.unliteral(nbtype)
+    return spec is None and isinstance(t, types.Integer)
+
+
+def _decimal(builder, nbtype, value):
+    """``(magnitude as u64, negative i1, byte count)`` of ``str(value)``."""
+    t = types.unliteral(nbtype)
+    if value.type.width < 64:
+        value = builder.sext(value, _i64) if t.signed else builder.zext(value, _i64)
+    zero = ir.Constant(_i64, 0)
+    if t.signed:
+        neg = builder.icmp_signed("<", value, zero)
+        mag = builder.select(neg, builder.sub(zero, value), value)  # INT64_MIN: 2**63 as u64
+    else:
+        neg, mag = ir.Constant(_i1, 0), value
+    # digits: compare with 10, 100, ... (no division)
+    ndig = ir.Constant(_i64, 1)
+    for k in range(1, 20):
+        ndig = builder.add(ndig, builder.zext(
+            builder.icmp_unsigned(">=", mag, ir.Constant(_i64, 10 ** k)), _i64))
+    return mag, neg, builder.add(ndig, builder.zext(neg, _i64))
+
+
+def _write_decimal(builder, pos, mag, neg, n):
+    """Write the digits of ``mag`` (with '-' when ``neg``) in the ``n`` bytes at ``pos``."""
+    with builder.if_then(neg):
+        builder.store(ir.Constant(_i8, ord("-")), pos)
+    q = cgutils.alloca_once_value(builder, builder.gep(pos, [builder.sub(n, ir.Constant(_i64, 1))]))
+    u = cgutils.alloca_once_value(builder, mag)
+    ten = ir.Constant(_i64, 10)
+    loop = builder.append_basic_block("ck_digits")
+    done = builder.append_basic_block("ck_digits_done")
+    builder.branch(loop)
+    builder.position_at_end(loop)
+    v = builder.load(u)
+    d = builder.trunc(builder.urem(v, ten), _i8)
+    builder.store(builder.add(d, ir.Constant(_i8, ord("0"))), builder.load(q))
+    builder.store(builder.gep(builder.load(q), [ir.Constant(_i64, -1)]), q)
+    rest = builder.udiv(v, ten)
+    builder.store(rest, u)
+    builder.cbranch(builder.icmp_unsigned("!=", rest, ir.Constant(_i64, 0)), loop, done)
+    builder.position_at_end(done)
+
+
+# ----------------------------------------------------------------- strings --
+def _unicode(context, builder, value):
+    return cgutils.create_struct_proxy(types.unicode_type)(context, builder, value=value)
+
+
+def _text_call(builder, s, out, cap, spec, lenp):
+    return builder.call(_declare(builder.module, "ck_format_text"),
+                        [out, cap, spec, builder.bitcast(s.data, _i8p), s.kind, s.length, lenp])
+
+
+def _ascii_str(context, builder, data, length):
+    """A Numba ``str`` over ASCII bytes in place: no copy, no meminfo (like a
+    string constant: nothing to free); valid while the bytes are."""
+    s = cgutils.create_struct_proxy(types.unicode_type)(context, builder)
+    s.data = builder.bitcast(data, s.data.type)
+    s.length = length
+    s.kind = ir.Constant(s.kind.type, 1)
+    s.is_ascii = ir.Constant(s.is_ascii.type, 1)
+    s.hash = ir.Constant(s.hash.type, -1)
+    s.meminfo = cgutils.get_null_value(s.meminfo.type)
+    s.parent = cgutils.get_null_value(s.parent.type)
+    return s._getvalue()
+
+
+def _measure(builder, begin, nbytes, on_error):
+    lenp = cgutils.alloca_once(builder, _i64)
+    maxp = cgutils.alloca_once(builder, _i32)
+    st = builder.call(_declare(builder.module, "ck_utf8_measure"), [begin, nbytes, lenp, maxp])
+    _check(builder, st, on_error)
+    return builder.load(lenp), builder.load(maxp)
+
+
+def emit_str_from_utf8(context, builder, begin, nbytes, on_error, measured=None):
+    """A new Numba ``str`` (owned) from ``nbytes`` (i64) of UTF-8 at ``begin``
+    (i8*), checked strictly (CK_ERR_VALUE naming the byte otherwise);
+    ``measured``: its ``(length, largest code point)`` when known."""
+    module = builder.module
+    length, maxc = measured or _measure(builder, begin, nbytes, on_error)
+    one, two, four = (ir.Constant(_i32, k) for k in (1, 2, 4))
+    kind = builder.select(builder.icmp_unsigned("<", maxc, ir.Constant(_i32, 0x100)), one,
+                          builder.select(builder.icmp_unsigned("<", maxc,
+                                                               ir.Constant(_i32, 0x10000)),
+                                         two, four))
+    ascii_ = builder.icmp_unsigned("<", maxc, ir.Constant(_i32, 0x80))
+    width = builder.zext(kind, _i64)
+    size = builder.mul(width, builder.add(length, ir.Constant(_i64, 1)))
+    mi = context.nrt.meminfo_alloc_unchecked(builder, size)
+    with builder.if_then(cgutils.is_null(builder, mi), likely=False):
+        on_error(builder, _set_error(builder, _status(OutOfMemoryError),
+                                     "no memory for a string argument"))
+    data = context.nrt.meminfo_data(builder, mi)
+    with builder.if_else(ascii_, likely=True) as (asc, wide):
+        with asc:
+            cgutils.memcpy(builder, data, begin, nbytes)
+        with wide:
+            builder.call(_declare(module, "ck_utf8_decode"), [begin, nbytes, data, kind])
+    # the terminator Numba's strings carry
+    cgutils.memset(builder, builder.gep(data, [builder.mul(width, length)]), width, 0)
+    s = cgutils.create_struct_proxy(types.unicode_type)(context, builder)
+    s.data = data
+    s.length = length
+    s.kind = kind
+    s.is_ascii = builder.zext(ascii_, _i32)
+    s.hash = ir.Constant(s.hash.type, -1)
+    s.meminfo = mi
+    s.parent = cgutils.get_null_value(s.parent.type)
+    return s._getvalue()
+
+
+def emit_load_string(context, builder, ptr, on_error):
+    """The ``ck_string`` at ``ptr`` (i8*) -- a kernel argument, whose bytes
+    outlive the call -- as a Numba ``str`` (owned): ASCII bytes used in place
+    (no copy, no allocation), anything else decoded into a new one; empty is
+    Numba's constant ``""``."""
+    p = builder.bitcast(ptr, _i64p)
+    b = builder.load(p)
+    e = builder.load(builder.gep(p, [ir.Constant(_i32, 1)]))
+    n = builder.sub(e, b)
+    out = cgutils.alloca_once(builder, context.get_value_type(types.unicode_type))
+    with builder.if_else(builder.icmp_signed(">", n, ir.Constant(_i64, 0)),
+                         likely=True) as (text, empty):
+        with text:
+            begin = builder.inttoptr(b, _i8p)
+            length, maxc = _measure(builder, begin, n, on_error)
+            ascii_ = builder.icmp_unsigned("<", maxc, ir.Constant(_i32, 0x80))
+            with builder.if_else(ascii_, likely=True) as (asc, wide):
+                with asc:
+                    builder.store(_ascii_str(context, builder, begin, length), out)
+                with wide:
+                    builder.store(emit_str_from_utf8(context, builder, begin, n, on_error,
+                                                     (length, maxc)), out)
+        with empty:
+            builder.store(context.get_constant_generic(builder, types.unicode_type, ""), out)
+    return builder.load(out)
+
+
+class Piece:
+    """One piece of a string result: ``kind`` "const" (``value``: bytes),
+    "str" (a Numba ``str``), "num" (a number of Numba type ``nbtype``) or
+    "text" (a Numba ``str`` with a spec); ``spec``: ``ck_format_spec``
+    bytes or None (plain ``str(x)``)."""
+
+    __slots__ = ("kind", "value", "nbtype", "spec")
+
+    def __init__(self, kind, value, nbtype=None, spec=None):
+        self.kind, self.value, self.nbtype, self.spec = kind, value, nbtype, spec
+
+    def __repr__(self) -> str:
+        return f"Piece({self.kind}, {self.nbtype}, spec={self.spec is not None})"
+
+
+def emit_store(context, builder, arena, dst, pieces, on_error):
+    """Write ``pieces`` (:class:`Piece`) as one string into ``arena`` (the
+    ``ck_memblock *`` as i64, 0: none) and point the ``ck_string`` at ``dst``
+    (i8*) to it: measure, one allocation, write (see the module doc)."""
+    module = builder.module
+    zero = ir.Constant(_i64, 0)
+    total = ir.Constant(_i64, sum(len(p.value) for p in pieces if p.kind == "const"))
+    plan = []
+    for p in pieces:
+        if p.kind == "const":
+            if p.value:
+                plan.append((p, None, None))
+            continue
+        lenp = cgutils.alloca_once(builder, _i64)
+        spec = _spec_ptr(module, p.spec)
+        if p.kind == "num" and _plain_integer(p.nbtype, p.spec):
+            mag, neg, n = _decimal(builder, p.nbtype, p.value)
+            builder.store(n, lenp)
+            plan.append((p, lenp, (mag, neg)))
+        elif p.kind == "num":
+            buf = cgutils.alloca_once(builder, ir.ArrayType(_i8, NUMBER_BUFFER))
+            out = builder.bitcast(buf, _i8p)
+            st = _number_call(builder, p.nbtype, p.value, out,
+                              ir.Constant(_i64, NUMBER_BUFFER), spec, lenp)
+            _check(builder, st, on_error)
+            plan.append((p, lenp, out))
+        else:
+            s = _unicode(context, builder, p.value)
+            if p.kind == "str":
+                # ASCII: the length is the byte count, no call
+                builder.store(s.length, lenp)
+                with builder.if_then(builder.icmp_unsigned("==", s.is_ascii,
+                                                           ir.Constant(s.is_ascii.type, 0)),
+                                     likely=False):
+                    st = _text_call(builder, s, ir.Constant(_i8p, None), zero, spec, lenp)
+                    _check(builder, st, on_error)
+            else:
+                st = _text_call(builder, s, ir.Constant(_i8p, None), zero, spec, lenp)
+                _check(builder, st, on_error)
+            plan.append((p, lenp, s))
+        total = builder.add(total, builder.load(lenp))
+    with builder.if_then(builder.icmp_unsigned("==", arena, zero), likely=False):
+        on_error(builder, _set_error(builder, _status(CKValueError),
+                                     "a string result needs a destination arena"))
+    bp = cgutils.alloca_once(builder, _i8p)
+    ep = cgutils.alloca_once(builder, _i8p)
+    st = builder.call(_declare(module, "ck_pod_allocate"),
+                      [builder.inttoptr(arena, _i8p), total, ir.Constant(_i64, 1), bp, ep])
+    _check(builder, st, on_error)
+    pos = builder.load(bp)
+    consts = b"".join(p.value for p, _, _ in plan if p.kind == "const")
+    cbase = _global_bytes(module, consts) if consts else None
+    coff = 0
+    scratch = cgutils.alloca_once(builder, _i64)
+    for p, lenp, extra in plan:
+        if p.kind == "const":
+            n = len(p.value)
+            cgutils.memcpy(builder, pos, builder.gep(cbase, [ir.Constant(_i64, coff)]),
+                           ir.Constant(_i64, n))
+            coff += n
+            pos = builder.gep(pos, [ir.Constant(_i64, n)])
+            continue
+        n = builder.load(lenp)
+        spec = _spec_ptr(module, p.spec)
+        if p.kind == "num" and _plain_integer(p.nbtype, p.spec):
+            _write_decimal(builder, pos, extra[0], extra[1], n)
+        elif p.kind == "num":
+            fits = builder.icmp_unsigned("<=", n, ir.Constant(_i64, NUMBER_BUFFER))
+            with builder.if_else(fits, likely=True) as (small, big):
+                with small:
+                    cgutils.memcpy(builder, pos, extra, n)
+                with big:
+                    _number_call(builder, p.nbtype, p.value, pos, n, spec, scratch)
+        elif p.kind == "str":
+            s = extra
+            with builder.if_else(builder.icmp_unsigned("!=", s.is_ascii,
+                                                       ir.Constant(s.is_ascii.type, 0)),
+                                 likely=True) as (asc, wide):
+                with asc:
+                    cgutils.memcpy(builder, pos, builder.bitcast(s.data, _i8p), n)
+                with wide:
+                    _text_call(builder, s, pos, n, spec, scratch)
+        else:
+            _text_call(builder, extra, pos, n, spec, scratch)
+        pos = builder.gep(pos, [n])
+    d = builder.bitcast(dst, _i8p.as_pointer())
+    builder.store(builder.load(bp), d)
+    builder.store(builder.load(ep), builder.gep(d, [ir.Constant(_i32, 1)]))
+
+
+def emit_store_optional(context, builder, arena, dst, value, on_error):
+    """Store an ``Optional(str)`` result: None is an error (CK_ERR_TYPE)."""
+    opt = context.make_helper(builder, types.Optional(types.unicode_type), value=value)
+    with builder.if_then(builder.not_(cgutils.as_bool_bit(builder, opt.valid)), likely=False):
+        on_error(builder, _set_error(builder, _status(CKTypeError),
+                                     "the function returned None for a string result"))
+    emit_store(context, builder, arena, dst, [Piece("str", opt.data)], on_error)
+    return opt.data
+
+
+def emit_format_str(context, builder, nbtype, value, spec, on_error):
+    """``format(value, spec)`` (``spec``: ``ck_format_spec`` bytes or None for
+    ``str(value)``) as a new Numba ``str`` (owned)."""
+    module = builder.module
+    lenp = cgutils.alloca_once(builder, _i64)
+    scratch = cgutils.alloca_once(builder, _i64)
+    specp = _spec_ptr(module, spec)
+    buf = builder.bitcast(cgutils.alloca_once(builder, ir.ArrayType(_i8, NUMBER_BUFFER)), _i8p)
+    cap = ir.Constant(_i64, NUMBER_BUFFER)
+    if isinstance(types.unliteral(nbtype), types.UnicodeType):
+        s = _unicode(context, builder, value)
+        st = _text_call(builder, s, buf, cap, specp, lenp)
+    else:
+        st = _number_call(builder, nbtype, value, buf, cap, specp, lenp)
+    _check(builder, st, on_error)
+    n = builder.load(lenp)
+    text = cgutils.alloca_once_value(builder, buf)
+    big = builder.icmp_unsigned(">", n, cap)
+    with builder.if_then(big, likely=False):
+        heap = context.nrt.allocate_unchecked(builder, n)
+        with builder.if_then(cgutils.is_null(builder, heap), likely=False):
+            on_error(builder, _set_error(builder, _status(OutOfMemoryError),
+                                         "no memory for a formatted value"))
+        if isinstance(types.unliteral(nbtype), types.UnicodeType):
+            _text_call(builder, s, heap, n, specp, scratch)
+        else:
+            _number_call(builder, nbtype, value, heap, n, specp, scratch)
+        builder.store(heap, text)
+
+    def release_and_fail(b, status):
+        with b.if_then(big):
+            context.nrt.free(b, b.load(text))
+        on_error(b, status)
+
+    out = emit_str_from_utf8(context, builder, builder.load(text), n, release_and_fail)
+    with builder.if_then(big, likely=False):
+        context.nrt.free(builder, builder.load(text))
+    return out
+
+
+# ------------------------------------- Numba-compiled element functions --
 @intrinsic
 def _ptr_to_intp(typingctx, ptr):
     if ptr != types.voidptr:
@@ -105,62 +543,6 @@ def _ov_store_string_result(arena, ptr, s):
         return impl_opt
 
 
-def ensure_string_functions() -> None:
-    """Compile the string subroutines (:func:`shared_function`) into a library
-    of their own, once per process, exported by stable names.  Only functions
-    with ``string`` in a signature call them, and compiling them costs about a
-    second (Numba typing of its unicode operations), so this runs when such a
-    signature is first compiled or loaded from a cache
-    (:meth:`ckernels.jit.JitKernel.compile`, :func:`load_cached`) -- never
-    for numeric functions."""
-    global _string_library
-    ensure_shared_functions()
-    if _string_library is None:
-        with global_compiler_lock:
-            if _string_library is None:
-                context = cpu_target.target_context
-                library, mod = shared_library("ckernels_jit_strings")
-                symbols = []
-                flags = compiler.Flags()
-                flags.nrt = True
-                for symbol, impl, sig in _shared_signatures().values():
-                    with context.push_code_library(library):   # linked into it
-                        cres = context.compile_subroutine(None, impl, sig, flags=flags,
-                                                          caching=False)
-                    # exported under a stable name (Numba's mangled names carry a
-                    # per-process id; cached entry points must find them)
-                    fnty = context.call_conv.get_function_type(sig.return_type, sig.args)
-                    wrapper = ir.Function(mod, fnty, name=symbol)
-                    b = ir.IRBuilder(wrapper.append_basic_block("entry"))
-                    b.ret(b.call(context.declare_function(mod, cres.fndesc), wrapper.args))
-                    symbols.append(symbol)
-                _string_library = export(library, mod, symbols)
-
-
-def _store_result(arena, ptr, s):
-    store_string_result(arena, ptr, s)
-
-
-def _shared_signatures():
-    """The Numba subroutines every string entry point calls, by the stable
-    symbol each is exported under: name -> (symbol, implementation, signature)."""
-    ustr = types.unicode_type
-    return {
-        "load_string": ("ckernels_jit_load_string_v1", load_string, ustr(types.voidptr)),
-        "store_string": ("ckernels_jit_store_string_v1", _store_result,
-                         types.none(types.intp, types.voidptr, ustr)),
-        "store_optional_string": ("ckernels_jit_store_optional_string_v1", _store_result,
-                                  types.none(types.intp, types.voidptr, types.Optional(ustr))),
-    }
-
-
-def shared_function(context, module, name):
-    """Declare one of the shared subroutines in ``module``:
-    ``(function, signature)``, called through Numba's calling convention."""
-    ensure_string_functions()
-    symbol, _, sig = _shared_signatures()[name]
-    fnty = context.call_conv.get_function_type(sig.return_type, sig.args)
-    return cgutils.get_or_insert_function(module, fnty, symbol), sig
-
-
-__all__ = ["load_string", "store_string_result", "ensure_string_functions", "shared_function"]
+__all__ = ["emit_load_string", "emit_str_from_utf8", "emit_store", "emit_store_optional",
+           "emit_format_str", "Piece", "parse_spec", "value_kind", "load_string",
+           "store_string_result", "NUMBER_BUFFER", "SIGNATURES"]

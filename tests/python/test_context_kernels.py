@@ -19,6 +19,8 @@ import ckernels
 from ckernels import capi, errors
 from ckernels.context import kernel_source
 from ckernels.context import user_kernels as ck
+from ckernels.context import user_kernel_args as ka
+from ckernels.context import user_kernel_compile as kc
 
 VEC3 = np.dtype([("x", "f8"), ("y", "f8"), ("z", "f8")], align=True)
 PARTICLE = np.dtype([("pos", VEC3), ("vel", VEC3), ("mass", "f8"), ("charge", "i4"),
@@ -357,16 +359,16 @@ def test_element_layout_check():
     am = ffi.new("char[]", t.arrmeta_size)
     assert lib.ck_type_arrmeta_construct(t.c_type, am, ffi.NULL, 0) == 0
     addr = int(ffi.cast("uintptr_t", am))
-    assert ck._non_default(t, addr) is None
+    assert ka._non_default(t, addr) is None
     offsets = ffi.cast("uintptr_t *", am)
     offsets[2] += 8
-    assert ck._non_default(t, addr) == "field 'mass' at data offset 56, not 48"
+    assert ka._non_default(t, addr) == "field 'mass' at data offset 56, not 48"
     offsets[2] -= 8
     hits = ffi.cast("ck_dim_arrmeta *", addr + 6 * ffi.sizeof("uintptr_t") +
                     2 * 3 * ffi.sizeof("uintptr_t"))
     assert hits.size == 4 and hits.stride == 4
     hits.stride = 8
-    assert ck._non_default(t, addr) == "hits: a fixed dim with stride 8, not 4"
+    assert ka._non_default(t, addr) == "hits: a fixed dim with stride 8, not 4"
     lib.ck_type_arrmeta_destruct(t.c_type, am)
 
 
@@ -415,23 +417,23 @@ def test_context_is_not_kept_alive_by_its_kernels():
 
 def test_cpu_libraries_are_cached_on_disk(tmp_path, monkeypatch):
     monkeypatch.setenv("CKERNELS_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(ck._HostLibrary, "_loaded", {})
+    monkeypatch.setattr(kc.HostLibrary, "_loaded", {})
     src = "CK_KERNEL void two(CK_GLOBAL int64_t *x) { x[0] = 2; }"
     ckernels.Context("cpu").build_kernels(src, {"two": {"x": "int64[]"}})
     (lib_path,) = (tmp_path / "kernels").glob("ck_*.so")
     stamp = lib_path.stat().st_mtime_ns
-    monkeypatch.setattr(ck._HostLibrary, "_loaded", {})     # as in a new process
+    monkeypatch.setattr(kc.HostLibrary, "_loaded", {})     # as in a new process
     monkeypatch.setenv("CC", "/nonexistent-cc")              # nothing may be compiled
-    ck._compiler.cache_clear()
+    kc._compiler.cache_clear()
     try:
         with pytest.raises(errors.CompileError, match="no C compiler found"):
             ckernels.Context("cpu").build_kernels(src, {"two": {"x": "int64[]"}})
     finally:
-        ck._compiler.cache_clear()
+        kc._compiler.cache_clear()
     monkeypatch.delenv("CC")
     calls = []
     run = subprocess.run
-    monkeypatch.setattr(ck.subprocess, "run", lambda cmd, **kw: calls.append(cmd) or run(cmd, **kw))
+    monkeypatch.setattr(kc.subprocess, "run", lambda cmd, **kw: calls.append(cmd) or run(cmd, **kw))
     x = np.zeros(1, np.int64)
     ckernels.Context("cpu").build_kernels(src, {"two": {"x": "int64[]"}}).two(x)
     assert not [c for c in calls if "-shared" in c]         # loaded, not compiled

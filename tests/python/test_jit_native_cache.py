@@ -1,7 +1,8 @@
 """The native cache of ``@ckernels.jit(..., cache=True)`` (``ckernels.jit.native_cache``):
 a signature compiled in one interpreter is a shared library the next one loads
 without importing Numba; results equal NumPy's; errors raised in the cached code
-reach Python through the same libckernel instance; a changed body, a changed
+reach Python through the same libckernel instance; string signatures (their
+strings, lists and formatted numbers) load natively too; a changed body, a changed
 closure value, corrupt or foreign files, no compiler and an unusable cache
 directory all mean a fresh compile (or Numba's cache), never a stale kernel.
 
@@ -10,6 +11,7 @@ Every check runs in fresh interpreters (subprocesses, each doing many checks).""
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -68,11 +70,44 @@ MODULE = textwrap.dedent("""
     def poly(x):
         return x * x + 1.0
 
-    def make_twice():     # decorated last: a string signature needs Numba
+    @ckernels.jit("string(string)", cache=True)
+    def twice(s):
+        return s + s
+
+    # string signatures are native libraries too: their strings, lists and
+    # formatted numbers use libckernel (ckernel/text.h, jit.h's runtime)
+    @ckernels.jit(["string(int64)", "string(uint8)"], cache=True)
+    def label(i):
+        return "item-" + str(i)
+
+    @ckernels.jit("string(int64, float64, string)", cache=True)
+    def fmt(i, x, s):
+        return f"{s:*^7}|{i:+06,d}|{x:.3e}|{x}|{i:#x}"
+
+    @ckernels.jit("string(string)", cache=True)
+    def first(s):
+        if len(s) == 0:
+            raise ValueError("empty string")
+        return s[0] + "/" + s[-1]
+
+    @ckernels.jit("string(int64)", cache=True)
+    def char(i):
+        c = f"{i:c}"                    # a Numba str (used twice): formatted, then copied
+        return c + c
+
+    @ckernels.jit("string(string)", cache=True)
+    def joined(s):
+        return "-".join(s.split(","))   # a list: Numba's variable-size runtime calls
+
+    @ckernels.jit("int64(string)", cache=True)
+    def length(s):
+        return len(s)
+
+    def make_upper():     # decorated last: Unicode case tables are Numba's helpers
         @ckernels.jit("string(string)", cache=True)
-        def twice(s):
-            return s + s
-        return twice
+        def upper(s):
+            return s.upper()
+        return upper
 """)
 
 SCRIPT = textwrap.dedent("""
@@ -137,9 +172,31 @@ SCRIPT = textwrap.dedent("""
     out["kern_hits"] = sum(sum(s.kernel_hits.values()) for s in st)
     out["kern_misses"] = sum(sum(s.kernel_misses.values()) for s in st)
     out["disp_hits"] = sum(sum(s.dispatcher_hits.values()) for s in st)
-    twice = m.make_twice()
-    out["twice"] = twice("ab")
-    out["twice_arr"] = twice(["x", "yz"]).to_list()
+    out["twice"] = m.twice("ab")
+    out["twice_arr"] = m.twice(["x", "yz"]).tolist()
+    ints = [0, -7, 2**63 - 1, -2**63]
+    out["label"] = m.label(np.array(ints)).tolist() == ["item-" + str(v) for v in ints]
+    out["label_u8"] = m.label(np.array([255], np.uint8)).tolist()
+    words = ["", "é", "日本語x"]
+    xs = [0.1, -2.5e-300, float("nan")]
+    out["fmt"] = m.fmt(np.array(ints[:3]), np.array(xs), words).tolist() == [
+        m.fmt.py_func(i, x, w) for i, x, w in zip(ints, xs, words)]
+    out["first"] = m.first(["ab", "日本語"]).tolist()
+    out["char"] = m.char(np.array([65, 0x1F600])).tolist()
+    out["joined"] = m.joined(["a,b,c", "", "é,"]).tolist()
+    out["length"] = m.length(["abé", ""]).tolist()
+    serrs = []
+    for call in (lambda: m.first(["ok", ""]), lambda: m.char(np.array([0x110000]))):
+        try:
+            call()
+            serrs.append(None)
+        except Exception as e:
+            serrs.append([type(e).__name__, isinstance(e, (ValueError, OverflowError)),
+                          str(e), ckernels._native.last_error()])
+    out["string_errors"] = serrs
+    out["numba_after_strings"] = "numba" in sys.modules
+    upper = m.make_upper()
+    out["upper"] = upper(["ab", "é"]).tolist()
     out["bad"] = bad
     print(json.dumps(out))
 """)
@@ -172,6 +229,16 @@ def run(d, cache, extra_env=None, source=MODULE):
     out = json.loads(p.stdout.strip().splitlines()[-1])
     assert out["bad"] == [], out["bad"]
     assert out["twice"] == "abab" and out["twice_arr"] == ["xx", "yzyz"]
+    assert out["label"] and out["label_u8"] == ["item-255"] and out["fmt"]
+    assert out["first"] == ["a/b", "日/語"] and out["char"] == ["AA", "😀😀"]
+    assert out["joined"] == ["a-b-c", "", "é-"] and out["length"] == [3, 0]
+    assert out["upper"] == ["AB", "É"]
+    empty, char_range = out["string_errors"]
+    assert empty[:3] == ["CKValueError", True, "empty string"]
+    assert char_range[:2] == ["CKOverflowError", True]
+    assert "%c arg not in range(0x110000)" in char_range[2]
+    for e in out["string_errors"]:
+        assert e[2] == e[3]
     assert out["ufunc_reduce"] == 11.0     # axpy(axpy(1, 2), 3)
     zero, zero_i, neg = out["errors"]
     assert zero[:2] == ["CKZeroDivisionError", True] and "division by zero" in zero[2]
@@ -188,14 +255,19 @@ def test_native_cache_fresh_interpreters(workdir, warm):
     assert first["scale1"] == 2.0
     indexes = glob.glob(str(cache / "*" / "*.ckn"))
     libs = glob.glob(str(cache / "*" / "*.so"))
-    # 15 numeric signatures with explicit types and poly(float64): native;
-    # the string signature stays on Numba's cache (no index: not numeric)
-    assert len(libs) == 16 and len(indexes) == 16
+    # 15 numeric signatures with explicit types and poly(float64), and 8 string
+    # signatures: native; upper(string) needs Numba's Unicode tables: an index
+    # that says so, no library
+    assert len(libs) == 24 and len(indexes) == 25
+    upper = [json.load(open(i)) for i in indexes if "upper" in i]
+    assert len(upper) == 1 and not upper[0]["native"]
+    assert "numba_gettyperecord" in upper[0]["foreign_symbols"]
     second = run(workdir, cache)
-    # decorating and every numeric call: no Numba; the string call imports it
+    # decorating, every numeric and every string call: no Numba; upper imports it
     assert not second["numba_after_decorating"]
     assert not second["numba_after_numeric"]
-    assert second["loaded"] == 16     # one library per signature, each loaded once
+    assert not second["numba_after_strings"]
+    assert second["loaded"] == 24     # one library per native signature, each loaded once
     assert second["kern_misses"] == 0 and second["kern_hits"] == 7
     assert second["disp_hits"] == 7   # a native hit counts as a hit
     assert second["scale1"] == 2.0
@@ -238,8 +310,29 @@ def test_native_cache_bad_files_and_no_compiler(workdir, warm, tmp_path):
     for ix in indexes[3:]:
         with open(ix, "w") as fh:
             fh.write("{not json")
+    # a string signature's library too (one per source version of the module)
+    fmt_libs = [x for x in libs if "_fmt-" in os.path.basename(x)]
+    for lib in fmt_libs:
+        with open(lib, "r+b") as fh:
+            fh.truncate(64)
     out = run(workdir, cache)
     assert out["numba_after_decorating"]          # misses: Numba serves them
+    # the damaged string library of this source was compiled again (bypassing
+    # Numba's cache) and rewritten: the next interpreter loads it without Numba
+    source = hashlib.sha256((workdir / "nativemod.py").read_bytes()).hexdigest()
+
+    def index_of(lib):
+        try:      # the other version's index may be one of those made corrupt above
+            return json.loads(open(lib[:-3] + ".ckn").read())
+        except ValueError:
+            return {"key": {}}
+    current = [x for x in fmt_libs if index_of(x)["key"].get("source") == source]
+    assert len(current) == 1
+    index = index_of(current[0])
+    with open(current[0], "rb") as fh:
+        assert hashlib.sha256(fh.read()).hexdigest() == index["sha256"]
+    again = run(workdir, cache)
+    assert not again["numba_after_strings"]
     # no C compiler (and no nm): no native cache, everything still right
     nocc = tmp_path / "nocc"
     bin_dir = tmp_path / "empty_bin"

@@ -55,6 +55,19 @@ def test_layers_point_one_way_and_no_import_cycles():
     assert not problems, "\n".join(problems)
 
 
+def test_architecture_doc_shows_the_rank_table():
+    """docs/architecture.md shows the checker's table (``--table``), rank by
+    rank (wrapped lines and the "(built from C)" note aside)."""
+    import re
+    lc = _layer_check()
+    doc = (REPO / "docs" / "architecture.md").read_text()
+    block = doc.split("python tools/check_py_layers.py --table")[1].split("```")[1]
+
+    def words(text):
+        return re.sub(r"\(built from C\)", "", text).replace(",", " ").split()
+    assert words(block) == words(lc.table())
+
+
 def test_layer_check_sees_function_level_and_parent_imports(tmp_path):
     """The checker catches what an import graph of module-level imports
     misses: an upward import inside a function, and a name taken from the

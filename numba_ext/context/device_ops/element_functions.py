@@ -80,28 +80,25 @@ def _divide(c, ts, rt):
     return f"return ({r})a / ({r})b;"
 
 
-def _floor_divide(c, ts, rt):
-    t = ts[0]
-    if t.kind == "f":
-        return f"return {c.prog.pyarith('floordiv', t)}(a, b);"
-    zero = c.fail(CKZeroDivisionError, f"floor_divide: integer division by zero ({t.name})")
-    if t.kind == "u":
-        return f"if (b == 0) {zero}\n  return a / b;"
-    return (f"if (b == 0) {zero}\n"
-            f"  if (b == -1) return {wrap(c, t, 'a', '-')};\n"
-            f"  return {c.prog.pyarith('floordiv', t)}(a, b);")
+def _py_division(name, helper, c_op, by_minus_one):
+    """``//`` or ``%`` with Python's semantics (``ckernel/pyarith.h``): an
+    integer zero divisor raises, ``x op -1`` is ``by_minus_one(c, t)`` (no
+    INT_MIN overflow), unsigned integers are C's."""
+    def body(c, ts, rt):
+        t = ts[0]
+        if t.kind == "f":
+            return f"return {c.prog.pyarith(helper, t)}(a, b);"
+        zero = c.fail(CKZeroDivisionError, f"{name}: integer division by zero ({t.name})")
+        if t.kind == "u":
+            return f"if (b == 0) {zero}\n  return a {c_op} b;"
+        return (f"if (b == 0) {zero}\n"
+                f"  if (b == -1) return {by_minus_one(c, t)};\n"
+                f"  return {c.prog.pyarith(helper, t)}(a, b);")
+    return body
 
 
-def _mod(c, ts, rt):
-    t = ts[0]
-    if t.kind == "f":
-        return f"return {c.prog.pyarith('mod', t)}(a, b);"
-    zero = c.fail(CKZeroDivisionError, f"mod: integer division by zero ({t.name})")
-    if t.kind == "u":
-        return f"if (b == 0) {zero}\n  return a % b;"
-    return (f"if (b == 0) {zero}\n"
-            f"  if (b == -1) return 0;\n"
-            f"  return {c.prog.pyarith('mod', t)}(a, b);")
+_floor_divide = _py_division("floor_divide", "floordiv", "/", lambda c, t: wrap(c, t, "a", "-"))
+_mod = _py_division("mod", "mod", "%", lambda c, t: "0")
 
 
 def _power(c, ts, rt):

@@ -12,6 +12,7 @@
 #include "ckernel/pod_allocator.h"
 #include "ckernel/parallel.h"
 #include "ckernel/types.h"
+#include "ckernel/text.h"
 #include "ckernel/varlen_element.h"
 #include "ckernel/array.h"
 #include "ckernel/kernel.h"

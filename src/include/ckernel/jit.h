@@ -178,6 +178,64 @@ CK_API ck_status ck_jit_child_factory(void *child_data, ck_kernel_builder *ckb,
 CK_API ck_status ck_jit_register(const char *op_name,
                                  const ck_jit_kernel_desc *desc);
 
+/* ---- the runtime of natively cached jitted code --------------------------
+ *
+ * Numba-compiled code manages what it makes (strings, lists, arrays) with
+ * Numba's runtime (NRT): a reference-counted header, the "MemInfo", counted
+ * up and down inline by the code, and a few C functions called by name
+ * (NRT_MemInfo_alloc, NRT_MemInfo_call_dtor, NRT_Allocate, NRT_Free, ...).
+ * A jitted signature stored as a shared library (the native cache of
+ * ckernels.jit) must load without Numba, so the cache renames those calls to
+ * these functions, which keep the same contract on the library's allocator
+ * (counted and fault-injectable like every allocation of libckernel).
+ *
+ * The header is laid out as Numba's (numba/core/runtime/nrt.cpp; the Python
+ * side checks it against Numba before it renames anything):
+ *     @0 refct  @8 dtor  @16 dtor_info  @24 data  @32 size  @40 external
+ * `data` points into the same allocation, after the header (aligned to
+ * `align` for the _aligned form).  Objects of this runtime never meet
+ * Numba's: natively cached entry points take and give element memory only. */
+typedef void (*ck_jit_dtor_fn)(void *data, size_t size, void *info);
+
+typedef struct ck_jit_meminfo {
+  CK_ATOMIC(size_t) refct; /* 1 when made; code counts it inline    */
+  ck_jit_dtor_fn dtor;     /* called with (data, size, dtor_info)    */
+  void *dtor_info;
+  void *data;
+  size_t size;
+  void *external; /* Numba's external allocator: always NULL here */
+} ck_jit_meminfo;
+
+/* A header and `size` bytes of data in one allocation (NULL when out of
+ * memory, CK_ERR_NO_MEMORY recorded).  NRT_MemInfo_alloc, _alloc_safe. */
+CK_API ck_jit_meminfo *ck_jit_meminfo_alloc(size_t size);
+/* The same with data aligned to `align` (a power of two).
+ * NRT_MemInfo_alloc_aligned, _alloc_safe_aligned. */
+CK_API ck_jit_meminfo *ck_jit_meminfo_alloc_aligned(size_t size, unsigned align);
+/* The same with a destructor called with (data, size, NULL) when the last
+ * reference goes.  NRT_MemInfo_alloc_dtor, _alloc_dtor_safe. */
+CK_API ck_jit_meminfo *ck_jit_meminfo_alloc_dtor(size_t size, ck_jit_dtor_fn dtor);
+/* The last reference went: run the destructor, free the header and data.
+ * NRT_MemInfo_call_dtor. */
+CK_API void ck_jit_meminfo_call_dtor(ck_jit_meminfo *mi);
+/* A header whose data is a separate, growable allocation of `size` bytes
+ * (lists, dicts); the data is freed with the header, after `elem_dtor` (may
+ * be NULL) is called on it.  NRT_MemInfo_new_varsize, _new_varsize_dtor. */
+CK_API ck_jit_meminfo *ck_jit_meminfo_new_varsize(size_t size);
+CK_API ck_jit_meminfo *ck_jit_meminfo_new_varsize_dtor(size_t size,
+                                                      void (*elem_dtor)(void *data));
+/* New data of `size` bytes, the data resized, a pointer freed (the data
+ * pointer is cleared when it is the data): for headers made by
+ * ck_jit_meminfo_new_varsize only (NULL and CK_ERR_INVALID_STATE otherwise;
+ * NULL and CK_ERR_NO_MEMORY when out of memory).
+ * NRT_MemInfo_varsize_alloc, _varsize_realloc, _varsize_free. */
+CK_API void *ck_jit_meminfo_varsize_alloc(ck_jit_meminfo *mi, size_t size);
+CK_API void *ck_jit_meminfo_varsize_realloc(ck_jit_meminfo *mi, size_t size);
+CK_API void ck_jit_meminfo_varsize_free(ck_jit_meminfo *mi, void *p);
+/* Plain memory (exception records).  NRT_Allocate, NRT_Free. */
+CK_API void *ck_jit_allocate(size_t size);
+CK_API void ck_jit_free(void *p);
+
 #ifdef __cplusplus
 }
 #endif

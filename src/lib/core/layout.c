@@ -112,6 +112,13 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_jit_kernel, base),
     CK_FIELD_ROW(ck_jit_kernel, code),
     CK_FIELD_ROW(ck_jit_kernel, dst_arena),
+    CK_STRUCT_ROW(ck_jit_meminfo),
+    CK_FIELD_ROW(ck_jit_meminfo, refct),
+    CK_FIELD_ROW(ck_jit_meminfo, dtor),
+    CK_FIELD_ROW(ck_jit_meminfo, dtor_info),
+    CK_FIELD_ROW(ck_jit_meminfo, data),
+    CK_FIELD_ROW(ck_jit_meminfo, size),
+    CK_STRUCT_ROW(ck_format_spec),
 
     CK_STRUCT_ROW(ck_jit_kernel_desc),
     CK_FIELD_ROW(ck_jit_kernel_desc, single),

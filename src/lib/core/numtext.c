@@ -8,6 +8,7 @@
 #include "core/scalar_internal.h"
 
 #include <errno.h>
+#include <fenv.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -157,17 +158,113 @@ int ck__parse_complex(const char *p, const char *e, double *re,
   return ok;
 }
 
-/* Does text `buf` read back as `v` in float type t? */
-static bool ck__reads_back(int t, const char *buf, double v) {
+/* Does the decimal value m * 10^e10 read back as `v` in float type t? */
+static bool ck__reads_back(int t, uint64_t m, int e10, double v) {
+  char buf[48];
+  snprintf(buf, sizeof buf, "%" PRIu64 "e%d", m, e10);
   double back = strtod(buf, NULL);
   switch (t) {
   case CK_TYPE_FLOAT16:
-    return ck__f64_to_f16(back) == ck__f64_to_f16(v);
+    return ck__f64_to_f16(back) == ck__f64_to_f16(fabs(v));
   case CK_TYPE_FLOAT32:
   case CK_TYPE_COMPLEX64:
-    return (float)back == (float)v;
+    return (float)back == (float)fabs(v);
   default:
-    return back == v;
+    return back == fabs(v);
+  }
+}
+
+/* |v| correctly rounded to p significant digits: the digits as an integer
+ * of exactly p digits, and v ~ m * 10^(*decpt - p). */
+static uint64_t ck__round_digits(double v, int p, int *decpt) {
+  char buf[48];
+  snprintf(buf, sizeof buf, "%.*e", p - 1, fabs(v));
+  uint64_t m = 0;
+  const char *q = buf;
+  for (; *q != 'e'; q++) {
+    if (*q != '.') {
+      m = m * 10u + (uint64_t)(*q - '0');
+    }
+  }
+  *decpt = atoi(q + 1) + 1;
+  return m;
+}
+
+/* The decimal digits of m, trailing zeros dropped (one digit at least);
+ * returns their count and sets *ndig to the count before dropping. */
+static size_t ck__digit_text(uint64_t m, char *digits, int *ndig) {
+  char tmp[24];
+  size_t n = 0;
+  do {
+    tmp[n++] = (char)('0' + m % 10u);
+    m /= 10u;
+  } while (m != 0);
+  *ndig = (int)n;
+  for (size_t i = 0; i < n; i++) {
+    digits[i] = tmp[n - 1 - i];
+  }
+  while (n > 1 && digits[n - 1] == '0') {
+    n--;
+  }
+  digits[n] = '\0';
+  return n;
+}
+
+size_t ck__shortest_digits(int t, double v, char *digits, int *decpt) {
+  int ndig;
+  if (v == 0.0) {
+    *decpt = 1;
+    return ck__digit_text(0, digits, &ndig);
+  }
+  /* DIG: every decimal of at most DIG digits survives a round trip through
+   * the type's normal range, so when one reads back as v, rounding v to DIG
+   * digits gives it (zero-padded).  MAXDIG digits always read back.
+   * Subnormals have fewer digits of precision: searched from 1. */
+  int dig = 15, maxdig = 17;
+  double tiny = 2.2250738585072014e-308;
+  if (t == CK_TYPE_FLOAT32 || t == CK_TYPE_COMPLEX64) {
+    dig = 6;
+    maxdig = 9;
+    tiny = 1.1754943508222875e-38;
+  } else if (t == CK_TYPE_FLOAT16) {
+    dig = 3;
+    maxdig = 5;
+    tiny = 6.103515625e-05;
+  }
+  int first = fabs(v) < tiny ? 1 : dig;
+  for (int p = first;; p++) {
+    int dp;
+    uint64_t m = ck__round_digits(v, p, &dp);
+    int e10 = dp - p;
+    if (p == maxdig || ck__reads_back(t, m, e10, v)) {
+      size_t n = ck__digit_text(m, digits, &ndig);
+      *decpt = ndig + e10;
+      return n;
+    }
+    if (p != dig || first != dig) {
+      /* The nearest p-digit decimal lies outside v's rounding interval
+       * (narrower below a power of two): the p-digit one on v's other side
+       * may lie inside it; it is then the shortest (CPython's repr). */
+      char buf[48];
+      snprintf(buf, sizeof buf, "%" PRIu64 "e%d", m, e10);
+      uint64_t lo = 1;
+      for (int i = 1; i < p; i++) {
+        lo *= 10u;
+      }
+      uint64_t other = m + 1u;
+      if (strtod(buf, NULL) > fabs(v)) {
+        other = m - 1u;
+        if (m == lo) { /* below 10^k the p-digit step is ten times finer */
+          other = lo * 10u - 1u;
+          e10 -= 1;
+        }
+      }
+      if (ck__reads_back(t, other, e10, v)) {
+        size_t n = ck__digit_text(other, digits, &ndig);
+        *decpt = ndig + e10;
+        return n;
+      }
+    }
   }
 }
 
@@ -186,31 +283,11 @@ static size_t ck__format_repr(char *out, size_t outsize, int t, double v,
     ck__appendf(out, outsize, &pos, v < 0 ? "-inf" : "inf");
     return pos;
   }
-  char buf[40];
-  for (int p = 1; p <= 17; p++) {
-    snprintf(buf, sizeof buf, "%.*e", p - 1, v);
-    if (ck__reads_back(t, buf, v)) {
-      break;
-    }
-  }
-  /* buf: [-]d[.ddd]e[+-]XX */
-  const char *q = buf;
-  bool neg = *q == '-';
-  if (neg) {
-    q++;
-  }
   char digits[24];
-  size_t nd = 0;
-  for (; *q != 'e'; q++) {
-    if (*q != '.') {
-      digits[nd++] = *q;
-    }
-  }
-  int exp10 = atoi(q + 1);
-  while (nd > 1 && digits[nd - 1] == '0') {
-    nd--;
-  }
-  digits[nd] = '\0';
+  int decpt;
+  size_t nd = ck__shortest_digits(t, v, digits, &decpt);
+  bool neg = signbit(v);
+  int exp10 = decpt - 1;
   if (neg) {
     ck__appendf(out, outsize, &pos, "-");
   }
@@ -244,9 +321,14 @@ static size_t ck__format_repr(char *out, size_t outsize, int t, double v,
 
 size_t ck__format_float_repr(char *out, size_t outsize, int t, double v,
                              bool dot0) {
+  /* reading candidates back may overflow (float32 near its maximum): the
+   * caller's floating-point flags are left as they were */
+  fexcept_t flags;
+  fegetexceptflag(&flags, FE_ALL_EXCEPT);
   locale_t old = ck__enter_c_locale();
   size_t n = ck__format_repr(out, outsize, t, v, dot0);
   ck__leave_c_locale(old);
+  fesetexceptflag(&flags, FE_ALL_EXCEPT);
   return n;
 }
 

@@ -37,6 +37,12 @@ int ck__parse_double(const char *p, size_t n, double *out, bool *range);
 int ck__parse_complex(const char *p, const char *e, double *re, double *im,
                       bool *range);
 
+/* The shortest decimal digits of finite `v` that read back (strtod) as v
+ * in builtin float/complex type `t`, chosen as CPython's repr chooses them:
+ * digits[0, n) ("0" for zero, no trailing zeros, room for 24), and
+ * |v| ~ 0.d1d2...dn * 10^(*decpt).  Caller holds the C locale.  Returns n. */
+size_t ck__shortest_digits(int t, double v, char *digits, int *decpt);
+
 /* Python's repr of a float value of builtin float/complex type id `t`
  * (shortest round-trip digits for that type's precision; `dot0` appends
  * ".0" to integral values).  Returns the length (ck__appendf rules). */
