@@ -337,15 +337,6 @@ def test_wrong_returned_size():
         f(np.ones(3))
 
 
-def test_devices_refuse_dims_with_one_line(new_opencl_context):
-    ctx = new_opencl_context()
-    x = ctx.array(np.ones((2, 3)))
-    with pytest.raises(errors.NotSupportedError, match="run on the CPU only"):
-        dot(x, x)
-    with pytest.raises(errors.NotSupportedError, match="run on the CPU only"):
-        dot.source("opencl")
-
-
 def test_var_result_allocation_failures_are_clear_errors():
     """Every library allocation of a var-result call failing in turn (the
     jitted builder's ck_pod_allocate / ck_pod_resize included): an
