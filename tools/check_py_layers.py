@@ -75,7 +75,7 @@ RANKS = [
                  "ckernels.jit.fstrings", "ckernels.jit.string_builder", "ckernels.jit.cpu_codegen",
                  "ckernels.jit.cpu_dims", "ckernels.jit.native_cache", "ckernels.jit.operands",
                  "ckernels.jit.cpu"]),
-    ("jit.targets", ["ckernels.jit.device", "ckernels.jit.targets"]),
+    ("jit.targets", ["ckernels.jit.device", "ckernels.jit.device_dims", "ckernels.jit.targets"]),
     ("jit", ["ckernels.jit", "ckernels.jit.decorator"]),
     ("leaves", ["ckernels.dask", "ckernels.display", "ckernels.display.*", "ckernels.demo",
                 "ckernels"]),

@@ -121,6 +121,50 @@ def pyarith_h() -> str:
         return f.read()
 
 
+def kernel_parameters(d: Dialect, inputs) -> tuple[list[str], list[int]]:
+    """The kernel's parameters for these ``inputs`` (see :func:`kernel_wrapper`)
+    and the indices of the array inputs."""
+    i64, u64, u8, i32 = d.int64, d.uint64, d.uint8, d.int32
+    args = [f"{d.pointer(u8)}ck_out", f"{u64} ck_out_off", f"{i64} ck_out_stride"]
+    arrays = []
+    for k, (dt, by_value) in enumerate(inputs):
+        if by_value:
+            ct = u8 if dt.kind == "b" else d.ctype(dt)
+            args.append(f"{ct} ck_in{k}_val")
+        else:
+            arrays.append(k)
+            args += [f"{d.pointer(u8, True)}ck_in{k}", f"{u64} ck_in{k}_off",
+                     f"{i64} ck_in{k}_stride"]
+    args += [f"{d.pointer(i64, True)}ck_meta", f"{i32} ck_ndim", f"{u64} ck_n",
+             f"{d.pointer(i32)}ck_errbuf"]
+    return args, arrays
+
+
+def element_offsets(d: Dialect, arrays) -> list[str]:
+    """The kernel's first lines: the work item's index ``i`` (returning past
+    ``ck_n``) and the byte offsets ``o_out`` / ``o_in<k>`` of its element in
+    the output and in each array input ``k`` (the 1-d strided path, or the
+    N-d metadata)."""
+    u64 = d.uint64
+    lines = [f"  {u64} i = {d.thread_index};",
+             "  if (i >= ck_n) return;",
+             f"  {u64} o_out = ck_out_off;"]
+    lines += [f"  {u64} o_in{k} = ck_in{k}_off;" for k in arrays]
+    lines += ["  if (ck_ndim <= 1) {",
+              "    o_out += i * ck_out_stride;"]
+    lines += [f"    o_in{k} += i * ck_in{k}_stride;" for k in arrays]
+    lines += ["  } else {",
+              f"    {u64} rest = i;",
+              "    for (int d = ck_ndim - 1; d >= 0; d--) {",
+              f"      {u64} idx = rest % ({u64})ck_meta[d];",
+              f"      rest /= ({u64})ck_meta[d];",
+              "      o_out += idx * ck_meta[ck_ndim + d];"]
+    lines += [f"      o_in{k} += idx * ck_meta[{j + 2} * ck_ndim + d];"
+              for j, k in enumerate(arrays)]
+    lines += ["    }", "  }"]
+    return lines
+
+
 def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
     """The kernel calling ``entry`` once per element.
 
@@ -138,36 +182,10 @@ def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
     strides[ndim] of the output and of each *array* input), ``ndim`` (<= 1: the
     strided fast path, no metadata reads), the element count ``n`` and the
     error buffer (one int32: the first error code)."""
-    i64, u64, u8, i32 = d.int64, d.uint64, d.uint8, d.int32
-    args = [f"{d.pointer(u8)}ck_out", f"{u64} ck_out_off", f"{i64} ck_out_stride"]
-    arrays = []
-    for k, (dt, by_value) in enumerate(inputs):
-        if by_value:
-            ct = u8 if dt.kind == "b" else d.ctype(dt)
-            args.append(f"{ct} ck_in{k}_val")
-        else:
-            arrays.append(k)
-            args += [f"{d.pointer(u8, True)}ck_in{k}", f"{u64} ck_in{k}_off",
-                     f"{i64} ck_in{k}_stride"]
-    args += [f"{d.pointer(i64, True)}ck_meta", f"{i32} ck_ndim", f"{u64} ck_n",
-             f"{d.pointer(i32)}ck_errbuf"]
-    lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(args)})", "{",
-             f"  {u64} i = {d.thread_index};",
-             "  if (i >= ck_n) return;",
-             f"  {u64} o_out = ck_out_off;"]
-    lines += [f"  {u64} o_in{k} = ck_in{k}_off;" for k in arrays]
-    lines += ["  if (ck_ndim <= 1) {",
-              "    o_out += i * ck_out_stride;"]
-    lines += [f"    o_in{k} += i * ck_in{k}_stride;" for k in arrays]
-    lines += ["  } else {",
-              f"    {u64} rest = i;",
-              "    for (int d = ck_ndim - 1; d >= 0; d--) {",
-              f"      {u64} idx = rest % ({u64})ck_meta[d];",
-              f"      rest /= ({u64})ck_meta[d];",
-              "      o_out += idx * ck_meta[ck_ndim + d];"]
-    lines += [f"      o_in{k} += idx * ck_meta[{j + 2} * ck_ndim + d];"
-              for j, k in enumerate(arrays)]
-    lines += ["    }", "  }"]
+    u8, i32 = d.uint8, d.int32
+    args, arrays = kernel_parameters(d, inputs)
+    lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(args)})", "{"]
+    lines += element_offsets(d, arrays)
     cargs = []
     for k, ((dt, by_value), (pct, pbool)) in enumerate(zip(inputs, params)):
         if by_value:

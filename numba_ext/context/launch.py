@@ -139,14 +139,17 @@ class Plan:
     """One kernel launch with a fixed operand layout; see the module docstring.
 
     ``inputs`` is ``[(DType row, by_value)]`` per kernel operand; ``errors``
-    the program's error table (``EmittedKernel.errors``)."""
+    the program's error table (``EmittedKernel.errors``).  ``extra_meta``:
+    int64 values the kernel reads after the N-d metadata (at ``ck_meta +
+    (ndim <= 1 ? 0 : ndim * (2 + array inputs))``: the core dims of
+    :mod:`ckernels.jit.device_dims`)."""
 
     __slots__ = ("cctx", "program", "kargs", "args", "nargs", "n", "out_shape", "out_dtype",
                  "arrays", "scalars", "offs", "meta", "state", "errors", "fname", "title",
                  "__weakref__")
 
     def __init__(self, ctx, program, errors, fname, title, out_shape, out_dtype, out_strides,
-                 inputs, in_shapes, in_strides):
+                 inputs, in_shapes, in_strides, extra_meta=()):
         self.cctx = ctx._ctx      # kept valid by the program's context reference
         self.program = program
         self.errors = errors
@@ -165,10 +168,12 @@ class Plan:
                                             [in_strides[k] for k in arr_idx])
         if ndim <= 1:
             one = [r[0] if ndim else 0 for r in rows]
-            self.meta = st.flag        # never read by the kernel
+            # without extra values never read by the kernel
+            self.meta = st.meta(tuple(extra_meta)) if extra_meta else st.flag
         else:
             one = [0] * len(rows)
-            self.meta = st.meta(tuple(shape) + tuple(x for r in rows for x in r))
+            self.meta = st.meta(tuple(shape) + tuple(x for r in rows for x in r) +
+                                tuple(extra_meta))
         nargs = 3 + 3 * len(arr_idx) + (len(inputs) - len(arr_idx)) + 4
         ka = KernelArgs(nargs)
         self.offs = offs = ka.keep(ffi.new("uint64_t[]", 1 + len(arr_idx)))

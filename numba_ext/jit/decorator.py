@@ -776,10 +776,10 @@ class JitKernel(_dispatch.Function):
                     raise TypeError(f"{self.__name__}: no compiled signature {sig.text}; "
                                     f"compiled: {'; '.join(self.signatures) or 'none'}")
                 comp = self.compile(sig)
-        if comp.core:
-            raise NotSupportedError(f"{self.__name__}: signatures with dims (docs/dims.md) "
-                                    "run on the CPU only; no device source yet")
         from ..display.source import SourceCode   # prints as text, displays highlighted
+        if comp.core:
+            from . import device_dims
+            return SourceCode(device_dims.source(tgt, self, comp), target)
         return SourceCode(tgt.program(self, comp).source, target)
 
     def instantiate(self, dst_type, src_types, kernreq="single") -> Kernel:

@@ -33,15 +33,10 @@ def call(kernel, args, out=None):
     if where is DASK:   # lazy: ckernels.dask
         from .. import dask as _dask
         return _dask.call(kernel, args, out)
-    _no_dims_on_devices(kernel)
-    return device.call(kernel, args, out)
-
-
-def _no_dims_on_devices(kernel) -> None:
-    """Signatures with core dims run on the host only (docs/dims.md)."""
     if any(getattr(c, "core", False) for c in kernel._compiled.values()):
-        raise NotSupportedError(f"{kernel.__name__}: signatures with dims (core dims, "
-                                "docs/dims.md) run on the CPU only; not on devices yet")
+        from . import device_dims    # signatures with core dims
+        return device_dims.call(kernel, args, out)
+    return device.call(kernel, args, out)
 
 
 def device_target(name: str, fname: str = "ckernels.jit") -> "device.DeviceTarget":

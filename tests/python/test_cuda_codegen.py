@@ -559,6 +559,110 @@ def test_host_shim_nd_broadcast_path(corpus, host_lib):
     ocl_tests._compare(out, np.asarray(e.kernel(a, b)), "nd")
 
 
+# ---- core dims (issue 22): the functions of test_jit_dims_devices as CUDA C --
+@pytest.fixture(scope="module")
+def dims_programs():
+    """``(namespace, kernel, its CUDA C, host arguments: one outer dim)`` for
+    dot (N, N), cross (3, 3 -> 3), matvec (M * N, N -> M) and checked (raises)."""
+    import test_jit_dims_devices as dd
+    from ckernels.jit import device_dims
+    r = np.random.default_rng(22)
+    cases = [(dd.cpu.dot, [r.standard_normal((5, 4)), r.standard_normal((5, 4))[:, ::-1]]),
+             (dd.cpu.cross, [r.standard_normal((5, 3)), r.standard_normal((5, 3))]),
+             (dd.matvec, [r.standard_normal((5, 3, 4)), r.standard_normal((5, 4))]),
+             (dd.checked, [np.array([[3, 1, 4], [1, 5, 9], [2, 6, 5], [7, 1, 8]]),
+                           np.array([1, 0, 7, -3])])]
+    out = []
+    for i, (f, args) in enumerate(cases):
+        comp = next(iter(f.compiled.values()))
+        src = device_dims.source(_device_target("cuda"), f, comp)
+        ns = f"ck_dims{i}"
+        text = (f"namespace {ns} {{\n" +
+                src.replace(f" {c_emit.KERNEL_NAME}(", f" {ns}_kernel(") + f"}}  // {ns}\n")
+        out.append((ns, f, comp, text, args))
+    return out
+
+
+def test_dims_kernels_compile_to_ptx_and_assemble(dims_programs, tmp_path):
+    _nvrtc_or_skip()
+    src = "\n".join(p[3] for p in dims_programs)
+    assert "ck_view2_t" in src and "ck_wview1_t" in src
+    ptx, log = ccuda.compile_ptx(src, "sm_80")
+    assert "error" not in log.lower(), log
+    for ns, *_ in dims_programs:
+        assert f"{ns}_kernel" in ptx
+    ptxas = _ptxas()
+    if ptxas is None:
+        pytest.skip("ptxas not found (make cuda-tools); the NVRTC step passed")
+    f = tmp_path / "dims.ptx"
+    f.write_text(ptx)
+    r = subprocess.run([ptxas, "-arch=sm_80", str(f), "-o", str(tmp_path / "dims.cubin")],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-4000:]
+
+
+def test_dims_kernels_on_the_host_shim_match_cpu_jit(dims_programs, tmp_path):
+    """One launch per function over 4-5 outer elements (the 1-d path: the core
+    dims' sizes and byte strides in the metadata buffer, the result's first);
+    then checked row by row: values or the CPU's exception, and IndexError
+    where the device checks bounds and the CPU (Numba's default) does not."""
+    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    ins = "".join(f", in[{k}], in_off[{k}], in_stride[{k}]" for k in range(2))
+    wrappers = "".join(
+        f'extern "C" void {ns}_run(unsigned char *out, unsigned long long out_off, '
+        "long long out_stride, const unsigned char **in, const unsigned long long *in_off, "
+        "const long long *in_stride, const long long *meta, int ndim, unsigned long long n, "
+        f"int *err, unsigned int block) {{\n  ck_shim_grid(n, block, [&] {{ "
+        f"{ns}::{ns}_kernel(out, out_off, out_stride{ins}, meta, ndim, n, err); }});\n}}\n"
+        for ns, *_ in dims_programs)
+    src = tmp_path / "dims.cpp"
+    src.write_text('#include "cuda_host_shim.h"\n' + "\n".join(p[3] for p in dims_programs) +
+                   wrappers)
+    so = tmp_path / "dims.so"
+    r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{HERE}",
+                        str(src), "-o", str(so)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-6000:]
+    lib = ctypes.CDLL(str(so))
+
+    def run(ns, args, core_shape=(), dtype=np.int64):
+        out = np.zeros((len(args[0]),) + core_shape, dtype)
+        core = [x for a in [out] * (out.ndim > 1) + [a for a in args if a.ndim > 1]
+                for x in (v for pair in zip(a.shape[1:], a.strides[1:]) for v in pair)]
+        meta = np.array(core or [0], np.int64)
+        fn = getattr(lib, f"{ns}_run")
+        fn.argtypes = _RUN_ARGTYPES
+        err = np.zeros(2, np.int32)
+        fn(out.ctypes.data, 0, out.strides[0],
+           (ctypes.c_void_p * 2)(*[a.ctypes.data for a in args]), (ctypes.c_uint64 * 2)(0, 0),
+           (ctypes.c_int64 * 2)(*[a.strides[0] for a in args]), meta.ctypes.data, 1,
+           len(out), err.ctypes.data, BLOCK)
+        return int(err[0]), out
+
+    for ns, f, comp, _, args in dims_programs[:3]:
+        want = np.asarray(f(*args))
+        code, got = run(ns, args, want.shape[1:], want.dtype)
+        assert code == 0
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    ns, f, comp, _, args = dims_programs[3]
+    from ckernels.jit import device_dims
+    prog, _ = device_dims.tgt_program(_device_target("cuda"), f, comp)
+    for i in range(len(args[0])):
+        one = [a[i:i + 1] for a in args]
+        code, got = run(ns, one)
+        if not -3 <= int(args[1][i]) < 3:
+            got_exc = device_error(prog.errors, code, "checked", "CUDA")
+            assert isinstance(got_exc, errors.CKIndexError), (i, got_exc)
+            continue
+        exc, want = _raised(f, *one)
+        if exc is None:
+            assert code == 0 and got.tolist() == want.tolist(), (i, code, got, want)
+        else:
+            got_exc = device_error(prog.errors, code, "checked", "CUDA")
+            assert type(got_exc) is type(exc) and str(got_exc) == str(exc), (i, got_exc, exc)
+
+
 # ------------------------------------------------------------- the dialect --
 def test_cuda_source_reads_like_cuda():
     src = ocl_tests.c_math32.source("cuda")

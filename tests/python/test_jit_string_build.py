@@ -115,6 +115,13 @@ def raises_inside(i):
     return "ok" + str(i)
 
 
+@ckernels.jit("string(int64)")
+def raises_late(i):
+    if i == 100_000:
+        raise ValueError("late " + str(i))
+    return "ok" + str(i)
+
+
 EDGE = [0, 1, -1, 9, 10, -10, 99, 100, 12345, -987654321, I64.max, I64.min, I64.min + 1]
 
 
@@ -239,3 +246,54 @@ def test_arena_bytes_per_string_within_arrow():
     arrow = payload + 4 * (n + 1)              # Arrow: int32 offsets + data
     assert st.capacity <= arrow
     del r
+
+
+# ---- string results on the library's threads (ck_array_apply) ---------------
+
+N_PAR = 150_000      # above the split threshold (64 Ki elements)
+
+
+@pytest.fixture
+def num_threads():
+    old = ckernels.get_num_threads()
+    yield ckernels.set_num_threads
+    ckernels.set_num_threads(old)
+
+
+def test_threads_give_the_serial_strings(num_threads):
+    """Split over two threads, each writing into an arena of its own whose
+    chunks the result's arena adopts: the serial strings, Python's as the
+    oracle, held alive by the result alone.  (How many rows the second
+    thread writes depends on scheduling; tests/c/kernels/test_apply.c checks
+    that its rows land in the result's arena.)"""
+    x = ckernels.asarray(np.arange(N_PAR) - N_PAR // 2)
+    words = ckernels.array(["", "é", "ab", "日本"] * (N_PAR // 4))
+    got = {}
+    for nt in (1, 2):
+        num_threads(nt)
+        got[nt] = (label_f(x), non_ascii(x), with_arg(words, x[:len(words)]))
+    vals = np.asarray(x).tolist()
+    want = ([f"item-{v}" for v in vals],
+            ["é" + str(v) + "日本" + str(-v) + "😀" for v in vals],
+            [f"{w}:{v}/{w}" for w, v in zip(words.tolist(), vals)])
+    del words, x                               # the results keep what they need
+    for nt in (1, 2):
+        assert [r.tolist() for r in got[nt]] == list(want)
+        st = _arena_capacity(got[nt][0])       # every thread's bytes, counted once
+        assert st.used == sum(len(w) for w in want[0])
+
+
+def test_error_on_a_worker_thread(num_threads):
+    """An error raised by the kernel on any thread reaches the caller with
+    its class and message; rows written before it stay valid in out=."""
+    num_threads(2)
+    x = ckernels.asarray(np.arange(N_PAR))
+    with pytest.raises(ValueError, match="late 100000"):
+        raises_late(x)
+    out = ckernels.array([""] * N_PAR)
+    with pytest.raises(ValueError, match="late 100000"):
+        raises_late(x, out=out)
+    rows = out.tolist()
+    assert all(r in ("", f"ok{i}") for i, r in enumerate(rows))
+    assert 0 < sum(r != "" for r in rows) < N_PAR
+    assert raises_late(x[:100_000]).tolist()[-1] == "ok99999"

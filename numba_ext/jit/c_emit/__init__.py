@@ -55,7 +55,8 @@ Modules, lowest first: ``numba_types`` (questions about Numba types),
 ``tables`` (operators and math functions -> generic C names), ``typed_ir``
 (the typing-only pipeline), the parts of
 :class:`~ckernels.jit.c_emit.function.FunctionEmitter` -- ``tuples``,
-``struct_fields``, ``arith`` (operators, the Python-semantics helpers),
+``struct_fields``, ``arrays`` (arrays of core dims: view structs, ``docs/dims.md``),
+``arith`` (operators, the Python-semantics helpers),
 ``calls`` -- and ``function`` itself, ``program`` (:class:`EmittedKernel`)
 and ``kernel`` (the kernel around an entry function, :func:`emit_kernel`).
 """

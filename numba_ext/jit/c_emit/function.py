@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from ...errors import NotSupportedError
+from . import arrays as _arrays
 from .arith import ArithEmission
 from .calls import CallEmission
 from .numba_types import _unlit, _is_static, _is_float, _is_int, _is_bool, _bool_t
@@ -23,6 +24,11 @@ def _sanitize(name: str) -> str:
     s = re.sub(r"[^0-9A-Za-z_]", "_", name)
     return s
 
+
+
+def _none_type():
+    from numba.core import types
+    return types.NoneType
 
 class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission):
     def __init__(self, prog, py_func, arg_types, return_type):
@@ -76,6 +82,8 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         if isinstance(t, types.NestedArray):
             el = self.field_ct(t.dtype)
             return None if el is None else f"{el} *"
+        if isinstance(t, (types.Array, types.NoneType)):   # core dims: c_emit.arrays
+            return _arrays.c_type(self, t)
         return self.d.c_type(t)
 
     def field_ct(self, t) -> str | None:
@@ -201,7 +209,7 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         if isinstance(stmt, (ir.DynamicRaise, ir.Raise)):
             raise self.fail("raise with non-constant arguments", loc)
         if isinstance(stmt, (ir.SetItem, ir.StaticSetItem)):
-            raise self.fail("item assignment (setitem)", loc)
+            return _arrays.setitem(self, stmt, loc)   # into a core-dim array, else refused
         if isinstance(stmt, ir.Print):
             raise self.fail("print()", loc)
         if isinstance(stmt, ir.SetAttr):
@@ -210,6 +218,10 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
 
     def assign(self, target, value, loc, ir) -> list[str]:
         tt = self.tyof(target)
+        if isinstance(value, ir.Expr):
+            got = _arrays.array_expr(self, target, tt, value, loc)   # core-dim arrays
+            if got is not None:
+                return got
         tct = self.ct(tt)
         if tct is None:
             elems = self.tuple_elems(tt)
@@ -257,6 +269,8 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         return f"values of type {t}"
 
     def const(self, v, t, loc) -> str:
+        if v is None and isinstance(_unlit(t), _none_type()):
+            return "0"      # the result of a function writing its output parameter
         if isinstance(v, (bool, np.bool_)) or _is_bool(t):
             if not isinstance(v, (bool, np.bool_, int, np.integer)):
                 raise self.fail(f"constant {v!r}", loc)

@@ -21,10 +21,12 @@
  *     fixed/strided dims and the item after them), not the bytes of strings
  *     or var dims in arenas;
  *   - a destination whose type holds variable-length data (strings, bytes,
- *     var dims) is written by one thread, which holds the writer lock of
- *     every arena its arrmeta references (ck_pod_memblock_writer_lock,
- *     taken in address order) for the whole application: concurrent calls
- *     writing into the same arena are serialised, never interleaved.
+ *     var dims) is written by one application at a time: the calling
+ *     thread holds the writer lock of every arena its arrmeta references
+ *     (ck_pod_memblock_writer_lock, taken in address order) for the whole
+ *     application, so concurrent calls writing into the same arena are
+ *     serialised, never interleaved (the pool's threads of one application
+ *     write into arenas of their own: below).
  */
 #ifndef CKERNEL_APPLY_H
 #define CKERNEL_APPLY_H
@@ -46,15 +48,32 @@ extern "C" {
  * count from CK_NUM_THREADS / ck_set_num_threads).  Each chunk holds at least
  * CK_PARALLEL_MIN_CHUNK_ELEMENTS elements.  The split happens only when
  *   - the destination's outermost dim is fixed/strided (var: serial),
- *   - the destination type has no blockrefs (strings, bytes and var dims
- *     allocate from one arena, which has a single writer: serial),
- *   - every fixed/strided destination dim multiplied together reaches
- *     CK_PARALLEL_MIN_ELEMENTS (64 Ki elements), and the outermost dim has
+ *   - the destination's leading fixed/strided dims multiplied together
+ *     reach CK_PARALLEL_MIN_ELEMENTS (64 Ki elements; a string, or a var
+ *     dim below them, counts as one element), and the outermost dim has
  *     at least two chunks.
- * Every worker calls the same built kernel (kernels are threadsafe) on its
- * range of rows.  The first failure's status and message reach the caller;
- * the other workers stop at their next chunk.  Rows before the failure may
- * have been written, in any order.
+ * Without blockrefs in the destination type, every worker calls the same
+ * built kernel (kernels are threadsafe) on its range of rows.
+ *
+ * Destinations holding strings, bytes or var dims allocate from arenas,
+ * which have a single writer.  The calling thread writes into the
+ * destination's own arenas (under their writer locks, see below); every
+ * other thread into new arenas of its own, of the same kinds, through a
+ * kernel tree built for a copy of the destination's arrmeta naming them.
+ * When the run ends (also when it failed: rows written before a failure
+ * point into them), the destination's arenas adopt those arenas' chunks
+ * (ck_pod_memblock_adopt): no byte is copied, and the destination's
+ * arrmeta -- one blockref per string/var field, as always -- keeps every
+ * byte alive.  Results are the serial ones; only their bytes' placement
+ * over chunks differs.  Such a destination stays serial when one of its
+ * blockrefs is no arena (or NULL), one of its arenas is finalized, or a
+ * source references one of its arenas (kernels built for a source and a
+ * destination sharing an arena may share strings instead of copying
+ * them).
+ *
+ * The first failure's status and message reach the caller; the other
+ * workers stop at their next chunk.  Rows before the failure may have been
+ * written, in any order.
  */
 #define CK_PARALLEL_MIN_ELEMENTS 65536
 #define CK_PARALLEL_MIN_CHUNK_ELEMENTS 16384

@@ -39,7 +39,8 @@
  * are re-zeroed, so every byte an allocation exposes reads as zero.
  *
  * Thread safety: an arena has a single writer.  Concurrent kernels writing
- * strings use one arena per thread (or stay serial); reading is free.
+ * strings use one arena per thread, whose chunks the destination's arena
+ * then adopts (ck_pod_memblock_adopt: no byte moves); reading is free.
  */
 #ifndef CKERNEL_POD_ALLOCATOR_H
 #define CKERNEL_POD_ALLOCATOR_H
@@ -91,6 +92,30 @@ CK_API ck_status ck_pod_finalize(ck_memblock *mb);
  * makes, so a string result holds about the bytes of its strings. */
 CK_API ck_status ck_pod_trim(ck_memblock *mb);
 
+/*
+ * Move every chunk of arena `src` into arena `dst`, without moving a byte:
+ * what `src` handed out belongs to `dst` from now on and stays mapped until
+ * `dst` is freed, so data pointing into it may be referenced through `dst`
+ * alone (`src` may then be freed).  This is how results built in parallel,
+ * one arena per thread, end up in the one arena a destination's arrmeta
+ * references (ck_array_apply).
+ *
+ *   - `src`'s unused capacity is released first (as ck_pod_trim does); its
+ *     chunks go behind `dst`'s newest chunk, which stays the one `dst`
+ *     allocates from, and `dst`'s latest allocation stays the one `resize`
+ *     applies to.  A `dst` without chunks takes `src`'s newest chunk as its
+ *     own (new allocations go on in what is left of it) and has no latest
+ *     allocation to resize.
+ *   - `src` is left empty and open: its next allocation starts a new chunk;
+ *     its allocation count moves to `dst`'s statistics.
+ *   - Both must be arenas of the same kind (CK_ERR_TYPE: a zero-init arena
+ *     hands out zeroed bytes, a POD one may not), distinct
+ *     (CK_ERR_INVALID_ARGUMENT); `dst` must not be finalized
+ *     (CK_ERR_INVALID_STATE).  On an error nothing changes.
+ *   - The caller is the single writer of both arenas for the duration.
+ */
+CK_API ck_status ck_pod_memblock_adopt(ck_memblock *dst, ck_memblock *src);
+
 /* Statistics of an arena. */
 typedef struct ck_pod_stats {
   size_t capacity;     /* bytes held in chunks now                     */
@@ -119,9 +144,11 @@ typedef struct ck_pod_chunk_info {
  * allocations come from): writes min(count, max) entries (`out` may be NULL
  * when max is 0) and stores the number of chunks in *out_count.  The first
  * chunk's allocations are at the lowest index: entry i holds every byte
- * handed out between the allocations of entries i-1 and i+1.  Reads only;
- * the caller keeps the arena from changing meanwhile (its single writer).
- * CK_ERR_TYPE for a block that is not an arena. */
+ * handed out between the allocations of entries i-1 and i+1 -- except that
+ * chunks adopted from other arenas (ck_pod_memblock_adopt) come right before
+ * the chunk that was newest when they were adopted, oldest first.  Reads
+ * only; the caller keeps the arena from changing meanwhile (its single
+ * writer).  CK_ERR_TYPE for a block that is not an arena. */
 CK_API ck_status ck_pod_memblock_chunks(const ck_memblock *mb,
                                         ck_pod_chunk_info *out, size_t max,
                                         size_t *out_count);

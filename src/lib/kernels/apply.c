@@ -3,73 +3,18 @@
  * ck_array_apply (any child factory, lifted with broadcasting; a new result
  * or a given destination, converting into it when its dtype differs) and
  * ck_array_assign; both run the outermost dimension on the thread pool when
- * the work is large.
+ * the work is large.  Destinations holding strings, bytes or var dims run
+ * there too: each thread but the caller writes into arenas of its own (a
+ * kernel tree built for a copy of the destination's arrmeta naming them),
+ * whose chunks the destination's arenas adopt afterwards
+ * (ck_pod_memblock_adopt: no byte moves).
  */
 #include "ckernel/core_dims.h"
 #include "kernels/lift_internal.h"
+#include "kernels/parallel_internal.h"
 #include "types/type_internal.h"
 
 #include <string.h>
-
-/* ---- running, maybe in parallel ------------------------------------------- */
-
-typedef struct ck__par_ctx {
-  ck_prefix *child;
-  char *dst;
-  intptr_t dst_stride;
-  const char *const *src;
-  const intptr_t *src_stride;
-  size_t nsrc;
-} ck__par_ctx;
-
-static ck_status ck__par_rows(void *ctx, size_t begin, size_t end,
-                              unsigned thread_index) {
-  (void)thread_index;
-  const ck__par_ctx *c = ctx;
-  const char *s[CK_LIFT_MAX_NSRC];
-  for (size_t j = 0; j < c->nsrc; j++) {
-    s[j] = c->src[j] + (intptr_t)begin * c->src_stride[j];
-  }
-  return (ck_status)ck_prefix_strided(c->child)(
-      c->dst + (intptr_t)begin * c->dst_stride, c->dst_stride, s, c->src_stride,
-      end - begin, c->child);
-}
-
-static ck_status ck__run_single_maybe_parallel(ck_kernel_builder *ckb,
-                                        ck_type dst_type,
-                                        const char *dst_arrmeta, char *dst,
-                                        const char *const *src, size_t nsrc) {
-  ck_prefix *root = ck_kernel_builder_get(ckb, 0);
-  if (ck__is_strided_dim_kernel(root) &&
-      !(ck_type_flags(dst_type) & CK_TYPE_FLAG_BLOCKREF) && ck__is_dim(dst_type)) {
-    /* elements per row of the root: every fixed/strided destination
-     * element over the root's size (the root may have absorbed inner dims:
-     * lift.c coalesces contiguous ones) */
-    const ck__strided_dim_kernel *k = (const ck__strided_dim_kernel *)(void *)root;
-    size_t total = 1;
-    ck_type t = dst_type;
-    const char *m = dst_arrmeta;
-    bool ok = true;
-    while (ck__is_dim(t) && ok) {
-      intptr_t n = ((const ck_dim_arrmeta *)(const void *)m)->size;
-      ok = t->id != CK_TYPE_VAR_DIM && ck__mul_size(total, (size_t)n, &total);
-      m += ck__dim_header_size(t);
-      t = t->element;
-    }
-    size_t rows = (size_t)k->size;
-    size_t inner = ok && rows > 0 ? total / rows : 0;
-    if (ok && inner > 0 && total >= CK_PARALLEL_MIN_ELEMENTS &&
-        ck_get_num_threads() > 1) {
-      size_t min_chunk = (CK_PARALLEL_MIN_CHUNK_ELEMENTS + inner - 1) / inner;
-      if (rows >= 2 * min_chunk) {
-        ck__par_ctx c = {ck_prefix_child(root, k->child_offset), dst,
-                         k->dst_stride, src, k->src_stride, nsrc};
-        return ck_parallel_for(rows, min_chunk, ck__par_rows, &c);
-      }
-    }
-  }
-  return (ck_status)ck_prefix_single(root)(dst, src, root);
-}
 
 /* ---- checks ------------------------------------------------------------------ */
 
@@ -227,6 +172,7 @@ enum { CK__MAX_ARENAS = 64 };
 typedef struct ck__arenas {
   size_t n;
   ck_memblock *mb[CK__MAX_ARENAS];
+  bool other; /* a blockref that is NULL or no arena (not collected) */
 } ck__arenas;
 
 static ck_status ck__collect_arenas(ck_type t, const char *m, ck__arenas *out,
@@ -268,6 +214,7 @@ static ck_status ck__collect_arenas(ck_type t, const char *m, ck__arenas *out,
   }
   if (mb == NULL ||
       (mb->kind != CK_MEMBLOCK_POD && mb->kind != CK_MEMBLOCK_ZEROINIT)) {
+    out->other = true;
     return CK_OK;
   }
   size_t i = 0;
@@ -296,6 +243,7 @@ static void ck__unlock_arenas(const ck__arenas *a, size_t n) {
 
 static ck_status ck__lock_arenas(const ck_array_preamble *dst, ck__arenas *a) {
   a->n = 0;
+  a->other = false;
   ck_status st = ck__collect_arenas(dst->type, ck_array_arrmeta(dst), a, 0);
   for (size_t i = 0; st == CK_OK && i < a->n; i++) {
     st = ck_pod_memblock_writer_lock(a->mb[i]);
@@ -311,18 +259,298 @@ static ck_status ck__lock_arenas(const ck_array_preamble *dst, ck__arenas *a) {
 
 /* ---- running a built tree ---------------------------------------------------------- */
 
-/* Run the single-request tree in `kb` over dst, holding the writer lock of
- * every arena of the destination. */
-static ck_status ck__run(ck_kernel_builder *kb, ck_array_preamble *dst, char *dst_data,
-                         const char *const *data, size_t nsrc, bool fresh) {
+/* A kernel with core dims: the signature's patterns (NULL for an
+ * elementwise kernel). */
+typedef struct ck__core_sig {
+  ck_type dst;
+  const ck_type *src;
+} ck__core_sig;
+
+/* What builds the single-request tree of one application for an arrmeta of
+ * its destination: the destination's own, or a worker's copy naming the
+ * worker's arenas. */
+typedef struct ck__tree_spec {
+  ck_child_kernel_factory child; /* NULL: an assignment under `mode`    */
+  void *child_data;
+  const ck__core_sig *core;      /* kernels with core dims, else NULL   */
+  ck_errmode mode;
+  ck_type dst_type;
+  size_t nsrc;
+  const ck_type *types;
+  const char *const *meta;
+} ck__tree_spec;
+
+static ck_status ck__build_tree(const ck__tree_spec *s, ck_kernel_builder *kb,
+                                const char *dst_arrmeta) {
+  if (s->child == NULL) {
+    return ck_make_assignment_kernel(kb, 0, s->dst_type, dst_arrmeta, s->types[0],
+                                     s->meta[0], CK_KERNEL_REQUEST_SINGLE, s->mode, NULL);
+  }
+  if (s->core != NULL) {
+    return ck_make_core_kernel(kb, 0, s->core->dst, s->dst_type, dst_arrmeta, s->nsrc,
+                               s->core->src, s->types, s->meta, CK_KERNEL_REQUEST_SINGLE,
+                               s->child, s->child_data, NULL);
+  }
+  return ck_make_elementwise_kernel(kb, 0, s->dst_type, dst_arrmeta, s->nsrc, s->types,
+                                    s->meta, CK_KERNEL_REQUEST_SINGLE, s->child,
+                                    s->child_data, NULL);
+}
+
+/* Whether a tree whose root is `root` splits over the pool, and how: the
+ * rows of the root's dim and the fewest rows per chunk.  The work is the
+ * destination's leading fixed/strided elements (a var dim below them, or a
+ * string, counts as one element); see apply.h for the thresholds. */
+static bool ck__parallel_plan(const ck_prefix *root, ck_type dst_type,
+                              const char *dst_arrmeta, size_t *rows, size_t *min_chunk) {
+  if (!ck__is_strided_dim_kernel(root) || !ck__is_dim(dst_type) ||
+      ck_get_num_threads() <= 1) {
+    return false;
+  }
+  /* the root may have absorbed inner dims (lift.c coalesces contiguous
+   * ones): elements per row are every leading element over its rows */
+  const ck__strided_dim_kernel *k = (const ck__strided_dim_kernel *)(const void *)root;
+  size_t total = 1;
+  ck_type t = dst_type;
+  const char *m = dst_arrmeta;
+  while (ck__is_dim(t) && t->id != CK_TYPE_VAR_DIM) {
+    intptr_t n = ((const ck_dim_arrmeta *)(const void *)m)->size;
+    if (!ck__mul_size(total, (size_t)n, &total)) {
+      return false;
+    }
+    m += ck__dim_header_size(t);
+    t = t->element;
+  }
+  size_t r = (size_t)k->size;
+  size_t inner = r > 0 ? total / r : 0;
+  if (inner == 0 || total < CK_PARALLEL_MIN_ELEMENTS) {
+    return false;
+  }
+  size_t mc = (CK_PARALLEL_MIN_CHUNK_ELEMENTS + inner - 1) / inner;
+  if (r < 2 * mc) {
+    return false;
+  }
+  *rows = r;
+  *min_chunk = mc;
+  return true;
+}
+
+/* Rows [begin, end) of the root's dim, by the child kernel of the thread's
+ * tree (one tree shared by every thread, or one per thread). */
+typedef struct ck__par_ctx {
+  ck_prefix *const *child; /* indexed by thread (per_thread) or [0]   */
+  bool per_thread;
+  char *dst;
+  intptr_t dst_stride;
+  const char *const *src;
+  const intptr_t *src_stride;
+  size_t nsrc;
+} ck__par_ctx;
+
+static ck_status ck__par_rows(void *ctx, size_t begin, size_t end,
+                              unsigned thread_index) {
+  const ck__par_ctx *c = ctx;
+  ck_prefix *child = c->child[c->per_thread ? thread_index : 0];
+  const char *s[CK_LIFT_MAX_NSRC];
+  for (size_t j = 0; j < c->nsrc; j++) {
+    s[j] = c->src[j] + (intptr_t)begin * c->src_stride[j];
+  }
+  return (ck_status)ck_prefix_strided(child)(
+      c->dst + (intptr_t)begin * c->dst_stride, c->dst_stride, s, c->src_stride,
+      end - begin, child);
+}
+
+/* In `m`, a copy of arrmeta of type `t`, every blockref that is one of the
+ * arenas `from` becomes the arena at the same index in `to`. */
+static void ck__swap_arenas(ck_type t, char *m, const ck__arenas *from,
+                            ck_memblock *const *to, unsigned depth) {
+  if (!ck__is_desc(t) || !(t->flags & CK_TYPE_FLAG_BLOCKREF) || depth > CK_TYPE_MAX_DEPTH) {
+    return;
+  }
+  ck_memblock **slot;
+  switch (t->id) {
+  case CK_TYPE_FIXED_DIM:
+  case CK_TYPE_STRIDED_DIM:
+    ck__swap_arenas(t->element, m + sizeof(ck_dim_arrmeta), from, to, depth + 1);
+    return;
+  case CK_TYPE_VAR_DIM:
+    slot = &((ck_var_dim_arrmeta *)(void *)m)->blockref;
+    ck__swap_arenas(t->element, m + sizeof(ck_var_dim_arrmeta), from, to, depth + 1);
+    break;
+  case CK_TYPE_STRING:
+  case CK_TYPE_BYTES:
+    slot = &((ck_string_arrmeta *)(void *)m)->blockref;
+    break;
+  case CK_TYPE_STRUCT:
+    for (size_t i = 0; i < t->field_count; i++) {
+      ck__swap_arenas(t->field_types[i], m + t->field_arrmeta_offsets[i], from, to,
+                      depth + 1);
+    }
+    return;
+  default:
+    return;
+  }
+  for (size_t i = 0; i < from->n; i++) {
+    if (*slot == from->mb[i]) {
+      *slot = to[i];
+      return;
+    }
+  }
+}
+
+/* May the threads write into arenas of their own?  Not when a blockref of
+ * the destination is no arena (or NULL), when one of its arenas is
+ * finalized (the kernels report that), or when a source references one of
+ * them: kernels may behave differently when source and destination share
+ * an arena (strings are then shared, not copied). */
+static bool ck__thread_arenas_ok(const ck__tree_spec *spec, const ck__arenas *dst) {
+  if (dst->n == 0 || dst->other) {
+    return false;
+  }
+  for (size_t i = 0; i < dst->n; i++) {
+    ck_pod_stats stats;
+    if (ck_pod_memblock_stats(dst->mb[i], &stats) != CK_OK || stats.finalized) {
+      return false;
+    }
+  }
+  for (size_t j = 0; j < spec->nsrc; j++) {
+    ck__arenas src = {.n = 0};
+    if (ck__collect_arenas(spec->types[j], spec->meta[j], &src, 0) != CK_OK) {
+      return false;
+    }
+    for (size_t a = 0; a < src.n; a++) {
+      for (size_t i = 0; i < dst->n; i++) {
+        if (src.mb[a] == dst->mb[i]) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+/* The rows split over the pool into a destination holding arenas: thread 0
+ * (the caller) runs `kb0`, built for the destination itself; each other
+ * thread a tree built for a copy of the destination's arrmeta whose arenas
+ * (`dst`) are new ones of its own, of the same kinds.  Afterwards -- after
+ * a failure too, since rows written before it point into them -- the
+ * destination's arenas adopt the chunks of the threads' arenas. */
+static ck_status ck__run_thread_arenas(const ck__tree_spec *spec, ck_kernel_builder *kb0,
+                                       const ck__arenas *dst, const char *dst_arrmeta,
+                                       char *dst_data, const char *const *src, size_t rows,
+                                       size_t min_chunk) {
+  unsigned nt = ck_get_num_threads();
+  if (nt > CK_MAX_THREADS) {
+    nt = CK_MAX_THREADS;
+  }
+  if (rows / min_chunk < nt) {
+    nt = (unsigned)(rows / min_chunk); /* >= 2: ck__parallel_plan */
+  }
+  size_t extra = nt - 1, na = dst->n;
+  size_t amsize = ck_type_arrmeta_size(spec->dst_type);
+  ck_kernel_builder *kbs = CK_CALLOC(extra, sizeof *kbs);
+  ck_memblock **mbs = CK_CALLOC(extra * na, sizeof *mbs);
+  char *metas = CK_CALLOC(extra, amsize);
+  if (kbs == NULL || mbs == NULL || metas == NULL) {
+    ck__free(kbs);
+    ck__free(mbs);
+    ck__free(metas);
+    return CK_ERR_NO_MEMORY;
+  }
+  for (size_t t = 0; t < extra; t++) {
+    ck_kernel_builder_init(&kbs[t]);
+  }
+  ck_prefix *root0 = ck_kernel_builder_get(kb0, 0);
+  const ck__strided_dim_kernel *k0 = (const ck__strided_dim_kernel *)(const void *)root0;
+  ck_prefix *children[CK_MAX_THREADS];
+  children[0] = ck_prefix_child(root0, k0->child_offset);
+  ck_status st = CK_OK;
+  for (size_t t = 0; st == CK_OK && t < extra; t++) {
+    ck_memblock **own = &mbs[t * na];
+    for (size_t i = 0; st == CK_OK && i < na; i++) {
+      st = dst->mb[i]->kind == CK_MEMBLOCK_ZEROINIT ? ck_zeroinit_memblock_new(0, &own[i])
+                                                   : ck_pod_memblock_new(0, &own[i]);
+    }
+    char *meta = metas + t * amsize;
+    if (st == CK_OK) {
+      memcpy(meta, dst_arrmeta, amsize);
+      ck__swap_arenas(spec->dst_type, meta, dst, own, 0);
+      st = ck__build_tree(spec, &kbs[t], meta);
+    }
+    if (st == CK_OK) {
+      ck_prefix *root = ck_kernel_builder_get(&kbs[t], 0);
+      const ck__strided_dim_kernel *k = (const ck__strided_dim_kernel *)(const void *)root;
+      if (!ck__is_strided_dim_kernel(root) || k->size != k0->size) {
+        st = CK_ERROR(CK_ERR_INVALID_STATE, "a worker's kernel tree differs in shape");
+      } else {
+        children[t + 1] = ck_prefix_child(root, k->child_offset);
+      }
+    }
+  }
+  if (st == CK_OK) {
+    ck__par_ctx c = {children, true, dst_data, k0->dst_stride, src, k0->src_stride,
+                     spec->nsrc};
+    st = ck__parallel_for_threads(rows, min_chunk, nt, ck__par_rows, &c);
+  }
+  for (size_t t = 0; t < extra; t++) {
+    ck_kernel_builder_destroy(&kbs[t]); /* the leaves' references to the arenas */
+    for (size_t i = 0; i < na; i++) {
+      ck_memblock *own = mbs[t * na + i];
+      if (own != NULL) {
+        /* cannot fail: same kind, distinct, the destination's open
+         * (ck__thread_arenas_ok) */
+        (void)ck_pod_memblock_adopt(dst->mb[i], own);
+        ck_memblock_decref(own);
+      }
+    }
+  }
+  ck__free(kbs);
+  ck__free(mbs);
+  ck__free(metas);
+  return st;
+}
+
+/* Run the tree in `kb0` (built for the destination's own arrmeta) over the
+ * destination data, on the pool when the plan says so. */
+static ck_status ck__run_tree(const ck__tree_spec *spec, ck_kernel_builder *kb0,
+                              const ck__arenas *arenas, const char *dst_arrmeta,
+                              char *dst_data, const char *const *src) {
+  ck_prefix *root = ck_kernel_builder_get(kb0, 0);
+  size_t rows, min_chunk;
+  if (ck__parallel_plan(root, spec->dst_type, dst_arrmeta, &rows, &min_chunk)) {
+    if (!(ck_type_flags(spec->dst_type) & CK_TYPE_FLAG_BLOCKREF)) {
+      /* no arenas: every thread calls the same tree (kernels are threadsafe) */
+      const ck__strided_dim_kernel *k = (const ck__strided_dim_kernel *)(void *)root;
+      ck_prefix *child = ck_prefix_child(root, k->child_offset);
+      ck__par_ctx c = {&child, false, dst_data, k->dst_stride, src, k->src_stride,
+                       spec->nsrc};
+      return ck_parallel_for(rows, min_chunk, ck__par_rows, &c);
+    }
+    if (ck__thread_arenas_ok(spec, arenas)) {
+      return ck__run_thread_arenas(spec, kb0, arenas, dst_arrmeta, dst_data, src, rows,
+                                   min_chunk);
+    }
+  }
+  return (ck_status)ck_prefix_single(root)(dst_data, src, root);
+}
+
+/* Build and run the tree of `spec` over dst, holding the writer lock of
+ * every arena of the destination; a result made here (`fresh`) gives back
+ * its arenas' unused capacity. */
+static ck_status ck__run(const ck__tree_spec *spec, ck_array_preamble *dst, char *dst_data,
+                         const char *const *data, bool fresh) {
   ck__arenas arenas;
   ck_status st = ck__lock_arenas(dst, &arenas);
   if (st != CK_OK) {
     return st;
   }
-  st = ck__run_single_maybe_parallel(kb, dst->type, ck_array_arrmeta(dst), dst_data,
-                                     data, nsrc);
-  /* a result made here: give back the arenas' unused capacity */
+  const char *dst_arrmeta = ck_array_arrmeta(dst);
+  ck_kernel_builder kb;
+  ck_kernel_builder_init(&kb);
+  st = ck__build_tree(spec, &kb, dst_arrmeta);
+  if (st == CK_OK) {
+    st = ck__run_tree(spec, &kb, &arenas, dst_arrmeta, dst_data, data);
+  }
+  ck_kernel_builder_destroy(&kb);
   for (size_t i = 0; st == CK_OK && fresh && i < arenas.n; i++) {
     st = ck_pod_trim(arenas.mb[i]);
   }
@@ -350,26 +578,14 @@ ck_status ck_array_assign(ck_array_preamble *dst, const ck_array_preamble *src,
   ck_type type = src->type;
   ck_array_preamble *tmp = NULL;
   st = ck__copy_overlapping(dst, 1, &src, &data, &meta, &type, &tmp);
-  ck_kernel_builder kb;
-  ck_kernel_builder_init(&kb);
   if (st == CK_OK) {
-    st = ck_make_assignment_kernel(&kb, 0, dst->type, ck_array_arrmeta(dst), type,
-                                   meta, CK_KERNEL_REQUEST_SINGLE, mode, NULL);
+    ck__tree_spec spec = {.child = NULL, .mode = mode, .dst_type = dst->type, .nsrc = 1,
+                          .types = &type, .meta = &meta};
+    st = ck__run(&spec, dst, dst_data, &data, false);
   }
-  if (st == CK_OK) {
-    st = ck__run(&kb, dst, dst_data, &data, 1, false);
-  }
-  ck_kernel_builder_destroy(&kb);
   ck_array_decref(tmp);
   return st;
 }
-
-/* A kernel with core dims: the signature's patterns (NULL for an
- * elementwise kernel). */
-typedef struct ck__core_sig {
-  ck_type dst;
-  const ck_type *src;
-} ck__core_sig;
 
 /* ck_array_apply and ck_array_apply_core. */
 static ck_status ck__apply(const char *func, ck_child_kernel_factory child,
@@ -457,21 +673,12 @@ static ck_status ck__apply(const char *func, ck_child_kernel_factory child,
     st = ck__copy_overlapping(dst, nsrc, (const ck_array_preamble *const *)srcs,
                               data, meta, types, tmp);
   }
-  ck_kernel_builder kb;
-  ck_kernel_builder_init(&kb);
-  if (st == CK_OK && core != NULL) {
-    st = ck_make_core_kernel(&kb, 0, core->dst, dst->type, ck_array_arrmeta(dst), nsrc,
-                             core->src, types, meta, CK_KERNEL_REQUEST_SINGLE, child,
-                             child_data, NULL);
-  } else if (st == CK_OK) {
-    st = ck_make_elementwise_kernel(&kb, 0, dst->type, ck_array_arrmeta(dst), nsrc,
-                                    types, meta, CK_KERNEL_REQUEST_SINGLE, child,
-                                    child_data, NULL);
-  }
   if (st == CK_OK) {
-    st = ck__run(&kb, dst, dst_data, data, nsrc, dst_or_null == NULL);
+    ck__tree_spec spec = {.child = child, .child_data = child_data, .core = core,
+                          .dst_type = dst->type, .nsrc = nsrc, .types = types,
+                          .meta = meta};
+    st = ck__run(&spec, dst, dst_data, data, dst_or_null == NULL);
   }
-  ck_kernel_builder_destroy(&kb);
   for (size_t j = 0; j < nsrc; j++) {
     ck_array_decref(tmp[j]);
   }

@@ -1,5 +1,6 @@
 /* parallel.c -- the pthread pool behind ck_parallel_for (see parallel.h). */
 #include "core/core_internal.h"
+#include "kernels/parallel_internal.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -275,13 +276,21 @@ ck_status ck_parallel_for(size_t n, size_t min_chunk, ck_parallel_fn fn, void *c
   if (fn == NULL) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "fn must not be NULL");
   }
+  return ck__parallel_for_threads(n, min_chunk, ck_get_num_threads(), fn, ctx);
+}
+
+ck_status ck__parallel_for_threads(size_t n, size_t min_chunk, unsigned max_threads,
+                                   ck_parallel_fn fn, void *ctx) {
+  if (fn == NULL) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, "ck_parallel_for", "fn must not be NULL");
+  }
   if (n == 0) {
     return CK_OK;
   }
   if (min_chunk == 0) {
     min_chunk = 1;
   }
-  unsigned nt = ck_get_num_threads();
+  unsigned nt = max_threads < CK_MAX_THREADS ? max_threads : CK_MAX_THREADS;
   size_t max_useful = n / min_chunk;
   if (max_useful < nt) {
     nt = (unsigned)(max_useful ? max_useful : 1);

@@ -382,6 +382,58 @@ ck_status ck_pod_trim(ck_memblock *mb) {
   return CK_OK;
 }
 
+ck_status ck_pod_memblock_adopt(ck_memblock *dst, ck_memblock *src) {
+  ck_status st = ck__check_arena(dst, __func__);
+  if (st == CK_OK) {
+    st = ck__check_arena(src, __func__);
+  }
+  if (st != CK_OK) {
+    return st;
+  }
+  if (dst == src) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "an arena cannot adopt its own chunks");
+  }
+  if (dst->kind != src->kind) {
+    return CK_ERROR(CK_ERR_TYPE, "cannot adopt the chunks of a '%s' arena into a '%s' one",
+                    ck_memblock_kind_name(src->kind), ck_memblock_kind_name(dst->kind));
+  }
+  ck_pod_memblock *d = (ck_pod_memblock *)dst;
+  ck_pod_memblock *s = (ck_pod_memblock *)src;
+  if (d->finalized) {
+    return CK_ERROR(CK_ERR_INVALID_STATE, "memblock %p is finalized", (void *)dst);
+  }
+  if (!s->finalized) {
+    (void)ck_pod_trim(src); /* checked above: cannot fail */
+  }
+  ck_pod_chunk *sh = s->head;
+  if (sh != NULL) {
+    if (!s->finalized) { /* the head's marks live in the arena (finalize stored them) */
+      sh->used = (size_t)(s->cur - ck__chunk_data(sh));
+      sh->high = (size_t)(s->high - ck__chunk_data(sh));
+    }
+    if (d->head != NULL) {
+      ck_pod_chunk *oldest = sh;
+      while (oldest->prev != NULL) {
+        oldest = oldest->prev;
+      }
+      oldest->prev = d->head->prev;
+      d->head->prev = sh;
+    } else {
+      d->head = sh;
+      d->cur = ck__chunk_data(sh) + sh->used;
+      d->high = ck__chunk_data(sh) + sh->high;
+      d->end = ck__chunk_data(sh) + ck__chunk_capacity(sh);
+      d->last_begin = d->last_end = NULL;
+    }
+  }
+  d->allocations += s->allocations;
+  s->allocations = 0;
+  s->head = NULL;
+  s->cur = s->end = s->high = NULL;
+  s->last_begin = s->last_end = NULL;
+  return CK_OK;
+}
+
 static const ck_pod_allocator_api ck_arena_api = {
     ck_pod_allocate, ck_pod_resize, ck_pod_finalize};
 

@@ -2,7 +2,9 @@
  * destination (forward, backward, strided, reversed, 2-d, broadcast) give
  * NumPy's results through a temporary, in-place application copies nothing,
  * out= of another dtype is converted once, concurrent writers of one string
- * destination are serialised by the arena's writer lock, and a builder slot
+ * destination are serialised by the arena's writer lock, string and var-dim
+ * results split over the pool give the serial results (each thread writing
+ * into an arena of its own, adopted by the result's), and a builder slot
  * holding a kernel cannot be built over. */
 #define _GNU_SOURCE /* pthread barriers */
 #include "ck_test.h"
@@ -219,12 +221,15 @@ static void test_string_result_arena_trimmed(void) {
   ck_pod_stats st;
   REQUIRE_OK(ck_pod_memblock_stats(arena, &st));
   CHECK(st.used == payload);
-  CHECK(st.capacity <= payload + 8192); /* the tails of older chunks and a page */
+  /* the tails of older chunks, and a page per arena a thread wrote into
+   * (their chunks are the result's: ck_pod_memblock_adopt) */
+  CHECK(st.capacity <= payload + 4096 * (size_t)ck_get_num_threads() + 8 * st.chunks);
   CHECK(!st.finalized);
   const ck_string *s0 = (const ck_string *)(const void *)r->data;
   CHECK(s0[n - 1].end - s0[n - 1].begin == snprintf(text, sizeof text, "%" PRIdPTR, n - 1));
   ck_array_decref(r);
   ck_array_decref(x);
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
 }
 
 /* ---- one string destination, many writer threads ---------------------------- */
@@ -362,6 +367,329 @@ static void test_concurrent_string_writers(void) {
   ck_array_decref(dst);
 }
 
+
+/* ---- string and var-dim destinations on the pool ------------------------------ */
+
+static ck_memblock *string_arena(const ck_array_preamble *a) {
+  return ((const ck_string_arrmeta *)(const void *)(ck_array_arrmeta(a) +
+                                                     sizeof(ck_dim_arrmeta)))->blockref;
+}
+
+static size_t chunk_count(const ck_memblock *arena) {
+  ck_pod_stats st;
+  return ck_pod_memblock_stats(arena, &st) == CK_OK ? st.chunks : 0;
+}
+
+/* Does every one of the n ranges [b[i], b[i] + len[i]) lie in a chunk of
+ * `arena` (what keeps it alive)? */
+static bool ranges_in_arena(const ck_memblock *arena, size_t n, const char *const *b,
+                            const size_t *len) {
+  size_t nc = 0;
+  if (ck_pod_memblock_chunks(arena, NULL, 0, &nc) != CK_OK) {
+    return false;
+  }
+  ck_pod_chunk_info *info = calloc(nc ? nc : 1, sizeof *info);
+  bool ok = info != NULL && ck_pod_memblock_chunks(arena, info, nc, &nc) == CK_OK;
+  for (size_t i = 0; ok && i < n; i++) {
+    bool in = len[i] == 0;
+    for (size_t c = 0; c < nc && !in; c++) {
+      in = b[i] >= info[c].begin && b[i] + len[i] <= info[c].begin + info[c].used;
+    }
+    ok = in;
+  }
+  free(info);
+  return ok;
+}
+
+/* The strings of a 1-d string array: same texts as `want`, each inside the
+ * array's own arena. */
+static bool same_strings_in_arena(const ck_array_preamble *a, const ck_array_preamble *want,
+                                  intptr_t n) {
+  const ck_string *s = (const ck_string *)(const void *)a->data;
+  const ck_string *w = (const ck_string *)(const void *)want->data;
+  const char **b = calloc((size_t)n, sizeof *b);
+  size_t *len = calloc((size_t)n, sizeof *len);
+  bool ok = b != NULL && len != NULL;
+  for (intptr_t i = 0; ok && i < n; i++) {
+    ok = s[i].end - s[i].begin == w[i].end - w[i].begin &&
+         memcmp(s[i].begin, w[i].begin, (size_t)(w[i].end - w[i].begin)) == 0;
+    b[i] = s[i].begin;
+    len[i] = (size_t)(s[i].end - s[i].begin);
+  }
+  ok = ok && ranges_in_arena(string_arena(a), (size_t)n, b, len);
+  free(b);
+  free(len);
+  return ok;
+}
+
+/* Numbers formatted into a new string result and into a given one (out=),
+ * with two threads allowed: the serial run's strings, every one inside the
+ * result's arena (whichever thread wrote it: how the rows spread over the
+ * threads depends on scheduling; test_parallel_string_failure checks that a
+ * second thread's rows land there). */
+static void test_parallel_string_results(void) {
+  intptr_t n = 300000;
+  ck_array_preamble *x = iota(n), *r1 = NULL, *r2 = NULL;
+  REQUIRE(x != NULL);
+  ck_errmode mode = CK_ERRMODE_DEFAULT;
+  ck_type str = NULL;
+  REQUIRE_OK(ck_string_type_new(&str));
+  REQUIRE_OK(ck_set_num_threads(1));
+  CHECK_OK(ck_array_apply(ck_assignment_child_factory, &mode, str, 1, &x, NULL, &r1));
+  REQUIRE_OK(ck_set_num_threads(2)); /* two threads even on one CPU */
+  CHECK_OK(ck_array_apply(ck_assignment_child_factory, &mode, str, 1, &x, NULL, &r2));
+  ck_type_decref(str);
+  REQUIRE(r1 != NULL && r2 != NULL);
+  CHECK(same_strings_in_arena(r2, r1, n));
+  /* into a destination that holds strings already */
+  ck_array_preamble *out = arr("strided * string", 1, &n);
+  REQUIRE(out != NULL);
+  REQUIRE_OK(ck_array_assign(out, r1, CK_ERRMODE_DEFAULT)); /* copies: another arena */
+  CHECK_OK(ck_array_assign(out, x, CK_ERRMODE_DEFAULT));
+  CHECK(same_strings_in_arena(out, r1, n));
+  /* a source sharing the destination's arena: strings shared (the kernel
+   * built for it), so the run stays on one thread and adopts nothing */
+  ck_array_preamble *view = slice(out, 0, 0, n, 1);
+  REQUIRE(view != NULL);
+  const ck_string *s = (const ck_string *)(const void *)out->data;
+  const char *first = s[0].begin;
+  size_t before = chunk_count(string_arena(out));
+  CHECK_OK(ck_array_assign(out, view, CK_ERRMODE_DEFAULT));
+  CHECK(s[0].begin == first && chunk_count(string_arena(out)) == before);
+  ck_array_decref(view);
+  ck_array_decref(out);
+  ck_array_decref(r2);
+  ck_array_decref(r1);
+  ck_array_decref(x);
+  CHECK_OK(ck_set_num_threads(0));
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
+}
+
+/* Var dims: rows allocated from each thread's arena end up in the
+ * destination's var arena, with the serial values. */
+static void test_parallel_var_results(void) {
+  intptr_t n = 200000;
+  ck_array_preamble *src = arr("strided * var * int32", 1, &n);
+  ck_array_preamble *dst = arr("strided * var * int32", 1, &n);
+  REQUIRE(src != NULL && dst != NULL);
+  ck_type vt = src->type->element;
+  const char *vam = ck_array_arrmeta(src) + sizeof(ck_dim_arrmeta);
+  bool ok = true;
+  for (intptr_t i = 0; i < n && ok; i++) {
+    char *el = src->data + i * (intptr_t)sizeof(ck_var_dim_data);
+    ok = ck_var_dim_alloc(vt, el, vam, (size_t)(i % 5)) == CK_OK;
+    ck_var_dim_data *d = (ck_var_dim_data *)(void *)el;
+    for (size_t j = 0; ok && j < d->size; j++) {
+      ((int32_t *)(void *)d->begin)[j] = (int32_t)(i + (intptr_t)j);
+    }
+  }
+  REQUIRE(ok);
+  REQUIRE_OK(ck_set_num_threads(2));
+  CHECK_OK(ck_array_assign(dst, src, CK_ERRMODE_DEFAULT));
+  ck_memblock *arena =
+      ((const ck_var_dim_arrmeta *)(const void *)(ck_array_arrmeta(dst) +
+                                                   sizeof(ck_dim_arrmeta)))->blockref;
+  const char **b = calloc((size_t)n, sizeof *b);
+  size_t *len = calloc((size_t)n, sizeof *len);
+  REQUIRE(b != NULL && len != NULL);
+  for (intptr_t i = 0; i < n && ok; i++) {
+    const ck_var_dim_data *d = (const ck_var_dim_data *)(const void *)(
+        dst->data + i * (intptr_t)sizeof(ck_var_dim_data));
+    ok = d->size == (size_t)(i % 5);
+    for (size_t j = 0; ok && j < d->size; j++) {
+      ok = ((const int32_t *)(const void *)d->begin)[j] == (int32_t)(i + (intptr_t)j);
+    }
+    b[i] = d->begin;
+    len[i] = d->size * sizeof(int32_t);
+  }
+  CHECK(ok);
+  CHECK(ranges_in_arena(arena, (size_t)n, b, len));
+  CHECK(chunk_count(arena) > 1);
+  free(b);
+  free(len);
+  ck_array_decref(dst);
+  ck_array_decref(src);
+  CHECK_OK(ck_set_num_threads(0));
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
+}
+
+/* A string-writing kernel that fails on one element (a user kernel: its
+ * arena taken from the destination arrmeta it is built for).  It notes
+ * whether a thread other than the test's wrote a string. */
+static pthread_t label_caller;
+static atomic_bool label_other_thread;
+
+typedef struct {
+  ck_prefix base;
+  ck_memblock *arena;
+  int64_t fail_at;
+} label_kernel;
+
+static int label_strided(char *dst, intptr_t dst_stride, const char *const *src,
+                         const intptr_t *src_stride, size_t n, ck_prefix *self) {
+  const label_kernel *k = (const label_kernel *)(void *)self;
+  for (size_t i = 0; i < n; i++) {
+    int64_t v = *(const int64_t *)(const void *)(src[0] + (intptr_t)i * src_stride[0]);
+    if (v == k->fail_at) {
+      return ck_set_error(CK_ERR_VALUE, "label: the failing element");
+    }
+    char text[32];
+    int len = snprintf(text, sizeof text, "label-%" PRId64, v);
+    char *b, *e;
+    ck_status st = ck_pod_allocate(k->arena, (size_t)len, 1, &b, &e);
+    if (st != CK_OK) {
+      return st;
+    }
+    memcpy(b, text, (size_t)len);
+    if (!pthread_equal(pthread_self(), label_caller)) {
+      atomic_store(&label_other_thread, true);
+    }
+    ck_string *s = (ck_string *)(void *)(dst + (intptr_t)i * dst_stride);
+    s->begin = b;
+    s->end = e;
+  }
+  return CK_OK;
+}
+
+static int label_single(char *dst, const char *const *src, ck_prefix *self) {
+  intptr_t stride = 0;
+  return label_strided(dst, 0, src, &stride, 1, self);
+}
+
+static void label_destruct(ck_prefix *self) {
+  label_kernel *k = (label_kernel *)(void *)self;
+  ck_memblock_decref(k->arena);
+  k->arena = NULL;
+}
+
+static ck_status label_factory(void *child_data, ck_kernel_builder *ckb, size_t offset,
+                               ck_type dst_type, const char *dst_arrmeta, size_t nsrc,
+                               const ck_type *src_types, const char *const *src_arrmeta,
+                               ck_kernel_request req, size_t *out_end) {
+  (void)dst_type, (void)nsrc, (void)src_types, (void)src_arrmeta;
+  size_t end = offset + sizeof(label_kernel);
+  ck_status st = ck_kernel_builder_ensure_capacity_leaf(ckb, end);
+  if (st != CK_OK) {
+    return st;
+  }
+  label_kernel *k = (label_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+  k->base.destructor = label_destruct;
+  k->arena = ((const ck_string_arrmeta *)(const void *)dst_arrmeta)->blockref;
+  ck_memblock_incref(k->arena);
+  k->fail_at = *(const int64_t *)child_data;
+  (void)ck_prefix_set_function(&k->base, req, label_single, label_strided);
+  if (out_end != NULL) {
+    *out_end = end;
+  }
+  return CK_OK;
+}
+
+/* A failure on one thread: its status and message reach the caller, a new
+ * result is dropped whole (no memblock leaks), and in a given destination
+ * every row written before the failure points into its arena (the
+ * threads' arenas were adopted, not freed: ASan and valgrind check the
+ * reads). */
+static void test_parallel_string_failure(void) {
+  intptr_t n = 300000;
+  ck_array_preamble *x = iota(n), *r = NULL;
+  ck_array_preamble *out = arr("strided * string", 1, &n);
+  REQUIRE(x != NULL && out != NULL);
+  ck_type str = NULL;
+  REQUIRE_OK(ck_string_type_new(&str));
+  REQUIRE_OK(ck_set_num_threads(2));
+  int64_t fail_at = n / 2 + 7;
+  CHECK_ERR(ck_array_apply(label_factory, &fail_at, str, 1, &x, NULL, &r), CK_ERR_VALUE,
+            "the failing element");
+  CHECK(r == NULL);
+  CHECK_ERR(ck_array_apply(label_factory, &fail_at, str, 1, &x, out, NULL), CK_ERR_VALUE,
+            "the failing element");
+  const ck_string *s = (const ck_string *)(const void *)out->data;
+  const char **b = calloc((size_t)n, sizeof *b);
+  size_t *len = calloc((size_t)n, sizeof *len);
+  REQUIRE(b != NULL && len != NULL);
+  bool ok = true;
+  size_t written = 0;
+  for (intptr_t i = 0; i < n && ok; i++) {
+    b[i] = s[i].begin;
+    len[i] = (size_t)(s[i].end - s[i].begin);
+    if (len[i] > 0) {
+      char text[32];
+      int tl = snprintf(text, sizeof text, "label-%" PRIdPTR, i);
+      ok = len[i] == (size_t)tl && memcmp(b[i], text, len[i]) == 0;
+      written++;
+    }
+  }
+  CHECK(ok && written > 0 && written < (size_t)n);
+  CHECK(ranges_in_arena(string_arena(out), (size_t)n, b, len));
+  free(b);
+  free(len);
+  /* the same kernel without the failure fills every row; run until the
+   * second thread took part (scheduling decides; one run nearly always):
+   * the rows it wrote are in the destination's arena too */
+  fail_at = -1;
+  label_caller = pthread_self();
+  atomic_store(&label_other_thread, false);
+  b = calloc((size_t)n, sizeof *b);
+  len = calloc((size_t)n, sizeof *len);
+  REQUIRE(b != NULL && len != NULL);
+  for (int tries = 0; tries < 50 && !atomic_load(&label_other_thread); tries++) {
+    CHECK_OK(ck_array_apply(label_factory, &fail_at, str, 1, &x, out, NULL));
+    ok = true;
+    for (intptr_t i = 0; i < n && ok; i++) {
+      char text[32];
+      int tl = snprintf(text, sizeof text, "label-%" PRIdPTR, i);
+      b[i] = s[i].begin;
+      len[i] = (size_t)(s[i].end - s[i].begin);
+      ok = len[i] == (size_t)tl && memcmp(b[i], text, len[i]) == 0;
+    }
+    CHECK(ok && ranges_in_arena(string_arena(out), (size_t)n, b, len));
+  }
+  CHECK(atomic_load(&label_other_thread));
+  free(b);
+  free(len);
+  ck_type_decref(str);
+  ck_array_decref(out);
+  ck_array_decref(x);
+  CHECK_OK(ck_set_num_threads(0));
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
+}
+
+/* Every allocation of a parallel string application failing in turn (the
+ * workers' arenas, trees and chunks included, on whichever thread): a
+ * CK_ERR_NO_MEMORY status, no result, nothing leaked. */
+static void test_parallel_string_allocation_failures(void) {
+  intptr_t n = 70000; /* just above the split threshold */
+  ck_array_preamble *x = iota(n), *r = NULL;
+  REQUIRE(x != NULL);
+  ck_errmode mode = CK_ERRMODE_DEFAULT;
+  ck_type str = NULL;
+  REQUIRE_OK(ck_string_type_new(&str));
+  REQUIRE_OK(ck_set_num_threads(2));
+  int failures = 0;
+  for (uint64_t k = 1; k < 1000; k++) {
+    ck_debug_fail_alloc_after(k);
+    ck_status st = ck_array_apply(ck_assignment_child_factory, &mode, str, 1, &x, NULL, &r);
+    bool fired = ck_debug_fail_alloc_fired();
+    ck_debug_fail_alloc_after(0);
+    if (st != CK_OK) {
+      CHECK(st == CK_ERR_NO_MEMORY && r == NULL);
+      failures++;
+    } else {
+      CHECK(r != NULL);
+      ck_array_decref(r);
+      r = NULL;
+    }
+    if (!fired) {
+      break;
+    }
+  }
+  CHECK(failures > 10);
+  ck_type_decref(str);
+  ck_array_decref(x);
+  CHECK_OK(ck_set_num_threads(0));
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
+}
+
 /* ---- one kernel per builder slot ---------------------------------------------- */
 
 static void test_builder_slot_holds_one_kernel(void) {
@@ -405,4 +733,7 @@ CK_TEST_MAIN(CK_TEST(test_assign_shifted_views), CK_TEST(test_apply_op_overlappi
              CK_TEST(test_in_place_copies_nothing), CK_TEST(test_out_of_another_dtype),
              CK_TEST(test_string_result_arena_trimmed),
              CK_TEST(test_concurrent_string_writers),
+             CK_TEST(test_parallel_string_results), CK_TEST(test_parallel_var_results),
+             CK_TEST(test_parallel_string_failure),
+             CK_TEST(test_parallel_string_allocation_failures),
              CK_TEST(test_builder_slot_holds_one_kernel))

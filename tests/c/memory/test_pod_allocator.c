@@ -437,8 +437,146 @@ static void test_chunk_list(void) {
   CHECK_ERR(ck_pod_memblock_chunks(NULL, info, 8, &n), CK_ERR_INVALID_ARGUMENT, "NULL");
 }
 
+/* Fill `mb` with `count` strings "<tag>-<i>": their pointers into b/e. */
+static bool fill_tagged(ck_memblock *mb, char tag, int count, char **b, char **e) {
+  for (int i = 0; i < count; i++) {
+    char text[32];
+    int len = snprintf(text, sizeof text, "%c-%d", tag, i);
+    if (ck_pod_allocate(mb, (size_t)len, 1, &b[i], &e[i]) != CK_OK) {
+      return false;
+    }
+    memcpy(b[i], text, (size_t)len);
+  }
+  return true;
+}
+
+static bool tagged_intact(char tag, int count, char *const *b, char *const *e) {
+  bool ok = true;
+  for (int i = 0; i < count && ok; i++) {
+    char text[32];
+    int len = snprintf(text, sizeof text, "%c-%d", tag, i);
+    ok = e[i] - b[i] == len && memcmp(b[i], text, (size_t)len) == 0;
+  }
+  return ok;
+}
+
+/* Does every allocation lie inside one chunk of `mb`? */
+static bool inside_chunks(const ck_memblock *mb, int count, char *const *b, char *const *e) {
+  ck_pod_chunk_info info[64];
+  size_t n = 0;
+  if (ck_pod_memblock_chunks(mb, info, 64, &n) != CK_OK || n > 64) {
+    return false;
+  }
+  for (int i = 0; i < count; i++) {
+    bool in = false;
+    for (size_t c = 0; c < n && !in; c++) {
+      in = b[i] >= info[c].begin && e[i] <= info[c].begin + info[c].used;
+    }
+    if (!in) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* ck_pod_memblock_adopt: the source's chunks move into the destination
+ * without a byte moving (its data outlives the source), the destination's
+ * head and latest allocation stay its own, the source is left empty and
+ * open; a destination without chunks takes the source's newest; errors
+ * change nothing. */
+static void test_adopt(void) {
+  enum { N = 20000 }; /* several chunks each, the newest a page mapping */
+  static char *ab[N], *ae[N], *bb[N], *be[N];
+  for (int zero = 0; zero < 2; zero++) {
+    ck_memblock *a = new_arena(zero, 0), *b = new_arena(zero, 0);
+    REQUIRE(a != NULL && b != NULL);
+    REQUIRE(fill_tagged(a, 'a', N, ab, ae) && fill_tagged(b, 'b', N, bb, be));
+    ck_pod_stats sa, sb, after;
+    REQUIRE_OK(ck_pod_memblock_stats(a, &sa));
+    REQUIRE_OK(ck_pod_memblock_stats(b, &sb));
+    REQUIRE_OK(ck_pod_memblock_adopt(a, b));
+    REQUIRE_OK(ck_pod_memblock_stats(a, &after));
+    CHECK(after.chunks == sa.chunks + sb.chunks);
+    CHECK(after.used == sa.used + sb.used);
+    CHECK(after.allocations == sa.allocations + sb.allocations);
+    CHECK(after.capacity <= sa.capacity + sb.capacity); /* b's unused pages went back */
+    REQUIRE_OK(ck_pod_memblock_stats(b, &sb));
+    CHECK(sb.chunks == 0 && sb.used == 0 && sb.allocations == 0 && !sb.finalized);
+    /* b's strings live on in a's chunks after b is gone */
+    ck_memblock_decref(b);
+    CHECK(tagged_intact('a', N, ab, ae) && tagged_intact('b', N, bb, be));
+    CHECK(inside_chunks(a, N, ab, ae) && inside_chunks(a, N, bb, be));
+    /* a's latest allocation is still the one resize takes, in a's head */
+    char *rb = ab[N - 1], *re = ae[N - 1];
+    CHECK_OK(ck_pod_resize(a, 6, &rb, &re));
+    CHECK(rb == ab[N - 1]);
+    char *nb, *ne;
+    REQUIRE_OK(ck_pod_allocate(a, 8, 1, &nb, &ne));
+    CHECK(nb >= re); /* from a's own head, after its latest allocation */
+    if (zero) {
+      CHECK(memcmp(nb, "\0\0\0\0\0\0\0\0", 8) == 0);
+    }
+    ck_memblock_decref(a);
+  }
+  /* a destination without chunks takes the source's newest chunk: it goes
+   * on allocating there, and has no latest allocation to resize */
+  ck_memblock *a = new_arena(false, 0), *b = new_arena(false, 0);
+  REQUIRE(a != NULL && b != NULL);
+  REQUIRE(fill_tagged(b, 'b', 10, bb, be));
+  REQUIRE_OK(ck_pod_memblock_adopt(a, b));
+  char *rb = bb[9], *re = be[9];
+  CHECK_ERR(ck_pod_resize(a, 20, &rb, &re), CK_ERR_INVALID_STATE, "most recent");
+  char *nb, *ne;
+  REQUIRE_OK(ck_pod_allocate(a, 4, 1, &nb, &ne));
+  CHECK(nb == be[9]); /* right after b's last string, in the same chunk */
+  ck_pod_stats st;
+  REQUIRE_OK(ck_pod_memblock_stats(a, &st));
+  CHECK(st.chunks == 1 && st.allocations == 11);
+  /* b is open: a new chunk of its own */
+  REQUIRE_OK(ck_pod_allocate(b, 4, 1, &nb, &ne));
+  REQUIRE_OK(ck_pod_memblock_stats(b, &st));
+  CHECK(st.chunks == 1 && st.allocations == 1);
+  /* an empty source and a finalized source */
+  ck_memblock *c = new_arena(false, 0);
+  REQUIRE(c != NULL);
+  CHECK_OK(ck_pod_memblock_adopt(a, c));
+  REQUIRE(fill_tagged(c, 'c', 10, ab, ae));
+  CHECK_OK(ck_pod_finalize(c));
+  CHECK_OK(ck_pod_memblock_adopt(a, c));
+  ck_memblock_decref(c);
+  CHECK(tagged_intact('c', 10, ab, ae) && inside_chunks(a, 10, ab, ae));
+  /* errors change nothing */
+  ck_memblock *z = new_arena(true, 0);
+  REQUIRE(z != NULL);
+  REQUIRE_OK(ck_pod_memblock_stats(b, &st));
+  CHECK_ERR(ck_pod_memblock_adopt(z, b), CK_ERR_TYPE, "arena into a");
+  CHECK_ERR(ck_pod_memblock_adopt(a, a), CK_ERR_INVALID_ARGUMENT, "its own");
+  CHECK_ERR(ck_pod_memblock_adopt(NULL, b), CK_ERR_INVALID_ARGUMENT, "NULL");
+  CHECK_ERR(ck_pod_memblock_adopt(a, NULL), CK_ERR_INVALID_ARGUMENT, "NULL");
+  char *data = NULL;
+  ck_memblock *fixed = NULL;
+  REQUIRE_OK(ck_fixed_size_pod_memblock_new(8, 8, &fixed, &data));
+  CHECK_ERR(ck_pod_memblock_adopt(a, fixed), CK_ERR_TYPE, "no pod allocator");
+  ck_memblock_decref(fixed);
+  CHECK_OK(ck_pod_finalize(z));
+  ck_memblock *z2 = new_arena(true, 0);
+  REQUIRE(z2 != NULL);
+  CHECK_OK(ck_pod_allocate(z2, 4, 1, &nb, &ne));
+  CHECK_ERR(ck_pod_memblock_adopt(z, z2), CK_ERR_INVALID_STATE, "finalized");
+  ck_pod_stats st2;
+  REQUIRE_OK(ck_pod_memblock_stats(b, &st2));
+  CHECK(st2.chunks == st.chunks && st2.allocations == st.allocations);
+  REQUIRE_OK(ck_pod_memblock_stats(z2, &st2));
+  CHECK(st2.chunks == 1 && st2.allocations == 1);
+  ck_memblock_decref(z2);
+  ck_memblock_decref(z);
+  ck_memblock_decref(b);
+  ck_memblock_decref(a);
+}
+
 CK_TEST_MAIN(CK_TEST(test_api_table), CK_TEST(test_grow_shrink_finalize),
              CK_TEST(test_finalize_trims), CK_TEST(test_alignments),
              CK_TEST(test_resize_only_latest), CK_TEST(test_limits),
              CK_TEST(test_zeroinit_regrow), CK_TEST(test_randomized_model),
-             CK_TEST(test_trim_keeps_the_arena_open), CK_TEST(test_chunk_list))
+             CK_TEST(test_trim_keeps_the_arena_open), CK_TEST(test_chunk_list),
+             CK_TEST(test_adopt))
