@@ -1,12 +1,13 @@
 """Shared fixtures: every test must leave the library's live-memblock count
 where it found it (after collecting garbage), so leaks fail the test that
-caused them."""
+caused them.  Also the fixtures several test files use."""
 
 import gc
 
 import pytest
 
 import ckernels
+from ckernels import _dispatch
 
 
 @pytest.fixture(autouse=True)
@@ -30,6 +31,18 @@ def new_opencl_context():
         except ckernels.errors.BackendError as exc:
             pytest.skip(f"no OpenCL platform: {exc}")
     return make
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def threads(request):
+    """1 or 2 library threads; every long enough run is split (threshold 0)
+    (test_dispatch.py, test_jit_ufunc.py)."""
+    before, min_time = ckernels.get_num_threads(), _dispatch.get_parallel_min_time()
+    ckernels.set_num_threads(request.param)
+    _dispatch.set_parallel_min_time(0)
+    yield request.param
+    ckernels.set_num_threads(before)
+    _dispatch.set_parallel_min_time(min_time)
 
 
 def pytest_configure(config):

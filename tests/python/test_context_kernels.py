@@ -5,11 +5,7 @@ to PTX that ``ptxas`` assembles (no GPU needed); compile errors carry the
 user's line numbers; bad arguments fail before anything runs."""
 
 import gc
-import os
-import pathlib
-import shutil
 import subprocess
-import sys
 import weakref
 
 import numpy as np
@@ -21,6 +17,8 @@ from ckernels.context import kernel_source
 from ckernels.context import user_kernels as ck
 from ckernels.context import user_kernel_args as ka
 from ckernels.context import user_kernel_compile as kc
+
+from cuda_tools import assemble_or_skip
 
 VEC3 = np.dtype([("x", "f8"), ("y", "f8"), ("z", "f8")], align=True)
 PARTICLE = np.dtype([("pos", VEC3), ("vel", VEC3), ("mass", "f8"), ("charge", "i4"),
@@ -160,19 +158,6 @@ def test_same_source_on_cpu_and_opencl(cpu, ocl):
         ctx.kernels.push(p=empty, n=0, dt=1.0, field=ctx.to(np.ones(2)), only_alive=False)
 
 
-def _ptxas():
-    for cand in [os.environ.get("CK_PTXAS")] + [
-            os.path.join(r, "bin", "ptxas") for r in
-            (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda") if r]:
-        if cand and os.access(cand, os.X_OK):
-            return cand
-    for sp in map(pathlib.Path, sys.path):
-        p = sp / "nvidia" / "cu13" / "bin" / "ptxas"
-        if p.exists():
-            return str(p)
-    return shutil.which("ptxas")
-
-
 def test_same_source_compiles_for_cuda(tmp_path):
     prog = kernel_source.kernel_program(SOURCE, KERNELS, TYPES, target="cuda")
     assert 'extern "C" __global__ void ck_kernel_push(char *ck_p, uint64_t ck_p_offset' in prog.text
@@ -181,19 +166,12 @@ def test_same_source_compiles_for_cuda(tmp_path):
         ptx = {arch: ck.compile_ptx(prog, arch) for arch in ("sm_80", "sm_90")}
     except errors.BackendError as exc:
         pytest.skip(f"no NVRTC: {exc}")
-    ptxas = _ptxas()
+    files = []
     for arch, text in ptx.items():
         assert f".target {arch}" in text and ".entry ck_kernel_push(" in text
-        if ptxas is None:
-            continue
         (tmp_path / f"{arch}.ptx").write_text(text)
-        res = subprocess.run([ptxas, f"-arch={arch}", "-o", str(tmp_path / f"{arch}.cubin"),
-                              str(tmp_path / f"{arch}.ptx")], capture_output=True, text=True)
-        assert res.returncode == 0, res.stdout + res.stderr
-        assert (tmp_path / f"{arch}.cubin").stat().st_size > 0
-    if ptxas is None:
-        pytest.skip("PTX compiled, but no ptxas to assemble it (CK_PTXAS, CUDA_HOME, the "
-                    "nvidia-cuda-nvcc wheel)")
+        files.append((arch, tmp_path / f"{arch}.ptx"))
+    assemble_or_skip(files)
 
 
 def test_loop_annotation_per_target():

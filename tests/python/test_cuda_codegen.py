@@ -46,6 +46,7 @@ from ckernels.context.device_ops import conversion, gathering, operations, reduc
 from ckernels.jit.device import device_error
 
 import test_c_emit as cemit_tests
+from cuda_tools import assemble_or_skip
 import test_error_model as em_tests
 import test_jit_corpus as cpu_tests
 import test_opencl_api as api_tests
@@ -287,30 +288,6 @@ def test_corpus_covers_what_devices_support(corpus):
 
 
 # --------------------------------------------------------------------- PTX --
-def _ptxas():
-    """ptxas as the C tests find it: $CK_PTXAS, the toolkit, the nvcc wheel of
-    this interpreter, PATH."""
-    cands = [os.environ.get("CK_PTXAS")]
-    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if root:
-            cands.append(os.path.join(root, "bin", "ptxas"))
-    for d in ccuda.nvrtc_wheel_dirs():
-        cands.append(os.path.join(os.path.dirname(d), "bin", "ptxas"))
-    try:
-        import importlib.util
-        spec = importlib.util.find_spec("nvidia")
-        for root in (spec.submodule_search_locations or []) if spec else []:
-            cands += [os.path.join(root, "cu13", "bin", "ptxas"),
-                      os.path.join(root, "cuda_nvcc", "bin", "ptxas")]
-    except (ImportError, ValueError):
-        pass
-    cands.append(shutil.which("ptxas"))
-    for c in cands:
-        if c and os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    return None
-
-
 def _nvrtc_or_skip():
     try:
         return ccuda.nvrtc_version()
@@ -337,18 +314,7 @@ def test_corpus_compiles_to_ptx_and_assembles(corpus, tmp_path):
         f = tmp_path / f"corpus_{arch}.ptx"
         f.write_text(ptx)
         files.append((arch, f))
-    ptxas = _ptxas()
-    if ptxas is None:
-        pytest.skip("ptxas not found (CUDA toolkit or the nvidia-cuda-nvcc wheel: "
-                    "make cuda-tools); the NVRTC step passed")
-    procs = [(arch, subprocess.Popen([ptxas, f"-arch={arch}", str(f), "-o",
-                                      str(f.with_suffix(".cubin"))],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-             for arch, f in files]
-    for arch, p in procs:
-        _, err = p.communicate(timeout=600)
-        assert p.returncode == 0, f"ptxas -arch={arch}: {err[-4000:]}"
-        assert (tmp_path / f"corpus_{arch}.cubin").stat().st_size > 0
+    assemble_or_skip(files)
 
 
 # ---- the built-in device operations (ckernels.context.device_ops) as CUDA C -
@@ -443,16 +409,7 @@ def test_device_ops_kernels_compile_to_ptx_and_assemble(tmp_path):
     for label, prog in progs[:: max(1, len(progs) // 4)]:
         ptx, _ = ccuda.compile_ptx(prog.source, "sm_80")
         assert ".visible .entry" in ptx, label
-    ptxas = _ptxas()
-    if ptxas is None:
-        pytest.skip("ptxas not found (make cuda-tools); the NVRTC step passed")
-    procs = [(arch, subprocess.Popen([ptxas, f"-arch={arch}", str(f), "-o",
-                                      str(f.with_suffix(".cubin"))],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-             for arch, f in files]
-    for arch, p in procs:
-        _, err = p.communicate(timeout=600)
-        assert p.returncode == 0, f"ptxas -arch={arch}: {err[-4000:]}"
+    assemble_or_skip(files)
 
 
 def test_programs_compile_exactly_as_emitted(corpus):
@@ -634,14 +591,9 @@ def test_dims_kernels_compile_to_ptx_and_assemble(dims_programs, tmp_path):
     assert "error" not in log.lower(), log
     for ns, *_ in dims_programs:
         assert f"{ns}_kernel" in ptx
-    ptxas = _ptxas()
-    if ptxas is None:
-        pytest.skip("ptxas not found (make cuda-tools); the NVRTC step passed")
     f = tmp_path / "dims.ptx"
     f.write_text(ptx)
-    r = subprocess.run([ptxas, "-arch=sm_80", str(f), "-o", str(tmp_path / "dims.cubin")],
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-4000:]
+    assemble_or_skip([("sm_80", f)])
 
 
 def test_dims_kernels_on_the_host_shim_match_cpu_jit(dims_programs, tmp_path):

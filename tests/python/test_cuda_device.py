@@ -474,6 +474,18 @@ def rng_normal(shape):
 
 
 @cuda
+def test_core_dims_on_cuda(cuda_ctx):
+    """Issue 22: fixed and symbolic core dims (dot, cross, matvec, errors raised
+    inside, the library's size errors) on a GPU, with the checks the OpenCL
+    tests make against the CPU jit (test_jit_dims_devices)."""
+    import test_jit_dims_devices as dd
+    dd.test_dot_on_strided_views_and_out(cuda_ctx)
+    dd.test_cross_and_matvec_write_through_the_output_parameter(cuda_ctx)
+    dd.test_mismatched_sizes_are_the_librarys_errors(cuda_ctx)
+    dd.test_errors_raised_inside_match_the_cpu(cuda_ctx)
+
+
+@cuda
 def test_mixing_contexts(cuda_ctx, new_opencl_context):
     other = ckernels.Context("cuda")
     a, b = cuda_ctx.array(np.ones(3)), other.array(np.ones(3))

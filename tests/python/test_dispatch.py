@@ -42,17 +42,6 @@ def _nrt_balance():
     assert s1.alloc - s0.alloc == s1.free - s0.free, (s0, s1)
 
 
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def threads(request):
-    """1 or 2 library threads; every long enough run is split (threshold 0)."""
-    before, min_time = ckernels.get_num_threads(), _dispatch.get_parallel_min_time()
-    ckernels.set_num_threads(request.param)
-    _dispatch.set_parallel_min_time(0)
-    yield request.param
-    ckernels.set_num_threads(before)
-    _dispatch.set_parallel_min_time(min_time)
-
-
 # ---------------------------------------------------------------- helpers --
 def ck_name(dt) -> str:
     return str(ckernels.types.from_numpy_dtype(np.dtype(dt)))

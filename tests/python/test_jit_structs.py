@@ -331,7 +331,8 @@ def test_cuda_codegen_compiles():
 
     from ckernels.context import backend_cuda as ccuda
     cc._nvrtc_or_skip()
-    ptxas = cc._ptxas()
+    from cuda_tools import ptxas as find_ptxas
+    ptxas = find_ptxas()
     for fn, _ in DEVICE_CASES:
         src = fn.source("cuda")
         ptx, log = ccuda.compile_ptx(src, "sm_80")

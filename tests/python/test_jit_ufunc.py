@@ -37,17 +37,6 @@ cloudpickle = pytest.importorskip("cloudpickle")
 BIG = 200_000
 
 
-@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
-def threads(request):
-    """1 or 2 library threads; every long enough run is split (threshold 0)."""
-    before, min_time = ckernels.get_num_threads(), _dispatch.get_parallel_min_time()
-    ckernels.set_num_threads(request.param)
-    _dispatch.set_parallel_min_time(0)
-    yield request.param
-    ckernels.set_num_threads(before)
-    _dispatch.set_parallel_min_time(min_time)
-
-
 # ---------------------------------------------------------------- kernels --
 @ckernels.jit(["float64(float64, float64)", "int64(int64, int64)"], identity=0)
 def add2(x, y):

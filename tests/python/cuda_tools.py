@@ -1,0 +1,54 @@
+"""ptxas for the tests that check CUDA C without a GPU (test_cuda_codegen.py,
+test_context_kernels.py, test_jit_structs.py through test_cuda_codegen): found
+as the C tests find it, and PTX assembled with it (no Numba, nothing jitted)."""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from ckernels.context import backend_cuda as ccuda
+
+
+def ptxas():
+    """ptxas as the C tests find it: $CK_PTXAS, the toolkit, the nvcc wheel of
+    this interpreter, PATH."""
+    cands = [os.environ.get("CK_PTXAS")]
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root:
+            cands.append(os.path.join(root, "bin", "ptxas"))
+    for d in ccuda.nvrtc_wheel_dirs():
+        cands.append(os.path.join(os.path.dirname(d), "bin", "ptxas"))
+    try:
+        import importlib.util
+        spec = importlib.util.find_spec("nvidia")
+        for root in (spec.submodule_search_locations or []) if spec else []:
+            cands += [os.path.join(root, "cu13", "bin", "ptxas"),
+                      os.path.join(root, "cuda_nvcc", "bin", "ptxas")]
+    except (ImportError, ValueError):
+        pass
+    cands.append(shutil.which("ptxas"))
+    for c in cands:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def assemble_or_skip(files):
+    """ptxas on each ``(arch, PTX file)`` (concurrently): each assembles into
+    a non-empty cubin; a skip when ptxas is not installed (the NVRTC step,
+    done by the caller, passed)."""
+    exe = ptxas()
+    if exe is None:
+        pytest.skip("ptxas not found (CUDA toolkit or the nvidia-cuda-nvcc wheel: "
+                    "make cuda-tools); the NVRTC step passed")
+    procs = [(arch, f, subprocess.Popen([exe, f"-arch={arch}", str(f), "-o",
+                                         str(f.with_suffix(".cubin"))],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True))
+             for arch, f in files]
+    for arch, f, p in procs:
+        _, err = p.communicate(timeout=600)
+        assert p.returncode == 0, f"ptxas -arch={arch}: {err[-4000:]}"
+        assert f.with_suffix(".cubin").stat().st_size > 0
