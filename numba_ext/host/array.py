@@ -22,7 +22,10 @@ dims, structs.
 
 An :class:`Array` owns one reference to its C array memblock.  Python values
 are converted by :mod:`ckernels.host.convert`; the operators and whole-array
-reductions take the fast path of :mod:`ckernels.host.fastpath` first.
+reductions take the fast path of :mod:`ckernels.host.fastpath` first; sharing
+with NumPy, buffers, DLPack and Arrow is the mixin of
+:mod:`ckernels.host.sharing`; arguments are checked by
+:mod:`ckernels.host.arguments`.
 """
 
 from __future__ import annotations
@@ -30,10 +33,8 @@ from __future__ import annotations
 import atexit
 import builtins
 import math
-import numbers
 import operator
 import pickle
-import sys
 import threading
 from typing import Any
 
@@ -43,13 +44,17 @@ from .. import dtypes as _dtypes
 from .. import types as _t
 from .._cargs import c_shape, c_text
 from .._native import check, ffi, lib
-from ..arraylike import ArrayLike, Flags, c_strides, format_values, shape_entry
+from ..arraylike import ArrayLike, Flags, c_strides, format_values
 from ..errors import (CKIndexError, CKTypeError, CKValueError, InvalidArgumentError,
                       NotSupportedError)
 from ..memory import MemBlock, memblock_at
-from ..types import Type, as_type
+from ..types import Type
 from . import convert as _convert
 from . import fastpath as _fastpath
+# ERRMODES and errmode_value are imported from here too (ckernels.kernels)
+from .arguments import (ERRMODES, _BOUND, _SLICE_NONE, _array_type, _bound,  # noqa: F401
+                        _creation_type, _element_type, _errmode, _index, _is_full_type,
+                        _is_scalar, _legacy, _missing, _shape_arg, errmode_value)
 from .convert import check_scalar as _check_scalar
 from .convert import infer_type, read as _read
 from .fastpath import SLOW as _SLOW
@@ -57,12 +62,12 @@ from .fastpath import STRIDED_OF as _STRIDED_OF
 from .fastpath import fast_apply as _fast_apply
 from .fastpath import strided_of as _strided_of
 from .fastpath import wrap_ndarray as _wrap_ndarray
-from .layout import (_BYTES, _FIXED, _STRIDED, _STRING, _STRUCT, _VAR, _addr, all_strided,
-                     clear_var_slots, count_elements, dim_kinds, has_pointer, has_var_anywhere,
-                     interface, numpy_dims, numpy_dims_struct, numpy_dtype, numpy_view)
+from .layout import (_BYTES, _FIXED, _STRIDED, _STRING, _STRUCT, _VAR, _addr, clear_var_slots,
+                     count_elements, dim_kinds, has_pointer, has_var_anywhere, numpy_dtype)
 from .layout import elem_id as _elem_id
 from .layout import f_strides as _f_strides
 from .layout import strided as _strided
+from .sharing import Sharing
 
 from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
 from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert_*.c)
@@ -79,9 +84,10 @@ except ImportError:   # pragma: no cover - the extension is part of every build
 # the subscript (a[key], a[key] = value) in C: ints, slices and tuples of them
 # on numeric strided arrays, else ArrayLike's general methods
 # (src/python/subscript.c; fastpath.install hands it those methods)
-_BASES: tuple = ((_Base,) if _Base is not object else ()) + (_arrays.Subscript, ArrayLike)
-
-_SLICE_NONE = -(2**63)  # CK_SLICE_NONE (INTPTR_MIN): an omitted slice bound
+# NumPy/buffer/DLPack/Arrow sharing (host/sharing.py) comes before ArrayLike:
+# its _numpy_exact/_numpy_view/to_numpy are this class's primitives
+_BASES: tuple = ((_Base,) if _Base is not object else ()) + (_arrays.Subscript, Sharing,
+                                                             ArrayLike)
 
 
 # ---- the Python object ---------------------------------------------------------
@@ -151,32 +157,6 @@ class Array(*_BASES):
             size=ffi.sizeof("ck_array_preamble")))
         lib.ck_array_incref(ptr)
         return cls._own(ptr)
-
-    # ---- Arrow: the PyCapsule interface (host/arrow.py, docs/interop.md) ----
-    def __arrow_c_schema__(self):
-        """The Arrow schema of this array (an ``arrow_schema`` capsule)."""
-        return _arrow_io.export_schema(self._ad)
-
-    def __arrow_c_array__(self, requested_schema=None):
-        """``(arrow_schema, arrow_array)`` capsules: numbers and the text of
-        strings shared, the rest copied; a requested numeric type is a checked
-        conversion first."""
-        cast = _arrow_io.requested_cast(requested_schema, self.dtype)
-        src = self if cast is None else self.astype(cast)
-        return _arrow_io.export_array(src._ad, requested_schema)
-
-    def __arrow_c_stream__(self, requested_schema=None):
-        """An ``arrow_array_stream`` capsule holding this array as one chunk."""
-        cast = _arrow_io.requested_cast(requested_schema, self.dtype)
-        src = self if cast is None else self.astype(cast)
-        return _arrow_io.export_stream(src._ad, requested_schema)
-
-    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
-        """``(arrow_schema, arrow_device_array)`` capsules on the CPU device
-        (what pyarrow's ``pa.array`` asks for first), as ``__arrow_c_array__``."""
-        cast = _arrow_io.requested_cast(requested_schema, self.dtype)
-        src = self if cast is None else self.astype(cast)
-        return _arrow_io.export_device_array(src._ad, requested_schema, **kwargs)
 
     # ---- structure -------------------------------------------------------
     @property
@@ -357,20 +337,6 @@ class Array(*_BASES):
                 return apply_op(name, args, out)
         return r
 
-    def _fast_view(self):
-        """The cached NumPy view of the fast path (``_nd``): made once, for
-        arrays whose dims are all strided and whose element type is a native
-        builtin numeric one (what ``asarray(ndarray)`` and operations give);
-        False for every other array.  Internal: never handed out (callers
-        get ``.view()`` of it), so nothing can change its shape or flags."""
-        nd = False
-        if all_strided(self._a):
-            dt = self.dtype
-            if dt.kind in "biufc" and dt.isnative:
-                nd = _arrays.view(self.address, dt, True)
-        self._nd = nd
-        return nd
-
     def _array_ufunc_general(self, ufunc, method, *inputs, **kwargs):
         # Array.__array_ufunc__ is C (_arrays.array_ufunc_method, installed
         # below): calls it does not take come here.  The fast path first: a
@@ -401,18 +367,6 @@ class Array(*_BASES):
 
     def _reduce(self, name: str, axis, keepdims: bool) -> "Array":
         return reduce_op(name, self, axis, keepdims)
-
-    def _numpy_exact(self) -> bool:
-        t = self.type
-        return self._regular_ndim() == t.ndim and numpy_dtype(t.dtype).kind in "biufcV"
-
-    def _numpy_view(self, writable: bool) -> np.ndarray:
-        if self._numpy_exact():
-            return self._numpy(writable)
-        if writable:
-            raise TypeError(f"an array of type '{self.type}' has no NumPy view to write "
-                            "through")
-        return self.to_numpy()
 
     def _wrap_numpy(self, arr):
         if isinstance(arr, np.ndarray):
@@ -473,108 +427,6 @@ class Array(*_BASES):
         out = _new_array(self.type, self.shape[:k])
         out._assign(self)
         return out
-
-    # ---- NumPy / buffer / DLPack ----------------------------------------------
-    def _numpy(self, writable: bool) -> np.ndarray:
-        nd = self._nd
-        if nd is None:
-            nd = self._fast_view()
-        if nd is not False:   # a new view of the cached one: callers may change it
-            v = nd.view()
-            if not writable and v.flags.writeable:
-                v.flags.writeable = False
-            return v
-        t = self.type
-        if t.dtype.is_builtin and self._regular_ndim() == t.ndim:
-            return _arrays.view(self.address, self.dtype, writable)
-        view = numpy_dims(t, self._data, self._arrmeta)
-        if view is None:
-            dtype_t = t.dtype
-            try:
-                dt = dtype_t.to_numpy_dtype()
-            except CKTypeError:
-                raise CKTypeError(
-                    f"an array of type '{t}' has no NumPy equivalent (element type "
-                    f"'{dtype_t}'); use .tolist() or .to_numpy() for an explicit copy"
-                ) from None
-            if t.ndim and not all(k in (_FIXED, _STRIDED) for k in dim_kinds(t)):
-                raise CKTypeError(f"an array of type '{t}' has var dims, which NumPy "
-                                  "cannot hold; use .tolist()")
-            view = numpy_dims_struct(t, self._data, self._arrmeta, dt)
-        readonly = not (writable and self.writable)
-        return numpy_view(self._data, view.shape, view.strides, view.dtype, readonly, self)
-
-    def __array__(self, dtype=None, copy=None):
-        if self._numpy_exact():
-            arr = self._numpy(writable=True)
-            if dtype is not None and np.dtype(dtype) != arr.dtype:
-                if copy is False:
-                    raise ValueError("a dtype change needs a copy")
-                return arr.astype(dtype)
-            return arr.copy() if copy else arr
-        if copy is False:
-            raise ValueError(f"an array of type '{self.type}' has no zero-copy NumPy view "
-                             "(copy=False)")
-        if dtype is not None and self.dtype.kind == "T":
-            dt = np.dtype(dtype)
-            if dt.kind == "T":      # straight into that StringDType (its na_object kept)
-                self.to_numpy()      # the checks (var dims)
-                return _c_convert.to_strings(self.address, dt)
-            if dt.kind in "US" and dt.itemsize == 0:   # sized by NumPy from the values
-                return np.array(self.tolist(), dtype=dt)
-        arr = self.to_numpy()
-        return arr if dtype is None else arr.astype(dtype)
-
-    @property
-    def __array_interface__(self) -> dict:
-        """NumPy's array interface (version 3), for builtin and plain struct
-        element types; the consumer keeps this array alive (NumPy does)."""
-        if not self._numpy_exact():
-            raise AttributeError(f"an array of type '{self.type}' has no __array_interface__ "
-                                 "(strings, var dims and structs holding them have no "
-                                 "NumPy layout)")
-        v = self._numpy(True)
-        return interface(self._data, v.shape, v.strides, v.dtype, not self.writable)
-
-    def _buffer_info(self, writable: bool):
-        """(address, shape, strides, format, itemsize, readonly) for the C
-        buffer exporter (PEP 3118), builtin element types only (cached)."""
-        bi = self._bi
-        if bi is None:
-            el = self.type.dtype
-            fmt = _dtypes.BUFFER_FORMATS.get(str(el)) if el.is_builtin else None
-            if fmt is None or self._regular_ndim() != self.ndim:
-                raise BufferError(f"an array of type '{self.type}' does not export a "
-                                  "buffer (builtin element types only)")
-            bi = self._bi = (self._data, self.shape, self.strides, fmt, el.data_size,
-                             not self.writable)
-        if writable and bi[5]:
-            raise BufferError("the array is read-only")
-        return bi
-
-    def to_numpy(self) -> np.ndarray:
-        """A NumPy copy: builtin and plain struct types as they are, strings
-        as ``StringDType``, other structs as ``object`` arrays of dicts."""
-        t = self.type
-        k = self._regular_ndim()
-        if k != t.ndim:
-            raise CKTypeError(f"an array of type '{t}' has var dims, which NumPy cannot "
-                              "hold; use .tolist()")
-        dt = numpy_dtype(t.dtype)
-        if dt.kind in "biufcV":
-            return np.array(self._numpy(False), copy=True)
-        if dt.kind == "T":   # one NpyString_pack per string (C)
-            return _c_convert.to_strings(self.address, np.dtypes.StringDType())
-        return _c_convert.to_objects(self.address)
-
-    def __dlpack__(self, **kwargs):
-        if not self._numpy_exact() or self.dtype.kind not in "biufc":
-            raise BufferError(f"an array of type '{self.type}' has no DLPack form "
-                              "(builtin element types only)")
-        return self._numpy(writable=True).__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU: every ckernel array lives in host memory
 
     # ---- pickle / copy ----------------------------------------------------------
     def __reduce_ex__(self, protocol):
@@ -645,75 +497,7 @@ def _unpickle_values(type_str: str, shape, values) -> Array:
     return array(values, type=_t.parse(type_str))
 
 
-def _index(i) -> int:
-    try:
-        return operator.index(i)
-    except TypeError:
-        raise CKIndexError(f"indices must be integers or slices, not {type(i).__name__}") \
-            from None
-
-
-#: slice bounds beyond this select as they would at it (no dim is that long):
-#: Python's and NumPy's clamping, kept inside intptr_t arithmetic
-_BOUND = 2 ** 61
-
-
-def _bound(i) -> int:
-    """A slice bound or step as the C library takes it: clamped (``a[2**63:]``
-    is empty, ``a[::2**63]`` is ``a[:1]``, as in Python and NumPy); a bound
-    that is no integer is Python's TypeError."""
-    try:
-        v = operator.index(i)
-    except TypeError:
-        raise CKTypeError("slice indices must be integers or None or have an __index__ "
-                          f"method, not {type(i).__name__}") from None
-    return -_BOUND if v < -_BOUND else _BOUND if v > _BOUND else v
-
-
-def _element_type(el) -> Type:
-    if isinstance(el, Type):
-        return el
-    if el is str or isinstance(el, np.dtypes.StringDType):
-        return _t.string
-    return as_type(el)
-
-
-#: the library's conversion error modes (``ck_errmode``)
-ERRMODES = ("nocheck", "overflow", "fractional", "inexact", "default")
-
-
-def _array_type(type) -> Type:
-    """``type`` (a ``type=`` argument) as the type of a new array.  A pattern
-    type (one with a dimension variable, ``N * float64``: a signature's type,
-    never an array's) is refused here with the library's own error -- the
-    check ``ck_array_empty`` makes before allocating anything -- so that no
-    shape check of ours speaks first."""
-    t = _element_type(type)
-    if t.is_pattern:
-        out = ffi.new("ck_array_preamble **")
-        check(lib.ck_array_empty(t.c_type, ffi.NULL, 0, lib.CK_ARRAY_DEFAULT_FLAGS, out))
-        lib.ck_array_decref(out[0])
-    return t
-
-
-def errmode_value(errmode: str) -> int:
-    """The ``ck_errmode`` of an error mode's name (InvalidArgumentError if none)."""
-    out = ffi.new("ck_errmode *")
-    if not isinstance(errmode, str):
-        raise InvalidArgumentError(f"errmode must be one of {ERRMODES}, not {errmode!r}")
-    check(lib.ck_errmode_from_name(c_text(errmode, "errmode"), out))
-    return out[0]
-
-
-_errmode = errmode_value
-
-
 # ---- applying operations --------------------------------------------------------
-
-def _is_scalar(a) -> bool:
-    return isinstance(a, (numbers.Number, np.generic)) and not isinstance(a, (str, bytes)) \
-        and not (isinstance(a, np.generic) and a.dtype.kind in "SUVOT")
-
 
 def _scalar_array(value, name: str) -> Array:
     """A 0-d array of the builtin element type ``name`` holding ``value``
@@ -876,48 +660,6 @@ def _new_array(t: Type, shape, zero: bool = False) -> Array:
     return Array._own(out[0])
 
 
-def _shape_arg(shape) -> tuple:
-    if shape is None:
-        return ()
-    if isinstance(shape, (numbers.Integral, np.integer)) or (
-            isinstance(shape, np.ndarray) and shape.ndim == 0):
-        return (shape_entry(shape),)
-    return tuple(shape_entry(s) for s in shape)
-
-
-def _creation_type(shape, dtype, type, where: str):
-    """(type, C shape) from NumPy-style ``shape``/``dtype`` or a full ``type``
-    (whose strided dims take their sizes from ``shape``)."""
-    if type is not None:
-        if dtype is not None:
-            raise InvalidArgumentError(f"{where}: give dtype= or type=, not both")
-        t = _array_type(type)
-        shape = _shape_arg(shape)
-        nreg = 0
-        cur = t
-        while cur.type_id in (_FIXED, _STRIDED):
-            nreg += 1
-            cur = cur.element
-        if len(shape) > nreg:
-            if t.ndim == 0:   # a scalar type with a shape: like dtype=
-                return _strided(t, len(shape)), shape
-            raise CKValueError(f"{where}: shape {shape} has more dims than type '{t}' "
-                               f"has fixed/strided dims ({nreg})")
-        return t, shape
-    el = _t.float64 if dtype is None else _element_type(dtype)
-    shape = _shape_arg(shape)
-    return _strided(el, len(shape)), shape
-
-
-def _legacy(shape, dtype):
-    """``empty(type, shape)`` -- the call form before NumPy's order -- as
-    (shape, type)."""
-    if isinstance(shape, (str, Type)) and (dtype is None or not isinstance(dtype, (str, Type,
-                                                                                    np.dtype))):
-        return dtype, shape
-    return None
-
-
 def empty(shape=(), dtype=None, *, type=None) -> Array:
     """A new array whose elements are not initialised (as ``numpy.empty``;
     strings and var dims start empty): ``empty((2, 3), "float32")``,
@@ -1075,12 +817,6 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None) -> 
     return a
 
 
-def _missing(x) -> bool:
-    """None, a float NaN or ``pandas.NA`` (a missing value in an object array)."""
-    pd = sys.modules.get("pandas")     # nothing is pandas.NA before pandas is imported
-    return x is None or (isinstance(x, float) and x != x) or (pd is not None and x is pd.NA)
-
-
 def _numpy_text(obj: np.ndarray, el: Type | None, fill_value) -> Array | None:
     """A NumPy ``StringDType`` / ``U`` / ``S`` array, or an object array of
     ``str`` / ``bytes`` (its first present element says which; NaN, None and
@@ -1106,15 +842,6 @@ def _numpy_text(obj: np.ndarray, el: Type | None, fill_value) -> Array | None:
     a = _new_array(_strided(el, obj.ndim), obj.shape)
     _c_convert.from_numpy(a.address, obj, fill_value)
     return a
-
-
-def _is_full_type(t) -> bool:
-    """A dtype argument that is really a whole type with dims (``array(x,
-    "3 * int32")``, the old positional form)."""
-    try:
-        return _element_type(t).ndim > 0
-    except Exception:
-        return False
 
 
 def _copy_array(src: Array, want: Type | None, el: Type | None) -> Array:
