@@ -83,11 +83,11 @@ import cycles.
 
 from __future__ import annotations
 
+from ..opnames import REDUCE_OF_UFUNC, UFUNC_TO_OP
 from .base import ArrayBase, Flags, _replace_dtype
 from .functions import FUNCTIONS, implements
 from .indexing import Indexing
-from .operators import (REDUCE_OF_UFUNC, UFUNC_TO_OP, Operators, _op_exists, _registry_op,
-                        use_operations)
+from .operators import Operators, _op_exists, _registry_op, use_operations
 from .printing import Printing, format_values
 from .protocols import NumpyProtocols
 from .reductions import Reductions

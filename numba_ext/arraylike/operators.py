@@ -1,6 +1,6 @@
 """Python operators of arrays: the registry operation behind each dunder
-(``+`` is ``ckernels.ops.add``), NumPy's binop deferral, and the names that
-map NumPy ufuncs to registry operations.
+(``+`` is ``ckernels.ops.add``) and NumPy's binop deferral; the names that map
+NumPy ufuncs and dunders to registry operations are :mod:`ckernels.opnames`'.
 
 :mod:`ckernels.ops` sits above this package and registers itself here on
 import (:func:`use_operations`).
@@ -13,23 +13,11 @@ import numbers
 import numpy as np
 
 from ..errors import CKTypeError
+# the operations' other spellings, written once (ckernels.opnames)
+from ..opnames import BINARY as _BINARY
+from ..opnames import COMPARE as _COMPARE
+from ..opnames import OP_TO_UFUNC
 from .base import ArrayBase
-
-# ------------------------------------------------------------------ names --
-#: NumPy ufunc names whose registry operation has another name
-UFUNC_TO_OP = {"remainder": "mod", "true_divide": "divide", "abs": "absolute",
-               "conjugate": None}
-#: ufunc.reduce of these ufuncs is the library reduction named here
-REDUCE_OF_UFUNC = {"add": "sum", "multiply": "product", "minimum": "min", "maximum": "max",
-                   "logical_or": "any", "logical_and": "all", "fmin": "min", "fmax": "max"}
-
-_BINARY = {  # dunder stem -> registry op
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-    "floordiv": "floor_divide", "mod": "mod", "pow": "power", "lshift": "left_shift",
-    "rshift": "right_shift", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-}
-_COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
-            "gt": "greater", "ge": "greater_equal"}
 
 
 def _op_exists(name: str) -> bool:
@@ -85,10 +73,6 @@ def _defer(other) -> bool:
         return False
     au = getattr(type(other), "__array_ufunc__", False)
     return au is None or au is not False
-
-
-#: registry operation -> the NumPy ufunc of the same meaning
-OP_TO_UFUNC = {"mod": "remainder"}
 
 
 def _numeric(args) -> bool:

@@ -9,10 +9,11 @@ import numpy as np
 
 from .. import ufuncs as _ufuncs
 from ..errors import CKValueError
+from ..opnames import REDUCE_OF_UFUNC, UFUNC_TO_OP
 from . import operators as _operators
 from .base import ArrayBase
 from .functions import FUNCTIONS, _Unsupported
-from .operators import REDUCE_OF_UFUNC, UFUNC_TO_OP, _numeric, _op_exists, _registry_op
+from .operators import _numeric, _op_exists, _registry_op
 
 
 class NumpyProtocols(ArrayBase):
