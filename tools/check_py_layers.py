@@ -48,7 +48,7 @@ RANKS = [
               "ckernels.dialects", "ckernels.opnames", "ckernels._cargs", "ckernels._threads",
               "ckernels._foreign", "ckernels._trust"]),
     ("objects", ["ckernels.memory", "ckernels.types"]),
-    ("surface", ["ckernels.ufuncs", "ckernels.arraylike", "ckernels.text"]),
+    ("surface", ["ckernels.ufuncs", "ckernels.arraylike", "ckernels.arraylike.*", "ckernels.text"]),
     ("host.layout", ["ckernels.host", "ckernels.host.layout", "ckernels.host.arrow"]),
     ("host.convert", ["ckernels.host.convert"]),
     ("host.fastpath", ["ckernels.host.fastpath"]),

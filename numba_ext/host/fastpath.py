@@ -77,7 +77,7 @@ def ufunc_op(ufunc) -> str:
         return ""
     owner = _ufuncs.function_of(ufunc)
     if owner is not None:
-        name = owner.name if isinstance(owner, _al._OPERATIONS.Op) else None
+        name = owner.name if isinstance(owner, _al.operators._OPERATIONS.Op) else None
     else:
         name = UFUNC_TO_OP.get(ufunc.__name__, ufunc.__name__)
     if not name or not _op_exists(name):
