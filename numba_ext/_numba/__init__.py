@@ -30,7 +30,7 @@ symbols.check_layout()
 symbols.load_symbols()
 
 from . import memblock, allocator, strings  # noqa: E402,F401  (registration)
-from . import arraytype  # noqa: E402,F401  (arrays: registration)
+from . import arraytype, array_views, array_lowering  # noqa: E402,F401  (arrays: registration)
 
 
 def _init_extension() -> None:

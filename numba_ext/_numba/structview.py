@@ -36,7 +36,8 @@ from numba.extending import register_model
 from numba.np.arrayobj import record_getattr
 
 from .._native import lib
-from .arraytype import _make_view, array_type_of
+from .array_views import _make_view
+from .arraytype import array_type_of
 from .stringtype import ck_string_type
 
 

@@ -73,7 +73,9 @@ def _SCALARS():
 def _array(fe, var):
     from numba.core import types
     t = _unlit(fe.tyof(var))
-    return t if isinstance(t, types.Array) else None
+    # a struct's array field (NestedArray, an Array subclass) is a plain
+    # pointer (c_emit.struct_fields), not a view
+    return t if isinstance(t, types.Array) and not isinstance(t, types.NestedArray) else None
 
 
 def array_expr(fe, target, tt, e, loc) -> list[str] | None:
