@@ -290,14 +290,22 @@ static PyObject *py_import_stream(PyObject *self, PyObject *const *args, Py_ssiz
   return imported(st, &out);
 }
 
-static PyObject *py_schema_format(PyObject *self, PyObject *capsule) {
-  (void)self;
+/* The schema a capsule holds, NULL with the exception set when it is not an
+ * 'arrow_schema' capsule or its schema is released. */
+static const struct ArrowSchema *live_schema(PyObject *capsule) {
   const struct ArrowSchema *s = capsule_arg(capsule, SCHEMA, "the schema");
-  if (s == NULL) {
+  if (s != NULL && s->release == NULL) {
+    ckpy_raisef(CK_ERR_INVALID_STATE, "the schema is released");
     return NULL;
   }
-  if (s->release == NULL) {
-    return ckpy_raisef(CK_ERR_INVALID_STATE, "the schema is released");
+  return s;
+}
+
+static PyObject *py_schema_format(PyObject *self, PyObject *capsule) {
+  (void)self;
+  const struct ArrowSchema *s = live_schema(capsule);
+  if (s == NULL) {
+    return NULL;
   }
   return PyUnicode_FromString(s->format != NULL ? s->format : "");
 }
@@ -307,12 +315,9 @@ static PyObject *py_schema_format(PyObject *self, PyObject *capsule) {
  * strings, formats ckernels does not import). */
 static PyObject *py_schema_element(PyObject *self, PyObject *capsule) {
   (void)self;
-  const struct ArrowSchema *s = capsule_arg(capsule, SCHEMA, "the schema");
+  const struct ArrowSchema *s = live_schema(capsule);
   if (s == NULL) {
     return NULL;
-  }
-  if (s->release == NULL) {
-    return ckpy_raisef(CK_ERR_INVALID_STATE, "the schema is released");
   }
   ck_type t = NULL;
   if (ck_arrow_schema_type(s, &t) != CK_OK) {

@@ -155,6 +155,18 @@ def test_export_var_dims_and_structs():
     assert validate(s["name"]).to_pylist() == ["a", "a longer name here"]
 
 
+def test_schema_element_reads_the_type_in_c():
+    # the requested cast's element type comes from the C schema reader
+    from ckernels import dtypes
+    assert dtypes.by_id[_arrow.schema_element(pa.int32().__arrow_c_schema__())].name == "int32"
+    assert dtypes.by_id[_arrow.schema_element(pa.float16().__arrow_c_schema__())].name == "float16"
+    assert dtypes.by_id[_arrow.schema_element(pa.bool_().__arrow_c_schema__())].name == "bool"
+    assert _arrow.schema_element(pa.utf8().__arrow_c_schema__()) is None
+    assert _arrow.schema_element(pa.list_(pa.int8()).__arrow_c_schema__()) is None
+    with pytest.raises(TypeError):
+        _arrow.schema_element(object())
+
+
 def test_requested_schemas():
     a = ckernels.arange(5)
     # another leaf type: the C export gives its own (best effort) ...
