@@ -523,8 +523,10 @@ static ck_status ck__write_number(char *out, size_t cap, const ck_format_spec *s
   if (num->has_decimal) {
     *p++ = '.';
   }
-  memcpy(p, num->rest, num->n_rest);
-  p += num->n_rest;
+  if (num->n_rest != 0) { /* rest may be NULL when empty (memcpy's arguments must not be) */
+    memcpy(p, num->rest, num->n_rest);
+    p += num->n_rest;
+  }
   ck__fill(p, spec->fill, rpad);
   return CK_OK;
 }
@@ -1030,8 +1032,10 @@ ck_status ck_format_text(char *out, size_t cap, const ck_format_spec *spec,
   }
   char *p = ck__fill(out, fill, lpad);
   if (kind == 1 && bytes == n) {
-    memcpy(p, data, n);
-    p += n;
+    if (n != 0) { /* an empty text's data may be NULL */
+      memcpy(p, data, n);
+      p += n;
+    }
   } else {
     for (size_t i = 0; i < n; i++) {
       p = ck__put_cp(p, ck__unit(data, kind, i));

@@ -188,6 +188,10 @@ static void test_text(void) {
   REQUIRE(parse("😀<3", CK_FORMAT_TEXT, &spec));
   CHECK(fmt_ok(ck_format_text(buf, sizeof buf, &spec, emoji, 4, 1, &n), buf, n, "x😀😀"));
   CHECK(fmt_ok(ck_format_text(buf, sizeof buf, NULL, latin, 1, 5, &n), buf, n, "héllo"));
+  /* the empty text: its data may be NULL (memcpy must not see it) */
+  REQUIRE(parse("*>3", CK_FORMAT_TEXT, &spec));
+  CHECK(fmt_ok(ck_format_text(buf, sizeof buf, &spec, NULL, 1, 0, &n), buf, n, "***"));
+  CHECK(fmt_ok(ck_format_text(buf, sizeof buf, NULL, NULL, 1, 0, &n), buf, n, ""));
   /* surrogates cannot be UTF-8 */
   static const uint16_t sur[] = {'a', 0xD800};
   CHECK(ck_format_text(buf, sizeof buf, NULL, sur, 2, 2, &n) == CK_ERR_VALUE);
