@@ -162,8 +162,8 @@ def bench_ragged():
 
 
 if __name__ == "__main__":
-    print(f"bench_dims: best of {REPS}; {ckernels.get_num_threads()} library threads; the "
-          "machine is shared by six engineers, so absolute times are noisy")
+    print(f"bench_dims: best of {REPS}; {ckernels.get_num_threads()} library threads; "
+          f"{os.cpu_count()} CPUs (ratios compare both sides in this run)")
     t0 = time.perf_counter()
     bench_dot()
     bench_ragged()
