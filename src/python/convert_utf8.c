@@ -35,22 +35,7 @@ Py_ssize_t ckc_utf8_size(PyObject *s) {
       }
     }
   } else {
-    const Py_UCS4 *p = d;
-    for (Py_ssize_t i = 0; i < n; i++) {
-      Py_UCS4 c = p[i];
-      if (c < 0x80) {
-        size += 1;
-      } else if (c < 0x800) {
-        size += 2;
-      } else if (c < 0x10000) {
-        if (c >= 0xd800 && c <= 0xdfff) {
-          return -1;
-        }
-        size += 3;
-      } else {
-        size += 4;
-      }
-    }
+    return ckc_ucs4_utf8_size(d, n); /* a str's code points are <= U+10FFFF */
   }
   return size;
 }
