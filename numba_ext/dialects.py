@@ -238,7 +238,7 @@ class OpenCL(Dialect):
     thread_index = "get_global_id(0)"
     int64_suffix = "L"
     uint64_suffix = "UL"
-    hooks = "ckernels.context.backend_opencl"
+    hooks = "ckernels.backends.opencl"
 
     def header(self, prog) -> str:
         return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if prog.fp64_user else ""
@@ -295,7 +295,7 @@ class CUDA(Dialect):
     thread_index = "(blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x)"
     int64_suffix = "LL"
     uint64_suffix = "ULL"
-    hooks = "ckernels.context.backend_cuda"
+    hooks = "ckernels.backends.cuda"
 
     def math(self, name: str, ct: str) -> str | None:
         if name in _CUDA_OVERLOADED:
@@ -352,8 +352,8 @@ def device(kind: str) -> Dialect | None:
 
 def hook(kind: str, name: str):
     """The hook ``name`` of context kind ``kind`` (in its dialect's ``hooks``
-    module, imported on first use: :mod:`ckernels.context.backend_cuda`,
-    :mod:`ckernels.context.backend_opencl`), or None."""
+    module, imported on first use: :mod:`ckernels.backends.cuda`,
+    :mod:`ckernels.backends.opencl`), or None."""
     d = DIALECTS.get(kind)
     if d is None or d.hooks is None:
         return None

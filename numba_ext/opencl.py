@@ -1,7 +1,7 @@
 """``ckernels.opencl``: OpenCL conveniences under their historical names.
 
 The code lives in :mod:`ckernels.context` (contexts, buffers, device arrays --
-the same for every backend) and :mod:`ckernels.context.backend_opencl` (pyopencl
+the same for every backend) and :mod:`ckernels.backends.opencl` (pyopencl
 interop); jitted functions run on OpenCL devices through
 :mod:`ckernels.jit.device` with the OpenCL row of :mod:`ckernels.dialects`.
 """
@@ -12,7 +12,7 @@ import numpy as np
 
 from .context.context import Context, check_context, same_context
 from .context.device_array import DeviceArray
-from .context.backend_opencl import from_pyopencl, from_pyopencl_buffer, to_pyopencl
+from .backends.opencl import from_pyopencl, from_pyopencl_buffer, to_pyopencl
 
 
 def to_device(ctx: Context, array) -> DeviceArray:

@@ -111,7 +111,7 @@ class Context:
         queue (one per queue: asking again gives the same object while it
         lives), so that pyopencl arrays on that queue and device arrays of
         this context share memory."""
-        from .cl_interop import queue_handles
+        from ..backends.cl_interop import queue_handles
         key = queue_handles(queue)
         with _WRAPPED_LOCK:
             ref = _WRAPPED.get(key)
@@ -138,7 +138,7 @@ class Context:
         """A ``pyopencl.CommandQueue`` over this context's own queue (made once;
         for a context from :meth:`from_pyopencl`, that queue)."""
         if self._pyopencl is None:
-            from .cl_interop import pyopencl_queue
+            from ..backends.cl_interop import pyopencl_queue
             self._pyopencl = pyopencl_queue(*self.native_handles())
         return self._pyopencl
 
@@ -154,8 +154,8 @@ class Context:
         device array, without a copy (OpenCL: its ``cl_mem`` must belong to
         this cl_context; CUDA: to this context's device); in a ``"cpu"``
         context, a host ``ckernels.Array`` sharing ``x``'s host memory.  See
-        :mod:`ckernels.context.dlpack`."""
-        from .dlpack import import_array
+        :mod:`ckernels.backends.dlpack`."""
+        from ..backends.dlpack import import_array
         return import_array(self, x)
 
     @property

@@ -38,10 +38,10 @@ running on the device, so:
   default context of the same kind (:func:`ckernels.context.default_context`);
   sharing with other libraries goes through the context kind's hooks
   (:func:`ckernels.dialects.hook`): DLPack on every device kind
-  (:mod:`ckernels.context.dlpack`: the ``cl_mem`` for OpenCL, the device
+  (:mod:`ckernels.backends.dlpack`: the ``cl_mem`` for OpenCL, the device
   pointer for CUDA), ``__cuda_array_interface__`` on CUDA arrays
-  (:mod:`ckernels.context.backend_cuda`), ``to_pyopencl`` on OpenCL arrays
-  (:mod:`ckernels.context.backend_opencl`).
+  (:mod:`ckernels.backends.cuda`), ``to_pyopencl`` on OpenCL arrays
+  (:mod:`ckernels.backends.opencl`).
 
 The layers below this class: :class:`~ckernels.context.device_base.DeviceArrayBase`
 (the memory, views, transfers, sharing) and the device kernels of

@@ -311,7 +311,7 @@ class DeviceArrayBase(ArrayLike):
         cl_context; a queue of another cl_context gets a copy, through the
         host, since OpenCL memory is not shared between contexts).  The
         pyopencl buffer retains the ``cl_mem`` and keeps this array alive
-        (OpenCL contexts only: :func:`ckernels.context.backend_opencl.to_pyopencl`)."""
+        (OpenCL contexts only: :func:`ckernels.backends.opencl.to_pyopencl`)."""
         export = dialects.hook(self.context.kind, "to_pyopencl")
         if export is None:
             raise NotSupportedError(f"to_pyopencl: {self.context.brief} is not an OpenCL "

@@ -132,7 +132,7 @@ def compile_ptx(program, arch: str = "sm_80", options: str | None = None) -> str
     text), compiled by NVRTC without a driver or a device
     (``ck_cuda_compile_ptx``).  A compile error is :class:`CompileError` with
     NVRTC's whole log."""
-    from . import backend_cuda as _cuda
+    from ..backends import cuda as _cuda
     _cuda.prepare()             # NVRTC from this interpreter's wheels first
     text = program.text if isinstance(program, KernelProgram) else str(program)
     ptx = _ffi.new("char **")

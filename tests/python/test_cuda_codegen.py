@@ -37,7 +37,7 @@ import pytest
 
 import ckernels
 from ckernels import dtypes, errors
-from ckernels.context import backend_cuda as ccuda
+from ckernels.backends import cuda as ccuda
 from ckernels.jit import c_emit
 from ckernels import dialects
 from ckernels.jit.device import target as _device_target

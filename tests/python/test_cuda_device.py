@@ -26,8 +26,8 @@ import pytest
 
 import ckernels
 from ckernels import errors
-from ckernels.context import backend_cuda as ccuda
-from ckernels.context import dlpack as dl
+from ckernels.backends import cuda as ccuda
+from ckernels.backends import dlpack as dl
 from ckernels.context.buffer import Buffer
 
 import test_opencl_jit as ocl_tests

@@ -617,7 +617,7 @@ def test_dlpack_versions_copies_and_host_copies(ctx):
     """The one DLPack module on OpenCL arrays: versioned capsules, the
     cl_mem with the view's byte_offset, copy=True on the device, an explicit
     host copy for dl_device=CPU, read-only flags both ways, deleters once."""
-    from ckernels.context import dlpack as dl
+    from ckernels.backends import dlpack as dl
     before = dl.live_exports()
     d = ctx.array(np.arange(10, dtype=np.int32))[3::2]
     imp = dl.consume(d.__dlpack__(max_version=(1, 0)))

@@ -20,7 +20,7 @@ OpenCL memory cannot be shared between contexts.  ``same_memory(d, p)`` says
 which case applies.  ``ctx.to(p)`` / ``ctx.array(p)`` take pyopencl arrays
 too (the :func:`adopt` hook): shared when they live in ``ctx``'s cl_context.
 
-DLPack (the ``dlpack*`` hooks, :mod:`ckernels.context.dlpack`): an OpenCL
+DLPack (the ``dlpack*`` hooks, :mod:`ckernels.backends.dlpack`): an OpenCL
 device array exports ``(kDLOpenCL, 0)`` tensors whose ``data`` is the
 ``cl_mem`` and ``byte_offset`` the array's offset; ``stream`` must be None
 (every ckernels operation has completed when it returns).
@@ -35,9 +35,9 @@ import numpy as np
 from ..errors import InvalidArgumentError, NotSupportedError
 from . import cl_interop
 from . import dlpack as _dl
-from .buffer import Buffer
-from .context import Context, check_context
-from .device_array import DeviceArray, element_of
+from ..context.buffer import Buffer
+from ..context.context import Context, check_context
+from ..context.device_array import DeviceArray, element_of
 
 
 def _cl_context(ctx: Context) -> int:
@@ -133,7 +133,7 @@ def _dlpack_data(arr: DeviceArray) -> tuple[int, int]:
 
 
 def dlpack(arr: DeviceArray, stream=None, max_version=None, dl_device=None, copy=None):
-    """``arr.__dlpack__(...)`` (see :func:`ckernels.context.dlpack.export_array`)."""
+    """``arr.__dlpack__(...)`` (see :func:`ckernels.backends.dlpack.export_array`)."""
     if stream is not None:
         raise InvalidArgumentError("__dlpack__: stream must be None for OpenCL arrays "
                                    "(ckernels operations have completed when they return)")

@@ -41,8 +41,8 @@ from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..errors import InvalidArgumentError, NotSupportedError
 from . import dlpack as _dl
-from .buffer import Buffer
-from .device_array import DeviceArray, element_of
+from ..context.buffer import Buffer
+from ..context.device_array import DeviceArray, element_of
 from .dlpack import extent
 
 _prepared = False
@@ -188,7 +188,7 @@ def _dlpack_data(arr: DeviceArray) -> tuple[int, int]:
 def dlpack(arr: DeviceArray, stream=None, max_version=None, dl_device=None, copy=None):
     """``arr.__dlpack__(...)``: a capsule over the device memory (a copy on the
     device with ``copy=True``; a host copy only when ``dl_device`` asks for
-    the CPU explicitly); see :func:`ckernels.context.dlpack.export_array`.
+    the CPU explicitly); see :func:`ckernels.backends.dlpack.export_array`.
     ``stream`` is None or a CUDA stream as an int: every ckernels operation
     has completed when its call returned, so there is nothing to order on the
     consumer's stream."""
