@@ -4,7 +4,7 @@ backend, by the name of the context kind it serves (:data:`DIALECTS`).
 What differs between the C of the host (``"c"``), OpenCL C (``"opencl"``) and
 CUDA C++ (``"cuda"``) is written here once and nowhere else; everything that
 writes C asks a dialect: the jit's emitter (:mod:`ckernels.jit.c_emit`), the
-built-in operations on device arrays (:mod:`ckernels.context.device_ops`),
+built-in operations on device arrays (:mod:`ckernels.device.ops`),
 the generated C APIs of struct types and the hand-written kernel programs
 (:mod:`ckernels.capi`).  A row says:
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .context.context import Context, check_context, same_context
-from .context.device_array import DeviceArray
+from .device.array import DeviceArray
 from .backends.opencl import from_pyopencl, from_pyopencl_buffer, to_pyopencl
 
 

@@ -11,7 +11,7 @@ once for both (:meth:`ckernels.ops.Op._general`, :func:`ckernels.jit.targets.cal
 from __future__ import annotations
 
 from ._foreign import any_dask_collection
-from .context.device_array import DeviceArray
+from .device.array import DeviceArray
 
 #: the answer of :func:`runs_on` for Dask operands
 DASK = "dask"

@@ -42,7 +42,7 @@ from .._native import check, ffi, lib
 from ..errors import InvalidArgumentError, NotSupportedError
 from . import dlpack as _dl
 from ..context.buffer import Buffer
-from ..context.device_array import DeviceArray, element_of
+from ..device.array import DeviceArray, element_of
 from .dlpack import extent
 
 _prepared = False

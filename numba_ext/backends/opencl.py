@@ -37,7 +37,7 @@ from . import cl_interop
 from . import dlpack as _dl
 from ..context.buffer import Buffer
 from ..context.context import Context, check_context
-from ..context.device_array import DeviceArray, element_of
+from ..device.array import DeviceArray, element_of
 
 
 def _cl_context(ctx: Context) -> int:

@@ -13,7 +13,7 @@ ways, for every device kind and host memory).
 
 from .buffer import Buffer
 from .context import Context, check_context, default_context, same_context
-from .device_array import DeviceArray
+from ..device.array import DeviceArray
 from .program import Program
 
 __all__ = ["Context", "Buffer", "Program", "DeviceArray", "check_context", "same_context",

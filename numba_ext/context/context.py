@@ -12,7 +12,7 @@ A :class:`Context` owns one reference to a C ``ck_context``.  It makes
 builds :class:`~ckernels.context.program.Program` objects (device code, cached
 per context and source) and places arrays: :meth:`Context.array`,
 :meth:`Context.empty` and :meth:`Context.to` give a host ``ckernels.Array`` in a
-``"cpu"`` context and a :class:`~ckernels.context.device_array.DeviceArray`
+``"cpu"`` context and a :class:`~ckernels.device.array.DeviceArray`
 in a device context.  Running ``@ckernels.jit`` functions on device arrays is
 ``ckernels.jit``'s business (one module per target).
 """
@@ -37,7 +37,7 @@ from ..types import Type
 from .. import dialects
 from . import user_kernels as _kernels
 from .buffer import Buffer
-from .device_array import DeviceArray
+from ..device.array import DeviceArray
 from .program import Program
 
 

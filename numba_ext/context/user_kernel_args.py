@@ -15,7 +15,7 @@ from .._native import lib
 from ..errors import CKOverflowError, CKTypeError, InvalidArgumentError
 from ..host.array import Array, asarray
 from ..types import Type
-from .device_array import DeviceArray, StructElement
+from ..device.array import DeviceArray, StructElement
 from .kernel_source import KernelDecl
 
 _DIM_AM = _ffi.sizeof("ck_dim_arrmeta")

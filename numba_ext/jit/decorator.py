@@ -88,7 +88,7 @@ from .. import _dispatch, _foreign, dtypes, text, ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..host.array import Array
-from ..context.device_array import DeviceArray
+from ..device.array import DeviceArray
 from ..errors import InvalidArgumentError, InvalidStateError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
 from ..types import Type

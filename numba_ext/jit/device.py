@@ -4,7 +4,7 @@ kind (:class:`DeviceTarget`: the kind's dialect, a row of
 
 1. operands: device arrays of one context and scalars (Python scalars are
    weak, by the one NEP 50 rule; NumPy scalars strong), anything else is an
-   error naming the argument (:func:`ckernels.context.launch.context_of`);
+   error naming the argument (:func:`ckernels.device.launch.context_of`);
 2. the signature: exact matches first (a lazily compiled function compiles
    one), then -- as on the CPU -- the first signature every argument converts
    to safely: the kernel converts each element as it reads it;
@@ -12,7 +12,7 @@ kind (:class:`DeviceTarget`: the kind's dialect, a row of
    layout: which operands are arrays of which element type, which are scalars
    passed by value) built by the context (cached per source);
 4. a launch plan per (compiled signature, context) and operand layout, run by
-   the launch code every device call shares (:mod:`ckernels.context.launch`:
+   the launch code every device call shares (:mod:`ckernels.device.launch`:
    broadcasting, ``out=``, the error flag).
 """
 
@@ -25,9 +25,8 @@ import numpy as np
 
 from .. import dialects
 from ..arraylike import c_strides
-from ..context.device_array import DeviceArray
-from ..context.launch import (PLAN_LIMIT, Plan, broadcast_shape, context_of, device_error,
-                              run)
+from ..device.array import DeviceArray
+from ..device.launch import PLAN_LIMIT, Plan, broadcast_shape, context_of, device_error, run
 from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
 from . import operands as _operands
 from .c_emit import Dialect, EmittedKernel, emit_kernel, entry_wrapper

@@ -28,7 +28,7 @@ signature and the dimension variables bound by the library
 (``ck_core_result_type`` / ``ck_core_match``, the CPU path's functions: same
 errors, e.g. ``dimension variable N is 3 in argument 0 and 4 in argument 1``);
 the outer dims broadcast (``ck_broadcast_strides``) through the shared launch
-plan (:class:`ckernels.context.launch.Plan`, whose metadata carries the core
+plan (:class:`ckernels.device.launch.Plan`, whose metadata carries the core
 dims).  The element types of dimensioned operands must be the signature's
 (convert on the device first, ``x.astype(...)``); non-dimensioned arguments
 may be scalars.  Var dims are CPU-only (``NotSupportedError``).
@@ -42,11 +42,11 @@ import weakref
 import numpy as np
 
 from .._native import check, ffi, lib
-from ..context.device_array import DeviceArray
+from ..device.array import DeviceArray
 from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
 from ..types import as_type
 from . import dims as _dims
-from ..context import launch
+from ..device import launch
 from ..context.device_program import KERNEL_NAME, element_offsets, kernel_parameters
 from .c_emit import EmittedKernel
 from .c_emit.numba_types import _is_bool
@@ -200,7 +200,7 @@ def _select(kernel, args, fname):
     """The first compiled signature with core dims these arguments fit:
     dimensioned arguments are device arrays of the signature's element type,
     the others device arrays of their type or scalars."""
-    from ..context.launch import _is_scalar
+    from ..device.launch import _is_scalar
     for comp in kernel._compiled.values():
         if not comp.core or len(comp.sig.args) != len(args):
             continue

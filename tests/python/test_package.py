@@ -96,7 +96,7 @@ def test_no_class_name_dispatch_and_unique_class_names():
                 assert node.name not in seen, (node.name, name, seen.get(node.name))
                 seen[node.name] = name
     assert seen["Program"] == "ckernels.context.program"
-    assert seen["DeviceArray"] == "ckernels.context.device_array"
+    assert seen["DeviceArray"] == "ckernels.device.array"
 
 
 def test_public_names():

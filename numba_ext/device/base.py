@@ -16,8 +16,8 @@ data, and sharing with other libraries through the context kind's hooks
 (:func:`ckernels.dialects.hook`: DLPack on every device kind,
 ``__cuda_array_interface__`` on CUDA, ``to_pyopencl`` on OpenCL).  The
 operations -- assignment, conversions, elementwise operations, reductions,
-gathers -- are device kernels (:mod:`ckernels.context.device_ops`, which works
-on any ``DeviceArrayBase``); :class:`ckernels.context.device_array.DeviceArray`
+gathers -- are device kernels (:mod:`ckernels.device.ops`, which works
+on any ``DeviceArrayBase``); :class:`ckernels.device.array.DeviceArray`
 adds them.  New arrays are made by ``type(self)``, so every array a device
 array makes is of its class.
 """
@@ -32,9 +32,9 @@ import numpy as np
 from .. import dialects, dtypes
 from .. import types as _t
 from ..arraylike import ArrayLike, Flags, c_strides
-from ..errors import CKIndexError, CKTypeError, CKValueError, InvalidArgumentError, \
-    NotSupportedError
-from .buffer import Buffer
+from ..errors import (CKIndexError, CKTypeError, CKValueError, InvalidArgumentError,
+                      NotSupportedError)
+from ..context.buffer import Buffer
 
 class StructElement:
     """The element type of a device array of structs: the ckernel struct type
@@ -110,7 +110,7 @@ _NO_HOST_COPY = ("ckernels.DeviceArray lives on a device: NumPy cannot use it wi
 
 class DeviceArrayBase(ArrayLike):
     """An array in a buffer of a device context, without its operations (see the
-    module docstring; :class:`~ckernels.context.device_array.DeviceArray` is the
+    module docstring; :class:`~ckernels.device.array.DeviceArray` is the
     class of every device array)."""
 
     __slots__ = ("_buffer", "_offset", "_shape", "_strides", "_element", "_base", "_key",

@@ -22,7 +22,7 @@ running on the device, so:
 * ``reshape`` (a view where the strides allow), ``transpose``, ``ravel``,
   ``squeeze``, ``broadcast_to``, ``copy``, ``astype``, ``fill``, ``sum prod
   min max any all mean``, operators and ``ckernels.ops.<name>`` run on the
-  device (:mod:`ckernels.context.device_ops`, from one operation table);
+  device (:mod:`ckernels.device.ops`, from one operation table);
 * nothing goes to the host unless asked: ``np.asarray(d)`` raises TypeError
   naming ``.get()`` / ``.to_numpy()``; NumPy ufuncs without a device kernel
   and NumPy functions without a device implementation raise too, and so do
@@ -43,10 +43,10 @@ running on the device, so:
   (:mod:`ckernels.backends.cuda`), ``to_pyopencl`` on OpenCL arrays
   (:mod:`ckernels.backends.opencl`).
 
-The layers below this class: :class:`~ckernels.context.device_base.DeviceArrayBase`
+The layers below this class: :class:`~ckernels.device.base.DeviceArrayBase`
 (the memory, views, transfers, sharing) and the device kernels of
-:mod:`ckernels.context.device_ops` (generated device C, launched through
-:mod:`ckernels.context.launch`); this class adds the operations to the base.
+:mod:`ckernels.device.ops` (generated device C, launched through
+:mod:`ckernels.device.launch`); this class adds the operations to the base.
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import CKTypeError
-from . import device_ops as _ops
-from .device_base import DeviceArrayBase, StructElement, element_of
+from . import ops as _ops
+from .base import DeviceArrayBase, StructElement, element_of
 
 
 class DeviceArray(DeviceArrayBase):

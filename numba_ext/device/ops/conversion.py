@@ -9,11 +9,11 @@ import numpy as np
 
 from ... import dialects
 from ...errors import (CKOverflowError, CKTypeError, CKValueError, InvalidArgumentError,
-                        NotSupportedError)
+                       NotSupportedError)
 from ...host.array import empty as _host_empty
 from .. import launch as _dev
-from ..device_base import DeviceArrayBase as DeviceArray
-from ..device_program import DeviceProgram, kernel_wrapper
+from ..base import DeviceArrayBase as DeviceArray
+from ...context.device_program import DeviceProgram, kernel_wrapper
 from .element_functions import Pieces, bits
 from .programs import cached_program, check_fp64, dialect_of
 

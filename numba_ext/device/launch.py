@@ -1,6 +1,6 @@
 """Launching device programs: what every call on device arrays shares, the
 jit's (:mod:`ckernels.jit.device`) and the built-in operations'
-(:mod:`ckernels.context.device_ops`).
+(:mod:`ckernels.device.ops`).
 
 * operands (:func:`context_of`): device arrays of one context and scalars;
   anything else is an error naming the argument; mixed contexts name which
@@ -39,9 +39,9 @@ import numpy as np
 from .. import dtypes
 from .._native import check, ffi, lib
 from ..errors import CKOverflowError, InvalidArgumentError, UserKernelError, exception_for
-from .device_base import DeviceArrayBase
-from .device_program import KERNEL_NAME
-from .program import KernelArgs
+from .base import DeviceArrayBase
+from ..context.device_program import KERNEL_NAME
+from ..context.program import KernelArgs
 
 _MAXD = int(lib.CK_TYPE_MAX_DEPTH)
 _KERNEL_NAME = KERNEL_NAME.encode()

@@ -2,7 +2,7 @@
 (operators, ``ckernels.ops.<name>``, NumPy ufuncs), and ``numpy.where``: the
 element function of the table wrapped into a kernel
 (:func:`~ckernels.context.device_program.kernel_wrapper`), launched through
-the plans of :mod:`ckernels.context.launch`; the operand rule of NumPy ufuncs
+the plans of :mod:`ckernels.device.launch`; the operand rule of NumPy ufuncs
 (no host operands)."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from ... import dialects, dtypes
 from ...arraylike import c_strides
 from ...errors import CKTypeError, InvalidArgumentError, NotSupportedError
 from .. import launch as _dev
-from ..device_base import DeviceArrayBase as DeviceArray
-from ..device_program import DeviceProgram, kernel_wrapper
+from ..base import DeviceArrayBase as DeviceArray
+from ...context.device_program import DeviceProgram, kernel_wrapper
 from .element_functions import OPS, element_function
-from .programs import (cached_program, check_device_types, check_fp64, dialect_of,
-                       operand_types, resolve)
+from .programs import (cached_program, check_device_types, check_fp64, dialect_of, operand_types,
+                       resolve)
 
 
 def _op_program(tgt, op, kargs, ret, inputs, out_name):
