@@ -35,7 +35,7 @@ from ..host.array import empty as _host_empty
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
 from .. import dialects
-from . import user_kernels as _kernels
+from ..user_kernels import build as _kernels
 from .buffer import Buffer
 from ..device.array import DeviceArray
 from .program import Program
@@ -204,11 +204,11 @@ class Context:
     def finish(self) -> None:
         check(lib.ck_context_finish(self._ctx))
 
-    # ---- hand-written kernels (ckernels.context.user_kernels) --------------
+    # ---- hand-written kernels (ckernels.user_kernels.build) --------------
     def build_kernels(self, source, kernels, types=None, filename=None):
         """Compile hand-written C (CPU), OpenCL C or CUDA C kernels that use the
         generated C API of ``types`` (see :func:`ckernels.c_api`); returns a
-        :class:`~ckernels.context.user_kernels.ContextKernels` namespace whose attributes
+        :class:`~ckernels.user_kernels.build.ContextKernels` namespace whose attributes
         launch them, and adds them to :attr:`kernels`.  ``kernels`` is
         ``{"name": {"arg": "float64" | "Particle[]" | "const float64[]", ...}}``.
         See docs/c-api.md."""

@@ -1,4 +1,4 @@
-"""Compiling hand-written kernels (:mod:`ckernels.context.user_kernels`):
+"""Compiling hand-written kernels (:mod:`ckernels.user_kernels.build`):
 the CPU's shared libraries from the system C compiler -- cached on disk under
 the trust rules of :mod:`ckernels._trust`, loaded with cffi (see the docstring
 of ``user_kernels``) -- and compile errors carrying the user's source lines
@@ -19,7 +19,7 @@ import threading
 
 from .. import _trust
 from ..errors import CompileError
-from .kernel_source import KernelProgram
+from ..context.kernel_source import KernelProgram
 
 
 def compile_error(prog: KernelProgram, log: str, compiler: str) -> CompileError:
@@ -64,7 +64,7 @@ _CFLAGS = ("-std=gnu11", "-O2", "-fPIC", "-shared", "-Wall",
 
 
 def cache_dir() -> str:
-    """Where compiled CPU kernels are kept (see :mod:`ckernels.context.user_kernels`)."""
+    """Where compiled CPU kernels are kept (see :mod:`ckernels.user_kernels.build`)."""
     root = os.environ.get("CKERNELS_CACHE_DIR")
     if not root:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),

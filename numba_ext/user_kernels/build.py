@@ -50,9 +50,9 @@ from .._native import ffi as _ffi
 from .._native import lib
 from ..errors import (BackendError, CKTypeError, InvalidArgumentError, NotSupportedError,
                       error_class)
-from .kernel_source import KernelDecl, KernelProgram, kernel_program
-from .user_kernel_args import bind, check_size, device_array, host_array, scalar
-from .user_kernel_compile import HostLibrary, cache_dir, compile_error
+from ..context.kernel_source import KernelDecl, KernelProgram, kernel_program
+from .args import bind, check_size, device_array, host_array, scalar
+from .compile import HostLibrary, cache_dir, compile_error
 
 
 # ------------------------------------------------------------ building ----

@@ -1,5 +1,5 @@
 """The arguments of a hand-written kernel call, checked before anything
-runs (see :mod:`ckernels.context.user_kernels`): bound to the declared names;
+runs (see :mod:`ckernels.user_kernels.build`): bound to the declared names;
 host arrays (``ckernels.Array``, NumPy arrays) on the CPU and device arrays
 of the context elsewhere, C-contiguous with exactly the declared element type
 and default element layout; sizes fixed by the declaration; scalars converted
@@ -16,7 +16,7 @@ from ..errors import CKOverflowError, CKTypeError, InvalidArgumentError
 from ..host.array import Array, asarray
 from ..types import Type
 from ..device.array import DeviceArray, StructElement
-from .kernel_source import KernelDecl
+from ..context.kernel_source import KernelDecl
 
 _DIM_AM = _ffi.sizeof("ck_dim_arrmeta")
 _VAR_AM = _ffi.sizeof("ck_var_dim_arrmeta")
