@@ -1,11 +1,14 @@
-"""CUDA-only parts of the context layer: NVRTC set-up, device queries, and
+"""CUDA's Python half (below the arrays): NVRTC set-up, device queries, and
 sharing device memory with other libraries (``__cuda_array_interface__`` and
 DLPack, both ways, without copies).
 
 A ``"cuda"`` :class:`~ckernels.Context` is otherwise the shared surface
 (buffers, programs, :class:`~ckernels.DeviceArray`, ``@ckernels.jit`` calls);
-the shared code finds the hooks here through :func:`ckernels.dialects.hook`
-(the ``hooks`` of the ``"cuda"`` row of :mod:`ckernels.dialects`).
+the shared code finds the hooks here through :func:`ckernels.backends.hook`
+(the ``"cuda"`` row of :data:`ckernels.backends.BACKENDS`).  This module knows
+the cffi library and raw memory only: exports read raw parts, imports hand
+back :class:`~ckernels.backends.raw.Raw` parts that :mod:`ckernels.device.interop`
+makes device arrays of.
 
 * **NVRTC**: before the first CUDA context (and before :func:`compile_ptx`) the
   library is told where the ``nvidia-cuda-nvrtc`` wheel of *this* interpreter
@@ -41,9 +44,8 @@ from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..errors import InvalidArgumentError, NotSupportedError
 from . import dlpack as _dl
-from ..context.buffer import Buffer
-from ..device.array import DeviceArray, element_of
 from .dlpack import extent
+from .raw import Raw
 
 _prepared = False
 _prepare_lock = threading.Lock()
@@ -162,42 +164,36 @@ def context_stream(ctx) -> int:
 
 
 # ---------------------------------------------------------------- exporting --
-def cuda_array_interface(arr: DeviceArray) -> dict:
-    """``arr.__cuda_array_interface__`` (version 3)."""
-    ptr = arr.buffer.native_handle + arr.offset if arr.size else 0
-    return {"shape": tuple(arr.shape), "typestr": arr.dtype.str,
-            "descr": arr.dtype.descr,   # [("", "<f8")]; the fields of a struct element
-            "data": (ptr, not arr.flags.writeable),
-            "strides": None if arr.is_contiguous else tuple(arr.strides),
+def cuda_array_interface(address: int, shape, strides, dtype, readonly: bool,
+                         contiguous: bool) -> dict:
+    """``__cuda_array_interface__`` (version 3) of device memory at
+    ``address`` (0 for an empty array)."""
+    return {"shape": tuple(shape), "typestr": dtype.str,
+            "descr": dtype.descr,   # [("", "<f8")]; the fields of a struct element
+            "data": (address, readonly),
+            "strides": None if contiguous else tuple(strides),
             "version": 3, "stream": None}
 
 
-def dlpack_context_device(ctx) -> tuple[int, int]:
+def dlpack_device(ctx) -> tuple[int, int]:
     """The DLPack device of a CUDA context's arrays: ``(kDLCUDA, ordinal)``."""
     return (_dl.KDL_CUDA, context_device(ctx).ordinal)
 
 
-def dlpack_device(arr: DeviceArray) -> tuple[int, int]:
-    return dlpack_context_device(arr.context)
+def dlpack_data(native: int, offset: int) -> tuple[int, int]:
+    """DLPack's ``(data, byte_offset)`` of memory ``offset`` bytes into the
+    allocation at device pointer ``native``."""
+    return native + offset, 0
 
 
-def _dlpack_data(arr: DeviceArray) -> tuple[int, int]:
-    return arr.buffer.native_handle + arr.offset, 0
-
-
-def dlpack(arr: DeviceArray, stream=None, max_version=None, dl_device=None, copy=None):
-    """``arr.__dlpack__(...)``: a capsule over the device memory (a copy on the
-    device with ``copy=True``; a host copy only when ``dl_device`` asks for
-    the CPU explicitly); see :func:`ckernels.backends.dlpack.export_array`.
-    ``stream`` is None or a CUDA stream as an int: every ckernels operation
-    has completed when its call returned, so there is nothing to order on the
-    consumer's stream."""
+def dlpack_check_stream(stream) -> None:
+    """``stream`` of ``__dlpack__``: None or a CUDA stream as an int -- every
+    ckernels operation has completed when its call returned, so there is
+    nothing to order on the consumer's stream."""
     if stream is not None and (isinstance(stream, bool) or not isinstance(stream, int)
                                or stream == 0):
         raise BufferError(f"__dlpack__: stream must be None or a CUDA stream as an int "
                           f"(not 0), not {stream!r}")
-    return _dl.export_array(arr, dlpack_device(arr), _dlpack_data, max_version=max_version,
-                            dl_device=dl_device, copy=copy)
 
 
 # ---------------------------------------------------------------- importing --
@@ -287,8 +283,6 @@ def parse_cuda_array_interface(cai, where: str = "__cuda_array_interface__"):
 
 
 def _foreign_cai(obj):
-    if isinstance(obj, DeviceArray):
-        return None
     try:
         return obj.__cuda_array_interface__
     except AttributeError:
@@ -296,7 +290,7 @@ def _foreign_cai(obj):
 
 
 def _foreign_dlpack_device(obj):
-    if isinstance(obj, DeviceArray) or not hasattr(obj, "__dlpack__"):
+    if not hasattr(obj, "__dlpack__"):
         return None
     f = getattr(obj, "__dlpack_device__", None)
     if f is None:
@@ -308,20 +302,28 @@ def _foreign_dlpack_device(obj):
     return dev if len(dev) == 2 else None
 
 
-def adopt(ctx, obj):
-    """``obj`` (another library's CUDA array) as a DeviceArray of ``ctx`` over
-    the same memory, or None when ``obj`` is not CUDA device memory."""
+def adopt(ctx, obj) -> Raw | None:
+    """The memory of ``obj`` (another library's array with a
+    ``__cuda_array_interface__``) as raw parts for ``ctx``, or None; its
+    stream, if any, is waited for first."""
     cai = _foreign_cai(obj)
-    if cai is not None:
-        desc, stream = parse_cuda_array_interface(cai)
-        if stream is not None:      # the producer may still be writing: wait for it
-            ctx.finish()
-        return wrap(ctx, desc, obj)
+    if cai is None:
+        return None
+    desc, stream = parse_cuda_array_interface(cai)
+    if stream is not None:      # the producer may still be writing: wait for it
+        ctx.finish()
+    return raw_parts(desc, obj)
+
+
+def dlpack_producer(ctx, obj) -> bool:
+    """Whether ``obj`` is another library's CUDA DLPack producer (adopted
+    through ``ctx.from_dlpack``); InvalidArgumentError when it is on another
+    device than ``ctx``'s."""
     dev = _foreign_dlpack_device(obj)
     if dev is None or dev[0] != _dl.KDL_CUDA:
-        return None
+        return False
     _check_ordinal(ctx, dev[1])
-    return _dl.import_array(ctx, obj)
+    return True
 
 
 def _check_ordinal(ctx, ordinal: int) -> None:
@@ -336,34 +338,34 @@ def dlpack_stream(ctx) -> int:
     return context_stream(ctx) or 1     # the legacy default stream has no handle
 
 
-def dlpack_adopt(ctx, imported: _dl.Imported) -> DeviceArray:
-    """A consumed CUDA DLPack tensor as a DeviceArray of ``ctx`` (the
-    ``Imported`` is released when the last array over it dies)."""
+def dlpack_adopt(ctx, imported: _dl.Imported) -> Raw:
+    """A consumed CUDA DLPack tensor as raw parts for ``ctx`` (the ``Imported``
+    is their owner: released when the last array over it dies)."""
     _check_ordinal(ctx, imported.described.device[1])
-    return wrap(ctx, imported.described, imported)
+    return raw_parts(imported.described, imported)
 
 
-def wrap(ctx, desc, owner) -> DeviceArray:
-    """A DeviceArray of ``ctx`` over the memory ``desc`` describes (no copy),
-    keeping ``owner`` alive while any array over it lives; read-only if the
-    producer says so."""
-    element = element_of(ctx.kind, desc.dtype, "adopting a CUDA array")
-    item = element.size
+def raw_parts(desc, owner) -> Raw:
+    """The memory ``desc`` describes as :class:`~ckernels.backends.raw.Raw`
+    parts, the allocation spanning exactly the bytes the array touches;
+    ``owner`` is kept alive while any array over it lives (an empty array
+    needs no memory: a DLPack owner is released at once)."""
+    item = desc.dtype.itemsize
     shape, strides = desc.shape, desc.strides
     size = int(np.prod(shape, dtype=np.int64)) if shape else 1
     if size == 0:
         if isinstance(owner, _dl.Imported):
             owner.release()
-        return DeviceArray.empty(ctx, shape, element.numpy)
+        return Raw(0, 0, None, 0, shape, None, desc.dtype, desc.readonly)
     if desc.address % item or any(s % item for s in strides):
         raise NotSupportedError(f"adopting a CUDA array: data 0x{desc.address:x} or strides "
                                 f"{strides} not aligned to the element size {item}")
     lo, nbytes = extent(shape, strides, item)
-    buf = Buffer.wrap(ctx, desc.address + lo, nbytes, owner)
-    return DeviceArray(buf, -lo, shape, element.numpy, strides, readonly=desc.readonly)
+    return Raw(desc.address + lo, nbytes, owner, -lo, shape, strides, desc.dtype,
+               desc.readonly)
 
 
 __all__ = ["prepare", "nvrtc_wheel_dirs", "nvrtc_version", "compile_ptx", "device_count",
-           "context_device", "context_stream", "cuda_array_interface", "dlpack",
-           "dlpack_device", "dlpack_context_device", "dlpack_stream", "dlpack_adopt",
-           "parse_cuda_array_interface", "adopt", "wrap", "extent"]
+           "context_device", "context_stream", "cuda_array_interface", "dlpack_device",
+           "dlpack_data", "dlpack_check_stream", "dlpack_stream", "dlpack_adopt",
+           "dlpack_producer", "parse_cuda_array_interface", "adopt", "raw_parts", "extent"]

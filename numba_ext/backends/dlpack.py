@@ -5,13 +5,13 @@ This module speaks the C ABI of ``dlpack.h`` (DLPack 1.x:
 ``DLManagedTensorVersioned`` in a ``"dltensor_versioned"`` capsule, and the
 legacy ``DLManagedTensor`` in a ``"dltensor"`` capsule) with ``ctypes``;
 what differs between device kinds comes from the kind's hooks
-(:func:`ckernels.dialects.hook`): its DLPack device, what goes in ``data``
-and ``byte_offset``, the stream rule, and how imported memory becomes a
-buffer.  Host ``ckernels.Array`` objects share through NumPy
+(:func:`ckernels.backends.hook`): its DLPack device, what goes in ``data``
+and ``byte_offset``, the stream rule, and how imported memory becomes raw
+parts.  Host ``ckernels.Array`` objects share through NumPy
 (``Array.__dlpack__``, :func:`ckernels.from_dlpack`).
 
-Exporting (:func:`export`, and :func:`export_array` behind
-``DeviceArray.__dlpack__``): the managed tensor, its shape and strides live
+Exporting (:func:`export`, behind ``DeviceArray.__dlpack__``,
+:func:`ckernels.device.base.export_dlpack`): the managed tensor, its shape and strides live
 in ctypes objects held, with the producer's owner object, in a table keyed
 by the tensor's address until its deleter runs -- once, called by the
 consumer that renamed the capsule ``"used_..."``, or by the capsule's
@@ -19,8 +19,8 @@ destructor (C, in the cffi module: it may run with an exception pending) if
 nobody consumed it.  ``copy=True`` exports a device copy; ``dl_device=(kDLCPU,
 0)`` (what ``np.from_dlpack(x, device="cpu")`` asks) an explicit host copy.
 
-Importing (:func:`consume`, and :func:`import_array` behind
-:meth:`ckernels.Context.from_dlpack`): the capsule is validated, renamed
+Importing (:func:`consume`, behind :meth:`ckernels.Context.from_dlpack`,
+:func:`ckernels.device.interop.from_dlpack`): the capsule is validated, renamed
 ``"used_..."`` (so its destructor no longer deletes), and the returned
 :class:`Imported` calls the producer's deleter exactly once when it is
 released (:meth:`Imported.release`, or garbage collection -- for an adopted
@@ -48,7 +48,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import dialects
 from ..errors import InvalidArgumentError, NotSupportedError
 
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_OPENCL = 1, 2, 3, 4
@@ -307,72 +306,6 @@ def extent(shape, strides, itemsize: int) -> tuple[int, int]:
     return lo, hi - lo
 
 
-# ------------------------------------------------------- device arrays --
-def export_array(arr, device: tuple[int, int], data_of, *, max_version=None, dl_device=None,
-                 copy=None):
-    """``arr.__dlpack__(...)`` for a device array of any kind, once the kind's
-    hook has checked ``stream``: a capsule over the device memory
-    (``data_of(arr)`` gives DLPack's ``(data, byte_offset)``), over a device
-    copy with ``copy=True``; a host copy only when ``dl_device`` asks for the
-    CPU explicitly (and ``copy`` is not False)."""
-    if dl_device is not None and tuple(dl_device) != tuple(device):
-        if tuple(dl_device) == (KDL_CPU, 0) and copy is not False:
-            host = arr.to_numpy()
-            return host.__dlpack__(max_version=max_version) if max_version is not None \
-                else host.__dlpack__()
-        raise BufferError(f"__dlpack__: the array is on {DEVICE_NAMES[device[0]]} "
-                          f"device {device[1]}, dl_device={tuple(dl_device)} asks for another "
-                          "device")
-    src = arr.copy() if copy else arr
-    versioned = max_version is not None and int(max_version[0]) >= 1
-    data, byte_offset = data_of(src) if src.size else (0, 0)
-    return export(src, data, src.shape, src.strides, src.dtype, tuple(device), versioned,
-                  readonly=not src.flags.writeable, byte_offset=byte_offset)
-
-
-def import_array(ctx, x):
-    """``ctx.from_dlpack(x)``: the memory of DLPack producer ``x`` as an array
-    of ``ctx`` without a copy -- a device array over it for a device context
-    (the kind's ``dlpack_context_device``, ``dlpack_stream`` and
-    ``dlpack_adopt`` hooks), a host ``ckernels.Array`` for a ``"cpu"`` one.
-    The producer's tensor is deleted when the last array over it dies."""
-    if not hasattr(x, "__dlpack__"):
-        raise InvalidArgumentError(f"from_dlpack: {type(x).__name__} has no __dlpack__")
-    if not ctx.is_device:
-        from ..host.array import from_dlpack
-        return from_dlpack(x)
-    context_device = dialects.hook(ctx.kind, "dlpack_context_device")
-    adopt = dialects.hook(ctx.kind, "dlpack_adopt")
-    if context_device is None or adopt is None:
-        raise NotSupportedError(f"from_dlpack: {ctx.kind} contexts take no DLPack tensors")
-    want = tuple(context_device(ctx))
-    f = getattr(x, "__dlpack_device__", None)
-    if f is not None:
-        got = tuple(f())
-        if got[0] != want[0]:
-            raise NotSupportedError(
-                f"from_dlpack: the tensor is on {DEVICE_NAMES.get(got[0], got[0])} device "
-                f"{got[1]}; {ctx.brief} takes {DEVICE_NAMES[want[0]]} tensors (copy it "
-                "first)")
-    stream_of = dialects.hook(ctx.kind, "dlpack_stream")
-    stream = stream_of(ctx) if stream_of is not None else None
-    try:
-        capsule = x.__dlpack__(stream=stream, max_version=VERSION)
-    except TypeError:               # a producer older than DLPack 1.0 (no max_version)
-        capsule = x.__dlpack__(stream=stream) if stream is not None else x.__dlpack__()
-    imported = consume(capsule)
-    try:
-        dev = imported.described.device
-        if dev[0] != want[0]:
-            raise NotSupportedError(f"from_dlpack: the tensor is on "
-                                    f"{DEVICE_NAMES.get(dev[0], dev[0])} device {dev[1]}; "
-                                    f"{ctx.brief} takes {DEVICE_NAMES[want[0]]} tensors")
-        return adopt(ctx, imported)
-    except BaseException:
-        imported.release()
-        raise
-
-
-__all__ = ["export", "consume", "export_array", "import_array", "extent", "Imported", "Described",
+__all__ = ["export", "consume", "extent", "Imported", "Described",
            "dtype_code", "describe_dtype", "live_exports", "KDL_CPU", "KDL_CUDA", "KDL_OPENCL",
            "VERSION"]

@@ -37,7 +37,7 @@ running on the device, so:
 * pickling copies the values to the host and unpickles them into the
   default context of the same kind (:func:`ckernels.context.default_context`);
   sharing with other libraries goes through the context kind's hooks
-  (:func:`ckernels.dialects.hook`): DLPack on every device kind
+  (:func:`ckernels.backends.hook`): DLPack on every device kind
   (:mod:`ckernels.backends.dlpack`: the ``cl_mem`` for OpenCL, the device
   pointer for CUDA), ``__cuda_array_interface__`` on CUDA arrays
   (:mod:`ckernels.backends.cuda`), ``to_pyopencl`` on OpenCL arrays

@@ -47,6 +47,7 @@ from .._native import check, ffi, lib
 from ..arraylike import ArrayLike, Flags, c_strides, format_values
 from ..errors import (CKIndexError, CKTypeError, CKValueError, InvalidArgumentError,
                       NotSupportedError)
+from ..context.handle import shared
 from ..memory import MemBlock, memblock_at
 from ..types import Type
 from . import convert as _convert
@@ -218,12 +219,12 @@ class Array(*_BASES):
 
     @property
     def context(self):
-        """The CPU :class:`ckernels.Context` (host arrays live in CPU memory).  The
-        context layer places host arrays, so it sits above this module: the one
-        upward import of this module, made here, on use (the layer table lists
-        it: ``tools/check_py_layers.py``)."""
-        from ..context.context import default_context
-        return default_context("cpu")
+        """The process's CPU context (host arrays live in CPU memory): its
+        shared handle (:func:`ckernels.context.handle.shared`), the same C
+        context as ``ckernels.Context.default("cpu")`` (they compare equal).
+        The public :class:`ckernels.Context` of any array, placing arrays
+        included, is :func:`ckernels.routing.context_of`."""
+        return shared("cpu")
 
     @property
     def flags(self) -> Flags:
