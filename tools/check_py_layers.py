@@ -85,6 +85,7 @@ RANKS = [
     ("compat", ["ckernels.context.backend_cuda", "ckernels.context.backend_opencl",
                 "ckernels.context.dlpack", "ckernels.context.device_array",
                 "ckernels.context.device_ops", "ckernels.context.user_kernels",
+                "ckernels.context.user_kernel_args", "ckernels.context.user_kernel_compile",
                 "ckernels.context.context"]),
 ]
 

@@ -1,5 +1,9 @@
-"""``ckernels.context.backend_cuda``: the old path of ckernels.backends.cuda
-(moved by the device-wing split; kept for code that imports it by this name)."""
+"""``ckernels.context.backend_cuda``: the old path of ckernels.backends.cuda,
+moved by the device-wing split.  Importing this name gives that module itself
+(it replaces this one in ``sys.modules``), so old imports see the same objects."""
 
-from ..backends.cuda import *  # noqa: F401,F403
-from ..backends.cuda import __all__  # noqa: F401
+import sys
+
+from ..backends import cuda as _module
+
+sys.modules[__name__] = _module

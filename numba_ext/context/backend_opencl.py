@@ -1,5 +1,9 @@
-"""``ckernels.context.backend_opencl``: the old path of ckernels.opencl and ckernels.backends.opencl
-(moved by the device-wing split; kept for code that imports it by this name)."""
+"""``ckernels.context.backend_opencl``: the old path of ckernels.opencl (the pyopencl conveniences; OpenCL's raw parts are ckernels.backends.opencl's),
+moved by the device-wing split.  Importing this name gives that module itself
+(it replaces this one in ``sys.modules``), so old imports see the same objects."""
 
-from ..backends.opencl import *  # noqa: F401,F403
-from ..opencl import from_pyopencl, from_pyopencl_buffer, same_memory, to_pyopencl  # noqa: F401
+import sys
+
+from .. import opencl as _module
+
+sys.modules[__name__] = _module

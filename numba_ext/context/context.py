@@ -1,5 +1,9 @@
-"""``ckernels.context.context``: the old path of ckernels.device.place (the public Context) and ckernels.context.handle
-(moved by the device-wing split; kept for code that imports it by this name)."""
+"""``ckernels.context.context``: the old path of ckernels.device.place (the public Context; the handle is ckernels.context.handle),
+moved by the device-wing split.  Importing this name gives that module itself
+(it replaces this one in ``sys.modules``), so old imports see the same objects."""
 
-from ..device.place import *  # noqa: F401,F403
-from ..device.place import __all__  # noqa: F401
+import sys
+
+from ..device import place as _module
+
+sys.modules[__name__] = _module

@@ -1,5 +1,9 @@
-"""``ckernels.context.device_array``: the old path of ckernels.device.array
-(moved by the device-wing split; kept for code that imports it by this name)."""
+"""``ckernels.context.device_array``: the old path of ckernels.device.array,
+moved by the device-wing split.  Importing this name gives that module itself
+(it replaces this one in ``sys.modules``), so old imports see the same objects."""
 
-from ..device.array import *  # noqa: F401,F403
-from ..device.array import __all__  # noqa: F401
+import sys
+
+from ..device import array as _module
+
+sys.modules[__name__] = _module

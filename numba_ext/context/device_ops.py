@@ -1,7 +1,9 @@
-"""``ckernels.context.device_ops``: the old path of ckernels.device.ops
-(moved by the device-wing split; kept for code that imports it by this name)."""
+"""``ckernels.context.device_ops``: the old path of ckernels.device.ops,
+moved by the device-wing split.  Importing this name gives that module itself
+(it replaces this one in ``sys.modules``), so old imports see the same objects."""
 
-from ..device.ops import *  # noqa: F401,F403
-from ..device.ops import __all__  # noqa: F401
-from ..device.ops import (conversion, element_functions, gathering,  # noqa: F401
-                          operations, programs, reductions)
+import sys
+
+from ..device import ops as _module
+
+sys.modules[__name__] = _module

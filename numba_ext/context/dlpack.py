@@ -1,5 +1,9 @@
-"""``ckernels.context.dlpack``: the old path of ckernels.backends.dlpack
-(moved by the device-wing split; kept for code that imports it by this name)."""
+"""``ckernels.context.dlpack``: the old path of ckernels.backends.dlpack,
+moved by the device-wing split.  Importing this name gives that module itself
+(it replaces this one in ``sys.modules``), so old imports see the same objects."""
 
-from ..backends.dlpack import *  # noqa: F401,F403
-from ..backends.dlpack import __all__  # noqa: F401
+import sys
+
+from ..backends import dlpack as _module
+
+sys.modules[__name__] = _module

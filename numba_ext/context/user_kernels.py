@@ -1,5 +1,9 @@
-"""``ckernels.context.user_kernels``: the old path of ckernels.user_kernels.build
-(moved by the device-wing split; kept for code that imports it by this name)."""
+"""``ckernels.context.user_kernels``: the old path of ckernels.user_kernels.build,
+moved by the device-wing split.  Importing this name gives that module itself
+(it replaces this one in ``sys.modules``), so old imports see the same objects."""
 
-from ..user_kernels.build import *  # noqa: F401,F403
-from ..user_kernels.build import __all__  # noqa: F401
+import sys
+
+from ..user_kernels import build as _module
+
+sys.modules[__name__] = _module
