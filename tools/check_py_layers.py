@@ -60,7 +60,7 @@ RANKS = [
     ("host.fastpath", ["ckernels.host.fastpath"]),
     ("host.array", ["ckernels.host.array"]),
     ("kernels", ["ckernels.kernels", "ckernels.capi", "ckernels.lowlevel"]),
-    ("context.sources", ["ckernels.context.kernel_source"]),
+    ("kernel_sources", ["ckernels.context.kernel_source"]),
     ("device.base", ["ckernels.device", "ckernels.device.base"]),
     ("device.launch", ["ckernels.device.launch"]),
     ("device.ops", ["ckernels.device.ops", "ckernels.device.ops.*"]),

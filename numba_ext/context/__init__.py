@@ -12,7 +12,10 @@ device arrays are :mod:`ckernels.device`'s, each backend's Python half
 device wing was split out (``Context``, ``DeviceArray``, ``default_context``,
 ``check_context``, ``same_context``; ``Buffer`` and ``Program`` are here) are
 still found here on first use (:func:`__getattr__`); the modules that moved
-are found under their old names through the thin modules of :data:`MOVED`.
+keep their old paths as thin modules here (``backend_cuda``, ``backend_opencl``,
+``dlpack``, ``device_array``, ``device_ops``, ``user_kernels``,
+``user_kernel_args``, ``user_kernel_compile``, ``context``), each of which
+replaces itself with the moved module in ``sys.modules``.
 """
 
 from .buffer import Buffer

@@ -1,4 +1,5 @@
-"""``ckernels.context.backend_opencl``: the old path of ckernels.opencl (the pyopencl conveniences; OpenCL's raw parts are ckernels.backends.opencl's),
+"""``ckernels.context.backend_opencl``: the old path of ckernels.opencl (the pyopencl
+conveniences; OpenCL's raw parts are ckernels.backends.opencl's),
 moved by the device-wing split.  Importing this name gives that module itself
 (it replaces this one in ``sys.modules``), so old imports see the same objects."""
 

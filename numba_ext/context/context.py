@@ -1,6 +1,7 @@
-"""``ckernels.context.context``: the old path of ckernels.device.place (the public Context; the handle is ckernels.context.handle),
-moved by the device-wing split.  Importing this name gives that module itself
-(it replaces this one in ``sys.modules``), so old imports see the same objects."""
+"""``ckernels.context.context``: the old path of ckernels.device.place (the public
+Context; the handle is ckernels.context.handle), moved by the device-wing split.
+Importing this name gives that module itself (it replaces this one in
+``sys.modules``), so old imports see the same objects."""
 
 import sys
 

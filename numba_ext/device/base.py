@@ -312,7 +312,7 @@ class DeviceArrayBase(ArrayLike):
         cl_context; a queue of another cl_context gets a copy, through the
         host, since OpenCL memory is not shared between contexts).  The
         pyopencl buffer retains the ``cl_mem`` and keeps this array alive
-        (OpenCL contexts only: :func:`ckernels.backends.opencl.to_pyopencl`)."""
+        (OpenCL contexts only; also :func:`ckernels.opencl.to_pyopencl`)."""
         if self.context.kind != "opencl":
             raise NotSupportedError(f"to_pyopencl: {self.context.brief} is not an OpenCL "
                                     "context")
@@ -476,4 +476,5 @@ def export_dlpack(arr: DeviceArrayBase, backend, *, stream=None, max_version=Non
                       readonly=not src.flags.writeable, byte_offset=byte_offset)
 
 
-__all__ = ["DeviceArrayBase", "StructElement", "element_of", "cuda_array_interface", "export_dlpack"]
+__all__ = ["DeviceArrayBase", "StructElement", "element_of", "cuda_array_interface",
+           "export_dlpack"]

@@ -24,9 +24,8 @@ import weakref
 import numpy as np
 
 from .. import dialects
-from ..arraylike import c_strides
 from ..device.array import DeviceArray
-from ..device.launch import PLAN_LIMIT, Plan, broadcast_shape, context_of, device_error, run
+from ..device.launch import PLAN_LIMIT, Plan, build_plan, context_of, device_error, remember, run
 from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
 from . import operands as _operands
 from .c_emit import Dialect, EmittedKernel, emit_kernel, entry_wrapper
@@ -142,10 +141,7 @@ def call(kernel, args, out=None):
            tuple(a._key if isinstance(a, DeviceArray) else None for a in args))
     plan = plans.get(key)
     if plan is None:
-        plan = _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname)
-        if len(plans) >= PLAN_LIMIT:
-            plans.clear()
-        plans[key] = plan
+        plan = remember(plans, key, _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname))
     return run(plan, ctx, out, operands)
 
 
@@ -185,16 +181,8 @@ def _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname) -> Plan:
         raise NotSupportedError(f"{fname}: float64 operands on a device without fp64 "
                                 f"support ({ctx.describe()})")
     source = tgt.dialect.header(prog) + prog.text() + "\n" + entry_wrapper(prog, inputs, ret)
-    built = ctx.build_program(source)
-    shapes = [a._shape if isinstance(a, DeviceArray) else () for a in args]
-    strides = [a._strides if isinstance(a, DeviceArray) else () for a in args]
-    if out is None:
-        oshape = broadcast_shape(shapes)
-        ostrides = c_strides(oshape, ret.size)
-    else:   # the sources broadcast to out= (ck_broadcast_strides says when not)
-        oshape, ostrides = out._shape, out._strides
-    return Plan(ctx, built, prog.errors, fname, tgt.dialect.title, oshape, ret.numpy,
-                ostrides, inputs, shapes, strides)
+    return build_plan(ctx, source, prog.errors, fname, tgt.dialect.title, inputs, args,
+                      ret.numpy, out=out)
 
 
 

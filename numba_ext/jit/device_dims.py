@@ -300,7 +300,6 @@ def call(kernel, args, out=None):
     if plan is None:
         inputs = tuple((dt, not isinstance(a, DeviceArray))
                        for dt, a in zip(layout.dtypes, args))
-        built = ctx.build_program(source(tgt, kernel, comp, inputs))
         core = []
         for a, c in [(res, layout.ret)] + list(zip(args, layout.args)):
             if c is not None:
@@ -310,13 +309,11 @@ def call(kernel, args, out=None):
                  if isinstance(a, DeviceArray) and c is not None else
                  (a._shape, a._strides) if isinstance(a, DeviceArray) else ((), ())
                  for a, c in zip(args, layout.args)]
-        plan = launch.Plan(ctx, built, prog.errors, fname, tgt.dialect.title,
-                           res._shape[:res.ndim - rnd], layout.ret_dtype.numpy,
-                           res._strides[:res.ndim - rnd], inputs,
-                           [o[0] for o in outer], [o[1] for o in outer], extra_meta=core)
-        if len(plans) >= 512:
-            plans.clear()
-        plans[key] = plan
+        plan = launch.remember(plans, key, launch.build_plan(
+            ctx, source(tgt, kernel, comp, inputs), prog.errors, fname, tgt.dialect.title,
+            inputs, args, layout.ret_dtype.numpy, operand_layouts=outer,
+            out_layout=(res._shape[:res.ndim - rnd], res._strides[:res.ndim - rnd]),
+            extra_meta=core))
     plan(res, operands)
     return res
 
