@@ -216,8 +216,8 @@ _SHARED: dict = {}
 def shared(kind: str, cls=ContextHandle) -> ContextHandle:
     """The process's shared context of ``kind`` as a ``cls`` (a
     :class:`ContextHandle` or a subclass), made on first use.  One C context
-    per kind: the shared objects of every class wrap the same ``ck_context``,
-    so they compare equal (``==``) and arrays of one are arrays of the others."""
+    per kind: the shared objects of every class wrap the same ``ck_context``
+    (each holding its own reference), so they compare equal (``==``)."""
     with _WRAPPED_LOCK:
         ctx = _SHARED.get((cls, kind))
         if ctx is None:

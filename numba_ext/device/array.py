@@ -35,7 +35,7 @@ running on the device, so:
   aligned for its element type -- nothing can make a kernel read or write
   outside its memory;
 * pickling copies the values to the host and unpickles them into the
-  default context of the same kind (:func:`ckernels.context.default_context`);
+  default context of the same kind (:func:`ckernels.device.place.default_context`);
   sharing with other libraries goes through the context kind's hooks
   (:func:`ckernels.backends.hook`): DLPack on every device kind
   (:mod:`ckernels.backends.dlpack`: the ``cl_mem`` for OpenCL, the device
