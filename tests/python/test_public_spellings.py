@@ -148,3 +148,41 @@ def test_device_context_spellings(new_opencl_context):
     back = ckernels.from_pyopencl(pa, ctx)
     assert back.buffer.native_handle == d.buffer.native_handle
     assert ocl.same_memory(d, pa)
+
+
+def test_backends_sit_below_the_arrays_and_hand_back_raw_parts(new_opencl_context):
+    """The backends know raw memory only (issue 30): ranked below the host and
+    device arrays, their import hooks hand back ``Raw`` parts, and the device
+    layer makes the array."""
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[2] / "tools" / "check_py_layers.py"
+    spec = importlib.util.spec_from_file_location("check_py_layers", path)
+    lc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lc)
+    lc.check(str(path.parents[1] / "numba_ext"))
+    for b in ("ckernels.backends", "ckernels.backends.opencl", "ckernels.backends.cuda",
+              "ckernels.backends.dlpack"):
+        for above in ("ckernels.context.handle", "ckernels.host.array", "ckernels.device.base",
+                      "ckernels.device.array", "ckernels.device.place"):
+            assert lc.rank_of(b) < lc.rank_of(above), (b, above)
+    from ckernels import backends
+    from ckernels.backends import dlpack as dl
+    from ckernels.backends.raw import Raw
+    from ckernels.device import interop
+    assert set(backends.BACKENDS) == {"opencl", "cuda"}
+    assert backends.hook("cpu", "adopt") is None and backends.hook("nope", "adopt") is None
+    ctx = new_opencl_context()
+    d = ctx.array(np.arange(6, dtype=np.int32).reshape(2, 3))
+    raw = backends.hook("opencl", "dlpack_adopt")(ctx, dl.consume(d.__dlpack__()))
+    assert isinstance(raw, Raw) and not isinstance(raw, ckernels.DeviceArray)
+    assert (raw.native, raw.offset, raw.shape, raw.strides, raw.dtype) == \
+        (d.buffer.native_handle, d.offset, (2, 3), (12, 4), np.dtype(np.int32))
+    e = interop.array_of(ctx, raw, "test")
+    assert isinstance(e, ckernels.DeviceArray) and e.context is ctx
+    np.testing.assert_array_equal(e.to_numpy(), d.to_numpy())
+    pytest.importorskip("pyopencl")
+    p = d.to_pyopencl()
+    raw = backends.hook("opencl", "adopt")(ctx, p)
+    assert isinstance(raw, Raw) and raw.native == d.buffer.native_handle
+    assert backends.hook("opencl", "adopt")(ctx, np.zeros(3)) is None
