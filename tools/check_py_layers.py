@@ -97,14 +97,31 @@ LAZY_UP: dict = {}
 
 #: package -> the names it exported before a module moved above it, found on
 #: first use by the package's ``__getattr__`` (old public spellings such as
-#: ``from ckernels.context import Context``).  Those lazy imports are not
-#: arrows of the package: no module of the package may take one of these names
-#: from the package (it imports them from their modules), so only user code
-#: follows them -- the checker proves it.
-COMPAT_NAMES = {
-    "ckernels.context": {"Context", "DeviceArray", "default_context", "check_context",
-                         "same_context"},
-}
+#: ``from ckernels.context import Context``): the keys of the dict named
+#: ``COMPAT`` in the package's ``__init__`` (read from the source by
+#: :func:`compat_names`, so the package holds the one list).  Those lazy
+#: imports are not arrows of the package: no module of the package may take
+#: one of these names from the package (it imports them from their modules),
+#: so only user code follows them -- the checker proves it.
+COMPAT_NAMES: dict = {}
+
+
+def compat_names(mods: dict) -> dict:
+    """``{package: set of names}`` from each package ``__init__``'s module-level
+    ``COMPAT = {"name": "module", ...}`` (constant keys)."""
+    out = {}
+    for name, path in mods.items():
+        if os.path.basename(path) != "__init__.py":
+            continue
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+        for node in tree.body:
+            if (isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict)
+                    and any(isinstance(t, ast.Name) and t.id == "COMPAT" for t in
+                            (node.targets if isinstance(node, ast.Assign) else [node.target]))):
+                out[name] = {k.value for k in node.value.keys if isinstance(k, ast.Constant)}
+    return out
+
 
 #: modules built from C (src/python/*.c, the cffi module): core, no imports;
 #: any other ``ckernels._<name>`` without a Python source is taken for one too
@@ -245,6 +262,8 @@ def check(pkg_dir: str) -> list[str]:
     _PY_MODULES.clear()
     _PY_MODULES.update(mods)
     known = set(mods) | set(EXTENSIONS)
+    COMPAT_NAMES.clear()
+    COMPAT_NAMES.update(compat_names(mods))
     problems = []
     for name in sorted(mods):
         if rank_of(name) is None:
