@@ -46,7 +46,7 @@ RANKS = [
               "ckernels._convert", "ckernels._arrow", "ckernels._native", "ckernels.errors",
               "ckernels.dtypes",
               "ckernels.dialects", "ckernels.opnames", "ckernels._cargs", "ckernels._threads",
-              "ckernels._foreign", "ckernels._trust"]),
+              "ckernels._foreign", "ckernels._trust", "ckernels.progress"]),
     ("objects", ["ckernels.memory", "ckernels.types"]),
     ("surface", ["ckernels.ufuncs", "ckernels.arraylike", "ckernels.arraylike.*", "ckernels.text"]),
     ("host.layout", ["ckernels.host", "ckernels.host.layout", "ckernels.host.arrow",
