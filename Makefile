@@ -59,10 +59,11 @@ $(STAMPS)/pydeps: pyproject.toml | $(PY)
 	$(PIP) install -q "scikit-build-core>=0.10" "cffi>=1.17" "numpy>=2.0"
 	@mkdir -p $(STAMPS) && touch $@
 
-# The package is rebuilt incrementally (build/py) on every run: cheap, and
-# never stale.
+# The package is rebuilt incrementally (build/py/<wheel tag>, asked for with
+# -C build-dir: a plain `pip install .` builds outside the source tree) on
+# every run: cheap, and never stale.
 install: system-deps $(STAMPS)/pydeps
-	$(PIP) install -q --no-build-isolation ".[test]"
+	$(PIP) install -q --no-build-isolation -C build-dir=build/py/{wheel_tag} ".[test]"
 
 setup: install
 

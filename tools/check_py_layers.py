@@ -46,7 +46,7 @@ RANKS = [
               "ckernels._convert", "ckernels._arrow", "ckernels._native", "ckernels.errors",
               "ckernels.dtypes",
               "ckernels.dialects", "ckernels.opnames", "ckernels._cargs", "ckernels._threads",
-              "ckernels._foreign", "ckernels._trust"]),
+              "ckernels._foreign", "ckernels._trust", "ckernels.progress"]),
     ("objects", ["ckernels.memory", "ckernels.types"]),
     ("backends", ["ckernels.backends", "ckernels.backends.raw", "ckernels.backends.dlpack",
                   "ckernels.backends.cl_interop", "ckernels.backends.opencl",

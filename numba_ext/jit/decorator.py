@@ -84,7 +84,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import _dispatch, _foreign, dtypes, text, ufuncs
+from .. import _dispatch, _foreign, dtypes, progress, text, ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..host.array import Array
@@ -407,7 +407,7 @@ class JitKernel(_dispatch.Function):
             raise TypeError(f"ckernels.jit: signature {sig.text} has {len(sig.args)} "
                             f"argument(s); {self._describe_params()} takes "
                             f"{len(self._params)}")
-        with self._lock:
+        with self._lock, progress.reporting(f"{self.__qualname__}: {sig.text} for cpu"):
             have = self._compiled.get(sig.args)
             if have is not None and (sig.ret is None or have.sig.ret == sig.ret):
                 return have
