@@ -213,11 +213,29 @@ _WRAPPED_LOCK = threading.Lock()
 _SHARED: dict = {}
 
 
-def shared(kind: str, cls=ContextHandle) -> ContextHandle:
+#: the class :func:`shared` makes when none is named: the public
+#: ``ckernels.Context`` once :mod:`ckernels.device.place` is imported (it
+#: registers itself through :func:`publish`; ``import ckernels`` does), so
+#: that ``Array.context`` is the full Context without an upward import
+_PUBLIC: list = [ContextHandle]
+
+
+def publish(cls) -> None:
+    """Make ``cls`` (a subclass of :class:`ContextHandle`) the class of the
+    shared contexts asked for without a class (``Array.context``)."""
+    if not (isinstance(cls, type) and issubclass(cls, ContextHandle)):
+        raise TypeError(f"publish: {cls!r} is not a ContextHandle class")
+    _PUBLIC[0] = cls
+
+
+def shared(kind: str, cls=None) -> ContextHandle:
     """The process's shared context of ``kind`` as a ``cls`` (a
-    :class:`ContextHandle` or a subclass), made on first use.  One C context
-    per kind: the shared objects of every class wrap the same ``ck_context``
-    (each holding its own reference), so they compare equal (``==``)."""
+    :class:`ContextHandle` or a subclass; by default the published public
+    class), made on first use.  One C context per kind: the shared objects of
+    every class wrap the same ``ck_context`` (each holding its own reference),
+    so they compare equal (``==``)."""
+    if cls is None:
+        cls = _PUBLIC[0]
     with _WRAPPED_LOCK:
         ctx = _SHARED.get((cls, kind))
         if ctx is None:
@@ -232,4 +250,4 @@ def shared(kind: str, cls=ContextHandle) -> ContextHandle:
     return ctx
 
 
-__all__ = ["ContextHandle", "shared"]
+__all__ = ["ContextHandle", "publish", "shared"]

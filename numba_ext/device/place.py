@@ -26,7 +26,7 @@ from ..host.array import asarray as _host_asarray
 from ..host.array import empty as _host_empty
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
-from ..context.handle import ContextHandle, shared
+from ..context.handle import ContextHandle, publish, shared
 from ..user_kernels import build as _kernels
 from . import interop
 from .array import DeviceArray
@@ -181,6 +181,9 @@ def _adopt(ctx: Context, obj):
     """``obj`` (another library's array in this context's device memory) as a
     DeviceArray sharing its memory, or None (:func:`ckernels.device.interop.adopt`)."""
     return interop.adopt(ctx, obj)
+
+
+publish(Context)     # Array.context (a lower layer) hands out this class
 
 
 def default_context(kind: str) -> Context:

@@ -219,11 +219,12 @@ class Array(*_BASES):
 
     @property
     def context(self):
-        """The process's CPU context (host arrays live in CPU memory): its
-        shared handle (:func:`ckernels.context.handle.shared`), the same C
-        context as ``ckernels.Context.default("cpu")`` (they compare equal).
-        The public :class:`ckernels.Context` of any array, placing arrays
-        included, is :func:`ckernels.routing.context_of`."""
+        """The process's CPU context (host arrays live in CPU memory): the
+        public :class:`ckernels.Context` (``ctx.array(...)`` and the other
+        placing methods included), the same object as
+        ``ckernels.Context.default("cpu")``.  It comes through
+        :func:`ckernels.context.handle.shared`, whose class the device layer
+        publishes, so the host layer imports nothing above it."""
         return shared("cpu")
 
     @property

@@ -104,8 +104,9 @@ def test_cpu_context_spellings():
     np.testing.assert_array_equal(np.asarray(ctx.zeros(3)), np.zeros(3))
     np.testing.assert_array_equal(np.asarray(ctx.ones(3, "int8")), np.ones(3, np.int8))
     np.testing.assert_array_equal(np.asarray(ctx.full((2,), 7.5)), np.full(2, 7.5))
-    # a.context of a host array: the shared CPU context (its handle), equal to the
-    # public default; routing.context_of gives the public Context of any array
+    # a.context of a host array: the public shared CPU Context itself (the device
+    # layer publishes the class the handle layer makes), placing methods included;
+    # routing.context_of gives the public Context of any array
     a = ckernels.array([1.0, 2.0])
     assert a.context.kind == "cpu" and a.context == ckernels.Context.default("cpu")
     assert a.context is ckernels.array([3]).context
@@ -113,6 +114,9 @@ def test_cpu_context_spellings():
     assert context_of(a) is ckernels.Context.default("cpu")
     assert context_of(a) == a.context
     assert isinstance(context_of(a), ckernels.Context)
+    assert a.context is ckernels.Context.default("cpu")
+    assert isinstance(a.context, ckernels.Context)
+    assert a.context.array([1.0, 2.0]).tolist() == [1.0, 2.0]   # as before the move
 
 
 def test_device_context_spellings(new_opencl_context):
