@@ -72,12 +72,25 @@ def _jupyter():
     return display
 
 
+#: the widest progress line in Jupyter (a long signature is cut in its middle)
+WIDTH = 100
+
+
+def _fit(text: str, room: int) -> str:
+    """``text`` cut in its middle with ``…`` to at most ``room`` characters."""
+    if len(text) <= room:
+        return text
+    tail = room // 3
+    return text[:room - tail - 1] + "…" + text[len(text) - tail:]
+
+
 def _show(task: _Task) -> None:
     logger.info("compiling %s ...", task.what)
     display = _jupyter()
     if display is not None:
         try:
-            task.line = display({"text/plain": f"ckernels: compiling {task.what} ..."},
+            line = f"ckernels: compiling {_fit(task.what, WIDTH - 24)} ..."
+            task.line = display({"text/plain": line},
                                 raw=True, display_id=True)
         except Exception:   # a display that cannot be written is not an error of the work
             task.line = None
@@ -87,7 +100,8 @@ def _done(task: _Task, seconds: float) -> None:
     logger.info("compiling %s ... done in %.2f s", task.what, seconds)
     if task.line is not None:
         try:
-            task.line.update({"text/plain": f"ckernels: compiled {task.what} in {seconds:.2f} s"},
+            line = f"ckernels: compiled {_fit(task.what, WIDTH - 34)} in {seconds:.2f} s"
+            task.line.update({"text/plain": line},
                              raw=True)
         except Exception:
             pass

@@ -117,3 +117,26 @@ def test_jupyter_line_is_updated_in_place(monkeypatch, threshold):
         time.sleep(0.5)
     assert shown[0] == ("display", "ckernels: compiling in a notebook ...")
     assert shown[1][0] == "update" and shown[1][1].startswith("ckernels: compiled in a notebook in ")
+
+
+def test_jupyter_line_fits_its_width(monkeypatch, threshold):
+    """A long signature is cut in its middle so the line stays within
+    progress.WIDTH (the notebooks' outputs have no cut lines)."""
+    shown = []
+
+    class Handle:
+        def update(self, obj, raw):
+            shown.append(obj["text/plain"])
+
+    def display(obj, raw, display_id):
+        shown.append(obj["text/plain"])
+        return Handle()
+
+    monkeypatch.setattr(progress, "_jupyter", lambda: display)
+    threshold(0.0)
+    what = "kinetic: float64({" + ", ".join(f"f{i}: float64" for i in range(40)) + "}) for cpu"
+    with progress.reporting(what):
+        time.sleep(0.4)
+    assert len(shown) == 2
+    for line in shown:
+        assert len(line) <= progress.WIDTH and "…" in line and "for cpu" in line
