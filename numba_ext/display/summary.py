@@ -1,0 +1,238 @@
+"""A summary of an array's data for its rich display, as polars' and pandas'
+displays give one: how many values, and per leaf (the array's values, each
+struct field, the rows of each var dim):
+
+* numbers: min, mean, max and an 8-bin histogram of the finite values;
+* booleans: how many are true;
+* strings and bytes: their lengths (characters; bytes for ``bytes``);
+* var dims: the lengths of their rows.
+
+Cheap for large arrays.  Arrays of plain numbers go through the library's own
+reductions (``ckernels.ops.min``, ``max``, ``sum``: C loops, threaded, NumPy's
+result types) over at most :data:`NUMBER_LIMIT` values: all of them, or an
+evenly spaced sample of that many (gathered by NumPy from the array's memory;
+nothing else is read).  Everything else is read in one pass over
+``to_list()`` of at most :data:`ITEM_LIMIT` leading items (all, or every k-th
+item), which updates every statistic of every leaf at once.  A summary of a
+sample says so (:attr:`DataSummary.sampled`).
+
+Missing values: a leaf counts the ``None`` it meets in :attr:`LeafSummary.nulls`
+and leaves them out of every other statistic, so the bytes under a missing
+value are never read (``to_list`` gives ``None`` for it).  The library's
+types hold no missing values yet; when option types come, the number path
+needs a count of the invalid items (it refuses arrays whose leaf is not a plain
+number, so it never reads under one meanwhile) and the display shows ``nulls``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import dtypes
+
+#: the most values the number path reads (an evenly spaced sample beyond)
+NUMBER_LIMIT = 1 << 20
+#: the most leading items the general path reads (every k-th item beyond)
+ITEM_LIMIT = 1 << 12
+#: the bins of a histogram
+BINS = 8
+_BARS = "▁▂▃▄▅▆▇█"
+
+_NUMBERS = frozenset(d.name for d in dtypes.BUILTINS
+                     if d.numpy is not None and d.numpy.kind in "iuf")
+
+
+@dataclass
+class LeafSummary:
+    """The statistics of one leaf: ``kind`` is ``number``, ``bool``,
+    ``string``, ``bytes``, ``rows`` (or ``missing``: only missing values met); ``min``/``mean``/``max`` are of the
+    values (numbers) or of the lengths (strings, bytes, rows)."""
+    name: str
+    kind: str
+    count: int = 0           # values read (missing ones not included)
+    nulls: int = 0           # missing values read (None)
+    min: float | None = None
+    max: float | None = None
+    total: float = 0.0
+    true: int = 0            # booleans: how many are true
+    nan: int = 0             # floats: NaN values (left out of min/mean/max)
+    histogram: list | None = None   # BINS counts over [min, max] (numbers)
+
+    @property
+    def mean(self) -> float | None:
+        n = self.count - self.nan
+        return self.total / n if n > 0 and self.kind != "bool" else None
+
+    def add(self, v: float) -> None:
+        self.count += 1
+        if v != v:   # NaN
+            self.nan += 1
+            return
+        self.total += v
+        if self.min is None or v < self.min:
+            self.min = v
+        if self.max is None or v > self.max:
+            self.max = v
+
+    def text(self) -> str:
+        """``min 1, mean 5.2, max 17`` (lengths say so), or ``312 true``."""
+        if self.kind == "bool":
+            return f"{self.true} true, {self.count - self.true} false"
+        if self.min is None:
+            out = "no values" if not self.nan else f"{self.nan} NaN"
+            return out + (f", {self.nulls} missing" if self.nulls else "")
+        what = {"string": "length (characters)", "bytes": "length (bytes)",
+                "rows": "row length"}.get(self.kind, "")
+        out = f"{what + ': ' if what else ''}min {_num(self.min)}, mean {_num(self.mean)}, " \
+              f"max {_num(self.max)}"
+        if self.nan:
+            out += f", {self.nan} NaN"
+        if self.nulls:
+            out += f", {self.nulls} missing"
+        return out
+
+    def sparkline(self) -> str:
+        """The histogram as eight block characters (empty if there is none)."""
+        if not self.histogram or not max(self.histogram):
+            return ""
+        top = max(self.histogram)
+        return "".join(" " if c == 0 else _BARS[min(int(c * 8 / top), 7) if c < top else 7]
+                       for c in self.histogram)
+
+
+@dataclass
+class DataSummary:
+    """The summary of an array's data: its number of values (``count``: the
+    product of its leading dims), how many of them were read, how (``sampled``:
+    None when all were), and one :class:`LeafSummary` per leaf."""
+    count: int
+    read: int
+    sampled: str | None
+    leaves: list = field(default_factory=list)
+
+    @property
+    def nulls(self) -> int:
+        return sum(leaf.nulls for leaf in self.leaves)
+
+    def rows(self) -> list:
+        """``(name, text, sparkline)`` per leaf, for the displays."""
+        return [(leaf.name, leaf.text(), leaf.sparkline()) for leaf in self.leaves]
+
+    def head(self) -> str:
+        if self.sampled is None:
+            return f"{self.count} value(s), all read"
+        return f"{self.count} value(s); statistics of {self.read}: {self.sampled}"
+
+
+def _num(v) -> str:
+    if v is None:
+        return "-"
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def summarize(a, facts=None) -> DataSummary:
+    """The :class:`DataSummary` of a ckernels array (``facts``: its
+    ``ArrayFacts`` if already read: the shape and the leaf type)."""
+    if facts is None:
+        from .memory import array_layout
+        facts = array_layout(a)
+    shape = facts.shape
+    count = math.prod(shape) if shape else 1
+    if facts.item_type in _NUMBERS:
+        return _numbers(a, shape, count, facts.item_type)
+    return _general(a, shape, count)
+
+
+def _numbers(a, shape, count, name) -> DataSummary:
+    from .. import ops   # the library's reductions (a leaf imports it lazily)
+    x = np.asarray(a)
+    sampled = None
+    if count > NUMBER_LIMIT:
+        # an evenly spaced sample, gathered from the array's memory
+        flat = np.linspace(0, count - 1, NUMBER_LIMIT).astype(np.int64)
+        x = x[np.unravel_index(flat, shape)]
+        sampled = f"{NUMBER_LIMIT} evenly spaced values (about 1 in {count / NUMBER_LIMIT:.3g})"
+    read = int(x.size)
+    leaf = LeafSummary("value", "number", count=read)
+    if read:
+        lo, hi = ops.min(x).item(), ops.max(x).item()
+        # integers are summed as float64 (an int64 sum can wrap; the mean cannot)
+        total = ops.sum(x.astype(np.float64) if x.dtype.kind in "iu" else x).item()
+        if x.dtype.kind == "f" and (lo != lo or hi != hi):   # NaNs: the finite values
+            finite = x[np.isfinite(x)]
+            leaf.nan = int(np.isnan(x).sum())
+            if finite.size:
+                lo, hi = ops.min(finite).item(), ops.max(finite).item()
+                total = ops.sum(finite).item()
+        leaf.min, leaf.max, leaf.total = lo, hi, float(total)
+        if leaf.nan < read and math.isfinite(lo) and math.isfinite(hi) and hi > lo:
+            # (one value only: no shape to show; too narrow a range for eight
+            # bins of finite size, as 2**62 and its neighbours: none)
+            finite = x if not leaf.nan else x[np.isfinite(x)]
+            try:
+                leaf.histogram = np.histogram(finite, BINS, (lo, hi))[0].tolist()
+            except ValueError:
+                leaf.histogram = None
+    return DataSummary(count, read, sampled, [leaf])
+
+
+def _general(a, shape, count) -> DataSummary:
+    """One pass over ``to_list()`` of at most ITEM_LIMIT leading items."""
+    sampled = None
+    view = a
+    if shape:
+        n0 = shape[0]
+        inner = max(math.prod(shape[1:]), 1)
+        items = max(ITEM_LIMIT // inner, 1)
+        if n0 > items:
+            step = -(-n0 // items)
+            view = a[::step]
+            sampled = f"1 item in {step} along the first axis ({len(range(0, n0, step))} of {n0})"
+    values = view.to_list()
+    leaves: dict = {}
+    depth = len(shape)
+
+    def leaf(name, kind):
+        s = leaves.get(name)
+        if s is None:
+            s = leaves[name] = LeafSummary(name, kind)
+        elif s.kind == "missing":   # only missing values met so far
+            s.kind = kind
+        return s
+
+    def walk(v, name, level):
+        if v is None:
+            leaf(name or "value", "missing").nulls += 1
+        elif isinstance(v, list):
+            inner = name
+            if level >= depth:   # a var dim's row (or a fixed dim inside a field)
+                leaf(name or "value", "rows").add(len(v))
+                inner = (name or "value") + "[*]"
+            for item in v:
+                walk(item, inner, level + 1)
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                walk(item, f"{name}.{k}" if name else k, level + 1)
+        elif isinstance(v, tuple):
+            for k, item in enumerate(v):
+                walk(item, f"{name}.{k}" if name else str(k), level + 1)
+        elif isinstance(v, str):
+            leaf(name or "value", "string").add(len(v))
+        elif isinstance(v, (bytes, bytearray)):
+            leaf(name or "value", "bytes").add(len(v))
+        elif isinstance(v, (bool, np.bool_)):
+            s = leaf(name or "value", "bool")
+            s.count += 1
+            s.true += bool(v)
+        elif isinstance(v, (int, float, np.integer, np.floating)):
+            leaf(name or "value", "number").add(v)
+
+    walk(values, "", 0)
+    read = len(values) * math.prod(shape[1:]) if shape else 1
+    return DataSummary(count, read, sampled, list(leaves.values()))
+
+
+__all__ = ["DataSummary", "LeafSummary", "summarize", "NUMBER_LIMIT", "ITEM_LIMIT", "BINS"]
