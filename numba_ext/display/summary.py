@@ -8,10 +8,14 @@ struct field, the rows of each var dim):
 * var dims: the lengths of their rows.
 
 Cheap for large arrays.  Arrays of plain numbers go through the library's own
-reductions (``ckernels.ops.min``, ``max``, ``sum``: C loops, threaded, NumPy's
-result types) over at most :data:`NUMBER_LIMIT` values: all of them, or an
-evenly spaced sample of that many (gathered by NumPy from the array's memory;
-nothing else is read).  Everything else is read in one pass over
+reductions (``ckernels.ops.min`` and ``max``, and ``sum`` of floats: C loops,
+threaded, NumPy's result types; integers are summed by NumPy's buffered cast
+to float64, so the mean cannot wrap) over at most about :data:`NUMBER_LIMIT`
+values: all of them, or a strided view holding an evenly spaced sample of that
+many (nothing is copied; the first value is in it).  Floats with NaN or
+infinities are summarised over their finite values, a block at a time.  The
+histogram is NumPy's over at most :data:`HIST_LIMIT` of those values (NumPy
+allocates in proportion).  Everything else is read in one pass over
 ``to_list()`` of at most :data:`ITEM_LIMIT` leading items (all, or every k-th
 item), which updates every statistic of every leaf at once.  A summary of a
 sample says so (:attr:`DataSummary.sampled`).
@@ -37,8 +41,9 @@ from .. import dtypes
 NUMBER_LIMIT = 1 << 20
 #: the most leading items the general path reads (every k-th item beyond)
 ITEM_LIMIT = 1 << 12
-#: the bins of a histogram
+#: the bins of a histogram, and the most values it is drawn from
 BINS = 8
+HIST_LIMIT = 1 << 14
 _BARS = "▁▂▃▄▅▆▇█"
 
 _NUMBERS = frozenset(d.name for d in dtypes.BUILTINS
@@ -59,17 +64,21 @@ class LeafSummary:
     total: float = 0.0
     true: int = 0            # booleans: how many are true
     nan: int = 0             # floats: NaN values (left out of min/mean/max)
+    inf: int = 0             # floats: infinities (left out of min/mean/max)
     histogram: list | None = None   # BINS counts over [min, max] (numbers)
 
     @property
     def mean(self) -> float | None:
-        n = self.count - self.nan
+        n = self.count - self.nan - self.inf
         return self.total / n if n > 0 and self.kind != "bool" else None
 
     def add(self, v: float) -> None:
         self.count += 1
         if v != v:   # NaN
             self.nan += 1
+            return
+        if v in (math.inf, -math.inf):
+            self.inf += 1
             return
         self.total += v
         if self.min is None or v < self.min:
@@ -81,15 +90,17 @@ class LeafSummary:
         """``min 1, mean 5.2, max 17`` (lengths say so), or ``312 true``."""
         if self.kind == "bool":
             return f"{self.true} true, {self.count - self.true} false"
+        odd = ", ".join(f"{n} {what}" for n, what in ((self.nan, "NaN"), (self.inf, "infinite"))
+                        if n)
         if self.min is None:
-            out = "no values" if not self.nan else f"{self.nan} NaN"
+            out = odd or "no values"
             return out + (f", {self.nulls} missing" if self.nulls else "")
         what = {"string": "length (characters)", "bytes": "length (bytes)",
                 "rows": "row length"}.get(self.kind, "")
         out = f"{what + ': ' if what else ''}min {_num(self.min)}, mean {_num(self.mean)}, " \
               f"max {_num(self.max)}"
-        if self.nan:
-            out += f", {self.nan} NaN"
+        if odd:
+            out += f", {odd}"
         if self.nulls:
             out += f", {self.nulls} missing"
         return out
@@ -123,8 +134,8 @@ class DataSummary:
 
     def head(self) -> str:
         if self.sampled is None:
-            return f"{self.count} value(s), all read"
-        return f"{self.count} value(s); statistics of {self.read}: {self.sampled}"
+            return f"{self.count:,} value(s), all read"
+        return f"{self.count:,} value(s); statistics of {self.read:,}: {self.sampled}"
 
 
 def _num(v) -> str:
@@ -146,37 +157,83 @@ def summarize(a, facts=None) -> DataSummary:
     return _general(a, shape, count)
 
 
+def _sample_index(shape, limit: int) -> tuple:
+    """Slices picking at most about ``limit`` evenly spaced elements of an
+    array of ``shape`` (a strided view: nothing is copied): every k-th item
+    along the first axis, and where one item holds more than ``limit``
+    elements, at most 16 items and the same within each."""
+    if not shape:
+        return ()
+    n0, inner = shape[0], math.prod(shape[1:])
+    if n0 * inner <= limit:
+        return (slice(None),) * len(shape)
+    if inner <= limit:
+        rows = max(limit // max(inner, 1), 1)
+        return (slice(None, None, -(-n0 // rows)),) + (slice(None),) * (len(shape) - 1)
+    rows = min(n0, 16)
+    return (slice(None, None, -(-n0 // rows)),) + _sample_index(shape[1:], limit // rows)
+
+
 def _numbers(a, shape, count, name) -> DataSummary:
     from .. import ops   # the library's reductions (a leaf imports it lazily)
-    x = np.asarray(a)
-    sampled = None
+    view, sampled = a, None
     if count > NUMBER_LIMIT:
-        # an evenly spaced sample, gathered from the array's memory
-        flat = np.linspace(0, count - 1, NUMBER_LIMIT).astype(np.int64)
-        x = x[np.unravel_index(flat, shape)]
-        sampled = f"{NUMBER_LIMIT} evenly spaced values (about 1 in {count / NUMBER_LIMIT:.3g})"
-    read = int(x.size)
+        view = a[_sample_index(shape, NUMBER_LIMIT)]
+        read = math.prod(view.shape)
+        sampled = (f"{read:,} evenly spaced values (a strided view: about 1 in "
+                   f"{count / read:.3g})")
+    read = math.prod(view.shape) if shape else 1
     leaf = LeafSummary("value", "number", count=read)
-    if read:
-        lo, hi = ops.min(x).item(), ops.max(x).item()
-        # integers are summed as float64 (an int64 sum can wrap; the mean cannot)
-        total = ops.sum(x.astype(np.float64) if x.dtype.kind in "iu" else x).item()
-        if x.dtype.kind == "f" and (lo != lo or hi != hi):   # NaNs: the finite values
-            finite = x[np.isfinite(x)]
-            leaf.nan = int(np.isnan(x).sum())
-            if finite.size:
-                lo, hi = ops.min(finite).item(), ops.max(finite).item()
-                total = ops.sum(finite).item()
-        leaf.min, leaf.max, leaf.total = lo, hi, float(total)
-        if leaf.nan < read and math.isfinite(lo) and math.isfinite(hi) and hi > lo:
-            # (one value only: no shape to show; too narrow a range for eight
-            # bins of finite size, as 2**62 and its neighbours: none)
-            finite = x if not leaf.nan else x[np.isfinite(x)]
-            try:
-                leaf.histogram = np.histogram(finite, BINS, (lo, hi))[0].tolist()
-            except ValueError:
-                leaf.histogram = None
+    if not read:
+        return DataSummary(count, read, sampled, [leaf])
+    x = np.asarray(view)          # the same memory, for NumPy's part below
+    lo, hi = ops.min(view), ops.max(view)
+    lo, hi = np.asarray(lo).item(), np.asarray(hi).item()
+    if x.dtype.kind == "f" and not (math.isfinite(lo) and math.isfinite(hi)):
+        lo, hi, total, finite = _finite_stats(x, leaf)
+    elif x.dtype.kind == "f":
+        total, finite = np.asarray(ops.sum(view)).item(), read
+    else:   # integers summed as float64 (an int64 sum can wrap; the mean cannot),
+        # by NumPy's buffered cast: no copy of the array
+        total, finite = float(np.sum(x, dtype=np.float64)), read
+    leaf.min, leaf.max, leaf.total = lo, hi, float(total)
+    if finite and lo is not None and hi > lo:
+        # the histogram of at most HIST_LIMIT of these values (a further
+        # strided view: NumPy's histogram allocates in proportion to its input)
+        h = x[_sample_index(x.shape, HIST_LIMIT)] if x.size > HIST_LIMIT else x
+        if x.dtype.kind == "f":
+            h = h[np.isfinite(h)]
+        try:
+            leaf.histogram = np.histogram(h, BINS, (float(lo), float(hi)))[0].tolist()
+        except ValueError:   # too narrow a range for eight finite bins (2**62 and next)
+            leaf.histogram = None
     return DataSummary(count, read, sampled, [leaf])
+
+
+#: rows of a float array checked for NaN and infinities at a time
+_CHUNK = 1 << 14
+
+
+def _finite_stats(x, leaf: LeafSummary):
+    """min, max, sum and count of the finite values of float array ``x``
+    (NaN and infinities counted in ``leaf``), a block of rows at a time."""
+    lo = hi = None
+    total, finite = 0.0, 0
+    flat = x.reshape(-1) if x.ndim == 1 or x.flags.c_contiguous else None
+    blocks = ((flat[i:i + _CHUNK] for i in range(0, flat.size, _CHUNK)) if flat is not None
+              else (x[i:i + 1] for i in range(x.shape[0])))
+    for block in blocks:
+        ok = np.isfinite(block)
+        leaf.nan += int(np.isnan(block).sum())
+        leaf.inf += int(block.size - ok.sum()) - int(np.isnan(block).sum())
+        vals = block[ok]
+        if vals.size:
+            bmin, bmax = vals.min().item(), vals.max().item()
+            lo = bmin if lo is None else min(lo, bmin)
+            hi = bmax if hi is None else max(hi, bmax)
+            total += float(vals.sum(dtype=np.float64))
+            finite += int(vals.size)
+    return lo, hi, total, finite
 
 
 def _general(a, shape, count) -> DataSummary:
@@ -190,7 +247,8 @@ def _general(a, shape, count) -> DataSummary:
         if n0 > items:
             step = -(-n0 // items)
             view = a[::step]
-            sampled = f"1 item in {step} along the first axis ({len(range(0, n0, step))} of {n0})"
+            sampled = (f"1 item in {step} along the first axis "
+                       f"({len(range(0, n0, step)):,} of {n0:,})")
     values = view.to_list()
     leaves: dict = {}
     depth = len(shape)
@@ -235,4 +293,5 @@ def _general(a, shape, count) -> DataSummary:
     return DataSummary(count, read, sampled, list(leaves.values()))
 
 
-__all__ = ["DataSummary", "LeafSummary", "summarize", "NUMBER_LIMIT", "ITEM_LIMIT", "BINS"]
+__all__ = ["DataSummary", "LeafSummary", "summarize", "NUMBER_LIMIT", "ITEM_LIMIT", "BINS",
+           "HIST_LIMIT"]
