@@ -725,13 +725,14 @@ def test_struct_items_are_drawn_whole():
     t = str(ckernels.types.from_numpy_dtype(P))
     p = np.zeros(2, P)
     p["pos"]["x"] = [0.1234567, -2.5]
+    p["vel"]["y"] = [-0.00671432, 1e-300]      # 11 and 6 characters: never cut
     p["mass"] = [1.25, 0.75]
     a = ckernels.array(p.tolist(), type=f"2 * {t}")
     f = dm.array_layout(a)
     assert f.cells[0].lines == [("pos.x", "0.123457"), ("pos.y", "0.0"), ("pos.z", "0.0"),
-                                ("vel.x", "0.0"), ("vel.y", "0.0"), ("vel.z", "0.0"),
+                                ("vel.x", "0.0"), ("vel.y", "-0.00671432"), ("vel.z", "0.0"),
                                 ("mass", "1.25")]
-    assert f.cells[1].value == "{{-2.5, 0.0, 0.0}, {0.0, 0.0, 0.0}, 0.75}"
+    assert f.cells[1].value == "{{-2.5, 0.0, 0.0}, {0.0, 1e-300, 0.0}, 0.75}"
     root = parse_svg(dm.array_svg(f))
     texts = svg_texts(root)
     assert not any("…" in t for t in texts), [t for t in texts if "…" in t]

@@ -318,13 +318,14 @@ def _number_text(v) -> str:
 
 def _item_text(t, address: int, am: int, width: int = 10) -> str:
     """A short text for the item of type ``t`` at ``address``: numbers as
-    ``%.6g``, strings as Python's ``repr`` (escapes, quotes) cut to
-    :data:`STRING_WIDTH` columns, structs whole (``{1.5, 'ab'}``)."""
+    ``%.6g`` (whole), strings as Python's ``repr`` (escapes, quotes) cut to
+    :data:`STRING_WIDTH` columns, structs whole (``{1.5, 'ab'}``), other
+    types cut to ``width``."""
     tid = lib.ck_type_id_of(t)
     d = _dtypes.by_id.get(int(tid))
-    if d is not None and d.numpy is not None:
-        s = _number_text(np.frombuffer(ffi.buffer(ffi.cast("char *", address), d.size),
-                                       d.numpy)[0].item())
+    if d is not None and d.numpy is not None:   # a number is never cut (%.6g: short)
+        return _number_text(np.frombuffer(ffi.buffer(ffi.cast("char *", address), d.size),
+                                          d.numpy)[0].item())
     elif tid in (_STRING, _BYTES):
         return _string_preview(address, tid == _STRING, max(width, STRING_WIDTH))
     elif tid == _VAR:
