@@ -693,6 +693,10 @@ def test_arrow_imported_arrays_say_what_holds_their_memory():
     assert "foreign Arrow buffers" in texts and "3 row(s), 3 buffer(s), 0 child(ren)" in texts
     n = ckernels.asarray(pa.array([1.5, 2.5]))
     assert "foreign Arrow buffers (an ArrowArray of 2 row(s)" in display.html(n)
+    # a view of Arrow's buffer: the data block says whose memory it is
+    subs = ["".join(e.itertext()) for e in with_class(parse_svg(dm.array_svg(n)), "subtitle")]
+    assert "holds: foreign Arrow buffers" in subs and \
+        "ArrowArray: 2 row(s), 2 buffer(s), 0 child(ren)" in subs
     # NumPy's memory is told apart: its size in bytes
     x = np.arange(12.0)
     ref = dm.array_layout(ckernels.asarray(x)).data_ref

@@ -182,19 +182,25 @@ def array_svg(a) -> str:
     item = (f"'{f.item_type}'" if len(f.item_type) <= 28 else
             "struct" if f.item_type.startswith("{") else f"'{short(f.item_type, 28)}'")
     title = f"data: {len(f.cells) + f.more_cells} × {item} ({f.itemsize} B each)"
-    sub = f.region_label
-    dw = max(per_row * cell_w, text_width(title) + 4, text_width(sub, 11) + 4) + 2 * PAD
+    # the subtitle: where the data lives, and for foreign memory what it is
+    subs = [f.region_label] + [f"{name}: {value}" for name, value in
+                               (f.data_ref.holds_rows if f.data_ref is not None else [])]
+    dw = max(per_row * cell_w, text_width(title) + 4,
+             *(text_width(sub, 11) + 4 for sub in subs)) + 2 * PAD
     nrows = (len(f.cells) + per_row - 1) // per_row
     pitch = cell_h + ROW_H + 6
-    cells_top = 8 + ROW_H + 16 + 22
-    dh = ROW_H + 38 + nrows * pitch - ROW_H + (ROW_H if f.more_cells else 0) + PAD
+    cells_top = 8 + ROW_H + 16 + 22 + 14 * (len(subs) - 1)
+    dh = (ROW_H + 38 + 14 * (len(subs) - 1) + nrows * pitch - ROW_H
+          + (ROW_H if f.more_cells else 0) + PAD)
     role = "data" if f.data_ref is None else "owner"
     fill, stroke = COLORS[role]
     under = c.group("under")   # drawn first: what the data block's cells may cover
     g = c.group("box data-block")
     c.rect(x2, 8, dw, dh, fill=fill, stroke=stroke, rx=3, parent=g)
     c.text(x2 + PAD, 8 + ROW_H - 4, title, weight="bold", parent=g, cls="title")
-    c.text(x2 + PAD, 8 + ROW_H + 10, sub, color=MUTED, size=11, parent=g, cls="subtitle")
+    for k, sub in enumerate(subs):
+        c.text(x2 + PAD, 8 + ROW_H + 10 + 14 * k, sub, color=MUTED, size=11, parent=g,
+               cls="subtitle")
     cell_pos = {}
     for i, cell in enumerate(f.cells):
         r, k = divmod(i, per_row)
