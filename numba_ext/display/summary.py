@@ -53,8 +53,9 @@ _NUMBERS = frozenset(d.name for d in dtypes.BUILTINS
 @dataclass
 class LeafSummary:
     """The statistics of one leaf: ``kind`` is ``number``, ``bool``,
-    ``string``, ``bytes``, ``rows`` (or ``missing``: only missing values met); ``min``/``mean``/``max`` are of the
-    values (numbers) or of the lengths (strings, bytes, rows)."""
+    ``string``, ``bytes``, ``rows`` (or ``missing``: only missing values met);
+    ``min``/``mean``/``max`` are of the values (numbers) or of the lengths
+    (strings, bytes, rows)."""
     name: str
     kind: str
     count: int = 0           # values read (missing ones not included)
@@ -153,7 +154,7 @@ def summarize(a, facts=None) -> DataSummary:
     shape = facts.shape
     count = math.prod(shape) if shape else 1
     if facts.item_type in _NUMBERS:
-        return _numbers(a, shape, count, facts.item_type)
+        return _numbers(a, shape, count)
     return _general(a, shape, count)
 
 
@@ -174,7 +175,8 @@ def _sample_index(shape, limit: int) -> tuple:
     return (slice(None, None, -(-n0 // rows)),) + _sample_index(shape[1:], limit // rows)
 
 
-def _numbers(a, shape, count, name) -> DataSummary:
+def _numbers(a, shape, count) -> DataSummary:
+    """The number path: the library's reductions over ``a`` or a strided view."""
     from .. import ops   # the library's reductions (a leaf imports it lazily)
     view, sampled = a, None
     if count > NUMBER_LIMIT:
