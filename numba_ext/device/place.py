@@ -156,6 +156,21 @@ class Context(ContextHandle):
         a._assign(fill_value)
         return a
 
+    def arange(self, start, stop=None, step=None, dtype=None):
+        """Evenly spaced values in ``[start, stop)`` in this context, with
+        ``numpy.arange``'s signature and rules (the values, their count and the
+        inferred dtype are NumPy's: ``ctx.arange(5)`` is int64, ``ctx.arange(0,
+        1, 0.25)`` float64).  A device context gets one upload of the values;
+        dtypes a device cannot hold are refused as :meth:`array` refuses them."""
+        args = (start,) if stop is None else (start, stop) if step is None else \
+            (start, stop, step)
+        if dtype is not None and not isinstance(dtype, np.dtype):
+            dtype = (dtype if isinstance(dtype, Type) else Type(dtype)).to_numpy_dtype()
+        values = np.arange(*args, dtype=dtype)
+        if not self.is_device:
+            return _host_asarray(values)
+        return self.array(values)
+
     def to(self, obj):
         """``obj`` in this context: a host array (NumPy, ``ckernels.Array``,
         anything ``np.asarray`` accepts) is copied in; a device array of this
