@@ -167,7 +167,8 @@ def no_loop_error(ufunc: np.ufunc, op_dtypes) -> Exception:
     ops = [_operand_text(dt) for dt in op_dtypes]
     nin = len(ops)
     loops = [tuple(np.dtype(c) for c in t.replace("->", "")) for t in ufunc.types]
-    sigs = ", ".join(f"{lp[-1]}({', '.join(str(x) for x in lp[:-1])})" for lp in loops)
+    sigs = ", ".join(getattr(owner, "signatures", None) or
+                     [f"{lp[-1]}({', '.join(str(x) for x in lp[:-1])})" for lp in loops])
 
     def arg(i):
         return f"argument {i} ({params[i]!r})" if i < len(params) else f"argument {i}"

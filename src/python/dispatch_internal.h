@@ -181,6 +181,15 @@ void ckd_legacy_loop(char **args, npy_intp const *dimensions, npy_intp const *st
  * errors as the kernel's (ck_last_error on the calling thread). */
 ck_status ckd_run(ckd_loop *L, char *const *data, npy_intp n, const npy_intp *strides);
 
+/* ---- promoter.c ------------------------------------------------------------ */
+
+/* No compiled signature takes the operands of an explicitly typed jitted
+ * function's ufunc or gufunc (nothing fixed by dtype= / signature=): raise
+ * the error ckernels.ufuncs.no_loop_error builds (naming the argument, its
+ * type and the casting rule; a subclass of NumPy's no-loop error).
+ * Returns -1. */
+int ckd_raise_no_loop(PyObject *ufunc, int nin, PyArray_DTypeMeta *const op_dtypes[]);
+
 /* ---- pairwise.c ------------------------------------------------------------ */
 
 /* Is this call of L a float reduction that NumPy's add would sum pairwise

@@ -241,6 +241,13 @@ static int ckg_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
     }
     L = ok ? d->loops[i] : NULL;
   }
+  int open = L == NULL && d != NULL && d->nloops > 0;
+  for (int k = 0; k <= nin && open; k++) {
+    open = signature[k] == NULL && (k == nin || op_dtypes[k] != NULL);
+  }
+  if (open) { /* no loop takes the inputs: say which and why (promoter.c) */
+    return ckd_raise_no_loop(ufunc, nin, op_dtypes);
+  }
   for (int k = 0; k <= nin; k++) {
     PyArray_DTypeMeta *dt = signature[k] != NULL ? signature[k]
                             : L != NULL          ? L->dtypes[k]

@@ -312,11 +312,7 @@ static int ckd_only_loop_for_inputs(const ckd_data *d, const ckd_loop *L) {
   return 1;
 }
 
-/* No compiled signature takes the operands of an explicitly typed jitted
- * function (nothing fixed by dtype= / signature=): raise the error
- * ckernels.ufuncs.no_loop_error builds (naming the argument, its type and
- * the casting rule; a subclass of NumPy's no-loop error).  Returns -1. */
-static int ckd_raise_no_loop(PyObject *ufunc, int nin, PyArray_DTypeMeta *const op_dtypes[]) {
+int ckd_raise_no_loop(PyObject *ufunc, int nin, PyArray_DTypeMeta *const op_dtypes[]) {
   PyObject *dts = PyTuple_New(nin);
   if (dts == NULL) {
     return -1;

@@ -18,6 +18,8 @@ with the peer as the oracle.
 
 from __future__ import annotations
 
+import warnings
+
 import numba
 import numpy as np
 import pytest
@@ -149,7 +151,9 @@ def test_str_of_float32_is_numpys_str_over_random_bit_patterns():
                          1e6, 999999.94, 1000000.06, 1e16, 3.4028235e38, 16777216.0,
                          0.1, 0.5, 1.0, 123456.79], np.float32)
     xs = np.concatenate([bits.view(np.float32), scaled, specials])
-    got = f32_text(xs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")     # signalling NaNs among them: no FP warning
+        got = f32_text(xs)
     got = np.asarray(got.to_numpy() if hasattr(got, "to_numpy") else got, dtype=object)
     want = [str(x) for x in xs]
     bad = [(x, g, w) for x, g, w in zip(xs, got, want) if g != w]
@@ -259,6 +263,11 @@ def test_float64_into_an_int64_signature_names_argument_and_rule():
     with pytest.raises(_NoLoop, match="argument 1 \\('b'\\) is float32"):
         ckernels.jit("int64(int64, int64)")(lambda a, b: a + b)(np.ones(2, np.int64),
                                                                 np.ones(2, np.float32))
+    first = ckernels.jit("int64(N * int64)")(lambda a: a[0])        # a gufunc
+    with pytest.raises(_NoLoop, match=r"argument 0 \('a'\) is float64, which does not cast "
+                                      r"to int64 .*\(signature int64\(N \* int64\)\)"):
+        first(np.ones(3))
+    assert first(np.arange(3, dtype=np.int32) + 4) == 4                # safe casts still work
     # what NumPy accepts still works: safe casts, casting='unsafe' with signature=
     np.testing.assert_array_equal(f(np.array([1, 2], np.int32)), [1, 2])
     np.testing.assert_array_equal(
