@@ -195,10 +195,10 @@ int ckd_raise_no_loop(PyObject *ufunc, int nin, PyArray_DTypeMeta *const op_dtyp
 /* Is this call of L a float reduction that NumPy's add would sum pairwise
  * (a ufunc with d->pairwise, float32/float64 throughout, the binary-reduce
  * layout)?  ckd_pairwise_reduce then runs it in NumPy's pairwise tree with
- * L's kernel combining. */
+ * L's kernel combining (`op_add`: the registry's add, summed directly). */
 int ckd_pairwise_applies(const ckd_data *d, const ckd_loop *L, char *const *data,
                          const npy_intp *strides);
-ck_status ckd_pairwise_reduce(const ckd_loop *L, char *const *data, npy_intp n,
+ck_status ckd_pairwise_reduce(const ckd_loop *L, int op_add, char *const *data, npy_intp n,
                               const npy_intp *strides);
 /* May a run be split into independent pieces?  Not when every element writes
  * one place (reductions) or an input overlaps the output other than exactly

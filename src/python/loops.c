@@ -42,8 +42,9 @@ static int ckd_strided_loop(PyArrayMethod_Context *context, char *const *data,
                             NpyAuxData *aux) {
   ckd_loop *L = (ckd_loop *)aux;
   ck_status st;
-  if (ckd_pairwise_applies(ckd_data_of(context->caller), L, data, strides)) {
-    st = ckd_pairwise_reduce(L, data, dimensions[0], strides); /* NumPy's float sums */
+  ckd_data *d = ckd_data_of(context->caller);
+  if (ckd_pairwise_applies(d, L, data, strides)) { /* NumPy's float sums */
+    st = ckd_pairwise_reduce(L, d->op != NULL, data, dimensions[0], strides);
   } else {
     st = ckd_run(L, data, dimensions[0], strides);
   }

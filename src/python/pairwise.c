@@ -13,9 +13,10 @@
  * has identity 0 too, and NumPy reduces it one by one) -- and whose loop
  * has one float32 or float64 type for all three operands reduces in the
  * same tree with its own kernel as the combining function, so that `ops.add.ufunc.reduce(x)` and `f.ufunc.reduce`
- * of a jitted `a + b` give np.add.reduce's bits.  Every combining step is a
- * call of the loop's strided kernel (several at once where the tree allows:
- * the eight accumulators run as eight strided reductions).
+ * of a jitted `a + b` give np.add.reduce's bits.  The registry's add sums
+ * directly (its kernels are `a + b`); for a jitted function every combining
+ * step is a call of the loop's strided kernel (several at once where the
+ * tree allows: the eight accumulators run as eight strided reductions).
  */
 #include "dispatch_internal.h"
 
@@ -86,6 +87,41 @@ static ck_status ckd_pw_sum(const ckd_pw *p, char *out, const char *a, npy_intp 
   return ckd_pw_call(p, out, 0, out, 0, right, 0, 1);
 }
 
+/* The registry's add (its kernels are `a + b` in the element type): NumPy's
+ * pairwise_sum itself, without a kernel call per step. */
+#define CKD_PW_DIRECT(NAME, T)                                                         \
+  static T NAME(const char *a, npy_intp n, npy_intp s) {                              \
+    if (n < 8) {                                                                       \
+      T res = -0.0;                                                                    \
+      for (npy_intp i = 0; i < n; i++) {                                               \
+        res += *(const T *)(const void *)(a + i * s);                                  \
+      }                                                                                \
+      return res;                                                                      \
+    }                                                                                  \
+    if (n <= CKD_PW_BLOCK) {                                                           \
+      T r[8];                                                                          \
+      for (int j = 0; j < 8; j++) {                                                    \
+        r[j] = *(const T *)(const void *)(a + j * s);                                  \
+      }                                                                                \
+      npy_intp i;                                                                      \
+      for (i = 8; i < n - (n % 8); i += 8) {                                           \
+        for (int j = 0; j < 8; j++) {                                                  \
+          r[j] += *(const T *)(const void *)(a + (i + j) * s);                         \
+        }                                                                              \
+      }                                                                                \
+      T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));       \
+      for (; i < n; i++) {                                                             \
+        res += *(const T *)(const void *)(a + i * s);                                  \
+      }                                                                                \
+      return res;                                                                      \
+    }                                                                                  \
+    npy_intp n2 = n / 2;                                                               \
+    n2 -= n2 % 8;                                                                      \
+    return NAME(a, n2, s) + NAME(a + n2 * s, n - n2, s);                               \
+  }
+CKD_PW_DIRECT(ckd_pw_add_f32, float)
+CKD_PW_DIRECT(ckd_pw_add_f64, double)
+
 int ckd_pairwise_applies(const ckd_data *d, const ckd_loop *L, char *const *data,
                          const npy_intp *strides) {
   if (d == NULL || !d->pairwise || L->nin != 2 || L->pyint >= 0 || L->strings != 0 ||
@@ -96,9 +132,17 @@ int ckd_pairwise_applies(const ckd_data *d, const ckd_loop *L, char *const *data
   return (t == CK_TYPE_FLOAT32 || t == CK_TYPE_FLOAT64) && L->ids[0] == t && L->ids[1] == t;
 }
 
-ck_status ckd_pairwise_reduce(const ckd_loop *L, char *const *data, npy_intp n,
+ck_status ckd_pairwise_reduce(const ckd_loop *L, int op_add, char *const *data, npy_intp n,
                               const npy_intp *strides) {
   if (n <= 0) {
+    return CK_OK;
+  }
+  if (op_add) {
+    if (L->ids[2] == CK_TYPE_FLOAT32) {
+      *(float *)(void *)data[0] += ckd_pw_add_f32(data[1], n, strides[1]);
+    } else {
+      *(double *)(void *)data[0] += ckd_pw_add_f64(data[1], n, strides[1]);
+    }
     return CK_OK;
   }
   ckd_pw p = {L, L->ids[2] == CK_TYPE_FLOAT32 ? 4 : 8};
