@@ -79,6 +79,16 @@ ck_status ck__assignment_any_factory(void *child_data, ck_kernel_builder *ckb,
                                      const char *const *src_arrmeta,
                                      ck_kernel_request req, size_t *out_end);
 
+/* ck_array_reduce / ck_array_reduce_mask over builtin dtypes (reduce.c);
+ * the public entry points (reduce_option.c) send option dtypes to
+ * ck_array_reduce_nulls first. */
+ck_status ck__reduce_values(const char *op_name, const ck_array_preamble *src,
+                            const size_t *axes, size_t naxes, bool keepdims,
+                            ck_array_preamble **out);
+ck_status ck__reduce_values_mask(const char *op_name, const ck_array_preamble *src,
+                                 const bool *mask, size_t nmask, bool keepdims,
+                                 ck_array_preamble **out);
+
 /* CK_ERR_TYPE "cannot assign from '<src>' to '<dst>'" (assign_errors.c). */
 ck_status ck__assign_type_error(const char *func, ck_type dst, ck_type src);
 
