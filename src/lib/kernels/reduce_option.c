@@ -65,7 +65,8 @@ static ck_status ck__valid_walk(ck_type t, const char *meta, const char *data, c
   return CK_OK;
 }
 
-/* The identity that replaces a null for `op` in the value type `vid`. */
+/* The identity that replaces a null for `op` in the value type `vid`, into
+ * 16 bytes at `out`. */
 static ck_status ck__null_identity(const char *op, ck_type_id vid, void *out) {
   memset(out, 0, 16);
   double v;
@@ -163,8 +164,10 @@ ck_status ck_array_reduce_nulls(const char *op_name, const ck_array_preamble *sr
   }
   {
     char *fd = NULL;
+    _Alignas(16) unsigned char idv[16];
     if ((st = ck_array_writable_data(fill, &fd)) != CK_OK ||
-        (st = ck__null_identity(op, vid, fd)) != CK_OK ||
+        (st = ck__null_identity(op, vid, idv)) != CK_OK ||
+        (memcpy(fd, idv, ck_type_data_size(vt)), false) ||
         (st = ck_array_assign_fill(vals, src, fill, CK_ERRMODE_NOCHECK)) != CK_OK ||
         (st = ck__reduce_values(op, vals, axes, naxes, keepdims, &red)) != CK_OK) {
       goto done;

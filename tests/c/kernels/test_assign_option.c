@@ -301,6 +301,7 @@ static void test_large(void) {
   CHECK(nulls == (n - 3 + 18) / 19 && first == 3);
   ck_array_decref(src);
   ck_array_decref(dst);
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
 }
 
 CK_TEST_MAIN(CK_TEST(test_to_option), CK_TEST(test_option_to_option_modes),

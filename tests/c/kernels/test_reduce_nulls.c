@@ -225,6 +225,7 @@ static void test_large_sum(void) {
   CHECK(scalar(r, "int64", &v) && v == (double)valid);
   ck_array_decref(r);
   ck_array_decref(a);
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
 }
 
 CK_TEST_MAIN(CK_TEST(test_1d), CK_TEST(test_ints_bools_axes), CK_TEST(test_large_sum))
