@@ -148,6 +148,19 @@ static void test_bitmap_ops(void) {
       }
       CHECK(ck_bitmap_count_set(a, off, len) == set);
       CHECK(ck_bitmap_find_unset(a, off, len) == first);
+      /* up to the last bit of the buffer: no byte past it is read */
+      int64_t full = NBYTES * 8 - off, fset = 0, ffirst = -1;
+      for (int64_t i = 0; i < full; i++) {
+        bool v = ck_bitmap_get(a, off + i);
+        fset += v;
+        if (!v && ffirst < 0) {
+          ffirst = i;
+        }
+      }
+      CHECK(ck_bitmap_count_set(a, off, full) == fset);
+      CHECK(ck_bitmap_find_unset(a, off, full) == ffirst);
+      CHECK(ck_bitmap_count_set(a + NBYTES - 1, off & 7, 8 - (off & 7)) ==
+            ck_bitmap_count_set(a, (NBYTES - 1) * 8 + (off & 7), 8 - (off & 7)));
       /* AND at every pair of offsets (aligned and not) */
       for (int64_t boff = off; boff < off + 3; boff++) {
         for (int64_t doff = off; doff < off + 10; doff += 9) {
