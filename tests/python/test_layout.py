@@ -57,20 +57,22 @@ def _fake_lib(**over):
 
 
 def test_abi_version_mismatch_refuses(monkeypatch):
-    # a libckernel of the previous ABI (before dimension variables) under a
+    # a libckernel of an older ABI (before dimension variables) under a
     # cffi module compiled against the current headers
     assert _native.abi_mismatches() == []
     monkeypatch.setattr(_native, "lib", _fake_lib(ck_abi_version=staticmethod(lambda: 1)))
     assert _native.abi_mismatches() == [
         f"ABI version: cffi module {lib.CK_ABI_VERSION} != libckernel 1"]
-    with pytest.raises(ImportError, match="ABI version: cffi module 2 != libckernel 1"):
+    with pytest.raises(ImportError,
+                       match=f"ABI version: cffi module {lib.CK_ABI_VERSION} != libckernel 1"):
         _native.verify_layout()
 
 
 def test_versions():
     assert ckernels.__version__ == "0.1.0"
-    # 2: dimension variables and kernels over core dims (ckernel/config.h)
-    assert ckernels.abi_version == lib.ck_abi_version() == lib.CK_ABI_VERSION == 2
+    # 2: dimension variables and kernels over core dims; 3: option types and
+    # their validity bitmaps (ckernel/config.h)
+    assert ckernels.abi_version == lib.ck_abi_version() == lib.CK_ABI_VERSION == 3
     assert lib.ck_kernel_abi_version() == lib.CK_KERNEL_ABI_VERSION == 1
 
 

@@ -89,6 +89,20 @@ CK_API ck_status ck_array_assign(ck_array_preamble *dst,
                                  const ck_array_preamble *src, ck_errmode mode);
 
 /*
+ * Option types: `?U <- ?T` converts the valid slots (under `mode`; nothing
+ * is converted, so nothing can fail, on a null slot) and copies the nulls;
+ * `?U <- T` marks every slot valid.  `U <- ?T` (the source's dtype an
+ * option, the destination's not) with any null in the source is refused
+ * before anything is written: CK_ERR_VALUE "the source ('5 * ?float64') has
+ * 2 nulls (the first at flat index 1) and the destination type '5 *
+ * float64' has no nulls: ...".  ck_array_assign_fill writes `fill` (a 0-d
+ * array of a non-option type assignable to U) into those slots instead.
+ */
+CK_API ck_status ck_array_assign_fill(ck_array_preamble *dst,
+                                      const ck_array_preamble *src,
+                                      const ck_array_preamble *fill, ck_errmode mode);
+
+/*
  * Apply an elementwise operation: `child` builds the scalar kernel (see
  * ck_child_kernel_factory) producing `dst_dtype` elements from the dtypes of
  * the `nsrc` sources.  With dst_or_null == NULL a new C-contiguous result is

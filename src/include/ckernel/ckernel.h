@@ -15,6 +15,7 @@
 #include "ckernel/text.h"
 #include "ckernel/varlen_element.h"
 #include "ckernel/array.h"
+#include "ckernel/validity.h"
 #include "ckernel/kernel.h"
 #include "ckernel/builder.h"
 #include "ckernel/assign.h"

@@ -46,10 +46,12 @@
  * another version).
  *   2: ck_type_desc.dim_name (dimension variables), ck_jit_kernel_desc's
  *      dst_pattern / src_patterns (kernels over core dims), ck_jit_core_dim
- *      and ck_jit_core_kernel (their kernel data). */
+ *      and ck_jit_core_kernel (their kernel data).
+ *   3: option types: CK_TYPE_OPTION (72), CK_TYPE_FLAG_OPTION, the
+ *      ck_option_arrmeta layout (validity bitmaps, ckernel/validity.h). */
 #define CK_VERSION_MAJOR 0
 #define CK_VERSION_MINOR 1
 #define CK_VERSION_PATCH 0
-#define CK_ABI_VERSION 2
+#define CK_ABI_VERSION 3
 
 #endif /* CKERNEL_CONFIG_H */

@@ -123,6 +123,42 @@ CK_API ck_status ck_make_lifted_kernel(
     const char *const *src_arrmeta, const size_t *core_ndim, ck_kernel_request req,
     ck_child_kernel_factory child, void *child_data, size_t *out_end);
 
+/*
+ * Null propagation (option types `?T`): a ck_child_kernel_factory whose
+ * child_data is a ck_null_propagation.  When no source and not the
+ * destination is an option, it is `child` itself.  Otherwise the
+ * destination must be an option `?U` (CK_ERR_TYPE if not) and it builds a
+ * wrapper around `child`, which is built for the value types (U from T...,
+ * the options stripped) with the strided request:
+ *   - a destination slot is valid iff every option source is valid there
+ *     (the AND of their validity bitmaps, 64 bits at a time when the
+ *     destination and the option sources step one slot per element, slot by
+ *     slot otherwise);
+ *   - the child runs only on runs of valid slots, so its checked errors
+ *     (division by zero, overflow, checked casts) never fire on the value
+ *     left under a null; the destination's value bytes under a null are
+ *     left as they were;
+ *   - kleene = CK_NULLS_KLEENE_AND / _OR (bool operands and a ?bool
+ *     result only): Arrow's and_kleene / or_kleene -- a null operand gives a
+ *     null unless a valid operand decides the result (false for and, true
+ *     for or).
+ * The wrapper keeps copies of the option arrmeta and a reference to each
+ * bitmap's block.  A destination option slot without a bitmap (under a var
+ * dim) that needs a null is CK_ERR_INVALID_STATE.
+ */
+enum { CK_NULLS_PROPAGATE = 0, CK_NULLS_KLEENE_AND = 1, CK_NULLS_KLEENE_OR = 2 };
+
+typedef struct ck_null_propagation {
+  ck_child_kernel_factory child;
+  void *child_data;
+  int kleene;
+} ck_null_propagation;
+
+CK_API ck_status ck_null_propagating_child_factory(
+    void *child_data, ck_kernel_builder *ckb, size_t offset, ck_type dst_type,
+    const char *dst_arrmeta, size_t nsrc, const ck_type *src_types,
+    const char *const *src_arrmeta, ck_kernel_request req, size_t *out_end);
+
 /* Marker for a var dim in the shapes of ck_broadcast_shapes. */
 #define CK_VAR_DIM_SIZE (-1)
 

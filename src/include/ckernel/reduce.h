@@ -114,6 +114,27 @@ CK_API ck_status ck_array_reduce_mask(const char *op_name,
                                       bool keepdims, ck_array_preamble **out);
 
 /*
+ * Reductions over option dtypes (`dims * ?T`, T a number or bool; also
+ * accepts plain T, all valid).  ck_array_reduce and ck_array_reduce_mask
+ * call this with skip_nulls = true for an option dtype.
+ *   sum, product, min, max, any, all: the result is `?R` (R as above);
+ *     skip_nulls: the reduction of the valid values, null where an output
+ *     element has no valid value (all null, or nothing to reduce);
+ *     !skip_nulls: null where any value is null, except Kleene any/all
+ *     (Arrow's): a valid true decides any, a valid false decides all.
+ *   mean: `?float64`, the sum of the valid values over their count (null
+ *     as above); complex: CK_ERR_TYPE.
+ *   count: int64, the number of valid values (never null).
+ * The bytes under a null result are zero.  Built from the value reduction
+ * (nulls replaced by the identity, so pairwise float sums and threads are
+ * those of ck_array_reduce) and a count of the valid values.  Var dims:
+ * CK_ERR_NOT_SUPPORTED.  Axes and keepdims as ck_array_reduce.
+ */
+CK_API ck_status ck_array_reduce_nulls(const char *op_name, const ck_array_preamble *src,
+                                       const size_t *axes, size_t naxes, bool keepdims,
+                                       bool skip_nulls, ck_array_preamble **out);
+
+/*
  * Plug-in point for named binary operations (e.g. the op registry): a
  * factory building at `offset` a binary expr kernel  dst = f(src0, src1)
  * with all three of type `dtype`, entry point for `req`.

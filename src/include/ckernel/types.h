@@ -79,7 +79,9 @@ typedef enum ck_type_id {
   CK_TYPE_STRUCT = 69,
   CK_TYPE_POINTER = 70,
   /* Pattern types (signatures only, never the type of an array). */
-  CK_TYPE_SYMBOLIC_DIM = 71
+  CK_TYPE_SYMBOLIC_DIM = 71,
+  /* `?T`: a T or a null, with an Arrow validity bitmap (ABI 3). */
+  CK_TYPE_OPTION = 72
 } ck_type_id;
 
 /* Builtin ids live in the low bits of a ck_type value; a ck_type is builtin
@@ -109,8 +111,9 @@ enum {
   CK_TYPE_FLAG_DIM = 1,            /* fixed, strided or var dim              */
   CK_TYPE_FLAG_ARRMETA_SIZED = 2,  /* data size known only from arrmeta      */
   CK_TYPE_FLAG_BLOCKREF = 4,       /* arrmeta holds memblock references      */
-  CK_TYPE_FLAG_PATTERN = 8         /* holds a dimension variable: signatures
+  CK_TYPE_FLAG_PATTERN = 8,        /* holds a dimension variable: signatures
                                       only, no array has this type          */
+  CK_TYPE_FLAG_OPTION = 16         /* is or holds an option type `?T`        */
 };
 
 /* ---- layouts ------------------------------------------------------------ */
@@ -170,6 +173,38 @@ typedef struct ck_pointer_arrmeta {
   ck_memblock *blockref;
   intptr_t offset;
 } ck_pointer_arrmeta;
+
+/* Arrmeta of an option `?T`, followed by T's arrmeta.  Data: exactly T's
+ * data (same size and alignment; the bytes under a null are unspecified and
+ * never read as a value).  Whether a slot holds a value is one bit of an
+ * Arrow validity bitmap: LSB first within each byte, 1 = valid, 0 = null.
+ *
+ * The bitmap is keyed by data ADDRESS, so that every view (index, slice,
+ * transpose, broadcast, struct field) that copies this arrmeta still finds
+ * the right bit without the dims knowing about it: the slot whose data is
+ * at address p has bit number
+ *
+ *     bit_offset + (p - origin) / step,   for 0 <= (p - origin) / step < length
+ *
+ * and (p - origin) a multiple of step.  `origin` is the data address of
+ * slot 0, `step` (> 0) the bytes between consecutive slots (the element size
+ * for `N * ?T`, the struct size for a field of a struct array), `length` the
+ * number of slots the bitmap covers.  `bits == NULL` means every slot is
+ * valid (Arrow's absent validity buffer); then blockref is NULL and origin,
+ * step, length are ignored.  `blockref` owns the bitmap memory (one
+ * reference): a bitmap the library allocates is a fixed-size POD memblock
+ * released with the last array or view referring to it; a foreign one (an
+ * Arrow validity buffer) is held by an external memblock whose release
+ * callback keeps the producer alive.  The accessors are in
+ * ckernel/validity.h. */
+typedef struct ck_option_arrmeta {
+  ck_memblock *blockref;
+  uint8_t *bits;
+  intptr_t bit_offset;
+  char *origin;
+  intptr_t step;
+  intptr_t length;
+} ck_option_arrmeta;
 
 /* Arrmeta of a struct with n fields: n `uintptr_t` data offsets (initialised
  * from the type's field_data_offsets), followed by each field's arrmeta at
@@ -347,6 +382,22 @@ CK_API ck_status ck_struct_type_new(size_t nfields, const char *const *names,
 /* `pointer[target]`, target of fixed data size.  New reference; own ref. */
 CK_API ck_status ck_pointer_type_new(ck_type target, ck_type *out);
 
+/*
+ * `?value`: the option type -- a value of `value` or a null (datashape,
+ * DyND and xnd's `?T`; Arrow's nullable field).  `value` needs a fixed,
+ * nonzero data size (numbers, bool, string, bytes, structs, fixed and var
+ * dims: `?var * int64` is a null-able row) and must not itself be an option
+ * (`??T` is CK_ERR_TYPE).  Patterns are accepted (signatures).  The result
+ * has value's data size and alignment, CK_TYPE_FLAG_OPTION and
+ * CK_TYPE_FLAG_BLOCKREF (its arrmeta holds the bitmap's memblock), and every
+ * type built around it inherits CK_TYPE_FLAG_OPTION.  ck_type_element of it
+ * is `value` (borrowed).  New reference in *out; own reference to value.
+ */
+CK_API ck_status ck_option_type_new(ck_type value, ck_type *out);
+
+/* True if `t` is an option type `?T` (false for NULL and builtins). */
+CK_API bool ck_type_is_option(ck_type t);
+
 /* ---- type strings ------------------------------------------------------- */
 
 /* Parse a datashape type string (grammar: docs/type-grammar.md).  New
@@ -402,10 +453,12 @@ _Static_assert(offsetof(ck_var_dim_arrmeta, offset) == 16, "var offset");
 _Static_assert(sizeof(ck_string) == 16, "string data is {begin, end}");
 _Static_assert(sizeof(ck_string_arrmeta) == 8, "string arrmeta is {blockref}");
 _Static_assert(sizeof(ck_pointer_arrmeta) == 16, "pointer arrmeta");
+_Static_assert(sizeof(ck_option_arrmeta) == 48, "option arrmeta is 6 words");
 #endif
 _Static_assert(sizeof(ck_dim_arrmeta) % sizeof(void *) == 0, "arrmeta words");
 _Static_assert(sizeof(ck_var_dim_arrmeta) % sizeof(void *) == 0, "arrmeta words");
 _Static_assert(sizeof(ck_pointer_arrmeta) % sizeof(void *) == 0, "arrmeta words");
+_Static_assert(sizeof(ck_option_arrmeta) % sizeof(void *) == 0, "arrmeta words");
 _Static_assert(sizeof(uintptr_t) == sizeof(void *), "struct arrmeta words");
 #endif
 

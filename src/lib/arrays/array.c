@@ -2,6 +2,7 @@
  * (see ckernel/array.h). */
 #include "memory/memblock_internal.h"
 #include "types/type_internal.h"
+#include "ckernel/validity.h"
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -184,6 +185,15 @@ static ck_status ck__array_new(ck_type type, const intptr_t *shape, size_t ndim,
   a->flags = flags;
   a->data_ref = NULL;
   ck__advise_hugepages(a->data, data_size);
+  if ((ck_type_flags(type) & CK_TYPE_FLAG_OPTION) && !(flags & CK_ARRAY_WRITE)) {
+    a->flags |= CK_ARRAY_WRITE; /* to attach the bitmaps; restored below */
+  }
+  if ((ck_type_flags(type) & CK_TYPE_FLAG_OPTION) &&
+      (st = ck_array_validity_alloc(a)) != CK_OK) {
+    ck_array_decref(a);
+    return st;
+  }
+  a->flags = flags;
   *out = a;
   return CK_OK;
 }
@@ -196,6 +206,29 @@ ck_status ck_array_empty(ck_type type, const intptr_t *shape, size_t ndim,
 ck_status ck_array_empty_uninit(ck_type type, const intptr_t *shape, size_t ndim,
                                 uint64_t flags, ck_array_preamble **out) {
   return ck__array_new(type, shape, ndim, flags, false, out, __func__);
+}
+
+/* True if values of `t` point into arenas (strings, bytes, var dims,
+ * pointers); an option's own blockref is its bitmap, not data. */
+static bool ck__has_data_blockrefs(ck_type t) {
+  if (!(ck_type_flags(t) & CK_TYPE_FLAG_BLOCKREF)) {
+    return false;
+  }
+  switch (t->id) {
+  case CK_TYPE_OPTION:
+  case CK_TYPE_FIXED_DIM:
+  case CK_TYPE_STRIDED_DIM:
+    return ck__has_data_blockrefs(t->element);
+  case CK_TYPE_STRUCT:
+    for (size_t i = 0; i < t->field_count; i++) {
+      if (ck__has_data_blockrefs(t->field_types[i])) {
+        return true;
+      }
+    }
+    return false;
+  default:
+    return true;
+  }
 }
 
 ck_status ck_array_view_external(ck_type type, char *data, const intptr_t *shape,
@@ -218,7 +251,7 @@ ck_status ck_array_view_external(ck_type type, char *data, const intptr_t *shape
   if (st != CK_OK) {
     return st;
   }
-  if (ck_type_flags(type) & CK_TYPE_FLAG_BLOCKREF) {
+  if (ck__has_data_blockrefs(type)) {
     char tb[128];
     size_t pos = 0;
     ck__type_append(type, tb, sizeof tb, &pos);

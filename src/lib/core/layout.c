@@ -174,6 +174,14 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_pointer_arrmeta, blockref),
     CK_FIELD_ROW(ck_pointer_arrmeta, offset),
 
+    CK_STRUCT_ROW(ck_option_arrmeta),
+    CK_FIELD_ROW(ck_option_arrmeta, blockref),
+    CK_FIELD_ROW(ck_option_arrmeta, bits),
+    CK_FIELD_ROW(ck_option_arrmeta, bit_offset),
+    CK_FIELD_ROW(ck_option_arrmeta, origin),
+    CK_FIELD_ROW(ck_option_arrmeta, step),
+    CK_FIELD_ROW(ck_option_arrmeta, length),
+
     CK_STRUCT_ROW(ck_array_preamble),
     CK_FIELD_ROW(ck_array_preamble, memblock),
     CK_FIELD_ROW(ck_array_preamble, type),

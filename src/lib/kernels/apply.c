@@ -14,6 +14,7 @@
 #include "kernels/parallel_internal.h"
 #include "types/type_internal.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 /* ---- checks ------------------------------------------------------------------ */
@@ -199,6 +200,10 @@ static ck_status ck__collect_arenas(ck_type t, const char *m, ck__arenas *out,
   case CK_TYPE_BYTES:
     mb = ((const ck_string_arrmeta *)(const void *)m)->blockref;
     break;
+  case CK_TYPE_OPTION:
+    /* validity bits of neighbouring slots share bytes: one writer (serial) */
+    out->other = true;
+    return ck__collect_arenas(t->element, m + sizeof(ck_option_arrmeta), out, depth + 1);
   case CK_TYPE_STRUCT:
     for (size_t i = 0; i < t->field_count; i++) {
       ck_status st = ck__collect_arenas(t->field_types[i],
@@ -560,8 +565,30 @@ static ck_status ck__run(const ck__tree_spec *spec, ck_array_preamble *dst, char
 
 /* ---- the entry points -------------------------------------------------------------- */
 
-ck_status ck_array_assign(ck_array_preamble *dst, const ck_array_preamble *src,
-                          ck_errmode mode) {
+/* The child of ck_array_assign_fill: `?T -> U` with the fill value, any
+ * other pair as ck_array_assign. */
+typedef struct ck__fill_data {
+  ck_errmode mode;
+  const ck_array_preamble *fill;
+} ck__fill_data;
+
+static ck_status ck__fill_child(void *child_data, ck_kernel_builder *ckb, size_t offset,
+                                ck_type dst_type, const char *dst_arrmeta, size_t nsrc,
+                                const ck_type *src_types, const char *const *src_arrmeta,
+                                ck_kernel_request req, size_t *out_end) {
+  ck__fill_data *fd = child_data;
+  if (nsrc == 1 && ck_type_is_option(src_types[0]) && !ck_type_is_option(dst_type)) {
+    return ck__make_option_assign(ckb, offset, dst_type, dst_arrmeta, src_types[0],
+                                  src_arrmeta[0], req, fd->mode, fd->fill,
+                                  ck__assignment_any_factory, out_end);
+  }
+  return ck_assignment_child_factory(&fd->mode, ckb, offset, dst_type, dst_arrmeta, nsrc,
+                                     src_types, src_arrmeta, req, out_end);
+}
+
+static ck_status ck__assign(const char *func, ck_array_preamble *dst,
+                            const ck_array_preamble *src, const ck_array_preamble *fill,
+                            ck_errmode mode) {
   ck_status st = ck__check_array(dst, "dst");
   if (st == CK_OK) {
     st = ck__check_array(src, "src");
@@ -573,18 +600,56 @@ ck_status ck_array_assign(ck_array_preamble *dst, const ck_array_preamble *src,
   if ((st = ck_array_writable_data(dst, &dst_data)) != CK_OK) {
     return st;
   }
+  ck_type sdt = ck_type_dtype(src->type), ddt = ck_type_dtype(dst->type);
+  if (fill == NULL && ck_type_is_option(sdt) && !ck_type_is_option(ddt)) {
+    /* `?T -> T`: refuse before writing anything, naming the count and where */
+    int64_t nulls = 0, first = -1;
+    if ((st = ck_array_null_count(src, &nulls, &first)) != CK_OK) {
+      return st;
+    }
+    if (nulls > 0) {
+      char db[96], sb[96];
+      return ck__error(CK_ERR_VALUE, func,
+                       "the source ('%s') has %" PRId64 " null%s (the first at flat "
+                       "index %" PRId64 ") and the destination type '%s' has no "
+                       "nulls: give a fill value (ck_array_assign_fill) or assign to "
+                       "an option type", ck__type_str(src->type, sb, sizeof sb), nulls,
+                       nulls == 1 ? "" : "s", first, ck__type_str(dst->type, db, sizeof db));
+    }
+  }
   const char *data = src->data;
   const char *meta = ck_array_arrmeta(src);
   ck_type type = src->type;
   ck_array_preamble *tmp = NULL;
   st = ck__copy_overlapping(dst, 1, &src, &data, &meta, &type, &tmp);
   if (st == CK_OK) {
-    ck__tree_spec spec = {.child = NULL, .mode = mode, .dst_type = dst->type, .nsrc = 1,
-                          .types = &type, .meta = &meta};
+    ck__fill_data fd = {mode, fill};
+    ck__tree_spec spec = {.child = fill != NULL ? ck__fill_child : NULL,
+                          .child_data = &fd, .mode = mode, .dst_type = dst->type,
+                          .nsrc = 1, .types = &type, .meta = &meta};
     st = ck__run(&spec, dst, dst_data, &data, false);
   }
   ck_array_decref(tmp);
   return st;
+}
+
+ck_status ck_array_assign(ck_array_preamble *dst, const ck_array_preamble *src,
+                          ck_errmode mode) {
+  return ck__assign(__func__, dst, src, NULL, mode);
+}
+
+ck_status ck_array_assign_fill(ck_array_preamble *dst, const ck_array_preamble *src,
+                               const ck_array_preamble *fill, ck_errmode mode) {
+  ck_status st = ck__check_array(fill, "fill");
+  if (st != CK_OK) {
+    return st;
+  }
+  if (ck_array_ndim(fill) != 0 || ck_type_is_option(fill->type)) {
+    char fb[96];
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "the fill value must be a 0-d array of a "
+                    "non-option type, got '%s'", ck__type_str(fill->type, fb, sizeof fb));
+  }
+  return ck__assign(__func__, dst, src, fill, mode);
 }
 
 /* ck_array_apply and ck_array_apply_core. */

@@ -179,6 +179,10 @@ static ck_status ck__make_scalar_assign(ck_kernel_builder *ckb, size_t offset,
                                         const char *sm, ck_kernel_request req,
                                         ck_errmode mode, size_t *out_end) {
   const char *func = "ck_make_assignment_kernel";
+  if (ck_type_is_option(dt) || ck_type_is_option(st)) {
+    return ck__make_option_assign(ckb, offset, dt, dm, st, sm, req, mode, NULL,
+                                  ck__assignment_any_factory, out_end);
+  }
   if (ck_type_is_builtin(dt) && ck_type_is_builtin(st)) {
     return ck_make_builtin_assignment_kernel(ckb, offset, ck_type_id_of(dt),
                                              ck_type_id_of(st), req, mode, out_end);
@@ -217,6 +221,21 @@ ck_status ck_assignment_child_factory(void *child_data, ck_kernel_builder *ckb,
   ck_errmode mode = *(const ck_errmode *)child_data;
   return ck__make_scalar_assign(ckb, offset, dst_type, dst_arrmeta, src_types[0],
                                 src_arrmeta[0], req, mode, out_end);
+}
+
+ck_status ck__assignment_any_factory(void *child_data, ck_kernel_builder *ckb,
+                                     size_t offset, ck_type dst_type,
+                                     const char *dst_arrmeta, size_t nsrc,
+                                     const ck_type *src_types,
+                                     const char *const *src_arrmeta,
+                                     ck_kernel_request req, size_t *out_end) {
+  if (nsrc != 1 || child_data == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "assignment takes one source and an error mode (got %zu)", nsrc);
+  }
+  return ck_make_assignment_kernel(ckb, offset, dst_type, dst_arrmeta, src_types[0],
+                                   src_arrmeta[0], req, *(const ck_errmode *)child_data,
+                                   out_end);
 }
 
 ck_status ck_make_assignment_kernel(ck_kernel_builder *ckb, size_t offset,

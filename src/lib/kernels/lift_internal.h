@@ -59,6 +59,36 @@ ck_status ck__make_string_assignment_kernel(ck_kernel_builder *ckb,
                                             ck_kernel_request req,
                                             ck_errmode mode, size_t *out_end);
 
+/* Assignments where either side is an option type (assign_option.c):
+ * `?U <- ?T`, `?U <- T`, `U <- ?T` (an error at a null unless `fill`, a 0-d
+ * array, is given).  The value conversion (and the fill copy) are built by
+ * `assign` (ck__assignment_any_factory: passed in, so that assign_option.c
+ * and assign_array.c do not depend on each other) under `mode`. */
+ck_status ck__make_option_assign(ck_kernel_builder *ckb, size_t offset, ck_type dt,
+                                 const char *dm, ck_type st, const char *sm,
+                                 ck_kernel_request req, ck_errmode mode,
+                                 const ck_array_preamble *fill,
+                                 ck_child_kernel_factory assign, size_t *out_end);
+
+/* A ck_child_kernel_factory (child_data: a ck_errmode) building
+ * ck_make_assignment_kernel for any pair, dims included (assign_array.c). */
+ck_status ck__assignment_any_factory(void *child_data, ck_kernel_builder *ckb,
+                                     size_t offset, ck_type dst_type,
+                                     const char *dst_arrmeta, size_t nsrc,
+                                     const ck_type *src_types,
+                                     const char *const *src_arrmeta,
+                                     ck_kernel_request req, size_t *out_end);
+
+/* ck_array_reduce / ck_array_reduce_mask over builtin dtypes (reduce.c);
+ * the public entry points (reduce_option.c) send option dtypes to
+ * ck_array_reduce_nulls first. */
+ck_status ck__reduce_values(const char *op_name, const ck_array_preamble *src,
+                            const size_t *axes, size_t naxes, bool keepdims,
+                            ck_array_preamble **out);
+ck_status ck__reduce_values_mask(const char *op_name, const ck_array_preamble *src,
+                                 const bool *mask, size_t nmask, bool keepdims,
+                                 ck_array_preamble **out);
+
 /* CK_ERR_TYPE "cannot assign from '<src>' to '<dst>'" (assign_errors.c). */
 ck_status ck__assign_type_error(const char *func, ck_type dst, ck_type src);
 

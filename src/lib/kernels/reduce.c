@@ -1015,15 +1015,15 @@ static ck_status ck__reduce_named(const char *op_name, const ck_array_preamble *
   return ck__reduce(&sp, src, red, keepdims, out);
 }
 
-ck_status ck_array_reduce(const char *op_name, const ck_array_preamble *src,
-                          const size_t *axes, size_t naxes, bool keepdims,
-                          ck_array_preamble **out) {
+ck_status ck__reduce_values(const char *op_name, const ck_array_preamble *src,
+                            const size_t *axes, size_t naxes, bool keepdims,
+                            ck_array_preamble **out) {
   return ck__reduce_named(op_name, src, NULL, axes, naxes, keepdims, out);
 }
 
-ck_status ck_array_reduce_mask(const char *op_name, const ck_array_preamble *src,
-                               const bool *mask, size_t nmask, bool keepdims,
-                               ck_array_preamble **out) {
+ck_status ck__reduce_values_mask(const char *op_name, const ck_array_preamble *src,
+                                 const bool *mask, size_t nmask, bool keepdims,
+                                 ck_array_preamble **out) {
   if (mask == NULL && nmask > 0) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL mask");
   }

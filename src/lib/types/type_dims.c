@@ -130,7 +130,8 @@ ck_status ck__elem_type_new(ck_type_id id, const ck_type_vtable *vt,
   d->element = elem;
   d->depth = ck__type_depth(elem) + 1;
   d->arrmeta_size = arrmeta_size;
-  d->flags = ck_type_flags(elem) & (CK_TYPE_FLAG_BLOCKREF | CK_TYPE_FLAG_PATTERN);
+  d->flags = ck_type_flags(elem) &
+             (CK_TYPE_FLAG_BLOCKREF | CK_TYPE_FLAG_PATTERN | CK_TYPE_FLAG_OPTION);
   *out = d;
   return CK_OK;
 }
@@ -368,7 +369,7 @@ ck_status ck_symbolic_dim_type_new(const char *name, ck_type elem, ck_type *out)
   d->element = elem;
   d->depth = ck__type_depth(elem) + 1;
   d->arrmeta_size = arrmeta_size;
-  d->flags = ck_type_flags(elem) & CK_TYPE_FLAG_BLOCKREF;
+  d->flags = ck_type_flags(elem) & (CK_TYPE_FLAG_BLOCKREF | CK_TYPE_FLAG_OPTION);
   d->flags |= CK_TYPE_FLAG_DIM | CK_TYPE_FLAG_PATTERN | CK_TYPE_FLAG_ARRMETA_SIZED;
   d->data_size = 0;
   d->data_alignment = ck_type_data_alignment(elem);

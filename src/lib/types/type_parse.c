@@ -349,6 +349,16 @@ static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx,
   if (c == '{') {
     return ck__parse_struct(p, depth, out);
   }
+  if (c == '?') { /* `?T`: an option of whatever type follows */
+    p->pos++;
+    ck_type value;
+    if ((st = ck__parse_type(p, depth + 1, "after '?'", &value)) != CK_OK) {
+      return st;
+    }
+    st = ck_option_type_new(value, out);
+    ck_type_decref(value);
+    return st == CK_OK ? st : ck__wrap(p, start, st);
+  }
   size_t n = ck__ident_len(p);
   if (n == 0) {
     char what[64];

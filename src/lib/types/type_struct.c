@@ -304,7 +304,8 @@ ck_status ck_struct_type_new(size_t nfields, const char *const *names,
     ovf |= !ck__add_size(data_off, ck_type_data_size(types[i]), &data_off);
     ovf |= !ck__add_size(arrmeta_off, ck_type_arrmeta_size(types[i]), &arrmeta_off);
     align = a > align ? a : align;
-    inherited |= ck_type_flags(types[i]) & (CK_TYPE_FLAG_BLOCKREF | CK_TYPE_FLAG_PATTERN);
+    inherited |= ck_type_flags(types[i]) &
+                 (CK_TYPE_FLAG_BLOCKREF | CK_TYPE_FLAG_PATTERN | CK_TYPE_FLAG_OPTION);
   }
   size_t data_size = ck__round_up(data_off, align, &ovf);
   size_t per_field = sizeof(ck_type) + sizeof(uintptr_t) + sizeof(size_t) +

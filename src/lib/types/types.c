@@ -67,6 +67,7 @@ const char *ck_type_id_name(ck_type_id id) {
   case CK_TYPE_STRUCT: return "struct";
   case CK_TYPE_POINTER: return "pointer";
   case CK_TYPE_SYMBOLIC_DIM: return "symbolic_dim";
+  case CK_TYPE_OPTION: return "option";
   default: return "invalid";
   }
 }
@@ -117,7 +118,8 @@ size_t ck_type_ndim(ck_type t) {
 }
 
 ck_type ck_type_element(ck_type t) {
-  if (ck__is_dim(t) || (ck__is_desc(t) && t->id == CK_TYPE_POINTER)) {
+  if (ck__is_dim(t) || (ck__is_desc(t) && (t->id == CK_TYPE_POINTER ||
+                                            t->id == CK_TYPE_OPTION))) {
     return t->element;
   }
   return NULL;

@@ -1,0 +1,246 @@
+/*
+ * assign_option.c -- assignment kernels involving option types `?T`
+ * (ckernel/assign_array.h, docs/kernel-abi.md "Option types"):
+ *
+ *   ?U <- ?T   the value conversion runs on valid slots only, in runs of
+ *              consecutive valid slots (one strided child call per run);
+ *              nulls are copied as nulls (the value bytes stay as they were)
+ *   ?U <- T    every slot converted and marked valid
+ *   U  <- ?T   CK_ERR_VALUE at the first null, unless a fill value is given:
+ *              then each null receives the fill value (converted to U)
+ *
+ * The child conversion is built with the caller's error mode, so no
+ * conversion error is ever raised on a null slot.  The kernel keeps copies
+ * of both option arrmeta (and a reference to each bitmap's block) and finds
+ * each slot's bit by its data address.
+ */
+#include "kernels/lift_internal.h"
+#include "kernels/builder_internal.h"
+#include "types/type_internal.h"
+#include "ckernel/validity.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <string.h>
+
+enum { CK__OPT_BOTH = 0, CK__OPT_TO = 1, CK__OPT_FROM = 2 };
+
+typedef struct ck__option_kernel {
+  ck_prefix base;
+  int32_t kind;           /* CK__OPT_* */
+  int32_t has_fill;       /* FROM: nulls take the fill value */
+  ck_option_arrmeta dst;  /* copies; blockref holds one reference */
+  ck_option_arrmeta src;
+  const char *fill_data;  /* FROM with fill: the fill value (dst's type) */
+  ck_memblock *fill_ref;  /* keeps fill_data alive */
+  size_t value_offset;    /* the value conversion (strided), 0 while not built */
+  size_t fill_offset;     /* copy of the fill value (strided), 0 when none */
+} ck__option_kernel;
+
+/* Bit of the slot at `p`, or -1 without a bitmap; CK_ERR_INDEX outside it. */
+static inline ck_status ck__bit(const ck_option_arrmeta *m, const char *p, int64_t *bit) {
+  if (m->bits == NULL) {
+    *bit = -1;
+    return CK_OK;
+  }
+  return ck_option_slot_bit(m, p, bit);
+}
+
+static ck_status ck__set_bit(const ck_option_arrmeta *m, const char *p, bool valid) {
+  int64_t bit;
+  ck_status st = ck__bit(m, p, &bit);
+  if (st != CK_OK) {
+    return st;
+  }
+  if (bit >= 0) {
+    ck_bitmap_set(m->bits, bit, valid);
+    return CK_OK;
+  }
+  return valid ? CK_OK
+               : CK_ERROR(CK_ERR_INVALID_STATE,
+                          "the destination option slot has no validity bitmap to hold "
+                          "a null");
+}
+
+static int ck__option_strided(char *dst, intptr_t ds, const char *const *src,
+                              const intptr_t *ss, size_t count, ck_prefix *self) {
+  const ck__option_kernel *k = (const ck__option_kernel *)(void *)self;
+  ck_prefix *value = ck_prefix_child(self, k->value_offset);
+  ck_expr_strided_t vf = ck_prefix_strided(value);
+  const char *s0 = src[0];
+  intptr_t sstride = ss[0];
+  size_t i = 0;
+  ck_status st;
+  while (i < count) {
+    /* a run of valid source slots [i, j) */
+    size_t j = i;
+    for (; j < count; j++) {
+      if (k->kind == CK__OPT_TO) {
+        j = count;
+        break;
+      }
+      int64_t bit;
+      const char *p = (const char *)((uintptr_t)s0 + (uintptr_t)((intptr_t)j * sstride));
+      if ((st = ck__bit(&k->src, p, &bit)) != CK_OK) {
+        return st;
+      }
+      if (bit >= 0 && !ck_bitmap_get(k->src.bits, bit)) {
+        break;
+      }
+    }
+    if (j > i) {
+      char *d = (char *)((uintptr_t)dst + (uintptr_t)((intptr_t)i * ds));
+      const char *s = (const char *)((uintptr_t)s0 + (uintptr_t)((intptr_t)i * sstride));
+      int r = vf(d, ds, &s, &sstride, j - i, value);
+      if (r != 0) {
+        return r;
+      }
+      if (k->kind != CK__OPT_FROM) {
+        for (size_t q = i; q < j; q++) {
+          st = ck__set_bit(&k->dst, (const char *)((uintptr_t)dst + (uintptr_t)((intptr_t)q * ds)),
+                           true);
+          if (st != CK_OK) {
+            return st;
+          }
+        }
+      }
+      i = j;
+      continue;
+    }
+    /* slot i is null */
+    char *d = (char *)((uintptr_t)dst + (uintptr_t)((intptr_t)i * ds));
+    if (k->kind == CK__OPT_BOTH) {
+      if ((st = ck__set_bit(&k->dst, d, false)) != CK_OK) {
+        return st;
+      }
+    } else if (k->has_fill) {
+      ck_prefix *fill = ck_prefix_child(self, k->fill_offset);
+      intptr_t zero = 0;
+      int r = ck_prefix_strided(fill)(d, ds, &k->fill_data, &zero, 1, fill);
+      if (r != 0) {
+        return r;
+      }
+    } else {
+      return CK_ERROR(CK_ERR_VALUE,
+                      "element %zu of this run is null and the destination is not an "
+                      "option type: give a fill value or assign to an option type", i);
+    }
+    i++;
+  }
+  return 0;
+}
+
+static int ck__option_single(char *dst, const char *const *src, ck_prefix *self) {
+  intptr_t zero = 0;
+  return ck__option_strided(dst, 0, src, &zero, 1, self);
+}
+
+static void ck__option_destruct(ck_prefix *self) {
+  ck__option_kernel *k = (ck__option_kernel *)(void *)self;
+  ck_memblock_decref(k->dst.blockref);
+  ck_memblock_decref(k->src.blockref);
+  ck_memblock_decref(k->fill_ref);
+  if (k->value_offset != 0) {
+    ck_prefix_destroy_child(ck_prefix_child(self, k->value_offset));
+  }
+  if (k->fill_offset != 0) {
+    ck_prefix_destroy_child(ck_prefix_child(self, k->fill_offset));
+  }
+}
+
+static size_t ck__option_children(const ck_prefix *self, const ck_kernel_info *info,
+                                  size_t *rel, size_t max) {
+  (void)info;
+  const ck__option_kernel *k = (const ck__option_kernel *)(const void *)self;
+  size_t n = 0;
+  size_t offs[2] = {k->value_offset, k->fill_offset};
+  for (size_t i = 0; i < 2; i++) {
+    if (offs[i] != 0) {
+      if (n < max) {
+        rel[n] = offs[i];
+      }
+      n++;
+    }
+  }
+  return n;
+}
+
+static const ck_kernel_info ck__option_info = {
+    "option_assign", ck__option_single, ck__option_strided, sizeof(ck__option_kernel),
+    ck__option_children};
+static pthread_once_t ck__option_info_once = PTHREAD_ONCE_INIT;
+static void ck__option_info_init(void) {
+  (void)ck_kernel_info_register(&ck__option_info);
+}
+
+ck_status ck__make_option_assign(ck_kernel_builder *ckb, size_t offset, ck_type dt,
+                                 const char *dm, ck_type st, const char *sm,
+                                 ck_kernel_request req, ck_errmode mode,
+                                 const ck_array_preamble *fill,
+                                 ck_child_kernel_factory assign, size_t *out_end) {
+  const char *func = "ck_make_assignment_kernel";
+  bool dopt = ck_type_is_option(dt), sopt = ck_type_is_option(st);
+  if (dm == NULL || sm == NULL) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL option arrmeta");
+  }
+  (void)pthread_once(&ck__option_info_once, ck__option_info_init);
+  size_t cur = ck_kernel_align_offset(offset + sizeof(ck__option_kernel));
+  ck_status s = ck_kernel_builder_ensure_capacity(ckb, cur);
+  if (s != CK_OK) {
+    return s;
+  }
+  ck__option_kernel *k = (ck__option_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+  k->base.destructor = ck__option_destruct;
+  (void)ck_prefix_set_function(&k->base, req, ck__option_single, ck__option_strided);
+  int32_t kind = dopt && sopt ? CK__OPT_BOTH : dopt ? CK__OPT_TO : CK__OPT_FROM;
+  k->kind = kind;
+  if (dopt) {
+    k->dst = *(const ck_option_arrmeta *)(const void *)dm;
+    ck_memblock_incref(k->dst.blockref);
+    dm += sizeof(ck_option_arrmeta);
+    dt = dt->element;
+  }
+  if (sopt) {
+    k->src = *(const ck_option_arrmeta *)(const void *)sm;
+    ck_memblock_incref(k->src.blockref);
+    sm += sizeof(ck_option_arrmeta);
+    st = st->element;
+  }
+  if (fill != NULL && kind == CK__OPT_FROM) {
+    k->has_fill = 1;
+    k->fill_data = fill->data;
+    k->fill_ref = (ck_memblock *)(uintptr_t)&fill->memblock;
+    ck_memblock_incref(k->fill_ref);
+  }
+  /* the value conversion, then the fill copy */
+  if ((s = ck_kernel_builder_ensure_capacity_leaf(ckb, cur + sizeof(ck_prefix))) != CK_OK) {
+    return s;
+  }
+  k = (ck__option_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+  k->value_offset = cur - offset;
+  size_t end;
+  s = assign(&mode, ckb, cur, dt, dm, 1, &st, &sm, CK_KERNEL_REQUEST_STRIDED, &end);
+  if (s != CK_OK) {
+    return s;
+  }
+  cur = ck_kernel_align_offset(end);
+  if (fill != NULL && kind == CK__OPT_FROM) {
+    if ((s = ck_kernel_builder_ensure_capacity_leaf(ckb, cur + sizeof(ck_prefix))) !=
+        CK_OK) {
+      return s;
+    }
+    k = (ck__option_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+    k->fill_offset = cur - offset;
+    ck_type ft = fill->type;
+    const char *fm = ck_array_arrmeta(fill);
+    s = assign(&mode, ckb, cur, dt, dm, 1, &ft, &fm, CK_KERNEL_REQUEST_STRIDED, &end);
+    if (s != CK_OK) {
+      return ck__error_context(s, func, "the fill value");
+    }
+    cur = ck_kernel_align_offset(end);
+  }
+  if (out_end != NULL) {
+    *out_end = cur;
+  }
+  return CK_OK;
+}
