@@ -182,6 +182,93 @@ CK_API int64_t ck_str_find_bytes(const char *s, int64_t from, int64_t to, const 
 CK_API int64_t ck_str_rfind_bytes(const char *s, int64_t from, int64_t to, const char *sub,
                                   int64_t m);
 
+/* ---- splitting, stripping (views into s) ------------------------------------ */
+
+/* s.split(sep, maxsplit), s.rsplit(sep, maxsplit): `sep` NULL splits on
+ * runs of whitespace (str.isspace), dropping empty pieces; otherwise on the
+ * m > 0 bytes of sep (CK_ERR_VALUE "empty separator" for m == 0).
+ * maxsplit < 0: no limit.  The pieces, in order (for rsplit too), are
+ * written as an array of *out_count spans allocated in `arena` (*out_spans;
+ * 8-byte aligned; nothing is allocated for zero pieces, *out_spans is then
+ * NULL). */
+CK_API ck_status ck_str_split(ck_memblock *arena, const char *s, int64_t n, const char *sep,
+                              int64_t m, int64_t maxsplit, ck_str_span **out_spans,
+                              int64_t *out_count);
+CK_API ck_status ck_str_rsplit(ck_memblock *arena, const char *s, int64_t n, const char *sep,
+                               int64_t m, int64_t maxsplit, ck_str_span **out_spans,
+                               int64_t *out_count);
+
+/* s.splitlines(keepends): lines end at \n, \r, \r\n, \v, \f, \x1c, \x1d,
+ * \x1e, \x85, \u2028, \u2029 (str.splitlines); spans as split's. */
+CK_API ck_status ck_str_splitlines(ck_memblock *arena, const char *s, int64_t n,
+                                   bool keepends, ck_str_span **out_spans,
+                                   int64_t *out_count);
+
+/* s.partition(sep), s.rpartition(sep): out[0..3) are (head, sep, tail);
+ * when sep does not occur, (s, "", "") and ("", "", s).  CK_ERR_VALUE
+ * "empty separator". */
+CK_API ck_status ck_str_partition(const char *s, int64_t n, const char *sep, int64_t m,
+                                  ck_str_span *out);
+CK_API ck_status ck_str_rpartition(const char *s, int64_t n, const char *sep, int64_t m,
+                                   ck_str_span *out);
+
+/* s.strip(chars) / lstrip / rstrip: `which` is CK_STRIP_LEFT, CK_STRIP_RIGHT
+ * or CK_STRIP_BOTH; `chars` NULL strips whitespace (str.isspace), otherwise
+ * the code points of the nchars bytes of chars. */
+enum { CK_STRIP_LEFT = 1, CK_STRIP_RIGHT = 2, CK_STRIP_BOTH = 3 };
+CK_API ck_status ck_str_strip(const char *s, int64_t n, const char *chars, int64_t nchars,
+                              int which, ck_str_span *out);
+
+/* s.removeprefix(prefix), s.removesuffix(suffix). */
+CK_API ck_str_span ck_str_removeprefix(const char *s, int64_t n, const char *prefix,
+                                       int64_t m);
+CK_API ck_str_span ck_str_removesuffix(const char *s, int64_t n, const char *suffix,
+                                       int64_t m);
+
+/* ---- building (results in the arena) -------------------------------------- */
+
+/* s.replace(old, new, count): count < 0 replaces all; an empty `old`
+ * inserts `new` before every code point and at the end ("".replace("",
+ * "A") == "A").  When nothing is replaced, *out is s itself (a view, as
+ * CPython returns self; nothing is allocated). */
+CK_API ck_status ck_str_replace(ck_memblock *arena, const char *s, int64_t n, const char *old,
+                                int64_t nold, const char *new_, int64_t nnew, int64_t count,
+                                ck_string *out);
+
+/* sep.join(items): `k` strings given as ck_string {begin, end}, or as spans
+ * into one text `base` (e.g. what split returned: " ".join(s.split())). */
+CK_API ck_status ck_str_join(ck_memblock *arena, const char *sep, int64_t m,
+                             const ck_string *items, int64_t k, ck_string *out);
+CK_API ck_status ck_str_join_spans(ck_memblock *arena, const char *sep, int64_t m,
+                                   const char *base, const ck_str_span *spans, int64_t k,
+                                   ck_string *out);
+
+/* s * count (count <= 0: ""). */
+CK_API ck_status ck_str_repeat(ck_memblock *arena, const char *s, int64_t n, int64_t count,
+                               ck_string *out);
+
+/* s.zfill(width); s.ljust / rjust / center(width, fill): `fill` must be one
+ * code point (CK_ERR_TYPE "The fill character must be exactly one character
+ * long"); widths count code points. */
+CK_API ck_status ck_str_zfill(ck_memblock *arena, const char *s, int64_t n, int64_t width,
+                              ck_string *out);
+enum { CK_ALIGN_LEFT = 1, CK_ALIGN_RIGHT = 2, CK_ALIGN_CENTER = 3 };
+CK_API ck_status ck_str_pad(ck_memblock *arena, const char *s, int64_t n, int64_t width,
+                            const char *fill, int64_t nfill, int align, ck_string *out);
+
+/* s.expandtabs(tabsize). */
+CK_API ck_status ck_str_expandtabs(ck_memblock *arena, const char *s, int64_t n,
+                                   int64_t tabsize, ck_string *out);
+
+/* ord(s): CK_ERR_TYPE "ord() expected a character, but string of length N
+ * found". */
+CK_API ck_status ck_str_ord(const char *s, int64_t n, int64_t *out);
+
+/* chr(cp) as UTF-8 in out[0..4), its length in *out_len: CK_ERR_VALUE
+ * "chr() arg not in range(0x110000)", and for a surrogate (which Python
+ * accepts but UTF-8 cannot hold) "surrogates not allowed". */
+CK_API ck_status ck_str_chr(int64_t cp, char *out, int64_t *out_len);
+
 #ifdef __cplusplus
 }
 #endif

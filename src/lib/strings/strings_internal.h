@@ -123,6 +123,32 @@ void ck__searcher_init(ck__searcher *sr, const char *sub, int64_t m, int64_t hay
 int64_t ck__search(const ck__searcher *sr, const char *s, int64_t from, int64_t to);
 int64_t ck__rsearch(const ck__searcher *sr, const char *s, int64_t from, int64_t to);
 
+/* str.isspace of one code point (Py_UNICODE_ISSPACE: bidirectional class
+ * WS, B or S, or category Zs; checked for every code point by the tests). */
+static inline bool ck__u_space(uint32_t cp) {
+  if (cp < 0x80) {
+    return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F);
+  }
+  return cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) ||
+         cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
+}
+
+/* Line boundaries of str.splitlines (Py_UNICODE_ISLINEBREAK). */
+static inline bool ck__u_linebreak(uint32_t cp) {
+  return (cp >= 0x0A && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1E) || cp == 0x85 ||
+         cp == 0x2028 || cp == 0x2029;
+}
+
+/* A growing array of spans in an arena (the arena's latest allocation). */
+typedef struct ck__spans {
+  ck_memblock *arena;
+  char *b, *e;
+  int64_t count, cap;
+} ck__spans;
+
+ck_status ck__spans_push(ck__spans *sp, int64_t offset, int64_t length);
+ck_status ck__spans_done(ck__spans *sp, bool reverse, ck_str_span **out, int64_t *count);
+
 /* ---- Unicode character records (unicode_tables.c, generated) ---------- */
 
 enum {

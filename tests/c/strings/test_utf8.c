@@ -200,5 +200,155 @@ static void test_search(void) {
   }
 }
 
+/* The pieces of a split as one string "a|b|c" (for comparison). */
+static bool pieces(const char *s, const ck_str_span *sp, int64_t k, const char *want) {
+  char buf[512];
+  size_t w = 0;
+  for (int64_t i = 0; i < k; i++) {
+    if (i > 0) {
+      buf[w++] = '|';
+    }
+    memcpy(buf + w, s + sp[i].offset, (size_t)sp[i].length);
+    w += (size_t)sp[i].length;
+  }
+  buf[w] = 0;
+  if (strcmp(buf, want) != 0) {
+    fprintf(stderr, "  pieces: got '%s', want '%s'\n", buf, want);
+    return false;
+  }
+  return true;
+}
+
+static void test_split(void) {
+  ck_memblock *mb = arena();
+  REQUIRE(mb != NULL);
+  ck_str_span *sp;
+  int64_t k;
+  const char *s = "  a b\xe2\x80\x83" "c  d ";
+  int64_t n = (int64_t)strlen(s);
+  CHECK_OK(ck_str_split(mb, s, n, NULL, 0, -1, &sp, &k));
+  CHECK(k == 4 && pieces(s, sp, k, "a|b|c|d"));
+  /* Numba ignores maxsplit of s.split(None, 1) */
+  CHECK_OK(ck_str_split(mb, s, n, NULL, 0, 1, &sp, &k));
+  CHECK(k == 2 && pieces(s, sp, k, "a|b\xe2\x80\x83" "c  d "));
+  CHECK_OK(ck_str_rsplit(mb, s, n, NULL, 0, 1, &sp, &k));
+  CHECK(k == 2 && pieces(s, sp, k, "  a b\xe2\x80\x83" "c|d"));
+  CHECK_OK(ck_str_split(mb, V("   "), NULL, 0, -1, &sp, &k));
+  CHECK(k == 0 && sp == NULL);
+  CHECK_OK(ck_str_split(mb, V(" a b "), NULL, 0, 0, &sp, &k));
+  CHECK(k == 1 && pieces(" a b ", sp, k, "a b "));
+  /* Numba splits "a||b||c||d".rsplit("|", 2) in the wrong places */
+  CHECK_OK(ck_str_rsplit(mb, V("a||b||c||d"), V("|"), 2, &sp, &k));
+  CHECK(k == 3 && pieces("a||b||c||d", sp, k, "a||b||c||d") && sp[0].length == 7 &&
+        sp[1].length == 0 && sp[2].length == 1);
+  CHECK_OK(ck_str_split(mb, V("a||b||c||d"), V("||"), -1, &sp, &k));
+  CHECK(k == 4 && pieces("a||b||c||d", sp, k, "a|b|c|d"));
+  CHECK_OK(ck_str_split(mb, V(""), V(","), -1, &sp, &k));
+  CHECK(k == 1 && sp[0].length == 0);
+  CHECK_ERR(ck_str_split(mb, V("abc"), "", 0, -1, &sp, &k), CK_ERR_VALUE, "empty separator");
+  /* many pieces: the span array grows (resize of the arena's latest block) */
+  char big[2001];
+  for (int i = 0; i < 2000; i++) {
+    big[i] = i % 2 ? ',' : 'x';
+  }
+  CHECK_OK(ck_str_split(mb, big, 2000, V(","), -1, &sp, &k));
+  CHECK(k == 1001 && sp[1000].length == 0 && sp[999].offset == 1998);
+  CHECK_OK(ck_str_splitlines(mb, V("a\nb\r\nc\rd\xe2\x80\xa8" "e\x1c"), false, &sp, &k));
+  CHECK(k == 5 && pieces("a\nb\r\nc\rd\xe2\x80\xa8" "e\x1c", sp, k, "a|b|c|d|e"));
+  CHECK_OK(ck_str_splitlines(mb, V("a\nb\r\n"), true, &sp, &k));
+  CHECK(k == 2 && pieces("a\nb\r\n", sp, k, "a\n|b\r\n"));
+  ck_str_span part[3];
+  CHECK_OK(ck_str_partition(V("a=b=c"), V("="), part));
+  CHECK(part[0].length == 1 && part[1].offset == 1 && part[2].offset == 2 && part[2].length == 3);
+  CHECK_OK(ck_str_rpartition(V("a=b=c"), V("="), part));
+  CHECK(part[0].length == 3 && part[2].offset == 4);
+  CHECK_OK(ck_str_rpartition(V("abc"), V("="), part));
+  CHECK(part[0].length == 0 && part[2].length == 3);
+  CHECK_ERR(ck_str_partition(V("abc"), "", 0, part), CK_ERR_VALUE, "empty separator");
+  ck_str_span r;
+  CHECK_OK(ck_str_strip(V(" \t\xc2\xa0x y\xe3\x80\x80\n"), NULL, 0, CK_STRIP_BOTH, &r));
+  CHECK(r.offset == 4 && r.length == 3);
+  CHECK_OK(ck_str_strip(V("xx\xc3\xa9yhixy\xc3\xa9"), V("y\xc3\xa9x"), CK_STRIP_LEFT, &r));
+  CHECK(span_eq("xx\xc3\xa9yhixy\xc3\xa9", r, "hixy\xc3\xa9"));
+  CHECK_OK(ck_str_strip(V("xx\xc3\xa9yhixy\xc3\xa9"), V("y\xc3\xa9x"), CK_STRIP_RIGHT, &r));
+  CHECK(span_eq("xx\xc3\xa9yhixy\xc3\xa9", r, "xx\xc3\xa9yhi"));
+  r = ck_str_removeprefix(V("prefix-x"), V("prefix-"));
+  CHECK(r.offset == 7 && r.length == 1);
+  r = ck_str_removesuffix(V("x.txt"), V(".txt"));
+  CHECK(r.offset == 0 && r.length == 1);
+  r = ck_str_removesuffix(V("x.txt"), V(""));
+  CHECK(r.length == 5);
+  ck_memblock_decref(mb);
+}
+
+static void test_build(void) {
+  ck_memblock *mb = arena();
+  REQUIRE(mb != NULL);
+  ck_string r;
+  /* Numba gives "AA" */
+  CHECK_OK(ck_str_replace(mb, V(""), V(""), V("A"), -1, &r));
+  CHECK(eq(r, "A"));
+  CHECK_OK(ck_str_replace(mb, V("h\xc3\xa9"), V(""), V("-"), -1, &r));
+  CHECK(eq(r, "-h-\xc3\xa9-"));
+  CHECK_OK(ck_str_replace(mb, V("abc"), V(""), V("-"), 2, &r));
+  CHECK(eq(r, "-a-bc"));
+  CHECK_OK(ck_str_replace(mb, V("aaaa"), V("a"), V("bb"), 3, &r));
+  CHECK(eq(r, "bbbbbba"));
+  CHECK_OK(ck_str_replace(mb, V("one two one"), V("one"), V(""), -1, &r));
+  CHECK(eq(r, " two "));
+  CHECK_OK(ck_str_replace(mb, V("abc"), V("x"), V("y"), -1, &r));
+  CHECK(eq(r, "abc"));
+  CHECK_OK(ck_str_replace(mb, V("abc"), V("b"), V("y"), 0, &r));
+  CHECK(eq(r, "abc"));
+  ck_string items[3] = {{(char *)"a", (char *)"a" + 1}, {NULL, NULL}, {(char *)"\xc3\xa9", (char *)"\xc3\xa9" + 2}};
+  CHECK_OK(ck_str_join(mb, V(", "), items, 3, &r));
+  CHECK(eq(r, "a, , \xc3\xa9"));
+  CHECK_OK(ck_str_join(mb, V(", "), items, 0, &r));
+  CHECK(eq(r, ""));
+  ck_str_span *sp;
+  int64_t k;
+  const char *s = "  hello   big  world ";
+  CHECK_OK(ck_str_split(mb, s, (int64_t)strlen(s), NULL, 0, -1, &sp, &k));
+  CHECK_OK(ck_str_join_spans(mb, V(" "), s, sp, k, &r));
+  CHECK(eq(r, "hello big world"));
+  CHECK_OK(ck_str_repeat(mb, V("ab"), 3, &r));
+  CHECK(eq(r, "ababab"));
+  CHECK_OK(ck_str_repeat(mb, V("ab"), -3, &r));
+  CHECK(eq(r, ""));
+  CHECK_ERR(ck_str_repeat(mb, V("ab"), INT64_MAX, &r), CK_ERR_OVERFLOW, "too long");
+  CHECK_OK(ck_str_zfill(mb, V("-42"), 5, &r));
+  CHECK(eq(r, "-0042"));
+  CHECK_OK(ck_str_zfill(mb, V("+"), 3, &r));
+  CHECK(eq(r, "+00"));
+  CHECK_OK(ck_str_zfill(mb, V("abc"), 2, &r));
+  CHECK(eq(r, "abc"));
+  CHECK_OK(ck_str_pad(mb, V("\xc3\xa9"), 4, V("*"), CK_ALIGN_CENTER, &r));
+  CHECK(eq(r, "*\xc3\xa9**"));
+  CHECK_OK(ck_str_pad(mb, V("ab"), 5, V("\xe2\x82\xac"), CK_ALIGN_CENTER, &r));
+  CHECK(eq(r, "\xe2\x82\xac\xe2\x82\xac" "ab\xe2\x82\xac")); /* "**ab*" */
+  CHECK_OK(ck_str_pad(mb, V("ab"), 3, V(" "), CK_ALIGN_RIGHT, &r));
+  CHECK(eq(r, " ab"));
+  CHECK_ERR(ck_str_pad(mb, V("ab"), 3, V("xy"), CK_ALIGN_LEFT, &r), CK_ERR_TYPE,
+            "exactly one character");
+  CHECK_OK(ck_str_expandtabs(mb, V("a\tb\xc3\xa9\tc\nd\te"), 4, &r));
+  CHECK(eq(r, "a   b\xc3\xa9  c\nd   e"));
+  CHECK_OK(ck_str_expandtabs(mb, V("a\tb"), 0, &r));
+  CHECK(eq(r, "ab"));
+  int64_t cp;
+  CHECK_OK(ck_str_ord(V("\xe2\x82\xac"), &cp));
+  CHECK(cp == 0x20AC);
+  CHECK_ERR(ck_str_ord(V("ab"), &cp), CK_ERR_TYPE, "string of length 2 found");
+  CHECK_ERR(ck_str_ord(V(""), &cp), CK_ERR_TYPE, "string of length 0 found");
+  char c4[4];
+  int64_t cl;
+  CHECK_OK(ck_str_chr(0x1F600, c4, &cl));
+  CHECK(cl == 4 && memcmp(c4, "\xf0\x9f\x98\x80", 4) == 0);
+  CHECK_ERR(ck_str_chr(0x110000, c4, &cl), CK_ERR_VALUE, "chr() arg not in range(0x110000)");
+  CHECK_ERR(ck_str_chr(-1, c4, &cl), CK_ERR_VALUE, "not in range");
+  CHECK_ERR(ck_str_chr(0xDC00, c4, &cl), CK_ERR_VALUE, "surrogates");
+  ck_memblock_decref(mb);
+}
+
 CK_TEST_MAIN(CK_TEST(test_check), CK_TEST(test_codepoints), CK_TEST(test_index_slice),
-             CK_TEST(test_compare_hash), CK_TEST(test_search))
+             CK_TEST(test_compare_hash), CK_TEST(test_search), CK_TEST(test_split),
+             CK_TEST(test_build))
