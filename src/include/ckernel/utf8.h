@@ -269,6 +269,70 @@ CK_API ck_status ck_str_ord(const char *s, int64_t n, int64_t *out);
  * accepts but UTF-8 cannot hold) "surrogates not allowed". */
 CK_API ck_status ck_str_chr(int64_t cp, char *out, int64_t *out_len);
 
+/* ---- Unicode: case mapping, character classes ------------------------------ */
+
+/* The properties of one code point (ck_unicode_flags), from the tables
+ * generated from Python's Unicode database. */
+enum {
+  CK_UNICODE_ALPHA = 1u << 0,          /* str.isalpha                        */
+  CK_UNICODE_DECIMAL = 1u << 1,        /* str.isdecimal                      */
+  CK_UNICODE_DIGIT = 1u << 2,          /* str.isdigit                        */
+  CK_UNICODE_NUMERIC = 1u << 3,        /* str.isnumeric                      */
+  CK_UNICODE_SPACE = 1u << 4,          /* str.isspace                        */
+  CK_UNICODE_LOWER = 1u << 5,          /* Lowercase                          */
+  CK_UNICODE_UPPER = 1u << 6,          /* Uppercase                          */
+  CK_UNICODE_TITLE = 1u << 7,          /* category Lt                        */
+  CK_UNICODE_CASED = 1u << 8,          /* Cased                              */
+  CK_UNICODE_CASE_IGNORABLE = 1u << 9, /* Case_Ignorable                     */
+  CK_UNICODE_XID_START = 1u << 10,     /* XID_Start, and "_"                 */
+  CK_UNICODE_XID_CONTINUE = 1u << 11,  /* XID_Continue                       */
+  CK_UNICODE_LINEBREAK = 1u << 12      /* a line boundary of str.splitlines  */
+};
+
+/* Which case mapping of a code point. */
+typedef enum ck_case_map {
+  CK_CASE_LOWER = 0,
+  CK_CASE_UPPER = 1,
+  CK_CASE_TITLE = 2,
+  CK_CASE_FOLD = 3
+} ck_case_map;
+
+/* The Unicode version of the tables ("14.0.0"). */
+CK_API const char *ck_unicode_version(void);
+/* CK_UNICODE_* flags of cp (0 above U+10FFFF). */
+CK_API uint32_t ck_unicode_flags(uint32_t cp);
+/* The full case mapping of one code point (without context: the final
+ * sigma is a rule of the string functions) into out[0..3): the number of
+ * code points, 1 to 3. */
+CK_API int ck_unicode_case(uint32_t cp, ck_case_map which, uint32_t *out);
+/* unicodedata.decimal(c, -1), unicodedata.digit(c, -1). */
+CK_API int ck_unicode_decimal(uint32_t cp);
+CK_API int ck_unicode_digit(uint32_t cp);
+
+/* s.lower(), upper(), casefold(), title(), capitalize(), swapcase(): full
+ * mappings, special casing and the final sigma as CPython. */
+CK_API ck_status ck_str_lower(ck_memblock *arena, const char *s, int64_t n, ck_string *out);
+CK_API ck_status ck_str_upper(ck_memblock *arena, const char *s, int64_t n, ck_string *out);
+CK_API ck_status ck_str_casefold(ck_memblock *arena, const char *s, int64_t n, ck_string *out);
+CK_API ck_status ck_str_title(ck_memblock *arena, const char *s, int64_t n, ck_string *out);
+CK_API ck_status ck_str_capitalize(ck_memblock *arena, const char *s, int64_t n,
+                                   ck_string *out);
+CK_API ck_status ck_str_swapcase(ck_memblock *arena, const char *s, int64_t n, ck_string *out);
+
+/* s.isdigit() ... s.isidentifier(): Python's answers (False for "" except
+ * isascii). */
+CK_API bool ck_str_isdigit(const char *s, int64_t n);
+CK_API bool ck_str_isdecimal(const char *s, int64_t n);
+CK_API bool ck_str_isnumeric(const char *s, int64_t n);
+CK_API bool ck_str_isalpha(const char *s, int64_t n);
+CK_API bool ck_str_isalnum(const char *s, int64_t n);
+CK_API bool ck_str_isspace(const char *s, int64_t n);
+CK_API bool ck_str_islower(const char *s, int64_t n);
+CK_API bool ck_str_isupper(const char *s, int64_t n);
+CK_API bool ck_str_istitle(const char *s, int64_t n);
+CK_API bool ck_str_isascii(const char *s, int64_t n);
+CK_API bool ck_str_isidentifier(const char *s, int64_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -151,24 +151,14 @@ ck_status ck__spans_done(ck__spans *sp, bool reverse, ck_str_span **out, int64_t
 
 /* ---- Unicode character records (unicode_tables.c, generated) ---------- */
 
+/* The public CK_UNICODE_* flags, and where a mapping has several code
+ * points. */
 enum {
-  CK__U_ALPHA = 1u << 0,
-  CK__U_DECIMAL = 1u << 1,
-  CK__U_DIGIT = 1u << 2,
-  CK__U_NUMERIC = 1u << 3,
-  CK__U_SPACE = 1u << 4,
-  CK__U_LOWER = 1u << 5,
-  CK__U_UPPER = 1u << 6,
-  CK__U_TITLE = 1u << 7,
-  CK__U_CASED = 1u << 8,
-  CK__U_CASE_IGNORABLE = 1u << 9,
-  CK__U_XID_START = 1u << 10,
-  CK__U_XID_CONTINUE = 1u << 11,
-  CK__U_LINEBREAK = 1u << 12,
   CK__U_EXT_LOWER = 1u << 13,
   CK__U_EXT_UPPER = 1u << 14,
   CK__U_EXT_TITLE = 1u << 15,
-  CK__U_EXT_FOLD = 1u << 16
+  CK__U_EXT_FOLD = 1u << 16,
+  CK__U_PUBLIC = (1u << 13) - 1
 };
 
 /* One record per distinct combination of properties: the simple mappings
@@ -187,6 +177,7 @@ extern const uint32_t ck__ucd_ext[];
 extern const uint16_t ck__ucd_index1[];
 extern const uint16_t ck__ucd_index2[];
 extern const int ck__ucd_shift;
+extern const int ck__ucd_max_growth;
 extern const char ck__ucd_version[];
 
 static inline const ck__ucd_record *ck__ucd(uint32_t cp) {

@@ -349,6 +349,55 @@ static void test_build(void) {
   ck_memblock_decref(mb);
 }
 
+static void test_case(void) {
+  ck_memblock *mb = arena();
+  REQUIRE(mb != NULL);
+  ck_string r;
+  CHECK_OK(ck_str_upper(mb, V("stra\xc3\x9f" "e and more ASCII text"), &r));
+  CHECK(eq(r, "STRASSE AND MORE ASCII TEXT"));
+  CHECK_OK(ck_str_lower(mb, V("\xce\x9f\xce\x94\xce\x8c\xce\xa3 \xce\xa3"), &r)); /* ΟΔΌΣ Σ */
+  CHECK(eq(r, "\xce\xbf\xce\xb4\xcf\x8c\xcf\x82 \xcf\x83"));                  /* οδός σ */
+  CHECK_OK(ck_str_lower(mb, V("\xc4\xb0"), &r)); /* İ -> i̇ */
+  CHECK(eq(r, "i\xcc\x87"));
+  CHECK_OK(ck_str_casefold(mb, V("Stra\xc3\x9f" "e"), &r));
+  CHECK(eq(r, "strasse"));
+  CHECK_OK(ck_str_title(mb, V("hello wORLD 3rd \xc7\x86x"), &r)); /* ǆ -> ǅ */
+  CHECK(eq(r, "Hello World 3Rd \xc7\x85x"));
+  CHECK_OK(ck_str_capitalize(mb, V("\xc7\x86X Y"), &r));
+  CHECK(eq(r, "\xc7\x85x y"));
+  CHECK_OK(ck_str_swapcase(mb, V("aB\xc3\x9f"), &r));
+  CHECK(eq(r, "AbSS"));
+  CHECK_OK(ck_str_upper(mb, V("\xce\x90"), &r)); /* ΐ: 2 bytes -> 6 */
+  CHECK(eq(r, "\xce\x99\xcc\x88\xcc\x81"));
+  CHECK_OK(ck_str_lower(mb, V(""), &r));
+  CHECK(eq(r, ""));
+  CHECK(ck_str_isdigit(V("\xd9\xa3" "12\xc2\xb2")));
+  CHECK(!ck_str_isdecimal(V("12\xc2\xb2")));
+  CHECK(ck_str_isnumeric(V("\xc2\xbd")));
+  CHECK(!ck_str_isdigit(V("")));
+  CHECK(ck_str_isalpha(V("h\xc3\xa9llo")));
+  CHECK(ck_str_isalnum(V("abc123\xc2\xbd")));
+  CHECK(ck_str_isspace(V(" \t\xe3\x80\x80")));
+  CHECK(!ck_str_isspace(V("")));
+  CHECK(ck_str_islower(V("abc 1")));
+  CHECK(!ck_str_islower(V("1")));
+  CHECK(ck_str_isupper(V("ABC \xc3\x89")));
+  CHECK(ck_str_istitle(V("Hello World")));
+  CHECK(!ck_str_istitle(V("Hello world")));
+  CHECK(ck_str_istitle(V("\xc7\x85x")));
+  CHECK(ck_str_isascii(V("")));
+  CHECK(ck_str_isidentifier(V("_x\xc3\xa9" "1")));
+  CHECK(!ck_str_isidentifier(V("1x")));
+  uint32_t m[3];
+  CHECK(ck_unicode_case(0xDF, CK_CASE_UPPER, m) == 2 && m[0] == 'S' && m[1] == 'S');
+  CHECK(ck_unicode_case('a', CK_CASE_TITLE, m) == 1 && m[0] == 'A');
+  CHECK(ck_unicode_flags(0x110000) == 0);
+  CHECK(ck_unicode_decimal(0x663) == 3 && ck_unicode_digit(0xB2) == 2 &&
+        ck_unicode_decimal(0xB2) == -1);
+  CHECK(strlen(ck_unicode_version()) >= 5);
+  ck_memblock_decref(mb);
+}
+
 CK_TEST_MAIN(CK_TEST(test_check), CK_TEST(test_codepoints), CK_TEST(test_index_slice),
              CK_TEST(test_compare_hash), CK_TEST(test_search), CK_TEST(test_split),
-             CK_TEST(test_build))
+             CK_TEST(test_build), CK_TEST(test_case))
