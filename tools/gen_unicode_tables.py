@@ -12,7 +12,8 @@ does:
 * predicates of one character: isalpha, isdecimal, isdigit, isnumeric,
   isspace, islower (the Lowercase property), Uppercase (`c.istitle()` of a
   non-titlecase letter), titlecase (category Lt), line breaks (splitlines),
-  XID_Start / XID_Continue (isidentifier of `c` and of `"a" + c`);
+  XID_Start / XID_Continue (isidentifier of `c` and of `"a" + c`),
+  isprintable (what repr() escapes);
 * Cased and Case_Ignorable, which Python does not expose, from their
   effect: `(c + "a").title()` keeps "a" lowercase exactly when c is cased,
   and the final-sigma rule of `lower()` skips exactly the case-ignorable
@@ -37,7 +38,7 @@ import sys
 import unicodedata
 
 FLAGS = ["ALPHA", "DECIMAL", "DIGIT", "NUMERIC", "SPACE", "LOWER", "UPPER", "TITLE",
-         "CASED", "CASE_IGNORABLE", "XID_START", "XID_CONTINUE", "LINEBREAK",
+         "CASED", "CASE_IGNORABLE", "XID_START", "XID_CONTINUE", "LINEBREAK", "PRINTABLE",
          "EXT_LOWER", "EXT_UPPER", "EXT_TITLE", "EXT_FOLD"]
 BIT = {name: 1 << i for i, name in enumerate(FLAGS)}
 MAX_CP = 0x110000
@@ -77,6 +78,8 @@ def properties(cp: int, ext: list[int], ext_index: dict) -> tuple:
         flags |= BIT["XID_CONTINUE"]
     if len(("a" + c + "b").splitlines()) == 2:
         flags |= BIT["LINEBREAK"]
+    if c.isprintable():
+        flags |= BIT["PRINTABLE"]
     maps = []
     for name, mapped in (("LOWER", c.lower()), ("UPPER", c.upper()),
                          ("TITLE", c.title()), ("FOLD", c.casefold())):

@@ -286,7 +286,8 @@ enum {
   CK_UNICODE_CASE_IGNORABLE = 1u << 9, /* Case_Ignorable                     */
   CK_UNICODE_XID_START = 1u << 10,     /* XID_Start, and "_"                 */
   CK_UNICODE_XID_CONTINUE = 1u << 11,  /* XID_Continue                       */
-  CK_UNICODE_LINEBREAK = 1u << 12      /* a line boundary of str.splitlines  */
+  CK_UNICODE_LINEBREAK = 1u << 12,     /* a line boundary of str.splitlines  */
+  CK_UNICODE_PRINTABLE = 1u << 13      /* str.isprintable (repr escapes)     */
 };
 
 /* Which case mapping of a code point. */
@@ -332,6 +333,30 @@ CK_API bool ck_str_isupper(const char *s, int64_t n);
 CK_API bool ck_str_istitle(const char *s, int64_t n);
 CK_API bool ck_str_isascii(const char *s, int64_t n);
 CK_API bool ck_str_isidentifier(const char *s, int64_t n);
+CK_API bool ck_str_isprintable(const char *s, int64_t n);
+
+/* ---- numbers, repr ---------------------------------------------------------- */
+
+/* int(s, base): base 0 or 2..36; whitespace (str.isspace) around, a sign,
+ * the base's prefix (0x/0o/0b; required with base 0, where leading zeros
+ * are refused), single underscores between digits and after a prefix,
+ * Unicode decimal digits (unicodedata.decimal).  CK_ERR_VALUE with Python's
+ * message ("invalid literal for int() with base 10: 'x'"), CK_ERR_OVERFLOW
+ * for a value outside int64 (Python's int has no bound), CK_ERR_VALUE
+ * "int() base must be >= 2 and <= 36, or 0". */
+CK_API ck_status ck_str_to_int64(const char *s, int64_t n, int base, int64_t *out);
+
+/* float(s): whitespace around, a sign, decimal digits (Unicode decimal
+ * digits too) with single underscores between digits, an optional point
+ * and exponent, or inf / infinity / nan in any case; correctly rounded
+ * (the C library's strtod in the "C" locale; a value too large gives
+ * +-inf, as Python).  CK_ERR_VALUE "could not convert string to float:
+ * 'x'".  Text longer than 256 bytes with underscores or non-ASCII digits
+ * takes a heap temporary (CK_ERR_NO_MEMORY). */
+CK_API ck_status ck_str_to_double(const char *s, int64_t n, double *out);
+
+/* repr(s) into the arena: quotes and escapes as Python's (isprintable). */
+CK_API ck_status ck_str_repr(ck_memblock *arena, const char *s, int64_t n, ck_string *out);
 
 #ifdef __cplusplus
 }

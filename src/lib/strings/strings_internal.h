@@ -154,11 +154,11 @@ ck_status ck__spans_done(ck__spans *sp, bool reverse, ck_str_span **out, int64_t
 /* The public CK_UNICODE_* flags, and where a mapping has several code
  * points. */
 enum {
-  CK__U_EXT_LOWER = 1u << 13,
-  CK__U_EXT_UPPER = 1u << 14,
-  CK__U_EXT_TITLE = 1u << 15,
-  CK__U_EXT_FOLD = 1u << 16,
-  CK__U_PUBLIC = (1u << 13) - 1
+  CK__U_EXT_LOWER = 1u << 14,
+  CK__U_EXT_UPPER = 1u << 15,
+  CK__U_EXT_TITLE = 1u << 16,
+  CK__U_EXT_FOLD = 1u << 17,
+  CK__U_PUBLIC = (1u << 14) - 1
 };
 
 /* One record per distinct combination of properties: the simple mappings

@@ -244,6 +244,9 @@ CK_API bool ck_str_isalnum(const char *s, int64_t n) {
 }
 CK_API bool ck_str_isspace(const char *s, int64_t n) { return ck__all(s, n, CK_UNICODE_SPACE); }
 CK_API bool ck_str_isascii(const char *s, int64_t n) { return ck_str_is_ascii(s, n); }
+CK_API bool ck_str_isprintable(const char *s, int64_t n) {
+  return n == 0 || ck__all(s, n, CK_UNICODE_PRINTABLE);
+}
 
 /* islower / isupper: no character of `bad` flags, one of `good`. */
 static bool ck__cased_only(const char *s, int64_t n, uint32_t good, uint32_t bad) {

@@ -5,6 +5,8 @@
  */
 #include "ck_test.h"
 
+#include <math.h>
+
 #define V(lit) (lit), (int64_t)(sizeof(lit) - 1)
 
 static ck_memblock *arena(void) {
@@ -398,6 +400,64 @@ static void test_case(void) {
   ck_memblock_decref(mb);
 }
 
+static void test_numbers(void) {
+  int64_t v = 0;
+  CHECK_OK(ck_str_to_int64(V("  -1_000\xe3\x80\x80"), 10, &v));
+  CHECK(v == -1000);
+  CHECK_OK(ck_str_to_int64(V("\xd9\xa1\xd9\xa2"), 10, &v)); /* Arabic-Indic 12 */
+  CHECK(v == 12);
+  CHECK_OK(ck_str_to_int64(V("0x_ff"), 0, &v));
+  CHECK(v == 255);
+  CHECK_OK(ck_str_to_int64(V("0b101"), 2, &v));
+  CHECK(v == 5);
+  CHECK_OK(ck_str_to_int64(V("zz"), 36, &v));
+  CHECK(v == 1295);
+  CHECK_OK(ck_str_to_int64(V("000"), 0, &v));
+  CHECK(v == 0);
+  CHECK_OK(ck_str_to_int64(V("-9223372036854775808"), 10, &v));
+  CHECK(v == INT64_MIN);
+  CHECK_ERR(ck_str_to_int64(V("9223372036854775808"), 10, &v), CK_ERR_OVERFLOW, "int64");
+  CHECK_ERR(ck_str_to_int64(V("010"), 0, &v), CK_ERR_VALUE,
+            "invalid literal for int() with base 0: '010'");
+  CHECK_ERR(ck_str_to_int64(V("1__0"), 10, &v), CK_ERR_VALUE, "base 10: '1__0'");
+  CHECK_ERR(ck_str_to_int64(V("_1"), 10, &v), CK_ERR_VALUE, "base 10: '_1'");
+  CHECK_ERR(ck_str_to_int64(V("1_"), 10, &v), CK_ERR_VALUE, "base 10: '1_'");
+  CHECK_ERR(ck_str_to_int64(V(""), 10, &v), CK_ERR_VALUE, "base 10: ''");
+  CHECK_ERR(ck_str_to_int64(V("it's\n"), 10, &v), CK_ERR_VALUE, "base 10: \"it's\\n\"");
+  CHECK_ERR(ck_str_to_int64(V("1"), 1, &v), CK_ERR_VALUE, "base must be >= 2 and <= 36, or 0");
+  double d = 0;
+  CHECK_OK(ck_str_to_double(V(" 1_0.2_5e-1_0 "), &d));
+  CHECK(d == 10.25e-10);
+  CHECK_OK(ck_str_to_double(V("-iNfinity"), &d));
+  CHECK(isinf(d) && d < 0);
+  CHECK_OK(ck_str_to_double(V("nan"), &d));
+  CHECK(isnan(d));
+  CHECK_OK(ck_str_to_double(V("1e500"), &d));
+  CHECK(isinf(d));
+  CHECK_OK(ck_str_to_double(V(".5"), &d));
+  CHECK(d == 0.5);
+  CHECK_OK(ck_str_to_double(V("\xd9\xa1.\xd9\xa5"), &d));
+  CHECK(d == 1.5);
+  CHECK_ERR(ck_str_to_double(V("0x10"), &d), CK_ERR_VALUE,
+            "could not convert string to float: '0x10'");
+  CHECK_ERR(ck_str_to_double(V("1_.5"), &d), CK_ERR_VALUE, "'1_.5'");
+  CHECK_ERR(ck_str_to_double(V("nan(1)"), &d), CK_ERR_VALUE, "'nan(1)'");
+  CHECK_ERR(ck_str_to_double(V("."), &d), CK_ERR_VALUE, "'.'");
+  CHECK_ERR(ck_str_to_double(V("\xc2\xbd"), &d), CK_ERR_VALUE, "'\xc2\xbd'");
+  char longnum[300];
+  memset(longnum, '1', sizeof longnum);
+  longnum[1] = '_';
+  CHECK_OK(ck_str_to_double(longnum, 300, &d));
+  CHECK(d > 1e297 && d < 1e299);
+  ck_memblock *mb = arena();
+  REQUIRE(mb != NULL);
+  ck_string r;
+  CHECK_OK(ck_str_repr(mb, V("a'b\x01\xc2\x85\xe2\x80\xa8\xc3\xa9"), &r));
+  CHECK(eq(r, "\"a'b\\x01\\x85\\u2028\xc3\xa9\""));
+  ck_memblock_decref(mb);
+}
+
 CK_TEST_MAIN(CK_TEST(test_check), CK_TEST(test_codepoints), CK_TEST(test_index_slice),
              CK_TEST(test_compare_hash), CK_TEST(test_search), CK_TEST(test_split),
-             CK_TEST(test_build), CK_TEST(test_case))
+             CK_TEST(test_build), CK_TEST(test_case),
+             CK_TEST(test_numbers))
