@@ -236,6 +236,61 @@ def test_surrogates_are_refused():
     assert lib.ck_str_chr(0x110000, out, n) == lib.CK_ERR_VALUE
 
 
+# ---- int(), float(), repr() ------------------------------------------------------------
+
+INT_TEXT = st.one_of(
+    TEXT, st.integers(-(2**70), 2**70).map(str),
+    st.from_regex(r"[ \t\u3000]*[+-]?(0[xXoObB]_?)?[0-9a-fA-F_\u0663\u0967]{0,22}[ \n]*",
+                  fullmatch=True))
+FLOAT_TEXT = st.one_of(
+    TEXT, st.floats().map(repr), st.floats().map(lambda x: repr(x).upper()),
+    st.from_regex(r"\s*[+-]?([0-9_\u0663]{0,8}\.?[0-9_]{0,8}([eE][+-]?[0-9_]{0,4})?"
+                  r"|[iI][nN][fF]([iI][nN][iI][tT][yY])?|[nN][aA][nN]|0x1p3)\s*", fullmatch=True))
+
+
+def _c_error():
+    return ffi.string(lib.ck_last_error()).decode().split(": ", 1)[1]
+
+
+@settings(max_examples=400, deadline=None)
+@given(INT_TEXT, st.sampled_from([0, 2, 8, 10, 16, 36]))
+def test_int_parse(s, base):
+    b = s.encode()
+    out = ffi.new("int64_t *")
+    status = lib.ck_str_to_int64(b, len(b), base, out)
+    try:
+        want = int(s, base)
+    except ValueError as e:
+        assert status == lib.CK_ERR_VALUE and _c_error() == str(e)
+    else:
+        if -(2**63) <= want < 2**63:
+            assert status == 0 and out[0] == want
+        else:
+            assert status == lib.CK_ERR_OVERFLOW
+
+
+@settings(max_examples=400, deadline=None)
+@given(FLOAT_TEXT)
+def test_float_parse(s):
+    b = s.encode()
+    out = ffi.new("double *")
+    status = lib.ck_str_to_double(b, len(b), out)
+    try:
+        want = float(s)
+    except ValueError as e:
+        assert status == lib.CK_ERR_VALUE and _c_error() == str(e)
+    else:
+        assert status == 0
+        assert repr(out[0]) == repr(want)
+
+
+@SETTINGS
+@given(ANY)
+def test_repr(s):
+    assert C.build(lib.ck_str_repr, s) == repr(s)
+    assert C.pred("isprintable", s) == s.isprintable()
+
+
 # ---- Numba's bugs (issue 28): each a regression test --------------------------------
 
 

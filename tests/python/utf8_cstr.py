@@ -179,9 +179,10 @@ class C:
 
     @staticmethod
     def slice(s, start, stop, step):
-        none = INT64_MIN
-        return C.build(lib.ck_str_slice, s, none if start is None else clamp(start),
-                       none if stop is None else clamp(stop), 1 if step is None else clamp(step))
+        none, lo = INT64_MIN, -INT64_MAX  # INT64_MIN is None: real bounds stop above it
+        return C.build(lib.ck_str_slice, s, none if start is None else max(lo, clamp(start)),
+                       none if stop is None else max(lo, clamp(stop)),
+                       1 if step is None else clamp(step))
 
     @staticmethod
     def getitem(s, i):
@@ -382,8 +383,8 @@ class CStr(str):
                 return str.__getitem__(self, key)
             idx = lambda x: None if x is None else x.__index__()  # noqa: E731
             return C.slice(self, idx(key.start), idx(key.stop), idx(key.step))
-        if not _int_arg(key):
-            return str.__getitem__(self, key)
+        if not _int_arg(key):  # str's own TypeError, naming the key's type as str would
+            return str.__getitem__(self, str(key) if isinstance(key, str) else key)
         return C.getitem(self, key.__index__())
 
     def __hash__(self):

@@ -23,8 +23,9 @@
  * bounds of find/count/startswith/slices are clamped (ADJUST_INDICES,
  * PySlice_AdjustIndices).  A Python `None` is passed as: start 0 and end
  * INT64_MAX (find, count, startswith ...), maxsplit/count -1; the bounds of
- * a slice as CK_STR_NONE.  Python integers beyond int64 are passed clamped
- * to INT64_MIN/INT64_MAX, which gives Python's result (as PySlice_Unpack).
+ * a slice as CK_STR_NONE (INT64_MIN).  Python integers beyond int64 are
+ * passed clamped to [-INT64_MAX, INT64_MAX] (slice bounds: INT64_MIN is
+ * None), which gives Python's result (as PySlice_Unpack).
  *
  * Input: the text of every view must be valid UTF-8 (what strings of this
  * library always hold; ck_utf8_check checks foreign bytes, with Python's

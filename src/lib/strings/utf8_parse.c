@@ -99,12 +99,37 @@ static void ck__repr_for_error(const char *s, int64_t n, int64_t maxcp, char *te
   text[k] = 0;
 }
 
-/* [b, e) of s without str.isspace code points around it. */
+/* Whitespace around numbers: Py_ISSPACE's six ASCII characters (not \x1c..
+ * \x1f) and the non-ASCII str.isspace ones
+ * (_PyUnicode_TransformDecimalAndSpaceToASCII, then Py_ISSPACE). */
+static bool ck__num_space(uint32_t cp) {
+  return cp < 0x80 ? cp == ' ' || (cp >= 0x09 && cp <= 0x0D) : ck__u_space(cp);
+}
+
+/* [b, e) of s without that whitespace around it. */
 static void ck__strip_space(const char *s, int64_t n, int64_t *b, int64_t *e) {
-  ck_str_span sp;
-  ck_str_strip(s, n, NULL, 0, CK_STRIP_BOTH, &sp);
-  *b = sp.offset;
-  *e = sp.offset + sp.length;
+  const unsigned char *u = (const unsigned char *)s, *end = u + n;
+  int64_t i = 0, j = n;
+  while (i < n) {
+    int len;
+    if (!ck__num_space(ck__decode(u + i, end, &len))) {
+      break;
+    }
+    i += len;
+  }
+  while (j > i) {
+    int64_t p = j - 1;
+    while (p > i && ck__is_cont(u[p])) {
+      p--;
+    }
+    int len;
+    if (!ck__num_space(ck__decode(u + p, end, &len))) {
+      break;
+    }
+    j = p;
+  }
+  *b = i;
+  *e = j;
 }
 
 /* The decimal value of the code point at u[i] (ASCII or Unicode decimal

@@ -424,6 +424,10 @@ static void test_numbers(void) {
   CHECK_ERR(ck_str_to_int64(V("1_"), 10, &v), CK_ERR_VALUE, "base 10: '1_'");
   CHECK_ERR(ck_str_to_int64(V(""), 10, &v), CK_ERR_VALUE, "base 10: ''");
   CHECK_ERR(ck_str_to_int64(V("it's\n"), 10, &v), CK_ERR_VALUE, "base 10: \"it's\\n\"");
+  /* Python strips Py_ISSPACE and non-ASCII whitespace, not \x1c..\x1f */
+  CHECK_ERR(ck_str_to_int64(V("\x1c" "1"), 10, &v), CK_ERR_VALUE, "base 10: '\\x1c1'");
+  CHECK_OK(ck_str_to_int64(V("\xc2\x85" "1\xe2\x80\x80"), 10, &v));
+  CHECK(v == 1);
   CHECK_ERR(ck_str_to_int64(V("1"), 1, &v), CK_ERR_VALUE, "base must be >= 2 and <= 36, or 0");
   double d = 0;
   CHECK_OK(ck_str_to_double(V(" 1_0.2_5e-1_0 "), &d));
