@@ -64,6 +64,17 @@ CK_API ck_status ck_str_replace(ck_memblock *arena, const char *s, int64_t n, co
     return st;
   }
   char *w = b;
+  if (nold == nnew && nold > 0) {
+    /* same length: copy once, overwrite the matches (one search pass) */
+    memcpy(b, s, (size_t)n);
+    int64_t p = 0;
+    for (int64_t r = 0; r < k; r++) {
+      int64_t i = ck__search(&sr, s, p, n);
+      memcpy(b + i, new_, (size_t)nnew);
+      p = i + nold;
+    }
+    return ck__result_done(arena, b, e, n, out);
+  }
   if (nold == 0) {
     int64_t p = 0;
     for (int64_t r = 0; r < k; r++) {

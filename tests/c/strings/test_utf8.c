@@ -298,6 +298,9 @@ static void test_build(void) {
   CHECK(eq(r, "bbbbbba"));
   CHECK_OK(ck_str_replace(mb, V("one two one"), V("one"), V(""), -1, &r));
   CHECK(eq(r, " two "));
+  CHECK_OK(ck_str_replace(mb, V("ab\xc3\xa9" "ab\xc3\xa9" "ab"), V("ab"), V("\xc3\xa9"), 2, &r));
+  CHECK(eq(r, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9" "ab")); /* same length: one copy */
+  CHECK(ck_str_count(V("a,b,,c"), V(","), 2, INT64_MAX) == 2);
   CHECK_OK(ck_str_replace(mb, V("abc"), V("x"), V("y"), -1, &r));
   CHECK(eq(r, "abc"));
   CHECK_OK(ck_str_replace(mb, V("abc"), V("b"), V("y"), 0, &r));
