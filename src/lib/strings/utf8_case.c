@@ -128,11 +128,30 @@ static ck_status ck__case(const char *func, ck_memblock *arena, const char *s, i
   if (out == NULL) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL output");
   }
-  uint64_t cap = (uint64_t)n * (uint64_t)ck__ucd_max_growth;
+  /* ASCII text under lower/upper/casefold keeps its size: one exact
+   * allocation and a word loop (the is-ASCII scan costs a fraction of it) */
+  bool simple = op == CK__LOWER || op == CK__UPPER || op == CK__FOLD;
+  bool ascii = simple && ck_str_is_ascii(s, n);
+  uint64_t cap = ascii ? (uint64_t)n : (uint64_t)n * (uint64_t)ck__ucd_max_growth;
   char *b, *e;
   st = ck__result_begin(arena, cap, func, &b, &e);
   if (st != CK_OK) {
     return st;
+  }
+  if (ascii) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t x = ck__ascii_case(ck__load64(s + i), op == CK__UPPER);
+      memcpy(b + i, &x, 8);
+    }
+    for (; i < n; i++) {
+      unsigned char c = (unsigned char)s[i];
+      bool flip = op == CK__UPPER ? (c >= 'a' && c <= 'z') : (c >= 'A' && c <= 'Z');
+      b[i] = (char)(flip ? c ^ 0x20 : c);
+    }
+    out->begin = b;
+    out->end = e;
+    return CK_OK;
   }
   const unsigned char *u = (const unsigned char *)s, *end = u + n;
   char *w = b;

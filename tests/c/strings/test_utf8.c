@@ -364,6 +364,10 @@ static void test_case(void) {
   CHECK(eq(r, "\xce\xbf\xce\xb4\xcf\x8c\xcf\x82 \xcf\x83"));                  /* οδός σ */
   CHECK_OK(ck_str_lower(mb, V("\xc4\xb0"), &r)); /* İ -> i̇ */
   CHECK(eq(r, "i\xcc\x87"));
+  CHECK_OK(ck_str_lower(mb, V("ASCII Only, With A Tail@[`{"), &r));
+  CHECK(eq(r, "ascii only, with a tail@[`{"));
+  CHECK_OK(ck_str_upper(mb, V("ascii only, with a tail@[`{"), &r));
+  CHECK(eq(r, "ASCII ONLY, WITH A TAIL@[`{"));
   CHECK_OK(ck_str_casefold(mb, V("Stra\xc3\x9f" "e"), &r));
   CHECK(eq(r, "strasse"));
   CHECK_OK(ck_str_title(mb, V("hello wORLD 3rd \xc7\x86x"), &r)); /* ǆ -> ǅ */
