@@ -10,7 +10,7 @@ or beside it):
                              the Arrow C data interface
     kernels                  builder, assignment, lifting, application, pool
     arrays                   array preamble, views, variable-length elements
-    types                    type descriptors and the parser
+    types | strings          type descriptors and the parser | UTF-8 str methods
     memory                   memblocks and arenas
     core                     errors, allocation hooks, ABI table, number text
 
@@ -37,7 +37,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_exports import public_names  # noqa: E402
 
-RANK = {"core": 0, "memory": 1, "types": 2, "arrays": 3, "kernels": 4,
+RANK = {"core": 0, "memory": 1, "types": 2, "strings": 2, "arrays": 3, "kernels": 4,
         "ops": 5, "devices": 5, "interop": 5, "jit": 6}
 
 

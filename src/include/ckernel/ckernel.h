@@ -13,6 +13,7 @@
 #include "ckernel/parallel.h"
 #include "ckernel/types.h"
 #include "ckernel/text.h"
+#include "ckernel/utf8.h"
 #include "ckernel/varlen_element.h"
 #include "ckernel/array.h"
 #include "ckernel/validity.h"

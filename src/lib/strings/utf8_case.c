@@ -1,0 +1,339 @@
+/*
+ * utf8_case.c -- case mapping and character classes of UTF-8 views
+ * (ckernel/utf8.h), over the generated tables (unicode_tables.c).  The
+ * rules are CPython's (Objects/unicodeobject.c: do_lower, do_upper,
+ * do_casefold, do_title, do_capitalize, do_swapcase, handle_capital_sigma;
+ * unicode_islower_impl ...).
+ *
+ * ASCII runs are mapped 8 bytes at a time; other code points go through
+ * their record.  Results are allocated at ck__ucd_max_growth times the
+ * input (the most a mapping grows a character's UTF-8, from the generator)
+ * and trimmed.
+ */
+#include "strings/strings_internal.h"
+
+#include "core/core_internal.h"
+
+#include <string.h>
+
+CK_API const char *ck_unicode_version(void) { return ck__ucd_version; }
+
+CK_API uint32_t ck_unicode_flags(uint32_t cp) {
+  return cp > 0x10FFFF ? 0 : ck__ucd(cp)->flags & CK__U_PUBLIC;
+}
+
+static int ck__case_of(const ck__ucd_record *r, ck_case_map which, uint32_t cp, uint32_t *out) {
+  static const uint32_t ext_flag[4] = {CK__U_EXT_LOWER, CK__U_EXT_UPPER, CK__U_EXT_TITLE,
+                                       CK__U_EXT_FOLD};
+  int32_t v = which == CK_CASE_LOWER   ? r->lower
+              : which == CK_CASE_UPPER ? r->upper
+              : which == CK_CASE_TITLE ? r->title
+                                       : r->fold;
+  if (r->flags & ext_flag[which]) {
+    int count = (int)((uint32_t)v >> 24);
+    const uint32_t *seq = ck__ucd_ext + ((uint32_t)v & 0xFFFFFF);
+    for (int i = 0; i < count; i++) {
+      out[i] = seq[i];
+    }
+    return count;
+  }
+  out[0] = (uint32_t)((int32_t)cp + v);
+  return 1;
+}
+
+CK_API int ck_unicode_case(uint32_t cp, ck_case_map which, uint32_t *out) {
+  if (out == NULL || (unsigned)which > CK_CASE_FOLD || cp > 0x10FFFF) {
+    if (out != NULL) {
+      out[0] = cp;
+    }
+    return out == NULL ? 0 : 1;
+  }
+  return ck__case_of(ck__ucd(cp), which, cp, out);
+}
+
+CK_API int ck_unicode_decimal(uint32_t cp) { return cp > 0x10FFFF ? -1 : ck__ucd(cp)->decimal; }
+CK_API int ck_unicode_digit(uint32_t cp) { return cp > 0x10FFFF ? -1 : ck__ucd(cp)->digit; }
+
+/* ---- case mapping ------------------------------------------------------------ */
+
+typedef enum ck__case_op {
+  CK__LOWER,
+  CK__UPPER,
+  CK__FOLD,
+  CK__TITLE,
+  CK__CAPITALIZE,
+  CK__SWAPCASE
+} ck__case_op;
+
+/* Is the capital sigma at byte i final (handle_capital_sigma)? */
+static bool ck__final_sigma(const char *s, int64_t n, int64_t i) {
+  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  int64_t p = i;
+  uint32_t c = 0;
+  bool found = false;
+  while (p > 0) {
+    int64_t q = p - 1;
+    while (q > 0 && ck__is_cont(u[q])) {
+      q--;
+    }
+    int len;
+    c = ck__decode(u + q, e, &len);
+    p = q;
+    if (!(ck__ucd(c)->flags & CK_UNICODE_CASE_IGNORABLE)) {
+      found = true;
+      break;
+    }
+  }
+  if (!found || !(ck__ucd(c)->flags & CK_UNICODE_CASED)) {
+    return false;
+  }
+  int len;
+  p = i + ck__seq_len(u[i]);
+  while (p < n) {
+    c = ck__decode(u + p, e, &len);
+    if (!(ck__ucd(c)->flags & CK_UNICODE_CASE_IGNORABLE)) {
+      return !(ck__ucd(c)->flags & CK_UNICODE_CASED);
+    }
+    p += len;
+  }
+  return true;
+}
+
+/* lower_ucs4: the lowercase mapping, with the final sigma. */
+static int ck__lower_at(const char *s, int64_t n, int64_t i, uint32_t cp,
+                        const ck__ucd_record *r, uint32_t *out) {
+  if (cp == 0x3A3) {
+    out[0] = ck__final_sigma(s, n, i) ? 0x3C2 : 0x3C3;
+    return 1;
+  }
+  return ck__case_of(r, CK_CASE_LOWER, cp, out);
+}
+
+/* 8 ASCII bytes lowered (to_upper: raised). */
+static inline uint64_t ck__ascii_case(uint64_t w, bool to_upper) {
+  const uint64_t ones = 0x0101010101010101ULL;
+  uint64_t lo = to_upper ? 'a' : 'A', hi = to_upper ? 'z' : 'Z';
+  uint64_t ge = w + ones * (0x80 - lo);      /* high bit: byte >= lo */
+  uint64_t gt = w + ones * (0x80 - hi - 1);  /* high bit: byte > hi  */
+  uint64_t in = ge & ~gt & CK__HI_BITS;
+  return w ^ (in >> 2);
+}
+
+static ck_status ck__case(const char *func, ck_memblock *arena, const char *s, int64_t n,
+                          ck__case_op op, ck_string *out) {
+  ck_status st = ck__str_arg(func, s, n);
+  if (st != CK_OK) {
+    return st;
+  }
+  if (out == NULL) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL output");
+  }
+  /* ASCII text under lower/upper/casefold keeps its size: one exact
+   * allocation and a word loop (the is-ASCII scan costs a fraction of it) */
+  bool simple = op == CK__LOWER || op == CK__UPPER || op == CK__FOLD;
+  bool ascii = simple && ck_str_is_ascii(s, n);
+  uint64_t cap = ascii ? (uint64_t)n : (uint64_t)n * (uint64_t)ck__ucd_max_growth;
+  char *b, *e;
+  st = ck__result_begin(arena, cap, func, &b, &e);
+  if (st != CK_OK) {
+    return st;
+  }
+  if (ascii) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t x = ck__ascii_case(ck__load64(s + i), op == CK__UPPER);
+      memcpy(b + i, &x, 8);
+    }
+    for (; i < n; i++) {
+      unsigned char c = (unsigned char)s[i];
+      bool flip = op == CK__UPPER ? (c >= 'a' && c <= 'z') : (c >= 'A' && c <= 'Z');
+      b[i] = (char)(flip ? c ^ 0x20 : c);
+    }
+    out->begin = b;
+    out->end = e;
+    return CK_OK;
+  }
+  const unsigned char *u = (const unsigned char *)s, *end = u + n;
+  char *w = b;
+  bool prev_cased = false; /* title */
+  int64_t i = 0;
+  while (i < n) {
+    /* ASCII words: lower, upper, casefold map them alone */
+    if ((op == CK__LOWER || op == CK__UPPER || op == CK__FOLD) && i + 8 <= n) {
+      uint64_t x = ck__load64(s + i);
+      if ((x & CK__HI_BITS) == 0) {
+        x = ck__ascii_case(x, op == CK__UPPER);
+        memcpy(w, &x, 8);
+        w += 8;
+        i += 8;
+        continue;
+      }
+    }
+    int len;
+    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, end, &len);
+    const ck__ucd_record *r = ck__ucd(cp);
+    uint32_t m[3];
+    int k;
+    switch (op) {
+    case CK__LOWER:
+      k = ck__lower_at(s, n, i, cp, r, m);
+      break;
+    case CK__UPPER:
+      k = ck__case_of(r, CK_CASE_UPPER, cp, m);
+      break;
+    case CK__FOLD:
+      k = ck__case_of(r, CK_CASE_FOLD, cp, m);
+      break;
+    case CK__TITLE:
+      k = prev_cased ? ck__lower_at(s, n, i, cp, r, m) : ck__case_of(r, CK_CASE_TITLE, cp, m);
+      prev_cased = (r->flags & CK_UNICODE_CASED) != 0;
+      break;
+    case CK__CAPITALIZE:
+      k = i == 0 ? ck__case_of(r, CK_CASE_TITLE, cp, m) : ck__lower_at(s, n, i, cp, r, m);
+      break;
+    default: /* CK__SWAPCASE */
+      if (r->flags & CK_UNICODE_UPPER) {
+        k = ck__lower_at(s, n, i, cp, r, m);
+      } else if (r->flags & CK_UNICODE_LOWER) {
+        k = ck__case_of(r, CK_CASE_UPPER, cp, m);
+      } else {
+        m[0] = cp;
+        k = 1;
+      }
+      break;
+    }
+    for (int j = 0; j < k; j++) {
+      w += ck__encode(m[j], w);
+    }
+    i += len;
+  }
+  return ck__result_done(arena, b, e, w - b, out);
+}
+
+CK_API ck_status ck_str_lower(ck_memblock *arena, const char *s, int64_t n, ck_string *out) {
+  return ck__case(__func__, arena, s, n, CK__LOWER, out);
+}
+CK_API ck_status ck_str_upper(ck_memblock *arena, const char *s, int64_t n, ck_string *out) {
+  return ck__case(__func__, arena, s, n, CK__UPPER, out);
+}
+CK_API ck_status ck_str_casefold(ck_memblock *arena, const char *s, int64_t n, ck_string *out) {
+  return ck__case(__func__, arena, s, n, CK__FOLD, out);
+}
+CK_API ck_status ck_str_title(ck_memblock *arena, const char *s, int64_t n, ck_string *out) {
+  return ck__case(__func__, arena, s, n, CK__TITLE, out);
+}
+CK_API ck_status ck_str_capitalize(ck_memblock *arena, const char *s, int64_t n,
+                                   ck_string *out) {
+  return ck__case(__func__, arena, s, n, CK__CAPITALIZE, out);
+}
+CK_API ck_status ck_str_swapcase(ck_memblock *arena, const char *s, int64_t n, ck_string *out) {
+  return ck__case(__func__, arena, s, n, CK__SWAPCASE, out);
+}
+
+/* ---- predicates -------------------------------------------------------------- */
+
+/* Every code point has one of `mask`'s flags (and there is one). */
+static bool ck__all(const char *s, int64_t n, uint32_t mask) {
+  if (s == NULL || n <= 0) {
+    return false;
+  }
+  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  for (int64_t i = 0; i < n;) {
+    int len;
+    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, e, &len);
+    if (!(ck__ucd(cp)->flags & mask)) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+CK_API bool ck_str_isdigit(const char *s, int64_t n) { return ck__all(s, n, CK_UNICODE_DIGIT); }
+CK_API bool ck_str_isdecimal(const char *s, int64_t n) {
+  return ck__all(s, n, CK_UNICODE_DECIMAL);
+}
+CK_API bool ck_str_isnumeric(const char *s, int64_t n) {
+  return ck__all(s, n, CK_UNICODE_NUMERIC);
+}
+CK_API bool ck_str_isalpha(const char *s, int64_t n) { return ck__all(s, n, CK_UNICODE_ALPHA); }
+CK_API bool ck_str_isalnum(const char *s, int64_t n) {
+  return ck__all(s, n,
+                 CK_UNICODE_ALPHA | CK_UNICODE_DECIMAL | CK_UNICODE_DIGIT | CK_UNICODE_NUMERIC);
+}
+CK_API bool ck_str_isspace(const char *s, int64_t n) { return ck__all(s, n, CK_UNICODE_SPACE); }
+CK_API bool ck_str_isascii(const char *s, int64_t n) { return ck_str_is_ascii(s, n); }
+CK_API bool ck_str_isprintable(const char *s, int64_t n) {
+  return n == 0 || ck__all(s, n, CK_UNICODE_PRINTABLE);
+}
+
+/* islower / isupper: no character of `bad` flags, one of `good`. */
+static bool ck__cased_only(const char *s, int64_t n, uint32_t good, uint32_t bad) {
+  if (s == NULL || n <= 0) {
+    return false;
+  }
+  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  bool cased = false;
+  for (int64_t i = 0; i < n;) {
+    int len;
+    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, e, &len);
+    uint32_t f = ck__ucd(cp)->flags;
+    if (f & bad) {
+      return false;
+    }
+    cased |= (f & good) != 0;
+    i += len;
+  }
+  return cased;
+}
+
+CK_API bool ck_str_islower(const char *s, int64_t n) {
+  return ck__cased_only(s, n, CK_UNICODE_LOWER, CK_UNICODE_UPPER | CK_UNICODE_TITLE);
+}
+CK_API bool ck_str_isupper(const char *s, int64_t n) {
+  return ck__cased_only(s, n, CK_UNICODE_UPPER, CK_UNICODE_LOWER | CK_UNICODE_TITLE);
+}
+
+CK_API bool ck_str_istitle(const char *s, int64_t n) {
+  if (s == NULL || n <= 0) {
+    return false;
+  }
+  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  bool cased = false, prev = false;
+  for (int64_t i = 0; i < n;) {
+    int len;
+    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, e, &len);
+    uint32_t f = ck__ucd(cp)->flags;
+    if (f & (CK_UNICODE_UPPER | CK_UNICODE_TITLE)) {
+      if (prev) {
+        return false;
+      }
+      prev = cased = true;
+    } else if (f & CK_UNICODE_LOWER) {
+      if (!prev) {
+        return false;
+      }
+      prev = cased = true;
+    } else {
+      prev = false;
+    }
+    i += len;
+  }
+  return cased;
+}
+
+CK_API bool ck_str_isidentifier(const char *s, int64_t n) {
+  if (s == NULL || n <= 0) {
+    return false;
+  }
+  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  for (int64_t i = 0; i < n;) {
+    int len;
+    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, e, &len);
+    if (!(ck__ucd(cp)->flags & (i == 0 ? CK_UNICODE_XID_START : CK_UNICODE_XID_CONTINUE))) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}

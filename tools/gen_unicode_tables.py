@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Generate src/lib/strings/unicode_tables.c: the Unicode character records of
+ckernel/utf8.h, from the Unicode Character Database of the running Python.
+
+Every property is read from what the running interpreter does (its str
+methods and `unicodedata`), so the C library answers as that Python's `str`
+does:
+
+* case mappings: `c.lower()`, `c.upper()`, `c.title()` (of one character:
+  its full titlecase mapping), `c.casefold()` -- full mappings, special
+  casing included ("ß".upper() == "SS");
+* predicates of one character: isalpha, isdecimal, isdigit, isnumeric,
+  isspace, islower (the Lowercase property), Uppercase (`c.istitle()` of a
+  non-titlecase letter), titlecase (category Lt), line breaks (splitlines),
+  XID_Start / XID_Continue (isidentifier of `c` and of `"a" + c`),
+  isprintable (what repr() escapes);
+* Cased and Case_Ignorable, which Python does not expose, from their
+  effect: `(c + "a").title()` keeps "a" lowercase exactly when c is cased,
+  and the final-sigma rule of `lower()` skips exactly the case-ignorable
+  characters (probed with "Σ" after c);
+* decimal and digit values from `unicodedata.decimal` / `unicodedata.digit`.
+
+Layout (two-level, as CPython's unicodetype_db.h): a code point's record is
+records[index2[(index1[cp >> SHIFT] << SHIFT) + (cp & MASK)]]; SHIFT is
+chosen for the smallest tables.  Records hold mappings as deltas, or
+(count << 24 | offset) into `ck__ucd_ext` when a mapping has several code
+points.
+
+Usage: python tools/gen_unicode_tables.py [--out src/lib/strings/unicode_tables.c]
+tests/python/test_utf8_strings.py checks the result against the running
+Python for every code point.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import unicodedata
+
+FLAGS = ["ALPHA", "DECIMAL", "DIGIT", "NUMERIC", "SPACE", "LOWER", "UPPER", "TITLE",
+         "CASED", "CASE_IGNORABLE", "XID_START", "XID_CONTINUE", "LINEBREAK", "PRINTABLE",
+         "EXT_LOWER", "EXT_UPPER", "EXT_TITLE", "EXT_FOLD"]
+BIT = {name: 1 << i for i, name in enumerate(FLAGS)}
+MAX_CP = 0x110000
+
+
+def properties(cp: int, ext: list[int], ext_index: dict) -> tuple:
+    c = chr(cp)
+    flags = 0
+    if c.isalpha():
+        flags |= BIT["ALPHA"]
+    if c.isdecimal():
+        flags |= BIT["DECIMAL"]
+    if c.isdigit():
+        flags |= BIT["DIGIT"]
+    if c.isnumeric():
+        flags |= BIT["NUMERIC"]
+    if c.isspace():
+        flags |= BIT["SPACE"]
+    title = unicodedata.category(c) == "Lt"
+    if c.islower():
+        flags |= BIT["LOWER"]
+    if title:
+        flags |= BIT["TITLE"]
+    elif c.istitle():
+        flags |= BIT["UPPER"]
+    cased = (c + "a").title()[-1] == "a"
+    if cased:
+        flags |= BIT["CASED"]
+        ignorable = (c + "\u03a3").lower()[-1] == "\u03c3"
+    else:
+        ignorable = ("a" + c + "\u03a3").lower()[-1] == "\u03c2"
+    if ignorable:
+        flags |= BIT["CASE_IGNORABLE"]
+    if c.isidentifier():
+        flags |= BIT["XID_START"]
+    if ("a" + c).isidentifier():
+        flags |= BIT["XID_CONTINUE"]
+    if len(("a" + c + "b").splitlines()) == 2:
+        flags |= BIT["LINEBREAK"]
+    if c.isprintable():
+        flags |= BIT["PRINTABLE"]
+    maps = []
+    for name, mapped in (("LOWER", c.lower()), ("UPPER", c.upper()),
+                         ("TITLE", c.title()), ("FOLD", c.casefold())):
+        if len(mapped) == 1:
+            maps.append(ord(mapped) - cp)
+        else:
+            seq = tuple(ord(x) for x in mapped)
+            if seq not in ext_index:
+                ext_index[seq] = len(ext)
+                ext.extend(seq)
+            assert len(seq) < 256 and ext_index[seq] < (1 << 24)
+            maps.append((len(seq) << 24) | ext_index[seq])
+            flags |= BIT["EXT_" + name]
+    return (*maps, flags, unicodedata.decimal(c, -1), unicodedata.digit(c, -1))
+
+
+def split_bins(values: list[int]):
+    """The two-level index of smallest size: (shift, index1, index2)."""
+    best = None
+    for shift in range(4, 11):
+        size = 1 << shift
+        blocks: dict[tuple, int] = {}
+        index1, index2 = [], []
+        for start in range(0, len(values), size):
+            block = tuple(values[start:start + size])
+            if block not in blocks:
+                blocks[block] = len(blocks)
+                index2.extend(block)
+            index1.append(blocks[block])
+        total = 2 * (len(index1) + len(index2))
+        if best is None or total < best[0]:
+            best = (total, shift, index1, index2)
+    return best[1:]
+
+
+def emit_array(ctype: str, name: str, values, per_line: int = 16) -> str:
+    lines = [f"const {ctype} {name}[{len(values)}] = {{"]
+    for i in range(0, len(values), per_line):
+        lines.append("  " + ", ".join(str(v) for v in values[i:i + per_line]) + ",")
+    lines.append("};")
+    return "\n".join(lines)
+
+
+def generate() -> str:
+    ext: list[int] = []
+    ext_index: dict = {}
+    records: dict[tuple, int] = {}
+    # record 0: no properties (what an out-of-range value reads)
+    records[(0, 0, 0, 0, 0, -1, -1)] = 0
+    per_cp = []
+    for cp in range(MAX_CP):
+        rec = properties(cp, ext, ext_index)
+        if rec not in records:
+            records[rec] = len(records)
+        per_cp.append(records[rec])
+    shift, index1, index2 = split_bins(per_cp)
+    # the most UTF-8 bytes a case mapping writes per input byte: results are
+    # allocated at this many times the input's size, then trimmed
+    growth = 1
+    for cp in range(MAX_CP):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        c = chr(cp)
+        size = len(c.encode())
+        for mapped in (c.lower(), c.upper(), c.title(), c.casefold()):
+            growth = max(growth, -(-len(mapped.encode()) // size))
+    assert len(records) < 65536 and max(index1) < 65536
+    rec_lines = ["const ck__ucd_record ck__ucd_records[%d] = {" % len(records)]
+    for rec in records:
+        lower, upper, title, fold, flags, dec, dig = rec
+        rec_lines.append(f"  {{{lower}, {upper}, {title}, {fold}, {flags}u, {dec}, {dig}, 0}},")
+    rec_lines.append("};")
+    version = unicodedata.unidata_version
+    py = ".".join(map(str, sys.version_info[:3]))
+    out = [
+        "/*",
+        " * unicode_tables.c -- GENERATED by tools/gen_unicode_tables.py from the",
+        f" * Unicode Character Database {version} of Python {py}.  Do not edit; run",
+        " * the script again (tests/python/test_utf8_strings.py checks every code",
+        " * point against the running Python).",
+        " *",
+        f" * {len(records)} records, {len(index1)} + {len(index2)} index entries (shift {shift}),",
+        f" * {len(ext)} code points of multi-character mappings.",
+        " */",
+        '#include "strings/strings_internal.h"',
+        "",
+        f'const char ck__ucd_version[] = "{version}";',
+        f"const int ck__ucd_shift = {shift};",
+        f"const int ck__ucd_max_growth = {growth};",
+        "",
+        "\n".join(rec_lines),
+        "",
+        emit_array("uint32_t", "ck__ucd_ext", ext or [0]),
+        "",
+        emit_array("uint16_t", "ck__ucd_index1", index1, 24),
+        "",
+        emit_array("uint16_t", "ck__ucd_index2", index2, 24),
+        "",
+    ]
+    return "\n".join(out)
+
+
+def main() -> None:
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=os.path.join(here, "src/lib/strings/unicode_tables.c"))
+    args = ap.parse_args()
+    text = generate()
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"wrote {args.out} ({len(text)} bytes)")
+
+
+if __name__ == "__main__":
+    main()
