@@ -197,6 +197,8 @@ def _loaded_from_cache(kernel, sig: Signature) -> bool:
 # ------------------------------------------------------------------ calls --
 def _out_array(out, fname: str) -> Array:
     if isinstance(out, Array):
+        if not out.writable:     # a broadcast view, say: refused as NumPy refuses it
+            raise ValueError(f"{fname}: out= is read-only")
         return out
     if isinstance(out, np.ndarray):
         if not out.flags.writeable:
