@@ -401,6 +401,8 @@ class _Info:
 
 
 def _scalar_kind(v):
+    if isinstance(v, np.timedelta64):      # a subclass of np.signedinteger
+        return None
     if isinstance(v, (bool, np.bool_)):
         return "bool"
     if isinstance(v, (int, np.integer)):
