@@ -199,8 +199,9 @@ def cache_dir(py_func) -> str | None:
     ``NUMBA_CACHE_DIR`` and an in-tree ``__pycache__``), or None (other
     locations are not native-cached)."""
     py_file = py_func.__code__.co_filename
-    if not os.path.isfile(py_file) or os.path.exists(".numba_config.yaml"):
-        return None
+    if not os.path.isfile(py_file) or os.path.exists(".numba_config.yaml") or \
+            os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES"):
+        return None           # Numba decides (trusted() judges where: numba_cache_dir)
     user = os.environ.get("NUMBA_CACHE_DIR")
     if user:
         sub = os.path.dirname(os.path.abspath(py_file))
