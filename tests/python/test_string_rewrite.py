@@ -144,3 +144,20 @@ def test_failing_rewrite_in_process_keeps_values():
     values = s.tolist()
     assert values[7] == _expected(0)[7]
     assert all(v in (_expected(0)[i], f"new-{i}") for i, v in enumerate(values))
+
+
+@ckernels.jit("string(string)")
+def twice(s):
+    return s + "|" + s
+
+
+def test_the_source_is_the_destination():
+    """``f(s, out=s)``: the function reads the old strings (the old arena lives
+    until the write is over) and the old generation is dropped after it."""
+    s = ckernels.array([f"w{i}" for i in range(5000)])
+    for k in range(3):
+        twice(s, out=s)
+        used = arena_stats(s._a)[1]
+        want = [("|".join([f"w{i}"] * 2 ** (k + 1))) for i in range(5000)]
+        assert s.tolist() == want
+        assert used == sum(len(w) for w in want)      # this generation only
