@@ -185,7 +185,7 @@ def bench_transfers(ctx, n, cp):
 
 
 def bench_compile(ctx, cp):
-    from ckernels.context import backend_cuda as ccuda
+    from ckernels.backends import cuda as ccuda
     print("\ncompile latency")
     small = ctx.array(np.linspace(0, 1, 1000))
     colds = []

@@ -15,12 +15,14 @@ from .ops import assign, get_num_threads, set_num_threads  # noqa: E402
 from .host.array import (Array, arange, array, asarray, debug_repr, empty, empty_like,  # noqa: E402
                     from_arrow, from_dlpack, full, full_like, ones, ones_like, zeros, zeros_like)
 from .memory import MemBlock, PodAllocator, live_count  # noqa: E402
-from .context import Buffer, Context, DeviceArray  # noqa: E402
+from .context.buffer import Buffer  # noqa: E402
+from .device.array import DeviceArray  # noqa: E402
+from .device.place import Context  # noqa: E402
 from . import capi  # noqa: E402  (generated C APIs, hand-written kernel sources)
 from .capi import CHeader, c_api  # noqa: E402
 from .jit import JitKernel, jit  # noqa: E402  (ckernels.jit: the decorator)
 from . import opencl  # noqa: E402  (ckernels.opencl: OpenCL conveniences)
-from .context.backend_opencl import from_pyopencl, to_pyopencl  # noqa: E402
+from .opencl import from_pyopencl, to_pyopencl  # noqa: E402
 
 if "distributed" in __import__("sys").modules:   # in a Dask worker: its share of cores
     from .dask import apply_worker_thread_rule as _rule  # noqa: E402

@@ -31,7 +31,7 @@ and ``ck_type_data_size``/``alignment`` into a :class:`CLayout`
 (:class:`ckernels.dialects.Dialect`)
 (:meth:`CLayout.render`).  Hand-written kernel programs include it
 (:mod:`ckernels.context.kernel_source`, built and launched by
-:mod:`ckernels.context.user_kernels`); the jit's emitter declares the struct
+:mod:`ckernels.user_kernels.build`); the jit's emitter declares the struct
 types of device code with it.
 """
 

@@ -183,7 +183,7 @@ def ufunc_reduce(kernel, x, axis=0, dtype=None, out=None, keepdims: bool = False
 def context(kind: str = "opencl"):
     """This process's context of ``kind`` (``"opencl"``, ...), opened once and
     cached: on a Dask worker, one per worker process for every task."""
-    from .context import Context
+    from .device.place import Context
     return Context(kind)
 
 

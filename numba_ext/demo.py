@@ -106,6 +106,24 @@ def main() -> None:
     print("   " + k.debug_repr().replace("\n", "\n   "))
     del ragged, words, view, x, k, arr
 
+    print("8. a Python function as a ckernel (compiles over a second are reported on the")
+    print("   'ckernels' logger, here shown on stderr)")
+    import logging
+    log = logging.getLogger("ckernels")
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("   [%(name)s] %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        @ckernels.jit("string(string, float64)")
+        def label(name, score):
+            return f"{name.title():>8}|{score:7.2f}"
+        labels = label(ckernels.array(["ada", "grace", "josé"]), ckernels.array([1.5, 22.25, 3.0]))
+        print("   label(names, scores) =", labels.to_list())
+        del labels, label
+    finally:
+        log.removeHandler(handler)
+
     for mb in (arena, ext, shared):
         mb.close()
     gc.collect()

@@ -4,7 +4,7 @@ backend, by the name of the context kind it serves (:data:`DIALECTS`).
 What differs between the C of the host (``"c"``), OpenCL C (``"opencl"``) and
 CUDA C++ (``"cuda"``) is written here once and nowhere else; everything that
 writes C asks a dialect: the jit's emitter (:mod:`ckernels.jit.c_emit`), the
-built-in operations on device arrays (:mod:`ckernels.context.device_ops`),
+built-in operations on device arrays (:mod:`ckernels.device.ops`),
 the generated C APIs of struct types and the hand-written kernel programs
 (:mod:`ckernels.capi`).  A row says:
 
@@ -26,9 +26,6 @@ the generated C APIs of struct types and the hand-written kernel programs
 ``thread_index``                      C expression of the work item's flat
                                       index (None on the host)
 ``int64_suffix`` / ``uint64_suffix``  suffixes of 64-bit integer literals
-``hooks``                             the module of the kind's additions to
-                                      the context layer (set-up, interop:
-                                      :func:`hook`), or None
 :meth:`Dialect.math`                  the built-in for a generic math name and
                                       a C type (None: there is none)
 :meth:`Dialect.nan` / :meth:`Dialect.inf` / :meth:`Dialect.error_store` /
@@ -37,13 +34,14 @@ the generated C APIs of struct types and the hand-written kernel programs
                                       code of a launch, text before a program,
                                       a compile-time assertion
 
-Adding a backend: a row here, its hooks module (``ckernels.context.backend_<kind>``)
-and its C backend file (``src/lib/devices/backend_<kind>.c``).
+Adding a backend: a row here, its Python half (``ckernels/backends/<kind>.py``,
+in the kind -> module table :data:`ckernels.backends.BACKENDS`) and its C
+backend file (``src/lib/devices/backend_<kind>.c``).  This module holds C
+spellings only: it imports no backend.
 """
 
 from __future__ import annotations
 
-import importlib
 import math as _math
 
 import numpy as np
@@ -84,7 +82,6 @@ class Dialect:
     thread_index: str | None = None
     int64_suffix = "L"
     uint64_suffix = "UL"
-    hooks: str | None = None
 
     def __init__(self):
         self.int64 = self.types.get("int64")
@@ -238,7 +235,6 @@ class OpenCL(Dialect):
     thread_index = "get_global_id(0)"
     int64_suffix = "L"
     uint64_suffix = "UL"
-    hooks = "ckernels.context.backend_opencl"
 
     def header(self, prog) -> str:
         return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if prog.fp64_user else ""
@@ -295,7 +291,6 @@ class CUDA(Dialect):
     thread_index = "(blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x)"
     int64_suffix = "LL"
     uint64_suffix = "ULL"
-    hooks = "ckernels.context.backend_cuda"
 
     def math(self, name: str, ct: str) -> str | None:
         if name in _CUDA_OVERLOADED:
@@ -350,20 +345,10 @@ def device(kind: str) -> Dialect | None:
     return DEVICE_DIALECTS.get(kind)
 
 
-def hook(kind: str, name: str):
-    """The hook ``name`` of context kind ``kind`` (in its dialect's ``hooks``
-    module, imported on first use: :mod:`ckernels.context.backend_cuda`,
-    :mod:`ckernels.context.backend_opencl`), or None."""
-    d = DIALECTS.get(kind)
-    if d is None or d.hooks is None:
-        return None
-    return getattr(importlib.import_module(d.hooks), name, None)
-
-
 def uses_fp64(names) -> bool:
     """Whether any of these element type names is double precision on devices."""
     return not FP64.isdisjoint(names)
 
 
 __all__ = ["Dialect", "C", "OpenCL", "CUDA", "DIALECTS", "DEVICE_DIALECTS", "FP64", "get",
-           "device", "hook", "uses_fp64", "CUDA_BLOCK"]
+           "device", "uses_fp64", "CUDA_BLOCK"]

@@ -105,6 +105,35 @@ class JitOnlyError(CKernelError, TypeError):
     status maps to)."""
 
 
+def _numpy_no_loop_error() -> type:
+    """NumPy's exception for a ufunc call no loop takes (``_UFuncNoLoopError``,
+    private to NumPy: not in ``numpy.exceptions``)."""
+    try:
+        from numpy._core._exceptions import _UFuncNoLoopError
+    except ImportError:  # pragma: no cover - NumPy without _core
+        from numpy.core._exceptions import _UFuncNoLoopError
+    return _UFuncNoLoopError
+
+
+class NoLoopError(CKTypeError, _numpy_no_loop_error()):
+    """A jitted function's ufunc was called with operands no compiled
+    signature takes under NumPy's ``'safe'`` rule for picking a loop: the
+    message names the argument, its type, the casting rule and the
+    signatures.  A subclass of the exception NumPy raises for the same call
+    (``numpy._core._exceptions._UFuncNoLoopError``, a ``UFuncTypeError``
+    and ``TypeError``), so ``except`` clauses written for NumPy's keep
+    working; status ``CK_ERR_TYPE`` (not the class that status maps to).
+    ``ufunc`` and ``dtypes`` are NumPy's attributes."""
+
+    def __init__(self, message: str, ufunc=None, dtypes=()):
+        TypeError.__init__(self, message)
+        self.ufunc = ufunc
+        self.dtypes = tuple(dtypes)
+
+    def __str__(self) -> str:
+        return self.message
+
+
 class UntrustedCacheWarning(UserWarning):
     """A cache directory or file was skipped because someone other than the
     current user could have written it (``ckernels._trust``: the native cache
@@ -143,7 +172,7 @@ def _bind_statuses() -> dict[int, type[CKernelError]]:
                           f"enum disagree (unknown to C: {unknown}; without a class: {missing})")
     for cls, name in STATUS_NAMES.items():
         cls.status = errs[name]
-    JitOnlyError.status = errs["CK_ERR_TYPE"]
+    JitOnlyError.status = NoLoopError.status = errs["CK_ERR_TYPE"]
     return {cls.status: cls for cls in STATUS_NAMES}
 
 
@@ -238,7 +267,8 @@ __all__ = [
     "CKernelError", "InvalidArgumentError", "OutOfMemoryError", "CKOverflowError",
     "InvalidStateError", "CKTypeError", "CKIndexError", "ParseError", "CKValueError",
     "CKZeroDivisionError", "NotSupportedError", "BackendError", "UserKernelError",
-    "JitOnlyError", "CompileError", "UntrustedCacheWarning", "STATUS_VALUES", "STATUS_NAMES",
+    "JitOnlyError", "NoLoopError", "CompileError", "UntrustedCacheWarning", "STATUS_VALUES",
+    "STATUS_NAMES",
     "MAX_STATUS",
     "FROM_BUILTIN", "error_class", "status_name", "classify", "exception_for", "record",
 ]

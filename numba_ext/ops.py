@@ -42,7 +42,7 @@ from ._cargs import c_address, c_size, c_text
 from ._native import check, ffi, lib
 from .host.array import Array
 from .routing import DASK, runs_on
-from .context.device_array import DeviceArray
+from .device.array import DeviceArray
 from .errors import CKTypeError, InvalidArgumentError
 from .kernels import errmode_value
 

@@ -6,12 +6,18 @@ once for both (:meth:`ckernels.ops.Op._general`, :func:`ckernels.jit.targets.cal
 * else a device array among them: on that array's context (the first one's;
   every operand must be of it or a scalar);
 * else on the host.
+
+:func:`context_of` answers the other question about an operand: the public
+:class:`ckernels.Context` it lives in (a device array's own; the process's
+shared CPU context for everything else) -- what ``Array.context`` names with
+the lower context handle, which the host layer can reach.
 """
 
 from __future__ import annotations
 
 from ._foreign import any_dask_collection
-from .context.device_array import DeviceArray
+from .device.array import DeviceArray
+from .device.place import Context, default_context
 
 #: the answer of :func:`runs_on` for Dask operands
 DASK = "dask"
@@ -28,4 +34,14 @@ def runs_on(args, out=None):
     return out if isinstance(out, DeviceArray) else None
 
 
-__all__ = ["runs_on", "DASK"]
+def context_of(x) -> Context:
+    """The public :class:`~ckernels.Context` that ``x`` lives in: a device
+    array's context; for a host ``ckernels.Array`` (or anything else held in
+    host memory) the process's shared CPU context, the same C context as
+    ``x.context`` of a host array."""
+    if isinstance(x, DeviceArray):
+        return x.context
+    return default_context("cpu")
+
+
+__all__ = ["runs_on", "context_of", "DASK"]

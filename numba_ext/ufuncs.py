@@ -131,6 +131,70 @@ def call_wrapped(function, *args, **kwargs):
     return uf(*args, **kwargs)
 
 
+def _operand_text(dt) -> tuple[str, object]:
+    """``(text, dtype or kind)`` of an operand DType NumPy hands a promoter:
+    ``("float64", dtype('float64'))``, ``("a Python float", "f")``."""
+    weak = {"_PyLongDType": ("a Python int", "iufc"), "_PyFloatDType": ("a Python float", "fc"),
+            "_PyComplexDType": ("a Python complex", "c")}.get(getattr(dt, "__name__", ""))
+    if weak is not None:
+        return weak
+    try:
+        d = np.dtype(dt.type)
+    except Exception:
+        return str(getattr(dt, "__name__", dt)), None
+    return str(d), d
+
+
+def _takes(op, to: np.dtype) -> bool:
+    if op is None:
+        return False
+    if isinstance(op, str):             # a weak Python scalar: by kind
+        return to.kind in op
+    return bool(np.can_cast(op, to, "safe"))
+
+
+def no_loop_error(ufunc: np.ufunc, op_dtypes) -> Exception:
+    """The error for a call of a jitted function's ufunc whose operands
+    (``op_dtypes``, the DTypes NumPy hands the promoter) no compiled
+    signature takes under NumPy's ``'safe'`` rule for picking a loop
+    (``src/python/promoter.c`` raises it): names the argument, its type, the
+    casting rule and the signatures -- a :class:`ckernels.errors.NoLoopError`,
+    a subclass of the ``UFuncTypeError`` NumPy raises for the same call."""
+    from .errors import NoLoopError
+    owner = function_of(ufunc)
+    name = getattr(owner, "__name__", None) or ufunc.__name__
+    params = [p[0] for p in getattr(owner, "_params", ())]
+    ops = [_operand_text(dt) for dt in op_dtypes]
+    nin = len(ops)
+    loops = [tuple(np.dtype(c) for c in t.replace("->", "")) for t in ufunc.types]
+    sigs = ", ".join(getattr(owner, "signatures", None) or
+                     [f"{lp[-1]}({', '.join(str(x) for x in lp[:-1])})" for lp in loops])
+
+    def arg(i):
+        return f"argument {i} ({params[i]!r})" if i < len(params) else f"argument {i}"
+
+    bad = [i for i in range(nin)
+           if not any(_takes(ops[i][1], lp[i]) for lp in loops if len(lp) == nin + 1)]
+    if bad and len(loops) == 1:
+        i = bad[0]
+        to = loops[0][i]
+        fix = (f"convert it first (.astype(np.{to})), pass casting='unsafe' with "
+               f"signature=, or compile a signature for {ops[i][0]}")
+        msg = (f"{name}: {arg(i)} is {ops[i][0]}, which does not cast to {to} under the "
+               f"'safe' casting rule NumPy applies to pick a loop (signature {sigs}); {fix}")
+    elif bad:
+        i = bad[0]
+        msg = (f"{name}: {arg(i)} is {ops[i][0]}, which no signature of {name} takes under "
+               f"the 'safe' casting rule NumPy applies to pick a loop (signatures: {sigs}); "
+               "convert it first or compile a signature for it")
+    else:
+        got = ", ".join(t for t, _ in ops)
+        msg = (f"{name}: no signature takes the arguments ({got}) together under the 'safe' "
+               f"casting rule NumPy applies to pick a loop (signatures: {sigs}); convert "
+               "them first or compile a signature for them")
+    return NoLoopError(msg, ufunc, tuple(op_dtypes))
+
+
 def dask_out_error(function) -> Exception:
     """The error for ``function(..., out=<dask array>)`` (also raised by
     :func:`ckernels.dask.call`): a dask array cannot be written into."""
@@ -174,4 +238,4 @@ def _install_reducer() -> None:
 _install_reducer()
 
 __all__ = ["Function", "numpy_dtypes", "adopt", "function_of", "result_dtype",
-           "call_wrapped", "dask_out_error"]
+           "call_wrapped", "no_loop_error", "dask_out_error"]

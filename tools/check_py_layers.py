@@ -46,29 +46,31 @@ RANKS = [
               "ckernels._convert", "ckernels._arrow", "ckernels._native", "ckernels.errors",
               "ckernels.dtypes",
               "ckernels.dialects", "ckernels.opnames", "ckernels._cargs", "ckernels._threads",
-              "ckernels._foreign", "ckernels._trust"]),
+              "ckernels._foreign", "ckernels._trust", "ckernels.progress"]),
     ("objects", ["ckernels.memory", "ckernels.types"]),
+    ("backends", ["ckernels.backends", "ckernels.backends.raw", "ckernels.backends.dlpack",
+                  "ckernels.backends.cl_interop", "ckernels.backends.opencl",
+                  "ckernels.backends.cuda"]),
+    ("context", ["ckernels.context", "ckernels.context.buffer", "ckernels.context.program",
+                 "ckernels.context.device_program", "ckernels.context.handle"]),
     ("surface", ["ckernels.ufuncs", "ckernels.arraylike", "ckernels.arraylike.*", "ckernels.text"]),
     ("host.layout", ["ckernels.host", "ckernels.host.layout", "ckernels.host.arrow",
                      "ckernels.host.arguments", "ckernels.host.sharing",
-                     "ckernels.host.rewrite"]),
+                     "ckernels.host.records", "ckernels.host.rewrite"]),
     ("host.convert", ["ckernels.host.convert"]),
     ("host.fastpath", ["ckernels.host.fastpath"]),
     ("host.array", ["ckernels.host.array"]),
     ("kernels", ["ckernels.kernels", "ckernels.capi", "ckernels.lowlevel"]),
-    ("context.base", ["ckernels.context.buffer", "ckernels.context.program",
-                      "ckernels.context.device_program", "ckernels.context.cl_interop",
-                      "ckernels.context.dlpack"]),
-    ("device.base", ["ckernels.context.device_base"]),
-    ("device.launch", ["ckernels.context.launch"]),
-    ("device.ops", ["ckernels.context.device_ops", "ckernels.context.device_ops.*"]),
-    ("device.array", ["ckernels.context.device_array"]),
-    ("context", ["ckernels.context", "ckernels.context.context", "ckernels.context.kernel_source",
-                 "ckernels.context.user_kernel_args", "ckernels.context.user_kernel_compile",
-                 "ckernels.context.user_kernels",
-                 "ckernels.context.backend_opencl", "ckernels.context.backend_cuda",
-                 "ckernels.routing",
-                 "ckernels.opencl"]),
+    ("kernel_sources", ["ckernels.context.kernel_source"]),
+    ("device.base", ["ckernels.device", "ckernels.device.base"]),
+    ("device.launch", ["ckernels.device.launch"]),
+    ("device.ops", ["ckernels.device.ops", "ckernels.device.ops.*"]),
+    ("device.array", ["ckernels.device.array"]),
+    ("device.interop", ["ckernels.device.interop"]),
+    ("user_kernels", ["ckernels.user_kernels", "ckernels.user_kernels.args",
+                      "ckernels.user_kernels.compile", "ckernels.user_kernels.build"]),
+    ("device.place", ["ckernels.device.place"]),
+    ("routing", ["ckernels.routing", "ckernels.opencl"]),
     ("ops", ["ckernels.ops"]),
     ("numba", ["ckernels._numba", "ckernels._numba.*", "ckernels.nb"]),
     ("jit.types", ["ckernels.jit.structs", "ckernels.jit.dims", "ckernels.jit.signature"]),
@@ -76,22 +78,52 @@ RANKS = [
     ("jit.cpu", ["ckernels.jit.error_path", "ckernels.jit.string_elements",
                  "ckernels.jit.fstrings", "ckernels.jit.string_builder", "ckernels.jit.cpu_codegen",
                  "ckernels.jit.cpu_dims", "ckernels.jit.native_cache", "ckernels.jit.operands",
+                 "ckernels.jit.result_check",
                  "ckernels.jit.cpu"]),
     ("jit.targets", ["ckernels.jit.device", "ckernels.jit.device_dims", "ckernels.jit.targets"]),
     ("jit", ["ckernels.jit", "ckernels.jit.decorator"]),
     ("leaves", ["ckernels.dask", "ckernels.display", "ckernels.display.*", "ckernels.demo",
                 "ckernels"]),
+    ("compat", ["ckernels.context.backend_cuda", "ckernels.context.backend_opencl",
+                "ckernels.context.dlpack", "ckernels.context.device_array",
+                "ckernels.context.device_ops", "ckernels.context.user_kernels",
+                "ckernels.context.user_kernel_args", "ckernels.context.user_kernel_compile",
+                "ckernels.context.context"]),
 ]
 
 #: optional leaves anything may import inside a function (on first use)
 LAZY_LEAVES = ("ckernels.display", "ckernels.dask")
 
 #: (importer, imported): upward imports allowed inside functions, and why
-LAZY_UP = {
-    ("ckernels.host.array", "ckernels.context.context"):
-        "Array.context is the process's CPU Context, and the context layer places host "
-        "arrays: the two know each other; the array asks on use",
-}
+LAZY_UP: dict = {}
+
+#: package -> the names it exported before a module moved above it, found on
+#: first use by the package's ``__getattr__`` (old public spellings such as
+#: ``from ckernels.context import Context``): the keys of the dict named
+#: ``COMPAT`` in the package's ``__init__`` (read from the source by
+#: :func:`compat_names`, so the package holds the one list).  Those lazy
+#: imports are not arrows of the package: no module of the package may take
+#: one of these names from the package (it imports them from their modules),
+#: so only user code follows them -- the checker proves it.
+COMPAT_NAMES: dict = {}
+
+
+def compat_names(mods: dict) -> dict:
+    """``{package: set of names}`` from each package ``__init__``'s module-level
+    ``COMPAT = {"name": "module", ...}`` (constant keys)."""
+    out = {}
+    for name, path in mods.items():
+        if os.path.basename(path) != "__init__.py":
+            continue
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+        for node in tree.body:
+            if (isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict)
+                    and any(isinstance(t, ast.Name) and t.id == "COMPAT" for t in
+                            (node.targets if isinstance(node, ast.Assign) else [node.target]))):
+                out[name] = {k.value for k in node.value.keys if isinstance(k, ast.Constant)}
+    return out
+
 
 #: modules built from C (src/python/*.c, the cffi module): core, no imports;
 #: any other ``ckernels._<name>`` without a Python source is taken for one too
@@ -131,16 +163,20 @@ def _ancestors(name: str) -> list[str]:
     return [".".join(parts[:k]) for k in range(1, len(parts))]
 
 
-def imports(name: str, path: str, known: set) -> list[tuple[str, bool, int]]:
-    """``(imported module, inside a function, line)`` for every import of a
-    package module in ``name``'s source, parents of imported modules
-    included (see the module docstring)."""
+def imports(name: str, path: str, known: set):
+    """``(found, unreadable, compat_taken)``: ``(imported module, inside a
+    function, line)`` for every import of a package module in ``name``'s
+    source -- statements and ``importlib.import_module``/``__import__`` calls
+    with a constant name -- parents of imported modules included (see the
+    module docstring); ``(line, function)`` of every dynamic import whose
+    name is not a constant; ``(line, package, name)`` of every name of
+    :data:`COMPAT_NAMES` taken from its package."""
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read(), path)
     is_pkg = os.path.basename(path) == "__init__.py"
     base = name.split(".") if is_pkg else name.split(".")[:-1]
     own_parents = set(_ancestors(name)) | ({name} if is_pkg else set())
-    found = []
+    found, unreadable, compat_taken = [], [], []
 
     def resolve(target: str) -> str | None:
         parts = target.split(".")
@@ -161,10 +197,38 @@ def imports(name: str, path: str, known: set) -> list[tuple[str, bool, int]]:
             if parent.startswith(ROOT) and parent not in own_parents:
                 found.append((parent, lazy, line))
 
-    def walk(node, lazy):
+    def dynamic(call, lazy):
+        """``importlib.import_module(...)``, ``import_module(...)`` and
+        ``__import__(...)``: the module a constant name gives, else a problem."""
+        f = call.func
+        fname = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+        if fname not in ("import_module", "__import__"):
+            return
+        if isinstance(f, ast.Attribute) and not (isinstance(f.value, ast.Name) and
+                                                 f.value.id == "importlib"):
+            return
+        arg = call.args[0] if call.args else None
+        if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+            unreadable.append((call.lineno, fname))
+            return
+        target = arg.value
+        if target.startswith("."):          # relative to the package given (this one's)
+            level = len(target) - len(target.lstrip("."))
+            rest = target[level:]
+            target = ".".join(base[:len(base) - level + 1] + ([rest] if rest else []))
+        add(resolve(target), lazy, call.lineno, True)
+
+    def walk(node, lazy, compat):
         for child in ast.iter_child_nodes(node):
             inner = lazy or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                ast.Lambda))
+            # the package's own __getattr__ of COMPAT_NAMES: user code's way in
+            inner_compat = compat or (is_pkg and name in COMPAT_NAMES and node is tree and
+                                      isinstance(child, ast.FunctionDef) and
+                                      child.name == "__getattr__")
+            if inner_compat:
+                walk(child, inner, True)
+                continue
             if isinstance(child, ast.Import):
                 for a in child.names:
                     t = resolve(a.name)
@@ -177,15 +241,19 @@ def imports(name: str, path: str, known: set) -> list[tuple[str, bool, int]]:
                     mod = child.module or ""
                 for a in child.names:
                     full = f"{mod}.{a.name}"
+                    if a.name in COMPAT_NAMES.get(mod, ()):
+                        compat_taken.append((child.lineno, mod, a.name))
                     if full in known:            # a module taken from its package
                         add(full, lazy, child.lineno, True)
                         if mod not in own_parents:
                             add(resolve(mod), lazy, child.lineno, False)
                     else:                        # a name: the module that defines it
                         add(resolve(mod), lazy, child.lineno, False)
-            walk(child, inner)
-    walk(tree, False)
-    return found
+            elif isinstance(child, ast.Call):
+                dynamic(child, lazy)
+            walk(child, inner, compat)
+    walk(tree, False, False)
+    return found, unreadable, compat_taken
 
 
 _PY_MODULES: set = set()
@@ -196,6 +264,8 @@ def check(pkg_dir: str) -> list[str]:
     _PY_MODULES.clear()
     _PY_MODULES.update(mods)
     known = set(mods) | set(EXTENSIONS)
+    COMPAT_NAMES.clear()
+    COMPAT_NAMES.update(compat_names(mods))
     problems = []
     for name in sorted(mods):
         if rank_of(name) is None:
@@ -204,7 +274,16 @@ def check(pkg_dir: str) -> list[str]:
     edges: dict[str, set] = {}
     for name, path in sorted(mods.items()):
         r = rank_of(name)
-        for target, lazy, line in imports(name, path, known):
+        found, unreadable, compat_taken = imports(name, path, known)
+        for line, fn in unreadable:
+            problems.append(f"{path}:{line}: {name} calls {fn} with a name that is not a "
+                            "constant: an import the checker cannot read (import the "
+                            "module, or give its name as a string)")
+        for line, pkg, attr in compat_taken:
+            problems.append(f"{path}:{line}: {name} takes {attr} from {pkg}, an old "
+                            f"spelling kept for users (COMPAT_NAMES): import it from its "
+                            "module")
+        for target, lazy, line in found:
             t_rank = rank_of(target)
             allowed = lazy and (target.startswith(LAZY_LEAVES) or any(
                 a == name and (b == target or b.startswith(target + ".")) for a, b in LAZY_UP))

@@ -1,10 +1,10 @@
 """Device programs, the half every device C source shares whoever wrote it
 (the jit's emitter, :mod:`ckernels.jit.c_emit`, or the built-in operations,
-:mod:`ckernels.context.device_ops`): :class:`DeviceProgram` -- the dialect,
+:mod:`ckernels.device.ops`): :class:`DeviceProgram` -- the dialect,
 the helper functions and device functions in callee-first order, the error
 table the host reads an error code back through, the program text -- and the
 kernel around an entry function (:func:`kernel_wrapper`, named
-:data:`KERNEL_NAME`), which the launch code (:mod:`ckernels.context.launch`)
+:data:`KERNEL_NAME`), which the launch code (:mod:`ckernels.device.launch`)
 runs over the flattened broadcast index space.
 
 Python's ``//``, ``%`` and integer ``**`` come from one C header shared with

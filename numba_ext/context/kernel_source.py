@@ -9,7 +9,7 @@ prototypes, ``#line`` directives back to the user's file, the loop annotation
 made a loop over the work items on devices, and one entry point per kernel the
 library launches (``ck_entry_<name>``: host C takes an argument array, device
 C the kernel's buffers and values).  Building and launching it is
-:mod:`ckernels.context.user_kernels`' business (``ctx.build_kernels``).
+:mod:`ckernels.user_kernels.build`' business (``ctx.build_kernels``).
 """
 
 from __future__ import annotations

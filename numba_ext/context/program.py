@@ -5,7 +5,7 @@ runs one of its kernels over a 1-d index space with buffer and by-value
 arguments (``ck_context_launch``).  The same class serves every backend: the
 source dialect is the caller's business (``ckernels.jit`` emits it).
 :class:`KernelArgs` is the one builder of ``ck_kernel_arg`` arrays (used here
-and by the launch plans, :mod:`ckernels.context.launch`).
+and by the launch plans, :mod:`ckernels.device.launch`).
 """
 
 from __future__ import annotations

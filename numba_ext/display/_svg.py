@@ -9,13 +9,28 @@ layouts size boxes without a font engine.
 
 from __future__ import annotations
 
+import unicodedata
 import xml.etree.ElementTree as ET
 
 SVG_NS = "http://www.w3.org/2000/svg"
-FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
+XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
+#: the font stack of every picture and view: a Latin monospace font first, then
+#: monospace CJK-capable fonts (Noto Sans Mono CJK, WenQuanYi Zen Hei Mono,
+#: Source Han Mono, the macOS and Windows ones), so that a renderer that does
+#: no per-glyph fallback of its own (rsvg, ImageMagick, some PDF converters)
+#: still finds glyphs for Chinese, Japanese and Korean text instead of boxes
+#: (unquoted names: valid CSS, so the same text goes in SVG attributes and in
+#: HTML style attributes of either quoting)
+FONT = ("DejaVu Sans Mono, Menlo, Consolas, Noto Sans Mono CJK SC, Noto Sans Mono CJK JP, "
+        "Noto Sans CJK SC, WenQuanYi Zen Hei Mono, WenQuanYi Zen Hei, Source Han Mono, "
+        "PingFang SC, Hiragino Sans, MS Gothic, Microsoft YaHei, monospace")
 FONT_SIZE = 12
 CHAR_W = 7.3          # advance of one character at FONT_SIZE (DejaVu Sans Mono: 0.602 em)
 ROW_H = 18            # height of one field row
+#: bold text is given this much more room: where a font has no bold face the
+#: renderer emboldens the regular one, and its advance grows (FreeType: by
+#: about em/24, 0.5 px a character at 12 px), which clipped long bold titles
+BOLD_WIDEN = 1.1
 PAD = 6
 
 #: colours by role (light fills, dark strokes: readable on light and dark themes)
@@ -36,8 +51,19 @@ TEXT = "#222222"
 MUTED = "#666666"
 
 
+def columns(s: str) -> int:
+    """Monospace columns of ``s``: East Asian wide and fullwidth characters
+    (CJK) take two, combining marks none, everything else one."""
+    n = 0
+    for ch in s:
+        if unicodedata.combining(ch):
+            continue
+        n += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return n
+
+
 def text_width(s: str, size: float = FONT_SIZE) -> float:
-    return len(s) * CHAR_W * size / FONT_SIZE
+    return columns(s) * CHAR_W * size / FONT_SIZE
 
 
 class Canvas:
@@ -92,11 +118,18 @@ class Canvas:
             attrs["font-size"] = _n(size)
         if cls:
             attrs["class"] = cls
+        if "  " in s or s != s.strip(" "):
+            # runs of spaces and leading/trailing ones are drawn, not collapsed:
+            # xml:space (SVG 1.1: rsvg, Inkscape, browsers) and white-space
+            # (SVG 2, CSS), set on the text itself (browsers do not inherit
+            # xml:space from the root of an SVG inlined in HTML)
+            attrs[XML_SPACE] = "preserve"
+            attrs["style"] = "white-space: pre"
         el = ET.SubElement(self.root if parent is None else parent, "text", attrs)
         el.text = s
         if title:
             ET.SubElement(el, "title").text = title
-        w = text_width(s, size or FONT_SIZE)
+        w = text_width(s, size or FONT_SIZE) * (BOLD_WIDEN if weight == "bold" else 1)
         right = x + (w if anchor == "start" else w / 2 if anchor == "middle" else 0)
         self._grow(right + 2, y + 4)
         return el
@@ -139,7 +172,8 @@ def _n(v: float) -> str:
 
 
 class FieldBox:
-    """A box of rows ``(offset, name, value)`` under a title: how a C struct is
+    """A box of rows ``(offset, name, value)`` under a title (and a subtitle of
+    one or more lines, split at ``\\n``): how a C struct is
     drawn (the offset column is the byte offset of the field).  Rows can be
     group headers (``name`` only, drawn across the box).  Lay it out with
     :meth:`place`, then :meth:`draw`; :meth:`row_y` gives the middle of a row
@@ -151,16 +185,17 @@ class FieldBox:
         self.rows = list(rows)   # (offset str | None, name, value str | None)
         self.role = role
         self.x = self.y = 0.0
-        ow = max((len(r[0] or "") for r in self.rows), default=0)
-        nw = max((len(r[1]) for r in self.rows if r[2] is not None), default=0)
-        vw = max((len(r[2]) for r in self.rows if r[2] is not None), default=0)
-        hw = max((len(r[1]) + 2 for r in self.rows if r[2] is None), default=0)
+        ow = max((columns(r[0] or "") for r in self.rows), default=0)
+        nw = max((columns(r[1]) for r in self.rows if r[2] is not None), default=0)
+        vw = max((columns(r[2]) for r in self.rows if r[2] is not None), default=0)
+        hw = max((columns(r[1]) + 2 for r in self.rows if r[2] is None), default=0)
         self.off_w = ow * CHAR_W + (PAD if ow else 0)
         self.name_w = nw * CHAR_W + PAD
         body = self.off_w + self.name_w + vw * CHAR_W
         self.width = max(body, hw * CHAR_W, text_width(title) + 4,
-                         text_width(subtitle, 11) + 4) + 2 * PAD
-        self.head_h = ROW_H + (14 if subtitle else 0) + 2
+                         *(text_width(line, 11) + 4 for line in subtitle.split("\n"))
+                         ) + 2 * PAD
+        self.head_h = ROW_H + (14 * len(subtitle.split("\n")) if subtitle else 0) + 2
         self.height = self.head_h + ROW_H * len(self.rows) + PAD / 2
 
     def place(self, x: float, y: float) -> "FieldBox":
@@ -185,8 +220,8 @@ class FieldBox:
                parent=g)
         c.text(self.x + PAD, self.y + ROW_H - 4, self.title, weight="bold", parent=g,
                cls="title")
-        if self.subtitle:
-            c.text(self.x + PAD, self.y + ROW_H + 10, self.subtitle, color=MUTED, size=11,
+        for k, line in enumerate(self.subtitle.split("\n") if self.subtitle else ()):
+            c.text(self.x + PAD, self.y + ROW_H + 10 + 14 * k, line, color=MUTED, size=11,
                    parent=g, cls="subtitle")
         sep = self.y + self.head_h - 1
         c.line([(self.x, sep), (self.x + self.width, sep)], color=stroke, marker=None,
@@ -208,5 +243,5 @@ def hex_addr(v) -> str:
     return "NULL" if not v else f"0x{int(v):x}"
 
 
-__all__ = ["Canvas", "FieldBox", "COLORS", "ROW_H", "PAD", "CHAR_W", "text_width",
-           "hex_addr"]
+__all__ = ["Canvas", "FieldBox", "COLORS", "ROW_H", "PAD", "CHAR_W", "FONT", "columns",
+           "text_width", "hex_addr"]

@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from ._svg import FONT
 
 DEFAULT_SIZES = (1_000, 100_000, 1_000_000)
 
@@ -201,6 +202,10 @@ class BenchResult:
                     linewidth=2.2 if name == "ckernels" else 1.4)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        # plain tick labels on the time axis (0.5, 2, 40, not 4×10^1): the
+        # log formatter's choice of which ticks to label, its text as %g
+        ax.yaxis.set_major_formatter(_plain_log_formatter())
+        ax.yaxis.set_minor_formatter(_plain_log_formatter(minor=True))
         ax.set_xlabel("elements")
         ax.set_ylabel("time per element (ns)")
         ax.set_title(f"{self.name}: {self.signature}", fontsize=10)
@@ -223,8 +228,20 @@ class BenchResult:
         except ImportError as exc:
             img = f"<p><i>{_html.escape(str(exc))}</i></p>"
         return (f"<div class='ckernels-bench'>{img}<pre style='margin:4px 0;font-family:"
-                f"DejaVu Sans Mono,Menlo,Consolas,monospace'>"
+                f"{FONT}'>"
                 f"{_html.escape(self.table())}</pre></div>")
+
+
+def _plain_log_formatter(minor: bool = False):
+    """matplotlib's ``LogFormatter`` (it labels the decades, and the minor
+    ticks of axes spanning few decades) with plain numbers: ``40``, ``0.2``."""
+    from matplotlib.ticker import LogFormatter
+
+    class PlainLogFormatter(LogFormatter):
+        def _num_to_string(self, x, vmin, vmax):
+            return f"{x:g}"
+
+    return PlainLogFormatter(labelOnlyBase=False) if minor else PlainLogFormatter()
 
 
 def bench(func, *, sizes=DEFAULT_SIZES, signature=None, inputs=None, numpy=None,

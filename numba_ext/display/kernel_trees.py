@@ -246,9 +246,15 @@ def kernel_svg(obj) -> str:
     and arrows from each child offset to the child."""
     t = obj if isinstance(obj, KernelTree) else kernel_tree(obj)
     c = Canvas("ckernels kernel tree")
-    c.text(8, 20, _builder_line(t), weight="bold", cls="builder")
+    # the title on two short lines (a long bold line was clipped where the
+    # font is wider than the estimate)
+    c.text(8, 20, f"ck_kernel_builder: {t.used} of {t.capacity} bytes used, root request: "
+                  f"{t.request or 'none'}", weight="bold", cls="builder")
+    c.text(8, 36, "buffer inline in the builder (no heap allocation)" if t.inline
+           else f"buffer on the heap at {hex_addr(t.heap)}", color=MUTED, size=11,
+           cls="builder-where")
     # the buffer
-    top = 34
+    top = 48
     scale = _BAR_W / max(t.capacity, 1)
     fill, stroke = COLORS["free"]
     c.rect(8, top, _BAR_W, 18, fill=fill, stroke=stroke, cls="buffer")

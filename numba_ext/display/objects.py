@@ -22,9 +22,10 @@ import numpy as np
 from .. import dtypes
 from .._native import check, ffi, lib
 from ..errors import CKernelError, error_class
-from ._svg import COLORS, MUTED, Canvas, hex_addr, text_width
+from ._svg import COLORS, FONT, MUTED, Canvas, hex_addr, text_width
 from .memory import array_layout, array_svg, type_str
 from .source import SourceCode
+from .summary import BINS, DataSummary, summarize
 
 
 def _table(rows, caption: str) -> str:
@@ -38,7 +39,7 @@ def _table(rows, caption: str) -> str:
 
 
 #: monospace for every <pre>/<code> (some HTML templates give <pre> a proportional font)
-MONO = "font-family:DejaVu Sans Mono,Menlo,Consolas,monospace"
+MONO = f"font-family:{FONT}"
 
 
 def _code(v) -> str:
@@ -82,22 +83,45 @@ def _values_text(a, facts) -> str:
 _NUMERIC = frozenset(d.name for d in dtypes.BUILTINS if d.numpy is not None)
 
 
+def summary_html(s: DataSummary) -> str:
+    """The data summary as a small table: one row per leaf (statistics and,
+    for numbers, a histogram of eight bins from min to max)."""
+    rows = "".join(
+        f"<tr><th style='text-align:left;padding:1px 10px 1px 0;font-weight:normal'>"
+        f"{_code(name)}</th><td style='text-align:left;padding-right:10px'>"
+        f"{_html.escape(text)}</td><td title='histogram: {BINS} bins from min to max' "
+        f"style='{MONO};letter-spacing:1px;color:#3b6db3'>{_html.escape(spark)}</td></tr>"
+        for name, text, spark in s.rows())
+    return (f"<table class='ckernels-summary' style='border-collapse:collapse;"
+            f"font-size:12px;margin:2px 0 4px 0'><caption style='text-align:left;"
+            f"font-weight:bold;padding-bottom:2px'>data: {_html.escape(s.head())}"
+            f"</caption>{rows}</table>")
+
+
+def _arena_fact(b) -> str:
+    """One block strings or var elements point into: an arena's bytes used and
+    held, or what an external block (an imported Arrow array's) holds."""
+    if b.used is None:
+        return f"{hex_addr(b.address)}: {b.holds or 'foreign memory'}"
+    return f"{hex_addr(b.address)}: {b.used} of {b.capacity} B used, {len(b.chunks)} chunk(s)"
+
+
 def array_html(a) -> str:
     """A ckernels array, compact: type, shape, flags, where its data lives,
     its values (summarised); the memory picture inside ``<details>``."""
     f = array_layout(a)
     where = ("embedded in its block" if f.data_ref is None
-             else f"in {f.data_ref.kind} block {hex_addr(f.data_ref.address)}")
+             else f"in {f.data_ref.kind} block {hex_addr(f.data_ref.address)}"
+             + (f": {f.data_ref.holds}" if f.data_ref.holds else ""))
     facts = [("type", _code(f.type)), ("shape", _code(f.shape)),
              ("strides", _code(f.strides)), ("flags", _code("|".join(f.flag_names))),
              ("data", f"{_code(hex_addr(f.data))} {where}")]
     if f.arenas:
-        facts.append(("arenas", ", ".join(
-            _code(f"{hex_addr(b.address)}: {b.used}/{b.capacity} B, {len(b.chunks)} chunk(s)")
-            for b in f.arenas)))
+        facts.append(("arenas", ", ".join(_code(_arena_fact(b)) for b in f.arenas)))
     values = _html.escape(_values_text(a, f))
     return ("<div class='ckernels-array'>" + _table(facts, "ckernels.Array")
             + f"<pre style='margin:4px 0;{MONO}'>{values}</pre>"
+            + summary_html(summarize(a, f))
             + _details("memory layout (preamble, arrmeta, data, arenas)", array_svg(f))
             + "</div>")
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import html as _html
 
+from ._svg import FONT
+
 #: languages :class:`SourceCode` knows, and what they are called in titles
 LANGUAGES = {"opencl": "OpenCL C", "cuda": "CUDA C", "c": "C", "python": "Python",
              "text": "text"}
@@ -68,7 +70,7 @@ def highlight(text: str, language: str = "opencl", title: str | None = None) -> 
     # long lines wrap at spaces (never inside a name), so nothing is hidden
     pre = ("margin:0; line-height:125%; font-size:12px; white-space:pre-wrap; "
            "word-break:normal; overflow-wrap:break-word; "
-           "font-family:DejaVu Sans Mono,Menlo,Consolas,monospace")
+           f"font-family:{FONT}")
     try:
         from pygments import highlight as _pyg
         from pygments.formatters import HtmlFormatter

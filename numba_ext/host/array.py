@@ -47,10 +47,12 @@ from .._native import check, ffi, lib
 from ..arraylike import ArrayLike, Flags, c_strides, format_values
 from ..errors import (CKIndexError, CKTypeError, CKValueError, InvalidArgumentError,
                       NotSupportedError)
+from ..context.handle import shared
 from ..memory import MemBlock, memblock_at
 from ..types import Type
 from . import convert as _convert
 from . import fastpath as _fastpath
+from . import records as _records
 # ERRMODES and errmode_value are imported from here too (ckernels.kernels)
 from .arguments import (ERRMODES, _BOUND, _SLICE_NONE, _array_type, _bound,  # noqa: F401
                         _creation_type, _element_type, _errmode, _index, _is_full_type,
@@ -218,12 +220,13 @@ class Array(*_BASES):
 
     @property
     def context(self):
-        """The CPU :class:`ckernels.Context` (host arrays live in CPU memory).  The
-        context layer places host arrays, so it sits above this module: the one
-        upward import of this module, made here, on use (the layer table lists
-        it: ``tools/check_py_layers.py``)."""
-        from ..context.context import default_context
-        return default_context("cpu")
+        """The process's CPU context (host arrays live in CPU memory): the
+        public :class:`ckernels.Context` (``ctx.array(...)`` and the other
+        placing methods included), the same object as
+        ``ckernels.Context.default("cpu")``.  It comes through
+        :func:`ckernels.context.handle.shared`, whose class the device layer
+        publishes, so the host layer imports nothing above it."""
+        return shared("cpu")
 
     @property
     def flags(self) -> Flags:
@@ -773,7 +776,10 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None) -> 
     if type is not None and dtype is not None:
         raise InvalidArgumentError("array: give dtype= or type=, not both")
     want = None if type is None else _array_type(type)
-    el = None if dtype is None else _element_type(dtype)
+    el = None if dtype is None else _element_type(_records.c_layout(dtype))
+    st = _records.struct_of(want, el)
+    if st is not None:               # tuples and numpy.void are records, as in NumPy
+        obj = _records.as_records(obj, st)
     if isinstance(obj, Array):
         if not copy and (want is None or want == obj.type) and (el is None or
                                                                 el == obj.type.dtype):
@@ -795,8 +801,9 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None) -> 
         return _copy_array(src, want, el)
     if isinstance(obj, np.ndarray) and obj.dtype.fields is not None:
         # a structured array: its struct type from the dtype (asarray checks
-        # the layout), never the tuples' items taken as nested lists
-        return _copy_array(asarray(obj), want, el)
+        # the layout), never the tuples' items taken as nested lists; one not
+        # laid out as a C struct is copied into the C layout of its fields
+        return _copy_array(asarray(obj.astype(_records.c_layout(obj.dtype))), want, el)
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "TUSO" and want is None:
         text = _numpy_text(obj, el, fill_value)
         if text is not None:

@@ -82,7 +82,12 @@ def interface(addr, shape, strides, dtype, readonly) -> dict:
 
 
 def numpy_view(addr, shape, strides, dtype, readonly, owner) -> np.ndarray:
-    return np.asarray(_Interface(addr, shape, strides, dtype, readonly, owner))
+    a = np.asarray(_Interface(addr, shape, strides, dtype, readonly, owner))
+    if a.dtype != dtype and dtype.fields is not None:
+        # NumPy reads the padding of an aligned struct's descr back as a
+        # field ('f1', V4): the struct's own dtype, as NumPy's arrays have it
+        a = a.view(dtype)
+    return a
 
 
 def struct_layout(t: Type):

@@ -84,11 +84,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import _dispatch, _foreign, dtypes, text, ufuncs
+from .. import _dispatch, _foreign, dtypes, progress, text, ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..host.array import Array
-from ..context.device_array import DeviceArray
+from ..device.array import DeviceArray
 from ..errors import InvalidArgumentError, InvalidStateError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
 from ..types import Type
@@ -407,7 +407,7 @@ class JitKernel(_dispatch.Function):
             raise TypeError(f"ckernels.jit: signature {sig.text} has {len(sig.args)} "
                             f"argument(s); {self._describe_params()} takes "
                             f"{len(self._params)}")
-        with self._lock:
+        with self._lock, progress.reporting(f"{self.__qualname__}: {sig.text} for cpu"):
             have = self._compiled.get(sig.args)
             if have is not None and (sig.ret is None or have.sig.ret == sig.ret):
                 return have
@@ -437,9 +437,14 @@ class JitKernel(_dispatch.Function):
                     self._dispatcher_compile(sig.ret_element.numba(*nb_args), fresh)
             except Exception as exc:
                 from numba.core.errors import NumbaError
+
+                from .result_check import numba_misfit
                 if isinstance(exc, NumbaError):
+                    misfit = numba_misfit(self, sig, exc)
+                    if misfit is not None:
+                        raise misfit from None
                     raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
-                                    f"{sig.text}:\n{exc}") from exc
+                                    f"{sig.text}:\n{exc}") from None
                 if isinstance(exc, KeyError) and any(e.kind == "V" for e in sig.arg_elements):
                     # Numba's Record typing looks an unknown field up unchecked
                     raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
@@ -488,6 +493,8 @@ class JitKernel(_dispatch.Function):
         import warnings
 
         from numba.core.errors import NumbaError, NumbaPerformanceWarning
+
+        from . import result_check
         try:
             with warnings.catch_warnings():
                 # dimensioned arguments are "A"-layout arrays whatever their data:
@@ -495,10 +502,21 @@ class JitKernel(_dispatch.Function):
                 warnings.simplefilter("ignore", NumbaPerformanceWarning)
                 self._dispatcher_compile(nb_args)
         except NumbaError as exc:
+            misfit = result_check.numba_misfit(self, sig, exc)
+            if misfit is not None:
+                raise misfit from None
             raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
-                            f"{sig.text}:\n{exc}") from exc
+                            f"{sig.text}:\n{exc}") from None
         cres = self.dispatcher.overloads[nb_args]
-        comp = Compiled(self.__name__, sig, cpu_dims.entry_points(self, sig), cres)
+        if not cpu_dims.uses_output(self, sig):
+            result_check.check_dims_result(self, sig, cres.signature.return_type)
+        try:
+            entry_points = cpu_dims.entry_points(self, sig)
+        except NumbaError as exc:
+            raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
+                            f"{sig.text}: what it returns cannot be stored in the result "
+                            f"({cres.signature.return_type}):\n{exc}") from None
+        comp = Compiled(self.__name__, sig, entry_points, cres)
         self._compiled[sig.args] = comp
         self.fallback_kinds = _FALLBACK_KINDS
         self._add_loop(comp)

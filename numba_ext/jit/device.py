@@ -4,7 +4,7 @@ kind (:class:`DeviceTarget`: the kind's dialect, a row of
 
 1. operands: device arrays of one context and scalars (Python scalars are
    weak, by the one NEP 50 rule; NumPy scalars strong), anything else is an
-   error naming the argument (:func:`ckernels.context.launch.context_of`);
+   error naming the argument (:func:`ckernels.device.launch.context_of`);
 2. the signature: exact matches first (a lazily compiled function compiles
    one), then -- as on the CPU -- the first signature every argument converts
    to safely: the kernel converts each element as it reads it;
@@ -12,7 +12,7 @@ kind (:class:`DeviceTarget`: the kind's dialect, a row of
    layout: which operands are arrays of which element type, which are scalars
    passed by value) built by the context (cached per source);
 4. a launch plan per (compiled signature, context) and operand layout, run by
-   the launch code every device call shares (:mod:`ckernels.context.launch`:
+   the launch code every device call shares (:mod:`ckernels.device.launch`:
    broadcasting, ``out=``, the error flag).
 """
 
@@ -24,10 +24,8 @@ import weakref
 import numpy as np
 
 from .. import dialects
-from ..arraylike import c_strides
-from ..context.device_array import DeviceArray
-from ..context.launch import (PLAN_LIMIT, Plan, broadcast_shape, context_of, device_error,
-                              run)
+from ..device.array import DeviceArray
+from ..device.launch import PLAN_LIMIT, Plan, build_plan, context_of, device_error, remember, run
 from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
 from . import operands as _operands
 from .c_emit import Dialect, EmittedKernel, emit_kernel, entry_wrapper
@@ -143,10 +141,7 @@ def call(kernel, args, out=None):
            tuple(a._key if isinstance(a, DeviceArray) else None for a in args))
     plan = plans.get(key)
     if plan is None:
-        plan = _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname)
-        if len(plans) >= PLAN_LIMIT:
-            plans.clear()
-        plans[key] = plan
+        plan = remember(plans, key, _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname))
     return run(plan, ctx, out, operands)
 
 
@@ -186,16 +181,8 @@ def _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname) -> Plan:
         raise NotSupportedError(f"{fname}: float64 operands on a device without fp64 "
                                 f"support ({ctx.describe()})")
     source = tgt.dialect.header(prog) + prog.text() + "\n" + entry_wrapper(prog, inputs, ret)
-    built = ctx.build_program(source)
-    shapes = [a._shape if isinstance(a, DeviceArray) else () for a in args]
-    strides = [a._strides if isinstance(a, DeviceArray) else () for a in args]
-    if out is None:
-        oshape = broadcast_shape(shapes)
-        ostrides = c_strides(oshape, ret.size)
-    else:   # the sources broadcast to out= (ck_broadcast_strides says when not)
-        oshape, ostrides = out._shape, out._strides
-    return Plan(ctx, built, prog.errors, fname, tgt.dialect.title, oshape, ret.numpy,
-                ostrides, inputs, shapes, strides)
+    return build_plan(ctx, source, prog.errors, fname, tgt.dialect.title, inputs, args,
+                      ret.numpy, out=out)
 
 
 

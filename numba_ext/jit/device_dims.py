@@ -28,7 +28,7 @@ signature and the dimension variables bound by the library
 (``ck_core_result_type`` / ``ck_core_match``, the CPU path's functions: same
 errors, e.g. ``dimension variable N is 3 in argument 0 and 4 in argument 1``);
 the outer dims broadcast (``ck_broadcast_strides``) through the shared launch
-plan (:class:`ckernels.context.launch.Plan`, whose metadata carries the core
+plan (:class:`ckernels.device.launch.Plan`, whose metadata carries the core
 dims).  The element types of dimensioned operands must be the signature's
 (convert on the device first, ``x.astype(...)``); non-dimensioned arguments
 may be scalars.  Var dims are CPU-only (``NotSupportedError``).
@@ -42,11 +42,11 @@ import weakref
 import numpy as np
 
 from .._native import check, ffi, lib
-from ..context.device_array import DeviceArray
+from ..device.array import DeviceArray
 from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
 from ..types import as_type
 from . import dims as _dims
-from ..context import launch
+from ..device import launch
 from ..context.device_program import KERNEL_NAME, element_offsets, kernel_parameters
 from .c_emit import EmittedKernel
 from .c_emit.numba_types import _is_bool
@@ -200,7 +200,7 @@ def _select(kernel, args, fname):
     """The first compiled signature with core dims these arguments fit:
     dimensioned arguments are device arrays of the signature's element type,
     the others device arrays of their type or scalars."""
-    from ..context.launch import _is_scalar
+    from ..device.launch import _is_scalar
     for comp in kernel._compiled.values():
         if not comp.core or len(comp.sig.args) != len(args):
             continue
@@ -300,7 +300,6 @@ def call(kernel, args, out=None):
     if plan is None:
         inputs = tuple((dt, not isinstance(a, DeviceArray))
                        for dt, a in zip(layout.dtypes, args))
-        built = ctx.build_program(source(tgt, kernel, comp, inputs))
         core = []
         for a, c in [(res, layout.ret)] + list(zip(args, layout.args)):
             if c is not None:
@@ -310,13 +309,11 @@ def call(kernel, args, out=None):
                  if isinstance(a, DeviceArray) and c is not None else
                  (a._shape, a._strides) if isinstance(a, DeviceArray) else ((), ())
                  for a, c in zip(args, layout.args)]
-        plan = launch.Plan(ctx, built, prog.errors, fname, tgt.dialect.title,
-                           res._shape[:res.ndim - rnd], layout.ret_dtype.numpy,
-                           res._strides[:res.ndim - rnd], inputs,
-                           [o[0] for o in outer], [o[1] for o in outer], extra_meta=core)
-        if len(plans) >= 512:
-            plans.clear()
-        plans[key] = plan
+        plan = launch.remember(plans, key, launch.build_plan(
+            ctx, source(tgt, kernel, comp, inputs), prog.errors, fname, tgt.dialect.title,
+            inputs, args, layout.ret_dtype.numpy, operand_layouts=outer,
+            out_layout=(res._shape[:res.ndim - rnd], res._strides[:res.ndim - rnd]),
+            extra_meta=core))
     plan(res, operands)
     return res
 

@@ -20,7 +20,7 @@ from .._native import check, ffi, lib
 from ..host.array import Array
 from ..host.array import array as _array
 from ..host.array import asarray as _asarray
-from ..context.device_array import DeviceArray
+from ..device.array import DeviceArray
 from ..kernels import errmode_value
 from .dims import element_name
 from .signature import SUPPORTED_TYPES, is_struct

@@ -78,6 +78,8 @@ class Signature:
 def type_name(spec, what: str, where: str) -> str:
     """Normalised element type name for a signature part (a type string, a
     :class:`ckernels.types.Type`, a NumPy dtype or a Numba type)."""
+    if spec is str or (isinstance(spec, str) and spec.strip() == "str"):
+        return "string"        # Python's name for it (NumPy's "str" is <U0, unsized)
     if not isinstance(spec, (str, Type)) and type(spec).__module__.startswith("numba"):
         d = dtypes.of_numba(spec)
         if d is not None:

@@ -115,6 +115,8 @@ typedef struct {
   ck_type_id type_id[CKD_MAX_TYPES];
   int nin;
   int reorderable;
+  int pairwise;        /* float reductions in NumPy's pairwise tree: a sum
+                          (reorderable, identity 0; registry ufuncs: add)   */
   int resolved;        /* the promoter has answered a call                 */
   int cmp;             /* registry comparisons: Py_LT .. Py_GE, else -1    */
   Py_ssize_t nloops, cap;
@@ -178,6 +180,26 @@ void ckd_legacy_loop(char **args, npy_intp const *dimensions, npy_intp const *st
  * output), split over the library's pool when worth it.  No GIL needed;
  * errors as the kernel's (ck_last_error on the calling thread). */
 ck_status ckd_run(ckd_loop *L, char *const *data, npy_intp n, const npy_intp *strides);
+
+/* ---- promoter.c ------------------------------------------------------------ */
+
+/* No compiled signature takes the operands of an explicitly typed jitted
+ * function's ufunc or gufunc (nothing fixed by dtype= / signature=): raise
+ * the error ckernels.ufuncs.no_loop_error builds (naming the argument, its
+ * type and the casting rule; a subclass of NumPy's no-loop error).
+ * Returns -1. */
+int ckd_raise_no_loop(PyObject *ufunc, int nin, PyArray_DTypeMeta *const op_dtypes[]);
+
+/* ---- pairwise.c ------------------------------------------------------------ */
+
+/* Is this call of L a float reduction that NumPy's add would sum pairwise
+ * (a ufunc with d->pairwise, float32/float64 throughout, the binary-reduce
+ * layout)?  ckd_pairwise_reduce then runs it in NumPy's pairwise tree with
+ * L's kernel combining (`op_add`: the registry's add, summed directly). */
+int ckd_pairwise_applies(const ckd_data *d, const ckd_loop *L, char *const *data,
+                         const npy_intp *strides);
+ck_status ckd_pairwise_reduce(const ckd_loop *L, int op_add, char *const *data, npy_intp n,
+                              const npy_intp *strides);
 /* May a run be split into independent pieces?  Not when every element writes
  * one place (reductions) or an input overlaps the output other than exactly
  * in place (accumulations read what the previous element wrote). */

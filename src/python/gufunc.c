@@ -49,6 +49,11 @@ typedef struct ckg_loop {
 typedef struct ckg_data {
   PyObject *name; /* bytes */
   PyObject *doc;  /* bytes or NULL */
+  /* what `ufunc.types` lists (loops of NumPy's legacy types, as
+   * numba.guvectorize's do; ckg_list_types): owned, PyMem */
+  char *types;
+  PyUFuncGenericFunction *functions;
+  void **data;
   Py_ssize_t nloops;
   ckg_loop *loops[];
 } ckg_data;
@@ -80,6 +85,9 @@ static void ckg_data_free(PyObject *capsule) {
   }
   Py_XDECREF(d->name);
   Py_XDECREF(d->doc);
+  PyMem_Free(d->types);
+  PyMem_Free(d->functions);
+  PyMem_Free(d->data);
   PyMem_Free(d);
 }
 
@@ -233,6 +241,13 @@ static int ckg_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
     }
     L = ok ? d->loops[i] : NULL;
   }
+  int open = L == NULL && d != NULL && d->nloops > 0;
+  for (int k = 0; k <= nin && open; k++) {
+    open = signature[k] == NULL && (k == nin || op_dtypes[k] != NULL);
+  }
+  if (open) { /* no loop takes the inputs: say which and why (promoter.c) */
+    return ckd_raise_no_loop(ufunc, nin, op_dtypes);
+  }
   for (int k = 0; k <= nin; k++) {
     PyArray_DTypeMeta *dt = signature[k] != NULL ? signature[k]
                             : L != NULL          ? L->dtypes[k]
@@ -240,6 +255,53 @@ static int ckg_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
     Py_XINCREF(dt);
     new_op_dtypes[k] = dt;
   }
+  return 0;
+}
+
+/* ---- ufunc.types -------------------------------------------------------------- */
+
+/* The legacy form of a loop (what uf->functions lists; NumPy never calls it:
+ * the gufunc has no legacy type resolver, as ufunc.c's ufuncs). */
+static void ckg_legacy_loop(char **args, npy_intp const *dimensions, npy_intp const *steps,
+                            void *data) {
+  (void)ckg_strided_loop(NULL, args, dimensions, steps, &((ckg_loop *)data)->aux);
+}
+
+/* List the loops whose dtypes are all NumPy legacy types in uf->types /
+ * ntypes (`ufunc.types`: ["dd->d"], as numba.guvectorize's gufuncs), owned
+ * by d; calls are still resolved by the promoter only. */
+static int ckg_list_types(PyUFuncObject *uf, ckg_data *d) {
+  int nargs = uf->nargs;
+  Py_ssize_t n = d->nloops;
+  d->types = PyMem_Malloc((size_t)(n * nargs) + 1);
+  d->functions = PyMem_Malloc((size_t)n * sizeof *d->functions + 1);
+  d->data = PyMem_Malloc((size_t)n * sizeof *d->data + 1);
+  if (d->types == NULL || d->functions == NULL || d->data == NULL) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  int listed = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    ckg_loop *L = d->loops[i];
+    int legacy = 1;
+    for (int k = 0; k < nargs; k++) {
+      int t = L->dtypes[k]->type_num;
+      legacy &= t >= 0 && t < NPY_NTYPES_LEGACY;
+    }
+    if (!legacy) {
+      continue;
+    }
+    for (int k = 0; k < nargs; k++) {
+      d->types[listed * nargs + k] = (char)L->dtypes[k]->type_num;
+    }
+    d->functions[listed] = &ckg_legacy_loop;
+    d->data[listed++] = L;
+  }
+  uf->type_resolver = NULL;
+  uf->types = d->types;
+  uf->functions = d->functions;
+  uf->data = d->data;
+  uf->ntypes = listed;
   return 0;
 }
 
@@ -393,6 +455,9 @@ PyObject *ckg_new_gufunc(const char *name, const char *signature, PyObject *doc,
     if (PyUFunc_AddLoopFromSpec(uf, &spec) < 0) {
       goto fail;
     }
+  }
+  if (ckg_list_types((PyUFuncObject *)uf, d) < 0) {
+    goto fail;
   }
   PyObject *nones = PyTuple_New(nin + 1), *cap = NULL;
   int rc = -1;

@@ -40,8 +40,14 @@ void ckd_loop_free(ckd_loop *L) {
 static int ckd_strided_loop(PyArrayMethod_Context *context, char *const *data,
                             const npy_intp *dimensions, const npy_intp *strides,
                             NpyAuxData *aux) {
-  (void)context;
-  ck_status st = ckd_run((ckd_loop *)aux, data, dimensions[0], strides);
+  ckd_loop *L = (ckd_loop *)aux;
+  ck_status st;
+  ckd_data *d = ckd_data_of(context->caller);
+  if (ckd_pairwise_applies(d, L, data, strides)) { /* NumPy's float sums */
+    st = ckd_pairwise_reduce(L, d->op != NULL, data, dimensions[0], strides);
+  } else {
+    st = ckd_run(L, data, dimensions[0], strides);
+  }
   if (st != CK_OK) {
     ckpy_raise_last(st);
     return -1;

@@ -312,6 +312,25 @@ static int ckd_only_loop_for_inputs(const ckd_data *d, const ckd_loop *L) {
   return 1;
 }
 
+int ckd_raise_no_loop(PyObject *ufunc, int nin, PyArray_DTypeMeta *const op_dtypes[]) {
+  PyObject *dts = PyTuple_New(nin);
+  if (dts == NULL) {
+    return -1;
+  }
+  for (int i = 0; i < nin; i++) {
+    PyTuple_SET_ITEM(dts, i, Py_NewRef(op_dtypes[i] ? (PyObject *)op_dtypes[i] : Py_None));
+  }
+  PyObject *mod = PyImport_ImportModule("ckernels.ufuncs");
+  PyObject *exc = mod ? PyObject_CallMethod(mod, "no_loop_error", "OO", ufunc, dts) : NULL;
+  if (exc != NULL) {
+    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+  }
+  Py_XDECREF(exc);
+  Py_XDECREF(mod);
+  Py_DECREF(dts);
+  return -1;
+}
+
 int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
                  PyArray_DTypeMeta *const signature[], PyArray_DTypeMeta *new_op_dtypes[]) {
   ckd_data *d = ckd_data_of(ufunc);
@@ -336,6 +355,13 @@ int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
   } else {
     if (d->compile == NULL) {
       L = ckd_best_fit(d, &ops, signature, fixed);
+      int all_in = d->nloops > 0;
+      for (int i = 0; i < d->nin; i++) {
+        all_in &= op_dtypes[i] != NULL;
+      }
+      if (L == NULL && !fixed && all_in) {
+        return ckd_raise_no_loop(ufunc, d->nin, op_dtypes);
+      }
     } else {
       L = ckd_first_fit(d, &ops, signature, CKD_EXACT);
       if (L == NULL) {

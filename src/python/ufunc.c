@@ -120,6 +120,16 @@ PyObject *ckd_new_ufunc(const char *name, int nin, PyObject *doc, PyObject *iden
   d->op = op;
   d->nin = nin;
   d->reorderable = reorderable;
+  /* a sum (identity 0): NumPy's add reduces floats pairwise (pairwise.c) */
+  d->pairwise = 0;
+  if (reorderable && has_identity &&
+      (PyLong_CheckExact(identity) || PyFloat_CheckExact(identity))) {
+    int zero = PyObject_Not(identity);
+    if (zero < 0) {
+      PyErr_Clear();
+    }
+    d->pairwise = zero == 1 && (op == NULL || strcmp(name, "add") == 0);
+  }
   d->resolved = 0;
   d->cmp = -1;
   d->ntypes = 0;

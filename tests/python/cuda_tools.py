@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from ckernels.context import backend_cuda as ccuda
+from ckernels.backends import cuda as ccuda
 
 
 def ptxas():

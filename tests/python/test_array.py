@@ -230,7 +230,8 @@ def test_empty_and_zero_size():
 
 def test_array_of_a_structured_ndarray_copies_its_structs():
     # a structured array is one struct per element (not nested lists of its
-    # tuples' items); unaligned layouts are refused with the reason
+    # tuples' items); asarray refuses unaligned (packed) layouts with the
+    # reason, array copies them into the C layout of the same fields
     dt = np.dtype([("x", "f8"), ("m", "i4")], align=True)
     a = np.zeros(3, dt)
     a["x"], a["m"] = [1.5, 2.5, 3.5], [1, 2, 3]
@@ -239,5 +240,8 @@ def test_array_of_a_structured_ndarray_copies_its_structs():
     np.testing.assert_array_equal(np.asarray(b["x"]), a["x"])
     np.testing.assert_array_equal(np.asarray(b["m"]), a["m"])
     assert not np.shares_memory(np.asarray(b["x"]), a)
+    packed = np.zeros(2, np.dtype([("x", "f8"), ("m", "i4")]))
+    packed["m"] = [7, 8]
     with pytest.raises(ckernels.errors.CKTypeError, match="align=True"):
-        ckernels.array(np.zeros(2, np.dtype([("x", "f8"), ("m", "i4")])))
+        ckernels.asarray(packed)
+    assert ckernels.array(packed).tolist() == [{"x": 0.0, "m": 7}, {"x": 0.0, "m": 8}]

@@ -211,7 +211,7 @@ def test_layout_self_check_on_devices(new_opencl_context):
         ctx.build_program(str(lay.render()))
     lay = capi.layout({"P": POD}, "cuda")
     lay.structs["P"].size += 8
-    from ckernels.context.user_kernels import compile_ptx
+    from ckernels.user_kernels.build import compile_ptx
     try:
         compile_ptx("__global__ void k(void) {}")
     except errors.BackendError as exc:

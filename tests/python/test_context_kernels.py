@@ -14,9 +14,9 @@ import pytest
 import ckernels
 from ckernels import capi, errors
 from ckernels.context import kernel_source
-from ckernels.context import user_kernels as ck
-from ckernels.context import user_kernel_args as ka
-from ckernels.context import user_kernel_compile as kc
+from ckernels.user_kernels import build as ck
+from ckernels.user_kernels import args as ka
+from ckernels.user_kernels import compile as kc
 
 from cuda_tools import assemble_or_skip
 

@@ -37,12 +37,12 @@ import pytest
 
 import ckernels
 from ckernels import dtypes, errors
-from ckernels.context import backend_cuda as ccuda
+from ckernels.backends import cuda as ccuda
 from ckernels.jit import c_emit
 from ckernels import dialects
 from ckernels.jit.device import target as _device_target
-from ckernels.context import device_ops
-from ckernels.context.device_ops import conversion, gathering, operations, reductions
+from ckernels.device import ops as device_ops
+from ckernels.device.ops import conversion, gathering, operations, reductions
 from ckernels.jit.device import device_error
 
 import test_c_emit as cemit_tests
@@ -317,7 +317,7 @@ def test_corpus_compiles_to_ptx_and_assembles(corpus, tmp_path):
     assemble_or_skip(files)
 
 
-# ---- the built-in device operations (ckernels.context.device_ops) as CUDA C -
+# ---- the built-in device operations (ckernels.device.ops) as CUDA C -
 def by_name_c(kind, n):
     return n in dialects.get(kind).types
 

@@ -26,9 +26,10 @@ import pytest
 
 import ckernels
 from ckernels import errors
-from ckernels.context import backend_cuda as ccuda
-from ckernels.context import dlpack as dl
+from ckernels.backends import cuda as ccuda
+from ckernels.backends import dlpack as dl
 from ckernels.context.buffer import Buffer
+from ckernels.device.base import cuda_array_interface, export_dlpack
 
 import test_opencl_jit as ocl_tests
 
@@ -297,42 +298,42 @@ def test_cuda_exports_read_back(new_opencl_context, monkeypatch):
     deleted once, the explicit host copy and the device copy work."""
     ctx = new_opencl_context()
     a = ctx.array(np.arange(12, dtype=np.int16).reshape(3, 4))
-    cai = ccuda.cuda_array_interface(a)
+    cai = cuda_array_interface(a)
     assert cai["version"] == 3 and cai["stream"] is None and cai["strides"] is None
     assert cai["typestr"] == "<i2" and cai["descr"] == [("", "<i2")]
     assert cai["data"] == (a.buffer.native_handle + a.offset, False)
     desc, stream = ccuda.parse_cuda_array_interface(cai)
     assert (desc.address, desc.shape, desc.strides, desc.dtype) == \
         (cai["data"][0], (3, 4), (8, 2), np.int16) and stream is None
-    monkeypatch.setattr(ccuda, "dlpack_device", lambda arr: (dl.KDL_CUDA, 3))
+    monkeypatch.setattr(ccuda, "dlpack_device", lambda ctx: (dl.KDL_CUDA, 3))
     before = dl.live_exports()
     for mv in (None, (1, 0), (1, 3)):
-        imp = dl.consume(ccuda.dlpack(a, stream=7, max_version=mv))
+        imp = dl.consume(export_dlpack(a, ccuda, stream=7, max_version=mv))
         d = imp.described
         assert (d.address, d.shape, d.strides, d.dtype, d.device) == \
             (cai["data"][0], (3, 4), (8, 2), np.int16, (dl.KDL_CUDA, 3))
         assert dl.live_exports() == before + 1
         imp.release()
         assert dl.live_exports() == before
-    imp = dl.consume(ccuda.dlpack(a, copy=True))
+    imp = dl.consume(export_dlpack(a, ccuda, copy=True))
     assert imp.described.address != cai["data"][0]
     imp.release()
     host = np.from_dlpack(_Host(a, ccuda))
     np.testing.assert_array_equal(host, np.arange(12).reshape(3, 4))
     for bad in (0, "1", True):
         with pytest.raises(BufferError, match="stream"):
-            ccuda.dlpack(a, stream=bad)
+            export_dlpack(a, ccuda, stream=bad)
     with pytest.raises(BufferError, match="another device"):
-        ccuda.dlpack(a, dl_device=(dl.KDL_CUDA, 0))
+        export_dlpack(a, ccuda, dl_device=(dl.KDL_CUDA, 0))
     with pytest.raises(BufferError, match="another device"):
-        ccuda.dlpack(a, dl_device=(dl.KDL_CPU, 0), copy=False)
+        export_dlpack(a, ccuda, dl_device=(dl.KDL_CPU, 0), copy=False)
     # struct elements: NumPy's descr in the CAI, no DLPack type
     st = np.dtype([("x", np.float64), ("n", np.int32)], align=True)
     sa = ctx.array(np.zeros(3, st))
-    c = ccuda.cuda_array_interface(sa)
+    c = cuda_array_interface(sa)
     assert c["typestr"] == st.str and c["descr"] == st.descr and c["shape"] == (3,)
     with pytest.raises(BufferError, match="DLPack"):
-        ccuda.dlpack(sa)
+        export_dlpack(sa, ccuda)
     with pytest.raises(errors.NotSupportedError, match="not a plain number type"):
         ccuda.parse_cuda_array_interface(c)      # (adopting foreign structs: not yet)
     assert dl.live_exports() == before
@@ -345,8 +346,8 @@ class _Host:
         self.arr, self.mod = arr, mod
 
     def __dlpack__(self, **kw):
-        return self.mod.dlpack(self.arr, max_version=kw.get("max_version"),
-                               dl_device=(dl.KDL_CPU, 0))
+        return export_dlpack(self.arr, self.mod, max_version=kw.get("max_version"),
+                             dl_device=(dl.KDL_CPU, 0))
 
     def __dlpack_device__(self):
         return (dl.KDL_CPU, 0)

@@ -617,7 +617,7 @@ def test_dlpack_versions_copies_and_host_copies(ctx):
     """The one DLPack module on OpenCL arrays: versioned capsules, the
     cl_mem with the view's byte_offset, copy=True on the device, an explicit
     host copy for dl_device=CPU, read-only flags both ways, deleters once."""
-    from ckernels.context import dlpack as dl
+    from ckernels.backends import dlpack as dl
     before = dl.live_exports()
     d = ctx.array(np.arange(10, dtype=np.int32))[3::2]
     imp = dl.consume(d.__dlpack__(max_version=(1, 0)))
@@ -744,3 +744,28 @@ def test_wrapping_a_foreign_context(pq):
     assert w.native_handles()[2] != pq.int_ptr
     with pytest.raises(errors.InvalidArgumentError, match="not a device of"):
         ckernels.Context.from_opencl(handles[0], handles[0])
+
+
+@pytest.mark.parametrize("args,dtype", [((5,), None), ((2, 11, 3), None), ((0, 1, 0.25), None),
+                                        ((10, 0, -3), "int16"), ((1.5,), "float32"),
+                                        ((3,), np.uint8), ((0,), None), ((5, 1), None)])
+def test_context_arange_is_numpy_arange(ctx, args, dtype):
+    """Context.arange (issue 29 §2): numpy.arange's signature, values, count and
+    dtype rule, on a device context and on the CPU context."""
+    want = np.arange(*args, dtype=dtype)
+    d = ctx.arange(*args, dtype=dtype)
+    assert isinstance(d, ckernels.DeviceArray) and d.context == ctx
+    got = d.to_numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    h = ckernels.Context.default("cpu").arange(*args, dtype=dtype)
+    assert isinstance(h, ckernels.Array)
+    np.testing.assert_array_equal(np.asarray(h), want)
+    assert np.asarray(h).dtype == want.dtype
+
+
+def test_context_arange_errors(ctx):
+    with pytest.raises(ZeroDivisionError):          # as numpy.arange
+        ctx.arange(0, 5, 0)
+    with pytest.raises(ckernels.errors.NotSupportedError):
+        ctx.arange(3, dtype="complex128")           # no complex on devices

@@ -544,3 +544,202 @@ def test_bench_against_a_pyopencl_kernel(new_opencl_context):
     with pytest.raises(Exception, match="no_such_thing"):   # the caller's kernel: its error
         display.bench(_axpy, sizes=(64,), repeat=1, min_time=0.0, vectorize=False,
                       pyopencl="out[i] = no_such_thing(x0[i]);")
+
+
+# ---- issue 29: what a new user met in the pictures -----------------------------------
+
+XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
+
+
+def test_whitespace_in_strings_is_escaped_and_kept():
+    raw = "\t josé  GARCÍA "
+    s = ckernels.array([raw, "a\nb", "x" * 40])
+    f = dm.array_layout(s)
+    # tabs and newlines escaped as repr does, the quotes show leading and
+    # trailing spaces, the double space is kept, nothing cut that fits
+    assert f.cells[0].value == repr(raw) == "'\\t josé  GARCÍA '"
+    assert f.cells[1].value == repr("a\nb")
+    assert f.cells[2].value.startswith("'xxx") and f.cells[2].value.endswith("…'")
+    assert f.elements[0].preview == repr(raw)
+    root = parse_svg(dm.array_svg(f))
+    cells = [t for t in with_class(root, "cell-value")]
+    assert cells[0].text == repr(raw)
+    # a run of spaces is drawn as it is: xml:space and white-space on the text itself
+    assert cells[0].get(XML_SPACE) == "preserve" and "white-space: pre" in cells[0].get("style")
+    assert cells[1].get(XML_SPACE) is None       # nothing to keep: no attribute
+    text = dm.array_text(f)
+    assert repr(raw) in text and "\t" not in text.split("elements")[1]
+    # bytes too, and a cut string never ends in half a character
+    b = ckernels.array([b"\x00\tab  c"])
+    assert dm.array_layout(b).cells[0].value == repr(b"\x00\tab  c")
+    # (20 columns: the quotes, the ellipsis and 8 two-column characters)
+    assert dm.array_layout(ckernels.array(["日本語" * 20])).cells[0].value == \
+        "'" + ("日本語" * 3)[:8] + "…'"
+
+
+def test_quoted_fits_its_width_in_columns():
+    from ckernels.display._svg import columns
+    assert columns("abc") == 3 and columns("日本") == 4 and columns("é") == 1
+    for text in ("\t josé  GARCÍA ", "日本語テキスト" * 3, "a'b\"c" * 9, "x"):
+        for width in (6, 10, 20):
+            q = dm.facts.quoted(text, width)
+            assert columns(q) <= max(width, 3) or q == repr(text)
+            assert q == repr(text) or q.endswith("…'") or q.endswith('…"')
+
+
+def test_pictures_name_cjk_capable_fonts():
+    from ckernels.display._svg import FONT
+    root = parse_svg(dm.array_svg(ckernels.array(["日本語", "한국어"])))
+    family = root.get("font-family")
+    assert family == FONT
+    names = [n.strip() for n in family.split(",")]
+    assert names[0] == "DejaVu Sans Mono" and names[-1] == "monospace"
+    assert any("CJK" in n for n in names) and "WenQuanYi Zen Hei Mono" in names
+    # the HTML views use the same stack
+    page = display.html(ckernels.array(["日本語"]))
+    assert f"font-family:{FONT}" in page
+    # wide characters are two columns when boxes are sized
+    from ckernels.display._svg import text_width
+    assert text_width("日本語") == 2 * text_width("abc")
+
+
+def _chunk_bars(root):
+    return [(float(r.get("width")), r) for r in with_class(root, "chunk")]
+
+
+def test_a_little_used_arena_chunk_is_drawn_to_the_scale_of_its_used_bytes():
+    s = ckernels.array(["ab", "cde"])             # 5 bytes of a 4096-byte chunk
+    f = dm.array_layout(s)
+    ch = f.arenas[0].chunks[0]
+    assert ch.used == 5 and ch.capacity >= 4096
+    root = parse_svg(dm.array_svg(f))
+    (bar_w, bar), = _chunk_bars(root)
+    used = with_class(root, "chunk-used")[0]
+    # the used bytes take most of the bar (before: 5/4096 of it, a sliver)
+    assert float(used.get("width")) >= 0.7 * bar_w
+    spans = with_class(root, "element-span")
+    assert all(float(r.get("width")) >= 0.25 * float(used.get("width")) for r in spans)
+    texts = "\n".join(svg_texts(root))
+    free = ch.capacity - ch.used
+    assert f"{free} free" in texts and f"the 5 used bytes to scale, then the {free} free" \
+        in texts and f"5 of {ch.capacity} bytes used" in texts
+    # a chunk used more than a quarter is drawn to the scale of its capacity
+    bar = dm.svg._ChunkBar(dm.ChunkFacts(0, 100, 60, False), 0, 0, 300)
+    assert not bar.zoomed and bar.used_w == 180 and bar.x_of(50) == 150
+    bar = dm.svg._ChunkBar(dm.ChunkFacts(0, 4096, 32, False), 0, 0, 300)
+    assert bar.zoomed and bar.x_of(16) == pytest.approx((300 - dm.svg._TAIL_W) / 2)
+    assert bar.x_of(4096) == 300
+
+
+def _path_points(el):
+    nums = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", el.get("d"))]
+    return list(zip(nums[::2], nums[1::2]))
+
+
+def test_element_arrows_stay_inside_the_arena_box():
+    s = ckernels.array([f"w{i}" * 3 for i in range(10)] + ["日本語"])
+    f = dm.array_layout(s)
+    root = parse_svg(dm.array_svg(f))
+    arenas = []
+    for g in with_class(root, "arena"):
+        r = g.find(SVG + "rect")
+        x, y = float(r.get("x")), float(r.get("y"))
+        arenas.append((x, y, x + float(r.get("width")), y + float(r.get("height"))))
+    arrows = [e for e in with_class(root, "element") if e.tag == SVG + "path"]
+    assert len(arrows) == 8
+    for a in arrows:
+        pts = _path_points(a)
+        end = pts[-1]
+        box = next(b for b in arenas if b[0] <= end[0] <= b[2] and b[1] <= end[1] <= b[3])
+        lane_y = pts[-2][1]
+        # the lane back in to the chunk runs inside the box that holds the chunk
+        assert box[1] < lane_y < box[3], (lane_y, box)
+    # the stems under the cells are drawn before the data block (covered by cells)
+    order = [e.get("class") for e in root if e.tag == SVG + "g"]
+    assert order.index("under") < order.index("box data-block")
+
+
+def test_kernel_tree_title_fits_its_picture():
+    a = ckernels.array([[1.0, 2.0], [3.0, 4.0]])
+    b = ckernels.array([10, 20], type="strided * int32")
+    d = ckernels.empty("strided * strided * float64", (2, 2))
+    t = dk.kernel_tree(make_op_kernel("add", d, a, b))
+    root = parse_svg(dk.kernel_svg(t))
+    width = float(root.get("width"))
+    for cls in ("builder", "builder-where"):
+        title = with_class(root, cls)[0]
+        text = "".join(title.itertext())
+        size = float(title.get("font-size", 12))
+        # room for bold monospace even where the renderer emboldens a regular
+        # face (0.602 em + em/24 a character)
+        assert float(title.get("x")) + len(text) * size * 0.645 <= width, text
+        assert float(title.get("y")) - size >= 0
+    assert f"{t.used} of {t.capacity} bytes used" in \
+        "".join(with_class(root, "builder")[0].itertext())
+
+
+def test_arrow_imported_arrays_say_what_holds_their_memory():
+    pa = pytest.importorskip("pyarrow")
+    s = ckernels.asarray(pa.array(["alpha", "beta", "gamma"]))
+    f = dm.array_layout(s)
+    ext = f.arenas[0]
+    assert ext.kind == "external" and ext.used is None
+    assert ext.holds == ("foreign Arrow buffers (an ArrowArray of 3 row(s), 3 buffer(s), "
+                         "0 child(ren)), kept alive until the producer's release callback runs")
+    page = html_mod.unescape(display.html(s))
+    assert "None" not in page and ext.holds in page
+    assert ext.holds in dm.array_text(f)
+    texts = "\n".join(svg_texts(parse_svg(dm.array_svg(f))))
+    assert "foreign Arrow buffers" in texts and "3 row(s), 3 buffer(s), 0 child(ren)" in texts
+    n = ckernels.asarray(pa.array([1.5, 2.5]))
+    assert "foreign Arrow buffers (an ArrowArray of 2 row(s)" in display.html(n)
+    # a view of Arrow's buffer: the data block says whose memory it is
+    subs = ["".join(e.itertext()) for e in with_class(parse_svg(dm.array_svg(n)), "subtitle")]
+    assert "holds: foreign Arrow buffers" in subs and \
+        "ArrowArray: 2 row(s), 2 buffer(s), 0 child(ren)" in subs
+    # NumPy's memory is told apart: its size in bytes
+    x = np.arange(12.0)
+    ref = dm.array_layout(ckernels.asarray(x)).data_ref
+    assert ref.holds.startswith(f"a NumPy array's memory ({x.nbytes} B)")
+
+
+def test_bench_y_ticks_are_plain_numbers():
+    pytest.importorskip("matplotlib")
+    sizes = (1_000, 10_000, 100_000)
+    # 20..60 ns per element: inside one decade, where minor ticks are labelled
+    r = display.bench.__globals__["BenchResult"](
+        "f", "float64(float64)", sizes, {"ckernels": [n * 20e-9 for n in sizes],
+                                         "numpy": [n * 60e-9 for n in sizes]},
+        {}, {})
+    fig = r.figure()
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.yaxis.get_ticklabels(minor=True)
+              + ax.yaxis.get_ticklabels()]
+    shown = [t for t in labels if t]
+    assert shown and not any("times" in t or "\\" in t or "×" in t or "^" in t or "$" in t
+                             for t in shown), shown
+    assert any(t in shown for t in ("20", "30", "40", "50", "60")), shown
+    float(shown[0])                                      # a plain number
+
+
+def test_struct_items_are_drawn_whole():
+    Vec3 = np.dtype([("x", "f8"), ("y", "f8"), ("z", "f8")], align=True)
+    P = np.dtype([("pos", Vec3), ("vel", Vec3), ("mass", "f8")], align=True)
+    t = str(ckernels.types.from_numpy_dtype(P))
+    p = np.zeros(2, P)
+    p["pos"]["x"] = [0.1234567, -2.5]
+    p["vel"]["y"] = [-0.00671432, 1e-300]      # 11 and 6 characters: never cut
+    p["mass"] = [1.25, 0.75]
+    a = ckernels.array(p.tolist(), type=f"2 * {t}")
+    f = dm.array_layout(a)
+    assert f.cells[0].lines == [("pos.x", "0.123457"), ("pos.y", "0.0"), ("pos.z", "0.0"),
+                                ("vel.x", "0.0"), ("vel.y", "-0.00671432"), ("vel.z", "0.0"),
+                                ("mass", "1.25")]
+    assert f.cells[1].value == "{{-2.5, 0.0, 0.0}, {0.0, 1e-300, 0.0}, 0.75}"
+    root = parse_svg(dm.array_svg(f))
+    texts = svg_texts(root)
+    assert not any("…" in t for t in texts), [t for t in texts if "…" in t]
+    # the whole type, wrapped under the block's title
+    sub = "".join(t for t in (("".join(e.itertext())) for e in with_class(root, "subtitle")))
+    assert sub.replace(" ", "") .count("float64") == 7 and "mass" in sub

@@ -163,15 +163,16 @@ def test_texts_edges():
 
 
 def test_float32_rule():
-    """A float32 without a spec prints its shortest float32 digits laid out as
-    Python's float repr (as ckernels' float32 -> string conversion); with a
+    """A float32 without a spec prints as NumPy's str(np.float32(x)) (its
+    shortest float32 digits, positional for 1e-4 <= |x| < 1e6, as ckernels'
+    float32 -> string conversion; `{x}` is str(x), as in Numba); with a
     spec it is formatted as the double of the same value (NumPy's
     float32.__format__)."""
     vals = np.array([0.1, 1e6, 1.5, -0.0, 3.4028235e38, 1e-45, np.inf, np.nan, 16777217.0,
-                     123456.7], dtype=np.float32)
+                     123456.7, 1e-4, 999999.94], dtype=np.float32)
     got = floats32(vals).tolist()
     for v, g in zip(vals, got):
-        short = repr(float(str(v))) if np.isfinite(v) else str(float(v))
+        short = str(v)
         d = float(v)
         assert g == f"{short}|{d:.3f}|{d:>10}|{short}", (v, g)
 

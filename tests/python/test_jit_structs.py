@@ -329,7 +329,7 @@ def test_cuda_codegen_compiles():
     import subprocess
     import tempfile
 
-    from ckernels.context import backend_cuda as ccuda
+    from ckernels.backends import cuda as ccuda
     cc._nvrtc_or_skip()
     from cuda_tools import ptxas as find_ptxas
     ptxas = find_ptxas()

@@ -86,6 +86,35 @@ def test_layer_check_sees_function_level_and_parent_imports(tmp_path):
     assert "import cycle" in problems
 
 
+def test_layer_check_sees_importlib_imports(tmp_path):
+    """An upward import through ``importlib.import_module`` (the hidden
+    ``dialects.hook`` -> backends import of issue 30) is an import like any
+    other; a dynamic import whose name is not a constant is refused (the
+    checker cannot read it); package code taking an old spelling from
+    ``ckernels.context`` (COMPAT_NAMES) is refused too."""
+    import shutil
+    lc = _layer_check()
+    pkg = tmp_path / "ckernels"
+    shutil.copytree(REPO / "numba_ext", pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    assert not lc.check(str(pkg))
+    with open(pkg / "dialects.py", "a") as f:
+        f.write("\n\ndef _probe(kind):\n    import importlib\n"
+                "    return importlib.import_module('ckernels.backends.cuda')\n"
+                "\n\ndef _probe2(name):\n    return importlib.import_module(name)\n")
+    with open(pkg / "context" / "buffer.py", "a") as f:
+        f.write("\n\ndef _probe():\n    from importlib import import_module\n"
+                "    return import_module('..device.array', __package__)\n")
+    with open(pkg / "ops.py", "a") as f:
+        f.write("\n\ndef _probe():\n    from .context import Context\n    return Context\n")
+    problems = "\n".join(lc.check(str(pkg)))
+    assert "ckernels.dialects (rank core) imports ckernels.backends.cuda (rank backends) " \
+        "inside a function: an upward import" in problems
+    assert "ckernels.dialects calls import_module with a name that is not a constant" \
+        in problems
+    assert "ckernels.context.buffer (rank context) imports ckernels.device.array" in problems
+    assert "ckernels.ops takes Context from ckernels.context, an old spelling" in problems
+
+
 def test_no_class_name_dispatch_and_unique_class_names():
     seen = {}
     for name, path in MODULES.items():
@@ -96,7 +125,7 @@ def test_no_class_name_dispatch_and_unique_class_names():
                 assert node.name not in seen, (node.name, name, seen.get(node.name))
                 seen[node.name] = name
     assert seen["Program"] == "ckernels.context.program"
-    assert seen["DeviceArray"] == "ckernels.context.device_array"
+    assert seen["DeviceArray"] == "ckernels.device.array"
 
 
 def test_public_names():

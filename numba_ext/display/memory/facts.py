@@ -12,7 +12,7 @@ import numpy as np
 from ... import dtypes as _dtypes
 from ..._native import check, ffi, lib
 from ...errors import CKTypeError
-from .._svg import hex_addr
+from .._svg import columns, hex_addr
 
 _FIXED, _STRIDED, _VAR = lib.CK_TYPE_FIXED_DIM, lib.CK_TYPE_STRIDED_DIM, lib.CK_TYPE_VAR_DIM
 _STRING, _BYTES, _STRUCT, _POINTER = (lib.CK_TYPE_STRING, lib.CK_TYPE_BYTES,
@@ -66,6 +66,8 @@ class BlockFacts:
     chunks: list = field(default_factory=list)
     data: int | None = None       # fixed-size blocks: the data, and its size
     size: int | None = None
+    holds: str | None = None      # external blocks: what the foreign memory is,
+    holds_rows: list = field(default_factory=list)   # and that as (name, value) rows
 
     def chunk_of(self, address: int) -> int | None:
         """Index of the chunk holding ``address`` (None if none does)."""
@@ -98,7 +100,59 @@ def block_facts(mb) -> BlockFacts:
         size = ffi.new("size_t *")
         check(lib.ck_fixed_size_pod_memblock_data(mb, data, size))
         facts.data, facts.size = _addr(data[0]), int(size[0])
+    elif kind == lib.CK_MEMBLOCK_EXTERNAL:
+        facts.holds_rows = _external_holds(mb)
+        (_, what), *detail = facts.holds_rows
+        if len(detail) > 1:
+            name, value = detail[0]
+            what += f" (an ArrowArray of {value})" if name == "ArrowArray" else f" ({value})"
+        facts.holds = f"{what}, kept alive {detail[-1][1]}"
     return facts
+
+
+#: the ArrowArray an imported array's external block owns: its fields are
+#: believed only within these bounds (anything else is "foreign memory")
+_ARROW_MAX_BUFFERS = 1 << 10
+#: the type of the cffi handles MemBlock.external wraps
+_HANDLE_TYPE = type(ffi.new_handle(None))
+
+
+def _external_holds(mb) -> list:
+    """What an external block keeps alive, as rows ``(name, value)``: what
+    it is, its size where known, what keeps it alive.  Read from the object
+    it wraps (``ck_external_memblock_object``): a NumPy array (a Python object
+    whose type is ``numpy.ndarray``), an imported Arrow array
+    (``ck_arrow_import`` moves the ``ArrowArray`` into the object it wraps:
+    its length and buffers), or other foreign memory."""
+    obj = ffi.new("void **")
+    check(lib.ck_external_memblock_object(mb, obj))
+    other = [("holds", "foreign memory"), ("kept alive", "by the block's release callback")]
+    if obj[0] == ffi.NULL:
+        return other
+    # every object wrapped is at least two pointers long (a PyObject's refcount
+    # and type; an ArrowArray's length and null count; a ck_buffer's refcount
+    # and context), so this read stays inside it
+    head = ffi.cast("uintptr_t *", obj[0])
+    if int(head[1]) == id(_HANDLE_TYPE):
+        return [("holds", "a Python object's memory (MemBlock.external)"),
+                ("kept alive", "by a reference to the object, dropped on release")]
+    if int(head[1]) == id(np.ndarray):
+        return [("holds", "a NumPy array's memory"), ("size", f"{_ndarray_nbytes(obj[0])} B"),
+                ("kept alive", "by a reference to the array, dropped on release")]
+    arr = ffi.cast("struct ArrowArray *", obj[0])
+    if (arr.release != ffi.NULL and arr.length >= 0 and arr.offset >= 0
+            and arr.null_count >= -1 and 0 <= arr.n_buffers <= _ARROW_MAX_BUFFERS
+            and 0 <= arr.n_children <= _ARROW_MAX_BUFFERS):
+        return [("holds", "foreign Arrow buffers"),
+                ("ArrowArray", f"{arr.length} row(s), {arr.n_buffers} buffer(s), "
+                               f"{arr.n_children} child(ren)"),
+                ("kept alive", "until the producer's release callback runs")]
+    return other
+
+
+def _ndarray_nbytes(address) -> int:
+    import ctypes
+    return int(ctypes.cast(int(ffi.cast("uintptr_t", address)), ctypes.py_object).value.nbytes)
 
 
 @dataclass
@@ -128,6 +182,7 @@ class Cell:
     address: int
     index: str | None    # the view's index of this item, None if outside the view
     value: str
+    lines: list = field(default_factory=list)   # struct items: (field path, text) rows
 
 
 @dataclass
@@ -248,34 +303,73 @@ def _extent(shape, strides, itemsize):
     return lo, hi
 
 
+#: columns of a string cell's preview (quotes and escapes included)
+STRING_WIDTH = 20
+
+
+def _number_text(v) -> str:
+    if isinstance(v, float):
+        s = f"{v:.6g}"
+        if s.lstrip("-").isdigit():
+            s += ".0"          # 2.0, not 2: the item is a float
+        return s
+    return repr(v)
+
+
 def _item_text(t, address: int, am: int, width: int = 10) -> str:
-    """A short text for the item of type ``t`` at ``address``."""
+    """A short text for the item of type ``t`` at ``address``: numbers as
+    ``%.6g`` (whole), strings as Python's ``repr`` (escapes, quotes) cut to
+    :data:`STRING_WIDTH` columns, structs whole (``{1.5, 'ab'}``), other
+    types cut to ``width``."""
     tid = lib.ck_type_id_of(t)
     d = _dtypes.by_id.get(int(tid))
-    if d is not None and d.numpy is not None:
-        v = np.frombuffer(ffi.buffer(ffi.cast("char *", address), d.size), d.numpy)[0].item()
-        if isinstance(v, float):
-            s = f"{v:.6g}"
-            if s.lstrip("-").isdigit():
-                s += ".0"          # 2.0, not 2: the item is a float
-        else:
-            s = repr(v)
+    if d is not None and d.numpy is not None:   # a number is never cut (%.6g: short)
+        return _number_text(np.frombuffer(ffi.buffer(ffi.cast("char *", address), d.size),
+                                          d.numpy)[0].item())
     elif tid in (_STRING, _BYTES):
-        s = _string_preview(address, tid == _STRING, width)
+        return _string_preview(address, tid == _STRING, max(width, STRING_WIDTH))
     elif tid == _VAR:
         v = ffi.cast("ck_var_dim_data *", address)
         s = f"var[{v.size}]"
     elif tid == _STRUCT:
         offs = ffi.cast("uintptr_t *", am)
-        parts = [_item_text(ft, address + int(offs[i]), am + am_off, 8)
+        parts = [_item_text(ft, address + int(offs[i]), am + am_off)
                  for i, (_, ft, am_off) in enumerate(_struct_fields(t))]
-        s = "{" + ", ".join(parts) + "}"
-        width = max(width, 18)
+        return "{" + ", ".join(parts) + "}"
     elif tid in (_FIXED, _STRIDED):
         s = type_str(t)
     else:
         s = "?"
     return s if len(s) <= width else s[:width - 1] + "…"
+
+
+def item_lines(t, address: int, am: int, prefix: str = "") -> list:
+    """The item at ``address`` as lines ``(name, text)``: one per leaf field
+    of a struct (``pos.x``), else one unnamed line.  Pictures draw a struct
+    item as these rows, so no field's value is cut."""
+    if lib.ck_type_id_of(t) != _STRUCT:
+        return [(prefix, _item_text(t, address, am))]
+    offs = ffi.cast("uintptr_t *", am)
+    out = []
+    for i, (n, ft, am_off) in enumerate(_struct_fields(t)):
+        out += item_lines(ft, address + int(offs[i]), am + am_off,
+                          f"{prefix}.{n}" if prefix else n)
+    return out
+
+
+def quoted(text, width: int, cut: bool = False) -> str:
+    """``repr(text)`` (a ``str`` or ``bytes``: tabs, newlines and other
+    control characters escaped, leading and trailing spaces visible between
+    the quotes), at most ``width`` columns; a cut text ends with ``…`` inside
+    its quotes.  ``cut``: the text given is already a prefix."""
+    r = repr(text)
+    if not cut and columns(r) <= width:
+        return r
+    k = len(text)
+    while k > 0 and columns(repr(text[:k])) + 1 > width:
+        k -= 1
+    r = repr(text[:k])
+    return r[:-1] + "…" + r[-1]
 
 
 def _string_preview(address: int, utf8: bool, width: int) -> str:
@@ -284,10 +378,13 @@ def _string_preview(address: int, utf8: bool, width: int) -> str:
         return "''" if utf8 else "b''"
     n = _addr(s.end) - _addr(s.begin)
     raw = bytes(ffi.buffer(s.begin, min(n, 4 * width)))
-    text = raw.decode("utf-8", "replace") if utf8 else repr(raw)[2:-1]
-    if len(text) > width - 2 or n > len(raw):
-        text = text[:max(width - 3, 1)] + "…"
-    return f"'{text}'" if utf8 else f"b'{text}'"
+    cut = n > len(raw)
+    if utf8:
+        text = raw.decode("utf-8", "replace")
+        if cut:   # a character split at the cut is not shown as U+FFFD
+            text = text.rstrip("\ufffd")
+        return quoted(text, width, cut)
+    return quoted(raw, width, cut)
 
 
 def _elements(t, data: int, am: int, path: str, out: list, count: list) -> None:
@@ -326,7 +423,7 @@ def _elements(t, data: int, am: int, path: str, out: list, count: list) -> None:
         if len(out) < MAX_ELEMENTS:
             out.append(ElementRef(path or "[]", "string" if tid == _STRING else "bytes", data,
                                   _addr(s.begin), _addr(s.end), _addr(d.blockref),
-                                  _string_preview(data, tid == _STRING, 16)))
+                                  _string_preview(data, tid == _STRING, 24)))
     elif tid == _STRUCT:
         offs = ffi.cast("uintptr_t *", am)
         for i, (n, ft, am_off) in enumerate(_struct_fields(t)):
@@ -444,7 +541,9 @@ def _cells(data, shape, strides, itemsize, item, item_am, region):
                 index_of.setdefault(data + int(offs[k]), _index_text(begin + int(k), shape))
             if len(index_of) >= drawn:
                 break
-    cells = [Cell(addr, index_of.get(addr), _item_text(item, addr, item_am))
+    struct = lib.ck_type_id_of(item) == _STRUCT
+    cells = [Cell(addr, index_of.get(addr), _item_text(item, addr, item_am),
+                  item_lines(item, addr, item_am) if struct else [])
              for addr in range(start, start + drawn * itemsize, itemsize)]
     return cells, total - drawn
 

@@ -41,7 +41,7 @@ def data_ref_text(f: ArrayFacts) -> str:
 def _arena_lines(b: BlockFacts, indent: str = "  ") -> list:
     if b.kind_id not in ARENA_KINDS:   # e.g. an external block owning an imported Arrow array
         return [f"{indent}{b.kind} block {hex_addr(b.address)}: refcount {b.refcount}, "
-                f"foreign memory it keeps alive (no chunks)"]
+                f"{b.holds or 'foreign memory'} (no chunks)"]
     lines = [f"{indent}{b.kind} arena {hex_addr(b.address)}: refcount {b.refcount}, "
              f"used {b.used} of {b.capacity} bytes in {len(b.chunks)} chunk(s), "
              f"{b.allocations} allocation(s){', finalized' if b.finalized else ''}"]
@@ -110,4 +110,6 @@ def memblock_text(mb) -> str:
         return "\n".join([head] + _arena_lines(b))
     if b.data is not None:
         return f"{head}\n  data {hex_addr(b.data)}, {b.size} bytes (in the same allocation)"
+    if b.holds:
+        return f"{head}\n  holds {b.holds}"
     return head

@@ -77,7 +77,8 @@ CK_API intptr_t ck_dim_bindings_get(const ck_dim_bindings *b, const char *name);
  * result").  *out_outer_ndim (optional) gets the number of outer dims.
  * Errors: CK_ERR_VALUE (sizes: "dimension variable N is 3 in argument 0 and
  * 4 in argument 1 (core dim 0 of 'N * float64')"; "argument 1: core dim 0
- * has size 4, the signature's '3 * float64' wants 3"), CK_ERR_TYPE (too few dims, a var dim where the pattern has
+ * has size 4, the signature's '3 * float64' wants 3"; too few dims, as
+ * NumPy's gufuncs raise ValueError), CK_ERR_TYPE (a var dim where the pattern has
  * a fixed or symbolic one, other element types, a pattern `strided` dim or a
  * dimension variable inside a struct field), CK_ERR_INVALID_ARGUMENT
  * (NULLs, more than CK_CORE_MAX_VARS variables).

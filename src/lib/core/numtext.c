@@ -268,10 +268,25 @@ size_t ck__shortest_digits(int t, double v, char *digits, int *decpt) {
   }
 }
 
-/* Python's float repr (format 'r'): shortest round-trip digits; positional
- * for 1e-4 <= |v| < 1e16, else d.ddde+XX; `dot0` adds ".0" to integral
- * positional values (repr(float)), off for complex parts.  Caller holds the
- * C locale.  Returns the length. */
+/* Positional or d.ddde+XX notation for the shortest digits of v (decimal
+ * exponent exp10).  float64: Python's repr, positional for -4 <= exp10 < 16
+ * (by the digits).  float32 / complex64 parts and float16: NumPy's str of
+ * np.float32 / np.float16 (scalartypes.c), positional for |v| == 0 or
+ * 1e-4 <= |v| < 1e6 (float16: 1e3), compared by value -- so
+ * np.float32(1e-4) (9.99999974e-05) prints "1e-04". */
+static bool ck__positional(int t, double v, int exp10) {
+  if (t == CK_TYPE_FLOAT32 || t == CK_TYPE_COMPLEX64 || t == CK_TYPE_FLOAT16) {
+    double a = fabs(v);
+    return a == 0.0 || (a >= 1e-4 && a < (t == CK_TYPE_FLOAT16 ? 1e3 : 1e6));
+  }
+  return exp10 >= -4 && exp10 < 16;
+}
+
+/* Python's float repr (format 'r') -- NumPy's str for float32 / float16:
+ * shortest round-trip digits of the type; positional or d.ddde+XX as
+ * ck__positional says; `dot0` adds ".0" to integral positional values
+ * (repr(float)), off for complex parts.  Caller holds the C locale.
+ * Returns the length. */
 static size_t ck__format_repr(char *out, size_t outsize, int t, double v,
                               bool dot0) {
   size_t pos = 0;
@@ -291,7 +306,7 @@ static size_t ck__format_repr(char *out, size_t outsize, int t, double v,
   if (neg) {
     ck__appendf(out, outsize, &pos, "-");
   }
-  if (exp10 >= -4 && exp10 < 16) {
+  if (ck__positional(t, v, exp10)) {
     if (exp10 >= 0) {
       for (int i = 0; i <= exp10; i++) {
         ck__appendf(out, outsize, &pos, "%c", (size_t)i < nd ? digits[i] : '0');

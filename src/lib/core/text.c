@@ -963,7 +963,14 @@ ck_status ck_format_float64(char *out, size_t cap, const ck_format_spec *spec, d
 
 ck_status ck_format_float32(char *out, size_t cap, const ck_format_spec *spec, float v,
                             size_t *out_len) {
-  return ck__format_float(out, cap, spec, (double)v, CK_TYPE_FLOAT32, out_len, __func__);
+  /* widening a signalling NaN raises FE_INVALID: the caller's flags stay as
+   * they were (NumPy's str of one warns of nothing) */
+  volatile float vv = v; /* the widening stays between the two calls */
+  fexcept_t flags;
+  fegetexceptflag(&flags, FE_ALL_EXCEPT);
+  volatile double d = (double)vv;
+  fesetexceptflag(&flags, FE_ALL_EXCEPT);
+  return ck__format_float(out, cap, spec, d, CK_TYPE_FLOAT32, out_len, __func__);
 }
 
 /* ---- text ------------------------------------------------------------------- */

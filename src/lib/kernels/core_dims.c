@@ -48,7 +48,9 @@ static ck_status ck__match(ck_type pattern, ck_type type, const char *arrmeta,
   }
   size_t pn = ck_type_ndim(pattern), tn = ck_type_ndim(type);
   if (tn < pn) {
-    return ck__error(CK_ERR_TYPE, func,
+    /* CK_ERR_VALUE (a ValueError in Python), as NumPy's gufuncs report an
+     * operand without enough dims */
+    return ck__error(CK_ERR_VALUE, func,
                      "%s: '%s' has %zu dim%s, fewer than the %zu core dims of the "
                      "signature's '%s'", what, ck__type_str(type, tb, sizeof tb), tn,
                      tn == 1 ? "" : "s", pn, ck__type_str(pattern, pb, sizeof pb));

@@ -146,6 +146,16 @@ static void test_floats(void) {
   /* float32: its own shortest digits without a spec, as double with one */
   size_t n = 0;
   CHECK(fmt_ok(ck_format_float32(buf, sizeof buf, NULL, 0.1f, &n), buf, n, "0.1"));
+  /* ... laid out as NumPy's str(np.float32(x)): positional for
+   * 1e-4 <= |x| < 1e6 by value (float64 switches at 1e16, by the digits) */
+  static const struct { float v; const char *want; } f32[] = {
+      {1e6f, "1e+06"},           {999999.0f, "999999.0"},   {1.0000001e7f, "1.0000001e+07"},
+      {1e-4f, "1e-04"},          {1.00000005e-4f, "0.000100000005"},
+      {-0.0f, "-0.0"},           {123456789.0f, "1.2345679e+08"}, {1e-45f, "1e-45"}};
+  for (size_t i = 0; i < sizeof f32 / sizeof f32[0]; i++) {
+    CHECK(fmt_ok(ck_format_float32(buf, sizeof buf, NULL, f32[i].v, &n), buf, n, f32[i].want));
+  }
+  CHECK(fmt_ok(ck_format_float64(buf, sizeof buf, NULL, 1e6, &n), buf, n, "1000000.0"));
   ck_format_spec wide;
   REQUIRE(parse(">20", CK_FORMAT_FLOAT, &wide));
   CHECK(fmt_ok(ck_format_float32(buf, sizeof buf, &wide, 0.1f, &n), buf, n,

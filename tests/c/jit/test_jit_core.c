@@ -228,7 +228,7 @@ static void test_match(void) {
   CHECK_OK(ck_core_match(pv, a->type, ck_array_arrmeta(a), "argument 0", &b, &outer));
   CHECK(outer == 1);
   ck_type i64 = CK_BUILTIN(CK_TYPE_INT64);
-  CHECK_ERR(ck_core_match(pn, i64, NULL, "argument 3", &b, NULL), CK_ERR_TYPE,
+  CHECK_ERR(ck_core_match(pn, i64, NULL, "argument 3", &b, NULL), CK_ERR_VALUE,
             "argument 3: 'int64' has 0 dims, fewer than the 1 core dims of the "
             "signature's 'N * float64'");
   intptr_t lens[2] = {1, 2};

@@ -272,10 +272,16 @@ static void test_format(void) {
   CHECK(fmt_is(CK_TYPE_FLOAT64, &ninf, "-inf"));
   float f = 0.1f;
   CHECK(fmt_is(CK_TYPE_FLOAT32, &f, "0.1"));
+  /* float32 / float16 as NumPy's str (and astype(StringDType)): positional
+   * for 1e-4 <= |x| < 1e6 (float16: 1e3) */
   f = 16777216.0f;
-  CHECK(fmt_is(CK_TYPE_FLOAT32, &f, "16777216.0"));
+  CHECK(fmt_is(CK_TYPE_FLOAT32, &f, "1.6777216e+07"));
+  f = 999999.0f;
+  CHECK(fmt_is(CK_TYPE_FLOAT32, &f, "999999.0"));
   uint16_t h = 0x2e66; /* float16 nearest 0.1 */
   CHECK(fmt_is(CK_TYPE_FLOAT16, &h, "0.1"));
+  h = 0x63d0; /* float16 1000 */
+  CHECK(fmt_is(CK_TYPE_FLOAT16, &h, "1e+03"));
   double c[2] = {1, 2};
   CHECK(fmt_is(CK_TYPE_COMPLEX128, c, "(1+2j)"));
   c[0] = 0;

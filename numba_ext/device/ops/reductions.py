@@ -12,8 +12,8 @@ from ... import dialects, dtypes
 from ...opnames import REDUCTIONS
 from ...errors import CKIndexError, CKTypeError, CKValueError, InvalidArgumentError
 from .. import launch as _dev
-from ..device_base import DeviceArrayBase as DeviceArray
-from ..device_program import KERNEL_NAME, DeviceProgram
+from ..base import DeviceArrayBase as DeviceArray
+from ...context.device_program import KERNEL_NAME, DeviceProgram
 from .conversion import assign
 from .element_functions import element_function
 from .programs import cached_program, check_device_types, check_fp64, dialect_of

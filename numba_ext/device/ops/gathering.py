@@ -7,8 +7,8 @@ import numpy as np
 
 from ...errors import CKIndexError, InvalidArgumentError
 from .. import launch as _dev
-from ..device_base import DeviceArrayBase as DeviceArray
-from ..device_program import KERNEL_NAME, DeviceProgram
+from ..base import DeviceArrayBase as DeviceArray
+from ...context.device_program import KERNEL_NAME, DeviceProgram
 from .conversion import astype
 from .programs import cached_program, dialect_of
 

@@ -9,11 +9,11 @@ import numpy as np
 
 from ... import dialects
 from ...errors import (CKOverflowError, CKTypeError, CKValueError, InvalidArgumentError,
-                        NotSupportedError)
+                       NotSupportedError)
 from ...host.array import empty as _host_empty
 from .. import launch as _dev
-from ..device_base import DeviceArrayBase as DeviceArray
-from ..device_program import DeviceProgram, kernel_wrapper
+from ..base import DeviceArrayBase as DeviceArray
+from ...context.device_program import DeviceProgram, kernel_wrapper
 from .element_functions import Pieces, bits
 from .programs import cached_program, check_fp64, dialect_of
 
@@ -115,14 +115,9 @@ def _convert(dst: DeviceArray, src, errmode: str, where: str) -> None:
     if plan is None:
         check_fp64(ctx, where, (sdt.name, dst._element.name))
         prog = _cast_program(tgt, sdt, dst._element, errmode, by_value)
-        built = ctx.build_program(prog.source)
-        shape, strides = ((), ()) if by_value else (src._shape, src._strides)
-        plan = _dev.Plan(ctx, built, prog.errors, where, tgt.title, dst._shape,
-                         dst.dtype, dst._strides, [(sdt, by_value)], [shape], [strides])
-        with st.lock:
-            if len(st.plans) >= 4 * _dev.PLAN_LIMIT:
-                st.plans.clear()
-            st.plans[pkey] = plan
+        plan = _dev.remember(st.plans, pkey, _dev.build_plan(
+            ctx, prog.source, prog.errors, where, tgt.title, [(sdt, by_value)], [src],
+            dst.dtype, out=dst), 4 * _dev.PLAN_LIMIT, st.lock)
     _dev.run(plan, ctx, dst, [src])
 
 

@@ -7,7 +7,7 @@ program (:mod:`ckernels.dialects`); :func:`element_function` adds one to a
 from __future__ import annotations
 
 from ...errors import CKValueError, CKZeroDivisionError, NotSupportedError
-from ..device_program import DeviceProgram
+from ...context.device_program import DeviceProgram
 
 
 # ================================================================== C pieces ==

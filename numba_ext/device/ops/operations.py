@@ -2,7 +2,7 @@
 (operators, ``ckernels.ops.<name>``, NumPy ufuncs), and ``numpy.where``: the
 element function of the table wrapped into a kernel
 (:func:`~ckernels.context.device_program.kernel_wrapper`), launched through
-the plans of :mod:`ckernels.context.launch`; the operand rule of NumPy ufuncs
+the plans of :mod:`ckernels.device.launch`; the operand rule of NumPy ufuncs
 (no host operands)."""
 
 from __future__ import annotations
@@ -10,14 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dialects, dtypes
-from ...arraylike import c_strides
 from ...errors import CKTypeError, InvalidArgumentError, NotSupportedError
 from .. import launch as _dev
-from ..device_base import DeviceArrayBase as DeviceArray
-from ..device_program import DeviceProgram, kernel_wrapper
+from ..base import DeviceArrayBase as DeviceArray
+from ...context.device_program import DeviceProgram, kernel_wrapper
 from .element_functions import OPS, element_function
-from .programs import (cached_program, check_device_types, check_fp64, dialect_of,
-                       operand_types, resolve)
+from .programs import (cached_program, check_device_types, check_fp64, dialect_of, operand_types,
+                       resolve)
 
 
 def _op_program(tgt, op, kargs, ret, inputs, out_name):
@@ -86,20 +85,9 @@ def _launch(ctx, where, key, program, type_names, args, names, inputs, out, ret,
     if plan is None:
         check_fp64(ctx, where, tuple(type_names) + tuple(d.name for d, _ in inputs))
         prog = program()
-        built = ctx.build_program(prog.source)
-        shapes = [a._shape if isinstance(a, DeviceArray) else () for a in args]
-        strides = [a._strides if isinstance(a, DeviceArray) else () for a in args]
-        if out is None:
-            oshape = _dev.broadcast_shape(shapes)
-            ostrides = c_strides(oshape, dtypes.by_name[ret].size)
-        else:   # the sources broadcast to out= (ck_broadcast_strides says when not)
-            oshape, ostrides = out._shape, out._strides
-        plan = _dev.Plan(ctx, built, prog.errors, where, prog.dialect.title, oshape,
-                         dtypes.by_name[out_name].numpy, ostrides, inputs, shapes, strides)
-        with st.lock:
-            if len(st.plans) >= 4 * _dev.PLAN_LIMIT:
-                st.plans.clear()
-            st.plans[pkey] = plan
+        plan = _dev.remember(st.plans, pkey, _dev.build_plan(
+            ctx, prog.source, prog.errors, where, prog.dialect.title, inputs, args,
+            dtypes.by_name[out_name].numpy, out=out), 4 * _dev.PLAN_LIMIT, st.lock)
     operands = [a if isinstance(a, DeviceArray) else _scalar_value(a, n)
                 for a, n in zip(args, names)]
     return _dev.run(plan, ctx, out, operands)

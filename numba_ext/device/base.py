@@ -13,11 +13,11 @@ outside its memory; the attributes describing memory are read-only), views
 (basic indexing, reshapes, transposes: the primitives of
 :class:`ckernels.arraylike.ArrayLike`), explicit host transfers of contiguous
 data, and sharing with other libraries through the context kind's hooks
-(:func:`ckernels.dialects.hook`: DLPack on every device kind,
+(:func:`ckernels.backends.hook`: DLPack on every device kind,
 ``__cuda_array_interface__`` on CUDA, ``to_pyopencl`` on OpenCL).  The
 operations -- assignment, conversions, elementwise operations, reductions,
-gathers -- are device kernels (:mod:`ckernels.context.device_ops`, which works
-on any ``DeviceArrayBase``); :class:`ckernels.context.device_array.DeviceArray`
+gathers -- are device kernels (:mod:`ckernels.device.ops`, which works
+on any ``DeviceArrayBase``); :class:`ckernels.device.array.DeviceArray`
 adds them.  New arrays are made by ``type(self)``, so every array a device
 array makes is of its class.
 """
@@ -29,12 +29,13 @@ import operator
 
 import numpy as np
 
-from .. import dialects, dtypes
+from .. import backends, dialects, dtypes
 from .. import types as _t
 from ..arraylike import ArrayLike, Flags, c_strides
-from ..errors import CKIndexError, CKTypeError, CKValueError, InvalidArgumentError, \
-    NotSupportedError
-from .buffer import Buffer
+from ..errors import (CKIndexError, CKTypeError, CKValueError, InvalidArgumentError,
+                      NotSupportedError)
+from ..backends import dlpack as _dl
+from ..context.buffer import Buffer
 
 class StructElement:
     """The element type of a device array of structs: the ckernel struct type
@@ -110,7 +111,7 @@ _NO_HOST_COPY = ("ckernels.DeviceArray lives on a device: NumPy cannot use it wi
 
 class DeviceArrayBase(ArrayLike):
     """An array in a buffer of a device context, without its operations (see the
-    module docstring; :class:`~ckernels.context.device_array.DeviceArray` is the
+    module docstring; :class:`~ckernels.device.array.DeviceArray` is the
     class of every device array)."""
 
     __slots__ = ("_buffer", "_offset", "_shape", "_strides", "_element", "_base", "_key",
@@ -311,12 +312,19 @@ class DeviceArrayBase(ArrayLike):
         cl_context; a queue of another cl_context gets a copy, through the
         host, since OpenCL memory is not shared between contexts).  The
         pyopencl buffer retains the ``cl_mem`` and keeps this array alive
-        (OpenCL contexts only: :func:`ckernels.context.backend_opencl.to_pyopencl`)."""
-        export = dialects.hook(self.context.kind, "to_pyopencl")
-        if export is None:
+        (OpenCL contexts only; also :func:`ckernels.opencl.to_pyopencl`)."""
+        if self.context.kind != "opencl":
             raise NotSupportedError(f"to_pyopencl: {self.context.brief} is not an OpenCL "
                                     "context")
-        return export(self, queue)
+        ocl = backends.BACKENDS["opencl"]
+        cl_context = ocl.cl_context(self.context)
+        if queue is None:
+            queue = self.context.pyopencl_queue()
+        elif queue.context.int_ptr != cl_context:
+            import pyopencl.array as cla
+            return cla.to_device(queue, self.to_numpy())
+        return ocl.pyopencl_array(queue, self.buffer.native_handle, self.offset, self.shape,
+                                  self.strides, self.dtype, owner=self)
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(_NO_HOST_COPY)
@@ -403,26 +411,25 @@ class DeviceArrayBase(ArrayLike):
     @property
     def __cuda_array_interface__(self) -> dict:
         """Version 3 of the CUDA Array Interface (CUDA device arrays only)."""
-        export = dialects.hook(self.context.kind, "cuda_array_interface")
-        if export is None:
+        if backends.hook(self.context.kind, "cuda_array_interface") is None:
             raise AttributeError(f"__cuda_array_interface__: {self.context.kind} device "
                                  "arrays are not CUDA memory")
-        return export(self)
+        return cuda_array_interface(self)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        export = dialects.hook(self.context.kind, "dlpack")
-        if export is None:
+        backend = backends.BACKENDS.get(self.context.kind)
+        if backend is None or not hasattr(backend, "dlpack_device"):
             raise BufferError(f"__dlpack__: {self.context.kind} device arrays cannot "
                               "be shared through DLPack (copy with .to_numpy())")
-        return export(self, stream=stream, max_version=max_version, dl_device=dl_device,
-                      copy=copy)
+        return export_dlpack(self, backend, stream=stream, max_version=max_version,
+                             dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple:
-        device = dialects.hook(self.context.kind, "dlpack_device")
+        device = backends.hook(self.context.kind, "dlpack_device")
         if device is None:
             raise BufferError(f"__dlpack_device__: {self.context.kind} device arrays "
                               "cannot be shared through DLPack")
-        return device(self)
+        return device(self.context)
 
     # ---- display -----------------------------------------------------------
     def __repr__(self) -> str:
@@ -434,4 +441,40 @@ class DeviceArrayBase(ArrayLike):
         return html(self)
 
 
-__all__ = ["DeviceArrayBase", "StructElement", "element_of"]
+# ------------------------------------------------- exports (interop) --
+def cuda_array_interface(arr: DeviceArrayBase) -> dict:
+    """``arr.__cuda_array_interface__`` (version 3), from the array's raw parts
+    (:func:`ckernels.backends.cuda.cuda_array_interface`)."""
+    ptr = arr.buffer.native_handle + arr.offset if arr.size else 0
+    return backends.BACKENDS["cuda"].cuda_array_interface(
+        ptr, arr.shape, arr.strides, arr.dtype, not arr.flags.writeable, arr.is_contiguous)
+
+
+def export_dlpack(arr: DeviceArrayBase, backend, *, stream=None, max_version=None,
+                  dl_device=None, copy=None):
+    """``arr.__dlpack__(...)`` as ``backend`` (a module of
+    :data:`ckernels.backends.BACKENDS`) exports its memory: the backend checks
+    ``stream`` and says what goes in ``data`` and ``byte_offset``; a capsule
+    over the device memory, over a device copy with ``copy=True``; a host
+    copy only when ``dl_device`` asks for the CPU explicitly (and ``copy`` is
+    not False)."""
+    backend.dlpack_check_stream(stream)
+    device = tuple(backend.dlpack_device(arr.context))
+    if dl_device is not None and tuple(dl_device) != device:
+        if tuple(dl_device) == (_dl.KDL_CPU, 0) and copy is not False:
+            host = arr.to_numpy()
+            return host.__dlpack__(max_version=max_version) if max_version is not None \
+                else host.__dlpack__()
+        raise BufferError(f"__dlpack__: the array is on {_dl.DEVICE_NAMES[device[0]]} "
+                          f"device {device[1]}, dl_device={tuple(dl_device)} asks for another "
+                          "device")
+    src = arr.copy() if copy else arr
+    versioned = max_version is not None and int(max_version[0]) >= 1
+    data, byte_offset = backend.dlpack_data(src.buffer.native_handle, src.offset) \
+        if src.size else (0, 0)
+    return _dl.export(src, data, src.shape, src.strides, src.dtype, device, versioned,
+                      readonly=not src.flags.writeable, byte_offset=byte_offset)
+
+
+__all__ = ["DeviceArrayBase", "StructElement", "element_of", "cuda_array_interface",
+           "export_dlpack"]

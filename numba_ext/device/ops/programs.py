@@ -12,7 +12,7 @@ from ... import dialects, dtypes
 from ..._cargs import c_text
 from ..._native import check, ffi, lib
 from ...errors import InvalidArgumentError, NotSupportedError
-from ..device_base import DeviceArrayBase as DeviceArray
+from ..base import DeviceArrayBase as DeviceArray
 
 _lock = threading.Lock()
 

@@ -22,7 +22,7 @@ Element functions are wrapped into a kernel by
 :func:`~ckernels.context.device_program.kernel_wrapper` -- the same kernel
 shape jitted functions use (array operands converted on read, scalars by
 value, N-d broadcasting) -- and launched through the plans of
-:mod:`ckernels.context.launch`.  Programs are cached per (dialect, operation,
+:mod:`ckernels.device.launch`.  Programs are cached per (dialect, operation,
 operand layout); plans per context and layout.
 
 Also here, as kernels of their own: assignment and conversion (``astype``,
@@ -33,7 +33,7 @@ gather behind integer-array indexing and ``str(d)`` (only the elements shown
 leave the device), the operand rule of NumPy ufuncs (no host operands).
 :class:`~ckernels.context.DeviceArray` (the module above this package) calls
 these; here a device array is any
-:class:`~ckernels.context.device_base.DeviceArrayBase`, and new arrays are of
+:class:`~ckernels.device.base.DeviceArrayBase`, and new arrays are of
 the class of the operands.
 
 The package, one module per concern: :mod:`.element_functions` (the

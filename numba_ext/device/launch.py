@@ -1,6 +1,6 @@
 """Launching device programs: what every call on device arrays shares, the
 jit's (:mod:`ckernels.jit.device`) and the built-in operations'
-(:mod:`ckernels.context.device_ops`).
+(:mod:`ckernels.device.ops`).
 
 * operands (:func:`context_of`): device arrays of one context and scalars;
   anything else is an error naming the argument; mixed contexts name which
@@ -37,11 +37,12 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import dtypes
+from ..arraylike import c_strides
 from .._native import check, ffi, lib
 from ..errors import CKOverflowError, InvalidArgumentError, UserKernelError, exception_for
-from .device_base import DeviceArrayBase
-from .device_program import KERNEL_NAME
-from .program import KernelArgs
+from .base import DeviceArrayBase
+from ..context.device_program import KERNEL_NAME
+from ..context.program import KernelArgs
 
 _MAXD = int(lib.CK_TYPE_MAX_DEPTH)
 _KERNEL_NAME = KERNEL_NAME.encode()
@@ -234,6 +235,53 @@ class Plan:
 
 
 # ------------------------------------------------------------------ a call --
+def build_plan(ctx, source: str, errors, fname: str, title: str, inputs, operands,
+               out_dtype, *, out=None, out_layout=None, operand_layouts=None,
+               extra_meta=()) -> Plan:
+    """The one way a launch plan is made -- for jitted calls
+    (:mod:`ckernels.jit.device`, :mod:`ckernels.jit.device_dims`) and the
+    built-in operations (:mod:`ckernels.device.ops`) alike: ``source`` built
+    in ``ctx`` (the context's program cache), the operands' layouts and the
+    result's, and the :class:`Plan` over them.
+
+    ``inputs``: ``[(DType row, by_value)]`` per kernel operand; ``operands``:
+    the call's operands (device arrays and scalars), whose ``(shape,
+    strides)`` are the layouts unless ``operand_layouts`` gives them (the
+    outer dims of operands with core dims).  The result's layout is
+    ``out_layout``, else ``out=``'s (the sources broadcast to it:
+    ``ck_broadcast_strides`` says when not), else the C-contiguous broadcast
+    of the operands' shapes in ``out_dtype``.  ``extra_meta``: see
+    :class:`Plan`."""
+    built = ctx.build_program(source)
+    if operand_layouts is None:
+        operand_layouts = [(a._shape, a._strides) if isinstance(a, DeviceArrayBase) else ((), ())
+                           for a in operands]
+    shapes = [shape for shape, _ in operand_layouts]
+    strides = [st for _, st in operand_layouts]
+    out_dtype = np.dtype(out_dtype)
+    if out_layout is not None:
+        oshape, ostrides = out_layout
+    elif out is not None:
+        oshape, ostrides = out._shape, out._strides
+    else:
+        oshape = broadcast_shape(shapes)
+        ostrides = c_strides(oshape, out_dtype.itemsize)
+    return Plan(ctx, built, errors, fname, title, oshape, out_dtype, ostrides, inputs, shapes,
+                strides, extra_meta=extra_meta)
+
+
+def remember(plans: dict, key, plan: Plan, limit: int = PLAN_LIMIT, lock=None) -> Plan:
+    """Keep ``plan`` in a cache of plans (at most ``limit``: a full cache starts
+    over), under ``lock`` if given."""
+    if lock is None:
+        if len(plans) >= limit:
+            plans.clear()
+        plans[key] = plan
+        return plan
+    with lock:
+        return remember(plans, key, plan, limit)
+
+
 def context_of(fname, args, what="argument"):
     """The context of the device arrays among ``args`` (all in one)."""
     ctx = None
@@ -387,6 +435,7 @@ def device_error(errors, code: int, fname: str, title: str) -> Exception:
 
 
 
-__all__ = ["Plan", "ContextState", "state", "run", "context_of", "overlaps", "broadcast_shape",
+__all__ = ["build_plan", "remember", "Plan", "ContextState", "state", "run", "context_of",
+           "overlaps", "broadcast_shape",
            "iteration_space", "plan_for_temporary", "device_error", "LOCAL_SIZE",
            "PLAN_LIMIT"]

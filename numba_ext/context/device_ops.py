@@ -1,0 +1,9 @@
+"""``ckernels.context.device_ops``: the old path of ckernels.device.ops,
+moved by the device-wing split.  Importing this name gives that module itself
+(it replaces this one in ``sys.modules``), so old imports see the same objects."""
+
+import sys
+
+from ..device import ops as _module
+
+sys.modules[__name__] = _module

@@ -1,0 +1,2 @@
+"""``ckernels.device``: device arrays (``base.py``, ``array.py``), their
+operations (``ops/``) and launches (``launch.py``)."""

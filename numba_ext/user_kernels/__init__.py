@@ -1,0 +1,3 @@
+"""``ckernels.user_kernels``: hand-written kernels for every target --
+building them (``build.py``), binding their arguments (``args.py``) and
+compiling host kernels (``compile.py``)."""
