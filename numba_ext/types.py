@@ -245,8 +245,25 @@ def from_numpy_dtype(dt: np.dtype) -> Type:
         return t
     tid = _BY_DTYPE.get(dt.newbyteorder("="))
     if tid is None:
-        raise CKTypeError(f"NumPy dtype {dt} has no ckernel equivalent")
+        raise unsupported_dtype(dt)
     return _builtin(tid)
+
+
+#: what :func:`unsupported_dtype` says is supported
+SUPPORTED_NUMPY = ("bool, int8-int64, uint8-uint64, float16/32/64, complex64/128, "
+                   "str (U and StringDType: string), bytes (S and unstructured V: bytes) "
+                   "and aligned structured dtypes of those")
+_KIND_NAMES = {"M": "datetime64", "m": "timedelta64", "O": "object", "V": "void"}
+
+
+def unsupported_dtype(dt) -> CKTypeError:
+    """The error for a NumPy dtype with no ckernel type (one message for every
+    entry point: it names the dtype and what is supported)."""
+    dt = np.dtype(dt)
+    what = _KIND_NAMES.get(dt.kind, "")
+    later = (" (date and time types are not supported yet)" if dt.kind in "Mm" else "")
+    return CKTypeError(f"NumPy dtype {dt}{f' ({what})' if what and what not in str(dt) else ''}"
+                       f" has no ckernel equivalent{later}; supported: {SUPPORTED_NUMPY}")
 
 
 # ---- constructors ----------------------------------------------------------

@@ -56,7 +56,7 @@ RANKS = [
     ("surface", ["ckernels.ufuncs", "ckernels.arraylike", "ckernels.arraylike.*", "ckernels.text"]),
     ("host.layout", ["ckernels.host", "ckernels.host.layout", "ckernels.host.arrow",
                      "ckernels.host.arguments", "ckernels.host.sharing",
-                     "ckernels.host.records"]),
+                     "ckernels.host.records", "ckernels.host.rewrite"]),
     ("host.convert", ["ckernels.host.convert"]),
     ("host.fastpath", ["ckernels.host.fastpath"]),
     ("host.array", ["ckernels.host.array"]),

@@ -401,6 +401,8 @@ class _Info:
 
 
 def _scalar_kind(v):
+    if isinstance(v, np.timedelta64):      # a subclass of np.signedinteger
+        return None
     if isinstance(v, (bool, np.bool_)):
         return "bool"
     if isinstance(v, (int, np.integer)):
@@ -426,11 +428,15 @@ def _merge_kind(a, b):
     raise CKTypeError(f"cannot mix {a} and {b} values in one array")
 
 
+_NUMBER_KINDS = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
+
+
 def _info(v) -> _Info:
     """The shape of a snapshot (see :func:`snapshot`)."""
     if isinstance(v, np.ndarray):
-        kind = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[
-            v.dtype.kind]
+        kind = _NUMBER_KINDS.get(v.dtype.kind)
+        if kind is None:      # datetime64, timedelta64, ...: snapshot keeps no others
+            raise _t.unsupported_dtype(v.dtype)
         ints = (int(v.min()), int(v.max())) if kind == "int" and v.size else ()
         info = _Info(list(v.shape), kind, ints=ints, empty=v.size == 0 and v.ndim > 0)
         info.sizes = [int(s) for s in v.shape]
@@ -441,6 +447,8 @@ def _info(v) -> _Info:
         children = [_info(c) for c in v]
         return _merge_children(len(v), children)
     kind = _scalar_kind(v)
+    if kind is None and isinstance(v, np.generic):
+        raise _t.unsupported_dtype(v.dtype)
     if kind is None:
         raise CKTypeError(f"cannot infer a ckernel type for {type(v).__name__} value {v!r}")
     return _Info([], kind, ints=(v,) if kind == "int" else ())

@@ -23,6 +23,7 @@ from ..host.array import Array
 from ..host.array import asarray as _asarray
 from ..host.array import check_out_dims as _check_out_dims
 from ..host.convert import check_scalar as _check_scalar
+from ..host.rewrite import fresh_arena
 from ..kernels import KernelBuilder, errmode_value
 from ..memory import MemBlock
 from ..types import as_type
@@ -196,6 +197,8 @@ def _loaded_from_cache(kernel, sig: Signature) -> bool:
 # ------------------------------------------------------------------ calls --
 def _out_array(out, fname: str) -> Array:
     if isinstance(out, Array):
+        if not out.writable:     # a broadcast view, say: refused as NumPy refuses it
+            raise ValueError(f"{fname}: out= is read-only")
         return out
     if isinstance(out, np.ndarray):
         if not out.flags.writeable:
@@ -248,11 +251,15 @@ def call(kernel, args, out=None):
         if not comp.core:       # core dims: the C lifter matches the outer dims
             _check_out_dims(dst, arrays)
         el = dst.type.dtype
+        # every element of dst is written: strings go to a fresh arena when dst
+        # alone owns its old ones (host/rewrite.py), so rewrites do not pile up
         if el.type_id == ret_el.type_id and str(el) == str(ret_el):
-            apply(comp, arrays, dst)
+            with fresh_arena(dst._a):
+                apply(comp, arrays, dst)
         else:
             tmp = apply(comp, arrays, None)
-            check(lib.ck_array_assign(dst._a, tmp._a, errmode_value("default")))
+            with fresh_arena(dst._a):
+                check(lib.ck_array_assign(dst._a, tmp._a, errmode_value("default")))
         return out
     res = apply(comp, arrays, None)
     if scalars and not comp.core:

@@ -338,7 +338,7 @@ def entry_points(kernel, sig):
     (built, or loaded from the on-disk cache with ``cache=True``)."""
     out_param = uses_output(kernel, sig)
     key_text = (f"{kernel.__module__}.{kernel.__qualname__}|{sig.text}|out={out_param}|"
-                f"{kernel._code_key()}|{kernel.error_model}|dims/1")
+                f"{kernel._code_key()}|{kernel.error_model}|dims/2")
     symbase = cg.symbol_base(kernel.__qualname__, key_text, unique=not kernel._cache)
     if not kernel._cache:
         return build(kernel.dispatcher, sig, symbase, out_param)

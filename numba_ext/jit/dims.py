@@ -234,7 +234,11 @@ def numba_output(name: str):
     if c.has_var:
         from .._numba.varbuilder import VarBuilderType
         return VarBuilderType(el)
-    return types.Array(el, c.ndim, "C" if c.ndim == 1 else "A")
+    # layout "A": the destination's core strides are whatever the operand has
+    # (``out=o[:, ::2]``, ``out=buf[::-1]``, a transposed ``out``); a "C" array
+    # would ignore them and write its elements contiguously (numba.guvectorize's
+    # array arguments are "A" too)
+    return types.Array(el, c.ndim, "A")
 
 
 def gufunc_signature(ret: str, args) -> str | None:

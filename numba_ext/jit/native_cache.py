@@ -199,8 +199,9 @@ def cache_dir(py_func) -> str | None:
     ``NUMBA_CACHE_DIR`` and an in-tree ``__pycache__``), or None (other
     locations are not native-cached)."""
     py_file = py_func.__code__.co_filename
-    if not os.path.isfile(py_file) or os.path.exists(".numba_config.yaml"):
-        return None
+    if not os.path.isfile(py_file) or os.path.exists(".numba_config.yaml") or \
+            os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES"):
+        return None           # Numba decides (trusted() judges where: numba_cache_dir)
     user = os.environ.get("NUMBA_CACHE_DIR")
     if user:
         sub = os.path.dirname(os.path.abspath(py_file))
@@ -250,12 +251,33 @@ def enabled() -> bool:
     return os.environ.get("CKERNELS_JIT_NATIVE_CACHE", "1") != "0"
 
 
+def numba_cache_dir(py_func) -> str | None:
+    """The directory Numba itself will cache ``py_func`` in, found by Numba's
+    own locators after reading its configuration as its compiler does
+    (``NUMBA_CACHE_DIR``, a ``.numba_config.yaml`` in the working directory,
+    ``NUMBA_CACHE_LOCATOR_CLASSES``, the user-wide directory, IPython's), or
+    None when Numba cannot cache it at all.  Imports Numba."""
+    from numba.core import caching, config
+    config.reload_config()
+    try:
+        impl = caching.CompileResultCacheImpl(py_func)
+    except RuntimeError:          # no locator: Numba caches nothing
+        return None
+    return impl.locator.get_cache_path()
+
+
 def trusted(py_func) -> bool:
     """Whether the cache directory of ``py_func`` may be used at all (the rules
     of :mod:`ckernels._trust`: owned by this user, writable by no one else);
-    warns once (:class:`~ckernels.errors.UntrustedCacheWarning`) when not.  A
-    function Numba caches elsewhere (no native cache) is left to Numba."""
+    warns once (:class:`~ckernels.errors.UntrustedCacheWarning`) when not.
+    When the native cache has no directory of its own for the function (a
+    ``.numba_config.yaml`` in the working directory, a ``__pycache__`` that
+    is not writable, no source file), the directory Numba ends up using
+    (:func:`numba_cache_dir`) is judged instead: Numba's index there is a
+    pickle, and unpickling runs code."""
     d = cache_dir(py_func)
+    if d is None:
+        d = numba_cache_dir(py_func)
     return d is None or _trust.trusted_directory(d, "cache=True for this directory")
 
 
@@ -319,11 +341,27 @@ def needs_repair(kernel, sig) -> bool:
         paths = _paths(kernel, key)
         if paths is None or _trust.directory_problem(os.path.dirname(paths[0])):
             return False
-        index = json.loads(_trust.read_trusted(paths[0]))
+        raw = _trust.read_trusted(paths[0])
     except Exception:
         return False
-    return (isinstance(index, dict) and index.get("key") == key and bool(index.get("native"))
-            and not _stored(key, *paths))
+    try:
+        index = json.loads(raw)
+        if not isinstance(index, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as exc:
+        # a damaged index (not JSON): every later process would miss and, with
+        # Numba's cache serving the signature, never rewrite it; compile afresh
+        # so that save() replaces it
+        _warn_corrupt(paths[0], exc)
+        return True
+    return index.get("key") == key and bool(index.get("native")) and not _stored(key, *paths)
+
+
+def _warn_corrupt(path: str, exc: Exception) -> None:
+    import warnings
+    warnings.warn(f"ckernels: the native cache index {path} is corrupt ({exc}); the "
+                  "signature is compiled again and the index rewritten",
+                  RuntimeWarning, stacklevel=4)
 
 
 def _stored(key, index_path: str, so_path: str) -> bool:

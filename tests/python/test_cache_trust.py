@@ -316,3 +316,84 @@ def test_trust_rules_directly(tmp_path):
     os.symlink(f, d / "link")
     with pytest.raises(OSError):
         _trust.open_trusted(str(d / "link"))     # never through a symbolic link
+
+
+# ------------------------------------------------- a Numba config in the cwd --
+#: a pickle whose loading writes the marker file (Numba's index is a pickle)
+EVIL_PICKLE = textwrap.dedent("""
+    import pickle, sys
+    class Evil:
+        def __reduce__(self):
+            return (exec, ("open(%r, 'w').write('ran')" % sys.argv[2],))
+    with open(sys.argv[1], "wb") as fh:
+        pickle.dump(Evil(), fh)
+""")
+
+
+def _run_in(cwd, marker, script=SCRIPT):
+    """``script`` with ``cwd`` as working directory and no NUMBA_CACHE_DIR:
+    Numba reads ``cwd/.numba_config.yaml``."""
+    e = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    e.update(CKN_MARKER=str(marker),
+             PYTHONPATH=str(cwd) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-c", script], env=e, cwd=cwd, capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-4000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_numba_config_yaml_cache_dir_is_judged_by_the_trust_rules(tmp_path):
+    """A ``.numba_config.yaml`` in the working directory moves Numba's cache
+    (``cache_dir:``); the native cache then stands aside, and the directory
+    Numba uses must pass the same rules -- else no cache, and a warning."""
+    pytest.importorskip("yaml")
+    work = tmp_path / "work"
+    work.mkdir(mode=0o700)
+    (work / "trustmod.py").write_text(MODULE)
+    good = tmp_path / "good"
+    (work / ".numba_config.yaml").write_text(f"cache_dir: {good}\n")
+    stats = SCRIPT.replace('"warnings":', '"cache": m.inc._cache, "warnings":')
+    first = _run_in(work, tmp_path / "unused", stats)
+    assert first["value"] == 2.0 and first["cache"] and not _untrusted(first)
+    indexes = glob.glob(str(good / "*" / "*.nbi"))
+    assert indexes, "Numba cached nothing in the configured directory"
+    # the same layout in a directory others can write, with every index of
+    # Numba's replaced by a pickle that runs code when loaded
+    bad = tmp_path / "bad"
+    shutil.copytree(good, bad)
+    marker = tmp_path / "ran"
+    for ix in glob.glob(str(bad / "*" / "*.nbi")):
+        subprocess.run([sys.executable, "-c", EVIL_PICKLE, ix, str(marker)], check=True)
+    for sub in glob.glob(str(bad / "*")):
+        os.chmod(sub, 0o777)
+    (work / ".numba_config.yaml").write_text(f"cache_dir: {bad}\n")
+    out = _run_in(work, tmp_path / "unused", stats)
+    assert not marker.exists(), "Numba's pickled index in an untrusted directory was loaded"
+    assert out["value"] == 2.0 and out["cache"] is False
+    warned = _untrusted(out)
+    assert len(warned) == 1 and "writable by others" in warned[0], out["warnings"]
+    assert str(bad) in warned[0]
+    # the trusted directory still serves it: a hit, no warning
+    (work / ".numba_config.yaml").write_text(f"cache_dir: {good}\n")
+    again = _run_in(work, tmp_path / "unused", stats.replace(
+        '"cache":', '"hits": sum(m.inc.stats.dispatcher_hits.values()), "cache":'))
+    assert again["cache"] and again["hits"] >= 1 and not _untrusted(again)
+
+
+@pytest.mark.parametrize("damage", [b"{not json", b"", b"[1, 2]", b"\xff\xfe"])
+def test_a_corrupt_index_is_replaced_and_the_next_process_loads(stored, tmp_path, damage):
+    """An index that is not a JSON object made every later process compile
+    again (Numba's cache served the signature, so nothing rewrote it): the
+    first process warns and rewrites it, the second loads the library."""
+    work = stored[0]
+    cache, sub, so, index = _copy(stored, tmp_path)
+    with open(index, "wb") as fh:
+        fh.write(damage)
+    first = _run(work, cache, tmp_path / "m")
+    assert first["value"] == 2.0 and first["numba"]
+    repaired = [m for c, m in first["warnings"] if c == "RuntimeWarning" and "corrupt" in m]
+    assert len(repaired) == 1 and os.path.basename(index) in repaired[0], first["warnings"]
+    with open(index) as fh:
+        assert json.load(fh)["native"] is True
+    second = _run(work, cache, tmp_path / "m")
+    assert not second["numba"] and second["native_hits"] == 1 and not second["warnings"]
