@@ -590,7 +590,9 @@ static ck_status export_views(xctx *c, const char *arrmeta, const xruns *runs,
       for (size_t i = 0; i < nchunks; i++) {
         chunks[i] = (xchunk){info[i].begin, info[i].used, -1};
       }
-      qsort(chunks, nchunks, sizeof *chunks, chunk_cmp);
+      if (nchunks > 1) { /* chunks is NULL when there are none */
+        qsort(chunks, nchunks, sizeof *chunks, chunk_cmp);
+      }
     }
     ck__free(info);
   }

@@ -339,6 +339,9 @@ static ck_status fill_numbers(ictx *c, ck_type t, char *dst, intptr_t dstride,
     }
     return CK_OK;
   }
+  if (count == 0) {
+    return CK_OK; /* the values may be NULL then (check_node) */
+  }
   const char *src = (const char *)a->buffers[1] + (size_t)from * es;
   if (bits == NULL && dstride == (intptr_t)es) {
     if (count > 0) {

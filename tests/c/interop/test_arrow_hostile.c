@@ -225,6 +225,32 @@ static void test_view_bounds(void) {
   ck_array_decref(a);
 }
 
-CK_TEST_MAIN(CK_TEST(test_large_list_view_offset_plus_size), CK_TEST(test_large_list_offsets),
+/* Found by fuzz_arrow_import: an empty slice (length 0, offset 2) of an
+ * array whose values buffer is NULL (allowed when nothing is read) made a
+ * pointer NULL + 8 (UBSan); a string array whose arena has no chunk (only
+ * empty strings) exported through qsort(NULL, 0, ...) (UBSan). */
+static void test_fuzz_findings(void) {
+  const void *nb[2] = {NULL, NULL};
+  struct ArrowSchema s = sc("l", "", 0, NULL);
+  struct ArrowArray x = mk(0, 0, 2, nb, 0, NULL);
+  x.offset = 2;
+  ck_array_preamble *a = import_ok(&s, &x);
+  REQUIRE(a != NULL);
+  intptr_t n = -1;
+  CHECK(ck_array_shape(a, &n, 1, NULL) == CK_OK && n == 0);
+  ck_array_decref(a);
+  n = 2;
+  a = arr("strided * string", 1, &n); /* two empty strings: no arena chunk */
+  REQUIRE(a != NULL);
+  struct ArrowSchema es;
+  struct ArrowArray ex;
+  REQUIRE_OK(ck_arrow_export(a, NULL, &es, &ex));
+  CHECK(strcmp(es.format, "vu") == 0 && ex.length == 2);
+  es.release(&es);
+  ex.release(&ex);
+  ck_array_decref(a);
+}
+
+CK_TEST_MAIN(CK_TEST(test_fuzz_findings), CK_TEST(test_large_list_view_offset_plus_size), CK_TEST(test_large_list_offsets),
              CK_TEST(test_length_times_width), CK_TEST(test_child_offset_overflow),
              CK_TEST(test_null_count), CK_TEST(test_view_bounds))
