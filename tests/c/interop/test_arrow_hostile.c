@@ -1,4 +1,6 @@
-/* Hostile Arrow input (issue 29): offsets, sizes, lengths and widths whose
+/* Hostile and unusual Arrow input (issue 29).  Struct fields with empty,
+ * duplicate or unusable names; formats refused with their type's name.
+ * Offsets, sizes, lengths and widths whose
  * sums or products overflow int64 or the address space, negative offsets
  * and sizes, null counts past the length.  Each import must fail with
  * CK_ERR_INVALID_ARGUMENT naming the problem, reading no byte outside the
@@ -251,6 +253,95 @@ static void test_fuzz_findings(void) {
   ck_array_decref(a);
 }
 
-CK_TEST_MAIN(CK_TEST(test_fuzz_findings), CK_TEST(test_large_list_view_offset_plus_size), CK_TEST(test_large_list_offsets),
+/* Arrow allows any field name, empty and duplicate ones too (Arrow's
+ * generated_duplicate_fieldnames golden file, nanoarrow's
+ * na.struct([na.uint8()])): such fields import as "_i", and an export
+ * asked for the original schema writes the original names back. */
+static void test_struct_names(void) {
+  static const int32_t v0[2] = {1, 2}, v1[2] = {3, 4}, v2[2] = {5, 6}, v3[2] = {7, 8};
+  const void *b0[2] = {NULL, v0}, *b1[2] = {NULL, v1}, *b2[2] = {NULL, v2},
+             *b3[2] = {NULL, v3}, *sb[1] = {NULL};
+  struct ArrowSchema f0 = sc("i", "", 0, NULL), f1 = sc("i", "a", 0, NULL),
+                     f2 = sc("i", "a", 0, NULL), f3 = sc("i", "_3", 0, NULL);
+  struct ArrowSchema *fields[4] = {&f0, &f1, &f2, &f3};
+  struct ArrowSchema s = sc("+s", "", 4, fields);
+  struct ArrowArray kids[4] = {mk(2, 0, 2, b0, 0, NULL), mk(2, 0, 2, b1, 0, NULL),
+                               mk(2, 0, 2, b2, 0, NULL), mk(2, 0, 2, b3, 0, NULL)};
+  struct ArrowArray x = mk(2, 0, 1, sb, 4, kids);
+  ck_array_preamble *a = import_ok(&s, &x);
+  REQUIRE(a != NULL);
+  /* "" -> _0; the second "a" -> _2; "_3" kept; the type prints and parses */
+  const char *want = "strided * {_0: int32, a: int32, _2: int32, _3: int32}";
+  CHECK(strcmp(tstr(a->type), want) == 0);
+  ck_type parsed = NULL;
+  CHECK_OK(ck_type_parse(tstr(a->type), &parsed));
+  CHECK(parsed != NULL && ck_type_equal(parsed, a->type));
+  ck_type_decref(parsed);
+  CHECK(((const int32_t *)(a->data + 8))[0] == 5); /* field _2 of row 0 */
+  /* export with the original schema requested: the original names */
+  struct ArrowSchema es;
+  struct ArrowArray ex;
+  REQUIRE_OK(ck_arrow_export(a, &s, &es, &ex));
+  CHECK(es.n_children == 4 && strcmp(es.children[0]->name, "") == 0 &&
+        strcmp(es.children[1]->name, "a") == 0 && strcmp(es.children[2]->name, "a") == 0 &&
+        strcmp(es.children[3]->name, "_3") == 0);
+  es.release(&es);
+  ex.release(&ex);
+  /* without a request: the ckernels names; a request of other names: refused */
+  REQUIRE_OK(ck_arrow_export(a, NULL, &es, &ex));
+  CHECK(strcmp(es.children[0]->name, "_0") == 0 && strcmp(es.children[2]->name, "_2") == 0);
+  es.release(&es);
+  ex.release(&ex);
+  f2.name = "b";
+  CHECK_ERR(ck_arrow_export(a, &s, &es, &ex), CK_ERR_TYPE, "requested field 2 'b'");
+  ck_array_decref(a);
+  /* a synthesized name that an Arrow field already has gets more '_';
+   * names that are not UTF-8 or hold control characters are renamed too */
+  struct ArrowSchema g0 = sc("i", "", 0, NULL), g1 = sc("i", "_0", 0, NULL),
+                     g2 = sc("i", "\xff", 0, NULL), g3 = sc("i", "tab\there", 0, NULL);
+  struct ArrowSchema *gfields[4] = {&g0, &g1, &g2, &g3};
+  struct ArrowSchema gs = sc("+s", "", 4, gfields);
+  ck_type t = NULL;
+  REQUIRE_OK(ck_arrow_schema_type(&gs, &t));
+  CHECK(strcmp(tstr(t), "{_0_: int32, _0: int32, _2: int32, _3: int32}") == 0);
+  ck_type_decref(t);
+}
+
+/* Formats without a ckernels type are refused naming the Arrow type and
+ * what is supported: the null type, fixed-size binary, extension types
+ * (arrow.uuid over fixed-size binary, and over a supported storage). */
+static void test_refused_types(void) {
+  ck_type t = NULL;
+  struct ArrowSchema n = sc("n", "", 0, NULL);
+  CHECK_ERR(ck_arrow_schema_type(&n, &t), CK_ERR_NOT_SUPPORTED,
+            "has Arrow type null (format 'n'), which has no ckernels type (supported: bool,");
+  struct ArrowSchema w = sc("w:16", "id", 0, NULL), *kids[1] = {&w};
+  struct ArrowSchema st = sc("+s", "", 1, kids);
+  CHECK_ERR(ck_arrow_schema_type(&st, &t), CK_ERR_NOT_SUPPORTED,
+            "field 'id' has Arrow type fixed_size_binary (format 'w:16')");
+  /* metadata {1 pair: "ARROW:extension:name" = "arrow.uuid"} */
+  static char meta[4 + 4 + 20 + 4 + 10];
+  int32_t one = 1, klen = 20, vlen = 10;
+  memcpy(meta, &one, 4);
+  memcpy(meta + 4, &klen, 4);
+  memcpy(meta + 8, "ARROW:extension:name", 20);
+  memcpy(meta + 28, &vlen, 4);
+  memcpy(meta + 32, "arrow.uuid", 10);
+  w.metadata = meta;
+  CHECK_ERR(ck_arrow_schema_type(&st, &t), CK_ERR_NOT_SUPPORTED,
+            "field 'id' has Arrow extension type 'arrow.uuid' (storage format 'w:16')");
+  struct ArrowSchema e = sc("l", "", 0, NULL);
+  e.metadata = meta;
+  CHECK_ERR(ck_arrow_schema_type(&e, &t), CK_ERR_NOT_SUPPORTED, "import its storage array");
+  CHECK(strchr(ck_last_error(), '\n') == NULL);
+  /* other metadata is no extension */
+  memcpy(meta + 8, "ARROW:extension:nam_", 20);
+  CHECK_OK(ck_arrow_schema_type(&e, &t));
+  ck_type_decref(t);
+  struct ArrowSchema ts = sc("tss:UTC", "", 0, NULL);
+  CHECK_ERR(ck_arrow_schema_type(&ts, &t), CK_ERR_NOT_SUPPORTED, "Arrow type timestamp");
+}
+
+CK_TEST_MAIN(CK_TEST(test_struct_names), CK_TEST(test_refused_types), CK_TEST(test_fuzz_findings), CK_TEST(test_large_list_view_offset_plus_size), CK_TEST(test_large_list_offsets),
              CK_TEST(test_length_times_width), CK_TEST(test_child_offset_overflow),
              CK_TEST(test_null_count), CK_TEST(test_view_bounds))
