@@ -43,6 +43,12 @@ typedef struct ictx {
   iowner *owner;
   const ck_array_preamble *fill;
   ck__arrow_path path;
+  /* > 0 while a node is filled row by row (fixed-size lists in a struct):
+   * then the same var dim arrmeta is met several times and its elements
+   * are always copied into its arena -- sharing Arrow's buffer in a later
+   * row would point its blockref at the owner and free the earlier rows'
+   * copies */
+  int per_row;
 } ictx;
 
 static const char *iwhat(ictx *c, char *buf, size_t n) {
@@ -540,7 +546,7 @@ static ck_status fill_list(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_
   /* zero-copy: numbers (not bools) without nulls, aligned */
   bool share = false;
   int64_t cfrom = 0;
-  if (cf.kind == CK__ARROW_PRIMITIVE) {
+  if (cf.kind == CK__ARROW_PRIMITIVE && c->per_row == 0) {
     st = check_node(c, cs, child, &cf, lo, hi - lo);
     const uint8_t *cbits;
     int64_t cnulls = 0;
@@ -650,10 +656,12 @@ static ck_status fill(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_t dst
         st = fill(c, el, arrmeta + sizeof *dm, dst, dm->stride, s->children[0],
                   a->children[0], from * n, count * n);
       } else {
+        c->per_row++;
         for (int64_t i = 0; st == CK_OK && i < count; i++) {
           st = fill(c, el, arrmeta + sizeof *dm, dst + i * dstride, dm->stride,
                     s->children[0], a->children[0], (from + i) * n, n);
         }
+        c->per_row--;
       }
       ck__arrow_path_pop(&c->path, mark);
       return st;
@@ -745,7 +753,7 @@ ck_status ck_arrow_import(const struct ArrowSchema *schema, struct ArrowArray *a
   }
   o->array = *array;
   array->release = NULL;
-  ictx c = {NULL, o, fill_arr, {{0}, 0}};
+  ictx c = {NULL, o, fill_arr, {{0}, 0}, 0};
   ck_status st = ck_external_memblock_new(o, iowner_release, &c.owner_mb);
   if (st != CK_OK) {
     iowner_release(o);

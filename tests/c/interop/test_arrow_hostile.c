@@ -342,6 +342,47 @@ static void test_refused_types(void) {
   CHECK_ERR(ck_arrow_schema_type(&ts, &t), CK_ERR_NOT_SUPPORTED, "Arrow type timestamp");
 }
 
-CK_TEST_MAIN(CK_TEST(test_struct_names), CK_TEST(test_refused_types), CK_TEST(test_fuzz_findings), CK_TEST(test_large_list_view_offset_plus_size), CK_TEST(test_large_list_offsets),
+/* Found by fuzz_arrow_import: a list inside a fixed-size list inside a
+ * struct is filled row by row into one var dim arrmeta; row 0 (a null,
+ * filled) was copied into the var dim's arena, row 1 (no null) shared
+ * Arrow's buffer and pointed the blockref at the owner, freeing row 0's
+ * copy (heap-use-after-free when read). */
+static void test_list_rows_copied_then_shared(void) {
+  static const int32_t vals[2] = {0, 5};
+  static const uint8_t valid[1] = {0x02};
+  static const int32_t offs[3] = {0, 1, 2};
+  const void *vb[2] = {valid, vals}, *lb[2] = {NULL, offs}, *nb[1] = {NULL};
+  struct ArrowArray leaf = mk(2, 1, 2, vb, 0, NULL);
+  struct ArrowArray list = mk(2, 0, 2, lb, 1, &leaf);
+  struct ArrowArray fixed = mk(2, 0, 1, nb, 1, &list);
+  static const int8_t tags[2] = {1, 2};
+  const void *tb[2] = {NULL, tags};
+  struct ArrowArray tag = mk(2, 0, 2, tb, 0, NULL);
+  struct ArrowArray kids[2] = {fixed, tag};
+  struct ArrowArray x = mk(2, 0, 1, nb, 2, kids);
+  struct ArrowSchema item = sc("i", "item", 0, NULL), *ik[1] = {&item};
+  struct ArrowSchema ls = sc("+l", "item", 1, ik), *lk[1] = {&ls};
+  struct ArrowSchema fs = sc("+w:1", "f", 1, lk), ts = sc("c", "t", 0, NULL);
+  struct ArrowSchema *fields[2] = {&fs, &ts};
+  struct ArrowSchema s = sc("+s", "", 2, fields);
+  ck_array_preamble *fill = arr("int64", 0, NULL), *a = NULL;
+  REQUIRE(fill != NULL);
+  *(int64_t *)fill->data = 7;
+  REQUIRE_OK(ck_arrow_import(&s, &x, fill, &a));
+  ck_array_decref(fill);
+  ck_array_preamble *copy = NULL;
+  intptr_t n = 2;
+  REQUIRE_OK(ck_array_empty(a->type, &n, 1, CK_ARRAY_DEFAULT_FLAGS, &copy));
+  CHECK_OK(ck_array_assign(copy, a, CK_ERRMODE_DEFAULT)); /* reads every row */
+  const ck_var_dim_data *r0 = (const ck_var_dim_data *)a->data;
+  size_t rec = ck_type_data_size(ck_type_element(a->type));
+  const ck_var_dim_data *r1 = (const ck_var_dim_data *)(a->data + rec);
+  CHECK(r0->size == 1 && ((const int32_t *)r0->begin)[0] == 7);
+  CHECK(r1->size == 1 && ((const int32_t *)r1->begin)[0] == 5);
+  ck_array_decref(copy);
+  ck_array_decref(a);
+}
+
+CK_TEST_MAIN(CK_TEST(test_list_rows_copied_then_shared), CK_TEST(test_struct_names), CK_TEST(test_refused_types), CK_TEST(test_fuzz_findings), CK_TEST(test_large_list_view_offset_plus_size), CK_TEST(test_large_list_offsets),
              CK_TEST(test_length_times_width), CK_TEST(test_child_offset_overflow),
              CK_TEST(test_null_count), CK_TEST(test_view_bounds))
