@@ -101,14 +101,18 @@ sanitize: system-deps
 	cmake --build build/valgrind -j$(JOBS)
 	ctest --test-dir build/valgrind --output-on-failure -j$(JOBS)
 
-# The type-string parser under libFuzzer (clang), bounded: FUZZ_SECONDS.
+# The type-string parser and the Arrow importer under libFuzzer (clang),
+# bounded: FUZZ_SECONDS and FUZZ_ARROW_SECONDS.
 FUZZ_SECONDS ?= 60
+FUZZ_ARROW_SECONDS ?= 30
 fuzz: system-deps
 	cmake -S tests/fuzz -B build/fuzz -DCMAKE_C_COMPILER=clang >/dev/null
 	cmake --build build/fuzz -j$(JOBS)
-	mkdir -p build/fuzz/corpus
+	mkdir -p build/fuzz/corpus build/fuzz/corpus_arrow
 	build/fuzz/fuzz_type_parse -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	  -dict=tests/fuzz/type.dict build/fuzz/corpus tests/fuzz/corpus
+	build/fuzz/fuzz_arrow_import -max_total_time=$(FUZZ_ARROW_SECONDS) -print_final_stats=1 \
+	  build/fuzz/corpus_arrow tests/fuzz/corpus_arrow
 
 # ---- main job, benchmarks -------------------------------------------------
 demo: setup

@@ -39,7 +39,8 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic, overload, register_jitable
 
 from .. import _native
-from ..errors import CKValueError, CKTypeError, JitOnlyError, OutOfMemoryError
+from ..errors import (CKOverflowError, CKTypeError, CKValueError, JitOnlyError,
+                      OutOfMemoryError)
 from .._numba.memblock import memblock_from_address
 from .._numba.strings import store_str
 from .._numba.utf8 import borrow_utf8
@@ -336,6 +337,9 @@ def emit_store(context, builder, arena, dst, pieces, on_error):
     module = builder.module
     zero = ir.Constant(_i64, 0)
     total = ir.Constant(_i64, sum(len(p.value) for p in pieces if p.kind == "const"))
+    # the lengths are summed with a carry: fields of width 2**62 measure
+    # fine one by one, and four of them wrapped the sum to 0 bytes
+    carry = ir.Constant(_i1, 0)
     plan = []
     for p in pieces:
         if p.kind == "const":
@@ -369,7 +373,13 @@ def emit_store(context, builder, arena, dst, pieces, on_error):
                 st = _text_call(builder, s, ir.Constant(_i8p, None), zero, spec, lenp)
                 _check(builder, st, on_error)
             plan.append((p, lenp, s))
-        total = builder.add(total, builder.load(lenp))
+        summed = builder.uadd_with_overflow(total, builder.load(lenp))
+        total = builder.extract_value(summed, 0)
+        carry = builder.or_(carry, builder.extract_value(summed, 1))
+    with builder.if_then(carry, likely=False):
+        on_error(builder, _set_error(builder, _status(CKOverflowError),
+                                     "the string result is too long: the lengths of its "
+                                     "pieces overflow 64 bits"))
     with builder.if_then(builder.icmp_unsigned("==", arena, zero), likely=False):
         on_error(builder, _set_error(builder, _status(CKValueError),
                                      "a string result needs a destination arena"))

@@ -342,6 +342,90 @@ def test_import_refusals():
         arrow.import_address(object())
 
 
+def test_import_refuses_null_fixed_binary_and_extension_types():
+    """Issue 29: the null type, fixed-size binary and extension types are
+    refused in one line naming the Arrow type and the supported types."""
+    import uuid
+    cases = [(pa.nulls(3), "Arrow type null (format 'n')"),
+             (pa.array([b"ab", b"cd"], pa.binary(2)),
+              "Arrow type fixed_size_binary (format 'w:2')"),
+             (pa.array([uuid.uuid4().bytes], pa.uuid()),
+              "Arrow extension type 'arrow.uuid' (storage format 'w:16')"),
+             (pa.array(['{"a": 1}'], pa.json_()),
+              "Arrow extension type 'arrow.json' (storage format 'u')"),
+             (pa.StructArray.from_arrays([pa.array([1]), pa.nulls(1)], names=["x", "n"]),
+              "field 'n' has Arrow type null")]
+    for arr, needle in cases:
+        with pytest.raises(NotSupportedError) as info:
+            ckernels.asarray(arr)
+        msg = str(info.value)
+        assert needle in msg and "supported: bool, integers" in msg and "\n" not in msg
+    # the storage of an extension array imports
+    storage = pa.array(['{"a": 1}'], pa.json_()).storage
+    assert ckernels.asarray(storage).tolist() == ['{"a": 1}']
+
+
+def test_struct_fields_with_empty_and_duplicate_names():
+    """Issue 29: Arrow allows any field name (its generated_duplicate_fieldnames
+    golden file; nanoarrow's na.struct([na.uint8()]) names its field "").
+    Unusable names import as _i; the original schema requested on export
+    gives the original names back."""
+    arr = pa.StructArray.from_arrays([pa.array([1, 2], pa.int8()), pa.array([3, 4], pa.int8()),
+                                      pa.array([5, 6], pa.int8()), pa.array([7, 8], pa.int8())],
+                                     names=["", "a", "a", "_3"])
+    a = ckernels.asarray(arr)
+    assert str(a.type) == "strided * {_0: int8, a: int8, _2: int8, _3: int8}"
+    assert a.tolist() == [{"_0": 1, "a": 3, "_2": 5, "_3": 7}, {"_0": 2, "a": 4, "_2": 6, "_3": 8}]
+    back = pa.array(a, type=arr.type)
+    assert back.type == arr.type and back.equals(arr)
+    assert pa.array(a).type.names == ["_0", "a", "_2", "_3"]
+    # nanoarrow's struct of one unnamed field
+    n = na.c_array_from_buffers(na.struct([na.uint8()]), 2, [None],
+                                children=[na.c_array([9, 10], na.uint8())])
+    assert ckernels.asarray(n).tolist() == [{"_0": 9}, {"_0": 10}]
+
+
+def _list_view(offsets, sizes, child, large=True):
+    """A (large_)list_view made by hand (pyarrow's from_buffers does not
+    validate it)."""
+    width = np.int64 if large else np.int32
+    typ = (pa.large_list_view if large else pa.list_view)(pa.int64())
+    return pa.Array.from_buffers(typ, len(offsets),
+                                 [None, pa.py_buffer(np.array(offsets, width).tobytes()),
+                                  pa.py_buffer(np.array(sizes, width).tobytes())],
+                                 children=[pa.array(child, pa.int64())])
+
+
+def test_list_view_offset_plus_size_overflow():
+    """Issue 29: a large_list_view row with offset + size past INT64_MAX wrapped
+    and the row read arbitrary memory; every row is checked first."""
+    i64 = np.iinfo(np.int64).max
+    with pytest.raises(InvalidArgumentError, match=r"row 1: offset 9223372036854775806 \+ "
+                                                   r"size 5 overflows"):
+        ckernels.asarray(_list_view([0, i64 - 1], [2, 5], [1, 2, 3, 4]))
+    with pytest.raises(InvalidArgumentError, match="negative size"):
+        ckernels.asarray(_list_view([0], [-1], [1, 2]))
+    with pytest.raises(InvalidArgumentError, match="negative offset"):
+        ckernels.asarray(_list_view([-5], [1], [1, 2]))
+    with pytest.raises(InvalidArgumentError, match="reach 4294967294"):
+        ckernels.asarray(_list_view([2**31 - 1], [2**31 - 1], [1, 2], large=False))
+    # the same, well formed, imports as pyarrow reads it
+    good = _list_view([2, 0], [2, 1], [1, 2, 3, 4])
+    assert ckernels.asarray(good).tolist() == pa.array(good).to_pylist() == [[3, 4], [1]]
+
+
+def test_offsets_past_the_address_space():
+    """(offset + length) * width past the address space is refused before any
+    read (pyarrow refuses to build such an array; nanoarrow, unvalidated,
+    makes it)."""
+    for typ, bufs in [(na.int64(), [None, b"\0" * 16]),
+                      (na.string(), [None, b"\0" * 16, b""]),
+                      (na.large_binary(), [None, b"\0" * 16, b""])]:
+        bad = na.c_array_from_buffers(typ, 1, bufs, offset=2**62, validation_level="none")
+        with pytest.raises(InvalidArgumentError, match="overflow the address space"):
+            ckernels.asarray(bad)
+
+
 # ---- round trips (hypothesis) ----------------------------------------------------------
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)

@@ -202,6 +202,55 @@ def test_widths_beyond_an_arena_chunk():
     same(wide, s, np.array([1, -2]))
 
 
+_HUGE_FIELDS = r"""
+import numpy as np, ckernels
+
+@ckernels.jit("string(int64)")
+def four(i):
+    return (f"{i:4611686018427387904}{i:4611686018427387904}"
+            f"{i:4611686018427387904}{i:4611686018427387904}")
+
+@ckernels.jit("string(int64, string)")
+def two(i, s):
+    return f"{s:>4611686018427387904}{i:4611686018427387904}|"
+
+@ckernels.jit("string(int64)")
+def one(i):
+    return f"<{i:4611686018427387904}>"
+
+for fn, args, want in [(four, (np.arange(2),), OverflowError),
+                       (two, (np.arange(2), ckernels.array(["a", "b"])),
+                        (MemoryError, OverflowError)),
+                       (one, (np.arange(2),), (MemoryError, OverflowError))]:
+    try:
+        fn(*args)
+    except want as exc:
+        print(fn.__name__, type(exc).__name__, exc)
+    else:
+        raise SystemExit(fn.__name__ + ": no error")
+"""
+
+
+def test_field_widths_whose_sum_overflows():
+    """Issue 29: four fields of width 2**62 measured one by one fit int64,
+    their sum wrapped to 0 and the writes ran 2**64 bytes (a crash, so the
+    check runs in a subprocess).  The sum is checked: OverflowError, as
+    Python's MemoryError/OverflowError for the same f-string; one or two
+    such fields ask the arena for 2**62 bytes or more: MemoryError, or
+    OverflowError past what an allocation can be."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", _HUGE_FIELDS], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, (r.returncode, r.stdout, r.stderr[-3000:])
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("four CKOverflowError") and "overflow 64 bits" in lines[0]
+    assert lines[1].startswith("two ") and lines[2].startswith("one ")
+    # CPython refuses the same field with an error, never a result
+    with pytest.raises((MemoryError, OverflowError)):
+        f"{1:4611686018427387904}"
+
+
 def test_results_share_one_arena_allocation():
     """Formatted pieces go straight into the result's arena: one allocation
     of exactly the text per string (the arena holds nothing else)."""

@@ -230,8 +230,16 @@ CK_API ck_status ck_arrow_export_stream(ck_array_preamble *a,
 
 /* The element type an Arrow schema imports as (`int32`, `var * string`,
  * `{x: float64, s: string}`).  New reference in *out.  Unknown or
- * unsupported formats (dictionaries, temporal types, unions, maps) are
- * CK_ERR_NOT_SUPPORTED naming the field and the format. */
+ * unsupported formats (the null type, fixed-size binary, dictionaries,
+ * temporal types, decimals, unions, maps, run-end encoded) and extension
+ * types (an "ARROW:extension:name" in the metadata, e.g. arrow.uuid) are
+ * CK_ERR_NOT_SUPPORTED naming the field, the Arrow type, its format and the
+ * supported types, in one line.  Struct fields keep their Arrow names when
+ * ckernels can hold them (non-empty UTF-8 without control characters, not
+ * an earlier field's name); any other name -- Arrow allows empty and
+ * duplicate ones -- becomes "_i" (i the field's position, '_' appended
+ * while taken).  ck_arrow_export asked for such a schema writes the
+ * requested names back. */
 CK_API ck_status ck_arrow_schema_type(const struct ArrowSchema *schema,
                                       ck_type *out);
 
@@ -246,6 +254,10 @@ CK_API ck_status ck_arrow_schema_type(const struct ArrowSchema *schema,
  * CK_ERR_INVALID_ARGUMENT or CK_ERR_INVALID_STATE with the field's name,
  * never a crash (the library cannot know the size of a foreign buffer: the
  * offsets into a utf8 data buffer are checked for order, not against it).
+ * Every offset, size and index is checked with overflow-safe arithmetic
+ * before use: list and list-view rows (offset >= 0, size >= 0, offset +
+ * size within int64 and within the child), null_count <= length, and
+ * (offset + length [+ 1]) * width within the address space.
  */
 CK_API ck_status ck_arrow_import(const struct ArrowSchema *schema,
                                  struct ArrowArray *array,

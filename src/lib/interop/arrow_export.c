@@ -334,17 +334,29 @@ static ck_status choose(xctx *c, ck_type t, const char *arrmeta,
                          "requested %lld fields, the struct has %zu",
                          xwhat(c, what, sizeof what), (long long)req->n_children, n);
       }
+      /* the requested names as an import would name them ("" as "_0"):
+       * the export then writes the requested names back */
+      char **mapped = NULL;
+      ck_status st = ck__arrow_struct_names(req, &mapped);
+      if (st != CK_OK) {
+        return st;
+      }
       for (size_t i = 0; i < n; i++) {
         const char *name;
         (void)ck_struct_field(t, i, &name, NULL, NULL, NULL);
         const struct ArrowSchema *rc = req->children[i];
-        if (rc == NULL || rc->name == NULL || strcmp(rc->name, name) != 0) {
-          return ck__error(CK_ERR_TYPE, "ck_arrow_export",
-                           "the requested schema does not match the array at %s: "
-                           "requested field %zu '%s', the struct has '%s'",
-                           xwhat(c, what, sizeof what), i,
-                           rc != NULL && rc->name != NULL ? rc->name : "(null)", name);
+        if (rc == NULL || rc->name == NULL || strcmp(mapped[i], name) != 0) {
+          st = ck__error(CK_ERR_TYPE, "ck_arrow_export",
+                         "the requested schema does not match the array at %s: "
+                         "requested field %zu '%s', the struct has '%s'",
+                         xwhat(c, what, sizeof what), i,
+                         rc != NULL && rc->name != NULL ? rc->name : "(null)", name);
+          break;
         }
+      }
+      ck__arrow_names_free(mapped, n);
+      if (st != CK_OK) {
+        return st;
       }
       *use_req = true;
     } else if (fam != FAM_UNKNOWN) {
@@ -368,6 +380,12 @@ static const struct ArrowSchema *req_child(const struct ArrowSchema *req, bool u
     return NULL;
   }
   return req->children[i];
+}
+
+/* The name a child gets: a struct field's requested name when its request
+ * applies (it matched, as ck__arrow_struct_names maps it), else its own. */
+static const char *field_name(ck_type_id id, const struct ArrowSchema *rc, const char *own) {
+  return id == CK_TYPE_STRUCT && rc != NULL && rc->name != NULL ? rc->name : own;
 }
 
 /* ---- schema only ------------------------------------------------------------------ */
@@ -406,7 +424,8 @@ static ck_status schema_node(xctx *c, ck_type t, const char *arrmeta,
                                                : sizeof(ck_dim_arrmeta));
     }
     size_t mark = ck__arrow_path_push(&c->path, id == CK_TYPE_STRUCT ? cname : NULL);
-    st = schema_node(c, ct, cmeta, req_child(req, use_req, i), cname, out->children[i]);
+    const struct ArrowSchema *rc = req_child(req, use_req, i);
+    st = schema_node(c, ct, cmeta, rc, field_name(id, rc, cname), out->children[i]);
     ck__arrow_path_pop(&c->path, mark);
     if (st != CK_OK) {
       out->release(out);
@@ -590,7 +609,9 @@ static ck_status export_views(xctx *c, const char *arrmeta, const xruns *runs,
       for (size_t i = 0; i < nchunks; i++) {
         chunks[i] = (xchunk){info[i].begin, info[i].used, -1};
       }
-      qsort(chunks, nchunks, sizeof *chunks, chunk_cmp);
+      if (nchunks > 1) { /* chunks is NULL when there are none */
+        qsort(chunks, nchunks, sizeof *chunks, chunk_cmp);
+      }
     }
     ck__free(info);
   }
@@ -910,7 +931,8 @@ static ck_status export_node(xctx *c, ck_type t, const char *arrmeta, const xrun
     }
     if (st == CK_OK) {
       size_t mark = ck__arrow_path_push(&c->path, id == CK_TYPE_STRUCT ? cname : NULL);
-      st = export_node(c, ct, cmeta, cruns, req_child(req, use_req, i), cname,
+      const struct ArrowSchema *rc = req_child(req, use_req, i);
+      st = export_node(c, ct, cmeta, cruns, rc, field_name(id, rc, cname),
                        sout->children[i], aout->children[i]);
       ck__arrow_path_pop(&c->path, mark);
     }

@@ -43,6 +43,12 @@ typedef struct ictx {
   iowner *owner;
   const ck_array_preamble *fill;
   ck__arrow_path path;
+  /* > 0 while a node is filled row by row (fixed-size lists in a struct):
+   * then the same var dim arrmeta is met several times and its elements
+   * are always copied into its arena -- sharing Arrow's buffer in a later
+   * row would point its blockref at the owner and free the earlier rows'
+   * copies */
+  int per_row;
 } ictx;
 
 static const char *iwhat(ictx *c, char *buf, size_t n) {
@@ -93,6 +99,25 @@ static int64_t want_buffers(ck__arrow_kind k) {
   }
 }
 
+/* The bytes per element of buffer 1 (values, offsets, views; list views'
+ * sizes in buffer 2 have the same width), 0 for layouts without one. */
+static int64_t index_width(const ck__arrow_format *f) {
+  switch (f->kind) {
+  case CK__ARROW_PRIMITIVE: return (int64_t)ck_type_data_size(CK_BUILTIN(f->prim));
+  case CK__ARROW_UTF8:
+  case CK__ARROW_BINARY:
+  case CK__ARROW_LIST:
+  case CK__ARROW_LIST_VIEW: return 4;
+  case CK__ARROW_LARGE_UTF8:
+  case CK__ARROW_LARGE_BINARY:
+  case CK__ARROW_LARGE_LIST:
+  case CK__ARROW_LARGE_LIST_VIEW: return 8;
+  case CK__ARROW_UTF8_VIEW:
+  case CK__ARROW_BINARY_VIEW: return 16;
+  default: return 0; /* bits, or nothing but children */
+  }
+}
+
 /* Check the node's own fields and that logical [start, start + count) is
  * inside it. */
 static ck_status check_node(ictx *c, const struct ArrowSchema *s, const struct ArrowArray *a,
@@ -112,6 +137,18 @@ static ck_status check_node(ictx *c, const struct ArrowSchema *s, const struct A
   if (a->offset > INT64_MAX - a->length) {
     return BAD(c, "offset %lld + length %lld overflows", (long long)a->offset,
                (long long)a->length);
+  }
+  if (a->null_count > a->length) {
+    return BAD(c, "null count %lld exceeds the length %lld", (long long)a->null_count,
+               (long long)a->length);
+  }
+  /* every element the layout indexes (one more offset than elements) lies
+   * within the address space, so no byte offset below wraps */
+  int64_t width = index_width(f), last = a->offset + a->length;
+  if (width > 0 && last > PTRDIFF_MAX / width - 1) {
+    return BAD(c, "offset %lld + length %lld elements of %lld bytes overflow the "
+               "address space", (long long)a->offset, (long long)a->length,
+               (long long)width);
   }
   if (start < 0 || count < 0 || start > a->length - count) {
     return BAD(c, "has %lld elements, its parent refers to elements %lld..%lld",
@@ -252,6 +289,34 @@ static inline int64_t offset_at(const void *buf, bool large, int64_t i) {
   return large ? ((const int64_t *)buf)[i] : ((const int32_t *)buf)[i];
 }
 
+/* Row k of a list or list view as (offset, size), checked: both
+ * non-negative, offset + size within int64 (list offsets: not decreasing). */
+static ck_status list_row(ictx *c, const void *offsets, const void *sizes, bool large,
+                          int64_t k, int64_t *o, int64_t *n) {
+  *o = offset_at(offsets, large, k);
+  if (*o < 0) {
+    return BAD(c, "row %lld has negative offset %lld", (long long)k, (long long)*o);
+  }
+  if (sizes == NULL) {
+    int64_t next = offset_at(offsets, large, k + 1);
+    if (next < *o) {
+      return BAD(c, "offsets %lld and %lld decrease (%lld > %lld)", (long long)k,
+                 (long long)(k + 1), (long long)*o, (long long)next);
+    }
+    *n = next - *o;
+    return CK_OK;
+  }
+  *n = offset_at(sizes, large, k);
+  if (*n < 0) {
+    return BAD(c, "row %lld has negative size %lld", (long long)k, (long long)*n);
+  }
+  if (*n > INT64_MAX - *o) {
+    return BAD(c, "row %lld: offset %lld + size %lld overflows", (long long)k,
+               (long long)*o, (long long)*n);
+  }
+  return CK_OK;
+}
+
 /* ---- the recursive pass ---------------------------------------------------------- */
 
 static ck_status fill(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_t dstride,
@@ -279,6 +344,9 @@ static ck_status fill_numbers(ictx *c, ck_type t, char *dst, intptr_t dstride,
       }
     }
     return CK_OK;
+  }
+  if (count == 0) {
+    return CK_OK; /* the values may be NULL then (check_node) */
   }
   const char *src = (const char *)a->buffers[1] + (size_t)from * es;
   if (bits == NULL && dstride == (intptr_t)es) {
@@ -447,19 +515,11 @@ static ck_status fill_list(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_
   int64_t lo = INT64_MAX, hi = 0;
   for (int64_t i = 0; i < count; i++) {
     int64_t k = from + i, o, n;
-    if (listview) {
-      o = offset_at(offsets, large, k);
-      n = offset_at(sizes, large, k);
-    } else {
-      o = offset_at(offsets, large, k);
-      n = offset_at(offsets, large, k + 1) - o;
-    }
     if (bits != NULL && !is_valid(bits, k)) {
-      continue;
+      continue; /* a null row's offsets are not read */
     }
-    if (o < 0 || n < 0) {
-      return BAD(c, "row %lld has offset %lld and size %lld", (long long)k, (long long)o,
-                 (long long)n);
+    if ((st = list_row(c, offsets, sizes, large, k, &o, &n)) != CK_OK) {
+      return st;
     }
     if (n > 0) {
       lo = o < lo ? o : lo;
@@ -483,20 +543,21 @@ static ck_status fill_list(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_
   ck_var_dim_arrmeta *vm = (ck_var_dim_arrmeta *)arrmeta;
   ck_type el = ck_type_element(t);
   size_t es = ck_type_data_size(el);
-  int64_t cfrom = child->offset + lo;
   /* zero-copy: numbers (not bools) without nulls, aligned */
   bool share = false;
-  if (cf.kind == CK__ARROW_PRIMITIVE) {
+  int64_t cfrom = 0;
+  if (cf.kind == CK__ARROW_PRIMITIVE && c->per_row == 0) {
     st = check_node(c, cs, child, &cf, lo, hi - lo);
     const uint8_t *cbits;
     int64_t cnulls = 0;
     if (st == CK_OK) {
-      st = count_nulls(c, child, cfrom, hi - lo, &cbits, &cnulls);
+      st = count_nulls(c, child, child->offset + lo, hi - lo, &cbits, &cnulls);
     }
     if (st != CK_OK) {
       ck__arrow_path_pop(&c->path, mark);
       return st;
     }
+    cfrom = child->offset + lo; /* checked: within the child */
     share = cnulls == 0 && hi > lo &&
             ((uintptr_t)child->buffers[1] % ck_type_data_alignment(el)) == 0;
   }
@@ -530,10 +591,12 @@ static ck_status fill_list(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_
   }
   ck__arrow_path_pop(&c->path, mark);
   for (int64_t i = 0; i < count; i++) {
-    int64_t k = from + i, o = offset_at(offsets, large, k);
-    int64_t n = listview ? offset_at(sizes, large, k) : offset_at(offsets, large, k + 1) - o;
+    int64_t k = from + i, o = 0, n = 0;
     ck_var_dim_data *d = (ck_var_dim_data *)(dst + i * dstride);
-    if ((bits != NULL && !is_valid(bits, k)) || n == 0) {
+    if (!(bits != NULL && !is_valid(bits, k))) {
+      (void)list_row(c, offsets, sizes, large, k, &o, &n); /* checked above */
+    }
+    if (n == 0) {
       d->begin = NULL;
       d->size = 0;
     } else {
@@ -587,16 +650,18 @@ static ck_status fill(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_t dst
       int64_t n = f.fixed_size;
       ck_type el = ck_type_element(t);
       size_t mark = ck__arrow_path_push(&c->path, NULL);
-      if (from > INT64_MAX / (n > 0 ? n : 1) || count > INT64_MAX / (n > 0 ? n : 1)) {
+      if (from + count > INT64_MAX / (n > 0 ? n : 1)) { /* from + count: checked */
         st = BAD(c, "fixed-size list indices overflow");
       } else if (dstride == n * dm->stride) {
         st = fill(c, el, arrmeta + sizeof *dm, dst, dm->stride, s->children[0],
                   a->children[0], from * n, count * n);
       } else {
+        c->per_row++;
         for (int64_t i = 0; st == CK_OK && i < count; i++) {
           st = fill(c, el, arrmeta + sizeof *dm, dst + i * dstride, dm->stride,
                     s->children[0], a->children[0], (from + i) * n, n);
         }
+        c->per_row--;
       }
       ck__arrow_path_pop(&c->path, mark);
       return st;
@@ -649,7 +714,7 @@ static const char *shared_block(ictx *c, const struct ArrowSchema *s,
     }
     int64_t n = f.fixed_size;
     const struct ArrowArray *child = a->children[0];
-    if (phys > INT64_MAX / n || count > INT64_MAX / n || child->release == NULL ||
+    if (phys + count > INT64_MAX / n || child->release == NULL ||
         child->offset < 0 || child->offset > INT64_MAX - phys * n) {
       return NULL;
     }
@@ -688,7 +753,7 @@ ck_status ck_arrow_import(const struct ArrowSchema *schema, struct ArrowArray *a
   }
   o->array = *array;
   array->release = NULL;
-  ictx c = {NULL, o, fill_arr, {{0}, 0}};
+  ictx c = {NULL, o, fill_arr, {{0}, 0}, 0};
   ck_status st = ck_external_memblock_new(o, iowner_release, &c.owner_mb);
   if (st != CK_OK) {
     iowner_release(o);

@@ -54,6 +54,17 @@ static inline bool ck__arrow_is_list(ck__arrow_kind k) {
          k == CK__ARROW_LIST_VIEW || k == CK__ARROW_LARGE_LIST_VIEW;
 }
 
+/* The ckernels field names of the children of struct schema `s` (its
+ * n_children non-NULL children): each Arrow name as it is when ckernels can
+ * hold it (non-empty UTF-8 without control characters, not the name of an
+ * earlier field), else "_i" (i the field's position) with '_' appended
+ * while another field has that name.  Arrow allows any name, empty and
+ * duplicate ones too; import names the fields so, and an export asked for
+ * such a schema writes the requested names back.  *out: n_children strings
+ * for ck__arrow_names_free. */
+ck_status ck__arrow_struct_names(const struct ArrowSchema *s, char ***out);
+void ck__arrow_names_free(char **names, size_t n);
+
 /* A field path for messages: "point.x", "tags[]", "" at the top. */
 typedef struct ck__arrow_path {
   char text[256];

@@ -259,6 +259,153 @@ ck_status ck__arrow_schema_copy(const struct ArrowSchema *src,
 
 /* ---- schema -> element type ---------------------------------------------------- */
 
+/* What the importer maps, for the messages of the formats it refuses. */
+#define CK__SUPPORTED                                                                  \
+  "bool, integers, floats, utf8/binary and their large and view forms, lists, "       \
+  "large lists, list views, fixed-size lists, structs"
+
+/* The Arrow type family of a format the library refuses ("null",
+ * "fixed_size_binary", "timestamp", ...), for messages. */
+static const char *ck__format_type_name(const char *f) {
+  static const struct {
+    const char *prefix;
+    const char *name;
+  } names[] = {
+      {"n", "null"},         {"w:", "fixed_size_binary"}, {"d:", "decimal"},
+      {"tdD", "date32"},     {"tdm", "date64"},           {"tt", "time"},
+      {"ts", "timestamp"},   {"tD", "duration"},          {"ti", "interval"},
+      {"+m", "map"},         {"+ud", "dense union"},      {"+us", "sparse union"},
+      {"+r", "run-end encoded"}, {"+w:", "fixed_size_list of a bad size"},
+  };
+  if (f == NULL) {
+    return "(no format)";
+  }
+  const char *best = NULL;
+  size_t blen = 0;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    size_t n = strlen(names[i].prefix);
+    bool whole = strcmp(names[i].prefix, "n") == 0;
+    if ((whole ? strcmp(f, "n") == 0 : strncmp(f, names[i].prefix, n) == 0) && n > blen) {
+      best = names[i].name;
+      blen = n;
+    }
+  }
+  return best != NULL ? best : "unknown";
+}
+
+/* The value of the "ARROW:extension:name" key of Arrow's binary metadata
+ * ({int32 n; n * (int32 len, key, int32 len, value)}), copied into buf
+ * (truncated); false when there is none.  Negative lengths end the scan. */
+static bool ck__extension_name(const char *m, char *buf, size_t n) {
+  static const char key[] = "ARROW:extension:name";
+  if (m == NULL) {
+    return false;
+  }
+  int32_t count;
+  size_t pos = 4;
+  memcpy(&count, m, 4);
+  for (int32_t i = 0; i < count; i++) {
+    int32_t klen, vlen;
+    memcpy(&klen, m + pos, 4);
+    if (klen < 0) {
+      return false;
+    }
+    const char *k = m + pos + 4;
+    pos += 4 + (size_t)klen;
+    memcpy(&vlen, m + pos, 4);
+    if (vlen < 0) {
+      return false;
+    }
+    const char *v = m + pos + 4;
+    pos += 4 + (size_t)vlen;
+    if ((size_t)klen == sizeof key - 1 && memcmp(k, key, sizeof key - 1) == 0) {
+      size_t len = (size_t)vlen < n - 1 ? (size_t)vlen : n - 1;
+      for (size_t j = 0; j < len; j++) { /* one line */
+        buf[j] = (unsigned char)v[j] < 0x20 || v[j] == 0x7f ? '?' : v[j];
+      }
+      buf[len] = '\0';
+      return true;
+    }
+  }
+  return false;
+}
+
+/* ---- struct field names --------------------------------------------------------- */
+
+/* A name ckernels keeps as it is: non-empty UTF-8 without control
+ * characters (ck_struct_type_new's rule). */
+static bool ck__name_usable(const char *name) {
+  size_t len = name != NULL ? strlen(name) : 0;
+  if (len == 0 || !ck_utf8_validate(name, len)) {
+    return false;
+  }
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)name[i];
+    if (c < 0x20 || c == 0x7f) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool ck__name_taken(const struct ArrowSchema *s, char **names, size_t upto,
+                           const char *cand) {
+  for (int64_t i = 0; i < s->n_children; i++) {
+    const struct ArrowSchema *c = s->children[i];
+    if (c != NULL && c->name != NULL && strcmp(c->name, cand) == 0) {
+      return true;
+    }
+  }
+  for (size_t i = 0; i < upto; i++) {
+    if (strcmp(names[i], cand) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void ck__arrow_names_free(char **names, size_t n) {
+  for (size_t i = 0; names != NULL && i < n; i++) {
+    ck__free(names[i]);
+  }
+  ck__free(names);
+}
+
+ck_status ck__arrow_struct_names(const struct ArrowSchema *s, char ***out) {
+  size_t n = (size_t)s->n_children;
+  char **names = CK_CALLOC(n > 0 ? n : 1, sizeof *names);
+  *out = NULL;
+  if (names == NULL) {
+    return CK_ERR_NO_MEMORY;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const struct ArrowSchema *c = s->children[i];
+    const char *name = c != NULL ? c->name : NULL;
+    bool dup = false;
+    for (size_t j = 0; ck__name_usable(name) && j < i && !dup; j++) {
+      dup = strcmp(names[j], name) == 0;
+    }
+    if (ck__name_usable(name) && !dup) {
+      names[i] = ck__strdup(name, __func__);
+    } else {
+      /* "_i", then "_i_", "_i__", ... while the name is taken */
+      char cand[64];
+      int len = snprintf(cand, sizeof cand - 16, "_%zu", i);
+      while (ck__name_taken(s, names, i, cand) && (size_t)len < sizeof cand - 1) {
+        cand[len++] = '_';
+        cand[len] = '\0';
+      }
+      names[i] = ck__strdup(cand, __func__);
+    }
+    if (names[i] == NULL) {
+      ck__arrow_names_free(names, i);
+      return CK_ERR_NO_MEMORY;
+    }
+  }
+  *out = names;
+  return CK_OK;
+}
+
 static ck_status ck__schema_type(const struct ArrowSchema *s, ck__arrow_path *path,
                                  int depth, ck_type *out) {
   char what[300];
@@ -282,12 +429,21 @@ static ck_status ck__schema_type(const struct ArrowSchema *s, ck__arrow_path *pa
                      s->format != NULL ? s->format : "(null)");
   }
   ck__arrow_format f;
+  char ext[96];
+  if (ck__extension_name(s->metadata, ext, sizeof ext)) {
+    return ck__error(CK_ERR_NOT_SUPPORTED, "ck_arrow_schema_type",
+                     "%s has Arrow extension type '%s' (storage format '%s'), which has "
+                     "no ckernels type; import its storage array (pyarrow: .storage) "
+                     "(supported: " CK__SUPPORTED ")",
+                     ck__arrow_path_what(path, what, sizeof what), ext,
+                     s->format != NULL ? s->format : "(null)");
+  }
   if (!ck__arrow_parse_format(s->format, &f) || f.kind == CK__ARROW_NULL) {
     return ck__error(CK_ERR_NOT_SUPPORTED, "ck_arrow_schema_type",
-                     "%s has Arrow format '%s', which has no ckernels type "
-                     "(supported: bool, integers, floats, utf8/binary and their "
-                     "large and view forms, lists, fixed-size lists, structs)",
+                     "%s has Arrow type %s (format '%s'), which has no ckernels type "
+                     "(supported: " CK__SUPPORTED ")",
                      ck__arrow_path_what(path, what, sizeof what),
+                     ck__format_type_name(s->format),
                      s->format != NULL ? s->format : "(null)");
   }
   int64_t want_children = 0;
@@ -336,20 +492,21 @@ static ck_status ck__schema_type(const struct ArrowSchema *s, ck__arrow_path *pa
   case CK__ARROW_STRUCT: {
     size_t n = (size_t)s->n_children;
     ck_type *types = CK_CALLOC(n > 0 ? n : 1, sizeof *types);
-    const char **names = CK_CALLOC(n > 0 ? n : 1, sizeof *names);
+    char **names = NULL;
     ck_status st = CK_OK;
-    if (types == NULL || names == NULL) {
+    if (types == NULL) {
       st = CK_ERR_NO_MEMORY;
+    } else {
+      st = ck__arrow_struct_names(s, &names);
     }
     for (size_t i = 0; st == CK_OK && i < n; i++) {
       const struct ArrowSchema *c = s->children[i];
-      names[i] = c != NULL && c->name != NULL ? c->name : "";
       size_t mark = ck__arrow_path_push(path, names[i]);
       st = ck__schema_type(c, path, depth + 1, &types[i]);
       ck__arrow_path_pop(path, mark);
     }
     if (st == CK_OK) {
-      st = ck_struct_type_new(n, names, types, out);
+      st = ck_struct_type_new(n, (const char *const *)names, types, out);
       if (st != CK_OK) {
         st = ck__error_context(st, "ck_arrow_schema_type", "%s",
                                ck__arrow_path_what(path, what, sizeof what));
@@ -359,7 +516,7 @@ static ck_status ck__schema_type(const struct ArrowSchema *s, ck__arrow_path *pa
       ck_type_decref(types[i]);
     }
     ck__free(types);
-    ck__free(names);
+    ck__arrow_names_free(names, n);
     return st;
   }
   case CK__ARROW_NULL:
