@@ -105,7 +105,8 @@ TEXTS = ["", "a", "exactly12byt", "héllo wörld, a longer string", "😀" * 7, 
 def test_export_strings():
     a = ckernels.array(TEXTS)
     p = validate(a)
-    assert p.type == pa.string_view()      # the text stays in the arena
+    assert p.type == pa.large_string()     # the default: what every pyarrow kernel takes
+    assert pa.array(a, type=pa.string_view()).type == pa.string_view()   # asked: no copy
     assert p.to_pylist() == TEXTS
     for t in (pa.string(), pa.large_string(), pa.string_view(), pa.binary()):
         q = pa.array(a, type=t)            # requested: that encoding
@@ -471,3 +472,22 @@ def test_round_trips(values):
     back = ckernels.asarray(p)
     assert back.tolist() == a.tolist()
     assert ckernels.array(pa.chunked_array([p, p])).tolist() == a.tolist() * 2
+
+
+def test_default_string_export_feeds_every_pyarrow_kernel():
+    """Issue 29 §3: the default string export is large_utf8, which pyarrow's
+    compute kernels take (string_view was rejected by pc.if_else and others);
+    string_view stays available, zero-copy, when asked for."""
+    import pyarrow.compute as pc
+    a = ckernels.array(["ada", "grace", "josé"])
+    p = pa.array(a)
+    assert p.type == pa.large_string()
+    got = pc.if_else(pa.array([True, False, True]), p, pa.scalar("-", pa.large_string()))
+    assert got.to_pylist() == ["ada", "-", "josé"]
+    assert pc.utf8_upper(p).to_pylist() == ["ADA", "GRACE", "JOSÉ"]
+    assert pc.binary_join_element_wise(p, p, "-").to_pylist() == ["ada-ada", "grace-grace",
+                                                                   "josé-josé"]
+    v = pa.array(a, type=pa.string_view())
+    assert v.type == pa.string_view() and v.to_pylist() == ["ada", "grace", "josé"]
+    import polars as pl
+    assert pl.Series(a).to_list() == ["ada", "grace", "josé"]

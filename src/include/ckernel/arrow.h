@@ -13,10 +13,12 @@
  *
  *   bool                          <-> "b" (bit-packed in Arrow: a copy)
  *   int8..uint64, float16..64     <-> "c" "C" "s" "S" "i" "I" "l" "L" "e" "f" "g"
- *   string                        <-> "vu" string_view (default), "u" utf8,
- *                                     "U" large_utf8
- *   bytes                         <-> "vz" binary_view (default), "z" binary,
- *                                     "Z" large_binary
+ *   string                        <-> "U" large_utf8 (default: every Arrow
+ *                                     consumer's kernels take it; the text is
+ *                                     copied once), "u" utf8, "vu" string_view
+ *                                     (asked for: views into the arena, no copy)
+ *   bytes                         <-> "Z" large_binary (default), "z" binary,
+ *                                     "vz" binary_view
  *   var * T                       <-> "+l" list (default), "+L" large_list;
  *                                     import also "+vl" / "+vL" (list views)
  *   N * T (and inner strided dims) <-> "+w:N" fixed_size_list

@@ -269,7 +269,11 @@ static ck_status choose(xctx *c, ck_type t, const char *arrmeta,
   case CK_TYPE_STRING:
   case CK_TYPE_BYTES: {
     bool str = id == CK_TYPE_STRING;
-    ck__arrow_kind k = str ? CK__ARROW_UTF8_VIEW : CK__ARROW_BINARY_VIEW;
+    /* By default large_utf8 / large_binary: every pyarrow.compute kernel,
+     * pandas (string[pyarrow]), polars and duckdb take it, its type does not
+     * depend on the data's size, and the text is copied once into one
+     * buffer.  The views (string_view, no copy of the text) when asked. */
+    ck__arrow_kind k = str ? CK__ARROW_LARGE_UTF8 : CK__ARROW_LARGE_BINARY;
     if (fam == FAM_UTF8 && str) {
       k = f.kind;
     } else if (fam == FAM_BINARY) {

@@ -83,12 +83,39 @@ static ck_array_preamble *strings(const char *const *texts, intptr_t n) {
 static const char *const TEXTS[] = {"", "short", "exactly12byt", "a longer string, héllo wörld",
                                     "😀 emoji and more text here"};
 
-static void test_export_string_view(void) {
+/* The default for strings: large_utf8 (int64 offsets, the text copied once). */
+static void test_export_strings_default_large_utf8(void) {
   ck_array_preamble *a = strings(TEXTS, 5);
   REQUIRE(a != NULL);
   struct ArrowSchema s;
   struct ArrowArray x;
   REQUIRE_OK(ck_arrow_export(a, NULL, &s, &x));
+  CHECK(strcmp(s.format, "U") == 0);
+  REQUIRE(x.n_buffers == 3 && x.length == 5 && x.null_count == 0);
+  const int64_t *offs = x.buffers[1];
+  CHECK(offs[0] == 0);
+  for (int i = 0; i < 5; i++) {
+    CHECK(offs[i + 1] - offs[i] == (int64_t)strlen(TEXTS[i]));
+    CHECK(memcmp((const char *)x.buffers[2] + offs[i], TEXTS[i], strlen(TEXTS[i])) == 0);
+  }
+  struct ArrowSchema s2;
+  REQUIRE_OK(ck_arrow_export_schema(a, NULL, &s2));
+  CHECK(strcmp(s2.format, "U") == 0); /* the schema-only export agrees */
+  s2.release(&s2);
+  ck_array_preamble *b = import_ok(&s, &x);
+  REQUIRE(b != NULL);
+  for (int i = 0; i < 5; i++) CHECK(str_eq(str_at(b, i), TEXTS[i]));
+  s.release(&s);
+  ck_array_decref(a);
+  ck_array_decref(b);
+}
+
+static void test_export_string_view(void) {
+  ck_array_preamble *a = strings(TEXTS, 5);
+  REQUIRE(a != NULL);
+  struct ArrowSchema req = sc("vu", "", 0, NULL), s; /* asked for: no copy of the text */
+  struct ArrowArray x;
+  REQUIRE_OK(ck_arrow_export(a, &req, &s, &x));
   CHECK(strcmp(s.format, "vu") == 0);
   REQUIRE(x.n_buffers == 4); /* validity, views, one chunk, sizes */
   const char *views = x.buffers[1];
@@ -169,14 +196,14 @@ static void test_export_var_struct_roundtrip(void) {
   CHECK(strcmp(s.format, "+s") == 0 && s.n_children == 3);
   CHECK(strcmp(s.children[0]->name, "x") == 0 && strcmp(s.children[0]->format, "i") == 0);
   CHECK(strcmp(s.children[1]->format, "+l") == 0);
-  CHECK(strcmp(s.children[1]->children[0]->format, "vu") == 0);
+  CHECK(strcmp(s.children[1]->children[0]->format, "U") == 0);
   CHECK(strcmp(s.children[2]->format, "+w:2") == 0);
   const int32_t *offs = x.children[1]->buffers[1];
   CHECK(offs[0] == 0 && offs[1] == 0 && offs[2] == 1 && offs[3] == 3);
   /* the same through the schema-only export */
   struct ArrowSchema s2;
   REQUIRE_OK(ck_arrow_export_schema(a, NULL, &s2));
-  CHECK(strcmp(s2.children[1]->children[0]->format, "vu") == 0);
+  CHECK(strcmp(s2.children[1]->children[0]->format, "U") == 0);
   s2.release(&s2);
   ck_array_preamble *b = import_ok(&s, &x);
   REQUIRE(b != NULL);
@@ -495,7 +522,7 @@ static void test_streams(void) {
   struct ArrowArrayStream st;
   REQUIRE_OK(ck_arrow_export_stream(a, NULL, &st));
   struct ArrowSchema s;
-  CHECK(st.get_schema(&st, &s) == 0 && strcmp(s.format, "vu") == 0);
+  CHECK(st.get_schema(&st, &s) == 0 && strcmp(s.format, "U") == 0);
   s.release(&s);
   ck_array_preamble *b = NULL;
   REQUIRE_OK(ck_arrow_import_stream(&st, NULL, &b));
@@ -587,7 +614,8 @@ static void test_fail_every_allocation(void) {
 }
 
 CK_TEST_MAIN(CK_TEST(test_export_numbers_zero_copy), CK_TEST(test_export_2d_and_transposed),
-             CK_TEST(test_export_bool_bits), CK_TEST(test_export_string_view),
+             CK_TEST(test_export_bool_bits), CK_TEST(test_export_strings_default_large_utf8),
+             CK_TEST(test_export_string_view),
              CK_TEST(test_export_utf8_requested), CK_TEST(test_export_var_struct_roundtrip),
              CK_TEST(test_export_refusals), CK_TEST(test_child_moved_out),
              CK_TEST(test_import_primitive_zero_copy_and_offset), CK_TEST(test_import_nulls),
