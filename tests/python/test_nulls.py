@@ -189,6 +189,17 @@ def test_ops_propagate_and_reductions_skip_nulls():
     assert r.type.dtype == Type("?int64")
     assert r.tolist() == pc.add(pa.array(vals), 1).to_pylist()
     assert ops.sum(a) == pc.sum(pa.array(vals)).as_py() == 4
+    assert (a + 1).tolist() == r.tolist()                  # operators: the same kernels
+    assert (a * a).tolist() == pc.multiply(pa.array(vals), pa.array(vals)).to_pylist()
+    assert np.add(a, 1).tolist() == r.tolist()
+    f = ckernels.array([1.5, None, 2.0])
+    pf = pa.array([1.5, None, 2.0])
+    assert ops.sum(f) == pc.sum(pf).as_py()
+    assert f.sum() == pc.sum(pf).as_py()
+    assert f.max() == pc.max(pf).as_py() and f.min() == pc.min(pf).as_py()
+    assert f.mean() == pc.mean(pf).as_py()
+    assert a.mean() == pc.mean(pa.array(vals)).as_py() == 2.0
+    assert ckernels.array([None, None], dtype="float64").mean() is None
 
 
 # ---- hypothesis ----------------------------------------------------------------------
