@@ -91,6 +91,21 @@ def test_refused_nulls_are_clear_errors():
         ckernels.array([1, None], type="2 * int64")
 
 
+def test_python_inference_and_writer_paths_with_none():
+    # NumPy scalars (the Python inference), NumPy arrays inside (the Python
+    # writer), tuples, bytes, complex, uint64-range ints
+    for values in ([np.int64(1), None], (1, None), [b"x", None]):
+        a = ckernels.array(values)
+        assert a.tolist() == pa.array(list(values)).to_pylist()
+        assert a.null_count == 1
+    b = ckernels.array([np.array([1, 2]), [None, 3]])
+    assert b.tolist() == [[1, 2], [None, 3]] and b.null_count == 1
+    u = ckernels.array([2**64 - 1, None])
+    assert u.tolist() == pa.array([2**64 - 1, None], type=pa.uint64()).to_pylist()
+    assert str(u.type.dtype) == "?uint64"
+    assert ckernels.array([1 + 2j, None]).tolist() == [1 + 2j, None]
+
+
 def test_given_option_type():
     a = ckernels.array([1, None], type="2 * ?int32")
     assert a.tolist() == [1, None] and str(a.type) == "2 * ?int32"
@@ -167,6 +182,8 @@ def test_numpy_strings_with_nulls():
     out = np.asarray(a)
     assert out.dtype == np.dtypes.StringDType(na_object=None)
     assert out.tolist() == ["a", None, "c"]
+    na = a.to_numpy(na_value="NA")
+    assert na.dtype == np.dtypes.StringDType(na_object="NA") and na.tolist() == ["a", "NA", "c"]
 
 
 def test_stringdtype_with_na_object_comes_in():
@@ -206,10 +223,12 @@ def test_ops_propagate_and_reductions_skip_nulls():
 
 _ints = st.lists(st.one_of(st.none(), st.integers(-2**40, 2**40)), min_size=1, max_size=30)
 _strs = st.lists(st.one_of(st.none(), st.text(max_size=5)), min_size=1, max_size=30)
+_floats = st.lists(st.one_of(st.none(), st.floats(allow_nan=False)), min_size=1, max_size=30)
+_bools = st.lists(st.one_of(st.none(), st.booleans()), min_size=1, max_size=30)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.one_of(_ints, _strs))
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(_ints, _strs, _floats, _bools))
 def test_random_lists_with_none_match_pyarrow(values):
     if all(v is None for v in values):
         return                           # Arrow's `null` type; ours is ?float64
