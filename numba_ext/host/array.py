@@ -68,7 +68,6 @@ from .nulls import Nulls, set_null
 from .nulls import first_text as _first_text
 from .nulls import nans_to_none as _nans_to_none
 from .nulls import text_nulls as _text_nulls
-from .nulls import text_values as _text_values
 from .layout import (_BYTES, _FIXED, _STRIDED, _STRING, _STRUCT, _VAR, _addr, clear_var_slots,
                      count_elements, dim_kinds, has_pointer, has_var_anywhere, numpy_dtype)
 from .layout import elem_id as _elem_id
@@ -833,10 +832,10 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None,
         except CKValueError:
             if fill_value is not None or not _text_nulls(obj):
                 raise
-            # StringDType(na_object=...) / object text with nulls: an option array
-            el = None if el is None else _t.option(el)
-            return array(_text_values(obj.tolist()), el if el is not None else _t.option(
-                _t.bytes_type(1) if _first_text(obj) is bytes else _t.string))
+            # StringDType(na_object=...) / object text with nulls: an option
+            # array, the nulls' bits cleared by the same C pass
+            text = _numpy_text(obj, _t.option(el if el is not None else (
+                _t.bytes_type(1) if _first_text(obj) is bytes else _t.string)), None)
         if text is not None:
             return text
     if want is None and isinstance(obj, (list, tuple)) and _convert.is_plain(obj):
@@ -873,7 +872,7 @@ def _numpy_text(obj: np.ndarray, el: Type | None, fill_value) -> Array | None:
             return None       # numbers, dicts, lists, only missing values: the lists path
     if el is None:
         el = _t.bytes_type(1) if kind == "S" else _t.string
-    elif el.type_id not in (_STRING, _BYTES):
+    elif el.value_type.type_id not in (_STRING, _BYTES):
         return None
     if obj.dtype.kind == "U" and not obj.flags.aligned:
         obj = obj.copy()

@@ -198,13 +198,6 @@ def text_nulls(obj: np.ndarray) -> bool:
     return False
 
 
-def text_values(v):
-    """Nested lists of text with every other leaf (an ``na_object``) None."""
-    if isinstance(v, list):
-        return [text_values(x) for x in v]
-    return v if isinstance(v, (str, bytes)) else None
-
-
 def first_text(obj: np.ndarray):
     """The type of the first present element of a text/object array."""
     first = next((x for x in obj.ravel().tolist() if x is not None), None)

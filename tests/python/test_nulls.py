@@ -195,6 +195,13 @@ def test_stringdtype_with_na_object_comes_in():
     assert b.tolist() == ["a", "b"]
     o = ckernels.array(np.array(["a", None], dtype=object))
     assert o.tolist() == ["a", None] and o.null_count == 1
+    m = ckernels.array(np.array([["a", None], [None, "dd"]], dtype=dt))
+    assert m.tolist() == [["a", None], [None, "dd"]] and m.null_count == 2
+    assert m.type.dtype == Type("?string")
+    by = ckernels.array(np.array([b"x", None], dtype=object))
+    assert by.type.dtype == Type("?bytes") and by.tolist() == [b"x", None]
+    with pytest.raises(CKValueError, match="missing value"):   # NaN among text: refused
+        ckernels.array(np.array(["a", np.nan], dtype=object))
 
 
 # ---- ops -----------------------------------------------------------------------------
