@@ -245,3 +245,16 @@ def test_random_lists_with_none_match_pyarrow(values):
     assert a.null_count == p.null_count
     assert a.is_null().tolist() == p.is_null().to_pylist()
     assert [a[i] for i in range(len(values))] == p.to_pylist()
+
+
+def test_copy_pickle_compare_astype_keep_the_nulls():
+    import pickle
+    a = ckernels.array(["x", None, "z"])
+    assert pickle.loads(pickle.dumps(a)).tolist() == ["x", None, "z"]
+    assert a.copy().null_count == 1
+    n = ckernels.array([1, None, 3])
+    assert (n == 1).tolist() == pc.equal(pa.array([1, None, 3]), 1).to_pylist()
+    assert n.astype("?float64").tolist() == [1.0, None, 3.0]
+    with pytest.raises(CKValueError, match="1 null"):
+        n.astype("float64")
+    assert list(n) == [1, None, 3] and n[::2].copy().tolist() == [1, 3]
