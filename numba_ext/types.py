@@ -121,6 +121,18 @@ class Type:
         return None if e == ffi.NULL else Type._borrow(e)
 
     @property
+    def is_option(self) -> bool:
+        """Whether the type is an option ``?T`` (a value of ``T`` or a null;
+        Arrow's nullable).  ``N * ?int64`` is not: its :attr:`dtype` is."""
+        return bool(lib.ck_type_is_option(self._t))
+
+    @property
+    def value_type(self) -> "Type":
+        """``T`` of an option ``?T``; the type itself otherwise (polars'
+        and Arrow's non-null value type)."""
+        return self.element if self.is_option else self
+
+    @property
     def dtype(self) -> "Type":
         """The innermost non-dimension type."""
         return Type._borrow(lib.ck_type_dtype(self._t))
@@ -296,6 +308,13 @@ def strided_dim(element) -> Type:
 def var_dim(element) -> Type:
     """``var * element`` (each element has its own size)."""
     return _new(lib.ck_var_dim_type_new, as_type(element))
+
+
+def option(value) -> Type:
+    """``?value``: a value of ``value`` or a null (``option(int64)`` is
+    ``?int64``; an option stays itself)."""
+    t = as_type(value)
+    return t if t.is_option else _new(lib.ck_option_type_new, t)
 
 
 def bytes_type(align: int = 1) -> Type:

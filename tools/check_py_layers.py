@@ -57,7 +57,7 @@ RANKS = [
     ("host.layout", ["ckernels.host", "ckernels.host.layout", "ckernels.host.arrow",
                      "ckernels.host.arguments", "ckernels.host.sharing",
                      "ckernels.host.records", "ckernels.host.rewrite"]),
-    ("host.convert", ["ckernels.host.convert"]),
+    ("host.convert", ["ckernels.host.convert", "ckernels.host.nulls"]),
     ("host.fastpath", ["ckernels.host.fastpath"]),
     ("host.array", ["ckernels.host.array"]),
     ("kernels", ["ckernels.kernels", "ckernels.capi", "ckernels.lowlevel"]),

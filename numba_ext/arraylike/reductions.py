@@ -47,8 +47,13 @@ class Reductions(ArrayBase):
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         """Arithmetic mean: the sum divided by the count, in float64 for
-        integer and bool arrays, in the array's type for float and complex."""
+        integer and bool arrays, in the array's type for float and complex;
+        an option array ``?T``: of the values present (``?float64``, as
+        Arrow's ``mean``; ``None`` where all are null)."""
         axes = normalize_axis(axis, self.ndim)
+        if dtype is None and self.type.dtype.is_option:
+            # ?T: the valid values over their count, null where none (C, as Arrow)
+            return self._reduction("mean", axis, out, keepdims)
         n = math.prod(self.shape) if axes is None else math.prod(self.shape[a] for a in axes)
         src = self
         result_dtype = None

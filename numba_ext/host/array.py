@@ -64,12 +64,18 @@ from .fastpath import STRIDED_OF as _STRIDED_OF
 from .fastpath import fast_apply as _fast_apply
 from .fastpath import strided_of as _strided_of
 from .fastpath import wrap_ndarray as _wrap_ndarray
+from .nulls import Nulls, set_null
+from .nulls import first_text as _first_text
+from .nulls import nans_to_none as _nans_to_none
+from .nulls import text_nulls as _text_nulls
 from .layout import (_BYTES, _FIXED, _STRIDED, _STRING, _STRUCT, _VAR, _addr, clear_var_slots,
                      count_elements, dim_kinds, has_pointer, has_var_anywhere, numpy_dtype)
 from .layout import elem_id as _elem_id
 from .layout import f_strides as _f_strides
 from .layout import strided as _strided
 from .sharing import Sharing
+
+_OPTION = lib.CK_TYPE_OPTION
 
 from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
 from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert_*.c)
@@ -89,7 +95,7 @@ except ImportError:   # pragma: no cover - the extension is part of every build
 # NumPy/buffer/DLPack/Arrow sharing (host/sharing.py) comes before ArrayLike:
 # its _numpy_exact/_numpy_view/to_numpy are this class's primitives
 _BASES: tuple = ((_Base,) if _Base is not object else ()) + (_arrays.Subscript, Sharing,
-                                                             ArrayLike)
+                                                             Nulls, ArrayLike)
 
 
 # ---- the Python object ---------------------------------------------------------
@@ -319,6 +325,9 @@ class Array(*_BASES):
         return _new_array(_strided(_element_type(element), len(shape)), shape)
 
     def _assign(self, value, errmode: str = "default") -> None:
+        if value is None:               # a null (option types only: host/nulls.py)
+            set_null(self)
+            return
         src = value if isinstance(value, Array) else _as_source(value, self.type)
         t = self.type
         if has_var_anywhere(t):
@@ -366,6 +375,9 @@ class Array(*_BASES):
                             r = _fast_apply(name, inputs, out)
                         if r is not _SLOW:
                             return r
+            if not kwargs and any(isinstance(x, Array) and x.type.dtype.is_option
+                                  for x in inputs):
+                return apply_op(name, inputs, None)   # ?T: the C kernels carry the nulls
         return ArrayLike.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
 
     def _reduce(self, name: str, axis, keepdims: bool) -> "Array":
@@ -379,8 +391,11 @@ class Array(*_BASES):
                 return array(arr)
         return arr
 
-    def _from_value(self, value) -> "Array":
-        return value if isinstance(value, Array) else array(value)
+    def _from_value(self, value, dtype=None) -> "Array":
+        return value if isinstance(value, Array) else array(value, dtype)
+
+    def _new_like(self, t: Type, shape) -> "Array":
+        return _new_array(t, shape)
 
     def _take(self, indices):
         if self._numpy_exact():
@@ -394,7 +409,7 @@ class Array(*_BASES):
 
     def _is_scalar_type(self) -> bool:
         tid = lib.ck_type_id_of(lib.ck_array_type(self._a))
-        return tid in _dtypes.by_id and tid != _STRING or tid in (_STRING, _BYTES)
+        return tid in _dtypes.by_id and tid != _STRING or tid in (_STRING, _BYTES, _OPTION)
 
     def _field(self, name: str) -> "Array":
         if self.type.dtype.type_id != _STRUCT:
@@ -757,7 +772,8 @@ def _as_source(value, dst_type: Type) -> Array:
     return array(value, dtype=el)
 
 
-def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None) -> Array:
+def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None,
+          nan_is_null: bool = False) -> Array:
     """A new array holding a copy of ``obj`` (NumPy's argument order):
     ``dtype`` fixes the element type (a NumPy dtype-like, a type string such
     as ``"string"``, or a :class:`~ckernels.types.Type`; dims come from the
@@ -766,11 +782,17 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None) -> 
     (NumPy's kinds: bool < int64 < float64 < complex128; str -> string;
     dict -> struct).  Conversion is checked (no silent overflow or
     truncation).  ``copy=False`` returns ``obj`` itself when it is already a
-    host array of that type.  Missing values (``None`` in lists and object
-    arrays, NaN / ``pandas.NA`` in object arrays, ``StringDType`` nulls, Arrow
-    nulls) are a ``CKValueError`` with their count and the first one's index,
-    unless ``fill_value`` gives the value to use instead.  Lists, tuples,
-    dicts and NumPy text arrays are converted in C (``docs/strings.md``)."""
+    host array of that type.  Missing values: ``None`` in lists (numbers,
+    bools, strings, bytes) and nulls of ``StringDType`` / object text arrays
+    make the element an option ``?T`` with those slots null, as pyarrow
+    infers (``docs/nulls.md``); ``fill_value`` gives a value to use instead.
+    NaN is a float value, not a null, unless ``nan_is_null=True`` (Arrow's
+    keyword).  Missing values the layout cannot hold yet (struct fields,
+    ragged lists, Arrow nulls) are a ``CKValueError`` with their count and
+    the first one's index.  Lists, tuples, dicts and NumPy text arrays are
+    converted in C (``docs/strings.md``)."""
+    if nan_is_null:
+        obj = _nans_to_none(obj)
     if isinstance(dtype, (str, Type)) and type is None and _is_full_type(dtype):
         type, dtype = dtype, None
     if type is not None and dtype is not None:
@@ -805,7 +827,15 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None) -> 
         # laid out as a C struct is copied into the C layout of its fields
         return _copy_array(asarray(obj.astype(_records.c_layout(obj.dtype))), want, el)
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "TUSO" and want is None:
-        text = _numpy_text(obj, el, fill_value)
+        try:
+            text = _numpy_text(obj, el, fill_value)
+        except CKValueError:
+            if fill_value is not None or not _text_nulls(obj):
+                raise
+            # StringDType(na_object=...) / object text with nulls: an option
+            # array, the nulls' bits cleared by the same C pass
+            text = _numpy_text(obj, _t.option(el if el is not None else (
+                _t.bytes_type(1) if _first_text(obj) is bytes else _t.string)), None)
         if text is not None:
             return text
     if want is None and isinstance(obj, (list, tuple)) and _convert.is_plain(obj):
@@ -842,7 +872,7 @@ def _numpy_text(obj: np.ndarray, el: Type | None, fill_value) -> Array | None:
             return None       # numbers, dicts, lists, only missing values: the lists path
     if el is None:
         el = _t.bytes_type(1) if kind == "S" else _t.string
-    elif el.type_id not in (_STRING, _BYTES):
+    elif el.value_type.type_id not in (_STRING, _BYTES):
         return None
     if obj.dtype.kind == "U" and not obj.flags.aligned:
         obj = obj.copy()

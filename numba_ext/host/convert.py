@@ -25,9 +25,12 @@ inside lists, NumPy scalars in the inference -- is read once by
 same C writer, or, for NumPy arrays inside the value, the Python writer
 (``_write_py``, with the same checks and messages).
 
-Missing values (``None`` where a scalar, string or bytes is needed) are a
-:class:`CKValueError` with their count and the first one's index, unless
-``fill_value`` gives the value to use instead.
+Missing values (``None`` where a scalar, string or bytes is needed) make
+the inferred element type an option ``?T`` (as pyarrow infers; the writer
+clears their validity bits), unless ``fill_value`` gives the value to use
+instead.  ``None`` inside struct fields, in ragged lists, or where a type
+without an option is given is a :class:`CKValueError` with their count and
+the first one's index (``docs/nulls.md``).
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ from ..types import Type
 from .layout import (_FIXED, _STRIDED, _VAR, _STRING, _BYTES, _STRUCT, _POINTER, DIM_AM,
                      PTR_AM, VAR_AM, _addr, _ptr, dim_kinds, numpy_dims, numpy_view, strided,
                      struct_layout)
+
+_OPTION = lib.CK_TYPE_OPTION
+_OPTION_AM = ffi.sizeof("ck_option_arrmeta")
 
 #: most nesting levels a Python value may have (a ckernel type nests at most
 #: CK_TYPE_MAX_DEPTH levels, the element included)
@@ -186,6 +192,12 @@ def _write_py(t: Type, data: int, arrmeta: int, value: Any) -> None:
     if t.is_builtin:
         v = check_scalar(t, value)
         ffi.memmove(_ptr(data), v.tobytes(), v.itemsize)
+        return
+    if tid == _OPTION:
+        check(lib.ck_option_set_valid(ffi.cast("ck_option_arrmeta *", arrmeta), _ptr(data),
+                                      value is not None))
+        if value is not None:
+            _write_py(t.element, data, arrmeta + _OPTION_AM, value)
         return
     if tid in (_FIXED, _STRIDED):
         am = ffi.cast("ck_dim_arrmeta *", arrmeta)
@@ -394,10 +406,11 @@ class _Info:
     """What a Python value looks like: per-level sizes (None = ragged), the
     scalar kind, and for dicts the field infos."""
 
-    __slots__ = ("sizes", "kind", "fields", "ints", "empty")
+    __slots__ = ("sizes", "kind", "fields", "ints", "empty", "nulls")
 
-    def __init__(self, sizes, kind, fields=None, ints=(), empty=False):
+    def __init__(self, sizes, kind, fields=None, ints=(), empty=False, nulls=0):
         self.sizes, self.kind, self.fields, self.ints, self.empty = sizes, kind, fields, ints, empty
+        self.nulls = nulls      # None leaves (an option element type)
 
 
 def _scalar_kind(v):
@@ -446,6 +459,8 @@ def _info(v) -> _Info:
     if isinstance(v, list):
         children = [_info(c) for c in v]
         return _merge_children(len(v), children)
+    if v is None:
+        return _Info([], None, nulls=1)
     kind = _scalar_kind(v)
     if kind is None and isinstance(v, np.generic):
         raise _t.unsupported_dtype(v.dtype)
@@ -481,7 +496,8 @@ def _merge_children(n, children) -> _Info:
             else:
                 for k in fields:
                     fields[k].extend(c.fields[k])
-    return _Info(sizes, kind, fields, tuple(ints), empty=(n == 0))
+    return _Info(sizes, kind, fields, tuple(ints), empty=(n == 0),
+                 nulls=sum(c.nulls for c in children))
 
 
 def _dtype_of(info: _Info) -> Type:
@@ -550,11 +566,23 @@ def prepare(obj, want: Type | None = None, el: Type | None = None,
         return t, shape, snap
     scanned = _c.scan(snap, fill_value)     # C; None: the Python inference decides
     if scanned is not None:
-        info = _from_scan(scanned)
+        info = _from_scan(scanned[:5])
+        info.nulls = scanned[5]
     else:
         if snap is obj:
             snap = snapshot(obj)
         info = _info(snap if fill_value is None else _filled(snap, fill_value))
+    if info.nulls:                          # None leaves: the element is an option ?T
+        if info.kind == "struct":
+            raise CKValueError(f"{info.nulls} missing value(s) (None) inside struct fields; "
+                               "option fields are not supported here yet: pass "
+                               "fill_value=... to use a value in their place")
+        if None in info.sizes:
+            raise NotSupportedError(f"{info.nulls} missing value(s) (None) in ragged nested "
+                                    "lists: option elements under var dims are not "
+                                    "supported here yet; pass fill_value=... to use a "
+                                    "value in their place")
+        el = _t.option(_dtype_of(info) if el is None else el)
     t = _build_type(info.sizes, info, dtype=el)
     shape = shape_for(t, snap) if t.ndim else []
     return t, shape, snap

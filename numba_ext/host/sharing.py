@@ -110,6 +110,11 @@ class Sharing:
         return numpy_view(self._data, view.shape, view.strides, view.dtype, readonly, self)
 
     def __array__(self, dtype=None, copy=None):
+        if self.type.dtype.is_option:   # host/nulls.py: values, or a clear error
+            if copy is False:
+                raise ValueError(f"an array of type '{self.type}' has no zero-copy NumPy "
+                                 "view (copy=False)")
+            return self._option_numpy(None, dtype)
         if self._numpy_exact():
             arr = self._numpy(writable=True)
             if dtype is not None and np.dtype(dtype) != arr.dtype:
@@ -157,10 +162,14 @@ class Sharing:
             raise BufferError("the array is read-only")
         return bi
 
-    def to_numpy(self) -> np.ndarray:
+    def to_numpy(self, na_value=None) -> np.ndarray:
         """A NumPy copy: builtin and plain struct types as they are, strings
-        as ``StringDType``, other structs as ``object`` arrays of dicts."""
+        as ``StringDType``, other structs as ``object`` arrays of dicts.  An
+        option array (``?T``): its values, the nulls as ``na_value`` (strings:
+        ``StringDType(na_object=na_value)``; numbers with nulls need one)."""
         t = self.type
+        if t.dtype.is_option:
+            return self._option_numpy(na_value)
         k = self._regular_ndim()
         if k != t.ndim:
             raise CKTypeError(f"an array of type '{t}' has var dims, which NumPy cannot "

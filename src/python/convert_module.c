@@ -33,14 +33,16 @@
  *       What `ckernels.array(obj)` infers from `obj` (nested exact lists and
  *       tuples of bool / int (int64 range) / float / complex / str / bytes /
  *       dicts with str keys, and None where `na` is given), by the rules of
- *       the Python inference (`_info`): `(sizes, kind, lo, hi, fields)` with
+ *       the Python inference (`_info`): `(sizes, kind, lo, hi, fields, nulls)` with
  *       `sizes` the per-level sizes (None: ragged), `kind` a name or None
  *       (only empty lists), `lo`/`hi` the int range, `fields` None or
  *       {name: the same tuple over all of the field's values}.  None when
  *       `obj` holds anything else, or is not consistent (mixed kinds, depths,
  *       fields, too deep): the Python path then gives its exact error.
- *       Missing values (None) without `na` raise CKValueError with their
- *       count and the first one's index.
+ *       `nulls` the number of None leaves (no `na`: the element type is an
+ *       option `?T`).  None with `na` given, None inside struct fields, or
+ *       the value itself None raise CKValueError with their count and the
+ *       first one's index.
  *
  *   write(address, obj, na) -> None
  *       Write `obj` into the C array at `address`, which was just made (its

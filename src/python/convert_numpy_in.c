@@ -3,7 +3,8 @@
  * (UCS4 encoded), 'S' and object (str, bytes) arrays into a new C array of
  * strings or bytes (from_numpy: sizes first, one arena allocation) or into
  * a new StringDType array for the string ufuncs (to_stringdtype); missing
- * values refused with their count or filled.
+ * values refused with their count, filled, or (a `?string` / `?bytes`
+ * destination) nulls.
  */
 #include "convert_internal.h"
 
@@ -26,6 +27,8 @@ typedef struct {
   intptr_t dst_stride;
   PyArrayObject *arr;        /* for messages (indices)                */
   PyObject *pd_na;           /* pandas.NA, or NULL (pandas not imported) */
+  const ck_option_arrmeta *opt; /* destination `?string`/`?bytes`: missing
+                                 * values become nulls; else NULL       */
   int measuring;
   npy_intp bad_index;        /* first invalid UTF-8 / wrong object    */
 } ckc_np_ctx;
@@ -162,6 +165,9 @@ static int ckc_np_text(ckc_np_ctx *c, const char *el, npy_intp k, int check, con
     return -1;
   }
   if (r == 0) {
+    if (c->na == NULL && c->opt != NULL) {
+      return 0; /* a null of the option destination */
+    }
     if (c->na == NULL) {
       if (c->missing.count++ == 0) {
         c->missing.first = ckc_index_text(c->arr, k);
@@ -196,6 +202,10 @@ static int ckc_np_one(void *vctx, const char *el, npy_intp k) {
     return -1;
   }
   if (r == 0 && !c->measuring) {
+    if (c->na == NULL && c->opt != NULL) { /* a null: its bit cleared, the slot empty */
+      ck_status st = ck_option_set_valid(c->opt, c->dst + k * c->dst_stride, false);
+      return st == CK_OK ? 0 : ckc_raise_status(st);
+    }
     if (c->na == NULL) {
       return 0; /* not reached: the measure pass raised */
     }
@@ -278,6 +288,12 @@ PyObject *ckc_from_numpy(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     return NULL;
   }
   uint32_t eid = ckc_id(el);
+  if (eid == CK_TYPE_OPTION) { /* `?string`: missing values are nulls */
+    c.opt = (const ck_option_arrmeta *)el_am;
+    el_am += sizeof(ck_option_arrmeta);
+    el = el->element;
+    eid = ckc_id(el);
+  }
   if ((eid != CK_TYPE_STRING && eid != CK_TYPE_BYTES) || ndim != PyArray_NDIM(src)) {
     PyErr_SetString(PyExc_TypeError, "from_numpy: a string or bytes array of the same ndim");
     return NULL;

@@ -183,6 +183,18 @@ PyObject *ckc_read(ckc_rctx *r, ck_type t, const char *data, const char *arrmeta
     }
     return dict;
   }
+  case CK_TYPE_OPTION: { /* a null reads as None, never the bytes under it */
+    bool valid;
+    ck_status st = ck_option_get_valid((const ck_option_arrmeta *)arrmeta, data, &valid);
+    if (st != CK_OK) {
+      ckc_raise_status(st);
+      return NULL;
+    }
+    if (!valid) {
+      Py_RETURN_NONE;
+    }
+    return ckc_read(r, t->element, data, arrmeta + sizeof(ck_option_arrmeta));
+  }
   case CK_TYPE_POINTER: {
     const char *p = *(char *const *)data;
     if (p == NULL) {

@@ -452,7 +452,7 @@ static PyObject *ckc_fields_to_py(ckc_field *f, Py_ssize_t n) {
   return d;
 }
 
-/* (sizes, kind, lo, hi, fields) */
+/* (sizes, kind, lo, hi, fields); scan adds the None count */
 static PyObject *ckc_info_to_py(const ckc_info *c) {
   PyObject *sizes = PyList_New(c->depth);
   if (sizes == NULL) {
@@ -520,12 +520,20 @@ PyObject *ckc_scan_py(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
     r = NULL;
     ckc_missing_error(&s.missing, "None");
   } else if (rc == 0) {
-    if (s.missing.count > 0) {
+    if (s.missing.count > 0 && (s.na != NULL || info->kind == K_STRUCT)) {
+      /* nulls inside struct fields: not an option type yet */
       ckc_missing_error(&s.missing, "None");
     } else {
       r = ckc_info_to_py(info);
       if (r != NULL && ckc_has_none_field(r)) {
         Py_SETREF(r, Py_NewRef(Py_None));
+      } else if (r != NULL) { /* + the number of None leaves (an option type) */
+        PyObject *n = PyLong_FromSsize_t(s.missing.count);
+        PyObject *tail = n != NULL ? PyTuple_Pack(1, n) : NULL;
+        Py_XDECREF(n);
+        PyObject *r6 = tail != NULL ? PySequence_Concat(r, tail) : NULL;
+        Py_XDECREF(tail);
+        Py_SETREF(r, r6);
       }
     }
     ckc_fields_free(info->fields, info->nfields);

@@ -330,6 +330,11 @@ static void ckc_measure(ckc_wctx *w, ck_type t, const char *am, PyObject *o) {
     }
     return;
   }
+  case CK_TYPE_OPTION:
+    if (o != Py_None) {
+      ckc_measure(w, t->element, am + sizeof(ck_option_arrmeta), o);
+    }
+    return;
   case CK_TYPE_STRUCT: {
     size_t nf = t->field_count;
     if (PyDict_Check(o)) {
@@ -645,6 +650,19 @@ static int ckc_write(ckc_wctx *w, ck_type t, char *data, const char *am, PyObjec
     return ckc_write_text(w, t, id, data, am, o);
   case CK_TYPE_STRUCT:
     return ckc_write_struct(w, t, data, am, o);
+  case CK_TYPE_OPTION: {
+    /* None is a null (its bit cleared; the value bytes stay as made: zero);
+     * anything else is the value, its bit set. */
+    const ck_option_arrmeta *oam = (const ck_option_arrmeta *)am;
+    ck_status st = ck_option_set_valid(oam, data, o != Py_None);
+    if (st != CK_OK) {
+      return ckc_raise_status(st);
+    }
+    if (o == Py_None) {
+      return 0;
+    }
+    return ckc_write(w, t->element, data, am + sizeof(ck_option_arrmeta), o);
+  }
   case CK_TYPE_POINTER:
     return ckc_raise_typed(CK_ERR_NOT_SUPPORTED,
                            "pointer values cannot be built from Python objects (", t, ")",
