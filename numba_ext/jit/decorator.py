@@ -76,11 +76,8 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-import sys
 import threading
-import uuid
-import weakref
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .. import _dispatch, dtypes, progress, text, ufuncs
 from .._cargs import c_text
@@ -92,8 +89,10 @@ from ..kernels import Kernel, KernelBuilder, kernel_request
 from ..types import Type
 from . import cpu, targets
 from . import dims as _dims
+from . import pickling as _pickling
 from .cpu import Compiled
 from .numpy_ufunc import _FALLBACK_KINDS, _TEXT_FALLBACK_KINDS, NumpyUfunc, _numpy_text
+from .pickling import Pickling
 from .signature import (MAX_ARGS, SUPPORTED_TYPES, Signature, argument_signature,
                         parse_signature, type_name)
 from .structs import element as structs_element
@@ -219,7 +218,7 @@ def _parameters(py_func) -> tuple[tuple[str, object], ...]:
                  for i, n in enumerate(names))
 
 
-class JitKernel(NumpyUfunc, _dispatch.Function):
+class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
     """A Python function compiled into ckernels (see the module docstring).
 
     The call itself is :class:`ckernels._dispatch.Function`'s, in C: calls on
@@ -718,25 +717,6 @@ class JitKernel(NumpyUfunc, _dispatch.Function):
         from .. import ops
         ops.registry_changed(op_name)
 
-    # ---- misc -------------------------------------------------------------
-    def __reduce__(self):
-        """By reference (module and qualified name) when the function is reachable
-        so in an importable module; else by value: its Python function (with
-        cloudpickle: interactively defined functions, closures) and how it was
-        decorated, rebuilt by compiling (or loading from the cache) -- once per
-        process: unpickling the same function again gives the same object."""
-        if _by_reference(self):
-            return self.__qualname__
-        from numba.core import serialize
-        with self._lock:
-            if self._uuid is None:
-                self._uuid = uuid.uuid4().hex
-                _remember(self._uuid, self)
-        return (_rebuild, (serialize.dumps(self.py_func),
-                           [c.sig.text for c in self._compiled.values()] if self._explicit
-                           else [], self._cache, self._options, self.error_model,
-                           self.identity, self._uuid))
-
     def __repr__(self) -> str:
         sigs = ", ".join(self.signatures) or "no signatures compiled yet"
         return f"<ckernels.jit {self.__qualname__}: {sigs}>"
@@ -746,51 +726,13 @@ class JitKernel(NumpyUfunc, _dispatch.Function):
         return html(self)
 
 
-
-def _by_reference(kernel: JitKernel) -> bool:
-    """Does pickling by module and qualified name find ``kernel`` (and would
-    cloudpickle pickle a function of its module by reference)?"""
-    module = kernel.__module__
-    if module == "__main__" or module not in sys.modules:
-        return False
-    obj: Any = sys.modules[module]
-    for part in kernel.__qualname__.split("."):
-        obj = getattr(obj, part, None)
-    if obj is not kernel:
-        return False
-    cp = sys.modules.get("cloudpickle")
-    if cp is not None:   # cloudpickle.register_pickle_by_value(module)
-        try:
-            return not cp.cloudpickle._is_registered_pickle_by_value(sys.modules[module])
-        except Exception:
-            pass
-    return True
-
-
-#: functions pickled or unpickled by value in this process, by their uuid
-#: (weakly): unpickling a function the process has gives that function (a
-#: Dask worker unpickling a graph that holds it again compiles nothing)
-_BY_UUID: "weakref.WeakValueDictionary[str, JitKernel]" = weakref.WeakValueDictionary()
-
-
-def _remember(key: str, kernel: JitKernel) -> None:
-    _BY_UUID[key] = kernel
-
-
 def _rebuild(func_bytes, sigs, cache, options, error_model="python", identity=None,
              key=None):
-    if key is not None:
-        have = _BY_UUID.get(key)
-        if have is not None:
-            return have
-    py_func = pickle.loads(func_bytes)
-    kernel = JitKernel(py_func, sigs, cache=cache, error_model=error_model,
-                       identity=identity, **options)
-    if key is not None:
-        kernel._uuid = key
-        _remember(key, kernel)
-    return kernel
-
+    """The reduce function of jitted functions pickled by value before
+    ``ckernels.jit.pickling`` (their pickles name this one): rebuilt as
+    :func:`ckernels.jit.pickling._rebuild` rebuilds newer ones."""
+    return _pickling._rebuild(JitKernel, func_bytes, sigs, cache, options, error_model,
+                              identity, key)
 
 
 # ------------------------------------------------------------ the decorator --
