@@ -5,7 +5,7 @@ The shared part -- the decorator (``decorator.py``), :class:`JitKernel`
 (``numpy_ufunc.py``) and pickling (``pickling.py``),
 signatures with their resolved element types (``signature.py``), struct
 element types (``structs.py``), operand resolution and signature selection
-(``operands.py``), which target runs a call (``dispatch.py``) -- and the
+(``operands.py``), which target runs a call (``targets.py``) -- and the
 targets: ``cpu.py`` (host calls through ``ck_array_apply``) with its code
 generation (``cpu_codegen.py``: the entry points around Numba's code;
 ``error_path.py``: the shared raise function; ``string_elements.py`` and
