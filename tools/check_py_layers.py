@@ -81,6 +81,8 @@ RANKS = [
                  "ckernels.jit.result_check",
                  "ckernels.jit.cpu"]),
     ("jit.targets", ["ckernels.jit.device", "ckernels.jit.device_dims", "ckernels.jit.targets"]),
+    ("jit.face", ["ckernels.jit.numpy_ufunc", "ckernels.jit.pickling"]),
+    ("jit.kernel", ["ckernels.jit.kernel"]),
     ("jit", ["ckernels.jit", "ckernels.jit.decorator"]),
     ("leaves", ["ckernels.dask", "ckernels.display", "ckernels.display.*", "ckernels.demo",
                 "ckernels"]),

@@ -510,6 +510,56 @@ def test_pickle_by_value_rebuilds():
     assert pickle.loads(blob) is g
 
 
+def _globals_named(blob: bytes) -> set:
+    """The ``module name`` pairs a pickle stream looks up (GLOBAL and
+    STACK_GLOBAL after two strings)."""
+    import pickletools
+    out, pushed, memo = set(), [None], {}
+    for op, arg, _ in pickletools.genops(blob):
+        if op.name == "GLOBAL":
+            out.add(arg)
+        elif op.name == "STACK_GLOBAL":
+            out.add(" ".join(map(str, pushed[-2:])))
+        elif op.name == "MEMOIZE":
+            memo[len(memo)] = pushed[-1]
+        elif op.name in ("BINGET", "LONG_BINGET", "GET"):
+            pushed.append(memo.get(arg))
+        elif "UNICODE" in op.name:
+            pushed.append(arg)
+    return out
+
+
+def test_pickles_made_before_the_split_still_load():
+    """Jitted functions pickled by value before ``jit/decorator.py`` was split
+    name ``ckernels.jit.decorator._rebuild`` with its old arguments (no class):
+    such a pickle still loads; new pickles name ``ckernels.jit.pickling`` and
+    the kernel's class."""
+    from numba.core import serialize
+
+    from ckernels.jit import decorator
+
+    class Old:     # what JitKernel.__reduce__ returned before the split
+        def __init__(self, py_func, sigs, key):
+            self.args = (serialize.dumps(py_func), sigs, False, {}, "numpy", 0.0, key)
+
+        def __reduce__(self):
+            return (decorator._rebuild, self.args)
+
+    k = 3.0
+    old = pickle.dumps(Old(lambda x, y: x * k + y, ["float64(float64, float64)"], "old-key-1"))
+    assert "ckernels.jit.decorator _rebuild" in _globals_named(old)
+    g = pickle.loads(old)
+    assert isinstance(g, ckernels.JitKernel) and g.signatures == ["float64(float64, float64)"]
+    assert g.error_model == "numpy" and g.identity == 0.0
+    assert g([1.0, 2.0], 1.0).to_list() == [4.0, 7.0]
+    assert pickle.loads(old) is g           # remembered under its key, as before
+    new = pickle.dumps(g)
+    assert {"ckernels.jit.pickling _rebuild", "ckernels.jit.kernel JitKernel"} <= \
+        _globals_named(new)
+    assert not any(n.startswith("ckernels.jit.decorator") for n in _globals_named(new))
+    assert pickle.loads(new) is g
+
+
 # ---------------------------------------------------------------- cache=True --
 def test_cache_second_interpreter_loads(tmp_path):
     mod = tmp_path / "jitcachemod.py"

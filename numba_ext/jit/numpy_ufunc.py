@@ -1,0 +1,205 @@
+"""The NumPy face of a jitted function: its ufunc or gufunc and the ufunc methods.
+
+:class:`NumpyUfunc` is a mixin of :class:`ckernels.jit.kernel.JitKernel` (as
+Numba's ``np/ufunc/`` keeps the ufunc builder apart from the dispatcher): it
+builds the NumPy ufunc (one loop per compiled numeric signature, compiled
+lazily through a compile hook for functions without signatures) or the gufunc
+of signatures with core dims, keeps it in the ``ufunc`` slot of
+:class:`ckernels._dispatch.Function`, and gives ``reduce``, ``accumulate``,
+``outer`` and ``at``.  It uses the kernel's ``compile``, ``_compiled``,
+``_explicit``, ``_lock`` and ``identity``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dispatch, _foreign, dtypes, ufuncs
+from .._native import ffi
+from ..errors import InvalidStateError, NotSupportedError
+from . import dims as _dims
+from .cpu import Compiled
+from .signature import SUPPORTED_TYPES, Signature
+
+#: dtype kinds of NumPy operands that take the general path (strings come
+#: out as strings; structured arrays are struct arrays there)
+_FALLBACK_KINDS = "OSUTV"
+#: ... of functions with ``string`` loops: NumPy text (``StringDType``, ``U``,
+#: ``S``) goes to the ufunc; object arrays to the general path, which makes
+#: their text ``StringDType`` (``ckernels.text``) before calling the ufunc
+_TEXT_FALLBACK_KINDS = "OV"
+
+#: the ``ufunc`` slot of :class:`ckernels._dispatch.Function`
+_UFUNC_SLOT = _dispatch.Function.ufunc
+
+
+class NumpyUfunc:
+    """The ufunc/gufunc of a :class:`~ckernels.jit.kernel.JitKernel` (a mixin)."""
+
+    def _make_ufunc(self):
+        """A new ufunc with the loops of every compiled numeric signature (of
+        the function's arity), or None when there is none; compiled lazily
+        (a compile hook) for functions without signatures of fixed arity."""
+        if any(c.core for c in self._compiled.values()):
+            return self._make_gufunc()
+        lazy = not self._explicit
+        nin = self._ufunc_nin
+        if nin is None and not lazy:
+            for comp in self._compiled.values():
+                if ufuncs.numpy_dtypes(comp.sig.args + (comp.sig.ret,)) is not None:
+                    nin = self._ufunc_nin = len(comp.sig.args)
+                    break
+        if nin is None or not 1 <= nin <= _dispatch.MAX_NIN:
+            return None
+        uf = _dispatch.ufunc(self.__name__, nin, doc=self.__doc__, identity=self.identity,
+                             compile=self._compile_for if lazy else None)
+        loops = 0
+        for comp in self._compiled.values():
+            loops += self._add_loop_to(uf, comp)
+        if not loops and not lazy:
+            return None
+        return ufuncs.adopt(uf, self, self.__qualname__, self.__module__)
+
+    def _make_gufunc(self):
+        """A NumPy gufunc over the signatures with core dims when they are all
+        fixed/symbolic, share one gufunc signature (``"(n),(n)->()"``) and have
+        NumPy dtypes; else None (the general path serves every call)."""
+        comps = [c for c in self._compiled.values() if c.core]
+        layouts = {_dims.gufunc_signature(c.sig.ret, c.sig.args) for c in comps}
+        if len(layouts) != 1 or None in layouts:
+            return None
+        loops = []
+        for c in comps:
+            dts = _dims.numpy_dtypes(c.sig)
+            if dts is not None:
+                loops.append((int(ffi.cast("uintptr_t", c.desc)), dts))
+        if not loops:
+            return None
+        uf = _dispatch.gufunc(self.__name__, layouts.pop(), loops, doc=self.__doc__)
+        return ufuncs.adopt(uf, self, self.__qualname__, self.__module__)
+
+    def _set_ufunc(self, uf) -> None:
+        _UFUNC_SLOT.__set__(self, uf)
+
+    def _add_loop_to(self, uf, comp: Compiled) -> bool:
+        dts = ufuncs.numpy_dtypes(comp.sig.args + (comp.sig.ret,))
+        if dts is None or len(comp.sig.args) != uf.nin:
+            return False
+        _dispatch.add_jit_loop(uf, int(ffi.cast("uintptr_t", comp.desc)), dts)
+        return True
+
+    def _add_loop(self, comp: Compiled) -> None:
+        """A signature was compiled: its loop joins the ufunc (a new ufunc once
+        the old one has resolved calls and takes no new loops)."""
+        if not self._ufunc_made:
+            return
+        if comp.core:      # a gufunc is made whole (NumPy checks its signature)
+            self._set_ufunc(self._make_gufunc())
+            return
+        uf = self.ufunc
+        if uf is None:
+            if self._explicit:     # perhaps the first numeric signature
+                self._set_ufunc(self._make_ufunc())
+            return
+        try:
+            self._add_loop_to(uf, comp)
+        except InvalidStateError:
+            self._set_ufunc(self._make_ufunc())
+
+    def _compile_for(self, in_dtypes, out_dtype) -> None:
+        """The lazy ufunc's compile hook: compile the signature of these NumPy
+        dtypes (``dtype=`` / ``signature=`` fix the result: when the inputs
+        have a signature with another result, compile the homogeneous
+        signature of the result type, whose loop NumPy then casts the inputs
+        to) and add its loop."""
+        args = tuple(self._type_of_dtype(d) for d in in_dtypes)
+        ret = None if out_dtype is None else self._type_of_dtype(out_dtype)
+        with self._lock:
+            have = self._compiled.get(args)
+            if have is not None and ret is not None and have.sig.ret != ret:
+                args = (ret,) * len(args)
+                other = self._compiled.get(args)
+                if other is not None and other.sig.ret != ret:
+                    raise TypeError(
+                        f"{self.__name__}: no loop with result {ret} for inputs "
+                        f"({', '.join(have.sig.args)}) can be compiled: the function has "
+                        f"{self.__name__}{have.sig.text[len(have.sig.ret):]} -> "
+                        f"{have.sig.ret} and {self.__name__}"
+                        f"{other.sig.text[len(other.sig.ret):]} -> {other.sig.ret}")
+            comp = self.compile(Signature(ret, args))
+            uf = self.ufunc
+            if uf is not None and not self._add_loop_to(uf, comp):
+                raise _dispatch.Fallback(
+                    f"{self.__name__}{comp.sig.text[len(comp.sig.ret):]} returns "
+                    f"{comp.sig.ret}, which has no NumPy dtype: call {self.__name__}(...) "
+                    "itself (the ckernels path)")
+
+    def _type_of_dtype(self, dt) -> str:
+        if np.dtype(dt).kind in "TUS":   # NumPy text: the string loops take it
+            return "string"
+        d = dtypes.of_numpy(dt)
+        if d is None or not d.jit:
+            raise TypeError(f"{self.__name__}: NumPy dtype {np.dtype(dt)} is not an "
+                            f"element type of jitted kernels ({', '.join(SUPPORTED_TYPES)})")
+        return d.name
+
+    def _the_ufunc(self, method: str):
+        uf = self.ufunc
+        if uf is None:
+            raise NotSupportedError(
+                f"{self.__name__}.{method}: no NumPy ufunc (it has no signature whose "
+                "types all have NumPy dtypes, or several arities)")
+        return uf
+
+    def reduce(self, array, *args, **kwargs):
+        """``numpy.ufunc.reduce`` of :attr:`ufunc` (binary functions): ``axis``,
+        ``dtype``, ``out``, ``keepdims``, ``initial``, ``where``.  Empty
+        reductions and reductions over several axes need ``identity=`` at
+        decoration (as NumPy's ufuncs without an identity).  A dask array gives a
+        lazy Dask reduction (:func:`ckernels.dask.ufunc_reduce`)."""
+        if _foreign.is_xarray(array):   # xarray maps it over its data: it stays xarray
+            return _xarray_reduce(array, self.reduce, args, kwargs)
+        if _foreign.is_dask_collection(array):
+            from .. import dask as _dask
+            return _dask.ufunc_reduce(self, array, *args, **kwargs)
+        return self._the_ufunc("reduce").reduce(array, *args, **kwargs)
+
+    def accumulate(self, array, *args, **kwargs):
+        """``numpy.ufunc.accumulate`` of :attr:`ufunc` (binary functions)."""
+        return self._the_ufunc("accumulate").accumulate(array, *args, **kwargs)
+
+    def outer(self, a, b, /, **kwargs):
+        """``numpy.ufunc.outer`` of :attr:`ufunc` (binary functions)."""
+        return self._the_ufunc("outer").outer(a, b, **kwargs)
+
+    def at(self, a, indices, *b):
+        """``numpy.ufunc.at`` of :attr:`ufunc`: unbuffered in place ``a[indices] =
+        f(a[indices], *b)`` (repeated indices applied repeatedly)."""
+        return self._the_ufunc("at").at(a, indices, *b)
+
+
+def _numpy_text(args, out) -> bool:
+    """Whether a call for the string loops is NumPy's: arrays (no structured
+    ones), NumPy scalars, Python numbers and ``str`` / ``bytes``, with an
+    array among them (object arrays of text are converted first)."""
+    arrays = False
+    for a in (*args, out):
+        if isinstance(a, np.ndarray):
+            if a.dtype.kind == "V":
+                return False
+            arrays = True
+        elif not (a is None or isinstance(a, (np.generic, bool, int, float, complex, str,
+                                              bytes))):
+            return False
+    return arrays
+
+
+def _xarray_reduce(array, reduce, args, kwargs):
+    """``f.reduce(array, ...)`` of an xarray object: xarray maps it over its data
+    (NumPy or dask) and keeps its dims and coordinates."""
+    kw = dict(zip(("axis", "dtype", "out", "keepdims", "initial", "where"), args))
+    kw.update(kwargs)
+    axis = kw.pop("axis", 0)
+    keepdims = kw.pop("keepdims", False)
+    return array.reduce(lambda x, axis=None: reduce(x, axis=axis, **kw), axis=axis,
+                        keepdims=keepdims)
