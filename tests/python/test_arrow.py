@@ -309,7 +309,7 @@ def test_import_chunked_and_other_producers():
 def test_nulls():
     """fill_value= fills nulls as before (without it: option types, below)."""
     p = pa.array([1, None, 3, None])
-    assert str(ckernels.asarray(p).type) == "4 * ?int64"
+    assert str(ckernels.asarray(p).type) == "strided * ?int64"
     assert ckernels.from_arrow(p, fill_value=-1).tolist() == [1, -1, 3, -1]
     s = pa.array([{"id": 1, "name": "a"}, {"id": 2, "name": None}])
     assert ckernels.from_arrow(s, fill_value="?").tolist() == \
@@ -346,14 +346,17 @@ def test_import_numbers_with_nulls(typ, values):
     p = pa.array(values, typ)
     ct = str(typ).replace("double", "float64").replace("float", "float32") \
         .replace("float3264", "float64").replace("float3232", "float32")
-    _option_round_trip(p, f"{len(values)} * ?{ct}")
+    _option_round_trip(p, f"strided * ?{ct}")
 
 
 def test_import_numbers_with_nulls_zero_copy():
     p = pa.array([1.5, None, 3.0, 4.0])
     a = ckernels.asarray(p)
-    assert data_address(a) == p.buffers()[1].address     # values shared
-    del p
+    back = pa.array(a)
+    # values and bitmap shared on the way in and on the way out
+    assert back.buffers()[0].address == p.buffers()[0].address
+    assert back.buffers()[1].address == p.buffers()[1].address
+    del p, back
     gc.collect()
     assert validate(a).to_pylist() == [1.5, None, 3.0, 4.0]   # kept alive
 
@@ -369,7 +372,7 @@ def test_import_sliced_with_nulls(typ, offset):
         vals = [None if v is None else "x" * (v % 17) for v in vals]
     p = pa.array(vals, typ).slice(offset, 25)
     a = ckernels.asarray(p)
-    assert str(a.type).startswith("25 * ?")
+    assert str(a.type).startswith("strided * ?")
     back = validate(a)
     assert back.null_count == p.null_count
     assert back.to_pylist() == p.to_pylist()
@@ -387,7 +390,7 @@ def test_import_strings_with_nulls(typ):
         vals = [None if v is None else v.encode() for v in vals]
     p = pa.array(vals, typ)
     a = ckernels.asarray(p)
-    assert str(a.type) in ("6 * ?string", "6 * ?bytes")
+    assert str(a.type) in ("strided * ?string", "strided * ?bytes")
     back = validate(a)
     assert back.to_pylist() == vals and back.null_count == 2
 
@@ -395,25 +398,25 @@ def test_import_strings_with_nulls(typ):
 def test_import_lists_and_structs_with_nulls():
     lst = pa.array([[1, None], None, [3], [], None, [None, None, 6]])
     a = ckernels.asarray(lst)
-    assert str(a.type) == "6 * ?var * ?int64"
+    assert str(a.type) == "strided * ?var * ?int64"
     assert validate(a).to_pylist() == lst.to_pylist()
     s = pa.array([{"id": 1, "name": "a"}, {"id": None, "name": None}, None,
                   {"id": 4, "name": "d"}])
     a = ckernels.asarray(s)
-    assert str(a.type) == "4 * ?{id: ?int64, name: ?string}"
+    assert str(a.type) == "strided * ?{id: ?int64, name: ?string}"
     assert validate(a).to_pylist() == s.to_pylist()
     # a list of structs with a null row and null fields, sliced
     ls = pa.array([[{"x": 1.5}, None], None, [{"x": None}]] * 3).slice(2, 6)
     a = ckernels.asarray(ls)
     assert validate(a).to_pylist() == ls.to_pylist()
     # no validity buffer anywhere: plain types, as before
-    assert str(ckernels.asarray(pa.array([[1], [2, 3]])).type) == "2 * var * int64"
+    assert str(ckernels.asarray(pa.array([[1], [2, 3]])).type) == "strided * var * int64"
 
 
 def test_chunked_with_nulls():
     c = pa.chunked_array([pa.array([1, 2]), pa.array([None, 4])])
     a = ckernels.asarray(c)
-    assert str(a.type) == "4 * ?int64"
+    assert str(a.type) == "strided * ?int64"
     assert validate(a).to_pylist() == [1, 2, None, 4]
 
 
