@@ -322,8 +322,12 @@ static void read_back(ck_array_preamble *a) {
   st = ck_arrow_export(a, NULL, &s0, &x0);
   if (st == CK_OK) {
     int64_t nulls;
-    if (ck_type_is_option(ck_type_dtype(a->type)) &&
+    if (ck_type_is_option(ck_type_element(a->type)) &&
         (ck_array_null_count(a, &nulls, NULL) != CK_OK || nulls != x0.null_count)) {
+      char ts[256];
+      (void)ck_type_print(a->type, ts, sizeof ts, NULL);
+      fprintf(stderr, "null count of %s: %lld, exported %lld (%s)\n", ts, (long long)nulls,
+              (long long)x0.null_count, ck_last_error());
       abort();
     }
     s0.release(&s0);
