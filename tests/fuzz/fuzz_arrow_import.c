@@ -294,16 +294,44 @@ static void read_back(ck_array_preamble *a) {
     nd++;
   }
   if (ck_array_empty(a->type, shape, nd, CK_ARRAY_DEFAULT_FLAGS, &copy) != CK_OK) abort();
-  if (ck_array_assign(copy, a, CK_ERRMODE_DEFAULT) != CK_OK) {
+  ck_status st = ck_array_assign(copy, a, CK_ERRMODE_DEFAULT);
+  /* a null under a var dim: ck_array_empty gives options there no bitmap
+   * (their elements do not exist yet), so a copy cannot hold that null --
+   * the option core's documented limit (ckernel/validity.h), refused with
+   * a message; the import itself is still exported below */
+  bool copied = st == CK_OK;
+  if (!copied && !(st == CK_ERR_INVALID_STATE && (ck_type_flags(a->type) &
+                                                  CK_TYPE_FLAG_OPTION) &&
+                   strstr(ck_last_error(), "no validity bitmap") != NULL)) {
     fprintf(stderr, "copy of an import failed: %s\n", ck_last_error());
     abort();
   }
   struct ArrowSchema s;
   struct ArrowArray x;
-  ck_status st = ck_arrow_export(copy, NULL, &s, &x);
+  st = copied ? ck_arrow_export(copy, NULL, &s, &x) : CK_ERR_NOT_SUPPORTED;
   if (st == CK_OK) {
     s.release(&s);
     x.release(&x);
+  } else if (st != CK_ERR_NOT_SUPPORTED && st != CK_ERR_TYPE) {
+    abort();
+  }
+  /* the import itself exported: an option root (Arrow's bitmap, shared) has
+   * the same exact null count both ways */
+  struct ArrowSchema s0;
+  struct ArrowArray x0;
+  st = ck_arrow_export(a, NULL, &s0, &x0);
+  if (st == CK_OK) {
+    int64_t nulls;
+    if (ck_type_is_option(ck_type_element(a->type)) &&
+        (ck_array_null_count(a, &nulls, NULL) != CK_OK || nulls != x0.null_count)) {
+      char ts[256];
+      (void)ck_type_print(a->type, ts, sizeof ts, NULL);
+      fprintf(stderr, "null count of %s: %lld, exported %lld (%s)\n", ts, (long long)nulls,
+              (long long)x0.null_count, ck_last_error());
+      abort();
+    }
+    s0.release(&s0);
+    x0.release(&x0);
   } else if (st != CK_ERR_NOT_SUPPORTED && st != CK_ERR_TYPE) {
     abort();
   }

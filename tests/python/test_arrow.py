@@ -308,13 +308,11 @@ def test_import_chunked_and_other_producers():
 
 
 def test_nulls():
+    """fill_value= fills nulls as before (without it: option types, below)."""
     p = pa.array([1, None, 3, None])
-    with pytest.raises(CKValueError, match=r"the top level holds 2 nulls \(of 4 values\)"):
-        ckernels.asarray(p)
+    assert str(ckernels.asarray(p).type) == "strided * ?int64"
     assert ckernels.from_arrow(p, fill_value=-1).tolist() == [1, -1, 3, -1]
     s = pa.array([{"id": 1, "name": "a"}, {"id": 2, "name": None}])
-    with pytest.raises(CKValueError, match="field 'name' holds 1 nulls"):
-        ckernels.array(s)
     assert ckernels.from_arrow(s, fill_value="?").tolist() == \
         [{"id": 1, "name": "a"}, {"id": 2, "name": "?"}]
     lst = pa.array([[1, None], None, [3]])
@@ -323,6 +321,111 @@ def test_nulls():
         ckernels.from_arrow(p, fill_value=0.5)
     with pytest.raises(CKValueError, match="null structs"):
         ckernels.from_arrow(pa.array([{"a": 1}, None]), fill_value=0)
+
+
+# ---- nulls as option types (issue 27 section 5) --------------------------------------
+
+def _option_round_trip(p, typ):
+    """Import without a fill value: `N * ?T`, Arrow's bitmap shared; the
+    export (fully validated) equals the original, nulls included."""
+    a = ckernels.asarray(p)
+    assert str(a.type) == typ
+    back = validate(a)
+    assert back.null_count == p.null_count
+    assert back.equals(p), (back, p)
+    return a
+
+
+@pytest.mark.parametrize("typ,values", [
+    (pa.float64(), [1.5, None, 3.0]),
+    (pa.int8(), [None, -1, 2, None]),
+    (pa.uint64(), [2**64 - 1, None]),
+    (pa.float32(), [None, None, 0.5]),
+    (pa.bool_(), [True, None, False, True, None]),
+])
+def test_import_numbers_with_nulls(typ, values):
+    p = pa.array(values, typ)
+    ct = str(typ).replace("double", "float64").replace("float", "float32") \
+        .replace("float3264", "float64").replace("float3232", "float32")
+    _option_round_trip(p, f"strided * ?{ct}")
+
+
+def test_import_numbers_with_nulls_zero_copy():
+    p = pa.array([1.5, None, 3.0, 4.0])
+    a = ckernels.asarray(p)
+    back = pa.array(a)
+    # values and bitmap shared on the way in and on the way out
+    assert back.buffers()[0].address == p.buffers()[0].address
+    assert back.buffers()[1].address == p.buffers()[1].address
+    del p, back
+    gc.collect()
+    assert validate(a).to_pylist() == [1.5, None, 3.0, 4.0]   # kept alive
+
+
+@pytest.mark.parametrize("typ", [pa.int32(), pa.bool_(), pa.string(), pa.large_string(),
+                                 pa.string_view()])
+@pytest.mark.parametrize("offset", range(1, 10))
+def test_import_sliced_with_nulls(typ, offset):
+    vals = [None if i % 3 == 0 or i % 7 == 2 else i for i in range(40)]
+    if typ == pa.bool_():
+        vals = [None if v is None else v % 2 == 0 for v in vals]
+    elif typ != pa.int32():
+        vals = [None if v is None else "x" * (v % 17) for v in vals]
+    p = pa.array(vals, typ).slice(offset, 25)
+    a = ckernels.asarray(p)
+    assert str(a.type).startswith("strided * ?")
+    back = validate(a)
+    assert back.null_count == p.null_count
+    assert back.to_pylist() == p.to_pylist()
+    # sliced again on our side (a bit offset that is no longer a byte's start)
+    for start in range(0, 9):
+        assert validate(a[start:]).to_pylist() == p.to_pylist()[start:]
+    assert validate(a[1::3]).to_pylist() == p.to_pylist()[1::3]
+
+
+@pytest.mark.parametrize("typ", [pa.string(), pa.large_string(), pa.string_view(),
+                                 pa.binary()])
+def test_import_strings_with_nulls(typ):
+    vals = ["a", None, "", "a text longer than twelve bytes", None, "é"]
+    if typ == pa.binary():
+        vals = [None if v is None else v.encode() for v in vals]
+    p = pa.array(vals, typ)
+    a = ckernels.asarray(p)
+    assert str(a.type) in ("strided * ?string", "strided * ?bytes")
+    back = validate(a)
+    assert back.to_pylist() == vals and back.null_count == 2
+
+
+def test_import_lists_and_structs_with_nulls():
+    lst = pa.array([[1, None], None, [3], [], None, [None, None, 6]])
+    a = ckernels.asarray(lst)
+    assert str(a.type) == "strided * ?var * ?int64"
+    assert validate(a).to_pylist() == lst.to_pylist()
+    s = pa.array([{"id": 1, "name": "a"}, {"id": None, "name": None}, None,
+                  {"id": 4, "name": "d"}])
+    a = ckernels.asarray(s)
+    assert str(a.type) == "strided * ?{id: ?int64, name: ?string}"
+    assert validate(a).to_pylist() == s.to_pylist()
+    # a list of structs with a null row and null fields, sliced
+    ls = pa.array([[{"x": 1.5}, None], None, [{"x": None}]] * 3).slice(2, 6)
+    a = ckernels.asarray(ls)
+    assert validate(a).to_pylist() == ls.to_pylist()
+    # no validity buffer anywhere: plain types, as before
+    assert str(ckernels.asarray(pa.array([[1], [2, 3]])).type) == "strided * var * int64"
+
+
+def test_chunked_with_nulls():
+    c = pa.chunked_array([pa.array([1, 2]), pa.array([None, 4])])
+    a = ckernels.asarray(c)
+    assert str(a.type) == "strided * ?int64"
+    assert validate(a).to_pylist() == [1, 2, None, 4]
+
+
+def test_null_count_disagreeing_is_refused():
+    na_arr = na.c_array_from_buffers(na.int32(), 3, [b"\x05", np.arange(3, dtype="int32")],
+                                     null_count=2, validation_level="none")
+    with pytest.raises(InvalidArgumentError, match="disagrees with the validity bitmap"):
+        ckernels.asarray(na_arr)
 
 
 def test_import_refusals():

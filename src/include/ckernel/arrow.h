@@ -54,15 +54,33 @@
  *     and their zero-copy strings and var dims have no arena to write into:
  *     copy them (ck_array_assign into a new array) to change them.
  *
- * Nulls: the library has no missing values.  An import meeting a null is
- * CK_ERR_VALUE naming the field and the count ("ck_arrow_import: field
- * 'point.x' holds 3 nulls (of 10 values); give a fill value"), unless a fill
- * value is given: then null leaf values (numbers, bools, strings, bytes)
+ * Nulls are option types `?T` (ckernel/validity.h).  Without a fill value,
+ * an import gives `?T` to every number, bool, string, bytes, struct and list
+ * node whose array has a validity buffer and a null count other than 0
+ * (-1, unknown, included): `N * ?float64`, `N * ?var * ?int64` (null rows
+ * and null elements), `N * ?{x: ?int32}`.  Nodes without a validity buffer
+ * (or with null count 0) keep their plain type and import as before
+ * (zero-copy where they were), so a data set without nulls sees no change.
+ * Arrow's validity bitmaps are shared, never copied: the option arrmeta
+ * points at the buffer (at the node's bit offset, any value) and holds a
+ * reference to the memblock that owns the ArrowArray.  Numbers with nulls
+ * at the top level share their values too; bools, strings and the rest are
+ * filled as without nulls (a null slot holds zero bytes, a null row no
+ * elements).  The root's null_count, when known, must agree with its bitmap
+ * (counted, never trusted): CK_ERR_INVALID_ARGUMENT otherwise.  Fixed-size
+ * lists still refuse nulls (CK_ERR_VALUE naming the field and the count).
+ * A stream whose arrays differ in nulls concatenates into `N * ?T` when any
+ * top-level part is an option.  With a fill value the import fills instead
+ * (as before options): null leaf values (numbers, bools, strings, bytes)
  * take it (converted to each leaf's type as ck_array_assign does) and null
  * lists become empty lists; null structs and fixed-size lists are refused
- * even then.  Exports never have nulls (no validity buffers, null_count 0);
- * their fields are flagged nullable all the same, as Arrow's default fields
- * are, so that their types compare equal to the consumers' usual ones.
+ * even then.
+ * Exports of option arrays carry the validity buffer and the exact null
+ * count on each option node (none when no slot is null): the array's own
+ * bitmap, shared, when its slots are a run whose first bit starts a byte
+ * (Arrow applies one offset, here 0, to every buffer); a copy shifted into
+ * place otherwise; slot by slot for other layouts (steps, transposes, list
+ * elements).  Every exported field is flagged nullable.
  *
  * Requested schemas (the PyCapsule interface's `requested_schema`) choose
  * between encodings of the same data: string/bytes encodings, list offset

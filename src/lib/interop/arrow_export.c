@@ -14,6 +14,7 @@
  */
 #include "interop/arrow_internal.h"
 #include "types/type_internal.h"
+#include "ckernel/validity.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,6 +398,10 @@ static const char *field_name(ck_type_id id, const struct ArrowSchema *rc, const
 static ck_status schema_node(xctx *c, ck_type t, const char *arrmeta,
                              const struct ArrowSchema *req, const char *name,
                              struct ArrowSchema *out) {
+  if (ck_type_is_option(t)) { /* every exported field is nullable already */
+    return schema_node(c, ck_type_element(t), arrmeta + sizeof(ck_option_arrmeta), req,
+                       name, out);
+  }
   char fmt[32];
   ck__arrow_kind kind;
   bool use_req;
@@ -865,9 +870,87 @@ static ck_status export_list(const char *arrmeta, const xruns *runs, ck__arrow_k
   return CK_OK;
 }
 
+/*
+ * The validity buffer and exact null count of node `a`, whose elements
+ * (`runs`) are the slots of an option with arrmeta `m`.  One run along the
+ * bitmap's own progression shares the bitmap when its first bit starts a
+ * byte (Arrow applies the node's one offset, 0 here, to every buffer) and
+ * copies it shifted otherwise; any other layout (a slice with a step, a
+ * transpose, list rows) is read slot by slot.  No buffer when nothing is
+ * null.
+ */
+static ck_status export_validity(xctx *c, const ck_option_arrmeta *m, const xruns *runs,
+                                 struct ArrowArray *a) {
+  int64_t n = runs->total;
+  if (m->bits == NULL || n == 0) {
+    return CK_OK;
+  }
+  if (runs->n == 1 && runs->v[0].stride == m->step) {
+    const xrun *r = &runs->v[0];
+    int64_t b0 = -1, b1 = -1;
+    if (ck_option_slot_bit(m, r->base, &b0) == CK_OK &&
+        ck_option_slot_bit(m, r->base + (r->count - 1) * r->stride, &b1) == CK_OK &&
+        b0 >= 0 && b1 == b0 + n - 1) {
+      int64_t nulls = n - ck_bitmap_count_set(m->bits, b0, n);
+      if (nulls > 0 && b0 % 8 == 0) {
+        a->buffers[0] = m->bits + b0 / 8; /* zero-copy: the node keeps the array */
+        xnode_keep(a, c->src);
+      } else if (nulls > 0) {
+        uint8_t *dst = xnode_alloc(a, (size_t)(n + 7) / 8, true);
+        if (dst == NULL) {
+          return CK_ERR_NO_MEMORY;
+        }
+        ck_bitmap_and(dst, 0, m->bits, b0, NULL, 0, n);
+        a->buffers[0] = dst;
+      }
+      a->null_count = nulls;
+      return CK_OK;
+    }
+    ck_clear_error();
+  }
+  uint8_t *dst = xnode_alloc(a, (size_t)(n + 7) / 8, true);
+  if (dst == NULL) {
+    return CK_ERR_NO_MEMORY;
+  }
+  int64_t k = 0, nulls = 0;
+  for (size_t r = 0; r < runs->n; r++) {
+    const xrun *run = &runs->v[r];
+    for (int64_t i = 0; i < run->count; i++, k++) {
+      bool valid;
+      ck_status st = ck_option_get_valid(m, run->base + i * run->stride, &valid);
+      if (st != CK_OK) {
+        return st;
+      }
+      if (valid) {
+        dst[k >> 3] |= (uint8_t)(1u << (k & 7));
+      } else {
+        nulls++;
+      }
+    }
+  }
+  if (nulls > 0) {
+    a->buffers[0] = dst;
+  }
+  a->null_count = nulls;
+  return CK_OK;
+}
+
 static ck_status export_node(xctx *c, ck_type t, const char *arrmeta, const xruns *runs,
                              const struct ArrowSchema *req, const char *name,
                              struct ArrowSchema *sout, struct ArrowArray *aout) {
+  if (ck_type_is_option(t)) {
+    /* the value's node with the option's bitmap as its validity buffer */
+    ck_status st = export_node(c, ck_type_element(t), arrmeta + sizeof(ck_option_arrmeta),
+                               runs, req, name, sout, aout);
+    if (st == CK_OK) {
+      st = export_validity(c, (const ck_option_arrmeta *)(const void *)arrmeta, runs, aout);
+      if (st != CK_OK) {
+        ck__arrow_schema_release(sout);
+        ck__arrow_array_release(aout);
+      }
+    }
+    return st;
+  }
   char fmt[32];
   ck__arrow_kind kind;
   bool use_req;

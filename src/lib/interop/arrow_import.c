@@ -15,6 +15,7 @@
  */
 #include "interop/arrow_internal.h"
 #include "types/type_internal.h"
+#include "ckernel/validity.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,6 +50,10 @@ typedef struct ictx {
    * row would point its blockref at the owner and free the earlier rows'
    * copies */
   int per_row;
+  /* set by fill for the value of an option `?T` and taken by the node
+   * filled next: its nulls are let through (a null leaf slot gets zero
+   * bytes, a null row no elements; the bitmap says they are null) */
+  bool nulls_ok;
 } ictx;
 
 static const char *iwhat(ictx *c, char *buf, size_t n) {
@@ -274,9 +279,16 @@ static ck_status leaf_nulls(ictx *c, ck_type t, const struct ArrowArray *a, int6
                             int64_t count, const uint8_t **bits, const char **fv) {
   int64_t nulls;
   *fv = NULL;
+  bool nullable = c->nulls_ok;
+  c->nulls_ok = false;
   ck_status st = count_nulls(c, a, from, count, bits, &nulls);
   if (st != CK_OK || nulls == 0) {
     return st;
+  }
+  if (nullable) {
+    static const char zeros[32]; /* the widest leaf: a complex128 or a ck_string */
+    *fv = zeros;
+    return CK_OK;
   }
   if (c->fill == NULL) {
     return null_error(c, nulls, count, true);
@@ -498,11 +510,13 @@ static ck_status fill_list(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_
                            const ck__arrow_format *f, int64_t from, int64_t count) {
   const uint8_t *bits;
   int64_t nulls;
+  bool nullable = c->nulls_ok;
+  c->nulls_ok = false;
   ck_status st = count_nulls(c, a, from, count, &bits, &nulls);
   if (st != CK_OK) {
     return st;
   }
-  if (nulls > 0 && c->fill == NULL) {
+  if (nulls > 0 && c->fill == NULL && !nullable) {
     return null_error(c, nulls, count, true); /* with a fill: empty lists */
   }
   bool large = f->kind == CK__ARROW_LARGE_LIST || f->kind == CK__ARROW_LARGE_LIST_VIEW;
@@ -610,6 +624,24 @@ static ck_status fill_list(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_
 static ck_status fill(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_t dstride,
                       const struct ArrowSchema *s, const struct ArrowArray *a,
                       int64_t start, int64_t count) {
+  if (ck_type_is_option(t)) {
+    /* the value with its nulls let through, then Arrow's bitmap (zero-copy,
+     * kept by the owner) over the slots just written */
+    if (c->per_row > 0) {
+      return BAD(c, "nulls under a fixed-size list in a struct are not imported");
+    }
+    c->nulls_ok = true;
+    ck_status st = fill(c, ck_type_element(t), arrmeta + sizeof(ck_option_arrmeta), dst,
+                        dstride, s, a, start, count);
+    c->nulls_ok = false;
+    if (st == CK_OK && count > 0 && a->buffers[0] != NULL) {
+      st = ck_option_attach_bitmap(t, arrmeta, (uint8_t *)a->buffers[0], c->owner_mb,
+                                   a->offset + start, dst, dstride, count);
+    }
+    return st;
+  }
+  bool nullable = c->nulls_ok;
+  c->nulls_ok = false;
   ck__arrow_format f;
   if (!ck__arrow_parse_format(s->format, &f)) {
     return BAD(c, "unknown format"); /* the schema pass refused it first */
@@ -622,6 +654,7 @@ static ck_status fill(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_t dst
   switch (f.kind) {
   case CK__ARROW_BOOL:
   case CK__ARROW_PRIMITIVE:
+    c->nulls_ok = nullable;
     return fill_numbers(c, t, dst, dstride, a, &f, from, count);
   case CK__ARROW_UTF8:
   case CK__ARROW_LARGE_UTF8:
@@ -629,11 +662,13 @@ static ck_status fill(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_t dst
   case CK__ARROW_BINARY:
   case CK__ARROW_LARGE_BINARY:
   case CK__ARROW_BINARY_VIEW:
+    c->nulls_ok = nullable;
     return fill_strings(c, t, arrmeta, dst, dstride, a, &f, from, count);
   case CK__ARROW_LIST:
   case CK__ARROW_LARGE_LIST:
   case CK__ARROW_LIST_VIEW:
   case CK__ARROW_LARGE_LIST_VIEW:
+    c->nulls_ok = nullable;
     return fill_list(c, t, arrmeta, dst, dstride, s, a, &f, from, count);
   case CK__ARROW_FIXED_LIST:
   case CK__ARROW_STRUCT: {
@@ -642,7 +677,7 @@ static ck_status fill(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_t dst
     if ((st = count_nulls(c, a, from, count, &bits, &nulls)) != CK_OK) {
       return st;
     }
-    if (nulls > 0) {
+    if (nulls > 0 && !nullable) {
       return null_error(c, nulls, count, false);
     }
     if (f.kind == CK__ARROW_FIXED_LIST) {
@@ -726,6 +761,23 @@ static const char *shared_block(ictx *c, const struct ArrowSchema *s,
   return NULL;
 }
 
+/* ---- nulls as option types ------------------------------------------------------- */
+
+/* The exact nulls of a checked root, counted from its validity bitmap --
+ * the producer's null_count is never trusted: one that is known (not -1)
+ * and disagrees with the bitmap is refused. */
+static ck_status root_null_count(ictx *c, const struct ArrowArray *a) {
+  if (a->n_buffers == 0 || a->buffers[0] == NULL || a->null_count == -1) {
+    return CK_OK;
+  }
+  int64_t n = a->length - ck_bitmap_count_set(a->buffers[0], a->offset, a->length);
+  if (a->null_count != n) {
+    return BAD(c, "null count %lld disagrees with the validity bitmap, which holds %lld "
+               "nulls", (long long)a->null_count, (long long)n);
+  }
+  return CK_OK;
+}
+
 /* ---- entry points --------------------------------------------------------------- */
 
 ck_status ck_arrow_import(const struct ArrowSchema *schema, struct ArrowArray *array,
@@ -753,7 +805,7 @@ ck_status ck_arrow_import(const struct ArrowSchema *schema, struct ArrowArray *a
   }
   o->array = *array;
   array->release = NULL;
-  ictx c = {NULL, o, fill_arr, {{0}, 0}, 0};
+  ictx c = {NULL, o, fill_arr, {{0}, 0}, 0, false};
   ck_status st = ck_external_memblock_new(o, iowner_release, &c.owner_mb);
   if (st != CK_OK) {
     iowner_release(o);
@@ -771,11 +823,37 @@ ck_status ck_arrow_import(const struct ArrowSchema *schema, struct ArrowArray *a
     st = check_node(&c, schema, root, &f, 0, root->length);
   }
   ck_array_preamble *res = NULL;
+  if (st == CK_OK && fill_arr == NULL) {
+    /* nulls kept as option types (without a fill value) */
+    ck_type oel = CK_TYPE_UNINITIALIZED;
+    st = root_null_count(&c, root);
+    if (st == CK_OK) {
+      st = ck__arrow_with_options(el, schema, root, 0, &oel);
+    }
+    if (st == CK_OK && oel != el) {
+      ck_type_decref(t);
+      t = CK_TYPE_UNINITIALIZED;
+      ck_type_decref(el);
+      el = oel;
+      oel = CK_TYPE_UNINITIALIZED;
+      st = ck_strided_dim_type_new(el, &t);
+    }
+    ck_type_decref(oel);
+  }
   if (st == CK_OK) {
     intptr_t n = (intptr_t)root->length;
     size_t es = ck_type_data_size(el);
-    const char *block = n > 0 ? shared_block(&c, schema, root, ck_type_dtype(el)) : NULL;
-    if (block != NULL) {
+    bool opt = ck_type_is_option(el);
+    const char *block = n > 0 && !opt ? shared_block(&c, schema, root, ck_type_dtype(el))
+                                      : NULL;
+    if (opt && f.kind == CK__ARROW_PRIMITIVE && n > 0 &&
+        (uintptr_t)root->buffers[1] % ck_type_data_alignment(el) == 0) {
+      /* numbers with nulls: Arrow's values and bitmap, both shared */
+      st = ck_array_view_external_option(
+          t, (char *)root->buffers[1] + (size_t)root->offset * es, &n, 1,
+          CK_ARRAY_READ | CK_ARRAY_IMMUTABLE, c.owner_mb, (uint8_t *)root->buffers[0],
+          root->offset, c.owner_mb, &res);
+    } else if (block != NULL) {
       st = ck_array_view_external(t, (char *)block, &n, NULL, 1,
                                   CK_ARRAY_READ | CK_ARRAY_IMMUTABLE, c.owner_mb, &res);
     } else {
@@ -824,6 +902,17 @@ static ck_status stream_error(struct ArrowArrayStream *s, int rc, const char *wh
   return ck__error(rc == 12 ? CK_ERR_NO_MEMORY : CK_ERR_BACKEND, "ck_arrow_import_stream",
                    "%s failed (error %d): %s",
                    what, rc, msg != NULL ? msg : "no message");
+}
+
+/* `strided * ?el` in *out (new reference). */
+static ck_status option_of(ck_type el, ck_type *out) {
+  ck_type opt;
+  ck_status st = ck_option_type_new(el, &opt);
+  if (st == CK_OK) {
+    st = ck_strided_dim_type_new(opt, out);
+    ck_type_decref(opt);
+  }
+  return st;
 }
 
 ck_status ck_arrow_import_stream(struct ArrowArrayStream *stream,
@@ -902,8 +991,19 @@ ck_status ck_arrow_import_stream(struct ArrowArrayStream *stream,
     res = parts[0];
     parts[0] = NULL;
   } else if (st == CK_OK) {
-    /* concatenate: one copy of every part into a new array of its own */
-    st = ck_array_empty(t, &total, 1, CK_ARRAY_DEFAULT_FLAGS, &res);
+    /* concatenate: one copy of every part into a new array of its own, an
+     * option array `N * ?T` when any part has nulls */
+    for (size_t i = 0; st == CK_OK && i < nparts; i++) {
+      if (ck_type_is_option(ck_type_dtype(ck_array_type(parts[i])))) {
+        ck_type_decref(t);
+        t = CK_TYPE_UNINITIALIZED;
+        st = option_of(el, &t);
+        break;
+      }
+    }
+    if (st == CK_OK) {
+      st = ck_array_empty(t, &total, 1, CK_ARRAY_DEFAULT_FLAGS, &res);
+    }
     intptr_t pos = 0;
     for (size_t i = 0; st == CK_OK && i < nparts; i++) {
       intptr_t len;

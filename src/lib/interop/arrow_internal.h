@@ -107,4 +107,16 @@ static inline void ck__arrow_array_release(struct ArrowArray *a) {
   }
 }
 
+/*
+ * The schema's element type `t` with the option types the array needs: a
+ * number, bool, string, bytes, struct or list node that declares nulls
+ * becomes `?T` (a list `?var * T`), recursively through struct fields and
+ * list elements.  Fixed-size lists keep refusing nulls (their elements are
+ * not a regular progression under a struct).  A node without a validity
+ * buffer (or null count 0) stays `T`: an Arrow array without nulls imports
+ * as before, zero-copy.  New reference in *out.
+ */
+ck_status ck__arrow_with_options(ck_type t, const struct ArrowSchema *s,
+                                 const struct ArrowArray *a, int depth, ck_type *out);
+
 #endif /* CKERNEL_ARROW_INTERNAL_H */

@@ -308,9 +308,11 @@ static void test_import_nulls(void) {
   struct ArrowSchema s = sc("i", "", 0, NULL);
   struct ArrowArray x = mk(5, 1, 2, bufs, 0, NULL);
   ck_array_preamble *a = NULL;
-  CHECK_ERR(ck_arrow_import(&s, &x, NULL, &a), CK_ERR_VALUE,
-            "the top level holds 1 nulls (of 5 values)");
-  CHECK(x.release == NULL && a == NULL);
+  /* without a fill value: an option array `5 * ?int32` (test_arrow_nulls.c) */
+  REQUIRE_OK(ck_arrow_import(&s, &x, NULL, &a));
+  CHECK(x.release == NULL && ck_type_is_option(ck_type_dtype(ck_array_type(a))));
+  ck_array_decref(a);
+  a = NULL;
   /* a fill value (a float converted to int32) */
   ck_array_preamble *fill = arr("float64", 0, NULL);
   *(double *)fill->data = -1.0;
@@ -334,8 +336,17 @@ static void test_import_nulls(void) {
   struct ArrowArray parent = mk(3, 0, 1, pbufs, 1, &kid);
   struct ArrowSchema name = sc("u", "name", 0, NULL), *kids[1] = {&name};
   struct ArrowSchema ps = sc("+s", "", 1, kids);
-  CHECK_ERR(ck_arrow_import(&ps, &parent, NULL, &a), CK_ERR_VALUE,
-            "field 'name' holds 1 nulls (of 3 values)");
+  /* without a fill value: the field is an option, `{name: ?string}` */
+  REQUIRE_OK(ck_arrow_import(&ps, &parent, NULL, &a));
+  CHECK(strcmp(tstr(ck_type_dtype(ck_array_type(a))), "{name: ?string}") == 0);
+  ck_array_preamble *fname = NULL;
+  REQUIRE_OK(ck_array_field(a, "name", 4, &fname));
+  bool valid[3] = {false, true, false};
+  for (intptr_t i = 0; i < 3; i++) CHECK_OK(ck_array_valid_at(fname, i, &valid[i]));
+  CHECK(valid[0] && !valid[1] && valid[2]);
+  ck_array_decref(fname);
+  ck_array_decref(a);
+  a = NULL;
   ck_array_preamble *sfill = strings((const char *const[]){"<NA>"}, 1);
   ck_array_preamble *sfill0 = NULL;
   REQUIRE_OK(ck_array_index(sfill, 0, 0, &sfill0));
@@ -348,14 +359,25 @@ static void test_import_nulls(void) {
   CHECK(str_eq((const ck_string *)(a->data + 16), "<NA>"));
   CHECK(str_eq((const ck_string *)(a->data + 32), "bc"));
   ck_array_decref(a);
-  /* a null struct cannot be filled */
+  /* a null struct cannot be filled; without a fill value it is `?{...}` */
   static const uint8_t v3[1] = {0x06};
   const void *nbufs[1] = {v3};
   kid = mk(3, 0, 3, sbufs + 0, 0, NULL);
   kid.buffers[0] = NULL;
   parent = mk(3, 1, 1, nbufs, 1, &kid);
-  CHECK_ERR(ck_arrow_import(&ps, &parent, NULL, &a), CK_ERR_VALUE,
-            "holds 1 nulls");
+  ck_array_preamble *ifill = arr("int64", 0, NULL);
+  REQUIRE(ifill != NULL);
+  CHECK_ERR(ck_arrow_import(&ps, &parent, ifill, &a), CK_ERR_VALUE, "holds 1 nulls");
+  ck_array_decref(ifill);
+  kid = mk(3, 0, 3, sbufs + 0, 0, NULL);
+  kid.buffers[0] = NULL;
+  parent = mk(3, 1, 1, nbufs, 1, &kid);
+  REQUIRE_OK(ck_arrow_import(&ps, &parent, NULL, &a));
+  CHECK(strcmp(tstr(ck_type_dtype(ck_array_type(a))), "?{name: string}") == 0);
+  int64_t nulls = -1, first = -1;
+  CHECK_OK(ck_array_null_count(a, &nulls, &first));
+  CHECK(nulls == 1 && first == 0);
+  ck_array_decref(a);
 }
 
 static void test_import_malformed(void) {
