@@ -132,8 +132,9 @@ def call_wrapped(function, *args, **kwargs):
 
 
 def _operand_text(dt) -> tuple[str, object]:
-    """``(text, dtype or kind)`` of an operand DType NumPy hands a promoter:
-    ``("float64", dtype('float64'))``, ``("a Python float", "f")``."""
+    """``(text, dtype or kinds)`` of an operand DType NumPy hands a promoter:
+    a concrete DType gives its name and its dtype, Python's weak scalars
+    (int, float, complex) a phrase and the kinds they may become."""
     weak = {"_PyLongDType": ("a Python int", "iufc"), "_PyFloatDType": ("a Python float", "fc"),
             "_PyComplexDType": ("a Python complex", "c")}.get(getattr(dt, "__name__", ""))
     if weak is not None:
