@@ -4,41 +4,7 @@
  * null count and the first index, or a fill value), strings, structs,
  * `?var * T`, foreign source bitmaps at bit offsets 0..7, reversed views,
  * and arrays large enough for the parallel path. */
-#include "ck_test.h"
-
-static ck_type parse(const char *s) {
-  ck_type t = NULL;
-  if (ck_type_parse(s, &t) != CK_OK) {
-    fprintf(stderr, "parse '%s': %s\n", s, ck_last_error());
-  }
-  return t;
-}
-
-static ck_array_preamble *empty(const char *type, intptr_t n) {
-  ck_type t = parse(type);
-  ck_array_preamble *a = NULL;
-  ck_status st = ck_array_empty(t, &n, ck_type_id_of(t) == CK_TYPE_STRIDED_DIM ? 1 : 0,
-                                CK_ARRAY_DEFAULT_FLAGS, &a);
-  if (st != CK_OK) {
-    fprintf(stderr, "empty '%s': %s\n", type, ck_last_error());
-  }
-  ck_type_decref(t);
-  return a;
-}
-
-static char *wdata(ck_array_preamble *a) {
-  char *d = NULL;
-  (void)ck_array_writable_data(a, &d);
-  return d;
-}
-
-static bool valid_at(const ck_array_preamble *a, intptr_t i) {
-  bool v = false;
-  if (ck_array_valid_at(a, i, &v) != CK_OK) {
-    fprintf(stderr, "valid_at %d: %s\n", (int)i, ck_last_error());
-  }
-  return v;
-}
+#include "option_test_util.h"
 
 static const ck_errmode modes[] = {CK_ERRMODE_NOCHECK, CK_ERRMODE_OVERFLOW,
                                    CK_ERRMODE_FRACTIONAL, CK_ERRMODE_INEXACT,

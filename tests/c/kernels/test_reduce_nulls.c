@@ -1,35 +1,9 @@
 /* Reductions over option arrays: nulls skipped by default (sum, product,
  * min, max, mean, count; all-null -> null), skip_nulls = false (null when any
  * value is null, Kleene any/all), axes and keepdims, a per-value oracle. */
-#include "ck_test.h"
+#include "option_test_util.h"
 
 #include <math.h>
-
-static ck_type parse(const char *s) {
-  ck_type t = NULL;
-  if (ck_type_parse(s, &t) != CK_OK) {
-    fprintf(stderr, "parse '%s': %s\n", s, ck_last_error());
-  }
-  return t;
-}
-
-static ck_array_preamble *empty(const char *type, intptr_t n) {
-  ck_type t = parse(type);
-  ck_array_preamble *a = NULL;
-  ck_status st = ck_array_empty(t, &n, ck_type_id_of(t) == CK_TYPE_STRIDED_DIM ? 1 : 0,
-                                CK_ARRAY_DEFAULT_FLAGS, &a);
-  if (st != CK_OK) {
-    fprintf(stderr, "empty '%s': %s\n", type, ck_last_error());
-  }
-  ck_type_decref(t);
-  return a;
-}
-
-static char *wdata(ck_array_preamble *a) {
-  char *d = NULL;
-  (void)ck_array_writable_data(a, &d);
-  return d;
-}
 
 /* A 0-d result: its type, whether valid, its value as double. */
 static bool scalar(const ck_array_preamble *r, const char *type, double *value) {

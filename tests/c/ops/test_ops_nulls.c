@@ -4,41 +4,7 @@
  * overflow), broadcasting carries validity, Kleene and/or on ?bool (Arrow's
  * and_kleene / or_kleene truth tables), and a null-propagating wrapper
  * around a user factory. */
-#include "ck_test.h"
-
-static ck_type parse(const char *s) {
-  ck_type t = NULL;
-  if (ck_type_parse(s, &t) != CK_OK) {
-    fprintf(stderr, "parse '%s': %s\n", s, ck_last_error());
-  }
-  return t;
-}
-
-static ck_array_preamble *empty(const char *type, intptr_t n) {
-  ck_type t = parse(type);
-  ck_array_preamble *a = NULL;
-  ck_status st = ck_array_empty(t, &n, ck_type_id_of(t) == CK_TYPE_STRIDED_DIM ? 1 : 0,
-                                CK_ARRAY_DEFAULT_FLAGS, &a);
-  if (st != CK_OK) {
-    fprintf(stderr, "empty '%s': %s\n", type, ck_last_error());
-  }
-  ck_type_decref(t);
-  return a;
-}
-
-static char *wdata(ck_array_preamble *a) {
-  char *d = NULL;
-  (void)ck_array_writable_data(a, &d);
-  return d;
-}
-
-static bool valid_at(const ck_array_preamble *a, intptr_t i) {
-  bool v = false;
-  if (ck_array_valid_at(a, i, &v) != CK_OK) {
-    fprintf(stderr, "valid_at %d: %s\n", (int)i, ck_last_error());
-  }
-  return v;
-}
+#include "option_test_util.h"
 
 static void test_divide_by_zero_under_null(void) {
   ck_array_preamble *a = empty("strided * ?int64", 100), *b = empty("strided * ?int64", 100);
