@@ -33,4 +33,11 @@ def is_xarray(x) -> bool:
     return xr is not None and isinstance(x, (xr.DataArray, xr.Variable))
 
 
-__all__ = ["is_dask_collection", "any_dask_collection", "is_xarray"]
+def is_pandas_na(x) -> bool:
+    """Whether ``x`` is ``pandas.NA`` (pandas' missing value), without
+    importing pandas (no pandas loaded: nothing can be its NA)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and x is pd.NA
+
+
+__all__ = ["is_dask_collection", "any_dask_collection", "is_xarray", "is_pandas_na"]

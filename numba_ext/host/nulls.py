@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 
+from .._foreign import is_pandas_na
 from .._native import check, ffi, lib
 from ..errors import CKTypeError, CKValueError, NotSupportedError
 from ..types import Type, strided_dim
@@ -193,7 +194,7 @@ def text_nulls(obj: np.ndarray) -> bool:
         return hasattr(obj.dtype, "na_object")
     if obj.dtype.kind == "O":
         vals = obj.ravel().tolist()
-        nulls = [v is None or type(v).__name__ == "NAType" for v in vals]
+        nulls = [v is None or is_pandas_na(v) for v in vals]
         return any(nulls) and all(n or isinstance(v, (str, bytes)) for n, v in zip(nulls, vals))
     return False
 

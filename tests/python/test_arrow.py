@@ -588,7 +588,7 @@ def test_default_string_export_feeds_every_pyarrow_kernel():
     got = pc.if_else(pa.array([True, False, True]), p, pa.scalar("-", pa.large_string()))
     assert got.to_pylist() == ["ada", "-", "josé"]
     assert pc.utf8_upper(p).to_pylist() == ["ADA", "GRACE", "JOSÉ"]
-    assert pc.binary_join_element_wise(p, p, "-").to_pylist() == ["ada-ada", "grace-grace",
+    assert pc.binary_join_element_wise(p, p, pa.scalar("-", pa.large_string())).to_pylist() == ["ada-ada", "grace-grace",
                                                                    "josé-josé"]
     v = pa.array(a, type=pa.string_view())
     assert v.type == pa.string_view() and v.to_pylist() == ["ada", "grace", "josé"]
