@@ -93,6 +93,17 @@ CK_API void ck_bitmap_and(uint8_t *dst, int64_t dst_off, const uint8_t *a, int64
 CK_API ck_status ck_option_slot_bit(const ck_option_arrmeta *m, const char *data,
                                     int64_t *out_bit);
 
+/* The bits of the `count` slots at data, data + stride, ... data + (count -
+ * 1) * stride, found once for a whole strided run: the bit of slot i is
+ * *out_bit0 + i * *out_bit_step (the step is 0 for a zero stride and
+ * negative for a negative one).  *out_bit0 is -1 when the option has no
+ * bitmap (all valid) or count is 0.  CK_ERR_INDEX when one of the slots is
+ * not a slot the bitmap covers (the same check as ck_option_slot_bit, for
+ * the first and the last slot and the stride). */
+CK_API ck_status ck_option_slot_bits(const ck_option_arrmeta *m, const char *data,
+                                     intptr_t stride, size_t count, int64_t *out_bit0,
+                                     int64_t *out_bit_step);
+
 /* Whether the slot at `data` is valid (true when there is no bitmap). */
 CK_API ck_status ck_option_get_valid(const ck_option_arrmeta *m, const char *data,
                                      bool *out_valid);

@@ -161,6 +161,38 @@ ck_status ck_option_slot_bit(const ck_option_arrmeta *m, const char *data,
   return CK_OK;
 }
 
+ck_status ck_option_slot_bits(const ck_option_arrmeta *m, const char *data,
+                              intptr_t stride, size_t count, int64_t *out_bit0,
+                              int64_t *out_bit_step) {
+  if (m == NULL || out_bit0 == NULL || out_bit_step == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "arrmeta and the outputs must not be NULL");
+  }
+  *out_bit0 = -1;
+  *out_bit_step = 0;
+  if (m->bits == NULL || count == 0) {
+    return CK_OK;
+  }
+  int64_t b0, b1;
+  ck_status st = ck_option_slot_bit(m, data, &b0);
+  if (st != CK_OK || count == 1) {
+    *out_bit0 = st == CK_OK ? b0 : -1;
+    return st;
+  }
+  if (stride % m->step != 0) { /* slot 1 lies between two slots of the bitmap */
+    return ck_option_slot_bit(m, (const char *)((uintptr_t)data + (uintptr_t)stride), &b1);
+  }
+  /* the slots are monotonic in memory: the first and the last in range puts
+   * every one in range */
+  const char *last = (const char *)((uintptr_t)data +
+                                    (uintptr_t)((intptr_t)(count - 1) * stride));
+  if ((st = ck_option_slot_bit(m, last, &b1)) != CK_OK) {
+    return st;
+  }
+  *out_bit0 = b0;
+  *out_bit_step = (int64_t)(stride / m->step);
+  return CK_OK;
+}
+
 ck_status ck_option_get_valid(const ck_option_arrmeta *m, const char *data,
                               bool *out_valid) {
   if (out_valid == NULL) {

@@ -12,7 +12,9 @@
  * The child conversion is built with the caller's error mode, so no
  * conversion error is ever raised on a null slot.  The kernel keeps copies
  * of both option arrmeta (and a reference to each bitmap's block) and finds
- * each slot's bit by its data address.
+ * the bits of each strided run once, from the run's first and last data
+ * addresses (ck_option_slot_bits); runs of valid slots are found 64 bits at
+ * a time where the bits are consecutive.
  */
 #include "kernels/lift_internal.h"
 #include "kernels/builder_internal.h"
@@ -37,29 +39,39 @@ typedef struct ck__option_kernel {
   size_t fill_offset;     /* copy of the fill value (strided), 0 when none */
 } ck__option_kernel;
 
-/* Bit of the slot at `p`, or -1 without a bitmap; CK_ERR_INDEX outside it. */
-static inline ck_status ck__bit(const ck_option_arrmeta *m, const char *p, int64_t *bit) {
-  if (m->bits == NULL) {
-    *bit = -1;
+/* Mark the destination slots [i, j) valid: a byte-wide range when their bits
+ * are consecutive, bit by bit otherwise. */
+static ck_status ck__set_valid_run(const ck__option_kernel *k, int64_t d0, int64_t dstep,
+                                   size_t i, size_t j) {
+  if (k->dst.bits == NULL) {
     return CK_OK;
   }
-  return ck_option_slot_bit(m, p, bit);
+  if (dstep == 1) {
+    ck_bitmap_set_range(k->dst.bits, d0 + (int64_t)i, (int64_t)(j - i), true);
+    return CK_OK;
+  }
+  for (size_t q = i; q < j; q++) {
+    ck_bitmap_set(k->dst.bits, d0 + (int64_t)q * dstep, true);
+  }
+  return CK_OK;
 }
 
-static ck_status ck__set_bit(const ck_option_arrmeta *m, const char *p, bool valid) {
-  int64_t bit;
-  ck_status st = ck__bit(m, p, &bit);
-  if (st != CK_OK) {
-    return st;
+/* The end of the run of valid source slots that starts at i: 64 bits at a
+ * time when the bits are consecutive. */
+static size_t ck__valid_run_end(const ck__option_kernel *k, int64_t s0, int64_t sstep,
+                                size_t i, size_t count) {
+  if (k->kind == CK__OPT_TO || k->src.bits == NULL) {
+    return count;
   }
-  if (bit >= 0) {
-    ck_bitmap_set(m->bits, bit, valid);
-    return CK_OK;
+  if (sstep == 1) {
+    int64_t off = ck_bitmap_find_unset(k->src.bits, s0 + (int64_t)i, (int64_t)(count - i));
+    return off < 0 ? count : i + (size_t)off;
   }
-  return valid ? CK_OK
-               : CK_ERROR(CK_ERR_INVALID_STATE,
-                          "the destination option slot has no validity bitmap to hold "
-                          "a null");
+  size_t j = i;
+  while (j < count && ck_bitmap_get(k->src.bits, s0 + (int64_t)j * sstep)) {
+    j++;
+  }
+  return j;
 }
 
 static int ck__option_strided(char *dst, intptr_t ds, const char *const *src,
@@ -69,25 +81,18 @@ static int ck__option_strided(char *dst, intptr_t ds, const char *const *src,
   ck_expr_strided_t vf = ck_prefix_strided(value);
   const char *s0 = src[0];
   intptr_t sstride = ss[0];
-  size_t i = 0;
+  /* every slot's bit, found once for the run (each slot checked in range) */
+  int64_t sb0 = -1, sstep = 0, db0 = -1, dstep = 0;
   ck_status st;
+  if ((k->kind != CK__OPT_TO &&
+       (st = ck_option_slot_bits(&k->src, s0, sstride, count, &sb0, &sstep)) != CK_OK) ||
+      (k->kind != CK__OPT_FROM &&
+       (st = ck_option_slot_bits(&k->dst, dst, ds, count, &db0, &dstep)) != CK_OK)) {
+    return st;
+  }
+  size_t i = 0;
   while (i < count) {
-    /* a run of valid source slots [i, j) */
-    size_t j = i;
-    for (; j < count; j++) {
-      if (k->kind == CK__OPT_TO) {
-        j = count;
-        break;
-      }
-      int64_t bit;
-      const char *p = (const char *)((uintptr_t)s0 + (uintptr_t)((intptr_t)j * sstride));
-      if ((st = ck__bit(&k->src, p, &bit)) != CK_OK) {
-        return st;
-      }
-      if (bit >= 0 && !ck_bitmap_get(k->src.bits, bit)) {
-        break;
-      }
-    }
+    size_t j = ck__valid_run_end(k, sb0, sstep, i, count);
     if (j > i) {
       char *d = (char *)((uintptr_t)dst + (uintptr_t)((intptr_t)i * ds));
       const char *s = (const char *)((uintptr_t)s0 + (uintptr_t)((intptr_t)i * sstride));
@@ -95,14 +100,9 @@ static int ck__option_strided(char *dst, intptr_t ds, const char *const *src,
       if (r != 0) {
         return r;
       }
-      if (k->kind != CK__OPT_FROM) {
-        for (size_t q = i; q < j; q++) {
-          st = ck__set_bit(&k->dst, (const char *)((uintptr_t)dst + (uintptr_t)((intptr_t)q * ds)),
-                           true);
-          if (st != CK_OK) {
-            return st;
-          }
-        }
+      if (k->kind != CK__OPT_FROM &&
+          (st = ck__set_valid_run(k, db0, dstep, i, j)) != CK_OK) {
+        return st;
       }
       i = j;
       continue;
@@ -110,9 +110,12 @@ static int ck__option_strided(char *dst, intptr_t ds, const char *const *src,
     /* slot i is null */
     char *d = (char *)((uintptr_t)dst + (uintptr_t)((intptr_t)i * ds));
     if (k->kind == CK__OPT_BOTH) {
-      if ((st = ck__set_bit(&k->dst, d, false)) != CK_OK) {
-        return st;
+      if (k->dst.bits == NULL) {
+        return CK_ERROR(CK_ERR_INVALID_STATE,
+                        "the destination option slot has no validity bitmap to hold "
+                        "a null");
       }
+      ck_bitmap_set(k->dst.bits, db0 + (int64_t)i * dstep, false);
     } else if (k->has_fill) {
       ck_prefix *fill = ck_prefix_child(self, k->fill_offset);
       intptr_t zero = 0;

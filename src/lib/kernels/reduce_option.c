@@ -44,6 +44,26 @@ static ck_status ck__strided_type(ck_type dtype, size_t nd, ck_type *out) {
 static ck_status ck__valid_walk(ck_type t, const char *meta, const char *data, char **out) {
   if (ck__is_dim(t)) {
     const ck_dim_arrmeta *dm = (const ck_dim_arrmeta *)(const void *)meta;
+    if (ck_type_is_option(t->element)) { /* the innermost dim: its bits at once */
+      const ck_option_arrmeta *om =
+          (const ck_option_arrmeta *)(const void *)(meta + sizeof *dm);
+      int64_t b0, bstep;
+      ck_status st = ck_option_slot_bits(om, data, dm->stride, (size_t)dm->size, &b0,
+                                         &bstep);
+      if (st != CK_OK) {
+        return st;
+      }
+      char *w = *out;
+      if (b0 < 0) {
+        memset(w, 1, (size_t)dm->size);
+      } else {
+        for (intptr_t i = 0; i < dm->size; i++) {
+          w[i] = (char)ck_bitmap_get(om->bits, b0 + (int64_t)i * bstep);
+        }
+      }
+      *out = w + dm->size;
+      return CK_OK;
+    }
     for (intptr_t i = 0; i < dm->size; i++) {
       ck_status st = ck__valid_walk(t->element, meta + sizeof *dm,
                                     (const char *)((uintptr_t)data +
