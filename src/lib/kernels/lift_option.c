@@ -140,9 +140,8 @@ static int ck__nullprop_strided(char *dst, intptr_t ds, const char *const *src,
   while (i < count) {
     size_t j = i;
     if (words) { /* the destination bits already hold the result */
-      while (j < count && ck_bitmap_get(k->dst.bits, d0 + (int64_t)j)) {
-        j++;
-      }
+      int64_t off = ck_bitmap_find_unset(k->dst.bits, d0 + (int64_t)i, (int64_t)(count - i));
+      j = off < 0 ? count : i + (size_t)off;
     } else {
       for (; j < count; j++) {
         bool all = true;
