@@ -114,6 +114,8 @@ def call_wrapped(function, *args, **kwargs):
     to the result dtype when the call fixes neither it nor ``signature=`` nor
     ``out=``, so that the library needs not run the kernel to learn it."""
     out = kwargs.get("out")
+    if _foreign.any_container((*args, out)):     # ckernels.containers, by the general path
+        return function.fallback(function, *args, **kwargs)
     if out is not None and _foreign.any_dask_collection(
             out if isinstance(out, tuple) else (out,)):
         raise dask_out_error(function)
