@@ -16,7 +16,7 @@ kind          to ckernels                        back
 ============  =================================  ==================================
 pyarrow       ``asarray`` (Arrow, zero-copy)     ``pa.array`` (a ChunkedArray of one
                                                  chunk for a ChunkedArray)
-polars        ``asarray`` (Arrow stream)         ``pl.Series(name, result)``
+polars        ``asarray`` (Arrow stream)         ``pl.Series(result)``, the name kept
 pandas        ``asarray`` (Arrow; the index      a Series / Index of the nullable
               aligned as pandas aligns)          dtype of the result (``ArrowDtype``
                                                  in: ``ArrowDtype`` out; strings:
@@ -64,7 +64,7 @@ def _pa_back(result: Array, leader, _ctx):
 # ------------------------------------------------------------------- polars --
 def _pl_back(result: Array, leader, _ctx):
     pl = sys.modules["polars"]
-    return pl.Series(leader.name, result)
+    return pl.Series(result).alias(leader.name)
 
 
 # ------------------------------------------------------------------- pandas --
