@@ -180,9 +180,9 @@ def call(function, args, kwargs=None, out=None):
         return _dask_call(function, args, kwargs, out)
     extra = sorted(k for k in kwargs if k != "out")
     if extra:
-        raise TypeError(f"{_name(function)}() got unexpected keyword argument(s) "
-                        f"{', '.join(map(repr, extra))}: a call on pyarrow, polars or "
-                        "pandas containers takes no keywords")
+        raise TypeError(f"{_name(function)}() got an unexpected keyword argument "
+                        f"{extra[0]!r} (a call on pyarrow, polars or pandas containers "
+                        "takes no keywords)")
     out = kwargs.get("out", out)
     if out is not None and _foreign.container_kind(out) is not None:
         raise NotSupportedError(f"{_name(function)}(..., out=...): out= takes a ckernels or "

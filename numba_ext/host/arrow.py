@@ -93,10 +93,13 @@ def _pandas_arrow(obj):
 def _validated(obj):
     """``obj``, checked by pyarrow's own ``validate()`` when it is a pyarrow
     array (buffers too small for the length and offset, a null count above
-    the length: pyarrow's error, before the C import reads a byte)."""
+    the length: pyarrow's error, before the C import reads a byte); a
+    ChunkedArray of one chunk as that chunk."""
     pa = sys.modules.get("pyarrow")
     if pa is not None and isinstance(obj, (pa.Array, pa.ChunkedArray)):
         obj.validate()
+        if isinstance(obj, pa.ChunkedArray) and obj.num_chunks == 1:
+            return obj.chunk(0)    # one array: imported as an array (zero-copy), not a stream
     return obj
 
 

@@ -259,3 +259,15 @@ def test_keywords_and_out_on_containers():
         ops.add(pa.array([1.0]), 1.0, out=pa.array([0.0]))
     out = ckernels.empty(2)
     assert ops.add(pa.array([1.0, 2.0]), 1.0, out=out) is out and out.tolist() == [2.0, 3.0]
+
+
+def test_polars_map_batches_recipe():
+    df = pl.DataFrame({"name": ["a", "bc", "d"], "score": [1.0, 2.5, None]})
+    out = df.with_columns(
+        pl.col("name").map_batches(label, return_dtype=pl.String).alias("lab"),
+        pl.col("score").map_batches(lambda s: ops.multiply(s, 2.0),
+                                    return_dtype=pl.Float64).alias("s2"))
+    assert out["lab"].to_list() == ["a-x", "bc-x", "d-x"]
+    assert out["s2"].to_list() == [2.0, 5.0, None]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'return_dtype'"):
+        label(pl.Series(["a"]), return_dtype=pl.String)
