@@ -271,3 +271,19 @@ def test_polars_map_batches_recipe():
     assert out["s2"].to_list() == [2.0, 5.0, None]
     with pytest.raises(TypeError, match="unexpected keyword argument 'return_dtype'"):
         label(pl.Series(["a"]), return_dtype=pl.String)
+
+
+@ckernels.jit
+def _slen(s):
+    return len(s)
+
+
+_slen(ckernels.array(["a"]))
+
+
+def test_object_text_with_missing_values_names_no_keyword():
+    for x in (np.array(["a", None, "b"], dtype=object),
+              pd.Series(["a", None, "b"], dtype=object)):
+        with pytest.raises(errors.CKValueError, match=r"^1 missing value .*index \(1,\)") as e:
+            _slen(x)
+        assert "fill_value" not in str(e.value) and "ckernels.array(x)" in str(e.value)
