@@ -287,3 +287,17 @@ def test_object_text_with_missing_values_names_no_keyword():
         with pytest.raises(errors.CKValueError, match=r"^1 missing value .*index \(1,\)") as e:
             _slen(x)
         assert "fill_value" not in str(e.value) and "ckernels.array(x)" in str(e.value)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.floats(-1e3, 1e3)), min_size=1, max_size=12),
+       st.integers(1, 3))
+def test_dask_chunks_with_random_nulls(values, parts):
+    dd = pytest.importorskip("dask.dataframe")
+    s = pd.Series(values, dtype="Float64")
+    lazy = ops.multiply(dd.from_pandas(s, npartitions=parts), 2.0)
+    assert isinstance(lazy, dd.Series)
+    pd.testing.assert_series_equal(lazy.compute(), s * 2.0)
+    words = pd.Series([None if v is None else f"w{v:.0f}" for v in values], dtype="string")
+    back = ckernels.asarray(dd.from_pandas(words, npartitions=parts).compute())
+    assert back.tolist() == [None if v is pd.NA else v for v in words.astype(object)]
