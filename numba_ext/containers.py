@@ -190,6 +190,10 @@ def call(function, args, kwargs=None, out=None):
                                 "; use the returned container")
     lead = next(k for k in kinds if k is not None)
     leader = args[kinds.index(lead)]
+    pd = sys.modules.get("pandas")
+    if pd is not None:   # NumPy-backed pandas operands among them: aligned and converted too
+        kinds = [_foreign.PANDAS if k is None and isinstance(a, (pd.Series, pd.Index)) else k
+                 for a, k in zip(args, kinds)]
     ctx = {k: KINDS[k].context(args) for k in set(kinds) if k is not None}
     conv, nulls = [], []
     for i, (a, k) in enumerate(zip(args, kinds)):

@@ -301,3 +301,12 @@ def test_dask_chunks_with_random_nulls(values, parts):
     words = pd.Series([None if v is None else f"w{v:.0f}" for v in values], dtype="string")
     back = ckernels.asarray(dd.from_pandas(words, npartitions=parts).compute())
     assert back.tolist() == [None if v is pd.NA else v for v in words.astype(object)]
+
+
+def test_nullable_next_to_numpy_backed_pandas():
+    a = pd.Series([1.0, None, 3.0], index=[0, 1, 2], dtype="Float64")
+    b = pd.Series([10.0, 20.0, np.nan], index=[1, 2, 3])          # NumPy float64: NaN a value
+    r = ops.add(a, b)
+    assert r.dtype == "Float64" and list(r.index) == [0, 1, 2, 3]
+    assert r.isna().tolist() == [True, True, False, True]
+    assert r[2] == 23.0
