@@ -136,6 +136,8 @@ def test_ops_keep_nulls_in_every_container():
     p = pl.Series("v", [1.5, None, 3.0])
     assert ops.add(p, 1.0).to_list() == (p + 1.0).to_list()
     assert ops.sum(s) == pytest.approx(4.5) and ops.sum(x) == pc.sum(x).as_py()
+    assert ops.sum(p) == p.sum() and ops.sum(i) == i.sum() and ops.max(s) == s.max()
+    assert ops.sum(pa.chunked_array([[1.0], [None, 2.0]])) == 3.0
 
 
 def test_jitted_functions_on_nulls_propagate_or_refuse_clearly():
