@@ -41,7 +41,7 @@ from . import _threads
 from ._cargs import c_address, c_size, c_text
 from ._native import check, ffi, lib
 from .host.array import Array
-from .routing import DASK, runs_on
+from .routing import CONTAINERS, DASK, runs_on
 from .device.array import DeviceArray
 from .errors import CKTypeError, InvalidArgumentError
 from .kernels import errmode_value
@@ -148,6 +148,9 @@ class Op(_dispatch.Function):
             raise InvalidArgumentError(f"{self.name} takes {self.arity} argument(s), "
                                        f"got {len(args)}")
         where = runs_on(args, out)
+        if where is CONTAINERS:   # pyarrow, polars, pandas, dask Series in and out
+            from . import containers
+            return containers.call(self, args, None, out)
         if where is DASK:   # lazy: a dask graph (ckernels.dask)
             from . import dask as _dask
             return _dask.call(self, args, out)

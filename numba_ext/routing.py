@@ -1,7 +1,11 @@
 """Where a call of a jitted function or a registry operation runs, decided
 once for both (:meth:`ckernels.ops.Op._general`, :func:`ckernels.jit.targets.call`):
 
-* a Dask collection among the operands (``out=`` included): lazily, on the
+* a container of another library among the operands (a pyarrow array, a
+  polars Series, a pandas Series of a nullable dtype, a dask Series of one):
+  :mod:`ckernels.containers`, which makes them ckernels arrays, calls
+  again and gives the result back in the container's kind;
+* else a Dask collection among the operands (``out=`` included): lazily, on the
   Dask graph (:mod:`ckernels.dask`, imported on first use);
 * else a device array among them: on that array's context (the first one's;
   every operand must be of it or a scalar);
@@ -15,17 +19,22 @@ the lower context handle, which the host layer can reach.
 
 from __future__ import annotations
 
-from ._foreign import any_dask_collection
+from ._foreign import any_container, any_dask_collection
 from .device.array import DeviceArray
 from .device.place import Context, default_context
 
 #: the answer of :func:`runs_on` for Dask operands
 DASK = "dask"
+#: the answer of :func:`runs_on` for containers (:mod:`ckernels.containers`)
+CONTAINERS = "containers"
 
 
 def runs_on(args, out=None):
-    """:data:`DASK`, the first :class:`~ckernels.DeviceArray` among ``args``
-    and ``out``, or None (the host)."""
+    """:data:`CONTAINERS`, :data:`DASK`, the first
+    :class:`~ckernels.DeviceArray` among ``args`` and ``out``, or None (the
+    host)."""
+    if any_container((*args, out)):
+        return CONTAINERS
     if any_dask_collection((*args, out)):
         return DASK
     for a in args:
@@ -44,4 +53,4 @@ def context_of(x) -> Context:
     return default_context("cpu")
 
 
-__all__ = ["runs_on", "context_of", "DASK"]
+__all__ = ["runs_on", "context_of", "DASK", "CONTAINERS"]

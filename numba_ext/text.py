@@ -27,6 +27,7 @@ import sys
 import numpy as np
 
 from . import _convert, _foreign
+from .errors import CKValueError
 
 #: NumPy's dtype of ckernels ``string`` elements
 STRING = np.dtypes.StringDType()
@@ -36,6 +37,27 @@ def as_strings(x, fill_value=None) -> np.ndarray:
     """An object / ``S`` / ``U`` / ``StringDType`` array as a new
     ``StringDType`` array (missing values refused unless ``fill_value``)."""
     return _convert.to_stringdtype(np.asarray(x), np.dtypes.StringDType(), fill_value)
+
+
+def _operand_strings(x) -> np.ndarray:
+    """:func:`as_strings` of a call's operand: missing values refused with
+    an error that names no keyword (the call takes no ``fill_value=``)."""
+    try:
+        return as_strings(x)
+    except CKValueError:
+        arr = np.asarray(x)
+        flat = arr.ravel().tolist()
+        missing = [i for i, v in enumerate(flat) if v is None or _foreign.is_pandas_na(v)
+                   or (isinstance(v, float) and v != v)]
+        if not missing:
+            raise
+        n = len(missing)
+        first = tuple(int(i) for i in np.unravel_index(missing[0], arr.shape))
+        raise CKValueError(
+            f"{n} missing value{'s' if n != 1 else ''} (None, NaN or pandas.NA) among the "
+            f"text, the first at index {first}: a string function's NumPy loops "
+            "take none; fill them first (numpy.where, Series.fillna), or pass "
+            "ckernels.array(x), which holds them as nulls of ?string") from None
 
 
 def _is_text_dtype(dt) -> bool:
@@ -54,16 +76,16 @@ def _converted(a):
     """``a`` with text held as objects made ``StringDType`` (its container
     kept: xarray, dask), or ``a`` itself."""
     if isinstance(a, np.ndarray):
-        return as_strings(a) if a.dtype.kind == "O" else a
+        return _operand_strings(a) if a.dtype.kind == "O" else a
     if _foreign.is_xarray(a):
         if a.dtype.kind != "O":
             return a
         data = a.data
         if _foreign.is_dask_collection(data):
-            return a.copy(data=data.map_blocks(as_strings, dtype=STRING))
-        return a.copy(data=as_strings(np.asarray(data)))
+            return a.copy(data=data.map_blocks(_operand_strings, dtype=STRING))
+        return a.copy(data=_operand_strings(np.asarray(data)))
     if _foreign.is_dask_collection(a) and getattr(a, "dtype", None) == np.dtype(object):
-        return a.map_blocks(as_strings, dtype=STRING)
+        return a.map_blocks(_operand_strings, dtype=STRING)
     return a
 
 
@@ -116,10 +138,10 @@ def call_pandas(function, args, kwargs):
         if isinstance(a, pd.Series):
             if not a.index.equals(index):
                 a = a.reindex(index)   # pandas' alignment: missing values where absent
-            a = as_strings(a.to_numpy(dtype=object)) if _is_text_dtype(a.dtype) else \
+            a = _operand_strings(a.to_numpy(dtype=object)) if _is_text_dtype(a.dtype) else \
                 a.to_numpy()
         elif isinstance(a, pd.Index):
-            a = as_strings(a.to_numpy(dtype=object)) if _is_text_dtype(a.dtype) else \
+            a = _operand_strings(a.to_numpy(dtype=object)) if _is_text_dtype(a.dtype) else \
                 a.to_numpy()
         else:
             a = _converted(a)

@@ -114,6 +114,13 @@ def call_wrapped(function, *args, **kwargs):
     to the result dtype when the call fixes neither it nor ``signature=`` nor
     ``out=``, so that the library needs not run the kernel to learn it."""
     out = kwargs.get("out")
+    if _foreign.any_container((*args, out)):     # ckernels.containers, by the general path
+        extra = [k for k in kwargs if k != "out"]
+        if extra:    # Python's words (polars' map_batches retries without return_dtype)
+            name = getattr(function, "__name__", None) or getattr(function, "name", "kernel")
+            raise TypeError(f"{name}() got an unexpected keyword argument {extra[0]!r} (a call "
+                            "on pyarrow, polars or pandas containers takes no keywords)")
+        return function.fallback(function, *args, **kwargs)
     if out is not None and _foreign.any_dask_collection(
             out if isinstance(out, tuple) else (out,)):
         raise dask_out_error(function)

@@ -70,7 +70,7 @@ RANKS = [
     ("user_kernels", ["ckernels.user_kernels", "ckernels.user_kernels.args",
                       "ckernels.user_kernels.compile", "ckernels.user_kernels.build"]),
     ("device.place", ["ckernels.device.place"]),
-    ("routing", ["ckernels.routing", "ckernels.opencl"]),
+    ("routing", ["ckernels.routing", "ckernels.opencl", "ckernels.containers"]),
     ("ops", ["ckernels.ops"]),
     ("numba", ["ckernels._numba", "ckernels._numba.*", "ckernels.nb"]),
     ("jit.types", ["ckernels.jit.structs", "ckernels.jit.dims", "ckernels.jit.signature"]),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from .. import _arrow, dtypes
+from .. import _arrow, _foreign, dtypes
 
 __all__ = ["export_schema", "export_array", "export_stream", "export_device_array",
            "requested_cast", "is_arrow", "import_address"]
@@ -70,19 +70,37 @@ def export_device_array(address: int, requested_schema=None, **kwargs):
 
 def _pandas_arrow(obj):
     """A pandas Series/Index/array backed by Arrow (``ArrowDtype``, pyarrow
-    strings) as the pyarrow ChunkedArray it holds; None for anything else
-    (NumPy-backed pandas objects take NumPy's path, not Arrow's)."""
+    strings) as the pyarrow ChunkedArray it holds; one of the other nullable
+    dtypes (the masked ``Int64`` / ``Float64`` / ``boolean`` ..., python
+    strings) as the pyarrow array pandas makes of it (``__arrow_array__``:
+    the values shared where pyarrow can, the mask as a validity bitmap); None
+    for anything else (NumPy-backed pandas objects take NumPy's path, not
+    Arrow's) or without pyarrow."""
     mod = type(obj).__module__
     if not mod.startswith("pandas"):
         return None
     pd = sys.modules.get("pandas")
     arr = getattr(obj, "array", obj)
-    if pd is None or not hasattr(arr, "__arrow_array__"):
+    if pd is None or not _foreign.pandas_nullable(getattr(arr, "dtype", None)):
         return None
-    dtype = getattr(arr, "dtype", None)
-    arrow_backed = isinstance(dtype, pd.ArrowDtype) or (
-        isinstance(dtype, pd.StringDtype) and str(getattr(dtype, "storage", "")) == "pyarrow")
-    return arr.__arrow_array__() if arrow_backed else None
+    try:
+        import pyarrow  # noqa: F401  (pandas' __arrow_array__ needs it)
+    except ImportError:
+        return None
+    return arr.__arrow_array__()
+
+
+def _validated(obj):
+    """``obj``, checked by pyarrow's own ``validate()`` when it is a pyarrow
+    array (buffers too small for the length and offset, a null count above
+    the length: pyarrow's error, before the C import reads a byte); a
+    ChunkedArray of one chunk as that chunk."""
+    pa = sys.modules.get("pyarrow")
+    if pa is not None and isinstance(obj, (pa.Array, pa.ChunkedArray)):
+        obj.validate()
+        if isinstance(obj, pa.ChunkedArray) and obj.num_chunks == 1:
+            return obj.chunk(0)    # one array: imported as an array (zero-copy), not a stream
+    return obj
 
 
 def is_arrow(obj) -> bool:
@@ -110,6 +128,7 @@ def import_address(obj, fill_address: int | None = None) -> int:
     pandas = _pandas_arrow(obj)
     if pandas is not None:
         obj = pandas
+    obj = _validated(obj)
     tp = type(obj)
     if hasattr(tp, "__arrow_c_array__"):
         schema, array = obj.__arrow_c_array__()

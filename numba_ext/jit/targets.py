@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .. import dialects
 from ..errors import NotSupportedError
-from ..routing import DASK, runs_on
+from ..routing import CONTAINERS, DASK, runs_on
 from . import cpu, device
 
 
@@ -30,6 +30,9 @@ def call(kernel, args, out=None):
     where = runs_on(args, out)
     if where is None:
         return cpu.call(kernel, args, out)
+    if where is CONTAINERS:   # pyarrow, polars, pandas, dask Series in and out
+        from .. import containers
+        return containers.call(kernel, args, None, out)
     if where is DASK:   # lazy: ckernels.dask
         from .. import dask as _dask
         return _dask.call(kernel, args, out)

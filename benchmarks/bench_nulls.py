@@ -1,0 +1,107 @@
+"""Missing values through the containers users hold: ratios against the best
+alternative in the same run, both sides in this process, back to back.
+
+    python benchmarks/bench_nulls.py                  # every section
+    python benchmarks/bench_nulls.py asarray tolist   # some sections
+    (CK_BENCH_NULLS_N: elements of the 1M rows, x10 for the 10M rows; CK_BENCH_REPS)
+
+Sections (the target after each ratio):
+  asarray   ckernels.asarray of 10M ?float64 (5% nulls) from pyarrow / a copy of
+            its values (<= 0.05x: zero-copy, the bitmap shared)
+  tolist    tolist() of 1M ?string (5% nulls) / pa.Array.to_pylist() (<= 1.0x)
+  sum       ops.sum of 10M ?float64 (5% nulls) / pc.sum (<= 1.0x)
+  pandas    a string[pyarrow] Series of 1M with 5% NA -> a jitted f-string
+            label -> Series / pandas "<" + s + ">" (<= 0.5x); while jitted
+            functions refuse nulls the row says so and times the Series
+            without NA instead
+
+Ratios are time / baseline time (< 1: faster than the baseline).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import best, report  # noqa: E402
+
+import ckernels  # noqa: E402
+from ckernels import errors  # noqa: E402
+
+N = int(os.environ.get("CK_BENCH_NULLS_N", 1_000_000))
+
+
+@ckernels.jit
+def bracket(s):
+    return f"<{s}>"
+
+
+def target(name: str, t: float, base_name: str, t_base: float, goal: float) -> None:
+    """``report`` plus the target for the ratio."""
+    report(name, t, base_name, t_base)
+    print(f"{'':46s} target <= {goal}x: {'met' if t / t_base <= goal else 'NOT MET'}")
+
+
+def _mask(n: int) -> np.ndarray:
+    return np.random.default_rng(0).random(n) < 0.05
+
+
+def _floats(n: int):
+    import pyarrow as pa
+    return pa.array(np.random.default_rng(1).random(n), mask=_mask(n))
+
+
+def _strings(n: int):
+    import pyarrow as pa
+    words = np.array([f"w{i % 9973}" for i in range(n)], dtype=object)
+    words[_mask(n)] = None
+    return pa.array(words, type=pa.string())
+
+
+def bench_asarray() -> None:
+    x = _floats(10 * N)
+    values = np.asarray(x.buffers()[1]).view(np.float64)
+    t = best(lambda: ckernels.asarray(x))
+    tb = best(lambda: values.copy())
+    target(f"asarray {10 * N:,} ?float64 from pyarrow", t, "copy of the values", tb, 0.05)
+
+
+def bench_tolist() -> None:
+    x = _strings(N)
+    a = ckernels.asarray(x)
+    target(f"tolist() {N:,} ?string", best(a.tolist, 3), "pa.Array.to_pylist()",
+           best(x.to_pylist, 3), 1.0)
+
+
+def bench_sum() -> None:
+    import pyarrow.compute as pc
+    x = _floats(10 * N)
+    a = ckernels.asarray(x)
+    assert abs(ckernels.ops.sum(a) - pc.sum(x).as_py()) < 1e-6 * 10 * N
+    target(f"ops.sum {10 * N:,} ?float64", best(lambda: ckernels.ops.sum(a)), "pc.sum",
+           best(lambda: pc.sum(x)), 1.0)
+
+
+def bench_pandas() -> None:
+    import pandas as pd
+    s = pd.Series(_strings(N).to_pylist(), dtype="string[pyarrow]")
+    try:
+        bracket(s.head(3))
+    except errors.NotSupportedError as exc:
+        print(f"pandas with NA: not runnable yet ({str(exc).split(':')[0]}: jitted "
+              "functions refuse nulls); timing the Series without NA instead")
+        s = s.fillna("")
+    r = bracket(s)
+    assert r.tolist()[:3] == ("<" + s.head(3) + ">").tolist()
+    target(f"jitted f-string over {N:,} string[pyarrow]", best(lambda: bracket(s), 3),
+           'pandas "<" + s + ">"', best(lambda: "<" + s + ">", 3), 0.5)
+
+
+SECTIONS = {"asarray": bench_asarray, "tolist": bench_tolist, "sum": bench_sum,
+            "pandas": bench_pandas}
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or SECTIONS:
+        SECTIONS[name]()
