@@ -26,7 +26,9 @@ from ..host.convert import check_scalar as _check_scalar
 from ..host.rewrite import fresh_arena
 from ..kernels import KernelBuilder, errmode_value
 from ..memory import MemBlock
+from ..errors import NotSupportedError
 from ..types import as_type
+from ..types import option as _option
 from . import dims as _dims
 from . import operands as _operands
 from .signature import Signature
@@ -209,15 +211,44 @@ def _out_array(out, fname: str) -> Array:
 
 
 _FACTORY = None
+_NULLPROP = None
+
+
+def _propagating(comp: Compiled):
+    """The factory, its data and the result type of a call whose operands
+    hold nulls (``?T`` arrays into plain ``T`` arguments): the jitted leaf
+    wrapped by ``ck_null_propagating_child_factory`` (a null in any operand
+    is a null out; the leaf runs on valid runs only), the result ``?R``."""
+    global _NULLPROP
+    if _NULLPROP is None:
+        _NULLPROP = ffi.addressof(lib, "ck_null_propagating_child_factory")
+    np_ = ffi.new("ck_null_propagation *")
+    np_.child = _FACTORY
+    np_.child_data = comp.desc
+    np_.kleene = lib.CK_NULLS_PROPAGATE
+    return _NULLPROP, np_, _option(comp.ret_type)
 
 
 def apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:
     """``ck_array_apply`` of the jitted leaf over host arrays (into ``dst`` if
-    given, else a new array)."""
+    given, else a new array); operands with option elements ``?T``: nulls
+    propagate (:func:`_propagating`)."""
     global _FACTORY
     if _FACTORY is None:
         _FACTORY = ffi.addressof(lib, "ck_jit_child_factory")
     srcs = ffi.new("ck_array_preamble *[]", [a._a for a in arrays] or [ffi.NULL])
+    if any(a.type.dtype.is_option for a in arrays) or (
+            dst is not None and dst.type.dtype.is_option):
+        if comp.core:
+            raise NotSupportedError(
+                f"{comp.desc.name.decode()}: arguments with missing values (option "
+                "types ?T) under a signature with dims are not supported; fill them "
+                "first (a.fill_null(value))")
+        factory, data, rt = _propagating(comp)
+        out = ffi.NULL if dst is not None else ffi.new("ck_array_preamble **")
+        check(lib.ck_array_apply(factory, data, rt.c_type, len(arrays), srcs,
+                                 dst._a if dst is not None else ffi.NULL, out))
+        return dst if dst is not None else Array._own(out[0])
     if comp.core:    # core dims: ck_array_apply_core with the signature's patterns
         pats = ffi.new("ck_type[]", [t.c_type for t in comp.arg_types] or [ffi.NULL])
         out = ffi.NULL if dst is not None else ffi.new("ck_array_preamble **")
