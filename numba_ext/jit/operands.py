@@ -119,13 +119,15 @@ class Operand:
 
     def exact(self, name: str) -> bool:
         """Passes as an argument of type ``name`` unchanged (a weak scalar: by
-        the NEP 50 rule)."""
+        the NEP 50 rule; ``?T`` takes what ``T`` takes, nulls or not)."""
+        name = name[1:] if name.startswith("?") else name
         if self.weak:
             return dtypes.weak_matches(name, self.value)
         return self.name == name
 
     def castable(self, name: str) -> bool:
         """Converts safely to ``name`` (``ck_can_cast_safely``)."""
+        name = name[1:] if name.startswith("?") else name
         if self.weak:
             return dtypes.weak_matches(name, self.value)
         if self.name == name:
@@ -143,6 +145,8 @@ class Operand:
             except Exception as exc:
                 raise type(exc)(f"argument {self.value!r} as {t}: {exc}") from None
         a = self.array
+        if t.is_option:     # a null-aware argument: the value type, nulls kept
+            t = t.value_type
         if self.option:     # the values convert, the nulls stay
             t = _option(t)
         if str(a.type.dtype) == str(t):
