@@ -262,7 +262,7 @@ def apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:
             dst is not None and dst.type.dtype.is_option):
         if comp.core:
             raise NotSupportedError(
-                f"{comp.desc.name.decode()}: arguments with missing values (option "
+                f"{ffi.string(comp.desc.name).decode()}: arguments with missing values (option "
                 "types ?T) under a signature with dims are not supported; fill them "
                 "first (a.fill_null(value))")
         factory, data, rt = _propagating(comp)
