@@ -294,7 +294,7 @@ def call(kernel, args, out=None):
     if comp is None:
         raise TypeError(_operands.no_signature(kernel, ops))
     scalars = all(o.scalar for o in ops)
-    if scalars and out is None and comp.scalar_ok:
+    if scalars and out is None and comp.scalar_ok and not any(o.option for o in ops):
         return comp.call_scalar([o.value for o in ops])
     arrays = [o.as_array(t.dtype) for o, t in zip(ops, comp.arg_types)]
     ret_el = comp.ret_type.dtype

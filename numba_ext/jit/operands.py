@@ -43,6 +43,10 @@ class Operand:
         #: function of plain ``T`` propagates its nulls (docs/nulls.md)
         self.option = False
         name = dtypes.PYTHON_SCALARS.get(type(value))
+        if value is None:      # a null of whatever type the signature has
+            self.scalar = self.weak = self.option = True
+            self.name = None
+            return
         if name is not None:   # the common scalar case first
             self.scalar = True
             self.weak = name != "bool"
@@ -113,6 +117,8 @@ class Operand:
         return _elem_name(t, fname, index)
 
     def describe(self) -> str:
+        if self.name is None:
+            return "None"
         if self.weak:
             return f"Python {type(self.value).__name__}"
         return f"?{self.name}" if self.option else self.name
@@ -121,6 +127,8 @@ class Operand:
         """Passes as an argument of type ``name`` unchanged (a weak scalar: by
         the NEP 50 rule; ``?T`` takes what ``T`` takes, nulls or not)."""
         name = name[1:] if name.startswith("?") else name
+        if self.name is None:
+            return True        # None: a null of any type
         if self.weak:
             return dtypes.weak_matches(name, self.value)
         return self.name == name
@@ -128,6 +136,8 @@ class Operand:
     def castable(self, name: str) -> bool:
         """Converts safely to ``name`` (``ck_can_cast_safely``)."""
         name = name[1:] if name.startswith("?") else name
+        if self.name is None:
+            return True
         if self.weak:
             return dtypes.weak_matches(name, self.value)
         if self.name == name:
@@ -140,6 +150,8 @@ class Operand:
     def as_array(self, t) -> Array:
         """A host ckernel array of type ``t`` (converted where needed)."""
         if self.array is None:
+            if self.value is None:   # a 0-d null
+                t = _option(t.value_type)
             try:
                 return _array(self.value, type=t)
             except Exception as exc:
@@ -205,6 +217,9 @@ def select(kernel, ops: list[Operand], *, casts: bool = True):
                 strong or all(o.name == a for o, a in zip(ops, els))):
             return c
     if not kernel._explicit:
+        if any(o.name is None for o in ops):
+            raise TypeError(f"{kernel.__name__}: a None argument has no type to compile "
+                            "for: give the function a signature")
         with kernel._lock:
             return kernel.compile(tuple(o.name for o in ops))
     if casts:

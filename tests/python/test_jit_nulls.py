@@ -176,6 +176,10 @@ def test_option_arguments_arrive_as_none():
     assert str(r.type) == "strided * float64" and r.tolist() == [2.0, -1.0, 6.0]
     assert filled(np.array([1.0, 2.0])).tolist() == [2.0, 4.0]    # no nulls: plain values
     assert absent(ckernels.array([True, None, False])).tolist() == [False, True, False]
+    # scalars: None is a null of the signature's type
+    assert filled(None) == -1.0 and filled(2.0) == 4.0
+    assert inv(None) is None and shout(None) == "missing"
+    assert shout("drop") is None and shout("abc") == "ABC"
 
 
 def test_option_results_may_be_none():
