@@ -375,7 +375,7 @@ class Array(*_BASES):
                             r = _fast_apply(name, inputs, out)
                         if r is not _SLOW:
                             return r
-            if not kwargs and any(isinstance(x, Array) and x.type.dtype.is_option
+            if name and not kwargs and any(isinstance(x, Array) and x.type.dtype.is_option
                                   for x in inputs):
                 return apply_op(name, inputs, None)   # ?T: the C kernels carry the nulls
         return ArrayLike.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)

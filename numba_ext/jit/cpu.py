@@ -26,7 +26,9 @@ from ..host.convert import check_scalar as _check_scalar
 from ..host.rewrite import fresh_arena
 from ..kernels import KernelBuilder, errmode_value
 from ..memory import MemBlock
+from ..errors import NotSupportedError
 from ..types import as_type
+from ..types import option as _option
 from . import dims as _dims
 from . import operands as _operands
 from .signature import Signature
@@ -58,7 +60,7 @@ class Compiled:
 
     __slots__ = ("sig", "ret_type", "arg_types", "single", "strided", "code", "desc",
                  "_owner", "_info", "_info_name", "_info_fin", "from_cache", "scalar_ok",
-                 "_scalar_kernel", "_dtypes", "core", "__weakref__")
+                 "_scalar_kernel", "_dtypes", "core", "nullable", "__weakref__")
 
     def __init__(self, name: str, sig: Signature, trampolines, cres):
         self.sig = sig
@@ -75,10 +77,10 @@ class Compiled:
         d.single = ffi.cast("ck_expr_single_t", self.single)
         d.strided = ffi.cast("ck_expr_strided_t", self.strided)
         d.code = self.code.ptr
-        d.dst_id = self.ret_type.dtype.type_id
+        d.dst_id = self.ret_type.dtype.value_type.type_id
         d.nsrc = len(sig.args)
         for i, t in enumerate(self.arg_types):
-            d.src_ids[i] = t.dtype.type_id
+            d.src_ids[i] = t.dtype.value_type.type_id
         if self.core:     # borrowed by the desc: ret_type / arg_types keep them alive
             d.dst_pattern = self.ret_type.c_type
             for i, t in enumerate(self.arg_types):
@@ -87,10 +89,20 @@ class Compiled:
                        lossy=True)
         d.name = label[:_NAME_MAX - 1]
         self.desc = d
+        #: a null-aware signature (``?T`` arguments or result): the
+        #: ``ck_jit_option_desc`` of ``ck_jit_option_child_factory``
+        self.nullable = None
+        if any(t.is_option for t in (self.ret_type, *self.arg_types)):
+            od = ffi.new("ck_jit_option_desc *")
+            od.desc = d
+            od.src_nullable = sum(1 << i for i, t in enumerate(self.arg_types) if t.is_option)
+            od.dst_nullable = int(self.ret_type.is_option)
+            self.nullable = od
         self._info = None
         self._info_name = None
         self._info_fin = None
-        self.scalar_ok = not self.core and all(e.kind not in "sV" for e in sig.elements)
+        self.scalar_ok = (not self.core and self.nullable is None and
+                          all(e.kind not in "sV" for e in sig.elements))
         self._scalar_kernel = None
         self._dtypes = None
 
@@ -209,15 +221,55 @@ def _out_array(out, fname: str) -> Array:
 
 
 _FACTORY = None
+_NULLPROP = None
+
+
+def _propagating(comp: Compiled):
+    """The factory, its data and the result type of a call whose operands
+    hold nulls (``?T`` arrays into plain ``T`` arguments): the jitted leaf
+    wrapped by ``ck_null_propagating_child_factory`` (a null in any operand
+    is a null out; the leaf runs on valid runs only), the result ``?R``."""
+    global _NULLPROP
+    if _NULLPROP is None:
+        _NULLPROP = ffi.addressof(lib, "ck_null_propagating_child_factory")
+    np_ = ffi.new("ck_null_propagation *")
+    np_.child = _FACTORY
+    np_.child_data = comp.desc
+    np_.kleene = lib.CK_NULLS_PROPAGATE
+    return _NULLPROP, np_, _option(comp.ret_type)
 
 
 def apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:
     """``ck_array_apply`` of the jitted leaf over host arrays (into ``dst`` if
-    given, else a new array)."""
+    given, else a new array); operands with option elements ``?T``: nulls
+    propagate (:func:`_propagating`)."""
     global _FACTORY
     if _FACTORY is None:
         _FACTORY = ffi.addressof(lib, "ck_jit_child_factory")
     srcs = ffi.new("ck_array_preamble *[]", [a._a for a in arrays] or [ffi.NULL])
+    if comp.nullable is not None:   # ?T in the signature: ck_jit_option_child_factory
+        rt = comp.ret_type
+        if any(a.type.dtype.is_option and not t.is_option
+               for a, t in zip(arrays, comp.arg_types)) or (
+                dst is not None and dst.type.dtype.is_option):
+            rt = _option(rt)    # a null into a plain argument: a null out
+        out = ffi.NULL if dst is not None else ffi.new("ck_array_preamble **")
+        check(lib.ck_array_apply(ffi.addressof(lib, "ck_jit_option_child_factory"),
+                                 comp.nullable, rt.c_type, len(arrays), srcs,
+                                 dst._a if dst is not None else ffi.NULL, out))
+        return dst if dst is not None else Array._own(out[0])
+    if any(a.type.dtype.is_option for a in arrays) or (
+            dst is not None and dst.type.dtype.is_option):
+        if comp.core:
+            raise NotSupportedError(
+                f"{ffi.string(comp.desc.name).decode()}: arguments with missing values (option "
+                "types ?T) under a signature with dims are not supported; fill them "
+                "first (a.fill_null(value))")
+        factory, data, rt = _propagating(comp)
+        out = ffi.NULL if dst is not None else ffi.new("ck_array_preamble **")
+        check(lib.ck_array_apply(factory, data, rt.c_type, len(arrays), srcs,
+                                 dst._a if dst is not None else ffi.NULL, out))
+        return dst if dst is not None else Array._own(out[0])
     if comp.core:    # core dims: ck_array_apply_core with the signature's patterns
         pats = ffi.new("ck_type[]", [t.c_type for t in comp.arg_types] or [ffi.NULL])
         out = ffi.NULL if dst is not None else ffi.new("ck_array_preamble **")
@@ -242,7 +294,7 @@ def call(kernel, args, out=None):
     if comp is None:
         raise TypeError(_operands.no_signature(kernel, ops))
     scalars = all(o.scalar for o in ops)
-    if scalars and out is None and comp.scalar_ok:
+    if scalars and out is None and comp.scalar_ok and not any(o.option for o in ops):
         return comp.call_scalar([o.value for o in ops])
     arrays = [o.as_array(t.dtype) for o, t in zip(ops, comp.arg_types)]
     ret_el = comp.ret_type.dtype

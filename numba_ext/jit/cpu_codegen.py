@@ -206,27 +206,72 @@ def store_struct(context, builder, plan, value, ptr):
                            builder.bitcast(ptr, context.get_data_type(toty).as_pointer()))
 
 
+@intrinsic
+def _is_null(typingctx, ptr):
+    """Whether a source pointer is NULL (a null ``?T`` argument)."""
+    if ptr != types.voidptr:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.icmp_unsigned("==", builder.ptrtoint(args[0], _i64),
+                                     ir.Constant(_i64, 0))
+    return types.boolean(types.voidptr), codegen
+
+
+@intrinsic
+def _set_flag(typingctx, ptr, offset, value):
+    """``((uint8 *)ptr)[offset] = value``: the validity byte of a ``?R``
+    result (``ck_jit_option_desc``, ``ckernel/jit.h``)."""
+    if ptr != types.voidptr or not isinstance(offset, types.IntegerLiteral):
+        return None
+
+    def codegen(context, builder, sig, args):
+        p = builder.gep(builder.bitcast(args[0], _i8p), [ir.Constant(_i64, offset.literal_value)])
+        builder.store(ir.Constant(_i8, 1 if value.literal_value else 0), p)
+        return context.get_dummy_value()
+    if not isinstance(value, types.BooleanLiteral):
+        return None
+    return types.none(ptr, offset, value), codegen
+
+
 # ---------------------------------------------------------- element source --
 def element_function(user_dispatcher, args, ret):
     """Generate and exec the element function for one signature (``args``,
-    ``ret``: element types, :class:`~ckernels.jit.signature.Signature`)."""
+    ``ret``: element types, :class:`~ckernels.jit.signature.Signature`).
+    Null-aware signatures: a ``?T`` argument whose pointer is NULL is None
+    (``Optional(T)`` in the function); a ``?R`` result writes its value and
+    then a validity byte after it (0 for None)."""
     n = len(args)
     params = [f"s{i}" for i in range(n)]
-    glb = {"_user": user_dispatcher}
+    glb = {"_user": user_dispatcher, "_nil": _is_null, "_flag": _set_flag}
     call_args = []
     for i, e in enumerate(args):
-        if e.kind == "s":
+        vt = e.value if getattr(e, "option", False) else e
+        if vt.kind == "s":
             glb[f"_ld{i}"] = load_string
         else:
-            glb[f"_ld{i}"] = loader(e.numba)
-        call_args.append(f"_ld{i}(s{i})")
+            glb[f"_ld{i}"] = loader(vt.numba)
+        if getattr(e, "option", False):
+            call_args.append(f"(None if _nil(s{i}) else _ld{i}(s{i}))")
+        else:
+            call_args.append(f"_ld{i}(s{i})")
     call = f"_user({', '.join(call_args)})"
-    if ret.kind == "s":
+    rv = ret.value if getattr(ret, "option", False) else ret
+    if rv.kind == "s":
         glb["_st"] = store_string_result
-        body = f"    _st(arena, dst, {call})\n"
+        store = "_st(arena, dst, {})"
     else:
-        glb["_st"] = storer(ret.numba)
-        body = f"    _st(dst, {call})\n"
+        glb["_st"] = storer(rv.numba)
+        store = "_st(dst, {})"
+    if getattr(ret, "option", False):
+        body = (f"    r = {call}\n"
+                f"    if r is None:\n"
+                f"        _flag(dst, {rv.size}, False)\n"
+                f"    else:\n"
+                f"        {store.format('r')}\n"
+                f"        _flag(dst, {rv.size}, True)\n")
+    else:
+        body = f"    {store.format(call)}\n"
     src = f"def _ck_elem(dst, {''.join(p + ', ' for p in params)}arena):\n{body}"
     ns: dict = {}
     exec(compile(src, f"<ckernels.jit element {ret.name}({', '.join(e.name for e in args)})>",
@@ -638,7 +683,9 @@ def build_trampolines(user_dispatcher, args, ret, symbase, arena_offset,
     directly around a call of the user function; otherwise (strings, Optional
     results) an element function is generated and compiled by Numba."""
     context = cpu_target.target_context.subtarget(enable_nrt=True)
-    direct = user_cres is not None and direct_ok(user_cres.signature, args, ret)
+    nullable = any(getattr(e, "option", False) for e in (*args, ret))
+    direct = (user_cres is not None and not nullable and
+              direct_ok(user_cres.signature, args, ret))
     src = None
     with global_compiler_lock:
         codegen = context.codegen()

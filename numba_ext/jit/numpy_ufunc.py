@@ -15,6 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dispatch, _foreign, dtypes, ufuncs
+from ..host.array import Array
+from ..host.array import asarray as _asarray
+from ..types import option as _option
 from .._native import ffi
 from ..errors import InvalidStateError, NotSupportedError
 from . import dims as _dims
@@ -162,7 +165,43 @@ class NumpyUfunc:
         if _foreign.is_dask_collection(array):
             from .. import dask as _dask
             return _dask.ufunc_reduce(self, array, *args, **kwargs)
+        if isinstance(array, Array) and array.type.dtype.is_option:
+            return self._reduce_nulls(array, *args, **kwargs)
         return self._the_ufunc("reduce").reduce(array, *args, **kwargs)
+
+    def _reduce_nulls(self, array, axis=0, *, keepdims=False, skip_nulls=True):
+        """``reduce`` of a ``?T`` array: nulls skipped (Arrow's and pandas'
+        rule; a lane of nulls only, or an empty one, gives a null), or with
+        ``skip_nulls=False`` a null wherever the lane has one.  Over all of a
+        1-d array or ``axis=None``: the valid values reduced; over an axis of a
+        multi-dimensional array: NumPy's ``where=`` reduction, which needs
+        ``identity=`` at decoration."""
+        uf = self._the_ufunc("reduce")
+        valid = np.asarray(array.is_valid())
+        values = np.asarray(array.fill_null(0 if self.identity is None else self.identity))
+        if axis is None or array.ndim == 1:
+            if not skip_nulls and not valid.all():
+                res = None
+            else:
+                kept = values[valid]
+                res = uf.reduce(kept) if kept.size else None
+            if not keepdims or res is None:
+                return res
+            return _asarray(np.full((1,) * array.ndim, res))
+        if self.identity is None:
+            raise NotSupportedError(
+                f"{self.__name__}.reduce: nulls are skipped along an axis of a "
+                f"{array.ndim}-d array with NumPy's where= reduction, which needs "
+                f"identity= at decoration (or reduce over axis=None)")
+        res = np.asarray(uf.reduce(values, axis=axis, where=valid, initial=self.identity,
+                                   keepdims=keepdims))
+        nulls = ~(valid.all(axis=axis, keepdims=keepdims) if not skip_nulls
+                  else valid.any(axis=axis, keepdims=keepdims))
+        out = _asarray(res).astype(_option(str(_asarray(res).type.dtype)))
+        flat = out.reshape(-1) if out.ndim != 1 else out
+        for i in np.flatnonzero(nulls):
+            flat[int(i)] = None
+        return out
 
     def accumulate(self, array, *args, **kwargs):
         """``numpy.ufunc.accumulate`` of :attr:`ufunc` (binary functions)."""

@@ -22,6 +22,7 @@ from ..host.array import array as _array
 from ..host.array import asarray as _asarray
 from ..device.array import DeviceArray
 from ..kernels import errmode_value
+from ..types import option as _option
 from .dims import element_name
 from .signature import SUPPORTED_TYPES, is_struct
 from .structs import element as struct_element
@@ -31,14 +32,21 @@ class Operand:
     """One call argument: its element type name for resolution, whether it is
     a weak Python scalar, and what it is (host array, scalar, device array)."""
 
-    __slots__ = ("value", "array", "name", "weak", "scalar", "numpy", "device")
+    __slots__ = ("value", "array", "name", "weak", "scalar", "numpy", "device", "option")
 
     def __init__(self, value, fname: str, index: int):
         self.value = value
         self.array = None
         self.numpy = False
         self.device = False
+        #: the operand's elements are an option ``?T`` (``name`` is T's): a
+        #: function of plain ``T`` propagates its nulls (docs/nulls.md)
+        self.option = False
         name = dtypes.PYTHON_SCALARS.get(type(value))
+        if value is None:      # a null of whatever type the signature has
+            self.scalar = self.weak = self.option = True
+            self.name = None
+            return
         if name is not None:   # the common scalar case first
             self.scalar = True
             self.weak = name != "bool"
@@ -48,7 +56,7 @@ class Operand:
         self.scalar = False
         if isinstance(value, Array):
             self.array = value
-            self.name = _elem_name(value.type.dtype, fname, index)
+            self.name = self._element(value.type.dtype, fname, index)
         elif isinstance(value, np.ndarray):
             self.numpy = value.dtype.kind not in "OUSTV"
             if value.dtype.kind in "OUST":
@@ -62,7 +70,7 @@ class Operand:
                     why = f": {exc}" if value.dtype.fields is not None else ""
                     raise TypeError(f"{fname}: argument {index}: unsupported NumPy dtype "
                                     f"{value.dtype}{why}") from None
-            self.name = _elem_name(self.array.type.dtype, fname, index)
+            self.name = self._element(self.array.type.dtype, fname, index)
         elif isinstance(value, DeviceArray):
             self.device = True
             self.name = value.element.name
@@ -72,7 +80,7 @@ class Operand:
             except Exception as exc:
                 raise TypeError(f"{fname}: argument {index}: cannot convert "
                                 f"{type(value).__name__} to a ckernel array: {exc}") from None
-            self.name = _elem_name(self.array.type.dtype, fname, index)
+            self.name = self._element(self.array.type.dtype, fname, index)
         elif isinstance(value, np.void) and value.dtype.fields is not None:
             # one element of a structured array: a 0-d struct array
             self.scalar = True
@@ -100,20 +108,36 @@ class Operand:
             if isinstance(value, np.str_):
                 self.value = str(value)
 
+    def _element(self, t, fname: str, index: int) -> str:
+        """The element type name of a host operand's dtype ``t`` (an option's
+        value type, ``option`` set)."""
+        if t.is_option:
+            self.option = True
+            t = t.value_type
+        return _elem_name(t, fname, index)
+
     def describe(self) -> str:
+        if self.name is None:
+            return "None"
         if self.weak:
             return f"Python {type(self.value).__name__}"
-        return self.name
+        return f"?{self.name}" if self.option else self.name
 
     def exact(self, name: str) -> bool:
         """Passes as an argument of type ``name`` unchanged (a weak scalar: by
-        the NEP 50 rule)."""
+        the NEP 50 rule; ``?T`` takes what ``T`` takes, nulls or not)."""
+        name = name[1:] if name.startswith("?") else name
+        if self.name is None:
+            return True        # None: a null of any type
         if self.weak:
             return dtypes.weak_matches(name, self.value)
         return self.name == name
 
     def castable(self, name: str) -> bool:
         """Converts safely to ``name`` (``ck_can_cast_safely``)."""
+        name = name[1:] if name.startswith("?") else name
+        if self.name is None:
+            return True
         if self.weak:
             return dtypes.weak_matches(name, self.value)
         if self.name == name:
@@ -126,11 +150,17 @@ class Operand:
     def as_array(self, t) -> Array:
         """A host ckernel array of type ``t`` (converted where needed)."""
         if self.array is None:
+            if self.value is None:   # a 0-d null
+                t = _option(t.value_type)
             try:
                 return _array(self.value, type=t)
             except Exception as exc:
                 raise type(exc)(f"argument {self.value!r} as {t}: {exc}") from None
         a = self.array
+        if t.is_option:     # a null-aware argument: the value type, nulls kept
+            t = t.value_type
+        if self.option:     # the values convert, the nulls stay
+            t = _option(t)
         if str(a.type.dtype) == str(t):
             return a
         return cast(a, t)
@@ -187,6 +217,9 @@ def select(kernel, ops: list[Operand], *, casts: bool = True):
                 strong or all(o.name == a for o, a in zip(ops, els))):
             return c
     if not kernel._explicit:
+        if any(o.name is None for o in ops):
+            raise TypeError(f"{kernel.__name__}: a None argument has no type to compile "
+                            "for: give the function a signature")
         with kernel._lock:
             return kernel.compile(tuple(o.name for o in ops))
     if casts:

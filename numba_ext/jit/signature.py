@@ -90,6 +90,13 @@ def type_name(spec, what: str, where: str) -> str:
         raise TypeError(f"ckernels.jit: bad {what} type {spec!r} in signature {where!r}: "
                         f"{exc}") from None
     name = str(t)
+    if t.is_option:            # `?T`: the function takes None or a value (docs/nulls.md)
+        value = t.value_type
+        if value.is_dim or value.is_option or str(value) not in SUPPORTED_TYPES:
+            raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "
+                            f"{where!r}; option types are ?T for an element type T "
+                            f"({', '.join(SUPPORTED_TYPES)})")
+        return name
     if t.is_dim:               # core dims: ckernels.jit.dims
         return _dims.signature_type(t, what, where)
     if t.type_id == _structs.STRUCT_ID:
@@ -110,13 +117,41 @@ def type_name(spec, what: str, where: str) -> str:
     return name
 
 
+class OptionElement:
+    """The element type ``?T`` of a null-aware signature: the value type's
+    row (its ``kind``, ``size``, ``type_id``, ...) with the name ``?T`` and
+    Numba's ``Optional(T)`` as ``numba`` (the function gets None or a
+    value); ``value`` is the row of T."""
+
+    __slots__ = ("value", "name")
+    option = True
+
+    def __init__(self, value):
+        self.value = value
+        self.name = f"?{value.name}"
+
+    @property
+    def numba(self):
+        from numba.core import types
+        return types.Optional(self.value.numba)
+
+    def __getattr__(self, attr):
+        return getattr(self.value, attr)
+
+    def __repr__(self) -> str:
+        return f"OptionElement({self.value.name})"
+
+
 def element_type(name: str):
     """The table row (:mod:`ckernels.dtypes`) of an element type name, or the
     :class:`~ckernels.jit.structs.StructType` of a struct type string; for a
-    type with core dims (:mod:`ckernels.jit.dims`), that of its elements."""
+    type with core dims (:mod:`ckernels.jit.dims`), that of its elements;
+    for ``?T``, an :class:`OptionElement`."""
     d = dtypes.by_name.get(name)
     if d is not None:
         return d
+    if name.startswith("?"):
+        return OptionElement(element_type(name[1:]))
     if _dims.is_dimensioned(name):
         return element_type(_dims.element_name(name))
     return _structs.element(name)
@@ -193,5 +228,10 @@ def argument_signature(arg_types, where) -> Signature:
     return Signature(None, tuple(type_name(a, "argument", str(where)) for a in arg_types))
 
 
-__all__ = ["Signature", "parse_signature", "type_name", "element_type", "is_struct",
+def is_option(name: str) -> bool:
+    """Whether a signature part is an option type ``?T`` (null-aware)."""
+    return name.startswith("?")
+
+
+__all__ = ["OptionElement", "is_option", "Signature", "parse_signature", "type_name", "element_type", "is_struct",
            "argument_signature", "SUPPORTED_TYPES", "MAX_ARGS"]

@@ -24,10 +24,14 @@
  * stride 0, or an input overlapping the output other than exactly in place)
  * run one element at a time.
  *
- * Missing values: a StringDType null (`StringDType(na_object=...)`) is a
- * CKValueError naming the argument and the element of the run, except where
- * the dtype's na_object is itself a string (NumPy's rule: it stands for that
- * string).
+ * Missing values (`StringDType(na_object=...)` nulls) propagate: an element
+ * where any string input is null is null in a string output (packed with
+ * NpyString_pack_null; a new output gets the first input's na_object), and
+ * the kernel never runs on it (it runs on the runs of valid elements of each
+ * chunk).  A numeric output cannot hold a null: a CKValueError naming the
+ * number of null elements of the run and the first.  Where the dtype's
+ * na_object is itself a string, NumPy's rule applies: it stands for that
+ * string.
  *
  * Threads.  Long runs are split over the library's pool when a first chunk,
  * timed, says the rest is worth it (the threshold of parallel.c).  Workers
@@ -51,23 +55,30 @@
 
 typedef struct {
   ckd_loop *L;
+  npy_intp n;              /* elements of the run                           */
   char *const *data;
   const npy_intp *strides;
   npy_string_allocator *alloc[CKD_MAX_ARGS];
   const PyArray_StringDTypeObject *descr[CKD_MAX_ARGS];
 } cks_run;
 
-/* Scratch of one chunk: the views of each string input, the results. */
+/* Scratch of one chunk: the views of each string input, the results, which
+ * elements are null (any string input null there). */
 typedef struct {
   ck_string *views[CKD_MAX_NIN];
   ck_string *out;
+  uint8_t *nulls;
 } cks_scratch;
+
+/* A null result in the results array: both ends point here (never text). */
+static const char cks_null_mark = 0;
 
 static void cks_scratch_free(cks_scratch *s, int nin) {
   for (int j = 0; j < nin; j++) {
     free(s->views[j]);
   }
   free(s->out);
+  free(s->nulls);
 }
 
 static ck_status cks_scratch_init(cks_scratch *s, const ckd_loop *L, size_t n_out) {
@@ -81,6 +92,11 @@ static ck_status cks_scratch_init(cks_scratch *s, const ckd_loop *L, size_t n_ou
       }
     }
   }
+  s->nulls = malloc(CKS_CHUNK);
+  if (s->nulls == NULL) {
+    cks_scratch_free(s, L->nin);
+    return ck_set_error(CK_ERR_NO_MEMORY, "string loop: no memory for views");
+  }
   if (n_out > 0) {
     s->out = malloc(n_out * sizeof(ck_string));
     if (s->out == NULL) {
@@ -91,9 +107,32 @@ static ck_status cks_scratch_init(cks_scratch *s, const ckd_loop *L, size_t n_ou
   return CK_OK;
 }
 
-/* Views of input j's strings [begin, begin + m). */
+/* Null elements of the run: those where any string input is null (not a
+ * string na_object); *first gets the first one (-1: none). */
+static npy_intp cks_count_nulls(const cks_run *r, npy_intp *first) {
+  npy_intp count = 0;
+  *first = -1;
+  for (npy_intp i = 0; i < r->n; i++) {
+    for (int j = 0; j < r->L->nin; j++) {
+      npy_static_string v = {0, NULL};
+      if ((r->L->strings & (1u << j)) && !r->descr[j]->has_string_na &&
+          NpyString_load(r->alloc[j],
+                         (const npy_packed_static_string *)(r->data[j] + i * r->strides[j]),
+                         &v) == 1) {
+        if (count++ == 0) {
+          *first = i;
+        }
+        break;
+      }
+    }
+  }
+  return count;
+}
+
+/* Views of input j's strings [begin, begin + m); nulls[i] set where one is
+ * null (its view empty), *any set when there is one. */
 static ck_status cks_load(const cks_run *r, int j, npy_intp begin, npy_intp m,
-                          ck_string *views) {
+                          ck_string *views, uint8_t *nulls, int *any) {
   const char *p = r->data[j] + begin * r->strides[j];
   npy_intp stride = r->strides[j];
   npy_string_allocator *alloc = r->alloc[j];
@@ -105,20 +144,33 @@ static ck_status cks_load(const cks_run *r, int j, npy_intp begin, npy_intp m,
     }
     if (rc == 1) {
       if (!r->descr[j]->has_string_na) {
-        char msg[256];
-        snprintf(msg, sizeof msg,
-                 "%s: argument %d holds a missing value (a StringDType null) at element %zd "
-                 "of the run; fill missing values first (ckernels.array(..., fill_value=) or "
-                 "numpy.where)",
-                 r->L->name, j, (Py_ssize_t)(begin + i));
-        return ck_set_error(CK_ERR_VALUE, msg);
+        nulls[i] = 1;
+        *any = 1;
+        s.size = 0;
+        s.buf = "";
+      } else {
+        s = r->descr[j]->default_string;
       }
-      s = r->descr[j]->default_string;
     }
     views[i].begin = (char *)s.buf;
     views[i].end = (char *)s.buf + s.size;
   }
   return CK_OK;
+}
+
+/* The error of nulls that a numeric output (or one without an na_object)
+ * cannot hold. */
+static ck_status cks_null_error(const cks_run *r) {
+  npy_intp first;
+  npy_intp count = cks_count_nulls(r, &first);
+  char msg[512];
+  snprintf(msg, sizeof msg,
+           "%s: %zd missing value%s (StringDType nulls) in the arguments, the first at element "
+           "%zd of the run, and the result's NumPy dtype cannot hold a null; fill them first "
+           "(numpy.where, or a StringDType with a string na_object) or call the function on "
+           "ckernels arrays (ckernels.array(x)), whose results are option types",
+           r->L->name, (Py_ssize_t)count, count == 1 ? "" : "s", (Py_ssize_t)first);
+  return ck_set_error(CK_ERR_VALUE, msg);
 }
 
 /* Run the kernel over [begin, begin + m): numeric results in place, string
@@ -132,9 +184,11 @@ static ck_status cks_compute(const cks_run *r, npy_intp begin, npy_intp m, cks_s
   intptr_t ss[CKD_MAX_NIN];
   for (npy_intp off = 0; off < m; off += CKS_CHUNK) {
     npy_intp k = m - off < CKS_CHUNK ? m - off : CKS_CHUNK;
+    int any = 0;
+    memset(s->nulls, 0, (size_t)k);
     for (int j = 0; j < nin; j++) {
       if (L->strings & (1u << j)) {
-        ck_status st = cks_load(r, j, begin + off, k, s->views[j]);
+        ck_status st = cks_load(r, j, begin + off, k, s->views[j], s->nulls, &any);
         if (st != CK_OK) {
           return st;
         }
@@ -144,6 +198,9 @@ static ck_status cks_compute(const cks_run *r, npy_intp begin, npy_intp m, cks_s
         src[j] = r->data[j] + (begin + off) * r->strides[j];
         ss[j] = r->strides[j];
       }
+    }
+    if (any && (!(L->strings & (1u << nin)) || r->descr[nin]->na_object == NULL)) {
+      return cks_null_error(r);
     }
     ck_status st;
     if (!(L->strings & (1u << nin))) {
@@ -162,10 +219,30 @@ static ck_status cks_compute(const cks_run *r, npy_intp begin, npy_intp m, cks_s
       ck_kernel_builder_init(&ckb);
       st = ck_jit_make_kernel(&ckb, 0, &L->desc, (const char *)&am, CK_KERNEL_REQUEST_STRIDED,
                               NULL);
-      if (st == CK_OK) {
+      if (st == CK_OK && !any) {
         ck_prefix *kernel = ck_kernel_builder_get(&ckb, 0);
         st = ck_prefix_strided(kernel)((char *)(out + off), (intptr_t)sizeof(ck_string), src, ss,
                                        (size_t)k, kernel);
+      } else if (st == CK_OK) { /* the runs of valid elements; nulls marked */
+        ck_prefix *kernel = ck_kernel_builder_get(&ckb, 0);
+        for (npy_intp a = 0; st == CK_OK && a < k;) {
+          if (s->nulls[a]) {
+            out[off + a].begin = out[off + a].end = (char *)&cks_null_mark;
+            a++;
+            continue;
+          }
+          npy_intp e = a;
+          while (e < k && !s->nulls[e]) {
+            e++;
+          }
+          const char *rs[CKD_MAX_NIN];
+          for (int j = 0; j < nin; j++) {
+            rs[j] = src[j] + a * ss[j];
+          }
+          st = ck_prefix_strided(kernel)((char *)(out + off + a), (intptr_t)sizeof(ck_string),
+                                         rs, ss, (size_t)(e - a), kernel);
+          a = e;
+        }
       }
       /* the loop's own kernel holds the code: this never releases it */
       ck_kernel_builder_destroy(&ckb);
@@ -185,6 +262,12 @@ static ck_status cks_pack(const cks_run *r, npy_intp begin, npy_intp m, const ck
   npy_string_allocator *alloc = r->alloc[nin];
   for (npy_intp i = 0; i < m; i++, p += stride) {
     const ck_string *v = &res[i];
+    if (v->begin == &cks_null_mark) {
+      if (NpyString_pack_null(alloc, (npy_packed_static_string *)p) < 0) {
+        return ck_set_error(CK_ERR_NO_MEMORY, "string loop: NpyString_pack_null failed");
+      }
+      continue;
+    }
     size_t n = v->begin != NULL ? (size_t)(v->end - v->begin) : 0;
     if (NpyString_pack(alloc, (npy_packed_static_string *)p, n ? v->begin : "", n) < 0) {
       return ck_set_error(CK_ERR_NO_MEMORY, "string loop: NpyString_pack failed");
@@ -328,7 +411,7 @@ int ckd_string_loop(PyArrayMethod_Context *context, char *const *data,
     return 0;
   }
   int nargs = L->nin + 1;
-  cks_run r = {.L = L, .data = data, .strides = strides};
+  cks_run r = {.L = L, .n = n, .data = data, .strides = strides};
   for (int i = 0; i < nargs; i++) {
     r.descr[i] = (L->strings & (1u << i))
                      ? (const PyArray_StringDTypeObject *)context->descriptors[i]
@@ -346,6 +429,26 @@ int ckd_string_loop(PyArrayMethod_Context *context, char *const *data,
 
 /* ---- descriptors --------------------------------------------------------------- */
 
+/* A new StringDType for an output, with the na_object of the first string
+ * input of `given` that has one. */
+static PyArray_Descr *cks_new_string_descr(int nargs, PyArray_DTypeMeta *const *dtypes,
+                                           PyArray_Descr *const *given) {
+  for (int j = 0; j < nargs - 1; j++) {
+    if (given[j] != NULL && dtypes[j] == &PyArray_StringDType &&
+        ((PyArray_StringDTypeObject *)given[j])->na_object != NULL) {
+      PyObject *na = ((PyArray_StringDTypeObject *)given[j])->na_object;
+      PyObject *args = PyTuple_New(0);
+      PyObject *kw = args != NULL ? Py_BuildValue("{s:O}", "na_object", na) : NULL;
+      PyObject *d = kw != NULL ? PyObject_Call((PyObject *)&PyArray_StringDType, args, kw)
+                               : NULL;
+      Py_XDECREF(kw);
+      Py_XDECREF(args);
+      return (PyArray_Descr *)d;
+    }
+  }
+  return (PyArray_Descr *)PyObject_CallNoArgs((PyObject *)&PyArray_StringDType);
+}
+
 /* The descriptors of `nargs` operands (the method object is opaque: one
  * resolver per operand count, below). */
 static NPY_CASTING cks_resolve(int nargs, PyArray_DTypeMeta *const *dtypes,
@@ -357,8 +460,9 @@ static NPY_CASTING cks_resolve(int nargs, PyArray_DTypeMeta *const *dtypes,
     } else if (d != NULL) {
       Py_INCREF(d);
     } else if (dtypes[i] == &PyArray_StringDType) {
-      /* a new StringDType() for a new output: its own allocator */
-      d = (PyArray_Descr *)PyObject_CallNoArgs((PyObject *)&PyArray_StringDType);
+      /* a new StringDType() for a new output: its own allocator, and the
+       * na_object of the first string input that has one (nulls propagate) */
+      d = cks_new_string_descr(nargs, dtypes, given);
     } else {
       d = dtypes[i]->singleton;
       Py_XINCREF(d);

@@ -169,6 +169,36 @@ CK_API ck_status ck_jit_child_factory(void *child_data, ck_kernel_builder *ckb,
                                       const char *const *src_arrmeta,
                                       ck_kernel_request req, size_t *out_end);
 
+/*
+ * Null-aware jitted kernels: a signature with option types `?T`.  The
+ * compiled entry points take a NULL source pointer for a `?T` argument that
+ * is null, and for a `?R` result write the value followed by one byte, 1 =
+ * valid, 0 = null (the whole within CK_JIT_OPTION_SCRATCH bytes).  `desc`'s
+ * ids are the value types' (borrowed, as by ck_jit_child_factory).
+ */
+#define CK_JIT_OPTION_SCRATCH 32
+
+typedef struct ck_jit_option_desc {
+  const ck_jit_kernel_desc *desc;
+  uint32_t src_nullable; /* bit j: argument j is `?T` in the signature */
+  uint32_t dst_nullable; /* nonzero: the result is `?R`                 */
+} ck_jit_option_desc;
+
+/* A ck_child_kernel_factory for ck_array_apply: `child_data` is a `const
+ * ck_jit_option_desc *`.  Sources may be options or not; a null in an
+ * argument declared `T` (not `?T`) makes the result null without a call
+ * (propagation), so the destination must then be an option.  The leaf runs
+ * one element at a time (its single entry point).  Errors: CK_ERR_TYPE for
+ * types the code was not compiled for or a `?R` result into a non-option
+ * destination; CK_ERR_VALUE at run time for a null into a non-option
+ * destination; those of ck_jit_make_kernel. */
+CK_API ck_status ck_jit_option_child_factory(void *child_data, ck_kernel_builder *ckb,
+                                             size_t offset, ck_type dst_type,
+                                             const char *dst_arrmeta, size_t nsrc,
+                                             const ck_type *src_types,
+                                             const char *const *src_arrmeta,
+                                             ck_kernel_request req, size_t *out_end);
+
 /* Register the descriptor's kernel as the implementation of `op_name` for
  * its argument types (registry.h, ck_op_register_factory).  The registry
  * keeps a copy of the descriptor and its own reference to `code`, dropped
