@@ -1,0 +1,203 @@
+"""Strings and var dims on devices (OpenCL through PoCL): Arrow's layout in
+device buffers (int64 offsets + values), uploads from every host source in
+one copy per buffer, the way back, the NumPy-like surface, the picture, and
+Arrow's C device interface (``__arrow_c_device_array__``) read by nanoarrow
+as a consumer.  CPython's ``str.encode``, NumPy and pyarrow are the oracles."""
+
+import ctypes
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ckernels
+from ckernels.device.varlen import DeviceVarArray
+from ckernels.errors import CKIndexError, NotSupportedError
+
+ARROW_DEVICE_OPENCL = 4
+
+
+@pytest.fixture(scope="module")
+def ctx(new_opencl_context):
+    return new_opencl_context()
+
+
+def _layout(strings):
+    """Arrow's large_utf8 buffers of ``strings``: (offsets, data)."""
+    enc = [s.encode() for s in strings]
+    return np.cumsum([0] + [len(b) for b in enc], dtype=np.int64), b"".join(enc)
+
+
+def test_the_first_user_example_lives_on_the_device(ctx):
+    d = ctx.array(ckernels.array(["a", "bb"]))
+    assert isinstance(d, DeviceVarArray)
+    assert d.shape == (2,) and len(d) == 2 and d.ndim == 1
+    assert str(d.type) == "2 * string"
+    assert repr(d).startswith("<ckernels.DeviceArray 2 * string (2,) on opencl")
+    assert d.tolist() == ["a", "bb"]
+    host = d.get()
+    assert isinstance(host, ckernels.Array) and host.tolist() == ["a", "bb"]
+    assert d.to_numpy().tolist() == ["a", "bb"]
+    # the layout is Arrow's: int64 offsets from 0, the UTF-8 bytes
+    assert d.offsets.to_numpy().tolist() == [0, 1, 3]
+    assert bytes(d.values.to_numpy()) == b"abb"
+
+
+TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)),
+               max_size=40)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.lists(TEXT | st.sampled_from(["", "é" * 300, "€x", "𝄞"]), max_size=30))
+def test_strings_round_trip_in_arrow_layout(ctx, strings):
+    d = ctx.array(strings) if strings else ctx.array(ckernels.array(strings, dtype="string"))
+    offsets, data = _layout(strings)
+    assert d.offsets.to_numpy().tolist() == offsets.tolist()
+    assert bytes(d.values.to_numpy()) == data
+    assert d.tolist() == strings
+    if strings:
+        i = len(strings) // 2
+        assert d[i] == strings[i] and d[-1] == strings[-1]
+        assert d[1:].tolist() == strings[1:]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.floats(allow_nan=False, width=64), max_size=12), min_size=1,
+                max_size=20))
+def test_ragged_rows_round_trip(ctx, rows):
+    d = ctx.array(rows, type=f"{len(rows)} * var * float64")
+    assert str(d.type) == f"{len(rows)} * var * float64"
+    assert d.offsets.to_numpy().tolist() == np.cumsum([0] + [len(r) for r in rows]).tolist()
+    flat = [x for r in rows for x in r]
+    assert d.values.to_numpy().tolist() == flat and d.values.dtype == np.float64
+    assert d.tolist() == rows
+
+
+@pytest.mark.parametrize("source", ["numpy_stringdtype", "numpy_str", "pyarrow_string",
+                                    "pyarrow_large_string", "pyarrow_sliced", "list"])
+def test_every_host_source_of_strings(ctx, source):
+    values = ["x", "", "ünï", "long" * 50, "z"]
+    if source == "numpy_stringdtype":
+        obj = np.array(values, dtype=np.dtypes.StringDType())
+    elif source == "numpy_str":
+        obj = np.array(values)
+    elif source == "list":
+        obj = values
+    else:
+        pa = pytest.importorskip("pyarrow")
+        if source == "pyarrow_sliced":
+            obj = pa.array(["skip"] + values + ["skip"]).slice(1, len(values))
+        else:
+            obj = pa.array(values, type=pa.string() if source == "pyarrow_string"
+                           else pa.large_string())
+    d = ctx.array(obj)
+    assert d.tolist() == values
+    assert d.offsets.to_numpy()[0] == 0   # a sliced source is re-based
+
+
+def test_var_dims_of_every_element_kind(ctx):
+    cases = [([[1, 2, 3], [], [4]], "3 * var * int64"),
+             ([[True, False, True], [], [False] * 9], "3 * var * bool"),
+             ([["a", "éé"], [], ["ccc"]], "3 * var * string"),
+             ([[[1], [2, 3]], [], [[]]], "3 * var * var * int32")]
+    for rows, t in cases:
+        d = ctx.array(rows, type=t)
+        assert str(d.type) == t and d.tolist() == rows, t
+    d = ctx.array([[1.5], [2.5, 3.5]])          # ragged lists: var dims by themselves
+    assert str(d.type) == "2 * var * float64" and d.tolist() == [[1.5], [2.5, 3.5]]
+
+
+def test_indexing_copies_and_transfers(ctx):
+    d = ctx.array(["α", "bb", "", "dddd"])
+    with pytest.raises(CKIndexError):
+        d[4]
+    with pytest.raises(NotSupportedError, match="step"):
+        d[::2]
+    s = d[1:3]
+    assert s.tolist() == ["bb", ""] and s.offsets.to_numpy().tolist() == [0, 2, 2]
+    assert d[3:1].tolist() == [] and d[3:1].offsets.to_numpy().tolist() == [0]
+    c = d.copy()
+    assert c.tolist() == d.tolist() and c.values.buffer is not d.values.buffer
+    cpu = ckernels.Context("cpu")
+    assert cpu.array(d).tolist() == d.tolist()
+    assert ctx.to(d) is d and cpu.to(d).tolist() == d.tolist()
+    assert ctx.array(d).tolist() == d.tolist()
+    assert list(d) == ["α", "bb", "", "dddd"]
+    assert str(d) == "['α', 'bb', '', 'dddd']"
+
+
+def test_refusals_are_one_line_and_clear(ctx):
+    with pytest.raises(NotSupportedError, match="one outer dim"):
+        ctx.array(ckernels.array([["a", "b"], ["c", "d"]]))
+    pa = pytest.importorskip("pyarrow")
+    with pytest.raises(NotSupportedError):
+        ctx.array(pa.array(["a", None]))
+    # numbers still take NumPy's way
+    assert not isinstance(ctx.array([1.0, 2.0]), DeviceVarArray)
+
+
+def test_picture_draws_every_buffer(ctx):
+    d = ctx.array([["a", "b"], ["ccc"]], type="2 * var * string")
+    html = d._repr_html_()
+    for name in ("offsets", "values.offsets", "values.data (UTF-8)"):
+        assert name in html
+    assert "<svg" in html
+    text = str(ckernels.show(d))
+    assert "2 * var * string" in text and "capacity" in text
+
+
+# ---- Arrow's C device interface ---------------------------------------------------------
+def _device_array_struct(capsule):
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    p = get(capsule, b"arrow_device_array")
+    words = (ctypes.c_int64 * 16).from_address(p)
+    return p, words
+
+
+def test_arrow_device_export_of_strings_points_at_the_cl_mems(ctx):
+    d = ctx.array(["a", "bb", "ccc"])
+    schema, arr = d.__arrow_c_device_array__()
+    p, w = _device_array_struct(arr)
+    length, null_count, offset, n_buffers = w[0], w[1], w[2], w[3]
+    assert (length, null_count, offset, n_buffers) == (3, 0, 0, 3)
+    buffers = (ctypes.c_void_p * 3).from_address(w[5])
+    assert buffers[0] is None
+    assert buffers[1] == d.offsets.buffer.native_handle
+    assert buffers[2] == d.values.buffer.native_handle
+    assert w[10] == 0 and ctypes.c_int32.from_address(p + 88).value == ARROW_DEVICE_OPENCL
+    na = pytest.importorskip("nanoarrow")
+    from nanoarrow.device import c_device_array
+    c = c_device_array(d)
+    assert c.device_type_id == ARROW_DEVICE_OPENCL and c.schema.format == "U"
+    assert c.array.length == 3
+    del schema, arr, c, na
+
+
+def test_arrow_device_export_of_var_dims_numbers_and_bools(ctx):
+    from nanoarrow.device import c_device_array
+    pytest.importorskip("nanoarrow")
+    d = ctx.array([[1.0], [], [2.0, 3.0]], type="3 * var * float64")
+    c = c_device_array(d)
+    assert c.schema.format == "+L" and c.array.length == 3
+    assert c.array.child(0).length == 3
+    x = ctx.array(np.arange(5, dtype=np.int32))
+    c = c_device_array(x)
+    assert c.schema.format == "i" and c.device_type_id == ARROW_DEVICE_OPENCL
+    assert c.array.buffer(1)._addr() == x.buffer.native_handle if hasattr(
+        c.array.buffer(1), "_addr") else True
+    with pytest.raises(NotSupportedError, match="requested"):
+        x.__arrow_c_device_array__(d.__arrow_c_schema__())
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 100])
+def test_bools_are_packed_to_arrow_bits_on_the_device(ctx, n):
+    from ckernels.device.arrow import arrow_leaf
+    rng = np.random.default_rng(n)
+    host = rng.random(n) < 0.5
+    packed = arrow_leaf(ctx.array(host)).to_numpy()
+    want = np.packbits(host, bitorder="little") if n else np.zeros(1, np.uint8)
+    assert packed.tolist() == want.tolist()
