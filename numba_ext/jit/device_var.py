@@ -189,6 +189,12 @@ def call(kernel, args, out=None):
     ctx = launch.context_of(fname, [a._offsets if isinstance(a, DeviceVarArray) else a
                                     for a in args])
     tgt = device.target(ctx.kind)
+    for a in args:
+        if isinstance(a, DeviceVarArray) and "string" in str(a.element):
+            raise NotSupportedError(
+                f"{fname}: {a.type} arguments of jitted functions on {ctx.kind} devices are "
+                "not supported (strings live on the device in Arrow's layout; run the "
+                "function on the host copy, .get())")
     comp = _select(kernel, args, fname)
     per = tgt.plans(comp, ctx)
     got = per.get("program")

@@ -201,3 +201,63 @@ def test_bools_are_packed_to_arrow_bits_on_the_device(ctx, n):
     packed = arrow_leaf(ctx.array(host)).to_numpy()
     want = np.packbits(host, bitorder="little") if n else np.zeros(1, np.uint8)
     assert packed.tolist() == want.tolist()
+
+
+# ---- jitted row reductions over var dims ------------------------------------------------
+@ckernels.jit("float64(var * float64)")
+def row_sum(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i]
+    return s
+
+
+@ckernels.jit("int64(var * int64, int64)")
+def count_above(x, t):
+    n = 0
+    for i in range(len(x)):
+        if x[i] > t:
+            n += 1
+    return n
+
+
+@ckernels.jit("int64(var * int64)")
+def first(x):
+    return x[0]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.floats(-1e6, 1e6), max_size=40), min_size=1, max_size=30))
+def test_row_sums_match_the_cpu_jit(ctx, rows):
+    t = f"{len(rows)} * var * float64"
+    want = row_sum(ckernels.array(rows, type=t))
+    got = row_sum(ctx.array(rows, type=t))
+    assert got.shape == (len(rows),) and got.dtype == np.float64
+    np.testing.assert_allclose(got.to_numpy(), np.asarray(want), rtol=1e-12, atol=1e-9)
+
+
+def test_row_reduction_with_a_scalar_and_errors_as_on_the_cpu(ctx):
+    rows = [[1, 5, 9], [], [10, 11], list(range(100))]
+    t = "4 * var * int64"
+    d = ctx.array(rows, type=t)
+    assert count_above(d, 4).to_numpy().tolist() == \
+        np.asarray(count_above(ckernels.array(rows, type=t), 4)).tolist()
+    with pytest.raises(IndexError) as cpu:
+        first(ckernels.array(rows, type=t))
+    with pytest.raises(IndexError) as dev:
+        first(d)
+    assert str(dev.value).split(" at ")[0] == str(cpu.value).split(" at ")[0]
+    ok = ctx.array([[3], [4, 0]], type="2 * var * int64")
+    assert first(ok).to_numpy().tolist() == [3, 4]
+
+
+@ckernels.jit("int64(string)")
+def strlen(s):
+    return len(s)
+
+
+def test_string_arguments_on_devices_are_refused_in_one_line(ctx):
+    d = ctx.array(["a", "bb"])
+    with pytest.raises(NotSupportedError, match=r"strlen: 2 \* string arguments .* opencl"):
+        strlen(d)
