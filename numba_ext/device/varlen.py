@@ -52,6 +52,7 @@ from .array import DeviceArray
 
 __all__ = ["DeviceVarArray", "upload", "host_varlen", "is_varlen_type"]
 
+_ARROW_DEVICE_CPU = 1     # arrow.h (a macro: not in the cffi declarations)
 _STRING_FORMATS = {b"u": np.int32, b"U": np.int64}
 _LIST_FORMATS = {b"+l": np.int32, b"+L": np.int64}
 
@@ -69,7 +70,8 @@ def _element_ok(t: _t.Type) -> bool:
         return True
     if s.startswith("var *"):
         e = t.element
-        return (e.is_builtin and e.to_numpy_dtype().kind in "biuf") or _element_ok(e)
+        return _element_ok(e) or (str(e) != "string" and e.is_builtin and
+                                  e.to_numpy_dtype().kind in "biuf")
     return False
 
 
@@ -162,7 +164,7 @@ class DeviceVarArray:
         out = ffi.new("ck_array_preamble **")
         dev = ffi.new("struct ArrowDeviceArray *")
         release, handle = release_callback(keep)
-        st = lib.ck_arrow_wrap(node, lib.ARROW_DEVICE_CPU, -1, release, handle, dev)
+        st = lib.ck_arrow_wrap(node, _ARROW_DEVICE_CPU, -1, release, handle, dev)
         if st != 0:
             release(handle)
             check(st)
@@ -200,9 +202,10 @@ class DeviceVarArray:
                               self._values.copy())
 
     # ---- elements ----------------------------------------------------------------
-    def _bounds(self, i: int, j: int) -> tuple[int, int]:
-        o = self._offsets[i:j + 1].to_numpy() if j > i else np.zeros(1, np.int64)
-        return int(o[0]), int(o[-1])
+    def _offset_at(self, k: int) -> int:
+        # one 8-byte read (the offsets own their buffer region, C-contiguous)
+        o = self._offsets
+        return int(o.buffer.to_numpy(o.offset + 8 * k, np.int64, 1)[0])
 
     def __getitem__(self, key):
         if isinstance(key, (int, np.integer)):
@@ -218,10 +221,9 @@ class DeviceVarArray:
                 raise NotSupportedError("DeviceVarArray: slices with a step other than 1 "
                                         "(copy to the host with .get() first)")
             stop = max(stop, start)
-            lo, hi = self._bounds(start, stop)
+            lo, hi = self._offset_at(start), self._offset_at(stop)
             offsets = self._offsets[start:stop + 1] - lo if stop > start else \
                 DeviceArray.from_host(self._ctx, np.zeros(1, np.int64))
-            offsets = offsets.copy()
             values = self._values[lo:hi].copy()
             return DeviceVarArray(self._ctx, self._element, offsets, values)
         raise NotSupportedError(f"DeviceVarArray: index {key!r} (integers and slices only)")
@@ -275,7 +277,10 @@ def host_varlen(obj, type=None):
         h = _host_array(obj)
         return h if _holds_varlen(h.type) else None
     if isinstance(obj, np.ndarray):
-        return _host_array(obj) if obj.dtype.kind in "UTO" else None
+        if obj.dtype.kind not in "UTO":
+            return None
+        h = _host_array(obj)
+        return h if _holds_varlen(h.type) else None
     if isinstance(obj, (list, tuple)):
         try:
             probe = np.asarray(obj)
@@ -330,7 +335,7 @@ def _upload_node(ctx, element: _t.Type, schema, arr, offset: int, length: int):
     if arr.null_count != 0:
         raise NotSupportedError("Context.array: null values cannot go to a device yet")
     fmt = ffi.string(schema.format)
-    if element.is_builtin:                        # a leaf of numbers or bools
+    if str(element) != "string" and element.is_builtin:     # numbers or bools
         dt = element.to_numpy_dtype()
         if fmt == b"b":
             bits = _host_view(arr.buffers[1], np.uint8, 0, (offset + length + 7) // 8)

@@ -186,7 +186,7 @@ def call(kernel, args, out=None):
     fname = kernel.__name__
     if out is not None:
         raise NotSupportedError(f"{fname}: out= with var-dim device arguments")
-    ctx = launch.context_of(fname, [a._offsets if isinstance(a, DeviceVarArray) else a
+    ctx = launch.context_of(fname, [a.offsets if isinstance(a, DeviceVarArray) else a
                                     for a in args])
     tgt = device.target(ctx.kind)
     for a in args:
