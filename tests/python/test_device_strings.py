@@ -261,3 +261,20 @@ def test_string_arguments_on_devices_are_refused_in_one_line(ctx):
     d = ctx.array(["a", "bb"])
     with pytest.raises(NotSupportedError, match=r"strlen: 2 \* string arguments .* opencl"):
         strlen(d)
+
+
+@ckernels.jit("int64(int64)")
+def padded_len(x):
+    s = f"{x:>5}"
+    return len(s)
+
+
+@pytest.mark.parametrize("target", ["opencl", "cuda"])
+def test_fstring_with_a_spec_is_a_one_line_not_supported_error(target):
+    # Numba's UnsupportedBytecodeError (not a NumbaError) used to leak from the emitter
+    with pytest.raises(NotSupportedError) as e:
+        padded_len.source(target)
+    msg = str(e.value)
+    line = padded_len.py_func.__code__.co_firstlineno + 2
+    assert "\n" not in msg and "format spec" in msg
+    assert f"{__file__}:{line}" in msg and "padded_len" in msg
