@@ -278,3 +278,84 @@ def test_fstring_with_a_spec_is_a_one_line_not_supported_error(target):
     line = padded_len.py_func.__code__.co_firstlineno + 2
     assert "\n" not in msg and "format spec" in msg
     assert f"{__file__}:{line}" in msg and "padded_len" in msg
+
+
+# ---- the same row kernels as CUDA C: NVRTC + ptxas, then run on the host shim -------------
+def _cuda_var_source(f, ns):
+    from ckernels.jit import c_emit, device_var
+    from ckernels.jit.device import target
+    comp = next(iter(f.compiled.values()))
+    src = device_var.source(target("cuda"), f, comp)
+    return comp, (f"namespace {ns} {{\n" +
+                  src.replace(f" {c_emit.KERNEL_NAME}(", f" {ns}_kernel(") + f"}}  // {ns}\n")
+
+
+def test_row_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
+    import os
+    import shutil
+    import subprocess
+    from ckernels import dialects, errors
+    from ckernels.backends import cuda as ccuda
+    from ckernels.jit.device import device_error, target
+    from ckernels.jit import device_var
+    from cuda_tools import assemble_or_skip
+    (_, sum_src), (first_comp, first_src) = (_cuda_var_source(row_sum, "ck_rs"),
+                                             _cuda_var_source(first, "ck_first"))
+    try:
+        ccuda.nvrtc_version()
+    except errors.BackendError as exc:
+        pytest.skip(f"no NVRTC: {exc}")
+    ptx, log = ccuda.compile_ptx(sum_src + first_src, "sm_80")
+    assert "error" not in log.lower(), log
+    assert "ck_rs_kernel" in ptx and "ck_first_kernel" in ptx
+    (tmp_path / "rows.ptx").write_text(ptx)
+    assemble_or_skip([("sm_80", tmp_path / "rows.ptx")])
+    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    here = os.path.dirname(os.path.abspath(__file__))
+    ins = "".join(f", in[{k}], in_off[{k}], in_stride[{k}]" for k in range(3))
+    wrappers = "".join(
+        f'extern "C" void {ns}_run(unsigned char *out, long long out_stride, '
+        "const unsigned char **in, const unsigned long long *in_off, const long long *in_stride,"
+        " const long long *meta, unsigned long long n, int *err, unsigned int block) {\n"
+        f"  ck_shim_grid(n, block, [&] {{ {ns}::{ns}_kernel(out, 0, out_stride{ins}, meta, 1, "
+        "n, err); });\n}\n" for ns in ("ck_rs", "ck_first"))
+    (tmp_path / "rows.cpp").write_text('#include "cuda_host_shim.h"\n' + sum_src + first_src +
+                                       wrappers)
+    so = tmp_path / "rows.so"
+    r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{here}",
+                        str(tmp_path / "rows.cpp"), "-o", str(so)], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-6000:]
+    lib = ctypes.CDLL(str(so))
+
+    def run(ns, rows, dtype):
+        offsets = np.cumsum([0] + [len(x) for x in rows]).astype(np.int64)
+        values = np.array([v for x in rows for v in x] or [0], dtype)
+        out = np.zeros(len(rows), dtype)
+        err = np.zeros(2, np.int32)
+        meta = np.zeros(1, np.int64)
+        fn = getattr(lib, f"{ns}_run")
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
+                       ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
+                       ctypes.c_uint]
+        ptrs = (ctypes.c_void_p * 3)(offsets.ctypes.data, offsets.ctypes.data,
+                                     values.ctypes.data)
+        fn(out.ctypes.data, out.strides[0], ptrs, (ctypes.c_uint64 * 3)(0, 8, 0),
+           (ctypes.c_int64 * 3)(8, 8, 0), meta.ctypes.data, len(rows), err.ctypes.data,
+           dialects.CUDA_BLOCK)
+        return int(err[0]), out
+
+    rng = np.random.default_rng(32)
+    rows = [rng.standard_normal(int(k)).tolist() for k in rng.integers(0, 30, 300)]
+    code, got = run("ck_rs", rows, np.float64)
+    want = np.asarray(row_sum(ckernels.array(rows, type=f"{len(rows)} * var * float64")))
+    assert code == 0
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    code, got = run("ck_first", [[5], [7, 1]], np.int64)
+    assert code == 0 and got.tolist() == [5, 7]
+    code, _ = run("ck_first", [[5], []], np.int64)
+    prog, _ = device_var._program(target("cuda"), first, first_comp)
+    exc = device_error(prog.errors, code, "first", "CUDA")
+    assert isinstance(exc, IndexError)
