@@ -31,6 +31,7 @@
 #include "ckernel/ops.h"
 #include "ckernel/context.h"
 #include "ckernel/buffer.h"
+#include "ckernel/device_scan.h"
 #include "ckernel/cuda.h"
 #include "ckernel/arrow.h"
 #include "ckernel/arrow_wrap.h"
