@@ -50,7 +50,8 @@ from ..memory import release_callback
 from . import arrow as _arrow_dev
 from .array import DeviceArray
 
-__all__ = ["DeviceVarArray", "upload", "host_varlen", "is_varlen_type"]
+__all__ = ["DeviceVarArray", "upload", "host_varlen", "is_varlen_type", "offsets_from_lengths",
+           "from_lengths"]
 
 _ARROW_DEVICE_CPU = 1     # arrow.h (a macro: not in the cffi declarations)
 _STRING_FORMATS = {b"u": np.int32, b"U": np.int64}
@@ -258,6 +259,41 @@ class DeviceVarArray:
         _arrow_dev.check_export_args(requested_schema, kwargs, self.__arrow_c_schema__())
         node, keep = _arrow_dev.device_node(self)
         return _arrow_dev.wrap_capsules(self._ctx, node, keep, _schema_of(self._element))
+
+
+# ------------------------------------------------- lengths -> offsets --
+def offsets_from_lengths(lengths: DeviceArray) -> DeviceArray:
+    """Arrow offsets (``len(lengths) + 1`` int64, from 0) of rows of these
+    lengths, computed on the device: the lengths copied (converted to int64)
+    and scanned in place by the C core's exclusive scan
+    (``ck_device_scan_exclusive_i64``); the last offset is the total."""
+    if not isinstance(lengths, DeviceArray) or lengths.ndim != 1 or \
+            lengths.dtype.kind not in "iu":
+        raise InvalidArgumentError("offsets_from_lengths: a 1-d device array of integers")
+    n = lengths.size
+    out = DeviceArray.empty(lengths.context, (n + 1,), np.int64)
+    out[n:] = 0
+    if n:
+        out[:n] = lengths
+    check(lib.ck_device_scan_exclusive_i64(out.buffer._buf, out.offset, n + 1, ffi.NULL))
+    return out
+
+
+def from_lengths(lengths: DeviceArray, values, element=None) -> DeviceVarArray:
+    """A :class:`DeviceVarArray` of rows of ``lengths`` over ``values`` (a
+    device array of numbers or bools, or of UTF-8 bytes with ``element=
+    "string"``): the offsets scanned on the device, checked to end at
+    ``len(values)``."""
+    offsets = offsets_from_lengths(lengths)
+    total = int(offsets.buffer.to_numpy(offsets.offset + 8 * lengths.size, np.int64, 1)[0])
+    if total != len(values) or lengths.size and int(lengths.min().get()) < 0:
+        raise InvalidArgumentError(f"from_lengths: the lengths sum to {total} (none may be "
+                                   f"negative), the values hold {len(values)}")
+    if element is None:
+        element = _t.Type(f"var * {values.element.name}")
+    elif not isinstance(element, _t.Type):
+        element = _t.Type(element)
+    return DeviceVarArray(lengths.context, element, offsets, values)
 
 
 # ------------------------------------------------------------------ upload --

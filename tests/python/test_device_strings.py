@@ -359,3 +359,24 @@ def test_row_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
     prog, _ = device_var._program(target("cuda"), first, first_comp)
     exc = device_error(prog.errors, code, "first", "CUDA")
     assert isinstance(exc, IndexError)
+
+
+# ---- lengths -> offsets: the C core's exclusive scan on the device ------------------------
+@pytest.mark.parametrize("n", [0, 1, 255, 256, 257, 70000])
+def test_offsets_from_lengths_scan_on_the_device(ctx, n):
+    from ckernels.device.varlen import offsets_from_lengths
+    lengths = np.random.default_rng(n).integers(0, 20, n).astype(np.int32)
+    got = offsets_from_lengths(ctx.array(lengths)).to_numpy()
+    assert got.tolist() == np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).tolist()
+
+
+def test_from_lengths_builds_rows_and_strings(ctx):
+    from ckernels.device.varlen import from_lengths
+    rows = from_lengths(ctx.array(np.array([2, 0, 1])), ctx.array(np.array([1.0, 2.0, 3.0])))
+    assert str(rows.type) == "3 * var * float64" and rows.tolist() == [[1.0, 2.0], [], [3.0]]
+    text = "aé€".encode()
+    s = from_lengths(ctx.array(np.array([1, 2, 3])), ctx.array(np.frombuffer(text, np.uint8)),
+                     "string")
+    assert s.tolist() == ["a", "é", "€"]
+    with pytest.raises(ckernels.errors.InvalidArgumentError, match="sum to 4"):
+        from_lengths(ctx.array(np.array([2, 2])), ctx.array(np.array([1.0, 2.0, 3.0])))
