@@ -249,7 +249,8 @@ class DeviceVarArray:
 
     # ---- leaving the device: Arrow's C device interface ---------------------------
     def __arrow_c_schema__(self):
-        return _arrow.export_schema(_schema_host(self._element).address)
+        proto = _schema_host(self._element)     # alive during the call
+        return _arrow.export_schema(proto.address)
 
     def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
         """``(arrow_schema, arrow_device_array)`` capsules over the device
@@ -339,10 +340,10 @@ def upload(ctx, host: Array) -> DeviceVarArray:
     string`` or ``N * var * T``): exported by the C core (text shared),
     offsets and values written in one write each."""
     t = host.type
-    if t.ndim != 1 or not t.is_dim:
+    element = t.element if t.is_dim and not str(t).startswith("var") else None
+    if element is None or (element.is_dim and not str(element).startswith("var")):
         raise NotSupportedError(f"Context.array: {t} on a {ctx.kind} device (strings and "
                                 "var dims with one outer dim only: N * string, N * var * T)")
-    element = t.element
     if not _element_ok(element):
         raise NotSupportedError(f"Context.array: element type {element} cannot live on a "
                                 f"{ctx.kind} device (strings and var dims of numbers, bools "
@@ -406,19 +407,26 @@ def _schema_of(element: _t.Type):
     of ``N * element``, as the C core exports that type; the device layout
     (int64 offsets) must be what it names."""
     schema = ffi.new("struct ArrowSchema *")
-    check(lib.ck_arrow_export_schema(_schema_host(element)._a, ffi.NULL, schema))
+    proto = _schema_host(element)       # alive during the call
+    check(lib.ck_arrow_export_schema(proto._a, ffi.NULL, schema))
     _check_large(schema, element)
     return schema
 
 
+#: the 64-bit-offset formats the device layout has (static: a schema made by
+#: the C core frees its own copy of the format, never the pointer it shows)
+_LARGE = {b"u": ffi.new("char[]", b"U"), b"+l": ffi.new("char[]", b"+L")}
+
+
 def _check_large(schema, element) -> None:
+    """Name the device's int64 offsets in a schema the C core made for
+    ``element``: ``utf8``/``list`` (what it exports small arrays as) become
+    ``large_utf8``/``large_list``, the same types with 64-bit offsets."""
     fmt = ffi.string(schema.format)
-    if fmt in (b"u", b"+l"):
-        schema.release(schema)
-        raise NotSupportedError(f"DeviceVarArray: the host exports {element} with 32-bit "
-                                "offsets; the device keeps 64-bit ones")
-    if schema.n_children:
-        _check_large(schema.children[0], element)
+    if fmt in _LARGE:
+        schema.format = _LARGE[fmt]
+    for k in range(schema.n_children):
+        _check_large(schema.children[k], element)
 
 
 def _host_node(d: DeviceVarArray):
