@@ -232,6 +232,11 @@ class DeviceVarArray:
     def __iter__(self):
         return iter(self.tolist())
 
+    def __array__(self, dtype=None, copy=None):
+        # nothing goes to the host unless asked (as DeviceArray)
+        raise TypeError("a device array is not converted implicitly: copy it to the host "
+                        "with .get() or .to_numpy()")
+
     # ---- display -------------------------------------------------------------------
     def __repr__(self) -> str:
         return (f"<ckernels.DeviceArray {self.type} ({self._length},) on "

@@ -127,6 +127,8 @@ def test_indexing_copies_and_transfers(ctx):
     assert ctx.array(d).tolist() == d.tolist()
     assert list(d) == ["α", "bb", "", "dddd"]
     assert str(d) == "['α', 'bb', '', 'dddd']"
+    with pytest.raises(TypeError, match=r"\.get\(\)"):
+        np.asarray(d)
 
 
 def test_refusals_are_one_line_and_clear(ctx):
