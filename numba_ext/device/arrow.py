@@ -26,7 +26,7 @@ from ..errors import NotSupportedError
 from ..host.array import empty as _host_empty
 from ..memory import release_callback
 
-__all__ = ["node_of", "device_node", "wrap_capsules", "check_export_args",
+__all__ = ["node_of", "device_node", "wrap_capsules", "check_export_args", "schema_capsule",
            "export_device_array"]
 
 
@@ -97,16 +97,30 @@ def device_node(x):
 
 
 def check_export_args(requested_schema, kwargs, own_schema) -> None:
+    """Refuse keywords other than None (as the PyCapsule interface asks) and a
+    requested schema whose top-level format is not ``own_schema``'s (a cffi
+    ``struct ArrowSchema *``)."""
     extra = sorted(k for k, v in kwargs.items() if v is not None)
     if extra:
         raise NotImplementedError(f"__arrow_c_device_array__: unsupported keyword "
                                   f"argument(s): {extra}")
-    if requested_schema is not None and \
-            _arrow.schema_format(requested_schema) != _arrow.schema_format(own_schema):
+    own = ffi.string(own_schema.format).decode()
+    if requested_schema is not None and _arrow.schema_format(requested_schema) != own:
         raise NotSupportedError(
-            f"__arrow_c_device_array__: the array is "
-            f"{_arrow.schema_format(own_schema)!r}, {_arrow.schema_format(requested_schema)!r} "
-            "was requested (convert after import)")
+            f"__arrow_c_device_array__: the array is {own!r}, "
+            f"{_arrow.schema_format(requested_schema)!r} was requested (convert after import)")
+
+
+def schema_capsule(schema):
+    """An ``arrow_schema`` capsule holding ``schema`` (a cffi ``struct
+    ArrowSchema *`` the C core made; moved in): carried out beside an empty
+    array, which is dropped at once."""
+    node = ffi.new("ck_arrow_node *")
+    node.n_buffers = 1
+    dev = ffi.new("struct ArrowDeviceArray *")
+    check(lib.ck_arrow_wrap(node, 1, -1, ffi.NULL, ffi.NULL, dev))
+    return _arrow.wrap_device_array(int(ffi.cast("uintptr_t", schema)),
+                                    int(ffi.cast("uintptr_t", dev)))[0]
 
 
 def wrap_capsules(ctx, node, keep, schema):
@@ -129,8 +143,12 @@ def export_device_array(x, requested_schema=None, **kwargs):
         raise NotSupportedError(f"__arrow_c_device_array__: {x.type} (one-dimensional "
                                 "arrays of numbers and bools, strings and var dims)")
     proto = _host_empty(0, x.dtype)
-    check_export_args(requested_schema, kwargs, _arrow.export_schema(proto.address))
-    node, keep = device_node(x)
     schema = ffi.new("struct ArrowSchema *")
     check(lib.ck_arrow_export_schema(proto._a, ffi.NULL, schema))
+    try:
+        check_export_args(requested_schema, kwargs, schema)
+    except BaseException:
+        schema.release(schema)
+        raise
+    node, keep = device_node(x)
     return wrap_capsules(x.context, node, keep, schema)

@@ -38,13 +38,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _arrow
 from .. import types as _t
 from .._native import check, ffi, lib
 from ..errors import CKIndexError, InvalidArgumentError, NotSupportedError
 from ..host.array import Array
 from ..host.array import array as _host_array
-from ..host.array import empty as _host_empty
 from ..host.arrow import is_arrow
 from ..memory import release_callback
 from . import arrow as _arrow_dev
@@ -254,17 +252,23 @@ class DeviceVarArray:
 
     # ---- leaving the device: Arrow's C device interface ---------------------------
     def __arrow_c_schema__(self):
-        proto = _schema_host(self._element)     # alive during the call
-        return _arrow.export_schema(proto.address)
+        """The ``arrow_schema`` capsule of what :meth:`__arrow_c_device_array__`
+        gives (``large_utf8`` / ``large_list``: int64 offsets)."""
+        return _arrow_dev.schema_capsule(_schema_of(self._element))
 
     def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
         """``(arrow_schema, arrow_device_array)`` capsules over the device
         buffers (no copy): ``ARROW_DEVICE_OPENCL`` (buffer pointers are the
         ``cl_mem`` handles) or ``ARROW_DEVICE_CUDA`` (device pointers).  A
         ``requested_schema`` other than this array's own is refused."""
-        _arrow_dev.check_export_args(requested_schema, kwargs, self.__arrow_c_schema__())
-        node, keep = _arrow_dev.device_node(self)
-        return _arrow_dev.wrap_capsules(self._ctx, node, keep, _schema_of(self._element))
+        schema = _schema_of(self._element)
+        try:
+            _arrow_dev.check_export_args(requested_schema, kwargs, schema)
+            node, keep = _arrow_dev.device_node(self)
+        except BaseException:
+            schema.release(schema)
+            raise
+        return _arrow_dev.wrap_capsules(self._ctx, node, keep, schema)
 
 
 # ------------------------------------------------- lengths -> offsets --

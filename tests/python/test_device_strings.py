@@ -175,6 +175,8 @@ def test_arrow_device_export_of_strings_points_at_the_cl_mems(ctx):
     from nanoarrow.device import c_device_array
     c = c_device_array(d)
     assert c.device_type_id == ARROW_DEVICE_OPENCL and c.schema.format == "U"
+    assert na.c_schema(d).format == "U"          # __arrow_c_schema__ says what is exported
+    d.__arrow_c_device_array__(d.__arrow_c_schema__())   # its own schema requested: taken
     assert c.array.length == 3
     del schema, arr, c, na
 
