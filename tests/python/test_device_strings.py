@@ -396,3 +396,29 @@ def test_from_lengths_builds_rows_and_strings(ctx):
     assert s.tolist() == ["a", "é", "€"]
     with pytest.raises(ckernels.errors.InvalidArgumentError, match="sum to 4"):
         from_lengths(ctx.array(np.array([2, 2])), ctx.array(np.array([1.0, 2.0, 3.0])))
+
+
+# ---- on a GPU when one is lent (skipped here without a CUDA device) -----------------------
+@pytest.fixture(scope="module")
+def cuda_ctx():
+    try:
+        return ckernels.Context("cuda")
+    except ckernels.errors.BackendError as exc:
+        pytest.skip(f"no CUDA device: {exc}")
+
+
+def test_cuda_strings_rows_scan_and_arrow_export(cuda_ctx):
+    from ckernels.device.varlen import offsets_from_lengths
+    d = cuda_ctx.array(["a", "é", "", "long" * 40])
+    assert d.tolist() == ["a", "é", "", "long" * 40]
+    r = cuda_ctx.array([[1.0, 2.0], [], [3.0]], type="3 * var * float64")
+    assert row_sum(r).get().tolist() == [3.0, 0.0, 3.0]
+    lengths = np.arange(1000) % 7
+    assert offsets_from_lengths(cuda_ctx.array(lengths)).get().tolist() == \
+        np.concatenate([[0], np.cumsum(lengths)]).tolist()
+    _, arr = d.__arrow_c_device_array__()
+    p, w = _device_array_struct(arr)
+    assert ctypes.c_int32.from_address(p + 88).value == 2          # ARROW_DEVICE_CUDA
+    bufs = (ctypes.c_void_p * 3).from_address(w[5])
+    assert bufs[1] == d.offsets.buffer.native_handle + d.offsets.offset
+    assert bufs[2] == d.values.buffer.native_handle + d.values.offset
