@@ -139,6 +139,7 @@ bench: setup
 	$(PY) benchmarks/bench_arrays.py
 	$(PY) benchmarks/bench_strings.py
 	$(PY) benchmarks/bench_opencl.py
+	$(PY) benchmarks/bench_device_strings.py
 	$(PY) benchmarks/bench_cuda.py
 	$(PY) benchmarks/bench_dask.py
 

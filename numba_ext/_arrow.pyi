@@ -15,6 +15,11 @@ def export_device_array(address: int, requested: CapsuleType | None = None,
                         /) -> tuple[CapsuleType, CapsuleType]:
     """``('arrow_schema', 'arrow_device_array')`` capsules (CPU)."""
 
+def wrap_device_array(schema_address: int, array_address: int,
+                      /) -> tuple[CapsuleType, CapsuleType]:
+    """``('arrow_schema', 'arrow_device_array')`` capsules holding the structs
+    at those addresses, moved in (the sources are left released)."""
+
 def export_stream(address: int, requested: CapsuleType | None = None, /) -> CapsuleType:
     """An ``'arrow_array_stream'`` capsule."""
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from ._foreign import any_container, any_dask_collection
 from .device.array import DeviceArray
 from .device.place import Context, default_context
+from .device.varlen import DeviceVarArray
 
 #: the answer of :func:`runs_on` for Dask operands
 DASK = "dask"
@@ -38,7 +39,7 @@ def runs_on(args, out=None):
     if any_dask_collection((*args, out)):
         return DASK
     for a in args:
-        if isinstance(a, DeviceArray):
+        if isinstance(a, (DeviceArray, DeviceVarArray)):
             return a
     return out if isinstance(out, DeviceArray) else None
 
@@ -48,7 +49,7 @@ def context_of(x) -> Context:
     array's context; for a host ``ckernels.Array`` (or anything else held in
     host memory) the process's shared CPU context, the same C context as
     ``x.context`` of a host array."""
-    if isinstance(x, DeviceArray):
+    if isinstance(x, (DeviceArray, DeviceVarArray)):
         return x.context
     return default_context("cpu")
 

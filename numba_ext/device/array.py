@@ -54,6 +54,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import CKTypeError
+from . import arrow as _arrow_dev
 from . import ops as _ops
 from .base import DeviceArrayBase, StructElement, element_of
 
@@ -143,6 +144,12 @@ class DeviceArray(DeviceArrayBase):
         if func is np.where and len(args) == 3 and not kwargs:
             return _ops.where(*args)     # one kernel, not masked copies
         return super().__array_function__(func, types, args, kwargs)
+
+    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
+        """Arrow's C device interface over the device memory (no copy; bools
+        packed to bits on the device): one-dimensional numbers and bools
+        (:func:`ckernels.device.arrow.export_device_array`)."""
+        return _arrow_dev.export_device_array(self, requested_schema, **kwargs)
 
     def __reduce__(self):
         # pickling copies the data to the host; unpickling copies it into the

@@ -29,6 +29,7 @@ from ..types import Type
 from ..context.handle import ContextHandle, publish, shared
 from ..user_kernels import build as _kernels
 from . import interop
+from . import varlen as _varlen
 from .array import DeviceArray
 
 
@@ -75,9 +76,14 @@ class Context(ContextHandle):
         """A copy of ``obj`` in this context (anything ``np.asarray`` accepts, a
         ``ckernels.Array`` of a builtin type, a device array): a
         :class:`DeviceArray` in a device context, a host ``ckernels.Array`` in
-        a ``"cpu"`` one.  ``type`` is a dtype (``"float32"``) or a full type
+        a ``"cpu"`` one.  Strings and var dims (host arrays of ``N * string`` /
+        ``N * var * T``, lists of str, ragged lists, NumPy ``StringDType``,
+        pyarrow arrays) become a :class:`~ckernels.device.varlen.DeviceVarArray`
+        in Arrow's layout, one copy per buffer.  ``type`` is a dtype (``"float32"``) or a full type
         (``"2 * 3 * float32"``, whose shape must match the data's)."""
         if not self.is_device:
+            if isinstance(obj, _varlen.DeviceVarArray):
+                obj = obj.to_host()
             if isinstance(obj, DeviceArray):
                 obj = obj.to_numpy()
             if type is not None:
@@ -86,6 +92,11 @@ class Context(ContextHandle):
                     # a dtype for array data (as for device contexts): the shape is the data's
                     return _host_array(np.asarray(obj, dtype=t.to_numpy_dtype()))
             return _host_array(obj, type=type)
+        if isinstance(obj, _varlen.DeviceVarArray):
+            return obj.copy() if obj.context == self else _varlen.upload(self, obj.to_host())
+        host_varlen = _varlen.host_varlen(obj, type)    # strings, var dims: Arrow's layout
+        if host_varlen is not None:
+            return _varlen.upload(self, host_varlen)
         if not isinstance(obj, DeviceArray):
             shared = _adopt(self, obj)          # another library's device array
             if shared is not None:
@@ -177,6 +188,8 @@ class Context(ContextHandle):
         context is returned as it is, one of another context is copied (through
         the host: two contexts share no memory), and in a ``"cpu"`` context a
         device array becomes a host ``ckernels.Array``."""
+        if isinstance(obj, _varlen.DeviceVarArray):
+            return obj.to(self)
         if isinstance(obj, DeviceArray):
             if not self.is_device:
                 return _host_asarray(obj.to_numpy())

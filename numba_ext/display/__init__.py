@@ -95,6 +95,11 @@ def _is_array(obj) -> bool:
     return ffi.cast("ck_memblock *", address).kind == lib.CK_MEMBLOCK_ARRAY
 
 
+def _is_device_varlen(obj) -> bool:
+    """A device array of strings or var dims: Arrow's offsets and values."""
+    return all(hasattr(obj, a) for a in ("offsets", "values", "element", "context"))
+
+
 def _is_device_array(obj) -> bool:
     return all(hasattr(obj, a) for a in ("buffer", "offset", "shape", "strides", "dtype"))
 
@@ -122,6 +127,9 @@ def show(obj) -> Picture:
     if _is_array(obj):
         f = _memory.array_layout(obj)
         return Picture(_memory.array_text(f), svg=_memory.array_svg(f))
+    if _is_device_varlen(obj):
+        return Picture(_objects.device_varlen_text(obj),
+                       html=_objects.device_varlen_html(obj))
     if _is_device_array(obj):
         return Picture(_objects.device_array_text(obj), html=_objects.device_array_html(obj))
     if _is_jitted(obj):

@@ -213,6 +213,43 @@ def device_array_text(d) -> str:
     return _text_table(_device_rows(d), "ckernels.DeviceArray") + "\n" + buffer_text(d.buffer)
 
 
+def _varlen_buffers(d, name="", out=None):
+    """``(name, device array)`` of every buffer of a device string / var-dim
+    array, outermost first (``offsets``, ``values``, ``values.offsets``, ...)."""
+    out = [] if out is None else out
+    out.append((name + "offsets", d.offsets))
+    if hasattr(d.values, "offsets"):
+        _varlen_buffers(d.values, name + "values.", out)
+    else:
+        out.append((name + ("data (UTF-8)" if str(d.element) == "string" else "values"),
+                    d.values))
+    return out
+
+
+def _varlen_rows(d):
+    rows = [("type", d.type), ("layout", "Arrow: int64 offsets + values, one device "
+             "allocation per buffer"), ("context", d.context.describe())]
+    for name, b in _varlen_buffers(d):
+        rows.append((name, f"{b.size} x {b.dtype}, {b.nbytes} bytes"))
+    rows.append(("values", "on the device: .get() copies them to the host"))
+    return rows
+
+
+def device_varlen_html(d) -> str:
+    """The picture of a device string / var-dim array: its facts and the map
+    of each buffer."""
+    rows = [(k, _code(v)) for k, v in _varlen_rows(d)]
+    maps = "".join(_details(f"{name} buffer", buffer_svg(b.buffer, (b.offset, b.nbytes)))
+                   for name, b in _varlen_buffers(d))
+    return ("<div class='ckernels-device-array'>" + _table(rows, "ckernels.DeviceArray")
+            + maps + "</div>")
+
+
+def device_varlen_text(d) -> str:
+    return "\n".join([_text_table(_varlen_rows(d), "ckernels.DeviceArray")] +
+                      [f"{name}: " + buffer_text(b.buffer) for name, b in _varlen_buffers(d)])
+
+
 # ---- contexts and programs ----------------------------------------------------------------
 
 def _context_rows(ctx):

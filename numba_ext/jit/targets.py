@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from .. import dialects
 from ..errors import NotSupportedError
+from ..device.varlen import DeviceVarArray
 from ..routing import CONTAINERS, DASK, runs_on
 from . import cpu, device
 
@@ -36,6 +37,9 @@ def call(kernel, args, out=None):
     if where is DASK:   # lazy: ckernels.dask
         from .. import dask as _dask
         return _dask.call(kernel, args, out)
+    if any(isinstance(a, DeviceVarArray) for a in args):
+        from . import device_var     # var-dim arguments: one row per work item
+        return device_var.call(kernel, args, out)
     if any(getattr(c, "core", False) for c in kernel._compiled.values()):
         from . import device_dims    # signatures with core dims
         return device_dims.call(kernel, args, out)

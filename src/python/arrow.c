@@ -330,6 +330,49 @@ static PyObject *py_schema_element(PyObject *self, PyObject *capsule) {
   return PyLong_FromUnsignedLong((unsigned long)((uintptr_t)t & CK_BUILTIN_TYPE_ID_MASK));
 }
 
+/* wrap_device_array(schema_address, array_address) -> ('arrow_schema',
+ * 'arrow_device_array') capsules holding the structs at those addresses,
+ * moved (the sources are left released): the device arrays of the Python
+ * layer fill them with ck_arrow_export_schema and ck_arrow_wrap. */
+static PyObject *py_wrap_device_array(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  (void)self;
+  if (n != 2) {
+    PyErr_SetString(PyExc_TypeError, "wrap_device_array takes 2 arguments");
+    return NULL;
+  }
+  struct ArrowSchema *src_s = PyLong_AsVoidPtr(args[0]);
+  if (src_s == NULL && PyErr_Occurred()) {
+    return NULL;
+  }
+  struct ArrowDeviceArray *src_a = PyLong_AsVoidPtr(args[1]);
+  if (src_a == NULL && PyErr_Occurred()) {
+    return NULL;
+  }
+  if (src_s == NULL || src_a == NULL || src_s->release == NULL ||
+      src_a->array.release == NULL) {
+    PyErr_SetString(PyExc_ValueError, "wrap_device_array: a NULL or released struct");
+    return NULL;
+  }
+  struct ArrowSchema *s;
+  struct ArrowDeviceArray *x;
+  PyObject *scap = new_capsule(sizeof *s, SCHEMA, free_schema_capsule, (void **)&s);
+  PyObject *acap = scap == NULL ? NULL
+                                : new_capsule(sizeof *x, DEVICE_ARRAY,
+                                              free_device_array_capsule, (void **)&x);
+  if (acap == NULL) {
+    Py_XDECREF(scap);
+    return NULL;
+  }
+  *s = *src_s;
+  src_s->release = NULL;
+  *x = *src_a;
+  src_a->array.release = NULL;
+  PyObject *pair = PyTuple_Pack(2, scap, acap);
+  Py_DECREF(scap);
+  Py_DECREF(acap);
+  return pair;
+}
+
 static PyMethodDef arrow_methods[] = {
     {"export_schema", (PyCFunction)(void (*)(void))py_export_schema, METH_FASTCALL,
      "export_schema(address, requested=None) -> an 'arrow_schema' capsule."},
@@ -339,6 +382,9 @@ static PyMethodDef arrow_methods[] = {
      METH_FASTCALL,
      "export_device_array(address, requested=None) -> ('arrow_schema', "
      "'arrow_device_array') capsules (CPU)."},
+    {"wrap_device_array", (PyCFunction)(void (*)(void))py_wrap_device_array, METH_FASTCALL,
+     "wrap_device_array(schema_address, array_address) -> ('arrow_schema', "
+     "'arrow_device_array') capsules, the structs moved in."},
     {"export_stream", (PyCFunction)(void (*)(void))py_export_stream, METH_FASTCALL,
      "export_stream(address, requested=None) -> an 'arrow_array_stream' capsule."},
     {"import_array", (PyCFunction)(void (*)(void))py_import_array, METH_FASTCALL,

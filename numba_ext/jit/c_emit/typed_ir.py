@@ -154,7 +154,7 @@ def typed_ir(py_func, arg_types, return_type=None, error_model="python",
     errors are condensed: either way a one-line :class:`NotSupportedError`
     naming the construct (or Numba's reason) and the user's ``file:line``."""
     from numba.core import compiler
-    from numba.core.errors import NumbaError
+    from numba.core.errors import NumbaError, UnsupportedBytecodeError
     from numba.core.registry import cpu_target
     typingctx = cpu_target.typing_context
     targetctx = cpu_target.target_context
@@ -176,6 +176,10 @@ def typed_ir(py_func, arg_types, return_type=None, error_model="python",
         raise NotSupportedError(f"{where}: cannot type {py_func.__qualname__}"
                                 f"({', '.join(map(str, arg_types))}): no struct field {exc}"
                                 ) from None
+    except UnsupportedBytecodeError as exc:    # not a NumbaError: bytecode Numba refuses
+        reason, at = _bytecode_failure(exc, py_func)
+        raise NotSupportedError(f"{where}: {reason} at {at} (in {py_func.__qualname__})"
+                                ) from None
     except NumbaError as exc:
         reason, at = _typing_failure(exc, py_func)
         raise NotSupportedError(f"{where}: cannot type {py_func.__qualname__}"
@@ -186,6 +190,21 @@ def typed_ir(py_func, arg_types, return_type=None, error_model="python",
         raise NotSupportedError(f"{where}: {what} are not supported {_where(loc)} "
                                 f"(in {py_func.__qualname__})")
     return res
+
+
+def _bytecode_failure(exc, py_func) -> tuple[str, str]:
+    """``(reason, file:line)`` of Numba's UnsupportedBytecodeError, whose
+    message is ``"<reason>. Raised from <file> (<line>)"`` (an f-string with a
+    format spec, say)."""
+    text = _ANSI.sub("", str(exc)).strip()
+    m = re.match(r"(?s)(.*?)\.? Raised from (.+) \((\d+)\)\s*$", text)
+    code = py_func.__code__
+    if m is None:
+        return re.sub(r"\s+", " ", text)[:240], f"{code.co_filename}:{code.co_firstlineno}"
+    reason = re.sub(r"\s+", " ", m.group(1))[:240]
+    if reason.startswith("format spec in f-strings"):
+        reason = "f-strings with a format spec are not supported"
+    return reason, f"{m.group(2)}:{m.group(3)}"
 
 
 def _where(loc) -> str:

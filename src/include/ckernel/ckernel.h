@@ -31,7 +31,9 @@
 #include "ckernel/ops.h"
 #include "ckernel/context.h"
 #include "ckernel/buffer.h"
+#include "ckernel/device_scan.h"
 #include "ckernel/cuda.h"
 #include "ckernel/arrow.h"
+#include "ckernel/arrow_wrap.h"
 
 #endif /* CKERNEL_CKERNEL_H */

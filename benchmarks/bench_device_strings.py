@@ -1,0 +1,83 @@
+"""Strings and var dims on OpenCL (PoCL on the host's cores) against the CPU.
+
+All in one run, on N rows (1M by default; ``CK_BENCH_DEVSTR_N`` overrides):
+
+- ragged row sums (row lengths uniform in [0, 20], mean 10): the jitted
+  ``float64(var * float64)`` on a device ``N * var * float64`` (one work item
+  per row, ``jit/device_var.py``) against the same function on the host array
+  (the CPU jit, the library's threads) -- goal <= 1.5x;
+- moving ``f"item-{i}"`` strings: upload (``ctx.array`` of a host string array:
+  one write per Arrow buffer) and download (``.get()``: one read per buffer and a
+  zero-copy import) against a host-side copy of the same array (``Array.copy``);
+- Arrow's C device interface: ``__arrow_c_device_array__`` of the device
+  strings (no copy: a few structs) against the host array's export.
+
+Building strings in jitted device code (``f"item-{i}"`` on OpenCL) and jitted
+``len(s)`` over device strings are refused on devices (``docs/device-code.md``),
+so their rows say so instead of a ratio.  ``ratio X.XXx`` is the device time
+over the CPU one (> 1: the device is slower).  Without an OpenCL platform the
+script says so and exits 0.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+import ckernels
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import best, report  # noqa: E402
+
+N = int(os.environ.get("CK_BENCH_DEVSTR_N", 1_000_000))
+
+
+@ckernels.jit("float64(var * float64)")
+def row_sum(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i]
+    return s
+
+
+def main() -> None:
+    try:
+        ctx = ckernels.Context("opencl")
+    except ckernels.errors.BackendError as exc:
+        print(f"bench_device_strings: no OpenCL platform ({exc}); nothing to measure")
+        return
+    print(f"bench_device_strings: N = {N:,} on {ctx.describe()}")
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(0, 21, N)
+    flat = rng.random(int(lengths.sum()))
+    rows = np.split(flat, np.cumsum(lengths)[:-1])
+    host = ckernels.array([r.tolist() for r in rows], type=f"{N} * var * float64")
+    dev = ctx.array(host)
+    want = np.asarray(row_sum(host))
+    got = row_sum(dev).get()
+    assert np.allclose(got, want), "device row sums differ from the CPU jit"
+    t_dev = best(lambda: row_sum(dev).get(), reps=5)
+    t_cpu = best(lambda: row_sum(host), reps=5)
+    report("ragged row sums on OpenCL (+ result read)", t_dev, "the CPU jit", t_cpu)
+
+    strings = ckernels.array([f"item-{i}" for i in range(N)])
+    d = ctx.array(strings)
+    assert d[N - 1] == f"item-{N - 1}"
+    t_up = best(lambda: ctx.array(strings), reps=5)
+    t_copy = best(lambda: strings.copy(), reps=5)
+    report("upload N strings (2 writes)", t_up, "host Array.copy", t_copy)
+    t_down = best(lambda: d.get(), reps=5)
+    report("download N strings (2 reads)", t_down, "host Array.copy", t_copy)
+    t_x = best(lambda: d.__arrow_c_device_array__(), reps=5)
+    t_hx = best(lambda: strings.__arrow_c_array__(), reps=5)
+    report("__arrow_c_device_array__ (no copy)", t_x, "host __arrow_c_array__", t_hx)
+    print("f\"item-{i}\" built on OpenCL: not measured (string results in jitted device "
+          "code are refused, docs/device-code.md)")
+    print("jitted len(s) over device strings: not measured (string arguments in jitted "
+          "device code are refused)")
+
+
+if __name__ == "__main__":
+    main()

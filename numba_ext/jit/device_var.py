@@ -1,0 +1,240 @@
+"""Var-dim arguments on devices: row reductions such as ``float64(var *
+float64)`` over a :class:`~ckernels.device.varlen.DeviceVarArray`.
+
+The function is emitted by the one emitter (:mod:`ckernels.jit.c_emit`) as on
+the core-dims path (:mod:`ckernels.jit.device_dims`): a var argument is the
+one-dimensional Numba array the CPU function sees, in C a view struct.  The
+kernel gives each work item one row: it reads the row's bounds from the
+Arrow offsets (``offsets[i]``, ``offsets[i + 1]``), points the view at the
+row's first value, and writes the function's number to ``out[i]``.  The
+launch is the shared plan (:func:`ckernels.device.launch.build_plan`): the
+offsets enter as two views (``offsets[:-1]``, ``offsets[1:]``), the values as
+an operand broadcast to every row (the kernel adds the row's start itself).
+
+Taken: signatures whose dimensioned arguments are ``var * T`` (T a number
+or bool) and whose other arguments are numbers, with a number result.
+Refused with one line (``NotSupportedError``): var dims under other dims or
+holding strings, dimensioned results (``out.append``, returned lists: a
+result of unknown size needs the sizing pass of ``docs/device-code.md``),
+strings as arguments.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..context.device_program import KERNEL_NAME, element_offsets, kernel_parameters
+from ..device import launch
+from ..device.array import DeviceArray
+from ..device.varlen import DeviceVarArray
+from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
+from . import dims as _dims
+from .c_emit import EmittedKernel
+from .c_emit.numba_types import _is_bool
+from .signature import element_type
+
+__all__ = ["call", "source"]
+
+_INT64 = element_type("int64")
+
+
+def _var_row(name):
+    """The element dtype name of a ``var * T`` signature part (T a number or
+    bool), None for a part without dims; refuses other dimensioned parts."""
+    if not _dims.is_dimensioned(name):
+        return None
+    c = _dims.core(name)
+    if c.ndim == 1 and c.has_var and element_type(c.dtype).kind in "biuf":
+        return c.dtype
+    raise NotSupportedError(f"{name}: on devices a var-dim argument is one var dim of "
+                            "numbers or bools (var * T)")
+
+
+class VarLayout:
+    """Per argument the element dtype of its rows (``var * T``) or None (a
+    scalar), and the result's element type."""
+
+    def __init__(self, kernel, comp):
+        sig = comp.sig
+        fname = kernel.__name__
+        try:
+            self.rows = tuple(_var_row(a) for a in sig.args)
+        except NotSupportedError as exc:
+            raise NotSupportedError(f"{fname}: {sig.text}: {exc}") from None
+        if _dims.is_dimensioned(sig.ret) or kernel._out_param is not None:
+            raise NotSupportedError(
+                f"{fname}: {sig.text}: a dimensioned result of var-dim arguments on a device "
+                "(results of unknown size are built on the CPU; reduce each row to a number)")
+        self.dtypes = tuple(element_type(r if r is not None else a)
+                            for r, a in zip(self.rows, sig.args))
+        self.ret_dtype = element_type(sig.ret)
+        for dt in self.dtypes + (self.ret_dtype,):
+            if dt.kind not in "biuf":
+                raise NotSupportedError(f"{fname}: {sig.text}: {dt.name} arguments next to "
+                                        "var dims on a device (numbers and bools only)")
+
+    def numba_types(self):
+        from numba.core import types
+        nb = tuple(dt.numba if r is None else types.Array(dt.numba, 1, "A", readonly=True)
+                   for r, dt in zip(self.rows, self.dtypes))
+        return nb, self.ret_dtype.numba
+
+    def inputs(self, scalars):
+        """The kernel operands' ``(DType row, by_value)``: per var argument its
+        row starts, row ends and values; per other argument its value or
+        array."""
+        out = []
+        for r, dt, by_value in zip(self.rows, self.dtypes, scalars):
+            if r is not None:
+                out += [(_INT64, False), (_INT64, False), (dt, False)]
+            else:
+                out.append((dt, by_value))
+        return tuple(out)
+
+
+def _program(tgt, kernel, comp):
+    layout = VarLayout(kernel, comp)
+    nb_args, nb_ret = layout.numba_types()
+    prog = EmittedKernel(tgt.dialect, kernel.error_model)
+    prog.entry = prog.function(kernel.py_func, nb_args, nb_ret)
+    return prog, layout
+
+
+def var_kernel(prog: EmittedKernel, layout: VarLayout, inputs) -> str:
+    """The kernel: one work item per row (see the module docstring)."""
+    d = prog.dialect
+    fe = prog.entry
+    i64, u8, i32 = d.int64, d.uint8, d.int32
+    params, arrays = kernel_parameters(d, inputs)
+    lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(params)})", "{"]
+    lines += element_offsets(d, arrays)
+    cargs, pos = [], 0
+    for k, (r, dt) in enumerate(zip(layout.rows, layout.dtypes)):
+        pt = fe.arg_types[k]
+        pct = fe.ct(pt)
+        if r is not None:
+            lo, hi, vals = pos, pos + 1, pos + 2
+            pos += 3
+            size = dt.numpy.itemsize
+            lines += [f"  {i64} lo{k} = *({d.pointer(i64, True)})(ck_in{lo} + o_in{lo});",
+                      f"  {i64} hi{k} = *({d.pointer(i64, True)})(ck_in{hi} + o_in{hi});",
+                      f"  {pct} x{k};",
+                      f"  x{k}.p = ck_in{vals} + o_in{vals} + lo{k} * {size};",
+                      f"  x{k}.n[0] = hi{k} - lo{k}; x{k}.s[0] = {size};"]
+        else:
+            dt_in, by_value = inputs[pos]
+            if by_value:
+                v = f"ck_in{pos}_val"
+            else:
+                st = u8 if dt_in.kind == "b" else d.ctype(dt_in)
+                v = f"*({d.pointer(st, True)})(ck_in{pos} + o_in{pos})"
+            v = f"({v} != 0)" if dt_in.kind == "b" or _is_bool(pt) else f"({pct}){v}"
+            lines.append(f"  {pct} x{k} = {v};")
+            pos += 1
+        cargs.append(f"x{k}")
+    out = layout.ret_dtype
+    lines += [f"  {i32} err = 0;",
+              f"  {fe.ct(fe.ret_type)} r = {fe.cname}({', '.join(cargs + ['&err'])});",
+              f"  if (err) {{ {d.error_store('ck_errbuf', 'err')} return; }}"]
+    if out.kind == "b":
+        lines.append(f"  *({d.pointer(u8)})(ck_out + o_out) = r ? 1 : 0;")
+    else:
+        oct_ = d.ctype(out)
+        lines.append(f"  *({d.pointer(oct_)})(ck_out + o_out) = ({oct_})r;")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:
+    """The whole program of one var-dim signature for ``tgt`` (``emitted``:
+    ``(program, layout)`` already made)."""
+    prog, layout = emitted if emitted is not None else _program(tgt, kernel, comp)
+    if inputs is None:
+        inputs = layout.inputs([False] * len(layout.rows))
+    return tgt.dialect.header(prog) + prog.text() + "\n" + var_kernel(prog, layout, inputs)
+
+
+def _select(kernel, args, fname):
+    for comp in kernel._compiled.values():
+        if not comp.core or len(comp.sig.args) != len(args):
+            continue
+        ok = True
+        for a, name in zip(args, comp.sig.args):
+            c = _dims.core(name) if _dims.is_dimensioned(name) else None
+            if isinstance(a, DeviceVarArray):
+                ok = c is not None and c.has_var and str(a.element) == " * ".join(
+                    ["var"] * c.ndim + [c.dtype])
+            elif isinstance(a, DeviceArray):
+                ok = c is None and a.ndim == 1 and a._element.name == name
+            else:
+                ok = c is None and launch._is_scalar(a)
+            if not ok:
+                break
+        if ok:
+            return comp
+    have = ", ".join(f"{a.type}" if isinstance(a, DeviceVarArray) else
+                     f"{a._element.name} array" if isinstance(a, DeviceArray) else
+                     type(a).__name__ for a in args)
+    raise CKTypeError(f"{fname}: no signature fits the device arguments ({have}); "
+                      f"signatures: {'; '.join(kernel.signatures)}")
+
+
+def call(kernel, args, out=None):
+    """``kernel(*args)`` with :class:`DeviceVarArray` arguments: one result per
+    row, a :class:`DeviceArray` of the rows' count."""
+    from . import device
+    fname = kernel.__name__
+    if out is not None:
+        raise NotSupportedError(f"{fname}: out= with var-dim device arguments")
+    ctx = launch.context_of(fname, [a.offsets if isinstance(a, DeviceVarArray) else a
+                                    for a in args])
+    tgt = device.target(ctx.kind)
+    for a in args:
+        if isinstance(a, DeviceVarArray) and "string" in str(a.element):
+            raise NotSupportedError(
+                f"{fname}: {a.type} arguments of jitted functions on {ctx.kind} devices are "
+                "not supported (strings live on the device in Arrow's layout; run the "
+                "function on the host copy, .get())")
+    comp = _select(kernel, args, fname)
+    per = tgt.plans(comp, ctx)
+    got = per.get("program")
+    if got is None:
+        got = per.setdefault("program", _program(tgt, kernel, comp))
+    prog, layout = got
+    tgt.check_device(ctx, prog.fp64_user, fname)
+    for dt in layout.dtypes + (layout.ret_dtype,):
+        if tgt.dialect.ctype(dt) is None:
+            raise NotSupportedError(f"{fname}: element type {dt.name} is not supported on "
+                                    f"{tgt.kind} devices")
+        if dt.name == "float64" and not ctx.supports_fp64:
+            raise NotSupportedError(f"{fname}: float64 operands on a device without fp64 "
+                                    f"support ({ctx.describe()})")
+    lengths = {len(a) for a in args if isinstance(a, (DeviceVarArray, DeviceArray))}
+    if len(lengths) != 1:
+        raise InvalidArgumentError(f"{fname}: the device arguments have {sorted(lengths)} "
+                                   "rows (one count for all)")
+    n = lengths.pop()
+    operands, layouts = [], []
+    for a in args:
+        if isinstance(a, DeviceVarArray):
+            offs = a.offsets
+            operands += [offs[:-1], offs[1:], a.values]
+            layouts += [((n,), (8,)), ((n,), (8,)), ((), ())]
+        elif isinstance(a, DeviceArray):
+            operands.append(a)
+            layouts.append((a.shape, a.strides))
+        else:
+            operands.append(a.item() if isinstance(a, np.generic) else a)
+            layouts.append(((), ()))
+    scalars = [not isinstance(a, (DeviceVarArray, DeviceArray)) for a in args]
+    res = DeviceArray.empty(ctx, (n,), layout.ret_dtype.numpy)
+    key = ("var", n, tuple(lay for lay in layouts), tuple(scalars))
+    plan = per.get(key)
+    if plan is None:
+        inputs = layout.inputs(scalars)
+        plan = launch.remember(per, key, launch.build_plan(
+            ctx, source(tgt, kernel, comp, inputs, got), prog.errors, fname, tgt.dialect.title,
+            inputs, operands, layout.ret_dtype.numpy, operand_layouts=layouts,
+            out_layout=((n,), (layout.ret_dtype.numpy.itemsize,))))
+    plan(res, operands)
+    return res
