@@ -33,5 +33,6 @@
 #include "ckernel/buffer.h"
 #include "ckernel/cuda.h"
 #include "ckernel/arrow.h"
+#include "ckernel/datetime.h"
 
 #endif /* CKERNEL_CKERNEL_H */
