@@ -170,6 +170,10 @@ class Type:
                              "itemsize": self.data_size})
         if tid == lib.CK_TYPE_FIXED_DIM:
             return np.dtype((self.element.to_numpy_dtype(), (self.fixed_size,)))
+        if tid in (lib.CK_TYPE_DATETIME, lib.CK_TYPE_TIMEDELTA):
+            # the zone of an instant is a label: its data is UTC, NumPy's too
+            unit = ffi.string(lib.ck_time_unit_name(lib.ck_time_type_unit(self._t))).decode()
+            return np.dtype(f"{'M' if tid == lib.CK_TYPE_DATETIME else 'm'}8[{unit}]")
         raise CKTypeError(f"type '{self}' has no NumPy dtype")
 
     # ---- protocol --------------------------------------------------------
@@ -255,15 +259,36 @@ def from_numpy_dtype(dt: np.dtype) -> Type:
         for n in reversed(shape):
             t = fixed_dim(n, t)
         return t
+    if dt.kind in "Mm":
+        return _time_of_numpy(dt)
     tid = _BY_DTYPE.get(dt.newbyteorder("="))
     if tid is None:
         raise unsupported_dtype(dt)
     return _builtin(tid)
 
 
+#: NumPy's datetime64 / timedelta64 units that have a ckernel time unit
+TIME_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns")
+
+
+def _time_of_numpy(dt: np.dtype) -> Type:
+    """``datetime[unit=...]`` / ``timedelta[unit=...]`` of a native-order
+    ``datetime64`` / ``timedelta64`` dtype with a plain unit."""
+    unit, count = np.datetime_data(dt)
+    if unit == "generic":
+        raise CKTypeError(f"NumPy dtype {dt} has a generic unit (no unit): give one, "
+                          f"e.g. {dt.str[1:]}[s]")
+    if count != 1 or unit not in TIME_UNITS:
+        raise CKTypeError(f"NumPy dtype {dt} has the unit {count if count != 1 else ''}"
+                          f"{unit}; the time units are {', '.join(TIME_UNITS)}")
+    kind = "datetime" if dt.kind == "M" else "timedelta"
+    return parse(f"{kind}[unit='{unit}']")
+
+
 #: what :func:`unsupported_dtype` says is supported
 SUPPORTED_NUMPY = ("bool, int8-int64, uint8-uint64, float16/32/64, complex64/128, "
                    "str (U and StringDType: string), bytes (S and unstructured V: bytes) "
+                   "datetime64/timedelta64 (Y to ns units: datetime/timedelta) "
                    "and aligned structured dtypes of those")
 _KIND_NAMES = {"M": "datetime64", "m": "timedelta64", "O": "object", "V": "void"}
 
@@ -273,7 +298,7 @@ def unsupported_dtype(dt) -> CKTypeError:
     entry point: it names the dtype and what is supported)."""
     dt = np.dtype(dt)
     what = _KIND_NAMES.get(dt.kind, "")
-    later = (" (date and time types are not supported yet)" if dt.kind in "Mm" else "")
+    later = ""
     return CKTypeError(f"NumPy dtype {dt}{f' ({what})' if what and what not in str(dt) else ''}"
                        f" has no ckernel equivalent{later}; supported: {SUPPORTED_NUMPY}")
 

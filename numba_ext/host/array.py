@@ -427,6 +427,8 @@ class Array(*_BASES):
     # ---- values ------------------------------------------------------------
     def tolist(self) -> Any:
         """The value as nested Python lists / scalars / str / dicts."""
+        if self.dtype.kind in "Mm" and self._numpy_exact():   # NumPy's own objects
+            return self._numpy(False).tolist()
         return _read(self.type, self._data, self._arrmeta)
 
     to_list = tolist
@@ -468,7 +470,7 @@ class Array(*_BASES):
         prefix = "ckernels.array("
         text, summarised = self._format(prefix)
         shape = f", shape={self.shape}" if summarised else ""
-        return f"{prefix}{text}{shape}, type='{self.type}')"
+        return f"{prefix}{text}{shape}, type={str(self.type)!r})"
 
     def _repr_html_(self) -> str:
         from ..display import html  # the rich display (imported lazily: no cycle)
@@ -816,9 +818,9 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None,
         obj = obj.to_numpy()
     if isinstance(obj, memoryview):  # a buffer: its format and shape, as numpy.array
         obj = np.array(obj)
-    if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
+    if isinstance(obj, np.generic) and obj.dtype.kind in "biufcMm":
         obj = np.asarray(obj)
-    if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
+    if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufcMm":
         src = asarray(obj if obj.dtype.isnative else obj.astype(obj.dtype.newbyteorder("=")))
         return _copy_array(src, want, el)
     if isinstance(obj, np.ndarray) and obj.dtype.fields is not None:
@@ -940,7 +942,7 @@ def asarray(obj, dtype=None, *, type=None, fill_value=None) -> Array:
     if not isinstance(obj, (np.ndarray, ArrayLike)) and (hasattr(obj, "__array_interface__")
                                                          or hasattr(obj, "__dlpack__")):
         obj = np.asarray(obj) if hasattr(obj, "__array_interface__") else np.from_dlpack(obj)
-    if isinstance(obj, np.ndarray) and obj.dtype.kind not in "OUSTM" and \
+    if isinstance(obj, np.ndarray) and obj.dtype.kind not in "OUST" and \
             (obj.dtype.kind != "V" or obj.dtype.fields is not None):
         key = (obj.dtype, obj.ndim)
         cached = _STRIDED_OF.get(key)
