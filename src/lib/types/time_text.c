@@ -16,12 +16,9 @@ static int64_t ck__fdiv(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+/* NumPy's years: printf's %04 (sign included: -538, -030) */
 static void ck__append_year(char *buf, size_t n, size_t *pos, int64_t y) {
-  if (y < 0) {
-    ck__appendf(buf, n, pos, "-%04" PRId64, -y);
-  } else {
-    ck__appendf(buf, n, pos, "%04" PRId64, y);
-  }
+  ck__appendf(buf, n, pos, "%04" PRId64, y);
 }
 
 static void ck__append_date(char *buf, size_t n, size_t *pos, int64_t days) {
@@ -256,7 +253,7 @@ static bool ck__parse_instant(ck__scan *s, bool allow_offset, ck__instant_text *
   if (!neg) {
     (void)ck__lit(s, '+');
   }
-  if (!ck__digits(s, 4, true, &y) || y > INT64_C(1) << 40) {
+  if (!ck__digits(s, neg ? 3 : 4, true, &y) || y > INT64_C(1) << 40) {
     return false;
   }
   if (neg) {

@@ -162,6 +162,8 @@ static void test_text(void) {
   fmt_is("datetime[unit='W']", 1, "1970-01-08");
   fmt_is("datetime[unit='M']", 649, "2024-02");
   fmt_is("datetime[unit='Y']", -1, "1969");
+  fmt_is("datetime[unit='Y']", -2000, "-030");   /* NumPy: %04 with the sign */
+  fmt_is("datetime[unit='D']", -915000, "-536-10-25");
   fmt_is("datetime[unit='s', tz='UTC']", 0, "1970-01-01T00:00:00+00:00");
   fmt_is("datetime[unit='s']", CK_NAT, "NaT");
   fmt_is("date", 19723, "2024-01-01");
