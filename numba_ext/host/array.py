@@ -80,6 +80,7 @@ _OPTION = lib.CK_TYPE_OPTION
 from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
 from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert_*.c)
 from . import arrow as _arrow_io   # the Arrow PyCapsule interface (arrow.py)
+from .arrow import numpy_time as _numpy_time
 
 # at exit, arrays still held by C objects are released after Python's state
 # is gone: their NumPy owners are left alone then (as ckernels.memory does)
@@ -427,8 +428,9 @@ class Array(*_BASES):
     # ---- values ------------------------------------------------------------
     def tolist(self) -> Any:
         """The value as nested Python lists / scalars / str / dicts."""
-        if self.dtype.kind in "Mm" and self._numpy_exact():   # NumPy's own objects
-            return self._numpy(False).tolist()
+        if self.dtype.kind in "Mm" and self._numpy_exact() and \
+                lib.ck_datetime_type_tz(self.type.dtype.c_type) == ffi.NULL:
+            return self._numpy(False).tolist()    # NumPy's own objects
         return _read(self.type, self._data, self._arrmeta)
 
     to_list = tolist
@@ -809,6 +811,8 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None,
                                                                 el == obj.type.dtype):
             return obj
         return _copy_array(obj, want, el)
+    tarr = _numpy_time(obj)          # pandas datetime64/timedelta64 data: NumPy's path
+    obj = tarr if tarr is not None else obj
     if _arrow_io.is_arrow(obj):      # pyarrow, polars, nanoarrow, duckdb, pandas ArrowDtype
         imported = from_arrow(obj, fill_value=fill_value)
         if imported.flags.writeable and want is None and el is None:
@@ -937,6 +941,8 @@ def asarray(obj, dtype=None, *, type=None, fill_value=None) -> Array:
                 (type is None or _element_type(type) == obj.type):
             return obj
         return array(obj, dtype, type=type)
+    tarr = _numpy_time(obj)          # pandas datetime64/timedelta64 data: NumPy's path
+    obj = tarr if tarr is not None else obj
     if _arrow_io.is_arrow(obj):
         return asarray(from_arrow(obj, fill_value=fill_value), dtype, type=type)
     if not isinstance(obj, (np.ndarray, ArrayLike)) and (hasattr(obj, "__array_interface__")

@@ -78,10 +78,11 @@ def test_iso_text_matches_numpy_and_python(unit):
     text = ckernels.asarray(x).astype("string").tolist()
     assert text == np.datetime_as_string(x).tolist()
     if unit in UNIT_TIMESPEC:      # Python's isoformat, the same precision
-        objs = x.astype("M8[us]").tolist()
-        py = [o.isoformat(timespec=UNIT_TIMESPEC[unit]) for o in objs]
-        mine = [t for t, o in zip(text, objs) if 1 <= o.year <= 9999]
-        assert mine == [p for p, o in zip(py, objs) if 1 <= o.year <= 9999]
+        objs = x.astype("M8[us]").tolist()     # ints outside Python's years 1..9999
+        pairs = [(t, o) for t, o in zip(text, objs) if isinstance(o, dt.datetime)]
+        assert pairs
+        assert [t for t, _ in pairs] == \
+            [o.isoformat(timespec=UNIT_TIMESPEC[unit]) for _, o in pairs]
     back = ckernels.array(text).astype(f"datetime[unit='{unit}']")
     np.testing.assert_array_equal(np.asarray(back), x)
 
@@ -200,3 +201,38 @@ def test_arithmetic_refusals():
     with pytest.raises(OverflowError):
         big = ckernels.asarray(np.array([np.iinfo(np.int64).max - 1], "m8[s]"))
         ckernels.ops.add(big, big)
+
+
+def test_tolist_of_dates_times_and_zones():
+    """Types NumPy has no dtype for read as Python's objects (the C reader)."""
+    src = pa.array([19723, None], pa.date32())
+    assert ckernels.asarray(src).tolist() == [dt.date(2024, 1, 1), None]
+    assert ckernels.asarray(pa.array([3661001], pa.time32("ms"))).tolist() == \
+        [dt.time(1, 1, 1, 1000)]
+    utc = ckernels.asarray(pa.array([0], pa.timestamp("s", tz="UTC")))
+    assert utc.tolist() == [dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)]
+    row = ckernels.array([{"t": 1}], type="1 * {t: int64}")
+    assert row.tolist() == [{"t": 1}]
+
+
+def test_pandas_polars_duckdb():
+    pd = pytest.importorskip("pandas")
+    s = pd.Series(pd.to_datetime(["2024-01-01", None]), index=[10, 20])
+    a = ckernels.asarray(s)
+    assert a.dtype == s.dtype and a.tolist() == s.to_numpy().tolist()
+    assert np.shares_memory(np.asarray(a), s.to_numpy())
+    d = ckernels.asarray(pd.Series(pd.to_timedelta(["1s", "2D"])))
+    assert d.tolist() == pd.Series(pd.to_timedelta(["1s", "2D"])).to_numpy().tolist()
+    z = ckernels.asarray(pd.Series(pd.to_datetime(["2024-01-01"]).tz_localize("UTC")))
+    assert str(z.type).endswith("datetime[unit='ns', tz='UTC']") or \
+        str(z.type).endswith("datetime[unit='us', tz='UTC']")
+    with pytest.raises(CKTypeError, match="Period"):
+        ckernels.asarray(pd.Series(pd.period_range("2024-01", periods=2, freq="M")))
+    pl = pytest.importorskip("polars")
+    assert str(ckernels.asarray(pl.Series([dt.date(2024, 1, 1)])).type) == "strided * date"
+    assert ckernels.asarray(pl.Series([dt.timedelta(seconds=1)])).tolist() == \
+        [dt.timedelta(seconds=1)]
+    duckdb = pytest.importorskip("duckdb")
+    rel = duckdb.sql("select TIMESTAMP '2024-01-01 10:00:00' as t, DATE '2024-01-02' as d")
+    assert ckernels.asarray(rel).tolist() == [{"t": dt.datetime(2024, 1, 1, 10),
+                                               "d": dt.date(2024, 1, 2)}]

@@ -318,13 +318,14 @@ static bool ck__fma(int64_t a, int64_t b, int64_t c, int64_t *v) {
 
 /* ISO 8601 duration: [-]P[nY][nM][nW][nD][T[nH][nM][n[.f]S]] into ns (linear),
  * or months for a calendar-only text (*calendar set). */
-static bool ck__parse_duration(ck__scan *s, int64_t *ns, int64_t *months, bool *calendar,
+static bool ck__parse_duration(ck__scan *s, ck__i128 *ns, int64_t *months, bool *calendar,
                                bool *beyond) {
   bool neg = ck__lit(s, '-');
   if (!ck__lit(s, 'P')) {
     return false;
   }
-  int64_t tot = 0, mon = 0;
+  ck__i128 tot = 0;
+  int64_t mon = 0;
   bool any = false, in_time = false, lin = false;
   *beyond = false;
   while (s->p < s->e) {
@@ -368,7 +369,8 @@ static bool ck__parse_duration(ck__scan *s, int64_t *ns, int64_t *months, bool *
     if (has_frac && c != 'S') {
       return false;
     }
-    if (!ck__fma(v, unit_ns, tot, &tot) || !ck__fma(dneg ? -1 : 1, frac, tot, &tot)) {
+    tot += (ck__i128)v * unit_ns + (dneg ? -frac : frac);
+    if (tot > ((ck__i128)1 << 100) || tot < -((ck__i128)1 << 100)) {
       return false;
     }
     any = lin = true;
@@ -406,7 +408,8 @@ ck_status ck_time_parse(ck_type t, const char *text, size_t len, int errmode, vo
   bool exact = true, ok = true;
   ck_status st = CK_OK;
   if (t->id == CK_TYPE_TIMEDELTA) {
-    int64_t ns, months;
+    ck__i128 ns;
+    int64_t months;
     bool cal, beyond;
     if (!ck__parse_duration(&s, &ns, &months, &cal, &beyond)) {
       return ck__bad(t, b, n);
@@ -414,8 +417,18 @@ ck_status ck_time_parse(ck_type t, const char *text, size_t len, int errmode, vo
     if (cal) {
       st = ck__time_convert_linear(months, CK_UNIT_M, u, &v, &exact);
     } else {
-      st = ck__time_convert_linear(ns, CK_UNIT_NS, u, &v, &exact);
-      exact = exact && !beyond;
+      int64_t per; /* ns in one u (a year is 3.2e16 ns: it fits) */
+      (void)ck__time_convert_linear(1, u, CK_UNIT_NS, &per, &exact);
+      ck__i128 q = ns / per, r = ns % per;
+      if (r != 0 && r < 0) {
+        q -= 1;
+      }
+      exact = r == 0 && !beyond;
+      if (q > INT64_MAX || q <= INT64_MIN) {
+        ok = false;
+      } else {
+        v = (int64_t)q;
+      }
     }
   } else if (t->id == CK_TYPE_TIME) {
     int64_t ns;
