@@ -276,31 +276,30 @@ def _time_of_numpy(dt: np.dtype) -> Type:
     ``datetime64`` / ``timedelta64`` dtype with a plain unit."""
     unit, count = np.datetime_data(dt)
     if unit == "generic":
-        raise CKTypeError(f"NumPy dtype {dt} has a generic unit (no unit): give one, "
-                          f"e.g. {dt.str[1:]}[s]")
+        raise unsupported_dtype(dt, f"a generic unit: give one, e.g. {dt.str[1:]}[s]")
     if count != 1 or unit not in TIME_UNITS:
-        raise CKTypeError(f"NumPy dtype {dt} has the unit {count if count != 1 else ''}"
-                          f"{unit}; the time units are {', '.join(TIME_UNITS)}")
+        raise unsupported_dtype(dt, f"the unit {count if count != 1 else ''}{unit}; the time "
+                                f"units are {', '.join(TIME_UNITS)}")
     kind = "datetime" if dt.kind == "M" else "timedelta"
     return parse(f"{kind}[unit='{unit}']")
 
 
 #: what :func:`unsupported_dtype` says is supported
 SUPPORTED_NUMPY = ("bool, int8-int64, uint8-uint64, float16/32/64, complex64/128, "
-                   "str (U and StringDType: string), bytes (S and unstructured V: bytes) "
+                   "str (U and StringDType: string), bytes (S and unstructured V: bytes), "
                    "datetime64/timedelta64 (Y to ns units: datetime/timedelta) "
                    "and aligned structured dtypes of those")
 _KIND_NAMES = {"M": "datetime64", "m": "timedelta64", "O": "object", "V": "void"}
 
 
-def unsupported_dtype(dt) -> CKTypeError:
+def unsupported_dtype(dt, why: str = "") -> CKTypeError:
     """The error for a NumPy dtype with no ckernel type (one message for every
-    entry point: it names the dtype and what is supported)."""
+    entry point: it names the dtype, ``why`` and what is supported)."""
     dt = np.dtype(dt)
     what = _KIND_NAMES.get(dt.kind, "")
-    later = ""
+    why = f" ({why})" if why else ""
     return CKTypeError(f"NumPy dtype {dt}{f' ({what})' if what and what not in str(dt) else ''}"
-                       f" has no ckernel equivalent{later}; supported: {SUPPORTED_NUMPY}")
+                       f" has no ckernel equivalent{why}; supported: {SUPPORTED_NUMPY}")
 
 
 # ---- constructors ----------------------------------------------------------

@@ -851,8 +851,13 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None,
             arr = None
         # NumPy promotes int64 and uint64 Python ints to float64 (lossy): values
         # that large take the exact path below
-        if arr is not None and arr.dtype.kind in "biufc" and not (
+        if arr is not None and arr.dtype.kind in "biufcMm" and not (
                 arr.dtype.kind == "f" and arr.size and (np.abs(arr) >= 2.0**63).any()):
+            return _copy_array(asarray(arr), None, el)
+    if want is None and isinstance(obj, (list, tuple)) and obj and \
+            isinstance(obj[0], (np.datetime64, np.timedelta64)):   # NumPy's time scalars
+        arr = np.array(obj)
+        if arr.dtype.kind in "Mm":
             return _copy_array(asarray(arr), None, el)
     t, shape, value = _convert.prepare(obj, want, el, fill_value)
     a = _new_array(t, shape)

@@ -236,3 +236,16 @@ def test_pandas_polars_duckdb():
     rel = duckdb.sql("select TIMESTAMP '2024-01-01 10:00:00' as t, DATE '2024-01-02' as d")
     assert ckernels.asarray(rel).tolist() == [{"t": dt.datetime(2024, 1, 1, 10),
                                                "d": dt.date(2024, 1, 2)}]
+
+
+def test_every_entry_point_takes_time_dtypes():
+    v = np.array(["2020-01-01", "2021-06-30"], "M8[D]")
+    assert ckernels.array([v[0], v[1]]).tolist() == v.tolist()
+    assert ckernels.array(v[0]).tolist() == v[0].item()
+    assert ckernels.asarray(v[0]).tolist() == v[0].item()
+    assert str(ckernels.empty(2, "M8[s]").type) == "strided * datetime[unit='s']"
+    assert ckernels.zeros(2, "m8[ms]").tolist() == np.zeros(2, "m8[ms]").tolist()
+    a = ckernels.array([1, 2]).astype("M8[s]")
+    assert a.tolist() == np.array([1, 2]).astype("M8[s]").tolist()
+    a[:] = v
+    assert a.tolist() == v.astype("M8[s]").tolist()
