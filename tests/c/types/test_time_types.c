@@ -303,10 +303,15 @@ static void test_option(void) {
   ck_array_preamble *src = arr("strided * datetime[unit='s']", 1, &n);
   ck_array_preamble *opt = arr("strided * ?datetime[unit='ms']", 1, &n);
   REQUIRE(src != NULL && opt != NULL);
-  int64_t vals[2] = {5, 6};
+  int64_t vals[2] = {5, CK_NAT};
   memcpy(src->data, vals, sizeof vals);
   CHECK_OK(ck_array_assign(opt, src, CK_ERRMODE_DEFAULT));
-  CHECK(((int64_t *)(void *)opt->data)[1] == 6000);
+  CHECK(((int64_t *)(void *)opt->data)[0] == 5000);
+  /* NaT becomes a null */
+  int64_t nulls = -1;
+  int64_t first = -2;
+  CHECK_OK(ck_array_null_count(opt, &nulls, &first));
+  CHECK(nulls == 1 && first == 1);
   ck_array_decref(src);
   ck_array_decref(opt);
 }
