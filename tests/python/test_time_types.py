@@ -249,3 +249,10 @@ def test_every_entry_point_takes_time_dtypes():
     assert a.tolist() == np.array([1, 2]).astype("M8[s]").tolist()
     a[:] = v
     assert a.tolist() == v.astype("M8[s]").tolist()
+
+
+def test_nat_becomes_null_in_option_types():
+    x = np.array(["2024-01-01", "NaT"], "M8[s]")
+    a = ckernels.asarray(x).astype("?datetime[unit='s']")
+    assert a.null_count == 1 and a.tolist() == [dt.datetime(2024, 1, 1), None]
+    assert pa.array(a).equals(pa.array([dt.datetime(2024, 1, 1), None], pa.timestamp("s")))

@@ -31,6 +31,9 @@ typedef struct ck__top_kernel {
   int32_t instant[2];    /* time operands: an instant (calendar conversion) */
   int32_t unit;          /* the common unit */
   int32_t ret_kind;      /* 0 time (ret_type), 1 bool, 2 int64, 3 float64 */
+  int32_t wide[2];       /* time operands: 8-byte data (else 4) */
+  int64_t factor[2];     /* time operands: exact multiplier to `unit`, 0 when the
+                            conversion goes through the calendar */
   ck_type arg[2];        /* owned references */
   ck_type ret;           /* owned reference */
 } ck__top_kernel;
@@ -57,9 +60,20 @@ typedef struct ck__opnd {
 static int ck__load(const ck__top_kernel *k, int j, const char *p, ck__opnd *o) {
   o->nat = false;
   if (k->cls[j] == CK__O_TIME) {
-    int64_t v = ck__time_load(k->arg[j], p);
+    int64_t v;
+    if (k->wide[j]) {
+      memcpy(&v, p, 8);
+    } else {
+      v = ck__time_load(k->arg[j], p);
+    }
     if (v == CK_NAT) {
       o->nat = true;
+      return 0;
+    }
+    if (k->factor[j] != 0) { /* linear: an exact multiplication */
+      if (__builtin_mul_overflow(v, k->factor[j], &o->i) || o->i == CK_NAT) {
+        return ck__top_overflow(k);
+      }
       return 0;
     }
     if (k->from[j] != k->unit &&
@@ -188,9 +202,39 @@ static int ck__top1(char *dst, const char *const *src, ck_prefix *self) {
   return ck__top_one((const ck__top_kernel *)(void *)self, dst, src);
 }
 
+/* add / subtract of two 8-byte time operands with linear conversions: one
+ * tight loop (NaT, the factors and overflow still checked per element) */
+static int ck__top_addsub(const ck__top_kernel *k, char *dst, intptr_t ds, const char *a,
+                          intptr_t as, const char *b, intptr_t bs, size_t count) {
+  const int64_t fa = k->factor[0], fb = k->factor[1];
+  const bool sub = k->op == CK__T_SUB;
+  for (size_t i = 0; i < count; i++) {
+    int64_t x, y, r;
+    memcpy(&x, a + (intptr_t)i * as, 8);
+    memcpy(&y, b + (intptr_t)i * bs, 8);
+    if (x == CK_NAT || y == CK_NAT) {
+      r = CK_NAT;
+    } else {
+      bool o = __builtin_mul_overflow(x, fa, &x) | __builtin_mul_overflow(y, fb, &y);
+      o |= sub ? __builtin_sub_overflow(x, y, &r) : __builtin_add_overflow(x, y, &r);
+      if (o || r == CK_NAT) {
+        return ck__top_overflow(k);
+      }
+    }
+    memcpy(dst + (intptr_t)i * ds, &r, 8);
+  }
+  return 0;
+}
+
 static int ck__topN(char *dst, intptr_t dst_stride, const char *const *src,
                     const intptr_t *src_stride, size_t count, ck_prefix *self) {
   const ck__top_kernel *k = (const ck__top_kernel *)(void *)self;
+  if ((k->op == CK__T_ADD || k->op == CK__T_SUB) && k->nargs == 2 && k->ret_kind == 0 &&
+      k->cls[0] == CK__O_TIME && k->cls[1] == CK__O_TIME && k->wide[0] && k->wide[1] &&
+      k->factor[0] != 0 && k->factor[1] != 0) {
+    return ck__top_addsub(k, dst, dst_stride, src[0], src_stride[0], src[1], src_stride[1],
+                          count);
+  }
   const char *s[2] = {src[0], k->nargs == 2 ? src[1] : NULL};
   for (size_t i = 0; i < count; i++) {
     int st = ck__top_one(k, dst, s);
@@ -371,6 +415,22 @@ ck_status ck_make_time_op_kernel(const char *op_name, ck_kernel_builder *ckb, si
     k->from[j] = cls[j] == CK__O_TIME ? ck_time_type_unit(arg_types[j]) : -1;
     ck_type_id tj = ck_type_id_of(arg_types[j]);
     k->instant[j] = tj == CK_TYPE_DATETIME || tj == CK_TYPE_DATE;
+    k->wide[j] = ck_type_data_size(arg_types[j]) == 8;
+    k->factor[j] = 0;
+    if (cls[j] == CK__O_TIME) {
+      /* `unit` is never coarser than an operand's: linear units (and calendar
+       * durations Y -> M) convert by an exact integer factor */
+      bool cal_from = k->from[j] == CK_UNIT_Y || k->from[j] == CK_UNIT_M;
+      bool cal_to = unit == CK_UNIT_Y || unit == CK_UNIT_M;
+      if (!k->instant[j] || cal_from == cal_to || !cal_from) {
+        int64_t f;
+        bool exact;
+        if (ck_time_convert(1, (ck_time_unit)k->from[j], (ck_time_unit)unit, false, &f,
+                            &exact) == CK_OK && exact && f > 0) {
+          k->factor[j] = f;
+        }
+      }
+    }
     ck_type_incref(arg_types[j]);
     k->arg[j] = arg_types[j];
   }
