@@ -86,6 +86,62 @@ static void ck__append_duration(char *buf, size_t n, size_t *pos, int64_t v,
   ck__appendf(buf, n, pos, "S");
 }
 
+/* `n` zero-padded decimal digits of 0 <= v < 10^n at p */
+static char *ck__put_digits(char *p, int64_t v, int n) {
+  for (int i = n - 1; i >= 0; i--) {
+    p[i] = (char)('0' + v % 10);
+    v /= 10;
+  }
+  return p + n;
+}
+
+/* The common case without printf: an instant in D..ns (or a date) in the
+ * years 0..9999; the length, or 0 to take the general path. */
+static size_t ck__format_instant_fast(ck_type t, int64_t v, char out[48]) {
+  ck_time_unit u = (ck_time_unit)t->fixed_size;
+  if (u < CK_UNIT_D || v == CK_NAT) {
+    return 0;
+  }
+  int64_t per_day = u == CK_UNIT_D ? 1 : u == CK_UNIT_H ? 24 : u == CK_UNIT_MIN ? 1440
+                                                          : 86400 * ck__per_second[u];
+  int64_t days = ck__fdiv(v, per_day), rem = v - days * per_day;
+  int64_t y;
+  int m, d;
+  ck_civil_from_days(days, &y, &m, &d);
+  if (y < 0 || y > 9999) {
+    return 0;
+  }
+  char *p = out;
+  p = ck__put_digits(p, y, 4);
+  *p++ = '-';
+  p = ck__put_digits(p, m, 2);
+  *p++ = '-';
+  p = ck__put_digits(p, d, 2);
+  if (t->id == CK_TYPE_DATETIME && u > CK_UNIT_D) {
+    *p++ = 'T';
+    int64_t secs = u == CK_UNIT_H ? rem * 3600 : u == CK_UNIT_MIN ? rem * 60
+                                                                   : rem / ck__per_second[u];
+    p = ck__put_digits(p, secs / 3600, 2);
+    if (u >= CK_UNIT_MIN) {
+      *p++ = ':';
+      p = ck__put_digits(p, secs / 60 % 60, 2);
+    }
+    if (u >= CK_UNIT_S) {
+      *p++ = ':';
+      p = ck__put_digits(p, secs % 60, 2);
+    }
+    if (ck__frac_digits[u] > 0) {
+      *p++ = '.';
+      p = ck__put_digits(p, rem % ck__per_second[u], ck__frac_digits[u]);
+    }
+    if (t->dim_name != NULL) {
+      memcpy(p, "+00:00", 6);
+      p += 6;
+    }
+  }
+  return (size_t)(p - out);
+}
+
 ck_status ck_time_format(ck_type t, const void *data, char *buf, size_t bufsize,
                          size_t *out_len) {
   if (!ck_type_is_time(t) || data == NULL || (buf == NULL && bufsize > 0)) {
@@ -97,6 +153,21 @@ ck_status ck_time_format(ck_type t, const void *data, char *buf, size_t bufsize,
   }
   int64_t v = ck__time_load(t, (const char *)data);
   ck_time_unit u = (ck_time_unit)t->fixed_size;
+  if (t->id == CK_TYPE_DATETIME || t->id == CK_TYPE_DATE) {
+    char fast[48];
+    size_t n = ck__format_instant_fast(t, v, fast);
+    if (n > 0) {
+      if (bufsize > 0) {
+        size_t c = n < bufsize - 1 ? n : bufsize - 1;
+        memcpy(buf, fast, c);
+        buf[c] = '\0';
+      }
+      if (out_len != NULL) {
+        *out_len = n;
+      }
+      return CK_OK;
+    }
+  }
   if (v == CK_NAT) {
     ck__appendf(buf, bufsize, &pos, "NaT");
   } else {
