@@ -586,7 +586,9 @@ def _operand(a, i: int, where: str):
                           f"{a.context!r}; host arrays and device arrays do not mix (copy it "
                           "with .to_numpy() or ctx.to(...))")
     if isinstance(a, np.ndarray):
-        return asarray(a) if a.dtype.kind in "biufc" and a.dtype.isnative else array(a)
+        return asarray(a) if a.dtype.kind in "biufcMm" and a.dtype.isnative else array(a)
+    if isinstance(a, (np.datetime64, np.timedelta64)):   # a time scalar: its own type
+        return array(a)
     if _is_scalar(a):
         return None
     return array(a)

@@ -256,3 +256,15 @@ def test_nat_becomes_null_in_option_types():
     a = ckernels.asarray(x).astype("?datetime[unit='s']")
     assert a.null_count == 1 and a.tolist() == [dt.datetime(2024, 1, 1), None]
     assert pa.array(a).equals(pa.array([dt.datetime(2024, 1, 1), None], pa.timestamp("s")))
+
+
+def test_operators_and_numpy_scalars():
+    x = np.array(["2024-01-01T00:00:00", "NaT"], "M8[s]")
+    d = np.array([1, 2], "m8[s]")
+    t, e = ckernels.asarray(x), ckernels.asarray(d)
+    for got, want in [(t + np.timedelta64(1, "D"), x + np.timedelta64(1, "D")),
+                      (t - t, x - x), (e * 2, d * 2), (2 * e, 2 * d), (-e, -d),
+                      (e // 2, d // 2), (e / e, d / d), (t < t, x < x), (t == t, x == x)]:
+        assert type(got) is ckernels.Array
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert np.asarray(got).dtype == want.dtype
