@@ -15,6 +15,7 @@ descriptor and drops it when garbage collected.
 from __future__ import annotations
 
 import html
+import re
 import weakref
 from typing import Iterable, Mapping
 
@@ -218,7 +219,32 @@ def parse(text: str) -> Type:
     data = c_text(text, "type string", error=ParseError)
     out = ffi.new("ck_type *")
     check(lib.ck_type_parse_n(data, len(data), out))
-    return Type._own(out[0])
+    t = Type._own(out[0])
+    if "tz=" in text:
+        for zone in _ZONE_RE.findall(str(t)):
+            check_time_zone(zone)
+    return t
+
+
+_ZONE_RE = re.compile(r"tz='([^']*)'")
+_KNOWN_ZONES: set = {"UTC"}
+
+
+def check_time_zone(zone: str) -> None:
+    """Refuse a time zone name the zone database does not know (the C core
+    checks its spelling only): ``ValueError`` (:class:`ParseError`) naming
+    it.  Fixed offsets (``+05:30``) are zones too, as in Arrow."""
+    if zone in _KNOWN_ZONES:
+        return
+    import zoneinfo
+    if re.fullmatch(r"[+-]\d\d:\d\d", zone) is None:
+        try:
+            zoneinfo.ZoneInfo(zone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise ParseError(f"unknown time zone '{zone}' (not in the zone database, "
+                             "not an offset like +05:30)") from None
+    if len(_KNOWN_ZONES) < 1024:
+        _KNOWN_ZONES.add(zone)
 
 
 def as_type(spec) -> Type:

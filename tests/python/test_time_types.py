@@ -268,3 +268,14 @@ def test_operators_and_numpy_scalars():
         assert type(got) is ckernels.Array
         np.testing.assert_array_equal(np.asarray(got), want)
         assert np.asarray(got).dtype == want.dtype
+
+
+def test_unknown_time_zone_is_refused():
+    from ckernels.errors import ParseError
+    assert str(ckernels.types.parse("datetime[unit='s', tz='Europe/Paris']")) == \
+        "datetime[unit='s', tz='Europe/Paris']"
+    assert ckernels.types.parse("datetime[unit='s', tz='+05:30']") is not None
+    with pytest.raises(ParseError, match="unknown time zone 'Mars/Olympus'"):
+        ckernels.types.parse("3 * datetime[unit='s', tz='Mars/Olympus']")
+    with pytest.raises(ParseError, match="not a zone name"):
+        ckernels.types.parse("datetime[tz='a b']")
