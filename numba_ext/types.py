@@ -15,6 +15,7 @@ descriptor and drops it when garbage collected.
 from __future__ import annotations
 
 import html
+import re
 import weakref
 from typing import Iterable, Mapping
 
@@ -170,6 +171,10 @@ class Type:
                              "itemsize": self.data_size})
         if tid == lib.CK_TYPE_FIXED_DIM:
             return np.dtype((self.element.to_numpy_dtype(), (self.fixed_size,)))
+        if tid in (lib.CK_TYPE_DATETIME, lib.CK_TYPE_TIMEDELTA):
+            # the zone of an instant is a label: its data is UTC, NumPy's too
+            unit = ffi.string(lib.ck_time_unit_name(lib.ck_time_type_unit(self._t))).decode()
+            return np.dtype(f"{'M' if tid == lib.CK_TYPE_DATETIME else 'm'}8[{unit}]")
         raise CKTypeError(f"type '{self}' has no NumPy dtype")
 
     # ---- protocol --------------------------------------------------------
@@ -214,7 +219,32 @@ def parse(text: str) -> Type:
     data = c_text(text, "type string", error=ParseError)
     out = ffi.new("ck_type *")
     check(lib.ck_type_parse_n(data, len(data), out))
-    return Type._own(out[0])
+    t = Type._own(out[0])
+    if "tz=" in text:
+        for zone in _ZONE_RE.findall(str(t)):
+            check_time_zone(zone)
+    return t
+
+
+_ZONE_RE = re.compile(r"tz='([^']*)'")
+_KNOWN_ZONES: set = {"UTC"}
+
+
+def check_time_zone(zone: str) -> None:
+    """Refuse a time zone name the zone database does not know (the C core
+    checks its spelling only): ``ValueError`` (:class:`ParseError`) naming
+    it.  Fixed offsets (``+05:30``) are zones too, as in Arrow."""
+    if zone in _KNOWN_ZONES:
+        return
+    import zoneinfo
+    if re.fullmatch(r"[+-]\d\d:\d\d", zone) is None:
+        try:
+            zoneinfo.ZoneInfo(zone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise ParseError(f"unknown time zone '{zone}' (not in the zone database, "
+                             "not an offset like +05:30)") from None
+    if len(_KNOWN_ZONES) < 1024:
+        _KNOWN_ZONES.add(zone)
 
 
 def as_type(spec) -> Type:
@@ -255,27 +285,47 @@ def from_numpy_dtype(dt: np.dtype) -> Type:
         for n in reversed(shape):
             t = fixed_dim(n, t)
         return t
+    if dt.kind in "Mm":
+        return _time_of_numpy(dt)
     tid = _BY_DTYPE.get(dt.newbyteorder("="))
     if tid is None:
         raise unsupported_dtype(dt)
     return _builtin(tid)
 
 
+#: NumPy's datetime64 / timedelta64 units that have a ckernel time unit
+TIME_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns")
+
+
+def _time_of_numpy(dt: np.dtype) -> Type:
+    """``datetime[unit=...]`` / ``timedelta[unit=...]`` of a native-order
+    ``datetime64`` / ``timedelta64`` dtype with a plain unit."""
+    unit, count = np.datetime_data(dt)
+    if unit == "generic":
+        raise unsupported_dtype(dt, f"a generic unit: give one, e.g. {dt.str[1:]}[s]")
+    if count != 1 or unit not in TIME_UNITS:
+        raise unsupported_dtype(dt, f"the unit {count if count != 1 else ''}{unit}; the time "
+                                f"units are {', '.join(TIME_UNITS)}")
+    kind = "datetime" if dt.kind == "M" else "timedelta"
+    return parse(f"{kind}[unit='{unit}']")
+
+
 #: what :func:`unsupported_dtype` says is supported
 SUPPORTED_NUMPY = ("bool, int8-int64, uint8-uint64, float16/32/64, complex64/128, "
-                   "str (U and StringDType: string), bytes (S and unstructured V: bytes) "
+                   "str (U and StringDType: string), bytes (S and unstructured V: bytes), "
+                   "datetime64/timedelta64 (Y to ns units: datetime/timedelta) "
                    "and aligned structured dtypes of those")
 _KIND_NAMES = {"M": "datetime64", "m": "timedelta64", "O": "object", "V": "void"}
 
 
-def unsupported_dtype(dt) -> CKTypeError:
+def unsupported_dtype(dt, why: str = "") -> CKTypeError:
     """The error for a NumPy dtype with no ckernel type (one message for every
-    entry point: it names the dtype and what is supported)."""
+    entry point: it names the dtype, ``why`` and what is supported)."""
     dt = np.dtype(dt)
     what = _KIND_NAMES.get(dt.kind, "")
-    later = (" (date and time types are not supported yet)" if dt.kind in "Mm" else "")
+    why = f" ({why})" if why else ""
     return CKTypeError(f"NumPy dtype {dt}{f' ({what})' if what and what not in str(dt) else ''}"
-                       f" has no ckernel equivalent{later}; supported: {SUPPORTED_NUMPY}")
+                       f" has no ckernel equivalent{why}; supported: {SUPPORTED_NUMPY}")
 
 
 # ---- constructors ----------------------------------------------------------

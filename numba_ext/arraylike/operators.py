@@ -76,11 +76,11 @@ def _defer(other) -> bool:
 
 
 def _numeric(args) -> bool:
-    """Whether every array operand has a builtin numeric element type (the
-    registry's kernels); other operands (strings, structs) take NumPy's
+    """Whether every array operand has a builtin numeric or a time element
+    type (the registry's kernels, the time kernels); other operands (strings, structs) take NumPy's
     ufuncs through :meth:`ArrayLike.__array_ufunc__` instead."""
     for a in args:
-        if isinstance(a, ArrayBase) and a.dtype.kind not in "biufc":
+        if isinstance(a, ArrayBase) and a.dtype.kind not in "biufcMm":
             return False
     return True
 

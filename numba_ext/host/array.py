@@ -80,6 +80,7 @@ _OPTION = lib.CK_TYPE_OPTION
 from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
 from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert_*.c)
 from . import arrow as _arrow_io   # the Arrow PyCapsule interface (arrow.py)
+from .arrow import numpy_time as _numpy_time
 
 # at exit, arrays still held by C objects are released after Python's state
 # is gone: their NumPy owners are left alone then (as ckernels.memory does)
@@ -427,6 +428,9 @@ class Array(*_BASES):
     # ---- values ------------------------------------------------------------
     def tolist(self) -> Any:
         """The value as nested Python lists / scalars / str / dicts."""
+        if self.dtype.kind in "Mm" and self._numpy_exact() and \
+                lib.ck_datetime_type_tz(self.type.dtype.c_type) == ffi.NULL:
+            return self._numpy(False).tolist()    # NumPy's own objects
         return _read(self.type, self._data, self._arrmeta)
 
     to_list = tolist
@@ -468,7 +472,7 @@ class Array(*_BASES):
         prefix = "ckernels.array("
         text, summarised = self._format(prefix)
         shape = f", shape={self.shape}" if summarised else ""
-        return f"{prefix}{text}{shape}, type='{self.type}')"
+        return f"{prefix}{text}{shape}, type={str(self.type)!r})"
 
     def _repr_html_(self) -> str:
         from ..display import html  # the rich display (imported lazily: no cycle)
@@ -582,7 +586,9 @@ def _operand(a, i: int, where: str):
                           f"{a.context!r}; host arrays and device arrays do not mix (copy it "
                           "with .to_numpy() or ctx.to(...))")
     if isinstance(a, np.ndarray):
-        return asarray(a) if a.dtype.kind in "biufc" and a.dtype.isnative else array(a)
+        return asarray(a) if a.dtype.kind in "biufcMm" and a.dtype.isnative else array(a)
+    if isinstance(a, (np.datetime64, np.timedelta64)):   # a time scalar: its own type
+        return array(a)
     if _is_scalar(a):
         return None
     return array(a)
@@ -807,6 +813,8 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None,
                                                                 el == obj.type.dtype):
             return obj
         return _copy_array(obj, want, el)
+    tarr = _numpy_time(obj)          # pandas datetime64/timedelta64 data: NumPy's path
+    obj = tarr if tarr is not None else obj
     if _arrow_io.is_arrow(obj):      # pyarrow, polars, nanoarrow, duckdb, pandas ArrowDtype
         imported = from_arrow(obj, fill_value=fill_value)
         if imported.flags.writeable and want is None and el is None:
@@ -816,9 +824,9 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None,
         obj = obj.to_numpy()
     if isinstance(obj, memoryview):  # a buffer: its format and shape, as numpy.array
         obj = np.array(obj)
-    if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
+    if isinstance(obj, np.generic) and obj.dtype.kind in "biufcMm":
         obj = np.asarray(obj)
-    if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
+    if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufcMm":
         src = asarray(obj if obj.dtype.isnative else obj.astype(obj.dtype.newbyteorder("=")))
         return _copy_array(src, want, el)
     if isinstance(obj, np.ndarray) and obj.dtype.fields is not None:
@@ -845,8 +853,13 @@ def array(obj, dtype=None, *, type=None, copy: bool = True, fill_value=None,
             arr = None
         # NumPy promotes int64 and uint64 Python ints to float64 (lossy): values
         # that large take the exact path below
-        if arr is not None and arr.dtype.kind in "biufc" and not (
+        if arr is not None and arr.dtype.kind in "biufcMm" and not (
                 arr.dtype.kind == "f" and arr.size and (np.abs(arr) >= 2.0**63).any()):
+            return _copy_array(asarray(arr), None, el)
+    if want is None and isinstance(obj, (list, tuple)) and obj and \
+            isinstance(obj[0], (np.datetime64, np.timedelta64)):   # NumPy's time scalars
+        arr = np.array(obj)
+        if arr.dtype.kind in "Mm":
             return _copy_array(asarray(arr), None, el)
     t, shape, value = _convert.prepare(obj, want, el, fill_value)
     a = _new_array(t, shape)
@@ -935,12 +948,14 @@ def asarray(obj, dtype=None, *, type=None, fill_value=None) -> Array:
                 (type is None or _element_type(type) == obj.type):
             return obj
         return array(obj, dtype, type=type)
+    tarr = _numpy_time(obj)          # pandas datetime64/timedelta64 data: NumPy's path
+    obj = tarr if tarr is not None else obj
     if _arrow_io.is_arrow(obj):
         return asarray(from_arrow(obj, fill_value=fill_value), dtype, type=type)
     if not isinstance(obj, (np.ndarray, ArrayLike)) and (hasattr(obj, "__array_interface__")
                                                          or hasattr(obj, "__dlpack__")):
         obj = np.asarray(obj) if hasattr(obj, "__array_interface__") else np.from_dlpack(obj)
-    if isinstance(obj, np.ndarray) and obj.dtype.kind not in "OUSTM" and \
+    if isinstance(obj, np.ndarray) and obj.dtype.kind not in "OUST" and \
             (obj.dtype.kind != "V" or obj.dtype.fields is not None):
         key = (obj.dtype, obj.ndim)
         cached = _STRIDED_OF.get(key)

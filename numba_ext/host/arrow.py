@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from .. import _arrow, _foreign, dtypes
 
 __all__ = ["export_schema", "export_array", "export_stream", "export_device_array",
@@ -81,6 +83,9 @@ def _pandas_arrow(obj):
         return None
     pd = sys.modules.get("pandas")
     arr = getattr(obj, "array", obj)
+    if pd is not None and isinstance(getattr(arr, "dtype", None), pd.DatetimeTZDtype):
+        import pyarrow as pa            # datetime64[ns, tz]: Arrow's timestamp keeps the zone
+        return pa.array(arr)
     if pd is None or not _foreign.pandas_nullable(getattr(arr, "dtype", None)):
         return None
     try:
@@ -101,6 +106,24 @@ def _validated(obj):
         if isinstance(obj, pa.ChunkedArray) and obj.num_chunks == 1:
             return obj.chunk(0)    # one array: imported as an array (zero-copy), not a stream
     return obj
+
+
+def numpy_time(obj):
+    """A pandas (or other) object holding NumPy ``datetime64``/``timedelta64``
+    data as that NumPy array (``to_numpy()``: a view for a Series), None for
+    anything else; pandas ``Period`` data is refused (it has no ckernels
+    type)."""
+    dtype = getattr(obj, "dtype", None)
+    if isinstance(obj, np.ndarray) or dtype is None or not hasattr(obj, "to_numpy"):
+        return None
+    if isinstance(dtype, np.dtype):
+        return obj.to_numpy() if dtype.kind in "Mm" else None
+    if str(dtype).startswith("period["):
+        from ..errors import CKTypeError
+        raise CKTypeError(f"pandas {dtype} data has no ckernels type (a Period is a span, "
+                          "not an instant): convert it first, e.g. .dt.start_time or "
+                          ".dt.to_timestamp()")
+    return None
 
 
 def is_arrow(obj) -> bool:

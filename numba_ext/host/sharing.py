@@ -70,7 +70,7 @@ class Sharing:
 
     def _numpy_exact(self) -> bool:
         t = self.type
-        return self._regular_ndim() == t.ndim and numpy_dtype(t.dtype).kind in "biufcV"
+        return self._regular_ndim() == t.ndim and numpy_dtype(t.dtype).kind in "biufcVMm"
 
     def _numpy_view(self, writable: bool) -> np.ndarray:
         if self._numpy_exact():
@@ -175,7 +175,7 @@ class Sharing:
             raise CKTypeError(f"an array of type '{t}' has var dims, which NumPy cannot "
                               "hold; use .tolist()")
         dt = numpy_dtype(t.dtype)
-        if dt.kind in "biufcV":
+        if dt.kind in "biufcVMm":
             return np.array(self._numpy(False), copy=True)
         if dt.kind == "T":   # one NpyString_pack per string (C)
             return _c_convert.to_strings(self.address, np.dtypes.StringDType())

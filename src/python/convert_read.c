@@ -5,6 +5,7 @@
  */
 #include "convert_internal.h"
 
+#include <datetime.h>
 #include <math.h>
 
 static double ckc_half_to_double(uint16_t h) {
@@ -136,6 +137,92 @@ static PyObject *ckc_read_run(ckc_rctx *r, ck_type el, const char *base, intptr_
   return list;
 }
 
+/* A time value as NumPy's tolist() gives it: datetime.date for instants in
+ * Y..D (and dates), datetime.datetime for h..us (aware, in UTC, when the
+ * type has a zone), datetime.timedelta for durations in W..us,
+ * datetime.time for times of day in s..us, the raw count (int) for ns and
+ * calendar durations and for what Python's types cannot hold (years
+ * outside 1..9999); NaT is None. */
+static PyObject *ckc_read_time(ck_type t, const char *data) {
+  if (PyDateTimeAPI == NULL) {
+    PyDateTime_IMPORT;
+    if (PyDateTimeAPI == NULL) {
+      return NULL;
+    }
+  }
+  int64_t v;
+  if (t->data_size == 4) {
+    int32_t w;
+    memcpy(&w, data, 4);
+    v = w == INT32_MIN ? CK_NAT : w;
+  } else {
+    memcpy(&v, data, 8);
+  }
+  if (v == CK_NAT) {
+    Py_RETURN_NONE;
+  }
+  int unit = ck_time_type_unit(t);
+  uint32_t id = t->id;
+  if (unit == CK_UNIT_NS || (id == CK_TYPE_TIMEDELTA && unit <= CK_UNIT_M)) {
+    return PyLong_FromLongLong((long long)v);
+  }
+  if (id == CK_TYPE_TIMEDELTA) {
+    int64_t us;
+    if (ck_time_convert(v, (ck_time_unit)unit, CK_UNIT_US, false, &us, NULL) != CK_OK) {
+      return PyLong_FromLongLong((long long)v);
+    }
+    int64_t days = us / 86400000000LL, rem = us % 86400000000LL;
+    if (rem < 0) {
+      rem += 86400000000LL;
+      days -= 1;
+    }
+    if (days < -999999999 || days > 999999999) {
+      return PyLong_FromLongLong((long long)v);
+    }
+    return PyDelta_FromDSU((int)days, (int)(rem / 1000000), (int)(rem % 1000000));
+  }
+  if (id == CK_TYPE_TIME) {
+    int64_t us;
+    (void)ck_time_convert(v, (ck_time_unit)unit, CK_UNIT_US, false, &us, NULL);
+    if (us < 0 || us >= 86400000000LL) {
+      return PyLong_FromLongLong((long long)v);
+    }
+    int64_t s = us / 1000000;
+    return PyTime_FromTime((int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60),
+                           (int)(us % 1000000));
+  }
+  /* instants and dates */
+  int64_t us = 0, days;
+  bool date_only = id == CK_TYPE_DATE || unit <= CK_UNIT_D;
+  if (date_only) {
+    if (ck_time_convert(v, (ck_time_unit)unit, CK_UNIT_D, true, &days, NULL) != CK_OK) {
+      return PyLong_FromLongLong((long long)v);
+    }
+  } else if (ck_time_convert(v, (ck_time_unit)unit, CK_UNIT_US, true, &us, NULL) != CK_OK) {
+    return PyLong_FromLongLong((long long)v);
+  } else {
+    days = us / 86400000000LL;
+    if (us % 86400000000LL < 0) {
+      days -= 1;
+    }
+    us -= days * 86400000000LL;
+  }
+  int64_t y;
+  int m, d;
+  ck_civil_from_days(days, &y, &m, &d);
+  if (y < 1 || y > 9999) {
+    return PyLong_FromLongLong((long long)v);
+  }
+  if (date_only) {
+    return PyDate_FromDate((int)y, m, d);
+  }
+  int64_t s = us / 1000000;
+  PyObject *tz = ck_datetime_type_tz(t) != NULL ? PyDateTime_TimeZone_UTC : Py_None;
+  return PyDateTimeAPI->DateTime_FromDateAndTime(
+      (int)y, m, d, (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60), (int)(us % 1000000),
+      tz, PyDateTimeAPI->DateTimeType);
+}
+
 PyObject *ckc_read(ckc_rctx *r, ck_type t, const char *data, const char *arrmeta) {
   uint32_t id = ckc_id(t);
   if (id < CK_BUILTIN_TYPE_COUNT) {
@@ -203,6 +290,11 @@ PyObject *ckc_read(ckc_rctx *r, ck_type t, const char *data, const char *arrmeta
     const ck_pointer_arrmeta *am = (const ck_pointer_arrmeta *)arrmeta;
     return ckc_read(r, t->element, p + am->offset, arrmeta + sizeof(ck_pointer_arrmeta));
   }
+  case CK_TYPE_DATETIME:
+  case CK_TYPE_TIMEDELTA:
+  case CK_TYPE_DATE:
+  case CK_TYPE_TIME:
+    return ckc_read_time(t, data);
   default:
     ckc_raisef(CK_ERR_TYPE, "cannot read values of type id %u", (unsigned)id);
     return NULL;

@@ -35,5 +35,6 @@
 #include "ckernel/cuda.h"
 #include "ckernel/arrow.h"
 #include "ckernel/arrow_wrap.h"
+#include "ckernel/datetime.h"
 
 #endif /* CKERNEL_CKERNEL_H */

@@ -81,7 +81,13 @@ typedef enum ck_type_id {
   /* Pattern types (signatures only, never the type of an array). */
   CK_TYPE_SYMBOLIC_DIM = 71,
   /* `?T`: a T or a null, with an Arrow validity bitmap (ABI 3). */
-  CK_TYPE_OPTION = 72
+  CK_TYPE_OPTION = 72,
+  /* Time types (ABI 4; ckernel/datetime.h): instants, durations, calendar
+   * dates, times of day. */
+  CK_TYPE_DATETIME = 80,
+  CK_TYPE_TIMEDELTA = 81,
+  CK_TYPE_DATE = 82,
+  CK_TYPE_TIME = 83
 } ck_type_id;
 
 /* Builtin ids live in the low bits of a ck_type value; a ck_type is builtin
@@ -255,7 +261,7 @@ struct ck_type_desc {
   uint64_t hash;               /* ck_type_hash, computed once              */
   const ck_type_vtable *vtable;
   ck_type element;             /* dims: element type; pointer: target      */
-  intptr_t fixed_size;         /* fixed dim: N                             */
+  intptr_t fixed_size;         /* fixed dim: N; time types: ck_time_unit   */
   size_t target_alignment;     /* bytes: alignment of the bytes            */
   size_t field_count;          /* struct                                   */
   const char *const *field_names;        /* NUL-terminated UTF-8 names     */
@@ -263,7 +269,8 @@ struct ck_type_desc {
   const uintptr_t *field_data_offsets;
   const size_t *field_arrmeta_offsets;
   const char *dim_name;        /* symbolic dim: the variable ("N"), stored
-                                  after the descriptor                     */
+                                  after the descriptor; datetime: its time
+                                  zone (or NULL), stored the same way      */
 };
 
 /* ---- reference counting and generic queries ----------------------------- */

@@ -247,7 +247,7 @@ static ck_status choose(xctx *c, ck_type t, const char *arrmeta,
                         const struct ArrowSchema *req, char *fmt, size_t fmtsize,
                         ck__arrow_kind *kind, bool *use_req) {
   char what[300], ts[128];
-  ck__arrow_format f = {CK__ARROW_NULL, CK_TYPE_UNINITIALIZED, 0};
+  ck__arrow_format f = {CK__ARROW_NULL, CK_TYPE_UNINITIALIZED, 0, 0, 0, NULL};
   xfamily fam = req != NULL ? family(req, &f) : FAM_UNKNOWN;
   ck_type_id id = ck_type_id_of(t);
   *use_req = false;
@@ -264,6 +264,19 @@ static ck_status choose(xctx *c, ck_type t, const char *arrmeta,
     }
     snprintf(fmt, fmtsize, "%s", bf);
     *kind = id == CK_TYPE_BOOL ? CK__ARROW_BOOL : CK__ARROW_PRIMITIVE;
+    return CK_OK;
+  }
+  if (ck_type_is_time(t)) {
+    if (!ck__arrow_time_format(t, fmt, fmtsize)) {
+      return ck__error(CK_ERR_NOT_SUPPORTED, "ck_arrow_export",
+                       "%s holds %s, which has no Arrow type (Arrow's timestamps and "
+                       "durations count s, ms, us or ns: convert it first)",
+                       xwhat(c, what, sizeof what), ck__type_str(t, ts, sizeof ts));
+    }
+    if (fam != FAM_UNKNOWN && fam != FAM_NUMBER) {
+      return mismatch(c, t, req);
+    }
+    *kind = CK__ARROW_PRIMITIVE;
     return CK_OK;
   }
   switch (id) {
@@ -402,7 +415,7 @@ static ck_status schema_node(xctx *c, ck_type t, const char *arrmeta,
     return schema_node(c, ck_type_element(t), arrmeta + sizeof(ck_option_arrmeta), req,
                        name, out);
   }
-  char fmt[32];
+  char fmt[96];
   ck__arrow_kind kind;
   bool use_req;
   ck_status st = choose(c, t, arrmeta, req, fmt, sizeof fmt, &kind, &use_req);
@@ -951,7 +964,7 @@ static ck_status export_node(xctx *c, ck_type t, const char *arrmeta, const xrun
     }
     return st;
   }
-  char fmt[32];
+  char fmt[96];
   ck__arrow_kind kind;
   bool use_req;
   memset(sout, 0, sizeof *sout);

@@ -8,6 +8,7 @@
 
 #include "core/core_internal.h"
 #include "ckernel/arrow.h"
+#include "ckernel/datetime.h"
 
 /* The layouts of the Arrow formats the library reads or writes. */
 typedef enum ck__arrow_kind {
@@ -32,7 +33,18 @@ typedef struct ck__arrow_format {
   ck__arrow_kind kind;
   ck_type_id prim;      /* CK__ARROW_PRIMITIVE: the builtin id; BOOL: CK_TYPE_BOOL */
   int64_t fixed_size;   /* CK__ARROW_FIXED_LIST: N                          */
+  /* time formats (timestamp, date32/64, time32/64, duration): primitives of
+   * prim's width whose element type is a time type (ckernel/datetime.h) */
+  int time_id;          /* CK_TYPE_DATETIME..CK_TYPE_TIME, 0 for none       */
+  int time_unit;        /* ck_time_unit                                     */
+  const char *tz;       /* timestamps: the zone (points into the format), or
+                           NULL                                             */
 } ck__arrow_format;
+
+/* The Arrow format of time type `t` into buf ("tsu:UTC", "tdD", ...);
+ * false when Arrow has no such type (instants and durations in units other
+ * than s, ms, us, ns). */
+bool ck__arrow_time_format(ck_type t, char *buf, size_t n);
 
 /* Parse a format string; false for formats the library does not map (the
  * caller reports them with the field's path). */

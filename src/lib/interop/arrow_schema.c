@@ -3,6 +3,7 @@
  * and the element type of a schema (ck_arrow_schema_type).
  */
 #include "interop/arrow_internal.h"
+#include "types/time_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,72 @@ const char *ck__arrow_builtin_format(ck_type_id id) {
   return NULL;
 }
 
+/* Arrow's time formats: tdD tdm, tts ttm ttu ttn, tDs tDm tDu tDn,
+ * ts{s,m,u,n}:ZONE (ZONE may be empty). */
+static int ck__arrow_unit(char c) {
+  switch (c) {
+  case 's': return CK_UNIT_S;
+  case 'm': return CK_UNIT_MS;
+  case 'u': return CK_UNIT_US;
+  case 'n': return CK_UNIT_NS;
+  default: return -1;
+  }
+}
+
+static bool ck__arrow_parse_time(const char *f, ck__arrow_format *out) {
+  out->kind = CK__ARROW_PRIMITIVE;
+  if (strcmp(f, "tdD") == 0 || strcmp(f, "tdm") == 0) {
+    out->time_id = CK_TYPE_DATE;
+    out->time_unit = f[2] == 'D' ? CK_UNIT_D : CK_UNIT_MS;
+    out->prim = f[2] == 'D' ? CK_TYPE_INT32 : CK_TYPE_INT64;
+    return true;
+  }
+  if (f[1] == '\0' || f[2] == '\0' || ck__arrow_unit(f[2]) < 0) {
+    return false;
+  }
+  out->time_unit = ck__arrow_unit(f[2]);
+  if (f[1] == 't' && f[3] == '\0') {
+    out->time_id = CK_TYPE_TIME;
+    out->prim = out->time_unit <= CK_UNIT_MS ? CK_TYPE_INT32 : CK_TYPE_INT64;
+    return true;
+  }
+  if (f[1] == 'D' && f[3] == '\0') {
+    out->time_id = CK_TYPE_TIMEDELTA;
+    out->prim = CK_TYPE_INT64;
+    return true;
+  }
+  if (f[1] == 's' && f[3] == ':') {
+    out->time_id = CK_TYPE_DATETIME;
+    out->prim = CK_TYPE_INT64;
+    out->tz = f[4] != '\0' ? f + 4 : NULL;
+    return true;
+  }
+  return false;
+}
+
+bool ck__arrow_time_format(ck_type t, char *buf, size_t n) {
+  int u = ck_time_type_unit(t);
+  static const char units[] = "smun"; /* s, ms, us, ns */
+  char uc = u >= CK_UNIT_S ? units[u - CK_UNIT_S] : '?';
+  switch (ck_type_id_of(t)) {
+  case CK_TYPE_DATE:
+    snprintf(buf, n, "%s", u == CK_UNIT_D ? "tdD" : "tdm");
+    return true;
+  case CK_TYPE_TIME:
+    snprintf(buf, n, "tt%c", uc);
+    return true;
+  case CK_TYPE_TIMEDELTA:
+    snprintf(buf, n, "tD%c", uc);
+    return uc != '?';
+  case CK_TYPE_DATETIME: {
+    const char *tz = ck_datetime_type_tz(t);
+    snprintf(buf, n, "ts%c:%s", uc, tz != NULL ? tz : "");
+    return uc != '?';
+  }
+  default: return false;
+  }
+}
+
 bool ck__arrow_parse_format(const char *f, ck__arrow_format *out) {
   static const struct {
     const char *format;
@@ -47,8 +114,14 @@ bool ck__arrow_parse_format(const char *f, ck__arrow_format *out) {
   };
   out->prim = CK_TYPE_UNINITIALIZED;
   out->fixed_size = 0;
+  out->time_id = 0;
+  out->time_unit = 0;
+  out->tz = NULL;
   if (f == NULL) {
     return false;
+  }
+  if (f[0] == 't' && ck__arrow_parse_time(f, out)) {
+    return true;
   }
   for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
     if (strcmp(f, fixed[i].format) == 0) {
@@ -262,7 +335,8 @@ ck_status ck__arrow_schema_copy(const struct ArrowSchema *src,
 /* What the importer maps, for the messages of the formats it refuses. */
 #define CK__SUPPORTED                                                                  \
   "bool, integers, floats, utf8/binary and their large and view forms, lists, "       \
-  "large lists, list views, fixed-size lists, structs"
+  "large lists, list views, fixed-size lists, structs, timestamp, date32, date64, "    \
+  "time32, time64, duration"
 
 /* The Arrow type family of a format the library refuses ("null",
  * "fixed_size_binary", "timestamp", ...), for messages. */
@@ -462,6 +536,26 @@ static ck_status ck__schema_type(const struct ArrowSchema *s, ck__arrow_path *pa
   switch (f.kind) {
   case CK__ARROW_BOOL:
   case CK__ARROW_PRIMITIVE:
+    if (f.time_id != 0) {
+      ck_status tst;
+      switch (f.time_id) {
+      case CK_TYPE_DATETIME: {
+        /* a zone ckernels cannot spell (Arrow allows "+05:30" and names) */
+        if (f.tz != NULL && !ck__tz_valid(f.tz, strlen(f.tz))) {
+          return ck__error(CK_ERR_NOT_SUPPORTED, "ck_arrow_schema_type",
+                           "%s has a timestamp with time zone '%.80s', which is not a "
+                           "zone name ckernels can hold",
+                           ck__arrow_path_what(path, what, sizeof what), f.tz);
+        }
+        tst = ck_datetime_type_new((ck_time_unit)f.time_unit, f.tz, out);
+        break;
+      }
+      case CK_TYPE_TIMEDELTA: tst = ck_timedelta_type_new((ck_time_unit)f.time_unit, out); break;
+      case CK_TYPE_DATE: tst = ck_date_type_new((ck_time_unit)f.time_unit, out); break;
+      default: tst = ck_time_type_new((ck_time_unit)f.time_unit, out); break;
+      }
+      return tst;
+    }
     *out = CK_BUILTIN(f.prim);
     return CK_OK;
   case CK__ARROW_UTF8:

@@ -188,6 +188,9 @@ static ck_status ck__make_scalar_assign(ck_kernel_builder *ckb, size_t offset,
                                              ck_type_id_of(st), req, mode, out_end);
   }
   ck_type_id did = ck_type_id_of(dt), sid = ck_type_id_of(st);
+  if (ck__is_time_assignment(dt, st)) {
+    return ck__make_time_assignment_kernel(ckb, offset, dt, dm, st, req, mode, out_end);
+  }
   if (did == CK_TYPE_STRING || sid == CK_TYPE_STRING ||
       (did == CK_TYPE_BYTES && sid == CK_TYPE_BYTES)) {
     return ck__make_string_assignment_kernel(ckb, offset, dt, dm, st, sm, req,

@@ -5,7 +5,8 @@
  *   ?U <- ?T   the value conversion runs on valid slots only, in runs of
  *              consecutive valid slots (one strided child call per run);
  *              nulls are copied as nulls (the value bytes stay as they were)
- *   ?U <- T    every slot converted and marked valid
+ *   ?U <- T    every slot converted and marked valid (a time type's NaT
+ *              becomes a null: ckernel/datetime.h)
  *   U  <- ?T   CK_ERR_VALUE at the first null, unless a fill value is given:
  *              then each null receives the fill value (converted to U)
  *
@@ -20,6 +21,7 @@
 #include "kernels/builder_internal.h"
 #include "types/type_internal.h"
 #include "ckernel/validity.h"
+#include "ckernel/datetime.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -37,7 +39,21 @@ typedef struct ck__option_kernel {
   ck_memblock *fill_ref;  /* keeps fill_data alive */
   size_t value_offset;    /* the value conversion (strided), 0 while not built */
   size_t fill_offset;     /* copy of the fill value (strided), 0 when none */
+  size_t nat_size;        /* U a time type: its data size (a NaT value is a
+                             null), else 0 */
 } ck__option_kernel;
+
+/* Whether the converted time value at `p` (nat_size bytes) is NaT. */
+static bool ck__is_nat(const char *p, size_t nat_size) {
+  if (nat_size == 4) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v == INT32_MIN;
+  }
+  int64_t v;
+  memcpy(&v, p, 8);
+  return v == INT64_MIN;
+}
 
 /* Mark the destination slots [i, j) valid: a byte-wide range when their bits
  * are consecutive, bit by bit otherwise. */
@@ -103,6 +119,19 @@ static int ck__option_strided(char *dst, intptr_t ds, const char *const *src,
       if (k->kind != CK__OPT_FROM &&
           (st = ck__set_valid_run(k, db0, dstep, i, j)) != CK_OK) {
         return st;
+      }
+      if (k->kind != CK__OPT_FROM && k->nat_size != 0) {
+        for (size_t q = i; q < j; q++) { /* a NaT converted is a null */
+          const char *dq = (const char *)((uintptr_t)dst + (uintptr_t)((intptr_t)q * ds));
+          if (!ck__is_nat(dq, k->nat_size)) {
+            continue;
+          }
+          if (k->dst.bits == NULL) {
+            return CK_ERROR(CK_ERR_INVALID_STATE, "the destination option slot has no "
+                            "validity bitmap to hold a null (a NaT)");
+          }
+          ck_bitmap_set(k->dst.bits, db0 + (int64_t)q * dstep, false);
+        }
       }
       i = j;
       continue;
@@ -202,6 +231,7 @@ ck_status ck__make_option_assign(ck_kernel_builder *ckb, size_t offset, ck_type 
     ck_memblock_incref(k->dst.blockref);
     dm += sizeof(ck_option_arrmeta);
     dt = dt->element;
+    k->nat_size = ck_type_is_time(dt) ? ck_type_data_size(dt) : 0;
   }
   if (sopt) {
     k->src = *(const ck_option_arrmeta *)(const void *)sm;

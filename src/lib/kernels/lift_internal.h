@@ -92,4 +92,12 @@ ck_status ck__reduce_values_mask(const char *op_name, const ck_array_preamble *s
 /* CK_ERR_TYPE "cannot assign from '<src>' to '<dst>'" (assign_errors.c). */
 ck_status ck__assign_type_error(const char *func, ck_type dst, ck_type src);
 
+/* Time types (assign_time.c): whether the scalar pair (neither an option)
+ * involves a time type, and the kernel converting it (ckernel/datetime.h). */
+bool ck__is_time_assignment(ck_type dst, ck_type src);
+ck_status ck__make_time_assignment_kernel(ck_kernel_builder *ckb, size_t offset,
+                                          ck_type dst_type, const char *dst_arrmeta,
+                                          ck_type src_type, ck_kernel_request req,
+                                          ck_errmode mode, size_t *out_end);
+
 #endif /* CKERNEL_LIFT_INTERNAL_H */

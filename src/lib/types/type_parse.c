@@ -9,6 +9,7 @@
  */
 #include "types/type_internal.h"
 #include "core/scalar_internal.h"
+#include "types/time_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -327,8 +328,128 @@ static ck_status ck__parse_dim_rest(ck_parser *p, unsigned depth, size_t start,
   return st == CK_OK ? st : ck__wrap(p, start, st);
 }
 
-static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx,
-                            ck_type *out) {
+/* A quoted parameter value ('...' or "...", no escapes) at the current
+ * position: [*b, *b + *n). */
+static ck_status ck__parse_quoted(ck_parser *p, const char *what, const char **b, size_t *n) {
+  ck__skip_ws(p);
+  int q = peek(p);
+  if (q != '\'' && q != '"') {
+    return ck__expected(p, what);
+  }
+  size_t s = ++p->pos;
+  while (p->pos < p->len && p->text[p->pos] != (char)q) {
+    p->pos++;
+  }
+  if (p->pos >= p->len) {
+    return ck__perr(p, s - 1, "unterminated quoted %s", what);
+  }
+  *b = p->text + s;
+  *n = p->pos - s;
+  p->pos++;
+  return CK_OK;
+}
+
+/* The time types (ckernel/datetime.h): `datetime[unit='s', tz='UTC']`,
+ * `timedelta[unit='ns']`, `date[unit='ms']`, `time[unit='us']`, the bare
+ * names, and NumPy's `datetime64[s]` / `timedelta64[s]`. */
+static ck_status ck__parse_time(ck_parser *p, size_t start, const char *w, size_t n,
+                                ck_type *out) {
+  bool numpy = ck__word_is(w, n, "datetime64") || ck__word_is(w, n, "timedelta64");
+  ck_type_id id = (w[0] == 'd' && n >= 8) ? CK_TYPE_DATETIME
+                  : w[1] == 'i' && n >= 9 ? CK_TYPE_TIMEDELTA
+                  : w[1] == 'a'           ? CK_TYPE_DATE
+                                          : CK_TYPE_TIME;
+  int unit = id == CK_TYPE_DATE ? CK_UNIT_D : CK_UNIT_US;
+  char tz[CK_TIME_ZONE_MAX];
+  tz[0] = '\0';
+  ck_status st;
+  ck__skip_ws(p);
+  if (peek(p) != '[') {
+    if (numpy) {
+      return ck__perr(p, start, "%.*s needs a unit: %.*s[s] (a generic unit is not a "
+                      "time type)", (int)n, w, (int)n, w);
+    }
+  } else {
+    p->pos++;
+    bool seen_unit = false, seen_tz = false;
+    for (;;) {
+      ck__skip_ws(p);
+      size_t at = p->pos;
+      size_t m = ck__ident_len(p);
+      const char *k = p->text + p->pos;
+      const char *vb = NULL;
+      size_t vn = 0;
+      if (numpy) { /* datetime64[s] */
+        if (m == 0) {
+          return ck__expected(p, "a unit after '['");
+        }
+        p->pos += m;
+        vb = k;
+        vn = m;
+      } else if (ck__word_is(k, m, "unit") && !seen_unit) {
+        p->pos += m;
+        if ((st = ck__expect_char(p, '=', "after 'unit'")) != CK_OK ||
+            (st = ck__parse_quoted(p, "unit name", &vb, &vn)) != CK_OK) {
+          return st;
+        }
+      } else if (ck__word_is(k, m, "tz") && id == CK_TYPE_DATETIME && !seen_tz) {
+        p->pos += m;
+        const char *zb;
+        size_t zn;
+        if ((st = ck__expect_char(p, '=', "after 'tz'")) != CK_OK ||
+            (st = ck__parse_quoted(p, "time zone", &zb, &zn)) != CK_OK) {
+          return st;
+        }
+        if (!ck__tz_valid(zb, zn)) {
+          return ck__perr(p, at, "time zone '%.*s' is not a zone name (1 to %d characters "
+                          "of A-Z a-z 0-9 _ + - / :)", (int)(zn > 80 ? 80 : zn), zb,
+                          CK_TIME_ZONE_MAX - 1);
+        }
+        memcpy(tz, zb, zn);
+        tz[zn] = '\0';
+        seen_tz = true;
+      } else {
+        return ck__expected(p, id == CK_TYPE_DATETIME
+                                   ? "unit='...' or tz='...' (once each) after '['"
+                                   : "unit='...' after '['");
+      }
+      if (vb != NULL) {
+        char un[8];
+        if (vn == 0 || vn >= sizeof un) {
+          return ck__perr(p, at, "unknown time unit '%.*s' (the units are Y, M, W, D, h, "
+                          "m, s, ms, us, ns)", (int)(vn > 40 ? 40 : vn), vb);
+        }
+        memcpy(un, vb, vn);
+        un[vn] = '\0';
+        ck_time_unit u;
+        if (ck_time_unit_from_name(un, &u) != CK_OK) {
+          return ck__perr(p, at, "unknown time unit '%s' (the units are Y, M, W, D, h, m, "
+                          "s, ms, us, ns)", un);
+        }
+        unit = (int)u;
+        seen_unit = true;
+      }
+      ck__skip_ws(p);
+      if (!numpy && peek(p) == ',') {
+        p->pos++;
+        continue;
+      }
+      if ((st = ck__expect_char(p, ']', "to close the time type's parameters")) != CK_OK) {
+        return st;
+      }
+      break;
+    }
+  }
+  switch (id) {
+  case CK_TYPE_DATETIME: st = ck_datetime_type_new((ck_time_unit)unit, tz, out); break;
+  case CK_TYPE_TIMEDELTA: st = ck_timedelta_type_new((ck_time_unit)unit, out); break;
+  case CK_TYPE_DATE: st = ck_date_type_new((ck_time_unit)unit, out); break;
+  default: st = ck_time_type_new((ck_time_unit)unit, out); break;
+  }
+  return st == CK_OK ? st : ck__wrap(p, start, st);
+}
+
+static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx, ck_type *out) {
   *out = NULL;
   ck__skip_ws(p);
   size_t start = p->pos;
@@ -423,6 +544,11 @@ static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx,
     }
     *out = CK_BUILTIN(id);
     return CK_OK;
+  }
+  if (ck__word_is(w, n, "datetime") || ck__word_is(w, n, "timedelta") ||
+      ck__word_is(w, n, "date") || ck__word_is(w, n, "time") ||
+      ck__word_is(w, n, "datetime64") || ck__word_is(w, n, "timedelta64")) {
+    return ck__parse_time(p, start, w, n, out);
   }
   if (ck__word_is(w, n, "string")) {
     return ck_string_type_new(out);

@@ -68,6 +68,10 @@ const char *ck_type_id_name(ck_type_id id) {
   case CK_TYPE_POINTER: return "pointer";
   case CK_TYPE_SYMBOLIC_DIM: return "symbolic_dim";
   case CK_TYPE_OPTION: return "option";
+  case CK_TYPE_DATETIME: return "datetime";
+  case CK_TYPE_TIMEDELTA: return "timedelta";
+  case CK_TYPE_DATE: return "date";
+  case CK_TYPE_TIME: return "time";
   default: return "invalid";
   }
 }

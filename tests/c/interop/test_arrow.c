@@ -447,9 +447,9 @@ static void test_import_malformed(void) {
   x = mk(1, 0, 4, vb, 0, NULL);
   CHECK_ERR(ck_arrow_import(&vs, &x, NULL, &a), CK_ERR_INVALID_ARGUMENT, "outside buffer 0");
   /* formats without a ckernels type */
-  struct ArrowSchema ts = sc("tsu:", "", 0, NULL);
+  struct ArrowSchema ts = sc("tiM", "", 0, NULL);
   x = mk(4, 0, 2, bufs, 0, NULL);
-  CHECK_ERR(ck_arrow_import(&ts, &x, NULL, &a), CK_ERR_NOT_SUPPORTED, "'tsu:'");
+  CHECK_ERR(ck_arrow_import(&ts, &x, NULL, &a), CK_ERR_NOT_SUPPORTED, "'tiM'");
   struct ArrowSchema dict_values = sc("u", "", 0, NULL);
   struct ArrowSchema ds = sc("i", "", 0, NULL);
   ds.dictionary = &dict_values;

@@ -339,8 +339,12 @@ static void test_refused_types(void) {
   memcpy(meta + 8, "ARROW:extension:nam_", 20);
   CHECK_OK(ck_arrow_schema_type(&e, &t));
   ck_type_decref(t);
-  struct ArrowSchema ts = sc("tss:UTC", "", 0, NULL);
-  CHECK_ERR(ck_arrow_schema_type(&ts, &t), CK_ERR_NOT_SUPPORTED, "Arrow type timestamp");
+  struct ArrowSchema ts = sc("tss:Bad Zone", "", 0, NULL);
+  CHECK_ERR(ck_arrow_schema_type(&ts, &t), CK_ERR_NOT_SUPPORTED, "not a zone name");
+  struct ArrowSchema iv = sc("tiM", "", 0, NULL);
+  CHECK_ERR(ck_arrow_schema_type(&iv, &t), CK_ERR_NOT_SUPPORTED, "Arrow type interval");
+  struct ArrowSchema bad_unit = sc("tsx:", "", 0, NULL);
+  CHECK_ERR(ck_arrow_schema_type(&bad_unit, &t), CK_ERR_NOT_SUPPORTED, "'tsx:'");
 }
 
 /* Found by fuzz_arrow_import: a list inside a fixed-size list inside a
