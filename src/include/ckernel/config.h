@@ -48,10 +48,12 @@
  *      dst_pattern / src_patterns (kernels over core dims), ck_jit_core_dim
  *      and ck_jit_core_kernel (their kernel data).
  *   3: option types: CK_TYPE_OPTION (72), CK_TYPE_FLAG_OPTION, the
- *      ck_option_arrmeta layout (validity bitmaps, ckernel/validity.h). */
+ *      ck_option_arrmeta layout (validity bitmaps, ckernel/validity.h).
+ *   4: dictionary types: CK_TYPE_DICTIONARY (80), the ck_dictionary_arrmeta
+ *      layout (ckernel/dictionary.h). */
 #define CK_VERSION_MAJOR 0
 #define CK_VERSION_MINOR 1
 #define CK_VERSION_PATCH 0
-#define CK_ABI_VERSION 3
+#define CK_ABI_VERSION 4
 
 #endif /* CKERNEL_CONFIG_H */

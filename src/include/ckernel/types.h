@@ -81,7 +81,10 @@ typedef enum ck_type_id {
   /* Pattern types (signatures only, never the type of an array). */
   CK_TYPE_SYMBOLIC_DIM = 71,
   /* `?T`: a T or a null, with an Arrow validity bitmap (ABI 3). */
-  CK_TYPE_OPTION = 72
+  CK_TYPE_OPTION = 72,
+  /* `dictionary[I, V]`: indices into a values array (ABI 4;
+   * ckernel/dictionary.h). */
+  CK_TYPE_DICTIONARY = 80
 } ck_type_id;
 
 /* Builtin ids live in the low bits of a ck_type value; a ck_type is builtin

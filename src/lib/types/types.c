@@ -68,6 +68,7 @@ const char *ck_type_id_name(ck_type_id id) {
   case CK_TYPE_POINTER: return "pointer";
   case CK_TYPE_SYMBOLIC_DIM: return "symbolic_dim";
   case CK_TYPE_OPTION: return "option";
+  case CK_TYPE_DICTIONARY: return "dictionary";
   default: return "invalid";
   }
 }
