@@ -205,6 +205,9 @@ static void test_arrow_import(void) {
   ck_array_decref(b);
   s2.release(&s2);
   CHECK(released_arrays == before + 1); /* the hand array, released once */
+  /* the hand producer's release leaves the dictionary to its owner: here */
+  CHECK(dict.release != NULL);
+  dict.release(&dict);
 }
 
 static void test_arrow_bad(void) {
@@ -226,12 +229,14 @@ static void test_arrow_bad(void) {
   CHECK_ERR(ck_arrow_import(&s, &x, NULL, &out), CK_ERR_VALUE,
             "the dictionary holds 1 null value (the first at position 1)");
   CHECK(out == NULL && x.release == NULL);
+  dict.release(&dict); /* the hand producer leaves its dictionary to us */
   /* index 2 of a dictionary of 2 */
   dict = mk(2, 0, 3, vb_ok, 0, NULL);
   x = mk(3, 0, 2, ib, 0, NULL);
   x.dictionary = &dict;
   CHECK_ERR(ck_arrow_import(&s, &x, NULL, &out), CK_ERR_INDEX,
             "dictionary index 2 at position 2 is out of range");
+  dict.release(&dict);
   /* the schema declares a dictionary the array lacks */
   x = mk(2, 0, 2, ib, 0, NULL);
   CHECK_ERR(ck_arrow_import(&s, &x, NULL, &out), CK_ERR_INVALID_ARGUMENT,
