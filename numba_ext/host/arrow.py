@@ -77,6 +77,9 @@ def _pandas_arrow(obj):
         return None
     pd = sys.modules.get("pandas")
     arr = getattr(obj, "array", obj)
+    if pd is not None and isinstance(getattr(arr, "dtype", None), pd.CategoricalDtype):
+        import pyarrow   # a Categorical: pyarrow's dictionary array over its codes
+        return pyarrow.array(arr)
     if pd is None or not hasattr(arr, "__arrow_array__"):
         return None
     dtype = getattr(arr, "dtype", None)
