@@ -204,6 +204,7 @@ def _like(out, like):
         return out
     import pyarrow as pa
     values = pa.array(out).to_pandas()
+    values = getattr(values, "array", values)     # the Categorical, not a Series
     if isinstance(like, pd.Index):
         return pd.Index(values, name=like.name)
     return pd.Series(values, index=like.index, name=like.name)
