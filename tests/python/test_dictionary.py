@@ -203,8 +203,13 @@ def test_indices_out_of_range_or_negative():
         arr = pa.DictionaryArray.from_buffers(
             pa.dictionary(pa.int32(), pa.string()), 3,
             [None, pa.py_buffer(np.array(bad, np.int32).tobytes())], values)
+        col = ckernels.asarray(arr)        # O(1): checked where the indices are read
         with pytest.raises(CKIndexError, match=what):
-            ckernels.asarray(arr)
+            D.decode(col)
+        with pytest.raises(CKIndexError, match=what):
+            shout(col)
+        with pytest.raises(CKIndexError, match="out of range"):
+            col.tolist()
     with pytest.raises(CKIndexError, match="index 5 at position 0"):
         D.from_parts(np.array([5], np.int16), ckernels.array(["a"]))
 

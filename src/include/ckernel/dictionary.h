@@ -16,9 +16,13 @@
  * shared by every view of the column (slices and indexing copy the
  * reference, never the values).
  *
- * Invariants kept by ck_dictionary_array_new (and the Arrow import), and
- * checked again where the indices are read (ck_dictionary_decode):
- *   - every index of a valid slot is in [0, number of values);
+ * Invariants:
+ *   - every index of a valid slot is in [0, number of values): checked by
+ *     ck_dictionary_array_new (one vectorised pass) and wherever indices
+ *     are read (ck_dictionary_decode, the Python reader).  The Arrow import
+ *     is O(1) and does not scan them (as Arrow's cheap validation): a bad
+ *     index of an imported column is CK_ERR_INDEX at its first read, and
+ *     an export passes the indices on as they came;
  *   - the values hold no nulls: V is not an option type, and an Arrow
  *     dictionary with nulls among its values is refused (a missing value is
  *     a null INDEX: `?dictionary[I, V]`, the option rules of validity.h).

@@ -1,7 +1,7 @@
 /* dictionary.c -- dictionary columns: made over indices and values, their
  * parts, decoding (see ckernel/dictionary.h). */
+#include "arrays/dictionary_internal.h"
 #include "types/type_internal.h"
-#include "ckernel/dictionary.h"
 #include "ckernel/validity.h"
 
 #include <inttypes.h>
@@ -43,11 +43,51 @@ static ck_status ck__one_dim(const ck_array_preamble *a, const char *what, const
   return CK_OK;
 }
 
+/* Whether every one of the `n` indices at `data` (`stride` apart), null
+ * slots included, is in [0, nvalues): one branch-free pass (vectorised for
+ * contiguous indices); a negative index is a huge unsigned one. */
+#define CK__ALL_IN(T, WIDEN)                                                    \
+  do {                                                                          \
+    uint64_t bad = 0;                                                           \
+    if (contig) {                                                               \
+      const T *q = (const T *)(const void *)data;                               \
+      for (intptr_t i = 0; i < n; i++) bad |= (uint64_t)(WIDEN)q[i] >= lim;     \
+    } else {                                                                    \
+      for (intptr_t i = 0; i < n; i++) {                                        \
+        T v;                                                                    \
+        memcpy(&v, data + i * stride, sizeof v);                                \
+        bad |= (uint64_t)(WIDEN)v >= lim;                                       \
+      }                                                                         \
+    }                                                                           \
+    return bad == 0;                                                            \
+  } while (0)
+
+static bool ck__all_in_range(ck_type_id id, const char *data, intptr_t n, intptr_t stride,
+                             int64_t nvalues) {
+  uint64_t lim = (uint64_t)nvalues;
+  size_t w = ck_type_data_size(CK_BUILTIN(id));
+  bool contig = stride == (intptr_t)w && (uintptr_t)data % w == 0;
+  switch (id) {
+  case CK_TYPE_INT8: CK__ALL_IN(int8_t, int64_t);
+  case CK_TYPE_INT16: CK__ALL_IN(int16_t, int64_t);
+  case CK_TYPE_INT32: CK__ALL_IN(int32_t, int64_t);
+  case CK_TYPE_INT64: CK__ALL_IN(int64_t, int64_t);
+  case CK_TYPE_UINT8: CK__ALL_IN(uint8_t, uint64_t);
+  case CK_TYPE_UINT16: CK__ALL_IN(uint16_t, uint64_t);
+  case CK_TYPE_UINT32: CK__ALL_IN(uint32_t, uint64_t);
+  case CK_TYPE_UINT64: CK__ALL_IN(uint64_t, uint64_t);
+  default: return false;
+  }
+}
+
 /* Check the valid indices of `n` slots at `data` (`stride` apart) against
  * [0, nvalues); `opt`: their option arrmeta (NULL when not an option). */
 static ck_status ck__check_indices(ck_type_id id, const char *data, intptr_t n,
                                    intptr_t stride, const ck_option_arrmeta *opt,
                                    int64_t nvalues, const char *func) {
+  if (ck__all_in_range(id, data, n, stride, nvalues)) {
+    return CK_OK;
+  }
   for (intptr_t i = 0; i < n; i++) {
     const char *p = data + i * stride;
     int64_t k = ck__index_at(id, p);
@@ -81,6 +121,11 @@ static ck_status ck__check_indices(ck_type_id id, const char *data, intptr_t n,
 
 ck_status ck_dictionary_array_new(ck_array_preamble *indices, ck_array_preamble *values,
                                   bool ordered, ck_array_preamble **out) {
+  return ck__dictionary_array_wrap(indices, values, ordered, true, out);
+}
+
+ck_status ck__dictionary_array_wrap(ck_array_preamble *indices, ck_array_preamble *values,
+                                    bool ordered, bool check, ck_array_preamble **out) {
   static const char *const func = "ck_dictionary_array_new";
   if (out == NULL) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
@@ -105,8 +150,8 @@ ck_status ck_dictionary_array_new(ck_array_preamble *indices, ck_array_preamble 
   }
   const ck_option_arrmeta *iopt =
       opt ? (const ck_option_arrmeta *)(const void *)(idim + 1) : NULL;
-  if ((st = ck__check_indices(ck_type_id_of(ity), indices->data, idim->size, idim->stride,
-                              iopt, vdim->size, func)) != CK_OK) {
+  if (check && (st = ck__check_indices(ck_type_id_of(ity), indices->data, idim->size,
+                                       idim->stride, iopt, vdim->size, func)) != CK_OK) {
     return st;
   }
   ck_type dt = NULL, ot = NULL, t = NULL;
@@ -233,6 +278,40 @@ ck_status ck_dictionary_array_indices(ck_array_preamble *a, ck_array_preamble **
   return CK_OK;
 }
 
+/* dst[i] = values[index i] for `n` indices all in range: typed loops for
+ * the common value sizes. */
+#define CK__GATHER_ES(IT, ES)                                                   \
+  for (intptr_t i = 0; i < n; i++) {                                          \
+    IT k;                                                                     \
+    memcpy(&k, idx + i * istride, sizeof k);                                  \
+    memcpy(dst + (size_t)i * (ES), vals + (intptr_t)k * vstride, (ES));       \
+  }
+#define CK__GATHER(IT)                                                          \
+  do {                                                                          \
+    switch (es) {                                                               \
+    case 1: CK__GATHER_ES(IT, 1) break;                                         \
+    case 2: CK__GATHER_ES(IT, 2) break;                                         \
+    case 4: CK__GATHER_ES(IT, 4) break;                                         \
+    case 8: CK__GATHER_ES(IT, 8) break;                                         \
+    case 16: CK__GATHER_ES(IT, 16) break;                                       \
+    default: CK__GATHER_ES(IT, es) break;                                       \
+    }                                                                           \
+  } while (0)
+
+static void ck__gather(ck_type_id id, const char *idx, intptr_t n, intptr_t istride,
+                       const char *vals, intptr_t vstride, size_t es, char *dst) {
+  switch (id) {
+  case CK_TYPE_INT8: CK__GATHER(int8_t); break;
+  case CK_TYPE_INT16: CK__GATHER(int16_t); break;
+  case CK_TYPE_INT32: CK__GATHER(int32_t); break;
+  case CK_TYPE_INT64: CK__GATHER(int64_t); break;
+  case CK_TYPE_UINT8: CK__GATHER(uint8_t); break;
+  case CK_TYPE_UINT16: CK__GATHER(uint16_t); break;
+  case CK_TYPE_UINT32: CK__GATHER(uint32_t); break;
+  default: CK__GATHER(uint64_t); break;
+  }
+}
+
 ck_status ck_dictionary_decode(const ck_array_preamble *a, ck_array_preamble **out) {
   static const char *const func = "ck_dictionary_decode";
   if (out == NULL) {
@@ -256,7 +335,10 @@ ck_status ck_dictionary_decode(const ck_array_preamble *a, ck_array_preamble **o
     vdata = p.values->data;
     vmeta = (const char *)(vdim + 1);
   }
-  if ((st = ck__check_indices(iid, a->data, n, stride, p.opt, nvalues, func)) != CK_OK) {
+  /* every index in range, null slots too: one typed pass, then the nulls */
+  bool fast = n > 0 && nvalues > 0 && ck__all_in_range(iid, a->data, n, stride, nvalues);
+  if (!fast && (st = ck__check_indices(iid, a->data, n, stride, p.opt, nvalues, func)) !=
+                   CK_OK) {
     return st;
   }
   ck_type ot = NULL, t = NULL;
@@ -282,7 +364,18 @@ ck_status ck_dictionary_decode(const ck_array_preamble *a, ck_array_preamble **o
       ck_type_arrmeta_copy(vt, m, vmeta);
     }
     size_t es = ck_type_data_size(vt);
-    for (intptr_t i = 0; i < n && st == CK_OK; i++) {
+    if (fast) {
+      ck__gather(iid, a->data, n, stride, vdata, vdim->stride, es, res->data);
+    }
+    for (intptr_t i = 0; fast && p.opt != NULL && i < n && st == CK_OK; i++) {
+      bool valid = true;
+      st = ck_option_get_valid(p.opt, a->data + i * stride, &valid);
+      if (st == CK_OK && !valid) {
+        memset(res->data + (size_t)i * es, 0, es);
+        st = ck_option_set_valid(rop, res->data + (size_t)i * es, false);
+      }
+    }
+    for (intptr_t i = 0; !fast && i < n && st == CK_OK; i++) {
       const char *src = a->data + i * stride;
       char *dst = res->data + (size_t)i * es;
       bool valid = true;

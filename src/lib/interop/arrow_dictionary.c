@@ -3,6 +3,7 @@
  * into its indices and its dictionary, their join into one dictionary
  * column, and the dictionary attached to an exported indices array. */
 #include "interop/arrow_internal.h"
+#include "arrays/dictionary_internal.h"
 #include "ckernel/dictionary.h"
 #include "ckernel/validity.h"
 
@@ -88,8 +89,10 @@ ck_status ck__arrow_dictionary_join(const struct ArrowSchema *schema,
                        (long long)first);
     }
   }
-  ck_status st = ck_dictionary_array_new(
-      indices, values, (schema->flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0, out);
+  /* O(1): the indices are checked where they are read (Arrow's own split
+   * between cheap validation and full validation) */
+  ck_status st = ck__dictionary_array_wrap(
+      indices, values, (schema->flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0, false, out);
   if (st != CK_OK) {
     st = ck__error_context(st, func, "the top level (dictionary-encoded, format '%s')",
                            schema->format);
