@@ -72,7 +72,7 @@ def test_versions():
     assert ckernels.__version__ == "0.1.0"
     # 2: dimension variables and kernels over core dims; 3: option types and
     # their validity bitmaps (ckernel/config.h)
-    assert ckernels.abi_version == lib.ck_abi_version() == lib.CK_ABI_VERSION == 3
+    assert ckernels.abi_version == lib.ck_abi_version() == lib.CK_ABI_VERSION == 4
     assert lib.ck_kernel_abi_version() == lib.CK_KERNEL_ABI_VERSION == 1
 
 
