@@ -160,15 +160,6 @@ def _gather_options(indices: Array, res: Array) -> Array:
 
 # ---- calls over dictionary columns ----------------------------------------------------
 
-def _chunked_dictionary(pa, obj):
-    """One pyarrow dictionary array for a (chunked) pyarrow dictionary column."""
-    if isinstance(obj, pa.ChunkedArray):
-        if obj.num_chunks == 1:
-            return obj.chunk(0)
-        return obj.unify_dictionaries().combine_chunks()
-    return obj
-
-
 def as_column(obj) -> "Array | None":
     """``obj`` as a dictionary column when it is one -- a ckernels dictionary
     column, a pyarrow dictionary (chunked) array, a pandas ``Categorical``
@@ -181,12 +172,11 @@ def as_column(obj) -> "Array | None":
         return asarray(obj)                 # host.arrow: through pyarrow's Categorical
     pa = sys.modules.get("pyarrow")
     if pa is not None and isinstance(obj, (pa.Array, pa.ChunkedArray)):
-        return asarray(_chunked_dictionary(pa, obj)) if pa.types.is_dictionary(obj.type) \
-            else None
+        return asarray(obj) if pa.types.is_dictionary(obj.type) else None
     pl = sys.modules.get("polars")
     if pl is not None and isinstance(obj, pl.Series) and \
             isinstance(obj.dtype, (pl.Categorical, pl.Enum)):
-        return asarray(obj.rechunk().to_arrow())
+        return asarray(obj)
     return None
 
 

@@ -120,7 +120,11 @@ def test_polars_categorical_and_enum():
 def test_chunked_dictionary_runs_per_value():
     ch = pa.chunked_array([pa.array(["a", "b"]).dictionary_encode(),
                            pa.array(["c", "a"]).dictionary_encode()])
+    assert ckernels.asarray(ch).tolist() == ["a", "b", "c", "a"]
     assert shout(ch).tolist() == ["A!", "B!", "C!", "A!"]
+    two = pl.concat([pl.Series(["p"], dtype=pl.Categorical),
+                     pl.Series(["q", "p"], dtype=pl.Categorical)], rechunk=False)
+    assert ckernels.asarray(two).tolist() == ["p", "q", "p"]
 
 
 # ---- once per distinct value ----------------------------------------------------------
