@@ -138,6 +138,7 @@ bench: setup
 	$(PY) benchmarks/bench_dims.py
 	$(PY) benchmarks/bench_arrays.py
 	$(PY) benchmarks/bench_strings.py
+	$(PY) benchmarks/bench_dictionary.py
 	$(PY) benchmarks/bench_opencl.py
 	$(PY) benchmarks/bench_device_strings.py
 	$(PY) benchmarks/bench_cuda.py

@@ -35,6 +35,7 @@ import numpy as np
 
 from . import _dispatch, _foreign, dtypes, ufuncs
 from .host import array as _array
+from .host import dictionary as _dictionary
 from . import arraylike as _arraylike
 from . import types as _t
 from . import _threads
@@ -72,7 +73,7 @@ class Op(_dispatch.Function):
         op = ffi.new("const ck_op **")
         check(lib.ck_op_find(c_text(name, "operation name"), op))
         super().__init__(None, Op._general, (Array, DeviceArray), "OSUT",
-                         wrappers=ufuncs.call_wrapped)
+                         wrappers=_dictionary.wrapped_call)
         self.name = name
         self._op = op[0]
         self._built = False
@@ -147,6 +148,10 @@ class Op(_dispatch.Function):
         if len(args) != self.arity:
             raise InvalidArgumentError(f"{self.name} takes {self.arity} argument(s), "
                                        f"got {len(args)}")
+        if out is None:     # a dictionary column: once per distinct value
+            res = _dictionary.per_value(self, args)
+            if res is not NotImplemented:
+                return res
         where = runs_on(args, out)
         if where is CONTAINERS:   # pyarrow, polars, pandas, dask Series in and out
             from . import containers

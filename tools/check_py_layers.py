@@ -59,7 +59,7 @@ RANKS = [
                      "ckernels.host.records", "ckernels.host.rewrite"]),
     ("host.convert", ["ckernels.host.convert", "ckernels.host.nulls"]),
     ("host.fastpath", ["ckernels.host.fastpath"]),
-    ("host.array", ["ckernels.host.array"]),
+    ("host.array", ["ckernels.host.array", "ckernels.host.dictionary"]),
     ("kernels", ["ckernels.kernels", "ckernels.capi", "ckernels.lowlevel"]),
     ("kernel_sources", ["ckernels.context.kernel_source"]),
     ("device.base", ["ckernels.device", "ckernels.device.base", "ckernels.device.arrow"]),

@@ -86,6 +86,9 @@ def _pandas_arrow(obj):
     if pd is not None and isinstance(getattr(arr, "dtype", None), pd.DatetimeTZDtype):
         import pyarrow as pa            # datetime64[ns, tz]: Arrow's timestamp keeps the zone
         return pa.array(arr)
+    if pd is not None and isinstance(getattr(arr, "dtype", None), pd.CategoricalDtype):
+        import pyarrow   # a Categorical: pyarrow's dictionary array over its codes
+        return pyarrow.array(arr)
     if pd is None or not _foreign.pandas_nullable(getattr(arr, "dtype", None)):
         return None
     try:
@@ -126,6 +129,23 @@ def numpy_time(obj):
     return None
 
 
+def _one_dictionary(obj):
+    """A pyarrow chunked dictionary column or a polars Categorical/Enum Series
+    of several chunks as one dictionary array (pyarrow's
+    ``unify_dictionaries``, polars' ``rechunk``): a stream of dictionary
+    arrays with dictionaries of their own does not concatenate into one
+    dictionary column.  Anything else is returned as it is."""
+    pa = sys.modules.get("pyarrow")
+    if pa is not None and isinstance(obj, pa.ChunkedArray) and obj.num_chunks > 1 and \
+            pa.types.is_dictionary(obj.type):
+        return obj.unify_dictionaries().combine_chunks()
+    pl = sys.modules.get("polars")
+    if pl is not None and isinstance(obj, pl.Series) and obj.n_chunks() > 1 and \
+            isinstance(obj.dtype, (pl.Categorical, pl.Enum)):
+        return obj.rechunk()
+    return obj
+
+
 def is_arrow(obj) -> bool:
     """Whether ``obj`` is Arrow data ckernels imports through the PyCapsule
     interface: an object with ``__arrow_c_array__`` / ``__arrow_c_stream__`` /
@@ -151,7 +171,7 @@ def import_address(obj, fill_address: int | None = None) -> int:
     pandas = _pandas_arrow(obj)
     if pandas is not None:
         obj = pandas
-    obj = _validated(obj)
+    obj = _one_dictionary(_validated(obj))
     tp = type(obj)
     if hasattr(tp, "__arrow_c_array__"):
         schema, array = obj.__arrow_c_array__()

@@ -23,6 +23,7 @@ from .. import _dispatch, dtypes, progress, text, ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..host.array import Array
+from ..host import dictionary as _dictionary
 from ..device.array import DeviceArray
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
@@ -173,7 +174,7 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
             raise InvalidArgumentError(f"ckernels.jit: error_model must be 'python' or "
                                        f"'numpy', not {error_model!r}")
         super().__init__(None, JitKernel._general, (Array, DeviceArray),
-                         wrappers=ufuncs.call_wrapped)
+                         wrappers=_dictionary.wrapped_call)
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__qualname__ = py_func.__qualname__

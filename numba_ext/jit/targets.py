@@ -13,7 +13,9 @@ A new device target is a row of the dialect table (how its C reads);
 nothing here changes.  A host fast path
 (the NumPy ufunc of a jitted function) plugs in before :func:`call` falls back
 to the CPU target.  A call with a Dask collection among its arguments builds
-a lazy dask array (:func:`ckernels.dask.call`).
+a lazy dask array (:func:`ckernels.dask.call`).  A call with a dictionary
+column among its arguments runs once per distinct value first
+(:func:`ckernels.host.dictionary.per_value`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 from .. import dialects
 from ..errors import NotSupportedError
 from ..device.varlen import DeviceVarArray
+from ..host import dictionary as _dictionary
 from ..routing import CONTAINERS, DASK, runs_on
 from . import cpu, device
 
@@ -28,6 +31,10 @@ from . import cpu, device
 def call(kernel, args, out=None):
     """``kernel(*args, out=out)`` where the operands say
     (:func:`ckernels.routing.runs_on`)."""
+    if out is None and not _dictionary.has_core_dims(kernel):
+        res = _dictionary.per_value(kernel, args)   # once per distinct value
+        if res is not NotImplemented:
+            return res
     where = runs_on(args, out)
     if where is None:
         return cpu.call(kernel, args, out)

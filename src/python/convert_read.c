@@ -295,6 +295,34 @@ PyObject *ckc_read(ckc_rctx *r, ck_type t, const char *data, const char *arrmeta
   case CK_TYPE_DATE:
   case CK_TYPE_TIME:
     return ckc_read_time(t, data);
+  case CK_TYPE_DICTIONARY: { /* the value the index points at (ckernel/dictionary.h) */
+    const ck_array_preamble *v =
+        (const ck_array_preamble *)(const void *)((const ck_dictionary_arrmeta *)arrmeta)
+            ->values;
+    int64_t k = -1;
+    switch (ck_dictionary_index_id(t)) {
+    case CK_TYPE_INT8: k = *(const int8_t *)data; break;
+    case CK_TYPE_INT16: k = *(const int16_t *)data; break;
+    case CK_TYPE_INT32: k = *(const int32_t *)data; break;
+    case CK_TYPE_INT64: k = *(const int64_t *)data; break;
+    case CK_TYPE_UINT8: k = *(const uint8_t *)data; break;
+    case CK_TYPE_UINT16: k = *(const uint16_t *)data; break;
+    case CK_TYPE_UINT32: k = *(const uint32_t *)data; break;
+    default: {
+      uint64_t u = *(const uint64_t *)data;
+      k = u > (uint64_t)INT64_MAX ? -1 : (int64_t)u;
+    }
+    }
+    const ck_dim_arrmeta *vd =
+        v != NULL ? (const ck_dim_arrmeta *)(const void *)ck_array_arrmeta(v) : NULL;
+    if (vd == NULL || k < 0 || k >= vd->size) {
+      ckc_raisef(CK_ERR_INDEX, "dictionary index %lld is out of range (the dictionary holds "
+                 "%lld values)", (long long)k, (long long)(vd != NULL ? vd->size : 0));
+      return NULL;
+    }
+    return ckc_read(r, ck_dictionary_value_type(t), v->data + k * vd->stride,
+                    (const char *)(vd + 1));
+  }
   default:
     ckc_raisef(CK_ERR_TYPE, "cannot read values of type id %u", (unsigned)id);
     return NULL;

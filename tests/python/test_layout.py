@@ -71,7 +71,7 @@ def test_abi_version_mismatch_refuses(monkeypatch):
 def test_versions():
     assert ckernels.__version__ == "0.1.0"
     # 2: dimension variables and kernels over core dims; 3: option types and
-    # their validity bitmaps; 4: time types (ckernel/config.h)
+    # their validity bitmaps; 4: time and dictionary types (ckernel/config.h)
     assert ckernels.abi_version == lib.ck_abi_version() == lib.CK_ABI_VERSION == 4
     assert lib.ck_kernel_abi_version() == lib.CK_KERNEL_ABI_VERSION == 1
 

@@ -17,6 +17,7 @@
 #include "ckernel/varlen_element.h"
 #include "ckernel/array.h"
 #include "ckernel/validity.h"
+#include "ckernel/dictionary.h"
 #include "ckernel/kernel.h"
 #include "ckernel/builder.h"
 #include "ckernel/assign.h"

@@ -50,7 +50,8 @@
  *   3: option types: CK_TYPE_OPTION (72), CK_TYPE_FLAG_OPTION, the
  *      ck_option_arrmeta layout (validity bitmaps, ckernel/validity.h).
  *   4: time types: CK_TYPE_DATETIME..CK_TYPE_TIME (80..83), ck_time_unit
- *      (ckernel/datetime.h). */
+ *      (ckernel/datetime.h); dictionary types: CK_TYPE_DICTIONARY (84), the
+ *      ck_dictionary_arrmeta layout (ckernel/dictionary.h). */
 #define CK_VERSION_MAJOR 0
 #define CK_VERSION_MINOR 1
 #define CK_VERSION_PATCH 0

@@ -87,7 +87,10 @@ typedef enum ck_type_id {
   CK_TYPE_DATETIME = 80,
   CK_TYPE_TIMEDELTA = 81,
   CK_TYPE_DATE = 82,
-  CK_TYPE_TIME = 83
+  CK_TYPE_TIME = 83,
+  /* `dictionary[I, V]`: indices into a values array (ABI 4;
+   * ckernel/dictionary.h). */
+  CK_TYPE_DICTIONARY = 84
 } ck_type_id;
 
 /* Builtin ids live in the low bits of a ck_type value; a ck_type is builtin

@@ -215,6 +215,8 @@ static bool ck__has_data_blockrefs(ck_type t) {
     return false;
   }
   switch (t->id) {
+  case CK_TYPE_DICTIONARY: /* data: indices; the blockref is the values array */
+    return false;
   case CK_TYPE_OPTION:
   case CK_TYPE_FIXED_DIM:
   case CK_TYPE_STRIDED_DIM:

@@ -780,6 +780,37 @@ static ck_status root_null_count(ictx *c, const struct ArrowArray *a) {
 
 /* ---- entry points --------------------------------------------------------------- */
 
+/* A dictionary-encoded array: its indices and its dictionary imported as two
+ * arrays (each zero-copy where it can be), joined (arrow_dictionary.c). */
+static ck_status import_dictionary(const struct ArrowSchema *schema, struct ArrowArray *array,
+                                   const ck_array_preamble *fill_arr, ck_array_preamble **out) {
+  if (fill_arr != NULL) {
+    ck__arrow_array_release(array);
+    return CK_ERROR(CK_ERR_NOT_SUPPORTED, "the top level is dictionary-encoded: import it "
+                    "without a fill value (null indices become ?dictionary[...]) and fill "
+                    "after decoding");
+  }
+  struct ArrowSchema is;
+  struct ArrowArray ia, va;
+  ck_status st = ck__arrow_dictionary_split(schema, array, &is, &ia, &va);
+  if (st != CK_OK) {
+    return st;
+  }
+  ck_array_preamble *ix = NULL, *vx = NULL;
+  st = ck_arrow_import(&is, &ia, NULL, &ix);
+  if (st != CK_OK) {
+    ck__arrow_array_release(&va);
+  } else {
+    st = ck_arrow_import(schema->dictionary, &va, NULL, &vx);
+  }
+  if (st == CK_OK) {
+    st = ck__arrow_dictionary_join(schema, ix, vx, out);
+  }
+  ck_array_decref(ix);
+  ck_array_decref(vx);
+  return st;
+}
+
 ck_status ck_arrow_import(const struct ArrowSchema *schema, struct ArrowArray *array,
                           const ck_array_preamble *fill_arr, ck_array_preamble **out) {
   if (out == NULL) {
@@ -796,6 +827,9 @@ ck_status ck_arrow_import(const struct ArrowSchema *schema, struct ArrowArray *a
   if (fill_arr != NULL && ck_array_ndim(fill_arr) != 0) {
     ck__arrow_array_release(array);
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "the fill value must be a 0-d array");
+  }
+  if (schema != NULL && schema->release != NULL && schema->dictionary != NULL) {
+    return import_dictionary(schema, array, fill_arr, out);
   }
   /* move the array into its owner first: from here on it is ours */
   iowner *o = CK_CALLOC(1, sizeof *o);

@@ -131,4 +131,35 @@ static inline void ck__arrow_array_release(struct ArrowArray *a) {
 ck_status ck__arrow_with_options(ck_type t, const struct ArrowSchema *s,
                                  const struct ArrowArray *a, int depth, ck_type *out);
 
+/* ---- dictionary-encoded arrays (arrow_dictionary.c) ------------------------ */
+
+/*
+ * Split a dictionary-encoded array for its import: `array` is moved into an
+ * owner; *idx (the indices: the array without its dictionary, described by
+ * *idx_schema, a shallow copy of `schema` without its dictionary, to be
+ * read only) and *vals (the dictionary, described by schema->dictionary)
+ * are arrays whose release drops a reference to that owner, to be imported
+ * (moved) by the caller.  On failure `array` is released.
+ */
+ck_status ck__arrow_dictionary_split(const struct ArrowSchema *schema,
+                                     struct ArrowArray *array,
+                                     struct ArrowSchema *idx_schema,
+                                     struct ArrowArray *idx, struct ArrowArray *vals);
+
+/* The imported parts as one dictionary column (ck_dictionary_array_new):
+ * refuses values with nulls, naming the field.  New array in *out. */
+ck_status ck__arrow_dictionary_join(const struct ArrowSchema *schema,
+                                    ck_array_preamble *indices,
+                                    ck_array_preamble *values, ck_array_preamble **out);
+
+/*
+ * Give an exported indices schema `s` and array `a` (either may be NULL)
+ * the exported values `vs` / `va` as their dictionary (both moved in; the
+ * release callbacks of `s` and `a` release them too), and the ordered flag.
+ * On failure everything given is released.
+ */
+ck_status ck__arrow_dictionary_attach(struct ArrowSchema *s, struct ArrowArray *a,
+                                      struct ArrowSchema *vs, struct ArrowArray *va,
+                                      bool ordered);
+
 #endif /* CKERNEL_ARROW_INTERNAL_H */

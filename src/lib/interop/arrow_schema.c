@@ -4,6 +4,7 @@
  */
 #include "interop/arrow_internal.h"
 #include "types/time_internal.h"
+#include "ckernel/dictionary.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -481,6 +482,39 @@ ck_status ck__arrow_struct_names(const struct ArrowSchema *s, char ***out) {
 }
 
 static ck_status ck__schema_type(const struct ArrowSchema *s, ck__arrow_path *path,
+                                 int depth, ck_type *out);
+
+/* `dictionary[I, V]` of a dictionary-encoded top level: I from its format,
+ * V from its dictionary's schema. */
+static ck_status ck__dictionary_schema_type(const struct ArrowSchema *s, ck__arrow_path *path,
+                                            int depth, ck_type *out) {
+  char what[300];
+  ck__arrow_format f;
+  if (!ck__arrow_parse_format(s->format, &f) || f.kind != CK__ARROW_PRIMITIVE ||
+      (ck_type_id_kind(f.prim) != 'i' && ck_type_id_kind(f.prim) != 'u')) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, "ck_arrow_schema_type",
+                     "%s is dictionary-encoded with index format '%s', which is not an "
+                     "integer (c, C, s, S, i, I, l, L)",
+                     ck__arrow_path_what(path, what, sizeof what),
+                     s->format != NULL ? s->format : "(null)");
+  }
+  ck_type v;
+  size_t mark = ck__arrow_path_push(path, "<dictionary>");
+  ck_status st = ck__schema_type(s->dictionary, path, depth + 1, &v);
+  if (st == CK_OK) {
+    st = ck_dictionary_type_new(f.prim, v, (s->flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0,
+                                out);
+    if (st != CK_OK) {
+      st = ck__error_context(st, "ck_arrow_schema_type", "%s",
+                             ck__arrow_path_what(path, what, sizeof what));
+    }
+    ck_type_decref(v);
+  }
+  ck__arrow_path_pop(path, mark);
+  return st;
+}
+
+static ck_status ck__schema_type(const struct ArrowSchema *s, ck__arrow_path *path,
                                  int depth, ck_type *out) {
   char what[300];
   *out = CK_TYPE_UNINITIALIZED;
@@ -495,12 +529,16 @@ static ck_status ck__schema_type(const struct ArrowSchema *s, ck__arrow_path *pa
                      "%s: nested deeper than %d levels",
                      ck__arrow_path_what(path, what, sizeof what), CK_TYPE_MAX_DEPTH - 2);
   }
-  if (s->dictionary != NULL) {
+  if (s->dictionary != NULL && depth > 0) {
     return ck__error(CK_ERR_NOT_SUPPORTED, "ck_arrow_schema_type",
-                     "%s is dictionary-encoded (format '%s' with a dictionary): "
-                     "decode it first (e.g. pyarrow's dictionary_decode)",
+                     "%s is dictionary-encoded (format '%s' with a dictionary) inside a "
+                     "struct or list, where ckernels takes no dictionaries (top-level "
+                     "columns only): decode it first (e.g. pyarrow's dictionary_decode)",
                      ck__arrow_path_what(path, what, sizeof what),
                      s->format != NULL ? s->format : "(null)");
+  }
+  if (s->dictionary != NULL) {
+    return ck__dictionary_schema_type(s, path, depth, out);
   }
   ck__arrow_format f;
   char ext[96];

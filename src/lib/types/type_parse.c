@@ -10,6 +10,7 @@
 #include "types/type_internal.h"
 #include "core/scalar_internal.h"
 #include "types/time_internal.h"
+#include "ckernel/dictionary.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -449,6 +450,55 @@ static ck_status ck__parse_time(ck_parser *p, size_t start, const char *w, size_
   return st == CK_OK ? st : ck__wrap(p, start, st);
 }
 
+/* `dictionary[I, V]` / `dictionary[I, V, ordered]` (after the word). */
+static ck_status ck__parse_dictionary(ck_parser *p, unsigned depth, size_t start,
+                                      ck_type *out) {
+  ck_status st;
+  if ((st = ck__expect_char(p, '[', "after 'dictionary'")) != CK_OK) {
+    return st;
+  }
+  ck__skip_ws(p);
+  size_t at = p->pos;
+  ck_type index;
+  if ((st = ck__parse_type(p, depth + 1, "after 'dictionary['", &index)) != CK_OK) {
+    return st;
+  }
+  ck_type_id iid = ck_type_id_of(index);
+  char k = ck_type_is_builtin(index) ? ck_type_id_kind(iid) : 0;
+  ck_type_decref(index);
+  if (k != 'i' && k != 'u') {
+    return ck__perr(p, at, "expected an integer index type (int8..int64, uint8..uint64) "
+                    "after 'dictionary['");
+  }
+  if ((st = ck__expect_char(p, ',', "after the index type of 'dictionary['")) != CK_OK) {
+    return st;
+  }
+  ck_type value;
+  if ((st = ck__parse_type(p, depth + 1, "after 'dictionary[I,'", &value)) != CK_OK) {
+    return st;
+  }
+  bool ordered = false;
+  ck__skip_ws(p);
+  if (peek(p) == ',') {
+    p->pos++;
+    ck__skip_ws(p);
+    size_t m = ck__ident_len(p);
+    if (!ck__word_is(p->text + p->pos, m, "ordered")) {
+      ck_type_decref(value);
+      return ck__expected(p, "'ordered' after the value type of 'dictionary['");
+    }
+    p->pos += m;
+    ordered = true;
+  }
+  if ((st = ck__expect_char(p, ']', "to close 'dictionary['")) != CK_OK) {
+    ck_type_decref(value);
+    return st;
+  }
+  st = ck_dictionary_type_new(iid, value, ordered, out);
+  ck_type_decref(value);
+  return st == CK_OK ? st : ck__wrap(p, start, st);
+}
+
 static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx, ck_type *out) {
   *out = NULL;
   ck__skip_ws(p);
@@ -602,6 +652,9 @@ static ck_status ck__parse_type(ck_parser *p, unsigned depth, const char *ctx, c
     st = ck_pointer_type_new(target, out);
     ck_type_decref(target);
     return st == CK_OK ? st : ck__wrap(p, start, st);
+  }
+  if (ck__word_is(w, n, "dictionary")) {
+    return ck__parse_dictionary(p, depth, start, out);
   }
   return ck__perr(p, start, "expected a type%s%s, found unknown type name '%.*s'",
               *ctx ? " " : "", ctx, (int)(n > 40 ? 40 : n), w);

@@ -72,6 +72,7 @@ const char *ck_type_id_name(ck_type_id id) {
   case CK_TYPE_TIMEDELTA: return "timedelta";
   case CK_TYPE_DATE: return "date";
   case CK_TYPE_TIME: return "time";
+  case CK_TYPE_DICTIONARY: return "dictionary";
   default: return "invalid";
   }
 }
