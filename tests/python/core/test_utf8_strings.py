@@ -8,7 +8,7 @@
   the boundary: UTF-8 cannot hold them);
 * the regressions of Numba's str methods listed in issue 28;
 * CPython's Lib/test/string_tests.py run as a peer suite against ``CStr``
-  (tests/python/utf8_cstr.py): every check counted, the differences listed.
+  (tests/python/core/utf8_cstr.py): every check counted, the differences listed.
 """
 from __future__ import annotations
 

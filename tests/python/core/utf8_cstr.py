@@ -3,7 +3,7 @@
 ``C`` calls one C function on UTF-8 text and returns Python values (spans
 become the strings they view).  ``CStr`` is a ``str`` subclass whose methods
 are those calls: CPython's own Lib/test/string_tests.py runs against it as a
-peer suite (tests/python/test_utf8_strings.py).  Arguments Python would refuse
+peer suite (tests/python/core/test_utf8_strings.py).  Arguments Python would refuse
 by type are refused by ``str`` itself (the methods fall back to it for the
 error), so the C functions see only what a jitted caller could pass.
 """

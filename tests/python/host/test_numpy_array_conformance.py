@@ -17,7 +17,7 @@ import ckernels
 from ckernels.errors import CKTypeError
 
 HERE = os.path.dirname(__file__)
-TOOL = os.path.join(HERE, "..", "..", "tools", "numpy_array_conformance.py")
+TOOL = os.path.join(HERE, "..", "..", "..", "tools", "numpy_array_conformance.py")
 LIST = os.path.join(HERE, "numpy_array_divergences.txt")
 
 

@@ -1,4 +1,4 @@
-"""Jitted functions for the Dask tests (tests/python/test_dask.py), in an
+"""Jitted functions for the Dask tests (tests/python/interop/test_dask.py), in an
 importable module: Dask workers unpickle them by reference (module and
 qualified name), so this directory is on the workers' PYTHONPATH."""
 

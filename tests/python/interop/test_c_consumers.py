@@ -19,7 +19,7 @@ import pytest
 
 import ckernels
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CONSUMER = ROOT / "tests" / "c" / "consumer"
 
 

@@ -318,7 +318,7 @@ def test_every_accessor_in_a_cpu_kernel():
 
 
 # ------------------------------------------------------------------ docs --
-DOC = pathlib.Path(__file__).parents[2] / "docs" / "c-api.md"
+DOC = pathlib.Path(__file__).parents[3] / "docs" / "c-api.md"
 
 
 def _doc_block(marker: str) -> str:

@@ -2,7 +2,7 @@
  * cuda_host_shim.h -- TEST ONLY.  Lets the CUDA C that ckernels.jit emits be
  * compiled as ordinary C++ for the host and run there, so that its semantics
  * can be compared with the CPU jit on machines without a GPU
- * (tests/python/test_cuda_codegen.py).  It is not part of the library.
+ * (tests/python/jit/test_cuda_codegen.py).  It is not part of the library.
  *
  * What it maps:
  *   - __global__, __device__, __host__, __forceinline__, __launch_bounds__(n):

@@ -24,7 +24,7 @@ import pytest
 
 import ckernels
 
-DOCS = pathlib.Path(__file__).parents[2] / "docs"
+DOCS = pathlib.Path(__file__).parents[3] / "docs"
 _BLOCK = re.compile(r"^```(python|c)\n(.*?)^```$", re.S | re.M)
 _MARK = re.compile(r"<!-- doc-test: skip -- (?P<why>[^>]*\S)\s*-->\s*\n\Z")
 _ANY_MARK = re.compile(r"<!-- doc-test:")

@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((pathlib.Path(__file__).parents[2] / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((pathlib.Path(__file__).parents[3] / "notebooks").glob("*.ipynb"))
 
 #: the longest text line a notebook page shows whole (nbconvert's lab
 #: template at 1280 px wraps monospace output at ~125 characters)

@@ -33,7 +33,7 @@ def test_every_module_imports():
         importlib.import_module(name)
 
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+REPO = pathlib.Path(__file__).resolve().parents[3]
 
 
 def _layer_check():

@@ -160,7 +160,7 @@ def test_backends_sit_below_the_arrays_and_hand_back_raw_parts(new_opencl_contex
     layer makes the array."""
     import importlib.util
     import pathlib
-    path = pathlib.Path(__file__).resolve().parents[2] / "tools" / "check_py_layers.py"
+    path = pathlib.Path(__file__).resolve().parents[3] / "tools" / "check_py_layers.py"
     spec = importlib.util.spec_from_file_location("check_py_layers", path)
     lc = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(lc)

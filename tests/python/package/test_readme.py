@@ -13,7 +13,7 @@ import pytest
 
 import ckernels
 
-README = pathlib.Path(__file__).parents[2] / "README.md"
+README = pathlib.Path(__file__).parents[3] / "README.md"
 _BLOCK = re.compile(r"^```(python|c|sh)\n(.*?)^```$", re.S | re.M)
 
 

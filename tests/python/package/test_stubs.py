@@ -13,7 +13,7 @@ import pytest
 
 import ckernels
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+REPO = pathlib.Path(__file__).resolve().parents[3]
 MODULES = ["_ffi", "_dispatch", "_arrays", "_convert", "_arrow", "_buffer"]
 
 

@@ -209,7 +209,7 @@ SUBSET = ("test_unsigned_signed_direct_comparison or test_large_integer_direct_c
 
 
 def test_numpy_test_subset_agrees(tmp_path):
-    tool = os.path.join(os.path.dirname(__file__), "..", "..", "tools",
+    tool = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools",
                         "numpy_ufunc_conformance.py")
     out = tmp_path / "result.json"
     subprocess.run([sys.executable, tool, "--file", "test_umath.py", "-k", SUBSET,

@@ -1,4 +1,4 @@
-"""Jitted functions the ufunc tests share (tests/python/test_dispatch.py and
+"""Jitted functions the ufunc tests share (tests/python/ufuncs/test_dispatch.py and
 test_jit_ufunc.py): one definition, compiled once per process, importable by
 reference (module and qualified name) as pickling and Dask need."""
 
