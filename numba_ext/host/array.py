@@ -77,21 +77,21 @@ from .sharing import Sharing
 
 _OPTION = lib.CK_TYPE_OPTION
 
-from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
-from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert_*.c)
+from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays/arrays.c)
+from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert/*.c)
 from . import arrow as _arrow_io   # the Arrow PyCapsule interface (arrow.py)
 
 # at exit, arrays still held by C objects are released after Python's state
 # is gone: their NumPy owners are left alone then (as ckernels.memory does)
 atexit.register(_arrays.stop)
 
-try:   # the buffer protocol (PEP 3118): a tiny C base type (src/python/buffer.c)
+try:   # the buffer protocol (PEP 3118): a tiny C base type (src/python/buffer/buffer.c)
     from .._buffer import BufferExporter as _Base
 except ImportError:   # pragma: no cover - the extension is part of every build
     _Base = object
 # the subscript (a[key], a[key] = value) in C: ints, slices and tuples of them
 # on numeric strided arrays, else ArrayLike's general methods
-# (src/python/subscript.c; fastpath.install hands it those methods)
+# (src/python/arrays/subscript.c; fastpath.install hands it those methods)
 # NumPy/buffer/DLPack/Arrow sharing (host/sharing.py) comes before ArrayLike:
 # its _numpy_exact/_numpy_view/to_numpy are this class's primitives
 _BASES: tuple = ((_Base,) if _Base is not object else ()) + (_arrays.Subscript, Sharing,

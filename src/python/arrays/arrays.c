@@ -832,7 +832,7 @@ static struct PyModuleDef cka_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ckernels._arrays",
     .m_doc = "Cheap conversions between ckernels host arrays and NumPy arrays "
-             "(see src/python/arrays.c).",
+             "(see src/python/arrays/arrays.c).",
     .m_size = 0,
     .m_methods = cka_methods,
     .m_slots = cka_slots,

@@ -388,7 +388,7 @@ PyTypeObject cks_subscript_type = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = PyDoc_STR("Base of ckernels.Array: its subscript in C (ints, slices and "
                         "tuples of them on numeric strided arrays; see "
-                        "src/python/subscript.c), every other key through the general "
+                        "src/python/arrays/subscript.c), every other key through the general "
                         "methods ArrayLike.__getitem__ / __setitem__ / __delitem__."),
     .tp_new = PyType_GenericNew,
     .tp_as_mapping = &cks_mapping,

@@ -1,5 +1,5 @@
 /*
- * convert_numpy_out.c -- C arrays -> new NumPy arrays: strings into a
+ * ck_to_numpy.c -- C arrays -> new NumPy arrays: strings into a
  * StringDType array (to_strings: one NpyString_pack per element under one
  * allocator lock, without the GIL) and any element type into an object
  * array (to_objects: what tolist() gives per element).

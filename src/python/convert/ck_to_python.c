@@ -1,5 +1,5 @@
 /*
- * convert_read.c -- C values -> Python objects in one recursive pass
+ * ck_to_python.c -- C values -> Python objects in one recursive pass
  * (tolist, read): builtin scalars, str / bytes, lists of fixed, strided and
  * var dims, dicts of structs (field names made once per call), pointers.
  */

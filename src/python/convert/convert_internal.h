@@ -4,35 +4,35 @@
  *
  * ckernels._convert moves values of any ckernel type between C arrays and
  * Python objects / NumPy string arrays in one C pass each way.  One file per
- * concept (the module's functions are listed in convert_module.c):
+ * concept (the module's functions are listed in module.c):
  *
- *   convert_module.c     the module: its functions, set-up (exec), setup()
- *   convert_errors.c     raising the ckernels.errors classes with messages
+ *   module.c             the module: its functions, set-up (exec), setup()
+ *   errors.c             raising the ckernels.errors classes with messages
  *                        that name types (ck_type_print)
- *   convert_utf8.c       UTF-8 of Python str and NumPy UCS4 text without
+ *   utf8.c               UTF-8 of Python str and NumPy UCS4 text without
  *                        intermediate objects; the errors of text UTF-8
  *                        cannot hold (surrogates, invalid bytes)
- *   convert_read.c       C values -> Python objects (tolist, read)
- *   convert_walk.c       the leading fixed/strided dims of a C array and the
+ *   ck_to_python.c       C values -> Python objects (tolist, read)
+ *   walk.c               the leading fixed/strided dims of a C array and the
  *                        walk over their elements in C order (what the
  *                        NumPy conversions iterate with)
- *   convert_numpy_out.c  C arrays -> new NumPy arrays: StringDType through
+ *   ck_to_numpy.c        C arrays -> new NumPy arrays: StringDType through
  *                        NpyString_pack (to_strings), objects (to_objects)
- *   convert_missing.c    missing values (None, NaN, pandas.NA, StringDType
+ *   missing.c            missing values (None, NaN, pandas.NA, StringDType
  *                        nulls): recognised, counted, the one error
- *   convert_write.c      Python values -> a new C array (write, write_at):
+ *   python_to_ck.c       Python values -> a new C array (write, write_at):
  *                        the measure pass, one arena allocation each, the
  *                        write pass with the Python path's checks
- *   convert_scan.c       the type ckernels.array infers from nested lists,
+ *   inference.c          the type ckernels.array infers from nested lists,
  *                        in one C pass (scan)
- *   convert_numpy_in.c   NumPy text (StringDType, 'U', 'S', object) -> a
+ *   numpy_to_ck.c        NumPy text (StringDType, 'U', 'S', object) -> a
  *                        new C array (from_numpy) or a new StringDType
  *                        array (to_stringdtype, for the string ufuncs)
  *
  * Library errors are raised through py_errors.h (the ckernels.errors class of
  * a status), as in ckernels._dispatch and ckernels._arrays.
  *
- * NumPy's C API table: convert_module.c defines and imports it
+ * NumPy's C API table: module.c defines and imports it
  * (CKC_MODULE_C), the other files use it.
  */
 #ifndef CKERNELS_CONVERT_INTERNAL_H
@@ -60,7 +60,7 @@
 /* arenas whose allocations are summed up front (more go one by one) */
 #define CKC_MAX_ARENAS 32
 
-/* ---- convert_module.c: the module's state --------------------------------- */
+/* ---- module.c: the module's state --------------------------------------- */
 
 extern PyObject *ckc_check_scalar; /* (type_id, value) -> scalar; setup()  */
 extern PyObject *ckc_unsupported;  /* _convert.Unsupported                 */
@@ -96,7 +96,7 @@ static inline int ckc_is_seq(PyObject *o) {
   return PyList_CheckExact(o) || PyTuple_CheckExact(o);
 }
 
-/* ---- convert_errors.c ----------------------------------------------------- */
+/* ---- errors.c ----------------------------------------------------------- */
 /* Each raises and returns -1 (for the int-returning functions of the module). */
 
 /* `status` (a ck_status) with `message` (a new str, stolen; NULL: the
@@ -114,7 +114,7 @@ PyObject *ckc_type_str(ck_type t);
 int ckc_raise_typed(int status, const char *before, ck_type t, const char *after,
                     PyObject *value);
 
-/* ---- convert_utf8.c ------------------------------------------------------- */
+/* ---- utf8.c ------------------------------------------------------------- */
 
 /* Bytes of the UTF-8 encoding of `s`; -1 (no exception set) when `s` holds
  * a surrogate, which UTF-8 cannot encode. */
@@ -150,7 +150,7 @@ static inline char *ckc_put_utf8(char *o, Py_UCS4 c) {
   return o;
 }
 
-/* ---- convert_read.c ------------------------------------------------------- */
+/* ---- ck_to_python.c ----------------------------------------------------- */
 
 /* Struct field names as Python str, made once per struct type in a call. */
 typedef struct {
@@ -172,7 +172,7 @@ PyObject *ckc_read(ckc_rctx *r, ck_type t, const char *data, const char *arrmeta
 PyObject *ckc_tolist(PyObject *mod, PyObject *addr);
 PyObject *ckc_read_py(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
-/* ---- convert_walk.c ------------------------------------------------------- */
+/* ---- walk.c ------------------------------------------------------------- */
 
 /* The leading fixed/strided dims of `t` from `arrmeta`: shape, strides, and
  * the element type and its arrmeta.  -1 (exception set) if a var dim comes
@@ -187,12 +187,12 @@ typedef int (*ckc_visit_fn)(void *ctx, const char *el, npy_intp k);
 int ckc_walk(const char *data, int ndim, const npy_intp *shape, const intptr_t *strides,
              ckc_visit_fn visit, void *ctx);
 
-/* ---- convert_numpy_out.c -------------------------------------------------- */
+/* ---- ck_to_numpy.c ------------------------------------------------------ */
 
 PyObject *ckc_to_strings(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ckc_to_objects(PyObject *mod, PyObject *addr);
 
-/* ---- convert_missing.c ---------------------------------------------------- */
+/* ---- missing.c ---------------------------------------------------------- */
 
 /* Counting missing values and remembering where the first one was. */
 typedef struct {
@@ -208,7 +208,7 @@ int ckc_is_na_object(PyObject *o, PyObject *pd_na);
 /* The CKValueError of `m`'s missing values (`what`: which kind). */
 int ckc_missing_error(const ckc_missing *m, const char *what);
 
-/* ---- convert_write.c ------------------------------------------------------ */
+/* ---- python_to_ck.c ----------------------------------------------------- */
 
 /* Arena reservations: the measure pass sums what each arena needs, which
  * then gets one allocation; the write pass takes from it. */
@@ -242,11 +242,11 @@ PyObject *ckc_path_text(const ckc_wctx *w);
 PyObject *ckc_write_py(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ckc_write_at(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
-/* ---- convert_scan.c ------------------------------------------------------- */
+/* ---- inference.c -------------------------------------------------------- */
 
 PyObject *ckc_scan_py(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
-/* ---- convert_numpy_in.c --------------------------------------------------- */
+/* ---- numpy_to_ck.c ------------------------------------------------------ */
 
 PyObject *ckc_from_numpy(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ckc_to_stringdtype(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);

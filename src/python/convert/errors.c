@@ -1,5 +1,5 @@
 /*
- * convert_errors.c -- raising the ckernels.errors classes (py_errors.h) for
+ * errors.c -- raising the ckernels.errors classes (py_errors.h) for
  * ckernels._convert, with messages that name ckernel types.
  */
 #include "convert_internal.h"

@@ -1,5 +1,5 @@
 /*
- * convert_scan.c -- the type ckernels.array infers from nested lists, tuples
+ * inference.c -- the type ckernels.array infers from nested lists, tuples
  * and dicts, in one C pass (scan): per-level sizes, the kind, the int range,
  * struct fields, by the rules of the Python inference; anything it cannot
  * decide goes back to the Python path.

@@ -1,5 +1,5 @@
 /*
- * convert_missing.c -- missing values (None, float NaN, pandas.NA in Python
+ * missing.c -- missing values (None, float NaN, pandas.NA in Python
  * values and object arrays; StringDType nulls are found by NpyString_load):
  * recognised, and the one error with their count and the first one's index.
  */

@@ -1,5 +1,5 @@
 /*
- * convert_module.c -- ckernels._convert: values of any ckernel type <->
+ * module.c -- ckernels._convert: values of any ckernel type <->
  * Python objects and NumPy string arrays, one C pass each way (no
  * per-element Python or cffi work).  The module and what it offers; the
  * work is in the files convert_internal.h lists.
@@ -159,7 +159,7 @@ static struct PyModuleDef ckc_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ckernels._convert",
     .m_doc = "Values of any ckernel type <-> Python objects and NumPy string arrays in one C "
-             "pass (see src/python/convert_module.c).",
+             "pass (see src/python/convert/module.c).",
     .m_size = 0,
     .m_methods = ckc_methods,
     .m_slots = ckc_slots,

@@ -1,5 +1,5 @@
 /*
- * convert_numpy_in.c -- NumPy text in: StringDType (NpyString_load), 'U'
+ * numpy_to_ck.c -- NumPy text in: StringDType (NpyString_load), 'U'
  * (UCS4 encoded), 'S' and object (str, bytes) arrays into a new C array of
  * strings or bytes (from_numpy: sizes first, one arena allocation) or into
  * a new StringDType array for the string ufuncs (to_stringdtype); missing

@@ -1,5 +1,5 @@
 /*
- * convert_write.c -- Python values -> a new C array (write, write_at).  Two
+ * python_to_ck.c -- Python values -> a new C array (write, write_at).  Two
  * passes: the measure pass sums the bytes of strings and var dim elements
  * per arena (arena reservations: one allocation each), the write pass stores
  * values with the checks and messages of the Python path (exact numbers in

@@ -1,5 +1,5 @@
 /*
- * convert_utf8.c -- UTF-8 of Python str and of NumPy UCS4 ('U') text, measured
+ * utf8.c -- UTF-8 of Python str and of NumPy UCS4 ('U') text, measured
  * and encoded without intermediate objects; the errors of text that UTF-8
  * cannot hold (lone surrogates) and of bytes that are not UTF-8.
  */

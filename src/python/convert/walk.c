@@ -1,5 +1,5 @@
 /*
- * convert_walk.c -- the leading fixed/strided dims of a C array (its NumPy
+ * walk.c -- the leading fixed/strided dims of a C array (its NumPy
  * shape) and the walk over their elements in C order, which the NumPy
  * conversions both ways iterate with.
  */

@@ -264,7 +264,7 @@ static PyModuleDef_Slot ckd_slots[] = {
 static struct PyModuleDef ckd_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "ckernels._dispatch",
-    .m_doc = "NumPy ufuncs whose inner loops are ckernels (see src/python/module.c).",
+    .m_doc = "NumPy ufuncs whose inner loops are ckernels (see src/python/dispatch/module.c).",
     .m_size = 0,
     .m_methods = ckd_methods,
     .m_slots = ckd_slots,

@@ -1,5 +1,5 @@
 """The subscript of host arrays in C (``ckernels._arrays.Subscript``,
-``src/python/subscript.c``): ints, slices and tuples of them on numeric
+``src/python/arrays/subscript.c``): ints, slices and tuples of them on numeric
 strided arrays are read and written without Python code, with exactly the
 results and errors of the general path (``ArrayLike.__getitem__`` /
 ``__setitem__``, called directly here as the oracle) and NumPy's values;

@@ -1,7 +1,7 @@
 """Strings, bytes, var dims and structs across the Python boundary (issue 21 §1):
 ckernels arrays <-> nested Python lists, NumPy ``StringDType`` (the NpyString C
 API), ``U`` / ``S`` / object arrays -- one C pass each way
-(``src/python/convert_*.c``).
+(``src/python/convert/*.c``).
 
 Oracles: Python itself (a value survives ``array(v).tolist()``), NumPy
 (``np.array(v, dtype=StringDType())`` and its casts) and pandas (missing
