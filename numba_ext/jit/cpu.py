@@ -26,7 +26,6 @@ from ..host.convert import check_scalar as _check_scalar
 from ..host.rewrite import fresh_arena
 from ..kernels import KernelBuilder, errmode_value
 from ..memory import MemBlock
-from ..types import as_type
 from . import dims as _dims
 from . import operands as _operands
 from .signature import Signature
@@ -62,8 +61,8 @@ class Compiled:
 
     def __init__(self, name: str, sig: Signature, trampolines, cres):
         self.sig = sig
-        self.ret_type = as_type(sig.ret)
-        self.arg_types = tuple(as_type(a) for a in sig.args)
+        self.ret_type = sig.ret_type
+        self.arg_types = sig.arg_types
         #: a signature with core dims (ckernels.jit.dims): its types are patterns
         self.core = _dims.has_dims(sig)
         self.single = trampolines.single

@@ -22,7 +22,6 @@ from ..host.array import array as _array
 from ..host.array import asarray as _asarray
 from ..device.array import DeviceArray
 from ..kernels import errmode_value
-from .dims import element_name
 from .signature import SUPPORTED_TYPES, is_struct
 from .structs import element as struct_element
 
@@ -112,16 +111,19 @@ class Operand:
             return dtypes.weak_matches(name, self.value)
         return self.name == name
 
-    def castable(self, name: str) -> bool:
-        """Converts safely to ``name`` (``ck_can_cast_safely``)."""
+    def castable(self, element) -> bool:
+        """Converts safely to the element type ``element`` (a row of
+        :mod:`ckernels.dtypes` or a struct type, as a signature resolved it:
+        ``ck_can_cast_safely``)."""
+        name = element.name
         if self.weak:
             return dtypes.weak_matches(name, self.value)
         if self.name == name:
             return True
-        if "string" in (self.name, name) or is_struct(self.name) or is_struct(name):
+        if element.kind in "sV" or self.name == "string" or is_struct(self.name):
             return False     # strings and structs pass exactly or not at all
         return bool(lib.ck_can_cast_safely(dtypes.by_name[self.name].type_id,
-                                           dtypes.by_name[name].type_id))
+                                           element.type_id))
 
     def as_array(self, t) -> Array:
         """A host ckernel array of type ``t`` (converted where needed)."""
@@ -182,7 +184,7 @@ def select(kernel, ops: list[Operand], *, casts: bool = True):
     cands = [c for c in kernel._compiled.values() if len(c.sig.args) == n]
     strong = any(not o.weak for o in ops)
     for c in cands:
-        els = [element_name(a) for a in c.sig.args]
+        els = c.sig.arg_element_names
         if all(o.exact(a) for o, a in zip(ops, els)) and (
                 strong or all(o.name == a for o, a in zip(ops, els))):
             return c
@@ -191,7 +193,7 @@ def select(kernel, ops: list[Operand], *, casts: bool = True):
             return kernel.compile(tuple(o.name for o in ops))
     if casts:
         for c in cands:
-            if all(o.castable(element_name(a)) for o, a in zip(ops, c.sig.args)):
+            if all(o.castable(e) for o, e in zip(ops, c.sig.arg_elements)):
                 return c
     return None
 
