@@ -183,25 +183,20 @@ static const char *const unary_ops[] = {
 /* Fault injection over the very first registry call: the lazy built-in
  * registration fails cleanly at every allocation and is retried. */
 static void test_init_fault_injection(void) {
-  size_t runs = 0;
-  for (uint64_t k = 1; k < 100000; k++) {
-    ck_debug_fail_alloc_after(k);
-    ck_clear_error();
+  ck_test_faults f = CK_TEST_FAULTS(100000);
+  while (ck_test_faults_arm(&f)) {
     const ck_op *op = NULL;
     ck_status st = ck_op_find("add", &op);
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
-    if (!fired) {
+    if (!ck_test_faults_fired(&f)) {
       CHECK(st == CK_OK && op != NULL);
       break;
     }
-    runs++;
     CHECK(st == CK_ERR_NO_MEMORY);
     CHECK(strstr(ck_last_error(), "out of memory") != NULL);
     /* stride the loop: the built-ins make ~700 allocations */
-    k += ck_test_scaled(10) == 10 ? 0 : 9;
+    f.k += ck_test_scaled(10) == 10 ? 0 : 9;
   }
-  CHECK(runs > 10);
+  CHECK(f.runs > 10);
   /* everything is there exactly once after the retries */
   size_t n = ck_op_count();
   for (size_t i = 0; i < n; i++) {
