@@ -45,6 +45,7 @@ from .. import types as _t
 from .._cargs import c_shape, c_text
 from .._native import check, ffi, lib
 from ..arraylike import ArrayLike, Flags, c_strides, format_values
+from ..arraylike.shapes import broadcast_shape
 from ..errors import (CKIndexError, CKTypeError, CKValueError, InvalidArgumentError,
                       NotSupportedError)
 from ..context.handle import shared
@@ -637,7 +638,7 @@ def check_out_dims(out: "Array", operands) -> None:
     size 1)."""
     nd = out.ndim
     if any(a.ndim > nd for a in operands):
-        shape = np.broadcast_shapes(*(tuple(max(s, 0) for s in a.shape) for a in operands))
+        shape = broadcast_shape([tuple(max(s, 0) for s in a.shape) for a in operands])
         raise CKValueError(f"non-broadcastable output operand with shape {out.shape} "
                            f"doesn't match the broadcast shape {shape}")
 
