@@ -11,6 +11,7 @@ import pytest
 import ckernels
 from ckernels import errors
 from ckernels.opencl import DeviceArray, empty, to_device
+from device_compare import compare  # the one device-result comparison (tests/python)
 
 rng = np.random.default_rng(7)
 
@@ -207,17 +208,7 @@ CORPUS = [
 ]
 
 
-def _compare(got, want, name):
-    assert got.dtype == want.dtype and got.shape == want.shape, name
-    if want.dtype.kind == "f":
-        np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=name)
-        np.testing.assert_array_equal(np.isinf(got), np.isinf(want), err_msg=name)
-        fin = np.isfinite(want)
-        np.testing.assert_array_max_ulp(got[fin], want[fin], maxulp=2)
-        np.testing.assert_array_equal(got[~fin & ~np.isnan(want)],
-                                      want[~fin & ~np.isnan(want)], err_msg=name)
-    else:
-        np.testing.assert_array_equal(got, want, err_msg=name)
+_compare = compare     # tests/python/device_compare.py (the CUDA tests call it from here)
 
 
 @pytest.mark.parametrize("name,fn,make", CORPUS, ids=[c[0] for c in CORPUS])
