@@ -58,7 +58,7 @@ RANKS = [
                      "ckernels.host.arguments", "ckernels.host.sharing",
                      "ckernels.host.records", "ckernels.host.rewrite"]),
     ("host.convert", ["ckernels.host.convert", "ckernels.host.nulls"]),
-    ("host.fastpath", ["ckernels.host.fastpath"]),
+    ("host.fastpath", ["ckernels.host.fastpath", "ckernels.host.creation", "ckernels.host.apply"]),
     ("host.array", ["ckernels.host.array"]),
     ("kernels", ["ckernels.kernels", "ckernels.capi", "ckernels.lowlevel"]),
     ("kernel_sources", ["ckernels.context.kernel_source"]),
