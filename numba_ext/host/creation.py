@@ -21,7 +21,7 @@ import numpy as np
 from .. import dtypes as _dtypes
 from .. import types as _t
 from .._cargs import c_shape
-from .._native import check, ffi, lib
+from .._native import c_text_out, check, ffi, lib
 from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert/*.c)
 from ..arraylike import ArrayLike
 from ..errors import CKTypeError, CKValueError, InvalidArgumentError, NotSupportedError
@@ -428,11 +428,7 @@ def debug_repr(a: Array) -> str:
     """DyND-style dump of an array's preamble, arrmeta and data reference."""
     if not isinstance(a, Array):
         raise CKTypeError(f"debug_repr needs a ckernels.Array, not {type(a).__name__}")
-    n = ffi.new("size_t *")
-    check(lib.ck_array_debug_repr(a._a, ffi.NULL, 0, n))
-    buf = ffi.new("char[]", n[0] + 1)
-    check(lib.ck_array_debug_repr(a._a, buf, n[0] + 1, n))
-    return ffi.string(buf).decode()
+    return c_text_out(lib.ck_array_debug_repr, a._a)
 
 
 __all__ = ["install", "array", "asarray", "empty", "zeros", "ones", "full", "empty_like",
