@@ -40,7 +40,8 @@ import copyreg
 
 import numpy as np
 
-from . import _dispatch, _foreign, dtypes, text
+from . import _dispatch, _foreign, dtypes
+from . import string_operands as text   # the text operands of string ufuncs
 
 #: the C callable jitted functions and operations are (see ckernels._dispatch)
 Function = _dispatch.Function

@@ -53,7 +53,7 @@ RANKS = [
                   "ckernels.backends.cuda"]),
     ("context", ["ckernels.context", "ckernels.context.buffer", "ckernels.context.program",
                  "ckernels.context.device_program", "ckernels.context.handle"]),
-    ("surface", ["ckernels.ufuncs", "ckernels.arraylike", "ckernels.arraylike.*", "ckernels.text"]),
+    ("surface", ["ckernels.ufuncs", "ckernels.arraylike", "ckernels.arraylike.*", "ckernels.string_operands"]),
     ("host.layout", ["ckernels.host", "ckernels.host.layout", "ckernels.host.arrow",
                      "ckernels.host.arguments", "ckernels.host.sharing",
                      "ckernels.host.records", "ckernels.host.rewrite"]),

@@ -19,7 +19,8 @@ import pickle
 import threading
 from typing import NamedTuple
 
-from .. import _dispatch, dtypes, progress, text, ufuncs
+from .. import _dispatch, dtypes, progress, ufuncs
+from .. import string_operands as text   # the text operands of string ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..host.array import Array
