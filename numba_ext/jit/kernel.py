@@ -559,7 +559,7 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
 
     def _arena_call(self, *args):
         """The general path whatever the operands (NumPy ones too): results in
-        ckernels arrays, strings in their arenas (``ckernels.text`` hands
+        ckernels arrays, strings in their arenas (``ckernels.string_operands`` hands
         those to pandas over Arrow)."""
         return targets.call(self, args, None)
 
