@@ -1,4 +1,4 @@
-"""``ckernels._arrays`` (``src/python/arrays.c``, ``subscript.c``): cheap
+"""``ckernels._arrays`` (``src/python/arrays/arrays.c``, ``subscript.c``): cheap
 conversions between ckernels host arrays and NumPy arrays, and the small-call
 fast path of ``ckernels.Array``.  Arrays are named by the address (int) of
 their C ``ck_array_preamble``."""

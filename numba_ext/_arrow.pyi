@@ -1,4 +1,4 @@
-"""``ckernels._arrow`` (``src/python/arrow.c``): the Arrow PyCapsule interface
+"""``ckernels._arrow`` (``src/python/arrow/capsules.c``): the Arrow PyCapsule interface
 (C data, stream and device interfaces) of ckernels arrays; arrays are named
 by the address (int) of their C ``ck_array_preamble``."""
 

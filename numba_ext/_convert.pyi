@@ -1,4 +1,4 @@
-"""``ckernels._convert`` (``src/python/convert_*.c``): values of any ckernel
+"""``ckernels._convert`` (``src/python/convert/*.c``): values of any ckernel
 type <-> Python objects and NumPy string arrays in one C pass.  Arrays are
 named by the address (int) of their C ``ck_array_preamble``; ``type``,
 ``data`` and ``arrmeta`` are addresses too."""

@@ -1,4 +1,4 @@
-"""``ckernels._dispatch`` (``src/python/module.c``, ``function.c``, ``ufunc.c``,
+"""``ckernels._dispatch`` (``src/python/dispatch/module.c``, ``function.c``, ``ufunc.c``,
 ``gufunc.c``, ``loops.c``, ...): NumPy ufuncs whose inner loops are ckernels --
 jitted functions' loops (``add_jit_loop``; ``gufunc`` for signatures with core
 dims), the registry's operations (``op_ufunc``) -- and ``Function``, the C

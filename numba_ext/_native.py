@@ -25,6 +25,19 @@ def check(status: int) -> None:
         raise error_class(status)(last_error(), status)
 
 
+def c_text_out(fn, *args, errors: str = "strict") -> str:
+    """The text a C function writes by the library's "ask the size, then fill"
+    convention, ``fn(*args, buf, capacity, &needed)``: asked once without a
+    buffer for the size, then given a buffer of that size (plus the NUL).  The
+    one implementation of the idiom: ``Type.__str__``, ``KernelBuilder.dump``,
+    ``Context.describe`` and the displays of those objects all read through it."""
+    n = ffi.new("size_t *")
+    check(fn(*args, ffi.NULL, 0, n))
+    buf = ffi.new("char[]", n[0] + 1)
+    check(fn(*args, buf, n[0] + 1, n))
+    return ffi.string(buf).decode("utf-8", errors)
+
+
 def same_instance(live_count) -> bool:
     """Whether ``live_count`` -- ``ck_memblock_live_count`` reached some other
     way (through LLVM's symbol table, a ctypes handle) -- belongs to the
@@ -118,5 +131,5 @@ def verify_layout() -> None:
             + "\n  ".join(problems))
 
 
-__all__ = ["ffi", "lib", "check", "last_error", "abi_mismatches", "layout_mismatches", "layout_rows",
+__all__ = ["ffi", "lib", "check", "last_error", "c_text_out", "abi_mismatches", "layout_mismatches", "layout_rows",
            "layout_row", "verify_layout", "CKernelError"]

@@ -55,6 +55,7 @@ import dask.array as da
 import numpy as np
 
 from . import _foreign, _threads, ufuncs
+from .arraylike.shapes import broadcast_shape
 from .host.array import Array
 from .host.array import empty as _empty_array
 from .host.array import reduce_op as _reduce_op
@@ -106,7 +107,7 @@ def call(kernel, args, out=None):
     if not darrs:
         raise InvalidArgumentError(f"{name}: no dask array among the arguments")
     meta = _meta_of(kernel, xs)   # the result type from the signature
-    shape = np.broadcast_shapes(*(a.shape for a in darrs))
+    shape = broadcast_shape([a.shape for a in darrs])   # the C library's rule
     nd = len(shape)
     pairs = []
     for a in xs:

@@ -26,7 +26,7 @@ import weakref
 import numpy as np
 
 from ._cargs import c_size, c_text
-from ._native import check, ffi, lib
+from ._native import c_text_out, check, ffi, lib
 from .host.array import ERRMODES, errmode_value   # conversion error modes (arrays use them too)
 from .errors import CKTypeError, InvalidArgumentError, InvalidStateError, NotSupportedError
 from .types import Type, as_type
@@ -96,11 +96,7 @@ class KernelBuilder:
         self._finalizer()
 
     def dump(self) -> str:
-        n = ffi.new("size_t *")
-        check(lib.ck_kernel_builder_dump(self.ptr, ffi.NULL, 0, n))
-        buf = ffi.new("char[]", n[0] + 1)
-        check(lib.ck_kernel_builder_dump(self.ptr, buf, n[0] + 1, n))
-        return ffi.string(buf).decode()
+        return c_text_out(lib.ck_kernel_builder_dump, self.ptr)
 
     def __repr__(self) -> str:
         if not self._finalizer.alive:

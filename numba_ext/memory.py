@@ -14,7 +14,7 @@ import weakref
 from typing import Any, NamedTuple
 
 from ._cargs import c_address, c_size
-from ._native import check, ffi, lib
+from ._native import c_text_out, check, ffi, lib
 from .errors import CKTypeError, InvalidArgumentError, InvalidStateError
 
 KIND_NAMES = {
@@ -211,11 +211,7 @@ class MemBlock:
         return KIND_NAMES.get(self.kind_id, "invalid")
 
     def debug_repr(self) -> str:
-        n = ffi.new("size_t *")
-        check(lib.ck_memblock_debug_print(self.ptr, ffi.NULL, 0, n))
-        buf = ffi.new("char[]", n[0] + 1)
-        check(lib.ck_memblock_debug_print(self.ptr, buf, n[0] + 1, n))
-        return ffi.string(buf).decode()
+        return c_text_out(lib.ck_memblock_debug_print, self.ptr)
 
     @property
     def stats(self) -> PodStats:

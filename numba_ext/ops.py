@@ -40,7 +40,7 @@ from . import arraylike as _arraylike
 from . import types as _t
 from . import _threads
 from ._cargs import c_address, c_size, c_text
-from ._native import check, ffi, lib
+from ._native import c_text_out, check, ffi, lib
 from .host.array import Array
 from .routing import CONTAINERS, DASK, runs_on
 from .device.array import DeviceArray
@@ -119,11 +119,7 @@ class Op(_dispatch.Function):
     @property
     def signatures(self) -> list[str]:
         """``["(int8, int8) -> int8", ...]``"""
-        n = ffi.new("size_t *")
-        check(lib.ck_op_signatures(self._op, ffi.NULL, 0, n))
-        buf = ffi.new("char[]", n[0] + 1)
-        check(lib.ck_op_signatures(self._op, buf, n[0] + 1, n))
-        text = ffi.string(buf).decode()
+        text = c_text_out(lib.ck_op_signatures, self._op)
         return [s if s.startswith("(") else "(" + s for s in text.split(", (")] if text else []
 
     def resolve(self, *types) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from ._cargs import c_intp, c_size, c_text
-from ._native import check, ffi, lib
+from ._native import c_text_out, check, ffi, lib
 from .errors import CKTypeError, InvalidArgumentError, ParseError
 
 # Builtin ids (ck_type_id) -> (name, NumPy dtype, cffi C type), from the one table.
@@ -179,11 +179,7 @@ class Type:
 
     # ---- protocol --------------------------------------------------------
     def __str__(self) -> str:
-        n = ffi.new("size_t *")
-        check(lib.ck_type_print(self._t, ffi.NULL, 0, n))
-        buf = ffi.new("char[]", n[0] + 1)
-        check(lib.ck_type_print(self._t, buf, n[0] + 1, n))
-        return ffi.string(buf).decode()
+        return c_text_out(lib.ck_type_print, self._t)
 
     def __repr__(self) -> str:
         if self.is_builtin or self.type_id == lib.CK_TYPE_STRING:

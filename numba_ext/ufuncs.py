@@ -40,7 +40,8 @@ import copyreg
 
 import numpy as np
 
-from . import _dispatch, _foreign, dtypes, text
+from . import _dispatch, _foreign, dtypes
+from . import string_operands as text   # the text operands of string ufuncs
 
 #: the C callable jitted functions and operations are (see ckernels._dispatch)
 Function = _dispatch.Function
@@ -53,7 +54,7 @@ _OWNER = "_ckernels_function"
 def numpy_dtypes(names) -> tuple[np.dtype, ...] | None:
     """NumPy dtypes of element type names (a signature's arguments, then its
     result: ``string`` is ``StringDType``, whose loops are
-    ``src/python/string_loops.c``); None when one has none (structs)."""
+    ``src/python/dispatch/string_loops.c``); None when one has none (structs)."""
     out = []
     for n in names:
         if n == "string":
@@ -165,7 +166,7 @@ def no_loop_error(ufunc: np.ufunc, op_dtypes) -> Exception:
     """The error for a call of a jitted function's ufunc whose operands
     (``op_dtypes``, the DTypes NumPy hands the promoter) no compiled
     signature takes under NumPy's ``'safe'`` rule for picking a loop
-    (``src/python/promoter.c`` raises it): names the argument, its type, the
+    (``src/python/dispatch/promoter.c`` raises it): names the argument, its type, the
     casting rule and the signatures -- a :class:`ckernels.errors.NoLoopError`,
     a subclass of the ``UFuncTypeError`` NumPy raises for the same call."""
     from .errors import NoLoopError

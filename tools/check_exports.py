@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every CK_API function of the public headers is exported by the shared
-library (run by ctest as test_exports, and by tests/python/test_c_consumers.py
+library (run by ctest as test_exports, and by tests/python/interop/test_c_consumers.py
 against the installed package).
 
 Usage: check_exports.py --nm NM --include INCLUDE_DIR LIBRARY.so

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """NumPy's own array tests with ckernels arrays in place of ndarrays: a
-conformance harness (tests/python/test_numpy_array_conformance.py runs it in CI).
+conformance harness (tests/python/host/test_numpy_array_conformance.py runs it in CI).
 
 Each named NumPy test module (default: test_indexing, test_dlpack, and
 test_multiarray's indexing/assignment/creation classes) runs under pytest with
@@ -14,7 +14,7 @@ relative to NumPy's test folder (``test_indexing.py::TestIndexing::test_x``).
 
 The tests that fail, each with its cause (a documented divergence, a missing
 feature, or a check the harness itself defeats), are listed in
-``tests/python/numpy_array_divergences.txt``; ``--failures`` prints the ids
+``tests/python/host/numpy_array_divergences.txt``; ``--failures`` prints the ids
 failing now, for updating that list.
 
     .venv/bin/python tools/numpy_array_conformance.py [--timeout 300] [--json FILE]

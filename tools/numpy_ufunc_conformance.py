@@ -22,7 +22,7 @@ Usage (not part of CI: the full files take minutes)::
     .venv/bin/python tools/numpy_ufunc_conformance.py -k "sign or power"
     .venv/bin/python tools/numpy_ufunc_conformance.py --file test_umath.py --json out.json
 
-``tests/python/test_ufunc_conformance.py`` runs a bounded subset in CI.
+``tests/python/ufuncs/test_ufunc_conformance.py`` runs a bounded subset in CI.
 
 As a pytest plugin (``-p numpy_ufunc_conformance``, this folder on the
 path), ``CKERNELS_CONFORMANCE=1`` makes the replacement and

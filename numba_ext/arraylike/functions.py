@@ -11,7 +11,7 @@ import numpy as np
 from .. import types as _t
 from ..errors import CKValueError
 from .base import ArrayBase, _element_type
-from .shapes import _as_shape, normalize_axis
+from .shapes import _as_shape, broadcast_shape, normalize_axis
 
 
 class _Unsupported(Exception):
@@ -120,7 +120,7 @@ def _where(condition, *xy):
     first = _first((condition, x, y))
     ops = [v if isinstance(v, ArrayBase) else first._from_value(v) for v in (condition, x, y)]
     cond, xa, ya = ops
-    shape = np.broadcast_shapes(cond.shape, xa.shape, ya.shape)
+    shape = broadcast_shape([cond.shape, xa.shape, ya.shape])
     el = _result_element([xa, ya], None)
     res = first._empty(shape, el)
     res._assign(ya)

@@ -11,8 +11,25 @@ import operator
 
 import numpy as np
 
+from .._native import check, ffi, lib
 from ..errors import CKIndexError, CKTypeError, CKValueError, NotSupportedError
 from .base import ArrayBase
+
+_MAXD = int(lib.CK_TYPE_MAX_DEPTH)
+
+
+def broadcast_shape(shapes) -> tuple:
+    """NumPy broadcasting of shapes, by the C library (``ck_broadcast_shapes``,
+    the rule ``ck_array_apply`` and device launches follow): the result shape,
+    or the library's ``CKValueError`` naming the mismatch."""
+    shapes = [tuple(s) for s in shapes]
+    keep = [ffi.new("intptr_t[]", list(s) or [0]) for s in shapes]
+    ptrs = ffi.new("intptr_t *[]", keep or [ffi.NULL])
+    nds = ffi.new("size_t[]", [len(s) for s in shapes] or [0])
+    out = ffi.new("intptr_t[]", _MAXD)
+    nd = ffi.new("size_t *")
+    check(lib.ck_broadcast_shapes(len(shapes), ptrs, nds, out, _MAXD, nd))
+    return tuple(out[i] for i in range(nd[0]))
 
 
 class AxisError(CKIndexError, np.exceptions.AxisError):

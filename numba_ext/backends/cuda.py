@@ -41,7 +41,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._cargs import c_text
-from .._native import check, ffi, lib
+from .._native import c_text_out, check, ffi, lib
 from ..errors import InvalidArgumentError, NotSupportedError
 from . import dlpack as _dl
 from .dlpack import extent
@@ -96,11 +96,7 @@ def nvrtc_version() -> NVRTCVersion:
     """The NVRTC the library loads (BackendError listing where it looked if none)."""
     prepare()
     major, minor = ffi.new("int32_t *"), ffi.new("int32_t *")
-    n = ffi.new("size_t *")
-    check(lib.ck_cuda_nvrtc_version(major, minor, ffi.NULL, 0, n))
-    buf = ffi.new("char[]", n[0] + 1)
-    check(lib.ck_cuda_nvrtc_version(major, minor, buf, n[0] + 1, n))
-    return NVRTCVersion(major[0], minor[0], ffi.string(buf).decode())
+    return NVRTCVersion(major[0], minor[0], c_text_out(lib.ck_cuda_nvrtc_version, major, minor))
 
 
 def compile_ptx(source: str, arch: str | None = None, options: str = "") -> tuple[str, str]:

@@ -24,7 +24,7 @@ import weakref
 
 from .. import backends
 from .._cargs import c_size, c_text
-from .._native import check, ffi, lib
+from .._native import c_text_out, check, ffi, lib
 from ..errors import InvalidArgumentError
 from .buffer import Buffer
 from .program import Program
@@ -168,11 +168,7 @@ class ContextHandle:
         return bool(lib.ck_context_supports_fp64(self._ctx))
 
     def describe(self) -> str:
-        n = ffi.new("size_t *")
-        check(lib.ck_context_describe(self._ctx, ffi.NULL, 0, n))
-        buf = ffi.new("char[]", n[0] + 1)
-        check(lib.ck_context_describe(self._ctx, buf, n[0] + 1, n))
-        return ffi.string(buf).decode()
+        return c_text_out(lib.ck_context_describe, self._ctx)
 
     def new_buffer(self, capacity: int = 1024) -> Buffer:
         out = ffi.new("ck_buffer **")

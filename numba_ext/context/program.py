@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from .._cargs import c_size, c_text
-from .._native import check, ffi, lib
+from .._native import c_text_out, check, ffi, lib
 from ..errors import InvalidArgumentError
 
 
@@ -101,11 +101,7 @@ class Program:
 
     def __repr__(self) -> str:
         ctx = lib.ck_program_context(self._prog)
-        n = ffi.new("size_t *")
-        check(lib.ck_context_describe(ctx, ffi.NULL, 0, n))
-        buf = ffi.new("char[]", n[0] + 1)
-        check(lib.ck_context_describe(ctx, buf, n[0] + 1, n))
-        return f"<ckernels.Program on {ffi.string(buf).decode()}>"
+        return f"<ckernels.Program on {c_text_out(lib.ck_context_describe, ctx)}>"
 
     def _repr_html_(self) -> str:
         from ..display import html  # the rich display (imported lazily: no cycle)

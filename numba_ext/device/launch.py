@@ -38,6 +38,7 @@ import numpy as np
 
 from .. import dtypes
 from ..arraylike import c_strides
+from ..arraylike import shapes as _shapes
 from .._native import check, ffi, lib
 from ..errors import CKOverflowError, InvalidArgumentError, UserKernelError, exception_for
 from .base import DeviceArrayBase
@@ -308,16 +309,7 @@ def _is_scalar(a) -> bool:
                                              a.dtype.kind in "biuf")
 
 
-def broadcast_shape(shapes) -> tuple:
-    """NumPy broadcasting of shapes (``ck_broadcast_shapes``)."""
-    n = len(shapes)
-    keep = [ffi.new("intptr_t[]", list(s) or [0]) for s in shapes]
-    ptrs = ffi.new("intptr_t *[]", keep or [ffi.NULL])
-    nds = ffi.new("size_t[]", [len(s) for s in shapes] or [0])
-    out = ffi.new("intptr_t[]", _MAXD)
-    nd = ffi.new("size_t *")
-    check(lib.ck_broadcast_shapes(n, ptrs, nds, out, _MAXD, nd))
-    return tuple(out[i] for i in range(nd[0]))
+broadcast_shape = _shapes.broadcast_shape   # NumPy broadcasting by the C library
 
 
 def iteration_space(dst_shape, dst_strides, src_shapes, src_strides):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .._native import check, ffi, layout_row, lib
+from .._native import c_text_out, check, ffi, layout_row, lib
 from ..errors import CKTypeError
 from ._svg import COLORS, MUTED, PAD, ROW_H, Canvas, FieldBox, hex_addr, text_width
 from .memory.facts import block_label, type_str
@@ -101,11 +101,7 @@ def _builder_ptr(obj):
 
 
 def _dump(ckb) -> str:
-    n = ffi.new("size_t *")
-    check(lib.ck_kernel_builder_dump(ckb, ffi.NULL, 0, n))
-    buf = ffi.new("char[]", n[0] + 1)
-    check(lib.ck_kernel_builder_dump(ckb, buf, n[0] + 1, n))
-    return ffi.string(buf).decode()
+    return c_text_out(lib.ck_kernel_builder_dump, ckb)
 
 
 _DUMP_LINE = re.compile(r"^\s*@(\d+) (.*?) destructor=(\S+)$")

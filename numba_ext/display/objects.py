@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 from .. import dtypes
-from .._native import check, ffi, lib
+from .._native import c_text_out, check, ffi, lib
 from ..errors import CKernelError, error_class
 from ._svg import COLORS, FONT, MUTED, Canvas, hex_addr, text_width
 from .memory import array_layout, array_svg, type_str
@@ -278,22 +278,14 @@ def context_text(ctx) -> str:
 
 
 def _describe(ctx) -> str:
-    n = ffi.new("size_t *")
-    check(lib.ck_context_describe(ctx, ffi.NULL, 0, n))
-    buf = ffi.new("char[]", n[0] + 1)
-    check(lib.ck_context_describe(ctx, buf, n[0] + 1, n))
-    return ffi.string(buf).decode()
+    return c_text_out(lib.ck_context_describe, ctx)
 
 
 def _program_parts(prog):
     p = prog._prog
     source = ffi.string(lib.ck_program_source(p)).decode("utf-8", "replace")
     options = ffi.string(lib.ck_program_options(p)).decode("utf-8", "replace")
-    n = ffi.new("size_t *")
-    check(lib.ck_program_build_log(p, ffi.NULL, 0, n))
-    buf = ffi.new("char[]", n[0] + 1)
-    check(lib.ck_program_build_log(p, buf, n[0] + 1, n))
-    log = ffi.string(buf).decode("utf-8", "replace").strip()
+    log = c_text_out(lib.ck_program_build_log, p, errors="replace").strip()
     kind = ffi.string(lib.ck_context_kind(lib.ck_program_context(p))).decode()
     return source, options, log, kind
 

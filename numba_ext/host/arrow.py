@@ -1,7 +1,7 @@
 """Arrow through the PyCapsule interface (``docs/interop.md``, Arrow half).
 
 The C core converts (``ckernel/arrow.h``: ``ck_arrow_export*`` /
-``ck_arrow_import*``); :mod:`ckernels._arrow` (``src/python/arrow.c``) puts
+``ck_arrow_import*``); :mod:`ckernels._arrow` (``src/python/arrow/capsules.c``) puts
 the structs into capsules and takes them out.  This module is what the host
 array layer calls, in addresses of C arrays (``Array._ad``) so that it sits
 below :mod:`ckernels.array` and imports nothing of it:

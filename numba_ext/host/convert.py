@@ -15,7 +15,7 @@ Entry points (all over ``(type, data address, arrmeta address)``):
 
 :func:`is_plain` tells the caller when NumPy may convert a list directly.
 
-The work is C (``ckernels._convert``, ``src/python/convert_*.c``): one pass
+The work is C (``ckernels._convert``, ``src/python/convert/*.c``): one pass
 reads a value, one scan infers the type of nested lists, tuples, dicts,
 ``str``, ``bytes`` and numbers (they cannot change while C reads them: no
 snapshot is needed), and one pass writes them, every arena sized first and
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _convert as _c          # the C conversions (src/python/convert_*.c)
+from .. import _convert as _c          # the C conversions (src/python/convert/*.c)
 from .. import types as _t
 from .._native import check, ffi, lib
 from ..arraylike import ArrayLike

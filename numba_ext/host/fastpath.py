@@ -2,9 +2,9 @@
 :class:`~ckernels.host.array.Array` run as NumPy ufunc calls over the arrays'
 cached NumPy views (``Array._nd``), with the result wrapped in C without a copy.
 
-The C half is ``ckernels._arrays`` (``src/python/arrays.c``: ``apply``,
+The C half is ``ckernels._arrays`` (``src/python/arrays/arrays.c``: ``apply``,
 ``wrap_result``, ``reduce_all``, ``Array.__array_ufunc__``; ``Subscript``,
-the subscript of ``Array``, is ``src/python/subscript.c``); this
+the subscript of ``Array``, is ``src/python/arrays/subscript.c``); this
 module holds what both halves share -- the registry operations by name
 (:data:`OPS`), the strided types of NumPy arrays by (dtype, ndim)
 (:data:`STRIDED_OF`), the NumPy ufuncs that run as registry operations

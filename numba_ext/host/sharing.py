@@ -1,7 +1,7 @@
 """How a host array's memory is shared with other libraries, without a
 copy where the layout allows: NumPy views (``__array__``, the array
 interface), the buffer protocol's description (the exporter is the C base
-type of ``src/python/buffer.c``), DLPack, and the Arrow PyCapsule exports
+type of ``src/python/buffer/buffer.c``), DLPack, and the Arrow PyCapsule exports
 (``host/arrow.py``, ``docs/interop.md``).
 
 :class:`Sharing` is a mixin of :class:`~ckernels.host.array.Array`; it holds
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays.c)
-from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert_*.c)
+from .. import _arrays   # cheap NumPy <-> host array conversions (src/python/arrays/arrays.c)
+from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/python/convert/*.c)
 from .. import dtypes as _dtypes
 from ..errors import CKTypeError
 from . import arrow as _arrow_io   # the Arrow PyCapsule interface (arrow.py)

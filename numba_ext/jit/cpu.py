@@ -64,8 +64,8 @@ class Compiled:
 
     def __init__(self, name: str, sig: Signature, trampolines, cres):
         self.sig = sig
-        self.ret_type = as_type(sig.ret)
-        self.arg_types = tuple(as_type(a) for a in sig.args)
+        self.ret_type = sig.ret_type
+        self.arg_types = sig.arg_types
         #: a signature with core dims (ckernels.jit.dims): its types are patterns
         self.core = _dims.has_dims(sig)
         self.single = trampolines.single

@@ -42,7 +42,6 @@ from . import cpu_codegen as cg
 from .error_path import raise_function
 from .string_elements import load_string, store_string_result
 from .dims import VAR, array_mode, core, is_dimensioned, numba_argument, numba_output
-from .signature import element_type
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -235,7 +234,7 @@ def element_function(user_dispatcher, sig, out_param: bool):
         elif name == "string":
             glb[f"_a{i}"] = load_string
         else:
-            glb[f"_a{i}"] = cg.loader(cg.numba_type(name))
+            glb[f"_a{i}"] = cg.loader(sig.arg_elements[i].numba)
         call_args.append(f"_a{i}(s{i}, kd)" if is_dimensioned(name) else f"_a{i}(s{i})")
     lines = []
     if rc is None:
@@ -244,10 +243,10 @@ def element_function(user_dispatcher, sig, out_param: bool):
             glb["_st"] = store_string_result
             lines.append(f"_st(arena, dst, {call})")
         else:
-            glb["_st"] = cg.storer(cg.numba_type(ret))
+            glb["_st"] = cg.storer(sig.ret_element.numba)
             lines.append(f"_st(dst, {call})")
     elif rc.has_var:
-        glb["_dt"] = element_type(rc.dtype).numba
+        glb["_dt"] = sig.ret_element.numba
         if out_param:
             glb.update(_new=vb.new, _finish=_finish_var)
             lines += ["o = _new(_dt, arena)",

@@ -50,7 +50,6 @@ from ..device import launch
 from ..context.device_program import KERNEL_NAME, element_offsets, kernel_parameters
 from .c_emit import EmittedKernel
 from .c_emit.numba_types import _is_bool
-from .signature import element_type
 
 # ------------------------------------------------------------------ kernel --
 class CoreLayout:
@@ -73,8 +72,8 @@ class CoreLayout:
             raise NotSupportedError(
                 f"{fname}: {sig.text}: on devices a dimensioned result is written through "
                 "the output parameter (def f(x, ..., out): out[i] = ...), not returned")
-        self.dtypes = tuple(element_type(_dims.element_name(a)) for a in sig.args)
-        self.ret_dtype = element_type(_dims.element_name(sig.ret))
+        self.dtypes = sig.arg_elements
+        self.ret_dtype = sig.ret_element
         for dt in self.dtypes + (self.ret_dtype,):
             if dt.kind not in "biuf":
                 raise NotSupportedError(f"{fname}: {sig.text}: element type {dt.name} under "
@@ -230,17 +229,16 @@ def _bind(comp, args, out):
     variable and both sizes, ...)."""
     sig = comp.sig
     pats, types_, metas, keep = [], [], [], []
-    for a, name in zip(args, sig.args):
+    for a, p in zip(args, sig.arg_types):
         if isinstance(a, DeviceArray):
             t, m = _strided_type(a)
         else:
-            t, m = as_type(name), np.zeros(1, np.intp)
-        p = as_type(name)
+            t, m = p, np.zeros(1, np.intp)
         keep += [t, m, p]
         pats.append(p._t)
         types_.append(t._t)
         metas.append(ffi.cast("const char *", ffi.from_buffer(m)))
-    dst_pat = as_type(sig.ret)
+    dst_pat = sig.ret_type
     res = ffi.new("ck_type *")
     shape = ffi.new("intptr_t[]", int(lib.CK_TYPE_MAX_DEPTH))
     nstr = ffi.new("size_t *")

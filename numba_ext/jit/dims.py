@@ -261,9 +261,8 @@ def numpy_dtypes(sig):
     """The NumPy dtypes of a dimensioned signature's elements (args + result),
     or None when one has none."""
     out = []
-    for name in sig.args + (sig.ret,):
-        d = dtypes.by_name.get(element_name(name))
-        if d is None or d.numpy is None or d.name == "string":
+    for d in sig.arg_elements + (sig.ret_element,):    # resolved by the signature
+        if d is None or d.kind in "sV" or d.numpy is None:
             return None
         out.append(d.numpy)
     return out

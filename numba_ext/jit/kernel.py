@@ -19,7 +19,8 @@ import pickle
 import threading
 from typing import NamedTuple
 
-from .. import _dispatch, dtypes, progress, text, ufuncs
+from .. import _dispatch, dtypes, progress, ufuncs
+from .. import string_operands as text   # the text operands of string ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
 from ..host.array import Array
@@ -559,7 +560,7 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
 
     def _arena_call(self, *args):
         """The general path whatever the operands (NumPy ones too): results in
-        ckernels arrays, strings in their arenas (``ckernels.text`` hands
+        ckernels arrays, strings in their arenas (``ckernels.string_operands`` hands
         those to pandas over Arrow)."""
         return targets.call(self, args, None)
 

@@ -29,7 +29,7 @@ from .signature import SUPPORTED_TYPES, Signature
 _FALLBACK_KINDS = "OSUTV"
 #: ... of functions with ``string`` loops: NumPy text (``StringDType``, ``U``,
 #: ``S``) goes to the ufunc; object arrays to the general path, which makes
-#: their text ``StringDType`` (``ckernels.text``) before calling the ufunc
+#: their text ``StringDType`` (``ckernels.string_operands``) before calling the ufunc
 _TEXT_FALLBACK_KINDS = "OV"
 
 #: the ``ufunc`` slot of :class:`ckernels._dispatch.Function`

@@ -133,19 +133,24 @@ class Operand:
             return dtypes.weak_matches(name, self.value)
         return self.name == name
 
-    def castable(self, name: str) -> bool:
-        """Converts safely to ``name`` (``ck_can_cast_safely``)."""
-        name = name[1:] if name.startswith("?") else name
+    def castable(self, element) -> bool:
+        """Converts safely to the element type ``element`` (a row of
+        :mod:`ckernels.dtypes`, a struct type or an ``OptionElement``, as a
+        signature resolved it: ``ck_can_cast_safely``; ``?T`` takes what
+        ``T`` takes)."""
+        if getattr(element, "option", False):
+            element = element.value
+        name = element.name
         if self.name is None:
             return True
         if self.weak:
             return dtypes.weak_matches(name, self.value)
         if self.name == name:
             return True
-        if "string" in (self.name, name) or is_struct(self.name) or is_struct(name):
+        if element.kind in "sV" or self.name == "string" or is_struct(self.name):
             return False     # strings and structs pass exactly or not at all
         return bool(lib.ck_can_cast_safely(dtypes.by_name[self.name].type_id,
-                                           dtypes.by_name[name].type_id))
+                                           element.type_id))
 
     def as_array(self, t) -> Array:
         """A host ckernel array of type ``t`` (converted where needed)."""
@@ -212,7 +217,7 @@ def select(kernel, ops: list[Operand], *, casts: bool = True):
     cands = [c for c in kernel._compiled.values() if len(c.sig.args) == n]
     strong = any(not o.weak for o in ops)
     for c in cands:
-        els = [element_name(a) for a in c.sig.args]
+        els = c.sig.arg_element_names
         if all(o.exact(a) for o, a in zip(ops, els)) and (
                 strong or all(o.name == a for o, a in zip(ops, els))):
             return c
@@ -224,7 +229,7 @@ def select(kernel, ops: list[Operand], *, casts: bool = True):
             return kernel.compile(tuple(o.name for o in ops))
     if casts:
         for c in cands:
-            if all(o.castable(element_name(a)) for o, a in zip(ops, c.sig.args)):
+            if all(o.castable(e) for o, e in zip(ops, c.sig.arg_elements)):
                 return c
     return None
 

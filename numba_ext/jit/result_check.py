@@ -92,7 +92,6 @@ def check_dims_result(kernel, sig, returned) -> None:
     from numba.core.registry import cpu_target
 
     from . import dims as _dims
-    from .signature import element_type
 
     if isinstance(returned, types.NoneType):
         lines = return_lines(kernel.py_func)
@@ -103,7 +102,7 @@ def check_dims_result(kernel, sig, returned) -> None:
         ok = isinstance(returned, (types.Array, types.Sequence, types.BaseTuple,
                                    types.ListType))
     else:
-        el = element_type(sig.ret)
+        el = sig.ret_element
         if el.kind in "sV":         # strings and structs: checked where they are stored
             return
         ok = (isinstance(returned, (types.Number, types.Boolean))

@@ -29,16 +29,42 @@ class Signature:
     their element types (``ret_element``, ``arg_elements``: rows of
     :mod:`ckernels.dtypes` or :class:`~ckernels.jit.structs.StructType`, which
     have the same attributes: ``name``, ``kind`` -- ``"s"`` for ``string``,
-    ``"V"`` for a struct --, ``size``, ``numpy``, ``numba``, ``type_id``).
+    ``"V"`` for a struct --, ``size``, ``numpy``, ``numba``, ``type_id``), and
+    on first use into library types (``ret_type``, ``arg_types``:
+    :class:`ckernels.types.Type`, with their core dims).  Everything
+    downstream asks the signature for these instead of resolving a name again.
     Equal, and hashed, by the names; unpacks as ``ret, args``."""
 
-    __slots__ = ("ret", "args", "ret_element", "arg_elements")
+    __slots__ = ("ret", "args", "ret_element", "arg_elements", "_types")
 
     def __init__(self, ret: str | None, args):
         self.ret = ret
         self.args = tuple(args)
         self.ret_element = None if ret is None else element_type(ret)
         self.arg_elements = tuple(element_type(a) for a in self.args)
+        self._types = None
+
+    def _library_types(self) -> tuple:
+        if self._types is None:    # parsed once (a race parses twice, equal results)
+            self._types = (None if self.ret is None else as_type(self.ret),
+                           tuple(as_type(a) for a in self.args))
+        return self._types
+
+    @property
+    def ret_type(self) -> Type | None:
+        """The library type of the result (None when it is inferred)."""
+        return self._library_types()[0]
+
+    @property
+    def arg_types(self) -> tuple:
+        """The library types of the arguments."""
+        return self._library_types()[1]
+
+    @property
+    def arg_element_names(self) -> tuple:
+        """The element type names of the arguments (a type with core dims: that
+        of its elements)."""
+        return tuple(e.name for e in self.arg_elements)
 
     @property
     def elements(self) -> tuple:

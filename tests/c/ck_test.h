@@ -88,6 +88,61 @@ static inline long ck_test_scaled(long n) {
   return n / d > 0 ? n / d : 1;
 }
 
+/* Fault injection (ckernel/debug.h): the fail-every-allocation loop, once.
+ * Each run makes the k-th allocation fail (k = 1, 2, ...) until a run
+ * completes without reaching it (the clean run, which ends the loop):
+ *
+ *   ck_test_faults f = CK_TEST_FAULTS(1000);
+ *   while (ck_test_faults_arm(&f)) {       // arms allocation f.k, clears the error
+ *     ck_status st = the_call(...);
+ *     if (!ck_test_faults_fired(&f)) {     // disarms; false: the clean run
+ *       CHECK(st == CK_OK);  ...           // the result; the loop ends here
+ *       break;
+ *     }
+ *     CHECK(st == CK_ERR_NO_MEMORY);  ...  // and nothing leaked
+ *   }
+ *   CHECK(f.runs >= expected);             // runs in which the failure fired
+ *
+ * Reaching `limit` runs without a clean one is a failed check (the loop was
+ * too short to prove anything about the success path).  A test may step f.k
+ * itself to stride over a long sequence. */
+typedef struct {
+  uint64_t k;     /* the allocation failing in this run (1, 2, ...) */
+  uint64_t limit; /* most runs before the clean one */
+  int runs;       /* runs in which the armed failure fired */
+  bool done;      /* the clean run happened */
+} ck_test_faults;
+
+#define CK_TEST_FAULTS(limit) {0, (uint64_t)(limit), 0, false}
+
+static inline bool ck_test_faults_arm(ck_test_faults *f) {
+  if (f->done) {
+    return false;
+  }
+  if (f->k >= f->limit) {
+    ck_test_checks++;
+    ck_test_failures++;
+    fprintf(stderr, "fault injection: no clean run within %llu runs\n",
+            (unsigned long long)f->limit);
+    return false;
+  }
+  f->k++;
+  ck_clear_error();
+  ck_debug_fail_alloc_after(f->k);
+  return true;
+}
+
+static inline bool ck_test_faults_fired(ck_test_faults *f) {
+  bool fired = ck_debug_fail_alloc_fired();
+  ck_debug_fail_alloc_after(0);
+  if (fired) {
+    f->runs++;
+  } else {
+    f->done = true;
+  }
+  return fired;
+}
+
 /* Helpers for tests that build types and arrays (inline: unused ones cost
  * nothing).  P parses a type string (NULL and a message on failure); tstr
  * prints a type into a static buffer; arr makes an empty array. */

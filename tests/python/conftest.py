@@ -3,11 +3,24 @@ where it found it (after collecting garbage), so leaks fail the test that
 caused them.  Also the fixtures several test files use."""
 
 import gc
+import pathlib
+import sys
 
 import pytest
 
 import ckernels
 from ckernels import _dispatch
+
+# The tests live in one folder per part of the package (host/, device/, jit/,
+# ...; docs/architecture.md "Tests").  A test file imports the shared helpers
+# here (cuda_tools) and, as the corpora of other targets, test modules of other
+# folders (jit/test_cuda_codegen.py imports device/test_opencl_api.py): every
+# folder is on sys.path, so a module imports by its name whichever file pytest
+# collects first.  Test file names are unique across the folders.
+_HERE = pathlib.Path(__file__).resolve().parent
+for _folder in sorted(p for p in _HERE.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
+    if str(_folder) not in sys.path:
+        sys.path.append(str(_folder))
 
 
 @pytest.fixture(autouse=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from .facts import (MAX_CELLS, MAX_ELEMENTS, ArrayFacts, BlockFacts, Cell, ChunkFacts,
                     ElementRef, MetaEntry, array_layout, block_facts, memblock_layout, type_str)
 from .svg import array_svg, memblock_svg
-from .text import array_text, memblock_text
+from .plain_text import array_text, memblock_text
 
 __all__ = ["ArrayFacts", "BlockFacts", "ChunkFacts", "MetaEntry", "ElementRef", "Cell",
            "array_layout", "memblock_layout", "block_facts", "array_text", "array_svg",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import dtypes as _dtypes
-from ..._native import check, ffi, lib
+from ..._native import c_text_out, check, ffi, lib
 from ...errors import CKTypeError
 from .._svg import columns, hex_addr
 
@@ -36,11 +36,7 @@ def _addr(p) -> int:
 
 def type_str(t) -> str:
     """A ``ck_type`` printed (``ck_type_print``)."""
-    n = ffi.new("size_t *")
-    check(lib.ck_type_print(t, ffi.NULL, 0, n))
-    buf = ffi.new("char[]", n[0] + 1)
-    check(lib.ck_type_print(t, buf, n[0] + 1, n))
-    return ffi.string(buf).decode()
+    return c_text_out(lib.ck_type_print, t)
 
 
 @dataclass

@@ -8,7 +8,7 @@ import textwrap
 from .._svg import COLORS, MUTED, PAD, ROW_H, Canvas, FieldBox, hex_addr, text_width
 from ..._native import lib
 from .facts import ARENA_KINDS, ArrayFacts, BlockFacts, ChunkFacts, array_layout, memblock_layout
-from .text import TYPE_WIDTH, data_ref_text, element_where, flags_text, short, type_text
+from .plain_text import TYPE_WIDTH, data_ref_text, element_where, flags_text, short, type_text
 
 
 # ---- pictures ---------------------------------------------------------------------------

@@ -1,5 +1,10 @@
 /* array.c -- array memblocks: construction, views, accessors, debug_repr
- * (see ckernel/array.h). */
+ * (see ckernel/array.h).
+ *
+ * Over 1000 lines and one concept: every function here makes or reads the
+ * one ck_array_preamble layout (memblock header, arrmeta after it, data
+ * reference) and shares its private helpers (ck__meta, the flag rules, the
+ * arrmeta construction and destruction order). */
 #include "memory/memblock_internal.h"
 #include "types/type_internal.h"
 #include "ckernel/validity.h"

@@ -10,6 +10,11 @@
  * turned into digits with snprintf in the "C" locale (correctly rounded in
  * glibc and every libc we build on) and laid out as CPython's
  * format_float_short lays out dtoa's digits.
+ *
+ * Over 1000 lines and one concept: the format-spec parser, the layout above
+ * and the per-kind digit producers (integers, floats, str) are the one
+ * implementation of format(); the number digits shared with str() live in
+ * numtext_internal.h.
  */
 #include "ckernel/text.h"
 

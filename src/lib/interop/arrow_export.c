@@ -11,6 +11,11 @@
  * Every exported node owns what it allocated and, when it points into the
  * ck array's memory (numbers, arena chunks), a reference to the array: a
  * consumer may move a child out and release the parent first.
+ *
+ * Over 1000 lines and one concept: every Arrow layout (numbers, bits, the
+ * three string layouts, lists, fixed-size lists, structs, validity) is one
+ * case of the same recursive export over runs, and the release callbacks
+ * they share are private to it (arrow_import.c is the other direction).
  */
 #include "interop/arrow_internal.h"
 #include "ckernel/dictionary.h"

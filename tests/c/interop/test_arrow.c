@@ -615,25 +615,21 @@ static ck_status alloc_sequence(void) {
 
 static void test_fail_every_allocation(void) {
   int64_t live = ck_memblock_live_count();
-  int runs = 0;
-  for (uint64_t k = 1; k < 2000; k++) {
-    ck_debug_fail_alloc_after(k);
-    ck_clear_error();
+  ck_test_faults f = CK_TEST_FAULTS(2000);
+  while (ck_test_faults_arm(&f)) {
     ck_status st = alloc_sequence();
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
+    bool fired = ck_test_faults_fired(&f);
     CHECK(ck_memblock_live_count() == live);
     if (!fired) {
       CHECK(st == CK_OK);
       break;
     }
-    runs++;
     CHECK(st == CK_ERR_NO_MEMORY);
     if (st != CK_ERR_NO_MEMORY) {
-      fprintf(stderr, "k=%d: %s %s\n", (int)k, ck_status_name(st), ck_last_error());
+      fprintf(stderr, "k=%d: %s %s\n", (int)f.k, ck_status_name(st), ck_last_error());
     }
   }
-  CHECK(runs >= 20);
+  CHECK(f.runs >= 20);
   CHECK(alloc_sequence() == CK_OK);
 }
 

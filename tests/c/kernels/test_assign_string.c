@@ -414,19 +414,15 @@ static void test_fault_injection(void) {
   REQUIRE(a != NULL);
   ck_type ts = P("strided * string");
   int64_t live = ck_memblock_live_count();
-  int runs = 0;
-  for (uint64_t k = 1; k < 100; k++) {
+  ck_test_faults f1 = CK_TEST_FAULTS(100);
+  while (ck_test_faults_arm(&f1)) {
     intptr_t n = 5;
     ck_array_preamble *b = NULL;
-    ck_debug_fail_alloc_after(k);
-    ck_clear_error();
     ck_status st = ck_array_empty(ts, &n, 1, CK_ARRAY_DEFAULT_FLAGS, &b);
     if (st == CK_OK) {
       st = ck_array_assign(b, a, CK_ERRMODE_DEFAULT);
     }
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
-    if (!fired) {
+    if (!ck_test_faults_fired(&f1)) {
       CHECK(st == CK_OK);
       for (size_t i = 0; i < 5; i++) {
         CHECK(str_eq(str_at(b, i), vals[i], strlen(vals[i])));
@@ -434,12 +430,11 @@ static void test_fault_injection(void) {
       ck_array_decref(b);
       break;
     }
-    runs++;
     CHECK(st == CK_ERR_NO_MEMORY);
     ck_array_decref(b);
     CHECK(ck_memblock_live_count() == live);
   }
-  CHECK(runs >= 2);
+  CHECK(f1.runs >= 2);
   /* number -> string formatting with failures */
   ck_type ti = P("strided * float64");
   intptr_t n = 64;
@@ -448,25 +443,22 @@ static void test_fault_injection(void) {
   for (int i = 0; i < 64; i++) {
     ((double *)(void *)f->data)[i] = i * 1234.5678;
   }
-  runs = 0;
-  for (uint64_t k = 1; k < 100; k++) {
+  ck_test_faults f2 = CK_TEST_FAULTS(100);
+  while (ck_test_faults_arm(&f2)) {
     ck_array_preamble *b = NULL;
-    ck_debug_fail_alloc_after(k);
     ck_status st = ck_array_empty(ts, &n, 1, CK_ARRAY_DEFAULT_FLAGS, &b);
     if (st == CK_OK) {
       st = ck_array_assign(b, f, CK_ERRMODE_DEFAULT);
     }
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
+    bool fired = ck_test_faults_fired(&f2);
     ck_array_decref(b);
     if (!fired) {
       CHECK(st == CK_OK);
       break;
     }
-    runs++;
     CHECK(st == CK_ERR_NO_MEMORY);
   }
-  CHECK(runs >= 2);
+  CHECK(f2.runs >= 2);
   ck_array_decref(f);
   ck_type_decref(ti);
   ck_type_decref(ts);

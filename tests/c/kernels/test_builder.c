@@ -378,17 +378,13 @@ static void test_fault_injection_nested(void) {
    * the half-built tree's destructors. */
   const int depth = 10;
   int64_t live = ck_memblock_live_count();
-  int runs = 0;
-  for (uint64_t k = 1; k < 200; k++) {
+  ck_test_faults f = CK_TEST_FAULTS(200);
+  while (ck_test_faults_arm(&f)) {
     ck_kernel_builder kb;
-    ck_kernel_builder_init(&kb);
+    ck_kernel_builder_init(&kb); /* no allocation: the builder's inline storage */
     size_t end = 0;
-    ck_debug_fail_alloc_after(k);
-    ck_clear_error();
     ck_status st = make_chain(&kb, 0, depth, true, CK_KERNEL_REQUEST_STRIDED, &end);
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
-    if (!fired) {
+    if (!ck_test_faults_fired(&f)) {
       CHECK(st == CK_OK);
       int32_t in[3] = {0, 1, -1};
       int64_t out[3];
@@ -401,13 +397,12 @@ static void test_fault_injection_nested(void) {
       CHECK(ck_memblock_live_count() == live);
       break;
     }
-    runs++;
     CHECK(st == CK_ERR_NO_MEMORY);
     CHECK(strstr(ck_last_error(), "out of memory") != NULL);
     ck_kernel_builder_destroy(&kb);
     CHECK(ck_memblock_live_count() == live);
   }
-  CHECK(runs >= depth + 3); /* every memblock and every growth was hit */
+  CHECK(f.runs >= depth + 3); /* every memblock and every growth was hit */
 }
 
 static void test_registry_and_dump(void) {

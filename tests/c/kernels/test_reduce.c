@@ -323,23 +323,19 @@ static void test_binary_plugin(void) {
 static void test_fault_injection(void) {
   ck_array_preamble *a = cube();
   int64_t live = ck_memblock_live_count();
-  int runs = 0;
-  for (uint64_t k = 1; k < 50; k++) {
+  ck_test_faults f = CK_TEST_FAULTS(50);
+  while (ck_test_faults_arm(&f)) {
     ck_array_preamble *r = NULL;
-    ck_debug_fail_alloc_after(k);
     ck_status st = ck_array_reduce("max", a, (size_t[]){0, 2}, 2, true, &r);
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
-    if (!fired) {
+    if (!ck_test_faults_fired(&f)) {
       CHECK(st == CK_OK && ((int32_t *)(void *)r->data)[1] == 23 - 4);
       ck_array_decref(r);
       break;
     }
-    runs++;
     CHECK(st == CK_ERR_NO_MEMORY && r == NULL);
     CHECK(ck_memblock_live_count() == live);
   }
-  CHECK(runs >= 1);
+  CHECK(f.runs >= 1);
   ck_array_decref(a);
 }
 

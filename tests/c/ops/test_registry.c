@@ -183,25 +183,20 @@ static const char *const unary_ops[] = {
 /* Fault injection over the very first registry call: the lazy built-in
  * registration fails cleanly at every allocation and is retried. */
 static void test_init_fault_injection(void) {
-  size_t runs = 0;
-  for (uint64_t k = 1; k < 100000; k++) {
-    ck_debug_fail_alloc_after(k);
-    ck_clear_error();
+  ck_test_faults f = CK_TEST_FAULTS(100000);
+  while (ck_test_faults_arm(&f)) {
     const ck_op *op = NULL;
     ck_status st = ck_op_find("add", &op);
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
-    if (!fired) {
+    if (!ck_test_faults_fired(&f)) {
       CHECK(st == CK_OK && op != NULL);
       break;
     }
-    runs++;
     CHECK(st == CK_ERR_NO_MEMORY);
     CHECK(strstr(ck_last_error(), "out of memory") != NULL);
     /* stride the loop: the built-ins make ~700 allocations */
-    k += ck_test_scaled(10) == 10 ? 0 : 9;
+    f.k += ck_test_scaled(10) == 10 ? 0 : 9;
   }
-  CHECK(runs > 10);
+  CHECK(f.runs > 10);
   /* everything is there exactly once after the retries */
   size_t n = ck_op_count();
   for (size_t i = 0; i < n; i++) {
@@ -730,16 +725,12 @@ static void test_fault_injection_nested(void) {
   const ck_op *nest = ot_op("nest_op");
   REQUIRE(nest != NULL);
   REQUIRE_OK(ck_kernel_info_register(&outer_info));
-  int runs = 0;
-  for (uint64_t k = 1; k < 1000; k++) {
+  ck_test_faults f = CK_TEST_FAULTS(1000);
+  while (ck_test_faults_arm(&f)) {
     ck_kernel_builder kb;
-    ck_kernel_builder_init(&kb);
-    ck_debug_fail_alloc_after(k);
-    ck_clear_error();
+    ck_kernel_builder_init(&kb); /* no allocation */
     ck_status st = build_outer(&kb, nest);
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
-    if (!fired) {
+    if (!ck_test_faults_fired(&f)) {
       REQUIRE_OK(st);
       int32_t a[3] = {1, -2, 2000000000};
       int16_t b[3] = {10, -20, 30};
@@ -759,39 +750,34 @@ static void test_fault_injection_nested(void) {
       ck_kernel_builder_destroy(&kb);
       break;
     }
-    runs++;
     CHECK(st == CK_ERR_NO_MEMORY);
     CHECK(strstr(ck_last_error(), "out of memory") != NULL);
     ck_kernel_builder_destroy(&kb);
   }
-  CHECK(runs >= 2);
+  CHECK(f.runs >= 2);
   CHECK_OK(ck_kernel_info_unregister(&outer_info));
 
   /* registration itself at every failing allocation: the release runs once
    * on failure, never twice */
-  runs = 0;
-  for (uint64_t k = 1; k < 1000; k++) {
+  ck_test_faults g = CK_TEST_FAULTS(1000);
+  while (ck_test_faults_arm(&g)) {
     static my_data d;
     d.add = 0;
     d.released = 0;
-    ck_debug_fail_alloc_after(k);
     char name[32];
-    snprintf(name, sizeof name, "fi_op_%d", (int)k);
+    snprintf(name, sizeof name, "fi_op_%d", (int)g.k);
     ck_status st = ck_op_register_factory(name, 2, F64, t, my_factory, &d, my_release);
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
-    if (!fired) {
+    if (!ck_test_faults_fired(&g)) {
       REQUIRE_OK(st);
       CHECK(d.released == 0);
       CHECK_OK(ck_op_unregister_kernel(name, 2, t));
       CHECK(d.released == 1);
       break;
     }
-    runs++;
     CHECK(st == CK_ERR_NO_MEMORY);
     CHECK(d.released == 1);
   }
-  CHECK(runs >= 2);
+  CHECK(g.runs >= 2);
   CHECK_OK(ck_op_unregister_kernel("nest_op", 2, t));
 }
 

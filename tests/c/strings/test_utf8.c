@@ -1,7 +1,7 @@
 /*
  * test_utf8.c -- ckernel/utf8.h: Python's str methods over UTF-8 views.
  * Expected values are CPython's (written out by hand from the interpreter);
- * the exhaustive oracle tests are tests/python/test_utf8_strings.py.
+ * the exhaustive oracle tests are tests/python/core/test_utf8_strings.py.
  */
 #include "ck_test.h"
 

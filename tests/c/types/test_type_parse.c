@@ -323,26 +323,21 @@ static void test_fault_injection(void) {
       "b: 3 * var * {c: string, d: float64}}], e: {f: {g: int8}}, h: int8, i: int8, "
       "j: int8, k: int8}";
   int64_t live = ck_type_live_count();
-  int runs = 0;
-  for (uint64_t k = 1; k < 10000; k++) {
+  ck_test_faults f = CK_TEST_FAULTS(10000);
+  while (ck_test_faults_arm(&f)) {
     ck_type t = CK_BUILTIN(CK_TYPE_INT8);
-    ck_debug_fail_alloc_after(k);
-    ck_clear_error();
     ck_status st = ck_type_parse(text, &t);
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
-    if (!fired) {
+    if (!ck_test_faults_fired(&f)) {
       CHECK(st == CK_OK);
       ck_type_decref(t);
       break;
     }
-    runs++;
     CHECK(st == CK_ERR_NO_MEMORY);
     CHECK(t == NULL);
     CHECK(strstr(ck_last_error(), "out of memory") != NULL);
     CHECK(ck_type_live_count() == live);
   }
-  CHECK(runs >= 20);
+  CHECK(f.runs >= 20);
   CHECK(ck_type_live_count() == live);
 }
 
