@@ -329,7 +329,7 @@ def test_row_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
     cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
     if cxx is None:
         pytest.skip("no C++ compiler")
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jit")
     ins = "".join(f", in[{k}], in_off[{k}], in_stride[{k}]" for k in range(3))
     wrappers = "".join(
         f'extern "C" void {ns}_run(unsigned char *out, long long out_stride, '
