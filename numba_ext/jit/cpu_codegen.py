@@ -76,6 +76,7 @@ from .error_path import (RAISE_SYMBOL, ensure_shared_functions, native_raise_mod
 from .signature import element_type
 from .string_elements import (Piece, emit_load_string, emit_store, emit_store_optional,
                               load_string, store_string_result)
+from .string_views import emit_load_view, emit_scratch_reset, emit_store_view, is_view
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -297,7 +298,9 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
         user_sig = user_sig.replace(return_type=rope_type)
         store = "rope"
     elif ret.kind == "s" and not isinstance(user_ret, types.NoneType):
-        store = "str" if isinstance(user_ret, types.UnicodeType) else "optional"
+        store = ("str" if isinstance(user_ret, types.UnicodeType)
+                 else "view" if is_view(user_ret) else "optional")
+    views = any(is_view(t) for t in user_args) or store == "view"
 
     def fail_if(builder, status, owned):
         with builder.if_then(status.is_error, likely=False):
@@ -315,8 +318,10 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
 
     def emit(builder, dst, srcs, arena):
         vals, owned = [], []
-        for e, t, p in zip(args, nb_args, srcs):
-            if e.kind == "s":
+        for e, t, p, ut in zip(args, nb_args, srcs, user_args):
+            if e.kind == "s" and is_view(ut):
+                vals.append(emit_load_view(context, builder, p, fail_status(list(owned))))
+            elif e.kind == "s":
                 v = emit_load_string(context, builder, p, fail_status(list(owned)))
                 owned.append((types.unicode_type, v))
                 vals.append(v)
@@ -340,13 +345,19 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
                            pieces(rope_layout, context, builder, rope_type, res), done)
             elif store == "str":
                 emit_store(context, builder, arena, dst, [Piece("str", res)], done)
+            elif store == "view":
+                emit_store_view(context, builder, arena, dst, res, done)
             else:
                 emit_store_optional(context, builder, arena, dst, res, done)
             context.nrt.decref(builder, user_ret, res)
+            if views:
+                emit_scratch_reset(builder)
             return
         v = context.cast(builder, res, user_ret, nb_ret)
         context.pack_value(builder, nb_ret, v,
                            builder.bitcast(dst, context.get_data_type(nb_ret).as_pointer()))
+        if views:
+            emit_scratch_reset(builder)
     return emit
 
 
@@ -355,11 +366,12 @@ def direct_ok(user_sig, args, ret) -> bool:
     for exactly these argument types, and its result is a number, a bool, a
     string (or Optional string: None is an error when storing) or none (it
     always raises)."""
-    if tuple(user_sig.args) != tuple(e.numba for e in args):
+    if not all(u == e.numba or (e.kind == "s" and is_view(u))
+               for u, e in zip(user_sig.args, args)) or len(user_sig.args) != len(args):
         return False
     r = user_sig.return_type
     if ret.kind == "s":
-        return isinstance(r, (types.NoneType, types.UnicodeType)) or (
+        return isinstance(r, (types.NoneType, types.UnicodeType)) or is_view(r) or (
             isinstance(r, types.Optional) and isinstance(r.type, types.UnicodeType))
     return isinstance(r, (types.NoneType, types.Boolean, types.Integer, types.Float,
                           types.Complex))
