@@ -103,7 +103,7 @@ def c_call(name: str, ret: str, params: list, outs: tuple = ()):
 _ck_arena = c_call("ck_str_arena", "i32", [], (("i64", 1),))
 _ck_set_arena = c_call("ck_str_set_arena", "i64", ["p"])
 _ck_scratch_free = c_call("ck_str_scratch_free", "void", [])
-_ck_allocate = c_call("ck_pod_allocate", "i32", ["p", "i64", "i64"], (("i64", 2),))
+_ck_allocate = c_call("ck_pod_allocate", "i32", ["p", "i64", "i64"], (("i64", 1), ("i64", 1)))
 
 
 @register_jitable
@@ -164,7 +164,9 @@ def _is_text(t) -> bool:
 
 
 def _absent(t) -> bool:
-    return t is None or isinstance(t, (types.NoneType, types.Omitted))
+    """An argument left out (a default of the overload's signature, or
+    Numba's Omitted) or None."""
+    return not isinstance(t, types.Type) or isinstance(t, (types.NoneType, types.Omitted))
 
 
 def _or(x, default):
@@ -461,7 +463,16 @@ def _ov_zfill(s, width):
 def _pad_method(method, align):
     @overload_method(CkStringType, method)
     def _ov(s, width, fillchar=" "):
-        if isinstance(width, types.Integer) and (_absent(fillchar) or _is_text(fillchar)):
+        if isinstance(width, types.Integer) and _absent(fillchar):
+            def impl(s, width, fillchar=" "):
+                p, m = _text(" ")
+                st, b, e = _ck_pad((current_arena(), s.begin, s.end - s.begin, width, p, m,
+                                    align))
+                if st != 0:
+                    raise_status(st, "ck_str_pad")
+                return make_string(b, e)
+            return impl
+        if isinstance(width, types.Integer) and _is_text(fillchar):
             def impl(s, width, fillchar=" "):
                 p, m = _text(fillchar)
                 st, b, e = _ck_pad((current_arena(), s.begin, s.end - s.begin, width, p, m,
@@ -662,10 +673,11 @@ def _spans_iternext(context, builder, sig, args, result):
         builder.store(builder.add(k, ir.Constant(_i64, 1)), it.index)
 
 
-_ck_split = c_call("ck_str_split", "i32", ["p", "p", "i64", "p", "i64", "i64"], (("i64", 2),))
-_ck_rsplit = c_call("ck_str_rsplit", "i32", ["p", "p", "i64", "p", "i64", "i64"],
-                    (("i64", 2),))
-_ck_splitlines = c_call("ck_str_splitlines", "i32", ["p", "p", "i64", "bool"], (("i64", 2),))
+# (arena, s, n, sep, m, maxsplit, &spans, &count)
+_SPLIT_OUTS = (("i64", 1), ("i64", 1))
+_ck_split = c_call("ck_str_split", "i32", ["p", "p", "i64", "p", "i64", "i64"], _SPLIT_OUTS)
+_ck_rsplit = c_call("ck_str_rsplit", "i32", ["p", "p", "i64", "p", "i64", "i64"], _SPLIT_OUTS)
+_ck_splitlines = c_call("ck_str_splitlines", "i32", ["p", "p", "i64", "bool"], _SPLIT_OUTS)
 
 
 def _split_method(method, fn, cname):
@@ -696,11 +708,24 @@ _split_method("split", _ck_split, "ck_str_split")
 _split_method("rsplit", _ck_rsplit, "ck_str_rsplit")
 
 
+def _keep(keepends):
+    """``keepends`` as a bool (False when left out)."""
+
+
+@overload(_keep)
+def _ov_keep(keepends):
+    if _absent(keepends):
+        return lambda keepends: False
+    if isinstance(keepends, types.Boolean):
+        return lambda keepends: keepends
+
+
 @overload_method(CkStringType, "splitlines")
 def _ov_splitlines(s, keepends=False):
-    if isinstance(keepends, (types.Omitted, types.Boolean)):
+    if _absent(keepends) or isinstance(keepends, types.Boolean):
         def impl(s, keepends=False):
-            st, sp, k = _ck_splitlines((current_arena(), s.begin, s.end - s.begin, keepends))
+            st, sp, k = _ck_splitlines((current_arena(), s.begin, s.end - s.begin,
+                                        _keep(keepends)))
             if st != 0:
                 raise_status(st, "ck_str_splitlines")
             return _make_spans(s.begin, sp, k)
@@ -726,10 +751,31 @@ def _ov_join(sep, parts):
         return lambda sep, parts: _join(sep, parts)
 
 
-@overload_method(types.UnicodeType, "join")
-def _ov_str_join(sep, parts):
-    if isinstance(parts, CkStrSpansType):
-        return lambda sep, parts: _join(sep, parts)
+def _join_template(numba_join):
+    def join(sep, parts):
+        if isinstance(parts, CkStrSpansType):
+            return lambda sep, parts: _join(sep, parts)
+        return numba_join(sep, parts)
+    return join
+
+
+def _extend_str_join():
+    """``sep.join(pieces)`` for a Numba str ``sep`` (``" ".join(s.split())``).
+    Numba binds ``str.join`` to the first template registered for it (its
+    own): a second ``overload_method`` would never be asked, so its
+    template's overload function is wrapped to answer for split results
+    first and ask Numba's for everything else."""
+    from numba.core.typing.templates import builtin_registry
+    from numba.cpython.unicode import unicode_join
+    for tmpl in builtin_registry.attributes:
+        if (getattr(tmpl, "_attr", None) == "join" and tmpl.key is types.UnicodeType
+                and getattr(tmpl, "_overload_func", None) is unicode_join):
+            join = _join_template(unicode_join)
+            overload(join)(join)    # as overload_method registers its function
+            tmpl._overload_func = staticmethod(join)
+
+
+_extend_str_join()
 
 
 __all__ = ["c_call", "current_arena", "set_string_arena", "free_scratch", "str_length",
