@@ -76,7 +76,8 @@ from .error_path import (RAISE_SYMBOL, ensure_shared_functions, native_raise_mod
 from .signature import element_type
 from .string_elements import (Piece, emit_load_string, emit_store, emit_store_optional,
                               load_string, store_string_result)
-from .string_views import emit_load_view, emit_scratch_reset, emit_store_view, is_view
+from .string_views import (emit_load_view, emit_scratch_free, emit_scratch_reset,
+                           emit_store_view, is_view)
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -358,6 +359,7 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
                            builder.bitcast(dst, context.get_data_type(nb_ret).as_pointer()))
         if views:
             emit_scratch_reset(builder)
+    emit.frees_scratch = views
     return emit
 
 
@@ -408,11 +410,16 @@ def outline_strings(module, name, emit, nsrc, args, ret):
     emit(b, fn.args[0], list(fn.args[1:nsrc + 1]), fn.args[nsrc + 1])
     b.ret(ir.Constant(_i32, 0))
 
+    frees = getattr(emit, "frees_scratch", False)
+
     def call(builder, dst, srcs, arena):
         st = builder.call(fn, [dst, *srcs, arena])
         with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)),
                              likely=False):
+            if frees:
+                emit_scratch_free(builder)
             builder.ret(st)
+    call.frees_scratch = frees
     return call
 
 
@@ -424,6 +431,8 @@ def _emit_single(module, name, emit, nsrc, has_arena, arena_offset):
     srcs = [builder.load(builder.gep(src, [ir.Constant(_i64, j)])) for j in range(nsrc)]
     arena = _arena(builder, self_ptr, has_arena, arena_offset)
     emit(builder, dst, srcs, arena)
+    if getattr(emit, "frees_scratch", False):
+        emit_scratch_free(builder)
     builder.ret(ir.Constant(_i32, 0))
     return fn
 
@@ -456,6 +465,8 @@ def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, aren
             loop(ir.Constant(_i64, dst_size), [ir.Constant(_i64, s) for s in src_sizes])
         with general:
             loop(dst_stride, strides)
+    if getattr(emit, "frees_scratch", False):   # the methods' temporaries
+        emit_scratch_free(builder)
     builder.ret(ir.Constant(_i32, 0))
     return fn
 

@@ -17,7 +17,8 @@ which).  The entry points then:
   copy (:func:`emit_store_view`);
 * after each element, let the thread's scratch string arena (where the
   methods wrote their temporaries) be freed once it grew past 1 MiB
-  (``ck_str_scratch_reset``).
+  (``ck_str_scratch_reset``), and free it when the entry point returns
+  (``ck_str_scratch_free``; on an error too): no arena outlives a call.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ SIGNATURES = {
     "ck_pod_allocate": ir.FunctionType(_i32, [_i8p, _i64, _i64, _i8p.as_pointer(),
                                               _i8p.as_pointer()]),
     "ck_str_scratch_reset": ir.FunctionType(ir.VoidType(), []),
+    "ck_str_scratch_free": ir.FunctionType(ir.VoidType(), []),
 }
 
 
@@ -114,5 +116,9 @@ def emit_scratch_reset(builder):
     builder.call(_declare(builder.module, "ck_str_scratch_reset"), [])
 
 
+def emit_scratch_free(builder):
+    builder.call(_declare(builder.module, "ck_str_scratch_free"), [])
+
+
 __all__ = ["view_args", "is_view", "result_fits", "result_element", "emit_load_view", "emit_store_view",
-           "emit_scratch_reset"]
+           "emit_scratch_reset", "emit_scratch_free"]
