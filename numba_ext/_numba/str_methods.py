@@ -564,7 +564,7 @@ def _ov_ord(s):
 
 
 # ------------------------------------------------------- split results --
-class CkStrSpansType(types.Type):
+class CkStrSpansType(types.IterableType):
     """The pieces of a split: ``count`` views ``ck_str_span {offset, length}``
     (an array at ``spans`` in the arena) into the text at ``base``."""
 
