@@ -188,7 +188,7 @@ def chains(rows) -> None:
     col = pa.array(rows, type=pa.large_string())
 
     def run(f):
-        return f(ckernels.from_arrow(col)).to_arrow()
+        return pa.array(f(ckernels.from_arrow(col)))
 
     s = pl.Series(rows) if pl is not None else None
     cases = [
