@@ -80,22 +80,6 @@ def cpu_layout_problem(ptr_size: int) -> str | None:
 
 
 # ------------------------------------------------------------ the object --
-
-def _compile_loaded(d, sig) -> None:
-    """Compile a natively loaded signature into a new dispatcher: with views
-    for ``string`` arguments when the function types so (as it was compiled,
-    :mod:`ckernels.jit.string_views`), else with Numba ``str``."""
-    if any(e.kind == "s" for e in sig.arg_elements) and not _dims.has_dims(sig):
-        from numba.core.errors import NumbaError
-
-        from . import string_views
-        try:
-            d.compile(string_views.view_args(sig.arg_elements))
-            return
-        except NumbaError:
-            pass
-    d.compile(sig.ret_element.numba(*sig.numba_args))
-
 class CacheStats(NamedTuple):
     """Cache statistics: the Numba dispatcher's (per Numba signature) and the
     generated entry points' (per ckernel signature)."""
@@ -265,7 +249,7 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
                                             error_model=self.error_model,
                                             options=self._options)
                     for comp in self._compiled.values():   # natively loaded
-                        _compile_loaded(d, comp.sig)
+                        d.compile(comp.sig.ret_element.numba(*comp.sig.numba_args))
                     if self._explicit and self._compiled:
                         d.disable_compile()
                     self._dispatcher = d
@@ -488,7 +472,11 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
         (:mod:`ckernels.jit.string_views`): the argument types when that
         compiles and returns what the signature stores, else None (the
         function then takes Numba ``str`` arguments, as before)."""
-        if _dims.has_dims(sig) or not any(e.kind == "s" for e in sig.arg_elements):
+        if (_dims.has_dims(sig) or not any(e.kind == "s" for e in sig.arg_elements)
+                or self._cache):
+            # cache=True: the view path raises the C library's status with its
+            # message (a dynamic raise, which needs Numba's helpers), so its
+            # code could not load natively; such functions keep Numba str
             return None
         from numba.core.errors import NumbaError
 
