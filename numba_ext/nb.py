@@ -35,6 +35,7 @@ from ._numba.memblock import (MemBlockPtrType, MemBlockRefType, borrow, fixed_si
                               pod_memblock_new, zeroinit_memblock_new)
 from ._numba.strings import (CkStringType, StringBuilderType, ck_string_type, make_string,
                              store_str, store_string, string_at, string_builder)
+from ._numba.str_methods import free_scratch, set_string_arena
 from ._numba.utf8 import decode_utf8, str_encode_into, str_utf8_nbytes
 from ._numba.arraytype import CkArrayType, CkUnsupportedElement, array_type_of
 
@@ -44,4 +45,5 @@ __all__ = ["MemBlockPtrType", "MemBlockRefType", "memblock_ptr_type", "memblock_
            "allocate", "resize", "finalize", "CkStringType", "ck_string_type",
            "StringBuilderType", "make_string", "string_at", "store_str", "store_string",
            "string_builder", "decode_utf8", "str_encode_into", "str_utf8_nbytes",
-           "CkArrayType", "CkUnsupportedElement", "array_type_of"]
+           "CkArrayType", "CkUnsupportedElement", "array_type_of", "set_string_arena",
+           "free_scratch"]

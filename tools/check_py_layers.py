@@ -78,7 +78,7 @@ RANKS = [
     ("jit.cpu", ["ckernels.jit.error_path", "ckernels.jit.string_elements",
                  "ckernels.jit.fstrings", "ckernels.jit.string_builder", "ckernels.jit.cpu_codegen",
                  "ckernels.jit.cpu_dims", "ckernels.jit.native_cache", "ckernels.jit.operands",
-                 "ckernels.jit.result_check",
+                 "ckernels.jit.result_check", "ckernels.jit.string_views",
                  "ckernels.jit.cpu"]),
     ("jit.targets", ["ckernels.jit.device", "ckernels.jit.device_dims", "ckernels.jit.device_var",
                      "ckernels.jit.targets"]),

@@ -7,7 +7,7 @@ NULs).  It owns nothing: the arena holding the bytes must outlive the view
 :func:`string_at` (address of a ``ck_string``) or :func:`make_string`.
 Operations:
 
-* ``len(s)``: number of code points (O(n): counts non-continuation bytes);
+* ``len(s)``: number of code points (O(n): counts lead bytes a word at a time);
   ``s.nbytes``: number of bytes (O(1)); ``s.begin`` / ``s.end`` addresses.
 * ``s[i]``: the i-th *code point* as a 1-character Numba ``str``; negative
   indices count from the end; O(n) scan (no index is precomputed);
@@ -64,6 +64,7 @@ from ..errors import JitOnlyError
 from . import symbols
 from .allocator import allocate, resize
 from .memblock import _MEMBLOCK_TYPES, borrow, memblock_ptr_type
+from .str_methods import str_length
 from .stringtype import CkStringType, ck_string_type, make_string
 from .utf8 import (
     code_point_nbytes,
@@ -100,7 +101,7 @@ def _ov_nbytes(s):
 def _ov_len(s):
     if isinstance(s, CkStringType):
         def impl(s):
-            return utf8_count(s.begin, s.end)
+            return str_length(s)
         return impl
 
 

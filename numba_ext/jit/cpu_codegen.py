@@ -76,6 +76,8 @@ from .error_path import (RAISE_SYMBOL, ensure_shared_functions, native_raise_mod
 from .signature import element_type
 from .string_elements import (Piece, emit_load_string, emit_store, emit_store_optional,
                               load_string, store_string_result)
+from .string_views import (emit_load_view, emit_scratch_free, emit_scratch_reset,
+                           emit_store_view, is_view)
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -342,7 +344,9 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
         user_sig = user_sig.replace(return_type=rope_type)
         store = "rope"
     elif ret.kind == "s" and not isinstance(user_ret, types.NoneType):
-        store = "str" if isinstance(user_ret, types.UnicodeType) else "optional"
+        store = ("str" if isinstance(user_ret, types.UnicodeType)
+                 else "view" if is_view(user_ret) else "optional")
+    views = any(is_view(t) for t in user_args) or store == "view"
 
     def fail_if(builder, status, owned):
         with builder.if_then(status.is_error, likely=False):
@@ -360,8 +364,10 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
 
     def emit(builder, dst, srcs, arena):
         vals, owned = [], []
-        for e, t, p in zip(args, nb_args, srcs):
-            if e.kind == "s":
+        for e, t, p, ut in zip(args, nb_args, srcs, user_args):
+            if e.kind == "s" and is_view(ut):
+                vals.append(emit_load_view(context, builder, p, fail_status(list(owned))))
+            elif e.kind == "s":
                 v = emit_load_string(context, builder, p, fail_status(list(owned)))
                 owned.append((types.unicode_type, v))
                 vals.append(v)
@@ -385,13 +391,20 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
                            pieces(rope_layout, context, builder, rope_type, res), done)
             elif store == "str":
                 emit_store(context, builder, arena, dst, [Piece("str", res)], done)
+            elif store == "view":
+                emit_store_view(context, builder, arena, dst, res, done)
             else:
                 emit_store_optional(context, builder, arena, dst, res, done)
             context.nrt.decref(builder, user_ret, res)
+            if views:
+                emit_scratch_reset(builder)
             return
         v = context.cast(builder, res, user_ret, nb_ret)
         context.pack_value(builder, nb_ret, v,
                            builder.bitcast(dst, context.get_data_type(nb_ret).as_pointer()))
+        if views:
+            emit_scratch_reset(builder)
+    emit.frees_scratch = views
     return emit
 
 
@@ -400,11 +413,12 @@ def direct_ok(user_sig, args, ret) -> bool:
     for exactly these argument types, and its result is a number, a bool, a
     string (or Optional string: None is an error when storing) or none (it
     always raises)."""
-    if tuple(user_sig.args) != tuple(e.numba for e in args):
+    if not all(u == e.numba or (e.kind == "s" and is_view(u))
+               for u, e in zip(user_sig.args, args)) or len(user_sig.args) != len(args):
         return False
     r = user_sig.return_type
     if ret.kind == "s":
-        return isinstance(r, (types.NoneType, types.UnicodeType)) or (
+        return isinstance(r, (types.NoneType, types.UnicodeType)) or is_view(r) or (
             isinstance(r, types.Optional) and isinstance(r.type, types.UnicodeType))
     return isinstance(r, (types.NoneType, types.Boolean, types.Integer, types.Float,
                           types.Complex))
@@ -441,11 +455,16 @@ def outline_strings(module, name, emit, nsrc, args, ret):
     emit(b, fn.args[0], list(fn.args[1:nsrc + 1]), fn.args[nsrc + 1])
     b.ret(ir.Constant(_i32, 0))
 
+    frees = getattr(emit, "frees_scratch", False)
+
     def call(builder, dst, srcs, arena):
         st = builder.call(fn, [dst, *srcs, arena])
         with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)),
                              likely=False):
+            if frees:
+                emit_scratch_free(builder)
             builder.ret(st)
+    call.frees_scratch = frees
     return call
 
 
@@ -457,6 +476,8 @@ def _emit_single(module, name, emit, nsrc, has_arena, arena_offset):
     srcs = [builder.load(builder.gep(src, [ir.Constant(_i64, j)])) for j in range(nsrc)]
     arena = _arena(builder, self_ptr, has_arena, arena_offset)
     emit(builder, dst, srcs, arena)
+    if getattr(emit, "frees_scratch", False):
+        emit_scratch_free(builder)
     builder.ret(ir.Constant(_i32, 0))
     return fn
 
@@ -489,6 +510,8 @@ def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, aren
             loop(ir.Constant(_i64, dst_size), [ir.Constant(_i64, s) for s in src_sizes])
         with general:
             loop(dst_stride, strides)
+    if getattr(emit, "frees_scratch", False):   # the methods' temporaries
+        emit_scratch_free(builder)
     builder.ret(ir.Constant(_i32, 0))
     return fn
 

@@ -358,10 +358,13 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
             nb_args = sig.numba_args
             # a native library to repair needs LLVM code, which Numba's cache lacks
             fresh = self._native_ok(sig) and _native_needs_repair(self, sig)
+            views = self._compile_views(sig, fresh)
             try:
+                if views is not None:     # string arguments as views: typed
+                    nb_args = views
                 # a struct result is written field by field from what the
                 # function returns (a tuple, a namedtuple, a struct): inferred
-                if sig.ret_element is None or sig.ret_element.kind == "V":
+                elif sig.ret_element is None or sig.ret_element.kind == "V":
                     self._dispatcher_compile(nb_args, fresh)
                 else:
                     self._dispatcher_compile(sig.ret_element.numba(*nb_args), fresh)
@@ -384,7 +387,10 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
             requested = sig
             if sig.ret is None:
                 import numba
-                ret = dtypes.of_numba(cres.signature.return_type)
+
+                from . import string_views
+                ret = (string_views.result_element(cres.signature.return_type) or
+                       dtypes.of_numba(cres.signature.return_type))
                 if ret is None and isinstance(cres.signature.return_type, numba.types.Record):
                     ret = structs_element(cres.signature.return_type.dtype)
                 if ret is None:
@@ -462,6 +468,30 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
         except TypingError as exc:
             raise TypeError(f"ckernels.jit: cannot compile {self.__qualname__} for "
                             f"{sig.text}: {exc}") from None
+
+    def _compile_views(self, sig, fresh: bool):
+        """Type the function with its ``string`` arguments as views
+        (:mod:`ckernels.jit.string_views`): the argument types when that
+        compiles and returns what the signature stores, else None (the
+        function then takes Numba ``str`` arguments, as before)."""
+        if (_dims.has_dims(sig) or not any(e.kind == "s" for e in sig.arg_elements)
+                or self._cache):
+            # cache=True: the view path raises the C library's status with its
+            # message (a dynamic raise, which needs Numba's helpers), so its
+            # code could not load natively; such functions keep Numba str
+            return None
+        from numba.core.errors import NumbaError
+
+        from . import string_views
+        views = string_views.view_args(sig.arg_elements)
+        try:
+            self._dispatcher_compile(views, fresh)
+        except NumbaError:
+            return None
+        cres = self.dispatcher.overloads[views]
+        if not string_views.result_fits(sig.ret_element, cres.signature.return_type):
+            return None
+        return views
 
     def _dispatcher_compile(self, nb_sig, fresh: bool = False) -> None:
         """Compile ``nb_sig`` in the dispatcher; ``fresh``: not from Numba's

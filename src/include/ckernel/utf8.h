@@ -359,6 +359,25 @@ CK_API ck_status ck_str_to_double(const char *s, int64_t n, double *out);
 /* repr(s) into the arena: quotes and escapes as Python's (isprintable). */
 CK_API ck_status ck_str_repr(ck_memblock *arena, const char *s, int64_t n, ck_string *out);
 
+/* ---- the current string arena (jitted code) ----------------------------- */
+
+/* The arena string methods of jitted code write into, on the calling
+ * thread: the one set by ck_str_set_arena, else the thread's scratch arena
+ * (made on first use: CK_ERR_NO_MEMORY when it cannot be).  Borrowed: the
+ * caller takes no reference. */
+CK_API ck_status ck_str_arena(ck_memblock **out);
+/* Make `arena` (NULL: the scratch arena) the calling thread's current
+ * arena; returns the previous one (NULL when it was the scratch arena).
+ * The caller keeps `arena` alive while it is current. */
+CK_API ck_memblock *ck_str_set_arena(ck_memblock *arena);
+/* Free the calling thread's scratch arena: every view of text written into
+ * it dies (a new one is made on next use). */
+CK_API void ck_str_scratch_free(void);
+/* The same once the scratch arena holds more than 1 MiB of chunks: entry
+ * points call it after each element, when no view into the scratch arena
+ * is left, so temporaries cost a bounded amount of memory. */
+CK_API void ck_str_scratch_reset(void);
+
 #ifdef __cplusplus
 }
 #endif

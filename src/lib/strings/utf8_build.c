@@ -245,7 +245,10 @@ CK_API ck_status ck_str_zfill(ck_memblock *arena, const char *s, int64_t n, int6
   int64_t len = ck_str_length(s, n);
   int64_t fill = width > len ? width - len : 0;
   ck_status st = ck__pad(__func__, arena, s, n, fill, 0, '0', out);
-  if (st == CK_OK && fill > 0 && (out->begin[fill] == '+' || out->begin[fill] == '-')) {
+  /* a sign moves in front of the zeros (n > 0: the byte after the zeros is
+   * the text's first, not past the result) */
+  if (st == CK_OK && fill > 0 && n > 0 &&
+      (out->begin[fill] == '+' || out->begin[fill] == '-')) {
     out->begin[0] = out->begin[fill];
     out->begin[fill] = '0';
   }

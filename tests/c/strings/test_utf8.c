@@ -327,6 +327,15 @@ static void test_build(void) {
   CHECK(eq(r, "+00"));
   CHECK_OK(ck_str_zfill(mb, V("abc"), 2, &r));
   CHECK(eq(r, "abc"));
+  {
+    /* zfill("") must not read the byte after its zeros: leave a '-' there */
+    char *b, *e;
+    CHECK_OK(ck_pod_allocate(mb, 4, 1, &b, &e));
+    memcpy(b, "000-", 4);
+    CHECK_OK(ck_pod_resize(mb, 0, &b, &e));
+    CHECK_OK(ck_str_zfill(mb, "", 0, 3, &r));
+    CHECK(eq(r, "000"));
+  }
   CHECK_OK(ck_str_pad(mb, V("\xc3\xa9"), 4, V("*"), CK_ALIGN_CENTER, &r));
   CHECK(eq(r, "*\xc3\xa9**"));
   CHECK_OK(ck_str_pad(mb, V("ab"), 5, V("\xe2\x82\xac"), CK_ALIGN_CENTER, &r));

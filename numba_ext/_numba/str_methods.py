@@ -1,0 +1,783 @@
+"""``str`` methods of the ``CkString`` view, lowered to calls of the C string
+library (``ckernel/utf8.h``) on the view's UTF-8 bytes.
+
+No conversion to Numba's ``unicode_type`` on the way in or out: the method
+reads ``[begin, end)`` in place and gives back
+
+* a value (an index, a count, a bool, an int or float parsed from the text);
+* a **view** into the string (``strip``, ``removeprefix``, ``partition``,
+  slices of step 1, ``replace`` that replaces nothing): no copy;
+* ``split`` / ``rsplit`` / ``splitlines``: a :class:`CkStrSpansType` --
+  the pieces as views into the input (an array of ``ck_str_span`` in the
+  arena; ``len``, indexing, iteration, ``sep.join(pieces)``);
+* new text (``lower``, ``title``, ``replace``, ``join``, ``zfill``, ``*``
+  ...) written into the calling thread's **current string arena**
+  (``ck_str_arena``: the one an entry point set with ``ck_str_set_arena``,
+  else the thread's scratch arena, kept until :func:`free_scratch` or the
+  end of the thread) as a new view.
+
+Arguments that are text (``sub``, ``prefix``, ``sep``, ``chars``, ``old``
+...) may be views or Numba ``str`` values (an ASCII ``str`` is read in
+place; others are encoded into the arena first).  Errors are the C
+library's status and message (``index`` -> ``CKValueError`` "substring not
+found", a ``ValueError``).  Every C function is declared *by name*, so
+``cache=True`` keeps working (:mod:`.symbols`).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.core.imputils import RefType, iternext_impl
+from numba.extending import (intrinsic, lower_builtin, make_attribute_wrapper, models,
+                             overload, overload_method, register_jitable, register_model)
+
+from ..errors import JitOnlyError
+from .memblock import raise_status
+from .stringtype import CkStringType, ck_string_type, make_string
+from .utf8 import load_intp, str_data_address, str_encode_into, str_utf8_nbytes
+
+_i8 = ir.IntType(8)
+_i8p = _i8.as_pointer()
+_i32 = ir.IntType(32)
+_i64 = ir.IntType(64)
+_f64 = ir.DoubleType()
+
+_LL = {"p": _i8p, "i64": _i64, "i32": _i32, "bool": _i8, "f64": _f64, "void": ir.VoidType()}
+_NB = {"i64": types.int64, "i32": types.int32, "bool": types.boolean, "f64": types.float64,
+       "void": types.none}
+
+#: "None" for an end index (Python's clamping makes it "to the end")
+INT64_MAX = np.int64(2**63 - 1)
+
+
+def c_call(name: str, ret: str, params: list, outs: tuple = ()):
+    """An intrinsic ``f((arg, ...))`` calling C function ``name`` by name.
+
+    ``params``: "p" (an address, passed as a pointer), "i64", "i32", "bool"
+    or "f64".  ``outs``: ``(kind, count)`` pairs, each one more pointer
+    argument to ``count`` contiguous stack slots of ``kind`` ("i64", "f64");
+    the call then returns the tuple ``(result, slot values...)``."""
+    out_tys = [_LL[k].as_pointer() for k, _ in outs]
+    fnty = ir.FunctionType(_LL[ret], [_LL[p] for p in params] + out_tys)
+    slot_types = [_NB[k] for k, n in outs for _ in range(n)]
+    rty = _NB[ret] if not outs else types.Tuple([_NB[ret]] + slot_types)
+
+    @intrinsic
+    def _call(typingctx, args):
+        if not isinstance(args, types.BaseTuple) or len(args) != len(params):
+            return None
+
+        def codegen(context, builder, sig, llargs):
+            argtys = sig.args[0].types
+            vals = []
+            for k, (p, t) in enumerate(zip(params, argtys)):
+                v = builder.extract_value(llargs[0], k)
+                if p == "p":
+                    v = builder.inttoptr(context.cast(builder, v, t, types.intp), _i8p)
+                elif p == "bool":
+                    v = builder.zext(context.cast(builder, v, t, types.boolean), _i8)
+                else:
+                    v = context.cast(builder, v, t, _NB[p])
+                vals.append(v)
+            slots = [cgutils.alloca_once(builder, _LL[k], size=n) for k, n in outs]
+            fn = cgutils.get_or_insert_function(builder.module, fnty, name)
+            r = builder.call(fn, vals + slots)
+            if ret == "bool":
+                r = builder.icmp_unsigned("!=", r, ir.Constant(_i8, 0))
+            if not outs:
+                return r if ret != "void" else context.get_dummy_value()
+            items = [r]
+            for slot, (k, n) in zip(slots, outs):
+                for j in range(n):
+                    items.append(builder.load(builder.gep(slot, [ir.Constant(_i32, j)])))
+            return context.make_tuple(builder, sig.return_type, items)
+        return rty(args), codegen
+    return _call
+
+
+# ------------------------------------------------------ the current arena --
+_ck_arena = c_call("ck_str_arena", "i32", [], (("i64", 1),))
+_ck_set_arena = c_call("ck_str_set_arena", "i64", ["p"])
+_ck_scratch_free = c_call("ck_str_scratch_free", "void", [])
+_ck_allocate = c_call("ck_pod_allocate", "i32", ["p", "i64", "i64"], (("i64", 1), ("i64", 1)))
+
+
+@register_jitable
+def current_arena():
+    """The address of the calling thread's current string arena (borrowed)."""
+    st, mb = _ck_arena(())
+    if st != 0:
+        raise_status(st, "ck_str_arena")
+    return mb
+
+
+def set_string_arena(address):
+    """Make the arena at ``address`` (0: the scratch arena) the thread's
+    current string arena; returns the previous one's address (njit only)."""
+    raise JitOnlyError("ckernels.nb.set_string_arena is callable from jitted code")
+
+
+@overload(set_string_arena)
+def _ov_set_string_arena(address):
+    if isinstance(address, types.Integer):
+        return lambda address: _ck_set_arena((address,))
+
+
+def free_scratch():
+    """Free the thread's scratch string arena (views of text in it die)."""
+    raise JitOnlyError("ckernels.nb.free_scratch is callable from jitted code")
+
+
+@overload(free_scratch)
+def _ov_free_scratch():
+    return lambda: _ck_scratch_free(())
+
+
+# --------------------------------------------------------- text arguments --
+def _text(x):
+    """``(address, nbytes)`` of the UTF-8 of a view or a Numba str."""
+
+
+@overload(_text)
+def _ov_text(x):
+    if isinstance(x, CkStringType):
+        return lambda x: (x.begin, x.end - x.begin)
+    if isinstance(x, types.UnicodeType):
+        def impl(x):
+            if x._is_ascii:          # a 1-byte-kind str of ASCII is its UTF-8
+                return str_data_address(x), np.intp(len(x))
+            n = str_utf8_nbytes(x)
+            st, b, e = _ck_allocate((current_arena(), n, 1))
+            if st != 0:
+                raise_status(st, "ck_pod_allocate")
+            str_encode_into(x, b)
+            return b, np.intp(n)
+        return impl
+
+
+def _is_text(t) -> bool:
+    return isinstance(t, (CkStringType, types.UnicodeType, types.StringLiteral))
+
+
+def _absent(t) -> bool:
+    """An argument left out (a default of the overload's signature, or
+    Numba's Omitted) or None."""
+    return not isinstance(t, types.Type) or isinstance(t, (types.NoneType, types.Omitted))
+
+
+def _or(x, default):
+    """``x`` as int64, or ``default`` when ``x`` is None / omitted."""
+
+
+@overload(_or)
+def _ov_or(x, default):
+    if _absent(x):
+        return lambda x, default: np.int64(default)
+    if isinstance(x, types.Integer):
+        return lambda x, default: np.int64(x)
+    if isinstance(x, types.Optional):
+        def impl(x, default):
+            if x is None:
+                return np.int64(default)
+            return np.int64(x)
+        return impl
+
+
+def _ok_index(t) -> bool:
+    return _absent(t) or isinstance(t, types.Integer) or (
+        isinstance(t, types.Optional) and isinstance(t.type, types.Integer))
+
+
+# ------------------------------------------------------------- case, new text --
+def _case_method(method, cname):
+    fn = c_call(cname, "i32", ["p", "p", "i64"], (("i64", 2),))
+
+    @register_jitable
+    def impl(s):
+        st, b, e = fn((current_arena(), s.begin, s.end - s.begin))
+        if st != 0:
+            raise_status(st, cname)
+        return make_string(b, e)
+
+    @overload_method(CkStringType, method)
+    def _ov(s):
+        return lambda s: impl(s)
+
+
+for _m in ("lower", "upper", "casefold", "title", "capitalize", "swapcase"):
+    _case_method(_m, "ck_str_" + _m)
+
+
+def _predicate(method, cname):
+    fn = c_call(cname, "bool", ["p", "i64"])
+
+    @overload_method(CkStringType, method)
+    def _ov(s):
+        return lambda s: fn((s.begin, s.end - s.begin))
+
+
+for _m in ("isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspace", "islower",
+           "isupper", "istitle", "isascii", "isidentifier", "isprintable"):
+    _predicate(_m, "ck_str_" + _m)
+
+
+_ck_length = c_call("ck_str_length", "i64", ["p", "i64"])
+
+
+@register_jitable
+def str_length(s):
+    """len(s) in code points (lead bytes counted a word at a time)."""
+    return _ck_length((s.begin, s.end - s.begin))
+
+
+# ----------------------------------------------------------------- search --
+def _search_method(method, cname):
+    fn = c_call(cname, "i64", ["p", "i64", "p", "i64", "i64", "i64"])
+
+    @overload_method(CkStringType, method)
+    def _ov(s, sub, start=None, end=None):
+        if _is_text(sub) and _ok_index(start) and _ok_index(end):
+            def impl(s, sub, start=None, end=None):
+                p, m = _text(sub)
+                return fn((s.begin, s.end - s.begin, p, m, _or(start, 0), _or(end, INT64_MAX)))
+            return impl
+
+
+for _m in ("find", "rfind", "count"):
+    _search_method(_m, "ck_str_" + _m)
+
+
+def _index_method(method, cname):
+    fn = c_call(cname, "i32", ["p", "i64", "p", "i64", "i64", "i64"], (("i64", 1),))
+
+    @overload_method(CkStringType, method)
+    def _ov(s, sub, start=None, end=None):
+        if _is_text(sub) and _ok_index(start) and _ok_index(end):
+            def impl(s, sub, start=None, end=None):
+                p, m = _text(sub)
+                st, k = fn((s.begin, s.end - s.begin, p, m, _or(start, 0),
+                            _or(end, INT64_MAX)))
+                if st != 0:
+                    raise_status(st, cname)
+                return k
+            return impl
+
+
+_index_method("index", "ck_str_index")
+_index_method("rindex", "ck_str_rindex")
+
+
+def _affix_method(method, cname):
+    fn = c_call(cname, "bool", ["p", "i64", "p", "i64", "i64", "i64"])
+
+    @overload_method(CkStringType, method)
+    def _ov(s, prefix, start=None, end=None):
+        if not (_ok_index(start) and _ok_index(end)):
+            return None
+        if _is_text(prefix):
+            def impl(s, prefix, start=None, end=None):
+                p, m = _text(prefix)
+                return fn((s.begin, s.end - s.begin, p, m, _or(start, 0), _or(end, INT64_MAX)))
+            return impl
+        if isinstance(prefix, types.UniTuple) and _is_text(prefix.dtype):
+            def impl(s, prefix, start=None, end=None):
+                a = _or(start, 0)
+                b = _or(end, INT64_MAX)
+                for x in prefix:
+                    p, m = _text(x)
+                    if fn((s.begin, s.end - s.begin, p, m, a, b)):
+                        return True
+                return False
+            return impl
+
+
+_affix_method("startswith", "ck_str_startswith")
+_affix_method("endswith", "ck_str_endswith")
+
+_ck_contains = c_call("ck_str_contains", "bool", ["p", "i64", "p", "i64"])
+
+
+@overload(operator.contains)
+def _ov_contains(s, sub):
+    if isinstance(s, CkStringType) and _is_text(sub):
+        def impl(s, sub):
+            p, m = _text(sub)
+            return _ck_contains((s.begin, s.end - s.begin, p, m))
+        return impl
+
+
+@overload_method(CkStringType, "removeprefix")
+def _ov_removeprefix(s, prefix):
+    if _is_text(prefix):
+        def impl(s, prefix):
+            p, m = _text(prefix)
+            if s.end - s.begin >= m and _ck_startswith_bytes(s, p, m):
+                return make_string(s.begin + m, s.end)
+            return s
+        return impl
+
+
+@overload_method(CkStringType, "removesuffix")
+def _ov_removesuffix(s, suffix):
+    if _is_text(suffix):
+        def impl(s, suffix):
+            p, m = _text(suffix)
+            if m > 0 and s.end - s.begin >= m and _ck_endswith_bytes(s, p, m):
+                return make_string(s.begin, s.end - m)
+            return s
+        return impl
+
+
+_ck_startswith = c_call("ck_str_startswith", "bool", ["p", "i64", "p", "i64", "i64", "i64"])
+_ck_endswith = c_call("ck_str_endswith", "bool", ["p", "i64", "p", "i64", "i64", "i64"])
+
+
+@register_jitable
+def _ck_startswith_bytes(s, p, m):
+    return _ck_startswith((s.begin, s.end - s.begin, p, m, 0, INT64_MAX))
+
+
+@register_jitable
+def _ck_endswith_bytes(s, p, m):
+    return _ck_endswith((s.begin, s.end - s.begin, p, m, 0, INT64_MAX))
+
+
+# ------------------------------------------------------------ strip, views --
+_ck_strip = c_call("ck_str_strip", "i32", ["p", "i64", "p", "i64", "i32"], (("i64", 2),))
+
+
+def _strip_method(method, which):
+    @overload_method(CkStringType, method)
+    def _ov(s, chars=None):
+        if _absent(chars):
+            def impl(s, chars=None):
+                st, off, n = _ck_strip((s.begin, s.end - s.begin, 0, 0, which))
+                if st != 0:
+                    raise_status(st, "ck_str_strip")
+                return make_string(s.begin + off, s.begin + off + n)
+            return impl
+        if _is_text(chars):
+            def impl(s, chars=None):
+                p, m = _text(chars)
+                st, off, n = _ck_strip((s.begin, s.end - s.begin, p, m, which))
+                if st != 0:
+                    raise_status(st, "ck_str_strip")
+                return make_string(s.begin + off, s.begin + off + n)
+            return impl
+
+
+_strip_method("lstrip", 1)
+_strip_method("rstrip", 2)
+_strip_method("strip", 3)
+
+
+def _partition_method(method, cname):
+    fn = c_call(cname, "i32", ["p", "i64", "p", "i64"], (("i64", 6),))
+
+    @overload_method(CkStringType, method)
+    def _ov(s, sep):
+        if _is_text(sep):
+            def impl(s, sep):
+                p, m = _text(sep)
+                st, o0, n0, o1, n1, o2, n2 = fn((s.begin, s.end - s.begin, p, m))
+                if st != 0:
+                    raise_status(st, cname)
+                # the separator: a view of the input when found, else ""
+                return (make_string(s.begin + o0, s.begin + o0 + n0),
+                        make_string(s.begin + o1, s.begin + o1 + n1),
+                        make_string(s.begin + o2, s.begin + o2 + n2))
+            return impl
+
+
+_partition_method("partition", "ck_str_partition")
+_partition_method("rpartition", "ck_str_rpartition")
+
+_ck_slice = c_call("ck_str_slice", "i32", ["p", "p", "i64", "i64", "i64", "i64"],
+                   (("i64", 2),))
+_ck_getitem = c_call("ck_str_getitem", "i32", ["p", "i64", "i64"], (("i64", 2),))
+
+
+@overload(operator.getitem)
+def _ov_getitem_slice(s, idx):
+    if isinstance(s, CkStringType) and isinstance(idx, types.SliceType):
+        # Numba fills absent bounds with +-maxint, which clamp as None does
+        def impl(s, idx):
+            st, b, e = _ck_slice((current_arena(), s.begin, s.end - s.begin,
+                                  idx.start, idx.stop, idx.step))
+            if st != 0:
+                raise_status(st, "ck_str_slice")
+            return make_string(b, e)
+        return impl
+
+
+@register_jitable
+def char_at(s, i):
+    """s[i] as a one-code-point view (IndexError "string index out of range")."""
+    st, off, n = _ck_getitem((s.begin, s.end - s.begin, i))
+    if st != 0:
+        raise_status(st, "ck_str_getitem")
+    return make_string(s.begin + off, s.begin + off + n)
+
+
+# ----------------------------------------------------------------- build --
+_ck_replace = c_call("ck_str_replace", "i32",
+                     ["p", "p", "i64", "p", "i64", "p", "i64", "i64"], (("i64", 2),))
+
+
+@overload_method(CkStringType, "replace")
+def _ov_replace(s, old, new, count=-1):
+    if _is_text(old) and _is_text(new) and _ok_index(count):
+        def impl(s, old, new, count=-1):
+            p, m = _text(old)
+            q, k = _text(new)
+            st, b, e = _ck_replace((current_arena(), s.begin, s.end - s.begin, p, m, q, k,
+                                    _or(count, -1)))
+            if st != 0:
+                raise_status(st, "ck_str_replace")
+            return make_string(b, e)
+        return impl
+
+
+_ck_zfill = c_call("ck_str_zfill", "i32", ["p", "p", "i64", "i64"], (("i64", 2),))
+_ck_pad = c_call("ck_str_pad", "i32", ["p", "p", "i64", "i64", "p", "i64", "i32"],
+                 (("i64", 2),))
+_ck_expandtabs = c_call("ck_str_expandtabs", "i32", ["p", "p", "i64", "i64"], (("i64", 2),))
+_ck_repeat = c_call("ck_str_repeat", "i32", ["p", "p", "i64", "i64"], (("i64", 2),))
+
+
+@overload_method(CkStringType, "zfill")
+def _ov_zfill(s, width):
+    if isinstance(width, types.Integer):
+        def impl(s, width):
+            st, b, e = _ck_zfill((current_arena(), s.begin, s.end - s.begin, width))
+            if st != 0:
+                raise_status(st, "ck_str_zfill")
+            return make_string(b, e)
+        return impl
+
+
+def _pad_method(method, align):
+    @overload_method(CkStringType, method)
+    def _ov(s, width, fillchar=" "):
+        if isinstance(width, types.Integer) and _absent(fillchar):
+            def impl(s, width, fillchar=" "):
+                p, m = _text(" ")
+                st, b, e = _ck_pad((current_arena(), s.begin, s.end - s.begin, width, p, m,
+                                    align))
+                if st != 0:
+                    raise_status(st, "ck_str_pad")
+                return make_string(b, e)
+            return impl
+        if isinstance(width, types.Integer) and _is_text(fillchar):
+            def impl(s, width, fillchar=" "):
+                p, m = _text(fillchar)
+                st, b, e = _ck_pad((current_arena(), s.begin, s.end - s.begin, width, p, m,
+                                    align))
+                if st != 0:
+                    raise_status(st, "ck_str_pad")
+                return make_string(b, e)
+            return impl
+
+
+_pad_method("ljust", 1)
+_pad_method("rjust", 2)
+_pad_method("center", 3)
+
+
+@overload_method(CkStringType, "expandtabs")
+def _ov_expandtabs(s, tabsize=8):
+    if _absent(tabsize) or isinstance(tabsize, types.Integer):
+        def impl(s, tabsize=8):
+            st, b, e = _ck_expandtabs((current_arena(), s.begin, s.end - s.begin,
+                                       _or(tabsize, 8)))
+            if st != 0:
+                raise_status(st, "ck_str_expandtabs")
+            return make_string(b, e)
+        return impl
+
+
+@register_jitable
+def _repeat(s, count):
+    st, b, e = _ck_repeat((current_arena(), s.begin, s.end - s.begin, count))
+    if st != 0:
+        raise_status(st, "ck_str_repeat")
+    return make_string(b, e)
+
+
+@overload(operator.mul)
+def _ov_mul(a, b):
+    if isinstance(a, CkStringType) and isinstance(b, types.Integer):
+        return lambda a, b: _repeat(a, b)
+    if isinstance(a, types.Integer) and isinstance(b, CkStringType):
+        return lambda a, b: _repeat(b, a)
+
+
+# ------------------------------------------------------------ numbers --
+_ck_to_int = c_call("ck_str_to_int64", "i32", ["p", "i64", "i32"], (("i64", 1),))
+_ck_to_double = c_call("ck_str_to_double", "i32", ["p", "i64"], (("f64", 1),))
+_ck_ord = c_call("ck_str_ord", "i32", ["p", "i64"], (("i64", 1),))
+
+
+@register_jitable
+def to_int(s, base):
+    """int(s, base) of a view (Python's rules; OverflowError beyond int64)."""
+    st, v = _ck_to_int((s.begin, s.end - s.begin, base))
+    if st != 0:
+        raise_status(st, "ck_str_to_int64")
+    return v
+
+
+@register_jitable
+def to_float(s):
+    """float(s) of a view (Python's rules and message)."""
+    st, v = _ck_to_double((s.begin, s.end - s.begin))
+    if st != 0:
+        raise_status(st, "ck_str_to_double")
+    return v
+
+
+@overload(int)
+def _ov_int(s, base=10):
+    if isinstance(s, CkStringType) and (_absent(base) or isinstance(base, types.Integer)):
+        return lambda s, base=10: to_int(s, _or(base, 10))
+
+
+@overload(float)
+def _ov_float(s):
+    if isinstance(s, CkStringType):
+        return lambda s: to_float(s)
+
+
+@overload(ord)
+def _ov_ord(s):
+    if isinstance(s, CkStringType):
+        def impl(s):
+            st, v = _ck_ord((s.begin, s.end - s.begin))
+            if st != 0:
+                raise_status(st, "ck_str_ord")
+            return v
+        return impl
+
+
+# ------------------------------------------------------- split results --
+class CkStrSpansType(types.IterableType):
+    """The pieces of a split: ``count`` views ``ck_str_span {offset, length}``
+    (an array at ``spans`` in the arena) into the text at ``base``."""
+
+    def __init__(self):
+        super().__init__(name="ckernels.CkStrSpans")
+
+    @property
+    def iterator_type(self):
+        return ck_str_spans_iter_type
+
+
+class CkStrSpansIterType(types.SimpleIteratorType):
+    def __init__(self):
+        super().__init__("ckernels.CkStrSpansIter", ck_string_type)
+
+
+ck_str_spans_type = CkStrSpansType()
+ck_str_spans_iter_type = CkStrSpansIterType()
+
+
+@register_model(CkStrSpansType)
+class _SpansModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("base", types.intp), ("spans", types.intp),
+                                        ("count", types.intp)])
+
+
+@register_model(CkStrSpansIterType)
+class _SpansIterModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("base", types.intp), ("spans", types.intp),
+                                        ("count", types.intp),
+                                        ("index", types.EphemeralPointer(types.intp))])
+
+
+make_attribute_wrapper(CkStrSpansType, "base", "base")
+make_attribute_wrapper(CkStrSpansType, "spans", "spans")
+make_attribute_wrapper(CkStrSpansType, "count", "count")
+
+
+@intrinsic
+def _make_spans(typingctx, base, spans, count):
+    def codegen(context, builder, sig, args):
+        st = cgutils.create_struct_proxy(ck_str_spans_type)(context, builder)
+        st.base = context.cast(builder, args[0], sig.args[0], types.intp)
+        st.spans = context.cast(builder, args[1], sig.args[1], types.intp)
+        st.count = context.cast(builder, args[2], sig.args[2], types.intp)
+        return st._getvalue()
+    return ck_str_spans_type(base, spans, count), codegen
+
+
+@register_jitable
+def _piece(sp, k):
+    q = sp.spans + 16 * k
+    b = sp.base + load_intp(q)
+    return make_string(b, b + load_intp(q + 8))
+
+
+@overload(len)
+def _ov_spans_len(sp):
+    if isinstance(sp, CkStrSpansType):
+        return lambda sp: sp.count
+
+
+@overload(operator.getitem)
+def _ov_spans_getitem(sp, i):
+    if isinstance(sp, CkStrSpansType) and isinstance(i, types.Integer):
+        def impl(sp, i):
+            k = i
+            if k < 0:
+                k += sp.count
+            if k < 0 or k >= sp.count:
+                raise IndexError("list index out of range")
+            return _piece(sp, k)
+        return impl
+
+
+@lower_builtin("getiter", CkStrSpansType)
+def _spans_getiter(context, builder, sig, args):
+    sp = cgutils.create_struct_proxy(ck_str_spans_type)(context, builder, value=args[0])
+    it = cgutils.create_struct_proxy(ck_str_spans_iter_type)(context, builder)
+    it.base = sp.base
+    it.spans = sp.spans
+    it.count = sp.count
+    index = cgutils.alloca_once_value(builder, ir.Constant(_i64, 0))
+    it.index = index
+    return it._getvalue()
+
+
+@lower_builtin("iternext", CkStrSpansIterType)
+@iternext_impl(RefType.BORROWED)
+def _spans_iternext(context, builder, sig, args, result):
+    it = cgutils.create_struct_proxy(ck_str_spans_iter_type)(context, builder, value=args[0])
+    k = builder.load(it.index)
+    valid = builder.icmp_signed("<", k, it.count)
+    result.set_valid(valid)
+    with builder.if_then(valid):
+        q = builder.add(it.spans, builder.mul(k, ir.Constant(_i64, 16)))
+        qp = builder.inttoptr(q, _i64.as_pointer())
+        off = builder.load(qp)
+        n = builder.load(builder.gep(qp, [ir.Constant(_i32, 1)]))
+        st = cgutils.create_struct_proxy(ck_string_type)(context, builder)
+        st.begin = builder.add(it.base, off)
+        st.end = builder.add(st.begin, n)
+        result.yield_(st._getvalue())
+        builder.store(builder.add(k, ir.Constant(_i64, 1)), it.index)
+
+
+# (arena, s, n, sep, m, maxsplit, &spans, &count)
+_SPLIT_OUTS = (("i64", 1), ("i64", 1))
+_ck_split = c_call("ck_str_split", "i32", ["p", "p", "i64", "p", "i64", "i64"], _SPLIT_OUTS)
+_ck_rsplit = c_call("ck_str_rsplit", "i32", ["p", "p", "i64", "p", "i64", "i64"], _SPLIT_OUTS)
+_ck_splitlines = c_call("ck_str_splitlines", "i32", ["p", "p", "i64", "bool"], _SPLIT_OUTS)
+
+
+def _split_method(method, fn, cname):
+    @overload_method(CkStringType, method)
+    def _ov(s, sep=None, maxsplit=-1):
+        if not _ok_index(maxsplit):
+            return None
+        if _absent(sep):
+            def impl(s, sep=None, maxsplit=-1):
+                st, sp, k = fn((current_arena(), s.begin, s.end - s.begin, 0, 0,
+                                _or(maxsplit, -1)))
+                if st != 0:
+                    raise_status(st, cname)
+                return _make_spans(s.begin, sp, k)
+            return impl
+        if _is_text(sep):
+            def impl(s, sep=None, maxsplit=-1):
+                p, m = _text(sep)
+                st, sp, k = fn((current_arena(), s.begin, s.end - s.begin, p, m,
+                                _or(maxsplit, -1)))
+                if st != 0:
+                    raise_status(st, cname)
+                return _make_spans(s.begin, sp, k)
+            return impl
+
+
+_split_method("split", _ck_split, "ck_str_split")
+_split_method("rsplit", _ck_rsplit, "ck_str_rsplit")
+
+
+def _keep(keepends):
+    """``keepends`` as a bool (False when left out)."""
+
+
+@overload(_keep)
+def _ov_keep(keepends):
+    if _absent(keepends):
+        return lambda keepends: False
+    if isinstance(keepends, types.Boolean):
+        return lambda keepends: keepends
+
+
+@overload_method(CkStringType, "splitlines")
+def _ov_splitlines(s, keepends=False):
+    if _absent(keepends) or isinstance(keepends, types.Boolean):
+        def impl(s, keepends=False):
+            st, sp, k = _ck_splitlines((current_arena(), s.begin, s.end - s.begin,
+                                        _keep(keepends)))
+            if st != 0:
+                raise_status(st, "ck_str_splitlines")
+            return _make_spans(s.begin, sp, k)
+        return impl
+
+
+_ck_join_spans = c_call("ck_str_join_spans", "i32", ["p", "p", "i64", "p", "p", "i64"],
+                        (("i64", 2),))
+
+
+@register_jitable
+def _join(sep, parts):
+    p, m = _text(sep)
+    st, b, e = _ck_join_spans((current_arena(), p, m, parts.base, parts.spans, parts.count))
+    if st != 0:
+        raise_status(st, "ck_str_join_spans")
+    return make_string(b, e)
+
+
+@overload_method(CkStringType, "join")
+def _ov_join(sep, parts):
+    if isinstance(parts, CkStrSpansType):
+        return lambda sep, parts: _join(sep, parts)
+
+
+def _join_template(numba_join):
+    def join(sep, parts):
+        if isinstance(parts, CkStrSpansType):
+            return lambda sep, parts: _join(sep, parts)
+        return numba_join(sep, parts)
+    return join
+
+
+def _extend_str_join():
+    """``sep.join(pieces)`` for a Numba str ``sep`` (``" ".join(s.split())``).
+    Numba binds ``str.join`` to the first template registered for it (its
+    own): a second ``overload_method`` would never be asked, so its
+    template's overload function is wrapped to answer for split results
+    first and ask Numba's for everything else."""
+    from numba.core.typing.templates import builtin_registry
+    from numba.cpython.unicode import unicode_join
+    for tmpl in builtin_registry.attributes:
+        if (getattr(tmpl, "_attr", None) == "join" and tmpl.key is types.UnicodeType
+                and getattr(tmpl, "_overload_func", None) is unicode_join):
+            join = _join_template(unicode_join)
+            overload(join)(join)    # as overload_method registers its function
+            tmpl._overload_func = staticmethod(join)
+
+
+_extend_str_join()
+
+
+__all__ = ["c_call", "current_arena", "set_string_arena", "free_scratch", "str_length",
+           "char_at", "to_int", "to_float", "CkStrSpansType", "ck_str_spans_type",
+           "INT64_MAX"]

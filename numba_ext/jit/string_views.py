@@ -1,0 +1,124 @@
+"""``string`` arguments and results of jitted entry points as UTF-8 *views*
+(``CkString``), so that ``str`` methods run on the C string library in
+place (:mod:`ckernels._numba.str_methods`): no decoding into Numba's
+``unicode_type`` on the way in, no encoding on the way out.
+
+A function with ``string`` arguments is first typed with those arguments as
+views (:func:`view_args`).  When that typing fails -- the body uses a
+``str`` feature the view does not have (``s + "x"``, an f-string field of a
+string, iteration over characters ...) -- it is typed as before, with
+Numba ``str`` arguments (the old path; ``docs/strings.md`` lists which is
+which).  The entry points then:
+
+* load a view argument as its ``{begin, end}``, checked to be valid UTF-8
+  (``ck_utf8_check``: invalid bytes are a ``CKValueError`` naming the byte,
+  as the decoding load's);
+* store a view result by one allocation in the destination arena and one
+  copy (:func:`emit_store_view`);
+* after each element, let the thread's scratch string arena (where the
+  methods wrote their temporaries) be freed once it grew past 1 MiB
+  (``ck_str_scratch_reset``), and free it when the entry point returns
+  (``ck_str_scratch_free``; on an error too): no arena outlives a call.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba.core import cgutils, types
+
+from .._numba.stringtype import CkStringType, ck_string_type
+
+_i8 = ir.IntType(8)
+_i8p = _i8.as_pointer()
+_i32 = ir.IntType(32)
+_i64 = ir.IntType(64)
+
+SIGNATURES = {
+    "ck_utf8_check": ir.FunctionType(_i32, [_i8p, _i64, _i64.as_pointer()]),
+    "ck_pod_allocate": ir.FunctionType(_i32, [_i8p, _i64, _i64, _i8p.as_pointer(),
+                                              _i8p.as_pointer()]),
+    "ck_str_scratch_reset": ir.FunctionType(ir.VoidType(), []),
+    "ck_str_scratch_free": ir.FunctionType(ir.VoidType(), []),
+}
+
+
+def _declare(module, name):
+    return cgutils.get_or_insert_function(module, SIGNATURES[name], name)
+
+
+def view_args(arg_elements) -> tuple | None:
+    """The Numba argument types with every ``string`` argument a view, or
+    None when there is no ``string`` argument."""
+    if not any(e.kind == "s" for e in arg_elements):
+        return None
+    return tuple(ck_string_type if e.kind == "s" else e.numba for e in arg_elements)
+
+
+def is_view(t) -> bool:
+    return isinstance(t, CkStringType)
+
+
+def result_fits(ret_element, return_type) -> bool:
+    """Whether a function typed with view arguments returns something the
+    entry points store for ``ret_element`` (None: inferred)."""
+    if isinstance(return_type, (CkStringType, types.UnicodeType)):
+        return ret_element is None or ret_element.kind == "s"
+    if ret_element is not None and ret_element.kind == "s":
+        return False
+    return isinstance(return_type, (types.Boolean, types.Integer, types.Float,
+                                    types.Complex))
+
+
+def result_element(return_type):
+    """The ``string`` element for a view result, else None."""
+    if isinstance(return_type, CkStringType):
+        from .signature import element_type
+        return element_type("string")
+    return None
+
+
+def emit_load_view(context, builder, ptr, on_error):
+    """The ``ck_string`` at ``ptr`` (i8*) as a view, checked to be UTF-8."""
+    p = builder.bitcast(ptr, _i64.as_pointer())
+    b = builder.load(p)
+    e = builder.load(builder.gep(p, [ir.Constant(_i32, 1)]))
+    st = builder.call(_declare(builder.module, "ck_utf8_check"),
+                      [builder.inttoptr(b, _i8p), builder.sub(e, b),
+                       ir.Constant(_i64.as_pointer(), None)])
+    with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)), likely=False):
+        on_error(builder, st)
+    s = cgutils.create_struct_proxy(ck_string_type)(context, builder)
+    s.begin = b
+    s.end = e
+    return s._getvalue()
+
+
+def emit_store_view(context, builder, arena, dst, value, on_error):
+    """Copy the view ``value`` into ``arena`` (i64 address) and store its
+    ``ck_string`` at ``dst`` (i8*)."""
+    s = cgutils.create_struct_proxy(ck_string_type)(context, builder, value=value)
+    n = builder.sub(s.end, s.begin)
+    bp = cgutils.alloca_once(builder, _i8p)
+    ep = cgutils.alloca_once(builder, _i8p)
+    st = builder.call(_declare(builder.module, "ck_pod_allocate"),
+                      [builder.inttoptr(arena, _i8p), n, ir.Constant(_i64, 1), bp, ep])
+    with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)), likely=False):
+        on_error(builder, st)
+    b = builder.load(bp)
+    cgutils.memcpy(builder, b, builder.inttoptr(s.begin, _i8p), n)
+    out = builder.bitcast(dst, _i64.as_pointer())
+    builder.store(builder.ptrtoint(b, _i64), out)
+    builder.store(builder.ptrtoint(builder.load(ep), _i64),
+                  builder.gep(out, [ir.Constant(_i32, 1)]))
+
+
+def emit_scratch_reset(builder):
+    builder.call(_declare(builder.module, "ck_str_scratch_reset"), [])
+
+
+def emit_scratch_free(builder):
+    builder.call(_declare(builder.module, "ck_str_scratch_free"), [])
+
+
+__all__ = ["view_args", "is_view", "result_fits", "result_element", "emit_load_view", "emit_store_view",
+           "emit_scratch_reset", "emit_scratch_free"]
