@@ -216,11 +216,6 @@ def _store_var(dst, kd, arena, value, dtype):
 
 
 @register_jitable
-def _new_var_strings(arena, kd):
-    return vs.new_strings(arena, _text_arena(kd))
-
-
-@register_jitable
 def _store_var_strings(dst, kd, arena, value):
     b = vs.new_strings(arena, _text_arena(kd))
     vs.extend_from(b, value)
@@ -283,8 +278,9 @@ def element_function(user_dispatcher, sig, out_param: bool):
             lines.append(f"_st(dst, {call})")
     elif rc.has_var and rc.dtype == "string":
         if out_param:
-            glb.update(_new=_new_var_strings, _finish=_finish_var_strings)
-            lines += ["o = _new(arena, kd)",
+            # the builder's state is on this function's stack: made here
+            glb.update(_new=vs.new_strings, _text=_text_arena, _finish=_finish_var_strings)
+            lines += ["o = _new(arena, _text(kd))",
                       f"_user({', '.join(call_args + ['o'])})",
                       "_finish(o, dst, kd)"]
         else:

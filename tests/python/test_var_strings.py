@@ -28,19 +28,14 @@ def tokens(s):
 
 
 @ckernels.jit("var * string(string)")
-def long_tokens(s):
-    return [t for t in s.split() if len(t) > 3]
-
-
-@ckernels.jit("var * string(string)")
 def comma_fields(s):
     return s.split(",")
 
 
 @ckernels.jit("var * string(string)")
-def upper_alpha(s, out):
+def upper_alpha(s, out):         # the filtered tokens of a row, as an output parameter
     for t in s.split():
-        if t.isalpha():
+        if t.isalpha() and len(t) > 1:
             out.append(t.upper())
 
 
@@ -76,9 +71,8 @@ def _rows(a):
 # ------------------------------------------------------------------ tests --
 @pytest.mark.parametrize("fn, oracle", [
     (tokens, lambda s: s.split()),
-    (long_tokens, lambda s: [t for t in s.split() if len(t) > 3]),
     (comma_fields, lambda s: s.split(",")),
-    (upper_alpha, lambda s: [t.upper() for t in s.split() if t.isalpha()]),
+    (upper_alpha, lambda s: [t.upper() for t in s.split() if t.isalpha() and len(t) > 1]),
     (pair, lambda s: [s, s + "!"]),
 ])
 def test_string_lists_against_cpython(fn, oracle):
@@ -90,12 +84,12 @@ def test_string_lists_against_cpython(fn, oracle):
 @given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=30),
                 max_size=20))
 def test_tokens_random_unicode(texts):
-    got = _rows(tokens(ckernels.array(texts, type="string")))
+    got = _rows(tokens(ckernels.array(texts, type=f"{len(texts)} * string")))
     assert got == [s.split() for s in texts]
 
 
 def test_result_type_and_scalar_call():
-    r = tokens(ckernels.array(["a b", "c"], type="string"))
+    r = tokens(ckernels.array(["a b", "c"]))
     assert str(r.type).endswith("var * string")
     assert _rows(r) == [["a", "b"], ["c"]]
     assert _rows(tokens("x y z")) == ["x", "y", "z"]
@@ -111,7 +105,7 @@ def test_var_string_arguments_iterate_as_views(fn):
 
 
 def test_rows_survive_their_input():
-    a = ckernels.array(["alpha beta", "gamma"], type="string")
+    a = ckernels.array(["alpha beta", "gamma"])
     r = tokens(a)
     del a
     import gc
@@ -121,18 +115,18 @@ def test_rows_survive_their_input():
 
 def test_large_rows_grow():
     s = " ".join(f"w{i}é" for i in range(5000))
-    assert _rows(tokens(ckernels.array([s, s[:50]], type="string"))) == [
+    assert _rows(tokens(ckernels.array([s, s[:50]]))) == [
         s.split(), s[:50].split()]
 
 
 def test_many_rows_threads():
     texts = [f"r{i} " * (i % 7) + "end" for i in range(20000)]
-    got = _rows(tokens(ckernels.array(texts, type="string")))
+    got = _rows(tokens(ckernels.array(texts, type=f"{len(texts)} * string")))
     assert got == [s.split() for s in texts]
 
 
 def test_to_arrow_round_trip():
-    r = tokens(ckernels.array(TEXTS, type="string"))
+    r = tokens(ckernels.array(TEXTS))
     pa_list = pa.array([s.split() for s in TEXTS], type=pa.list_(pa.string()))
     got = pa.array(r)
     assert got.to_pylist() == pa_list.to_pylist()
