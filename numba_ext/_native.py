@@ -11,7 +11,7 @@ any difference.
 from __future__ import annotations
 
 from ._ffi import ffi, lib
-from .errors import CKernelError, error_class
+from .errors import CKernelError, element_suffix, error_class
 
 
 def last_error() -> str:
@@ -22,7 +22,7 @@ def last_error() -> str:
 def check(status: int) -> None:
     """Raise the exception matching a non-zero ``ck_status``."""
     if status != 0:
-        raise error_class(status)(last_error(), status)
+        raise error_class(status)(element_suffix(last_error()), status)
 
 
 def c_text_out(fn, *args, errors: str = "strict") -> str:

@@ -194,6 +194,14 @@ class Dialect:
         """Statement keeping the first error code of a launch in ``*buf``."""
         raise NotSupportedError(f"{self.title} code has no error buffer")
 
+    def error_store_at(self, buf: str, code: str, offset: str) -> str:
+        """:meth:`error_store`, and the failing element's byte offset in the
+        output (an unsigned 64-bit expression) in ``buf[2]`` (low word) and
+        ``buf[3]`` by the work item whose code was kept."""
+        cas = self.error_store(buf, code).rstrip().rstrip(";")
+        return (f"if ({cas} == 0) {{ {buf}[2] = (int)(({offset}) & 0xffffffffu); "
+                f"{buf}[3] = (int)(({offset}) >> 32); }}")
+
     def static_assert(self, cond: str, label: str, message: str) -> str:
         """A compile-time assertion of ``cond`` (``label``: an identifier part
         where the dialect needs a name)."""

@@ -245,13 +245,42 @@ def message_bytes(text) -> bytes:
     return str(text).replace("\x00", "\\0").encode("utf-8", "backslashreplace")
 
 
+def source_suffix() -> str:
+    """``" [f at file.py:12]"``: where in the user's source the failing jitted
+    function was (``ck_last_error_source``: recorded by the generated code on
+    its way out of the failing statement), or "" when nothing was recorded."""
+    fn, fl, ln = ffi.new("const char **"), ffi.new("const char **"), ffi.new("int64_t *")
+    if not lib.ck_last_error_source(fn, fl, ln):
+        return ""
+    name = ffi.string(fn[0]).decode("utf-8", "replace")
+    path = ffi.string(fl[0]).decode("utf-8", "replace")
+    return f" [{name} at {path}:{ln[0]}]"
+
+
+def element_suffix(message: str) -> str:
+    """``message`` with the failing element (``ck_last_error_element``: its
+    index in the destination's dims, outermost first) added: inside the
+    ``[f at file:line]`` part when there is one, else as ``" [element i]"``;
+    ``message`` itself when no element was recorded."""
+    idx = ffi.new(f"int64_t[{lib.CK_ERROR_MAX_INDEX}]")
+    n = lib.ck_last_error_element(idx, lib.CK_ERROR_MAX_INDEX, ffi.NULL)
+    if n == 0:
+        return message
+    where = str(idx[0]) if n == 1 else "(" + ", ".join(str(idx[i]) for i in range(n)) + ")"
+    if message.endswith("]") and " [" in message:
+        return f"{message[:-1]}, element {where}]"
+    return f"{message} [element {where}]"
+
+
 def record(exc) -> int:
     """Record ``exc`` as the calling thread's libckernel error
     (``ck_set_error``) and return its status.  Called with the GIL by the
     generated CPU entry points (looked up by module and name, so cached code
-    holds no addresses); never raises."""
+    holds no addresses); never raises.  Where the user's function failed
+    (:func:`source_suffix`) ends the message."""
     try:
         status, msg = classify(exc)
+        msg += source_suffix()
         data = message_bytes(msg)
         if len(data) > _MAX_MESSAGE:
             data = data[:_MAX_MESSAGE] + b"..."
@@ -271,4 +300,5 @@ __all__ = [
     "STATUS_NAMES",
     "MAX_STATUS",
     "FROM_BUILTIN", "error_class", "status_name", "classify", "exception_for", "record",
+    "source_suffix", "element_suffix",
 ]

@@ -47,9 +47,12 @@ class DeviceProgram:
         self._err_index: dict = {}
         self.fp64_user: str | None = None   # first function using float64
 
-    def error_code(self, exc_class, args) -> int:
-        """The code of ``exc_class(*args)`` in this program's error table."""
-        key = (exc_class, tuple(args))
+    def error_code(self, exc_class, args, where=None) -> int:
+        """The code of ``exc_class(*args)`` in this program's error table
+        (``where``: the user's ``(function, file, line)`` raising it, named by
+        the host's exception; entries are ``(class, args)`` or ``(class, args,
+        where)``)."""
+        key = (exc_class, tuple(args)) if where is None else (exc_class, tuple(args), where)
         code = self._err_index.get(key)
         if code is None:
             self.errors.append(key)
@@ -207,7 +210,8 @@ def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
     rct, rbool = ret
     lines += [f"  {i32} err = 0;",
               f"  {rct} r = {entry}({', '.join(cargs + ['&err'])});",
-              f"  if (err) {{ {d.error_store('ck_errbuf', 'err')} return; }}"]
+              f"  if (err) {{ {d.error_store_at('ck_errbuf', 'err', 'o_out - ck_out_off')} "
+              "return; }"]
     if out.kind == "b":
         lines.append(f"  *({d.pointer(u8)})(ck_out + o_out) = r ? 1 : 0;")
     else:

@@ -91,7 +91,7 @@ class ContextState:
             p = ffi.new("void **")
             if lib.ck_buffer_host_pointer(self.flag._buf, p) == 0:
                 self.flag_host = ffi.cast("int32_t *", p[0])
-        self._read = ffi.new("int32_t[2]")
+        self._read = ffi.new("int32_t[4]")
         self._meta: OrderedDict = OrderedDict()
         self.plans: dict = {}          # built-in operations: key -> Plan
 
@@ -101,8 +101,18 @@ class ContextState:
         check(lib.ck_buffer_read(self.flag._buf, 0, self._read, 4))
         return self._read[0]
 
+    def read_offset(self) -> int:
+        """The failing element's byte offset in the output (words 2 and 3 of
+        the flag: ``Dialect.error_store_at``), read after a non-zero code."""
+        if self.flag_host is not None:
+            lo, hi = self.flag_host[2], self.flag_host[3]
+        else:
+            check(lib.ck_buffer_read(self.flag._buf, 0, self._read, 16))
+            lo, hi = self._read[2], self._read[3]
+        return (lo & 0xFFFFFFFF) | ((hi & 0xFFFFFFFF) << 32)
+
     def reset_flag(self) -> None:
-        self.flag.write(np.zeros(2, np.int32))
+        self.flag.write(np.zeros(4, np.int32))
 
     def meta(self, values: tuple) -> _RawBuffer:
         """A buffer holding ``values`` as int64 (cached: the same layouts come
@@ -146,8 +156,8 @@ class Plan:
     (ndim <= 1 ? 0 : ndim * (2 + array inputs))``: the core dims of
     :mod:`ckernels.jit.device_dims`)."""
 
-    __slots__ = ("cctx", "program", "kargs", "args", "nargs", "n", "out_shape", "out_dtype",
-                 "arrays", "scalars", "offs", "meta", "state", "errors", "fname", "title",
+    __slots__ = ("cctx", "program", "kargs", "args", "nargs", "n", "out_shape", "out_strides",
+                 "out_dtype", "arrays", "scalars", "offs", "meta", "state", "errors", "fname", "title",
                  "__weakref__")
 
     def __init__(self, ctx, program, errors, fname, title, out_shape, out_dtype, out_strides,
@@ -158,6 +168,7 @@ class Plan:
         self.fname = fname
         self.title = title
         self.out_shape = out_shape
+        self.out_strides = tuple(out_strides)
         self.out_dtype = out_dtype
         self.state = st = state(ctx)
         n = 1
@@ -225,14 +236,17 @@ class Plan:
         if self.n == 0:
             return
         st = self.state
+        offset = None
         with st.lock:
             check(lib.ck_context_launch_local(self.cctx, self.program._prog, _KERNEL_NAME,
                                               self.nargs, args, self.n, LOCAL_SIZE))
             code = st.read_flag()
             if code:
+                offset = st.read_offset()
                 st.reset_flag()
         if code:
-            raise device_error(self.errors, code, self.fname, self.title)
+            raise device_error(self.errors, code, self.fname, self.title,
+                               element_at(offset, self.out_shape, self.out_strides))
 
 
 # ------------------------------------------------------------------ a call --
@@ -407,27 +421,59 @@ def plan_for_temporary(plan: Plan, ctx, tmp, operands) -> Plan:
 
 
 #: jitted function -> {argument types: (compiled signature, operand layout)}
-def device_error(errors, code: int, fname: str, title: str) -> Exception:
+def element_at(offset, shape, strides):
+    """The index (outermost first) of the element at byte ``offset`` of an
+    output with ``shape`` / ``strides`` (no two elements at one offset), or
+    None when no element lies there."""
+    if offset is None or not shape:
+        return None
+    lo = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0 and n > 0)
+    off = offset - lo
+    pos = [0] * len(shape)
+    for k in sorted(range(len(shape)), key=lambda k: -abs(strides[k])):
+        a = abs(strides[k])
+        if a == 0:
+            continue
+        q = off // a
+        if off < 0 or q >= shape[k]:
+            return None
+        off -= q * a
+        pos[k] = shape[k] - 1 - q if strides[k] < 0 else q
+    return tuple(pos) if off == 0 else None
+
+
+def device_error(errors, code: int, fname: str, title: str, element=None) -> Exception:
     """The exception error code ``code`` stands for in an error table
-    (``errors[code - 1] == (exception class, args)``): the one the CPU jit
-    raises for the same Python exception (``ckernels.errors.classify``)."""
+    (``errors[code - 1] == (exception class, args[, where])``): the one the
+    CPU jit raises for the same Python exception (``ckernels.errors.classify``),
+    its message ending with the user's ``[function at file:line, element i]``
+    when the entry names the line and ``element`` (an index tuple) is known."""
     if code < 1 or code > len(errors):
         return UserKernelError(f"{fname}: the {title} kernel reported unknown "
                                f"error code {code}")
-    cls, args = errors[code - 1]
+    cls, args, *where = errors[code - 1]
+    parts = []
+    if where and where[0] is not None:      # the user's (function, file, line)
+        parts.append(f"{where[0][0]} at {where[0][1]}:{where[0][2]}")
+    if element is not None:                 # the failing element (outermost first)
+        parts.append(f"element {element[0] if len(element) == 1 else element}")
+    suffix = f" [{', '.join(parts)}]" if parts else ""
     try:
         exc = cls(*args)
     except Exception:   # an exception class that does not take these arguments
         exc = None
     if exc is None:
         msg = ", ".join(map(str, args))
-        return UserKernelError(f"{cls.__name__}: {msg}" if msg else cls.__name__)
-    return exception_for(exc)
+        return UserKernelError((f"{cls.__name__}: {msg}" if msg else cls.__name__) + suffix)
+    if not suffix:
+        return exception_for(exc)
+    err = exception_for(exc)
+    return type(err)(err.message + suffix, err.status)
 
 
 
 
 __all__ = ["build_plan", "remember", "Plan", "ContextState", "state", "run", "context_of",
            "overlaps", "broadcast_shape",
-           "iteration_space", "plan_for_temporary", "device_error", "LOCAL_SIZE",
+           "iteration_space", "plan_for_temporary", "device_error", "element_at", "LOCAL_SIZE",
            "PLAN_LIMIT"]

@@ -71,8 +71,8 @@ from numba.core.registry import cpu_target
 from numba.extending import intrinsic
 
 from .. import dtypes
-from .error_path import (RAISE_SYMBOL, ensure_shared_functions, native_raise_module,
-                         raise_function)
+from .error_path import (RAISE_SYMBOL, ensure_shared_functions, locate_failures,
+                         mark_source, native_raise_module, raise_function)
 from .signature import element_type
 from .string_elements import (Piece, emit_load_string, emit_store, emit_store_optional,
                               load_string, store_string_result)
@@ -503,7 +503,9 @@ def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, aren
             i = lp.index
             d = builder.gep(dst, [builder.mul(i, dst_step)])
             ss = [builder.gep(s, [builder.mul(i, step)]) for s, step in zip(srcs, src_steps)]
+            before = set(map(id, fn.blocks)) - {id(builder.block)}
             emit(builder, d, ss, arena)
+            locate_failures(fn, [k for k in fn.blocks if id(k) not in before], i, d)
 
     with builder.if_else(contiguous, likely=True) as (fast, general):
         with fast:   # unit stride: constant element sizes
@@ -611,6 +613,15 @@ def _lowering_classes():
         def create_cfunc_wrapper(self):
             super().create_cfunc_wrapper()
             emit_entry_points(self.context, self.library, self.fndesc, self)
+
+        def lower_inst(self, inst):
+            # every failing way out of this statement (a raise, an error
+            # propagated from a call) records the statement's line first
+            # (error_path.mark_source: cold blocks only)
+            fn = self.builder.function
+            start, n = self.builder.block, len(fn.blocks)
+            super().lower_inst(inst)
+            mark_source(self.context, fn, [start, *fn.blocks[n:]], self.fndesc, self.loc)
 
         def lower_dynamic_raise(self, inst):
             # Numba increfs each variable the exception takes, but no `del`
@@ -755,7 +766,7 @@ TrampolineCache = make_library_cache("ckjit")
 def cache_key(symbase, arg_names, ret_name, arena_offset):
     """The (picklable) signature key of a trampoline library in the cache (the
     arena offset is baked into the code)."""
-    return ("ckernels.jit/2", symbase, ret_name, tuple(arg_names), arena_offset)
+    return ("ckernels.jit/3", symbase, ret_name, tuple(arg_names), arena_offset)
 
 
 def load_cached(cache, key, symbase):

@@ -38,8 +38,9 @@ from numba.extending import intrinsic, overload, register_jitable
 
 from .._native import ffi
 from .._numba import varbuilder as vb
+from .._numba import varstrings as vs
 from . import cpu_codegen as cg
-from .error_path import raise_function
+from .error_path import locate_failures, raise_function
 from .string_elements import load_string, store_string_result
 from .dims import VAR, array_mode, core, is_dimensioned, numba_argument, numba_output
 
@@ -49,7 +50,8 @@ _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
 
 #: where the core dims start in ck_jit_core_kernel, and one record's size
-DIMS_OFFSET = ffi.offsetof("ck_jit_core_kernel", "reserved") + ffi.sizeof("intptr_t")
+DIMS_OFFSET = ffi.offsetof("ck_jit_core_kernel", "text_arena") + ffi.sizeof("intptr_t")
+TEXT_ARENA_OFFSET = ffi.offsetof("ck_jit_core_kernel", "text_arena")
 DIM_SIZE = ffi.sizeof("ck_jit_core_dim")
 _KIND, _SIZE, _STRIDE, _OFFSET = (ffi.offsetof("ck_jit_core_dim", f)
                                   for f in ("kind", "size", "stride", "offset"))
@@ -160,6 +162,20 @@ def _dst_var(typingctx, kd):
     return rt(kd), codegen
 
 
+@intrinsic
+def _text_arena(typingctx, kd):
+    """The address of a ``var * string`` result's text arena (kernel data)."""
+    if not isinstance(kd, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        p = builder.gep(builder.inttoptr(args[0], _i8p), [ir.Constant(_i64, TEXT_ARENA_OFFSET)])
+        ld = builder.load(builder.bitcast(p, _i64.as_pointer()), align=8)
+        ld.set_metadata("invariant.load", builder.module.add_metadata([]))
+        return ld
+    return types.intp(kd), codegen
+
+
 # -------------------------------------------------------- storing results --
 def store_fixed(out, value, where):
     """Copy what the function returned into the destination's element."""
@@ -196,6 +212,20 @@ def _store_var(dst, kd, arena, value, dtype):
     vb.extend_from(b, value)
     st, off = _dst_var(kd)
     vb.finish(b, dst, st, off)
+
+
+@register_jitable
+def _store_var_strings(dst, kd, arena, value):
+    b = vs.new_strings(arena, _text_arena(kd))
+    vs.extend_from(b, value)
+    st, off = _dst_var(kd)
+    vs.finish(b, dst, st, off)
+
+
+@register_jitable
+def _finish_var_strings(b, dst, kd):
+    st, off = _dst_var(kd)
+    vs.finish(b, dst, st, off)
 
 
 @register_jitable
@@ -245,6 +275,16 @@ def element_function(user_dispatcher, sig, out_param: bool):
         else:
             glb["_st"] = cg.storer(sig.ret_element.numba)
             lines.append(f"_st(dst, {call})")
+    elif rc.has_var and rc.dtype == "string":
+        if out_param:
+            # the builder's state is on this function's stack: made here
+            glb.update(_new=vs.new_strings, _text=_text_arena, _finish=_finish_var_strings)
+            lines += ["o = _new(arena, _text(kd))",
+                      f"_user({', '.join(call_args + ['o'])})",
+                      "_finish(o, dst, kd)"]
+        else:
+            glb["_store"] = _store_var_strings
+            lines.append(f"_store(dst, kd, arena, _user({', '.join(call_args)}))")
     elif rc.has_var:
         glb["_dt"] = sig.ret_element.numba
         if out_param:
@@ -301,8 +341,10 @@ def _emit(module, symbase, elem_fn, context, raise_fn, nsrc, arena_offset):
     steps = [b.load(b.gep(src_stride, [ir.Constant(_i64, j)])) for j in range(nsrc)]
     with cgutils.for_range(b, count) as lp:
         i = lp.index
-        emit(b, b.gep(dst, [b.mul(i, dst_stride)]),
-             [b.gep(s, [b.mul(i, st)]) for s, st in zip(srcs, steps)], self_ptr)
+        d = b.gep(dst, [b.mul(i, dst_stride)])
+        before = set(map(id, fn.blocks)) - {id(b.block)}
+        emit(b, d, [b.gep(s, [b.mul(i, st)]) for s, st in zip(srcs, steps)], self_ptr)
+        locate_failures(fn, [k for k in fn.blocks if id(k) not in before], i, d)
     b.ret(ir.Constant(_i32, 0))
 
 
@@ -337,7 +379,7 @@ def entry_points(kernel, sig):
     (built, or loaded from the on-disk cache with ``cache=True``)."""
     out_param = uses_output(kernel, sig)
     key_text = (f"{kernel.__module__}.{kernel.__qualname__}|{sig.text}|out={out_param}|"
-                f"{kernel._code_key()}|{kernel.error_model}|dims/2")
+                f"{kernel._code_key()}|{kernel.error_model}|dims/3")
     symbase = cg.symbol_base(kernel.__qualname__, key_text, unique=not kernel._cache)
     if not kernel._cache:
         return build(kernel.dispatcher, sig, symbase, out_param)

@@ -146,11 +146,13 @@ def core_kernel(prog: EmittedKernel, layout: CoreLayout, inputs) -> str:
     lines.append(f"  {i32} err = 0;")
     if layout.out_param:
         lines.append(f"  (void){call};")
-        lines.append(f"  if (err) {{ {d.error_store('ck_errbuf', 'err')} return; }}")
+        lines.append(f"  if (err) {{ {d.error_store_at('ck_errbuf', 'err', 'o_out - ck_out_off')} "
+                     "return; }")
     else:
         out = layout.ret_dtype
         lines += [f"  {fe.ct(fe.ret_type)} r = {call};",
-                  f"  if (err) {{ {d.error_store('ck_errbuf', 'err')} return; }}"]
+                  f"  if (err) {{ {d.error_store_at('ck_errbuf', 'err', 'o_out - ck_out_off')} "
+                  "return; }"]
         if out.kind == "b":
             lines.append(f"  *({d.pointer(u8)})(ck_out + o_out) = r ? 1 : 0;")
         else:

@@ -9,6 +9,7 @@ types (``docs/dims.md``)::
     "3 * float64(3 * float64, 3 * float64)"      a cross product
     "M * float64(M * N * float64, N * float64)"  matrix times vector
     "var * float64(var * float64)"               a filtered row
+    "var * string(string)"                       the tokens of a string
     "int64(var * string)"                        a count of strings
 
 Fixed dims (``3 *``), ``var`` dims and dimension variables (``N *``,
@@ -34,10 +35,15 @@ What the function gets (CPU):
 * a ``var * T`` result: the function returns an array, list or tuple (copied
   into one allocation of the destination's arena), or takes one more
   parameter, a :class:`~ckernels._numba.varbuilder.VarBuilderType` whose
-  ``append`` writes straight into the arena.
+  ``append`` writes straight into the arena;
+* a ``var * string`` result: the same with strings (a list or tuple of
+  ``str`` or string views; the output parameter is a
+  :class:`~ckernels._numba.varstrings.VarStringBuilderType`): the text goes
+  into the destination's string arena.
 
-Var dims below the first core dim of an argument (``N * var * T``) and
-results with more than one var dim are refused with a clear error.
+Var dims below the first core dim of an argument (``N * var * T``),
+results with more than one var dim and string results with fixed dims
+(``3 * string``) are refused with a clear error.
 """
 
 from __future__ import annotations
@@ -128,8 +134,7 @@ def element_name(name: str) -> str:
 def _element_ok(dtype: str, what: str) -> str | None:
     """Why elements of ``dtype`` are refused in a dimensioned ``what``, or None."""
     if dtype == "string":
-        return None if what == "argument" else (
-            "dimensioned results hold numbers or bool (string elements: not yet)")
+        return None      # results: var * string only (signature_type)
     if _structs.is_struct_name(dtype):
         try:
             st = _structs.element(dtype)
@@ -169,7 +174,10 @@ def signature_type(t: Type, what: str, where: str) -> str:
     elif why is None:
         nvar = sum(d.kind == VAR for d in c.dims)
         if nvar and (nvar > 1 or c.ndim > 1):
-            why = "a var result is one var dim over numbers or bool (var * T)"
+            why = "a var result is one var dim over numbers, bool or strings (var * T)"
+        elif c.dtype == "string" and not nvar:
+            why = ("string elements of a dimensioned result take one var dim "
+                   "(var * string): return a list of str")
     if why is not None:
         raise NotSupportedError(f"ckernels.jit: unsupported {what} type '{c.text}' in "
                                 f"signature {where!r}: {why}")
@@ -231,6 +239,9 @@ def numba_output(name: str):
     from numba.core import types
     c = core(name)
     el = _element(c.dtype).numba
+    if c.has_var and c.dtype == "string":
+        from .._numba.varstrings import var_string_builder_type
+        return var_string_builder_type
     if c.has_var:
         from .._numba.varbuilder import VarBuilderType
         return VarBuilderType(el)

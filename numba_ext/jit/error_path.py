@@ -229,6 +229,62 @@ def export(library, mod, symbols):
     return library
 
 
+def locate_failures(fn, blocks, index, dst) -> None:
+    """Make every failing ``ret`` of entry point ``fn`` in ``blocks`` (the
+    blocks of one element's code inside the strided loop) record where it
+    failed first: ``ck_error_set_element(index, dst)`` (``ckernel/error.h``;
+    the lifting layers above prepend their indices).  A ``ret`` of the
+    constant 0 is success.  Cold code only: the loop itself is unchanged."""
+    setter = cgutils.get_or_insert_function(
+        fn.module, ir.FunctionType(ir.VoidType(), [_i64, _i8p]), "ck_error_set_element")
+    for block in blocks:
+        term = block.terminator
+        if not isinstance(term, ir.Ret) or not term.operands:
+            continue
+        value = term.operands[0]
+        if isinstance(value, ir.Constant) and value.constant == 0:
+            continue
+        b = ir.IRBuilder(block)
+        b.position_before(term)
+        b.call(setter, [index, b.bitcast(dst, _i8p)])
+
+
+#: return codes of Numba's calling convention that are not failures:
+#: RETCODE_OK, RETCODE_NONE (an Optional's None), RETCODE_STOPIT
+_NOT_FAILURES = (0, -2, -3)
+
+
+def mark_source(context, fn, blocks, fndesc, loc) -> None:
+    """In the user function ``fn`` (lowered by ``@ckernels.jit``'s
+    lowering), make every failing ``ret`` in ``blocks`` -- those of one
+    statement: a ``raise``, or an error propagated from a call -- call
+    ``ck_error_set_source(function, file, line)`` first (``ckernel/error.h``),
+    so the error path names the user's line.  A ``ret`` of a constant that
+    is not a failure (:data:`_NOT_FAILURES`) is left alone.  The outermost
+    jitted function records last, so the line is the one in the function the
+    kernel was made from."""
+    line = getattr(loc, "line", None)
+    if not line or line < 0:
+        return
+    setter = None
+    for block in blocks:
+        term = block.terminator
+        if not isinstance(term, ir.Ret) or not term.operands:
+            continue
+        value = term.operands[0]
+        if isinstance(value, ir.Constant) and value.constant in _NOT_FAILURES:
+            continue
+        if setter is None:
+            setter = cgutils.get_or_insert_function(
+                fn.module, ir.FunctionType(ir.VoidType(), [_i8p, _i8p, _i64]),
+                "ck_error_set_source")
+            name = context.insert_const_string(fn.module, str(fndesc.qualname))
+            path = context.insert_const_string(fn.module, str(loc.filename or "?"))
+        b = ir.IRBuilder(block)
+        b.position_before(term)
+        b.call(setter, [name, path, ir.Constant(_i64, line)])
+
+
 def native_raise_module(name: str, triple: str, data_layout: str):
     """A module defining ``int32 name(int32 code, excinfo *info)``, the error
     path of native-cached libraries (:mod:`ckernels.jit.native_cache`): with
@@ -326,4 +382,5 @@ def native_raise_module(name: str, triple: str, data_layout: str):
 
 
 __all__ = ["RAISE_SYMBOL", "CK_ERR_USER", "raise_function", "ensure_shared_functions",
-           "shared_library", "export", "native_raise_module"]
+           "shared_library", "export", "native_raise_module", "locate_failures",
+           "mark_source"]

@@ -26,7 +26,7 @@ from .._native import check, ffi, lib
 from ..host.array import Array
 from ..host import dictionary as _dictionary
 from ..device.array import DeviceArray
-from ..errors import InvalidArgumentError, NotSupportedError
+from ..errors import CKernelError, InvalidArgumentError, NotSupportedError
 from ..kernels import Kernel, KernelBuilder, kernel_request
 from ..types import Type
 from . import cpu, targets
@@ -580,7 +580,16 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
             # Python str): the ufunc, object arrays made StringDType first
             if out is not None:
                 kwargs["out"] = out
-            return self.ufunc(*text.operands(args), **kwargs)
+            try:
+                return self.ufunc(*text.operands(args), **kwargs)
+            except CKernelError:
+                if kwargs.keys() - {"out"} or lib.ck_last_error_element(ffi.NULL, 0,
+                                                                       ffi.NULL) == 0:
+                    raise
+            # an element failed inside NumPy's loop, which knows its index
+            # within NumPy's call only: the general path names it in the
+            # operands' dims (docs/errors.md)
+            return targets.call(self, args, out)
         if kwargs:
             raise TypeError(f"{self.__name__}() got unexpected keyword argument(s) "
                             f"{', '.join(map(repr, kwargs))}: only out= applies to "

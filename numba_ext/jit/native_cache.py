@@ -63,7 +63,7 @@ import threading
 from .. import _native, _trust
 
 #: version of the index format and of what the libraries contain
-FORMAT = "ckernels.jit.native/1"
+FORMAT = "ckernels.jit.native/2"
 
 _lock = threading.Lock()
 #: libraries loaded in this process, by path (never loaded twice)

@@ -45,7 +45,7 @@ class ArithEmission:
                 msg = {"/": "division by zero", "//": "integer division by zero"
                        if _is_int(at) else "division by zero",
                        "%": "integer modulo by zero" if _is_int(at) else "modulo by zero"}[sym]
-                code = self.prog.error_code(ZeroDivisionError, (msg,))
+                code = self.error_code(ZeroDivisionError, (msg,))
                 out.append(f"if ({b} == 0) {self.raise_code(code)}")
         if sym == "/":
             ct = self.ct(rt)
@@ -66,7 +66,7 @@ class ArithEmission:
                 if checks or _is_float(at):   # Numba raises for a float base in both models
                     msg = ("0 cannot be raised to a negative power" if _is_int(at)
                            else "division by zero")
-                    code = self.prog.error_code(ZeroDivisionError, (msg,))
+                    code = self.error_code(ZeroDivisionError, (msg,))
                     out.append(f"if ({a} == 0 && {b} < 0) {self.raise_code(code)}")
             r = self.pow_expr(a, b, at, bt, rt, loc)
         elif sym in ("<<", ">>") and _is_int(at):

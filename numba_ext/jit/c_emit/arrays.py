@@ -131,7 +131,7 @@ def _offset(fe, v, parts, loc) -> tuple[list[str], str]:
     """Bounds checks (IndexError) and the byte offset of ``v[parts]``; the
     lines declare ``ck_ix<k>`` in a block the caller closes."""
     i64 = fe.d.int64
-    code = fe.prog.error_code(IndexError, ("index is out of bounds",))
+    code = fe.error_code(IndexError, ("index is out of bounds",))
     out = []
     terms = []
     for k, (ix, ixt) in enumerate(parts):

@@ -139,6 +139,17 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
     def use_as(self, var, to_t, loc) -> str:
         return self.cast(self.use(var, loc), self.tyof(var), to_t)
 
+    _loc = None     # the location of the statement being emitted
+
+    def error_code(self, exc_class, args) -> int:
+        """The program's error code of ``exc_class(*args)`` raised by the
+        statement being emitted (its line is part of the entry)."""
+        loc = self._loc
+        where = None
+        if loc is not None and getattr(loc, "line", None):
+            where = (self.py_func.__qualname__, str(loc.filename), int(loc.line))
+        return self.prog.error_code(exc_class, args, where)
+
     def raise_code(self, code: int) -> str:
         return f"{{ *ck_err = {code}; {self.zero_return()} }}"
 
@@ -182,7 +193,7 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         self.text = "\n".join(lines) + "\n"
 
     def stmt(self, stmt, ir) -> list[str]:
-        loc = stmt.loc
+        loc = self._loc = stmt.loc
         if isinstance(stmt, ir.Assign):
             return self.assign(stmt.target, stmt.value, loc, ir)
         if isinstance(stmt, ir.Branch):
@@ -204,7 +215,7 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
             args = tuple(stmt.exc_args or ())
             if any(a is None or not isinstance(a, (str, int, float, bool)) for a in args):
                 raise self.fail(f"raise {exc.__name__} with non-constant arguments", loc)
-            code = self.prog.error_code(exc, args)
+            code = self.error_code(exc, args)
             return [self.raise_code(code)]
         if isinstance(stmt, (ir.DynamicRaise, ir.Raise)):
             raise self.fail("raise with non-constant arguments", loc)
@@ -299,7 +310,7 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
             if not isinstance(vt, types.RangeType):
                 raise self.fail(f"iteration over {vt} (only range() loops)", loc)
             r = self.use(e.value, loc)
-            code = self.prog.error_code(ValueError, ("range() arg 3 must not be zero",))
+            code = self.error_code(ValueError, ("range() arg 3 must not be zero",))
             return [f"if ({r}.step == 0) {self.raise_code(code)}",
                     f"{dst}.cur = {r}.start; {dst}.step = {r}.step;",
                     f"{dst}.count = {r}.step > 0 ? ({r}.stop > {r}.start ? "

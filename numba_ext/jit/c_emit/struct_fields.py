@@ -59,7 +59,7 @@ class StructEmission:
             raise self.fail(f"indexing the {nd}-d field {at} with {len(parts)} indices "
                             "(sub-arrays of fields)", loc)
         i64 = self.d.int64
-        code = self.prog.error_code(IndexError, ("index out of bounds",))
+        code = self.error_code(IndexError, ("index out of bounds",))
         out, flat = [], []
         for k, ((ix, ixt), n) in enumerate(zip(parts, at.shape)):
             c = self.cast(ix, ixt, _int64_t())

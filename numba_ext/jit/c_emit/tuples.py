@@ -69,7 +69,7 @@ class TupleEmission:
         out = []
         if self.prog.checks_zero_division:
             msg = "integer divmod by zero" if _is_int(t) else "modulo by zero"
-            code = self.prog.error_code(ZeroDivisionError, (msg,))
+            code = self.error_code(ZeroDivisionError, (msg,))
             out.append(f"if ({b} == 0) {self.raise_code(code)}")
             out += [f"{dst}_0 = {fd}({a}, {b});", f"{dst}_1 = {md}({a}, {b});"]
         elif _is_int(t):
@@ -103,7 +103,7 @@ class TupleEmission:
             raise self.fail(f"indexing {self.tyof(e.value)} by {self.tyof(iv)}", loc)
         i64 = _int64_t()
         i = self.use_as(iv, i64, loc)
-        code = self.prog.error_code(IndexError, ("tuple index out of range",))
+        code = self.error_code(IndexError, ("tuple index out of range",))
         out = [f"if ({i} < -{n} || {i} >= {n}) {self.raise_code(code)}"]
         chain = self.cast(f"{t}_{n - 1}", elems[n - 1], tt)
         for k in range(n - 2, -1, -1):

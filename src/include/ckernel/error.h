@@ -55,6 +55,49 @@ CK_API const char *ck_status_name(ck_status status);
  * `message` is copied (truncated to the buffer size).  Returns `status`. */
 CK_API ck_status ck_set_error(ck_status status, const char *message);
 
+/* ---- where an element-wise kernel failed ---------------------------------
+ *
+ * A kernel that fails at one element of a strided call (a jitted kernel's
+ * entry point) records, after its message, that element's index within the
+ * call and the address of its destination: ck_error_set_element.  Every
+ * lifting layer above it (strided and var dim kernels, the runner of the
+ * outermost dim) prepends its own index as the failure travels out
+ * (ck_error_prepend_element; nothing happens when no element was recorded),
+ * so the caller of an array-level function reads the failing element's
+ * index in the destination's dims, outermost first, with
+ * ck_last_error_element.  The location is thread-local like the message and
+ * forgotten by every new failure (ck_set_error, the library's own errors)
+ * and by ck_clear_error.  Indices beyond CK_ERROR_MAX_INDEX dims are
+ * dropped from the outside. */
+enum { CK_ERROR_MAX_INDEX = 32 };
+
+/* Record that the failure just recorded happened at element `index` of a
+ * strided call, whose destination is at `dst` (NULL when unknown). */
+CK_API void ck_error_set_element(int64_t index, const void *dst);
+
+/* A lifting layer: the failure came from its element `index`.  The runner
+ * of a row range starting at row `add`: ck_error_offset_element adds `add`
+ * to the first index.  Both are no-ops when no element was recorded. */
+CK_API void ck_error_prepend_element(int64_t index);
+CK_API void ck_error_offset_element(int64_t add);
+
+/* The recorded location of the last failure: copies up to `max` indices,
+ * outermost first, into `out` (may be NULL), and the destination address
+ * into *out_dst (optional); returns how many indices there are (0: no
+ * element was recorded). */
+CK_API size_t ck_last_error_element(int64_t *out, size_t max, const void **out_dst);
+
+/* Where in the user's source a jitted function failed: generated code calls
+ * ck_error_set_source on its way out of a failing statement (the function's
+ * name, its file and the statement's line; the texts are copied, truncated
+ * to 255 bytes each).  ck_last_error_source reads it (false: none recorded;
+ * the pointers stay valid until the next call on this thread); every new
+ * failure recorded after it (ck_set_error, the library's errors) and
+ * ck_clear_error forget it, so whoever reports the failure reads it first. */
+CK_API void ck_error_set_source(const char *function, const char *file, int64_t line);
+CK_API bool ck_last_error_source(const char **out_function, const char **out_file,
+                                 int64_t *out_line);
+
 /* Library and ABI versions (see config.h). */
 CK_API const char *ck_version_string(void);
 CK_API int ck_abi_version(void);

@@ -83,8 +83,9 @@ typedef struct ck_jit_kernel {
  * outermost core dim first (the patterns fix how many each has):
  *
  *     @0   ck_jit_kernel   base     (code, dst_arena as above)
- *     @32  intptr_t        ndims    number of ck_jit_core_dim entries
- *     @40  intptr_t        reserved (0)
+ *     @32  intptr_t        ndims      number of ck_jit_core_dim entries
+ *     @40  ck_memblock    *text_arena the arena of a `var * string` result's
+ *                                     text (owned ref), NULL otherwise
  *     @48  ck_jit_core_dim dims[ndims]
  *
  * A core dim is read per outer element as: STRIDED -- `size` elements
@@ -93,7 +94,10 @@ typedef struct ck_jit_kernel {
  * start at begin + offset, `stride` bytes apart.  A var dim of a signature
  * accepts fixed and strided dims too (kind STRIDED); fixed and symbolic
  * ones are always STRIDED.  dst_arena is the arena of the result's var
- * core dim (at most one), from the destination's arrmeta.
+ * core dim (at most one), from the destination's arrmeta.  A `var * string`
+ * result writes its `ck_string` elements into dst_arena and their bytes into
+ * text_arena (the string arrmeta's blockref; the two may be one block).
+ * Without a destination arena the kernel makes its own.
  */
 enum { CK_JIT_DIM_STRIDED = 0, CK_JIT_DIM_VAR = 1 };
 
@@ -107,7 +111,7 @@ typedef struct ck_jit_core_dim {
 typedef struct ck_jit_core_kernel {
   ck_jit_kernel base;
   intptr_t ndims;
-  intptr_t reserved;
+  ck_memblock *text_arena;
   ck_jit_core_dim dims[];
 } ck_jit_core_kernel;
 
@@ -147,7 +151,8 @@ CK_API ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
  * Every operand is matched to its pattern (ck_core_match: sizes, dimension
  * variables, element types); the core dims are copied into the kernel data
  * (layout above).  Errors: those of ck_core_match; CK_ERR_NOT_SUPPORTED for
- * a result pattern with more than one var dim or with string elements;
+ * a result pattern with more than one var dim, or with string elements
+ * other than one var dim over strings (`var * string`);
  * the errors of ck_jit_make_kernel. */
 CK_API ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
                                          const ck_jit_kernel_desc *desc, ck_type dst_type,

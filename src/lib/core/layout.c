@@ -140,7 +140,7 @@ static const ck_layout_entry ck_layout[] = {
     CK_STRUCT_ROW(ck_jit_core_kernel),
     CK_FIELD_ROW(ck_jit_core_kernel, base),
     CK_FIELD_ROW(ck_jit_core_kernel, ndims),
-    CK_FIELD_ROW(ck_jit_core_kernel, reserved),
+    CK_FIELD_ROW(ck_jit_core_kernel, text_arena),
 
     CK_STRUCT_ROW(ck_buffer_range),
     CK_FIELD_ROW(ck_buffer_range, offset),

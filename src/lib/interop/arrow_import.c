@@ -597,7 +597,10 @@ static ck_status fill_list(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_
     char *end;
     st = ck_pod_allocate(vm->blockref, nbytes, ck_type_data_alignment(el), &block, &end);
     if (st == CK_OK) {
-      memset(block, 0, nbytes);
+      ck_type_id eid = ck_type_id_of(el);
+      if (eid != CK_TYPE_STRING && eid != CK_TYPE_BYTES) {
+        memset(block, 0, nbytes); /* strings and bytes: fill_strings writes every slot */
+      }
       st = fill(c, el, arrmeta + sizeof *vm, block, estride, cs, child, lo, hi - lo);
     }
     if (st != CK_OK) {

@@ -85,6 +85,13 @@ static void ck__jit_kernel_destruct(ck_prefix *self) {
   k->code = NULL;
 }
 
+static void ck__jit_core_kernel_destruct(ck_prefix *self) {
+  ck_jit_core_kernel *k = (ck_jit_core_kernel *)(void *)self;
+  ck_memblock_decref(k->text_arena);
+  k->text_arena = NULL;
+  ck__jit_kernel_destruct(self);
+}
+
 ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
                              const ck_jit_kernel_desc *desc,
                              const char *dst_arrmeta, ck_kernel_request req,
@@ -240,15 +247,30 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
     m += t->id == CK_TYPE_VAR_DIM ? sizeof(ck_var_dim_arrmeta) : sizeof(ck_dim_arrmeta);
     t = t->element;
   }
-  if (nvar > 1 || (dst_nd > 0 && ck_type_id_of(t) == CK_TYPE_STRING)) {
+  /* string elements: `var * string` only (its text goes to the string arena) */
+  bool var_strings = dst_nd == 1 && nvar == 1 && ck_type_id_of(t) == CK_TYPE_STRING;
+  if (nvar > 1 || (dst_nd > 0 && ck_type_id_of(t) == CK_TYPE_STRING && !var_strings)) {
     return CK_ERROR(CK_ERR_NOT_SUPPORTED,
                     "jitted kernel '%.*s': results with core dims have at most one var "
-                    "dim and no string elements", nm, desc->name);
+                    "dim, and string elements only as var * string", nm, desc->name);
+  }
+  ck_memblock *text = NULL;
+  if (var_strings) {
+    text = dst_arrmeta != NULL ? ((const ck_string_arrmeta *)(const void *)m)->blockref : NULL;
+    if (text == NULL) {
+      st = ck_pod_memblock_new(0, &text); /* no destination arena: one of its own */
+      if (st != CK_OK) {
+        return st;
+      }
+    } else {
+      ck_memblock_incref(text);
+    }
   }
   size_t end;
   if (!ck__mul_size(ndims, sizeof(ck_jit_core_dim), &end) ||
       !ck__add_size(end, sizeof(ck_jit_core_kernel), &end) ||
       !ck__add_size(end, offset, &end)) {
+    ck_memblock_decref(text);
     return CK_ERROR(CK_ERR_OVERFLOW, "kernel offset %zu too large", offset);
   }
   ck_memblock *arena = NULL;
@@ -261,21 +283,24 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
   }
   st = ck_kernel_builder_ensure_capacity_leaf(ckb, end);
   if (st != CK_OK) {
+    ck_memblock_decref(text);
     return st;
   }
-  ck_jit_core_kernel *k = (ck_jit_core_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
-  k->base.base.destructor = ck__jit_kernel_destruct;
-  ck_memblock_incref(desc->code);
-  k->base.code = desc->code;
   if (arena == NULL && (var_meta != NULL || desc->dst_id == CK_TYPE_STRING)) {
     st = ck_pod_memblock_new(0, &arena); /* no destination arena: one of its own */
     if (st != CK_OK) {
+      ck_memblock_decref(text);
       return st;
     }
   } else {
     ck_memblock_incref(arena);
   }
+  ck_jit_core_kernel *k = (ck_jit_core_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+  k->base.base.destructor = ck__jit_core_kernel_destruct;
+  ck_memblock_incref(desc->code);
+  k->base.code = desc->code;
   k->base.dst_arena = arena;
+  k->text_arena = text;
   k->ndims = (intptr_t)ndims;
   size_t at = ck__jit_core_dims(dst_type, dst_arrmeta, dst_nd, k->dims);
   for (size_t j = 0; j < nsrc; j++) {

@@ -359,9 +359,13 @@ static ck_status ck__par_rows(void *ctx, size_t begin, size_t end,
   for (size_t j = 0; j < c->nsrc; j++) {
     s[j] = c->src[j] + (intptr_t)begin * c->src_stride[j];
   }
-  return (ck_status)ck_prefix_strided(child)(
+  ck_status st = (ck_status)ck_prefix_strided(child)(
       c->dst + (intptr_t)begin * c->dst_stride, c->dst_stride, s, c->src_stride,
       end - begin, child);
+  if (st != CK_OK) {
+    ck_error_offset_element((int64_t)begin); /* the failing row counts from begin */
+  }
+  return st;
 }
 
 /* In `m`, a copy of arrmeta of type `t`, every blockref that is one of the
@@ -538,6 +542,80 @@ static ck_status ck__run_tree(const ck__tree_spec *spec, ck_kernel_builder *kb0,
   return (ck_status)ck_prefix_single(root)(dst_data, src, root);
 }
 
+/* error.h: the failing element's index in the destination's outer dims.
+ * The lifted tree may have coalesced contiguous dims (lift.c), so the layers
+ * may have recorded fewer indices than the destination has outer dims; then
+ * the element's address decides (fixed/strided outer dims, no overlap). */
+static void ck__locate_failure(const ck__tree_spec *spec, const ck_array_preamble *dst,
+                               const char *dst_data) {
+  const void *addr;
+  int64_t idx[CK_ERROR_MAX_INDEX];
+  size_t n = ck_last_error_element(idx, CK_ERROR_MAX_INDEX, &addr);
+  size_t all = ck_type_ndim(dst->type);
+  size_t core = spec->core != NULL ? ck_type_ndim(spec->core->dst) : 0;
+  size_t nd = all > core ? all - core : 0;
+  if (n == 0 || addr == NULL || n == nd || nd == 0 || nd > CK_ERROR_MAX_INDEX) {
+    return;
+  }
+  intptr_t size[CK_ERROR_MAX_INDEX], stride[CK_ERROR_MAX_INDEX];
+  ck_type t = dst->type;
+  const char *m = ck_array_arrmeta(dst);
+  intptr_t lo = 0; /* the lowest element's offset from dst_data */
+  for (size_t k = 0; k < nd; k++) {
+    if (t->id != CK_TYPE_FIXED_DIM && t->id != CK_TYPE_STRIDED_DIM) {
+      return;
+    }
+    const ck_dim_arrmeta *dm = (const ck_dim_arrmeta *)(const void *)m;
+    size[k] = dm->size;
+    stride[k] = dm->stride;
+    if (size[k] <= 0) {
+      return;
+    }
+    if (stride[k] < 0) {
+      lo += (size[k] - 1) * stride[k];
+    }
+    m += ck__dim_header_size(t);
+    t = t->element;
+  }
+  intptr_t off = (intptr_t)((uintptr_t)addr - (uintptr_t)dst_data) - lo;
+  bool used[CK_ERROR_MAX_INDEX] = {false};
+  int64_t pos[CK_ERROR_MAX_INDEX];
+  for (size_t r = 0; r < nd; r++) { /* dims by decreasing |stride| */
+    size_t k = nd;
+    for (size_t j = 0; j < nd; j++) {
+      intptr_t aj = stride[j] < 0 ? -stride[j] : stride[j];
+      intptr_t ak = k < nd ? (stride[k] < 0 ? -stride[k] : stride[k]) : -1;
+      if (!used[j] && aj > ak) {
+        k = j;
+      }
+    }
+    if (k == nd) { /* the rest have stride 0: index 0 */
+      for (size_t j = 0; j < nd; j++) {
+        if (!used[j]) {
+          used[j] = true;
+          pos[j] = 0;
+        }
+      }
+      break;
+    }
+    used[k] = true;
+    intptr_t a = stride[k] < 0 ? -stride[k] : stride[k];
+    intptr_t q = off / a;
+    if (off < 0 || q >= size[k]) {
+      return;
+    }
+    off -= q * a;
+    pos[k] = stride[k] < 0 ? size[k] - 1 - q : q;
+  }
+  if (off != 0) {
+    return;
+  }
+  ck_error_set_element(pos[nd - 1], addr);
+  for (size_t k = nd - 1; k > 0; k--) {
+    ck_error_prepend_element(pos[k - 1]);
+  }
+}
+
 /* Build and run the tree of `spec` over dst, holding the writer lock of
  * every arena of the destination; a result made here (`fresh`) gives back
  * its arenas' unused capacity. */
@@ -554,6 +632,9 @@ static ck_status ck__run(const ck__tree_spec *spec, ck_array_preamble *dst, char
   st = ck__build_tree(spec, &kb, dst_arrmeta);
   if (st == CK_OK) {
     st = ck__run_tree(spec, &kb, &arenas, dst_arrmeta, dst_data, data);
+    if (st != CK_OK) {
+      ck__locate_failure(spec, dst, dst_data);
+    }
   }
   ck_kernel_builder_destroy(&kb);
   for (size_t i = 0; st == CK_OK && fresh && i < arenas.n; i++) {

@@ -40,6 +40,7 @@ static int ck__sdim_strided(char *dst, intptr_t dst_stride,
     int st = fn(dst + (intptr_t)i * dst_stride, k->dst_stride, s, k->src_stride,
                 (size_t)k->size, child);
     if (st != 0) {
+      ck_error_prepend_element((int64_t)i); /* error.h: where it failed */
       return st;
     }
   }
@@ -176,6 +177,7 @@ static int ck__vdim_strided(char *dst, intptr_t dst_stride,
     }
     int st = ck__vdim_one(k, self, dst + (intptr_t)i * dst_stride, s);
     if (st != 0) {
+      ck_error_prepend_element((int64_t)i);
       return st;
     }
   }

@@ -97,8 +97,12 @@ static int ck__run_child(const ck__nullprop_kernel *k, ck_prefix *child, char *d
   for (uint32_t q = 0; q < k->nsrc; q++) {
     s[q] = ck__at(src[q], ss[q], i);
   }
-  return ck_prefix_strided(child)((char *)(uintptr_t)ck__at(dst, ds, i), ds, s, ss, j - i,
-                                  child);
+  int st = ck_prefix_strided(child)((char *)(uintptr_t)ck__at(dst, ds, i), ds, s, ss, j - i,
+                                     child);
+  if (st != 0) {
+    ck_error_offset_element((int64_t)i); /* the run starts at slot i */
+  }
+  return st;
 }
 
 /* Kleene and/or at a slot where some operand is null: whether the known

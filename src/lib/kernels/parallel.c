@@ -22,6 +22,9 @@ typedef struct ck_job {
   atomic_bool stop;            /* set by the first failure                 */
   atomic_int status;           /* first failure's status (CK_OK if none)   */
   char msg[CK_JOB_MSG];        /* its message, written by the winner only  */
+  int64_t elem[CK_ERROR_MAX_INDEX]; /* its failing element (error.h), if any */
+  size_t nelem;
+  const void *elem_dst;
 } ck_job;
 
 /* The pool.  `lock` protects every field; `job_lock` serialises jobs (a
@@ -176,6 +179,7 @@ static void ck__job_run(ck_job *job, unsigned thread_index) {
       int expected = CK_OK;
       if (atomic_compare_exchange_strong(&job->status, &expected, (int)st)) {
         snprintf(job->msg, sizeof job->msg, "%s", ck_last_error());
+        job->nelem = ck_last_error_element(job->elem, CK_ERROR_MAX_INDEX, &job->elem_dst);
       }
       atomic_store(&job->stop, true);
       return;
@@ -335,6 +339,13 @@ ck_status ck__parallel_for_threads(size_t n, size_t min_chunk, unsigned max_thre
   ck_status st = (ck_status)atomic_load(&job.status);
   if (st != CK_OK) {
     ck_set_error(st, job.msg);
+    size_t ne = job.nelem < CK_ERROR_MAX_INDEX ? job.nelem : CK_ERROR_MAX_INDEX;
+    if (ne > 0) { /* the failing element travels with the message */
+      ck_error_set_element(job.elem[ne - 1], job.elem_dst);
+      for (size_t i = ne - 1; i > 0; i--) {
+        ck_error_prepend_element(job.elem[i - 1]);
+      }
+    }
   }
   return st;
 }

@@ -130,6 +130,14 @@ bool ck_utf8_validate(const char *bytes, size_t len) {
     unsigned c = s[i];
     if (c < 0x80) {
       i++;
+      while (i + 8 <= len) { /* ASCII runs: 8 bytes at a time */
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if (w & UINT64_C(0x8080808080808080)) {
+          break;
+        }
+        i += 8;
+      }
       continue;
     }
     size_t n;

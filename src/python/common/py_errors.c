@@ -54,7 +54,16 @@ PyObject *ckpy_raisef(ck_status status, const char *format, ...) {
   return ckpy_raise(status, message);
 }
 
+static _Thread_local int ckpy_located = 0;
+
+int ckpy_take_located(void) {
+  int r = ckpy_located;
+  ckpy_located = 0;
+  return r;
+}
+
 PyObject *ckpy_raise_last(ck_status status) {
+  ckpy_located = ck_last_error_element(NULL, 0, NULL) > 0;
   PyGILState_STATE g = PyGILState_Ensure();
   const char *msg = ck_last_error();
   ckpy_raise(status, PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace"));

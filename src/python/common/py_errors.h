@@ -34,4 +34,11 @@ PyObject *ckpy_raisef(ck_status status, const char *format, ...);
  * loops running without it may call this. */
 PyObject *ckpy_raise_last(ck_status status);
 
+/* Whether the last ckpy_raise_last on this thread raised a failure located
+ * at an element of a kernel's strided call (ck_last_error_element, error.h);
+ * reading it forgets it.  A ufunc loop knows the element's index within
+ * NumPy's call only: whoever made the call may run it again on a path that
+ * names the element in the operands' dims. */
+int ckpy_take_located(void);
+
 #endif /* CKERNELS_PY_ERRORS_H */

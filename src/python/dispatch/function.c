@@ -180,9 +180,18 @@ static PyObject *ckd_function_vectorcall(PyObject *self, PyObject *const *args, 
       goto done;
     }
   }
+  (void)ckpy_take_located();
   r = PyObject_Vectorcall(f->ufunc, args, nargsf, kwnames);
 done:
   if (r == NULL && f->fallback != NULL && PyErr_ExceptionMatches(ckd_fallback_exc)) {
+    PyErr_Clear();
+    return ckd_function_fallback(f, args, nargsf, kwnames);
+  }
+  if (r == NULL && f->fallback != NULL && ckpy_take_located()) {
+    /* An element of the kernel failed inside NumPy's loop, which knows its
+     * index within NumPy's call only (buffers, outer loops): the general
+     * path runs the call again and names the element in the operands'
+     * dims (error.h).  Its exception (or result) replaces NumPy's. */
     PyErr_Clear();
     return ckd_function_fallback(f, args, nargsf, kwnames);
   }

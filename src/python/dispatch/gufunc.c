@@ -113,8 +113,13 @@ static ck_status ckg_rows(void *ctx, size_t begin, size_t end, unsigned thread_i
   for (int j = 0; j < nin; j++) {
     src[j] = r->data[j] + (npy_intp)begin * r->strides[j];
   }
-  return (ck_status)r->L->strided(r->data[nin] + (npy_intp)begin * r->strides[nin],
-                                  r->strides[nin], src, r->strides, end - begin, r->self);
+  ck_status st = (ck_status)r->L->strided(r->data[nin] + (npy_intp)begin * r->strides[nin],
+                                          r->strides[nin], src, r->strides, end - begin,
+                                          r->self);
+  if (st != CK_OK) {
+    ck_error_offset_element((int64_t)begin); /* error.h: within the whole run */
+  }
+  return st;
 }
 
 static int ckg_strided_loop(PyArrayMethod_Context *context, char *const *data,

@@ -51,6 +51,9 @@ static ck_status ckd_par_chunk(void *vctx, size_t begin, size_t end, unsigned th
   }
   ck_status st = L->strided(c->dst + (intptr_t)begin * c->dst_stride, c->dst_stride,
                             src, c->src_stride, end - begin, L->kernel);
+  if (st != CK_OK) {
+    ck_error_offset_element((int64_t)begin); /* error.h: within the whole run */
+  }
   if (thread != 0) {
     int flags = fetestexcept(FE_ALL_EXCEPT);
     if (flags != 0) {
@@ -150,6 +153,10 @@ ck_status ckd_run(ckd_loop *L, char *const *data, npy_intp n, const npy_intp *st
   for (int j = 0; j < nin; j++) {
     rsrc[j] = data[j] + CKD_PROBE_ELEMENTS * ss[j];
   }
-  return L->strided(data[nin] + CKD_PROBE_ELEMENTS * ss[nin], ss[nin], rsrc, ss, rest,
-                    L->kernel);
+  st = L->strided(data[nin] + CKD_PROBE_ELEMENTS * ss[nin], ss[nin], rsrc, ss, rest,
+                  L->kernel);
+  if (st != CK_OK) {
+    ck_error_offset_element(CKD_PROBE_ELEMENTS);
+  }
+  return st;
 }

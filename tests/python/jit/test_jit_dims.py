@@ -107,7 +107,7 @@ def test_signature_parts():
     ("K * float64(N * float64)", "the result's dimension variable K is bound by no argument"),
     ("float64(N * var * float64)", "a var dim below the first core dim"),
     ("var * var * float64(var * float64)", "a var result is one var dim"),
-    ("N * string(N * float64)", "dimensioned results hold numbers or bool"),
+    ("N * string(N * float64)", "string elements of a dimensioned result take one var dim"),
     ("float64(strided * float64)", "signatures take fixed (3 *), symbolic (N *) and var"),
 ])
 def test_bad_signatures(sig, msg):

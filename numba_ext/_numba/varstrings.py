@@ -1,0 +1,274 @@
+"""Building a ``var * string`` element (a row of strings) from jitted code.
+
+A :class:`VarStringBuilderType` value is what a jitted kernel with a
+``var * string`` result gets as its output parameter (:mod:`ckernels.jit.dims`),
+and what a returned list/tuple of strings is copied through:
+``out.append(s)`` writes the text of ``s`` (a Numba ``str`` or a ``CkString``
+view: its bytes are copied, a view's source may die with the call) into the
+destination's *text* arena and its ``ck_string {begin, end}`` into the row's
+slots; ``len(out)`` is the count so far.
+
+The slots are one allocation of the destination's *var* arena, grown as
+:mod:`.varbuilder` grows numbers (8, then doubling) and trimmed on
+:func:`finish`.  The pod allocator resizes only an arena's latest
+allocation, so when the two arenas are one block (an Arrow-imported or
+hand-made destination may share them) the slots grow by a new allocation
+and a copy, and are not trimmed (the text written since sits after them).
+The state lives in the caller's stack frame (``alloca``), 5 words: var arena,
+slots begin, slots end, count, text arena.
+
+Arena failures raise the ckernel exception of the pod allocator's status.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.core.typing.templates import signature
+from numba.extending import (intrinsic, models, overload, overload_method, register_jitable,
+                             register_model)
+
+from .allocator import _ck_pod_allocate, _ck_pod_resize
+from .memblock import memblock_from_address, raise_status
+from .stringtype import CkStringType
+from .utf8 import memcpy, str_encode_into, str_utf8_nbytes
+
+_i8 = ir.IntType(8)
+_i8p = _i8.as_pointer()
+_i64 = ir.IntType(64)
+
+ARENA, BEGIN, END, COUNT, TEXT = 0, 1, 2, 3, 4
+_WORDS = 5
+#: bytes of one ck_string slot ({char *begin; char *end;})
+SLOT = 16
+
+
+class VarStringBuilderType(types.Type):
+    """The output of a jitted kernel with a ``var * string`` result."""
+
+    def __init__(self):
+        super().__init__(name="ckernels.VarStringBuilder")
+
+
+var_string_builder_type = VarStringBuilderType()
+
+
+@register_model(VarStringBuilderType)
+class VarStringBuilderModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("state", types.voidptr)])
+
+
+def _state(context, builder, ty, val):
+    v = cgutils.create_struct_proxy(ty)(context, builder, value=val)
+    return builder.bitcast(v.state, _i64.as_pointer())
+
+
+@intrinsic
+def new_strings(typingctx, arena, text):
+    """A builder (state on the caller's stack) over the var arena at address
+    ``arena`` and the text arena at ``text``."""
+    if not isinstance(arena, types.Integer) or not isinstance(text, types.Integer):
+        return None
+    resty = var_string_builder_type
+
+    def codegen(context, builder, sig, args):
+        st = cgutils.alloca_once(builder, ir.ArrayType(_i64, _WORDS))
+        builder.store(ir.Constant(ir.ArrayType(_i64, _WORDS), [0] * _WORDS), st)
+        p = builder.bitcast(st, _i64.as_pointer())
+        builder.store(context.cast(builder, args[0], sig.args[0], types.intp), p)
+        builder.store(context.cast(builder, args[1], sig.args[1], types.intp),
+                      builder.gep(p, [ir.Constant(_i64, TEXT)]))
+        v = cgutils.create_struct_proxy(resty)(context, builder)
+        v.state = builder.bitcast(st, _i8p)
+        return v._getvalue()
+    return signature(resty, arena, text), codegen
+
+
+@intrinsic
+def _get(typingctx, b, k):
+    if not isinstance(b, VarStringBuilderType) or not isinstance(k, types.IntegerLiteral):
+        return None
+    idx = k.literal_value
+
+    def codegen(context, builder, sig, args):
+        p = _state(context, builder, b, args[0])
+        return builder.load(builder.gep(p, [ir.Constant(_i64, idx)]))
+    return signature(types.intp, b, k), codegen
+
+
+@intrinsic
+def _set(typingctx, b, k, value):
+    if not isinstance(b, VarStringBuilderType) or not isinstance(k, types.IntegerLiteral):
+        return None
+    idx = k.literal_value
+
+    def codegen(context, builder, sig, args):
+        p = _state(context, builder, b, args[0])
+        v = context.cast(builder, args[2], sig.args[2], types.intp)
+        builder.store(v, builder.gep(p, [ir.Constant(_i64, idx)]))
+        return context.get_dummy_value()
+    return signature(types.none, b, k, value), codegen
+
+
+@intrinsic
+def _store_slot(typingctx, addr, begin, end):
+    """``*(ck_string *)addr = {begin, end}`` (addresses as integers)."""
+    if not all(isinstance(t, types.Integer) for t in (addr, begin, end)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        a, bg, en = (context.cast(builder, v, t, types.intp) for v, t in zip(args, sig.args))
+        p = builder.inttoptr(a, _i64.as_pointer())
+        builder.store(bg, p, align=1)
+        builder.store(en, builder.gep(p, [ir.Constant(_i64, 1)]), align=1)
+        return context.get_dummy_value()
+    return signature(types.none, addr, begin, end), codegen
+
+
+@register_jitable
+def reserve(b, n):
+    """Room for ``n`` slots in all (the allocation grows, never shrinks)."""
+    need = n * SLOT
+    begin = _get(b, BEGIN)
+    if begin != 0 and _get(b, END) - begin >= need:
+        return
+    if _get(b, ARENA) == 0 or _get(b, TEXT) == 0:
+        raise ValueError("ckernels.jit: a var * string result needs destination arenas")
+    arena = memblock_from_address(_get(b, ARENA))
+    if begin == 0:
+        st, nb, ne = _ck_pod_allocate(arena, need, 8)
+        if st != 0:
+            raise_status(st, "allocating a var * string result")
+    elif _get(b, ARENA) == _get(b, TEXT):
+        # one block: text was allocated after the slots, so they cannot be resized
+        st, nb, ne = _ck_pod_allocate(arena, need, 8)
+        if st != 0:
+            raise_status(st, "growing a var * string result")
+        memcpy(nb, begin, _get(b, COUNT) * SLOT)
+    else:
+        st, nb, ne = _ck_pod_resize(arena, need, begin, _get(b, END))
+        if st != 0:
+            raise_status(st, "growing a var * string result")
+    _set(b, BEGIN, nb)
+    _set(b, END, ne)
+
+
+@register_jitable
+def _text(b, nbytes):
+    """``nbytes`` new bytes of the text arena: their first address."""
+    st, tb, te = _ck_pod_allocate(memblock_from_address(_get(b, TEXT)), nbytes, 1)
+    if st != 0:
+        raise_status(st, "writing a string of a var * string result")
+    return tb
+
+
+@register_jitable
+def _next_slot(b):
+    n = _get(b, COUNT)
+    if _get(b, BEGIN) == 0 or _get(b, BEGIN) + (n + 1) * SLOT > _get(b, END):
+        reserve(b, max(8, 2 * n))
+    _set(b, COUNT, n + 1)
+    return _get(b, BEGIN) + n * SLOT
+
+
+@register_jitable
+def _append_str(b, s):
+    n = str_utf8_nbytes(s)
+    slot = _next_slot(b)
+    if n == 0:
+        _store_slot(slot, 0, 0)
+        return
+    tb = _text(b, n)
+    str_encode_into(s, tb)
+    _store_slot(slot, tb, tb + n)
+
+
+@register_jitable
+def _append_view(b, s):
+    n = s.end - s.begin
+    slot = _next_slot(b)
+    if n <= 0:
+        _store_slot(slot, 0, 0)
+        return
+    tb = _text(b, n)
+    memcpy(tb, s.begin, n)
+    _store_slot(slot, tb, tb + n)
+
+
+def text_ok(x) -> bool:
+    """Whether ``x`` (a Numba type) is a string an element can be made of."""
+    return isinstance(x, (types.UnicodeType, CkStringType))
+
+
+@overload_method(VarStringBuilderType, "append")
+def _ov_append(b, x):
+    if isinstance(x, types.UnicodeType):
+        return lambda b, x: _append_str(b, x)
+    if isinstance(x, CkStringType):
+        return lambda b, x: _append_view(b, x)
+
+
+@overload(len)
+def _ov_len(b):
+    if isinstance(b, VarStringBuilderType):
+        return lambda b: _get(b, COUNT)
+
+
+def append(b, x):
+    """``b.append(x)`` as a function (jitted code only)."""
+
+
+@overload(append)
+def _ov_append_fn(b, x):
+    if isinstance(b, VarStringBuilderType) and text_ok(x):
+        return lambda b, x: b.append(x)
+
+
+@register_jitable
+def extend_from(b, values):
+    """Append every string of a list or tuple (one reservation)."""
+    reserve(b, _get(b, COUNT) + len(values))
+    for v in values:
+        append(b, v)
+
+
+@intrinsic
+def _write_row(typingctx, dst, begin, count):
+    """``*(ck_var_dim_data *)dst = {begin, count}``."""
+    if dst != types.voidptr:
+        return None
+
+    def codegen(context, builder, sig, args):
+        p = builder.bitcast(args[0], _i64.as_pointer())
+        builder.store(context.cast(builder, args[1], sig.args[1], types.intp), p)
+        builder.store(context.cast(builder, args[2], sig.args[2], types.intp),
+                      builder.gep(p, [ir.Constant(_i64, 1)]))
+        return context.get_dummy_value()
+    return signature(types.none, dst, begin, count), codegen
+
+
+@register_jitable
+def finish(b, dst, stride, offset):
+    """Trim the slots to the strings appended (separate arenas only) and point
+    the var element at ``dst`` to them (``stride`` / ``offset``: the
+    destination's var arrmeta; its slots must be contiguous)."""
+    n = _get(b, COUNT)
+    if n > 0 and stride != SLOT:
+        raise ValueError("ckernels.jit: the destination's var dim is not contiguous "
+                         "(its stride differs from the element size)")
+    begin = _get(b, BEGIN)
+    if begin != 0 and _get(b, ARENA) != _get(b, TEXT):
+        st, nb, ne = _ck_pod_resize(memblock_from_address(_get(b, ARENA)), n * SLOT, begin,
+                                    _get(b, END))
+        if st != 0:
+            raise_status(st, "trimming a var * string result")
+        begin = nb
+    if n == 0:
+        _write_row(dst, 0, 0)
+    else:
+        _write_row(dst, begin - offset, n)
+
+
+__all__ = ["VarStringBuilderType", "var_string_builder_type", "new_strings", "reserve",
+           "extend_from", "finish", "text_ok", "SLOT"]
