@@ -172,7 +172,7 @@ def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:
 
 def _select(kernel, args, fname):
     for comp in kernel._compiled.values():
-        if not comp.core or len(comp.sig.args) != len(args):
+        if (not comp.core and "string" not in comp.sig.args) or len(comp.sig.args) != len(args):
             continue
         ok = True
         for a, name in zip(args, comp.sig.args):

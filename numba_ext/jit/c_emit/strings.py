@@ -170,7 +170,8 @@ def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
             name = getattr(key, "__name__", str(key))
             raise fe.fail(f"{name}() of a string", loc)
         return None
-    method = str(fnty.typing_key).rsplit(".", 1)[-1]
+    tk = fnty.typing_key
+    method = tk[-1] if isinstance(tk, tuple) else str(tk).rsplit(".", 1)[-1]
     recv = _receiver(fe, e.func)
     if recv is None:
         raise fe.fail(f"str.{method}", loc)
