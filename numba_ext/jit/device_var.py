@@ -40,6 +40,7 @@ __all__ = ["call", "source"]
 
 _INT64 = element_type("int64")
 _UINT8 = element_type("uint8")
+_STRLIST = "var * string"
 
 
 def _var_row(name):
@@ -50,6 +51,8 @@ def _var_row(name):
     if not _dims.is_dimensioned(name):
         return None
     c = _dims.core(name)
+    if c.ndim == 1 and c.has_var and c.dtype == "string":
+        return _STRLIST
     if c.ndim == 1 and c.has_var and element_type(c.dtype).kind in "biuf":
         return c.dtype
     raise NotSupportedError(f"{name}: on devices a var-dim argument is one var dim of "
@@ -75,7 +78,7 @@ class VarLayout:
             raise NotSupportedError(
                 f"{fname}: {sig.text}: string results on a device (results of unknown size "
                 "are built on the CPU; .get() the strings)")
-        self.dtypes = tuple(_UINT8 if r == "string" else element_type(r if r is not None else a)
+        self.dtypes = tuple(_UINT8 if r in ("string", _STRLIST) else element_type(r if r is not None else a)
                             for r, a in zip(self.rows, sig.args))
         self.ret_dtype = element_type(sig.ret)
         for dt in self.dtypes + (self.ret_dtype,):
@@ -86,6 +89,7 @@ class VarLayout:
     def numba_types(self):
         from numba.core import types
         nb = tuple(dt.numba if r is None else types.unicode_type if r == "string" else
+                   types.List(types.unicode_type) if r == _STRLIST else
                    types.Array(dt.numba, 1, "A", readonly=True)
                    for r, dt in zip(self.rows, self.dtypes))
         return nb, self.ret_dtype.numba
@@ -96,7 +100,9 @@ class VarLayout:
         array."""
         out = []
         for r, dt, by_value in zip(self.rows, self.dtypes, scalars):
-            if r is not None:
+            if r == _STRLIST:     # row bounds, the strings' offsets, their bytes
+                out += [(_INT64, False), (_INT64, False), (_INT64, False), (dt, False)]
+            elif r is not None:
                 out += [(_INT64, False), (_INT64, False), (dt, False)]
             else:
                 out.append((dt, by_value))
@@ -123,6 +129,16 @@ def var_kernel(prog: EmittedKernel, layout: VarLayout, inputs) -> str:
     for k, (r, dt) in enumerate(zip(layout.rows, layout.dtypes)):
         pt = fe.arg_types[k]
         pct = fe.ct(pt)
+        if r == _STRLIST:
+            lo, hi, so, sd = pos, pos + 1, pos + 2, pos + 3
+            pos += 4
+            lines += [f"  {i64} lo{k} = *({d.pointer(i64, True)})(ck_in{lo} + o_in{lo});",
+                      f"  {i64} hi{k} = *({d.pointer(i64, True)})(ck_in{hi} + o_in{hi});",
+                      f"  {pct} x{k};",
+                      f"  x{k}.o = ({d.pointer(i64, True)})(ck_in{so} + o_in{so}) + lo{k};",
+                      f"  x{k}.d = ck_in{sd} + o_in{sd}; x{k}.n = hi{k} - lo{k};"]
+            cargs.append(f"x{k}")
+            continue
         if r is not None:
             lo, hi, vals = pos, pos + 1, pos + 2
             pos += 3
@@ -228,7 +244,11 @@ def call(kernel, args, out=None):
     n = lengths.pop()
     operands, layouts = [], []
     for a in args:
-        if isinstance(a, DeviceVarArray):
+        if isinstance(a, DeviceVarArray) and str(a.element) == _STRLIST:
+            offs = a.offsets
+            operands += [offs[:-1], offs[1:], a.values.offsets, a.values.values]
+            layouts += [((n,), (8,)), ((n,), (8,)), ((), ()), ((), ())]
+        elif isinstance(a, DeviceVarArray):
             offs = a.offsets
             operands += [offs[:-1], offs[1:], a.values]
             layouts += [((n,), (8,)), ((n,), (8,)), ((), ())]

@@ -88,6 +88,19 @@ def index_ord(s, i):
     return ord(s[i])
 
 
+@ckernels.jit("int64(var * string)")
+def long_words(words):
+    n = 0
+    for w in words:
+        if len(w) > 2:
+            n += 1
+    if len(words) > 0 and words[-1] == "é":
+        n += 100
+    if len(words) > 1:
+        n += 1000 * len(words[0])
+    return n
+
+
 FUNCS1 = [slen, first_ord, mid_is_e, with_constants]
 ALPHA = st.characters(codec="utf-8", exclude_categories=("Cs",))
 TEXT = st.text(alphabet=ALPHA, max_size=30) | st.text(alphabet="abé€m𝄞", max_size=8) | \
@@ -117,6 +130,15 @@ def test_two_string_functions_match_the_cpu_jit(ctx, pairs):
     a, b = [p[0] for p in pairs], [p[1] for p in pairs]
     got = two(ctx.array(a), ctx.array(b)).to_numpy().tolist()
     assert got == _host(two, a, b)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(TEXT, max_size=6), min_size=1, max_size=20))
+def test_rows_of_strings_match_the_cpu_jit(ctx, rows):
+    d = ctx.array(ckernels.array(rows, type=f"{len(rows)} * var * string"))
+    host = ckernels.array(rows, type=f"{len(rows)} * var * string")
+    assert long_words(d).to_numpy().tolist() == np.asarray(long_words(host)).tolist()
 
 
 def test_index_error_comes_back_as_on_the_cpu(ctx):
@@ -169,8 +191,10 @@ def test_string_functions_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path)
         ccuda.nvrtc_version()
     except errors.BackendError as exc:
         pytest.skip(f"no NVRTC: {exc}")
-    ptx, log = ccuda.compile_ptx(srcs, "sm_80")
+    rows_src = _cuda_source(long_words, "ck_long_words")   # compiled and assembled only
+    ptx, log = ccuda.compile_ptx(srcs + rows_src, "sm_80")
     assert "error" not in log.lower(), log
+    assert "ck_long_words_kernel" in ptx
     (tmp_path / "s.ptx").write_text(ptx)
     assemble_or_skip([("sm_80", tmp_path / "s.ptx")])
     cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")

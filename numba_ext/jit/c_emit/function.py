@@ -82,6 +82,9 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         t = _unlit(t)
         if isinstance(t, types.UnicodeType):
             return _strings.c_type(self)
+        got = _strings.list_c_type(self, t)
+        if got is not None:
+            return got
         if isinstance(t, types.Record):
             return self.prog.use_struct(t)
         if isinstance(t, types.NestedArray):
@@ -300,6 +303,9 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
             return [f"{dst} = {self.use_as(e.value, tt, loc)};"]
         if op == "call":
             return self.call(dst, tt, e, loc)
+        got = _strings.list_expr(self, dst, tt, e, loc)    # a row of strings
+        if got is not None:
+            return got
         if op == "getiter":
             vt = _unlit(self.tyof(e.value))
             if not isinstance(vt, types.RangeType):
