@@ -15,8 +15,11 @@ A string argument (a :class:`DeviceVarArray` of strings) is the same: the
 work item reads its row's byte bounds from the offsets and hands the function
 a view of its UTF-8 bytes (``ck_str_t``, :mod:`ckernels.jit.c_emit.strings`).
 
+A ``var * string`` argument enters as four operands: the row bounds, the
+strings' offsets and their bytes (a row of ``ck_strlist_t``).
+
 Taken: signatures whose arguments are ``var * T`` (T a number or bool),
-``string`` or numbers, with a number result.  Refused with one line
+``string``, ``var * string`` or numbers, with a number result.  Refused with one line
 (``NotSupportedError``): var dims under other dims or holding strings,
 dimensioned or string results (``out.append``, returned lists, ``str``: a
 result of unknown size needs the sizing pass of ``docs/device-code.md``).

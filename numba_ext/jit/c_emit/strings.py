@@ -15,8 +15,11 @@ program once and instantiated per pair of address spaces): ``len(s)`` (code
 points), ``s[i]`` (``IndexError("string index out of range")`` as on the
 CPU), ``ord(c)``, ``==``/``!=``/``<``/``<=``/``>``/``>=`` between strings,
 ``sub in s``, ``s.find(sub[, start[, end]])``, ``s.startswith(p[, start[,
-end]])``, ``s.endswith(...)``.  Everything else on strings (string results,
-other methods, iteration) is the emitter's one-line ``NotSupportedError``.
+end]])``, ``s.endswith(...)``.  A row of strings (a ``var * string`` argument) is typed
+as Numba's ``List(unicode_type)`` and in C ``ck_strlist_t`` (pointers to the
+row's ``n + 1`` string offsets and to the bytes): ``len(row)``, ``row[i]``,
+``for s in row``.  Everything else on strings (string results, other methods,
+iteration over a string) is the emitter's one-line ``NotSupportedError``.
 """
 
 from __future__ import annotations
