@@ -171,6 +171,12 @@ def test_unsupported_string_constructs_are_one_line(ctx, f, what):
         assert f"{__file__}:{line}" in msg
 
 
+def test_source_of_string_signatures_is_the_device_program():
+    src = slen.source("opencl")
+    assert "ck_str_t" in src and "ck_sv_len_g" in src and "__kernel" in src
+    assert "ck_strlist_t" in long_words.source("cuda")
+
+
 # ---- the same functions as CUDA C: NVRTC + ptxas, then run on the host shim ---------------
 def _cuda_source(f, ns):
     from ckernels.jit import c_emit, device_var
