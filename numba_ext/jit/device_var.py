@@ -11,12 +11,18 @@ launch is the shared plan (:func:`ckernels.device.launch.build_plan`): the
 offsets enter as two views (``offsets[:-1]``, ``offsets[1:]``), the values as
 an operand broadcast to every row (the kernel adds the row's start itself).
 
-Taken: signatures whose dimensioned arguments are ``var * T`` (T a number
-or bool) and whose other arguments are numbers, with a number result.
-Refused with one line (``NotSupportedError``): var dims under other dims or
-holding strings, dimensioned results (``out.append``, returned lists: a
-result of unknown size needs the sizing pass of ``docs/device-code.md``),
-strings as arguments.
+A string argument (a :class:`DeviceVarArray` of strings) is the same: the
+work item reads its row's byte bounds from the offsets and hands the function
+a view of its UTF-8 bytes (``ck_str_t``, :mod:`ckernels.jit.c_emit.strings`).
+
+A ``var * string`` argument enters as four operands: the row bounds, the
+strings' offsets and their bytes (a row of ``ck_strlist_t``).
+
+Taken: signatures whose arguments are ``var * T`` (T a number or bool),
+``string``, ``var * string`` or numbers, with a number result.  Refused with one line
+(``NotSupportedError``): var dims under other dims or holding strings,
+dimensioned or string results (``out.append``, returned lists, ``str``: a
+result of unknown size needs the sizing pass of ``docs/device-code.md``).
 """
 
 from __future__ import annotations
@@ -36,14 +42,20 @@ from .signature import element_type
 __all__ = ["call", "source"]
 
 _INT64 = element_type("int64")
+_UINT8 = element_type("uint8")
+_STRLIST = "var * string"
 
 
 def _var_row(name):
     """The element dtype name of a ``var * T`` signature part (T a number or
     bool), None for a part without dims; refuses other dimensioned parts."""
+    if name == "string":
+        return "string"
     if not _dims.is_dimensioned(name):
         return None
     c = _dims.core(name)
+    if c.ndim == 1 and c.has_var and c.dtype == "string":
+        return _STRLIST
     if c.ndim == 1 and c.has_var and element_type(c.dtype).kind in "biuf":
         return c.dtype
     raise NotSupportedError(f"{name}: on devices a var-dim argument is one var dim of "
@@ -65,7 +77,11 @@ class VarLayout:
             raise NotSupportedError(
                 f"{fname}: {sig.text}: a dimensioned result of var-dim arguments on a device "
                 "(results of unknown size are built on the CPU; reduce each row to a number)")
-        self.dtypes = tuple(element_type(r if r is not None else a)
+        if sig.ret == "string":
+            raise NotSupportedError(
+                f"{fname}: {sig.text}: string results on a device (results of unknown size "
+                "are built on the CPU; .get() the strings)")
+        self.dtypes = tuple(_UINT8 if r in ("string", _STRLIST) else element_type(r if r is not None else a)
                             for r, a in zip(self.rows, sig.args))
         self.ret_dtype = element_type(sig.ret)
         for dt in self.dtypes + (self.ret_dtype,):
@@ -75,7 +91,9 @@ class VarLayout:
 
     def numba_types(self):
         from numba.core import types
-        nb = tuple(dt.numba if r is None else types.Array(dt.numba, 1, "A", readonly=True)
+        nb = tuple(dt.numba if r is None else types.unicode_type if r == "string" else
+                   types.List(types.unicode_type) if r == _STRLIST else
+                   types.Array(dt.numba, 1, "A", readonly=True)
                    for r, dt in zip(self.rows, self.dtypes))
         return nb, self.ret_dtype.numba
 
@@ -85,7 +103,9 @@ class VarLayout:
         array."""
         out = []
         for r, dt, by_value in zip(self.rows, self.dtypes, scalars):
-            if r is not None:
+            if r == _STRLIST:     # row bounds, the strings' offsets, their bytes
+                out += [(_INT64, False), (_INT64, False), (_INT64, False), (dt, False)]
+            elif r is not None:
                 out += [(_INT64, False), (_INT64, False), (dt, False)]
             else:
                 out.append((dt, by_value))
@@ -112,13 +132,28 @@ def var_kernel(prog: EmittedKernel, layout: VarLayout, inputs) -> str:
     for k, (r, dt) in enumerate(zip(layout.rows, layout.dtypes)):
         pt = fe.arg_types[k]
         pct = fe.ct(pt)
+        if r == _STRLIST:
+            lo, hi, so, sd = pos, pos + 1, pos + 2, pos + 3
+            pos += 4
+            lines += [f"  {i64} lo{k} = *({d.pointer(i64, True)})(ck_in{lo} + o_in{lo});",
+                      f"  {i64} hi{k} = *({d.pointer(i64, True)})(ck_in{hi} + o_in{hi});",
+                      f"  {pct} x{k};",
+                      f"  x{k}.o = ({d.pointer(i64, True)})(ck_in{so} + o_in{so}) + lo{k};",
+                      f"  x{k}.d = ck_in{sd} + o_in{sd}; x{k}.n = hi{k} - lo{k};"]
+            cargs.append(f"x{k}")
+            continue
         if r is not None:
             lo, hi, vals = pos, pos + 1, pos + 2
             pos += 3
             size = dt.numpy.itemsize
             lines += [f"  {i64} lo{k} = *({d.pointer(i64, True)})(ck_in{lo} + o_in{lo});",
                       f"  {i64} hi{k} = *({d.pointer(i64, True)})(ck_in{hi} + o_in{hi});",
-                      f"  {pct} x{k};",
+                      f"  {pct} x{k};"]
+            if r == "string":
+                lines += [f"  x{k}.p = ck_in{vals} + o_in{vals} + lo{k}; x{k}.n = hi{k} - lo{k};"]
+                cargs.append(f"x{k}")
+                continue
+            lines += [
                       f"  x{k}.p = ck_in{vals} + o_in{vals} + lo{k} * {size};",
                       f"  x{k}.n[0] = hi{k} - lo{k}; x{k}.s[0] = {size};"]
         else:
@@ -156,12 +191,14 @@ def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:
 
 def _select(kernel, args, fname):
     for comp in kernel._compiled.values():
-        if not comp.core or len(comp.sig.args) != len(args):
+        if (not comp.core and "string" not in comp.sig.args) or len(comp.sig.args) != len(args):
             continue
         ok = True
         for a, name in zip(args, comp.sig.args):
             c = _dims.core(name) if _dims.is_dimensioned(name) else None
-            if isinstance(a, DeviceVarArray):
+            if isinstance(a, DeviceVarArray) and str(a.element) == "string":
+                ok = name == "string"
+            elif isinstance(a, DeviceVarArray):
                 ok = c is not None and c.has_var and str(a.element) == " * ".join(
                     ["var"] * c.ndim + [c.dtype])
             elif isinstance(a, DeviceArray):
@@ -189,12 +226,6 @@ def call(kernel, args, out=None):
     ctx = launch.context_of(fname, [a.offsets if isinstance(a, DeviceVarArray) else a
                                     for a in args])
     tgt = device.target(ctx.kind)
-    for a in args:
-        if isinstance(a, DeviceVarArray) and "string" in str(a.element):
-            raise NotSupportedError(
-                f"{fname}: {a.type} arguments of jitted functions on {ctx.kind} devices are "
-                "not supported (strings live on the device in Arrow's layout; run the "
-                "function on the host copy, .get())")
     comp = _select(kernel, args, fname)
     per = tgt.plans(comp, ctx)
     got = per.get("program")
@@ -216,7 +247,11 @@ def call(kernel, args, out=None):
     n = lengths.pop()
     operands, layouts = [], []
     for a in args:
-        if isinstance(a, DeviceVarArray):
+        if isinstance(a, DeviceVarArray) and str(a.element) == _STRLIST:
+            offs = a.offsets
+            operands += [offs[:-1], offs[1:], a.values.offsets, a.values.values]
+            layouts += [((n,), (8,)), ((n,), (8,)), ((), ()), ((), ())]
+        elif isinstance(a, DeviceVarArray):
             offs = a.offsets
             operands += [offs[:-1], offs[1:], a.values]
             layouts += [((n,), (8,)), ((n,), (8,)), ((), ())]

@@ -9,6 +9,7 @@ import operator
 
 import numpy as np
 
+from . import strings as _strings
 from .numba_types import (_unlit, _int_bits, _is_float, _is_int, _is_bool, _key, _int32_t,
                           _int64_t, _f64_t)
 from .tables import (_MATH_1, _MATH_2, _MATH_TO_INT, _MATH_PRED, _BINOPS, _UNOPS, _INPLACE,
@@ -26,6 +27,9 @@ class CallEmission:
         sig = self.tir.calltypes[e]
         rt = _unlit(sig.return_type)
         args = e.args
+        got = _strings.call(self, dst, tt, e, fnty, sig, loc)
+        if got is not None:
+            return got
         if isinstance(fnty, types.Dispatcher):
             py = fnty.dispatcher.py_func
             fe = self.prog.function(py, tuple(_unlit(a) for a in sig.args), rt, loc)

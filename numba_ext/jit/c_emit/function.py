@@ -12,6 +12,7 @@ import numpy as np
 
 from ...errors import NotSupportedError
 from . import arrays as _arrays
+from . import strings as _strings
 from .arith import ArithEmission
 from .calls import CallEmission
 from .numba_types import _unlit, _is_static, _is_float, _is_int, _is_bool, _bool_t
@@ -76,7 +77,14 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         struct (Numba Record) is its typedef; a fixed dim inside a struct
         (NestedArray) a pointer to its first element."""
         from numba.core import types
+        if isinstance(t, types.StringLiteral):
+            return None     # a program constant where it is used (c_emit.strings)
         t = _unlit(t)
+        if isinstance(t, types.UnicodeType):
+            return _strings.c_type(self)
+        got = _strings.list_c_type(self, t)
+        if got is not None:
+            return got
         if isinstance(t, types.Record):
             return self.prog.use_struct(t)
         if isinstance(t, types.NestedArray):
@@ -298,13 +306,17 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         op = e.op
         if op in ("binop", "inplace_binop"):
             fn = e.fn if op == "binop" else e.immutable_fn
-            return self.binop(dst, tt, fn, e, loc)
+            got = _strings.binop(self, dst, tt, fn, e.lhs, e.rhs, loc)
+            return got if got is not None else self.binop(dst, tt, fn, e, loc)
         if op == "unary":
             return self.unary(dst, tt, e.fn, e.value, self.tir.calltypes[e], loc)
         if op == "cast":
             return [f"{dst} = {self.use_as(e.value, tt, loc)};"]
         if op == "call":
             return self.call(dst, tt, e, loc)
+        got = _strings.list_expr(self, dst, tt, e, loc)    # a row of strings
+        if got is not None:
+            return got
         if op == "getiter":
             vt = _unlit(self.tyof(e.value))
             if not isinstance(vt, types.RangeType):
@@ -338,6 +350,9 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
                 return [f"{dst} = {self.const(0, tt, loc)};"]
             raise self.fail(f"attribute '.{e.attr}' of {vt}", loc)
         if op in ("static_getitem", "getitem"):
+            got = _strings.getitem(self, dst, tt, e, loc)
+            if got is not None:
+                return got
             got = self.tuple_item(dst, tt, e, loc)
             if got is not None:
                 return got

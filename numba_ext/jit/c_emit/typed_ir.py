@@ -161,7 +161,10 @@ def typed_ir(py_func, arg_types, return_type=None, error_model="python",
     typingctx.refresh()
     targetctx.refresh()
     flags = compiler.Flags()
-    flags.nrt = False
+    from numba.core import types as _types
+    # Numba types str operations (s[i]: _empty_string) only with NRT on; nothing is
+    # lowered here, so it only lets typing through (c_emit.strings emits them)
+    flags.nrt = any(isinstance(a, _types.UnicodeType) for a in arg_types)
     flags.no_cpython_wrapper = True
     flags.error_model = error_model
     try:

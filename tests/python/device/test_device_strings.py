@@ -273,10 +273,9 @@ def strlen(s):
     return len(s)
 
 
-def test_string_arguments_on_devices_are_refused_in_one_line(ctx):
-    d = ctx.array(["a", "bb"])
-    with pytest.raises(NotSupportedError, match=r"strlen: 2 \* string arguments .* opencl"):
-        strlen(d)
+def test_string_arguments_run_on_the_device(ctx):
+    # once refused; test_device_string_jit.py has the differential tests
+    assert strlen(ctx.array(["a", "bé", ""])).to_numpy().tolist() == [1, 2, 0]
 
 
 @ckernels.jit("int64(int64)")

@@ -1,0 +1,267 @@
+"""String arguments in device C: what the emitter does with ``str`` values.
+
+A string argument of a jitted function on a device (a row of a
+:class:`~ckernels.device.varlen.DeviceVarArray` of strings, Arrow's layout) is
+the ``unicode_type`` the CPU function sees; in C a view of its UTF-8 bytes in
+the device buffer::
+
+    typedef struct { __global const uchar *p; long n; } ck_str_t;
+
+``s[i]`` is a view too (one code point of ``s``, nothing copied).  A string
+literal is a program constant (OpenCL ``__constant``, CUDA ``__device__``),
+used where it is used, never a variable.  The operations are the functions of
+``ckernel/utf8_view.h`` (installed with the package, placed in front of the
+program once and instantiated per pair of address spaces): ``len(s)`` (code
+points), ``s[i]`` (``IndexError("string index out of range")`` as on the
+CPU), ``ord(c)``, ``==``/``!=``/``<``/``<=``/``>``/``>=`` between strings,
+``sub in s``, ``s.find(sub[, start[, end]])``, ``s.startswith(p[, start[,
+end]])``, ``s.endswith(...)``.  A row of strings (a ``var * string`` argument) is typed
+as Numba's ``List(unicode_type)`` and in C ``ck_strlist_t`` (pointers to the
+row's ``n + 1`` string offsets and to the bytes): ``len(row)``, ``row[i]``,
+``for s in row``.  Everything else on strings (string results, other methods,
+iteration over a string) is the emitter's one-line ``NotSupportedError``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import operator
+import os
+
+from .numba_types import _unlit
+
+_HEADER = "ckernel/utf8_view.h"
+STR_T = "ck_str_t"
+_CMP = {operator.eq: "== 0", operator.ne: "!= 0", operator.lt: "< 0", operator.le: "<= 0",
+        operator.gt: "> 0", operator.ge: ">= 0"}
+
+
+@functools.lru_cache(maxsize=None)
+def utf8_view_h() -> str:
+    """The text of ``ckernel/utf8_view.h`` as installed with the package."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "include", "ckernel", "utf8_view.h")
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def is_str(t) -> bool:
+    from numba.core import types
+    return isinstance(t, (types.UnicodeType, types.StringLiteral))
+
+
+def c_type(fe) -> str:
+    """``ck_str_t``, with the header's functions, declared on first use."""
+    d = fe.d
+    prog = fe.prog
+    if _HEADER not in prog.helpers:
+        g = d.global_space
+        c = "__constant" if d.global_space else ""
+        prog.helpers[_HEADER] = (
+            f"#define CK_SV_FN {d.function_prefix}\n#define CK_SV_I64 {d.int64}\n"
+            f"#define CK_SV_U8 {d.uint8}\n{utf8_view_h()}\n"
+            f"typedef struct {{ {d.pointer(d.uint8, True)}p; {d.int64} n; }} {STR_T};\n"
+            f"CK_UTF8_VIEW_ONE(g, {g})\nCK_UTF8_VIEW_ONE(c, {c})\n"
+            f"CK_UTF8_VIEW_TWO(gg, g, {g}, g, {g})\nCK_UTF8_VIEW_TWO(gc, g, {g}, c, {c})\n"
+            f"CK_UTF8_VIEW_TWO(cg, c, {c}, g, {g})\nCK_UTF8_VIEW_TWO(cc, c, {c}, c, {c})\n")
+    return STR_T
+
+
+def _literal(fe, value: str) -> tuple[str, str]:
+    """A string constant of the program: (array name, byte length)."""
+    d = fe.d
+    c_type(fe)
+    data = value.encode("utf-8")
+    name = "ck_strlit_" + hashlib.sha1(data).hexdigest()[:12]
+    space = "__constant" if d.global_space else "__device__"
+    body = ", ".join(str(b) for b in data) or "0"
+    fe.prog.helper(name, f"{space} const {d.uint8} {name}[] = {{{body}}};\n")
+    return name, f"{len(data)}{d.int64_suffix}"
+
+
+def operand(fe, var, loc) -> tuple[str, str, str]:
+    """A string operand: (address space suffix ``g``/``c``, pointer, length)."""
+    from numba.core import types
+    t = fe.tyof(var)
+    if isinstance(t, types.StringLiteral):
+        name, n = _literal(fe, t.literal_value)
+        return "c", name, n
+    v = fe.use(var, loc)
+    return "g", f"{v}.p", f"{v}.n"
+
+
+def _receiver(fe, func_var):
+    """The string a bound method (``s.find``) was taken from."""
+    from numba.core import ir
+    defn = fe.tir.func_ir.get_definition(func_var)
+    if isinstance(defn, ir.Expr) and defn.op == "getattr":
+        return defn.value
+    return None
+
+
+def binop(fe, dst, tt, fn, lhs, rhs, loc) -> list[str] | None:
+    """Comparisons and ``in`` with string operands; None when neither operand
+    is a string."""
+    if not (is_str(fe.tyof(lhs)) or is_str(fe.tyof(rhs))):
+        return None
+    if fn is operator.contains:       # lhs: the container (Numba's order)
+        if not (is_str(fe.tyof(lhs)) and is_str(fe.tyof(rhs))):
+            raise fe.fail("'in' between a string and a non-string", loc)
+        sa, pa, na = operand(fe, lhs, loc)
+        sb, pb, nb = operand(fe, rhs, loc)
+        return [f"{dst} = ck_sv_contains_{sa}{sb}({pa}, {na}, {pb}, {nb});"]
+    rel = _CMP.get(fn)
+    if rel is None or not (is_str(fe.tyof(lhs)) and is_str(fe.tyof(rhs))):
+        name = getattr(fn, "__name__", fn)
+        raise fe.fail(f"operator {name} on {_unlit(fe.tyof(lhs))} and "
+                      f"{_unlit(fe.tyof(rhs))} (string results are built on the CPU)", loc)
+    sa, pa, na = operand(fe, lhs, loc)
+    sb, pb, nb = operand(fe, rhs, loc)
+    return [f"{dst} = (ck_sv_cmp_{sa}{sb}({pa}, {na}, {pb}, {nb}) {rel});"]
+
+
+def getitem(fe, dst, tt, e, loc) -> list[str] | None:
+    """``s[i]`` of a string with an integer index: a view of one code point."""
+    from numba.core import types
+    base = e.value
+    if not is_str(fe.tyof(base)):
+        return None
+    if e.op == "static_getitem":
+        idx = e.index if isinstance(e.index, int) else None
+        if idx is None and e.index_var is not None and isinstance(
+                _unlit(fe.tyof(e.index_var)), types.Integer):
+            idx_c = fe.use_as(e.index_var, types.int64, loc)
+        elif idx is not None:
+            idx_c = fe.d.int_literal(idx, types.int64)
+        else:
+            raise fe.fail("slicing strings on a device (string results are built on "
+                          "the CPU)", loc)
+    else:
+        if not isinstance(_unlit(fe.tyof(e.index)), types.Integer):
+            raise fe.fail("slicing strings on a device (string results are built on "
+                          "the CPU)", loc)
+        idx_c = fe.use_as(e.index, types.int64, loc)
+    s, p, n = operand(fe, base, loc)
+    if s != "g":
+        raise fe.fail("indexing a string constant", loc)
+    code = fe.prog.error_code(IndexError, ("string index out of range",))
+    i64 = fe.d.int64
+    return [f"{{ {i64} ck_o, ck_l;",
+            f"  if (!ck_sv_getitem_g({p}, {n}, {idx_c}, &ck_o, &ck_l)) {fe.raise_code(code)}",
+            f"  {dst}.p = {p} + ck_o; {dst}.n = ck_l; }}"]
+
+
+def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
+    """``len(s)``, ``ord(c)`` and the string methods; None when the call is
+    not about strings."""
+    from numba.core import types
+    args = e.args
+    key = getattr(fnty, "typing_key", None)
+    got = list_len(fe, dst, tt, e, fnty, loc)
+    if got is not None:
+        return got
+    if key is len and len(args) == 1 and is_str(fe.tyof(args[0])):
+        s, p, n = operand(fe, args[0], loc)
+        return [f"{dst} = {fe.cast(f'ck_sv_len_{s}({p}, {n})', types.int64, tt)};"]
+    if key is ord and len(args) == 1 and is_str(fe.tyof(args[0])):
+        s, p, n = operand(fe, args[0], loc)
+        code = fe.prog.error_code(TypeError, ("ord() expected a character",))
+        i64 = fe.d.int64
+        return [f"{{ {i64} ck_c = ck_sv_ord_{s}({p}, {n});",
+                f"  if (ck_c < 0) {fe.raise_code(code)}",
+                f"  {dst} = {fe.cast('ck_c', types.int64, tt)}; }}"]
+    if not isinstance(fnty, types.BoundFunction) or not is_str(fnty.this):
+        return None     # float("inf") and the like: the emitter's; others refused there
+    tk = fnty.typing_key
+    method = tk[-1] if isinstance(tk, tuple) else str(tk).rsplit(".", 1)[-1]
+    recv = _receiver(fe, e.func)
+    if recv is None:
+        raise fe.fail(f"str.{method}", loc)
+    if method not in ("find", "startswith", "endswith") or not 1 <= len(args) <= 3:
+        raise fe.fail(f"str.{method}() on a device", loc)
+    if not is_str(fe.tyof(args[0])):
+        raise fe.fail(f"str.{method}() with a {fe.tyof(args[0])} argument", loc)
+    sa, pa, na = operand(fe, recv, loc)
+    sb, pb, nb = operand(fe, args[1 - 1], loc)
+    bounds = []
+    for k, default in ((1, "0"), (2, None)):
+        if len(args) > k and not isinstance(fe.tyof(args[k]), (types.NoneType, types.Omitted)):
+            if not isinstance(_unlit(fe.tyof(args[k])), types.Integer):
+                raise fe.fail(f"str.{method}() with a {fe.tyof(args[k])} bound", loc)
+            bounds.append(fe.use_as(args[k], types.int64, loc))
+        else:
+            bounds.append(default if default is not None else na)
+    r = f"ck_sv_{method}_{sa}{sb}({pa}, {na}, {pb}, {nb}, {bounds[0]}, {bounds[1]})"
+    return [f"{dst} = {fe.cast(r, sig.return_type, tt)};"]
+
+
+# ---- a row of strings (``var * string``): a list of views --------------------------------
+LIST_T = "ck_strlist_t"
+ITER_T = "ck_strlist_iter_t"
+PAIR_T = "ck_str_pair_t"
+
+
+def is_list(t) -> bool:
+    from numba.core import types
+    return isinstance(t, types.List) and isinstance(t.dtype, types.UnicodeType)
+
+
+def list_c_type(fe, t) -> str | None:
+    """The C types of a row of strings (``List(unicode_type)``: the row's
+    ``n + 1`` offsets into the data), its iterator and the iterator's
+    (string, bool) pair; None for other types."""
+    from numba.core import types
+    d = fe.d
+    if is_list(t):
+        c_type(fe)
+        return fe.prog.helper(LIST_T, f"typedef struct {{ {d.pointer(d.int64, True)}o; "
+                                      f"{d.pointer(d.uint8, True)}d; {d.int64} n; }} {LIST_T};\n")
+    if isinstance(t, types.ListIter) and is_list(t.container):
+        list_c_type(fe, t.container)
+        return fe.prog.helper(ITER_T, f"typedef struct {{ {LIST_T} l; {d.int64} i; }} "
+                                      f"{ITER_T};\n")
+    if isinstance(t, types.Pair) and isinstance(t.first_type, types.UnicodeType):
+        c_type(fe)
+        return fe.prog.helper(PAIR_T, f"typedef struct {{ {STR_T} first; bool second; }} "
+                                      f"{PAIR_T};\n")
+    return None
+
+
+def list_expr(fe, dst, tt, e, loc) -> list[str] | None:
+    """``len(row)``, ``row[i]``, ``for s in row`` over a row of strings; None
+    when ``e`` is about something else."""
+    from numba.core import types
+    op = e.op
+    if op == "getiter" and is_list(fe.tyof(e.value)):
+        return [f"{dst}.l = {fe.use(e.value, loc)}; {dst}.i = 0;"]
+    if op == "iternext" and isinstance(fe.tyof(e.value), types.ListIter) and \
+            is_list(fe.tyof(e.value).container):
+        it = fe.use(e.value, loc)
+        return [f"{dst}.second = {it}.i < {it}.l.n;",
+                f"if ({dst}.second) {{ {dst}.first.p = {it}.l.d + {it}.l.o[{it}.i]; "
+                f"{dst}.first.n = {it}.l.o[{it}.i + 1] - {it}.l.o[{it}.i]; {it}.i += 1; }}"]
+    if op in ("pair_first", "pair_second") and isinstance(fe.tyof(e.value), types.Pair) and \
+            isinstance(fe.tyof(e.value).first_type, types.UnicodeType):
+        field = "first" if op == "pair_first" else "second"
+        return [f"{dst} = {fe.use(e.value, loc)}.{field};"]
+    if op in ("getitem", "static_getitem") and is_list(fe.tyof(e.value)):
+        iv = e.index_var if op == "static_getitem" else e.index
+        if iv is None or not isinstance(_unlit(fe.tyof(iv)), types.Integer):
+            raise fe.fail("slicing a row of strings on a device", loc)
+        x = fe.use(e.value, loc)
+        i = fe.use_as(iv, types.int64, loc)
+        code = fe.prog.error_code(IndexError, ("index out of range",))
+        i64 = fe.d.int64
+        return [f"{{ {i64} ck_k = {i} < 0 ? {i} + {x}.n : {i};",
+                f"  if (ck_k < 0 || ck_k >= {x}.n) {fe.raise_code(code)}",
+                f"  {dst}.p = {x}.d + {x}.o[ck_k]; {dst}.n = {x}.o[ck_k + 1] - {x}.o[ck_k]; }}"]
+    return None
+
+
+def list_len(fe, dst, tt, e, fnty, loc) -> list[str] | None:
+    from numba.core import types
+    key = getattr(fnty, "typing_key", None)
+    if key is len and len(e.args) == 1 and is_list(fe.tyof(e.args[0])):
+        return [f"{dst} = {fe.cast(fe.use(e.args[0], loc) + '.n', types.int64, tt)};"]
+    return None
