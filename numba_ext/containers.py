@@ -39,7 +39,7 @@ import sys
 
 import numpy as np
 
-from . import _foreign
+from . import _foreign, dtypes
 from .errors import CKValueError, InvalidArgumentError, NotSupportedError
 from .host.array import Array, asarray
 from .host.nulls import valid_mask
@@ -68,10 +68,20 @@ def _pl_back(result: Array, leader, _ctx):
 
 
 # ------------------------------------------------------------------- pandas --
-#: NumPy element names -> pandas' masked nullable dtypes
-_MASKED = {"int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64",
-           "uint8": "UInt8", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
-           "float32": "Float32", "float64": "Float64", "bool": "boolean"}
+def _masked_name(element: str):
+    """pandas' masked nullable dtype of an element type (``int64`` ->
+    ``Int64``, ``uint8`` -> ``UInt8``, ``float32`` -> ``Float32``, ``bool`` ->
+    ``boolean``), None where pandas has none (float16, complex, ...)."""
+    d = dtypes.by_name.get(element)
+    if d is None:
+        return None
+    if d.kind == "b":
+        return "boolean"
+    if d.kind == "u":
+        return "UInt" + element[4:]
+    if d.kind == "i" or (d.kind == "f" and d.size >= 4):
+        return element.capitalize()
+    return None
 
 
 def _pd_context(args):
@@ -112,7 +122,7 @@ def _pd_array(result: Array, ctx):
     if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
         dtype = ctx["string"] if ctx["string"] is not None else pd.StringDtype("pyarrow")
         return dtype.__from_arrow__(values)
-    name = _MASKED.get(str(result.type.dtype).lstrip("?"))
+    name = _masked_name(str(result.type.dtype).lstrip("?"))
     if name is None:
         raise NotSupportedError(f"a result of type '{result.type}' has no pandas nullable "
                                 "dtype")

@@ -170,7 +170,8 @@ def var_kernel(prog: EmittedKernel, layout: VarLayout, inputs) -> str:
     out = layout.ret_dtype
     lines += [f"  {i32} err = 0;",
               f"  {fe.ct(fe.ret_type)} r = {fe.cname}({', '.join(cargs + ['&err'])});",
-              f"  if (err) {{ {d.error_store('ck_errbuf', 'err')} return; }}"]
+              f"  if (err) {{ {d.error_store_at('ck_errbuf', 'err', 'o_out - ck_out_off')} "
+              "return; }"]
     if out.kind == "b":
         lines.append(f"  *({d.pointer(u8)})(ck_out + o_out) = r ? 1 : 0;")
     else:

@@ -580,16 +580,22 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
             # Python str): the ufunc, object arrays made StringDType first
             if out is not None:
                 kwargs["out"] = out
+            lib.ck_clear_error()    # no earlier failure's element is read below
             try:
                 return self.ufunc(*text.operands(args), **kwargs)
-            except CKernelError:
+            except CKernelError as exc:
                 if kwargs.keys() - {"out"} or lib.ck_last_error_element(ffi.NULL, 0,
                                                                        ffi.NULL) == 0:
                     raise
+                first = exc
             # an element failed inside NumPy's loop, which knows its index
             # within NumPy's call only: the general path names it in the
-            # operands' dims (docs/errors.md)
-            return targets.call(self, args, out)
+            # operands' dims (docs/errors.md) -- where it takes the operands
+            # (not NumPy bytes, which only NumPy's cast decodes)
+            try:
+                return targets.call(self, args, out)
+            except TypeError:
+                raise first from None
         if kwargs:
             raise TypeError(f"{self.__name__}() got unexpected keyword argument(s) "
                             f"{', '.join(map(repr, kwargs))}: only out= applies to "

@@ -206,7 +206,7 @@ def test_string_functions_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path)
     cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
     if cxx is None:
         pytest.skip("no C++ compiler")
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jit")
     wrappers = ""
     for f in fs:
         ns = f"ck_{f.__name__}"
@@ -239,7 +239,7 @@ def test_string_functions_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path)
             strides += [8, 8, 0]
         n = len(cols[0])
         out = np.zeros(n, np.int64)
-        err = np.zeros(2, np.int32)
+        err = np.zeros(4, np.int32)   # the code, a spare word, the failing offset
         meta = np.zeros(1, np.int64)
         fn = getattr(lib, f"ck_{f.__name__}_run")
         fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,

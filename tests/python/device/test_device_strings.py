@@ -349,7 +349,7 @@ def test_row_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
         offsets = np.cumsum([0] + [len(x) for x in rows]).astype(np.int64)
         values = np.array([v for x in rows for v in x] or [0], dtype)
         out = np.zeros(len(rows), dtype)
-        err = np.zeros(2, np.int32)
+        err = np.zeros(4, np.int32)   # the code, a spare word, the failing offset
         meta = np.zeros(1, np.int64)
         fn = getattr(lib, f"{ns}_run")
         fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,

@@ -102,7 +102,8 @@ def test_error_model_in_the_emitted_source():
     nb = dtypes.by_name["int64"].numba
     py = emit_kernel(lambda a, b: a // b, (nb, nb), nb, OpenCLDialect(), "python")
     npm = emit_kernel(lambda a, b: a // b, (nb, nb), nb, OpenCLDialect(), "numpy")
-    assert py.errors == [(ZeroDivisionError, ("integer division by zero",))]
+    assert [e[:2] for e in py.errors] == [(ZeroDivisionError, ("integer division by zero",))]
+    assert py.errors[0][2][1:] == (__file__, 103)       # where: the lambda's line
     assert npm.errors == [] and "== 0 ? 0L :" in npm.source
     with pytest.raises(ckernels.errors.NotSupportedError, match="error_model"):
         emit_kernel(lambda a: a, (nb,), nb, OpenCLDialect(), "c")

@@ -43,6 +43,7 @@ from ckernels import dialects
 from ckernels.jit.device import target as _device_target
 from ckernels.device import ops as device_ops
 from ckernels.device.ops import conversion, gathering, operations, reductions
+from ckernels.device.launch import element_at
 from ckernels.jit.device import device_error
 
 import test_c_emit as cemit_tests
@@ -473,10 +474,20 @@ def run_host(lib, e: Entry, args, out, meta=None, block=BLOCK):
     else:
         strides = (ctypes.c_int64 * max(nin, 1))(*([0] * nin))
         m, ndim, ostride = meta, len(out.shape), 0
-    err = np.zeros(2, np.int32)
+    err = np.zeros(4, np.int32)   # the code, a spare word, the failing element's offset
     fn(out.ctypes.data, 0, ostride, ins, offs, strides, m.ctypes.data, ndim, out.size,
        err.ctypes.data, block)
+    run_host.element = failed_element(err, out)
     return int(err[0])
+
+
+def failed_element(err, out):
+    """The element a failing kernel recorded (words 2 and 3 of the error
+    buffer: its byte offset in the output, ``Dialect.error_store_at``) as an
+    index tuple, or None."""
+    if not err[0]:
+        return None
+    return element_at((int(err[2]) & 0xffffffff) | (int(err[3]) << 32), out.shape, out.strides)
 
 
 def _raised(f, *a):
@@ -518,7 +529,8 @@ def _check_entry(lib, e: Entry):
             ocl_tests._compare(out1, want1, f"{e.name}[{i}]")
         else:
             assert code1 != 0, f"element {i}: CPU raised {exc1!r}, host gave {out1}"
-            got = device_error(e.prog.errors, code1, e.name, e.prog.dialect.title)
+            got = device_error(e.prog.errors, code1, e.name, e.prog.dialect.title,
+                               run_host.element)
             assert type(got) is type(exc1) and str(got) == str(exc1), (i, got, exc1)
 
 
@@ -549,7 +561,7 @@ def test_host_shim_nd_broadcast_path(corpus, host_lib):
                     np.int64)
     fn = getattr(host_lib, f"{e.ns}_run")
     fn.argtypes = _RUN_ARGTYPES
-    err = np.zeros(2, np.int32)
+    err = np.zeros(4, np.int32)   # the code, a spare word, the failing offset
     ptrs = (ctypes.c_void_p * 2)(a.ctypes.data, b.ctypes.data)
     zeros_u = (ctypes.c_uint64 * 2)(0, 0)
     zeros_i = (ctypes.c_int64 * 2)(0, 0)
@@ -628,11 +640,12 @@ def test_dims_kernels_on_the_host_shim_match_cpu_jit(dims_programs, tmp_path):
         meta = np.array(core or [0], np.int64)
         fn = getattr(lib, f"{ns}_run")
         fn.argtypes = _RUN_ARGTYPES
-        err = np.zeros(2, np.int32)
+        err = np.zeros(4, np.int32)
         fn(out.ctypes.data, 0, out.strides[0],
            (ctypes.c_void_p * 2)(*[a.ctypes.data for a in args]), (ctypes.c_uint64 * 2)(0, 0),
            (ctypes.c_int64 * 2)(*[a.strides[0] for a in args]), meta.ctypes.data, 1,
            len(out), err.ctypes.data, BLOCK)
+        run.element = failed_element(err, out)
         return int(err[0]), out
 
     for ns, f, comp, _, args in dims_programs[:3]:
@@ -654,7 +667,7 @@ def test_dims_kernels_on_the_host_shim_match_cpu_jit(dims_programs, tmp_path):
         if exc is None:
             assert code == 0 and got.tolist() == want.tolist(), (i, code, got, want)
         else:
-            got_exc = device_error(prog.errors, code, "checked", "CUDA")
+            got_exc = device_error(prog.errors, code, "checked", "CUDA", run.element)
             assert type(got_exc) is type(exc) and str(got_exc) == str(exc), (i, got_exc, exc)
 
 
@@ -666,7 +679,7 @@ def test_cuda_source_reads_like_cuda():
     assert "blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x" in src
     src64 = ocl_tests.c_math2.source("cuda")
     assert "atan2(" in src64 and "atan2f(" not in src64 and "hypot(" in src64
-    assert "atomicCAS(ck_errbuf, 0, err);" in ocl_tests.c_floordiv.source("cuda")
+    assert "atomicCAS(ck_errbuf, 0, err) == 0" in ocl_tests.c_floordiv.source("cuda")
     assert "__global" not in src64.replace("__global__", "") and "get_global_id" not in src64
     assert "9223372036854775807LL" in ocl_tests.c_floordiv.source("cuda")
     assert "__longlong_as_double(0x7ff0000000000000LL)" in k_float_consts.source("cuda")

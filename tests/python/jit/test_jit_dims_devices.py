@@ -134,7 +134,8 @@ def test_errors_raised_inside_match_the_cpu(ctx):
             np.testing.assert_array_equal(got[1], want[1])
     for k in (3, -4):
         # the CPU jit does not check bounds (Numba's default): the device does
-        with pytest.raises(errors.CKIndexError, match="^index is out of bounds$"):
+        with pytest.raises(errors.CKIndexError,
+                           match=r"^index is out of bounds \[checked at .*, element 0\]$"):
             checked(ctx.array(rows), k)
     with pytest.raises(errors.CKValueError, match="empty row"):
         checked(ctx.array(np.zeros((2, 0), np.int64)), 1)
