@@ -1,7 +1,8 @@
 /* libFuzzer target for the Arrow importer (ck_arrow_import, arrow.h).
  *
  * Each input is decoded into a synthetic ArrowSchema + ArrowArray tree (up
- * to 4 levels: numbers, bools, utf8/binary and their large and view forms,
+ * to 4 levels: numbers, bools, timestamps and dates, utf8/binary and their
+ * large and view forms,
  * lists, large lists, list views, fixed-size lists, structs, and formats
  * the library refuses) whose buffers are allocated here.  What the C data
  * interface makes the producer vouch for and the importer cannot check --
@@ -120,21 +121,23 @@ static void *bytes(rd *r, node *h, int slot, size_t n) {
   return b;
 }
 
-enum { K_BOOL, K_I8, K_I32, K_I64, K_F64, K_UTF8, K_LUTF8, K_BIN, K_LBIN, K_VU, K_VZ,
+enum { K_BOOL, K_I8, K_I32, K_I64, K_F64, K_TS, K_DATE, K_UTF8, K_LUTF8, K_BIN, K_LBIN, K_VU, K_VZ,
        K_LIST, K_LLIST, K_LV, K_LLV, K_FIXED, K_STRUCT, K_OTHER, K_COUNT };
 
-static const char *const FORMATS[K_COUNT] = {"b", "c", "i", "l", "g", "u", "U", "z", "Z",
+static const char *const FORMATS[K_COUNT] = {"b", "c", "i", "l", "g", "tsu:", "tdD", "u", "U", "z", "Z",
                                              "vu", "vz", "+l", "+L", "+vl", "+vL", NULL,
                                              "+s", NULL};
-static const char *const OTHERS[] = {"n", "w:16", "tsu:", "+m", "+ud:0,1", "d:10,2",
-                                     "+w:", "+w:01", "tdD", "", "+w:2147483648"};
+/* formats the importer refuses (a buffer of 16 bytes whatever the length:
+ * never read) */
+static const char *const OTHERS[] = {"n", "w:16", "tiM", "+m", "+ud:0,1", "d:10,2",
+                                     "+w:", "+w:01", "tin", "", "+w:2147483648"};
 static const char *const NAMES[] = {"a", "b", "", "a", "x.y", "\xc3\xa9", "\x01", "\xff"};
 
 static int64_t width_of(int k) {
   switch (k) {
   case K_I8: return 1;
-  case K_I32: case K_UTF8: case K_BIN: case K_LIST: case K_LV: return 4;
-  case K_I64: case K_F64: case K_LUTF8: case K_LBIN: case K_LLIST: case K_LLV: return 8;
+  case K_I32: case K_DATE: case K_UTF8: case K_BIN: case K_LIST: case K_LV: return 4;
+  case K_I64: case K_F64: case K_TS: case K_LUTF8: case K_LBIN: case K_LLIST: case K_LLV: return 8;
   case K_VU: case K_VZ: return 16;
   default: return 0;
   }
@@ -177,7 +180,9 @@ static void make(rd *r, int depth, struct ArrowSchema *s, struct ArrowArray *a) 
   int64_t null_count = nullmode == 0 ? 0 : nullmode == 1 ? -1 : (int64_t)(u8(r) % 20) - 1;
   switch (k) {
   case K_BOOL: bytes(r, h, 1, (size_t)(end + 7) / 8); break;
-  case K_I8: case K_I32: case K_I64: case K_F64: bytes(r, h, 1, (size_t)(end * w)); break;
+  case K_I8: case K_I32: case K_I64: case K_F64: case K_TS: case K_DATE:
+    bytes(r, h, 1, (size_t)(end * w));
+    break;
   case K_UTF8: case K_LUTF8: case K_BIN: case K_LBIN: {
     bool large = w == 8;
     void *offs = bytes(r, h, 1, (size_t)((end + 1) * w));
