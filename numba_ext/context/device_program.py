@@ -168,6 +168,28 @@ def element_offsets(d: Dialect, arrays) -> list[str]:
     return lines
 
 
+def error_return(d: Dialect) -> str:
+    """The entry wrapper's check after the call: the first error of the
+    launch kept, with the failing element's byte offset in the output
+    (``Dialect.error_store_at``), and the work item done."""
+    return (f"  if (err) {{ {d.error_store_at('ck_errbuf', 'err', 'o_out - ck_out_off')} "
+            "return; }")
+
+
+def store_result(d: Dialect, ret_ctype: str, out, call: str) -> list[str]:
+    """The end of an entry wrapper whose function returns its value of the
+    C type ``ret_ctype``: the call, :func:`error_return`, and the value stored
+    at ``ck_out + o_out`` as the output's element type ``out`` (a
+    :mod:`ckernels.dtypes` row; bools as one byte 0/1)."""
+    lines = [f"  {ret_ctype} r = {call};", error_return(d)]
+    if out.kind == "b":
+        lines.append(f"  *({d.pointer(d.uint8)})(ck_out + o_out) = r ? 1 : 0;")
+    else:
+        oct_ = d.ctype(out)
+        lines.append(f"  *({d.pointer(oct_)})(ck_out + o_out) = ({oct_})r;")
+    return lines
+
+
 def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
     """The kernel calling ``entry`` once per element.
 

@@ -47,7 +47,8 @@ from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
 from ..types import as_type
 from . import dims as _dims
 from ..device import launch
-from ..context.device_program import KERNEL_NAME, element_offsets, kernel_parameters
+from ..context.device_program import (KERNEL_NAME, element_offsets, error_return,
+                                      kernel_parameters, store_result)
 from .c_emit import EmittedKernel
 from .c_emit.numba_types import _is_bool
 
@@ -145,19 +146,9 @@ def core_kernel(prog: EmittedKernel, layout: CoreLayout, inputs) -> str:
     call = f"{fe.cname}({', '.join(cargs + ['&err'])})"
     lines.append(f"  {i32} err = 0;")
     if layout.out_param:
-        lines.append(f"  (void){call};")
-        lines.append(f"  if (err) {{ {d.error_store_at('ck_errbuf', 'err', 'o_out - ck_out_off')} "
-                     "return; }")
+        lines += [f"  (void){call};", error_return(d)]
     else:
-        out = layout.ret_dtype
-        lines += [f"  {fe.ct(fe.ret_type)} r = {call};",
-                  f"  if (err) {{ {d.error_store_at('ck_errbuf', 'err', 'o_out - ck_out_off')} "
-                  "return; }"]
-        if out.kind == "b":
-            lines.append(f"  *({d.pointer(u8)})(ck_out + o_out) = r ? 1 : 0;")
-        else:
-            oct_ = d.ctype(out)
-            lines.append(f"  *({d.pointer(oct_)})(ck_out + o_out) = ({oct_})r;")
+        lines += store_result(d, fe.ct(fe.ret_type), layout.ret_dtype, call)
     lines.append("}")
     return "\n".join(lines) + "\n"
 

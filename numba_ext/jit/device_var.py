@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..context.device_program import KERNEL_NAME, element_offsets, kernel_parameters
+from ..context.device_program import (KERNEL_NAME, element_offsets, kernel_parameters,
+                                      store_result)
 from ..device import launch
 from ..device.array import DeviceArray
 from ..device.varlen import DeviceVarArray
@@ -167,16 +168,9 @@ def var_kernel(prog: EmittedKernel, layout: VarLayout, inputs) -> str:
             lines.append(f"  {pct} x{k} = {v};")
             pos += 1
         cargs.append(f"x{k}")
-    out = layout.ret_dtype
-    lines += [f"  {i32} err = 0;",
-              f"  {fe.ct(fe.ret_type)} r = {fe.cname}({', '.join(cargs + ['&err'])});",
-              f"  if (err) {{ {d.error_store_at('ck_errbuf', 'err', 'o_out - ck_out_off')} "
-              "return; }"]
-    if out.kind == "b":
-        lines.append(f"  *({d.pointer(u8)})(ck_out + o_out) = r ? 1 : 0;")
-    else:
-        oct_ = d.ctype(out)
-        lines.append(f"  *({d.pointer(oct_)})(ck_out + o_out) = ({oct_})r;")
+    lines.append(f"  {i32} err = 0;")
+    lines += store_result(d, fe.ct(fe.ret_type), layout.ret_dtype,
+                          f"{fe.cname}({', '.join(cargs + ['&err'])})")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
