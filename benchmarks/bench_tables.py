@@ -4,8 +4,10 @@ types", docs/interop.md), ratios against the best alternative in the same run
 
 * ``t + 1 day`` over ROWS ``datetime64[s]``: ``ckernels.ops.add`` (the C time
   kernel: NaT and overflow checked) / a ``numba.vectorize`` loop over the
-  int64 view (target <= 1.05x; jitted ``@ckernels.jit`` time signatures are
-  not there yet, so the row measures the library kernel);
+  int64 view (target <= 1.05x);
+* the same through the jit: ``@ckernels.jit`` of ``t + np.timedelta64(1, "D")``
+  (lazily compiled for ``datetime64[s]``, NumPy array in, NumPy array out) /
+  ``numba.vectorize`` of the same function for ``M8[s]`` (target <= 1.05x);
 * ISO 8601 text of 1M timestamps (``astype("string")``) /
   ``np.datetime_as_string`` (<= 1.0x);
 * ``ckernels.asarray`` of a ROWS-row Arrow timestamp column / a copy of its
@@ -55,6 +57,30 @@ def bench_add_day():
     report("ckernels.ops.add (time kernel)", t, "numba.vectorize (int64 view)", tn)
 
 
+@ckernels.jit
+def _ck_jit_add_day(t):
+    return t + np.timedelta64(1, "D")
+
+
+@numba.vectorize(["M8[s](M8[s])"])
+def _nb_jit_add_day(t):
+    return t + np.timedelta64(1, "D")
+
+
+def bench_jit_add_day():
+    x = np.arange(ROWS, dtype=np.int64).view("M8[s]")
+    x[::97] = np.datetime64("NaT")
+    want = x + np.timedelta64(1, "D")
+    got = _ck_jit_add_day(x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(_nb_jit_add_day(x), want)
+    t = best(lambda: _ck_jit_add_day(x))
+    tn = best(lambda: _nb_jit_add_day(x))
+    print(f"-- jitted t + np.timedelta64(1, 'D') over {ROWS} datetime64[s]")
+    report("@ckernels.jit", t, "numba.vectorize (M8[s])", tn)
+
+
 def bench_iso_text():
     rng = np.random.default_rng(0)
     x = rng.integers(0, 4_000_000_000, TEXT_ROWS).view("M8[s]")
@@ -82,6 +108,7 @@ if __name__ == "__main__":
           f"{os.cpu_count()} CPUs (ratios compare both sides in this run)")
     t0 = time.perf_counter()
     bench_add_day()
+    bench_jit_add_day()
     bench_iso_text()
     bench_arrow_import()
     print(f"({time.perf_counter() - t0:.0f} s)")

@@ -183,7 +183,11 @@ def _reduce(opname: str):
         if result.ndim:
             return result
         # a full reduction: a NumPy scalar, as numpy.sum gives
-        return result._scalar() if result.type.is_builtin else result.tolist()
+        if result.type.is_builtin:
+            return result._scalar()
+        if result.dtype.kind in "Mm":      # instants, durations: NumPy's scalars
+            return np.asarray(result)[()]
+        return result.tolist()
 
     def _reduce_data(x, axis=None):
         """``reduce`` of an xarray object's data: NumPy in, NumPy out."""

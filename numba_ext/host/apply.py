@@ -24,6 +24,7 @@ from ..errors import CKTypeError, CKValueError
 from .arguments import _is_scalar
 from .convert import check_scalar as _check_scalar
 from .layout import elem_id as _elem_id
+from . import time_reduce
 
 _OPTION = lib.CK_TYPE_OPTION
 from .creation import (_BUILTIN_BY_NAME, _C_POINTER, _EXACT_SCALARS, _new_c_scalar,
@@ -142,6 +143,8 @@ def reduce_op(name: str, a, axis=None, keepdims: bool = False) -> Array:
     if arr is None:
         arr = array(a)
     axes = normalize_axis(axis, arr.ndim)
+    if time_reduce.is_time(arr):    # instants and durations: NumPy's rules
+        return time_reduce.reduce(name, arr, axes, keepdims, reduce_op)
     out = ffi.new("ck_array_preamble **")
     cname = c_text(name, "operation name")
     if axes is None:

@@ -102,7 +102,7 @@ class Compiled:
         self._info_name = None
         self._info_fin = None
         self.scalar_ok = (not self.core and self.nullable is None and
-                          all(e.kind not in "sV" for e in sig.elements))
+                          all(e.kind not in "sVMm" for e in sig.elements))
         self._scalar_kernel = None
         self._dtypes = None
 
@@ -314,13 +314,19 @@ def call(kernel, args, out=None):
                 check(lib.ck_array_assign(dst._a, tmp._a, errmode_value("default")))
         return out
     res = apply(comp, arrays, None)
+    time = ret_el.type_id in _TIME_IDS     # instants, durations: NumPy's M8/m8
     if scalars and not comp.core:
-        return res.to_list()
-    if ret_el.is_builtin and all(o.scalar or o.numpy for o in ops) and _numpy_shaped(res):
+        # a NumPy datetime64/timedelta64 scalar, as Numba's and NumPy's
+        return np.asarray(res)[()] if time else res.to_list()
+    if (ret_el.is_builtin or time) and all(o.scalar or o.numpy for o in ops) and \
+            _numpy_shaped(res):
         return np.asarray(res)
     if comp.core and res.ndim == 0 and ret_el.is_builtin:
         return res.to_list()
     return res
+
+
+_TIME_IDS = (int(lib.CK_TYPE_DATETIME), int(lib.CK_TYPE_TIMEDELTA))
 
 
 def _numpy_shaped(a: Array) -> bool:

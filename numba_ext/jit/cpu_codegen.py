@@ -74,6 +74,7 @@ from .. import dtypes
 from .error_path import (RAISE_SYMBOL, ensure_shared_functions, locate_failures,
                          mark_source, native_raise_module, raise_function)
 from .signature import element_type
+from .time_elements import of_numba as time_of_numba
 from .string_elements import (Piece, emit_load_string, emit_store, emit_store_optional,
                               load_string, store_string_result)
 from .string_views import (emit_load_view, emit_scratch_free, emit_scratch_reset,
@@ -420,6 +421,8 @@ def direct_ok(user_sig, args, ret) -> bool:
     if ret.kind == "s":
         return isinstance(r, (types.NoneType, types.UnicodeType)) or is_view(r) or (
             isinstance(r, types.Optional) and isinstance(r.type, types.UnicodeType))
+    if ret.kind in "Mm":     # an instant / duration (Numba casts between units)
+        return isinstance(r, (types.NoneType, types.NPDatetime, types.NPTimedelta))
     return isinstance(r, (types.NoneType, types.Boolean, types.Integer, types.Float,
                           types.Complex))
 
@@ -532,8 +535,8 @@ def _elements(fndesc):
     :mod:`ckernels.dtypes`) of a Numba-compiled signature when the direct
     entry points apply to it (builtin element types), else None."""
     from numba.core.typing import signature
-    args = [dtypes.of_numba(t) for t in fndesc.argtypes]
-    ret = dtypes.of_numba(fndesc.restype)
+    args = [dtypes.of_numba(t) or time_of_numba(t) for t in fndesc.argtypes]
+    ret = dtypes.of_numba(fndesc.restype) or time_of_numba(fndesc.restype)
     if ret is None or any(a is None for a in args):
         return None
     if not direct_ok(signature(fndesc.restype, *fndesc.argtypes), args, ret):

@@ -36,6 +36,7 @@ from numba.extending import intrinsic, overload, overload_method
 
 from .. import errors as _errors
 from . import string_elements as _se
+from .time_numba import is_time_type, time_text
 
 
 def format_value(value, spec, conversion):
@@ -117,6 +118,8 @@ def _ov_format_value(value, spec, conversion):
             return lambda value, spec, conversion: _formatted(value, "")
         return lambda value, spec, conversion: format_value(_formatted(value, ""), spec, "")
     if kind is None:
+        if text == "" and is_time_type(value):    # ISO 8601 (ckernels.jit.time_numba)
+            return lambda value, spec, conversion: time_text(value)
         if text == "":
             return lambda value, spec, conversion: str(value)
         return lambda value, spec, conversion: ""             # refused
@@ -141,6 +144,8 @@ def _ov_str_value(value):
         return lambda value: _formatted(value, "")
     if kind == "str":
         return lambda value: value
+    if is_time_type(value):      # ISO 8601 (ckernels.jit.time_numba)
+        return lambda value: time_text(value)
     return lambda value: str(value)
 
 
@@ -285,6 +290,8 @@ def _pass_classes():
             finally:
                 byteflow.TraceRunner = saved
             _calls_of_str_as_str_value(func_ir)
+            from .time_numba import rewrite_constructors
+            rewrite_constructors(func_ir)    # np.datetime64(...) / np.timedelta64(...)
             state["func_ir"] = func_ir
             return True
 

@@ -37,6 +37,7 @@ from .pickling import Pickling
 from .signature import (MAX_ARGS, SUPPORTED_TYPES, Signature, argument_signature,
                         parse_signature, type_name)
 from .structs import element as structs_element
+from .time_elements import of_numba as time_of_numba
 
 
 #: the error models (see :mod:`ckernels.jit.decorator`)
@@ -58,6 +59,7 @@ def _ensure_numba() -> None:
         from numba.extending import typeof_impl
 
         from .. import _numba  # noqa: F401  (symbols by name, extension types)
+        from . import time_numba  # noqa: F401  (time constructors, str() of them)
 
         # the generated entry points read ck_jit_kernel.dst_arena as a pointer at
         # the offset the layout table gives (cpu_codegen.arena_offset)
@@ -390,7 +392,8 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
 
                 from . import string_views
                 ret = (string_views.result_element(cres.signature.return_type) or
-                       dtypes.of_numba(cres.signature.return_type))
+                       dtypes.of_numba(cres.signature.return_type) or
+                       time_of_numba(cres.signature.return_type))
                 if ret is None and isinstance(cres.signature.return_type, numba.types.Record):
                     ret = structs_element(cres.signature.return_type.dtype)
                 if ret is None:
@@ -410,7 +413,7 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
                 self._register_one(op, comp)
             if any(e.kind == "s" for e in sig.elements):
                 self._string_loops = True
-            if any(e.kind in "sV" for e in sig.elements):
+            if any(e.kind in "sVMm" for e in sig.elements):
                 self.fallback_kinds = _TEXT_FALLBACK_KINDS if self._string_loops else \
                     _FALLBACK_KINDS
             self._add_loop(comp)

@@ -25,12 +25,14 @@ from .cpu import Compiled
 from .signature import SUPPORTED_TYPES, Signature
 
 #: dtype kinds of NumPy operands that take the general path (strings come
-#: out as strings; structured arrays are struct arrays there)
-_FALLBACK_KINDS = "OSUTV"
+#: out as strings; structured arrays are struct arrays there; datetime64 and
+#: timedelta64 are zero-copy time arrays there, and a NumPy array of the
+#: result's M8/m8 dtype comes back)
+_FALLBACK_KINDS = "OSUTVMm"
 #: ... of functions with ``string`` loops: NumPy text (``StringDType``, ``U``,
 #: ``S``) goes to the ufunc; object arrays to the general path, which makes
 #: their text ``StringDType`` (``ckernels.string_operands``) before calling the ufunc
-_TEXT_FALLBACK_KINDS = "OV"
+_TEXT_FALLBACK_KINDS = "OVMm"
 
 #: the ``ufunc`` slot of :class:`ckernels._dispatch.Function`
 _UFUNC_SLOT = _dispatch.Function.ufunc
@@ -219,14 +221,16 @@ class NumpyUfunc:
 
 def _numpy_text(args, out) -> bool:
     """Whether a call for the string loops is NumPy's: arrays (no structured
-    ones), NumPy scalars, Python numbers and ``str`` / ``bytes``, with an
+    ones, no datetime64 / timedelta64), NumPy scalars, Python numbers and ``str`` / ``bytes``, with an
     array among them (object arrays of text are converted first)."""
     arrays = False
     for a in (*args, out):
         if isinstance(a, np.ndarray):
-            if a.dtype.kind == "V":
+            if a.dtype.kind in "VMm":     # structs, times: the general path
                 return False
             arrays = True
+        elif isinstance(a, (np.datetime64, np.timedelta64)):
+            return False
         elif not (a is None or isinstance(a, (np.generic, bool, int, float, complex, str,
                                               bytes))):
             return False

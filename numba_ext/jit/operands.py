@@ -24,7 +24,7 @@ from ..device.array import DeviceArray
 from ..kernels import errmode_value
 from ..types import option as _option
 from .dims import element_name
-from .signature import SUPPORTED_TYPES, is_struct
+from .signature import SUPPORTED_TYPES, TIME_TYPES, element_type, is_struct, supported
 from .structs import element as struct_element
 
 
@@ -94,14 +94,20 @@ class Operand:
         else:
             if isinstance(value, np.bytes_):
                 raise TypeError(f"{fname}: argument {index}: bytes are not supported")
+            if isinstance(value, (np.datetime64, np.timedelta64)):
+                self.scalar = True     # an instant or duration: its own type (strong)
+                self.array = _asarray(np.asarray(value))
+                self.name = self._element(self.array.type.dtype, fname, index)
+                return
             name = dtypes.scalar_type(value)
             if name is None:
                 raise TypeError(f"{fname}: argument {index} has unsupported type "
                                 f"{type(value).__name__}; expected a ckernel array, a NumPy "
                                 f"array, a (nested) list or a scalar")
-            if name not in SUPPORTED_TYPES:
+            if not supported(name):
                 raise TypeError(f"{fname}: argument {index} has element type '{name}', which "
-                                f"a jitted kernel cannot take ({', '.join(SUPPORTED_TYPES)})")
+                                f"a jitted kernel cannot take ({', '.join(SUPPORTED_TYPES)}, "
+                                f"{TIME_TYPES})")
             self.scalar = True
             self.weak = dtypes.is_weak(value)
             self.name = name
@@ -149,8 +155,11 @@ class Operand:
             return True
         if element.kind in "sV" or self.name == "string" or is_struct(self.name):
             return False     # strings and structs pass exactly or not at all
-        return bool(lib.ck_can_cast_safely(dtypes.by_name[self.name].type_id,
-                                           element.type_id))
+        mine = element_type(self.name)
+        if mine.kind in "Mm" or element.kind in "Mm":    # units matter: NumPy's rule
+            return (mine.numpy is not None and element.numpy is not None and
+                    np.can_cast(mine.numpy, element.numpy, "safe"))
+        return bool(lib.ck_can_cast_safely(mine.type_id, element.type_id))
 
     def as_array(self, t) -> Array:
         """A host ckernel array of type ``t`` (converted where needed)."""
@@ -179,9 +188,9 @@ def _elem_name(t, fname: str, index: int) -> str:
         except Exception as exc:
             raise TypeError(f"{fname}: argument {index} has element type '{name}', which a "
                             f"jitted kernel cannot take: {exc}") from None
-    if name not in SUPPORTED_TYPES:
+    if not supported(name):
         raise TypeError(f"{fname}: argument {index} has element type '{name}', which a jitted "
-                        f"kernel cannot take ({', '.join(SUPPORTED_TYPES)})")
+                        f"kernel cannot take ({', '.join(SUPPORTED_TYPES)}, {TIME_TYPES})")
     return name
 
 

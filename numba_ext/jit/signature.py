@@ -15,6 +15,7 @@ from .._native import ffi
 from ..types import Type, as_type
 from . import dims as _dims
 from . import structs as _structs
+from . import time_elements as _time
 
 #: element types a jitted kernel may take and return
 SUPPORTED_TYPES: tuple[str, ...] = tuple(d.name for d in dtypes.JIT)
@@ -107,9 +108,11 @@ def type_name(spec, what: str, where: str) -> str:
     if spec is str or (isinstance(spec, str) and spec.strip() == "str"):
         return "string"        # Python's name for it (NumPy's "str" is <U0, unsized)
     if not isinstance(spec, (str, Type)) and type(spec).__module__.startswith("numba"):
-        d = dtypes.of_numba(spec)
+        d = dtypes.of_numba(spec) or _time.of_numba(spec)
         if d is not None:
             return d.name
+    if isinstance(spec, str):    # `datetime[s]` / `timedelta[s]`: unit='s'
+        spec = _time.normalize(spec)
     try:
         t = as_type(spec.strip() if isinstance(spec, str) else spec)
     except Exception as exc:  # parse errors, unknown names
@@ -118,7 +121,7 @@ def type_name(spec, what: str, where: str) -> str:
     name = str(t)
     if t.is_option:            # `?T`: the function takes None or a value (docs/nulls.md)
         value = t.value_type
-        if value.is_dim or value.is_option or str(value) not in SUPPORTED_TYPES:
+        if value.is_dim or value.is_option or not supported(str(value)):
             raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "
                             f"{where!r}; option types are ?T for an element type T "
                             f"({', '.join(SUPPORTED_TYPES)})")
@@ -137,10 +140,21 @@ def type_name(spec, what: str, where: str) -> str:
                             "and fixed dims (strings and var dims inside structs are "
                             "arguments only)")
         return st.name
-    if name not in SUPPORTED_TYPES:
+    if not supported(name):
         raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "
-                        f"{where!r}; element types are {', '.join(SUPPORTED_TYPES)}")
+                        f"{where!r}; element types are {', '.join(SUPPORTED_TYPES)}, "
+                        f"{TIME_TYPES}")
     return name
+
+
+#: the time element types, as error messages list them (ckernels.jit.time_elements)
+TIME_TYPES = "datetime[unit=...] and timedelta[unit=...] (NumPy's units Y..ns)"
+
+
+def supported(name: str) -> bool:
+    """Whether an element type name (no dims, no struct) is one a jitted
+    function takes: a row of the table or an instant / duration."""
+    return name in SUPPORTED_TYPES or _time.is_time_name(name)
 
 
 class OptionElement:
@@ -178,6 +192,9 @@ def element_type(name: str):
         return d
     if name.startswith("?"):
         return OptionElement(element_type(name[1:]))
+    t = _time.of_name(name)
+    if t is not None:
+        return t
     if _dims.is_dimensioned(name):
         return element_type(_dims.element_name(name))
     return _structs.element(name)
@@ -260,4 +277,4 @@ def is_option(name: str) -> bool:
 
 
 __all__ = ["OptionElement", "is_option", "Signature", "parse_signature", "type_name", "element_type", "is_struct",
-           "argument_signature", "SUPPORTED_TYPES", "MAX_ARGS"]
+           "argument_signature", "SUPPORTED_TYPES", "TIME_TYPES", "supported", "MAX_ARGS"]
