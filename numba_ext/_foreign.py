@@ -62,6 +62,17 @@ def pandas_nullable(dtype) -> bool:
                               pd.Float32Dtype, pd.Float64Dtype))
 
 
+def pandas_time(dtype) -> bool:
+    """Whether ``dtype`` is pandas' ``datetime64[unit]``, ``datetime64[unit,
+    tz]`` or ``timedelta64[unit]`` (its Series come back as Series of the
+    result's time dtype, index and zone kept: :mod:`ckernels.containers`)."""
+    pd = sys.modules.get("pandas")
+    if pd is None:
+        return False
+    return isinstance(dtype, pd.DatetimeTZDtype) or getattr(dtype, "kind", "") in ("M", "m") \
+        and not isinstance(dtype, pd.ArrowDtype)
+
+
 def container_kind(x) -> str | None:
     """:data:`PYARROW` (a ``pyarrow.Array`` / ``ChunkedArray``),
     :data:`POLARS` (a ``polars.Series``), :data:`PANDAS` (a pandas Series /
@@ -77,7 +88,7 @@ def container_kind(x) -> str | None:
     if pd is None:
         return None
     if isinstance(x, (pd.Series, pd.Index)):
-        return PANDAS if pandas_nullable(x.dtype) else None
+        return PANDAS if pandas_nullable(x.dtype) or pandas_time(x.dtype) else None
     dd = sys.modules.get("dask.dataframe")
     if dd is not None and isinstance(x, dd.Series) and pandas_nullable(x.dtype):
         return DASK_SERIES
@@ -90,5 +101,5 @@ def any_container(xs) -> bool:
 
 
 __all__ = ["is_dask_collection", "any_dask_collection", "is_xarray", "is_pandas_na",
-           "pandas_nullable", "container_kind", "any_container",
+           "pandas_nullable", "pandas_time", "container_kind", "any_container",
            "PYARROW", "POLARS", "PANDAS", "DASK_SERIES"]

@@ -40,8 +40,10 @@ import sys
 import numpy as np
 
 from . import _foreign, dtypes
+from ._native import ffi, lib
 from .errors import CKValueError, InvalidArgumentError, NotSupportedError
 from .host.array import Array, asarray
+from .host import time_reduce as _time_reduce
 from .host.nulls import valid_mask
 
 
@@ -99,22 +101,28 @@ def _pd_context(args):
     name = first.name if all(f.name == first.name for f in frames) else None
     strings = next((f.dtype for f in frames if isinstance(f.dtype, pd.StringDtype)), None)
     arrow = any(isinstance(f.dtype, pd.ArrowDtype) for f in frames)
+    # the zone of the first zoned operand: an instant result without one (a
+    # jitted function's: Numba's datetime64 is the UTC count) is given it
+    tz = next((str(f.dtype.tz) for f in frames if isinstance(f.dtype, pd.DatetimeTZDtype)),
+              None)
     return {"index": index, "name": name, "string": strings, "arrow": arrow,
-            "series": bool(series)}
+            "series": bool(series), "tz": tz}
 
 
 def _pd_in(x, ctx):
     pd = sys.modules["pandas"]
     if isinstance(x, pd.Series) and ctx["index"] is not None and not x.index.equals(ctx["index"]):
         x = x.reindex(ctx["index"])       # missing rows are nulls, as pandas aligns
-    if _foreign.pandas_nullable(x.dtype):
-        return asarray(x)
+    if _foreign.pandas_nullable(x.dtype) or isinstance(x.dtype, pd.DatetimeTZDtype):
+        return asarray(x)      # Arrow: nulls kept; a zone kept (datetime[..., tz=...])
     return asarray(x.to_numpy())
 
 
 def _pd_array(result: Array, ctx):
     """The pandas extension array of a result (nulls as ``NA``)."""
     pd = sys.modules["pandas"]
+    if not ctx["arrow"] and _time_reduce.is_time(result):
+        return _pd_time_array(result, ctx["tz"])
     pa = _pyarrow()
     values = pa.array(result)
     if ctx["arrow"]:
@@ -127,6 +135,29 @@ def _pd_array(result: Array, ctx):
         raise NotSupportedError(f"a result of type '{result.type}' has no pandas nullable "
                                 "dtype")
     return pd.api.types.pandas_dtype(name).__from_arrow__(values)
+
+
+def _pd_time_array(result: Array, zone):
+    """pandas' ``datetime64[unit(, tz)]`` / ``timedelta64[unit]`` array of a
+    time result (nulls as NaT, the zone kept -- an instant without one takes
+    ``zone``, the operands' --; units pandas lacks -- D, h, m -- become
+    seconds, as pandas makes NumPy's)."""
+    pd = sys.modules["pandas"]
+    dt = result.type.dtype
+    vt = dt.value_type if dt.is_option else dt
+    counts_dt = vt.to_numpy_dtype()
+    if dt.is_option:
+        nat = np.array(np.iinfo(np.int64).min).view(counts_dt)[()]
+        result = result.fill_null(nat)
+    counts = np.asarray(result)
+    if np.datetime_data(counts_dt)[0] not in ("s", "ms", "us", "ns"):
+        counts = counts.astype(f"{counts_dt.kind}8[s]")
+    arr = pd.array(counts)
+    tz = lib.ck_datetime_type_tz(vt.c_type)
+    tz = ffi.string(tz).decode() if tz != ffi.NULL else (zone if counts_dt.kind == "M" else None)
+    if tz is not None:
+        arr = pd.DatetimeIndex(arr).tz_localize("UTC").tz_convert(tz).array
+    return arr
 
 
 def _pd_back(result: Array, leader, ctx):

@@ -72,7 +72,9 @@ class Op(_dispatch.Function):
     def __init__(self, name: str):
         op = ffi.new("const ck_op **")
         check(lib.ck_op_find(c_text(name, "operation name"), op))
-        super().__init__(None, Op._general, (Array, DeviceArray), "OSUT",
+        # NumPy datetime64/timedelta64 operands take the general path too (the
+        # ufunc has no loops for them): NumPy arrays out (_numpy_time_result)
+        super().__init__(None, Op._general, (Array, DeviceArray), "OSUTMm",
                          wrappers=_dictionary.wrapped_call)
         self.name = name
         self._op = op[0]
@@ -162,12 +164,27 @@ class Op(_dispatch.Function):
             return out
         all_scalar = not builtins.any(isinstance(a, (Array, np.ndarray, list, tuple))
                                       for a in args)
+        if _numpy_time_operands(args):    # NumPy's M8/m8 in: NumPy out, as np.add
+            res = np.asarray(result)
+            return res[()] if all_scalar and res.ndim == 0 else res
         return result.tolist() if all_scalar and result.ndim == 0 else result
 
     def __repr__(self) -> str:
         sigs = self.signatures
         shown = ", ".join(sigs[:4]) + (f", ... ({len(sigs)} kernels)" if len(sigs) > 4 else "")
         return f"<ckernels.ops.{self.name} {shown}>"
+
+
+def _numpy_time_operands(args) -> bool:
+    """Whether a call has NumPy datetime64/timedelta64 operands and otherwise
+    only NumPy arrays and scalars and Python numbers (its result is NumPy's)."""
+    time = False
+    for a in args:
+        if isinstance(a, (np.ndarray, np.generic)):
+            time = time or a.dtype.kind in "Mm"
+        elif not isinstance(a, (bool, int, float)):
+            return False
+    return time
 
 
 def _reduce(opname: str):

@@ -21,6 +21,7 @@ import numpy as np
 from .._native import lib
 from ..errors import CKTypeError
 from ..types import option as _option
+from .creation import array, asarray
 
 #: the type ids of instants and durations
 TIME_IDS = (int(lib.CK_TYPE_DATETIME), int(lib.CK_TYPE_TIMEDELTA))
@@ -40,7 +41,6 @@ def reduce(name: str, arr, axes, keepdims: bool, int_reduce):
     """The reduction ``name`` of a time array ``arr`` over ``axes`` (None: all,
     else a tuple of normalised axes); ``int_reduce(name, int64 array, axes,
     keepdims)`` is the library's reduction of int64 arrays.  A new array."""
-    from .array import asarray
     dt = arr.type.dtype
     option = dt.is_option
     vt = dt.value_type if option else dt
@@ -62,18 +62,17 @@ def reduce(name: str, arr, axes, keepdims: bool, int_reduce):
     else:
         res = np.asarray(int_reduce(name, ints, axes, keepdims)).copy()
         res[...] = np.where(lowest == _NAT, _NAT, res)     # a NaT in the lane: NaT
-    out = asarray(np.ascontiguousarray(res).view(counts_dt))
+    out = asarray(np.array(res, np.int64, order="C").view(counts_dt))    # 0-d stays 0-d
     if str(out.type.dtype) != str(vt):       # an instant's zone, kept
         out = out.astype(str(vt))
     if option:
         none = ~(valid.any(axis=axes, keepdims=keepdims) if valid.size else
                  np.zeros(np.shape(res), bool))
         if none.any():
+            if out.ndim == 0:       # a null
+                return array(None, type=_option(str(vt)))
             out = out.astype(_option(str(vt)))
             flat = out.reshape(-1) if out.ndim != 1 else out
-            if out.ndim == 0:
-                return asarray(np.array(None, object)).astype(_option(str(vt))) \
-                    if bool(none) else out
             for i in np.flatnonzero(none):
                 flat[int(i)] = None
     return out

@@ -135,8 +135,8 @@ class Operand:
         name = name[1:] if name.startswith("?") else name
         if self.name is None:
             return True        # None: a null of any type
-        if self.weak:
-            return dtypes.weak_matches(name, self.value)
+        if self.weak:          # a Python number is no instant or duration
+            return name in dtypes.by_name and dtypes.weak_matches(name, self.value)
         return self.name == name
 
     def castable(self, element) -> bool:
@@ -150,7 +150,7 @@ class Operand:
         if self.name is None:
             return True
         if self.weak:
-            return dtypes.weak_matches(name, self.value)
+            return name in dtypes.by_name and dtypes.weak_matches(name, self.value)
         if self.name == name:
             return True
         if element.kind in "sV" or self.name == "string" or is_struct(self.name):

@@ -140,7 +140,10 @@ CK_API ck_status ck_time_parse(ck_type t, const char *text, size_t len, int errm
  * rules, units combined to the finer of the two:
  *   subtract(datetime, datetime) -> timedelta; add(datetime, timedelta),
  *   add(timedelta, datetime), subtract(datetime, timedelta) -> datetime;
- *   add/subtract(timedelta, timedelta) -> timedelta; multiply(timedelta,
+ *   add/subtract(timedelta, timedelta) -> timedelta; add(datetime|timedelta,
+ *   integer), add(integer, datetime|timedelta), subtract(datetime|timedelta,
+ *   integer), subtract(integer, timedelta) -> the time operand's type (the
+ *   integer counts its units); multiply(timedelta,
  *   int64|float64) and multiply(int64|float64, timedelta) -> timedelta;
  *   floor_divide/true_divide(timedelta, int64|float64) -> timedelta;
  *   true_divide(timedelta, timedelta) -> float64; floor_divide(timedelta,

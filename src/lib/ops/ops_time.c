@@ -369,10 +369,16 @@ ck_status ck_make_time_op_kernel(const char *op_name, ck_kernel_builder *ckb, si
     /* one time operand and one number */
     ck_type_id tid = t0 ? id0 : id1;
     int ncls = t0 ? cls[1] : cls[0];
-    if (tid != CK_TYPE_TIMEDELTA) {
+    bool counted = tid == CK_TYPE_DATETIME || tid == CK_TYPE_TIMEDELTA;
+    if (nargs == 2 && counted && ncls == CK__O_INT &&
+        (op == CK__T_ADD || (op == CK__T_SUB && (t0 || tid == CK_TYPE_TIMEDELTA)))) {
+      /* NumPy: an integer counts units of the time operand (M8[D] + 3 is three
+       * days later; 3 - M8 is refused) */
+      ret_id = tid;
+      tz = ck_datetime_type_tz(t0 ? arg_types[0] : arg_types[1]);
+    } else if (tid != CK_TYPE_TIMEDELTA) {
       return ck__top_refuse(op_name, nargs, arg_types, "");
-    }
-    if (nargs == 1 && (op == CK__T_NEG || op == CK__T_ABS)) {
+    } else if (nargs == 1 && (op == CK__T_NEG || op == CK__T_ABS)) {
       ret_id = CK_TYPE_TIMEDELTA;
     } else if (op == CK__T_MUL && (ncls == CK__O_INT || ncls == CK__O_FLOAT)) {
       ret_id = CK_TYPE_TIMEDELTA;

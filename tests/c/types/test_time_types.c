@@ -400,6 +400,19 @@ static void test_ops(void) {
             CK_ERR_TYPE);
   (void)op2("multiply", "datetime[unit='s']", &a, "int64", &b, NULL, CK_ERR_TYPE);
   (void)op2("sqrt", "timedelta[unit='s']", &a, NULL, NULL, NULL, CK_ERR_TYPE);
+  /* NumPy: an integer counts the time operand's units (M8[D] + 3, 72 - m8[h]) */
+  CHECK(op2("add", "datetime[unit='D', tz='UTC']", &a, "int64", &b,
+            "datetime[unit='D', tz='UTC']", CK_OK) == 13);
+  CHECK(op2("add", "int8", &(int8_t){3}, "timedelta[unit='h']", &a, "timedelta[unit='h']",
+            CK_OK) == 13);
+  CHECK(op2("subtract", "datetime[unit='s']", &a, "bool", &(uint8_t){1}, "datetime[unit='s']",
+            CK_OK) == 9);
+  CHECK(op2("subtract", "int64", &b, "timedelta[unit='s']", &a, "timedelta[unit='s']",
+            CK_OK) == -7);
+  CHECK(op2("add", "datetime[unit='s']", &nat, "int64", &b, NULL, CK_OK) == CK_NAT);
+  (void)op2("subtract", "int64", &b, "datetime[unit='s']", &a, NULL, CK_ERR_TYPE);
+  (void)op2("add", "datetime[unit='s']", &a, "float64", &half, NULL, CK_ERR_TYPE);
+  (void)op2("add", "date", &(int32_t){5}, "int64", &b, NULL, CK_ERR_TYPE);
 }
 
 static void test_no_type_leaks(void) {

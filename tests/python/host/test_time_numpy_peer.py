@@ -116,8 +116,18 @@ CASES = {
 
 #: cases where ckernels.ops differs from NumPy, and why
 OPS_DIFFER: dict[str, str] = {}
+_INT = ("Numba has no datetime64/timedelta64 +/- integer (NumPy counts the integer "
+        "in the time operand's unit): a TypeError when compiling")
+_FLOORDIV = ("Numba's timedelta64 // timedelta64 fails to compile (its lowering mixes "
+             "int64 and double): llvmlite's ValueError")
+_MINMAX = "Numba has no min/max of datetime64/timedelta64: a TypeError when compiling"
 #: cases where the jitted operator differs from NumPy (Numba's rules), and why
-JIT_DIFFER: dict[str, str] = {}
+JIT_DIFFER: dict[str, str] = {
+    **{c: _INT for c in ("m8+int", "int+m8", "M8+int", "NaT+int", "int+M8", "m8-int",
+                         "int-m8", "M8-int", "NaT-int")},
+    **{c: _FLOORDIV for c in ("7s//4s", "7s//-4s", "8s//-4s", "1m//31s", "2Y//13M")},
+    **{c: _MINMAX for c in ("min M8", "max M8", "min NaT", "max NaT", "min m8", "max m8")},
+}
 
 
 def _numpy(op, a, b):
@@ -144,8 +154,8 @@ def _same(got, want) -> bool:
 
 
 def _ops(op, a, b):
-    try:
-        return getattr(ckernels.ops, op)(a, b)
+    try:     # ckernels.ops.divide is NumPy's true_divide
+        return getattr(ckernels.ops, "divide" if op == "true_divide" else op)(a, b)
     except TypeError:
         return TypeError
 
@@ -170,6 +180,8 @@ def _jit(op, a, b):
             return f(a, b)
     except TypeError:
         return TypeError
+    except ValueError:      # Numba's lowering of timedelta // timedelta (JIT_DIFFER)
+        return ValueError
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -190,3 +202,16 @@ def test_reductions_as_numpy():
         assert got == want and got.dtype == want.dtype, name
         nat = np.append(d, np.timedelta64("NaT", "h"))
         assert np.isnat(getattr(ckernels.ops, name)(nat)) and np.isnat(ref(nat)), name
+
+
+#: the cases run through the jit: one per distinct signature (each compiles)
+JIT_CASES = [c for c in CASES if not c.startswith(("1945", "18h", "NaT ", "cmp "))] + \
+    ["cmp less", "NaT less dt nat,x", "NaT not_equal td x,nat", "1945 Y==D", "18h s==us"]
+
+
+@pytest.mark.allow_memblock_leak   # each case compiles a signature, kept by its function
+@pytest.mark.parametrize("case", JIT_CASES)
+def test_jit_as_numpy(case):
+    op, a, b = CASES[case]
+    got, want = _jit(op, a, b), _numpy(op, a, b)
+    assert _same(got, want) != (case in JIT_DIFFER), (case, got, want)

@@ -83,6 +83,21 @@ def _compiled():
         text_of(T[:1].astype(f"M8[{unit}]"))
     text_of(D[:1].astype("m8[ms]"))
     labelled(np.array(["2024-03-01T12:00"], "M8[m]"), np.array([90], "m8[m]"))
+    double(D)
+    pd = pytest.importorskip("pandas")
+    for s in _pandas_series(pd):
+        (double if s.dtype.kind == "m" else add_day)(s)
+
+
+def _pandas_series(pd):
+    """A zoned, a naive and a duration Series (what the pandas tests take)."""
+    idx = ["a", "b", "c"]
+    zoned = pd.Series(pd.to_datetime(["2024-01-01T00:00", "2024-03-31T12:00", None],
+                                     format="ISO8601").tz_localize("Europe/Paris"),
+                      index=idx, name="when")
+    naive = pd.Series(pd.to_datetime(["2024-01-01", None]), index=[7, 9])
+    d = pd.Series(pd.to_timedelta([1, None, 3], unit="s"), index=[5, 6, 7])
+    return zoned, naive, d
 
 
 def test_explicit_signature_numpy_arrays():
@@ -240,3 +255,32 @@ def test_str_of_durations_is_iso8601_as_pandas():
 def test_fstrings_of_instants_and_durations():
     got = labelled(np.array(["2024-03-01T12:00"], "M8[m]"), np.array([90], "m8[m]"))
     assert got.tolist() == ["at 2024-03-01T12:00 for P0DT1H30M0S"]
+
+
+pd = pytest.importorskip("pandas")
+
+
+@ckernels.jit
+def double(d):
+    return d * 2
+
+
+def test_pandas_series_in_series_out():
+    idx = ["a", "b", "c"]
+    s, naive, d = _pandas_series(pd)
+    got = add_day(s)
+    assert isinstance(got, pd.Series) and list(got.index) == idx and got.name == "when"
+    assert str(got.dtype.tz) == "Europe/Paris"                  # the zone kept
+    pd.testing.assert_series_equal(got, s + pd.Timedelta(days=1), check_dtype=False)
+    pd.testing.assert_series_equal(add_day(naive), naive + pd.Timedelta(days=1),
+                                   check_dtype=False)
+    got = double(d)
+    assert list(got.index) == [5, 6, 7] and got.dtype.kind == "m"
+    pd.testing.assert_series_equal(got, d * 2, check_dtype=False)
+
+
+def test_ops_on_pandas_keep_index_and_zone():
+    s = pd.Series(pd.to_datetime(["2024-01-01", None]).tz_localize("UTC"), index=[3, 4])
+    got = ckernels.ops.add(s, np.timedelta64(1, "h"))
+    assert list(got.index) == [3, 4] and str(got.dtype.tz) == "UTC"
+    pd.testing.assert_series_equal(got, s + pd.Timedelta(hours=1), check_dtype=False)
