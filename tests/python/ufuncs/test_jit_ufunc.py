@@ -73,9 +73,10 @@ def test_a_jitted_function_is_a_function_with_a_ufunc():
     assert function_of(uf) is add2
     assert function_of(ckernels.ops.add.ufunc) is ckernels.ops.add
     assert function_of(np.add) is None and function_of(add2) is None
-    # object arrays (text made StringDType there) and structured arrays (struct
-    # signatures) take the general path; NumPy text reaches the string loops
-    assert twice.fallback_kinds == "OV" and add2.fallback_kinds == ""
+    # object arrays (text made StringDType there), structured arrays (struct
+    # signatures) and datetime64/timedelta64 arrays (time signatures) take the
+    # general path; NumPy text reaches the string loops
+    assert twice.fallback_kinds == "OVMm" and add2.fallback_kinds == ""
 
 
 def test_calls_route_by_operand():
