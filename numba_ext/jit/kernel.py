@@ -586,6 +586,10 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
             lib.ck_clear_error()    # no earlier failure's element is read below
             try:
                 return self.ufunc(*text.operands(args), **kwargs)
+            except _dispatch.Fallback:     # a result NumPy has no dtype for (a time)
+                if kwargs.keys() - {"out"}:
+                    raise
+                return targets.call(self, args, out)
             except CKernelError as exc:
                 if kwargs.keys() - {"out"} or lib.ck_last_error_element(ffi.NULL, 0,
                                                                        ffi.NULL) == 0:

@@ -12,7 +12,8 @@ arguments (``np.datetime64("2000-01-01")``, ``np.timedelta64(1, "D")``,
 code holds the constant (NumPy's unit: ``np.datetime64("2000-01-01")`` is in
 days); with a run-time integer and a constant unit
 (``np.timedelta64(n, "m")``) the count becomes the value; a time value
-passes as it is.
+passes as it is in its own unit (another unit is a compile-time error:
+convert the array first).
 
 Text: ISO 8601 by the C core's formatter
 (``ck_time_format``, ``ckernel/datetime.h``), the same text
@@ -196,8 +197,9 @@ def _overload_constructor(kind: str):
                                   "convert into each other")
             if not u or u == value.unit:
                 return lambda value, unit="": value
-            target = _time_type(kind, u)
-            return lambda value, unit="": _as_unit(value, target)
+            raise TypingError(f"{name}({value}, {u!r}): converting a time value to another "
+                              "unit is not supported in jitted code (convert the array "
+                              "first: a.astype(...))")
         if isinstance(value, types.Integer):
             if not u:
                 raise TypingError(f"{name}(<int>) needs a constant unit, e.g. "
@@ -224,19 +226,6 @@ def _from_count(typingctx, count, target):
             v = builder.sext(v, _i64) if count.signed else builder.zext(v, _i64)
         return v
     return nbty(count, target), codegen
-
-
-@intrinsic
-def _as_unit(typingctx, value, target):
-    """A time value in the unit of ``target`` (a typeref): Numba's conversion
-    between units, where Numba has one."""
-    nbty = getattr(target, "instance_type", None)
-    if nbty is None or typingctx.can_convert(value, nbty) is None:
-        return None
-
-    def codegen(context, builder, sig, args):
-        return context.cast(builder, args[0], value, nbty)
-    return nbty(value, target), codegen
 
 
 overload(datetime64_value, prefer_literal=True)(_overload_constructor("M"))

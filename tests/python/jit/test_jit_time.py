@@ -84,6 +84,7 @@ def _compiled():
     text_of(D[:1].astype("m8[ms]"))
     labelled(np.array(["2024-03-01T12:00"], "M8[m]"), np.array([90], "m8[m]"))
     double(D)
+    minutes(np.array([1], np.int32))
     pd = pytest.importorskip("pandas")
     for s in _pandas_series(pd):
         (double if s.dtype.kind == "m" else add_day)(s)
@@ -284,3 +285,18 @@ def test_ops_on_pandas_keep_index_and_zone():
     got = ckernels.ops.add(s, np.timedelta64(1, "h"))
     assert list(got.index) == [3, 4] and str(got.dtype.tz) == "UTC"
     pd.testing.assert_series_equal(got, s + pd.Timedelta(hours=1), check_dtype=False)
+
+
+@ckernels.jit
+def minutes(n):
+    return np.timedelta64(n, "m")
+
+
+def test_constructors_of_run_time_counts_and_their_errors():
+    got = minutes(np.array([1, -2, 90], np.int32))
+    assert got.dtype == np.dtype("m8[m]") and got.tolist() == \
+        np.array([1, -2, 90], "m8[m]").tolist()
+    with pytest.raises(TypeError, match="converting a time value to another unit"):
+        ckernels.jit(lambda d: np.timedelta64(d, "s"))(D[:1].astype("m8[m]"))
+    with pytest.raises(TypeError, match="np.timedelta64\\(1, 'Q'\\)"):
+        ckernels.jit(lambda t: t + np.timedelta64(1, "Q"))(T[:1])
