@@ -300,3 +300,14 @@ def test_constructors_of_run_time_counts_and_their_errors():
         ckernels.jit(lambda d: np.timedelta64(d, "s"))(D[:1].astype("m8[m]"))
     with pytest.raises(TypeError, match="np.timedelta64\\(1, 'Q'\\)"):
         ckernels.jit(lambda t: t + np.timedelta64(1, "Q"))(T[:1])
+
+
+@ckernels.jit("?datetime[s](?datetime[s])")
+def epoch_if_null(t):
+    return np.datetime64(0, "s") if t is None else t
+
+
+def test_option_signature_sees_the_nulls():
+    a = ckernels.asarray(pa.array([5, None], pa.timestamp("s")))
+    assert epoch_if_null(a).tolist() == [np.datetime64(5, "s").item(),
+                                         np.datetime64(0, "s").item()]
