@@ -375,10 +375,12 @@ def _host_view(ptr, dtype, start: int, count: int) -> np.ndarray:
     return np.frombuffer(ffi.buffer(base, count * dt.itemsize), dtype=dt)
 
 
-def _upload_node(ctx, element: _t.Type, schema, arr, offset: int, length: int):
+def _upload_node(ctx, element: _t.Type, schema, arr, offset: int, length: int,
+                 nulls_ok: bool = False):
     """The device array of ``length`` elements of ``element`` from ``offset``
-    of an exported Arrow node."""
-    if arr.null_count != 0:
+    of an exported Arrow node (``nulls_ok``: the caller uploads its bitmap,
+    :mod:`ckernels.device.nulls`)."""
+    if arr.null_count != 0 and not nulls_ok:
         raise NotSupportedError("Context.array: null values cannot go to a device yet")
     fmt = ffi.string(schema.format)
     if str(element) != "string" and element.is_builtin:     # numbers or bools

@@ -70,10 +70,17 @@ static void test_refusals(void) {
   ck_arrow_node bad_nbuf = {1, 4, {NULL, offsets, NULL}, NULL};
   CHECK(ck_arrow_wrap(&bad_nbuf, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
         CK_ERR_INVALID_ARGUMENT);
-  ck_arrow_node validity = {1, 2, {offsets, offsets, NULL}, NULL};
-  CHECK(ck_arrow_wrap(&validity, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
+  /* null counts the bitmap or the length contradict */
+  ck_arrow_node no_bitmap = {1, 2, {NULL, offsets, NULL}, NULL, 1};
+  CHECK(ck_arrow_wrap(&no_bitmap, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
         CK_ERR_INVALID_ARGUMENT);
   CHECK(strstr(ck_last_error(), "validity") != NULL);
+  ck_arrow_node too_many = {1, 2, {offsets, offsets, NULL}, NULL, 2};
+  CHECK(ck_arrow_wrap(&too_many, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
+        CK_ERR_INVALID_ARGUMENT);
+  ck_arrow_node below = {1, 2, {offsets, offsets, NULL}, NULL, -2};
+  CHECK(ck_arrow_wrap(&below, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
+        CK_ERR_INVALID_ARGUMENT);
   ck_arrow_node null_data = {1, 3, {NULL, offsets, NULL}, NULL};
   CHECK(ck_arrow_wrap(&null_data, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
         CK_ERR_INVALID_ARGUMENT);
@@ -122,6 +129,36 @@ static void test_import_host_wrap(void) {
   CHECK(released == 1);
 }
 
+/* A validity bitmap and its null count travel into the made array; the
+ * import reads the nulls (strings with a null in slot 1, `?string`). */
+static void test_wrap_validity(void) {
+  static const int64_t offsets[] = {0, 1, 1, 3};
+  static const char data[] = "abc";
+  static const uint8_t bits[] = {0x05}; /* slots 0 and 2 valid */
+  ck_arrow_node node = {3, 3, {bits, offsets, data}, NULL, 1};
+  struct ArrowDeviceArray d;
+  released = 0;
+  REQUIRE(ck_arrow_wrap(&node, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) == CK_OK);
+  CHECK(d.array.null_count == 1 && d.array.buffers[0] == bits && d.array.offset == 0);
+  struct ArrowSchema s = {"U", "", NULL, ARROW_FLAG_NULLABLE, 0, NULL, NULL,
+                          schema_noop_release, NULL};
+  ck_array_preamble *a = NULL;
+  REQUIRE(ck_arrow_import_device(&s, &d, NULL, &a) == CK_OK);
+  int64_t nulls = -1;
+  CHECK(ck_array_null_count(a, &nulls, NULL) == CK_OK && nulls == 1);
+  char ts[64];
+  CHECK(ck_type_print(ck_array_type(a), ts, sizeof ts, NULL) == CK_OK);
+  CHECK(strstr(ts, "?string") != NULL);
+  ck_array_decref(a);
+  CHECK(released == 1);
+  /* an unknown count (-1) is accepted and passed on */
+  node.null_count = -1;
+  REQUIRE(ck_arrow_wrap(&node, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) == CK_OK);
+  CHECK(d.array.null_count == -1);
+  d.array.release(&d.array);
+  CHECK(released == 2);
+}
+
 /* The device half: offsets and data uploaded to OpenCL buffers in one write
  * each, wrapped with the cl_mem handles, read back in one read each and
  * imported on the host.  Skipped (not failed) without an OpenCL platform or
@@ -166,5 +203,5 @@ static void test_opencl_round_trip(void) {
 }
 
 CK_TEST_MAIN(CK_TEST(test_string_tree), CK_TEST(test_nested_move_child),
-             CK_TEST(test_refusals), CK_TEST(test_import_host_wrap),
+             CK_TEST(test_refusals), CK_TEST(test_import_host_wrap), CK_TEST(test_wrap_validity),
              CK_TEST(test_opencl_round_trip))
