@@ -20,7 +20,7 @@ static void schema_noop_release(struct ArrowSchema *s) { s->release = NULL; }
 static void test_string_tree(void) {
   static const int64_t offsets[] = {0, 1, 3, 3};
   static const char data[] = "abb";
-  ck_arrow_node n = {3, 3, {NULL, offsets, data}, NULL};
+  ck_arrow_node n = {3, 3, {NULL, offsets, data}, NULL, 0};
   struct ArrowDeviceArray d;
   released = 0;
   REQUIRE(ck_arrow_wrap(&n, ARROW_DEVICE_OPENCL, 0, on_release, &n, &d) == CK_OK);
@@ -40,9 +40,9 @@ static void test_nested_move_child(void) {
   static const double values[] = {1, 2, 3};
   static const int64_t inner[] = {0, 2, 3};
   static const int64_t outer[] = {0, 2, 2};
-  ck_arrow_node v = {3, 2, {NULL, values, NULL}, NULL};
-  ck_arrow_node i = {2, 2, {NULL, inner, NULL}, &v};
-  ck_arrow_node o = {2, 2, {NULL, outer, NULL}, &i};
+  ck_arrow_node v = {3, 2, {NULL, values, NULL}, NULL, 0};
+  ck_arrow_node i = {2, 2, {NULL, inner, NULL}, &v, 0};
+  ck_arrow_node o = {2, 2, {NULL, outer, NULL}, &i, 0};
   struct ArrowDeviceArray d;
   released = 0;
   REQUIRE(ck_arrow_wrap(&o, ARROW_DEVICE_CUDA, 1, on_release, NULL, &d) == CK_OK);
@@ -63,11 +63,11 @@ static void test_refusals(void) {
   struct ArrowDeviceArray d;
   memset(&d, 0, sizeof d);
   released = 0;
-  ck_arrow_node bad_len = {-1, 2, {NULL, offsets, NULL}, NULL};
+  ck_arrow_node bad_len = {-1, 2, {NULL, offsets, NULL}, NULL, 0};
   CHECK(ck_arrow_wrap(&bad_len, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
         CK_ERR_INVALID_ARGUMENT);
   CHECK(strstr(ck_last_error(), "negative length") != NULL);
-  ck_arrow_node bad_nbuf = {1, 4, {NULL, offsets, NULL}, NULL};
+  ck_arrow_node bad_nbuf = {1, 4, {NULL, offsets, NULL}, NULL, 0};
   CHECK(ck_arrow_wrap(&bad_nbuf, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
         CK_ERR_INVALID_ARGUMENT);
   /* null counts the bitmap or the length contradict */
@@ -81,15 +81,15 @@ static void test_refusals(void) {
   ck_arrow_node below = {1, 2, {offsets, offsets, NULL}, NULL, -2};
   CHECK(ck_arrow_wrap(&below, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
         CK_ERR_INVALID_ARGUMENT);
-  ck_arrow_node null_data = {1, 3, {NULL, offsets, NULL}, NULL};
+  ck_arrow_node null_data = {1, 3, {NULL, offsets, NULL}, NULL, 0};
   CHECK(ck_arrow_wrap(&null_data, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
         CK_ERR_INVALID_ARGUMENT);
-  ck_arrow_node empty = {0, 3, {NULL, offsets, NULL}, NULL}; /* no data needed */
+  ck_arrow_node empty = {0, 3, {NULL, offsets, NULL}, NULL, 0}; /* no data needed */
   CHECK(ck_arrow_wrap(&empty, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) == CK_OK);
   d.array.release(&d.array);
   CHECK(released == 1);
   /* a chain deeper than the limit (a cycle, too, is refused, not followed) */
-  ck_arrow_node loop = {0, 2, {NULL, offsets, NULL}, NULL};
+  ck_arrow_node loop = {0, 2, {NULL, offsets, NULL}, NULL, 0};
   loop.child = &loop;
   released = 0;
   CHECK(ck_arrow_wrap(&loop, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
@@ -102,7 +102,7 @@ static void test_refusals(void) {
 /* Wrap host buffers as a CPU device array and import it: zero-copy, the
  * owner released when the imported array dies. */
 static ck_array_preamble *import_strings(const int64_t *offsets, const char *data, int64_t n) {
-  ck_arrow_node node = {n, 3, {NULL, offsets, data}, NULL};
+  ck_arrow_node node = {n, 3, {NULL, offsets, data}, NULL, 0};
   struct ArrowDeviceArray d;
   struct ArrowSchema s = {"U", "", NULL, 0, 0, NULL, NULL, schema_noop_release, NULL};
   ck_array_preamble *out = NULL;
@@ -180,7 +180,7 @@ static void test_opencl_round_trip(void) {
   CHECK(ck_buffer_write(ob, 0, offsets, sizeof offsets) == CK_OK);
   CHECK(ck_buffer_write(db, 0, data, 7) == CK_OK);
   ck_arrow_node node = {3, 3, {NULL, ck_buffer_native_handle(ob), ck_buffer_native_handle(db)},
-                        NULL};
+                        NULL, 0};
   struct ArrowDeviceArray d;
   released = 0;
   REQUIRE(ck_arrow_wrap(&node, ARROW_DEVICE_OPENCL, 0, on_release, NULL, &d) == CK_OK);
