@@ -305,16 +305,14 @@ class DeviceOptionArray:
 
 def _op(name):
     def method(self, *others):
-        from .. import ops
-        return getattr(ops, name)(self, *others)
+        return elementwise(name, (self,) + others)
     method.__name__ = name
     return method
 
 
 def _rop(name):
     def method(self, other):
-        from .. import ops
-        return getattr(ops, name)(other, self)
+        return elementwise(name, (other, self))
     method.__name__ = name
     return method
 
