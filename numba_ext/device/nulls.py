@@ -259,6 +259,11 @@ class DeviceOptionArray:
         raise TypeError("a device array is not converted implicitly: copy it to the host "
                         "with .get() or .to_numpy(na_value=...)")
 
+    def __reduce__(self):
+        # as DeviceArray: a host copy in the pickle, uploaded into the default
+        # context of the same kind when unpickled
+        return (_unpickle, (type(self.context), self.context.kind, self.to_host()))
+
     # ---- operations ---------------------------------------------------------------------
     def _apply(self, name: str, args, out):
         return elementwise(name, args, out)
@@ -301,6 +306,10 @@ class DeviceOptionArray:
                 schema.release(schema)
             raise
         return _arrow_dev.wrap_capsules(self.context, node, keep, schema)
+
+
+def _unpickle(context_class, kind, host):
+    return context_class.default(kind).array(host)
 
 
 def _op(name):

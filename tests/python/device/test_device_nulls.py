@@ -19,7 +19,7 @@ from ckernels.errors import InvalidArgumentError, NotSupportedError
 pa = pytest.importorskip("pyarrow")
 
 ARROW_DEVICE_OPENCL = 4
-SETTINGS = settings(max_examples=12, deadline=None,
+SETTINGS = settings(max_examples=10, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
