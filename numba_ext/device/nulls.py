@@ -38,6 +38,7 @@ from ..context.device_validity import AND_KERNEL, and_source
 from ..errors import CKIndexError, InvalidArgumentError, NotSupportedError
 from ..host.array import Array
 from ..host.array import array as _host_array
+from ..host.array import asarray as _host_asarray
 from ..host.arrow import is_arrow
 from ..host.nulls import text_nulls
 from ..memory import release_callback
@@ -357,7 +358,10 @@ def host_option(obj, type=None):
         return obj if isinstance(obj, Array) and obj.type == t else _host_array(obj, type=t)
     if isinstance(obj, Array):
         return obj if is_option_host(obj) else None
-    if is_arrow(obj) or (isinstance(obj, np.ndarray) and text_nulls(obj)) or \
+    if is_arrow(obj):      # zero-copy on the host: the upload is the one copy
+        h = _host_asarray(obj)
+        return h if is_option_host(h) else None
+    if (isinstance(obj, np.ndarray) and text_nulls(obj)) or \
             (isinstance(obj, (list, tuple)) and any(v is None for v in obj)):
         h = _host_array(obj)
         return h if is_option_host(h) else None

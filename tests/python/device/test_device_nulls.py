@@ -249,13 +249,23 @@ def test_null_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
         c_emit.entry_wrapper(prog, inputs, i64, validity=2)
     src = "namespace ck_fd {\n" + src.replace(f" {c_emit.KERNEL_NAME}(", " ck_fd_kernel(") + \
         "}\n" + and_source(dialects.get("cuda"), 2)
+    # the string path's guarded kernel (one work item per string) compiles too
+    from ckernels.jit import device_var
+    vcomp = next(iter(vowels.compiled.values()))
+    vprog, vlayout = device_var._program(tgt, vowels, vcomp)
+    vin = vlayout.inputs([False])
+    vsrc = device_var.source(tgt, vowels, vcomp, vin + ((u8, False), (u64, True)),
+                             (vprog, vlayout), validity=len(vin))
+    assert "ck_vbit" in vsrc
+    vsrc = "namespace ck_vw {\n" + vsrc.replace(f" {c_emit.KERNEL_NAME}(", " ck_vw_kernel(") + \
+        "}\n"
     try:
         ccuda.nvrtc_version()
     except errors.BackendError as exc:
         pytest.skip(f"no NVRTC: {exc}")
-    ptx, log = ccuda.compile_ptx(src, "sm_80")
+    ptx, log = ccuda.compile_ptx(src + vsrc, "sm_80")
     assert "error" not in log.lower(), log
-    assert "ck_fd_kernel" in ptx and AND_KERNEL in ptx
+    assert "ck_fd_kernel" in ptx and AND_KERNEL in ptx and "ck_vw_kernel" in ptx
     (tmp_path / "nulls.ptx").write_text(ptx)
     assemble_or_skip([("sm_80", tmp_path / "nulls.ptx")])
     cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
