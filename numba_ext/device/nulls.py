@@ -260,6 +260,32 @@ class DeviceOptionArray:
         raise TypeError("a device array is not converted implicitly: copy it to the host "
                         "with .get() or .to_numpy(na_value=...)")
 
+    def _reduction(self, name: str, axis=None, out=None, keepdims: bool = False, dtype=None):
+        """``sum`` and ``mean`` skipping nulls (the values with 0 written
+        under every null by a guarded kernel, then the device reduction; a
+        0-d device array, None when every element is null); other reductions
+        are refused."""
+        if name not in ("sum", "mean") or axis not in (None, 0, -1, (0,)) or out is not None \
+                or keepdims or dtype is not None:
+            raise NotSupportedError(
+                f"{name} of an option device array (sum and mean over the whole array "
+                "skip nulls on a device; reduce on the host: d.get()."
+                f"{name if name != 'product' else 'prod'}() skips them)")
+        count = self.size - self.null_count
+        if count == 0:
+            return None
+        zeroed = elementwise("add", (self, False if self.dtype == np.bool_ else 0))._values
+        total = zeroed.sum()
+        return total if name == "sum" else total / count
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        """The sum of the present values (see :meth:`_reduction`)."""
+        return self._reduction("sum", axis, out, keepdims, dtype)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        """The mean of the present values (see :meth:`_reduction`)."""
+        return self._reduction("mean", axis, out, keepdims, dtype)
+
     def __reduce__(self):
         # as DeviceArray: a host copy in the pickle, uploaded into the default
         # context of the same kind when unpickled
