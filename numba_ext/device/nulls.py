@@ -10,10 +10,11 @@ A :class:`DeviceOptionArray` is Arrow's layout of a nullable array:
 * :attr:`~DeviceOptionArray.validity` -- Arrow's validity bitmap in a device
   buffer (a ``uint8`` device array: LSB first, 1 = valid), with
   :attr:`~DeviceOptionArray.bit_offset` (0..7): element ``i`` is valid when
-  bit ``bit_offset + i`` is set.  An upload keeps the source's bit offset
-  (the bytes of a sliced Arrow bitmap are copied as they are, one copy); a
-  slice ``a[i:j]`` is a view whose bit offset moves; what Arrow's export
-  hands out is at bit offset 0 (moved on the device first when needed).
+  bit ``bit_offset + i`` is set.  An upload writes the bitmap the C core's
+  Arrow export gives (the source's bytes at a byte boundary, else the
+  export's copy at bit 0; one write); a slice ``a[i:j]`` is a view whose bit
+  offset moves; what Arrow's export hands out is at bit offset 0 (moved on
+  the device first when needed).
 
 One outer dim (as :class:`DeviceVarArray`).  ``get()``/``to_host()`` give a
 host ``?T`` array (one read per buffer, imported without another copy),
@@ -396,10 +397,10 @@ def host_option(obj, type=None):
 
 def upload(ctx, host: Array) -> DeviceOptionArray:
     """A :class:`DeviceOptionArray` of ``ctx`` holding a copy of ``host`` (``N
-    * ?T``, T a number, bool or string): exported by the C core (values and
-    bitmap shared, no host copy), the values written as a non-option upload
-    writes them and the bitmap's bytes covering the elements in one write,
-    keeping its bit offset (0..7)."""
+    * ?T``, T a number, bool or string): exported by the C core (values
+    shared; the bitmap shared at a byte boundary, else copied to bit 0), the
+    values written as a non-option upload writes them and the bitmap's bytes
+    covering the elements in one write, with the export's bit offset (0..7)."""
     t = host.type
     if t.ndim != 1 or not t.element.is_option:
         raise NotSupportedError(f"Context.array: {t} on a {ctx.kind} device (option arrays "
