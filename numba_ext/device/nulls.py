@@ -385,6 +385,10 @@ def host_option(obj, type=None):
         return obj if isinstance(obj, Array) and obj.type == t else _host_array(obj, type=t)
     if isinstance(obj, Array):
         return obj if is_option_host(obj) else None
+    if isinstance(obj, DeviceOptionArray):
+        return obj.to_host()
+    if isinstance(obj, (DeviceArrayBase, DeviceVarArray)):
+        return None
     if is_arrow(obj):      # zero-copy on the host: the upload is the one copy
         h = _host_asarray(obj)
         return h if is_option_host(h) else None

@@ -99,6 +99,8 @@ class Context(ContextHandle):
             return _host_array(obj, type=type)
         if isinstance(obj, _varlen.DeviceVarArray):
             return obj.copy() if obj.context == self else _varlen.upload(self, obj.to_host())
+        if isinstance(obj, _nulls.DeviceOptionArray) and obj.context == self and type is None:
+            return obj.copy()
         host_option = _nulls.host_option(obj, type)     # ?T: values + validity bitmap
         if host_option is not None:
             return _nulls.upload(self, host_option)

@@ -319,6 +319,8 @@ def host_varlen(obj, type=None):
         return None
     if isinstance(obj, Array):
         return obj if _holds_varlen(obj.type) else None
+    if isinstance(obj, (DeviceArray, DeviceVarArray)):   # Arrow producers, not host data
+        return None
     if is_arrow(obj):
         h = _host_array(obj)
         return h if _holds_varlen(h.type) else None

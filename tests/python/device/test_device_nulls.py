@@ -100,6 +100,8 @@ def test_every_source_of_nulls_and_the_surface(ctx):
     assert x[3:10].bit_offset == 3 and x[9:].tolist() == [None, 10]
     assert x[11:].tolist() == [] and x[2:9].copy().tolist() == x[2:9].tolist()
     assert ckernels.Context("cpu").array(x).tolist() == x.tolist()
+    assert ctx.array(x).tolist() == x.tolist() and ctx.to(x) is x
+    assert ctx.array(ctx.array(np.arange(3))).tolist() == [0, 1, 2]
     assert str(x[:4]) == "[None, 1, 2, None]" and "..." in str(x)
 
 
