@@ -44,6 +44,7 @@ from ._native import c_text_out, check, ffi, lib
 from .host.array import Array
 from .routing import CONTAINERS, DASK, runs_on
 from .device.array import DeviceArray
+from .device.nulls import DeviceOptionArray
 from .errors import CKTypeError, InvalidArgumentError
 from .kernels import errmode_value
 
@@ -194,7 +195,7 @@ def _reduce(opname: str):
         if _foreign.is_dask_collection(a):   # a lazy dask reduction (ckernels.dask)
             from . import dask as _dask
             return _dask.reduce(opname, a, axis, keepdims)
-        if isinstance(a, DeviceArray):   # on its device; a 0-d device array for all axes
+        if isinstance(a, (DeviceArray, DeviceOptionArray)):   # on its device (0-d for all axes)
             return a._reduction(opname, axis, None, keepdims)
         result = _array.reduce_op(opname, a, axis, keepdims)
         if result.ndim:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from ._foreign import any_container, any_dask_collection
 from .device.array import DeviceArray
 from .device.place import Context, default_context
+from .device.nulls import DeviceOptionArray
 from .device.varlen import DeviceVarArray
 
 #: the answer of :func:`runs_on` for Dask operands
@@ -38,6 +39,9 @@ def runs_on(args, out=None):
         return CONTAINERS
     if any_dask_collection((*args, out)):
         return DASK
+    for a in args:    # option arrays first: they propagate nulls (device/nulls.py)
+        if isinstance(a, DeviceOptionArray):
+            return a
     for a in args:
         if isinstance(a, (DeviceArray, DeviceVarArray)):
             return a
@@ -49,7 +53,7 @@ def context_of(x) -> Context:
     array's context; for a host ``ckernels.Array`` (or anything else held in
     host memory) the process's shared CPU context, the same C context as
     ``x.context`` of a host array."""
-    if isinstance(x, (DeviceArray, DeviceVarArray)):
+    if isinstance(x, (DeviceArray, DeviceVarArray, DeviceOptionArray)):
         return x.context
     return default_context("cpu")
 

@@ -20,6 +20,7 @@ import os
 
 from ..dialects import Dialect
 from ..errors import NotSupportedError
+from .device_validity import guard_lines
 
 #: the name of every kernel a device program has (the launch looks it up)
 KERNEL_NAME = "ck_kernel"
@@ -190,7 +191,7 @@ def store_result(d: Dialect, ret_ctype: str, out, call: str) -> list[str]:
     return lines
 
 
-def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
+def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out, validity=None) -> str:
     """The kernel calling ``entry`` once per element.
 
     ``entry`` is a device function ``R entry(P0 x0, ..., int *err)``;
@@ -206,11 +207,17 @@ def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out) -> str:
     take bool); the N-d metadata buffer (int64: shape[ndim], then byte
     strides[ndim] of the output and of each *array* input), ``ndim`` (<= 1: the
     strided fast path, no metadata reads), the element count ``n`` and the
-    error buffer (one int32: the first error code)."""
+    error buffer (one int32: the first error code).
+
+    ``validity=k``: inputs ``k`` and ``k + 1`` (after the function's) are the
+    result's validity bitmap and its bit offset; the function is not called
+    on a null slot (:func:`ckernels.context.device_validity.guard_lines`)."""
     u8, i32 = d.uint8, d.int32
     args, arrays = kernel_parameters(d, inputs)
     lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(args)})", "{"]
     lines += element_offsets(d, arrays)
+    if validity is not None:
+        lines += guard_lines(d, validity, out)
     cargs = []
     for k, ((dt, by_value), (pct, pbool)) in enumerate(zip(inputs, params)):
         if by_value:

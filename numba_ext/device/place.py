@@ -29,6 +29,7 @@ from ..types import Type
 from ..context.handle import ContextHandle, publish, shared
 from ..user_kernels import build as _kernels
 from . import interop
+from . import nulls as _nulls
 from . import varlen as _varlen
 from .array import DeviceArray
 
@@ -79,10 +80,14 @@ class Context(ContextHandle):
         a ``"cpu"`` one.  Strings and var dims (host arrays of ``N * string`` /
         ``N * var * T``, lists of str, ragged lists, NumPy ``StringDType``,
         pyarrow arrays) become a :class:`~ckernels.device.varlen.DeviceVarArray`
-        in Arrow's layout, one copy per buffer.  ``type`` is a dtype (``"float32"``) or a full type
+        in Arrow's layout, one copy per buffer; data with nulls (option arrays
+        ``N * ?T``, pyarrow arrays with nulls, lists with ``None``, NumPy
+        ``StringDType`` with an ``na_object``) a
+        :class:`~ckernels.device.nulls.DeviceOptionArray` (values + the validity
+        bitmap).  ``type`` is a dtype (``"float32"``) or a full type
         (``"2 * 3 * float32"``, whose shape must match the data's)."""
         if not self.is_device:
-            if isinstance(obj, _varlen.DeviceVarArray):
+            if isinstance(obj, (_varlen.DeviceVarArray, _nulls.DeviceOptionArray)):
                 obj = obj.to_host()
             if isinstance(obj, DeviceArray):
                 obj = obj.to_numpy()
@@ -94,6 +99,11 @@ class Context(ContextHandle):
             return _host_array(obj, type=type)
         if isinstance(obj, _varlen.DeviceVarArray):
             return obj.copy() if obj.context == self else _varlen.upload(self, obj.to_host())
+        if isinstance(obj, _nulls.DeviceOptionArray) and obj.context == self and type is None:
+            return obj.copy()
+        host_option = _nulls.host_option(obj, type)     # ?T: values + validity bitmap
+        if host_option is not None:
+            return _nulls.upload(self, host_option)
         host_varlen = _varlen.host_varlen(obj, type)    # strings, var dims: Arrow's layout
         if host_varlen is not None:
             return _varlen.upload(self, host_varlen)
@@ -188,7 +198,7 @@ class Context(ContextHandle):
         context is returned as it is, one of another context is copied (through
         the host: two contexts share no memory), and in a ``"cpu"`` context a
         device array becomes a host ``ckernels.Array``."""
-        if isinstance(obj, _varlen.DeviceVarArray):
+        if isinstance(obj, (_varlen.DeviceVarArray, _nulls.DeviceOptionArray)):
             return obj.to(self)
         if isinstance(obj, DeviceArray):
             if not self.is_device:

@@ -319,6 +319,8 @@ def host_varlen(obj, type=None):
         return None
     if isinstance(obj, Array):
         return obj if _holds_varlen(obj.type) else None
+    if isinstance(obj, (DeviceArray, DeviceVarArray)):   # Arrow producers, not host data
+        return None
     if is_arrow(obj):
         h = _host_array(obj)
         return h if _holds_varlen(h.type) else None
@@ -375,10 +377,12 @@ def _host_view(ptr, dtype, start: int, count: int) -> np.ndarray:
     return np.frombuffer(ffi.buffer(base, count * dt.itemsize), dtype=dt)
 
 
-def _upload_node(ctx, element: _t.Type, schema, arr, offset: int, length: int):
+def _upload_node(ctx, element: _t.Type, schema, arr, offset: int, length: int,
+                 nulls_ok: bool = False):
     """The device array of ``length`` elements of ``element`` from ``offset``
-    of an exported Arrow node."""
-    if arr.null_count != 0:
+    of an exported Arrow node (``nulls_ok``: the caller uploads its bitmap,
+    :mod:`ckernels.device.nulls`)."""
+    if arr.null_count != 0 and not nulls_ok:
         raise NotSupportedError("Context.array: null values cannot go to a device yet")
     fmt = ffi.string(schema.format)
     if str(element) != "string" and element.is_builtin:     # numbers or bools

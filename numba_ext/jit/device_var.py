@@ -31,6 +31,7 @@ import numpy as np
 
 from ..context.device_program import (KERNEL_NAME, element_offsets, kernel_parameters,
                                       store_result)
+from ..context.device_validity import guard_lines
 from ..device import launch
 from ..device.array import DeviceArray
 from ..device.varlen import DeviceVarArray
@@ -121,14 +122,18 @@ def _program(tgt, kernel, comp):
     return prog, layout
 
 
-def var_kernel(prog: EmittedKernel, layout: VarLayout, inputs) -> str:
-    """The kernel: one work item per row (see the module docstring)."""
+def var_kernel(prog: EmittedKernel, layout: VarLayout, inputs, validity=None) -> str:
+    """The kernel: one work item per row (see the module docstring);
+    ``validity``: the index of the result bitmap among ``inputs`` (null rows
+    skipped, :func:`ckernels.context.device_validity.guard_lines`)."""
     d = prog.dialect
     fe = prog.entry
     i64, u8, i32 = d.int64, d.uint8, d.int32
     params, arrays = kernel_parameters(d, inputs)
     lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(params)})", "{"]
     lines += element_offsets(d, arrays)
+    if validity is not None:
+        lines += guard_lines(d, validity, layout.ret_dtype)
     cargs, pos = [], 0
     for k, (r, dt) in enumerate(zip(layout.rows, layout.dtypes)):
         pt = fe.arg_types[k]
@@ -175,13 +180,14 @@ def var_kernel(prog: EmittedKernel, layout: VarLayout, inputs) -> str:
     return "\n".join(lines) + "\n"
 
 
-def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:
+def source(tgt, kernel, comp, inputs=None, emitted=None, validity=None) -> str:
     """The whole program of one var-dim signature for ``tgt`` (``emitted``:
-    ``(program, layout)`` already made)."""
+    ``(program, layout)`` already made; ``validity``: see :func:`var_kernel`)."""
     prog, layout = emitted if emitted is not None else _program(tgt, kernel, comp)
     if inputs is None:
         inputs = layout.inputs([False] * len(layout.rows))
-    return tgt.dialect.header(prog) + prog.text() + "\n" + var_kernel(prog, layout, inputs)
+    return tgt.dialect.header(prog) + prog.text() + "\n" + var_kernel(prog, layout, inputs,
+                                                                      validity)
 
 
 def _select(kernel, args, fname):
@@ -211,9 +217,11 @@ def _select(kernel, args, fname):
                       f"signatures: {'; '.join(kernel.signatures)}")
 
 
-def call(kernel, args, out=None):
+def call(kernel, args, out=None, validity=None):
     """``kernel(*args)`` with :class:`DeviceVarArray` arguments: one result per
-    row, a :class:`DeviceArray` of the rows' count."""
+    row, a :class:`DeviceArray` of the rows' count.  ``validity``: ``(bitmap,
+    bit offset)`` of the result (:mod:`ckernels.jit.device_nulls`): rows whose
+    bit is 0 are skipped (their result 0)."""
     from . import device
     fname = kernel.__name__
     if out is not None:
@@ -258,12 +266,19 @@ def call(kernel, args, out=None):
             layouts.append(((), ()))
     scalars = [not isinstance(a, (DeviceVarArray, DeviceArray)) for a in args]
     res = DeviceArray.empty(ctx, (n,), layout.ret_dtype.numpy)
-    key = ("var", n, tuple(lay for lay in layouts), tuple(scalars))
+    key = ("var", n, tuple(lay for lay in layouts), tuple(scalars), validity is not None)
     plan = per.get(key)
+    vk = None
+    if validity is not None:   # the result bitmap (broadcast) and its bit offset
+        operands += list(validity)
+        layouts += [((), ()), ((), ())]
     if plan is None:
         inputs = layout.inputs(scalars)
+        if validity is not None:
+            vk = len(inputs)
+            inputs += ((_UINT8, False), (element_type("uint64"), True))
         plan = launch.remember(per, key, launch.build_plan(
-            ctx, source(tgt, kernel, comp, inputs, got), prog.errors, fname, tgt.dialect.title,
+            ctx, source(tgt, kernel, comp, inputs, got, vk), prog.errors, fname, tgt.dialect.title,
             inputs, operands, layout.ret_dtype.numpy, operand_layouts=layouts,
             out_layout=((n,), (layout.ret_dtype.numpy.itemsize,))))
     plan(res, operands)

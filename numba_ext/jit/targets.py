@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from .. import dialects
 from ..errors import NotSupportedError
+from ..device.nulls import DeviceOptionArray
 from ..device.varlen import DeviceVarArray
 from ..host import dictionary as _dictionary
 from ..routing import CONTAINERS, DASK, runs_on
@@ -44,6 +45,9 @@ def call(kernel, args, out=None):
     if where is DASK:   # lazy: ckernels.dask
         from .. import dask as _dask
         return _dask.call(kernel, args, out)
+    if any(isinstance(a, DeviceOptionArray) for a in args):
+        from . import device_nulls   # nulls propagate: the body skips null slots
+        return device_nulls.call(kernel, args, out)
     if any(isinstance(a, DeviceVarArray) for a in args):
         from . import device_var     # var-dim arguments: one row per work item
         return device_var.call(kernel, args, out)

@@ -37,13 +37,14 @@ def _element_of(t):
     return dtypes.of_numba(t)
 
 
-def entry_wrapper(prog: EmittedKernel, inputs, out) -> str:
-    """:func:`kernel_wrapper` around ``prog.entry`` (a jitted function)."""
+def entry_wrapper(prog: EmittedKernel, inputs, out, validity=None) -> str:
+    """:func:`kernel_wrapper` around ``prog.entry`` (a jitted function);
+    ``validity``: see :func:`kernel_wrapper` (null slots skipped)."""
     fe = prog.entry
     params = [(fe.ct(t), _is_bool(t)) for t in fe.arg_types]
     return kernel_wrapper(prog.dialect, fe.cname, params,
                           (fe.ct(fe.ret_type), _is_bool(fe.ret_type)),
-                          inputs, out)
+                          inputs, out, validity=validity)
 
 
 __all__ = ["emit_kernel", "entry_wrapper", "kernel_wrapper", "KERNEL_NAME"]

@@ -32,24 +32,28 @@ extern "C" {
 #define CK_ARROW_WRAP_MAX_DEPTH 32
 
 /*
- * One Arrow node: `length` elements, `n_buffers` buffers (1 to 3; buffers[0]
- * is the validity bitmap and must be NULL: no nulls), and `child` (the
- * values of a list node, NULL for others).  Buffers of a node with elements
- * must not be NULL (a zero-length node may have NULL data).
+ * One Arrow node: `length` elements, `n_buffers` buffers (1 to 3), and
+ * `child` (the values of a list node, NULL for others).  buffers[0] is the
+ * validity bitmap (Arrow's bit order, LSB first, 1 = valid, starting at bit
+ * 0: the made array's offset is 0) or NULL (no nulls); `null_count` is the
+ * number of nulls it holds: 0 without a bitmap, -1 (unknown) or 0..length
+ * with one.  Other buffers of a node with elements must not be NULL (a
+ * zero-length node may have NULL data).
  */
 typedef struct ck_arrow_node {
   int64_t length;
   int64_t n_buffers;
   const void *buffers[3];
   const struct ck_arrow_node *child;
+  int64_t null_count;
 } ck_arrow_node;
 
 /*
  * Fill *out with an ArrowDeviceArray describing `root` on `device_type`
  * (ARROW_DEVICE_CPU, _CUDA, _OPENCL, ...) `device_id` (-1 for the CPU), no
  * sync event.  Errors: CK_ERR_INVALID_ARGUMENT for a NULL argument, a
- * negative length, n_buffers outside 1..3, a non-NULL validity buffer, a
- * NULL buffer of a non-empty node, a chain deeper than
+ * negative length, n_buffers outside 1..3, a null_count that a NULL
+ * validity buffer or the length contradicts, a NULL buffer of a non-empty node, a chain deeper than
  * CK_ARROW_WRAP_MAX_DEPTH; CK_ERR_NO_MEMORY.
  */
 CK_API ck_status ck_arrow_wrap(const ck_arrow_node *root, int32_t device_type,

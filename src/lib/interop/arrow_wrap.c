@@ -62,9 +62,12 @@ static ck_status check_chain(const ck_arrow_node *n) {
       return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "node %d has %lld buffers (1 to 3)", depth,
                       (long long)n->n_buffers);
     }
-    if (n->buffers[0] != NULL) {
+    if (n->buffers[0] == NULL ? n->null_count != 0
+                              : n->null_count < -1 || n->null_count > n->length) {
       return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
-                      "node %d has a validity buffer (wrapped arrays have no nulls)", depth);
+                      "node %d: null count %lld with %s validity buffer of %lld elements",
+                      depth, (long long)n->null_count, n->buffers[0] == NULL ? "no" : "a",
+                      (long long)n->length);
     }
     for (int64_t i = 1; i < n->n_buffers; i++) {
       /* offsets exist even for zero elements (length + 1 of them) */
@@ -98,7 +101,7 @@ static ck_status wrap_node(const ck_arrow_node *n, wowner *o, struct ArrowArray 
   p->owner = o;
   o->count++;
   a->length = n->length;
-  a->null_count = 0;
+  a->null_count = n->null_count;
   a->offset = 0;
   a->n_buffers = n->n_buffers;
   a->n_children = n->child != NULL ? 1 : 0;

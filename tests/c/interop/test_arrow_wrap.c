@@ -20,7 +20,7 @@ static void schema_noop_release(struct ArrowSchema *s) { s->release = NULL; }
 static void test_string_tree(void) {
   static const int64_t offsets[] = {0, 1, 3, 3};
   static const char data[] = "abb";
-  ck_arrow_node n = {3, 3, {NULL, offsets, data}, NULL};
+  ck_arrow_node n = {3, 3, {NULL, offsets, data}, NULL, 0};
   struct ArrowDeviceArray d;
   released = 0;
   REQUIRE(ck_arrow_wrap(&n, ARROW_DEVICE_OPENCL, 0, on_release, &n, &d) == CK_OK);
@@ -40,9 +40,9 @@ static void test_nested_move_child(void) {
   static const double values[] = {1, 2, 3};
   static const int64_t inner[] = {0, 2, 3};
   static const int64_t outer[] = {0, 2, 2};
-  ck_arrow_node v = {3, 2, {NULL, values, NULL}, NULL};
-  ck_arrow_node i = {2, 2, {NULL, inner, NULL}, &v};
-  ck_arrow_node o = {2, 2, {NULL, outer, NULL}, &i};
+  ck_arrow_node v = {3, 2, {NULL, values, NULL}, NULL, 0};
+  ck_arrow_node i = {2, 2, {NULL, inner, NULL}, &v, 0};
+  ck_arrow_node o = {2, 2, {NULL, outer, NULL}, &i, 0};
   struct ArrowDeviceArray d;
   released = 0;
   REQUIRE(ck_arrow_wrap(&o, ARROW_DEVICE_CUDA, 1, on_release, NULL, &d) == CK_OK);
@@ -63,26 +63,33 @@ static void test_refusals(void) {
   struct ArrowDeviceArray d;
   memset(&d, 0, sizeof d);
   released = 0;
-  ck_arrow_node bad_len = {-1, 2, {NULL, offsets, NULL}, NULL};
+  ck_arrow_node bad_len = {-1, 2, {NULL, offsets, NULL}, NULL, 0};
   CHECK(ck_arrow_wrap(&bad_len, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
         CK_ERR_INVALID_ARGUMENT);
   CHECK(strstr(ck_last_error(), "negative length") != NULL);
-  ck_arrow_node bad_nbuf = {1, 4, {NULL, offsets, NULL}, NULL};
+  ck_arrow_node bad_nbuf = {1, 4, {NULL, offsets, NULL}, NULL, 0};
   CHECK(ck_arrow_wrap(&bad_nbuf, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
         CK_ERR_INVALID_ARGUMENT);
-  ck_arrow_node validity = {1, 2, {offsets, offsets, NULL}, NULL};
-  CHECK(ck_arrow_wrap(&validity, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
+  /* null counts the bitmap or the length contradict */
+  ck_arrow_node no_bitmap = {1, 2, {NULL, offsets, NULL}, NULL, 1};
+  CHECK(ck_arrow_wrap(&no_bitmap, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
         CK_ERR_INVALID_ARGUMENT);
   CHECK(strstr(ck_last_error(), "validity") != NULL);
-  ck_arrow_node null_data = {1, 3, {NULL, offsets, NULL}, NULL};
+  ck_arrow_node too_many = {1, 2, {offsets, offsets, NULL}, NULL, 2};
+  CHECK(ck_arrow_wrap(&too_many, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
+        CK_ERR_INVALID_ARGUMENT);
+  ck_arrow_node below = {1, 2, {offsets, offsets, NULL}, NULL, -2};
+  CHECK(ck_arrow_wrap(&below, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
+        CK_ERR_INVALID_ARGUMENT);
+  ck_arrow_node null_data = {1, 3, {NULL, offsets, NULL}, NULL, 0};
   CHECK(ck_arrow_wrap(&null_data, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
         CK_ERR_INVALID_ARGUMENT);
-  ck_arrow_node empty = {0, 3, {NULL, offsets, NULL}, NULL}; /* no data needed */
+  ck_arrow_node empty = {0, 3, {NULL, offsets, NULL}, NULL, 0}; /* no data needed */
   CHECK(ck_arrow_wrap(&empty, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) == CK_OK);
   d.array.release(&d.array);
   CHECK(released == 1);
   /* a chain deeper than the limit (a cycle, too, is refused, not followed) */
-  ck_arrow_node loop = {0, 2, {NULL, offsets, NULL}, NULL};
+  ck_arrow_node loop = {0, 2, {NULL, offsets, NULL}, NULL, 0};
   loop.child = &loop;
   released = 0;
   CHECK(ck_arrow_wrap(&loop, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) ==
@@ -95,7 +102,7 @@ static void test_refusals(void) {
 /* Wrap host buffers as a CPU device array and import it: zero-copy, the
  * owner released when the imported array dies. */
 static ck_array_preamble *import_strings(const int64_t *offsets, const char *data, int64_t n) {
-  ck_arrow_node node = {n, 3, {NULL, offsets, data}, NULL};
+  ck_arrow_node node = {n, 3, {NULL, offsets, data}, NULL, 0};
   struct ArrowDeviceArray d;
   struct ArrowSchema s = {"U", "", NULL, 0, 0, NULL, NULL, schema_noop_release, NULL};
   ck_array_preamble *out = NULL;
@@ -122,6 +129,36 @@ static void test_import_host_wrap(void) {
   CHECK(released == 1);
 }
 
+/* A validity bitmap and its null count travel into the made array; the
+ * import reads the nulls (strings with a null in slot 1, `?string`). */
+static void test_wrap_validity(void) {
+  static const int64_t offsets[] = {0, 1, 1, 3};
+  static const char data[] = "abc";
+  static const uint8_t bits[] = {0x05}; /* slots 0 and 2 valid */
+  ck_arrow_node node = {3, 3, {bits, offsets, data}, NULL, 1};
+  struct ArrowDeviceArray d;
+  released = 0;
+  REQUIRE(ck_arrow_wrap(&node, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) == CK_OK);
+  CHECK(d.array.null_count == 1 && d.array.buffers[0] == bits && d.array.offset == 0);
+  struct ArrowSchema s = {"U", "", NULL, ARROW_FLAG_NULLABLE, 0, NULL, NULL,
+                          schema_noop_release, NULL};
+  ck_array_preamble *a = NULL;
+  REQUIRE(ck_arrow_import_device(&s, &d, NULL, &a) == CK_OK);
+  int64_t nulls = -1;
+  CHECK(ck_array_null_count(a, &nulls, NULL) == CK_OK && nulls == 1);
+  char ts[64];
+  CHECK(ck_type_print(ck_array_type(a), ts, sizeof ts, NULL) == CK_OK);
+  CHECK(strstr(ts, "?string") != NULL);
+  ck_array_decref(a);
+  CHECK(released == 1);
+  /* an unknown count (-1) is accepted and passed on */
+  node.null_count = -1;
+  REQUIRE(ck_arrow_wrap(&node, ARROW_DEVICE_CPU, -1, on_release, NULL, &d) == CK_OK);
+  CHECK(d.array.null_count == -1);
+  d.array.release(&d.array);
+  CHECK(released == 2);
+}
+
 /* The device half: offsets and data uploaded to OpenCL buffers in one write
  * each, wrapped with the cl_mem handles, read back in one read each and
  * imported on the host.  Skipped (not failed) without an OpenCL platform or
@@ -143,7 +180,7 @@ static void test_opencl_round_trip(void) {
   CHECK(ck_buffer_write(ob, 0, offsets, sizeof offsets) == CK_OK);
   CHECK(ck_buffer_write(db, 0, data, 7) == CK_OK);
   ck_arrow_node node = {3, 3, {NULL, ck_buffer_native_handle(ob), ck_buffer_native_handle(db)},
-                        NULL};
+                        NULL, 0};
   struct ArrowDeviceArray d;
   released = 0;
   REQUIRE(ck_arrow_wrap(&node, ARROW_DEVICE_OPENCL, 0, on_release, NULL, &d) == CK_OK);
@@ -166,5 +203,5 @@ static void test_opencl_round_trip(void) {
 }
 
 CK_TEST_MAIN(CK_TEST(test_string_tree), CK_TEST(test_nested_move_child),
-             CK_TEST(test_refusals), CK_TEST(test_import_host_wrap),
+             CK_TEST(test_refusals), CK_TEST(test_import_host_wrap), CK_TEST(test_wrap_validity),
              CK_TEST(test_opencl_round_trip))
