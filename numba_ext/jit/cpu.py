@@ -348,7 +348,9 @@ def call(kernel, args, out=None):
         el = dst.type.dtype
         # every element of dst is written: strings go to a fresh arena when dst
         # alone owns its old ones (host/rewrite.py), so rewrites do not pile up
-        if el.type_id == ret_el.type_id and str(el) == str(ret_el):
+        same = str(el) == str(ret_el) or (el.is_option and not ret_el.is_option and
+                                           str(el.value_type) == str(ret_el))
+        if same:     # R, or ?R (nulls propagate into it)
             with fresh_arena(dst._a):
                 apply(comp, arrays, dst)
         else:
