@@ -203,7 +203,8 @@ def _name(function) -> str:
 
 
 def _null_error(function, exc, nulls, args, kinds) -> Exception:
-    i, count, first = nulls[0]
+    i, count, c = nulls[0]
+    first = _first_null(c)
     fix = KINDS[kinds[i]].fix
     s = "s" if count != 1 else ""
     return NotSupportedError(
@@ -243,8 +244,8 @@ def call(function, args, kwargs=None, out=None):
             continue
         c = KINDS[k].to_ckernels(a, ctx[k])
         n = c.null_count
-        if n:
-            nulls.append((i, n, _first_null(c)))
+        if n:   # the first null's index only when an error needs it
+            nulls.append((i, n, c))
         conv.append(c)
     try:
         result = function(*conv) if out is None else function(*conv, out=out)

@@ -61,8 +61,10 @@ def format_values(a: ArrayBase, prefix: str) -> tuple:
         text = np.array2string(small, threshold=0, edgeitems=opts["edgeitems"],
                                separator=sep, prefix=prefix)
     else:
-        small = a._take([np.arange(n, dtype=np.intp) for n in shape]) if shape else \
-            a.to_numpy()
+        if shape or a.dtype.kind == "O":    # object (a ?T, say): read element-wise
+            small = a._take([np.arange(n, dtype=np.intp) for n in shape])
+        else:
+            small = a.to_numpy()
         text = np.array2string(small, separator=sep, prefix=prefix, threshold=size + 1)
     return text, summarised
 

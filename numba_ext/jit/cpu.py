@@ -51,6 +51,43 @@ class _CodeOwner:
         self.cres = cres
 
 
+def cannot_fail(sig: Signature, cres) -> bool:
+    """Whether the compiled user function can neither fail nor run long on
+    any argument bytes, so that null propagation may run it over the values
+    under nulls too (``CK_NULLS_PROPAGATE_ALL_SLOTS``): number and bool
+    elements only, and Numba's optimised code of the function is one basic
+    block (no loop, no branch to an error) that calls nothing but LLVM
+    intrinsics and returns Numba's OK status.  A raise (integer division by
+    zero, float division under the Python error model, a checked cast),
+    a loop whose trip count could come from a value under a null, or a call
+    into a helper makes it False; so does code whose IR cannot be read
+    (loaded from Numba's cache)."""
+    if cres is None or not all(getattr(e, "builtin", False)
+                               for e in (sig.ret_element, *sig.arg_elements)):
+        return False
+    library = cres.library
+    if getattr(library, "_disable_inspection", False):
+        return False
+    try:
+        fn = library.get_function(cres.fndesc.mangled_name)
+    except (AttributeError, NameError, RuntimeError):
+        return False
+    blocks = list(fn.blocks)
+    if len(blocks) != 1:
+        return False
+    for ins in blocks[0].instructions:
+        op = ins.opcode
+        if op in ("invoke", "br", "switch", "indirectbr", "callbr", "resume", "unreachable"):
+            return False
+        if op == "call":
+            callee = list(ins.operands)[-1].name
+            if not callee.startswith("llvm."):
+                return False
+        elif op == "ret" and str(ins).split() != ["ret", "i32", "0"]:
+            return False
+    return True
+
+
 def _unregister_info(info) -> None:
     lib.ck_kernel_info_unregister(info)
 
@@ -60,7 +97,8 @@ class Compiled:
 
     __slots__ = ("sig", "ret_type", "arg_types", "single", "strided", "code", "desc",
                  "_owner", "_info", "_info_name", "_info_fin", "from_cache", "scalar_ok",
-                 "_scalar_kernel", "_dtypes", "core", "nullable", "__weakref__")
+                 "_scalar_kernel", "_dtypes", "core", "nullable", "cannot_fail",
+                 "__weakref__")
 
     def __init__(self, name: str, sig: Signature, trampolines, cres):
         self.sig = sig
@@ -98,6 +136,9 @@ class Compiled:
             od.src_nullable = sum(1 << i for i, t in enumerate(self.arg_types) if t.is_option)
             od.dst_nullable = int(self.ret_type.is_option)
             self.nullable = od
+        #: the code cannot fail on any bytes (:func:`cannot_fail`): nulls
+        #: propagate with the leaf run over every slot in one call
+        self.cannot_fail = self.nullable is None and not self.core and cannot_fail(sig, cres)
         self._info = None
         self._info_name = None
         self._info_fin = None
@@ -228,14 +269,16 @@ def _propagating(comp: Compiled):
     """The factory, its data and the result type of a call whose operands
     hold nulls (``?T`` arrays into plain ``T`` arguments): the jitted leaf
     wrapped by ``ck_null_propagating_child_factory`` (a null in any operand
-    is a null out; the leaf runs on valid runs only), the result ``?R``."""
+    is a null out; the leaf runs on valid runs only -- or, for a leaf that
+    cannot fail, over every slot in one call), the result ``?R``."""
     global _NULLPROP
     if _NULLPROP is None:
         _NULLPROP = ffi.addressof(lib, "ck_null_propagating_child_factory")
     np_ = ffi.new("ck_null_propagation *")
     np_.child = _FACTORY
     np_.child_data = comp.desc
-    np_.kleene = lib.CK_NULLS_PROPAGATE
+    np_.kleene = (lib.CK_NULLS_PROPAGATE_ALL_SLOTS if comp.cannot_fail
+                  else lib.CK_NULLS_PROPAGATE)
     return _NULLPROP, np_, _option(comp.ret_type)
 
 
@@ -305,7 +348,9 @@ def call(kernel, args, out=None):
         el = dst.type.dtype
         # every element of dst is written: strings go to a fresh arena when dst
         # alone owns its old ones (host/rewrite.py), so rewrites do not pile up
-        if el.type_id == ret_el.type_id and str(el) == str(ret_el):
+        same = str(el) == str(ret_el) or (el.is_option and not ret_el.is_option and
+                                           str(el.value_type) == str(ret_el))
+        if same:     # R, or ?R (nulls propagate into it)
             with fresh_arena(dst._a):
                 apply(comp, arrays, dst)
         else:

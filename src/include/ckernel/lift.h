@@ -141,12 +141,25 @@ CK_API ck_status ck_make_lifted_kernel(
  *   - kleene = CK_NULLS_KLEENE_AND / _OR (bool operands and a ?bool
  *     result only): Arrow's and_kleene / or_kleene -- a null operand gives a
  *     null unless a valid operand decides the result (false for and, true
- *     for or).
+ *     for or);
+ *   - kleene = CK_NULLS_PROPAGATE_ALL_SLOTS: the validity as for
+ *     CK_NULLS_PROPAGATE, but the child runs once over every slot, nulls
+ *     included (no search for runs of valid slots).  Only for a child that
+ *     cannot fail and reads any bytes harmlessly (float/int arithmetic
+ *     without checked errors): it then sees the values under nulls, and the
+ *     destination's value bytes under a null hold whatever it computed from
+ *     them (unspecified, like every value under a null).
+ * `kleene` outside these modes is CK_ERR_INVALID_ARGUMENT.
  * The wrapper keeps copies of the option arrmeta and a reference to each
  * bitmap's block.  A destination option slot without a bitmap (under a var
  * dim) that needs a null is CK_ERR_INVALID_STATE.
  */
-enum { CK_NULLS_PROPAGATE = 0, CK_NULLS_KLEENE_AND = 1, CK_NULLS_KLEENE_OR = 2 };
+enum {
+  CK_NULLS_PROPAGATE = 0,
+  CK_NULLS_KLEENE_AND = 1,
+  CK_NULLS_KLEENE_OR = 2,
+  CK_NULLS_PROPAGATE_ALL_SLOTS = 3
+};
 
 typedef struct ck_null_propagation {
   ck_child_kernel_factory child;

@@ -125,9 +125,12 @@ static void ck__advise_hugepages(char *p, size_t n) {
 #endif
 }
 
+static bool ck__has_data_blockrefs(ck_type t);
+
 /* The allocation behind ck_array_empty / ck_array_empty_uninit.  Data that
- * must read as zero (`zero`, or a type with blockrefs, whose {begin, end}
- * and var dim slots must start empty) comes from calloc where its alignment
+ * must read as zero (`zero`, or a type whose values hold blockrefs, whose
+ * {begin, end} and var dim slots must start empty; an option's bitmap is
+ * not in the data, so `?float64` data is left uninitialised too) comes from calloc where its alignment
  * allows (large blocks are fresh zero pages then: nothing is written), else
  * from an aligned allocation that is cleared. Otherwise only the preamble
  * and arrmeta are cleared and the data is left as the allocator gave it. */
@@ -166,7 +169,9 @@ static ck_status ck__array_new(ck_type type, const intptr_t *shape, size_t ndim,
   if (!ck__add_size(data_off, data_size, &total)) {
     return ck__error(CK_ERR_OVERFLOW, func, "array size overflows");
   }
-  zero = zero || (ck_type_flags(type) & CK_TYPE_FLAG_BLOCKREF) != 0;
+  zero = zero || ck__has_data_blockrefs(type) ||
+         ((ck_type_flags(type) & CK_TYPE_FLAG_BLOCKREF) &&
+          ck_type_id_of(ck_type_dtype(type)) == CK_TYPE_DICTIONARY);
   ck_array_preamble *a;
   if (zero && align <= 16 && _Alignof(max_align_t) >= 16) {
     a = ck__calloc(1, total, func);

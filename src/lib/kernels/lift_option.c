@@ -10,6 +10,9 @@
  * by zero, overflow, checked casts) never sees the value under a null.
  * Kleene and/or (Arrow's and_kleene / or_kleene) give a value where the
  * known operands decide it: false AND null = false, true OR null = true.
+ * CK_NULLS_PROPAGATE_ALL_SLOTS (a child that cannot fail) computes the
+ * validity the same way and then runs the child once over every slot: no
+ * search for runs, one call whatever the number of nulls.
  */
 #include "kernels/lift_internal.h"
 #include "kernels/builder_internal.h"
@@ -53,7 +56,8 @@ static ck_status ck__and_words(const ck__nullprop_kernel *k, char *dst, intptr_t
                                const char *const *src, const intptr_t *ss, size_t count,
                                int64_t *out_dbit, bool *done) {
   *done = false;
-  if (k->kleene != CK_NULLS_PROPAGATE || k->dst.bits == NULL || ds != k->dst.step) {
+  if ((k->kleene != CK_NULLS_PROPAGATE && k->kleene != CK_NULLS_PROPAGATE_ALL_SLOTS) ||
+      k->dst.bits == NULL || ds != k->dst.step) {
     return CK_OK;
   }
   for (uint32_t j = 0; j < k->nsrc; j++) {
@@ -127,6 +131,26 @@ static ck_status ck__kleene(const ck__nullprop_kernel *k, const char *const *src
   return CK_OK;
 }
 
+/* CK_NULLS_PROPAGATE_ALL_SLOTS: the destination's validity (already
+ * written when `words`), then the child over all `count` slots at once. */
+static int ck__all_slots(const ck__nullprop_kernel *k, ck_prefix *child, char *dst,
+                         intptr_t ds, const char *const *src, const intptr_t *ss,
+                         size_t count, bool words) {
+  ck_status st;
+  for (size_t i = 0; i < count && !words; i++) {
+    bool all = true;
+    for (uint32_t q = 0; q < k->nsrc && all; q++) {
+      if ((st = ck__src_valid(k, q, ck__at(src[q], ss[q], i), &all)) != CK_OK) {
+        return st;
+      }
+    }
+    if ((st = ck_option_set_valid(&k->dst, ck__at(dst, ds, i), all)) != CK_OK) {
+      return st;
+    }
+  }
+  return ck__run_child(k, child, dst, ds, src, ss, 0, count);
+}
+
 static int ck__nullprop_strided(char *dst, intptr_t ds, const char *const *src,
                                 const intptr_t *ss, size_t count, ck_prefix *self) {
   const ck__nullprop_kernel *k = (const ck__nullprop_kernel *)(void *)self;
@@ -139,6 +163,9 @@ static int ck__nullprop_strided(char *dst, intptr_t ds, const char *const *src,
   ck_status st = ck__and_words(k, dst, ds, src, ss, count, &d0, &words);
   if (st != CK_OK) {
     return st;
+  }
+  if (k->kleene == CK_NULLS_PROPAGATE_ALL_SLOTS) {
+    return ck__all_slots(k, child, dst, ds, src, ss, count, words);
   }
   size_t i = 0;
   while (i < count) {
@@ -258,13 +285,16 @@ ck_status ck_null_propagating_child_factory(void *child_data, ck_kernel_builder 
   if (dst_arrmeta == NULL) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL destination arrmeta");
   }
-  if (np->kleene != CK_NULLS_PROPAGATE) {
+  if (np->kleene < CK_NULLS_PROPAGATE || np->kleene > CK_NULLS_PROPAGATE_ALL_SLOTS) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "unknown null propagation mode %d", np->kleene);
+  }
+  if (np->kleene == CK_NULLS_KLEENE_AND || np->kleene == CK_NULLS_KLEENE_OR) {
     bool ok = dst_type->element == CK_BUILTIN(CK_TYPE_BOOL);
     for (size_t j = 0; j < nsrc; j++) {
       ck_type v = ck_type_is_option(src_types[j]) ? src_types[j]->element : src_types[j];
       ok = ok && v == CK_BUILTIN(CK_TYPE_BOOL);
     }
-    if (!ok || np->kleene > CK_NULLS_KLEENE_OR) {
+    if (!ok) {
       return CK_ERROR(CK_ERR_TYPE, "Kleene logic needs bool operands and a ?bool result");
     }
   }

@@ -10,9 +10,12 @@
  * smallest for max) reduce exactly as the valid values alone would (pairwise
  * float sums, threads and all), and a sum of the validity (as bools) gives
  * the number of valid values of each output element, which decides where
- * the result is null.
+ * the result is null.  Sum, mean and count of a one-dimensional float array
+ * take the direct path of reduce_valid.c instead (no temporaries; the same
+ * sums).
  */
 #include "kernels/lift_internal.h"
+#include "kernels/reduce_internal.h"
 #include "types/type_internal.h"
 #include "ckernel/reduce.h"
 #include "ckernel/validity.h"
@@ -149,6 +152,14 @@ ck_status ck_array_reduce_nulls(const char *op_name, const ck_array_preamble *sr
   for (ck_type t = src->type; ck__is_dim(t); t = t->element) {
     if (t->id == CK_TYPE_VAR_DIM) {
       return CK_ERROR(CK_ERR_NOT_SUPPORTED, "%s over var dims is not supported", op_name);
+    }
+  }
+  if (kind != CK__RN_VALUES || rop == CK_REDUCE_SUM) {
+    bool done = false;
+    int rv = kind == CK__RN_MEAN ? CK__RV_MEAN : kind == CK__RN_COUNT ? CK__RV_COUNT : CK__RV_SUM;
+    st = ck__reduce_valid_1d(rv, src, axes, naxes, keepdims, skip_nulls, out, &done);
+    if (st != CK_OK || done) {
+      return st;
     }
   }
   size_t nd = 0;

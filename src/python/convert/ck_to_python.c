@@ -101,13 +101,34 @@ static PyObject *ckc_read_builtin(uint32_t id, const char *p) {
   }
 }
 
+/* A str of the UTF-8 bytes b[0..n): ASCII text (the common case) is copied
+ * into a new compact str directly, anything else is decoded (and checked)
+ * by PyUnicode_DecodeUTF8. */
+static inline PyObject *ckc_str(const char *b, Py_ssize_t n) {
+  if (n == 0 || n > 64) {
+    return PyUnicode_DecodeUTF8(n ? b : "", n, NULL);
+  }
+  unsigned char any = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    any |= (unsigned char)b[i];
+  }
+  if (any & 0x80) {
+    return PyUnicode_DecodeUTF8(b, n, NULL);
+  }
+  PyObject *u = PyUnicode_New(n, 127);
+  if (u != NULL) {
+    memcpy(PyUnicode_1BYTE_DATA(u), b, (size_t)n);
+  }
+  return u;
+}
+
 static inline PyObject *ckc_read_string(const char *data, int is_bytes) {
   const ck_string *s = (const ck_string *)data;
   Py_ssize_t n = s->begin != NULL ? (Py_ssize_t)(s->end - s->begin) : 0;
   if (is_bytes) {
     return PyBytes_FromStringAndSize(n ? s->begin : "", n);
   }
-  return PyUnicode_DecodeUTF8(n ? s->begin : "", n, NULL);
+  return ckc_str(s->begin, n);
 }
 
 /* `n` elements of type `el` at `base`, `stride` apart: a list. */
@@ -118,10 +139,28 @@ static PyObject *ckc_read_run(ckc_rctx *r, ck_type el, const char *base, intptr_
     return NULL;
   }
   uint32_t id = ckc_id(el);
+  /* a run of options: the slots' bits found once (a null reads as None) */
+  const uint8_t *bits = NULL;
+  int64_t b0 = -1, bstep = 0;
+  if (id == CK_TYPE_OPTION && n > 0) {
+    const ck_option_arrmeta *om = (const ck_option_arrmeta *)el_arrmeta;
+    ck_status st = ck_option_slot_bits(om, base, stride, (size_t)n, &b0, &bstep);
+    if (st != CK_OK) {
+      Py_DECREF(list);
+      ckc_raise_status(st);
+      return NULL;
+    }
+    bits = b0 >= 0 ? om->bits : NULL;
+    el = el->element;
+    el_arrmeta += sizeof(ck_option_arrmeta);
+    id = ckc_id(el);
+  }
   for (Py_ssize_t i = 0; i < n; i++) {
     const char *p = base + i * stride;
     PyObject *v;
-    if (id < CK_BUILTIN_TYPE_COUNT) {
+    if (bits != NULL && !ck_bitmap_get(bits, b0 + (int64_t)i * bstep)) {
+      v = Py_NewRef(Py_None);
+    } else if (id < CK_BUILTIN_TYPE_COUNT) {
       v = ckc_read_builtin(id, p);
     } else if (id == CK_TYPE_STRING || id == CK_TYPE_BYTES) {
       v = ckc_read_string(p, id == CK_TYPE_BYTES);
