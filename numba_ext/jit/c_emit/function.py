@@ -251,10 +251,11 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
 
     def assign(self, target, value, loc, ir) -> list[str]:
         tt = self.tyof(target)
-        if isinstance(value, ir.Expr):
+        if isinstance(value, (ir.Expr, ir.Const)):
             got = _results.assign(self, target, value, loc)   # a string built here
             if got is not None:
                 return got
+        if isinstance(value, ir.Expr):
             got = _arrays.array_expr(self, target, tt, value, loc)   # core-dim arrays
             if got is not None:
                 return got

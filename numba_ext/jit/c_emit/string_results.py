@@ -158,22 +158,18 @@ def _method(fnty):
     return tk[-1] if isinstance(tk, tuple) else str(tk).rsplit(".", 1)[-1]
 
 
-def _global(fe, var):
-    from numba.core import ir
-    try:
-        d = fe.tir.func_ir.get_definition(var)
-    except Exception:       # noqa: BLE001 - several definitions: not a global
-        return None
-    return d.value if isinstance(d, (ir.Global, ir.FreeVar)) else None
-
-
 def _build_kind(fe, target, value):
     """What a statement ``target = value`` builds: ``"cat"``, ``"fmt"``
     (str/format of a value), ``"rep"``, ``"replace"``, ``"case"``,
     ``"lit"`` (a literal made a value), or None (not a build)."""
     from numba.core import ir, types
     from ..fstrings import format_value, str_value
-    if not isinstance(value, ir.Expr) or not is_str_type(fe.tyof(target)):
+    tt = fe.tyof(target)
+    if isinstance(tt, types.StringLiteral) or not is_str_type(tt):
+        return None
+    if isinstance(value, ir.Const) and isinstance(value.value, str):
+        return "lit"            # a literal assigned to a str variable
+    if not isinstance(value, ir.Expr):
         return None
     op = value.op
     if op in ("binop", "inplace_binop"):
@@ -186,10 +182,11 @@ def _build_kind(fe, target, value):
     if op == "cast" and isinstance(fe.tyof(value.value), types.StringLiteral):
         return "lit"
     if op == "call":
-        g = _global(fe, value.func)
-        if g is str_value or g is format_value:
-            return "fmt"
         fnty = fe.tyof(value.func)
+        # the typing key: the IR's definitions table keeps the global ``str``
+        # that jit.fstrings rewrote into str_value
+        if getattr(fnty, "typing_key", None) in (str_value, format_value):
+            return "fmt"
         if isinstance(fnty, types.BoundFunction) and _strings.is_str(fnty.this):
             m = _method(fnty)
             if m in ("upper", "lower"):
@@ -218,7 +215,7 @@ class Builds:
                     continue
                 if isinstance(st, ir.Assign):
                     defs.setdefault(st.target.name, []).append((label, idx, st))
-                    reads = st.value.list_vars() if hasattr(st.value, "list_vars") else \
+                    reads = st.value.list_vars() if isinstance(st.value, ir.Expr) else \
                         ([st.value] if isinstance(st.value, ir.Var) else [])
                     k = _build_kind(fe, st.target, st.value)
                     if k is not None:
@@ -251,7 +248,7 @@ class Builds:
         for name, (label, idx, st) in order:
             kind = self.kinds[name]
             r = set()
-            for v in st.value.list_vars():
+            for v in (st.value.list_vars() if isinstance(st.value, ir.Expr) else ()):
                 r.add(v.name)
                 if v.name in self.fused:
                     r |= self.reads[v.name]
@@ -327,7 +324,7 @@ def _pieces(fe, var, loc) -> list[str]:
     """C statements writing the text of ``var`` into the sink ``K``."""
     b = builds(fe)
     if var.name in b.fused:
-        return _expr_pieces(fe, _def(fe, var), var, loc)
+        return _expr_pieces(fe, _def(fe, var), b.kinds[var.name], loc)
     s, p, n = _view(fe, var, loc)
     return [f"ck_sk_put_{s}(K, {p}, {n});"]
 
@@ -336,18 +333,19 @@ def _def(fe, var):
     return fe.tir.func_ir.get_definition(var)
 
 
-def _expr_pieces(fe, e, target, loc) -> list[str]:
+def _expr_pieces(fe, e, kind, loc) -> list[str]:
     from numba.core import types
     from ..fstrings import constant_text
-    b = builds(fe)
-    kind = b.kinds[target.name]
-    d = fe.d
     if kind == "cat":
         lhs, rhs = e.lhs, e.rhs
         if not (is_str_type(fe.tyof(lhs)) and is_str_type(fe.tyof(rhs))):
             raise fe.fail(f"'+' of {_unlit(fe.tyof(lhs))} and {_unlit(fe.tyof(rhs))}", loc)
         return _pieces(fe, lhs, loc) + _pieces(fe, rhs, loc)
     if kind == "lit":
+        from numba.core import ir
+        if isinstance(e, ir.Const):
+            name, n = _strings._literal(fe, e.value)
+            return [f"ck_sk_put_c(K, {name}, {n});"]
         s, p, n = _strings.operand(fe, e.value, loc)
         return [f"ck_sk_put_{s}(K, {p}, {n});"]
     if kind == "rep":
@@ -417,11 +415,15 @@ def assign(fe, target, value, loc) -> list[str] | None:
     """The statement ``target = value`` when it builds a string (None when
     not): nothing for a fused build, else the text written into its sink and
     ``target`` made a view of it."""
+    from numba.core import ir, types
+    if isinstance(fe.tyof(target), types.SliceType) and isinstance(value, ir.Expr) and \
+            value.op == "call":
+        return []       # a slice object: read where a string is sliced (slice_view)
     b = builds(fe)
-    if b is None or target.name not in b.kinds:
+    kind = _build_kind(fe, target, value)
+    if b is None or kind is None:
         return None
     if not fe.builds_strings:
-        kind = b.kinds[target.name]
         what = {"cat": "'+' of strings", "rep": "'*' of a string", "fmt": "str()",
                 "lit": "a string value", "replace": "str.replace()"}.get(kind)
         if what is None:
@@ -434,7 +436,7 @@ def assign(fe, target, value, loc) -> list[str] | None:
     k = "ck_res" if target.name in b.roots else "ck_scr"
     dst = fe.var(target.name)
     i64 = fe.d.int64
-    body = _expr_pieces(fe, value, target, loc)
+    body = _expr_pieces(fe, value, kind, loc)
     lines = ["{ " + f"{SINK_T} *K = {k}; {i64} ck_b = K->n;"]
     lines += ["  " + ln for ln in body]
     lines.append(f"  {dst}.p = K->p + ck_b; {dst}.n = K->n - ck_b; }}")
