@@ -3,18 +3,19 @@
 :class:`~ckernels.device.varlen.DeviceVarArray` of strings without a device
 ``malloc``, in three steps:
 
-1. the *sizing* kernel runs the function with counting sinks
+1. the *sizing* pass runs the function with counting sinks
    (:mod:`ckernels.jit.c_emit.string_results`) and writes each work item's
    result length in bytes (and, when the function stores intermediate text,
    its scratch length);
 2. ``ck_device_scan_exclusive_i64`` turns the lengths into Arrow offsets on
    the device (the last one is the total: the size of the data buffer);
-3. the *writing* kernel runs the function again with sinks pointing at the
+3. the *writing* pass runs the function again with sinks pointing at the
    work item's offset in the data buffer (and the scratch buffer) and writes
    the same bytes; a result that is a view (an argument, a slice, stored
    text) is copied into place.
 
-Both kernels come from the one emitter and the same emitted function; the
+Both passes are one kernel (one program build), told apart by an argument;
+the function comes from the one emitter; the
 arguments are read as :mod:`ckernels.jit.device_var` reads them (numbers,
 ``string`` and ``var * T`` rows).  Errors raised by the function come back
 from the sizing pass as on the CPU.
@@ -38,10 +39,11 @@ from .c_emit import EmittedKernel
 from .c_emit import string_results as _results
 from .signature import element_type
 
-__all__ = ["call", "source", "sources", "wants"]
+__all__ = ["call", "source", "scratch_of", "wants"]
 
 _INT64 = element_type("int64")
 _UINT8 = element_type("uint8")
+_INT32 = element_type("int32")
 
 
 def wants(kernel) -> bool:
@@ -58,68 +60,71 @@ def _program(tgt, kernel, comp):
     return prog, layout
 
 
-def _kernel(prog: EmittedKernel, layout, inputs, writing: bool) -> str:
-    """The sizing (``writing`` False) or writing kernel around the entry."""
+def _extra(scratch: bool) -> tuple:
+    """The kernel operands after the function's: the data buffer, (the
+    scratch buffer, its lengths/offsets,) and the pass (0: sizing,
+    1: writing, by value)."""
+    return ((_UINT8, False),) + (((_UINT8, False), (_INT64, False)) if scratch else ()) + \
+        ((_INT32, True),)
+
+
+def _kernel(prog: EmittedKernel, layout, inputs) -> str:
+    """The kernel of both passes around the entry (one program: one build).
+    Sizing (``ck_mode`` 0): the sinks count; the result's length goes to
+    ``out[i]`` (and the scratch length to the scratch operand).  Writing
+    (``ck_mode`` 1): ``out[i]`` is the work item's offset in the data buffer
+    (and the scratch operand its scratch offset); the sinks write there."""
     d = prog.dialect
     fe = prog.entry
     b = _results.builds(fe)
     scratch = b is not None and b.scratch
     i64, u8, i32, sk = d.int64, d.uint8, d.int32, _results.SINK_T
     n_in = len(inputs)
-    extra = []
-    if writing:
-        extra.append((_UINT8, False))                # the data buffer
-        if scratch:
-            extra += [(_UINT8, False), (_INT64, False)]   # scratch, its offsets
-    elif scratch:
-        extra.append((_INT64, False))                # the scratch lengths (written)
-    params, arrays = kernel_parameters(d, tuple(inputs) + tuple(extra))
+    params, arrays = kernel_parameters(d, tuple(inputs) + _extra(scratch))
     lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(params)})", "{"]
     lines += element_offsets(d, arrays)
     cargs = _dv.row_arguments(prog, layout, inputs, lines)
     w = d.pointer(u8)
-    if writing:
-        lines += [f"  {i64} ck_off = *({d.pointer(i64)})(ck_out + o_out);",
-                  f"  {sk} ck_r = {{ ({w})(ck_in{n_in} + o_in{n_in}) + ck_off, 0, 1 }};"]
-        if scratch:
-            s, so = n_in + 1, n_in + 2
-            lines.append(f"  {sk} ck_s = {{ ({w})(ck_in{s} + o_in{s}) + "
-                         f"*({d.pointer(i64, True)})(ck_in{so} + o_in{so}), 0, 1 }};")
-        else:
-            lines.append(f"  {sk} ck_s = {{ 0, 0, 0 }};")
+    mode = f"ck_in{n_in + (3 if scratch else 1)}_val"
+    lines += [f"  int ck_mode = {mode};",
+              f"  {i64} ck_off = ck_mode ? *({d.pointer(i64)})(ck_out + o_out) : 0;",
+              f"  {sk} ck_r = {{ ({w})(ck_in{n_in} + o_in{n_in}) + ck_off, 0, ck_mode }};"]
+    if scratch:
+        sd, so = n_in + 1, n_in + 2
+        sp = f"({d.pointer(i64)})(({w})ck_in{so} + o_in{so})"
+        lines.append(f"  {sk} ck_s = {{ ({w})(ck_in{sd} + o_in{sd}) + "
+                     f"(ck_mode ? *{sp} : 0), 0, ck_mode }};")
     else:
-        lines.append(f"  {sk} ck_r = {{ 0, 0, 0 }}, ck_s = {{ 0, 0, 0 }};")
+        lines.append(f"  {sk} ck_s = {{ ck_r.p, 0, 0 }};")
     lines += [f"  {i32} err = 0;",
-              f"  {fe.ct(fe.ret_type)} r = {fe.cname}({', '.join(cargs + ['&ck_s', '&ck_r', '&err'])});",
-              error_return(d)]
-    if writing:
-        lines += ["  if (r.n && r.p != ck_r.p) {",
-                  f"    for ({i64} j = 0; j < r.n; j++) ck_r.p[j] = r.p[j];",
-                  "  }"]
-    else:
-        lines.append(f"  *({d.pointer(i64)})(ck_out + o_out) = r.n;")
-        if scratch:
-            lines.append(f"  *({d.pointer(i64)})(({w})ck_in{n_in} + o_in{n_in}) = ck_s.n;")
-    lines.append("}")
+              f"  {fe.ct(fe.ret_type)} r = "
+              f"{fe.cname}({', '.join(cargs + ['&ck_s', '&ck_r', '&err'])});",
+              error_return(d),
+              "  if (ck_mode) {",
+              "    if (r.n && r.p != ck_r.p) {",
+              f"      for ({i64} j = 0; j < r.n; j++) ck_r.p[j] = r.p[j];",
+              "    }",
+              "  } else {",
+              f"    *({d.pointer(i64)})(ck_out + o_out) = r.n;"]
+    if scratch:
+        lines.append(f"    *{sp} = ck_s.n;")
+    lines += ["  }", "}"]
     return "\n".join(lines) + "\n"
 
 
-def sources(tgt, kernel, comp, inputs=None, emitted=None) -> tuple[str, str]:
-    """The sizing and the writing program of one string signature for
-    ``tgt``."""
+def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:
+    """The program of one string signature for ``tgt`` (its kernel runs
+    both passes)."""
     prog, layout = emitted if emitted is not None else _program(tgt, kernel, comp)
     if inputs is None:
         inputs = layout.inputs([False] * len(layout.rows))
-    head = tgt.dialect.header(prog) + prog.text() + "\n"
-    return (head + _kernel(prog, layout, inputs, False),
-            head + _kernel(prog, layout, inputs, True))
+    return tgt.dialect.header(prog) + prog.text() + "\n" + _kernel(prog, layout, inputs)
 
 
-def source(tgt, kernel, comp) -> str:
-    """Both programs, the sizing one first (for ``f.source(target)``)."""
-    sizing, writing = sources(tgt, kernel, comp)
-    return (f"/* ---- sizing pass: each work item's result length ---- */\n{sizing}\n"
-            f"/* ---- writing pass: the text at the scanned offsets ---- */\n{writing}")
+def scratch_of(prog) -> bool:
+    """Whether the program's function stores intermediate text (``ck_scr``)."""
+    b = _results.builds(prog.entry)
+    return b is not None and b.scratch
 
 
 def _select(kernel, args, fname):
@@ -199,39 +204,36 @@ def call(kernel, args, out=None):
             operands.append(a.item() if isinstance(a, np.generic) else a)
             layouts.append(((), ()))
     scalars = [not isinstance(a, (DeviceVarArray, DeviceArray)) for a in args]
-    scratch = _results.builds(prog.entry) is not None and _results.builds(prog.entry).scratch
+    scratch = scratch_of(prog)
     key = ("strings", n, tuple(layouts), tuple(scalars))
-    plans = per.get(key)
-    if plans is None:
+    plan = per.get(key)
+    if plan is None:
         inputs = layout.inputs(scalars)
-        size_src, write_src = sources(tgt, kernel, comp, inputs, got)
-        size_in = tuple(inputs) + (((_INT64, False),) if scratch else ())
-        write_in = tuple(inputs) + ((_UINT8, False),) + \
-            (((_UINT8, False), (_INT64, False)) if scratch else ())
-        size_lay = layouts + ([((n,), (8,))] if scratch else [])
-        write_lay = layouts + [((), ())] + ([((), ()), ((n,), (8,))] if scratch else [])
-        title = tgt.dialect.title
-        plans = launch.remember(per, key, (
-            launch.build_plan(ctx, size_src, prog.errors, fname, title, size_in, operands,
-                              np.int64, operand_layouts=size_lay, out_layout=((n,), (8,))),
-            launch.build_plan(ctx, write_src, prog.errors, fname, title, write_in, operands,
-                              np.int64, operand_layouts=write_lay, out_layout=((n,), (8,)))))
-    size_plan, write_plan = plans
+        plan = launch.remember(per, key, launch.build_plan(
+            ctx, source(tgt, kernel, comp, inputs, got), prog.errors, fname,
+            tgt.dialect.title, tuple(inputs) + _extra(scratch), operands + [0] * (
+                4 if scratch else 2),
+            np.int64, operand_layouts=layouts + [((), ())] + (
+                [((), ()), ((n,), (8,))] if scratch else []) + [((), ())],
+            out_layout=((n,), (8,))))
     offsets = DeviceArray.empty(ctx, (n + 1,), np.int64)
     offsets[n:] = 0
-    extra = []
+    one = DeviceArray.empty(ctx, (1,), np.uint8)
+    s_offs = None
     if scratch:
         s_offs = DeviceArray.empty(ctx, (n + 1,), np.int64)
         s_offs[n:] = 0
-        extra = [s_offs]
-    size_plan(offsets, operands + extra)
+        plan(offsets, operands + [one, one, s_offs, 0])
+    else:
+        plan(offsets, operands + [one, 0])
     total = _scan(offsets, n)
-    data = DeviceArray.empty(ctx, (max(total, 1),), np.uint8)
+    data = DeviceArray.empty(ctx, (total,), np.uint8) if total else one
     if scratch:
         s_total = _scan(s_offs, n)
-        s_data = DeviceArray.empty(ctx, (max(s_total, 1),), np.uint8)
-        extra = [s_data, s_offs]
-    write_plan(offsets, operands + [data] + extra)
+        s_data = DeviceArray.empty(ctx, (s_total,), np.uint8) if s_total else one
+        plan(offsets, operands + [data, s_data, s_offs, 1])
+    else:
+        plan(offsets, operands + [data, 1])
     values = data if total else data[:0]
     return DeviceVarArray(ctx, _t.Type("string"), offsets, values)
 
