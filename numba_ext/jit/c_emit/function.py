@@ -110,6 +110,11 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         from numba.core import types
         return self.ret_type if isinstance(self.ret_type, types.Record) else None
 
+    def string_built(self, var) -> bool:
+        """Whether ``var`` holds text the function built (only written, in
+        the writing pass: :mod:`.string_results`)."""
+        return _results.is_built(self, var)
+
     @property
     def builds_strings(self) -> bool:
         """Whether the function's result is a string (written through the
@@ -368,6 +373,9 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
                 return [f"{dst} = {self.const(0, tt, loc)};"]
             raise self.fail(f"attribute '.{e.attr}' of {vt}", loc)
         if op in ("static_getitem", "getitem"):
+            got = _results.slice_view(self, dst, e, loc)     # s[a:b] of a string
+            if got is not None:
+                return got
             got = _strings.getitem(self, dst, tt, e, loc)
             if got is not None:
                 return got

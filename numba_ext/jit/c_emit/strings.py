@@ -85,9 +85,8 @@ def operand(fe, var, loc, built_ok=False) -> tuple[str, str, str]:
     Text built by the function is refused unless ``built_ok`` (its bytes are
     only written, in the writing pass: :mod:`.string_results`)."""
     from numba.core import types
-    from . import string_results as _results
     t = fe.tyof(var)
-    if not built_ok and _results.is_built(fe, var):
+    if not built_ok and fe.string_built(var):
         raise fe.fail("reading a string built in the function on a device (built text "
                       "is only concatenated, repeated or returned: apply the operation to an "
                       "argument or a slice of one)", loc)
@@ -131,13 +130,9 @@ def binop(fe, dst, tt, fn, lhs, rhs, loc) -> list[str] | None:
 def getitem(fe, dst, tt, e, loc) -> list[str] | None:
     """``s[i]`` of a string with an integer index: a view of one code point."""
     from numba.core import types
-    from . import string_results as _results
     base = e.value
     if not is_str(fe.tyof(base)):
         return None
-    got = _results.slice_view(fe, dst, e, loc)
-    if got is not None:
-        return got
     if e.op == "static_getitem":
         idx = e.index if isinstance(e.index, int) else None
         if idx is None and e.index_var is not None and isinstance(
