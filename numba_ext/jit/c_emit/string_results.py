@@ -165,6 +165,9 @@ def _build_kind(fe, target, value):
     from numba.core import ir, types
     from ..fstrings import format_value, str_value
     tt = fe.tyof(target)
+    if isinstance(value, ir.Expr) and value.op == "call" and is_str_type(tt) and \
+            getattr(fe.tyof(value.func), "typing_key", None) is format_value:
+        return "fmt"            # typed as a literal when its spec is refused: checked first
     if isinstance(tt, types.StringLiteral) or not is_str_type(tt):
         return None
     if isinstance(value, ir.Const) and isinstance(value.value, str):
@@ -333,9 +336,26 @@ def _def(fe, var):
     return fe.tir.func_ir.get_definition(var)
 
 
-def _expr_pieces(fe, e, kind, loc) -> list[str]:
+def _check_field(fe, e, loc) -> None:
+    """Refuse an f-string field with a format spec, or with a conversion of
+    other than an int or bool (``format_value(value, spec, conversion)``)."""
     from numba.core import types
     from ..fstrings import constant_text
+    if len(e.args) != 3:
+        return
+    v = e.args[0]
+    spec = constant_text(fe.tir.func_ir, e.args[1])
+    conv = constant_text(fe.tir.func_ir, e.args[2])
+    if spec:
+        raise fe.fail(f"f-string format specs ({{...:{spec}}}) on a device (the C "
+                      "core's formatting, ckernel/text.h, uses the C library; "
+                      "format on the CPU)", loc)
+    if conv and not isinstance(_unlit(fe.tyof(v)), (types.Integer, types.Boolean)):
+        raise fe.fail(f"the f-string conversion !{conv} of {fe.tyof(v)}", loc)
+
+
+def _expr_pieces(fe, e, kind, loc) -> list[str]:
+    from numba.core import types
     if kind == "cat":
         lhs, rhs = e.lhs, e.rhs
         if not (is_str_type(fe.tyof(lhs)) and is_str_type(fe.tyof(rhs))):
@@ -359,15 +379,7 @@ def _expr_pieces(fe, e, kind, loc) -> list[str]:
     if kind == "fmt":
         args = e.args
         v = args[0]
-        if len(args) == 3:
-            spec = constant_text(fe.tir.func_ir, args[1])
-            conv = constant_text(fe.tir.func_ir, args[2])
-            if spec:
-                raise fe.fail(f"f-string format specs ({{...:{spec}}}) on a device (the C "
-                              "core's formatting, ckernel/text.h, uses the C library; "
-                              "format on the CPU)", loc)
-            if conv and not isinstance(_unlit(fe.tyof(v)), (types.Integer, types.Boolean)):
-                raise fe.fail(f"the f-string conversion !{conv} of {fe.tyof(v)}", loc)
+        _check_field(fe, e, loc)
         vt = _unlit(fe.tyof(v))
         if isinstance(vt, types.Boolean):
             return [f"ck_sk_bool(K, {fe.use(v, loc)});"]
@@ -423,6 +435,10 @@ def assign(fe, target, value, loc) -> list[str] | None:
     kind = _build_kind(fe, target, value)
     if b is None or kind is None:
         return None
+    if kind == "fmt":
+        _check_field(fe, value, loc)
+    if isinstance(fe.tyof(target), types.StringLiteral):
+        raise fe.fail("an f-string field typed as a constant", loc)
     if not fe.builds_strings:
         what = {"cat": "'+' of strings", "rep": "'*' of a string", "fmt": "str()",
                 "lit": "a string value", "replace": "str.replace()"}.get(kind)
