@@ -68,8 +68,9 @@ class VarLayout:
     """Per argument the element dtype of its rows (``var * T``) or None (a
     scalar), and the result's element type."""
 
-    def __init__(self, kernel, comp):
+    def __init__(self, kernel, comp, string_result=False):
         sig = comp.sig
+        self.string_result = string_result
         fname = kernel.__name__
         try:
             self.rows = tuple(_var_row(a) for a in sig.args)
@@ -79,13 +80,14 @@ class VarLayout:
             raise NotSupportedError(
                 f"{fname}: {sig.text}: a dimensioned result of var-dim arguments on a device "
                 "(results of unknown size are built on the CPU; reduce each row to a number)")
-        if sig.ret == "string":
+        if sig.ret == "string" and not string_result:
             raise NotSupportedError(
                 f"{fname}: {sig.text}: string results on a device (results of unknown size "
                 "are built on the CPU; .get() the strings)")
         self.dtypes = tuple(_UINT8 if r in ("string", _STRLIST) else element_type(r if r is not None else a)
                             for r, a in zip(self.rows, sig.args))
-        self.ret_dtype = element_type(sig.ret)
+        # a string result: the kernels of jit.device_strings write it
+        self.ret_dtype = _UINT8 if string_result else element_type(sig.ret)
         for dt in self.dtypes + (self.ret_dtype,):
             if dt.kind not in "biuf":
                 raise NotSupportedError(f"{fname}: {sig.text}: {dt.name} arguments next to "
@@ -97,7 +99,7 @@ class VarLayout:
                    types.List(types.unicode_type) if r == _STRLIST else
                    types.Array(dt.numba, 1, "A", readonly=True)
                    for r, dt in zip(self.rows, self.dtypes))
-        return nb, self.ret_dtype.numba
+        return nb, types.unicode_type if self.string_result else self.ret_dtype.numba
 
     def inputs(self, scalars):
         """The kernel operands' ``(DType row, by_value)``: per var argument its
@@ -128,12 +130,26 @@ def var_kernel(prog: EmittedKernel, layout: VarLayout, inputs, validity=None) ->
     skipped, :func:`ckernels.context.device_validity.guard_lines`)."""
     d = prog.dialect
     fe = prog.entry
-    i64, u8, i32 = d.int64, d.uint8, d.int32
+    i32 = d.int32
     params, arrays = kernel_parameters(d, inputs)
     lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(params)})", "{"]
     lines += element_offsets(d, arrays)
     if validity is not None:
         lines += guard_lines(d, validity, layout.ret_dtype)
+    cargs = row_arguments(prog, layout, inputs, lines)
+    lines.append(f"  {i32} err = 0;")
+    lines += store_result(d, fe.ct(fe.ret_type), layout.ret_dtype,
+                          f"{fe.cname}({', '.join(cargs + ['&err'])})")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def row_arguments(prog: EmittedKernel, layout: VarLayout, inputs, lines) -> list:
+    """The kernel lines reading the work item's arguments (appended to
+    ``lines``): its rows' views and numbers; their C names."""
+    d = prog.dialect
+    fe = prog.entry
+    i64, u8 = d.int64, d.uint8
     cargs, pos = [], 0
     for k, (r, dt) in enumerate(zip(layout.rows, layout.dtypes)):
         pt = fe.arg_types[k]
@@ -173,11 +189,7 @@ def var_kernel(prog: EmittedKernel, layout: VarLayout, inputs, validity=None) ->
             lines.append(f"  {pct} x{k} = {v};")
             pos += 1
         cargs.append(f"x{k}")
-    lines.append(f"  {i32} err = 0;")
-    lines += store_result(d, fe.ct(fe.ret_type), layout.ret_dtype,
-                          f"{fe.cname}({', '.join(cargs + ['&err'])})")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    return cargs
 
 
 def source(tgt, kernel, comp, inputs=None, emitted=None, validity=None) -> str:

@@ -636,6 +636,9 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
                                     f"compiled: {'; '.join(self.signatures) or 'none'}")
                 comp = self.compile(sig)
         from ..display.source import SourceCode   # prints as text, displays highlighted
+        if comp.sig.ret == "string":
+            from . import device_strings     # string results: the sizing and writing programs
+            return SourceCode(device_strings.source(tgt, self, comp), target)
         if any(a in ("string", "var * string") for a in comp.sig.args):
             from . import device_var     # string arguments: one work item per string/row
             return SourceCode(device_var.source(tgt, self, comp), target)

@@ -48,6 +48,11 @@ def call(kernel, args, out=None):
     if any(isinstance(a, DeviceOptionArray) for a in args):
         from . import device_nulls   # nulls propagate: the body skips null slots
         return device_nulls.call(kernel, args, out)
+    if any(c.sig.ret == "string" for c in kernel._compiled.values()):
+        from . import device_strings   # string results: sizing -> scan -> writing
+        res = device_strings.call(kernel, args, out)
+        if res is not None:
+            return res
     if any(isinstance(a, DeviceVarArray) for a in args):
         from . import device_var     # var-dim arguments: one row per work item
         return device_var.call(kernel, args, out)

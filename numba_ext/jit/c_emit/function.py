@@ -12,6 +12,7 @@ import numpy as np
 
 from ...errors import NotSupportedError
 from . import arrays as _arrays
+from . import string_results as _results
 from . import strings as _strings
 from .arith import ArithEmission
 from .calls import CallEmission
@@ -80,7 +81,7 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         if isinstance(t, types.StringLiteral):
             return None     # a program constant where it is used (c_emit.strings)
         t = _unlit(t)
-        if isinstance(t, types.UnicodeType):
+        if isinstance(t, types.UnicodeType) or _results.is_str_type(t):
             return _strings.c_type(self)
         got = _strings.list_c_type(self, t)
         if got is not None:
@@ -109,9 +110,20 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         from numba.core import types
         return self.ret_type if isinstance(self.ret_type, types.Record) else None
 
+    def string_built(self, var) -> bool:
+        """Whether ``var`` holds text the function built (only written, in
+        the writing pass: :mod:`.string_results`)."""
+        return _results.is_built(self, var)
+
+    @property
+    def builds_strings(self) -> bool:
+        """Whether the function's result is a string (written through the
+        sinks of :mod:`.string_results`)."""
+        return _results.is_str_type(self.ret_type)
+
     def zero_return(self) -> str:
         """``return`` of a placeholder result (after an error)."""
-        if self.struct_ret is not None:
+        if self.struct_ret is not None or self.builds_strings:
             return f"return {self.var('$ck_zero')};"
         return f"return ({self.ct(self.ret_type)})0;"
 
@@ -168,6 +180,11 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         params = []
         for i, t in enumerate(self.arg_types):
             params.append(f"{self.ctype_checked(t, fir.loc, f'argument {i}')} ck_a{i}")
+        if self.builds_strings:
+            if getattr(self.prog, "string_entry", None) is not self.py_func:
+                raise self.fail("a string result of a called function (only the kernel's "
+                                "function builds its string result)", fir.loc)
+            params += [f"{_results.sink_type(self)} *ck_scr", f"{_results.SINK_T} *ck_res"]
         params.append(f"{self.d.int32} *ck_err")
         decls: dict = {}
         for name, t in self.tir.typemap.items():
@@ -190,7 +207,7 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
             for stmt in block.body:
                 body.extend("  " + line for line in self.stmt(stmt, ir))
         lines = [f"{self.d.function_prefix} {rt} {self.cname}({', '.join(params)})", "{"]
-        if self.struct_ret is not None:
+        if self.struct_ret is not None or self.builds_strings:
             z = self.var("$ck_zero")
             lines.append(f"  {rt} {z} = {{0}};   /* returned after a raise */")
             lines.append(f"  (void){z};")
@@ -212,6 +229,8 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         if isinstance(stmt, ir.Return):
             if self.struct_ret is not None:
                 return self.struct_return(stmt.value, loc)
+            if self.builds_strings:
+                return [f"return {self.use(stmt.value, loc)};"]
             rt = self.ct(self.ret_type)
             return [f"return ({rt}){self.use_as(stmt.value, self.ret_type, loc)};"]
         if isinstance(stmt, ir.Del):
@@ -237,6 +256,10 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
 
     def assign(self, target, value, loc, ir) -> list[str]:
         tt = self.tyof(target)
+        if isinstance(value, (ir.Expr, ir.Const)):
+            got = _results.assign(self, target, value, loc)   # a string built here
+            if got is not None:
+                return got
         if isinstance(value, ir.Expr):
             got = _arrays.array_expr(self, target, tt, value, loc)   # core-dim arrays
             if got is not None:
@@ -350,6 +373,9 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
                 return [f"{dst} = {self.const(0, tt, loc)};"]
             raise self.fail(f"attribute '.{e.attr}' of {vt}", loc)
         if op in ("static_getitem", "getitem"):
+            got = _results.slice_view(self, dst, e, loc)     # s[a:b] of a string
+            if got is not None:
+                return got
             got = _strings.getitem(self, dst, tt, e, loc)
             if got is not None:
                 return got

@@ -27,6 +27,8 @@ class EmittedKernel(DeviceProgram):
         #: struct types used (typedef name -> ckernels Type), declared by the
         #: generated C API of the target (ckernels.c_api) before everything
         self.structs: dict = {}
+        #: the function whose string result the kernels build (string_results)
+        self.string_entry = None
 
     def function(self, py_func, arg_types, return_type=None, loc=None) -> "FunctionEmitter":
         key = (py_func, tuple(arg_types))

@@ -80,10 +80,16 @@ def _literal(fe, value: str) -> tuple[str, str]:
     return name, f"{len(data)}{d.int64_suffix}"
 
 
-def operand(fe, var, loc) -> tuple[str, str, str]:
-    """A string operand: (address space suffix ``g``/``c``, pointer, length)."""
+def operand(fe, var, loc, built_ok=False) -> tuple[str, str, str]:
+    """A string operand: (address space suffix ``g``/``c``, pointer, length).
+    Text built by the function is refused unless ``built_ok`` (its bytes are
+    only written, in the writing pass: :mod:`.string_results`)."""
     from numba.core import types
     t = fe.tyof(var)
+    if not built_ok and fe.string_built(var):
+        raise fe.fail("reading a string built in the function on a device (built text "
+                      "is only concatenated, repeated or returned: apply the operation to an "
+                      "argument or a slice of one)", loc)
     if isinstance(t, types.StringLiteral):
         name, n = _literal(fe, t.literal_value)
         return "c", name, n

@@ -54,10 +54,14 @@ def _pipeline_class():
                 state.func_ir, state.typemap, state.calltypes, state.return_type,
                 tuple(state.args)))
 
+    from ..fstrings import pass_classes
+    _, ck_translate, check_formats = pass_classes()
+
     class CKDeviceTypingPipeline(CompilerBase):
         def define_pipelines(self):
             pm = PassManager("ckernels-device-typing")
-            pm.add_pass(up.TranslateByteCode, "analyzing bytecode")
+            # f-string fields as format_value calls, str(x) as str_value (ckernels.jit.fstrings)
+            pm.add_pass(ck_translate, "analyzing bytecode")
             pm.add_pass(up.FixupArgs, "fix up args")
             pm.add_pass(up.IRProcessing, "processing IR")
             pm.add_pass(up.InlineClosureLikes, "inline closures")
@@ -67,6 +71,7 @@ def _pipeline_class():
             pm.add_pass(up.RewriteDynamicRaises, "rewrite dynamic raises")
             pm.add_pass(CKRefuseConstructs, "refuse unsupported constructs")
             pm.add_pass(tp.NopythonTypeInference, "nopython frontend")
+            pm.add_pass(check_formats, "check f-string format specs")
             pm.add_pass(CKStopAfterTyping, "stop after typing")
             pm.finalize()
             return [pm]
@@ -164,7 +169,7 @@ def typed_ir(py_func, arg_types, return_type=None, error_model="python",
     from numba.core import types as _types
     # Numba types str operations (s[i]: _empty_string) only with NRT on; nothing is
     # lowered here, so it only lets typing through (c_emit.strings emits them)
-    flags.nrt = any(isinstance(a, _types.UnicodeType) for a in arg_types)
+    flags.nrt = any(isinstance(a, _types.UnicodeType) for a in tuple(arg_types) + (return_type,))
     flags.no_cpython_wrapper = True
     flags.error_model = error_model
     try:

@@ -1,0 +1,244 @@
+"""String results on devices: ``string(...)`` signatures over device arrays
+(``f"item-{i}"`` over an int64 array, ``s + t`` over string arrays) build a
+:class:`~ckernels.device.varlen.DeviceVarArray` of strings without a device
+``malloc``, in three steps:
+
+1. the *sizing* pass runs the function with counting sinks
+   (:mod:`ckernels.jit.c_emit.string_results`) and writes each work item's
+   result length in bytes (and, when the function stores intermediate text,
+   its scratch length);
+2. ``ck_device_scan_exclusive_i64`` turns the lengths into Arrow offsets on
+   the device (the last one is the total: the size of the data buffer);
+3. the *writing* pass runs the function again with sinks pointing at the
+   work item's offset in the data buffer (and the scratch buffer) and writes
+   the same bytes; a result that is a view (an argument, a slice, stored
+   text) is copied into place.
+
+Both passes are one kernel (one program build), told apart by an argument;
+the function comes from the one emitter; the
+arguments are read as :mod:`ckernels.jit.device_var` reads them (numbers,
+``string`` and ``var * T`` rows).  Errors raised by the function come back
+from the sizing pass as on the CPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._native import check, ffi, lib
+from ..context.device_program import KERNEL_NAME, element_offsets, error_return, \
+    kernel_parameters
+from ..device import launch
+from ..device.array import DeviceArray
+from ..device.varlen import DeviceVarArray
+from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
+from .. import types as _t
+from . import device_var as _dv
+from . import dims as _dims
+from .c_emit import EmittedKernel
+from .c_emit import string_results as _results
+from .signature import element_type
+
+__all__ = ["call", "source", "scratch_of", "wants"]
+
+_INT64 = element_type("int64")
+_UINT8 = element_type("uint8")
+_INT32 = element_type("int32")
+
+
+def wants(kernel) -> bool:
+    """Whether ``kernel`` has a ``string`` result signature."""
+    return any(c.sig.ret == "string" for c in kernel._compiled.values())
+
+
+def _program(tgt, kernel, comp):
+    layout = _dv.VarLayout(kernel, comp, string_result=True)
+    nb_args, nb_ret = layout.numba_types()
+    prog = EmittedKernel(tgt.dialect, kernel.error_model)
+    prog.string_entry = kernel.py_func
+    prog.entry = prog.function(kernel.py_func, nb_args, nb_ret)
+    return prog, layout
+
+
+def _extra(scratch: bool) -> tuple:
+    """The kernel operands after the function's: the data buffer, (the
+    scratch buffer, its lengths/offsets,) and the pass (0: sizing,
+    1: writing, by value)."""
+    return ((_UINT8, False),) + (((_UINT8, False), (_INT64, False)) if scratch else ()) + \
+        ((_INT32, True),)
+
+
+def _kernel(prog: EmittedKernel, layout, inputs) -> str:
+    """The kernel of both passes around the entry (one program: one build).
+    Sizing (``ck_mode`` 0): the sinks count; the result's length goes to
+    ``out[i]`` (and the scratch length to the scratch operand).  Writing
+    (``ck_mode`` 1): ``out[i]`` is the work item's offset in the data buffer
+    (and the scratch operand its scratch offset); the sinks write there."""
+    d = prog.dialect
+    fe = prog.entry
+    b = _results.builds(fe)
+    scratch = b is not None and b.scratch
+    i64, u8, i32, sk = d.int64, d.uint8, d.int32, _results.SINK_T
+    n_in = len(inputs)
+    params, arrays = kernel_parameters(d, tuple(inputs) + _extra(scratch))
+    lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(params)})", "{"]
+    lines += element_offsets(d, arrays)
+    cargs = _dv.row_arguments(prog, layout, inputs, lines)
+    w = d.pointer(u8)
+    mode = f"ck_in{n_in + (3 if scratch else 1)}_val"
+    lines += [f"  int ck_mode = {mode};",
+              f"  {i64} ck_off = ck_mode ? *({d.pointer(i64)})(ck_out + o_out) : 0;",
+              f"  {sk} ck_r = {{ ({w})(ck_in{n_in} + o_in{n_in}) + ck_off, 0, ck_mode }};"]
+    if scratch:
+        sd, so = n_in + 1, n_in + 2
+        sp = f"({d.pointer(i64)})(({w})ck_in{so} + o_in{so})"
+        lines.append(f"  {sk} ck_s = {{ ({w})(ck_in{sd} + o_in{sd}) + "
+                     f"(ck_mode ? *{sp} : 0), 0, ck_mode }};")
+    else:
+        lines.append(f"  {sk} ck_s = {{ ck_r.p, 0, 0 }};")
+    lines += [f"  {i32} err = 0;",
+              f"  {fe.ct(fe.ret_type)} r = "
+              f"{fe.cname}({', '.join(cargs + ['&ck_s', '&ck_r', '&err'])});",
+              error_return(d),
+              "  if (ck_mode) {",
+              "    if (r.n && r.p != ck_r.p) {",
+              f"      for ({i64} j = 0; j < r.n; j++) ck_r.p[j] = r.p[j];",
+              "    }",
+              "  } else {",
+              f"    *({d.pointer(i64)})(ck_out + o_out) = r.n;"]
+    if scratch:
+        lines.append(f"    *{sp} = ck_s.n;")
+    lines += ["  }", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:
+    """The program of one string signature for ``tgt`` (its kernel runs
+    both passes)."""
+    prog, layout = emitted if emitted is not None else _program(tgt, kernel, comp)
+    if inputs is None:
+        inputs = layout.inputs([False] * len(layout.rows))
+    return tgt.dialect.header(prog) + prog.text() + "\n" + _kernel(prog, layout, inputs)
+
+
+def scratch_of(prog) -> bool:
+    """Whether the program's function stores intermediate text (``ck_scr``)."""
+    b = _results.builds(prog.entry)
+    return b is not None and b.scratch
+
+
+def _select(kernel, args, fname):
+    for comp in kernel._compiled.values():
+        if comp.sig.ret != "string" or len(comp.sig.args) != len(args):
+            continue
+        ok = True
+        for a, name in zip(args, comp.sig.args):
+            c = _dims.core(name) if _dims.is_dimensioned(name) else None
+            if isinstance(a, DeviceVarArray) and str(a.element) == "string":
+                ok = name == "string"
+            elif isinstance(a, DeviceVarArray):
+                ok = c is not None and c.has_var and str(a.element) == " * ".join(
+                    ["var"] * c.ndim + [c.dtype])
+            elif isinstance(a, DeviceArray):
+                ok = c is None and a.ndim == 1 and a._element.name == name
+            else:
+                ok = c is None and name != "string" and launch._is_scalar(a)
+            if not ok:
+                break
+        if ok:
+            return comp
+    return None
+
+
+def call(kernel, args, out=None):
+    """``kernel(*args)`` with a string result: a :class:`DeviceVarArray` of
+    strings, one per row of the device arguments."""
+    from . import device
+    fname = kernel.__name__
+    comp = _select(kernel, args, fname)
+    if comp is None:
+        if any(c.sig.ret != "string" for c in kernel._compiled.values()):
+            return None         # another signature of the kernel may take them
+        have = ", ".join(f"{a.type}" if isinstance(a, DeviceVarArray) else
+                         f"{a._element.name} array" if isinstance(a, DeviceArray) else
+                         type(a).__name__ for a in args)
+        raise CKTypeError(f"{fname}: no signature fits the device arguments ({have}); "
+                          f"signatures: {'; '.join(kernel.signatures)}")
+    if out is not None:
+        raise NotSupportedError(f"{fname}: out= with a string result on a device")
+    ctx = launch.context_of(fname, [a.offsets if isinstance(a, DeviceVarArray) else a
+                                    for a in args])
+    tgt = device.target(ctx.kind)
+    per = tgt.plans(comp, ctx)
+    got = per.get("program")
+    if got is None:
+        got = per.setdefault("program", _program(tgt, kernel, comp))
+    prog, layout = got
+    tgt.check_device(ctx, prog.fp64_user, fname)
+    for dt in layout.dtypes:
+        if tgt.dialect.ctype(dt) is None:
+            raise NotSupportedError(f"{fname}: element type {dt.name} is not supported on "
+                                    f"{tgt.kind} devices")
+        if dt.name == "float64" and not ctx.supports_fp64:
+            raise NotSupportedError(f"{fname}: float64 operands on a device without fp64 "
+                                    f"support ({ctx.describe()})")
+    lengths = {len(a) for a in args if isinstance(a, (DeviceVarArray, DeviceArray))}
+    if len(lengths) != 1:
+        raise InvalidArgumentError(f"{fname}: the device arguments have {sorted(lengths)} "
+                                   "rows (one count for all)")
+    n = lengths.pop()
+    operands, layouts = [], []
+    for a in args:
+        if isinstance(a, DeviceVarArray) and str(a.element) == _dv._STRLIST:
+            offs = a.offsets
+            operands += [offs[:-1], offs[1:], a.values.offsets, a.values.values]
+            layouts += [((n,), (8,)), ((n,), (8,)), ((), ()), ((), ())]
+        elif isinstance(a, DeviceVarArray):
+            offs = a.offsets
+            operands += [offs[:-1], offs[1:], a.values]
+            layouts += [((n,), (8,)), ((n,), (8,)), ((), ())]
+        elif isinstance(a, DeviceArray):
+            operands.append(a)
+            layouts.append((a.shape, a.strides))
+        else:
+            operands.append(a.item() if isinstance(a, np.generic) else a)
+            layouts.append(((), ()))
+    scalars = [not isinstance(a, (DeviceVarArray, DeviceArray)) for a in args]
+    scratch = scratch_of(prog)
+    key = ("strings", n, tuple(layouts), tuple(scalars))
+    plan = per.get(key)
+    if plan is None:
+        inputs = layout.inputs(scalars)
+        plan = launch.remember(per, key, launch.build_plan(
+            ctx, source(tgt, kernel, comp, inputs, got), prog.errors, fname,
+            tgt.dialect.title, tuple(inputs) + _extra(scratch), operands + [0] * (
+                4 if scratch else 2),
+            np.int64, operand_layouts=layouts + [((), ())] + (
+                [((), ()), ((n,), (8,))] if scratch else []) + [((), ())],
+            out_layout=((n,), (8,))))
+    offsets = DeviceArray.empty(ctx, (n + 1,), np.int64)
+    offsets[n:] = 0
+    one = DeviceArray.empty(ctx, (1,), np.uint8)
+    s_offs = None
+    if scratch:
+        s_offs = DeviceArray.empty(ctx, (n + 1,), np.int64)
+        s_offs[n:] = 0
+        plan(offsets, operands + [one, one, s_offs, 0])
+    else:
+        plan(offsets, operands + [one, 0])
+    total = _scan(offsets, n)
+    data = DeviceArray.empty(ctx, (total,), np.uint8) if total else one
+    if scratch:
+        s_total = _scan(s_offs, n)
+        s_data = DeviceArray.empty(ctx, (s_total,), np.uint8) if s_total else one
+        plan(offsets, operands + [data, s_data, s_offs, 1])
+    else:
+        plan(offsets, operands + [data, 1])
+    values = data if total else data[:0]
+    return DeviceVarArray(ctx, _t.Type("string"), offsets, values)
+
+
+def _scan(offsets: DeviceArray, n: int) -> int:
+    """Lengths -> offsets in place (``n + 1`` values, the last 0); the total."""
+    check(lib.ck_device_scan_exclusive_i64(offsets.buffer._buf, offsets.offset, n + 1, ffi.NULL))
+    return int(offsets.buffer.to_numpy(offsets.offset + 8 * n, np.int64, 1)[0])

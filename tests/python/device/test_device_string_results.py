@@ -1,0 +1,251 @@
+"""String results of jitted functions on devices: ``string(...)`` signatures
+over device arrays build a device string array by a sizing pass, the C core's
+device scan and a writing pass (``ckernels.jit.device_strings``).  Checked on
+OpenCL (PoCL) and as CUDA C (NVRTC + ptxas, both passes run on the host shim)
+against the CPU jit over the same host data (and so CPython's ``str``)."""
+
+import ctypes
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ckernels
+from ckernels.errors import NotSupportedError
+
+
+@pytest.fixture(scope="module")
+def ctx(new_opencl_context):
+    return new_opencl_context()
+
+
+@ckernels.jit("string(int64)")
+def numbers(i):
+    if i < 0:
+        r = "neg"
+    else:
+        r = str(i) + f"/{i > 3}"
+    return f"item-{i}" + r + "!"
+
+
+@ckernels.jit("string(string, string, int64, int64, int64)")
+def mix(s, t, a, b, k):
+    x = s + "-"
+    if k > 2:
+        y = t
+    else:
+        y = s[a:b]
+    return (s + "·" + t + s + "|" + s[a:b] + "|" + s[:a] + "|" + s[b:] + "|" + s[-1:] + "|" +
+            x * k + str(k) + "|" + s.replace("a", "é") + "/" + s.replace(t, "<>", 2) + "/" +
+            y + t.replace("", "."))
+
+
+@ckernels.jit("string(string)")
+def cased(s):
+    return s.upper() + s.lower()
+
+
+ALPHA = st.characters(codec="utf-8", exclude_categories=("Cs",))
+TEXT = st.text(alphabet=ALPHA, max_size=20) | st.text(alphabet="abé€𝄞", max_size=8) | \
+    st.sampled_from(["", "a", "é" * 200, "ab" * 50])
+ASCII = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=20)
+SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+def _host(f, *cols):
+    return np.asarray(f(*[ckernels.array(c, dtype="string") if isinstance(c, list) else c
+                          for c in cols])).tolist()
+
+
+def _dev(ctx, f, *cols):
+    return f(*[ctx.array(c) if isinstance(c, (list, np.ndarray)) else c for c in cols]).tolist()
+
+
+def test_fstring_items_on_opencl(ctx):
+    v = np.array([0, 7, -1, 10**18, -2**63, 2**63 - 1, 42], np.int64)
+    got = numbers(ctx.array(v))
+    assert type(got).__name__ == "DeviceVarArray" and str(got.type) == "7 * string"
+    assert got.tolist() == _host(numbers, v) == [numbers.py_func(i) for i in v.tolist()]
+    assert numbers(ctx.array(np.zeros(0, np.int64))).tolist() == []
+
+
+@SETTINGS
+@given(st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=25),
+       st.integers(-25, 25), st.integers(-25, 25), st.integers(-1, 4))
+def test_string_results_match_python(ctx, pairs, a, b, k):
+    # the oracle is CPython: the CPU jit's str.replace (Numba's) differs from Python on
+    # an empty string with an empty pattern ("".replace("", ".") gives ".." there)
+    s, t = [p[0] for p in pairs], [p[1] for p in pairs]
+    got = mix(ctx.array(s), ctx.array(t), a, b, k).tolist()
+    assert got == [mix.py_func(x, y, a, b, k) for x, y in zip(s, t)]
+
+
+@SETTINGS
+@given(st.lists(ASCII, min_size=1, max_size=25))
+def test_ascii_case_mapping_matches_the_cpu_jit(ctx, s):
+    assert _dev(ctx, cased, s) == _host(cased, s)
+
+
+def test_errors_come_back_as_on_the_cpu(ctx):
+    with pytest.raises(NotSupportedError, match="non-ASCII") as e:
+        cased(ctx.array(["ok", "é"]))
+    assert "element 1" in str(e.value)
+
+
+@ckernels.jit("string(float64)")
+def float_text(x):
+    return str(x)
+
+
+@ckernels.jit("string(int64)")
+def with_spec(i):
+    return f"{i:05d}"
+
+
+@ckernels.jit("string(string)")
+def reads_built(s):
+    t = s + "x"
+    return t[1:]
+
+
+@ckernels.jit("int64(string)")
+def builds_in_number(s):
+    return len(s + "x")
+
+
+@pytest.mark.parametrize("f, arg, what", [
+    (float_text, np.array([1.5]), "str() of a float"),
+    (with_spec, np.array([1], np.int64), "format specs"),
+    (reads_built, ["a"], "string built in the function"),
+    (builds_in_number, ["a"], "whose result is not a string")])
+def test_refused_constructs_are_one_line_with_the_users_line(ctx, f, arg, what):
+    with pytest.raises(NotSupportedError) as e:
+        f(ctx.array(arg))
+    msg = str(e.value)
+    assert "\n" not in msg and what in msg and __file__ in msg
+
+
+def test_source_is_one_program_of_both_passes():
+    from ckernels.jit import device_strings
+    src = numbers.source("opencl")
+    assert src.count("__kernel") == 1 and "ck_mode" in src and "ck_sk_i64" in src
+    assert "ck_sink_t" in mix.source("cuda")
+    # a str variable of two branches, x * k and s.upper() store text first (scratch);
+    # f"item-{i}" is written in place (none); nothing is built on a device here
+    from ckernels.jit.device import target
+
+    @ckernels.jit("string(int64)")
+    def item(i):
+        return f"item-{i}"
+    for f, scratch in ((numbers, True), (mix, True), (cased, True), (item, False)):
+        comp = next(iter(f.compiled.values()))
+        prog, _ = device_strings._program(target("opencl"), f, comp)
+        assert device_strings.scratch_of(prog) is scratch
+
+
+# ---- CUDA C: NVRTC + ptxas, then both passes on the host shim -------------------------------
+def _cuda_source(f, ns):
+    from ckernels.jit import c_emit, device_strings
+    from ckernels.jit.device import target
+    comp = next(iter(f.compiled.values()))
+    src = device_strings.source(target("cuda"), f, comp)
+    return (f"namespace {ns} {{\n" + src.replace(f" {c_emit.KERNEL_NAME}(", f" {ns}_kernel(") +
+            f"}}  // {ns}\n")
+
+
+def test_string_results_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
+    from ckernels import dialects, errors
+    from ckernels.backends import cuda as ccuda
+    from cuda_tools import assemble_or_skip
+    try:
+        ccuda.nvrtc_version()
+    except errors.BackendError as exc:
+        pytest.skip(f"no NVRTC: {exc}")
+    srcs = _cuda_source(numbers, "ck_numbers") + _cuda_source(mix, "ck_mix")
+    ptx, log = ccuda.compile_ptx(srcs, "sm_80")
+    assert "error" not in log.lower(), log
+    (tmp_path / "s.ptx").write_text(ptx)
+    assemble_or_skip([("sm_80", tmp_path / "s.ptx")])
+    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jit")
+    sig = ("unsigned char *out, const unsigned char **in, const unsigned long long *off, "
+           "const long long *stride, int mode, const long long *meta, unsigned long long n, "
+           "int *err, unsigned int block")
+    wrappers = ""
+    for ns, k in (("ck_numbers", 1 + 3), ("ck_mix", 6 + 3 + 3)):   # + data, scratch, offsets
+        ins = "".join(f", in[{j}], off[{j}], stride[{j}]" for j in range(k))
+        wrappers += (f'extern "C" void {ns}_run({sig}) {{\n'
+                     f"  ck_shim_grid(n, block, [&] {{ {ns}::{ns}_kernel(out, 0, 8"
+                     f"{ins}, mode, meta, 1, n, err); }});\n}}\n")
+    (tmp_path / "s.cpp").write_text('#include "cuda_host_shim.h"\n' + srcs + wrappers)
+    so = tmp_path / "s.so"
+    r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{here}",
+                        str(tmp_path / "s.cpp"), "-o", str(so)], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-6000:]
+    lib = ctypes.CDLL(str(so))
+
+    def run(ns, cols, scalars):
+        """Both passes: lengths, the scan (NumPy's cumsum), the text."""
+        keep, ptrs, offs, strides = [], [], [], []
+        for col in cols:
+            if isinstance(col, np.ndarray):
+                keep.append(col)
+                ptrs.append(col.ctypes.data)
+                offs.append(0)
+                strides.append(8)
+                continue
+            enc = [s.encode() for s in col]
+            o = np.cumsum([0] + [len(b) for b in enc]).astype(np.int64)
+            data = np.frombuffer(b"".join(enc) + b"\0", np.uint8)
+            keep += [o, data]
+            ptrs += [o.ctypes.data, o.ctypes.data, data.ctypes.data]
+            offs += [0, 8, 0]
+            strides += [8, 8, 0]
+        for v in scalars:       # scalars as broadcast arrays (the kernel's array path)
+            a = np.array([v], np.int64)
+            keep.append(a)
+            ptrs.append(a.ctypes.data)
+            offs.append(0)
+            strides.append(0)
+        n = len(cols[0])
+        err = np.zeros(4, np.int32)
+        meta = np.zeros(1, np.int64)
+        sizes = np.zeros(n + 1, np.int64)
+        scratch = np.zeros(n + 1, np.int64)
+        fn = getattr(lib, f"{ns}_run")
+        fn.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
+                                               ctypes.c_void_p, ctypes.c_uint]
+
+        def launch(out, text, scr, mode):
+            p = ptrs + [text.ctypes.data, scr.ctypes.data, scratch.ctypes.data]
+            o = offs + [0, 0, 0]
+            s = strides + [0, 0, 8]
+            k = len(p)
+            fn(out.ctypes.data, (ctypes.c_void_p * k)(*p), (ctypes.c_uint64 * k)(*o),
+               (ctypes.c_int64 * k)(*s), mode, meta.ctypes.data, n, err.ctypes.data,
+               dialects.CUDA_BLOCK)
+            assert err[0] == 0
+        one = np.zeros(1, np.uint8)
+        launch(sizes, one, one, 0)
+        offsets = np.concatenate([[0], np.cumsum(sizes[:n])]).astype(np.int64)
+        scratch[:] = np.concatenate([[0], np.cumsum(scratch[:n])])
+        text = np.zeros(max(int(offsets[-1]), 1), np.uint8)
+        scr = np.zeros(max(int(scratch[-1]), 1), np.uint8)
+        launch(offsets, text, scr, 1)
+        raw = text.tobytes()
+        return [raw[offsets[i]:offsets[i + 1]].decode() for i in range(n)]
+
+    v = np.array([0, -5, 123456789, -2**63, 2**63 - 1], np.int64)
+    assert run("ck_numbers", [v], []) == _host(numbers, v)
+    s = ["", "abc", "é" * 300, "a€", "𝄞xa"]
+    t = ["x", "", "é", "bb", "€"]
+    assert run("ck_mix", [s, t], [1, -2, 3]) == [mix.py_func(x, y, 1, -2, 3)
+                                                 for x, y in zip(s, t)]
