@@ -38,12 +38,13 @@ def _element_of(t):
 
 
 def entry_wrapper(prog: EmittedKernel, inputs, out) -> str:
-    """:func:`kernel_wrapper` around ``prog.entry`` (a jitted function)."""
+    """:func:`kernel_wrapper` around ``prog.entry`` (a jitted function), with
+    its contiguous variant where the element types allow one."""
     fe = prog.entry
     params = [(fe.ct(t), _is_bool(t)) for t in fe.arg_types]
     return kernel_wrapper(prog.dialect, fe.cname, params,
                           (fe.ct(fe.ret_type), _is_bool(fe.ret_type)),
-                          inputs, out)
+                          inputs, out, contiguous=True)
 
 
 __all__ = ["emit_kernel", "entry_wrapper", "kernel_wrapper", "KERNEL_NAME"]
