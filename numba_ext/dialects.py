@@ -25,6 +25,8 @@ the generated C APIs of struct types and the hand-written kernel programs
 ``global_space``                      address space of buffer pointers
 ``thread_index``                      C expression of the work item's flat
                                       index (None on the host)
+``group_end``                         C expression (64-bit) of the flat index
+                                      one past the work item's group
 ``int64_suffix`` / ``uint64_suffix``  suffixes of 64-bit integer literals
 :meth:`Dialect.math`                  the built-in for a generic math name and
                                       a C type (None: there is none)
@@ -80,6 +82,7 @@ class Dialect:
     kernel_prefix = "void"
     global_space = ""
     thread_index: str | None = None
+    group_end: str | None = None
     int64_suffix = "L"
     uint64_suffix = "UL"
 
@@ -241,6 +244,7 @@ class OpenCL(Dialect):
     kernel_prefix = "__kernel void"
     global_space = "__global"
     thread_index = "get_global_id(0)"
+    group_end = "((ulong)get_group_id(0) + 1) * (ulong)get_local_size(0)"
     int64_suffix = "L"
     uint64_suffix = "UL"
 
@@ -297,6 +301,7 @@ class CUDA(Dialect):
     kernel_prefix = f'extern "C" __global__ void __launch_bounds__({CUDA_BLOCK})'
     global_space = ""
     thread_index = "(blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x)"
+    group_end = "((unsigned long long)blockIdx.x + 1) * blockDim.x"
     int64_suffix = "LL"
     uint64_suffix = "ULL"
 

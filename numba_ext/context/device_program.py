@@ -24,6 +24,9 @@ from .device_validity import guard_lines
 
 #: the name of every kernel a device program has (the launch looks it up)
 KERNEL_NAME = "ck_kernel"
+#: the contiguous variant of the jit's kernel (:func:`kernel_wrapper` with
+#: ``contiguous=True``): the same parameters, plain indexing
+CONTIG_KERNEL_NAME = "ck_kernel_contig"
 
 
 class DeviceProgram:
@@ -191,7 +194,15 @@ def store_result(d: Dialect, ret_ctype: str, out, call: str) -> list[str]:
     return lines
 
 
-def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out, validity=None) -> str:
+def contiguous_ok(inputs, out) -> bool:
+    """Whether :func:`kernel_wrapper` can give these element types a
+    contiguous variant: every one a bool, integer or float (whose C type has
+    the element's size, so a typed pointer indexes it)."""
+    return out.kind in "biuf" and all(dt.kind in "biuf" for dt, _ in inputs)
+
+
+def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out,
+                   validity=None, contiguous: bool = False) -> str:
     """The kernel calling ``entry`` once per element.
 
     ``entry`` is a device function ``R entry(P0 x0, ..., int *err)``;
@@ -209,19 +220,47 @@ def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out, validity=No
     strided fast path, no metadata reads), the element count ``n`` and the
     error buffer (one int32: the first error code).
 
+    ``contiguous`` (where :func:`contiguous_ok`) adds a second kernel,
+    :data:`CONTIG_KERNEL_NAME`, with the same parameters, for a launch whose
+    output and array inputs are all contiguous (byte stride = element size,
+    one dimension; offsets are multiples of the element size): element ``i``
+    of each is ``((T *)(buffer + offset))[i]`` -- no stride arithmetic, no N-d
+    branch, and the bounds check only in a partial last group (``group_end``
+    of the dialect), so that a compiler vectorising across work items sees
+    consecutive accesses and no per-item branch (as CuPy specialises
+    contiguous operands).
+
     ``validity=k``: inputs ``k`` and ``k + 1`` (after the function's) are the
     result's validity bitmap and its bit offset; the function is not called
-    on a null slot (:func:`ckernels.context.device_validity.guard_lines`)."""
-    u8, i32 = d.uint8, d.int32
+    on a null slot (:func:`ckernels.context.device_validity.guard_lines`);
+    no contiguous variant then."""
+    text = _kernel(d, entry, params, ret, inputs, out, False, validity)
+    if contiguous and validity is None and contiguous_ok(inputs, out):
+        text += _kernel(d, entry, params, ret, inputs, out, True)
+    return text
+
+
+def _kernel(d: Dialect, entry: str, params, ret, inputs, out, contig: bool,
+            validity=None) -> str:
+    """One kernel of :func:`kernel_wrapper`: the general one (byte offsets
+    from the strides or the N-d metadata) or the contiguous one."""
+    u8, i32, u64 = d.uint8, d.int32, d.uint64
     args, arrays = kernel_parameters(d, inputs)
-    lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(args)})", "{"]
-    lines += element_offsets(d, arrays)
-    if validity is not None:
-        lines += guard_lines(d, validity, out)
-    cargs = []
+    name = CONTIG_KERNEL_NAME if contig else KERNEL_NAME
+    lines = [f"{d.kernel_prefix} {name}({', '.join(args)})", "{"]
+    if contig:
+        lines.append(f"  {u64} i = {d.thread_index};")
+    else:
+        lines += element_offsets(d, arrays)
+        if validity is not None:
+            lines += guard_lines(d, validity, out)
+    cargs, reads = [], []
     for k, ((dt, by_value), (pct, pbool)) in enumerate(zip(inputs, params)):
         if by_value:
             v = f"ck_in{k}_val"
+        elif contig:
+            st = u8 if dt.kind == "b" else d.ctype(dt)
+            v = f"(({d.pointer(st, True)})(ck_in{k} + ck_in{k}_off))[i]"
         else:
             st = u8 if dt.kind == "b" else d.ctype(dt)
             v = f"*({d.pointer(st, True)})(ck_in{k} + o_in{k})"
@@ -234,21 +273,41 @@ def kernel_wrapper(d: Dialect, entry: str, params, ret, inputs, out, validity=No
             v = f"({v})"
         else:
             v = f"({pct}){v}"
-        lines.append(f"  {pct} x{k} = {v};")
+        reads.append(f"  {pct} x{k} = {v};")
         cargs.append(f"x{k}")
     rct, rbool = ret
-    lines += [f"  {i32} err = 0;",
-              f"  {rct} r = {entry}({', '.join(cargs + ['&err'])});",
-              f"  if (err) {{ {d.error_store_at('ck_errbuf', 'err', 'o_out - ck_out_off')} "
-              "return; }"]
-    if out.kind == "b":
-        lines.append(f"  *({d.pointer(u8)})(ck_out + o_out) = r ? 1 : 0;")
+    oct_ = u8 if out.kind == "b" else d.ctype(out)
+    if contig:
+        where = f"i * {out.size}{d.uint64_suffix}"
+        dst = f"(({d.pointer(oct_)})(ck_out + ck_out_off))[i]"
     else:
-        oct_ = d.ctype(out)
+        where = "o_out - ck_out_off"
+        dst = f"*({d.pointer(oct_)})(ck_out + o_out)"
+    body = reads + [f"  {i32} err = 0;",
+            f"  {rct} r = {entry}({', '.join(cargs + ['&err'])});",
+            f"  if (err) {{ {d.error_store_at('ck_errbuf', 'err', where)} "
+            "return; }"]
+    if out.kind == "b":
+        body.append(f"  {dst} = r ? 1 : 0;")
+    else:
         r = "r" if oct_ == rct else f"({oct_})r"
-        lines.append(f"  *({d.pointer(oct_)})(ck_out + o_out) = {r};")
+        body.append(f"  {dst} = {r};")
+    if not contig:
+        lines += body
+    else:
+        # the bounds check only in the last, partial group: a condition
+        # uniform over each group keeps a full group's work items free of
+        # per-item branches (PoCL vectorises them; measured 2x slower with
+        # the per-item check than the general kernel, faster without)
+        inner = ["  " + ln for ln in body]
+        if d.group_end is not None:
+            lines += [f"  if ({d.group_end} <= ck_n) {{"] + inner + \
+                     ["  } else if (i < ck_n) {"] + inner + ["  }"]
+        else:
+            lines += ["  if (i < ck_n) {"] + inner + ["  }"]
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["DeviceProgram", "KERNEL_NAME", "kernel_wrapper", "pyarith_h"]
+__all__ = ["DeviceProgram", "KERNEL_NAME", "CONTIG_KERNEL_NAME", "contiguous_ok", "kernel_wrapper",
+           "pyarith_h"]

@@ -42,11 +42,12 @@ from ..arraylike import shapes as _shapes
 from .._native import check, ffi, lib
 from ..errors import CKOverflowError, InvalidArgumentError, UserKernelError, exception_for
 from .base import DeviceArrayBase
-from ..context.device_program import KERNEL_NAME
+from ..context.device_program import CONTIG_KERNEL_NAME, KERNEL_NAME
 from ..context.program import KernelArgs
 
 _MAXD = int(lib.CK_TYPE_MAX_DEPTH)
 _KERNEL_NAME = KERNEL_NAME.encode()
+_CONTIG_NAME = CONTIG_KERNEL_NAME.encode()
 #: layouts remembered per (signature, context) / per context
 PLAN_LIMIT = 512
 #: work-group size of every launch (``ck_context_launch_local``): fixed, so
@@ -154,14 +155,21 @@ class Plan:
     the program's error table (``EmittedKernel.errors``).  ``extra_meta``:
     int64 values the kernel reads after the N-d metadata (at ``ck_meta +
     (ndim <= 1 ? 0 : ndim * (2 + array inputs))``: the core dims of
-    :mod:`ckernels.jit.device_dims`)."""
+    :mod:`ckernels.jit.device_dims`).
+
+    ``contiguous_kernel``: the program has the contiguous variant of its
+    kernel (``kernel_wrapper(..., contiguous=True)``); a layout of one
+    dimension whose output and array inputs all have their element size as
+    byte stride launches it (``kernel``: the name launched).  Offsets need no
+    check: a device array's offset is a multiple of its element size
+    (``DeviceArrayBase``), so each typed pointer is aligned."""
 
     __slots__ = ("cctx", "program", "kargs", "args", "nargs", "n", "out_shape", "out_strides",
                  "out_dtype", "arrays", "scalars", "offs", "meta", "state", "errors", "fname", "title",
-                 "__weakref__")
+                 "contiguous_kernel", "kernel", "__weakref__")
 
     def __init__(self, ctx, program, errors, fname, title, out_shape, out_dtype, out_strides,
-                 inputs, in_shapes, in_strides, extra_meta=()):
+                 inputs, in_shapes, in_strides, extra_meta=(), contiguous_kernel=False):
         self.cctx = ctx._ctx      # kept valid by the program's context reference
         self.program = program
         self.errors = errors
@@ -179,8 +187,15 @@ class Plan:
         ndim, shape, rows = iteration_space(out_shape, out_strides,
                                             [in_shapes[k] for k in arr_idx],
                                             [in_strides[k] for k in arr_idx])
+        self.contiguous_kernel = contiguous_kernel
+        self.kernel = _KERNEL_NAME
         if ndim <= 1:
             one = [r[0] if ndim else 0 for r in rows]
+            sizes = [np.dtype(out_dtype).itemsize] + [inputs[k][0].size for k in arr_idx]
+            if (contiguous_kernel and ndim == 1 and not extra_meta and one == sizes
+                    and np.dtype(out_dtype).kind in "biuf"
+                    and all(dt.kind in "biuf" for dt, _ in inputs)):
+                self.kernel = _CONTIG_NAME
             # without extra values never read by the kernel
             self.meta = st.meta(tuple(extra_meta)) if extra_meta else st.flag
         else:
@@ -238,7 +253,7 @@ class Plan:
         st = self.state
         offset = None
         with st.lock:
-            check(lib.ck_context_launch_local(self.cctx, self.program._prog, _KERNEL_NAME,
+            check(lib.ck_context_launch_local(self.cctx, self.program._prog, self.kernel,
                                               self.nargs, args, self.n, LOCAL_SIZE))
             code = st.read_flag()
             if code:
@@ -252,7 +267,7 @@ class Plan:
 # ------------------------------------------------------------------ a call --
 def build_plan(ctx, source: str, errors, fname: str, title: str, inputs, operands,
                out_dtype, *, out=None, out_layout=None, operand_layouts=None,
-               extra_meta=()) -> Plan:
+               extra_meta=(), contiguous_kernel=False) -> Plan:
     """The one way a launch plan is made -- for jitted calls
     (:mod:`ckernels.jit.device`, :mod:`ckernels.jit.device_dims`) and the
     built-in operations (:mod:`ckernels.device.ops`) alike: ``source`` built
@@ -265,8 +280,8 @@ def build_plan(ctx, source: str, errors, fname: str, title: str, inputs, operand
     outer dims of operands with core dims).  The result's layout is
     ``out_layout``, else ``out=``'s (the sources broadcast to it:
     ``ck_broadcast_strides`` says when not), else the C-contiguous broadcast
-    of the operands' shapes in ``out_dtype``.  ``extra_meta``: see
-    :class:`Plan`."""
+    of the operands' shapes in ``out_dtype``.  ``extra_meta`` and
+    ``contiguous_kernel``: see :class:`Plan`."""
     built = ctx.build_program(source)
     if operand_layouts is None:
         operand_layouts = [(a._shape, a._strides) if isinstance(a, DeviceArrayBase) else ((), ())
@@ -282,7 +297,7 @@ def build_plan(ctx, source: str, errors, fname: str, title: str, inputs, operand
         oshape = broadcast_shape(shapes)
         ostrides = c_strides(oshape, out_dtype.itemsize)
     return Plan(ctx, built, errors, fname, title, oshape, out_dtype, ostrides, inputs, shapes,
-                strides, extra_meta=extra_meta)
+                strides, extra_meta=extra_meta, contiguous_kernel=contiguous_kernel)
 
 
 def remember(plans: dict, key, plan: Plan, limit: int = PLAN_LIMIT, lock=None) -> Plan:
@@ -415,7 +430,8 @@ def plan_for_temporary(plan: Plan, ctx, tmp, operands) -> Plan:
                 shapes.append(())
                 strides.append(())
         p = Plan(ctx, plan.program, plan.errors, plan.fname, plan.title, tmp._shape,
-                 tmp.dtype, tmp._strides, inputs, shapes, strides)
+                 tmp.dtype, tmp._strides, inputs, shapes, strides,
+                 contiguous_kernel=plan.contiguous_kernel)
         _TMP_PLANS[plan] = p
     return p
 

@@ -182,7 +182,7 @@ def _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname) -> Plan:
                                 f"support ({ctx.describe()})")
     source = tgt.dialect.header(prog) + prog.text() + "\n" + entry_wrapper(prog, inputs, ret)
     return build_plan(ctx, source, prog.errors, fname, tgt.dialect.title, inputs, args,
-                      ret.numpy, out=out)
+                      ret.numpy, out=out, contiguous_kernel=True)
 
 
 

@@ -39,12 +39,13 @@ def _element_of(t):
 
 def entry_wrapper(prog: EmittedKernel, inputs, out, validity=None) -> str:
     """:func:`kernel_wrapper` around ``prog.entry`` (a jitted function);
-    ``validity``: see :func:`kernel_wrapper` (null slots skipped)."""
+    ``validity``: see :func:`kernel_wrapper` (null slots skipped); without
+    it, with the contiguous variant where the element types allow one."""
     fe = prog.entry
     params = [(fe.ct(t), _is_bool(t)) for t in fe.arg_types]
     return kernel_wrapper(prog.dialect, fe.cname, params,
                           (fe.ct(fe.ret_type), _is_bool(fe.ret_type)),
-                          inputs, out, validity=validity)
+                          inputs, out, validity=validity, contiguous=validity is None)
 
 
 __all__ = ["emit_kernel", "entry_wrapper", "kernel_wrapper", "KERNEL_NAME"]

@@ -6,6 +6,7 @@
  */
 #include "core/numtext_internal.h"
 #include "core/scalar_internal.h"
+#include "core/shortest_internal.h"
 
 #include <errno.h>
 #include <fenv.h>
@@ -210,11 +211,26 @@ static size_t ck__digit_text(uint64_t m, char *digits, int *ndig) {
   return n;
 }
 
+/* float16 / float32 (and complex64 parts): 'other' than float64 */
+static bool ck__narrow_float(int t) {
+  return t == CK_TYPE_FLOAT32 || t == CK_TYPE_COMPLEX64 || t == CK_TYPE_FLOAT16;
+}
+
 size_t ck__shortest_digits(int t, double v, char *digits, int *decpt) {
   int ndig;
   if (v == 0.0) {
     *decpt = 1;
     return ck__digit_text(0, digits, &ndig);
+  }
+  if (!ck__narrow_float(t)) {
+    /* float64: Ryu (shortest.c), integer arithmetic, no round trips */
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int32_t e10;
+    uint64_t m = ck__shortest_f64(bits, &e10);
+    size_t n = ck__digit_text(m, digits, &ndig);
+    *decpt = ndig + e10;
+    return n;
   }
   /* DIG: every decimal of at most DIG digits survives a round trip through
    * the type's normal range, so when one reads back as v, rounding v to DIG
@@ -289,53 +305,81 @@ static bool ck__positional(int t, double v, int exp10) {
  * Returns the length. */
 static size_t ck__format_repr(char *out, size_t outsize, int t, double v,
                               bool dot0) {
+  /* at most 24 bytes ("-1.2345678901234567e-308"); written here, then
+   * copied with ck__appendf's rules (truncated to outsize, NUL-terminated,
+   * the whole length returned) */
+  char tmp[48];
   size_t pos = 0;
   if (v != v) {
-    ck__appendf(out, outsize, &pos, "nan");
-    return pos;
-  }
-  if (isinf(v)) {
-    ck__appendf(out, outsize, &pos, v < 0 ? "-inf" : "inf");
-    return pos;
-  }
-  char digits[24];
-  int decpt;
-  size_t nd = ck__shortest_digits(t, v, digits, &decpt);
-  bool neg = signbit(v);
-  int exp10 = decpt - 1;
-  if (neg) {
-    ck__appendf(out, outsize, &pos, "-");
-  }
-  if (ck__positional(t, v, exp10)) {
-    if (exp10 >= 0) {
-      for (int i = 0; i <= exp10; i++) {
-        ck__appendf(out, outsize, &pos, "%c", (size_t)i < nd ? digits[i] : '0');
-      }
-      if ((size_t)exp10 + 1 < nd) {
-        ck__appendf(out, outsize, &pos, ".%s", digits + exp10 + 1);
-      } else if (dot0) {
-        ck__appendf(out, outsize, &pos, ".0");
+    memcpy(tmp, "nan", 3);
+    pos = 3;
+  } else if (isinf(v)) {
+    if (v < 0) {
+      tmp[pos++] = '-';
+    }
+    memcpy(tmp + pos, "inf", 3);
+    pos += 3;
+  } else {
+    char digits[24];
+    int decpt;
+    size_t nd = ck__shortest_digits(t, v, digits, &decpt);
+    int exp10 = decpt - 1;
+    if (signbit(v)) {
+      tmp[pos++] = '-';
+    }
+    if (ck__positional(t, v, exp10)) {
+      if (exp10 >= 0) {
+        for (int i = 0; i <= exp10; i++) {
+          tmp[pos++] = (size_t)i < nd ? digits[i] : '0';
+        }
+        if ((size_t)exp10 + 1 < nd) {
+          tmp[pos++] = '.';
+          memcpy(tmp + pos, digits + exp10 + 1, nd - (size_t)exp10 - 1);
+          pos += nd - (size_t)exp10 - 1;
+        } else if (dot0) {
+          tmp[pos++] = '.';
+          tmp[pos++] = '0';
+        }
+      } else {
+        tmp[pos++] = '0';
+        tmp[pos++] = '.';
+        for (int i = 0; i < -exp10 - 1; i++) {
+          tmp[pos++] = '0';
+        }
+        memcpy(tmp + pos, digits, nd);
+        pos += nd;
       }
     } else {
-      ck__appendf(out, outsize, &pos, "0.");
-      for (int i = 0; i < -exp10 - 1; i++) {
-        ck__appendf(out, outsize, &pos, "0");
+      tmp[pos++] = digits[0];
+      if (nd > 1) {
+        tmp[pos++] = '.';
+        memcpy(tmp + pos, digits + 1, nd - 1);
+        pos += nd - 1;
       }
-      ck__appendf(out, outsize, &pos, "%s", digits);
+      int a = exp10 < 0 ? -exp10 : exp10;
+      tmp[pos++] = 'e';
+      tmp[pos++] = exp10 < 0 ? '-' : '+';
+      if (a >= 100) {
+        tmp[pos++] = (char)('0' + a / 100);
+      }
+      tmp[pos++] = (char)('0' + a / 10 % 10);
+      tmp[pos++] = (char)('0' + a % 10);
     }
-  } else {
-    ck__appendf(out, outsize, &pos, "%c", digits[0]);
-    if (nd > 1) {
-      ck__appendf(out, outsize, &pos, ".%s", digits + 1);
-    }
-    ck__appendf(out, outsize, &pos, "e%c%02d", exp10 < 0 ? '-' : '+',
-                exp10 < 0 ? -exp10 : exp10);
+  }
+  if (outsize > 0) {
+    size_t k = pos < outsize ? pos : outsize - 1;
+    memcpy(out, tmp, k);
+    out[k] = '\0';
   }
   return pos;
 }
 
 size_t ck__format_float_repr(char *out, size_t outsize, int t, double v,
                              bool dot0) {
+  if (!ck__narrow_float(t)) {
+    /* float64 digits take integer arithmetic alone (shortest.c) */
+    return ck__format_repr(out, outsize, t, v, dot0);
+  }
   /* reading candidates back may overflow (float32 near its maximum): the
    * caller's floating-point flags are left as they were */
   fexcept_t flags;

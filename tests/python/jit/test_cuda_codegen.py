@@ -45,6 +45,7 @@ from ckernels.device import ops as device_ops
 from ckernels.device.ops import conversion, gathering, operations, reductions
 from ckernels.device.launch import element_at
 from ckernels.jit.device import device_error
+from ckernels.context.device_program import CONTIG_KERNEL_NAME
 
 import test_c_emit as cemit_tests
 from cuda_tools import assemble_or_skip
@@ -243,20 +244,30 @@ class Entry:
     def ret_dtype(self):
         return dtypes.by_name[self.comp.sig.ret].numpy
 
+    @property
+    def has_contig(self) -> bool:
+        """Whether the program has the contiguous variant of its kernel."""
+        return f" {CONTIG_KERNEL_NAME}(" in self.prog.source
+
     def namespaced(self) -> str:
         src = self.prog.source.replace(f" {c_emit.KERNEL_NAME}(", f" {self.kname}(")
+        src = src.replace(f" {CONTIG_KERNEL_NAME}(", f" {self.kname}_contig(")
         return f"namespace {self.ns} {{\n{src}}}  // namespace {self.ns}\n"
 
     def host_wrapper(self) -> str:
         nin = len(self.args)
         ins = "".join(f", in[{k}], in_off[{k}], in_stride[{k}]" for k in range(nin))
-        return (f'extern "C" void {self.ns}_run(unsigned char *out, unsigned long long out_off, '
-                f"long long out_stride, const unsigned char **in, "
-                f"const unsigned long long *in_off, const long long *in_stride, "
-                f"const long long *meta, int ndim, unsigned long long n, int *err, "
-                f"unsigned int block) {{\n"
-                f"  ck_shim_grid(n, block, [&] {{ {self.ns}::{self.kname}(out, out_off, "
-                f"out_stride{ins}, meta, ndim, n, err); }});\n}}\n")
+        text = ""
+        for suffix in ("", "_contig") if self.has_contig else ("",):
+            text += (f'extern "C" void {self.ns}_run{suffix}(unsigned char *out, '
+                     f"unsigned long long out_off, "
+                     f"long long out_stride, const unsigned char **in, "
+                     f"const unsigned long long *in_off, const long long *in_stride, "
+                     f"const long long *meta, int ndim, unsigned long long n, int *err, "
+                     f"unsigned int block) {{\n"
+                     f"  ck_shim_grid(n, block, [&] {{ {self.ns}::{self.kname}{suffix}(out, "
+                     f"out_off, out_stride{ins}, meta, ndim, n, err); }});\n}}\n")
+        return text
 
 
 @pytest.fixture(scope="module")
@@ -460,10 +471,11 @@ _RUN_ARGTYPES = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64, ctypes.c_void
                  ctypes.c_void_p, ctypes.c_uint]
 
 
-def run_host(lib, e: Entry, args, out, meta=None, block=BLOCK):
+def run_host(lib, e: Entry, args, out, meta=None, block=BLOCK, contig=False):
     """Launch ``e``'s kernel on the host: ``args``/``out`` 1-d (or, with
-    ``meta``, N-d with the kernel's metadata layout); returns the error code."""
-    fn = getattr(lib, f"{e.ns}_run")
+    ``meta``, N-d with the kernel's metadata layout); returns the error code.
+    ``contig``: its contiguous variant (contiguous ``args`` and ``out``)."""
+    fn = getattr(lib, f"{e.ns}_run_contig" if contig else f"{e.ns}_run")
     fn.argtypes = _RUN_ARGTYPES
     nin = len(args)
     ins = (ctypes.c_void_p * max(nin, 1))(*[a.ctypes.data for a in args])
@@ -505,6 +517,28 @@ def test_host_shim_matches_cpu_jit(corpus, host_lib):
             _check_entry(host_lib, e)
         except AssertionError as exc:
             failures.append(f"{e.name}: {str(exc)[:600]}")
+    assert not failures, "\n".join(failures)
+
+
+def test_host_shim_contiguous_kernel_matches_general(corpus, host_lib):
+    """The contiguous variant (plain indexing) writes what the general kernel
+    writes, raises the same error at the same element, for every corpus
+    program whose element types have one."""
+    entries, _ = corpus
+    with_contig = [e for e in entries if e.has_contig]
+    assert len(with_contig) >= 0.8 * len(entries)
+    failures = []
+    for e in with_contig:
+        general = np.zeros(len(e.args[0]), e.ret_dtype)
+        contig = np.zeros_like(general)
+        code_g = run_host(host_lib, e, e.args, general)
+        elem_g = run_host.element
+        code_c = run_host(host_lib, e, e.args, contig, contig=True)
+        elem_c = run_host.element
+        if (code_g, elem_g) != (code_c, elem_c):
+            failures.append(f"{e.name}: error {code_g} at {elem_g} / {code_c} at {elem_c}")
+        elif code_g == 0 and general.tobytes() != contig.tobytes():
+            failures.append(f"{e.name}: {general[:5]} / {contig[:5]}")
     assert not failures, "\n".join(failures)
 
 
