@@ -12,7 +12,8 @@ which).  The entry points then:
 
 * load a view argument as its ``{begin, end}``, as it is: string elements
   hold valid UTF-8 (every way text enters the library checks it: Arrow
-  import, NumPy and Python conversions; ``ckernel/utf8.h``), so the view
+  import, NumPy and Python conversions, the NumPy string loops as they load
+  ``StringDType`` operands; ``ckernel/utf8.h``), so the view
   is not validated again per element (the C string library stays within
   its views whatever the bytes);
 * store a view result by one allocation in the destination arena and one
