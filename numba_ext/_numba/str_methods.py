@@ -38,7 +38,7 @@ from numba.extending import (intrinsic, lower_builtin, make_attribute_wrapper, m
 from ..errors import JitOnlyError
 from .memblock import raise_status
 from .stringtype import CkStringType, ck_string_type, make_string
-from .utf8 import load_intp, str_data_address, str_encode_into, str_utf8_nbytes
+from .utf8 import load_intp, load_u8, str_data_address, str_encode_into, str_utf8_nbytes
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -225,13 +225,25 @@ for _m in ("isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspace",
     _predicate(_m, "ck_str_" + _m)
 
 
-_ck_length = c_call("ck_str_length", "i64", ["p", "i64"])
+@register_jitable
+def str_length(s):
+    """len(s) in code points: the bytes that are not continuation bytes,
+    counted inline (a loop LLVM vectorises; no call per string)."""
+    b = s.begin
+    n = s.end - b
+    cont = 0
+    for k in range(n):
+        cont += (load_u8(b + k) & 0xC0) == 0x80
+    return n - cont
 
 
 @register_jitable
-def str_length(s):
-    """len(s) in code points (lead bytes counted a word at a time)."""
-    return _ck_length((s.begin, s.end - s.begin))
+def _bytes_equal(a, b, m):
+    """The ``m`` bytes at addresses ``a`` and ``b`` are equal (inline)."""
+    for k in range(m):
+        if load_u8(a + k) != load_u8(b + k):
+            return False
+    return True
 
 
 # ----------------------------------------------------------------- search --
@@ -273,11 +285,20 @@ _index_method("rindex", "ck_str_rindex")
 
 def _affix_method(method, cname):
     fn = c_call(cname, "bool", ["p", "i64", "p", "i64", "i64", "i64"])
+    suffix = method == "endswith"
 
     @overload_method(CkStringType, method)
     def _ov(s, prefix, start=None, end=None):
         if not (_ok_index(start) and _ok_index(end)):
             return None
+        if _is_text(prefix) and _absent(start) and _absent(end):
+            # the whole text: a code point prefix (suffix) is a byte prefix
+            # (suffix) of valid UTF-8, compared inline
+            def impl(s, prefix, start=None, end=None):
+                p, m = _text(prefix)
+                n = s.end - s.begin
+                return m <= n and _bytes_equal(s.begin + (n - m if suffix else 0), p, m)
+            return impl
         if _is_text(prefix):
             def impl(s, prefix, start=None, end=None):
                 p, m = _text(prefix)

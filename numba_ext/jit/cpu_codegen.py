@@ -77,8 +77,8 @@ from .signature import element_type
 from .time_elements import of_numba as time_of_numba
 from .string_elements import (Piece, emit_load_string, emit_store, emit_store_optional,
                               load_string, store_string_result)
-from .string_views import (emit_load_view, emit_scratch_free, emit_scratch_reset,
-                           emit_store_view, is_view)
+from .string_views import (emit_load_view, emit_next_element, emit_scratch_epoch,
+                           emit_scratch_free, emit_store_view, is_view, uses_scratch)
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -321,7 +321,7 @@ def element_via_function(context, elem_fn, nsrc, raise_fn):
 
 
 def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
-                   rope_fn=None, rope_type=None, rope_layout=None):
+                   rope_fn=None, rope_type=None, rope_layout=None, scratch=True):
     """Emitter of one element: load the arguments (a ``string`` argument is
     decoded into a new Numba ``str``, :func:`~ckernels.jit.string_elements.emit_load_string`),
     call the user function through the calling convention, release the
@@ -334,7 +334,11 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
     With ``rope_fn`` (the function's rope variant, :mod:`ckernels.jit.string_builder`,
     returning the tuple ``rope_type`` of the returned concatenation's leaves)
     that is called instead, and the leaves (``rope_layout``) are written into
-    the arena in one pass."""
+    the arena in one pass.
+
+    ``scratch``: whether the function can write temporaries into the
+    thread's scratch string arena (:func:`~ckernels.jit.string_views.uses_scratch`),
+    which the entry points then bound per element and free at the end."""
     nb_args = [e.numba for e in args]
     nb_ret = ret.numba
     user_ret = user_sig.return_type
@@ -348,12 +352,21 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
         store = ("str" if isinstance(user_ret, types.UnicodeType)
                  else "view" if is_view(user_ret) else "optional")
     views = any(is_view(t) for t in user_args) or store == "view"
+    # views in, a number out: a short element, inlined into the loops (which
+    # outline_strings then leaves as it is), so a failure frees the scratch
+    # arena itself
+    inline = views and store is None and all(
+        e.kind != "s" or is_view(t) for e, t in zip(args, user_args))
+    frees = views and scratch
 
     def fail_if(builder, status, owned):
         with builder.if_then(status.is_error, likely=False):
             for t, v in owned:
                 context.nrt.decref(builder, t, v)
-            builder.ret(builder.call(raise_fn, [status.code, status.excinfoptr]))
+            code = builder.call(raise_fn, [status.code, status.excinfoptr])
+            if inline and frees:
+                emit_scratch_free(builder)
+            builder.ret(code)
 
     def fail_status(owned):
         """on_error of the string emitters: release, return the ck_status."""
@@ -367,7 +380,7 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
         vals, owned = [], []
         for e, t, p, ut in zip(args, nb_args, srcs, user_args):
             if e.kind == "s" and is_view(ut):
-                vals.append(emit_load_view(context, builder, p, fail_status(list(owned))))
+                vals.append(emit_load_view(context, builder, p))
             elif e.kind == "s":
                 v = emit_load_string(context, builder, p, fail_status(list(owned)))
                 owned.append((types.unicode_type, v))
@@ -397,15 +410,12 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
             else:
                 emit_store_optional(context, builder, arena, dst, res, done)
             context.nrt.decref(builder, user_ret, res)
-            if views:
-                emit_scratch_reset(builder)
             return
         v = context.cast(builder, res, user_ret, nb_ret)
         context.pack_value(builder, nb_ret, v,
                            builder.bitcast(dst, context.get_data_type(nb_ret).as_pointer()))
-        if views:
-            emit_scratch_reset(builder)
-    emit.frees_scratch = views
+    emit.frees_scratch = frees
+    emit.inline = inline
     return emit
 
 
@@ -447,8 +457,10 @@ def outline_strings(module, name, emit, nsrc, args, ret):
     (not inlined) that the entry points call: string loads and stores are
     long, and three inlined copies (single, the two strided loops) cost each
     jitted function's code library about three times the memory, with
-    nothing for LLVM to vectorise.  Other signatures keep ``emit``."""
-    if all(e.kind != "s" for e in (ret, *args)):
+    nothing for LLVM to vectorise.  Other signatures keep ``emit``, and so
+    do elements that read views and return a number (``emit.inline``: a
+    few loads and calls, which the loops keep inline)."""
+    if all(e.kind != "s" for e in (ret, *args)) or getattr(emit, "inline", False):
         return emit
     fnty = ir.FunctionType(_i32, [_i8p] * (nsrc + 1) + [_i64])
     fn = ir.Function(module, fnty, name=name)
@@ -495,6 +507,8 @@ def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, aren
     strides = [builder.load(builder.gep(src_stride, [ir.Constant(_i64, j)]))
                for j in range(nsrc)]
     arena = _arena(builder, self_ptr, has_arena, arena_offset)
+    frees = getattr(emit, "frees_scratch", False)
+    epoch = emit_scratch_epoch(builder) if frees else None
 
     contiguous = builder.icmp_signed("==", dst_stride, ir.Constant(_i64, dst_size))
     for st, size in zip(strides, src_sizes):
@@ -509,13 +523,15 @@ def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, aren
             before = set(map(id, fn.blocks)) - {id(builder.block)}
             emit(builder, d, ss, arena)
             locate_failures(fn, [k for k in fn.blocks if id(k) not in before], i, d)
+            if epoch is not None:    # the element's scratch temporaries are dead
+                emit_next_element(builder, epoch)
 
     with builder.if_else(contiguous, likely=True) as (fast, general):
         with fast:   # unit stride: constant element sizes
             loop(ir.Constant(_i64, dst_size), [ir.Constant(_i64, s) for s in src_sizes])
         with general:
             loop(dst_stride, strides)
-    if getattr(emit, "frees_scratch", False):   # the methods' temporaries
+    if frees:   # the methods' temporaries
         emit_scratch_free(builder)
     builder.ret(ir.Constant(_i32, 0))
     return fn
@@ -736,7 +752,7 @@ def build_trampolines(user_dispatcher, args, ret, symbase, arena_offset,
             user_fn = context.declare_function(module, user_cres.fndesc)
             library.add_linking_library(user_cres.library)
             emit = element_direct(context, library, user_fn, user_cres.signature, args,
-                                  ret, raise_fn)
+                                  ret, raise_fn, scratch=uses_scratch(user_cres.library))
         else:
             elem, elem_sig, src = element_function(user_dispatcher, args, ret)
             flags = compiler.Flags()

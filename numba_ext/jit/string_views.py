@@ -10,15 +10,21 @@ string, iteration over characters ...) -- it is typed as before, with
 Numba ``str`` arguments (the old path; ``docs/strings.md`` lists which is
 which).  The entry points then:
 
-* load a view argument as its ``{begin, end}``, checked to be valid UTF-8
-  (``ck_utf8_check``: invalid bytes are a ``CKValueError`` naming the byte,
-  as the decoding load's);
+* load a view argument as its ``{begin, end}``, as it is: string elements
+  hold valid UTF-8 (every way text enters the library checks it: Arrow
+  import, NumPy and Python conversions, the NumPy string loops as they load
+  ``StringDType`` operands; ``ckernel/utf8.h``), so the view
+  is not validated again per element (the C string library stays within
+  its views whatever the bytes);
 * store a view result by one allocation in the destination arena and one
   copy (:func:`emit_store_view`);
-* after each element, let the thread's scratch string arena (where the
-  methods wrote their temporaries) be freed once it grew past 1 MiB
-  (``ck_str_scratch_reset``), and free it when the entry point returns
-  (``ck_str_scratch_free``; on an error too): no arena outlives a call.
+* when the function can write temporaries into the thread's scratch string
+  arena (its code, or code it calls, asks for the current arena:
+  :func:`uses_scratch`), bump the thread's element counter after each
+  element (``ck_str_scratch_epoch``, a store, no call): the next element's
+  first use of the arena frees it once it grew past 1 MiB; and free it when
+  the entry point returns (``ck_str_scratch_free``; on an error too): no
+  arena outlives a call.
 """
 
 from __future__ import annotations
@@ -34,10 +40,9 @@ _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
 
 SIGNATURES = {
-    "ck_utf8_check": ir.FunctionType(_i32, [_i8p, _i64, _i64.as_pointer()]),
     "ck_pod_allocate": ir.FunctionType(_i32, [_i8p, _i64, _i64, _i8p.as_pointer(),
                                               _i8p.as_pointer()]),
-    "ck_str_scratch_reset": ir.FunctionType(ir.VoidType(), []),
+    "ck_str_scratch_epoch": ir.FunctionType(_i64.as_pointer(), []),
     "ck_str_scratch_free": ir.FunctionType(ir.VoidType(), []),
 }
 
@@ -77,20 +82,24 @@ def result_element(return_type):
     return None
 
 
-def emit_load_view(context, builder, ptr, on_error):
-    """The ``ck_string`` at ``ptr`` (i8*) as a view, checked to be UTF-8."""
+def emit_load_view(context, builder, ptr):
+    """The ``ck_string`` at ``ptr`` (i8*) as a view (its bytes are valid
+    UTF-8: the invariant of string elements)."""
     p = builder.bitcast(ptr, _i64.as_pointer())
-    b = builder.load(p)
-    e = builder.load(builder.gep(p, [ir.Constant(_i32, 1)]))
-    st = builder.call(_declare(builder.module, "ck_utf8_check"),
-                      [builder.inttoptr(b, _i8p), builder.sub(e, b),
-                       ir.Constant(_i64.as_pointer(), None)])
-    with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)), likely=False):
-        on_error(builder, st)
     s = cgutils.create_struct_proxy(ck_string_type)(context, builder)
-    s.begin = b
-    s.end = e
+    s.begin = builder.load(p)
+    s.end = builder.load(builder.gep(p, [ir.Constant(_i32, 1)]))
     return s._getvalue()
+
+
+def uses_scratch(library) -> bool:
+    """Whether the finalized code ``library`` (with what it linked in) can
+    write into the thread's current string arena: it declares
+    ``ck_str_arena`` (every method making new text or spans asks for it)."""
+    mod = getattr(library, "_final_module", None)
+    if mod is None or getattr(library, "_disable_inspection", False):
+        return True      # object code only (a cache): assume it can
+    return any(f.name == "ck_str_arena" for f in mod.functions)
 
 
 def emit_store_view(context, builder, arena, dst, value, on_error):
@@ -112,13 +121,20 @@ def emit_store_view(context, builder, arena, dst, value, on_error):
                   builder.gep(out, [ir.Constant(_i32, 1)]))
 
 
-def emit_scratch_reset(builder):
-    builder.call(_declare(builder.module, "ck_str_scratch_reset"), [])
+def emit_scratch_epoch(builder):
+    """The address (i64*) of the calling thread's element counter."""
+    return builder.call(_declare(builder.module, "ck_str_scratch_epoch"), [])
+
+
+def emit_next_element(builder, epoch):
+    """After an element: bump the counter at ``epoch`` (no call)."""
+    builder.store(builder.add(builder.load(epoch), ir.Constant(_i64, 1)), epoch)
 
 
 def emit_scratch_free(builder):
     builder.call(_declare(builder.module, "ck_str_scratch_free"), [])
 
 
-__all__ = ["view_args", "is_view", "result_fits", "result_element", "emit_load_view", "emit_store_view",
-           "emit_scratch_reset", "emit_scratch_free"]
+__all__ = ["view_args", "is_view", "result_fits", "result_element", "emit_load_view",
+           "emit_store_view", "uses_scratch", "emit_scratch_epoch", "emit_next_element",
+           "emit_scratch_free"]

@@ -377,6 +377,12 @@ CK_API void ck_str_scratch_free(void);
  * points call it after each element, when no view into the scratch arena
  * is left, so temporaries cost a bounded amount of memory. */
 CK_API void ck_str_scratch_reset(void);
+/* The calling thread's element counter: an entry point takes its address
+ * once per call and adds 1 after each element (a plain store, no call);
+ * the next ck_str_arena that returns the scratch arena then does what
+ * ck_str_scratch_reset does.  Valid for the life of the thread, used only
+ * on it. */
+CK_API uint64_t *ck_str_scratch_epoch(void);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,13 @@
  * need no copy), else the thread's own scratch arena, made on first use
  * and freed by ck_str_scratch_free (or kept until the thread ends).  Host
  * only: device programs pass their arena explicitly.
+ *
+ * Entry points bound the scratch arena per element without a call: they
+ * take the address of the thread's element counter once per call
+ * (ck_str_scratch_epoch) and bump it after each element; the first
+ * ck_str_arena of a later element then frees the scratch arena when it
+ * holds more than CK__SCRATCH_KEEP bytes (no view of it is alive between
+ * elements).
  */
 #include "strings/strings_internal.h"
 
@@ -14,6 +21,22 @@
 
 static _Thread_local ck_memblock *ck__current_arena;
 static _Thread_local ck_memblock *ck__scratch_arena;
+static _Thread_local uint64_t ck__epoch;      /* bumped by entry points per element */
+static _Thread_local uint64_t ck__epoch_seen; /* ck__epoch at the last size check   */
+
+/* Above this many bytes of chunks, the scratch arena is freed between
+ * elements (the next use starts a new one). */
+enum { CK__SCRATCH_KEEP = 1 << 20 };
+
+static void ck__scratch_trim(void) {
+  ck_memblock *mb = ck__scratch_arena;
+  ck_pod_stats stats;
+  if (mb != NULL && ck_pod_memblock_stats(mb, &stats) == CK_OK &&
+      stats.capacity > CK__SCRATCH_KEEP) {
+    ck__scratch_arena = NULL;
+    ck_memblock_decref(mb);
+  }
+}
 
 CK_API ck_status ck_str_arena(ck_memblock **out) {
   if (out == NULL) {
@@ -22,6 +45,10 @@ CK_API ck_status ck_str_arena(ck_memblock **out) {
   if (ck__current_arena != NULL) {
     *out = ck__current_arena;
     return CK_OK;
+  }
+  if (ck__epoch != ck__epoch_seen) { /* a new element: the last one's views are dead */
+    ck__epoch_seen = ck__epoch;
+    ck__scratch_trim();
   }
   if (ck__scratch_arena == NULL) {
     ck_status st = ck_pod_memblock_new(0, &ck__scratch_arena);
@@ -49,16 +76,6 @@ CK_API void ck_str_scratch_free(void) {
   }
 }
 
-/* Above this many bytes of chunks, ck_str_scratch_reset frees the scratch
- * arena (the next use starts a new one). */
-enum { CK__SCRATCH_KEEP = 1 << 20 };
+CK_API void ck_str_scratch_reset(void) { ck__scratch_trim(); }
 
-CK_API void ck_str_scratch_reset(void) {
-  ck_memblock *mb = ck__scratch_arena;
-  ck_pod_stats stats;
-  if (mb != NULL && ck_pod_memblock_stats(mb, &stats) == CK_OK &&
-      stats.capacity > CK__SCRATCH_KEEP) {
-    ck__scratch_arena = NULL;
-    ck_memblock_decref(mb);
-  }
-}
+CK_API uint64_t *ck_str_scratch_epoch(void) { return &ck__epoch; }

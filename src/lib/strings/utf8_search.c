@@ -160,10 +160,29 @@ static int64_t ck__to_cp(const char *s, const ck__range *r, int64_t off) {
   return r->cs + (r->ascii ? off - r->bs : ck_str_length(s + r->bs, off - r->bs));
 }
 
+/* [start, end) covers all of a text of n bytes (end >= n >= its code
+ * points): no code point count is needed to resolve it. */
+static inline bool ck__whole(int64_t n, int64_t start, int64_t end) {
+  return start == 0 && end >= n;
+}
+
+static inline int64_t ck__find_byte(const char *s, int64_t n, unsigned char c) {
+  const char *q = n > 0 ? memchr(s, c, (size_t)n) : NULL;
+  return q == NULL ? -1 : q - s;
+}
+
 CK_API int64_t ck_str_find(const char *s, int64_t n, const char *sub, int64_t m,
                            int64_t start, int64_t end) {
+  if (!ck__args_ok(s, n, sub, m)) {
+    return -1;
+  }
+  if (ck__whole(n, start, end)) { /* byte search; the code points before the match */
+    int64_t i = m == 1 ? ck__find_byte(s, n, (unsigned char)sub[0])
+                       : ck_str_find_bytes(s, 0, n, sub, m);
+    return i <= 0 ? i : ck_str_length(s, i);
+  }
   ck__range r;
-  if (!ck__args_ok(s, n, sub, m) || !ck__resolve(s, n, start, end, ck_str_length(sub, m), &r)) {
+  if (!ck__resolve(s, n, start, end, ck_str_length(sub, m), &r)) {
     return -1;
   }
   ck__searcher sr;
@@ -173,8 +192,15 @@ CK_API int64_t ck_str_find(const char *s, int64_t n, const char *sub, int64_t m,
 
 CK_API int64_t ck_str_rfind(const char *s, int64_t n, const char *sub, int64_t m,
                             int64_t start, int64_t end) {
+  if (!ck__args_ok(s, n, sub, m)) {
+    return -1;
+  }
+  if (ck__whole(n, start, end)) {
+    int64_t i = ck_str_rfind_bytes(s, 0, n, sub, m);
+    return i <= 0 ? i : ck_str_length(s, i);
+  }
   ck__range r;
-  if (!ck__args_ok(s, n, sub, m) || !ck__resolve(s, n, start, end, ck_str_length(sub, m), &r)) {
+  if (!ck__resolve(s, n, start, end, ck_str_length(sub, m), &r)) {
     return -1;
   }
   ck__searcher sr;
@@ -213,10 +239,15 @@ CK_API ck_status ck_str_rindex(const char *s, int64_t n, const char *sub, int64_
 CK_API int64_t ck_str_count(const char *s, int64_t n, const char *sub, int64_t m,
                             int64_t start, int64_t end) {
   ck__range r;
-  if (!ck__args_ok(s, n, sub, m) || !ck__resolve(s, n, start, end, ck_str_length(sub, m), &r)) {
+  if (!ck__args_ok(s, n, sub, m)) {
     return 0;
   }
-  if (m == 0) {
+  if (m > 0 && ck__whole(n, start, end)) { /* matches are counted in bytes */
+    r.bs = 0;
+    r.be = n;
+  } else if (!ck__resolve(s, n, start, end, ck_str_length(sub, m), &r)) {
+    return 0;
+  } else if (m == 0) {
     return r.ce - r.cs + 1;
   }
   if (m == 1) { /* a counting loop the compiler vectorises */
@@ -247,8 +278,14 @@ CK_API bool ck_str_contains(const char *s, int64_t n, const char *sub, int64_t m
 
 CK_API bool ck_str_startswith(const char *s, int64_t n, const char *prefix, int64_t m,
                               int64_t start, int64_t end) {
+  if (!ck__args_ok(s, n, prefix, m)) {
+    return false;
+  }
+  if (ck__whole(n, start, end)) { /* a code point prefix is a byte prefix */
+    return m <= n && (m == 0 || memcmp(s, prefix, (size_t)m) == 0);
+  }
   ck__range r;
-  if (!ck__args_ok(s, n, prefix, m) ||
+  if (
       !ck__resolve(s, n, start, end, ck_str_length(prefix, m), &r)) {
     return false;
   }
@@ -257,8 +294,14 @@ CK_API bool ck_str_startswith(const char *s, int64_t n, const char *prefix, int6
 
 CK_API bool ck_str_endswith(const char *s, int64_t n, const char *suffix, int64_t m,
                             int64_t start, int64_t end) {
+  if (!ck__args_ok(s, n, suffix, m)) {
+    return false;
+  }
+  if (ck__whole(n, start, end)) {
+    return m <= n && (m == 0 || memcmp(s + n - m, suffix, (size_t)m) == 0);
+  }
   ck__range r;
-  if (!ck__args_ok(s, n, suffix, m) ||
+  if (
       !ck__resolve(s, n, start, end, ck_str_length(suffix, m), &r)) {
     return false;
   }

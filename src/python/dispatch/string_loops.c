@@ -42,6 +42,7 @@
  * allocator, which has one writer).  Loops run without the GIL.
  */
 #include "dispatch_internal.h"
+#include "ckernel/utf8.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -151,6 +152,12 @@ static ck_status cks_load(const cks_run *r, int j, npy_intp begin, npy_intp m,
       } else {
         s = r->descr[j]->default_string;
       }
+    }
+    /* NumPy's bytes: its ufunc cast from `S` does not decode them, so they
+     * are checked here (the kernel takes views as valid UTF-8) */
+    ck_status st = ck_utf8_check(s.buf, (int64_t)s.size, NULL);
+    if (st != CK_OK) {
+      return st;
     }
     views[i].begin = (char *)s.buf;
     views[i].end = (char *)s.buf + s.size;

@@ -169,6 +169,18 @@ static void test_search(void) {
   CHECK(ck_str_startswith(s, n, V("w"), 6, INT64_MAX));
   CHECK(!ck_str_startswith(s, n, V("w\xc3\xa9r"), 6, 8));
   CHECK(ck_str_endswith(s, n, V("llo"), 0, INT64_MAX));
+  /* whole-text bounds (start 0, end >= bytes) take the byte paths: the same
+   * answers as bounds resolved in code points */
+  CHECK(ck_str_find(s, n, V("w\xc3\xa9"), 0, n) == 6);
+  CHECK(ck_str_find(s, n, V("w\xc3\xa9"), 0, 17) == 6);
+  CHECK(ck_str_find(s, n, V("h"), 0, n) == 0 && ck_str_find(s, n, V("z"), 0, n) == -1);
+  CHECK(ck_str_rfind(s, n, V("h\xc3\xa9"), 0, n) == 12);
+  CHECK(ck_str_rfind(s, n, V(""), 0, n) == 17 && ck_str_find(V(""), V(""), 0, 0) == 0);
+  CHECK(ck_str_count(s, n, V("\xc3\xa9l"), 0, n) == 2);
+  CHECK(ck_str_count(s, n, V("l"), 0, 17) == 5 && ck_str_count(s, n, V("l"), 0, 15) == 4);
+  CHECK(!ck_str_startswith(V("h"), V("h\xc3\xa9"), 0, INT64_MAX));
+  CHECK(ck_str_startswith(V(""), V(""), 0, 0) && ck_str_endswith(V("ab"), V(""), 0, 2));
+  CHECK(!ck_str_endswith(s, n, V("llo"), 0, 16) && ck_str_endswith(s, n, V("ll"), 0, 16));
   CHECK(ck_str_endswith(s, n, V("w\xc3\xa9"), 0, 8));
   CHECK(!ck_str_startswith(V(""), V(""), 1, INT64_MAX));
   CHECK(ck_str_startswith(V(""), V(""), 0, INT64_MAX));
@@ -477,7 +489,34 @@ static void test_numbers(void) {
   ck_memblock_decref(mb);
 }
 
+/* Entry points bump the element counter; the next element's first
+ * ck_str_arena frees a scratch arena past 1 MiB, keeps a smaller one. */
+static void test_scratch_epoch(void) {
+  uint64_t *epoch = ck_str_scratch_epoch();
+  CHECK(epoch != NULL && epoch == ck_str_scratch_epoch());
+  ck_str_scratch_free();
+  ck_memblock *a = NULL;
+  char *b, *e;
+  ck_pod_stats st;
+  CHECK_OK(ck_str_arena(&a));
+  CHECK_OK(ck_pod_allocate(a, 100, 1, &b, &e));
+  *epoch += 1;
+  CHECK_OK(ck_str_arena(&a)); /* small: kept */
+  CHECK_OK(ck_pod_memblock_stats(a, &st));
+  CHECK(st.allocations == 1);
+  CHECK_OK(ck_pod_allocate(a, (size_t)2 << 20, 1, &b, &e));
+  memset(b, 1, (size_t)(e - b));
+  CHECK_OK(ck_str_arena(&a)); /* same element: kept whatever its size */
+  CHECK_OK(ck_pod_memblock_stats(a, &st));
+  CHECK(st.allocations == 2);
+  *epoch += 1;
+  CHECK_OK(ck_str_arena(&a)); /* a later element: a new, empty arena */
+  CHECK_OK(ck_pod_memblock_stats(a, &st));
+  CHECK(st.allocations == 0 && st.capacity < ((size_t)1 << 20));
+  ck_str_scratch_free();
+}
+
 CK_TEST_MAIN(CK_TEST(test_check), CK_TEST(test_codepoints), CK_TEST(test_index_slice),
              CK_TEST(test_compare_hash), CK_TEST(test_search), CK_TEST(test_split),
              CK_TEST(test_build), CK_TEST(test_case),
-             CK_TEST(test_numbers))
+             CK_TEST(test_numbers), CK_TEST(test_scratch_epoch))
