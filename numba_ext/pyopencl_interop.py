@@ -1,5 +1,6 @@
-"""``ckernels.opencl``: OpenCL conveniences -- device arrays shared with
-pyopencl, and the historical names of placing arrays.
+"""``ckernels.opencl`` (this module, ``ckernels.pyopencl_interop``; ``opencl.py`` is
+its public path): OpenCL conveniences -- device arrays shared with pyopencl, and
+the historical names of placing arrays.
 
 * :func:`from_pyopencl` -- a :class:`DeviceArray` over a ``pyopencl.array.Array``'s
   memory.  Without a context it uses the context wrapping the array's queue
