@@ -96,8 +96,8 @@ def test_package_names():
     from ckernels.host.layout import numpy_dtype
     from ckernels.host.arrmeta import numpy_dtype as nd2
     assert numpy_dtype is nd2
-    import ckernels.opencl
-    assert ckernels.opencl is importlib.import_module("ckernels.pyopencl_interop")
+    assert ckernels.opencl is importlib.import_module("ckernels.opencl") is \
+        importlib.import_module("ckernels.pyopencl_interop")
     from ckernels.jit.device import device_error  # noqa: F401
 
 
