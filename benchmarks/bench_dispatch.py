@@ -1,6 +1,6 @@
 """Call overhead of jitted functions and registry operations, which are NumPy
 ufuncs (``f.ufunc``) behind a C callable (``f`` itself, a
-``ckernels._dispatch.Function``), against ``numba.vectorize``, NumPy and the
+``ckernels._ufuncs.Function``), against ``numba.vectorize``, NumPy and the
 general path (``ck_array_apply``, which ckernels arrays take), float64
 ``2*x + y`` with ``out=`` given:
 

@@ -22,7 +22,7 @@ from . import capi  # noqa: E402  (generated C APIs, hand-written kernel sources
 from .capi import CHeader, c_api  # noqa: E402
 from .jit import JitKernel, jit  # noqa: E402  (ckernels.jit: the decorator)
 from . import opencl  # noqa: E402  (ckernels.opencl: OpenCL conveniences)
-from .opencl import from_pyopencl, to_pyopencl  # noqa: E402
+from .pyopencl_interop import from_pyopencl, to_pyopencl  # noqa: E402
 
 if "distributed" in __import__("sys").modules:   # in a Dask worker: its share of cores
     from .dask import apply_worker_thread_rule as _rule  # noqa: E402

@@ -30,7 +30,7 @@ and ``ck_type_data_size``/``alignment`` into a :class:`CLayout`
 (:func:`layout`); the text is that layout rendered for a target's dialect
 (:class:`ckernels.dialects.Dialect`)
 (:meth:`CLayout.render`).  Hand-written kernel programs include it
-(:mod:`ckernels.context.kernel_source`, built and launched by
+(:mod:`ckernels.user_kernels.source`, built and launched by
 :mod:`ckernels.user_kernels.build`); the jit's emitter declares the struct
 types of device code with it.
 """

@@ -10,7 +10,7 @@ array([10, 11, 12])
 
 Each registry operation is an :class:`Op` (``ckernels.ops.add``, ``ckernels.ops.sqrt``,
 ...; ``dir(ckernels.ops)`` lists them); calling it applies the operation elementwise
-with NumPy broadcasting.  An ``Op`` is a :class:`ckernels._dispatch.Function`, like a
+with NumPy broadcasting.  An ``Op`` is a :class:`ckernels._ufuncs.Function`, like a
 jitted function: calls on NumPy operands (arrays, NumPy and Python scalars, pandas,
 xarray and dask objects) go, in C, to the operation's NumPy ufunc (:attr:`Op.ufunc`,
 one loop per registry kernel whose types NumPy has; NumPy scalars come out of scalar
@@ -33,7 +33,7 @@ import sys
 
 import numpy as np
 
-from . import _dispatch, _foreign, dtypes, ufuncs
+from . import _ufuncs, _foreign, dtypes, ufuncs
 from .host import array as _array
 from .host import dictionary as _dictionary
 from . import arraylike as _arraylike
@@ -52,7 +52,7 @@ _REDUCTIONS = {"sum": "sum", "product": "product", "prod": "product", "min": "mi
                "max": "max", "any": "any", "all": "all"}
 
 
-_UFUNC_SLOT = _dispatch.Function.ufunc
+_UFUNC_SLOT = _ufuncs.Function.ufunc
 
 
 #: binary operations whose reductions may run over several axes (and
@@ -61,7 +61,7 @@ _UFUNC_SLOT = _dispatch.Function.ufunc
 _REORDERABLE = frozenset({"minimum", "maximum", "fmin", "fmax"})
 
 
-class Op(_dispatch.Function):
+class Op(_ufuncs.Function):
     """A named operation of the kernel registry.
 
     Callable like a ufunc (see the module docstring): NumPy operands go to
@@ -97,10 +97,10 @@ class Op(_dispatch.Function):
         identity = None
         if isinstance(np_uf, np.ufunc) and np_uf.nin == self.arity == 2:
             identity = np_uf.identity
-        uf = _dispatch.op_ufunc(self.name, dtypes.DTYPE_OF_ID, identity=identity,
+        uf = _ufuncs.op_ufunc(self.name, dtypes.DTYPE_OF_ID, identity=identity,
                                 reorderable=identity is not None or self.name in _REORDERABLE,
                                 doc=f"The ckernels registry operation {self.name!r}.")
-        if not _dispatch.loops(uf):
+        if not _ufuncs.loops(uf):
             uf = None
         else:
             ufuncs.adopt(uf, self, self.name, __name__)

@@ -1,5 +1,5 @@
 """Text operands of string ufuncs: what reaches a jitted function's ``string``
-loops (NumPy ``StringDType``, ``src/python/dispatch/string_loops.c``) from the other
+loops (NumPy ``StringDType``, ``src/python/ufuncs/string_loops.c``) from the other
 places text lives in.
 
 A jitted function with ``string`` signatures owns a real ufunc whose loops

@@ -1,10 +1,10 @@
-"""ckernels functions as NumPy ufuncs: the Python side of :mod:`ckernels._dispatch`.
+"""ckernels functions as NumPy ufuncs: the Python side of :mod:`ckernels._ufuncs`.
 
 Two kinds of ckernels callables own a real ``numpy.ufunc``: jitted functions
 (:class:`ckernels.JitKernel`, one loop per compiled numeric signature) and
 registry operations (:class:`ckernels.ops.Op`, one loop per kernel of the
 operation whose types NumPy has).  Both are :class:`Function` objects -- the
-C callable of ``ckernels._dispatch`` -- so that a call whose operands NumPy
+C callable of ``ckernels._ufuncs`` -- so that a call whose operands NumPy
 takes (ndarrays, NumPy and Python numbers, pandas / xarray / dask objects and
 anything else implementing ``__array_ufunc__``) goes straight to the ufunc,
 in C, and every other call (ckernels and device arrays, lists, strings) to
@@ -40,11 +40,11 @@ import copyreg
 
 import numpy as np
 
-from . import _dispatch, _foreign, dtypes
+from . import _ufuncs, _foreign, dtypes
 from . import string_operands as text   # the text operands of string ufuncs
 
-#: the C callable jitted functions and operations are (see ckernels._dispatch)
-Function = _dispatch.Function
+#: the C callable jitted functions and operations are (see ckernels._ufuncs)
+Function = _ufuncs.Function
 
 
 #: the key under which a ufunc's ``__dict__`` holds its owner
@@ -54,7 +54,7 @@ _OWNER = "_ckernels_function"
 def numpy_dtypes(names) -> tuple[np.dtype, ...] | None:
     """NumPy dtypes of element type names (a signature's arguments, then its
     result: ``string`` is ``StringDType``, whose loops are
-    ``src/python/dispatch/string_loops.c``); None when one has none (structs)."""
+    ``src/python/ufuncs/string_loops.c``); None when one has none (structs)."""
     out = []
     for n in names:
         if n == "string":
@@ -166,7 +166,7 @@ def no_loop_error(ufunc: np.ufunc, op_dtypes) -> Exception:
     """The error for a call of a jitted function's ufunc whose operands
     (``op_dtypes``, the DTypes NumPy hands the promoter) no compiled
     signature takes under NumPy's ``'safe'`` rule for picking a loop
-    (``src/python/dispatch/promoter.c`` raises it): names the argument, its type, the
+    (``src/python/ufuncs/promoter.c`` raises it): names the argument, its type, the
     casting rule and the signatures -- a :class:`ckernels.errors.NoLoopError`,
     a subclass of the ``UFuncTypeError`` NumPy raises for the same call."""
     from .errors import NoLoopError

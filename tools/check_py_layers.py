@@ -42,7 +42,7 @@ ROOT = "ckernels"
 #: the ranks, lowest first: (name, module patterns; ``*`` matches within a
 #: dotted name).  A module takes the rank of the first pattern it matches.
 RANKS = [
-    ("core", ["ckernels._ffi", "ckernels._arrays", "ckernels._buffer", "ckernels._dispatch",
+    ("core", ["ckernels._ffi", "ckernels._arrays", "ckernels._pybuffer", "ckernels._ufuncs",
               "ckernels._convert", "ckernels._arrow", "ckernels._native", "ckernels.errors",
               "ckernels.dtypes",
               "ckernels.dialects", "ckernels.opnames", "ckernels._cargs", "ckernels._threads",
@@ -55,25 +55,25 @@ RANKS = [
                  "ckernels.context.device_program", "ckernels.context.device_validity",
                  "ckernels.context.handle"]),
     ("surface", ["ckernels.ufuncs", "ckernels.arraylike", "ckernels.arraylike.*", "ckernels.string_operands"]),
-    ("host.layout", ["ckernels.host", "ckernels.host.layout", "ckernels.host.arrow",
-                     "ckernels.host.arguments", "ckernels.host.sharing",
-                     "ckernels.host.records", "ckernels.host.rewrite"]),
+    ("host.arrmeta", ["ckernels.host", "ckernels.host.arrmeta", "ckernels.host.arrow",
+                      "ckernels.host.arguments", "ckernels.host.sharing",
+                      "ckernels.host.records", "ckernels.host.rewrite"]),
     ("host.convert", ["ckernels.host.convert", "ckernels.host.nulls"]),
     ("host.fastpath", ["ckernels.host.fastpath", "ckernels.host.creation",
                        "ckernels.host.time_reduce", "ckernels.host.apply"]),
     ("host.array", ["ckernels.host.array", "ckernels.host.dictionary"]),
     ("kernels", ["ckernels.kernels", "ckernels.capi", "ckernels.lowlevel"]),
-    ("kernel_sources", ["ckernels.context.kernel_source"]),
     ("device.base", ["ckernels.device", "ckernels.device.base", "ckernels.device.arrow"]),
     ("device.launch", ["ckernels.device.launch"]),
     ("device.ops", ["ckernels.device.ops", "ckernels.device.ops.*"]),
     ("device.array", ["ckernels.device.array"]),
     ("device.interop", ["ckernels.device.interop", "ckernels.device.varlen",
                         "ckernels.device.nulls"]),
-    ("user_kernels", ["ckernels.user_kernels", "ckernels.user_kernels.args",
+    ("user_kernels", ["ckernels.user_kernels", "ckernels.user_kernels.source",
+                      "ckernels.user_kernels.args",
                       "ckernels.user_kernels.compile", "ckernels.user_kernels.build"]),
     ("device.place", ["ckernels.device.place"]),
-    ("routing", ["ckernels.routing", "ckernels.opencl", "ckernels.containers"]),
+    ("routing", ["ckernels.routing", "ckernels.pyopencl_interop", "ckernels.containers"]),
     ("ops", ["ckernels.ops"]),
     ("numba", ["ckernels._numba", "ckernels._numba.*", "ckernels.nb"]),
     ("jit.types", ["ckernels.jit.structs", "ckernels.jit.dims", "ckernels.jit.time_elements",
@@ -92,12 +92,13 @@ RANKS = [
     ("jit.kernel", ["ckernels.jit.kernel"]),
     ("jit", ["ckernels.jit", "ckernels.jit.decorator"]),
     ("leaves", ["ckernels.dask", "ckernels.display", "ckernels.display.*", "ckernels.demo",
-                "ckernels"]),
+                "ckernels.opencl", "ckernels"]),
     ("compat", ["ckernels.context.backend_cuda", "ckernels.context.backend_opencl",
                 "ckernels.context.dlpack", "ckernels.context.device_array",
                 "ckernels.context.device_ops", "ckernels.context.user_kernels",
                 "ckernels.context.user_kernel_args", "ckernels.context.user_kernel_compile",
-                "ckernels.context.context"]),
+                "ckernels.context.context", "ckernels.context.kernel_source",
+                "ckernels._dispatch", "ckernels.host.layout"]),
 ]
 
 #: optional leaves anything may import inside a function (on first use)
@@ -136,7 +137,7 @@ def compat_names(mods: dict) -> dict:
 
 #: modules built from C (src/python/*.c, the cffi module): core, no imports;
 #: any other ``ckernels._<name>`` without a Python source is taken for one too
-EXTENSIONS = ("ckernels._ffi", "ckernels._arrays", "ckernels._buffer", "ckernels._dispatch",
+EXTENSIONS = ("ckernels._ffi", "ckernels._arrays", "ckernels._pybuffer", "ckernels._ufuncs",
               "ckernels._convert", "ckernels._arrow")
 
 

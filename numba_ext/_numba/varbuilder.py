@@ -10,9 +10,9 @@ room), and :func:`finish` trims it to the exact size and points the
 destination's ``{begin, size}`` at it.  An empty result allocates nothing.
 
 The builder's state lives in the caller's stack frame (``new`` allocates it
-with ``alloca``): the value passed around is a pointer to it, so appends made
-inside the user's function are seen by :func:`finish` in the entry point.
-State words: arena, begin, end (capacity), count.
+with ``alloca``, :mod:`.builder_state`): the value passed around is a pointer to
+it, so appends made inside the user's function are seen by :func:`finish` in
+the entry point.  State words: arena, begin, end (capacity), count.
 
 Arena failures (more than the arena can hold, out of memory) raise the
 ckernel exception of the pod allocator's status with its message.
@@ -21,23 +21,25 @@ ckernel exception of the pod allocator's status with its message.
 from __future__ import annotations
 
 from llvmlite import ir
-from numba.core import cgutils, types
+from numba.core import types
 from numba.core.typing.templates import signature
-from numba.extending import (intrinsic, models, overload, overload_method, register_jitable,
+from numba.extending import (intrinsic, overload, overload_method, register_jitable,
                              register_model)
 
 from .allocator import _ck_pod_allocate, _ck_pod_resize
+from .builder_state import BuilderStateType, StateModel, new_state
+from .builder_state import get_word as _get
+from .builder_state import set_word as _set
+from .builder_state import state_words as _state
 from .memblock import memblock_from_address, raise_status
 
-_i8 = ir.IntType(8)
-_i8p = _i8.as_pointer()
 _i64 = ir.IntType(64)
 
 ARENA, BEGIN, END, COUNT = 0, 1, 2, 3
 _WORDS = 4
 
 
-class VarBuilderType(types.Type):
+class VarBuilderType(BuilderStateType):
     """The output of a jitted kernel with a ``var * dtype`` result."""
 
     def __init__(self, dtype):
@@ -45,15 +47,7 @@ class VarBuilderType(types.Type):
         super().__init__(name=f"ckernels.VarBuilder({dtype})")
 
 
-@register_model(VarBuilderType)
-class VarBuilderModel(models.StructModel):
-    def __init__(self, dmm, fe_type):
-        super().__init__(dmm, fe_type, [("state", types.voidptr)])
-
-
-def _state(context, builder, ty, val):
-    v = cgutils.create_struct_proxy(ty)(context, builder, value=val)
-    return builder.bitcast(v.state, _i64.as_pointer())
+register_model(VarBuilderType)(StateModel)
 
 
 @intrinsic
@@ -66,40 +60,9 @@ def new(typingctx, dtype_ref, arena):
     resty = VarBuilderType(el)
 
     def codegen(context, builder, sig, args):
-        st = cgutils.alloca_once(builder, ir.ArrayType(_i64, _WORDS))
-        builder.store(ir.Constant(ir.ArrayType(_i64, _WORDS), [0] * _WORDS), st)
-        p = builder.bitcast(st, _i64.as_pointer())
-        builder.store(context.cast(builder, args[1], sig.args[1], types.intp), p)
-        v = cgutils.create_struct_proxy(resty)(context, builder)
-        v.state = builder.bitcast(st, _i8p)
-        return v._getvalue()
+        arena = context.cast(builder, args[1], sig.args[1], types.intp)
+        return new_state(context, builder, resty, _WORDS, {ARENA: arena})
     return signature(resty, dtype_ref, arena), codegen
-
-
-@intrinsic
-def _get(typingctx, b, k):
-    if not isinstance(b, VarBuilderType) or not isinstance(k, types.IntegerLiteral):
-        return None
-    idx = k.literal_value
-
-    def codegen(context, builder, sig, args):
-        p = _state(context, builder, b, args[0])
-        return builder.load(builder.gep(p, [ir.Constant(_i64, idx)]))
-    return signature(types.intp, b, k), codegen
-
-
-@intrinsic
-def _set(typingctx, b, k, value):
-    if not isinstance(b, VarBuilderType) or not isinstance(k, types.IntegerLiteral):
-        return None
-    idx = k.literal_value
-
-    def codegen(context, builder, sig, args):
-        p = _state(context, builder, b, args[0])
-        v = context.cast(builder, args[2], sig.args[2], types.intp)
-        builder.store(v, builder.gep(p, [ir.Constant(_i64, idx)]))
-        return context.get_dummy_value()
-    return signature(types.none, b, k, value), codegen
 
 
 @intrinsic

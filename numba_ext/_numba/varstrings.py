@@ -14,7 +14,7 @@ The slots are one allocation of the destination's *var* arena, grown as
 allocation, so when the two arenas are one block (an Arrow-imported or
 hand-made destination may share them) the slots grow by a new allocation
 and a copy, and are not trimmed (the text written since sits after them).
-The state lives in the caller's stack frame (``alloca``), 5 words: var arena,
+The state lives in the caller's stack frame (``alloca``, :mod:`.builder_state`), 5 words: var arena,
 slots begin, slots end, count, text arena.
 
 Arena failures raise the ckernel exception of the pod allocator's status.
@@ -23,18 +23,19 @@ Arena failures raise the ckernel exception of the pod allocator's status.
 from __future__ import annotations
 
 from llvmlite import ir
-from numba.core import cgutils, types
+from numba.core import types
 from numba.core.typing.templates import signature
-from numba.extending import (intrinsic, models, overload, overload_method, register_jitable,
+from numba.extending import (intrinsic, overload, overload_method, register_jitable,
                              register_model)
 
 from .allocator import _ck_pod_allocate, _ck_pod_resize
+from .builder_state import BuilderStateType, StateModel, new_state
+from .builder_state import get_word as _get
+from .builder_state import set_word as _set
 from .memblock import memblock_from_address, raise_status
 from .stringtype import CkStringType
 from .utf8 import memcpy, str_encode_into, str_utf8_nbytes
 
-_i8 = ir.IntType(8)
-_i8p = _i8.as_pointer()
 _i64 = ir.IntType(64)
 
 ARENA, BEGIN, END, COUNT, TEXT = 0, 1, 2, 3, 4
@@ -43,7 +44,7 @@ _WORDS = 5
 SLOT = 16
 
 
-class VarStringBuilderType(types.Type):
+class VarStringBuilderType(BuilderStateType):
     """The output of a jitted kernel with a ``var * string`` result."""
 
     def __init__(self):
@@ -53,15 +54,7 @@ class VarStringBuilderType(types.Type):
 var_string_builder_type = VarStringBuilderType()
 
 
-@register_model(VarStringBuilderType)
-class VarStringBuilderModel(models.StructModel):
-    def __init__(self, dmm, fe_type):
-        super().__init__(dmm, fe_type, [("state", types.voidptr)])
-
-
-def _state(context, builder, ty, val):
-    v = cgutils.create_struct_proxy(ty)(context, builder, value=val)
-    return builder.bitcast(v.state, _i64.as_pointer())
+register_model(VarStringBuilderType)(StateModel)
 
 
 @intrinsic
@@ -73,42 +66,9 @@ def new_strings(typingctx, arena, text):
     resty = var_string_builder_type
 
     def codegen(context, builder, sig, args):
-        st = cgutils.alloca_once(builder, ir.ArrayType(_i64, _WORDS))
-        builder.store(ir.Constant(ir.ArrayType(_i64, _WORDS), [0] * _WORDS), st)
-        p = builder.bitcast(st, _i64.as_pointer())
-        builder.store(context.cast(builder, args[0], sig.args[0], types.intp), p)
-        builder.store(context.cast(builder, args[1], sig.args[1], types.intp),
-                      builder.gep(p, [ir.Constant(_i64, TEXT)]))
-        v = cgutils.create_struct_proxy(resty)(context, builder)
-        v.state = builder.bitcast(st, _i8p)
-        return v._getvalue()
+        arena, text = (context.cast(builder, v, t, types.intp) for v, t in zip(args, sig.args))
+        return new_state(context, builder, resty, _WORDS, {ARENA: arena, TEXT: text})
     return signature(resty, arena, text), codegen
-
-
-@intrinsic
-def _get(typingctx, b, k):
-    if not isinstance(b, VarStringBuilderType) or not isinstance(k, types.IntegerLiteral):
-        return None
-    idx = k.literal_value
-
-    def codegen(context, builder, sig, args):
-        p = _state(context, builder, b, args[0])
-        return builder.load(builder.gep(p, [ir.Constant(_i64, idx)]))
-    return signature(types.intp, b, k), codegen
-
-
-@intrinsic
-def _set(typingctx, b, k, value):
-    if not isinstance(b, VarStringBuilderType) or not isinstance(k, types.IntegerLiteral):
-        return None
-    idx = k.literal_value
-
-    def codegen(context, builder, sig, args):
-        p = _state(context, builder, b, args[0])
-        v = context.cast(builder, args[2], sig.args[2], types.intp)
-        builder.store(v, builder.gep(p, [ir.Constant(_i64, idx)]))
-        return context.get_dummy_value()
-    return signature(types.none, b, k, value), codegen
 
 
 @intrinsic

@@ -2,8 +2,8 @@
 (``handle.py``: :class:`~ckernels.context.handle.ContextHandle`, its kind,
 description and the shared context of each kind), its buffers
 (``buffer.py``), programs (``program.py``), device programs
-(``device_program.py``: the one kernel wrapper) and kernel sources for
-hand-written kernels (``kernel_source.py``).
+(``device_program.py``: the one kernel wrapper).  Hand-written kernels' sources
+are :mod:`ckernels.user_kernels.source`'s.
 
 Nothing here makes an array.  The public :class:`ckernels.Context` -- this
 handle plus placing arrays in it -- is :mod:`ckernels.device.place`'s;
@@ -14,7 +14,7 @@ device wing was split out (``Context``, ``DeviceArray``, ``default_context``,
 still found here on first use (:func:`__getattr__`); the modules that moved
 keep their old paths as thin modules here (``backend_cuda``, ``backend_opencl``,
 ``dlpack``, ``device_array``, ``device_ops``, ``user_kernels``,
-``user_kernel_args``, ``user_kernel_compile``, ``context``), each of which
+``user_kernel_args``, ``user_kernel_compile``, ``context``, ``kernel_source``), each of which
 replaces itself with the moved module in ``sys.modules``.
 """
 

@@ -17,9 +17,10 @@
 ``convert.py``
     Python values <-> array memory: ``read``, ``prepare``, ``write``,
     ``check_scalar`` (one narrow interface, over type, data and arrmeta).
-``layout.py``
+``arrmeta.py``
     what an array's memory looks like from Python: NumPy views of raw
-    memory, element dtypes, dims and struct fields read from arrmeta.
+    memory, element dtypes, dims and struct fields read from arrmeta
+    (``layout.py`` is its old path; "layout" is the C library's ABI table).
 ``fastpath.py``
     the Python half of the small-call fast path (the C half is
     ``ckernels._arrays``): NumPy ufuncs over cached views; the operators and
@@ -30,6 +31,6 @@
     ``ckernels._arrow``): the exports behind ``Array.__arrow_c_*__``, the
     imports behind ``asarray`` / ``array`` / ``from_arrow``.
 
-Lowest first: ``layout`` < ``convert`` < ``fastpath`` < ``array``; ``arrow``,
-``arguments`` and ``sharing`` beside ``layout``.
+Lowest first: ``arrmeta`` < ``convert`` < ``fastpath`` < ``array``; ``arrow``,
+``arguments`` and ``sharing`` beside ``arrmeta``.
 """

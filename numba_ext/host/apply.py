@@ -23,13 +23,13 @@ from ..arraylike.shapes import broadcast_shape
 from ..errors import CKTypeError, CKValueError
 from .arguments import _is_scalar
 from .convert import check_scalar as _check_scalar
-from .layout import elem_id as _elem_id
+from .arrmeta import elem_id as _elem_id
 from . import time_reduce
 
 _OPTION = lib.CK_TYPE_OPTION
 from .creation import (_BUILTIN_BY_NAME, _C_POINTER, _EXACT_SCALARS, _new_c_scalar,
                        _new_scalar, _scratch, array, asarray)
-from .layout import elem_id as _elem_id
+from .arrmeta import elem_id as _elem_id
 
 #: the host array class, given by :mod:`ckernels.host.array` when it is
 #: defined (``install``): this module sits below the class it makes

@@ -18,8 +18,8 @@ from ..arraylike import shape_entry
 from ..arraylike.base import _element_type   # dtype=/type= arguments as a Type
 from ..errors import CKIndexError, CKTypeError, CKValueError, InvalidArgumentError
 from ..types import Type
-from .layout import _FIXED, _STRIDED
-from .layout import strided as _strided
+from .arrmeta import _FIXED, _STRIDED
+from .arrmeta import strided as _strided
 
 _SLICE_NONE = -(2**63)  # CK_SLICE_NONE (INTPTR_MIN): an omitted slice bound
 

@@ -66,11 +66,11 @@ from .nulls import Nulls, set_null
 from .nulls import first_text as _first_text
 from .nulls import nans_to_none as _nans_to_none
 from .nulls import text_nulls as _text_nulls
-from .layout import (_BYTES, _FIXED, _STRIDED, _STRING, _STRUCT, _VAR, _addr, clear_var_slots,
+from .arrmeta import (_BYTES, _FIXED, _STRIDED, _STRING, _STRUCT, _VAR, _addr, clear_var_slots,
                      count_elements, dim_kinds, has_pointer, has_var_anywhere, numpy_dtype)
-from .layout import elem_id as _elem_id
-from .layout import f_strides as _f_strides
-from .layout import strided as _strided
+from .arrmeta import elem_id as _elem_id
+from .arrmeta import f_strides as _f_strides
+from .arrmeta import strided as _strided
 from .sharing import Sharing
 # creation and operations sit below the class (it hands itself to them:
 # install); their public spellings stay ckernels.host.array.*
@@ -91,8 +91,8 @@ from . import arrow as _arrow_io   # the Arrow PyCapsule interface (arrow.py)
 # is gone: their NumPy owners are left alone then (as ckernels.memory does)
 atexit.register(_arrays.stop)
 
-try:   # the buffer protocol (PEP 3118): a tiny C base type (src/python/buffer/buffer.c)
-    from .._buffer import BufferExporter as _Base
+try:   # the buffer protocol (PEP 3118): a tiny C base type (src/python/pybuffer/pybuffer.c)
+    from .._pybuffer import BufferExporter as _Base
 except ImportError:   # pragma: no cover - the extension is part of every build
     _Base = object
 # the subscript (a[key], a[key] = value) in C: ints, slices and tuples of them

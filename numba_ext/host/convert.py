@@ -46,7 +46,7 @@ from .._native import check, ffi, lib
 from ..arraylike import ArrayLike
 from ..errors import CKOverflowError, CKTypeError, CKValueError, NotSupportedError
 from ..types import Type
-from .layout import (_FIXED, _STRIDED, _VAR, _STRING, _BYTES, _STRUCT, _POINTER, DIM_AM,
+from .arrmeta import (_FIXED, _STRIDED, _VAR, _STRING, _BYTES, _STRUCT, _POINTER, DIM_AM,
                      PTR_AM, VAR_AM, _addr, _ptr, dim_kinds, numpy_dims, numpy_view, strided,
                      struct_layout)
 

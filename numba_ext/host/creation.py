@@ -40,8 +40,8 @@ from .fastpath import wrap_ndarray as _wrap_ndarray
 from .nulls import first_text as _first_text
 from .nulls import nans_to_none as _nans_to_none
 from .nulls import text_nulls as _text_nulls
-from .layout import _BYTES, _FIXED, _STRIDED, _STRING, _VAR, dim_kinds
-from .layout import strided as _strided
+from .arrmeta import _BYTES, _FIXED, _STRIDED, _STRING, _VAR, dim_kinds
+from .arrmeta import strided as _strided
 
 _OPTION = lib.CK_TYPE_OPTION
 

@@ -31,7 +31,7 @@ from ..opnames import BINARY as _BINARY
 from ..opnames import COMPARE as _COMPARE
 from ..opnames import UFUNC_TO_OP
 from ..errors import CKernelError
-from .layout import _addr, strided
+from .arrmeta import _addr, strided
 
 _DTYPE_OF_ID = _dtypes.DTYPE_OF_ID   # ck_type_id -> NumPy dtype (results of reductions)
 

@@ -26,7 +26,7 @@ from .._foreign import is_pandas_na
 from .._native import check, ffi, lib
 from ..errors import CKTypeError, CKValueError, NotSupportedError
 from ..types import Type, strided_dim
-from .layout import DIM_AM, _FIXED, _STRIDED, _addr, dim_kinds
+from .arrmeta import DIM_AM, _FIXED, _STRIDED, _addr, dim_kinds
 
 _OPTION = lib.CK_TYPE_OPTION
 

@@ -1,7 +1,7 @@
 """How a host array's memory is shared with other libraries, without a
 copy where the layout allows: NumPy views (``__array__``, the array
 interface), the buffer protocol's description (the exporter is the C base
-type of ``src/python/buffer/buffer.c``), DLPack, and the Arrow PyCapsule exports
+type of ``src/python/pybuffer/pybuffer.c``), DLPack, and the Arrow PyCapsule exports
 (``host/arrow.py``, ``docs/interop.md``).
 
 :class:`Sharing` is a mixin of :class:`~ckernels.host.array.Array`; it holds
@@ -17,7 +17,7 @@ from .. import _convert as _c_convert   # values <-> Python / NumPy text (src/py
 from .. import dtypes as _dtypes
 from ..errors import CKTypeError
 from . import arrow as _arrow_io   # the Arrow PyCapsule interface (arrow.py)
-from .layout import (_FIXED, _STRIDED, all_strided, dim_kinds, interface, numpy_dims,
+from .arrmeta import (_FIXED, _STRIDED, all_strided, dim_kinds, interface, numpy_dims,
                      numpy_dims_struct, numpy_dtype, numpy_view)
 
 

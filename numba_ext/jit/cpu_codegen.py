@@ -78,7 +78,8 @@ from .time_elements import of_numba as time_of_numba
 from .string_elements import (Piece, emit_load_string, emit_store, emit_store_optional,
                               load_string, store_string_result)
 from .string_views import (emit_load_view, emit_next_element, emit_scratch_epoch,
-                           emit_scratch_free, emit_store_view, is_view, uses_scratch)
+                           emit_scratch_free, emit_store_view, is_view, outline_strings,
+                           uses_scratch)
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -449,38 +450,6 @@ def _arena(builder, self_ptr, has_arena, arena_offset):
         return ir.Constant(_i64, 0)
     p = builder.gep(self_ptr, [ir.Constant(_i64, arena_offset)])
     return builder.load(builder.bitcast(p, _i64.as_pointer()))
-
-
-def outline_strings(module, name, emit, nsrc, args, ret):
-    """For a signature with ``string`` types, the element code as one
-    internal function ``int32 name(char *dst, char *src0, ..., i64 arena)``
-    (not inlined) that the entry points call: string loads and stores are
-    long, and three inlined copies (single, the two strided loops) cost each
-    jitted function's code library about three times the memory, with
-    nothing for LLVM to vectorise.  Other signatures keep ``emit``, and so
-    do elements that read views and return a number (``emit.inline``: a
-    few loads and calls, which the loops keep inline)."""
-    if all(e.kind != "s" for e in (ret, *args)) or getattr(emit, "inline", False):
-        return emit
-    fnty = ir.FunctionType(_i32, [_i8p] * (nsrc + 1) + [_i64])
-    fn = ir.Function(module, fnty, name=name)
-    fn.linkage = "internal"
-    fn.attributes.add("noinline")
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    emit(b, fn.args[0], list(fn.args[1:nsrc + 1]), fn.args[nsrc + 1])
-    b.ret(ir.Constant(_i32, 0))
-
-    frees = getattr(emit, "frees_scratch", False)
-
-    def call(builder, dst, srcs, arena):
-        st = builder.call(fn, [dst, *srcs, arena])
-        with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)),
-                             likely=False):
-            if frees:
-                emit_scratch_free(builder)
-            builder.ret(st)
-    call.frees_scratch = frees
-    return call
 
 
 def _emit_single(module, name, emit, nsrc, has_arena, arena_offset):

@@ -1,6 +1,6 @@
 """The kernel of ``@ckernels.jit``: :class:`JitKernel` compiles, calls and caches.
 
-:class:`JitKernel` is a :class:`ckernels._dispatch.Function` (its call is in
+:class:`JitKernel` is a :class:`ckernels._ufuncs.Function` (its call is in
 C) with the NumPy face of :mod:`ckernels.jit.numpy_ufunc` (the ufunc or gufunc,
 ``reduce``/``accumulate``/``outer``/``at``) and the pickling of
 :mod:`ckernels.jit.pickling` mixed in.  Here: compiling signatures (Numba's
@@ -19,7 +19,7 @@ import pickle
 import threading
 from typing import NamedTuple
 
-from .. import _dispatch, dtypes, progress, ufuncs
+from .. import _ufuncs, dtypes, progress, ufuncs
 from .. import string_operands as text   # the text operands of string ufuncs
 from .._cargs import c_text
 from .._native import check, ffi, lib
@@ -161,10 +161,10 @@ def _parameters(py_func) -> tuple[tuple[str, object], ...]:
                  for i, n in enumerate(names))
 
 
-class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
+class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
     """A Python function compiled into ckernels (see :mod:`ckernels.jit.decorator`).
 
-    The call itself is :class:`ckernels._dispatch.Function`'s, in C: calls on
+    The call itself is :class:`ckernels._ufuncs.Function`'s, in C: calls on
     NumPy-like operands go to :attr:`ufunc`, all others to the general path
     (:mod:`ckernels.jit.targets`)."""
 
@@ -586,7 +586,7 @@ class JitKernel(NumpyUfunc, Pickling, _dispatch.Function):
             lib.ck_clear_error()    # no earlier failure's element is read below
             try:
                 return self.ufunc(*text.operands(args), **kwargs)
-            except _dispatch.Fallback:     # a result NumPy has no dtype for (a time)
+            except _ufuncs.Fallback:     # a result NumPy has no dtype for (a time)
                 if kwargs.keys() - {"out"}:
                     raise
                 return targets.call(self, args, out)

@@ -5,7 +5,7 @@ Numba's ``np/ufunc/`` keeps the ufunc builder apart from the dispatcher): it
 builds the NumPy ufunc (one loop per compiled numeric signature, compiled
 lazily through a compile hook for functions without signatures) or the gufunc
 of signatures with core dims, keeps it in the ``ufunc`` slot of
-:class:`ckernels._dispatch.Function`, and gives ``reduce``, ``accumulate``,
+:class:`ckernels._ufuncs.Function`, and gives ``reduce``, ``accumulate``,
 ``outer`` and ``at``.  It uses the kernel's ``compile``, ``_compiled``,
 ``_explicit``, ``_lock`` and ``identity``.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dispatch, _foreign, dtypes, ufuncs
+from .. import _ufuncs, _foreign, dtypes, ufuncs
 from ..host.array import Array
 from ..host.array import asarray as _asarray
 from ..types import option as _option
@@ -34,8 +34,8 @@ _FALLBACK_KINDS = "OSUTVMm"
 #: their text ``StringDType`` (``ckernels.string_operands``) before calling the ufunc
 _TEXT_FALLBACK_KINDS = "OVMm"
 
-#: the ``ufunc`` slot of :class:`ckernels._dispatch.Function`
-_UFUNC_SLOT = _dispatch.Function.ufunc
+#: the ``ufunc`` slot of :class:`ckernels._ufuncs.Function`
+_UFUNC_SLOT = _ufuncs.Function.ufunc
 
 
 class NumpyUfunc:
@@ -54,9 +54,9 @@ class NumpyUfunc:
                 if ufuncs.numpy_dtypes(comp.sig.args + (comp.sig.ret,)) is not None:
                     nin = self._ufunc_nin = len(comp.sig.args)
                     break
-        if nin is None or not 1 <= nin <= _dispatch.MAX_NIN:
+        if nin is None or not 1 <= nin <= _ufuncs.MAX_NIN:
             return None
-        uf = _dispatch.ufunc(self.__name__, nin, doc=self.__doc__, identity=self.identity,
+        uf = _ufuncs.ufunc(self.__name__, nin, doc=self.__doc__, identity=self.identity,
                              compile=self._compile_for if lazy else None)
         loops = 0
         for comp in self._compiled.values():
@@ -80,7 +80,7 @@ class NumpyUfunc:
                 loops.append((int(ffi.cast("uintptr_t", c.desc)), dts))
         if not loops:
             return None
-        uf = _dispatch.gufunc(self.__name__, layouts.pop(), loops, doc=self.__doc__)
+        uf = _ufuncs.gufunc(self.__name__, layouts.pop(), loops, doc=self.__doc__)
         return ufuncs.adopt(uf, self, self.__qualname__, self.__module__)
 
     def _set_ufunc(self, uf) -> None:
@@ -90,7 +90,7 @@ class NumpyUfunc:
         dts = ufuncs.numpy_dtypes(comp.sig.args + (comp.sig.ret,))
         if dts is None or len(comp.sig.args) != uf.nin:
             return False
-        _dispatch.add_jit_loop(uf, int(ffi.cast("uintptr_t", comp.desc)), dts)
+        _ufuncs.add_jit_loop(uf, int(ffi.cast("uintptr_t", comp.desc)), dts)
         return True
 
     def _add_loop(self, comp: Compiled) -> None:
@@ -134,7 +134,7 @@ class NumpyUfunc:
             comp = self.compile(Signature(ret, args))
             uf = self.ufunc
             if uf is not None and not self._add_loop_to(uf, comp):
-                raise _dispatch.Fallback(
+                raise _ufuncs.Fallback(
                     f"{self.__name__}{comp.sig.text[len(comp.sig.ret):]} returns "
                     f"{comp.sig.ret}, which has no NumPy dtype: call {self.__name__}(...) "
                     "itself (the ckernels path)")

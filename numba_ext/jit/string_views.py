@@ -25,6 +25,9 @@ which).  The entry points then:
   first use of the arena frees it once it grew past 1 MiB; and free it when
   the entry point returns (``ck_str_scratch_free``; on an error too): no
   arena outlives a call.
+
+The element code of every signature with ``string`` types is one internal
+function the entry points call (:func:`outline_strings`).
 """
 
 from __future__ import annotations
@@ -135,6 +138,38 @@ def emit_scratch_free(builder):
     builder.call(_declare(builder.module, "ck_str_scratch_free"), [])
 
 
+def outline_strings(module, name, emit, nsrc, args, ret):
+    """For a signature with ``string`` types, the element code as one
+    internal function ``int32 name(char *dst, char *src0, ..., i64 arena)``
+    (not inlined) that the entry points call: string loads and stores are
+    long, and three inlined copies (single, the two strided loops) cost each
+    jitted function's code library about three times the memory, with
+    nothing for LLVM to vectorise.  Other signatures keep ``emit``, and so
+    do elements that read views and return a number (``emit.inline``: a
+    few loads and calls, which the loops keep inline)."""
+    if all(e.kind != "s" for e in (ret, *args)) or getattr(emit, "inline", False):
+        return emit
+    fnty = ir.FunctionType(_i32, [_i8p] * (nsrc + 1) + [_i64])
+    fn = ir.Function(module, fnty, name=name)
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    emit(b, fn.args[0], list(fn.args[1:nsrc + 1]), fn.args[nsrc + 1])
+    b.ret(ir.Constant(_i32, 0))
+
+    frees = getattr(emit, "frees_scratch", False)
+
+    def call(builder, dst, srcs, arena):
+        st = builder.call(fn, [dst, *srcs, arena])
+        with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)),
+                             likely=False):
+            if frees:
+                emit_scratch_free(builder)
+            builder.ret(st)
+    call.frees_scratch = frees
+    return call
+
+
 __all__ = ["view_args", "is_view", "result_fits", "result_element", "emit_load_view",
            "emit_store_view", "uses_scratch", "emit_scratch_epoch", "emit_next_element",
-           "emit_scratch_free"]
+           "emit_scratch_free", "outline_strings"]

@@ -1,3 +1,4 @@
 """``ckernels.user_kernels``: hand-written kernels for every target --
-building them (``build.py``), binding their arguments (``args.py``) and
+their sources prepared for a target (``source.py``), building them
+(``build.py``), binding their arguments (``args.py``) and
 compiling host kernels (``compile.py``)."""

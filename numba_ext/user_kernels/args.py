@@ -16,7 +16,7 @@ from ..errors import CKOverflowError, CKTypeError, InvalidArgumentError
 from ..host.array import Array, asarray
 from ..types import Type
 from ..device.array import DeviceArray, StructElement
-from ..context.kernel_source import KernelDecl
+from .source import KernelDecl
 
 _DIM_AM = _ffi.sizeof("ck_dim_arrmeta")
 _VAR_AM = _ffi.sizeof("ck_var_dim_arrmeta")

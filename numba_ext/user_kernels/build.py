@@ -2,7 +2,7 @@
 
 ``ctx.build_kernels(source, kernels={"name": {"arg": spec, ...}}, types=...)``
 prepares the source for the context's target
-(:func:`ckernels.context.kernel_source.kernel_program`: the generated C API of
+(:func:`ckernels.user_kernels.source.kernel_program`: the generated C API of
 ``types``, the kernels' prototypes, the loop annotation, entry points) and
 compiles it:
 
@@ -50,7 +50,7 @@ from .._native import ffi as _ffi
 from .._native import lib
 from ..errors import (BackendError, CKTypeError, InvalidArgumentError, NotSupportedError,
                       error_class)
-from ..context.kernel_source import KernelDecl, KernelProgram, kernel_program
+from .source import KernelDecl, KernelProgram, kernel_program
 from .args import bind, check_size, device_array, host_array, scalar
 from .compile import HostLibrary, cache_dir, compile_error
 
@@ -128,7 +128,7 @@ def _device_program(ctx, prog: KernelProgram):
 # ---- CUDA without a GPU: NVRTC to PTX ---------------------------------------
 
 def compile_ptx(program, arch: str = "sm_80", options: str | None = None) -> str:
-    """The PTX of a CUDA :class:`~ckernels.context.kernel_source.KernelProgram` (or CUDA C
+    """The PTX of a CUDA :class:`~ckernels.user_kernels.source.KernelProgram` (or CUDA C
     text), compiled by NVRTC without a driver or a device
     (``ck_cuda_compile_ptx``).  A compile error is :class:`CompileError` with
     NVRTC's whole log."""

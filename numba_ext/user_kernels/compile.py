@@ -19,7 +19,7 @@ import threading
 
 from .. import _trust
 from ..errors import CompileError
-from ..context.kernel_source import KernelProgram
+from .source import KernelProgram
 
 
 def compile_error(prog: KernelProgram, log: str, compiler: str) -> CompileError:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import ckernels
-from ckernels import _dispatch
+from ckernels import _ufuncs
 
 # The tests live in one folder per part of the package (host/, device/, jit/,
 # ...; docs/architecture.md "Tests").  A test file imports the shared helpers
@@ -58,12 +58,12 @@ def new_opencl_context():
 def threads(request):
     """1 or 2 library threads; every long enough run is split (threshold 0)
     (test_dispatch.py, test_jit_ufunc.py)."""
-    before, min_time = ckernels.get_num_threads(), _dispatch.get_parallel_min_time()
+    before, min_time = ckernels.get_num_threads(), _ufuncs.get_parallel_min_time()
     ckernels.set_num_threads(request.param)
-    _dispatch.set_parallel_min_time(0)
+    _ufuncs.set_parallel_min_time(0)
     yield request.param
     ckernels.set_num_threads(before)
-    _dispatch.set_parallel_min_time(min_time)
+    _ufuncs.set_parallel_min_time(min_time)
 
 
 def pytest_configure(config):

@@ -76,9 +76,9 @@
  *       made by wrap() leaves its ndarray alone (Python is being torn down).
  *
  * Errors of the library are raised as ckernels.errors.error_class(status)
- * with ck_last_error()'s message (py_errors.h, shared with _dispatch); bad Python arguments as TypeError /
+ * with ck_last_error()'s message (py_errors.h, shared with _ufuncs); bad Python arguments as TypeError /
  * ValueError.  Not part of the C core: it depends on CPython and NumPy's C
- * API (as _dispatch does) and links libckernel.
+ * API (as _ufuncs does) and links libckernel.
  */
 #define CKPY_DEFINE_NUMPY_API /* this module's NumPy API table (py_types.h) */
 #include "py_types.h"

@@ -2,7 +2,7 @@
  * subscript.c -- ckernels._arrays.Subscript: the subscript of ckernels.Array
  * in C (`a[key]`, `a[key] = value`, `del a[key]`).
  *
- * Subscript is a stateless C base type of Array (as _buffer.BufferExporter
+ * Subscript is a stateless C base type of Array (as _pybuffer.BufferExporter
  * is): its mp_subscript / mp_ass_subscript become Array's, so a subscript
  * costs one C call, not a Python method call.  It handles the common cases,
  * each with exactly the result of the general path:

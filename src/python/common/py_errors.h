@@ -1,5 +1,5 @@
 /*
- * py_errors.h -- the one way the package's C extensions (ckernels._dispatch,
+ * py_errors.h -- the one way the package's C extensions (ckernels._ufuncs,
  * ckernels._arrays) raise library errors: a ck_status and a message become
  * the ckernels.errors class of the status (ckernels.errors.error_class),
  * constructed as cls(message, status) -- the classes derive from the

@@ -1,6 +1,6 @@
 /*
  * py_types.h -- NumPy dtypes as ckernel builtin type ids, and NEP 50 weak
- * Python scalars, for the package's NumPy C-API extensions (_dispatch,
+ * Python scalars, for the package's NumPy C-API extensions (_ufuncs,
  * _arrays).  Everything here asks the library (ck_type_id_kind,
  * ck_type_data_size, ck_weak_result): no table of our own.
  *

@@ -30,7 +30,7 @@
  *                        array (to_stringdtype, for the string ufuncs)
  *
  * Library errors are raised through py_errors.h (the ckernels.errors class of
- * a status), as in ckernels._dispatch and ckernels._arrays.
+ * a status), as in ckernels._ufuncs and ckernels._arrays.
  *
  * NumPy's C API table: module.c defines and imports it
  * (CKC_MODULE_C), the other files use it.

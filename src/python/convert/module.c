@@ -85,7 +85,7 @@
  * Library errors are raised as ckernels.errors classes (py_errors.h).
  *
  * Not part of the C core: it depends on CPython and NumPy's C API (as
- * _dispatch and _arrays do) and links libckernel.
+ * _ufuncs and _arrays do) and links libckernel.
  */
 #define CKC_MODULE_C
 #include "convert_internal.h"

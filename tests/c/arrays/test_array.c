@@ -1136,24 +1136,20 @@ done:
 
 static void test_fault_injection(void) {
   int64_t blocks = ck_memblock_live_count(), types = ck_type_live_count();
-  int runs = 0;
-  for (uint64_t k = 1; k < 100000; k++) {
-    ck_debug_fail_alloc_after(k);
-    ck_clear_error();
+  ck_test_faults f = CK_TEST_FAULTS(100000);
+  while (ck_test_faults_arm(&f)) {
     ck_status st = fault_sequence();
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
+    bool fired = ck_test_faults_fired(&f);
     CHECK(ck_memblock_live_count() == blocks);
     CHECK(ck_type_live_count() == types);
     if (!fired) {
       CHECK(st == CK_OK);
       break;
     }
-    runs++;
     CHECK(st == CK_ERR_NO_MEMORY);
     CHECK(strstr(ck_last_error(), "out of memory") != NULL);
   }
-  CHECK(runs >= 30);
+  CHECK(f.runs >= 30);
   CHECK(fault_sequence() == CK_OK);
 }
 

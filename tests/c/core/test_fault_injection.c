@@ -35,23 +35,19 @@ done:
 
 static void test_fail_every_allocation(void) {
   int64_t live = ck_memblock_live_count();
-  int runs = 0;
-  for (uint64_t k = 1; k < 1000; k++) {
-    ck_debug_fail_alloc_after(k);
-    ck_clear_error();
+  ck_test_faults f = CK_TEST_FAULTS(1000);
+  while (ck_test_faults_arm(&f)) {
     ck_status st = run_sequence();
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
+    bool fired = ck_test_faults_fired(&f);
     CHECK(ck_memblock_live_count() == live);
     if (!fired) {
       CHECK(st == CK_OK);
       break;
     }
-    runs++;
     CHECK(st == CK_ERR_NO_MEMORY);
     CHECK(strstr(ck_last_error(), "out of memory") != NULL);
   }
-  CHECK(runs >= 10); /* the sequence really allocates that often */
+  CHECK(f.runs >= 10); /* the sequence really allocates that often */
   /* The hook disarmed: everything works again. */
   CHECK(run_sequence() == CK_OK);
 }

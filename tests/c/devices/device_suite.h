@@ -369,9 +369,8 @@ static void suite_fault_injection(void) {
   if (no_compiler()) {
     return;
   }
-  int completed = 0;
-  for (uint64_t k = 1; k < 1000 && !completed; k++) {
-    ck_debug_fail_alloc_after(k);
+  ck_test_faults f = CK_TEST_FAULTS(1000);
+  while (ck_test_faults_arm(&f)) {
     ck_context *ctx = NULL;
     ck_buffer *b = NULL;
     ck_program *p = NULL;
@@ -386,19 +385,16 @@ static void suite_fault_injection(void) {
     if (st == CK_OK) {
       st = ck_context_build_program(ctx, B->src, NULL, &p);
     }
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
+    bool fired = ck_test_faults_fired(&f); /* not fired: the clean run, the last */
     if (st != CK_OK) {
       CHECK(st == CK_ERR_NO_MEMORY);
       CHECK(fired);
-    } else if (!fired) {
-      completed = 1;
     }
     ck_program_decref(p);
     ck_buffer_decref(b);
     ck_context_decref(ctx);
   }
-  CHECK(completed);
+  CHECK(f.done);
 }
 
 /* Fills of every pattern size, periodic and not, at an offset: the bytes

@@ -356,9 +356,8 @@ static void test_random_model(void) {
 
 /* Fail every allocation in turn: no leak, no crash, clean errors. */
 static void test_fault_injection(void) {
-  int completed = 0;
-  for (uint64_t k = 1; k < 1000 && !completed; k++) {
-    ck_debug_fail_alloc_after(k);
+  ck_test_faults f = CK_TEST_FAULTS(1000);
+  while (ck_test_faults_arm(&f)) {
     ck_context *ctx = NULL;
     ck_buffer *b = NULL;
     ck_memblock *mb = NULL;
@@ -379,19 +378,16 @@ static void test_fault_injection(void) {
     if (st == CK_OK) {
       st = ck_buffer_memblock(b, &mb);
     }
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
+    bool fired = ck_test_faults_fired(&f); /* not fired: the clean run, the last */
     if (st != CK_OK) {
       CHECK(st == CK_ERR_NO_MEMORY);
       CHECK(fired);
-    } else if (!fired) {
-      completed = 1;
     }
     ck_memblock_decref(mb);
     ck_buffer_decref(b);
     ck_context_decref(ctx);
   }
-  CHECK(completed);
+  CHECK(f.done);
 }
 
 static void count_release(void *arg) { (*(int *)arg)++; }

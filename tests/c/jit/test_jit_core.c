@@ -559,24 +559,20 @@ static void test_fault_injection(void) {
   intptr_t lens[5] = {4, 0, 3, 2, 1};
   ck_array_preamble *r = ragged(5, lens, -2);
   int64_t live = ck_memblock_live_count(), types = ck_type_live_count();
-  int runs = 0;
-  for (uint64_t k = 1; k < 1000; k++) {
+  ck_test_faults f = CK_TEST_FAULTS(1000);
+  while (ck_test_faults_arm(&f)) {
     ck_array_preamble *res = NULL;
-    ck_debug_fail_alloc_after(k);
     ck_status s = ck_array_apply_core(ck_jit_child_factory, &d, d.dst_pattern, 1,
                                       d.src_patterns, &r, NULL, &res);
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
-    if (!fired) {
+    if (!ck_test_faults_fired(&f)) {
       CHECK(s == CK_OK);
       ck_array_decref(res);
       break;
     }
-    runs++;
     CHECK(s == CK_ERR_NO_MEMORY && res == NULL);
     CHECK(ck_memblock_live_count() == live && ck_type_live_count() == types);
   }
-  CHECK(runs >= 3);
+  CHECK(f.runs >= 3);
   ck_array_decref(r);
   free_desc(&d);
   ck_memblock_decref(code);

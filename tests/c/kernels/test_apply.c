@@ -666,11 +666,10 @@ static void test_parallel_string_allocation_failures(void) {
   REQUIRE_OK(ck_string_type_new(&str));
   REQUIRE_OK(ck_set_num_threads(2));
   int failures = 0;
-  for (uint64_t k = 1; k < 1000; k++) {
-    ck_debug_fail_alloc_after(k);
+  ck_test_faults f = CK_TEST_FAULTS(1000);
+  while (ck_test_faults_arm(&f)) {
     ck_status st = ck_array_apply(ck_assignment_child_factory, &mode, str, 1, &x, NULL, &r);
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
+    bool fired = ck_test_faults_fired(&f);
     if (st != CK_OK) {
       CHECK(st == CK_ERR_NO_MEMORY && r == NULL);
       failures++;

@@ -322,44 +322,39 @@ static void test_fault_injection_deep(void) {
   const ck_type ts[3] = {st, st, st};
   const char *ms[3] = {(const char *)sm, (const char *)sm, (const char *)sm};
   int64_t live = ck_memblock_live_count();
-  int runs = 0;
-  for (uint64_t k = 1; k < 50; k++) {
+  ck_test_faults f = CK_TEST_FAULTS(50);
+  while (ck_test_faults_arm(&f)) {
     ck_kernel_builder kb;
     ck_kernel_builder_init(&kb);
-    ck_debug_fail_alloc_after(k);
-    ck_clear_error();
     ck_status s = ck_make_elementwise_kernel(&kb, 0, dt, ck_array_arrmeta(d), 3, ts, ms,
                                              CK_KERNEL_REQUEST_SINGLE, sum_factory, NULL,
                                              NULL);
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
-    if (!fired) {
+    if (!ck_test_faults_fired(&f)) {
       CHECK(s == CK_OK);
       CHECK(!ck_kernel_builder_is_inline(&kb));
       CHECK(ck_memblock_refcount(arena) == rc + 1); /* the var kernel's ref */
       ck_kernel_builder_destroy(&kb);
       break;
     }
-    runs++;
     CHECK(s == CK_ERR_NO_MEMORY);
     ck_kernel_builder_destroy(&kb);
     CHECK(ck_memblock_refcount(arena) == rc);
     CHECK(ck_memblock_live_count() == live);
   }
-  CHECK(runs >= 1);
+  CHECK(f.runs >= 1);
   CHECK(ck_memblock_refcount(arena) == rc);
   /* and running it with failures in the arena allocations */
   double src[2 * 3 * 4];
   for (int i = 0; i < 24; i++) {
     src[i] = i;
   }
-  runs = 0;
-  for (uint64_t k = 1; k < 50; k++) {
-    ck_array_preamble *d2;
-    REQUIRE_OK(ck_array_empty(dt, shape, 3, CK_ARRAY_DEFAULT_FLAGS, &d2));
+  /* each run gets a fresh destination, made before the failure is armed */
+  ck_array_preamble *d2 = NULL;
+  REQUIRE_OK(ck_array_empty(dt, shape, 3, CK_ARRAY_DEFAULT_FLAGS, &d2));
+  ck_test_faults f2 = CK_TEST_FAULTS(50);
+  while (ck_test_faults_arm(&f2)) {
     ck_kernel_builder kb;
     ck_kernel_builder_init(&kb);
-    ck_debug_fail_alloc_after(k);
     ck_status s = ck_make_elementwise_kernel(&kb, 0, dt, ck_array_arrmeta(d2), 3, ts, ms,
                                              CK_KERNEL_REQUEST_SINGLE, sum_factory, NULL,
                                              NULL);
@@ -368,23 +363,23 @@ static void test_fault_injection_deep(void) {
       ck_prefix *root = ck_kernel_builder_get(&kb, 0);
       s = (ck_status)ck_prefix_single(root)(d2->data, sp, root);
     }
-    bool fired = ck_debug_fail_alloc_fired();
-    ck_debug_fail_alloc_after(0);
+    bool fired = ck_test_faults_fired(&f2);
     ck_kernel_builder_destroy(&kb);
     if (!fired) {
       CHECK(s == CK_OK);
       const ck_var_dim_data *last =
           (const ck_var_dim_data *)(const void *)(d2->data + (2 * 3 * 5 - 1) * 16);
       CHECK(last->size == 4 && ((const double *)(const void *)last->begin)[3] == 69);
-      ck_array_decref(d2);
       break;
     }
-    runs++;
     CHECK(s == CK_ERR_NO_MEMORY);
     ck_array_decref(d2);
+    d2 = NULL;
     CHECK(ck_memblock_live_count() == live);
+    REQUIRE_OK(ck_array_empty(dt, shape, 3, CK_ARRAY_DEFAULT_FLAGS, &d2));
   }
-  CHECK(runs >= 2);
+  ck_array_decref(d2);
+  CHECK(f2.runs >= 2);
   ck_array_decref(d);
   ck_type_decref(dt);
   ck_type_decref(st);

@@ -13,7 +13,7 @@ import pytest
 
 import ckernels
 from ckernels import capi, errors
-from ckernels.context import kernel_source
+from ckernels.user_kernels import source as kernel_source
 from ckernels.user_kernels import build as ck
 from ckernels.user_kernels import args as ka
 from ckernels.user_kernels import compile as kc

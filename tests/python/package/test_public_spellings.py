@@ -17,7 +17,7 @@ import ckernels
 #: numba_ext/context/ replace themselves with these in sys.modules)
 MOVED = {
     "ckernels.context.backend_cuda": "ckernels.backends.cuda",
-    "ckernels.context.backend_opencl": "ckernels.opencl",
+    "ckernels.context.backend_opencl": "ckernels.pyopencl_interop",
     "ckernels.context.dlpack": "ckernels.backends.dlpack",
     "ckernels.context.device_array": "ckernels.device.array",
     "ckernels.context.device_ops": "ckernels.device.ops",
@@ -25,11 +25,18 @@ MOVED = {
     "ckernels.context.user_kernel_args": "ckernels.user_kernels.args",
     "ckernels.context.user_kernel_compile": "ckernels.user_kernels.compile",
     "ckernels.context.context": "ckernels.device.place",
+    # renamed so that each name has one meaning: the compiled module for what it
+    # holds, "layout" for the C library's ABI table, hand-written kernels' sources
+    # beside them, the pyopencl interop beside OpenCL's backend (public path kept)
+    "ckernels._dispatch": "ckernels._ufuncs",
+    "ckernels.host.layout": "ckernels.host.arrmeta",
+    "ckernels.context.kernel_source": "ckernels.user_kernels.source",
+    "ckernels.opencl": "ckernels.pyopencl_interop",
 }
 
 #: modules that kept their path
 KEPT = ["ckernels.context", "ckernels.context.buffer", "ckernels.context.program",
-        "ckernels.context.kernel_source", "ckernels.context.device_program", "ckernels.opencl",
+        "ckernels.context.device_program",
         "ckernels.routing", "ckernels.dialects", "ckernels.jit.device", "ckernels.jit.device_dims"]
 
 
@@ -79,7 +86,18 @@ def test_package_names():
     from ckernels.context.user_kernels import compile_ptx  # noqa: F401
     from ckernels.context.device_ops import conversion, gathering, operations, reductions
     assert conversion.__name__ == "ckernels.device.ops.conversion"
-    from ckernels.context.kernel_source import kernel_program  # noqa: F401
+    from ckernels.context.kernel_source import kernel_program
+    from ckernels.user_kernels.source import kernel_program as kp2
+    assert kernel_program is kp2
+    # the renamed compiled module and host module under their old names
+    from ckernels._dispatch import Function
+    from ckernels._ufuncs import Function as F2
+    assert Function is F2 and isinstance(ckernels.ops.add, Function)
+    from ckernels.host.layout import numpy_dtype
+    from ckernels.host.arrmeta import numpy_dtype as nd2
+    assert numpy_dtype is nd2
+    assert ckernels.opencl is importlib.import_module("ckernels.opencl") is \
+        importlib.import_module("ckernels.pyopencl_interop")
     from ckernels.jit.device import device_error  # noqa: F401
 
 

@@ -1,6 +1,6 @@
 """The ``.pyi`` stubs beside the package (issue 30) say what the six compiled
-modules export: every public name of ``_ffi``, ``_dispatch``, ``_arrays``,
-``_convert``, ``_arrow`` and ``_buffer`` is in its stub and every name of the
+modules export: every public name of ``_ffi``, ``_ufuncs``, ``_arrays``,
+``_convert``, ``_arrow`` and ``_pybuffer`` is in its stub and every name of the
 stub is in the module; a class's bases and attributes match; the stubs are
 installed next to the modules."""
 
@@ -14,7 +14,7 @@ import pytest
 import ckernels
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
-MODULES = ["_ffi", "_dispatch", "_arrays", "_convert", "_arrow", "_buffer"]
+MODULES = ["_ffi", "_ufuncs", "_arrays", "_convert", "_arrow", "_pybuffer"]
 
 
 def _stub(name):

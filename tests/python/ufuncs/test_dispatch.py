@@ -1,4 +1,4 @@
-"""ckernels._dispatch: NumPy ufuncs whose loops are ckernels.
+"""ckernels._ufuncs: NumPy ufuncs whose loops are ckernels.
 
 The ufuncs of jitted functions (``f.ufunc``) and registry operations
 (``ckernels.ops.<name>.ufunc``), and ufuncs built directly with the module's
@@ -22,7 +22,7 @@ import pytest
 from numba.core.runtime import nrt as _nrt_mod
 
 import ckernels
-from ckernels import _dispatch, errors
+from ckernels import _ufuncs, errors
 from ckernels._native import ffi, lib
 from ckernels.jit import Signature
 from ufunc_kernels import checked, div, div_ieee  # shared with the other ufunc tests
@@ -63,9 +63,9 @@ def jit_ufunc(jk, **kw):
     """A new ufunc with one loop per compiled signature of ``jk`` (in order),
     made with the module's API (``jk.ufunc`` is made the same way)."""
     comps = list(jk.compiled.values())
-    uf = _dispatch.ufunc(jk.__name__, len(comps[0].sig.args), **kw)
+    uf = _ufuncs.ufunc(jk.__name__, len(comps[0].sig.args), **kw)
     for comp in comps:
-        _dispatch.add_jit_loop(uf, desc_address(comp), loop_dtypes(comp))
+        _ufuncs.add_jit_loop(uf, desc_address(comp), loop_dtypes(comp))
     return uf
 
 
@@ -80,9 +80,9 @@ def lazy_ufunc(jk, log=None, **kw):
         args = tuple(ck_name(d) for d in in_dtypes)
         ret = None if out_dtype is None else ck_name(out_dtype)
         comp = jk.compile(Signature(ret, args))
-        _dispatch.add_jit_loop(holder["uf"], desc_address(comp), loop_dtypes(comp))
+        _ufuncs.add_jit_loop(holder["uf"], desc_address(comp), loop_dtypes(comp))
 
-    uf = _dispatch.ufunc(jk.__name__, jk.py_func.__code__.co_argcount, compile=compile_, **kw)
+    uf = _ufuncs.ufunc(jk.__name__, jk.py_func.__code__.co_argcount, compile=compile_, **kw)
     holder["uf"] = uf
     return uf
 
@@ -98,7 +98,7 @@ def op_ufunc(name):
     ident = None
     if isinstance(np_uf, np.ufunc) and np_uf.nin == 2 and np_uf.identity is not None:
         ident = np_uf.identity
-    return _dispatch.op_ufunc(name, DTYPE_OF_ID, identity=ident)
+    return _ufuncs.op_ufunc(name, DTYPE_OF_ID, identity=ident)
 
 
 # ---------------------------------------------------------------- kernels --
@@ -153,13 +153,13 @@ def test_is_a_real_ufunc():
     assert isinstance(AXPY, np.ufunc)
     assert (AXPY.nin, AXPY.nout, AXPY.__name__) == (2, 1, "axpy")
     assert repr(AXPY) == "<ufunc 'axpy'>"
-    loops = _dispatch.loops(AXPY)
+    loops = _ufuncs.loops(AXPY)
     assert [d for d, _ in loops] == [(np.dtype("f8"),) * 3, (np.dtype("f4"),) * 3,
                                      (np.dtype("i8"),) * 3]
     assert "axpy(float64, float64) -> float64" in loops[0][1]
-    assert "3 loop(s)" in repr(_dispatch.data_of(AXPY))
-    assert _dispatch.data_of(np.add) is None
-    assert _dispatch.data_of(object()) is None
+    assert "3 loop(s)" in repr(_ufuncs.data_of(AXPY))
+    assert _ufuncs.data_of(np.add) is None
+    assert _ufuncs.data_of(object()) is None
 
 
 @pytest.mark.parametrize("dt", ["f8", "f4", "i8"])
@@ -330,13 +330,13 @@ def test_lazy_compiles_each_new_type_combination_once():
 
     f = lazy_axpy
     uf = f.ufunc
-    assert uf is not None and _dispatch.loops(uf) == []
+    assert uf is not None and _ufuncs.loops(uf) == []
     i4 = np.arange(5, dtype=np.int32)
     r = f(i4, i4)
     assert r.dtype == np.int64                       # Numba's int32 + int32
     np.testing.assert_array_equal(r, ref_axpy(i4.astype("i8"), i4))
     assert f.signatures == ["int64(int32, int32)"]
-    assert [d for d, _ in _dispatch.loops(uf)] == [(np.dtype("i4"),) * 2 + (np.dtype("i8"),)]
+    assert [d for d, _ in _ufuncs.loops(uf)] == [(np.dtype("i4"),) * 2 + (np.dtype("i8"),)]
     uf(i4, i4)
     assert len(f.signatures) == 1                    # cached, no new compile
     # a new type gets a new loop, not a safe cast to an existing one
@@ -403,34 +403,34 @@ def test_explicit_ufunc_refuses_loops_after_first_call():
     uf(np.ones(2, np.int32), 1)                       # resolved through the promoter
     comp = next(iter(axpy.compiled.values()))
     with pytest.raises(errors.InvalidStateError, match="make a new ufunc"):
-        _dispatch.add_jit_loop(uf, desc_address(comp), loop_dtypes(comp))
+        _ufuncs.add_jit_loop(uf, desc_address(comp), loop_dtypes(comp))
 
 
 def test_argument_checks():
     comp = axpy.compiled[("float64", "float64")]
-    uf = _dispatch.ufunc("t", 2)
+    uf = _ufuncs.ufunc("t", 2)
     with pytest.raises(errors.CKTypeError, match="does not hold ckernel type 'float64'"):
-        _dispatch.add_jit_loop(uf, desc_address(comp), ["f4", "f8", "f8"])
+        _ufuncs.add_jit_loop(uf, desc_address(comp), ["f4", "f8", "f8"])
     with pytest.raises(errors.CKTypeError):
-        _dispatch.add_jit_loop(uf, desc_address(comp), [">f8", "f8", "f8"])
+        _ufuncs.add_jit_loop(uf, desc_address(comp), [">f8", "f8", "f8"])
     with pytest.raises(errors.InvalidArgumentError, match="3 dtypes expected"):
-        _dispatch.add_jit_loop(uf, desc_address(comp), ["f8", "f8"])
+        _ufuncs.add_jit_loop(uf, desc_address(comp), ["f8", "f8"])
     with pytest.raises(errors.InvalidArgumentError, match="takes 2 argument"):
-        _dispatch.add_jit_loop(_dispatch.ufunc("t1", 1), desc_address(comp), ["f8", "f8"])
-    _dispatch.add_jit_loop(uf, desc_address(comp), ["f8", "f8", "f8"])
-    _dispatch.add_jit_loop(uf, desc_address(comp), ["f8", "f8", "f8"])   # same: no-op
-    assert len(_dispatch.loops(uf)) == 1
+        _ufuncs.add_jit_loop(_ufuncs.ufunc("t1", 1), desc_address(comp), ["f8", "f8"])
+    _ufuncs.add_jit_loop(uf, desc_address(comp), ["f8", "f8", "f8"])
+    _ufuncs.add_jit_loop(uf, desc_address(comp), ["f8", "f8", "f8"])   # same: no-op
+    assert len(_ufuncs.loops(uf)) == 1
     other = div.compiled[("float64", "float64")]
     with pytest.raises(errors.InvalidArgumentError, match="already"):
-        _dispatch.add_jit_loop(uf, desc_address(other), ["f8", "f8", "f8"])
+        _ufuncs.add_jit_loop(uf, desc_address(other), ["f8", "f8", "f8"])
     with pytest.raises(errors.CKTypeError):
-        _dispatch.add_jit_loop(np.add, desc_address(comp), ["f8", "f8", "f8"])
+        _ufuncs.add_jit_loop(np.add, desc_address(comp), ["f8", "f8", "f8"])
     with pytest.raises(errors.InvalidArgumentError):
-        _dispatch.ufunc("t", 0)
+        _ufuncs.ufunc("t", 0)
     with pytest.raises(errors.CKTypeError):
-        _dispatch.ufunc("t", 1, compile=3)
+        _ufuncs.ufunc("t", 1, compile=3)
     with pytest.raises(errors.CKIndexError):
-        _dispatch.op_ufunc("no_such_op", DTYPE_OF_ID)
+        _ufuncs.op_ufunc("no_such_op", DTYPE_OF_ID)
 
 
 # ------------------------------------------------------------ errors --
@@ -552,9 +552,9 @@ def test_large_reductions_and_accumulations_stay_serial(threads):
 
 def test_thread_count_setting_applies():
     x = np.linspace(-3, 3, BIG)
-    before, min_time = ckernels.get_num_threads(), _dispatch.get_parallel_min_time()
+    before, min_time = ckernels.get_num_threads(), _ufuncs.get_parallel_min_time()
     try:
-        _dispatch.set_parallel_min_time(0)
+        _ufuncs.set_parallel_min_time(0)
         lib.ck_thread_pool_shutdown()
         ckernels.set_num_threads(1)
         TRANS(x, x)
@@ -564,15 +564,15 @@ def test_thread_count_setting_applies():
         assert lib.ck_thread_pool_size() == 1
     finally:
         ckernels.set_num_threads(before)
-        _dispatch.set_parallel_min_time(min_time)
+        _ufuncs.set_parallel_min_time(min_time)
 
 
 def test_runs_are_split_by_estimated_time():
     """Default threshold (100 us): a costly kernel is split on a short run, a
     cheap one on the same run is not (it would not pay for waking threads)."""
     before = ckernels.get_num_threads()
-    assert _dispatch.get_parallel_min_time() == pytest.approx(1e-4)
-    x = np.linspace(-3, 3, 3 * _dispatch.PROBE_ELEMENTS)
+    assert _ufuncs.get_parallel_min_time() == pytest.approx(1e-4)
+    x = np.linspace(-3, 3, 3 * _ufuncs.PROBE_ELEMENTS)
     try:
         ckernels.set_num_threads(2)
         serial = []
@@ -582,14 +582,14 @@ def test_runs_are_split_by_estimated_time():
             serial.append(lib.ck_thread_pool_size() == 0)
         assert any(serial)
         lib.ck_thread_pool_shutdown()
-        slow = np.linspace(-3, 3, 3 * _dispatch.PROBE_ELEMENTS)
+        slow = np.linspace(-3, 3, 3 * _ufuncs.PROBE_ELEMENTS)
         SLOW(slow)
         assert lib.ck_thread_pool_size() == 1
         np.testing.assert_allclose(SLOW(slow), [slow_ref(v) for v in slow])
     finally:
         ckernels.set_num_threads(before)
     with pytest.raises(errors.InvalidArgumentError):
-        _dispatch.set_parallel_min_time(-1)
+        _ufuncs.set_parallel_min_time(-1)
 
 
 # ------------------------------------------------------ registry ufuncs --
@@ -785,11 +785,11 @@ def test_references_are_returned():
     for _ in range(50):
         uf = jit_ufunc(axpy, identity=ident)
         uf.reduce(np.arange(3.0))
-        _dispatch.loops(uf)
-        lz = _dispatch.ufunc("lz", 2, compile=hook, identity=ident)
+        _ufuncs.loops(uf)
+        lz = _ufuncs.ufunc("lz", 2, compile=hook, identity=ident)
         with pytest.raises(TypeError):       # the hook adds nothing: no loop
             lz(np.ones(2), np.ones(2))
-        fn = _dispatch.Function(uf, hook)
+        fn = _ufuncs.Function(uf, hook)
         del uf, lz, fn
     gc.collect()
     assert counts() == before
@@ -853,7 +853,7 @@ def test_dispatch_against_numba_vectorize():
 
 
 # ------------------------------------------------------------ Function --
-class Fn(_dispatch.Function):
+class Fn(_ufuncs.Function):
     """What a jitted function becomes in Phase B: the call in C, methods in Python."""
 
     def __init__(self, ufunc, fallback_types=(ckernels.Array,)):
@@ -903,15 +903,15 @@ def test_function_sends_other_calls_to_the_fallback():
     assert f.general_calls[2][1] == {"out": [0.0]}
     f.ufunc = None                      # no ufunc (e.g. string signatures)
     assert f(x, x) == "general"
-    plain = _dispatch.Function(AXPY)    # no fallback: NumPy says what is wrong
+    plain = _ufuncs.Function(AXPY)    # no fallback: NumPy says what is wrong
     with pytest.raises(TypeError):
         plain(x, "s")
     with pytest.raises(errors.InvalidStateError):
-        _dispatch.Function()(x)
+        _ufuncs.Function()(x)
     with pytest.raises(errors.CKTypeError):
-        _dispatch.Function(len)
+        _ufuncs.Function(len)
     with pytest.raises(errors.CKTypeError):
-        _dispatch.Function(AXPY, 3)
+        _ufuncs.Function(AXPY, 3)
 
 
 def test_function_wrappers_hook():
@@ -921,7 +921,7 @@ def test_function_wrappers_hook():
         seen.append((self, len(args), sorted(kwargs)))
         return "wrapped"
 
-    f = _dispatch.Function(AXPY, None, (), "", wrappers=wrappers)
+    f = _ufuncs.Function(AXPY, None, (), "", wrappers=wrappers)
     assert f.wrappers is wrappers
     x = np.arange(3.0)
     assert f(WithArrayUfunc(x), 1.0) == "wrapped"  # an __array_ufunc__ implementer

@@ -1,6 +1,6 @@
 """Jitted functions and registry operations as NumPy ufuncs, at the user's level.
 
-``f = @ckernels.jit(...)`` is a ``ckernels._dispatch.Function``: calls on NumPy
+``f = @ckernels.jit(...)`` is a ``ckernels._ufuncs.Function``: calls on NumPy
 operands go to ``f.ufunc`` (NumPy scalars out of scalar calls), pandas /
 xarray / dask objects through their ``__array_ufunc__``, everything else
 (ckernels arrays, lists, strings) through the general path.  Checked here
@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import ckernels
-from ckernels import _dispatch, errors
+from ckernels import _ufuncs, errors
 from ckernels.ufuncs import function_of
 from ufunc_kernels import checked, div, div_ieee  # shared with the other ufunc tests
 
@@ -60,13 +60,13 @@ def half32(x):
 
 # ------------------------------------------------------------ the object --
 def test_a_jitted_function_is_a_function_with_a_ufunc():
-    assert isinstance(add2, _dispatch.Function)
+    assert isinstance(add2, _ufuncs.Function)
     assert "__call__" not in type(add2).__dict__           # the call is C's
     uf = add2.ufunc
     assert isinstance(uf, np.ufunc) and (uf.nin, uf.nout) == (2, 1)
     assert uf.__name__ == "add2" and uf.__qualname__ == "add2.ufunc"
     assert uf.__module__ == add2.__module__
-    assert [d for d, _ in _dispatch.loops(uf)] == [(np.dtype("f8"),) * 3,
+    assert [d for d, _ in _ufuncs.loops(uf)] == [(np.dtype("f8"),) * 3,
                                                     (np.dtype("i8"),) * 3]
     assert uf.identity == 0 and add2.identity == 0
     assert hyp.ufunc.identity is None
@@ -123,7 +123,7 @@ def test_string_signatures_have_string_loops():
     r = twice(ckernels.array(["a", "bc"]))                         # ckernels in, ckernels out
     assert isinstance(r, ckernels.Array) and r.to_list() == ["aa", "bcbc"]
     assert twice(np.arange(3.0)).tolist() == [0.0, 2.0, 4.0]       # the ufunc
-    assert [d for d, _ in _dispatch.loops(twice.ufunc)] == [(T, T), (np.dtype("f8"),) * 2]
+    assert [d for d, _ in _ufuncs.loops(twice.ufunc)] == [(T, T), (np.dtype("f8"),) * 2]
 
 
 def test_lazy_function_with_string_results_gets_a_string_loop():
@@ -149,11 +149,11 @@ def test_explicit_compile_after_resolved_calls_makes_a_new_ufunc():
 
     first = inc.ufunc
     inc.compile("float32(float32)")                  # no call resolved yet: same ufunc
-    assert inc.ufunc is first and len(_dispatch.loops(first)) == 2
+    assert inc.ufunc is first and len(_ufuncs.loops(first)) == 2
     assert inc(np.ones(2, np.int16)).dtype == np.float64     # resolved by the promoter
     inc.compile("int32(int32)")
     assert inc.ufunc is not first and function_of(inc.ufunc) is inc
-    assert [d[0] for d, _ in _dispatch.loops(inc.ufunc)] == [np.dtype("f8"), np.dtype("f4"),
+    assert [d[0] for d, _ in _ufuncs.loops(inc.ufunc)] == [np.dtype("f8"), np.dtype("f4"),
                                                             np.dtype("i4")]
     assert inc(np.ones(2, np.int32)).dtype == np.int32
     assert first(np.ones(2, np.int32)).dtype == np.float64   # the old one: old loops
@@ -402,7 +402,7 @@ def test_pickling_to_another_process(tmp_path):   # its jitted functions) alive
 # ------------------------------------------------------------------ ops --
 def test_ops_are_functions_with_ufuncs():
     add = ckernels.ops.add
-    assert isinstance(add, _dispatch.Function) and isinstance(add.ufunc, np.ufunc)
+    assert isinstance(add, _ufuncs.Function) and isinstance(add.ufunc, np.ufunc)
     assert add.ufunc.identity == 0 and add.ufunc.__qualname__ == "add.ufunc"
     assert type(add(1, 2)) is np.int64 and add(1, 2) == 3
     assert type(add(np.float32(1), 2.5)) is np.float32

@@ -1,5 +1,5 @@
 """String functions as real NumPy ufuncs over ``StringDType`` (issue 21 §2,
-``src/python/dispatch/string_loops.c``).
+``src/python/ufuncs/string_loops.c``).
 
 A jitted function with ``string`` signatures owns a ufunc whose loops read
 ``StringDType`` inputs as ``ck_string`` views and pack string results with

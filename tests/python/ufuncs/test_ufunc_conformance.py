@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import ckernels
-from ckernels import _dispatch, ops
+from ckernels import _ufuncs, ops
 
 COMPARISONS = ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal"]
 INTS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
@@ -186,7 +186,7 @@ def test_types_list_the_loops(lazy_double):
     assert g.ufunc.types == ["d->d", "i->l"] and g.ufunc.ntypes == 2
     for name in ("add", "sqrt", "less", "isnan"):
         uf = getattr(ops, name).ufunc
-        loops = _dispatch.loops(uf)
+        loops = _ufuncs.loops(uf)
         assert uf.ntypes == len(uf.types) == len(loops)
         chars = ["".join(np.dtype(d).char for d in dts[:-1]) + "->" + np.dtype(dts[-1]).char
                  for dts, _ in loops]

@@ -1,4 +1,4 @@
-"""``ckernels._buffer`` (``src/python/buffer/buffer.c``): the buffer protocol (PEP 3118)
+"""``ckernels._pybuffer`` (``src/python/pybuffer/pybuffer.c``): the buffer protocol (PEP 3118)
 for ckernels host arrays."""
 
 class BufferExporter:

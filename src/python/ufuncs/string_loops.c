@@ -41,7 +41,7 @@
  * done, a block of CKS_BLOCK elements at a time (packing writes the output's
  * allocator, which has one writer).  Loops run without the GIL.
  */
-#include "dispatch_internal.h"
+#include "ufuncs_internal.h"
 #include "ckernel/utf8.h"
 
 #include <stdatomic.h>

@@ -16,7 +16,7 @@
  * array reaching the loop through an exact match) is compared element by
  * element as Python objects.  The loops need the GIL (they read objects).
  */
-#include "dispatch_internal.h"
+#include "ufuncs_internal.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-"""``ckernels._dispatch`` (``src/python/dispatch/module.c``, ``function.c``, ``ufunc.c``,
+"""``ckernels._ufuncs`` (``src/python/ufuncs/module.c``, ``function.c``, ``ufunc.c``,
 ``gufunc.c``, ``loops.c``, ...): NumPy ufuncs whose inner loops are ckernels --
 jitted functions' loops (``add_jit_loop``; ``gufunc`` for signatures with core
 dims), the registry's operations (``op_ufunc``) -- and ``Function``, the C
@@ -18,7 +18,7 @@ class Fallback(TypeError):
     ufunc then calls its fallback."""
 
 class UFuncData:
-    """What a ufunc made by ckernels._dispatch owns (its loops and kernels)."""
+    """What a ufunc made by ckernels._ufuncs owns (its loops and kernels)."""
 
 class Function:
     """A callable that sends calls whose operands NumPy takes straight to

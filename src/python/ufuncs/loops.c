@@ -1,5 +1,5 @@
 /*
- * loops.c -- the loops of ckernels._dispatch's ufuncs.
+ * loops.c -- the loops of ckernels._ufuncs's ufuncs.
  *
  * Each loop is a NumPy 2 ArrayMethod (PyUFunc_AddLoopFromSpec) for one DType
  * signature, whose strided loop calls one built ckernel -- a `ck_prefix *`
@@ -16,7 +16,7 @@
  * message, and returns -1: NumPy stops (also between buffered chunks) and
  * propagates the exception.
  */
-#include "dispatch_internal.h"
+#include "ufuncs_internal.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * function.c -- ckernels._dispatch.Function: the callable in front of a
+ * function.c -- ckernels._ufuncs.Function: the callable in front of a
  * ufunc (jitted functions and registry operations are Functions).
  *
  * The call path of a jitted function (or any object with a ufunc and a
@@ -19,7 +19,7 @@
  * wrapping library the result dtype), else to the ufunc.
  * Subclassable (Python subclasses add their methods; the call stays in C).
  */
-#include "dispatch_internal.h"
+#include "ufuncs_internal.h"
 
 #include <string.h>
 
@@ -34,7 +34,7 @@ typedef struct {
 } ckd_function;
 
 static PyObject *ckd_str_array_ufunc = NULL; /* "__array_ufunc__" */
-/* ckernels._dispatch.Fallback: raised (by a compile hook) when a call can
+/* ckernels._ufuncs.Fallback: raised (by a compile hook) when a call can
  * only run on the general path; a Function then takes its fallback. */
 static PyObject *ckd_fallback_exc = NULL;
 static PyObject *ckd_str_out = NULL;         /* "out" */
@@ -388,7 +388,7 @@ static PyObject *ckd_function_repr(ckd_function *self) {
 
 static PyTypeObject ckd_function_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ckernels._dispatch.Function",
+    .tp_name = "ckernels._ufuncs.Function",
     .tp_doc = PyDoc_STR(
         "Function(ufunc=None, fallback=None, fallback_types=(), fallback_kinds='', *,\n"
         "         wrappers=None)\n--\n\n"
@@ -426,7 +426,7 @@ int ckd_function_setup(PyObject *m) {
     return -1;
   }
   ckd_fallback_exc = PyErr_NewExceptionWithDoc(
-      "ckernels._dispatch.Fallback",
+      "ckernels._ufuncs.Fallback",
       "Raised while a ufunc resolves a call (by a compile hook) when the call can\n"
       "only run on the general path (e.g. a result type NumPy has no dtype for):\n"
       "a Function that sent the call to its ufunc then calls its fallback.",

@@ -1,5 +1,5 @@
 /*
- * promoter.c -- type resolution of ckernels._dispatch's ufuncs: a promoter
+ * promoter.c -- type resolution of ckernels._ufuncs's ufuncs: a promoter
  * registered for every operand, which NumPy calls when no loop matches the
  * operand DTypes exactly (NumPy caches its answers per operand DTypes).
  *
@@ -36,7 +36,7 @@
  *     and NumPy's own tables; comparisons of an integer array with a Python
  *     int take the loops of pyint_compare.c.
  */
-#include "dispatch_internal.h"
+#include "ufuncs_internal.h"
 
 #include <string.h>
 

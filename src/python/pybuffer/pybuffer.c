@@ -1,5 +1,5 @@
 /*
- * buffer.c -- ckernels._buffer: the buffer protocol (PEP 3118) for host arrays.
+ * pybuffer.c -- ckernels._pybuffer: the buffer protocol (PEP 3118) for host arrays.
  *
  * A Python class cannot export a buffer before Python 3.12 (`__buffer__`), so
  * ckernels.Array derives from the tiny C type here, BufferExporter, which has
@@ -162,7 +162,7 @@ static PyBufferProcs ckb_as_buffer = {
 };
 
 static PyTypeObject ckb_type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ckernels._buffer.BufferExporter",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ckernels._pybuffer.BufferExporter",
     .tp_basicsize = sizeof(PyObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = PyDoc_STR("Base of ckernels.Array: exports the buffer protocol (PEP 3118) "
@@ -174,13 +174,13 @@ static PyTypeObject ckb_type = {
 
 static struct PyModuleDef ckb_module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "ckernels._buffer",
+    .m_name = "ckernels._pybuffer",
     .m_doc = "The buffer protocol (PEP 3118) for ckernels host arrays.",
     .m_size = -1,
 };
 
-PyMODINIT_FUNC PyInit__buffer(void);
-PyMODINIT_FUNC PyInit__buffer(void) {
+PyMODINIT_FUNC PyInit__pybuffer(void);
+PyMODINIT_FUNC PyInit__pybuffer(void) {
   if (PyType_Ready(&ckb_type) < 0) {
     return NULL;
   }

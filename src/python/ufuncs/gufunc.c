@@ -19,7 +19,7 @@
  * Errors: a failing kernel's status and message are raised as the
  * ckernels.errors class (py_errors.h), as for every loop of this module.
  */
-#include "dispatch_internal.h"
+#include "ufuncs_internal.h"
 
 #include <string.h>
 
@@ -58,7 +58,7 @@ typedef struct ckg_data {
   ckg_loop *loops[];
 } ckg_data;
 
-static const char *const ckg_capsule_name = "ckernels._dispatch.gufunc_data";
+static const char *const ckg_capsule_name = "ckernels._ufuncs.gufunc_data";
 
 static void ckg_aux_free(NpyAuxData *aux) { (void)aux; }
 static NpyAuxData *ckg_aux_clone(NpyAuxData *aux) { return aux; }

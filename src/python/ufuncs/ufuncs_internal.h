@@ -1,8 +1,8 @@
 /*
- * dispatch_internal.h -- what the files of ckernels._dispatch share (private
+ * ufuncs_internal.h -- what the files of ckernels._ufuncs share (private
  * to the module; nothing here is ABI).
  *
- * ckernels._dispatch makes real `numpy.ufunc`s whose loops are ckernels, and
+ * ckernels._ufuncs makes real `numpy.ufunc`s whose loops are ckernels, and
  * the C call path in front of them.  One file per concept, as NumPy's own
  * umath is split (ufunc_object.c / legacy_array_method.c / dispatching.c /
  * umathmodule.c):
@@ -36,8 +36,8 @@
  * the other files use the same unique symbols (py_types.h names the array
  * API's).
  */
-#ifndef CKERNELS_DISPATCH_INTERNAL_H
-#define CKERNELS_DISPATCH_INTERNAL_H
+#ifndef CKERNELS_UFUNCS_INTERNAL_H
+#define CKERNELS_UFUNCS_INTERNAL_H
 
 #ifdef CKD_MODULE_C
 #define CKPY_DEFINE_NUMPY_API
@@ -258,4 +258,4 @@ PyObject *ckg_new_gufunc(const char *name, const char *signature, PyObject *doc,
 /* Ready the Function type and add Function and Fallback to the module. */
 int ckd_function_setup(PyObject *module);
 
-#endif /* CKERNELS_DISPATCH_INTERNAL_H */
+#endif /* CKERNELS_UFUNCS_INTERNAL_H */

@@ -18,7 +18,7 @@
  * step is a call of the loop's strided kernel (several at once where the
  * tree allows: the eight accumulators run as eight strided reductions).
  */
-#include "dispatch_internal.h"
+#include "ufuncs_internal.h"
 
 #include <string.h>
 

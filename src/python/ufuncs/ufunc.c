@@ -1,5 +1,5 @@
 /*
- * ufunc.c -- the ufuncs ckernels._dispatch makes and what each owns.
+ * ufunc.c -- the ufuncs ckernels._ufuncs makes and what each owns.
  *
  * Ownership
  *   Each ufunc owns one `UFuncData` object (stored in the ufunc's `obj`
@@ -9,7 +9,7 @@
  *   holds the ufunc).  A ufunc and its compile callback may form a cycle;
  *   the GC collects it.
  */
-#include "dispatch_internal.h"
+#include "ufuncs_internal.h"
 
 static int ckd_data_traverse(ckd_data *self, visitproc visit, void *arg) {
   Py_VISIT(self->identity);
@@ -42,7 +42,7 @@ static void ckd_data_dealloc(ckd_data *self) {
 }
 
 static PyObject *ckd_data_repr(ckd_data *self) {
-  return PyUnicode_FromFormat("<ckernels._dispatch.UFuncData '%s': %zd loop(s)%s%s>",
+  return PyUnicode_FromFormat("<ckernels._ufuncs.UFuncData '%s': %zd loop(s)%s%s>",
                               PyBytes_AS_STRING(self->name), self->nloops,
                               self->op ? ", registry operation" : "",
                               self->compile ? ", compiled lazily" : "");
@@ -50,8 +50,8 @@ static PyObject *ckd_data_repr(ckd_data *self) {
 
 PyTypeObject ckd_data_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "ckernels._dispatch.UFuncData",
-    .tp_doc = "What a ufunc made by ckernels._dispatch owns (its loops and kernels).",
+    .tp_name = "ckernels._ufuncs.UFuncData",
+    .tp_doc = "What a ufunc made by ckernels._ufuncs owns (its loops and kernels).",
     .tp_basicsize = sizeof(ckd_data),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_traverse = (traverseproc)ckd_data_traverse,
@@ -74,7 +74,7 @@ ckd_data *ckd_data_of(PyObject *ufunc) {
 ckd_data *ckd_data_of_arg(PyObject *ufunc) {
   ckd_data *d = ckd_data_of(ufunc);
   if (d == NULL) {
-    ckpy_raisef(CK_ERR_TYPE, "expected a ufunc made by ckernels._dispatch, not %R", ufunc);
+    ckpy_raisef(CK_ERR_TYPE, "expected a ufunc made by ckernels._ufuncs, not %R", ufunc);
   }
   return d;
 }

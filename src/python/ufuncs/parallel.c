@@ -15,7 +15,7 @@
  * raised on the workers are re-raised on the calling thread, so NumPy's
  * errstate sees them as in a serial run.
  */
-#include "dispatch_internal.h"
+#include "ufuncs_internal.h"
 
 #include <fenv.h>
 #include <stdatomic.h>

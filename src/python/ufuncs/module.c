@@ -1,5 +1,5 @@
 /*
- * module.c -- ckernels._dispatch: NumPy ufuncs whose inner loops are
+ * module.c -- ckernels._ufuncs: NumPy ufuncs whose inner loops are
  * ckernels (the CPython / NumPy C-API fast path of the Python package).
  *
  * A real `numpy.ufunc` (nout = 1) with no legacy loops; each loop a NumPy 2
@@ -7,12 +7,12 @@
  * broadcasting, casting and buffering, `out=`, `where=`, `dtype=`,
  * `casting=`, reduce / accumulate / outer / at, `__array_ufunc__` overrides
  * -- is NumPy's own machinery.  The files of the module and what each holds:
- * dispatch_internal.h.  This file: the module's functions and its set-up.
+ * ufuncs_internal.h.  This file: the module's functions and its set-up.
  *
  * Errors of this module are ckernels.errors classes (py_errors.h).
  */
 #define CKD_MODULE_C
-#include "dispatch_internal.h"
+#include "ufuncs_internal.h"
 
 static int ckd_identity_converter(PyObject *obj, void *out) {
   *(PyObject **)out = obj;
@@ -263,12 +263,12 @@ static PyModuleDef_Slot ckd_slots[] = {
 
 static struct PyModuleDef ckd_module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "ckernels._dispatch",
-    .m_doc = "NumPy ufuncs whose inner loops are ckernels (see src/python/dispatch/module.c).",
+    .m_name = "ckernels._ufuncs",
+    .m_doc = "NumPy ufuncs whose inner loops are ckernels (see src/python/ufuncs/module.c).",
     .m_size = 0,
     .m_methods = ckd_methods,
     .m_slots = ckd_slots,
 };
 
-PyMODINIT_FUNC PyInit__dispatch(void);
-PyMODINIT_FUNC PyInit__dispatch(void) { return PyModuleDef_Init(&ckd_module); }
+PyMODINIT_FUNC PyInit__ufuncs(void);
+PyMODINIT_FUNC PyInit__ufuncs(void) { return PyModuleDef_Init(&ckd_module); }
