@@ -51,10 +51,12 @@
  *      ck_option_arrmeta layout (validity bitmaps, ckernel/validity.h).
  *   4: time types: CK_TYPE_DATETIME..CK_TYPE_TIME (80..83), ck_time_unit
  *      (ckernel/datetime.h); dictionary types: CK_TYPE_DICTIONARY (84), the
- *      ck_dictionary_arrmeta layout (ckernel/dictionary.h). */
+ *      ck_dictionary_arrmeta layout (ckernel/dictionary.h).
+ *   5: ck_jit_kernel_desc.dst_struct and ck_jit_struct_kernel (struct results
+ *      of jitted kernels holding strings, ckernel/jit.h). */
 #define CK_VERSION_MAJOR 0
 #define CK_VERSION_MINOR 1
 #define CK_VERSION_PATCH 0
-#define CK_ABI_VERSION 4
+#define CK_ABI_VERSION 5
 
 #endif /* CKERNEL_CONFIG_H */
