@@ -80,7 +80,9 @@ def layout_mismatches() -> list[str]:
                 problems.append(f"{tname}.{fname}: not known to the cffi module")
                 continue
             field = fields[fname]
-            mine = (field.offset, ffi.sizeof(field.type))
+            ft = field.type   # a flexible array member: the size of one entry
+            flexible = ft.kind == "array" and ft.length is None
+            mine = (field.offset, ffi.sizeof(ft.item if flexible else ft))
             what = "offset/size"
         theirs = (row.offset, row.size)
         if mine != theirs:

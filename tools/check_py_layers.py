@@ -82,7 +82,7 @@ RANKS = [
                  "ckernels.jit.fstrings", "ckernels.jit.string_builder", "ckernels.jit.cpu_codegen",
                  "ckernels.jit.cpu_dims", "ckernels.jit.native_cache", "ckernels.jit.operands",
                  "ckernels.jit.result_check", "ckernels.jit.string_views",
-                 "ckernels.jit.cpu"]),
+                 "ckernels.jit.struct_results", "ckernels.jit.cpu"]),
     ("jit.emit", ["ckernels.jit.c_emit", "ckernels.jit.c_emit.*"]),
     ("jit.targets", ["ckernels.jit.device", "ckernels.jit.device_dims", "ckernels.jit.device_var",
                      "ckernels.jit.device_nulls",

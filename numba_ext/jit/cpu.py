@@ -98,6 +98,7 @@ class Compiled:
     __slots__ = ("sig", "ret_type", "arg_types", "single", "strided", "code", "desc",
                  "_owner", "_info", "_info_name", "_info_fin", "from_cache", "scalar_ok",
                  "_scalar_kernel", "_dtypes", "core", "nullable", "cannot_fail",
+                 "struct_strings",
                  "__weakref__")
 
     def __init__(self, name: str, sig: Signature, trampolines, cres):
@@ -119,6 +120,13 @@ class Compiled:
         d.nsrc = len(sig.args)
         for i, t in enumerate(self.arg_types):
             d.src_ids[i] = t.dtype.value_type.type_id
+        ret_el = sig.ret_element
+        #: a struct result holding strings: its type (the desc borrows it), whose
+        #: kernels get one arena per string field (ck_jit_struct_kernel)
+        self.struct_strings = (ret_el.type if getattr(ret_el, "kind", None) == "V" and
+                               getattr(ret_el, "strings", False) else None)
+        if self.struct_strings is not None:
+            d.dst_struct = self.struct_strings.c_type
         if self.core:     # borrowed by the desc: ret_type / arg_types keep them alive
             d.dst_pattern = self.ret_type.c_type
             for i, t in enumerate(self.arg_types):
@@ -177,11 +185,13 @@ class Compiled:
         info.name = nm
         info.single = self.desc.single
         info.strided = self.desc.strided
-        info.data_size = ffi.sizeof("ck_jit_core_kernel" if self.core else "ck_jit_kernel")
+        kind = ("ck_jit_core_kernel" if self.core else
+                "ck_jit_struct_kernel" if self.struct_strings is not None else "ck_jit_kernel")
+        info.data_size = ffi.sizeof(kind)
         info.children = ffi.NULL
         if lib.ck_kernel_info_register(info) == 0:
             # dumps and pictures decode the leaf's fields (code block, arena, core dims)
-            fields = "ck_jit_core_kernel_fields" if self.core else "ck_jit_kernel_fields"
+            fields = kind + "_fields"
             lib.ck_kernel_info_set_fields(info, ffi.addressof(lib, fields))
             self._info, self._info_name = info, nm
             self._info_fin = weakref.finalize(self, _unregister_info, info)

@@ -80,6 +80,8 @@ from .string_elements import (Piece, emit_load_string, emit_store, emit_store_op
 from .string_views import (emit_load_view, emit_next_element, emit_scratch_epoch,
                            emit_scratch_free, emit_store_view, is_view, outline_strings,
                            uses_scratch)
+from .struct_results import (has_struct_strings, store_struct, struct_arenas_offset,
+                             struct_store_plan, struct_string_storer)
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -142,74 +144,6 @@ def storer(nbty):
     return _ck_store
 
 
-def struct_store_plan(rec, value, where="result"):
-    """How a value the function returns is written into a struct ``rec``: a
-    nested plan ``("copy", size)`` (a struct of the same type), ``("fields",
-    [(offset, index, subplan)])`` (tuples in field order, namedtuples by field
-    name; nested structs and fixed dims take nested tuples) or ``("scalar",
-    from_type, to_type)``.  A value of another shape is a typing error that
-    names the field."""
-    from numba.core.errors import TypingError
-    if isinstance(rec, types.Record):
-        if isinstance(value, types.Record):
-            if value != rec:
-                raise TypingError(f"ckernels.jit: the {where} is a struct of another type "
-                                  f"({value}) than the signature's")
-            return ("copy", rec.size)
-        names = list(rec.fields)
-        if isinstance(value, types.BaseNamedTuple):
-            have = list(value.fields)
-            if sorted(have) != sorted(names):
-                raise TypingError(f"ckernels.jit: the {where} is a namedtuple with fields "
-                                  f"({', '.join(have)}); the struct has "
-                                  f"({', '.join(names)})")
-            order = [have.index(n) for n in names]
-        elif isinstance(value, types.BaseTuple):
-            if len(value) != len(names):
-                raise TypingError(f"ckernels.jit: the {where} is a tuple of {len(value)} "
-                                  f"items; the struct has {len(names)} fields "
-                                  f"({', '.join(names)})")
-            order = list(range(len(names)))
-        else:
-            raise TypingError(f"ckernels.jit: the {where} is {value}; a struct result is "
-                              "returned as a tuple (one item per field, in order), a "
-                              "namedtuple with the struct's field names, or a struct")
-        return ("fields", [(rec.offset(n), i,
-                            struct_store_plan(rec.typeof(n), value[i], f"{where}.{n}"))
-                           for n, i in zip(names, order)])
-    if isinstance(rec, types.NestedArray):
-        n = rec.shape[0]
-        inner = (rec.dtype if len(rec.shape) == 1 else
-                 types.NestedArray(rec.dtype, rec.shape[1:]))
-        step = rec.strides[0]
-        if not isinstance(value, types.BaseTuple) or len(value) != n:
-            raise TypingError(f"ckernels.jit: the {where} is {value}; a field of {n} "
-                              "elements takes a tuple of that many")
-        return ("fields", [(k * step, k, struct_store_plan(inner, value[k], f"{where}[{k}]"))
-                           for k in range(n)])
-    if not isinstance(value, (types.Boolean, types.Integer, types.Float, types.Complex)):
-        raise TypingError(f"ckernels.jit: the {where} is {value}; the field is {rec}")
-    return ("scalar", value, rec)
-
-
-def store_struct(context, builder, plan, value, ptr):
-    """Write ``value`` at ``ptr`` (``i8*``) following :func:`struct_store_plan`."""
-    kind = plan[0]
-    if kind == "copy":
-        src = builder.bitcast(value, _i8p)
-        cgutils.memcpy(builder, builder.bitcast(ptr, _i8p), src, ir.Constant(_i64, plan[1]))
-    elif kind == "fields":
-        base = builder.bitcast(ptr, _i8p)
-        for off, idx, sub in plan[1]:
-            store_struct(context, builder, sub, builder.extract_value(value, idx),
-                         builder.gep(base, [ir.Constant(_i64, off)]))
-    else:
-        _, fromty, toty = plan
-        v = context.cast(builder, value, fromty, toty)
-        context.pack_value(builder, toty, v,
-                           builder.bitcast(ptr, context.get_data_type(toty).as_pointer()))
-
-
 @intrinsic
 def _is_null(typingctx, ptr):
     """Whether a source pointer is NULL (a null ``?T`` argument)."""
@@ -263,6 +197,9 @@ def element_function(user_dispatcher, args, ret):
     rv = ret.value if getattr(ret, "option", False) else ret
     if rv.kind == "s":
         glb["_st"] = store_string_result
+        store = "_st(arena, dst, {})"
+    elif has_struct_strings(rv):   # arena: the address of the arenas, one per field
+        glb["_st"] = struct_string_storer(rv.numba)
         store = "_st(arena, dst, {})"
     else:
         glb["_st"] = storer(rv.numba)
@@ -446,9 +383,14 @@ def arena_offset() -> int:
 
 
 def _arena(builder, self_ptr, has_arena, arena_offset):
+    """The arena word of the element code: 0 (no arena), the ``ck_memblock *``
+    at ``arena_offset`` of the kernel data, or (``has_arena == "table"``, a
+    struct result holding strings) the address of the arenas there."""
     if not has_arena:
         return ir.Constant(_i64, 0)
     p = builder.gep(self_ptr, [ir.Constant(_i64, arena_offset)])
+    if has_arena == "table":
+        return builder.ptrtoint(p, _i64)
     return builder.load(builder.bitcast(p, _i64.as_pointer()))
 
 
@@ -738,6 +680,8 @@ def build_trampolines(user_dispatcher, args, ret, symbase, arena_offset,
             elem_fn = context.declare_function(module, cres.fndesc)
             emit = element_via_function(context, elem_fn, nsrc, raise_fn)
         has_arena = ret.kind == "s"
+        if has_struct_strings(ret):
+            has_arena, arena_offset = "table", struct_arenas_offset()
         emit = outline_strings(module, f"{symbase}_element", emit, nsrc, args, ret)
         _emit_single(module, f"{symbase}_single", emit, nsrc, has_arena, arena_offset)
         _emit_strided(module, f"{symbase}_strided", emit, nsrc, ret.size,

@@ -463,9 +463,9 @@ class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
 
     def _check_struct_result(self, sig, cres) -> None:
         """What the function returns can be written into the struct result
-        (``cpu_codegen.struct_store_plan``), else a TypeError naming the field."""
+        (``struct_results.struct_store_plan``), else a TypeError naming the field."""
         from numba.core.errors import TypingError
-        from .cpu_codegen import struct_store_plan
+        from .struct_results import struct_store_plan
         try:
             struct_store_plan(sig.ret_element.numba, cres.signature.return_type)
         except TypingError as exc:

@@ -134,11 +134,11 @@ def type_name(spec, what: str, where: str) -> str:
         except Exception as exc:
             raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "
                             f"{where!r}: {exc}") from None
-        if st.views and what == "result":
+        if st.views and not st.strings and what == "result":
             raise TypeError(f"ckernels.jit: unsupported result type '{name}' in signature "
-                            f"{where!r}: struct results hold numbers, bool, nested structs "
-                            "and fixed dims (strings and var dims inside structs are "
-                            "arguments only)")
+                            f"{where!r}: struct results hold numbers, bool, strings, nested "
+                            "structs and fixed dims (var dims inside structs are arguments "
+                            "only)")
         return st.name
     if not supported(name):
         raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "

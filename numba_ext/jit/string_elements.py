@@ -42,8 +42,10 @@ from .. import _native
 from ..errors import (CKOverflowError, CKTypeError, CKValueError, JitOnlyError,
                       OutOfMemoryError)
 from .._numba.memblock import memblock_from_address
-from .._numba.strings import store_str
-from .._numba.utf8 import borrow_utf8
+from .._numba.allocator import allocate
+from .._numba.stringtype import CkStringType
+from .._numba.strings import store_str, store_string
+from .._numba.utf8 import borrow_utf8, memcpy
 
 _i1 = ir.IntType(1)
 _i8 = ir.IntType(8)
@@ -530,8 +532,9 @@ def load_string(ptr):
 
 
 def store_string_result(arena, ptr, s):
-    """Write ``s`` into ``arena`` (a ck_memblock address) and point the
-    ck_string at ``ptr`` to it (jitted code only)."""
+    """Write ``s`` (a Numba ``str``, a ``CkString`` view, an Optional str)
+    into ``arena`` (a ck_memblock address) and point the ck_string at ``ptr``
+    to it (jitted code only)."""
     raise JitOnlyError("store_string_result is callable from jitted code only")
 
 
@@ -545,6 +548,16 @@ def _ov_store_string_result(arena, ptr, s):
                 raise ValueError("a string result needs a destination arena")
             store_str(memblock_from_address(arena), _ptr_to_intp(ptr), s)
         return impl
+    if isinstance(s, CkStringType):        # a view (of an argument): its bytes copied
+        def impl_view(arena, ptr, s):
+            if arena == 0:
+                raise ValueError("a string result needs a destination arena")
+            n = max(s.end - s.begin, 0)
+            b, e = allocate(memblock_from_address(arena), n, 1)
+            if n > 0:
+                memcpy(b, s.begin, n)
+            store_string(_ptr_to_intp(ptr), b, e)
+        return impl_view
     if isinstance(s, types.Optional) and isinstance(s.type, types.UnicodeType):
         def impl_opt(arena, ptr, s):
             if s is None:

@@ -21,8 +21,10 @@ structs and fixed dims), a namedtuple whose field names are the struct's
 
 A struct holding ``string`` fields or ``var`` dims is, on the CPU, a
 :class:`ckernels._numba.structview.CkViewRecord` (a Record whose view fields
-read as the existing ``CkString`` / var-dim array views); such structs are
-arguments only and devices refuse them.
+read as the existing ``CkString`` / var-dim array views); devices refuse
+them.  A struct *result* may hold strings (not var dims): each string field's
+text goes into that field's arena of the destination
+(:func:`ckernels.jit.cpu_codegen.struct_string_storer`).
 
 Devices use the same types: the emitter declares the struct typedefs of
 :func:`ckernels.c_api` for its target (:mod:`ckernels.jit.c_emit`).
@@ -122,10 +124,22 @@ def _check_fields(t: Type, where: str) -> bool:
         "strings, nested structs, fixed dims and var dims (of numbers or strings)")
 
 
+def _has_var(t: Type) -> bool:
+    """Whether struct ``t`` holds a var dim at any nesting level."""
+    tid = t.type_id
+    if tid == _VAR_ID:
+        return True
+    if tid == STRUCT_ID:
+        return any(_has_var(ft) for _, ft in t.fields)
+    if tid == _FIXED_ID:
+        return _has_var(t.element)
+    return False
+
+
 class StructType:
     """A struct element type of the jit (stands in for a ``dtypes`` row)."""
 
-    __slots__ = ("name", "type", "size", "alignment", "numpy", "_numba", "views")
+    __slots__ = ("name", "type", "size", "alignment", "numpy", "_numba", "views", "strings")
     kind = "V"
     jit = True
     builtin = False
@@ -136,6 +150,10 @@ class StructType:
         self.name = str(t)
         #: True when the struct holds strings or var dims (CPU arguments only)
         self.views = _check_fields(t, "struct field")
+        #: True when the struct holds strings and no var dims: a result whose
+        #: string fields are written into the destination's arenas (one per
+        #: field: ckernel/jit.h, ck_jit_struct_kernel)
+        self.strings = self.views and not _has_var(t)
         self.size = t.data_size
         self.alignment = t.data_alignment
         self.numpy = _aligned_dtype(t)

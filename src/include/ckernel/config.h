@@ -53,7 +53,9 @@
  *      (ckernel/datetime.h); dictionary types: CK_TYPE_DICTIONARY (84), the
  *      ck_dictionary_arrmeta layout (ckernel/dictionary.h).
  *   5: ck_arrow_node.null_count (wrapped Arrow arrays carry validity
- *      bitmaps, ckernel/arrow_wrap.h). */
+ *      bitmaps, ckernel/arrow_wrap.h);
+ *      ck_jit_kernel_desc.dst_struct and ck_jit_struct_kernel (struct results
+ *      of jitted kernels holding strings, ckernel/jit.h). */
 #define CK_VERSION_MAJOR 0
 #define CK_VERSION_MINOR 1
 #define CK_VERSION_PATCH 0

@@ -67,6 +67,10 @@ typedef struct ck_jit_kernel_desc {
    * patterns' dtypes. */
   ck_type dst_pattern;
   ck_type src_patterns[CK_LIFT_MAX_NSRC];
+  /* A scalar kernel whose result is a struct holding `string` fields (at
+   * any nesting level): the struct type (borrowed like `code`); its kernels
+   * are ck_jit_struct_kernels (below).  NULL otherwise. */
+  ck_type dst_struct;
 } ck_jit_kernel_desc;
 
 /* The kernel data (see the layout above). */
@@ -115,6 +119,28 @@ typedef struct ck_jit_core_kernel {
   ck_jit_core_dim dims[];
 } ck_jit_core_kernel;
 
+/*
+ * A jitted kernel whose result is a struct holding strings (a desc with
+ * dst_struct) has one arena per string field after the ck_jit_kernel:
+ *
+ *     @0   ck_jit_kernel   base       (code; dst_arena NULL)
+ *     @32  intptr_t        narenas    the struct's string fields, depth-first
+ *                                     in field order (nested structs inside)
+ *     @40  ck_memblock    *arenas[narenas]  owned refs
+ *
+ * arenas[i] is the `blockref` of string field i's arrmeta in the
+ * destination (so each field's text lands in the arena that field's
+ * arrmeta owns, as a `string` result's does), or a fresh pod arena owned by
+ * the kernel without a destination arrmeta.  The generated code gets the
+ * address of arenas[0] where a string result gets its arena, and writes
+ * field i's text into arenas[i].  One writer per arena, as above.
+ */
+typedef struct ck_jit_struct_kernel {
+  ck_jit_kernel base;
+  intptr_t narenas;
+  ck_memblock *arenas[];
+} ck_jit_struct_kernel;
+
 /* Offsets of ck_jit_kernel's fields, for code generators to check the
  * layout they assume (sizeof, code, dst_arena). */
 CK_API void ck_jit_kernel_layout(size_t *out_size, size_t *out_code_offset,
@@ -127,6 +153,11 @@ CK_API void ck_jit_kernel_layout(size_t *out_size, size_t *out_code_offset,
 CK_API size_t ck_jit_kernel_fields(const ck_prefix *self, const ck_kernel_info *info,
                                    ck_kernel_field *out, size_t max);
 
+/* ck_jit_kernel_fields for kernels with a struct result holding strings:
+ * also narenas and every arena. */
+CK_API size_t ck_jit_struct_kernel_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                          ck_kernel_field *out, size_t max);
+
 /* ck_jit_kernel_fields for kernels with core dims: also ndims and every
  * core dim's kind, size, stride and offset. */
 CK_API size_t ck_jit_core_kernel_fields(const ck_prefix *self, const ck_kernel_info *info,
@@ -135,10 +166,13 @@ CK_API size_t ck_jit_core_kernel_fields(const ck_prefix *self, const ck_kernel_i
 /* Build the jitted leaf kernel described by `desc` at `offset` of `ckb` for
  * request `req`.  `dst_arrmeta` (may be NULL) is the destination element's
  * arrmeta: for a string result, its arena is used (else a new pod arena owned
- * by the kernel).  *out_end (optional) gets the offset past the kernel.
+ * by the kernel); for a struct result holding strings (desc->dst_struct),
+ * the arena of each string field (a ck_jit_struct_kernel).  *out_end
+ * (optional) gets the offset past the kernel.
  * Errors: CK_ERR_INVALID_ARGUMENT (NULLs, misaligned offset, a request
- * whose entry point is missing, a desc with core dims),
- * CK_ERR_NO_MEMORY / CK_ERR_OVERFLOW. */
+ * whose entry point is missing, a desc with core dims, a dst_struct that is
+ * no struct), CK_ERR_NOT_SUPPORTED (a dst_struct with var dims, pointers or
+ * strings under fixed dims), CK_ERR_NO_MEMORY / CK_ERR_OVERFLOW. */
 CK_API ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
                                     const ck_jit_kernel_desc *desc,
                                     const char *dst_arrmeta,

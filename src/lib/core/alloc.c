@@ -86,7 +86,18 @@ void *ck__map(size_t size, const char *func) {
   }
   void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                  -1, 0);
-  return p == MAP_FAILED ? ck_nomem(func, size) : p;
+  if (p == MAP_FAILED) {
+    return ck_nomem(func, size);
+  }
+#ifdef MADV_HUGEPAGE
+  /* large arena chunks (an imported column's string slots, say) are written
+   * right away: transparent huge pages make that tens of page faults instead
+   * of thousands (advice only, as for array data in array.c) */
+  if (size >= ((size_t)4 << 20)) {
+    (void)madvise(p, size, MADV_HUGEPAGE);
+  }
+#endif
+  return p;
 }
 
 void ck__unmap(void *p, size_t size) {

@@ -130,6 +130,7 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_jit_kernel_desc, name),
     CK_FIELD_ROW(ck_jit_kernel_desc, dst_pattern),
     CK_FIELD_ROW(ck_jit_kernel_desc, src_patterns),
+    CK_FIELD_ROW(ck_jit_kernel_desc, dst_struct),
 
     CK_STRUCT_ROW(ck_jit_core_dim),
     CK_FIELD_ROW(ck_jit_core_dim, kind),
@@ -141,6 +142,11 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_jit_core_kernel, base),
     CK_FIELD_ROW(ck_jit_core_kernel, ndims),
     CK_FIELD_ROW(ck_jit_core_kernel, text_arena),
+    CK_STRUCT_ROW(ck_jit_struct_kernel),
+    CK_FIELD_ROW(ck_jit_struct_kernel, narenas),
+    /* a flexible array: the size of one entry */
+    {"ck_jit_struct_kernel", "arenas", offsetof(ck_jit_struct_kernel, arenas),
+     sizeof(ck_memblock *)},
 
     CK_STRUCT_ROW(ck_buffer_range),
     CK_FIELD_ROW(ck_buffer_range, offset),

@@ -431,6 +431,36 @@ static inline size_t str_bytes(const ck_string *e) {
   return e->begin == NULL ? 0 : (size_t)(e->end - e->begin);
 }
 
+/* The slots of `count` strings with offsets of type T (int32 or int64),
+ * none null: one branch-free pass that writes every slot and folds the two
+ * per-element checks -- offsets do not decrease, and (`utf8`: the text is
+ * validated once as a whole afterwards; `data` is not NULL then) every
+ * non-empty element starts on a character boundary -- into `bad`; the caller names the element only when
+ * `bad` is set.  *last gets the offset after the last element. */
+#define CK__SLOTS_FN(NAME, T)                                                              \
+  static bool NAME(const T *off, const char *data, bool utf8, char *dst, intptr_t dstride, \
+                   int64_t count, int64_t *last) {                                        \
+    int64_t prev = off[0];                                                                 \
+    unsigned bad = 0;                                                                      \
+    for (int64_t i = 0; i < count; i++) {                                                  \
+      int64_t next = off[i + 1];                                                           \
+      ck_string *out = (ck_string *)(void *)(dst + i * dstride);                           \
+      bad |= next < prev;                                                                  \
+      char *b = data == NULL ? NULL : (char *)data + prev;                                 \
+      out->begin = b;                                                                      \
+      out->end = data == NULL ? NULL : (char *)data + next;                                \
+      if (utf8 && next > prev) {                                                           \
+        bad |= ((unsigned char)*b & 0xc0) == 0x80;                                         \
+      }                                                                                    \
+      prev = next;                                                                         \
+    }                                                                                      \
+    *last = prev;                                                                          \
+    return bad == 0;                                                                       \
+  }
+CK__SLOTS_FN(slots_i32, int32_t)
+CK__SLOTS_FN(slots_i64, int64_t)
+#undef CK__SLOTS_FN
+
 static ck_status fill_strings(ictx *c, ck_type t, char *arrmeta, char *dst,
                               intptr_t dstride, const struct ArrowArray *a,
                               const ck__arrow_format *f, int64_t from, int64_t count) {
@@ -458,8 +488,21 @@ static ck_status fill_strings(ictx *c, ck_type t, char *arrmeta, char *dst,
    * boundary (the bytes of null elements are unspecified: checked one by
    * one) */
   bool whole = utf8 && !view && bits == NULL && data != NULL && count > 0;
-  int64_t first = prev;
-  for (int64_t i = 0; i < count; i++) {
+  int64_t first = prev, i = 0;
+  if (!view && bits == NULL && count > 0) {
+    /* no nulls: the fast pass; on a bad element the loop below starts over
+     * and names it */
+    int64_t last;
+    bool ok = large ? slots_i64((const int64_t *)offsets + from, data, whole, dst, dstride,
+                                count, &last)
+                    : slots_i32((const int32_t *)offsets + from, data, whole, dst, dstride,
+                                count, &last);
+    if (ok && (data != NULL || last == first)) {
+      i = count;
+      prev = last;
+    }
+  }
+  for (; i < count; i++) {
     int64_t k = from + i;
     ck_string *out = (ck_string *)(dst + i * dstride);
     const char *begin = NULL;
@@ -498,16 +541,41 @@ static ck_status fill_strings(ictx *c, ck_type t, char *arrmeta, char *dst,
     out->end = begin == NULL ? NULL : (char *)begin + len;
   }
   if (whole && !utf8_valid(data + first, (size_t)(prev - first))) {
-    for (int64_t i = 0; i < count; i++) { /* name the first bad element */
-      const ck_string *e = (const ck_string *)(dst + i * dstride);
+    for (int64_t j = 0; j < count; j++) { /* name the first bad element */
+      const ck_string *e = (const ck_string *)(dst + j * dstride);
       if (!utf8_valid(e->begin, str_bytes(e))) {
-        return BAD(c, "element %lld is not valid UTF-8", (long long)(from + i - a->offset));
+        return BAD(c, "element %lld is not valid UTF-8", (long long)(from + j - a->offset));
       }
     }
     return BAD(c, "the text is not valid UTF-8");
   }
   return CK_OK;
 }
+
+/* Lists without nulls (offsets of type T): whether offsets [0, count] do
+ * not decrease from a non-negative first (one branch-free pass), and the
+ * rows' {begin, size} written over the elements at `block` (`estride`
+ * bytes apart, element `lo` first). */
+#define CK__ROWS_FN(T)                                                                     \
+  static bool rows_ok_##T(const T *off, int64_t count) {                                   \
+    unsigned bad = off[0] < 0;                                                             \
+    for (int64_t i = 0; i < count; i++) {                                                  \
+      bad |= off[i + 1] < off[i];                                                          \
+    }                                                                                      \
+    return bad == 0;                                                                       \
+  }                                                                                        \
+  static void rows_write_##T(const T *off, int64_t count, char *block, int64_t lo,         \
+                             intptr_t estride, char *dst, intptr_t dstride) {              \
+    for (int64_t i = 0; i < count; i++) {                                                  \
+      ck_var_dim_data *d = (ck_var_dim_data *)(void *)(dst + i * dstride);                 \
+      int64_t n = (int64_t)off[i + 1] - off[i];                                            \
+      d->begin = n == 0 ? NULL : block + (off[i] - lo) * estride;                          \
+      d->size = (size_t)n;                                                                 \
+    }                                                                                      \
+  }
+CK__ROWS_FN(int32_t)
+CK__ROWS_FN(int64_t)
+#undef CK__ROWS_FN
 
 static ck_status fill_list(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_t dstride,
                            const struct ArrowSchema *s, const struct ArrowArray *a,
@@ -529,9 +597,20 @@ static ck_status fill_list(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_
   const void *sizes = listview ? a->buffers[2] : NULL;
   const struct ArrowArray *child = a->children[0];
   const struct ArrowSchema *cs = s->children[0];
-  /* the children's range [lo, hi), checked row by row */
+  /* the children's range [lo, hi), checked row by row (lists without
+   * nulls: one pass over the offsets) */
   int64_t lo = INT64_MAX, hi = 0;
-  for (int64_t i = 0; i < count; i++) {
+  bool plain = bits == NULL && sizes == NULL && count > 0 &&
+               (large ? rows_ok_int64_t((const int64_t *)offsets + from, count)
+                      : rows_ok_int32_t((const int32_t *)offsets + from, count));
+  if (plain) {
+    lo = offset_at(offsets, large, from);
+    hi = offset_at(offsets, large, from + count);
+    if (hi == lo) {
+      lo = hi = 0;
+    }
+  }
+  for (int64_t i = 0; !plain && i < count; i++) {
     int64_t k = from + i, o, n;
     if (bits != NULL && !is_valid(bits, k)) {
       continue; /* a null row's offsets are not read */
@@ -611,6 +690,16 @@ static ck_status fill_list(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_
     estride = vm->stride;
   }
   ck__arrow_path_pop(&c->path, mark);
+  if (plain && large) {
+    rows_write_int64_t((const int64_t *)offsets + from, count, block, lo, estride, dst,
+                       dstride);
+    return CK_OK;
+  }
+  if (plain) {
+    rows_write_int32_t((const int32_t *)offsets + from, count, block, lo, estride, dst,
+                       dstride);
+    return CK_OK;
+  }
   for (int64_t i = 0; i < count; i++) {
     int64_t k = from + i, o = 0, n = 0;
     ck_var_dim_data *d = (ck_var_dim_data *)(dst + i * dstride);

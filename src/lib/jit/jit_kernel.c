@@ -16,6 +16,8 @@ _Static_assert(sizeof(ck_jit_kernel) == 32, "jit kernel: 32 bytes");
 _Static_assert(offsetof(ck_jit_core_kernel, ndims) == 32, "jit core kernel: ndims @32");
 _Static_assert(offsetof(ck_jit_core_kernel, dims) == 48, "jit core kernel: dims @48");
 _Static_assert(sizeof(ck_jit_core_dim) == 32, "jit core dim: 4 words");
+_Static_assert(offsetof(ck_jit_struct_kernel, narenas) == 32, "jit struct kernel: narenas @32");
+_Static_assert(offsetof(ck_jit_struct_kernel, arenas) == 40, "jit struct kernel: arenas @40");
 
 void ck_jit_kernel_layout(size_t *out_size, size_t *out_code_offset,
                           size_t *out_arena_offset) {
@@ -38,6 +40,21 @@ size_t ck_jit_kernel_fields(const ck_prefix *self, const ck_kernel_info *info,
   ck__fields f = {out, max, 0};
   CK__FIELD_PTR(&f, CK_KERNEL_FIELD_MEMBLOCK, K, k, code);
   CK__FIELD_PTR(&f, CK_KERNEL_FIELD_MEMBLOCK, K, k, dst_arena);
+  return f.n;
+}
+
+size_t ck_jit_struct_kernel_fields(const ck_prefix *self, const ck_kernel_info *info,
+                                   ck_kernel_field *out, size_t max) {
+  typedef ck_jit_struct_kernel K;
+  const K *k = (const K *)(const void *)self;
+  size_t n = ck_jit_kernel_fields(self, info, out, max);
+  ck__fields f = {out, max, n};
+  CK__FIELD_INT(&f, K, k, narenas);
+  for (intptr_t i = 0; i < k->narenas && i < 64; i++) {
+    ck__field(&f, "arenas", (int32_t)i, CK_KERNEL_FIELD_MEMBLOCK,
+              (intptr_t)(offsetof(K, arenas) + (size_t)i * sizeof(ck_memblock *)), 0,
+              k->arenas[i], NULL);
+  }
   return f.n;
 }
 
@@ -92,6 +109,106 @@ static void ck__jit_core_kernel_destruct(ck_prefix *self) {
   ck__jit_kernel_destruct(self);
 }
 
+static void ck__jit_struct_kernel_destruct(ck_prefix *self) {
+  ck_jit_struct_kernel *k = (ck_jit_struct_kernel *)(void *)self;
+  for (intptr_t i = 0; i < k->narenas; i++) {
+    ck_memblock_decref(k->arenas[i]);
+    k->arenas[i] = NULL;
+  }
+  k->narenas = 0;
+  ck__jit_kernel_destruct(self);
+}
+
+/* The string fields of struct `t` (depth-first, nested structs inside):
+ * their count in *n and, when `meta` is not NULL, the blockref of each in
+ * `out` (borrowed; NULL where the arrmeta has none).  Anything else that
+ * needs an arena (var dims, strings under fixed dims, bytes) is refused. */
+static ck_status ck__jit_struct_strings(const ck_jit_kernel_desc *d, ck_type t,
+                                        const char *meta, ck_memblock **out, size_t *n,
+                                        unsigned depth) {
+  size_t nf = ck_struct_field_count(t);
+  for (size_t i = 0; i < nf; i++) {
+    const char *name;
+    ck_type ft;
+    size_t moff;
+    (void)ck_struct_field(t, i, &name, &ft, NULL, &moff);
+    ck_type_id id = ck_type_id_of(ft);
+    if (id == CK_TYPE_STRING) {
+      if (out != NULL) {
+        out[*n] = meta == NULL ? NULL
+                               : ((const ck_string_arrmeta *)(const void *)(meta + moff))
+                                     ->blockref;
+      }
+      (*n)++;
+    } else if (id == CK_TYPE_STRUCT && depth < CK_TYPE_MAX_DEPTH) {
+      ck_status st = ck__jit_struct_strings(d, ft, meta == NULL ? NULL : meta + moff, out,
+                                            n, depth + 1);
+      if (st != CK_OK) {
+        return st;
+      }
+    } else if (ck_type_flags(ft) & CK_TYPE_FLAG_BLOCKREF) {
+      return CK_ERROR(CK_ERR_NOT_SUPPORTED,
+                      "jitted kernel '%.*s': struct result field '%s' needs an arena; "
+                      "struct results hold numbers, bool, strings, nested structs and "
+                      "fixed dims of numbers", CK_JIT_NAME_MAX - 1, d->name, name);
+    }
+  }
+  return CK_OK;
+}
+
+/* The leaf of a desc with dst_struct: one arena per string field. */
+static ck_status ck__jit_make_struct_kernel(ck_kernel_builder *ckb, size_t offset,
+                                            const ck_jit_kernel_desc *desc,
+                                            const char *dst_arrmeta, ck_kernel_request req,
+                                            size_t *out_end) {
+  ck_type t = desc->dst_struct;
+  if (ck_type_id_of(t) != CK_TYPE_STRUCT || desc->dst_id != CK_TYPE_STRUCT) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "jitted kernel '%.*s': dst_struct is not the struct result type",
+                    CK_JIT_NAME_MAX - 1, desc->name);
+  }
+  size_t n = 0;
+  ck_status st = ck__jit_struct_strings(desc, t, NULL, NULL, &n, 0);
+  if (st != CK_OK) {
+    return st;
+  }
+  size_t end;
+  if (!ck__mul_size(n, sizeof(ck_memblock *), &end) ||
+      !ck__add_size(end, sizeof(ck_jit_struct_kernel), &end) ||
+      !ck__add_size(end, offset, &end)) {
+    return CK_ERROR(CK_ERR_OVERFLOW, "kernel offset %zu too large", offset);
+  }
+  st = ck_kernel_builder_ensure_capacity_leaf(ckb, end);
+  if (st != CK_OK) {
+    return st;
+  }
+  ck_jit_struct_kernel *k = (ck_jit_struct_kernel *)(void *)ck_kernel_builder_get(ckb, offset);
+  /* the destination's arenas straight into the kernel, then a reference to
+   * each (fresh ones where the destination has none) */
+  size_t got = 0;
+  (void)ck__jit_struct_strings(desc, t, dst_arrmeta, k->arenas, &got, 0);
+  for (size_t i = 0; i < n; i++) {
+    if (k->arenas[i] != NULL) {
+      ck_memblock_incref(k->arenas[i]);
+    } else if ((st = ck_pod_memblock_new(0, &k->arenas[i])) != CK_OK) {
+      while (i > 0) {
+        ck_memblock_decref(k->arenas[--i]);
+      }
+      return st;
+    }
+  }
+  k->narenas = (intptr_t)n;
+  k->base.base.destructor = ck__jit_struct_kernel_destruct;
+  ck_memblock_incref(desc->code);
+  k->base.code = desc->code;
+  k->base.dst_arena = NULL;
+  (void)ck_prefix_set_function(&k->base.base, req, desc->single, desc->strided);
+  if (out_end != NULL) {
+    *out_end = end;
+  }
+  return CK_OK;
+}
+
 ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
                              const ck_jit_kernel_desc *desc,
                              const char *dst_arrmeta, ck_kernel_request req,
@@ -117,6 +234,9 @@ ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                     "jitted kernel '%.*s' has no entry point for request %d",
                     CK_JIT_NAME_MAX - 1, desc->name, (int)req);
+  }
+  if (desc->dst_struct != NULL) {
+    return ck__jit_make_struct_kernel(ckb, offset, desc, dst_arrmeta, req, out_end);
   }
   size_t end = offset + sizeof(ck_jit_kernel);
   if (end < offset) {
@@ -404,6 +524,11 @@ ck_status ck_jit_register(const char *op_name, const ck_jit_kernel_desc *desc) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                     "jitted kernel '%.*s' has core dims; operations are elementwise",
                     CK_JIT_NAME_MAX - 1, desc->name);
+  }
+  if (desc->dst_struct != NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "jitted kernel '%.*s' returns a struct holding strings; operations "
+                    "return single elements", CK_JIT_NAME_MAX - 1, desc->name);
   }
   ck_jit_kernel_desc *copy = CK_MALLOC(sizeof *copy);
   if (copy == NULL) {

@@ -120,54 +120,5 @@ ck_status ck_bytes_type_new(size_t align, ck_type *out) {
   return ck__stringlike_new(CK_TYPE_BYTES, &ck__bytes_vtable, align, out, __func__);
 }
 
-bool ck_utf8_validate(const char *bytes, size_t len) {
-  const unsigned char *s = (const unsigned char *)bytes;
-  size_t i = 0;
-  if (s == NULL) {
-    return len == 0;
-  }
-  while (i < len) {
-    unsigned c = s[i];
-    if (c < 0x80) {
-      i++;
-      while (i + 8 <= len) { /* ASCII runs: 8 bytes at a time */
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        if (w & UINT64_C(0x8080808080808080)) {
-          break;
-        }
-        i += 8;
-      }
-      continue;
-    }
-    size_t n;
-    unsigned lo = 0x80, hi = 0xbf; /* range of the second byte */
-    if (c >= 0xc2 && c <= 0xdf) {
-      n = 1;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      n = 2;
-      if (c == 0xe0) lo = 0xa0;      /* no overlongs */
-      if (c == 0xed) hi = 0x9f;      /* no surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 3;
-      if (c == 0xf0) lo = 0x90;      /* no overlongs */
-      if (c == 0xf4) hi = 0x8f;      /* <= U+10FFFF */
-    } else {
-      return false;
-    }
-    if (len - i <= n) {
-      return false;
-    }
-    if (s[i + 1] < lo || s[i + 1] > hi) {
-      return false;
-    }
-    for (size_t k = 2; k <= n; k++) {
-      if ((s[i + k] & 0xc0) != 0x80) {
-        return false;
-      }
-    }
-    i += n + 1;
-  }
-  return true;
-}
+/* ck_utf8_validate: utf8_validate.c */
 

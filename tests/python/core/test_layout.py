@@ -71,12 +71,13 @@ def test_abi_version_mismatch_refuses(monkeypatch):
 def test_versions():
     assert ckernels.__version__ == "0.1.0"
     # 2: dimension variables and kernels over core dims; 3: option types and
-    # their validity bitmaps; 4: time and dictionary types (ckernel/config.h)
-    assert ckernels.abi_version == lib.ck_abi_version() == lib.CK_ABI_VERSION == 4
+    # their validity bitmaps; 4: time and dictionary types; 5: struct results of
+    # jitted kernels holding strings (ckernel/config.h)
+    assert ckernels.abi_version == lib.ck_abi_version() == lib.CK_ABI_VERSION == 5
     assert lib.ck_kernel_abi_version() == lib.CK_KERNEL_ABI_VERSION == 1
 
 
 def test_layout_table_covers_jit_kernel_desc():
     rows = _native.layout_rows()
-    for field in ("dst_pattern", "src_patterns", "src_ids", "name"):
+    for field in ("dst_pattern", "src_patterns", "src_ids", "name", "dst_struct"):
         assert ("ck_jit_kernel_desc", field) in rows
