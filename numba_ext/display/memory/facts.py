@@ -17,6 +17,7 @@ from .._svg import columns, hex_addr
 _FIXED, _STRIDED, _VAR = lib.CK_TYPE_FIXED_DIM, lib.CK_TYPE_STRIDED_DIM, lib.CK_TYPE_VAR_DIM
 _STRING, _BYTES, _STRUCT, _POINTER = (lib.CK_TYPE_STRING, lib.CK_TYPE_BYTES,
                                       lib.CK_TYPE_STRUCT, lib.CK_TYPE_POINTER)
+_OPTION = lib.CK_TYPE_OPTION
 _PREAMBLE = ffi.sizeof("ck_array_preamble")
 ARENA_KINDS = (lib.CK_MEMBLOCK_POD, lib.CK_MEMBLOCK_ZEROINIT)
 _FLAG_NAMES = ((lib.CK_ARRAY_READ, "read"), (lib.CK_ARRAY_WRITE, "write"),
@@ -221,6 +222,21 @@ def _struct_fields(t):
     return out
 
 
+#: how many slots of an option's validity bitmap its arrmeta entry spells out
+BITMAP_SLOTS = 8
+
+
+def _bits_text(m) -> str:
+    """An option arrmeta's bitmap: its address and the bits of its first
+    :data:`BITMAP_SLOTS` slots in slot order (1 = valid, 0 = null)."""
+    if m.bits == ffi.NULL:
+        return "NULL (every slot valid)"
+    n = min(int(m.length), BITMAP_SLOTS)
+    off = int(m.bit_offset)
+    bits = "".join(str((m.bits[(off + i) // 8] >> ((off + i) % 8)) & 1) for i in range(n))
+    return f"{hex_addr(_addr(m.bits))} slots: {bits}{'…' if m.length > n else ''}"
+
+
 def _walk_arrmeta(t, am: int, base: int, prefix: str, out: list, axis: list) -> None:
     """Append the arrmeta entries of type ``t`` whose arrmeta is at ``am``
     (offsets printed relative to ``base``, the array block)."""
@@ -259,6 +275,18 @@ def _walk_arrmeta(t, am: int, base: int, prefix: str, out: list, axis: list) -> 
         for n, ft, am_off in fields:
             if lib.ck_type_arrmeta_size(ft):
                 _walk_arrmeta(ft, am + am_off, base, f"{prefix}'{n}' ", out, [0])
+    elif tid == _OPTION:
+        m = ffi.cast("ck_option_arrmeta *", am)
+        ref = _addr(m.blockref)
+        out.append(MetaEntry(f"{prefix}option: validity bitmap",
+                             [(rel, "blockref", block_label(ref), ref or None),
+                              (rel + 8, "bits", _bits_text(m), None),
+                              (rel + 16, "bit_offset", str(m.bit_offset), None),
+                              (rel + 24, "origin", hex_addr(_addr(m.origin)), None),
+                              (rel + 32, "step", str(m.step), None),
+                              (rel + 40, "length", str(m.length), None)]))
+        _walk_arrmeta(lib.ck_type_element(t), am + ffi.sizeof("ck_option_arrmeta"), base,
+                      prefix, out, axis)
     elif tid == _POINTER:
         d = ffi.cast("ck_pointer_arrmeta *", am)
         ref = _addr(d.blockref)
@@ -332,6 +360,14 @@ def _item_text(t, address: int, am: int, width: int = 10) -> str:
         parts = [_item_text(ft, address + int(offs[i]), am + am_off)
                  for i, (_, ft, am_off) in enumerate(_struct_fields(t))]
         return "{" + ", ".join(parts) + "}"
+    elif tid == _OPTION:
+        valid = ffi.new("bool *")
+        m = ffi.cast("ck_option_arrmeta *", am)
+        if lib.ck_option_get_valid(m, ffi.cast("char *", address), valid) == lib.CK_OK \
+                and not valid[0]:
+            return "null"      # the bytes under a null are never read as a value
+        return _item_text(lib.ck_type_element(t), address,
+                          am + ffi.sizeof("ck_option_arrmeta"), width)
     elif tid in (_FIXED, _STRIDED):
         s = type_str(t)
     else:

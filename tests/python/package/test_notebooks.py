@@ -36,6 +36,7 @@ PROMISED = {
     "09-strings.ipynb": (["array memblock"], [], False),
     "10-arrow.ipynb": (["array memblock"], [], False),
     "11-dims.ipynb": (["array memblock"], [], False),
+    "12-nulls-and-tables.ipynb": (["array memblock"], ["ckernels-array"], False),
 }
 
 _SVG = re.compile(r"<svg\b.*?</svg>", re.S)
