@@ -18,6 +18,7 @@ the values ``ckernels.array`` reads.
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 
 import numpy as np
@@ -29,6 +30,8 @@ from ..types import Type, strided_dim
 from .arrmeta import DIM_AM, _FIXED, _STRIDED, _addr, dim_kinds
 
 _OPTION = lib.CK_TYPE_OPTION
+#: instants and durations: NumPy's datetime64 / timedelta64, NaT their null
+_TIME = {int(lib.CK_TYPE_DATETIME): "M", int(lib.CK_TYPE_TIMEDELTA): "m"}
 
 
 def option_dtype(a) -> Type | None:
@@ -124,7 +127,7 @@ class Nulls:
         t = vt
         for _ in range(k):
             t = strided_dim(t)
-        fill = self._from_value(value, vt)
+        fill = self._from_value(_time_fill(vt, value), vt)
         out = self._new_like(t, self.shape[:k])
         check(lib.ck_array_assign_fill(out._a, self._a, fill._a, lib.CK_ERRMODE_DEFAULT))
         return out
@@ -146,6 +149,9 @@ class Nulls:
         mask = valid_mask(self)
         nnull = int(mask.size - np.count_nonzero(mask))
         is_text = vt.type_id == lib.CK_TYPE_STRING
+        time = int(vt.type_id) in _TIME
+        if time and na_value is None:    # NumPy's own null of instants and durations
+            na_value = np.array("NaT", vt.to_numpy_dtype())[()]   # (as pyarrow's to_numpy)
         if nnull == 0:
             values = self.fill_null("" if is_text else 0).to_numpy()
         elif is_text:
@@ -161,7 +167,8 @@ class Nulls:
                 ".to_numpy(na_value=...) to choose what stands in their place")
         else:
             zero = False if vt.type_id == lib.CK_TYPE_BOOL else 0
-            values = self.fill_null(zero).to_numpy()
+            values = self.fill_null(np.zeros((), vt.to_numpy_dtype()) if time else zero
+                                    ).to_numpy()
             try:
                 rt = np.result_type(values.dtype, na_value)
             except TypeError:
@@ -169,6 +176,26 @@ class Nulls:
             values = values.astype(rt)
             values[~mask] = na_value
         return values if dtype is None else values.astype(dtype)
+
+
+def _time_fill(vt: Type, value):
+    """``value`` to fill nulls of ``vt``: for an instant or a duration NumPy's
+    scalar (``datetime.datetime`` / ``date`` -> ``datetime64``,
+    ``datetime.timedelta`` -> ``timedelta64``; 0 is the epoch or no time, as
+    a zero fill; other numbers are refused); arrays as given."""
+    kind = _TIME.get(int(vt.type_id))
+    if kind is None or not isinstance(value, (int, float, str, np.generic, _dt.date,
+                                              _dt.timedelta)):
+        return value     # arrays and the rest: the writer checks them
+    dt = vt.to_numpy_dtype()
+    if isinstance(value, int) and not isinstance(value, bool) and value == 0:
+        return np.zeros((), dt)
+    if kind == "M" and isinstance(value, (np.datetime64, _dt.date)) or \
+            kind == "m" and isinstance(value, (np.timedelta64, _dt.timedelta)):
+        return np.array(value, dt)
+    raise CKTypeError(f"cannot fill nulls of '{vt}' with {type(value).__name__} value "
+                      f"{value!r}: give a {'datetime64' if kind == 'M' else 'timedelta64'} "
+                      f"or a datetime.{'datetime' if kind == 'M' else 'timedelta'}")
 
 
 # ---- values coming in ------------------------------------------------------------------
