@@ -35,6 +35,7 @@ the first one's index (``docs/nulls.md``).
 
 from __future__ import annotations
 
+import datetime as _dt
 import numbers
 from typing import Any
 
@@ -51,6 +52,8 @@ from .arrmeta import (_FIXED, _STRIDED, _VAR, _STRING, _BYTES, _STRUCT, _POINTER
                      struct_layout)
 
 _OPTION = lib.CK_TYPE_OPTION
+#: instants and durations: NumPy's datetime64 / timedelta64 kinds
+_TIME_KINDS = {int(lib.CK_TYPE_DATETIME): "M", int(lib.CK_TYPE_TIMEDELTA): "m"}
 _OPTION_AM = ffi.sizeof("ck_option_arrmeta")
 
 #: most nesting levels a Python value may have (a ckernel type nests at most
@@ -287,7 +290,28 @@ def _write_py(t: Type, data: int, arrmeta: int, value: Any) -> None:
         return
     if tid == _POINTER:
         raise NotSupportedError(f"pointer values cannot be built from Python objects ('{t}')")
+    if int(tid) in _TIME_KINDS:
+        v = time_scalar(t, value)
+        ffi.memmove(_ptr(data), v.tobytes(), v.itemsize)
+        return
     raise CKTypeError(f"cannot write values of type '{t}'")
+
+
+def time_scalar(t: Type, value) -> np.ndarray:
+    """An instant or a duration of type ``t`` as a 0-d NumPy array of its
+    unit: ``datetime64`` / ``datetime.date`` / ``datetime.datetime`` for an
+    instant, ``timedelta64`` / ``datetime.timedelta`` for a duration (NumPy
+    converts the unit); anything else is a :class:`CKTypeError`."""
+    kind = _TIME_KINDS[int(t.type_id)]
+    ok = (np.datetime64, _dt.date) if kind == "M" else (np.timedelta64, _dt.timedelta)
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind == kind:
+        value = value[()]
+    if not isinstance(value, ok) or isinstance(value, (bool, np.bool_)):
+        want = "datetime64 or datetime.datetime" if kind == "M" else \
+            "timedelta64 or datetime.timedelta"
+        raise CKTypeError(f"cannot assign {type(value).__name__} value {value!r} to '{t}' "
+                          f"(give a {want})")
+    return np.array(value, t.to_numpy_dtype())
 
 
 def _regular_numpy(value: list):
@@ -564,11 +588,17 @@ def prepare(obj, want: Type | None = None, el: Type | None = None,
         shape = shape_for(t, snap) if t.ndim else []
         check_dims(t, snap)
         return t, shape, snap
-    scanned = _c.scan(snap, fill_value)     # C; None: the Python inference decides
+    vel = el.value_type if el is not None and el.is_option else el
+    scanned = None
+    if vel is not None and int(vel.type_id) in _TIME_KINDS:    # shape and nulls only
+        info = _info(_time_leaves(snapshot(obj) if fill_value is None else
+                                  _filled(snapshot(obj), fill_value)))
+    else:
+        scanned = _c.scan(snap, fill_value)     # C; None: the Python inference decides
     if scanned is not None:
         info = _from_scan(scanned[:5])
         info.nulls = scanned[5]
-    else:
+    elif vel is None or int(vel.type_id) not in _TIME_KINDS:
         if snap is obj:
             snap = snapshot(obj)
         info = _info(snap if fill_value is None else _filled(snap, fill_value))
@@ -586,6 +616,19 @@ def prepare(obj, want: Type | None = None, el: Type | None = None,
     t = _build_type(info.sizes, info, dtype=el)
     shape = shape_for(t, snap) if t.ndim else []
     return t, shape, snap
+
+
+def _time_leaves(snap):
+    """A snapshot with its instants and durations as 0: its shape and nulls,
+    what the inference reads when the element type is a given time type (the
+    values are checked when written, :func:`time_scalar`)."""
+    if isinstance(snap, list):
+        return [_time_leaves(v) for v in snap]
+    if isinstance(snap, np.ndarray) and snap.dtype.kind in "Mm":
+        return np.zeros(snap.shape, np.int64)
+    if isinstance(snap, (np.datetime64, np.timedelta64, _dt.date, _dt.timedelta)):
+        return 0
+    return snap
 
 
 def _from_scan(scanned, field: bool = False) -> _Info:

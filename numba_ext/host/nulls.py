@@ -18,7 +18,6 @@ the values ``ckernels.array`` reads.
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 
 import numpy as np
@@ -127,7 +126,7 @@ class Nulls:
         t = vt
         for _ in range(k):
             t = strided_dim(t)
-        fill = self._from_value(_time_fill(vt, value), vt)
+        fill = self._from_value(value, vt)
         out = self._new_like(t, self.shape[:k])
         check(lib.ck_array_assign_fill(out._a, self._a, fill._a, lib.CK_ERRMODE_DEFAULT))
         return out
@@ -152,8 +151,10 @@ class Nulls:
         time = int(vt.type_id) in _TIME
         if time and na_value is None:    # NumPy's own null of instants and durations
             na_value = np.array("NaT", vt.to_numpy_dtype())[()]   # (as pyarrow's to_numpy)
+        zero = np.zeros((), vt.to_numpy_dtype()) if time else \
+            False if vt.type_id == lib.CK_TYPE_BOOL else 0
         if nnull == 0:
-            values = self.fill_null("" if is_text else 0).to_numpy()
+            values = self.fill_null("" if is_text else zero).to_numpy()
         elif is_text:
             dt = dtype if dtype is not None and np.dtype(dtype).kind == "T" else \
                 np.dtypes.StringDType(na_object=na_value)
@@ -166,9 +167,7 @@ class Nulls:
                 ", which a NumPy array of numbers cannot hold; use .fill_null(value) or "
                 ".to_numpy(na_value=...) to choose what stands in their place")
         else:
-            zero = False if vt.type_id == lib.CK_TYPE_BOOL else 0
-            values = self.fill_null(np.zeros((), vt.to_numpy_dtype()) if time else zero
-                                    ).to_numpy()
+            values = self.fill_null(zero).to_numpy()
             try:
                 rt = np.result_type(values.dtype, na_value)
             except TypeError:
@@ -176,26 +175,6 @@ class Nulls:
             values = values.astype(rt)
             values[~mask] = na_value
         return values if dtype is None else values.astype(dtype)
-
-
-def _time_fill(vt: Type, value):
-    """``value`` to fill nulls of ``vt``: for an instant or a duration NumPy's
-    scalar (``datetime.datetime`` / ``date`` -> ``datetime64``,
-    ``datetime.timedelta`` -> ``timedelta64``; 0 is the epoch or no time, as
-    a zero fill; other numbers are refused); arrays as given."""
-    kind = _TIME.get(int(vt.type_id))
-    if kind is None or not isinstance(value, (int, float, str, np.generic, _dt.date,
-                                              _dt.timedelta)):
-        return value     # arrays and the rest: the writer checks them
-    dt = vt.to_numpy_dtype()
-    if isinstance(value, int) and not isinstance(value, bool) and value == 0:
-        return np.zeros((), dt)
-    if kind == "M" and isinstance(value, (np.datetime64, _dt.date)) or \
-            kind == "m" and isinstance(value, (np.timedelta64, _dt.timedelta)):
-        return np.array(value, dt)
-    raise CKTypeError(f"cannot fill nulls of '{vt}' with {type(value).__name__} value "
-                      f"{value!r}: give a {'datetime64' if kind == 'M' else 'timedelta64'} "
-                      f"or a datetime.{'datetime' if kind == 'M' else 'timedelta'}")
 
 
 # ---- values coming in ------------------------------------------------------------------

@@ -667,6 +667,11 @@ static int ckc_write(ckc_wctx *w, ck_type t, char *data, const char *am, PyObjec
     return ckc_raise_typed(CK_ERR_NOT_SUPPORTED,
                            "pointer values cannot be built from Python objects (", t, ")",
                            NULL);
+  case CK_TYPE_DATETIME:
+  case CK_TYPE_TIMEDELTA:
+    /* instants and durations (datetime64, datetime.datetime, ...): NumPy
+     * converts their units, on the Python path (host/convert.py time_scalar) */
+    return ckc_unsupported_value(o);
   default:
     return ckc_raise_typed(CK_ERR_TYPE, "cannot write values of type ", t, "", NULL);
   }

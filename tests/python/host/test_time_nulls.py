@@ -80,7 +80,7 @@ def test_fill_null_takes_time_values():
     d = ckernels.ops.subtract(a, np.datetime64("2024-01-01"))
     assert d.fill_null(timedelta(hours=1)).to_numpy()[1] == np.timedelta64(1, "h")
     for bad in (5, True, timedelta(days=1), "2020-01-01"):
-        with pytest.raises(CKTypeError, match="cannot fill nulls"):
+        with pytest.raises(CKTypeError, match="cannot assign"):
             a.fill_null(bad)
 
 
@@ -91,3 +91,31 @@ def test_plain_jit_signature_propagates_time_nulls():
     assert r.tolist() == expected.to_pylist()
     got = _plus30(_PA_S)          # pyarrow in, pyarrow out
     assert isinstance(got, pa.Array) and got.equals(expected)
+
+
+def test_arrays_of_time_values_with_nulls_and_setitem():
+    # the writer takes datetime / timedelta values (Python's and NumPy's) for
+    # a given time type; None is a null, as pa.array of the same values
+    got = ckernels.array(_DATES, dtype="datetime[unit='s']")
+    assert str(got.type) == "strided * ?datetime[unit='s']"
+    assert pa.array(got).equals(_PA_S)
+    full = ckernels.array(_DATES, type="3 * ?datetime[unit='ns']")
+    np.testing.assert_array_equal(full.to_numpy(), _np(_PA_NS))
+    ms = ckernels.array([np.datetime64("2024-01-01T00:00:01.5"), None],
+                        dtype="?datetime[unit='ms']")
+    assert ms.tolist() == pa.array([datetime(2024, 1, 1, 0, 0, 1, 500000), None],
+                                   pa.timestamp("ms")).to_pylist()
+    durs = [[timedelta(hours=1)], [None]]
+    assert ckernels.array(durs, dtype="timedelta[unit='s']").tolist() == durs
+    full[1] = np.datetime64("2024-02-01")
+    full[0] = None
+    full[2] = datetime(2025, 1, 1)
+    assert full.tolist()[0] is None
+    np.testing.assert_array_equal(full.to_numpy()[1:],
+                                  np.array(["2024-02-01", "2025-01-01"], "M8[ns]"))
+    for bad in (5, timedelta(days=1)):
+        with pytest.raises(CKTypeError, match="cannot assign"):
+            full[2] = bad
+        with pytest.raises(CKTypeError, match="cannot assign"):
+            ckernels.array([bad, None], dtype="?datetime[unit='s']")
+    assert full.tolist()[2] == 1735689600000000000   # unchanged by the refused writes
