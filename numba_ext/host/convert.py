@@ -486,11 +486,27 @@ def _info(v) -> _Info:
     if v is None:
         return _Info([], None, nulls=1)
     kind = _scalar_kind(v)
+    if kind is None:
+        kind = _time_kind(v)
     if kind is None and isinstance(v, np.generic):
         raise _t.unsupported_dtype(v.dtype)
     if kind is None:
         raise CKTypeError(f"cannot infer a ckernel type for {type(v).__name__} value {v!r}")
     return _Info([], kind, ints=(v,) if kind == "int" else ())
+
+
+def _time_kind(v):
+    """The inference kind of an instant or a duration, ``"time <type>"``:
+    NumPy's scalars their own unit (an unsupported unit is the dtype's
+    error), naive ``datetime.datetime`` and ``datetime.timedelta`` the
+    microseconds they hold (as ``pa.array`` infers); None for other values."""
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        return "time " + str(_t.from_numpy_dtype(v.dtype))
+    if isinstance(v, _dt.datetime) and v.tzinfo is None:
+        return "time datetime[unit='us']"
+    if isinstance(v, _dt.timedelta):
+        return "time timedelta[unit='us']"
+    return None
 
 
 def _merge_children(n, children) -> _Info:
@@ -547,6 +563,8 @@ def _dtype_of(info: _Info) -> Type:
         return _t.bytes_type(1)
     if kind == "struct":
         return _t.struct({name: _field_type(vals) for name, vals in info.fields.items()})
+    if kind.startswith("time "):
+        return _t.parse(kind[5:])
     raise CKTypeError(f"cannot infer a type for {kind}")
 
 

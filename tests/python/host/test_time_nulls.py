@@ -119,3 +119,17 @@ def test_arrays_of_time_values_with_nulls_and_setitem():
         with pytest.raises(CKTypeError, match="cannot assign"):
             ckernels.array([bad, None], dtype="?datetime[unit='s']")
     assert full.tolist()[2] == 1735689600000000000   # unchanged by the refused writes
+
+
+def test_time_values_with_nulls_are_inferred_as_pyarrow_does():
+    got = ckernels.array(_DATES)
+    assert str(got.type) == "strided * ?datetime[unit='us']"
+    assert pa.array(got).equals(pa.array(_DATES))        # timestamp[us], as pa infers
+    durs = [timedelta(days=1), None]
+    got = ckernels.array(durs)
+    assert str(got.type) == "strided * ?timedelta[unit='us']"
+    assert got.tolist() == pa.array(durs).to_pylist()
+    got = ckernels.array([np.datetime64("2024-01-01", "s"), None])
+    assert str(got.type) == "strided * ?datetime[unit='s']"   # NumPy's unit kept
+    with pytest.raises(CKTypeError, match="cannot mix"):
+        ckernels.array([datetime(2024, 1, 1), 5])
