@@ -31,7 +31,7 @@ from ..context.device_program import KERNEL_NAME, element_offsets, error_return,
 from ..device import launch
 from ..device.array import DeviceArray
 from ..device.varlen import DeviceVarArray
-from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
+from ..errors import CKTypeError, NotSupportedError
 from .. import types as _t
 from . import device_var as _dv
 from . import dims as _dims
@@ -169,48 +169,16 @@ def call(kernel, args, out=None):
     ctx = launch.context_of(fname, [a.offsets if isinstance(a, DeviceVarArray) else a
                                     for a in args])
     tgt = device.target(ctx.kind)
-    per = tgt.plans(comp, ctx)
-    got = per.get("program")
-    if got is None:
-        got = per.setdefault("program", _program(tgt, kernel, comp))
-    prog, layout = got
-    tgt.check_device(ctx, prog.fp64_user, fname)
-    for dt in layout.dtypes:
-        if tgt.dialect.ctype(dt) is None:
-            raise NotSupportedError(f"{fname}: element type {dt.name} is not supported on "
-                                    f"{tgt.kind} devices")
-        if dt.name == "float64" and not ctx.supports_fp64:
-            raise NotSupportedError(f"{fname}: float64 operands on a device without fp64 "
-                                    f"support ({ctx.describe()})")
-    lengths = {len(a) for a in args if isinstance(a, (DeviceVarArray, DeviceArray))}
-    if len(lengths) != 1:
-        raise InvalidArgumentError(f"{fname}: the device arguments have {sorted(lengths)} "
-                                   "rows (one count for all)")
-    n = lengths.pop()
-    operands, layouts = [], []
-    for a in args:
-        if isinstance(a, DeviceVarArray) and str(a.element) == _dv._STRLIST:
-            offs = a.offsets
-            operands += [offs[:-1], offs[1:], a.values.offsets, a.values.values]
-            layouts += [((n,), (8,)), ((n,), (8,)), ((), ()), ((), ())]
-        elif isinstance(a, DeviceVarArray):
-            offs = a.offsets
-            operands += [offs[:-1], offs[1:], a.values]
-            layouts += [((n,), (8,)), ((n,), (8,)), ((), ())]
-        elif isinstance(a, DeviceArray):
-            operands.append(a)
-            layouts.append((a.shape, a.strides))
-        else:
-            operands.append(a.item() if isinstance(a, np.generic) else a)
-            layouts.append(((), ()))
-    scalars = [not isinstance(a, (DeviceVarArray, DeviceArray)) for a in args]
+    per, prog, layout = _dv.checked_program(tgt, kernel, comp, ctx, fname, with_ret=False,
+                                            make=_program)
+    n, operands, layouts, scalars = _dv.row_operands(args, fname)
     scratch = scratch_of(prog)
     key = ("strings", n, tuple(layouts), tuple(scalars))
     plan = per.get(key)
     if plan is None:
         inputs = layout.inputs(scalars)
         plan = launch.remember(per, key, launch.build_plan(
-            ctx, source(tgt, kernel, comp, inputs, got), prog.errors, fname,
+            ctx, source(tgt, kernel, comp, inputs, (prog, layout)), prog.errors, fname,
             tgt.dialect.title, tuple(inputs) + _extra(scratch), operands + [0] * (
                 4 if scratch else 2),
             np.int64, operand_layouts=layouts + [((), ())] + (

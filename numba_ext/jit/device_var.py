@@ -41,6 +41,7 @@ from .c_emit import EmittedKernel
 from .c_emit.numba_types import _is_bool
 from .signature import element_type
 
+
 __all__ = ["call", "source"]
 
 _INT64 = element_type("int64")
@@ -242,19 +243,55 @@ def call(kernel, args, out=None, validity=None):
                                     for a in args])
     tgt = device.target(ctx.kind)
     comp = _select(kernel, args, fname)
+    per, prog, layout = checked_program(tgt, kernel, comp, ctx, fname, with_ret=True)
+    n, operands, layouts, scalars = row_operands(args, fname)
+    res = DeviceArray.empty(ctx, (n,), layout.ret_dtype.numpy)
+    key = ("var", n, tuple(lay for lay in layouts), tuple(scalars), validity is not None)
+    plan = per.get(key)
+    vk = None
+    if validity is not None:   # the result bitmap (broadcast) and its bit offset
+        operands += list(validity)
+        layouts += [((), ()), ((), ())]
+    if plan is None:
+        inputs = layout.inputs(scalars)
+        if validity is not None:
+            vk = len(inputs)
+            inputs += ((_UINT8, False), (element_type("uint64"), True))
+        plan = launch.remember(per, key, launch.build_plan(
+            ctx, source(tgt, kernel, comp, inputs, (prog, layout), vk), prog.errors, fname, tgt.dialect.title,
+            inputs, operands, layout.ret_dtype.numpy, operand_layouts=layouts,
+            out_layout=((n,), (layout.ret_dtype.numpy.itemsize,))))
+    plan(res, operands)
+    return res
+
+
+def checked_program(tgt, kernel, comp, ctx, fname, with_ret: bool, make=None):
+    """The per-context plans of ``comp``, its emitted program and layout (made
+    once, by ``make(tgt, kernel, comp)``: this module's program by default),
+    checked against ``ctx``: every element type (the result's too when
+    ``with_ret``) has a C type on the target, float64 only where supported."""
     per = tgt.plans(comp, ctx)
     got = per.get("program")
     if got is None:
-        got = per.setdefault("program", _program(tgt, kernel, comp))
+        got = per.setdefault("program", (make or _program)(tgt, kernel, comp))
     prog, layout = got
     tgt.check_device(ctx, prog.fp64_user, fname)
-    for dt in layout.dtypes + (layout.ret_dtype,):
+    for dt in layout.dtypes + ((layout.ret_dtype,) if with_ret else ()):
         if tgt.dialect.ctype(dt) is None:
             raise NotSupportedError(f"{fname}: element type {dt.name} is not supported on "
                                     f"{tgt.kind} devices")
         if dt.name == "float64" and not ctx.supports_fp64:
             raise NotSupportedError(f"{fname}: float64 operands on a device without fp64 "
                                     f"support ({ctx.describe()})")
+    return per, prog, layout
+
+
+def row_operands(args, fname):
+    """The kernel operands of one-row-per-work-item arguments: the row count
+    ``n`` (one for all), the operands (a var-dim argument's row starts and
+    ends as two offset views, then its values -- for strings per row, their
+    offsets and bytes), their ``(shape, strides)`` layouts, and which
+    arguments are scalars."""
     lengths = {len(a) for a in args if isinstance(a, (DeviceVarArray, DeviceArray))}
     if len(lengths) != 1:
         raise InvalidArgumentError(f"{fname}: the device arguments have {sorted(lengths)} "
@@ -277,21 +314,4 @@ def call(kernel, args, out=None, validity=None):
             operands.append(a.item() if isinstance(a, np.generic) else a)
             layouts.append(((), ()))
     scalars = [not isinstance(a, (DeviceVarArray, DeviceArray)) for a in args]
-    res = DeviceArray.empty(ctx, (n,), layout.ret_dtype.numpy)
-    key = ("var", n, tuple(lay for lay in layouts), tuple(scalars), validity is not None)
-    plan = per.get(key)
-    vk = None
-    if validity is not None:   # the result bitmap (broadcast) and its bit offset
-        operands += list(validity)
-        layouts += [((), ()), ((), ())]
-    if plan is None:
-        inputs = layout.inputs(scalars)
-        if validity is not None:
-            vk = len(inputs)
-            inputs += ((_UINT8, False), (element_type("uint64"), True))
-        plan = launch.remember(per, key, launch.build_plan(
-            ctx, source(tgt, kernel, comp, inputs, got, vk), prog.errors, fname, tgt.dialect.title,
-            inputs, operands, layout.ret_dtype.numpy, operand_layouts=layouts,
-            out_layout=((n,), (layout.ret_dtype.numpy.itemsize,))))
-    plan(res, operands)
-    return res
+    return n, operands, layouts, scalars
