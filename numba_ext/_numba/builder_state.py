@@ -81,5 +81,21 @@ def set_word(typingctx, b, k, value):
     return signature(types.none, b, k, value), codegen
 
 
-__all__ = ["BuilderStateType", "StateModel", "state_words", "new_state", "get_word",
+@intrinsic
+def write_var_element(typingctx, dst, begin, count):
+    """``*(ck_var_dim_data *)dst = {begin, count}``: the var element a
+    builder's ``finish`` points at what was appended."""
+    if dst != types.voidptr:
+        return None
+
+    def codegen(context, builder, sig, args):
+        p = builder.bitcast(args[0], ir.IntType(64).as_pointer())
+        builder.store(context.cast(builder, args[1], sig.args[1], types.intp), p)
+        builder.store(context.cast(builder, args[2], sig.args[2], types.intp),
+                      builder.gep(p, [ir.Constant(ir.IntType(64), 1)]))
+        return context.get_dummy_value()
+    return signature(types.none, dst, begin, count), codegen
+
+
+__all__ = ["write_var_element", "BuilderStateType", "StateModel", "state_words", "new_state", "get_word",
            "set_word"]

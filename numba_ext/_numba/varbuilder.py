@@ -27,7 +27,7 @@ from numba.extending import (intrinsic, overload, overload_method, register_jita
                              register_model)
 
 from .allocator import _ck_pod_allocate, _ck_pod_resize
-from .builder_state import BuilderStateType, StateModel, new_state
+from .builder_state import BuilderStateType, StateModel, new_state, write_var_element
 from .builder_state import get_word as _get
 from .builder_state import set_word as _set
 from .builder_state import state_words as _state
@@ -155,21 +155,6 @@ def extend_from(b, values):
     _set(b, COUNT, have + n)
 
 
-@intrinsic
-def _write_slot(typingctx, dst, begin, count):
-    """``*(ck_var_dim_data *)dst = {begin, count}``."""
-    if dst != types.voidptr:
-        return None
-
-    def codegen(context, builder, sig, args):
-        p = builder.bitcast(args[0], _i64.as_pointer())
-        builder.store(context.cast(builder, args[1], sig.args[1], types.intp), p)
-        builder.store(context.cast(builder, args[2], sig.args[2], types.intp),
-                      builder.gep(p, [ir.Constant(_i64, 1)]))
-        return context.get_dummy_value()
-    return signature(types.none, dst, begin, count), codegen
-
-
 @register_jitable
 def finish(b, dst, stride, offset):
     """Trim the allocation to the elements appended and point the var element
@@ -188,9 +173,9 @@ def finish(b, dst, stride, offset):
             raise_status(st, "trimming a var result")
         begin = nb
     if n == 0:
-        _write_slot(dst, 0, 0)
+        write_var_element(dst, 0, 0)
     else:
-        _write_slot(dst, begin - offset, n)
+        write_var_element(dst, begin - offset, n)
 
 
 __all__ = ["VarBuilderType", "new", "reserve", "extend_from", "finish"]

@@ -29,7 +29,7 @@ from numba.extending import (intrinsic, overload, overload_method, register_jita
                              register_model)
 
 from .allocator import _ck_pod_allocate, _ck_pod_resize
-from .builder_state import BuilderStateType, StateModel, new_state
+from .builder_state import BuilderStateType, StateModel, new_state, write_var_element
 from .builder_state import get_word as _get
 from .builder_state import set_word as _set
 from .memblock import memblock_from_address, raise_status
@@ -193,21 +193,6 @@ def extend_from(b, values):
         append(b, v)
 
 
-@intrinsic
-def _write_row(typingctx, dst, begin, count):
-    """``*(ck_var_dim_data *)dst = {begin, count}``."""
-    if dst != types.voidptr:
-        return None
-
-    def codegen(context, builder, sig, args):
-        p = builder.bitcast(args[0], _i64.as_pointer())
-        builder.store(context.cast(builder, args[1], sig.args[1], types.intp), p)
-        builder.store(context.cast(builder, args[2], sig.args[2], types.intp),
-                      builder.gep(p, [ir.Constant(_i64, 1)]))
-        return context.get_dummy_value()
-    return signature(types.none, dst, begin, count), codegen
-
-
 @register_jitable
 def finish(b, dst, stride, offset):
     """Trim the slots to the strings appended (separate arenas only) and point
@@ -225,9 +210,9 @@ def finish(b, dst, stride, offset):
             raise_status(st, "trimming a var * string result")
         begin = nb
     if n == 0:
-        _write_row(dst, 0, 0)
+        write_var_element(dst, 0, 0)
     else:
-        _write_row(dst, begin - offset, n)
+        write_var_element(dst, begin - offset, n)
 
 
 __all__ = ["VarStringBuilderType", "var_string_builder_type", "new_strings", "reserve",
