@@ -193,6 +193,7 @@ static void test_reduce_direct(void) {
   CHECK_OK(ck_set_num_threads(1));
   check_reduce(300001, 5);
   CHECK_OK(ck_set_num_threads(old));
+  CHECK_OK(ck_thread_pool_shutdown()); /* no worker outlives the test (valgrind) */
 }
 
 static void test_reduce_float32_and_fallbacks(void) {
