@@ -441,16 +441,20 @@ static inline size_t str_bytes(const ck_string *e) {
   static bool NAME(const T *off, const char *data, bool utf8, char *dst, intptr_t dstride, \
                    int64_t count, int64_t *last) {                                        \
     int64_t prev = off[0];                                                                 \
+    const int64_t end = off[count];                                                        \
     unsigned bad = 0;                                                                      \
     for (int64_t i = 0; i < count; i++) {                                                  \
       int64_t next = off[i + 1];                                                           \
       ck_string *out = (ck_string *)(void *)(dst + i * dstride);                           \
       bad |= next < prev;                                                                  \
-      char *b = data == NULL ? NULL : (char *)data + prev;                                 \
-      out->begin = b;                                                                      \
-      out->end = data == NULL ? NULL : (char *)data + next;                                \
-      if (utf8 && next > prev) {                                                           \
-        bad |= ((unsigned char)*b & 0xc0) == 0x80;                                         \
+      /* address arithmetic on integers: a bad offset makes a slot that is    \
+       * never used (the caller starts over), never undefined behaviour */    \
+      uintptr_t b = data == NULL ? 0 : (uintptr_t)data + (uintptr_t)prev;                  \
+      out->begin = (char *)b;                                                              \
+      out->end = data == NULL ? NULL : (char *)((uintptr_t)data + (uintptr_t)next);        \
+      /* read a byte only inside [first, end) of offsets that rose so far */  \
+      if (utf8 && next > prev && bad == 0 && next <= end) {                                \
+        bad |= (*(const unsigned char *)b & 0xc0) == 0x80;                                 \
       }                                                                                    \
       prev = next;                                                                         \
     }                                                                                      \
@@ -489,6 +493,7 @@ static ck_status fill_strings(ictx *c, ck_type t, char *arrmeta, char *dst,
    * one) */
   bool whole = utf8 && !view && bits == NULL && data != NULL && count > 0;
   int64_t first = prev, i = 0;
+  const int64_t end = view || count == 0 ? 0 : offset_at(offsets, large, from + count);
   if (!view && bits == NULL && count > 0) {
     /* no nulls: the fast pass; on a bad element the loop below starts over
      * and names it */
@@ -520,6 +525,18 @@ static ck_status fill_strings(ictx *c, ck_type t, char *arrmeta, char *dst,
       if (next < prev) {
         return BAD(c, "offsets %lld and %lld decrease (%lld > %lld)", (long long)k,
                    (long long)(k + 1), (long long)prev, (long long)next);
+      }
+      if (next > end) { /* past the last offset: a later pair decreases (named) */
+        for (int64_t j = k + 2, p = next; j <= from + count; j++) {
+          int64_t q = offset_at(offsets, large, j);
+          if (q < p) {
+            return BAD(c, "offsets %lld and %lld decrease (%lld > %lld)", (long long)(j - 1),
+                       (long long)j, (long long)p, (long long)q);
+          }
+          p = q;
+        }
+        return BAD(c, "offset %lld (%lld) lies past the last offset (%lld)",
+                   (long long)(k + 1), (long long)next, (long long)end);
       }
       len = (size_t)(next - prev);
       if (data == NULL && len > 0) {
