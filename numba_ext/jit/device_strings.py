@@ -34,7 +34,6 @@ from ..device.varlen import DeviceVarArray
 from ..errors import CKTypeError, NotSupportedError
 from .. import types as _t
 from . import device_var as _dv
-from . import dims as _dims
 from .c_emit import EmittedKernel
 from .c_emit import string_results as _results
 from .signature import element_type
@@ -131,21 +130,7 @@ def _select(kernel, args, fname):
     for comp in kernel._compiled.values():
         if comp.sig.ret != "string" or len(comp.sig.args) != len(args):
             continue
-        ok = True
-        for a, name in zip(args, comp.sig.args):
-            c = _dims.core(name) if _dims.is_dimensioned(name) else None
-            if isinstance(a, DeviceVarArray) and str(a.element) == "string":
-                ok = name == "string"
-            elif isinstance(a, DeviceVarArray):
-                ok = c is not None and c.has_var and str(a.element) == " * ".join(
-                    ["var"] * c.ndim + [c.dtype])
-            elif isinstance(a, DeviceArray):
-                ok = c is None and a.ndim == 1 and a._element.name == name
-            else:
-                ok = c is None and name != "string" and launch._is_scalar(a)
-            if not ok:
-                break
-        if ok:
+        if _dv.row_args_fit(args, comp.sig.args, string_scalars=False):
             return comp
     return None
 

@@ -207,21 +207,7 @@ def _select(kernel, args, fname):
     for comp in kernel._compiled.values():
         if (not comp.core and "string" not in comp.sig.args) or len(comp.sig.args) != len(args):
             continue
-        ok = True
-        for a, name in zip(args, comp.sig.args):
-            c = _dims.core(name) if _dims.is_dimensioned(name) else None
-            if isinstance(a, DeviceVarArray) and str(a.element) == "string":
-                ok = name == "string"
-            elif isinstance(a, DeviceVarArray):
-                ok = c is not None and c.has_var and str(a.element) == " * ".join(
-                    ["var"] * c.ndim + [c.dtype])
-            elif isinstance(a, DeviceArray):
-                ok = c is None and a.ndim == 1 and a._element.name == name
-            else:
-                ok = c is None and launch._is_scalar(a)
-            if not ok:
-                break
-        if ok:
+        if row_args_fit(args, comp.sig.args):
             return comp
     have = ", ".join(f"{a.type}" if isinstance(a, DeviceVarArray) else
                      f"{a._element.name} array" if isinstance(a, DeviceArray) else
@@ -315,3 +301,24 @@ def row_operands(args, fname):
             layouts.append(((), ()))
     scalars = [not isinstance(a, (DeviceVarArray, DeviceArray)) for a in args]
     return n, operands, layouts, scalars
+
+
+def row_args_fit(args, names, string_scalars: bool = True) -> bool:
+    """Whether one-row-per-work-item ``args`` fit the signature's argument
+    ``names``: device strings a ``string``, var-dim arrays their var dims,
+    1-d device arrays their element type, scalars a name without dims (not
+    ``string`` unless ``string_scalars``)."""
+    for a, name in zip(args, names):
+        c = _dims.core(name) if _dims.is_dimensioned(name) else None
+        if isinstance(a, DeviceVarArray) and str(a.element) == "string":
+            ok = name == "string"
+        elif isinstance(a, DeviceVarArray):
+            ok = c is not None and c.has_var and str(a.element) == " * ".join(
+                ["var"] * c.ndim + [c.dtype])
+        elif isinstance(a, DeviceArray):
+            ok = c is None and a.ndim == 1 and a._element.name == name
+        else:
+            ok = c is None and (string_scalars or name != "string") and launch._is_scalar(a)
+        if not ok:
+            return False
+    return True
