@@ -42,7 +42,6 @@ from ..host.array import array as _host_array
 from ..host.array import asarray as _host_asarray
 from ..host.arrow import is_arrow
 from ..host.nulls import text_nulls
-from ..memory import release_callback
 from . import arrow as _arrow_dev
 from . import launch as _launch
 from . import varlen as _varlen
@@ -53,7 +52,6 @@ from .varlen import DeviceVarArray
 __all__ = ["DeviceOptionArray", "upload", "host_option", "is_option_host", "combine", "validity_operands",
            "elementwise"]
 
-_ARROW_DEVICE_CPU = 1     # arrow.h (a macro: not in the cffi declarations)
 _UINT8 = dtypes.by_name["uint8"]
 _UINT64 = dtypes.by_name["uint64"]
 
@@ -188,21 +186,8 @@ class DeviceOptionArray:
         keep.append(bits)
         node.buffers[0] = ffi.cast("void *", bits.ctypes.data)
         node.null_count = self.null_count
-        schema = _varlen._schema_of(_t.option(self.value_type))
-        out = ffi.new("ck_array_preamble **")
-        dev = ffi.new("struct ArrowDeviceArray *")
-        release, handle = release_callback(keep)
-        st = lib.ck_arrow_wrap(node, _ARROW_DEVICE_CPU, -1, release, handle, dev)
-        if st != 0:
-            release(handle)
-            schema.release(schema)
-            check(st)
-        try:
-            check(lib.ck_arrow_import_device(schema, dev, ffi.NULL, out))
-        finally:
-            if schema.release != ffi.NULL:
-                schema.release(schema)
-        return Array._own(out[0])
+        return _varlen.import_host_node(node, keep,
+                                        _varlen._schema_of(_t.option(self.value_type)))
 
     get = to_host
 

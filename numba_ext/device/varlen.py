@@ -159,20 +159,7 @@ class DeviceVarArray:
         """A host ``ckernels.Array`` of :attr:`type`: one read per buffer, then
         the host copies imported without another copy."""
         node, keep = _host_node(self)
-        schema = _schema_of(self._element)
-        out = ffi.new("ck_array_preamble **")
-        dev = ffi.new("struct ArrowDeviceArray *")
-        release, handle = release_callback(keep)
-        st = lib.ck_arrow_wrap(node, _ARROW_DEVICE_CPU, -1, release, handle, dev)
-        if st != 0:
-            release(handle)
-            check(st)
-        try:
-            check(lib.ck_arrow_import_device(schema, dev, ffi.NULL, out))
-        finally:
-            if schema.release != ffi.NULL:
-                schema.release(schema)
-        return Array._own(out[0])
+        return import_host_node(node, keep, _schema_of(self._element))
 
     get = to_host
 
@@ -459,3 +446,21 @@ def _host_node(d: DeviceVarArray):
     return _arrow_dev.node_of(d, host_buffer, keep), keep
 
 
+def import_host_node(node, keep, schema) -> Array:
+    """A host ``ckernels.Array`` over a ``ck_arrow_node`` of host buffers
+    (``keep``: what holds them, released with the array) and its Arrow
+    ``schema`` (released here): wrapped and imported without another copy."""
+    out = ffi.new("ck_array_preamble **")
+    dev = ffi.new("struct ArrowDeviceArray *")
+    release, handle = release_callback(keep)
+    st = lib.ck_arrow_wrap(node, _ARROW_DEVICE_CPU, -1, release, handle, dev)
+    if st != 0:
+        release(handle)
+        schema.release(schema)
+        check(st)
+    try:
+        check(lib.ck_arrow_import_device(schema, dev, ffi.NULL, out))
+    finally:
+        if schema.release != ffi.NULL:
+            schema.release(schema)
+    return Array._own(out[0])
