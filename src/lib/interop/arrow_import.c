@@ -958,7 +958,7 @@ ck_status ck_arrow_import(const struct ArrowSchema *schema, struct ArrowArray *a
     iowner_release(o);
     return st;
   }
-  ck_type el = CK_TYPE_UNINITIALIZED, t = CK_TYPE_UNINITIALIZED;
+  ck_type el = NULL, t = NULL;
   st = ck_arrow_schema_type(schema, &el);
   if (st == CK_OK) {
     st = ck_strided_dim_type_new(el, &t);
@@ -972,17 +972,17 @@ ck_status ck_arrow_import(const struct ArrowSchema *schema, struct ArrowArray *a
   ck_array_preamble *res = NULL;
   if (st == CK_OK && fill_arr == NULL) {
     /* nulls kept as option types (without a fill value) */
-    ck_type oel = CK_TYPE_UNINITIALIZED;
+    ck_type oel = NULL;
     st = root_null_count(&c, root);
     if (st == CK_OK) {
       st = ck__arrow_with_options(el, schema, root, 0, &oel);
     }
     if (st == CK_OK && oel != el) {
       ck_type_decref(t);
-      t = CK_TYPE_UNINITIALIZED;
+      t = NULL;
       ck_type_decref(el);
       el = oel;
-      oel = CK_TYPE_UNINITIALIZED;
+      oel = NULL;
       st = ck_strided_dim_type_new(el, &t);
     }
     ck_type_decref(oel);
@@ -1082,7 +1082,7 @@ ck_status ck_arrow_import_stream(struct ArrowArrayStream *stream,
   memset(&schema, 0, sizeof schema);
   ck_array_preamble **parts = NULL;
   size_t nparts = 0, cap = 0;
-  ck_type el = CK_TYPE_UNINITIALIZED, t = CK_TYPE_UNINITIALIZED;
+  ck_type el = NULL, t = NULL;
   ck_array_preamble *res = NULL;
   ck_status st = CK_OK;
   int rc = s.get_schema != NULL ? s.get_schema(&s, &schema) : 22;
@@ -1143,7 +1143,7 @@ ck_status ck_arrow_import_stream(struct ArrowArrayStream *stream,
     for (size_t i = 0; st == CK_OK && i < nparts; i++) {
       if (ck_type_is_option(ck_type_dtype(ck_array_type(parts[i])))) {
         ck_type_decref(t);
-        t = CK_TYPE_UNINITIALIZED;
+        t = NULL;
         st = option_of(el, &t);
         break;
       }

@@ -26,7 +26,7 @@ static const struct ArrowArray *child_of(const struct ArrowSchema *s,
 ck_status ck__arrow_with_options(ck_type t, const struct ArrowSchema *s,
                                  const struct ArrowArray *a, int depth, ck_type *out) {
   ck__arrow_format f;
-  ck_type res = CK_TYPE_UNINITIALIZED;
+  ck_type res = NULL;
   ck_status st = CK_OK;
   if (depth >= CK_TYPE_MAX_DEPTH || !ck__arrow_parse_format(s->format, &f)) {
     ck_type_incref(t);
@@ -74,7 +74,7 @@ ck_status ck__arrow_with_options(ck_type t, const struct ArrowSchema *s,
     ck_type_decref(res);
     return st;
   }
-  if (res == CK_TYPE_UNINITIALIZED) {
+  if (res == NULL) {
     ck_type_incref(t);
     res = t;
   }

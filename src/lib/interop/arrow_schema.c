@@ -517,7 +517,7 @@ static ck_status ck__dictionary_schema_type(const struct ArrowSchema *s, ck__arr
 static ck_status ck__schema_type(const struct ArrowSchema *s, ck__arrow_path *path,
                                  int depth, ck_type *out) {
   char what[300];
-  *out = CK_TYPE_UNINITIALIZED;
+  *out = NULL;
   if (s == NULL || s->release == NULL) {
     return ck__error(CK_ERR_INVALID_STATE, "ck_arrow_schema_type",
                      "%s: the schema is %s",

@@ -215,7 +215,8 @@ static int ck__top_addsub(const ck__top_kernel *k, char *dst, intptr_t ds, const
     if (x == CK_NAT || y == CK_NAT) {
       r = CK_NAT;
     } else {
-      bool o = __builtin_mul_overflow(x, fa, &x) | __builtin_mul_overflow(y, fb, &y);
+      bool o = __builtin_mul_overflow(x, fa, &x);
+      o |= __builtin_mul_overflow(y, fb, &y);
       o |= sub ? __builtin_sub_overflow(x, y, &r) : __builtin_add_overflow(x, y, &r);
       if (o || r == CK_NAT) {
         return ck__top_overflow(k);

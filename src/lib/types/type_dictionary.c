@@ -115,7 +115,7 @@ ck_type_id ck_dictionary_index_id(ck_type t) {
 }
 
 ck_type ck_dictionary_value_type(ck_type t) {
-  return ck_type_is_dictionary(t) ? t->element : CK_TYPE_UNINITIALIZED;
+  return ck_type_is_dictionary(t) ? t->element : NULL;
 }
 
 bool ck_dictionary_ordered(ck_type t) {
