@@ -306,6 +306,9 @@ def time_scalar(t: Type, value) -> np.ndarray:
     ok = (np.datetime64, _dt.date) if kind == "M" else (np.timedelta64, _dt.timedelta)
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind == kind:
         value = value[()]
+    if isinstance(value, _dt.datetime) and value.tzinfo is not None:
+        # an aware instant: its UTC count (the data of every instant is UTC)
+        value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
     if not isinstance(value, ok) or isinstance(value, (bool, np.bool_)):
         want = "datetime64 or datetime.datetime" if kind == "M" else \
             "timedelta64 or datetime.timedelta"
@@ -462,7 +465,47 @@ def _merge_kind(a, b):
         return a
     if a in _KIND_ORDER and b in _KIND_ORDER:
         return a if _KIND_ORDER[a] > _KIND_ORDER[b] else b
+    if a.startswith("time ") and b.startswith("time "):
+        return _merge_time_kinds(a, b)
     raise CKTypeError(f"cannot mix {a} and {b} values in one array")
+
+
+def _merge_time_kinds(a: str, b: str) -> str:
+    """Two time kinds (``"time <type>"``) of one list: instants or durations
+    of different units take NumPy's common unit (``np.result_type``: the
+    finer one, ``[D]`` and ``[s]`` give ``[s]``); zones must agree; anything
+    else (a ``date`` with a ``datetime``, an instant with a duration) is an
+    error, as NumPy gives such a list no time dtype."""
+    ta, tb = _t.parse(a[5:]), _t.parse(b[5:])
+    if ta.type_id != tb.type_id or int(ta.type_id) not in _TIME_KINDS:
+        raise CKTypeError(f"cannot mix {_time_value_name(ta)} and {_time_value_name(tb)} "
+                          "values in one array (NumPy makes such a list an object array); "
+                          "convert them to one kind first")
+    za, zb = _zone_of(ta), _zone_of(tb)
+    if za != zb:
+        says = {None: "without a time zone"}
+        raise CKTypeError(
+            f"cannot mix instants {says.get(za, f'in time zone {za!r}')} and "
+            f"{says.get(zb, f'in time zone {zb!r}')} in one array: convert them to one zone "
+            "first (datetime.astimezone)")
+    try:
+        common = np.result_type(ta.to_numpy_dtype(), tb.to_numpy_dtype())
+    except TypeError as e:     # m8[Y] with m8[D]: no common unit (NumPy's error)
+        raise CKTypeError(f"cannot mix '{ta}' and '{tb}' values in one array: {e}") from None
+    unit = np.datetime_data(common)[0]
+    word = "datetime" if common.kind == "M" else "timedelta"
+    return f"time {word}[unit='{unit}'" + (f", tz='{za}']" if za else "]")
+
+
+def _zone_of(t: Type):
+    tz = lib.ck_datetime_type_tz(t.c_type)
+    return None if tz == ffi.NULL else ffi.string(tz).decode()
+
+
+def _time_value_name(t: Type) -> str:
+    return {int(lib.CK_TYPE_DATETIME): "datetime", int(lib.CK_TYPE_TIMEDELTA): "timedelta",
+            int(lib.CK_TYPE_DATE): "date", int(lib.CK_TYPE_TIME): "time of day"}.get(
+                int(t.type_id), str(t)) + f" ('{t}')"
 
 
 _NUMBER_KINDS = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
@@ -502,11 +545,36 @@ def _time_kind(v):
     microseconds they hold (as ``pa.array`` infers); None for other values."""
     if isinstance(v, (np.datetime64, np.timedelta64)):
         return "time " + str(_t.from_numpy_dtype(v.dtype))
-    if isinstance(v, _dt.datetime) and v.tzinfo is None:
-        return "time datetime[unit='us']"
+    if isinstance(v, _dt.datetime):
+        if v.tzinfo is None:
+            return "time datetime[unit='us']"
+        return f"time datetime[unit='us', tz='{zone_name(v)}']"
+    if isinstance(v, _dt.date):            # a calendar date (pyarrow's date32)
+        return "time date"
     if isinstance(v, _dt.timedelta):
         return "time timedelta[unit='us']"
     return None
+
+
+def zone_name(v: _dt.datetime) -> str:
+    """The time zone name of an aware ``datetime`` as pyarrow infers it:
+    a ``zoneinfo`` (or pytz / dateutil) zone's key, ``"UTC"`` for
+    ``datetime.timezone.utc``, ``"+hh:mm"`` for another fixed offset."""
+    tz = v.tzinfo
+    key = getattr(tz, "key", None) or getattr(tz, "zone", None)
+    if isinstance(key, str) and key:
+        return key
+    if isinstance(tz, _dt.timezone):
+        off = tz.utcoffset(None)
+        if off == _dt.timedelta(0):
+            return "UTC"
+        sign = "-" if off < _dt.timedelta(0) else "+"
+        minutes = abs(off) // _dt.timedelta(minutes=1)
+        if abs(off) % _dt.timedelta(minutes=1):
+            raise CKValueError(f"time zone {tz!r} of {v!r} is not a whole number of minutes")
+        return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+    raise CKTypeError(f"cannot infer a ckernel type for {v!r}: its tzinfo {tz!r} has no zone "
+                      "name (use zoneinfo.ZoneInfo or datetime.timezone)")
 
 
 def _merge_children(n, children) -> _Info:
