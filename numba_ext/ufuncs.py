@@ -69,9 +69,9 @@ def numpy_dtypes(names) -> tuple[np.dtype, ...] | None:
     return tuple(out)
 
 
-#: a jit signature's instant / duration type name (``datetime[unit='s']``,
-#: ``datetime[unit='ns', tz='UTC']``, ``timedelta[unit='ms']``)
-_TIME_NAME = re.compile(r"(datetime|timedelta)\[unit='(\w+)'(?:, tz='[^']*')?\]")
+#: a jit signature's instant / duration type name without a time zone
+#: (``datetime[unit='s']``, ``timedelta[unit='ms']``)
+_TIME_NAME = re.compile(r"(datetime|timedelta)\[unit='(\w+)'\]")
 
 
 class _TimeDtype:
@@ -87,8 +87,8 @@ class _TimeDtype:
 def _time_element(name: str):
     """The NumPy dtype (``M8[unit]`` / ``m8[unit]``, whose loops are
     ``src/python/ufuncs/time_loops.c``) of an instant / duration type name of
-    a jit signature, else None.  A zone is a label: the loop takes the UTC
-    counts."""
+    a jit signature, else None -- also for an instant with a time zone, which
+    no NumPy dtype holds (such signatures serve the general path only)."""
     m = _TIME_NAME.fullmatch(name)
     if m is None:
         return None

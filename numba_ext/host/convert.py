@@ -43,6 +43,8 @@ import numpy as np
 
 from .. import _convert as _c          # the C conversions (src/python/convert/*.c)
 from .. import types as _t
+from . import time_values as _tv
+from .time_values import time_scalar  # noqa: F401  (ckernels.host.convert.time_scalar)
 from .._native import check, ffi, lib
 from ..arraylike import ArrayLike
 from ..errors import CKOverflowError, CKTypeError, CKValueError, NotSupportedError
@@ -294,27 +296,9 @@ def _write_py(t: Type, data: int, arrmeta: int, value: Any) -> None:
         v = time_scalar(t, value)
         ffi.memmove(_ptr(data), v.tobytes(), v.itemsize)
         return
+    if _tv.write_calendar(t, _ptr(data), value):     # dates, times of day
+        return
     raise CKTypeError(f"cannot write values of type '{t}'")
-
-
-def time_scalar(t: Type, value) -> np.ndarray:
-    """An instant or a duration of type ``t`` as a 0-d NumPy array of its
-    unit: ``datetime64`` / ``datetime.date`` / ``datetime.datetime`` for an
-    instant, ``timedelta64`` / ``datetime.timedelta`` for a duration (NumPy
-    converts the unit); anything else is a :class:`CKTypeError`."""
-    kind = _TIME_KINDS[int(t.type_id)]
-    ok = (np.datetime64, _dt.date) if kind == "M" else (np.timedelta64, _dt.timedelta)
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind == kind:
-        value = value[()]
-    if isinstance(value, _dt.datetime) and value.tzinfo is not None:
-        # an aware instant: its UTC count (the data of every instant is UTC)
-        value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-    if not isinstance(value, ok) or isinstance(value, (bool, np.bool_)):
-        want = "datetime64 or datetime.datetime" if kind == "M" else \
-            "timedelta64 or datetime.timedelta"
-        raise CKTypeError(f"cannot assign {type(value).__name__} value {value!r} to '{t}' "
-                          f"(give a {want})")
-    return np.array(value, t.to_numpy_dtype())
 
 
 def _regular_numpy(value: list):
@@ -466,46 +450,8 @@ def _merge_kind(a, b):
     if a in _KIND_ORDER and b in _KIND_ORDER:
         return a if _KIND_ORDER[a] > _KIND_ORDER[b] else b
     if a.startswith("time ") and b.startswith("time "):
-        return _merge_time_kinds(a, b)
+        return _tv.merge_time_kinds(a, b)
     raise CKTypeError(f"cannot mix {a} and {b} values in one array")
-
-
-def _merge_time_kinds(a: str, b: str) -> str:
-    """Two time kinds (``"time <type>"``) of one list: instants or durations
-    of different units take NumPy's common unit (``np.result_type``: the
-    finer one, ``[D]`` and ``[s]`` give ``[s]``); zones must agree; anything
-    else (a ``date`` with a ``datetime``, an instant with a duration) is an
-    error, as NumPy gives such a list no time dtype."""
-    ta, tb = _t.parse(a[5:]), _t.parse(b[5:])
-    if ta.type_id != tb.type_id or int(ta.type_id) not in _TIME_KINDS:
-        raise CKTypeError(f"cannot mix {_time_value_name(ta)} and {_time_value_name(tb)} "
-                          "values in one array (NumPy makes such a list an object array); "
-                          "convert them to one kind first")
-    za, zb = _zone_of(ta), _zone_of(tb)
-    if za != zb:
-        says = {None: "without a time zone"}
-        raise CKTypeError(
-            f"cannot mix instants {says.get(za, f'in time zone {za!r}')} and "
-            f"{says.get(zb, f'in time zone {zb!r}')} in one array: convert them to one zone "
-            "first (datetime.astimezone)")
-    try:
-        common = np.result_type(ta.to_numpy_dtype(), tb.to_numpy_dtype())
-    except TypeError as e:     # m8[Y] with m8[D]: no common unit (NumPy's error)
-        raise CKTypeError(f"cannot mix '{ta}' and '{tb}' values in one array: {e}") from None
-    unit = np.datetime_data(common)[0]
-    word = "datetime" if common.kind == "M" else "timedelta"
-    return f"time {word}[unit='{unit}'" + (f", tz='{za}']" if za else "]")
-
-
-def _zone_of(t: Type):
-    tz = lib.ck_datetime_type_tz(t.c_type)
-    return None if tz == ffi.NULL else ffi.string(tz).decode()
-
-
-def _time_value_name(t: Type) -> str:
-    return {int(lib.CK_TYPE_DATETIME): "datetime", int(lib.CK_TYPE_TIMEDELTA): "timedelta",
-            int(lib.CK_TYPE_DATE): "date", int(lib.CK_TYPE_TIME): "time of day"}.get(
-                int(t.type_id), str(t)) + f" ('{t}')"
 
 
 _NUMBER_KINDS = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
@@ -530,51 +476,12 @@ def _info(v) -> _Info:
         return _Info([], None, nulls=1)
     kind = _scalar_kind(v)
     if kind is None:
-        kind = _time_kind(v)
+        kind = _tv.time_kind(v)
     if kind is None and isinstance(v, np.generic):
         raise _t.unsupported_dtype(v.dtype)
     if kind is None:
         raise CKTypeError(f"cannot infer a ckernel type for {type(v).__name__} value {v!r}")
     return _Info([], kind, ints=(v,) if kind == "int" else ())
-
-
-def _time_kind(v):
-    """The inference kind of an instant or a duration, ``"time <type>"``:
-    NumPy's scalars their own unit (an unsupported unit is the dtype's
-    error), naive ``datetime.datetime`` and ``datetime.timedelta`` the
-    microseconds they hold (as ``pa.array`` infers); None for other values."""
-    if isinstance(v, (np.datetime64, np.timedelta64)):
-        return "time " + str(_t.from_numpy_dtype(v.dtype))
-    if isinstance(v, _dt.datetime):
-        if v.tzinfo is None:
-            return "time datetime[unit='us']"
-        return f"time datetime[unit='us', tz='{zone_name(v)}']"
-    if isinstance(v, _dt.date):            # a calendar date (pyarrow's date32)
-        return "time date"
-    if isinstance(v, _dt.timedelta):
-        return "time timedelta[unit='us']"
-    return None
-
-
-def zone_name(v: _dt.datetime) -> str:
-    """The time zone name of an aware ``datetime`` as pyarrow infers it:
-    a ``zoneinfo`` (or pytz / dateutil) zone's key, ``"UTC"`` for
-    ``datetime.timezone.utc``, ``"+hh:mm"`` for another fixed offset."""
-    tz = v.tzinfo
-    key = getattr(tz, "key", None) or getattr(tz, "zone", None)
-    if isinstance(key, str) and key:
-        return key
-    if isinstance(tz, _dt.timezone):
-        off = tz.utcoffset(None)
-        if off == _dt.timedelta(0):
-            return "UTC"
-        sign = "-" if off < _dt.timedelta(0) else "+"
-        minutes = abs(off) // _dt.timedelta(minutes=1)
-        if abs(off) % _dt.timedelta(minutes=1):
-            raise CKValueError(f"time zone {tz!r} of {v!r} is not a whole number of minutes")
-        return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
-    raise CKTypeError(f"cannot infer a ckernel type for {v!r}: its tzinfo {tz!r} has no zone "
-                      "name (use zoneinfo.ZoneInfo or datetime.timezone)")
 
 
 def _merge_children(n, children) -> _Info:
