@@ -176,6 +176,121 @@ done:
   Py_XDECREF(loops);
 }
 
+/* ---- registry operations -------------------------------------------------- */
+
+/* The ckernel type of an operand descriptor of a registry time loop (a new
+ * reference in *out): M8 / m8 of one unit, or a builtin number. */
+static int ckd_time_ck_type(const ckd_data *d, PyArray_Descr *descr, ck_type *out) {
+  if (descr->type_num == NPY_DATETIME || descr->type_num == NPY_TIMEDELTA) {
+    PyArray_DatetimeDTypeMetaData *md =
+        (PyArray_DatetimeDTypeMetaData *)PyDataType_C_METADATA(descr);
+    int unit = md != NULL ? (int)md->meta.base : -1;
+    if (md == NULL || md->meta.num != 1 || unit < 0 || unit > NPY_FR_ns ||
+        ck_time_unit_name((ck_time_unit)unit) == NULL) {
+      ckpy_raisef(CK_ERR_TYPE, "%s: dtype %S has no ckernels time type (units Y, M, W, D, "
+                  "h, m, s, ms, us, ns without multiples)", PyBytes_AS_STRING(d->name),
+                  (PyObject *)descr);
+      return -1;
+    }
+    ck_status st = descr->type_num == NPY_DATETIME
+                       ? ck_datetime_type_new((ck_time_unit)unit, NULL, out)
+                       : ck_timedelta_type_new((ck_time_unit)unit, out);
+    if (st != CK_OK) {
+      ckpy_raise_last(st);
+      return -1;
+    }
+    return 0;
+  }
+  ck_type_id id = ckpy_id_of_descr(descr);
+  if (id == CK_TYPE_UNINITIALIZED) {
+    ckpy_raisef(CK_ERR_TYPE, "%s: no time kernel takes dtype %S", PyBytes_AS_STRING(d->name),
+                (PyObject *)descr);
+    return -1;
+  }
+  *out = CK_BUILTIN(id);
+  return 0;
+}
+
+/* The NumPy descriptor of a time kernel's result type (a new reference). */
+static PyArray_Descr *ckd_time_result_descr(ck_type t) {
+  ck_type_id id = ck_type_id_of(t);
+  if (id == CK_TYPE_DATETIME || id == CK_TYPE_TIMEDELTA) {
+    PyObject *spec = PyUnicode_FromFormat("%s8[%s]", id == CK_TYPE_DATETIME ? "M" : "m",
+                                          ck_time_unit_name((ck_time_unit)ck_time_type_unit(t)));
+    PyArray_Descr *descr = NULL;
+    if (spec != NULL && !PyArray_DescrConverter(spec, &descr)) {
+      descr = NULL;
+    }
+    Py_XDECREF(spec);
+    return descr;
+  }
+  int typenum = id == CK_TYPE_BOOL ? NPY_BOOL : id == CK_TYPE_INT64 ? NPY_INT64
+              : id == CK_TYPE_FLOAT64 ? NPY_FLOAT64 : -1;
+  if (typenum < 0) {
+    ckpy_raisef(CK_ERR_TYPE, "a time kernel's result '%s' has no NumPy dtype",
+                ck_type_id_name(id));
+    return NULL;
+  }
+  return PyArray_DescrFromType(typenum);
+}
+
+ckd_loop *ckd_time_op_loop(ckd_data *d, PyArray_Descr *const *in_descrs) {
+  int nin = d->nin;
+  const char *op_name = ck_op_name(d->op);
+  ck_type types[CKD_MAX_NIN] = {0};
+  ck_type ret = NULL;
+  ckd_loop *L = ckd_loop_alloc(d);
+  if (L == NULL) {
+    return NULL;
+  }
+  int ok = 0;
+  for (int i = 0; i < nin; i++) {
+    if (ckd_time_ck_type(d, in_descrs[i], &types[i]) < 0) {
+      goto done;
+    }
+  }
+  ck_status st = ck_make_time_op_kernel(op_name, &L->ckb, 0, CK_KERNEL_REQUEST_STRIDED,
+                                        (size_t)nin, types, &ret, NULL);
+  if (st != CK_OK) {
+    ckpy_raise_last(st);
+    goto done;
+  }
+  L->kernel = ck_kernel_builder_get(&L->ckb, 0);
+  L->strided = ck_prefix_strided(L->kernel);
+  for (int i = 0; i <= nin; i++) {
+    PyArray_Descr *descr = i < nin ? (PyArray_Descr *)Py_NewRef((PyObject *)in_descrs[i])
+                                   : ckd_time_result_descr(ret);
+    if (descr == NULL) {
+      goto done;
+    }
+    if (!PyArray_ISNBO(descr->byteorder)) {
+      Py_SETREF(descr, PyArray_DescrNewByteorder(descr, NPY_NATIVE));
+      if (descr == NULL) {
+        goto done;
+      }
+    }
+    L->descrs[i] = descr;
+    L->dtypes[i] = (PyArray_DTypeMeta *)Py_NewRef((PyObject *)NPY_DTYPE(descr));
+    L->ids[i] = i < nin ? ck_type_id_of(types[i]) : ck_type_id_of(ret);
+    L->itemsize[i] = PyDataType_ELSIZE(descr);
+    if (descr->type_num == NPY_DATETIME || descr->type_num == NPY_TIMEDELTA) {
+      L->times |= 1u << i;
+    }
+  }
+  snprintf(L->name, sizeof L->name, "%s(time)", op_name);
+  ok = 1;
+done:
+  for (int i = 0; i < nin; i++) {
+    ck_type_decref(types[i]);
+  }
+  ck_type_decref(ret);
+  if (!ok) {
+    ckd_loop_free(L);
+    return NULL;
+  }
+  return L;
+}
+
 static NPY_CASTING ckd_time_resolve(ckd_data *d, PyArray_DTypeMeta *const *dtypes,
                                     PyArray_Descr *const *given,
                                     PyArray_Descr **loop_descrs) {
@@ -187,6 +302,24 @@ static NPY_CASTING ckd_time_resolve(ckd_data *d, PyArray_DTypeMeta *const *dtype
   ckd_loop *L = ckd_time_find(d, dtypes, given, NPY_EQUIV_CASTING);
   if (L == NULL && d->compile != NULL) {
     if (ckd_time_compile(d, given) < 0) {
+      return (NPY_CASTING)-1;
+    }
+    L = ckd_time_find(d, dtypes, given, NPY_EQUIV_CASTING);
+  }
+  if (L == NULL && d->op != NULL) {
+    /* a registry operation: the time kernel of exactly these units, beside
+     * the primary (NumPy's result unit: the finer of the two) */
+    ckd_loop *M = ckd_time_op_loop(d, given);
+    if (M == NULL) {
+      return (NPY_CASTING)-1;
+    }
+    if (memcmp(M->dtypes, dtypes, (size_t)nargs * sizeof M->dtypes[0]) != 0) {
+      ckpy_raisef(CK_ERR_INVALID_STATE, "%s: the time kernel of %s changed its result kind",
+                  PyBytes_AS_STRING(d->name), M->name);
+      ckd_loop_free(M);
+      return (NPY_CASTING)-1;
+    }
+    if (ckd_add_loop(NULL, d, M) < 0) {
       return (NPY_CASTING)-1;
     }
     L = ckd_time_find(d, dtypes, given, NPY_EQUIV_CASTING);

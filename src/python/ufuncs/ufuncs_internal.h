@@ -243,6 +243,11 @@ void ckd_time_release(ckd_data *d);
 /* Does time loop L take operands of exactly these descriptors (units
  * equivalent; NULL entries match anything)? */
 int ckd_time_loop_matches(const ckd_loop *L, PyArray_Descr *const *descrs, int nargs);
+/* Registry ufuncs (d->op): a new loop (not added) of the operation's time
+ * kernel (ck_make_time_op_kernel) for inputs of these descriptors, its
+ * result the kernel's type; NULL with an exception (the kernel's error for
+ * combinations the operation does not define). */
+ckd_loop *ckd_time_op_loop(ckd_data *d, PyArray_Descr *const *in_descrs);
 
 /* ---- promoter.c --------------------------------------------------------- */
 
