@@ -95,3 +95,12 @@ def test_repr_shows_iso_text():
     h = a._repr_html_()
     assert "2024-01-01T00:00:00.123456789" in h and "1704067200123456789" not in h
     assert "1 missing" in h
+
+
+def test_memory_picture_items_as_iso_text():
+    from ckernels.display import memory
+    a = ckernels.array(np.array(["2024-01-01T00:00:00", "NaT"], "M8[s]"))
+    assert memory.array_text(a).splitlines()[-1].split() == ["[0]=2024-01-01T00:00:00",
+                                                             "[1]=NaT"]
+    d = ckernels.array([dt.date(2024, 1, 1), None])
+    assert "[0]=2024-01-01 [1]=null" in memory.array_text(d)
