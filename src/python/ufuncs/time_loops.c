@@ -311,7 +311,19 @@ static NPY_CASTING ckd_time_resolve(ckd_data *d, PyArray_DTypeMeta *const *dtype
      * the primary (NumPy's result unit: the finer of the two) */
     ckd_loop *M = ckd_time_op_loop(d, given);
     if (M == NULL) {
-      return (NPY_CASTING)-1;
+      /* no kernel of these dtypes (a multiple of a unit, a unitless NaT):
+       * a loop they cast to safely, else the kernel's error */
+      PyObject *type, *value, *tb;
+      PyErr_Fetch(&type, &value, &tb);
+      L = ckd_time_find(d, dtypes, given, NPY_SAFE_CASTING);
+      if (L == NULL) {
+        PyErr_Restore(type, value, tb);
+        return (NPY_CASTING)-1;
+      }
+      Py_XDECREF(type);
+      Py_XDECREF(value);
+      Py_XDECREF(tb);
+      goto found;
     }
     if (memcmp(M->dtypes, dtypes, (size_t)nargs * sizeof M->dtypes[0]) != 0) {
       ckpy_raisef(CK_ERR_INVALID_STATE, "%s: the time kernel of %s changed its result kind",
@@ -331,6 +343,7 @@ static NPY_CASTING ckd_time_resolve(ckd_data *d, PyArray_DTypeMeta *const *dtype
     ckd_time_raise_no_loop(d, dtypes, given);
     return (NPY_CASTING)-1;
   }
+found:
   for (int i = 0; i < nargs; i++) {
     PyArray_Descr *r;
     if (L->strings & (1u << i)) {

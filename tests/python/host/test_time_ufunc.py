@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import ckernels
+from ckernels import errors
 
 UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns")
 #: the units the lazily compiled function is called with (one compile each;
@@ -168,3 +169,21 @@ def test_ops_ufuncs_have_time_loops():
     assert ops.minimum.ufunc.reduce(T[~np.isnat(T)]) == np.minimum.reduce(T[~np.isnat(T)])
     with pytest.raises(TypeError, match="did not contain a loop"):   # NumPy's own refusal
         ops.add.ufunc(T, T)
+    # a multiple of a unit or a unitless NaT: a loop it casts to safely (NumPy's
+    # cast), else an error naming the dtype
+    tens = np.array([1, 2], "M8[10s]")
+    np.testing.assert_array_equal(ops.add.ufunc(tens, D[:2]), tens + D[:2])
+    nat = np.array(["NaT", "NaT"], "M8")
+    np.testing.assert_array_equal(ops.add.ufunc(nat, D[:2]), nat + D[:2])
+    tens_ms = np.array([1], "m8[10ms]")     # no loop of (m8, m8) it casts to safely
+    with pytest.raises(errors.CKTypeError, match=r"timedelta64\[10ms\] has no ckernels time"):
+        ops.maximum.ufunc(tens_ms, tens_ms)
+
+
+def test_byte_swapped_operands():
+    t = T.astype(">M8[s]")
+    d = D.astype(">m8[s]")
+    got = shift.ufunc(t, d)
+    assert got.dtype == np.dtype("M8[s]")
+    np.testing.assert_array_equal(got, t + d)
+    np.testing.assert_array_equal(ckernels.ops.subtract.ufunc(t, T), t - T)
