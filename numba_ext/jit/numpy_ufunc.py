@@ -183,7 +183,12 @@ class NumpyUfunc:
         ``identity=`` at decoration."""
         uf = self._the_ufunc("reduce")
         valid = np.asarray(array.is_valid())
-        values = np.asarray(array.fill_null(0 if self.identity is None else self.identity))
+        fill = 0 if self.identity is None else self.identity
+        if time_elements.is_time_name(str(array.type.dtype.value_type)):
+            # ?datetime / ?timedelta: the fill (under the nulls, never read) in
+            # the values' unit (an int is no time value)
+            fill = np.array(fill).astype(array.type.dtype.value_type.to_numpy_dtype())[()]
+        values = np.asarray(array.fill_null(fill))
         if axis is None or array.ndim == 1:
             if not skip_nulls and not valid.all():
                 res = None

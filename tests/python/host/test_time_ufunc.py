@@ -187,3 +187,15 @@ def test_byte_swapped_operands():
     assert got.dtype == np.dtype("M8[s]")
     np.testing.assert_array_equal(got, t + d)
     np.testing.assert_array_equal(ckernels.ops.subtract.ufunc(t, T), t - T)
+
+
+def test_reduce_of_time_arrays_with_nulls():
+    """``f.reduce`` of a ``?timedelta`` array skips the nulls (Arrow's and
+    pandas' rule), as for numbers."""
+    o = ckernels.array([np.timedelta64(5, "s"), None, np.timedelta64(7, "s")])
+    assert total.reduce(o) == np.timedelta64(12, "s")
+    grid = ckernels.array([[np.timedelta64(5, "s"), None], [np.timedelta64(7, "s"), None]])
+    got = total.reduce(grid, axis=0)
+    assert str(got.type) == "strided * ?timedelta[unit='s']"
+    assert got.tolist() == [np.timedelta64(12, "s").item(), None]
+    assert total.reduce(ckernels.asarray(D[:2])) == D[0] + D[1]   # a ckernels array, no nulls
