@@ -37,6 +37,7 @@ This module is what they share:
 from __future__ import annotations
 
 import copyreg
+import re
 
 import numpy as np
 
@@ -54,17 +55,44 @@ _OWNER = "_ckernels_function"
 def numpy_dtypes(names) -> tuple[np.dtype, ...] | None:
     """NumPy dtypes of element type names (a signature's arguments, then its
     result: ``string`` is ``StringDType``, whose loops are
-    ``src/python/ufuncs/string_loops.c``); None when one has none (structs)."""
+    ``src/python/ufuncs/string_loops.c``; an instant or duration its
+    ``M8[unit]`` / ``m8[unit]``); None when one has none (structs)."""
     out = []
     for n in names:
         if n == "string":
             out.append(text.STRING)
             continue
-        d = dtypes.by_name.get(n)      # struct types (jit signatures): no loops
+        d = dtypes.by_name.get(n) or _time_element(n)   # structs (jit signatures): none
         if d is None or d.numpy is None:
             return None
         out.append(d.numpy)
     return tuple(out)
+
+
+#: a jit signature's instant / duration type name without a time zone
+#: (``datetime[unit='s']``, ``timedelta[unit='ms']``)
+_TIME_NAME = re.compile(r"(datetime|timedelta)\[unit='(\w+)'\]")
+
+
+class _TimeDtype:
+    """The NumPy dtype of an instant or duration (``numpy`` as a row of
+    :mod:`ckernels.dtypes` has it)."""
+
+    __slots__ = ("numpy",)
+
+    def __init__(self, numpy):
+        self.numpy = numpy
+
+
+def _time_element(name: str):
+    """The NumPy dtype (``M8[unit]`` / ``m8[unit]``, whose loops are
+    ``src/python/ufuncs/time_loops.c``) of an instant / duration type name of
+    a jit signature, else None -- also for an instant with a time zone, which
+    no NumPy dtype holds (such signatures serve the general path only)."""
+    m = _TIME_NAME.fullmatch(name)
+    if m is None:
+        return None
+    return _TimeDtype(np.dtype(f"{'M' if m.group(1) == 'datetime' else 'm'}8[{m.group(2)}]"))
 
 
 def adopt(ufunc: np.ufunc, owner, qualname: str, module: str) -> np.ufunc:

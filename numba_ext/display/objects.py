@@ -74,10 +74,25 @@ def _values_text(a, facts) -> str:
     end), other values (strings, var dims, structs) as the first items' list."""
     if facts.item_type in _NUMERIC and facts.shape and facts.cells:
         return np.array2string(np.asarray(a), threshold=200, edgeitems=4, max_line_width=100)
+    if facts.shape and facts.cells and _is_time(a):   # ISO 8601 text, as str(a) prints it
+        with np.printoptions(threshold=200, edgeitems=4, linewidth=100):
+            return str(a)
     if facts.shape and facts.shape[0] > _HEAD:   # read only the first items
         return _VALUES.repr(a[:_HEAD].to_list())[:-1] + ", ...]"
     return _VALUES.repr(a.to_list())
 
+
+def _is_time(a) -> bool:
+    """Whether a host array's elements are time values (instants, durations,
+    dates, times of day; ``?T`` of one too)."""
+    t = getattr(a, "type", None)
+    if t is None or not hasattr(t, "dtype"):
+        return False
+    return int(t.dtype.value_type.type_id) in _TIME_IDS
+
+
+_TIME_IDS = frozenset(int(getattr(lib, f"CK_TYPE_{k}"))
+                      for k in ("DATETIME", "TIMEDELTA", "DATE", "TIME"))
 
 #: element types NumPy holds as numbers (the dtype table's builtin scalars)
 _NUMERIC = frozenset(d.name for d in dtypes.BUILTINS if d.numpy is not None)

@@ -31,6 +31,7 @@ number, so it never reads under one meanwhile) and the display shows ``nulls``.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,7 +54,8 @@ _NUMBERS = frozenset(d.name for d in dtypes.BUILTINS
 @dataclass
 class LeafSummary:
     """The statistics of one leaf: ``kind`` is ``number``, ``bool``,
-    ``string``, ``bytes``, ``rows`` (or ``missing``: only missing values met);
+    ``string``, ``bytes``, ``rows``, ``time`` (instants and durations: min
+    and max are NumPy scalars), or ``missing`` (only missing values met);
     ``min``/``mean``/``max`` are of the values (numbers) or of the lengths
     (strings, bytes, rows)."""
     name: str
@@ -96,6 +98,9 @@ class LeafSummary:
         if self.min is None:
             out = odd or "no values"
             return out + (f", {self.nulls} missing" if self.nulls else "")
+        if self.kind == "time":     # NumPy's text of datetime64 / timedelta64
+            return f"min {self.min}, max {self.max}" + \
+                (f", {self.nulls} missing" if self.nulls else "")
         what = {"string": "length (characters)", "bytes": "length (bytes)",
                 "rows": "row length"}.get(self.kind, "")
         out = f"{what + ': ' if what else ''}min {_num(self.min)}, mean {_num(self.mean)}, " \
@@ -155,7 +160,31 @@ def summarize(a, facts=None) -> DataSummary:
     count = math.prod(shape) if shape else 1
     if facts.item_type in _NUMBERS:
         return _numbers(a, shape, count)
+    if _TIME_TYPE.match(facts.item_type):
+        return _times(a, shape, count)
     return _general(a, shape, count)
+
+
+#: instants and durations (``?T`` too): NumPy's M8 / m8 (``np.asarray`` gives NaT at nulls)
+_TIME_TYPE = re.compile(r"\??(datetime|timedelta)\b")
+
+
+def _times(a, shape, count) -> DataSummary:
+    """Instants and durations: the earliest and latest (shortest, longest) as
+    NumPy prints them (ISO 8601 for instants), NaT and nulls counted as
+    missing; over an evenly spaced sample past NUMBER_LIMIT values."""
+    view, sampled = a, None
+    if count > NUMBER_LIMIT:
+        view = a[_sample_index(shape, NUMBER_LIMIT)]
+        sampled = (f"{math.prod(view.shape):,} evenly spaced values (a strided view: about "
+                   f"1 in {count / math.prod(view.shape):.3g})")
+    x = np.asarray(view).reshape(-1)
+    nat = np.isnat(x)
+    leaf = LeafSummary("value", "time", count=int(x.size - nat.sum()), nulls=int(nat.sum()))
+    vals = x[~nat]
+    if vals.size:
+        leaf.min, leaf.max = vals.min(), vals.max()
+    return DataSummary(count, int(x.size), sampled, [leaf])
 
 
 def _sample_index(shape, limit: int) -> tuple:

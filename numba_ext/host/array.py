@@ -404,13 +404,15 @@ class Array(*_BASES):
         return _new_array(t, shape)
 
     def _take(self, indices):
-        if self._numpy_exact():
+        texts = _time_shown_as_text(self.type.dtype)
+        if texts is None and self._numpy_exact():   # M8 / m8 print as NumPy prints them
             return self._numpy(False)[np.ix_(*indices)]
         dt = self.dtype
         out = np.empty(tuple(len(i) for i in indices), dtype=dt if dt.kind == "T" else object)
         for pos in np.ndindex(*out.shape):   # the few elements shown, read one by one
             v = self._view(tuple(int(indices[k][p]) for k, p in enumerate(pos)))
-            out[pos] = _read(v.type, v._data, v._arrmeta)
+            val = _read(v.type, v._data, v._arrmeta)
+            out[pos] = val if texts is None or val is None else _time_text(texts, v._data)
         return out
 
     def _is_scalar_type(self) -> bool:
@@ -535,3 +537,31 @@ _fastpath.install(Array)   # operators, reductions, the C half of the fast path
 __all__ = ["Array", "array", "asarray", "empty", "zeros", "ones", "full", "empty_like",
            "zeros_like", "ones_like", "full_like", "arange", "from_dlpack", "debug_repr",
            "infer_type", "numpy_dtype", "apply_op", "reduce_op", "format_values"]
+
+
+_TIME_IDS = (int(lib.CK_TYPE_DATETIME), int(lib.CK_TYPE_TIMEDELTA), int(lib.CK_TYPE_DATE),
+             int(lib.CK_TYPE_TIME))
+
+
+def _time_shown_as_text(el: Type) -> Type | None:
+    """The time type whose values an array of element type ``el`` prints as
+    ISO 8601 text (``ck_time_format``: NumPy's ``datetime_as_string`` for
+    instants, ``+00:00`` after a zoned one's UTC text, ``2024-01-01`` dates,
+    ``10:30:00.5`` times of day, pandas' ``Timedelta.isoformat`` for
+    durations under an option type), or None: plain ``datetime64`` /
+    ``timedelta64`` print as NumPy prints them, other types as before."""
+    vt = el.value_type
+    tid = int(vt.type_id)
+    if tid not in _TIME_IDS:
+        return None
+    if el.is_option or tid in _TIME_IDS[2:]:
+        return vt
+    return vt if lib.ck_datetime_type_tz(vt.c_type) != ffi.NULL else None
+
+
+def _time_text(t: Type, data: int) -> str:
+    """ISO 8601 text of the value of time type ``t`` at ``data``."""
+    buf = ffi.new("char[]", 96)
+    n = ffi.new("size_t *")
+    check(lib.ck_time_format(t.c_type, ffi.cast("void *", data), buf, 96, n))
+    return ffi.string(buf, n[0]).decode()

@@ -43,6 +43,8 @@ import numpy as np
 
 from .. import _convert as _c          # the C conversions (src/python/convert/*.c)
 from .. import types as _t
+from . import time_values as _tv
+from .time_values import time_scalar  # noqa: F401  (ckernels.host.convert.time_scalar)
 from .._native import check, ffi, lib
 from ..arraylike import ArrayLike
 from ..errors import CKOverflowError, CKTypeError, CKValueError, NotSupportedError
@@ -294,24 +296,9 @@ def _write_py(t: Type, data: int, arrmeta: int, value: Any) -> None:
         v = time_scalar(t, value)
         ffi.memmove(_ptr(data), v.tobytes(), v.itemsize)
         return
+    if _tv.write_calendar(t, _ptr(data), value):     # dates, times of day
+        return
     raise CKTypeError(f"cannot write values of type '{t}'")
-
-
-def time_scalar(t: Type, value) -> np.ndarray:
-    """An instant or a duration of type ``t`` as a 0-d NumPy array of its
-    unit: ``datetime64`` / ``datetime.date`` / ``datetime.datetime`` for an
-    instant, ``timedelta64`` / ``datetime.timedelta`` for a duration (NumPy
-    converts the unit); anything else is a :class:`CKTypeError`."""
-    kind = _TIME_KINDS[int(t.type_id)]
-    ok = (np.datetime64, _dt.date) if kind == "M" else (np.timedelta64, _dt.timedelta)
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind == kind:
-        value = value[()]
-    if not isinstance(value, ok) or isinstance(value, (bool, np.bool_)):
-        want = "datetime64 or datetime.datetime" if kind == "M" else \
-            "timedelta64 or datetime.timedelta"
-        raise CKTypeError(f"cannot assign {type(value).__name__} value {value!r} to '{t}' "
-                          f"(give a {want})")
-    return np.array(value, t.to_numpy_dtype())
 
 
 def _regular_numpy(value: list):
@@ -462,6 +449,8 @@ def _merge_kind(a, b):
         return a
     if a in _KIND_ORDER and b in _KIND_ORDER:
         return a if _KIND_ORDER[a] > _KIND_ORDER[b] else b
+    if a.startswith("time ") and b.startswith("time "):
+        return _tv.merge_time_kinds(a, b)
     raise CKTypeError(f"cannot mix {a} and {b} values in one array")
 
 
@@ -487,26 +476,12 @@ def _info(v) -> _Info:
         return _Info([], None, nulls=1)
     kind = _scalar_kind(v)
     if kind is None:
-        kind = _time_kind(v)
+        kind = _tv.time_kind(v)
     if kind is None and isinstance(v, np.generic):
         raise _t.unsupported_dtype(v.dtype)
     if kind is None:
         raise CKTypeError(f"cannot infer a ckernel type for {type(v).__name__} value {v!r}")
     return _Info([], kind, ints=(v,) if kind == "int" else ())
-
-
-def _time_kind(v):
-    """The inference kind of an instant or a duration, ``"time <type>"``:
-    NumPy's scalars their own unit (an unsupported unit is the dtype's
-    error), naive ``datetime.datetime`` and ``datetime.timedelta`` the
-    microseconds they hold (as ``pa.array`` infers); None for other values."""
-    if isinstance(v, (np.datetime64, np.timedelta64)):
-        return "time " + str(_t.from_numpy_dtype(v.dtype))
-    if isinstance(v, _dt.datetime) and v.tzinfo is None:
-        return "time datetime[unit='us']"
-    if isinstance(v, _dt.timedelta):
-        return "time timedelta[unit='us']"
-    return None
 
 
 def _merge_children(n, children) -> _Info:

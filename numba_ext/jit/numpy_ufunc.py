@@ -21,6 +21,7 @@ from ..types import option as _option
 from .._native import ffi
 from ..errors import InvalidStateError, NotSupportedError
 from . import dims as _dims
+from . import time_elements
 from .cpu import Compiled
 from .signature import SUPPORTED_TYPES, Signature
 
@@ -142,6 +143,8 @@ class NumpyUfunc:
     def _type_of_dtype(self, dt) -> str:
         if np.dtype(dt).kind in "TUS":   # NumPy text: the string loops take it
             return "string"
+        if np.dtype(dt).kind in "Mm":    # an instant / duration of the dtype's unit
+            return _time_name(self.__name__, np.dtype(dt))
         d = dtypes.of_numpy(dt)
         if d is None or not d.jit:
             raise TypeError(f"{self.__name__}: NumPy dtype {np.dtype(dt)} is not an "
@@ -180,7 +183,12 @@ class NumpyUfunc:
         ``identity=`` at decoration."""
         uf = self._the_ufunc("reduce")
         valid = np.asarray(array.is_valid())
-        values = np.asarray(array.fill_null(0 if self.identity is None else self.identity))
+        fill = 0 if self.identity is None else self.identity
+        if time_elements.is_time_name(str(array.type.dtype.value_type)):
+            # ?datetime / ?timedelta: the fill (under the nulls, never read) in
+            # the values' unit (an int is no time value)
+            fill = np.array(fill).astype(array.type.dtype.value_type.to_numpy_dtype())[()]
+        values = np.asarray(array.fill_null(fill))
         if axis is None or array.ndim == 1:
             if not skip_nulls and not valid.all():
                 res = None
@@ -217,6 +225,25 @@ class NumpyUfunc:
         """``numpy.ufunc.at`` of :attr:`ufunc`: unbuffered in place ``a[indices] =
         f(a[indices], *b)`` (repeated indices applied repeatedly)."""
         return self._the_ufunc("at").at(a, indices, *b)
+
+
+def _time_name(fname: str, dt: np.dtype) -> str:
+    """The jit type of a ``datetime64`` / ``timedelta64`` dtype of a lazy
+    ufunc's operand.  NumPy's promoter sees the unitless DType only (the
+    units are resolved per call, ``src/python/ufuncs/time_loops.c``): that
+    one compiles in nanoseconds to learn the result's DType, and every
+    call then compiles the loop of its operands' units."""
+    unit, count = np.datetime_data(dt)
+    if unit == "generic":
+        dt = np.dtype(f"{dt.kind}8[ns]")
+    elif count != 1:
+        raise TypeError(f"{fname}: NumPy dtype {dt} (a multiple of a unit) is not an element "
+                        f"type of jitted kernels: cast it to {dt.kind}8[{unit}] first")
+    el = time_elements.of_numpy(dt.newbyteorder("="))
+    if el is None:
+        raise TypeError(f"{fname}: NumPy dtype {dt} is not an element type of jitted kernels "
+                        f"(time units Y, M, W, D, h, m, s, ms, us, ns)")
+    return el.name
 
 
 def _numpy_text(args, out) -> bool:

@@ -370,9 +370,20 @@ def _item_text(t, address: int, am: int, width: int = 10) -> str:
                           am + ffi.sizeof("ck_option_arrmeta"), width)
     elif tid in (_FIXED, _STRIDED):
         s = type_str(t)
+    elif int(tid) in _TIME_IDS:     # ISO 8601 (ck_time_format), cut as strings are
+        buf = ffi.new("char[]", 96)
+        n = ffi.new("size_t *")
+        ok = lib.ck_time_format(t, ffi.cast("void *", address), buf, 96, n) == lib.CK_OK
+        s = ffi.string(buf, n[0]).decode() if ok else "?"
+        width = max(width, STRING_WIDTH)
     else:
         s = "?"
     return s if len(s) <= width else s[:width - 1] + "…"
+
+
+#: instants, durations, dates, times of day
+_TIME_IDS = frozenset(int(getattr(lib, f"CK_TYPE_{k}"))
+                      for k in ("DATETIME", "TIMEDELTA", "DATE", "TIME"))
 
 
 def item_lines(t, address: int, am: int, prefix: str = "") -> list:

@@ -669,8 +669,11 @@ static int ckc_write(ckc_wctx *w, ck_type t, char *data, const char *am, PyObjec
                            NULL);
   case CK_TYPE_DATETIME:
   case CK_TYPE_TIMEDELTA:
-    /* instants and durations (datetime64, datetime.datetime, ...): NumPy
-     * converts their units, on the Python path (host/convert.py time_scalar) */
+  case CK_TYPE_DATE:
+  case CK_TYPE_TIME:
+    /* instants, durations, dates and times of day (datetime64, datetime.datetime,
+     * datetime.date, ...): NumPy converts their units, on the Python path
+     * (host/convert.py time_scalar, _write_date) */
     return ckc_unsupported_value(o);
   default:
     return ckc_raise_typed(CK_ERR_TYPE, "cannot write values of type ", t, "", NULL);

@@ -30,6 +30,7 @@ void ckd_loop_free(ckd_loop *L) {
   ck_kernel_builder_destroy(&L->ckb); /* may release compiled code (GIL held) */
   for (int i = 0; i <= L->nin; i++) {
     Py_XDECREF(L->dtypes[i]);
+    Py_XDECREF(L->descrs[i]);
   }
   PyMem_Free(L);
 }
@@ -84,6 +85,9 @@ static ckd_loop *ckd_find_loop(ckd_data *d, PyArray_Descr *const *descrs) {
     int ok = 1;
     for (int k = 0; k <= d->nin && ok; k++) {
       ok = (PyArray_DTypeMeta *)Py_TYPE(descrs[k]) == L->dtypes[k];
+    }
+    if (ok && L->times) { /* a time loop of another unit is another loop */
+      ok = ckd_time_loop_matches(L, descrs, d->nin + 1);
     }
     if (ok) {
       return L;
@@ -156,6 +160,12 @@ int ckd_check_descr(const ckd_data *d, PyArray_Descr *descr, ck_type_id id) {
   if (id == CK_TYPE_STRING && descr->type_num == NPY_VSTRING) {
     return 0; /* NumPy's StringDType: string_loops.c */
   }
+  if ((id == CK_TYPE_DATETIME && descr->type_num == NPY_DATETIME) ||
+      (id == CK_TYPE_TIMEDELTA && descr->type_num == NPY_TIMEDELTA)) {
+    if (PyArray_ISNBO(descr->byteorder)) {
+      return 0; /* M8 / m8 of one unit: time_loops.c */
+    }
+  }
   if (id == CK_TYPE_UNINITIALIZED || ckpy_id_of_descr(descr) != id) {
     ckpy_raisef(CK_ERR_TYPE, "%s: dtype %R does not hold ckernel type '%s'",
                 PyBytes_AS_STRING(d->name), (PyObject *)descr, ck_type_id_name(id));
@@ -215,7 +225,10 @@ static ckd_loop *ckd_loop_new(const ckd_data *d, PyObject *dtypes, const ck_type
     if (ids[i] == CK_TYPE_STRING) {
       L->strings |= 1u << i;
     }
-    Py_DECREF(descr);
+    if (descr->type_num == NPY_DATETIME || descr->type_num == NPY_TIMEDELTA) {
+      L->times |= 1u << i;
+    }
+    L->descrs[i] = descr; /* takes the reference */
   }
   Py_DECREF(seq);
   return L;
@@ -228,8 +241,17 @@ fail:
 /* The same kernel for the same dtypes again is a no-op (two threads
  * compiling the same types lazily); another kernel for them is an error. */
 int ckd_add_loop(PyObject *ufunc, ckd_data *d, ckd_loop *L) {
+  const ckd_loop *primary = NULL; /* time loops: the one of these DTypes */
   for (Py_ssize_t i = 0; i < d->nloops; i++) {
     if (memcmp(d->loops[i]->dtypes, L->dtypes, (size_t)(d->nin + 1) * sizeof L->dtypes[0]) == 0) {
+      if (L->times && d->loops[i]->times) {
+        if (d->loops[i]->primary) {
+          primary = d->loops[i];
+        }
+        if (!ckd_time_loop_matches(d->loops[i], L->descrs, d->nin + 1)) {
+          continue; /* other units: another loop of the same ArrayMethod */
+        }
+      }
       int same = d->loops[i]->strided == L->strided;
       if (!same) {
         ckpy_raisef(CK_ERR_INVALID_ARGUMENT, "%s: there is a loop for these dtypes already "
@@ -250,6 +272,12 @@ int ckd_add_loop(PyObject *ufunc, ckd_data *d, ckd_loop *L) {
     d->loops = p;
     d->cap = cap;
   }
+  if (primary != NULL) {
+    /* NumPy holds one ArrayMethod per DType signature: the primary's
+     * resolver (time_loops.c) finds this loop by the operands' units */
+    d->loops[d->nloops++] = L;
+    return 0;
+  }
   PyType_Slot slots[] = {
       {NPY_METH_get_loop, (void *)&ckd_get_loop},
       {NPY_METH_get_reduction_initial, (void *)&ckd_get_reduction_initial},
@@ -264,6 +292,22 @@ int ckd_add_loop(PyObject *ufunc, ckd_data *d, ckd_loop *L) {
     slots[1].slot = 0; /* only binary functions reduce */
     slots[1].pfunc = NULL;
   }
+  PyType_Slot time_slots[] = {
+      {NPY_METH_get_loop, (void *)&ckd_get_loop},
+      {NPY_METH_resolve_descriptors, NULL},
+      {d->nin == 2 ? NPY_METH_get_reduction_initial : 0,
+       d->nin == 2 ? (void *)&ckd_get_reduction_initial : NULL},
+      {0, NULL},
+  };
+  if (L->times) {
+    /* units are parameters of M8 / m8: the resolver picks the loop of the
+     * operands' units (and gives string outputs a new StringDType) */
+    time_slots[1].pfunc = (void *)ckd_time_resolver(d);
+    if (time_slots[1].pfunc == NULL) {
+      ckd_loop_free(L);
+      return -1;
+    }
+  }
   PyArrayMethod_Spec spec = {
       .name = L->name,
       .nin = d->nin,
@@ -271,12 +315,13 @@ int ckd_add_loop(PyObject *ufunc, ckd_data *d, ckd_loop *L) {
       .casting = NPY_NO_CASTING,
       .flags = d->reorderable ? NPY_METH_IS_REORDERABLE : 0,
       .dtypes = L->dtypes,
-      .slots = slots,
+      .slots = L->times ? time_slots : slots,
   };
   if (PyUFunc_AddLoopFromSpec(ufunc, &spec) < 0) {
     ckd_loop_free(L);
     return -1;
   }
+  L->primary = 1;
   d->loops[d->nloops++] = L;
   return ckd_update_types(ufunc, d);
 }

@@ -270,6 +270,70 @@ static int ckd_registry_fit(const ckd_data *d, const ckd_operands *ops, ckd_loop
   return 0;
 }
 
+/* Registry ufuncs over datetime64 / timedelta64 (time_loops.c): the
+ * primary time loop of these input DTypes, made on first use from the
+ * operation's time kernel for seconds (every other unit is resolved per
+ * call).  -1 with an exception, 0 (none: not a time call, or a combination
+ * the operation does not define) or 1 (*out set). */
+static int ckd_time_op_fit(PyObject *ufunc, ckd_data *d, const ckd_operands *ops,
+                           ckd_loop **out) {
+  int nin = d->nin, any_time = 0;
+  PyArray_DTypeMeta *in[CKD_MAX_NIN];
+  for (int i = 0; i < nin; i++) {
+    in[i] = ops->weak[i] != CKD_STRONG ? ckd_weak_default(ops->weak[i]) : ops->in[i];
+    if (in[i] == NULL) {
+      return 0;
+    }
+    any_time |= in[i]->type_num == NPY_DATETIME || in[i]->type_num == NPY_TIMEDELTA;
+  }
+  if (!any_time) {
+    return 0;
+  }
+  for (Py_ssize_t k = 0; k < d->nloops; k++) {
+    ckd_loop *L = d->loops[k];
+    if (L->times && L->primary &&
+        memcmp(L->dtypes, in, (size_t)nin * sizeof L->dtypes[0]) == 0) {
+      *out = L;
+      return 1;
+    }
+  }
+  PyArray_Descr *probe[CKD_MAX_NIN] = {0};
+  int rc = 0;
+  for (int i = 0; i < nin; i++) {
+    int tn = in[i]->type_num;
+    if (tn == NPY_DATETIME || tn == NPY_TIMEDELTA) {
+      PyObject *spec = PyUnicode_FromString(tn == NPY_DATETIME ? "M8[s]" : "m8[s]");
+      if (spec == NULL || !PyArray_DescrConverter(spec, &probe[i])) {
+        probe[i] = NULL;
+      }
+      Py_XDECREF(spec);
+    } else {
+      probe[i] = in[i]->singleton;
+      Py_XINCREF(probe[i]);
+    }
+    if (probe[i] == NULL) {
+      PyErr_Clear();
+      goto done; /* an abstract or unknown operand: no time loop */
+    }
+  }
+  ckd_loop *L = ckd_time_op_loop(d, probe);
+  if (L == NULL) {
+    PyErr_Clear(); /* not defined for these kinds: NumPy's "no loop" */
+    goto done;
+  }
+  if (ckd_add_loop(ufunc, d, L) < 0) {
+    rc = -1;
+    goto done;
+  }
+  *out = d->loops[d->nloops - 1];
+  rc = 1;
+done:
+  for (int i = 0; i < nin; i++) {
+    Py_XDECREF(probe[i]);
+  }
+  return rc;
+}
+
 /* Lazily compiled functions: compile(input dtypes, out dtype or None). */
 static int ckd_compile_for(ckd_data *d, const ckd_operands *ops,
                            PyArray_DTypeMeta *const signature[]) {
@@ -350,6 +414,9 @@ int ckd_promoter(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
   ckd_loop *L = NULL;
   if (d->op != NULL && !fixed) {
     if (ckd_registry_fit(d, &ops, &L) < 0) {
+      return -1;
+    }
+    if (L == NULL && ckd_time_op_fit(ufunc, d, &ops, &L) < 0) {
       return -1;
     }
   } else {

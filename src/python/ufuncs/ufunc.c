@@ -26,6 +26,7 @@ static int ckd_data_clear(ckd_data *self) {
 static void ckd_data_dealloc(ckd_data *self) {
   PyObject_GC_UnTrack(self);
   ckd_data_clear(self);
+  ckd_time_release(self);
   for (Py_ssize_t i = 0; i < self->nloops; i++) {
     ckd_loop_free(self->loops[i]);
   }
@@ -132,6 +133,7 @@ PyObject *ckd_new_ufunc(const char *name, int nin, PyObject *doc, PyObject *iden
   }
   d->resolved = 0;
   d->cmp = -1;
+  d->time_slot = 0;
   d->ntypes = 0;
   d->nloops = d->cap = 0;
   d->loops = NULL;
@@ -209,7 +211,7 @@ int ckd_update_types(PyObject *ufunc, ckd_data *d) {
       int t = L->dtypes[k]->type_num;
       legacy &= t >= 0 && t < NPY_NTYPES_LEGACY;
     }
-    if (!legacy) {
+    if (!legacy || !L->primary) { /* time loops: one entry per DType signature */
       continue;
     }
     for (int k = 0; k < nargs; k++) {

@@ -20,6 +20,9 @@
  *               special_integer_comparisons
  *   string_loops.c  the loops of jitted signatures with `string` arguments
  *               or results, over NumPy's StringDType (the NpyString API)
+ *   time_loops.c  loops over datetime64 / timedelta64 (M8 / m8): one
+ *               ArrayMethod per DType signature whose resolve_descriptors
+ *               picks the loop of the operands' units
  *   promoter.c  type resolution: which loop a call's DTypes take (NEP 50
  *               weak Python scalars, safe casts, ck_op_resolve, lazy
  *               compilation)
@@ -92,6 +95,15 @@ typedef struct ckd_loop {
   int cmp;
   const struct ckd_loop *same;
   unsigned strings;                        /* bit i: operand i is a string */
+  unsigned times;                          /* bit i: operand i is an instant
+                                              or duration (M8 / m8)        */
+  PyArray_Descr *descrs[CKD_MAX_ARGS];     /* owned: the dtypes the loop was
+                                              made for (time loops: their
+                                              units are the loop's)        */
+  int primary;                             /* registered as the ArrayMethod
+                                              of its DTypes (time loops of
+                                              other units are not: the
+                                              primary's resolver picks them) */
   ck_jit_kernel_desc desc;                 /* jitted loops: what kernels of
                                               a string result are built from
                                               (its `code` kept alive by ckb) */
@@ -119,6 +131,7 @@ typedef struct {
                           (reorderable, identity 0; registry ufuncs: add)   */
   int resolved;        /* the promoter has answered a call                 */
   int cmp;             /* registry comparisons: Py_LT .. Py_GE, else -1    */
+  int time_slot;       /* time_loops.c: 1 + the resolver slot, 0 if none   */
   Py_ssize_t nloops, cap;
   ckd_loop **loops;
   /* The loops as the ufunc's legacy tables say them (ufunc.types, .ntypes:
@@ -218,6 +231,23 @@ int ckd_string_loop(PyArrayMethod_Context *context, char *const *data,
  * given (native byte order), a new StringDType for a string output that is
  * not given. */
 PyArrayMethod_ResolveDescriptors *ckd_string_resolver(int nin);
+
+/* ---- time_loops.c ------------------------------------------------------- */
+
+/* The resolve_descriptors of d's time loops (one per ufunc: the method
+ * object is opaque, so each ufunc with time loops takes one of a fixed pool
+ * of resolvers, which knows d); NULL with an exception when the pool is
+ * spent.  Released by ckd_time_release (UFuncData's dealloc). */
+PyArrayMethod_ResolveDescriptors *ckd_time_resolver(ckd_data *d);
+void ckd_time_release(ckd_data *d);
+/* Does time loop L take operands of exactly these descriptors (units
+ * equivalent; NULL entries match anything)? */
+int ckd_time_loop_matches(const ckd_loop *L, PyArray_Descr *const *descrs, int nargs);
+/* Registry ufuncs (d->op): a new loop (not added) of the operation's time
+ * kernel (ck_make_time_op_kernel) for inputs of these descriptors, its
+ * result the kernel's type; NULL with an exception (the kernel's error for
+ * combinations the operation does not define). */
+ckd_loop *ckd_time_op_loop(ckd_data *d, PyArray_Descr *const *in_descrs);
 
 /* ---- promoter.c --------------------------------------------------------- */
 
