@@ -210,8 +210,11 @@ class DeviceOptionArray:
     def to_host(self) -> Array:
         """A host ``ckernels.Array`` of ``N * ?T``: the values and the bitmap
         read once each, then imported without another copy (a bitmap at a bit
-        offset is moved to bit 0 on the host); with more dims, Arrow's
-        fixed-size lists around them."""
+        offset is moved to bit 0 on the host).  With more dims the host array
+        is built from the nested elements (:meth:`tolist`): the C core's Arrow
+        import takes no nulls under fixed-size lists."""
+        if self._shape is not None:
+            return _host_array(self.tolist(), type=self.type)
         n = self.size
         node, keep = _varlen._host_node(self._values)
         bits = np.packbits(self._valid_bits(), bitorder="little") if n else \
@@ -219,22 +222,18 @@ class DeviceOptionArray:
         keep.append(bits)
         node.buffers[0] = ffi.cast("void *", bits.ctypes.data)
         node.null_count = self.null_count
-        element = _t.option(self.value_type)
-        for k in reversed(self.shape[1:]):     # fixed dims: fixed-size lists
-            outer = ffi.new("ck_arrow_node *")
-            keep.append(outer)
-            outer.length = node.length // k if k else self.shape[0]
-            outer.n_buffers = 1
-            outer.child = node
-            node = outer
-            element = _t.fixed_dim(k, element)
-        return _varlen.import_host_node(node, keep, _varlen._schema_of(element))
+        return _varlen.import_host_node(node, keep,
+                                        _varlen._schema_of(_t.option(self.value_type)))
 
     get = to_host
 
     def tolist(self) -> list:
-        """The values as Python objects, ``None`` for a null."""
-        return self.to_host().tolist()
+        """The values as Python objects, ``None`` for a null (nested lists
+        with more dims)."""
+        flat = self._flat().to_host().tolist()
+        for k in reversed(self.shape[1:]):
+            flat = [flat[i:i + k] for i in range(0, len(flat), k)]
+        return flat
 
     to_list = tolist
 
@@ -494,10 +493,10 @@ def upload(ctx, host: Array) -> DeviceOptionArray:
     values written as a non-option upload writes them and the bitmap's bytes
     covering the elements in one write, with the export's bit offset (0..7)."""
     t = host.type
-    if t.ndim < 1 or not t.element.is_option or not all(host.shape):
+    if t.ndim < 1 or not t.dtype.is_option or not all(host.shape):
         raise NotSupportedError(f"Context.array: {t} on a {ctx.kind} device (option arrays "
                                 "of fixed dims: N * ?T, N * M * ?T)")
-    vt = t.element.value_type
+    vt = t.dtype.value_type
     if t.ndim > 1 and str(vt) == "string":
         raise NotSupportedError(f"Context.array: {t} on a {ctx.kind} device (?string arrays "
                                 "have one dim there)")
