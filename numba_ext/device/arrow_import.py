@@ -1,6 +1,6 @@
 """Device arrays from another producer's Arrow C device interface
 (``ctx.array(obj)`` for an object with ``__arrow_c_device_array__`` or
-``__arrow_c_device_stream__`` and no host interface, ``docs/interop.md``).
+``__arrow_c_device_stream__`` that is no NumPy-like array, ``docs/interop.md``).
 
 * ``ARROW_DEVICE_CPU``: imported by the C core as host data
   (``ck_arrow_import`` of the CPU device array), then placed as any host
@@ -47,12 +47,11 @@ _get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
 def is_device_producer(obj) -> bool:
-    """Whether ``obj`` speaks only Arrow's C device interface (no
-    ``__arrow_c_array__`` / ``__arrow_c_stream__``)."""
+    """Whether ``obj`` speaks Arrow's C device interface and is no NumPy-like
+    array (pyarrow and ckernels' host arrays go their own ways)."""
     tp = type(obj)
     return (hasattr(tp, "__arrow_c_device_array__") or
-            hasattr(tp, "__arrow_c_device_stream__")) and not (
-        hasattr(tp, "__arrow_c_array__") or hasattr(tp, "__arrow_c_stream__"))
+            hasattr(tp, "__arrow_c_device_stream__")) and not hasattr(tp, "__array__")
 
 
 def _capsules(obj):

@@ -97,7 +97,11 @@ def test_streams_of_every_device_array_kind(ctx):
         got_fmt, arrays = _read_stream(d.__arrow_c_device_stream__())
         assert got_fmt == fmt
         assert arrays == [(ARROW_DEVICE_OPENCL, arrays[0][1], d.size, nulls)]
-        # a consumer of streams gets the same elements back
+        # a consumer of streams gets the same elements back (var dims: refused)
+        if fmt == "+L":
+            with pytest.raises(NotSupportedError, match="'[+]L'"):
+                ctx.array(DeviceOnly(d, stream=True))
+            continue
         back = ctx.array(DeviceOnly(d, stream=True))
         assert back.tolist() == d.tolist() and type(back) is type(d)
 
@@ -120,8 +124,9 @@ def test_stream_is_dropped_unread_and_bad_arguments(ctx):
 def test_nanoarrow_reads_the_stream_arrays(ctx):
     nad = pytest.importorskip("nanoarrow.device")
     d = ctx.array(["ab", None, "c"])
+    cap = d.__arrow_c_device_stream__()
     s = ffi.cast("struct ArrowDeviceArrayStream *",
-                 _get_pointer(d.__arrow_c_device_stream__(), b"arrow_device_array_stream"))
+                 _get_pointer(cap, b"arrow_device_array_stream"))
     schema = ffi.new("struct ArrowSchema *")
     out = ffi.new("struct ArrowDeviceArray *")
     assert s.get_schema(s, schema) == 0 and s.get_next(s, out) == 0
