@@ -20,6 +20,11 @@ def wrap_device_array(schema_address: int, array_address: int,
     """``('arrow_schema', 'arrow_device_array')`` capsules holding the structs
     at those addresses, moved in (the sources are left released)."""
 
+def wrap_device_stream(schema: CapsuleType, device_array: CapsuleType, /) -> CapsuleType:
+    """An ``'arrow_device_array_stream'`` capsule of one device array, the
+    structs moved out of the ``'arrow_schema'`` and ``'arrow_device_array'``
+    capsules."""
+
 def export_stream(address: int, requested: CapsuleType | None = None, /) -> CapsuleType:
     """An ``'arrow_array_stream'`` capsule."""
 

@@ -69,7 +69,7 @@ RANKS = [
     ("device.ops", ["ckernels.device.ops", "ckernels.device.ops.*"]),
     ("device.array", ["ckernels.device.array"]),
     ("device.interop", ["ckernels.device.interop", "ckernels.device.varlen",
-                        "ckernels.device.nulls"]),
+                        "ckernels.device.nulls", "ckernels.device.arrow_import"]),
     ("user_kernels", ["ckernels.user_kernels", "ckernels.user_kernels.source",
                       "ckernels.user_kernels.args",
                       "ckernels.user_kernels.compile", "ckernels.user_kernels.build"]),

@@ -151,6 +151,11 @@ class DeviceArray(DeviceArrayBase):
         (:func:`ckernels.device.arrow.export_device_array`)."""
         return _arrow_dev.export_device_array(self, requested_schema, **kwargs)
 
+    def __arrow_c_device_stream__(self, requested_schema=None, **kwargs):
+        """Arrow's C device stream interface: a stream of this one array
+        (:func:`ckernels.device.arrow.export_device_stream`)."""
+        return _arrow_dev.export_device_stream(self, requested_schema, **kwargs)
+
     def __reduce__(self):
         # pickling copies the data to the host; unpickling copies it into the
         # default context of the same kind (see docs/contexts.md)

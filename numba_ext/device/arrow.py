@@ -27,7 +27,7 @@ from ..host.array import empty as _host_empty
 from ..memory import release_callback
 
 __all__ = ["node_of", "device_node", "wrap_capsules", "check_export_args", "schema_capsule",
-           "export_device_array"]
+           "export_device_array", "export_device_stream"]
 
 
 def _is_varlen(x) -> bool:
@@ -152,3 +152,17 @@ def export_device_array(x, requested_schema=None, **kwargs):
         raise
     node, keep = device_node(x)
     return wrap_capsules(x.context, node, keep, schema)
+
+
+def export_device_stream(x, requested_schema=None, **kwargs):
+    """``x.__arrow_c_device_stream__()``: an ``arrow_device_array_stream``
+    capsule of one array, ``x.__arrow_c_device_array__()`` (Arrow's C device
+    stream interface; ``ck_arrow_device_stream_of``, the C core's
+    ``ckernel/arrow_device_stream.h``: get_schema, get_next, get_last_error,
+    release)."""
+    extra = sorted(k for k, v in kwargs.items() if v is not None)
+    if extra:
+        raise NotImplementedError(f"__arrow_c_device_stream__: unsupported keyword "
+                                  f"argument(s): {extra}")
+    schema, array = x.__arrow_c_device_array__(requested_schema)
+    return _arrow.wrap_device_stream(schema, array)

@@ -50,7 +50,7 @@ from .base import DeviceArrayBase
 from .varlen import DeviceVarArray
 
 __all__ = ["DeviceOptionArray", "upload", "host_option", "is_option_host", "combine", "validity_operands",
-           "elementwise"]
+           "elementwise", "flat_values", "result_shape"]
 
 _UINT8 = dtypes.by_name["uint8"]
 _UINT64 = dtypes.by_name["uint64"]
@@ -61,12 +61,14 @@ def _nbytes(bit_offset: int, n: int) -> int:
 
 
 class DeviceOptionArray:
-    """A one-dimensional device array of ``?T`` (see the module docstring)."""
+    """A device array of ``?T`` (see the module docstring): the values and
+    the bitmap are flat, in C order; ``shape`` gives more than one dim to
+    numbers and bools (``2 * 3 * ?float64``)."""
 
-    __slots__ = ("_values", "_bits", "_bit_offset", "_null_count", "__weakref__")
+    __slots__ = ("_values", "_bits", "_bit_offset", "_null_count", "_shape", "__weakref__")
 
     def __init__(self, values, validity: DeviceArray, bit_offset: int = 0,
-                 null_count: int | None = None):
+                 null_count: int | None = None, shape: tuple | None = None):
         if not isinstance(values, (DeviceArray, DeviceVarArray)) or values.ndim != 1:
             raise InvalidArgumentError("DeviceOptionArray: the values must be a 1-d device "
                                        "array (numbers, bools or strings)")
@@ -89,10 +91,37 @@ class DeviceOptionArray:
             raise InvalidArgumentError(
                 f"DeviceOptionArray: a bitmap of {validity.size} bytes at bit offset "
                 f"{bit_offset} is too small for {n} elements")
+        if shape is not None:
+            shape = tuple(int(x) for x in shape)
+            if len(shape) < 1 or int(np.prod(shape)) != n or min(shape) < 0:
+                raise InvalidArgumentError(f"DeviceOptionArray: shape {shape} for {n} values")
+            if len(shape) == 1:
+                shape = None
+            elif isinstance(values, DeviceVarArray):
+                raise NotSupportedError("DeviceOptionArray: ?string with more than one dim on "
+                                        "a device")
         self._values = values
         self._bits = validity
         self._bit_offset = int(bit_offset)
         self._null_count = null_count
+        self._shape = shape
+
+    def _flat(self) -> "DeviceOptionArray":
+        """The same elements with one dim (shares everything)."""
+        if self._shape is None:
+            return self
+        return DeviceOptionArray(self._values, self._bits, self._bit_offset, self._null_count)
+
+    def reshape(self, *shape) -> "DeviceOptionArray":
+        """The same elements (C order) with another shape (shares everything;
+        one ``-1`` is inferred)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        if list(shape).count(-1) == 1:
+            rest = int(np.prod([x for x in shape if x != -1]))
+            shape = tuple(self.size // rest if x == -1 and rest else x for x in shape)
+        return DeviceOptionArray(self._values, self._bits, self._bit_offset, self._null_count,
+                                 shape=shape)
 
     # ---- attributes -------------------------------------------------------------
     @property
@@ -123,8 +152,11 @@ class DeviceOptionArray:
 
     @property
     def type(self) -> _t.Type:
-        """``N * ?T``."""
-        return _t.fixed_dim(len(self), _t.option(self.value_type))
+        """``N * ?T`` (``N * M * ?T`` with more dims)."""
+        t = _t.option(self.value_type)
+        for k in reversed(self.shape):
+            t = _t.fixed_dim(k, t)
+        return t
 
     @property
     def dtype(self):
@@ -133,11 +165,11 @@ class DeviceOptionArray:
 
     @property
     def shape(self) -> tuple:
-        return (len(self._values),)
+        return self._shape if self._shape is not None else (len(self._values),)
 
     @property
     def ndim(self) -> int:
-        return 1
+        return len(self.shape)
 
     @property
     def size(self) -> int:
@@ -148,7 +180,7 @@ class DeviceOptionArray:
         return self._values.nbytes + _nbytes(self._bit_offset, self.size)
 
     def __len__(self) -> int:
-        return len(self._values)
+        return self.shape[0]
 
     @property
     def null_count(self) -> int:
@@ -168,17 +200,21 @@ class DeviceOptionArray:
 
     def is_valid(self) -> np.ndarray:
         """A host bool array: True where a value is present."""
-        return self._valid_bits()
+        return self._valid_bits().reshape(self.shape)
 
     def is_null(self) -> np.ndarray:
         """A host bool array: True where the value is missing."""
-        return ~self._valid_bits()
+        return ~self._valid_bits().reshape(self.shape)
 
     # ---- transfers ----------------------------------------------------------------
     def to_host(self) -> Array:
         """A host ``ckernels.Array`` of ``N * ?T``: the values and the bitmap
         read once each, then imported without another copy (a bitmap at a bit
-        offset is moved to bit 0 on the host)."""
+        offset is moved to bit 0 on the host).  With more dims the host array
+        is built from the nested elements (:meth:`tolist`): the C core's Arrow
+        import takes no nulls under fixed-size lists."""
+        if self._shape is not None:
+            return _host_array(self.tolist(), type=self.type)
         n = self.size
         node, keep = _varlen._host_node(self._values)
         bits = np.packbits(self._valid_bits(), bitorder="little") if n else \
@@ -192,8 +228,12 @@ class DeviceOptionArray:
     get = to_host
 
     def tolist(self) -> list:
-        """The values as Python objects, ``None`` for a null."""
-        return self.to_host().tolist()
+        """The values as Python objects, ``None`` for a null (nested lists
+        with more dims)."""
+        flat = self._flat().to_host().tolist()
+        for k in reversed(self.shape[1:]):
+            flat = [flat[i:i + k] for i in range(0, len(flat), k)]
+        return flat
 
     to_list = tolist
 
@@ -211,10 +251,12 @@ class DeviceOptionArray:
         """A device-side copy (values and bitmap)."""
         n, b = self.size, self._bit_offset
         return DeviceOptionArray(self._values.copy(), self._bits[:max(_nbytes(b, n), 1)].copy(),
-                                 b, self._null_count)
+                                 b, self._null_count, self._shape)
 
     # ---- elements -------------------------------------------------------------------
     def __getitem__(self, key):
+        if self._shape is not None:
+            return self._nd_item(key)
         n = self.size
         if isinstance(key, (int, np.integer)):
             i = int(key)
@@ -239,6 +281,40 @@ class DeviceOptionArray:
         raise NotSupportedError(f"DeviceOptionArray: index {key!r} (integers and slices "
                                 "only)")
 
+    def _nd_item(self, key):
+        """``d[i]`` (a row), ``d[a:b]`` (rows) and ``d[i, j, ...]`` (one
+        element) of an array with more than one dim: flat ranges of the
+        values and bits, no copy."""
+        shape = self.shape
+        row = int(np.prod(shape[1:]))
+        flat = self._flat()
+        if isinstance(key, tuple) and len(key) == len(shape) and \
+                all(isinstance(k, (int, np.integer)) for k in key):
+            idx = 0
+            for k, m in zip(key, shape):
+                k = int(k)
+                if k < -m or k >= m:
+                    raise CKIndexError(f"index {k} is out of bounds for size {m}")
+                idx = idx * m + k % m
+            return flat[idx]
+        if isinstance(key, (int, np.integer)):
+            i = int(key)
+            if i < -shape[0] or i >= shape[0]:
+                raise CKIndexError(f"index {i} is out of bounds for axis 0 with size "
+                                   f"{shape[0]}")
+            i %= shape[0]
+            return flat[i * row:(i + 1) * row].reshape(shape[1:])
+        if isinstance(key, slice):
+            start, stop, step = key.indices(shape[0])
+            if step != 1:
+                raise NotSupportedError("DeviceOptionArray: slices with a step other than 1 "
+                                        "(copy to the host with .get() first)")
+            stop = max(stop, start)
+            return flat[start * row:stop * row].reshape((stop - start,) + shape[1:])
+        raise NotSupportedError(f"DeviceOptionArray: index {key!r} of a {len(shape)}-dim "
+                                "option array (an integer, a slice of rows or one integer "
+                                "per dim)")
+
     def __iter__(self):
         return iter(self.tolist())
 
@@ -251,6 +327,10 @@ class DeviceOptionArray:
         under every null by a guarded kernel, then the device reduction; a
         0-d device array, None when every element is null); other reductions
         are refused."""
+        if axis is not None and self.ndim > 1:
+            raise NotSupportedError(f"{name} of an option device array along an axis (the "
+                                    "whole array skips nulls on a device; reduce on the host: "
+                                    f"d.get().{name}(axis=...))")
         if name not in ("sum", "mean") or axis not in (None, 0, -1, (0,)) or out is not None \
                 or keepdims or dtype is not None:
             raise NotSupportedError(
@@ -283,11 +363,16 @@ class DeviceOptionArray:
 
     # ---- display ------------------------------------------------------------------------
     def __repr__(self) -> str:
-        return (f"<ckernels.DeviceArray {self.type} ({self.size},) on "
+        return (f"<ckernels.DeviceArray {self.type} {self.shape} on "
                 f"{self.context.brief}, {self.null_count} null"
                 f"{'' if self.null_count == 1 else 's'}>")
 
     def __str__(self) -> str:
+        if self.ndim > 1:
+            rows = [str(self[i]) for i in range(len(self))] if len(self) <= 6 else \
+                [str(self[i]) for i in (0, 1, 2)] + ["..."] + \
+                [str(self[i]) for i in range(len(self) - 3, len(self))]
+            return "[" + ", ".join(rows) + "]"
         if self.size <= 10:
             return str(self.tolist())
         n = self.size
@@ -303,6 +388,9 @@ class DeviceOptionArray:
         buffers: the values' (as their own export) and the validity bitmap as
         buffer 0 with the null count; a bitmap at a bit offset is moved to
         bit 0 on the device first (the values start at element 0)."""
+        if self.ndim > 1:
+            raise NotSupportedError(f"__arrow_c_device_array__: {self.type} (option arrays of "
+                                    "one dim; d.reshape(-1) exports the elements)")
         schema = _varlen._schema_of(_t.option(self.value_type))
         try:
             _arrow_dev.check_export_args(requested_schema, kwargs, schema)
@@ -319,6 +407,11 @@ class DeviceOptionArray:
                 schema.release(schema)
             raise
         return _arrow_dev.wrap_capsules(self.context, node, keep, schema)
+
+    def __arrow_c_device_stream__(self, requested_schema=None, **kwargs):
+        """Arrow's C device stream interface: a stream of this one array
+        (:func:`ckernels.device.arrow.export_device_stream`)."""
+        return _arrow_dev.export_device_stream(self, requested_schema, **kwargs)
 
 
 def _unpickle(context_class, kind, host):
@@ -378,10 +471,19 @@ def host_option(obj, type=None):
         h = _host_asarray(obj)
         return h if is_option_host(h) else None
     if (isinstance(obj, np.ndarray) and text_nulls(obj)) or \
-            (isinstance(obj, (list, tuple)) and any(v is None for v in obj)):
+            (isinstance(obj, (list, tuple)) and _has_none(obj)):
         h = _host_array(obj)
         return h if is_option_host(h) else None
     return None
+
+
+def _has_none(obj, depth: int = 0) -> bool:
+    """Whether a (nested) list holds ``None``."""
+    for v in obj:
+        if v is None or (depth < 32 and isinstance(v, (list, tuple)) and
+                         _has_none(v, depth + 1)):
+            return True
+    return False
 
 
 def upload(ctx, host: Array) -> DeviceOptionArray:
@@ -391,18 +493,28 @@ def upload(ctx, host: Array) -> DeviceOptionArray:
     values written as a non-option upload writes them and the bitmap's bytes
     covering the elements in one write, with the export's bit offset (0..7)."""
     t = host.type
-    if t.ndim != 1 or not t.element.is_option:
+    if t.ndim < 1 or not t.dtype.is_option or not all(host.shape):
         raise NotSupportedError(f"Context.array: {t} on a {ctx.kind} device (option arrays "
-                                "with one dim: N * ?T)")
-    vt = t.element.value_type
+                                "of fixed dims: N * ?T, N * M * ?T)")
+    vt = t.dtype.value_type
+    if t.ndim > 1 and str(vt) == "string":
+        raise NotSupportedError(f"Context.array: {t} on a {ctx.kind} device (?string arrays "
+                                "have one dim there)")
     if not (str(vt) == "string" or (vt.is_builtin and vt.to_numpy_dtype().kind in "biuf")):
         raise NotSupportedError(f"Context.array: ?{vt} cannot live on a {ctx.kind} device "
                                 "(options of numbers, bools and strings)")
     schema = ffi.new("struct ArrowSchema *")
     arr = ffi.new("struct ArrowArray *")
     check(lib.ck_arrow_export(host._a, ffi.NULL, schema, arr))
+    top_schema, top_arr = schema, arr
     try:
         n, off = int(arr.length), int(arr.offset)
+        for k in host.shape[1:]:     # fixed dims: fixed-size lists down to the ?T leaf
+            if arr.n_children != 1 or arr.null_count != 0:
+                raise NotSupportedError(f"Context.array: {t} exported with nulls above "
+                                        "its elements")
+            schema, arr = schema.children[0], arr.children[0]
+            n, off = n * k, off * k + int(arr.offset)
         values = _varlen._upload_node(ctx, vt, schema, arr, off, n, nulls_ok=True)
         if arr.buffers[0] == ffi.NULL or arr.null_count == 0:
             raw = np.full(max(_nbytes(0, n), 1), 0xFF, np.uint8)
@@ -414,9 +526,9 @@ def upload(ctx, host: Array) -> DeviceOptionArray:
                 raw = np.zeros(1, np.uint8)
         bits = DeviceArray.from_host(ctx, raw)
     finally:
-        arr.release(arr)
-        schema.release(schema)
-    return DeviceOptionArray(values, bits, bit, count)
+        top_arr.release(top_arr)
+        top_schema.release(top_schema)
+    return DeviceOptionArray(values, bits, bit, count, host.shape)
 
 
 # ------------------------------------------------------- result validity --
@@ -446,23 +558,44 @@ def validity_operands(fname: str, args):
     the same length; other device arrays must have that shape too (no
     broadcasting against the bitmap's flat index)."""
     opts = [a for a in args if isinstance(a, DeviceOptionArray)]
-    ns = {len(a) for a in opts}
-    if len(ns) != 1:
-        raise InvalidArgumentError(f"{fname}: option device arrays of lengths {sorted(ns)} "
-                                   "(one length for all)")
-    n = ns.pop()
+    shapes = {a.shape for a in opts}
+    if len(shapes) != 1:
+        what = "lengths" if all(len(x) == 1 for x in shapes) else "shapes"
+        got = sorted(x[0] for x in shapes) if what == "lengths" else sorted(shapes)
+        raise InvalidArgumentError(f"{fname}: option device arrays of {what} {got} "
+                                   f"(one {what[:-1]} for all)")
+    shape = shapes.pop()
+    n = int(np.prod(shape))
     for i, a in enumerate(args):
-        if isinstance(a, (DeviceArrayBase, DeviceVarArray)) and tuple(a.shape) != (n,):
+        if isinstance(a, (DeviceArrayBase, DeviceVarArray)) and tuple(a.shape) != shape:
             raise NotSupportedError(f"{fname}: argument {i} has shape {tuple(a.shape)} next "
-                                    f"to option arrays of shape ({n},) (no broadcasting of "
+                                    f"to option arrays of shape {shape} (no broadcasting of "
                                     "option arrays on devices)")
     ctxs = {a.context for a in opts}
     if len(ctxs) != 1:
         raise InvalidArgumentError(f"{fname}: option device arrays in different contexts")
     ctx = ctxs.pop()
     bits, off = combine(ctx, [(a._bits, a._bit_offset) for a in opts], n)
-    values = [a._values if isinstance(a, DeviceOptionArray) else a for a in args]
+    values = [a._values if isinstance(a, DeviceOptionArray) else
+              flat_values(a) if isinstance(a, DeviceArrayBase) else a for a in args]
     return values, bits, off, n
+
+
+def flat_values(a):
+    """A device array of numbers with one dim over the same elements (C
+    order: a contiguous one shares them, another is copied)."""
+    if a.ndim == 1:
+        return a
+    return (a if a.is_contiguous else a.copy()).reshape(-1)
+
+
+def result_shape(args):
+    """The shape of the option arrays among ``args`` (one shape:
+    :func:`validity_operands`)."""
+    for a in args:
+        if isinstance(a, DeviceOptionArray):
+            return a.shape
+    return None
 
 
 # ----------------------------------------------------- registry operations --
@@ -522,7 +655,7 @@ def elementwise(op: str, args, out=None) -> DeviceOptionArray:
                 for a, nm in zip(values, names)] + [bits, off]
     res = DeviceArray.empty(ctx, (n,), dtypes.by_name[ret].numpy)
     plan(res, operands)
-    return DeviceOptionArray(res, bits, off)
+    return DeviceOptionArray(res, bits, off, shape=result_shape(args))
 
 
 def _scalar(v, name):

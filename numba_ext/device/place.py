@@ -28,10 +28,12 @@ from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
 from ..context.handle import ContextHandle, publish, shared
 from ..user_kernels import build as _kernels
+from . import arrow_import as _arrow_import
 from . import interop
 from . import nulls as _nulls
 from . import varlen as _varlen
 from .array import DeviceArray
+from .base import DeviceArrayBase
 
 
 class Context(ContextHandle):
@@ -84,9 +86,15 @@ class Context(ContextHandle):
         ``N * ?T``, pyarrow arrays with nulls, lists with ``None``, NumPy
         ``StringDType`` with an ``na_object``) a
         :class:`~ckernels.device.nulls.DeviceOptionArray` (values + the validity
-        bitmap).  ``type`` is a dtype (``"float32"``) or a full type
+        bitmap).  Another producer's Arrow device array
+        (``__arrow_c_device_array__`` / ``__arrow_c_device_stream__``) is copied
+        from this context's device (:mod:`ckernels.device.arrow_import`).
+        ``type`` is a dtype (``"float32"``) or a full type
         (``"2 * 3 * float32"``, whose shape must match the data's)."""
         if not self.is_device:
+            if type is None and _arrow_import.is_device_producer(obj) and not isinstance(
+                    obj, (DeviceArrayBase, _varlen.DeviceVarArray, _nulls.DeviceOptionArray)):
+                return _arrow_import.import_device(self, obj)
             if isinstance(obj, (_varlen.DeviceVarArray, _nulls.DeviceOptionArray)):
                 obj = obj.to_host()
             if isinstance(obj, DeviceArray):
@@ -101,6 +109,9 @@ class Context(ContextHandle):
             return obj.copy() if obj.context == self else _varlen.upload(self, obj.to_host())
         if isinstance(obj, _nulls.DeviceOptionArray) and obj.context == self and type is None:
             return obj.copy()
+        if type is None and _arrow_import.is_device_producer(obj) and not isinstance(
+                obj, (DeviceArrayBase, _varlen.DeviceVarArray, _nulls.DeviceOptionArray)):
+            return _arrow_import.import_device(self, obj)   # Arrow's C device interface
         host_option = _nulls.host_option(obj, type)     # ?T: values + validity bitmap
         if host_option is not None:
             return _nulls.upload(self, host_option)

@@ -257,6 +257,11 @@ class DeviceVarArray:
             raise
         return _arrow_dev.wrap_capsules(self._ctx, node, keep, schema)
 
+    def __arrow_c_device_stream__(self, requested_schema=None, **kwargs):
+        """Arrow's C device stream interface: a stream of this one array
+        (:func:`ckernels.device.arrow.export_device_stream`)."""
+        return _arrow_dev.export_device_stream(self, requested_schema, **kwargs)
+
 
 # ------------------------------------------------- lengths -> offsets --
 def offsets_from_lengths(lengths: DeviceArray) -> DeviceArray:

@@ -645,6 +645,9 @@ class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
         if comp.core:
             from . import device_dims
             return SourceCode(device_dims.source(tgt, self, comp), target)
+        from . import device_nulls
+        if device_nulls.is_null_aware(comp.sig):     # ?T arguments or result
+            return SourceCode(device_nulls.source(tgt, self, comp), target)
         return SourceCode(tgt.program(self, comp).source, target)
 
     def instantiate(self, dst_type, src_types, kernreq="single") -> Kernel:

@@ -45,9 +45,13 @@ def call(kernel, args, out=None):
     if where is DASK:   # lazy: ckernels.dask
         from .. import dask as _dask
         return _dask.call(kernel, args, out)
-    if any(isinstance(a, DeviceOptionArray) for a in args):
-        from . import device_nulls   # nulls propagate: the body skips null slots
-        return device_nulls.call(kernel, args, out)
+    if any(isinstance(a, DeviceOptionArray) for a in args) or \
+            any((c.sig.ret or "").startswith("?") or any(a.startswith("?") for a in c.sig.args)
+                for c in kernel._compiled.values()):
+        from . import device_nulls   # nulls propagate, or the function sees None
+        res = device_nulls.call(kernel, args, out)
+        if res is not NotImplemented:
+            return res
     if any(c.sig.ret == "string" for c in kernel._compiled.values()):
         from . import device_strings   # string results: sizing -> scan -> writing
         res = device_strings.call(kernel, args, out)

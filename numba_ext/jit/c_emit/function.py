@@ -12,6 +12,7 @@ import numpy as np
 
 from ...errors import NotSupportedError
 from . import arrays as _arrays
+from . import optionals as _opt
 from . import string_results as _results
 from . import strings as _strings
 from .arith import ArithEmission
@@ -93,6 +94,8 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
             return None if el is None else f"{el} *"
         if isinstance(t, (types.Array, types.NoneType)):   # core dims: c_emit.arrays
             return _arrays.c_type(self, t)
+        if isinstance(t, types.Optional):       # null-aware values: c_emit.optionals
+            return _opt.c_type(self, t)
         return self.d.c_type(t)
 
     def field_ct(self, t) -> str | None:
@@ -125,10 +128,14 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         """``return`` of a placeholder result (after an error)."""
         if self.struct_ret is not None or self.builds_strings:
             return f"return {self.var('$ck_zero')};"
+        if _opt.is_optional(self.ret_type):
+            return f"return {_opt.none_value(self, self.ret_type)};"
         return f"return ({self.ct(self.ret_type)})0;"
 
     def note_fp64(self, t) -> None:
         from numba.core import types
+        if _opt.is_optional(t):
+            t = _unlit(t).type
         if _unlit(t) == types.float64 and self.prog.fp64_user is None:
             self.prog.fp64_user = self.py_func.__qualname__
 
@@ -149,6 +156,9 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         return self.var(var.name)
 
     def cast(self, expr: str, from_t, to_t) -> str:
+        got = _opt.cast(self, expr, from_t, to_t)
+        if got is not None:
+            return got
         ft, tt = self.ct(from_t), self.ct(to_t)
         if ft == tt:
             return expr
@@ -217,7 +227,17 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         lines.append("}")
         self.text = "\n".join(lines) + "\n"
 
+    pending_checks: list = []     # presence checks of optionals read as values
+
     def stmt(self, stmt, ir) -> list[str]:
+        """The C lines of one IR statement, after the presence checks of the
+        optionals it reads as values (:mod:`.optionals`)."""
+        self.pending_checks = []
+        lines = self._stmt(stmt, ir)
+        checks, self.pending_checks = self.pending_checks, []
+        return checks + lines
+
+    def _stmt(self, stmt, ir) -> list[str]:
         loc = self._loc = stmt.loc
         if isinstance(stmt, ir.Assign):
             return self.assign(stmt.target, stmt.value, loc, ir)
@@ -231,6 +251,8 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
                 return self.struct_return(stmt.value, loc)
             if self.builds_strings:
                 return [f"return {self.use(stmt.value, loc)};"]
+            if _opt.is_optional(self.ret_type):
+                return [f"return {self.use_as(stmt.value, self.ret_type, loc)};"]
             rt = self.ct(self.ret_type)
             return [f"return ({rt}){self.use_as(stmt.value, self.ret_type, loc)};"]
         if isinstance(stmt, ir.Del):
@@ -329,6 +351,9 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         op = e.op
         if op in ("binop", "inplace_binop"):
             fn = e.fn if op == "binop" else e.immutable_fn
+            got = _opt.is_none_test(self, dst, fn, e.lhs, e.rhs, loc)
+            if got is not None:
+                return got
             got = _strings.binop(self, dst, tt, fn, e.lhs, e.rhs, loc)
             return got if got is not None else self.binop(dst, tt, fn, e, loc)
         if op == "unary":

@@ -36,6 +36,7 @@
 #include "ckernel/cuda.h"
 #include "ckernel/arrow.h"
 #include "ckernel/arrow_wrap.h"
+#include "ckernel/arrow_device_stream.h"
 #include "ckernel/datetime.h"
 
 #endif /* CKERNEL_CKERNEL_H */

@@ -30,6 +30,7 @@ static const char SCHEMA[] = "arrow_schema";
 static const char ARRAY[] = "arrow_array";
 static const char STREAM[] = "arrow_array_stream";
 static const char DEVICE_ARRAY[] = "arrow_device_array";
+static const char DEVICE_STREAM[] = "arrow_device_array_stream";
 
 /* ---- capsule destructors -------------------------------------------------------- */
 
@@ -65,6 +66,16 @@ static void free_device_array_capsule(PyObject *capsule) {
 
 static void free_stream_capsule(PyObject *capsule) {
   struct ArrowArrayStream *s = PyCapsule_GetPointer(capsule, STREAM);
+  if (s != NULL) {
+    if (s->release != NULL) {
+      s->release(s);
+    }
+    free(s);
+  }
+}
+
+static void free_device_stream_capsule(PyObject *capsule) {
+  struct ArrowDeviceArrayStream *s = PyCapsule_GetPointer(capsule, DEVICE_STREAM);
   if (s != NULL) {
     if (s->release != NULL) {
       s->release(s);
@@ -373,7 +384,41 @@ static PyObject *py_wrap_device_array(PyObject *self, PyObject *const *args, Py_
   return pair;
 }
 
+/* wrap_device_stream(schema, device_array) -> an 'arrow_device_array_stream'
+ * capsule: a stream of that one device array (ck_arrow_device_stream_of),
+ * the structs moved out of the two capsules (left released on success,
+ * untouched on failure). */
+static PyObject *py_wrap_device_stream(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  (void)self;
+  if (n != 2) {
+    PyErr_SetString(PyExc_TypeError, "wrap_device_stream(schema, device_array)");
+    return NULL;
+  }
+  struct ArrowSchema *src_s = capsule_arg(args[0], SCHEMA, "the schema");
+  if (src_s == NULL) {
+    return NULL;
+  }
+  struct ArrowDeviceArray *src_a = capsule_arg(args[1], DEVICE_ARRAY, "the device array");
+  if (src_a == NULL) {
+    return NULL;
+  }
+  struct ArrowDeviceArrayStream *s;
+  PyObject *cap = new_capsule(sizeof *s, DEVICE_STREAM, free_device_stream_capsule, (void **)&s);
+  if (cap == NULL) {
+    return NULL;
+  }
+  ck_status st = ck_arrow_device_stream_of(src_s, src_a, s);
+  if (st != CK_OK) {
+    Py_DECREF(cap);
+    return ckpy_raise_last(st);
+  }
+  return cap;
+}
+
 static PyMethodDef arrow_methods[] = {
+    {"wrap_device_stream", (PyCFunction)(void (*)(void))py_wrap_device_stream, METH_FASTCALL,
+     "wrap_device_stream(schema, device_array) -> an 'arrow_device_array_stream' capsule "
+     "of that one device array, the structs moved out of the capsules."},
     {"export_schema", (PyCFunction)(void (*)(void))py_export_schema, METH_FASTCALL,
      "export_schema(address, requested=None) -> an 'arrow_schema' capsule."},
     {"export_array", (PyCFunction)(void (*)(void))py_export_array, METH_FASTCALL,
