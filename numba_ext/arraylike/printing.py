@@ -50,7 +50,7 @@ def format_values(a: ArrayBase, prefix: str) -> tuple:
     opts = np.get_printoptions()
     sep = ", " if prefix else " "
     k = a._regular_ndim()
-    if k < a.ndim or not (a.dtype.kind in "biufcT" or a.dtype.fields is not None
+    if k < a.ndim or not (a.dtype.kind in "biufcTMm" or a.dtype.fields is not None
                           or a.dtype.kind == "O"):
         return _format_nested(a, opts["edgeitems"], opts["threshold"]), False
     shape = a.shape

@@ -116,10 +116,11 @@ class Context(ContextHandle):
         host = obj.to_numpy() if isinstance(obj, DeviceArray) else obj
         if type is None:
             host = np.asarray(host)
-            if host.dtype.kind not in "biuf" and host.dtype.fields is None:
+            if host.dtype.kind not in "biufMm" and host.dtype.fields is None:
                 raise NotSupportedError(f"Context.array: data of NumPy dtype {host.dtype} "
                                         f"cannot live on a {self.kind} device (bool, ints, "
-                                        "float32/64 and aligned structs of them only)")
+                                        "float32/64, datetime64/timedelta64 and aligned "
+                                        "structs of them only)")
             return DeviceArray.from_host(self, host)
         shape, dt = _type_shape_dtype(type, None, "Context.array", self.kind)
         host = np.asarray(host, dtype=dt)
