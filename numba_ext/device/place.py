@@ -21,11 +21,13 @@ import builtins
 import numpy as np
 
 from ..host.array import Array
+from ..host import dictionary as _dictionary
 from ..host.array import array as _host_array
 from ..host.array import asarray as _host_asarray
 from ..host.array import empty as _host_empty
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
+from .._native import lib
 from ..context.handle import ContextHandle, publish, shared
 from ..user_kernels import build as _kernels
 from . import interop
@@ -101,6 +103,7 @@ class Context(ContextHandle):
             return obj.copy() if obj.context == self else _varlen.upload(self, obj.to_host())
         if isinstance(obj, _nulls.DeviceOptionArray) and obj.context == self and type is None:
             return obj.copy()
+        _refuse_dictionary(obj, self.kind)
         host_option = _nulls.host_option(obj, type)     # ?T: values + validity bitmap
         if host_option is not None:
             return _nulls.upload(self, host_option)
@@ -269,11 +272,32 @@ def _type_shape_dtype(type, shape, where, kind):
         if dims:
             raise InvalidArgumentError(f"{where}: shape {tuple(shape)} does not fit type {type}")
         dims = [int(x) for x in rest]
-    if not t.is_builtin:
+    if not t.is_builtin and not _is_time(t):
         raise NotSupportedError(f"{where}: element type {t} is not supported on {kind} "
                                 "devices")
     dt = t.to_numpy_dtype()
     return (tuple(dims) if (dims or shape is not None) else None), dt
+
+
+def _refuse_dictionary(obj, kind: str) -> None:
+    """A one-line NotSupportedError for a dictionary-encoded column (a ckernels
+    dictionary column, a pyarrow dictionary array, a pandas or polars
+    Categorical): device arrays hold no dictionary type."""
+    if isinstance(obj, (DeviceArray, _varlen.DeviceVarArray, _nulls.DeviceOptionArray)):
+        return
+    col = _dictionary.as_column(obj)
+    if col is not None:
+        raise NotSupportedError(
+            f"Context.array: a dictionary-encoded column ({col.type.element}) cannot live on "
+            f"a {kind} device; decode it first (ckernels.host.dictionary.decode(...), "
+            "pyarrow's dictionary_decode()), or call the jitted function on the host, where "
+            "it runs once per distinct value")
+
+
+def _is_time(t: Type) -> bool:
+    """Whether ``t`` is an instant or a duration (``datetime64``/``timedelta64``
+    device arrays: int64 counts)."""
+    return t.type_id in (lib.CK_TYPE_DATETIME, lib.CK_TYPE_TIMEDELTA)
 
 
 __all__ = ["Context", "check_context", "same_context", "default_context"]

@@ -285,9 +285,10 @@ def _gather_with_null_value(column: Array, per_value, at_null):
     vals = res.tolist() + [at_null]
     n = len(vals) - 1
     idx = np.asarray(indices.to_numpy(na_value=n), dtype=np.int64)
-    res = _array(vals, type=str(res.type.element))
-    if res.type.element.is_option:     # results with nulls: through Python
-        return _array([vals[k] for k in idx.tolist()], type=str(res.type.element))
+    el = res.type.element
+    if el.is_option:                   # results with nulls: through Python
+        return _array([vals[k] for k in idx.tolist()], type=f"{len(idx)} * {el}")
+    res = _array(vals, type=f"{len(vals)} * {el}")
     col = from_parts(idx, res)
     return col if _is_text(res.type.element) else decode(col)
 
