@@ -154,6 +154,35 @@ def test_a_device_array_of_another_unit_is_refused(ctx):
         shift(d, np.timedelta64(1, "D"))
 
 
+def test_time_arrays_copy_convert_to_counts_and_refuse_device_ops(ctx):
+    t = np.array(["2024-01-01", "NaT", "1969-12-31"], "M8[s]")
+    d = ctx.array(t)
+    _same(d[::-2].copy().get(), t[::-2])                       # a strided copy on the device
+    _same(d.astype("int64").get(), t.astype("int64"))          # the counts, NaT as INT64_MIN
+    _same(ctx.array(np.arange(3)).astype("M8[s]").get(), np.arange(3).astype("M8[s]"))
+    _same(ctx.full(2, np.datetime64("2020-01-01", "s"), "M8[s]").get(),
+          np.full(2, np.datetime64("2020-01-01", "s")))
+    e = ctx.array(t)
+    e[::2] = np.datetime64("2001-01-01")
+    want = t.copy()
+    want[::2] = np.datetime64("2001-01-01")
+    _same(e.get(), want)
+    with pytest.raises(NotSupportedError, match="convert units on the host"):
+        d.astype("M8[ms]")
+    for op in (lambda: d + np.timedelta64(1, "D"), lambda: d < d, lambda: d.sum(),
+               lambda: ckernels.ops.maximum(d, d)):
+        with pytest.raises(NotSupportedError, match="no device kernel for datetime64"):
+            op()
+
+
+def test_dictionary_columns_are_refused_on_devices(ctx):
+    pa = pytest.importorskip("pyarrow")
+    col = pa.DictionaryArray.from_arrays(pa.array([0, 1, None], pa.int32()), pa.array(["a", "b"]))
+    for obj in (col, ckernels.asarray(col), col.fill_null("a")):
+        with pytest.raises(NotSupportedError, match="dictionary-encoded column .* cannot live"):
+            ctx.array(obj)
+
+
 # ---- CUDA C: NVRTC + ptxas + the host shim, against the CPU jit ---------------------------
 def test_time_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
     from ckernels import dialects, errors
