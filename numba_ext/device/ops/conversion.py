@@ -179,7 +179,9 @@ def assign(dst: DeviceArray, src, errmode: str = "default") -> None:
                      value.item(), "nocheck", where)
         return
     host = np.asarray(src)
-    if host.dtype.kind not in "biuf":
+    if host.dtype.kind in "Mm" and dst.dtype.kind == host.dtype.kind:
+        host = host.astype(dst.dtype)      # units converted on the host, NumPy's rule
+    elif host.dtype.kind not in "biuf":
         raise CKTypeError(f"{where}: values of dtype {host.dtype} cannot be stored in a "
                           f"{dst.dtype} device array")
     if dst.size:

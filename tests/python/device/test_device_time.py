@@ -167,6 +167,11 @@ def test_time_arrays_copy_convert_to_counts_and_refuse_device_ops(ctx):
     want = t.copy()
     want[::2] = np.datetime64("2001-01-01")
     _same(e.get(), want)
+    e[1:] = np.array(["2002-03-04", "NaT"], "M8[D]")      # host data: units converted there
+    want[1:] = np.array(["2002-03-04", "NaT"], "M8[D]")
+    _same(e.get(), want)
+    e.set(np.array(["2003-01-01T00:00:01"], "M8[ms]"))
+    _same(e.get(), np.full(3, np.datetime64("2003-01-01T00:00:01", "s")))
     with pytest.raises(NotSupportedError, match="convert units on the host"):
         d.astype("M8[ms]")
     for op in (lambda: d + np.timedelta64(1, "D"), lambda: d < d, lambda: d.sum(),
