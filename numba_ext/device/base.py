@@ -60,7 +60,7 @@ class StructElement:
         return f"<ckernels device struct element {self.name}>"
 
 
-class TimeElement:
+class DeviceTimeElement:
     """The element type of a device array of instants or durations
     (``datetime[unit='s']``, ``timedelta[unit='ns']``: NumPy's
     ``datetime64``/``timedelta64`` of one of its units Y..ns): an int64 count
@@ -90,8 +90,8 @@ class TimeElement:
 _TIME_ELEMENTS: dict = {}
 
 
-def time_element(dt) -> "TimeElement | None":
-    """The :class:`TimeElement` of a ``datetime64``/``timedelta64`` dtype of
+def time_element(dt) -> "DeviceTimeElement | None":
+    """The :class:`DeviceTimeElement` of a ``datetime64``/``timedelta64`` dtype of
     one unit Y..ns (native byte order), else None."""
     dt = np.dtype(dt)
     if dt.kind not in "Mm":
@@ -102,7 +102,7 @@ def time_element(dt) -> "TimeElement | None":
         if unit not in _TIME_UNITS or count != 1:
             raise NotSupportedError(f"DeviceArray: dtype {dt} has no ckernels time type "
                                     f"(units {', '.join(_TIME_UNITS)}, no multiples)")
-        el = _TIME_ELEMENTS.setdefault(dt.str, TimeElement(dt.newbyteorder("=")))
+        el = _TIME_ELEMENTS.setdefault(dt.str, DeviceTimeElement(dt.newbyteorder("=")))
     return el
 
 
@@ -113,8 +113,8 @@ _TIME_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns")
 def element_of(kind: str, dtype, where: str = "DeviceArray") -> "dtypes.DType | StructElement":
     """The table row of ``dtype`` if devices of context kind ``kind`` hold it; a
     :class:`StructElement` for an aligned NumPy structured dtype; a
-    :class:`TimeElement` for ``datetime64``/``timedelta64`` (int64 counts)."""
-    if isinstance(dtype, TimeElement):
+    :class:`DeviceTimeElement` for ``datetime64``/``timedelta64`` (int64 counts)."""
+    if isinstance(dtype, DeviceTimeElement):
         return dtype
     if isinstance(dtype, _t.Type):
         if dtype.type_id in (_lib.CK_TYPE_DATETIME, _lib.CK_TYPE_TIMEDELTA):
@@ -537,5 +537,6 @@ def export_dlpack(arr: DeviceArrayBase, backend, *, stream=None, max_version=Non
                       readonly=not src.flags.writeable, byte_offset=byte_offset)
 
 
-__all__ = ["DeviceArrayBase", "StructElement", "element_of", "cuda_array_interface",
+__all__ = ["DeviceArrayBase", "StructElement", "element_of", "DeviceTimeElement", "time_element",
+           "cuda_array_interface",
            "export_dlpack"]

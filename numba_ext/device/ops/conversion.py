@@ -12,7 +12,7 @@ from ...errors import (CKOverflowError, CKTypeError, CKValueError, InvalidArgume
                        NotSupportedError)
 from ...host.array import empty as _host_empty
 from .. import launch as _dev
-from ..base import DeviceArrayBase as DeviceArray, TimeElement
+from ..base import DeviceArrayBase as DeviceArray, DeviceTimeElement
 from ...context.device_program import DeviceProgram, kernel_wrapper
 from .element_functions import Pieces, bits
 from .programs import cached_program, check_fp64, dialect_of
@@ -124,7 +124,7 @@ def _convert(dst: DeviceArray, src, errmode: str, where: str) -> None:
 
 
 def _is_time(a) -> bool:
-    return isinstance(a._element, TimeElement)
+    return isinstance(a._element, DeviceTimeElement)
 
 
 def _counts(a: DeviceArray) -> DeviceArray:
