@@ -125,6 +125,18 @@ def test_time_arrays_refused_where_they_have_no_type(ctx):
     assert ctx.array(big).tolist() == big.tolist()
 
 
+def test_time_arrays_leave_the_device_as_arrow_time_types(ctx):
+    pa = pytest.importorskip("pyarrow")
+    for host, want in ((np.array(["2024-01-01", "NaT"], "M8[s]"), pa.timestamp("s")),
+                       (np.array([1, -2], "m8[ms]"), pa.duration("ms"))):
+        schema, _ = ctx.array(host).__arrow_c_device_array__()
+        assert pa.Field._import_from_c_capsule(schema).type == want
+    with pytest.raises(NotSupportedError, match="no Arrow type"):
+        ctx.array(np.array([1], "M8[D]")).__arrow_c_device_array__()
+    with pytest.raises(BufferError, match="no DLPack equivalent"):
+        ctx.array(np.array([1], "M8[s]")).__dlpack__()
+
+
 # ---- jitted functions on PoCL against the CPU jit -----------------------------------------
 def test_time_functions_on_opencl_match_the_cpu_jit(ctx):
     rng = np.random.default_rng(31)
