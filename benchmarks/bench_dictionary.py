@@ -1,6 +1,7 @@
 """Dictionary-encoded (categorical) columns, ratios in one run:
 
-* a jitted string function (``s.upper() + "!"``) over 1M dictionary rows of
+* a jitted string function (``s.upper() + "!"``, its signature
+  ``string(dictionary[int32, string])``) over 1M dictionary rows of
   100 distinct values (it runs once per value; the result stays
   dictionary-encoded) / the same function over the decoded column
   (target <= 0.2x);
@@ -32,7 +33,7 @@ from _timing import best, report
 N = int(os.environ.get("CK_BENCH_N", 1_000_000))
 
 
-@ckernels.jit("string(string)")
+@ckernels.jit("string(dictionary[int32, string])")   # compiled for string; once per value
 def shout(s):
     return s.upper() + "!"
 

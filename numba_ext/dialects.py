@@ -103,6 +103,8 @@ class Dialect:
         element: its typedef name), or None where the dialect has none."""
         if element.kind == "V":
             return element.c_name
+        if element.kind in ("M", "m"):     # instants, durations: int64 counts
+            return self.int64
         return self.types.get(element.name)
 
     def element_types(self) -> tuple:

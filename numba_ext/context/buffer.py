@@ -98,6 +98,8 @@ class Buffer:
     def read_into(self, offset: int, out) -> None:
         """Copy ``len(out)`` bytes at ``offset`` into a writable host buffer
         (bytearray, memoryview, C-contiguous NumPy array): no allocation."""
+        if isinstance(out, np.ndarray) and out.dtype.kind in "Mm":
+            out = out.view(np.int64)     # the buffer protocol has no datetime64 format
         mv = memoryview(out).cast("B")
         if mv.readonly:
             raise InvalidArgumentError("Buffer.read_into: the destination is read-only")

@@ -68,7 +68,8 @@ class DeviceArray(DeviceArrayBase):
         """Copy host data (broadcast to this shape, converted to this dtype with
         NumPy's rules) into this array: an explicit host-to-device transfer."""
         arr = np.asarray(host)
-        if arr.dtype.kind not in "biuf":
+        if arr.dtype.kind not in "biuf" and not (arr.dtype.kind in "Mm" and
+                                                 arr.dtype.kind == self.dtype.kind):
             raise CKTypeError(f"DeviceArray.set: host data of dtype {arr.dtype} cannot go to "
                               "a device")
         self._check_writable()

@@ -35,6 +35,7 @@ from ..arraylike import ArrayLike, Flags, c_strides
 from ..errors import (CKIndexError, CKTypeError, CKValueError, InvalidArgumentError,
                       NotSupportedError)
 from ..backends import dlpack as _dl
+from .._native import lib as _lib
 from ..context.buffer import Buffer
 
 class StructElement:
@@ -59,11 +60,67 @@ class StructElement:
         return f"<ckernels device struct element {self.name}>"
 
 
+class DeviceTimeElement:
+    """The element type of a device array of instants or durations
+    (``datetime[unit='s']``, ``timedelta[unit='ns']``: NumPy's
+    ``datetime64``/``timedelta64`` of one of its units Y..ns): an int64 count
+    on the device, the NumPy dtype on the host.  ``name`` is the type's
+    canonical string (what jitted signatures call it), ``kind`` NumPy's
+    (``"M"`` or ``"m"``), ``unit`` NumPy's unit name; one object per dtype
+    (:func:`time_element`)."""
+
+    __slots__ = ("name", "kind", "unit", "numpy", "type_id")
+    size = 8
+    alignment = 8
+    cffi = "int64_t"
+    builtin = False
+
+    def __init__(self, dt: np.dtype):
+        self.numpy = dt
+        self.kind = dt.kind
+        self.unit = np.datetime_data(dt)[0]
+        t = _t.as_type(dt)
+        self.name = str(t)
+        self.type_id = int(t.type_id)
+
+    def __repr__(self) -> str:
+        return f"<ckernels device time element {self.name}>"
+
+
+_TIME_ELEMENTS: dict = {}
+
+
+def time_element(dt) -> "DeviceTimeElement | None":
+    """The :class:`DeviceTimeElement` of a ``datetime64``/``timedelta64`` dtype of
+    one unit Y..ns (native byte order), else None."""
+    dt = np.dtype(dt)
+    if dt.kind not in "Mm":
+        return None
+    el = _TIME_ELEMENTS.get(dt.str)
+    if el is None:
+        unit, count = np.datetime_data(dt)
+        if unit not in _TIME_UNITS or count != 1:
+            raise NotSupportedError(f"DeviceArray: dtype {dt} has no ckernels time type "
+                                    f"(units {', '.join(_TIME_UNITS)}, no multiples)")
+        el = _TIME_ELEMENTS.setdefault(dt.str, DeviceTimeElement(dt.newbyteorder("=")))
+    return el
+
+
+#: NumPy's units with a ckernels time type (docs/type-grammar.md, "Time types")
+_TIME_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns")
+
+
 def element_of(kind: str, dtype, where: str = "DeviceArray") -> "dtypes.DType | StructElement":
     """The table row of ``dtype`` if devices of context kind ``kind`` hold it; a
-    :class:`StructElement` for an aligned NumPy structured dtype."""
+    :class:`StructElement` for an aligned NumPy structured dtype; a
+    :class:`DeviceTimeElement` for ``datetime64``/``timedelta64`` (int64 counts)."""
+    if isinstance(dtype, DeviceTimeElement):
+        return dtype
     if isinstance(dtype, _t.Type):
-        dtype = dtype.to_numpy_dtype() if dtype.is_builtin else str(dtype)
+        if dtype.type_id in (_lib.CK_TYPE_DATETIME, _lib.CK_TYPE_TIMEDELTA):
+            dtype = dtype.to_numpy_dtype()
+        else:
+            dtype = dtype.to_numpy_dtype() if dtype.is_builtin else str(dtype)
     try:
         dt = np.dtype(dtype)
     except TypeError:
@@ -73,6 +130,10 @@ def element_of(kind: str, dtype, where: str = "DeviceArray") -> "dtypes.DType | 
             raise CKTypeError(f"{where}: {dtype!r} is not a dtype") from None
     if dt.fields is not None:
         return StructElement(dt)
+    if dt.kind in "Mm":
+        if dialects.device(kind) is None:
+            raise NotSupportedError(f"{where}: '{kind}' contexts hold no device arrays")
+        return time_element(dt)
     d = dtypes.of_numpy(dt)
     dialect = dialects.device(kind)
     if dialect is None:
@@ -476,5 +537,6 @@ def export_dlpack(arr: DeviceArrayBase, backend, *, stream=None, max_version=Non
                       readonly=not src.flags.writeable, byte_offset=byte_offset)
 
 
-__all__ = ["DeviceArrayBase", "StructElement", "element_of", "cuda_array_interface",
+__all__ = ["DeviceArrayBase", "StructElement", "element_of", "DeviceTimeElement", "time_element",
+           "cuda_array_interface",
            "export_dlpack"]

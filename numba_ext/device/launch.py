@@ -213,7 +213,7 @@ class Plan:
         pos, j = 3, 1
         for k, (dt, by_value) in enumerate(inputs):
             if by_value:
-                scal.append((k, ka.value(pos, _CFFI_SCALAR[dt.name]), dt))
+                scal.append((k, ka.value(pos, _CFFI_SCALAR.get(dt.name, dt.cffi)), dt))
                 pos += 1
             else:
                 ka.buffer(pos)
@@ -325,7 +325,7 @@ def context_of(fname, args, what="argument"):
                     f"{fname}: {what} {i} lives on {a.context.brief} but {what} {first} "
                     f"lives on {ctx.brief} (a different context); copy one of them first "
                     "(ctx.to(x))")
-        elif not _is_scalar(a):
+        elif not (_is_scalar(a) or isinstance(a, (np.datetime64, np.timedelta64))):
             raise InvalidArgumentError(
                 f"{fname}: {what} {i} is a {type(a).__name__}; with device arrays the "
                 "other arguments must be device arrays of the same context or scalars "

@@ -21,11 +21,13 @@ import builtins
 import numpy as np
 
 from ..host.array import Array
+from ..host import dictionary as _dictionary
 from ..host.array import array as _host_array
 from ..host.array import asarray as _host_asarray
 from ..host.array import empty as _host_empty
 from ..errors import InvalidArgumentError, NotSupportedError
 from ..types import Type
+from .._native import lib
 from ..context.handle import ContextHandle, publish, shared
 from ..user_kernels import build as _kernels
 from . import arrow_import as _arrow_import
@@ -109,6 +111,7 @@ class Context(ContextHandle):
             return obj.copy() if obj.context == self else _varlen.upload(self, obj.to_host())
         if isinstance(obj, _nulls.DeviceOptionArray) and obj.context == self and type is None:
             return obj.copy()
+        _refuse_dictionary(obj, self.kind)
         if type is None and _arrow_import.is_device_producer(obj) and not isinstance(
                 obj, (DeviceArrayBase, _varlen.DeviceVarArray, _nulls.DeviceOptionArray)):
             return _arrow_import.import_device(self, obj)   # Arrow's C device interface
@@ -127,10 +130,11 @@ class Context(ContextHandle):
         host = obj.to_numpy() if isinstance(obj, DeviceArray) else obj
         if type is None:
             host = np.asarray(host)
-            if host.dtype.kind not in "biuf" and host.dtype.fields is None:
+            if host.dtype.kind not in "biufMm" and host.dtype.fields is None:
                 raise NotSupportedError(f"Context.array: data of NumPy dtype {host.dtype} "
                                         f"cannot live on a {self.kind} device (bool, ints, "
-                                        "float32/64 and aligned structs of them only)")
+                                        "float32/64, datetime64/timedelta64 and aligned "
+                                        "structs of them only)")
             return DeviceArray.from_host(self, host)
         shape, dt = _type_shape_dtype(type, None, "Context.array", self.kind)
         host = np.asarray(host, dtype=dt)
@@ -279,11 +283,32 @@ def _type_shape_dtype(type, shape, where, kind):
         if dims:
             raise InvalidArgumentError(f"{where}: shape {tuple(shape)} does not fit type {type}")
         dims = [int(x) for x in rest]
-    if not t.is_builtin:
+    if not t.is_builtin and not _is_time(t):
         raise NotSupportedError(f"{where}: element type {t} is not supported on {kind} "
                                 "devices")
     dt = t.to_numpy_dtype()
     return (tuple(dims) if (dims or shape is not None) else None), dt
+
+
+def _refuse_dictionary(obj, kind: str) -> None:
+    """A one-line NotSupportedError for a dictionary-encoded column (a ckernels
+    dictionary column, a pyarrow dictionary array, a pandas or polars
+    Categorical): device arrays hold no dictionary type."""
+    if isinstance(obj, (DeviceArray, _varlen.DeviceVarArray, _nulls.DeviceOptionArray)):
+        return
+    col = _dictionary.as_column(obj)
+    if col is not None:
+        raise NotSupportedError(
+            f"Context.array: a dictionary-encoded column ({col.type.element}) cannot live on "
+            f"a {kind} device; decode it first (ckernels.host.dictionary.decode(...), "
+            "pyarrow's dictionary_decode()), or call the jitted function on the host, where "
+            "it runs once per distinct value")
+
+
+def _is_time(t: Type) -> bool:
+    """Whether ``t`` is an instant or a duration (``datetime64``/``timedelta64``
+    device arrays: int64 counts)."""
+    return t.type_id in (lib.CK_TYPE_DATETIME, lib.CK_TYPE_TIMEDELTA)
 
 
 __all__ = ["Context", "check_context", "same_context", "default_context"]

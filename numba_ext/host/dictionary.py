@@ -187,10 +187,22 @@ def _is_scalar(a) -> bool:
 
 def _like(out, like):
     """A result in the kind of the column it came from: a pandas Series (its
-    index and name kept) for pandas operands, as computed otherwise."""
+    index and name kept) for pandas operands, a pyarrow array (a
+    ``ChunkedArray`` of one chunk for a ``ChunkedArray``) for pyarrow ones, a
+    polars Series (its name kept) for polars ones; text results stay
+    dictionary-encoded in each (``Categorical``, ``pa.DictionaryArray``);
+    as computed otherwise."""
+    if not isinstance(out, Array):
+        return out
+    pa = sys.modules.get("pyarrow")
+    if pa is not None and isinstance(like, (pa.Array, pa.ChunkedArray)):
+        res = pa.array(out)
+        return pa.chunked_array([res]) if isinstance(like, pa.ChunkedArray) else res
+    pl = sys.modules.get("polars")
+    if pl is not None and isinstance(like, pl.Series):
+        return pl.Series(like.name, pa.array(out) if pa is not None else out)
     pd = sys.modules.get("pandas")
-    if pd is None or not isinstance(like, (pd.Series, pd.Index)) or \
-            not isinstance(out, Array):
+    if pd is None or not isinstance(like, (pd.Series, pd.Index)):
         return out
     import pyarrow as pa
     values = pa.array(out).to_pandas()
@@ -223,7 +235,13 @@ def per_value(function, args, *, elementwise: bool = True):
         (i, col), = cols.items()
         values = parts(col)[1]
         new[i] = values
-        return _like(gather(col, _on_values(function, new, i, values)), like)
+        per = _on_values(function, new, i, values)
+        if _null_aware(function) and col.type.element.is_option:
+            new[i] = None          # a null row is one more distinct value: None
+            at_null = function(*new)
+            if at_null is not None:
+                return _like(_gather_with_null_value(col, per, at_null), like)
+        return _like(gather(col, per), like)
     for i, c in cols.items():
         new[i] = decode(c)
     return _like(asarray(function(*new)), like)
@@ -248,6 +266,31 @@ def _on_values(function, args, i, values: Array):
         return np.array([compare(v, other) if i == 0 else compare(other, v) for v in vals],
                         dtype=bool)
     return function(*args)
+
+
+def _null_aware(function) -> bool:
+    """Whether a jitted function has a null-aware signature (``?T``
+    arguments: it sees None for a null, docs/nulls.md)."""
+    compiled = getattr(function, "_compiled", None) or {}
+    return any(a.startswith("?") for c in compiled.values() for a in c.sig.args)
+
+
+def _gather_with_null_value(column: Array, per_value, at_null):
+    """:func:`gather` where a null-aware function gave ``at_null`` (not None)
+    for the null rows: the value appended to the results and the null
+    indices pointing at it."""
+    from .array import array as _array
+    indices, _, _ = parts(column)
+    res = asarray(per_value)
+    vals = res.tolist() + [at_null]
+    n = len(vals) - 1
+    idx = np.asarray(indices.to_numpy(na_value=n), dtype=np.int64)
+    el = res.type.element
+    if el.is_option:                   # results with nulls: through Python
+        return _array([vals[k] for k in idx.tolist()], type=f"{len(idx)} * {el}")
+    res = _array(vals, type=f"{len(vals)} * {el}")
+    col = from_parts(idx, res)
+    return col if _is_text(res.type.element) else decode(col)
 
 
 def has_core_dims(function) -> bool:

@@ -121,7 +121,8 @@ def call(kernel, args, out=None):
     sig_args, inputs, values = sel
     comp = kernel._compiled[sig_args]
     if values is not None:      # scalar operands: their values in the storage types
-        operands = [a.item() if isinstance(a, np.generic) else a for a in args]
+        operands = [_scalar_value(a, e) if isinstance(a, np.generic) else a
+                    for a, e in zip(args, comp.sig.arg_elements)]
     else:
         operands = args
     if out is not None:
@@ -156,6 +157,10 @@ def _select(kernel, args, fname):
     inputs = []
     scalars = False
     for o, a, e in zip(ops, args, comp.sig.arg_elements):
+        if o.device and a._element.name != e.name and {a._element.kind, e.kind} & {"M", "m"}:
+            raise CKTypeError(f"{fname}: a device array of {a._element.name} for a parameter of "
+                              f"{e.name}: time units are not converted in device kernels "
+                              f"(convert the array first: .astype('{e.numpy}'))")
         if o.device:   # a struct: exactly the signature's type (operands.select)
             inputs.append((e if e.kind == "V" else a._element, False))
         else:   # a scalar is passed by value in the parameter's type
@@ -164,6 +169,14 @@ def _select(kernel, args, fname):
     # the signature by its key (the cache must not hold the compiled code,
     # which would keep the function alive through this weak-keyed cache)
     return comp.sig.args, tuple(inputs), (True if scalars else None)
+
+
+def _scalar_value(a, element):
+    """A NumPy scalar as the value a kernel parameter of ``element`` takes:
+    an instant or duration as its count in the parameter's unit."""
+    if isinstance(a, (np.datetime64, np.timedelta64)):
+        return int(np.asarray(a).astype(element.numpy).view(np.int64))
+    return a.item()
 
 
 def _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname) -> Plan:

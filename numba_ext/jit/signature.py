@@ -11,7 +11,7 @@ type grammar (``"float64({x: float64, y: float64})"``,
 from __future__ import annotations
 
 from .. import dtypes
-from .._native import ffi
+from .._native import ffi, lib
 from ..types import Type, as_type
 from . import dims as _dims
 from . import structs as _structs
@@ -118,6 +118,9 @@ def type_name(spec, what: str, where: str) -> str:
     except Exception as exc:  # parse errors, unknown names
         raise TypeError(f"ckernels.jit: bad {what} type {spec!r} in signature {where!r}: "
                         f"{exc}") from None
+    got = _dictionary_value(t, what, where)
+    if got is not None:        # `dictionary[I, V]`: the function runs on the values
+        return got
     name = str(t)
     if t.is_option:            # `?T`: the function takes None or a value (docs/nulls.md)
         value = t.value_type
@@ -145,6 +148,27 @@ def type_name(spec, what: str, where: str) -> str:
                         f"{where!r}; element types are {', '.join(SUPPORTED_TYPES)}, "
                         f"{TIME_TYPES}")
     return name
+
+
+def _dictionary_value(t: Type, what: str, where: str) -> str | None:
+    """For ``dictionary[I, V]`` (``?dictionary[I, V]``) the element type name
+    the function is compiled for: ``V`` (``?V``).  A call with a dictionary
+    column runs the function once per value of its dictionary
+    (:func:`ckernels.host.dictionary.per_value`); None for other types."""
+    opt = t.is_option
+    d = t.value_type if opt else t
+    if d.is_dim or not lib.ck_type_is_dictionary(d.c_type):
+        return None
+    if what == "result":
+        raise TypeError(f"ckernels.jit: unsupported result type '{t}' in signature {where!r}: "
+                        "name the value type (a string result over a dictionary column "
+                        "stays dictionary-encoded by itself)")
+    value = Type._borrow(lib.ck_dictionary_value_type(d.c_type))
+    name = type_name(value, what, where)
+    if name.startswith("?") or _dims.is_dimensioned(name):
+        raise TypeError(f"ckernels.jit: unsupported {what} type '{t}' in signature {where!r}: "
+                        "dictionary values are element types")
+    return f"?{name}" if opt else name
 
 
 #: the time element types, as error messages list them (ckernels.jit.time_elements)

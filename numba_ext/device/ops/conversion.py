@@ -12,7 +12,7 @@ from ...errors import (CKOverflowError, CKTypeError, CKValueError, InvalidArgume
                        NotSupportedError)
 from ...host.array import empty as _host_empty
 from .. import launch as _dev
-from ..base import DeviceArrayBase as DeviceArray
+from ..base import DeviceArrayBase as DeviceArray, DeviceTimeElement
 from ...context.device_program import DeviceProgram, kernel_wrapper
 from .element_functions import Pieces, bits
 from .programs import cached_program, check_fp64, dialect_of
@@ -104,9 +104,11 @@ def _cast_program(tgt, src, dst, errmode, by_value):
 def _convert(dst: DeviceArray, src, errmode: str, where: str) -> None:
     """``dst[...] = src`` (a device array of the same context, broadcast; or a
     scalar value) converted under ``errmode``."""
+    by_value = not isinstance(src, DeviceArray)
+    if _is_time(dst) or (not by_value and _is_time(src)):
+        dst, src = _time_counts(dst, src, by_value, where)
     ctx = dst.context
     tgt = dialect_of(ctx)
-    by_value = not isinstance(src, DeviceArray)
     sdt = dst._element if by_value else src._element
     st = _dev.state(ctx)
     pkey = ("cast", sdt.name, dst._element.name, errmode, dst._key,
@@ -119,6 +121,33 @@ def _convert(dst: DeviceArray, src, errmode: str, where: str) -> None:
             ctx, prog.source, prog.errors, where, tgt.title, [(sdt, by_value)], [src],
             dst.dtype, out=dst), 4 * _dev.PLAN_LIMIT, st.lock)
     _dev.run(plan, ctx, dst, [src])
+
+
+def _is_time(a) -> bool:
+    return isinstance(a._element, DeviceTimeElement)
+
+
+def _counts(a: DeviceArray) -> DeviceArray:
+    """An int64 view of a device array of instants or durations (the counts)."""
+    return type(a)(a._buffer, a._offset, a._shape, np.int64, a._strides, base=a,
+                   readonly=a._readonly)
+
+
+def _time_counts(dst, src, by_value: bool, where: str):
+    """``(dst, src)`` as int64 counts where the conversion keeps the counts (one
+    time type to itself, a time type to or from int64, a scalar already
+    converted on the host); other conversions of time values are refused:
+    there is no unit conversion in device kernels."""
+    if by_value:
+        return _counts(dst), src
+    same = dst._element.name == src._element.name
+    if same or (_is_time(dst) and src._element.name == "int64"):
+        return (_counts(dst) if _is_time(dst) else dst), (_counts(src) if _is_time(src) else src)
+    if _is_time(src) and dst._element.name == "int64":
+        return dst, _counts(src)
+    raise NotSupportedError(f"{where}: converting {src.dtype} to {dst.dtype} on a device "
+                            "(time values convert to and from int64 counts and to their own "
+                            "type; convert units on the host: .get().astype(...))")
 
 
 def assign(dst: DeviceArray, src, errmode: str = "default") -> None:
@@ -146,10 +175,13 @@ def assign(dst: DeviceArray, src, errmode: str = "default") -> None:
         if dst.is_contiguous:
             dst._buffer.fill(dst._offset, value.tobytes(), dst.nbytes)
         else:
-            _convert(dst, value.item(), "nocheck", where)
+            _convert(dst, value.view(np.int64).item() if value.dtype.kind in "Mm" else
+                     value.item(), "nocheck", where)
         return
     host = np.asarray(src)
-    if host.dtype.kind not in "biuf":
+    if host.dtype.kind in "Mm" and dst.dtype.kind == host.dtype.kind:
+        host = host.astype(dst.dtype)      # units converted on the host, NumPy's rule
+    elif host.dtype.kind not in "biuf":
         raise CKTypeError(f"{where}: values of dtype {host.dtype} cannot be stored in a "
                           f"{dst.dtype} device array")
     if dst.size:

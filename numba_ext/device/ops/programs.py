@@ -44,6 +44,7 @@ def resolve(op: str, names: tuple) -> tuple:
 
 def operand_types(args, fname):
     """Element type names of device arrays and scalars (NEP 50 for weak ones)."""
+    refuse_time(fname, args)
     strong = [a._element.name for a in args if isinstance(a, DeviceArray)]
     strong += [dtypes.scalar_type(a) for a in args
                if not isinstance(a, DeviceArray) and not dtypes.is_weak(a)]
@@ -56,6 +57,18 @@ def operand_types(args, fname):
                 dtypes.scalar_type(a)
             names.append(n)
     return tuple(names)
+
+
+def refuse_time(where, args) -> None:
+    """A one-line NotSupportedError for device arrays of instants or durations
+    among ``args``: the built-in device operations have no kernels for them
+    (jitted functions do: ``docs/device-code.md``)."""
+    for a in args:
+        if isinstance(a, DeviceArray) and a._element.kind in ("M", "m"):
+            raise NotSupportedError(
+                f"{where}: no device kernel for {a.dtype} arrays; write the arithmetic or "
+                "comparison as a @ckernels.jit function (time values compile for OpenCL "
+                "and CUDA), or compute on the host (.get())")
 
 
 def check_device_types(tgt, where, names):

@@ -16,7 +16,7 @@ from ..base import DeviceArrayBase as DeviceArray
 from ...context.device_program import KERNEL_NAME, DeviceProgram
 from .conversion import assign
 from .element_functions import element_function
-from .programs import cached_program, check_device_types, check_fp64, dialect_of
+from .programs import cached_program, check_device_types, check_fp64, dialect_of, refuse_time
 
 
 # ============================================================= reductions ==
@@ -154,6 +154,7 @@ def reduce(name: str, a: DeviceArray, axis=None, keepdims=False, dtype=None, out
     reduction is a 0-d device array."""
     if not isinstance(a, DeviceArray):
         raise CKTypeError(f"{name}: expected a DeviceArray, not {type(a).__name__}")
+    refuse_time(f"ckernels.ops.{name}", (a,))
     ctx = a.context
     tgt = dialect_of(ctx)
     axes = _axes(axis, a.ndim, name)

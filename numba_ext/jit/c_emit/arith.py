@@ -7,6 +7,7 @@ from __future__ import annotations
 from ... import dtypes
 from .numba_types import _unlit, _int_bits, _is_float, _is_int, _is_bool, _key, _int64_t
 from .tables import _BINOPS, _UNOPS
+from . import time_ops as _time
 
 
 class ArithEmission:
@@ -16,6 +17,9 @@ class ArithEmission:
         sym = _UNOPS.get(fn)
         if sym is None:
             raise self.fail(f"unary operator {getattr(fn, '__name__', fn)}", loc)
+        got = _time.unary(self, dst, tt, fn, value, sig, loc)    # durations
+        if got is not None:
+            return got
         at = _unlit(sig.args[0])
         if sym == "~" and _is_bool(at) and _is_bool(sig.return_type):
             sym = "!"      # Numba's bool invert is logical not (not Python's ~True == -2)
@@ -26,11 +30,14 @@ class ArithEmission:
     def binop(self, dst, tt, fn, e, loc, args=None, sig=None) -> list[str]:
         """``dst = lhs <fn> rhs`` for a binop expression ``e``, or for a call of
         an ``operator`` function (``args``: its two variables, ``sig``)."""
+        sig = sig if sig is not None else self.tir.calltypes[e]
+        lhs, rhs = args if args is not None else (e.lhs, e.rhs)
+        got = _time.binop(self, dst, tt, fn, lhs, rhs, sig, loc)   # instants, durations
+        if got is not None:
+            return got
         sym = _BINOPS.get(fn)
         if sym is None:
             raise self.fail(f"operator {getattr(fn, '__name__', fn)}", loc)
-        sig = sig if sig is not None else self.tir.calltypes[e]
-        lhs, rhs = args if args is not None else (e.lhs, e.rhs)
         at, bt = _unlit(sig.args[0]), _unlit(sig.args[1])
         rt = _unlit(sig.return_type)
         a = self.use_as(lhs, at, loc)

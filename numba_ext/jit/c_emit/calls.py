@@ -10,6 +10,7 @@ import operator
 import numpy as np
 
 from . import strings as _strings
+from . import time_ops as _time
 from .numba_types import (_unlit, _int_bits, _is_float, _is_int, _is_bool, _key, _int32_t,
                           _int64_t, _f64_t)
 from .tables import (_MATH_1, _MATH_2, _MATH_TO_INT, _MATH_PRED, _BINOPS, _UNOPS, _INPLACE,
@@ -28,6 +29,8 @@ class CallEmission:
         rt = _unlit(sig.return_type)
         args = e.args
         got = _strings.call(self, dst, tt, e, fnty, sig, loc)
+        if got is None:
+            got = _time.call(self, dst, tt, e, fnty, sig, loc)    # instants, durations
         if got is not None:
             return got
         if isinstance(fnty, types.Dispatcher):

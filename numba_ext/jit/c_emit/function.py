@@ -15,6 +15,7 @@ from . import arrays as _arrays
 from . import optionals as _opt
 from . import string_results as _results
 from . import strings as _strings
+from . import time_ops as _time
 from .arith import ArithEmission
 from .calls import CallEmission
 from .numba_types import _unlit, _is_static, _is_float, _is_int, _is_bool, _bool_t
@@ -96,7 +97,7 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
             return _arrays.c_type(self, t)
         if isinstance(t, types.Optional):       # null-aware values: c_emit.optionals
             return _opt.c_type(self, t)
-        return self.d.c_type(t)
+        return self.d.c_type(t) or _time.c_type(self, t)
 
     def field_ct(self, t) -> str | None:
         """The C type of a value stored in a struct (bool as its byte)."""
@@ -333,6 +334,9 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         return f"values of type {t}"
 
     def const(self, v, t, loc) -> str:
+        got = _time.const(self, v, t)      # np.datetime64 / np.timedelta64 values
+        if got is not None:
+            return got
         if v is None and isinstance(_unlit(t), _none_type()):
             return "0"      # the result of a function writing its output parameter
         if isinstance(v, (bool, np.bool_)) or _is_bool(t):

@@ -8,6 +8,7 @@ from ... import dtypes
 from .. import structs as _structs
 from ...context.device_program import KERNEL_NAME, kernel_wrapper
 from ...dialects import Dialect
+from ...device.base import time_element
 from .numba_types import _unlit, _is_bool
 from .program import EmittedKernel
 
@@ -34,6 +35,9 @@ def _element_of(t):
     t = _unlit(t)
     if isinstance(t, types.Record):
         return _structs.of_record(t)
+    if isinstance(t, (types.NPDatetime, types.NPTimedelta)):    # int64 counts
+        kind = "M" if isinstance(t, types.NPDatetime) else "m"
+        return time_element(f"{kind}8[{t.unit}]")
     return dtypes.of_numba(t)
 
 
