@@ -39,7 +39,7 @@ def int_specs(i):
 
 @ckernels.jit("string(string, int64)")
 def text_specs(s, k):
-    return f"{s:>10}|{s:*^7}|{s:.3}|{s!s}|{s:<4}|{s[1:]:€>5}|{'lit':^7}|{k}"
+    return f"{s:>10}|{s:*^7}|{s:.3}|{s!s}|{s:<4}|{s[1:]:€>5}|{k}"
 
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[
