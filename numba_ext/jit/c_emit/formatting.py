@@ -56,14 +56,12 @@ def pow5_rows() -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(inv), tuple(pw)
 
 
-def prelude(fe) -> None:
-    """Declare the header's functions in the program (once), on the
-    emitter's string sinks."""
-    from . import string_results as _results
+def prelude(fe, sink: str) -> None:
+    """Declare the header's functions in the program (once), writing into
+    the emitter's string sinks (the C type ``sink``, declared already)."""
     prog = fe.prog
     if _HEADER in prog.helpers:
         return
-    sink = _results.sink_type(fe)
     d = fe.d
     u64, u32 = d.uint64, d.types.get("uint32")
     if d.global_space:       # OpenCL C
@@ -106,25 +104,23 @@ def spec_literal(fe, text: str | None, kind: str) -> str:
             f"{ch(sign)}, {ch(grouping)}, {ch(typ)}, {flags}}}")
 
 
-def field(fe, value, spec: str | None, conv: str | None, loc) -> list[str]:
-    """C statements writing ``format(value, spec)`` (``str(value)`` for no
-    spec; a conversion first when ``conv``) into the sink ``K``."""
-    from numba.core import types
+def text(fe, sink: str, space: str, ptr: str, n: str, spec: str) -> list[str]:
+    """C statements writing ``format(s, spec)`` of the string view (address
+    space suffix, pointer, byte length) into the sink ``K``."""
+    prelude(fe, sink)
+    return [f"{{ ck_fv_spec ck_sp = {spec_literal(fe, spec, 'str')};",
+            f"  ck_fv_text_{space}(K, &ck_sp, {ptr}, {n}); }}"]
+
+
+def number(fe, sink: str, value, spec: str | None, conv: str | None, loc) -> list[str]:
+    """C statements writing ``format(value, spec)`` of a number or bool
+    (``str(value)`` for no spec; its str() laid out as text for a
+    conversion) into the sink ``K``."""
     from .numba_types import _unlit
-    from . import string_results as _results
-    prelude(fe)
+    prelude(fe, sink)
     vt = _unlit(fe.tyof(value))
-    is_text = _results.is_str_type(vt) or isinstance(fe.tyof(value), types.StringLiteral)
-    if conv and not is_text:
-        return _converted(fe, value, vt, spec, loc)
-    if conv and conv != "s":
-        raise fe.fail(f"the f-string conversion !{conv} of a string (quoting)", loc)
-    if is_text:
-        if not spec:
-            return _results._pieces(fe, value, loc)
-        s, ptr, n = _results._readable(fe, value, loc, "a format spec")
-        return [f"{{ ck_fv_spec ck_sp = {spec_literal(fe, spec, 'str')};",
-                f"  ck_fv_text_{s}(K, &ck_sp, {ptr}, {n}); }}"]
+    if conv:
+        return _converted(fe, sink, value, vt, spec, loc)
     return _number(fe, value, vt, spec, loc)
 
 
@@ -155,7 +151,7 @@ def _number(fe, value, vt, spec, loc) -> list[str]:
     raise fe.fail(f"str() of {vt}", loc)
 
 
-def _converted(fe, value, vt, spec, loc) -> list[str]:
+def _converted(fe, sink, value, vt, spec, loc) -> list[str]:
     """``{x!r:spec}`` of a number: its str() laid out as text (width, fill
     and alignment; measured by a counting sink first)."""
     inner = _number(fe, value, vt, None, loc)
@@ -168,11 +164,11 @@ def _converted(fe, value, vt, spec, loc) -> list[str]:
     align = align.decode()
     measure = [ln.replace("(K,", "(&ck_m,") for ln in inner]
     lpad = {"<": "0", ">": "ck_pad", "^": "ck_pad / 2"}.get(align, "0")
-    from .string_results import SINK_T
-    return ([f"{{ {SINK_T} ck_m = {{ K->p, 0, 0 }};"] + ["  " + ln for ln in measure] +
+    return ([f"{{ {sink} ck_m = {{ K->p, 0, 0 }};"] + ["  " + ln for ln in measure] +
             [f"  {i64} ck_pad = {w} > ck_m.n ? {w} - ck_m.n : 0, ck_lp = {lpad};",
              f"  ck_fv_fill(K, {fill}u, ck_lp);"] + ["  " + ln for ln in inner] +
             [f"  ck_fv_fill(K, {fill}u, ck_pad - ck_lp); }}"])
 
 
-__all__ = ["field", "format_view_h", "pow5_rows", "prelude", "spec_fields", "spec_literal"]
+__all__ = ["format_view_h", "number", "pow5_rows", "prelude", "spec_fields", "spec_literal",
+           "text"]

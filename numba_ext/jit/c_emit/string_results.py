@@ -382,7 +382,14 @@ def _expr_pieces(fe, e, kind, loc) -> list[str]:
                 return [f"ck_sk_u64(K, {fe.use_as(v, types.uint64, loc)}, 0);"]
             if is_str_type(vt) or isinstance(fe.tyof(v), types.StringLiteral):
                 return _pieces(fe, v, loc)
-        return _formatting.field(fe, v, spec, conv, loc)
+        if is_str_type(vt) or isinstance(fe.tyof(v), types.StringLiteral):
+            if conv not in (None, "s"):
+                raise fe.fail(f"the f-string conversion !{conv} of a string (quoting)", loc)
+            if spec is None:
+                return _pieces(fe, v, loc)
+            return _formatting.text(fe, sink_type(fe), *_readable(fe, v, loc, "a format spec"),
+                                    spec)
+        return _formatting.number(fe, sink_type(fe), v, spec, conv, loc)
     if kind == "replace":
         args = e.args
         if not 2 <= len(args) <= 3:
