@@ -20,6 +20,10 @@ All in one run, on N rows (1M by default; ``CK_BENCH_DEVSTR_N`` overrides):
   pass, the device scan, the writing pass: ``jit/device_strings.py``) and read
   back (``.get()``) against the CPU jit over the host int64 -- goal <= 2.0x.
 
+- ``str(x) + f"|{x:.2f}"`` (``string(float64)``: ``ckernel/format_view.h`` in
+  the device program; Ryu and exact fixed-precision digits) built on OpenCL and
+  read back against the CPU jit (``text.h``: Ryu and ``snprintf``).
+
 ``ratio X.XXx`` is the device time
 over the CPU one (> 1: the device is slower).  Without an OpenCL platform the
 script says so and exits 0.
@@ -51,6 +55,11 @@ def row_sum(x):
 @ckernels.jit("string(int64)")
 def item(i):
     return f"item-{i}"
+
+
+@ckernels.jit("string(float64)")
+def ftext(x):
+    return str(x) + f"|{x:.2f}"
 
 
 @ckernels.jit("int64(string)")
@@ -100,6 +109,13 @@ def main() -> None:
     t_dev = best(lambda: slen(d).get(), reps=5)
     t_cpu = best(lambda: slen(strings), reps=5)
     report("jitted len(s) on OpenCL (+ result read)", t_dev, "the CPU jit", t_cpu)
+    x = rng.standard_normal(N) * 10.0 ** rng.integers(-5, 6, N)
+    dx = ctx.array(x)
+    assert ftext(dx).tolist()[-3:] == [ftext.py_func(v) for v in x[-3:].tolist()]
+    t_dev = best(lambda: ftext(dx).get(), reps=5)
+    t_cpu = best(lambda: ftext(x), reps=5)
+    report("str(x) + f\"|{x:.2f}\" built on OpenCL and read back", t_dev, "the CPU jit",
+           t_cpu)
 
 
 if __name__ == "__main__":

@@ -30,10 +30,9 @@ function may only be concatenated, repeated or returned; reading it
 (``len``, comparisons, ``find``, indexing, slicing, ``replace``/``upper``/
 ``lower`` of it) is a one-line ``NotSupportedError`` (apply those to the
 arguments or slices of them).  ``str(float)`` (Python's shortest repr) and
-format specs (``f"{i:05d}"``) are refused: the C core's formatting
-(``ckernel/text.h``, ``src/lib/core/text.c``) takes its float digits from
-``snprintf``/``strtod`` and reports through ``ck_last_error``, neither of
-which exists in OpenCL C or CUDA device code.  ``upper``/``lower`` map ASCII
+f-string fields with format specs or conversions (``f"{x:.2f}"``,
+``{i:05d}``, ``{s:>10}``) are the C core's formatting compiled into the
+program (:mod:`.formatting`, ``ckernel/format_view.h``).  ``upper``/``lower`` map ASCII
 letters; a string with other characters raises ``NotSupportedError`` at run
 time (the Unicode case tables of ``src/lib/strings/unicode_tables.c`` are not
 compiled into device programs).
@@ -44,6 +43,7 @@ from __future__ import annotations
 import operator
 
 from ...errors import NotSupportedError
+from . import formatting as _formatting
 from . import strings as _strings
 from .numba_types import _unlit
 
@@ -336,22 +336,16 @@ def _def(fe, var):
     return fe.tir.func_ir.get_definition(var)
 
 
-def _check_field(fe, e, loc) -> None:
-    """Refuse an f-string field with a format spec, or with a conversion of
-    other than an int or bool (``format_value(value, spec, conversion)``)."""
-    from numba.core import types
+def _field_parts(fe, e):
+    """(value, spec, conversion) of ``str(value)`` or an f-string field
+    ``format_value(value, spec, conversion)`` (spec and conversion None when
+    empty)."""
     from ..fstrings import constant_text
     if len(e.args) != 3:
-        return
-    v = e.args[0]
+        return e.args[0], None, None
     spec = constant_text(fe.tir.func_ir, e.args[1])
     conv = constant_text(fe.tir.func_ir, e.args[2])
-    if spec:
-        raise fe.fail(f"f-string format specs ({{...:{spec}}}) on a device (the C "
-                      "core's formatting, ckernel/text.h, uses the C library; "
-                      "format on the CPU)", loc)
-    if conv and not isinstance(_unlit(fe.tyof(v)), (types.Integer, types.Boolean)):
-        raise fe.fail(f"the f-string conversion !{conv} of {fe.tyof(v)}", loc)
+    return e.args[0], spec or None, conv or None
 
 
 def _expr_pieces(fe, e, kind, loc) -> list[str]:
@@ -377,22 +371,25 @@ def _expr_pieces(fe, e, kind, loc) -> list[str]:
         s, p, n = _view(fe, a, loc)
         return [f"ck_sk_rep_{s}(K, {p}, {n}, {fe.use_as(t, types.int64, loc)});"]
     if kind == "fmt":
-        args = e.args
-        v = args[0]
-        _check_field(fe, e, loc)
+        v, spec, conv = _field_parts(fe, e)
         vt = _unlit(fe.tyof(v))
-        if isinstance(vt, types.Boolean):
-            return [f"ck_sk_bool(K, {fe.use(v, loc)});"]
-        if isinstance(vt, types.Integer):
-            if vt.signed:
-                return [f"ck_sk_i64(K, {fe.use_as(v, types.int64, loc)});"]
-            return [f"ck_sk_u64(K, {fe.use_as(v, types.uint64, loc)}, 0);"]
-        if isinstance(vt, types.Float):
-            raise fe.fail(f"str() of a float on a device (Python's shortest repr needs the "
-                          "C core's snprintf/strtod; format floats on the CPU)", loc)
+        if spec is None and conv is None:
+            if isinstance(vt, types.Boolean):
+                return [f"ck_sk_bool(K, {fe.use(v, loc)});"]
+            if isinstance(vt, types.Integer):
+                if vt.signed:
+                    return [f"ck_sk_i64(K, {fe.use_as(v, types.int64, loc)});"]
+                return [f"ck_sk_u64(K, {fe.use_as(v, types.uint64, loc)}, 0);"]
+            if is_str_type(vt) or isinstance(fe.tyof(v), types.StringLiteral):
+                return _pieces(fe, v, loc)
         if is_str_type(vt) or isinstance(fe.tyof(v), types.StringLiteral):
-            return _pieces(fe, v, loc)
-        raise fe.fail(f"str() of {vt}", loc)
+            if conv not in (None, "s"):
+                raise fe.fail(f"the f-string conversion !{conv} of a string (quoting)", loc)
+            if spec is None:
+                return _pieces(fe, v, loc)
+            return _formatting.text(fe, sink_type(fe), *_readable(fe, v, loc, "a format spec"),
+                                    spec)
+        return _formatting.number(fe, sink_type(fe), v, spec, conv, loc)
     if kind == "replace":
         args = e.args
         if not 2 <= len(args) <= 3:
@@ -435,8 +432,6 @@ def assign(fe, target, value, loc) -> list[str] | None:
     kind = _build_kind(fe, target, value)
     if b is None or kind is None:
         return None
-    if kind == "fmt":
-        _check_field(fe, value, loc)
     if isinstance(fe.tyof(target), types.StringLiteral):
         raise fe.fail("an f-string field typed as a constant", loc)
     if not fe.builds_strings:

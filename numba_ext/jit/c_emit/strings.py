@@ -15,7 +15,8 @@ program once and instantiated per pair of address spaces): ``len(s)`` (code
 points), ``s[i]`` (``IndexError("string index out of range")`` as on the
 CPU), ``ord(c)``, ``==``/``!=``/``<``/``<=``/``>``/``>=`` between strings,
 ``sub in s``, ``s.find(sub[, start[, end]])``, ``s.startswith(p[, start[,
-end]])``, ``s.endswith(...)``.  A row of strings (a ``var * string`` argument) is typed
+end]])``, ``s.endswith(...)``, ``s.strip([chars])``/``lstrip``/``rstrip`` (views of
+``s``).  A row of strings (a ``var * string`` argument) is typed
 as Numba's ``List(unicode_type)`` and in C ``ck_strlist_t`` (pointers to the
 row's ``n + 1`` string offsets and to the bytes): ``len(row)``, ``row[i]``,
 ``for s in row``.  Everything else on strings (string results, other methods,
@@ -184,6 +185,8 @@ def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
     recv = _receiver(fe, e.func)
     if recv is None:
         raise fe.fail(f"str.{method}", loc)
+    if method in ("strip", "lstrip", "rstrip"):
+        return _strip(fe, dst, method, recv, args, loc)
     if method not in ("find", "startswith", "endswith") or not 1 <= len(args) <= 3:
         raise fe.fail(f"str.{method}() on a device", loc)
     if not is_str(fe.tyof(args[0])):
@@ -200,6 +203,28 @@ def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
             bounds.append(default if default is not None else na)
     r = f"ck_sv_{method}_{sa}{sb}({pa}, {na}, {pb}, {nb}, {bounds[0]}, {bounds[1]})"
     return [f"{dst} = {fe.cast(r, sig.return_type, tt)};"]
+
+
+def _strip(fe, dst, method, recv, args, loc) -> list[str]:
+    """``s.strip([chars])``, ``lstrip``, ``rstrip``: a view of ``s`` (no
+    copy; Python's whitespace without ``chars``)."""
+    from numba.core import types
+    sa, pa, na = operand(fe, recv, loc)
+    if sa != "g":
+        raise fe.fail(f"str.{method}() of a string constant", loc)
+    left, right = int(method != "rstrip"), int(method != "lstrip")
+    i64 = fe.d.int64
+    chars = args[0] if args and not isinstance(fe.tyof(args[0]), (
+        types.NoneType, types.Omitted)) else None
+    if len(args) > 1 or (chars is not None and not is_str(fe.tyof(chars))):
+        raise fe.fail(f"str.{method}() with these arguments", loc)
+    if chars is None:
+        call = f"ck_sv_strip_g({pa}, {na}, {left}, {right}, &ck_a, &ck_b);"
+    else:
+        sb, pb, nb = operand(fe, chars, loc)
+        call = f"ck_sv_stripc_g{sb}({pa}, {na}, {pb}, {nb}, {left}, {right}, &ck_a, &ck_b);"
+    return [f"{{ {i64} ck_a, ck_b; {call}",
+            f"  {dst}.p = {pa} + ck_a; {dst}.n = ck_b - ck_a; }}"]
 
 
 # ---- a row of strings (``var * string``): a list of views --------------------------------

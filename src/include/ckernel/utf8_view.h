@@ -23,6 +23,10 @@
  *                                                       0 for IndexError
  *     I64 ck_sv_ord_SUF(AS const U8 *s, I64 n)          ord(s); -1 when s is
  *                                                       not one code point
+ *     void ck_sv_strip_SUF(s, n, left, right, I64 *a, I64 *b)
+ *                                                       s.strip() (lstrip:
+ *                                                       right 0, rstrip: left
+ *                                                       0): kept bytes [a, b)
  *   CK_UTF8_VIEW_TWO(SUF, SA, AS_A, SB, AS_B)     a in AS_A (ONE instantiated
  *                                                 as SA), b in AS_B (as SB):
  *     int  ck_sv_cmp_SUF(a, na, b, nb)              <0, 0, >0 (code point order)
@@ -31,6 +35,8 @@
  *     bool ck_sv_contains_SUF(s, n, sub, m)         sub in s
  *     bool ck_sv_startswith_SUF(s, n, p, m, start, end)
  *     bool ck_sv_endswith_SUF(s, n, p, m, start, end)
+ *     void ck_sv_stripc_SUF(s, n, chars, m, left, right, I64 *a, I64 *b)
+ *                                                   s.strip(chars) and co.
  *
  * Types and qualifiers, defined by the includer: CK_SV_FN (function
  * qualifiers; C11 default "static inline"), CK_SV_I64 (a signed 64-bit type),
@@ -104,6 +110,51 @@
       cp = (cp << 6) | (s[i] & 0x3F);                                          \
     }                                                                          \
     return cp;                                                                 \
+  }                                                                            \
+  /* bytes of the code point at s[i] when Python's str.isspace() holds for  \
+   * it (Unicode White_Space: 9-13, 28-32, U+85, U+A0, U+1680, U+2000-200A, \
+   * U+2028, U+2029, U+202F, U+205F, U+3000), else 0 */                     \
+  CK_SV_FN int ck_sv_space_##SUF(AS const CK_SV_U8 *s, CK_SV_I64 n,            \
+                                 CK_SV_I64 i) {                                \
+    CK_SV_U8 a = s[i];                                                         \
+    if (a < 0x80) {                                                            \
+      return (a >= 9 && a <= 13) || (a >= 28 && a <= 32);                      \
+    }                                                                          \
+    CK_SV_U8 b = i + 1 < n ? s[i + 1] : 0, c = i + 2 < n ? s[i + 2] : 0;       \
+    if (a == 0xC2) {                                                           \
+      return (b == 0x85 || b == 0xA0) ? 2 : 0;                                 \
+    }                                                                          \
+    if (a == 0xE1) {                                                           \
+      return (b == 0x9A && c == 0x80) ? 3 : 0;                                 \
+    }                                                                          \
+    if (a == 0xE2 && b == 0x80) {                                              \
+      return (c <= 0x8A || c == 0xA8 || c == 0xA9 || c == 0xAF) ? 3 : 0;       \
+    }                                                                          \
+    if (a == 0xE2 && b == 0x81) {                                              \
+      return c == 0x9F ? 3 : 0;                                                \
+    }                                                                          \
+    return (a == 0xE3 && b == 0x80 && c == 0x80) ? 3 : 0;                      \
+  }                                                                            \
+  /* s.strip() / lstrip() / rstrip(): the kept bytes [*a, *b) */               \
+  CK_SV_FN void ck_sv_strip_##SUF(AS const CK_SV_U8 *s, CK_SV_I64 n, int left, \
+                                  int right, CK_SV_I64 *a, CK_SV_I64 *b) {     \
+    CK_SV_I64 i = 0, j = n;                                                    \
+    int w;                                                                     \
+    while (left && i < j && (w = ck_sv_space_##SUF(s, n, i)) > 0) {            \
+      i += w;                                                                  \
+    }                                                                          \
+    while (right && j > i) {                                                   \
+      CK_SV_I64 k = j - 1;                                                     \
+      while (k > i && (s[k] & 0xC0) == 0x80) {                                 \
+        k--;                                                                   \
+      }                                                                        \
+      if (ck_sv_space_##SUF(s, n, k) != j - k) {                               \
+        break;                                                                 \
+      }                                                                        \
+      j = k;                                                                   \
+    }                                                                          \
+    *a = i;                                                                    \
+    *b = j;                                                                    \
   }
 
 #define CK_UTF8_VIEW_TWO(SUF, SA, AS_A, SB, AS_B)                              \
@@ -200,6 +251,50 @@
       return false;                                                            \
     }                                                                          \
     return m <= be - bs && ck_sv_cmp_##SUF(s + be - m, m, p, m) == 0;          \
+  }                                                                            \
+  /* whether the code point s[i, i + w) is one of the code points of chars */ \
+  CK_SV_FN bool ck_sv_inset_##SUF(AS_A const CK_SV_U8 *s, CK_SV_I64 i,         \
+                                  CK_SV_I64 w, AS_B const CK_SV_U8 *chars,     \
+                                  CK_SV_I64 m) {                               \
+    for (CK_SV_I64 k = 0; k + w <= m; k++) {                                   \
+      CK_SV_I64 t = 0;                                                         \
+      while (t < w && s[i + t] == chars[k + t]) {                              \
+        t++;                                                                   \
+      }                                                                        \
+      if (t == w) {                                                            \
+        return true;                                                           \
+      }                                                                        \
+    }                                                                          \
+    return false;                                                              \
+  }                                                                            \
+  /* s.strip(chars) / lstrip(chars) / rstrip(chars): the kept bytes */        \
+  CK_SV_FN void ck_sv_stripc_##SUF(AS_A const CK_SV_U8 *s, CK_SV_I64 n,        \
+                                   AS_B const CK_SV_U8 *chars, CK_SV_I64 m,    \
+                                   int left, int right, CK_SV_I64 *a,          \
+                                   CK_SV_I64 *b) {                             \
+    CK_SV_I64 i = 0, j = n;                                                    \
+    while (left && i < j) {                                                    \
+      CK_SV_I64 e = i + 1;                                                     \
+      while (e < j && (s[e] & 0xC0) == 0x80) {                                 \
+        e++;                                                                   \
+      }                                                                        \
+      if (!ck_sv_inset_##SUF(s, i, e - i, chars, m)) {                         \
+        break;                                                                 \
+      }                                                                        \
+      i = e;                                                                   \
+    }                                                                          \
+    while (right && j > i) {                                                   \
+      CK_SV_I64 k = j - 1;                                                     \
+      while (k > i && (s[k] & 0xC0) == 0x80) {                                 \
+        k--;                                                                   \
+      }                                                                        \
+      if (!ck_sv_inset_##SUF(s, k, j - k, chars, m)) {                         \
+        break;                                                                 \
+      }                                                                        \
+      j = k;                                                                   \
+    }                                                                          \
+    *a = i;                                                                    \
+    *b = j;                                                                    \
   }
 
 #endif /* CKERNEL_UTF8_VIEW_H */

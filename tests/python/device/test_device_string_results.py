@@ -97,16 +97,6 @@ def test_errors_come_back_as_on_the_cpu(ctx):
     assert "element 1" in str(e.value)
 
 
-@ckernels.jit("string(float64)")
-def float_text(x):
-    return str(x)
-
-
-@ckernels.jit("string(int64)")
-def with_spec(i):
-    return f"{i:05d}"
-
-
 @ckernels.jit("string(string)")
 def reads_built(s):
     t = s + "x"
@@ -119,8 +109,6 @@ def builds_in_number(s):
 
 
 @pytest.mark.parametrize("f, arg, what", [
-    (float_text, np.array([1.5]), "str() of a float"),
-    (with_spec, np.array([1], np.int64), "format specs"),
     (reads_built, ["a"], "string built in the function"),
     (builds_in_number, ["a"], "whose result is not a string")])
 def test_refused_constructs_are_one_line_with_the_users_line(ctx, f, arg, what):

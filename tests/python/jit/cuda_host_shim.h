@@ -12,7 +12,8 @@
  *     blocks of `block` threads, one after the other) -- the kernel's own
  *     `if (i >= n) return;` guard is exercised by the last, partial block;
  *   - atomicCAS on int: a compare-and-swap (the threads run one at a time);
- *   - __int_as_float / __longlong_as_double: bit casts;
+ *   - __int_as_float / __longlong_as_double / __double_as_longlong: bit
+ *     casts; __umul64hi: the high half of a 128-bit product;
  *   - device math (sin/sinf, floor/floorf, isnan, rint/rintf, ...): the C
  *     library's functions of the same names from <math.h> (C++ overloads
  *     isnan/isinf/isfinite on float and double, as CUDA does).
@@ -61,6 +62,17 @@ static inline double __longlong_as_double(long long bits) {
   double d;
   memcpy(&d, &bits, sizeof d);
   return d;
+}
+
+static inline long long __double_as_longlong(double d) {
+  long long bits;
+  memcpy(&bits, &d, sizeof bits);
+  return bits;
+}
+
+__extension__ typedef unsigned __int128 ck_shim_u128;
+static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return (unsigned long long)(((ck_shim_u128)a * b) >> 64);
 }
 
 /* Run `launch()` (a call of one __global__ kernel) once per thread of the
