@@ -14,6 +14,13 @@
  * ck_str_arena of a later element then frees the scratch arena when it
  * holds more than CK__SCRATCH_KEEP bytes (no view of it is alive between
  * elements).
+ *
+ * An entry point storing string results also sets its destination arena as
+ * the thread's result arena (ck_str_set_result_arena): the first case
+ * mapping of each element is written there (ck__result_candidate), and the
+ * store keeps it in place when it is the returned value
+ * (ck_str_store_view); otherwise it is left unused there (one per element
+ * at most) and the returned view is copied.
  */
 #include "strings/strings_internal.h"
 
@@ -23,6 +30,9 @@ static _Thread_local ck_memblock *ck__current_arena;
 static _Thread_local ck_memblock *ck__scratch_arena;
 static _Thread_local uint64_t ck__epoch;      /* bumped by entry points per element */
 static _Thread_local uint64_t ck__epoch_seen; /* ck__epoch at the last size check   */
+static _Thread_local ck_memblock *ck__result_arena;  /* the entry point's destination  */
+static _Thread_local bool ck__result_taken;          /* this element's candidate made  */
+static _Thread_local const char *ck__result_b, *ck__result_e; /* ... and its text      */
 
 /* Above this many bytes of chunks, the scratch arena is freed between
  * elements (the next use starts a new one). */
@@ -69,6 +79,7 @@ CK_API ck_memblock *ck_str_set_arena(ck_memblock *arena) {
 }
 
 CK_API void ck_str_scratch_free(void) {
+  ck_str_set_result_arena(NULL);
   ck_memblock *mb = ck__scratch_arena;
   ck__scratch_arena = NULL;
   if (mb != NULL) {
@@ -79,3 +90,48 @@ CK_API void ck_str_scratch_free(void) {
 CK_API void ck_str_scratch_reset(void) { ck__scratch_trim(); }
 
 CK_API uint64_t *ck_str_scratch_epoch(void) { return &ck__epoch; }
+
+CK_API void ck_str_set_result_arena(ck_memblock *arena) {
+  ck__result_arena = arena;
+  ck__result_taken = false;
+  ck__result_b = ck__result_e = NULL;
+}
+
+ck_status ck__result_candidate(ck_memblock **out, bool *is_result) {
+  if (ck__result_arena != NULL && !ck__result_taken && ck__current_arena == NULL) {
+    ck__result_taken = true;
+    *is_result = true;
+    *out = ck__result_arena;
+    return CK_OK;
+  }
+  *is_result = false;
+  return ck_str_arena(out);
+}
+
+void ck__result_made(const char *b, const char *e) {
+  ck__result_b = b;
+  ck__result_e = e;
+}
+
+CK_API ck_status ck_str_store_view(ck_memblock *arena, const char *b, const char *e,
+                                   ck_string *dst) {
+  bool made = arena != NULL && arena == ck__result_arena && b != NULL && b == ck__result_b &&
+              e == ck__result_e;
+  ck__result_taken = false;
+  ck__result_b = ck__result_e = NULL;
+  if (dst == NULL || (b == NULL && e != NULL) || e < b) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output or a bad view");
+  }
+  ck_string v = {(char *)b, (char *)e};
+  if (!made) {
+    ck_status st = ck_pod_allocate(arena, (size_t)(e - b), 1, &v.begin, &v.end);
+    if (st != CK_OK) {
+      return st;
+    }
+    if (e != b) {
+      memcpy(v.begin, b, (size_t)(e - b));
+    }
+  }
+  memcpy(dst, &v, sizeof v); /* dst may be unaligned (strided arrays) */
+  return CK_OK;
+}
