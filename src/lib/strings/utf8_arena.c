@@ -26,13 +26,17 @@
 
 #include "core/core_internal.h"
 
-static _Thread_local ck_memblock *ck__current_arena;
+/* The current arena and the result arena, in one thread-local record (one
+ * thread-local address lookup per call). */
+static _Thread_local struct {
+  ck_memblock *current; /* ck_str_set_arena's                  */
+  ck_memblock *result;  /* the entry point's destination arena */
+  ck_string made;       /* the text ck_str_case wrote there    */
+  bool taken;           /* this element's candidate given out  */
+} ck__t;
 static _Thread_local ck_memblock *ck__scratch_arena;
 static _Thread_local uint64_t ck__epoch;      /* bumped by entry points per element */
 static _Thread_local uint64_t ck__epoch_seen; /* ck__epoch at the last size check   */
-static _Thread_local ck_memblock *ck__result_arena;  /* the entry point's destination  */
-static _Thread_local bool ck__result_taken;          /* this element's candidate made  */
-static _Thread_local const char *ck__result_b, *ck__result_e; /* ... and its text      */
 
 /* Above this many bytes of chunks, the scratch arena is freed between
  * elements (the next use starts a new one). */
@@ -52,8 +56,8 @@ CK_API ck_status ck_str_arena(ck_memblock **out) {
   if (out == NULL) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output");
   }
-  if (ck__current_arena != NULL) {
-    *out = ck__current_arena;
+  if (ck__t.current != NULL) {
+    *out = ck__t.current;
     return CK_OK;
   }
   if (ck__epoch != ck__epoch_seen) { /* a new element: the last one's views are dead */
@@ -73,8 +77,8 @@ CK_API ck_status ck_str_arena(ck_memblock **out) {
 }
 
 CK_API ck_memblock *ck_str_set_arena(ck_memblock *arena) {
-  ck_memblock *prev = ck__current_arena;
-  ck__current_arena = arena;
+  ck_memblock *prev = ck__t.current;
+  ck__t.current = arena;
   return prev;
 }
 
@@ -92,33 +96,28 @@ CK_API void ck_str_scratch_reset(void) { ck__scratch_trim(); }
 CK_API uint64_t *ck_str_scratch_epoch(void) { return &ck__epoch; }
 
 CK_API void ck_str_set_result_arena(ck_memblock *arena) {
-  ck__result_arena = arena;
-  ck__result_taken = false;
-  ck__result_b = ck__result_e = NULL;
+  ck__t.result = arena;
+  ck__t.taken = false;
+  ck__t.made.begin = ck__t.made.end = NULL;
 }
 
-ck_status ck__result_candidate(ck_memblock **out, bool *is_result) {
-  if (ck__result_arena != NULL && !ck__result_taken && ck__current_arena == NULL) {
-    ck__result_taken = true;
-    *is_result = true;
-    *out = ck__result_arena;
+ck_status ck__result_candidate(ck_memblock **out, ck_string **made) {
+  if (ck__t.result != NULL && !ck__t.taken && ck__t.current == NULL) {
+    ck__t.taken = true;
+    *made = &ck__t.made;
+    *out = ck__t.result;
     return CK_OK;
   }
-  *is_result = false;
+  *made = NULL;
   return ck_str_arena(out);
-}
-
-void ck__result_made(const char *b, const char *e) {
-  ck__result_b = b;
-  ck__result_e = e;
 }
 
 CK_API ck_status ck_str_store_view(ck_memblock *arena, const char *b, const char *e,
                                    ck_string *dst) {
-  bool made = arena != NULL && arena == ck__result_arena && b != NULL && b == ck__result_b &&
-              e == ck__result_e;
-  ck__result_taken = false;
-  ck__result_b = ck__result_e = NULL;
+  bool made = arena != NULL && arena == ck__t.result && b != NULL && b == ck__t.made.begin &&
+              e == ck__t.made.end;
+  ck__t.taken = false;
+  ck__t.made.begin = ck__t.made.end = NULL;
   if (dst == NULL || (b == NULL && e != NULL) || e < b) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output or a bad view");
   }

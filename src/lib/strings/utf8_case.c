@@ -433,14 +433,14 @@ CK_API ck_status ck_str_case(ck_str_case_op op, const char *s, int64_t n, ck_str
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "unknown case mapping %d", (int)op);
   }
   ck_memblock *arena;
-  bool is_result;
-  ck_status st = ck__result_candidate(&arena, &is_result);
+  ck_string *made;
+  ck_status st = ck__result_candidate(&arena, &made);
   if (st != CK_OK) {
     return st;
   }
   st = ck__case(__func__, arena, s, n, ops[op], out);
-  if (st == CK_OK && is_result) {
-    ck__result_made(out->begin, out->end);
+  if (st == CK_OK && made != NULL) {
+    *made = *out;
   }
   return st;
 }

@@ -42,6 +42,7 @@ static void test_words(void) {
   CHECK(r.end == r.begin);
   CHECK(ck_str_case((ck_str_case_op)6, V("a"), &r) == CK_ERR_INVALID_ARGUMENT);
   CHECK(ck_str_case(CK_STR_LOWER, NULL, 3, &r) == CK_ERR_INVALID_ARGUMENT);
+  ck_str_scratch_free(); /* made by the last call */
   ck_memblock_decref(a);
 }
 
