@@ -9,6 +9,7 @@ data (no conversion timed), except the chains, which run end to end from a
 pyarrow column to a pyarrow column.
 
     CK_NUM_THREADS=1 python benchmarks/bench_str_methods.py   (CK_BENCH_N, CK_BENCH_REPS)
+    ... bench_str_methods.py lower title chains   (only these methods / parts)
 
 Ratios are jitted time / the fastest peer's time in the same run (> 1:
 slower).  The machine this runs on is shared and loaded: read ratios, not
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 
 import numpy as np
 from _timing import best
@@ -159,13 +161,13 @@ OPS = {"lower": j_lower, "upper": j_upper, "strip": j_strip, "split (count)": j_
        "isdigit": j_isdigit}
 
 
-def kernels(rows_by_kind) -> None:
+def kernels(rows_by_kind, ops) -> None:
     print(f"-- kernels, {N} rows, best of {REPS}: jitted / fastest peer")
     own = {}
     for kind, rows in rows_by_kind.items():
         a = ckernels.array(rows, dtype="string")
         inputs = {}
-        for op, f in OPS.items():
+        for op, f in ops.items():
             t = best(lambda: f(a), REPS)
             own[(kind, op)] = t
             times = {}
@@ -179,7 +181,7 @@ def kernels(rows_by_kind) -> None:
                   "  ".join(f"{n} {v * 1e3:7.1f}" for n, v in times.items()) +
                   f"   ratio {t / times[fastest]:5.2f}x ({fastest})")
     print("-- the same on mixed / on ASCII-only text (jitted)")
-    for op in OPS:
+    for op in ops:
         print(f"{op:14s} {own[('mixed', op)] / own[('ascii', op)]:5.2f}x")
 
 
@@ -241,13 +243,17 @@ def handwritten(rows) -> None:
           f"Arrow buffer {th * 1e3:.1f} ms: ratio {t / th:.2f}x")
 
 
-def main() -> None:
+def main(args) -> None:
+    """``args``: method names of OPS, "chains", "handwritten" (none: all)."""
     rows = {"ascii": make_rows(False), "mixed": make_rows(True)}
-    kernels(rows)
-    if pa is not None:
+    ops = {op: f for op, f in OPS.items() if not args or op in args}
+    if ops:
+        kernels(rows, ops)
+    if pa is not None and (not args or "chains" in args):
         chains(rows["mixed"])
+    if pa is not None and (not args or "handwritten" in args):
         handwritten(rows["mixed"])
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

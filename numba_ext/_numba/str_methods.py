@@ -193,14 +193,18 @@ def _ok_index(t) -> bool:
 
 
 # ------------------------------------------------------------- case, new text --
-def _case_method(method, cname):
-    fn = c_call(cname, "i32", ["p", "p", "i64"], (("i64", 2),))
+_ck_case = c_call("ck_str_case", "i32", ["i32", "p", "i64"], (("i64", 2),))
 
+
+def _case_method(method, op):
+    """``s.method()`` by ``ck_str_case(op, ...)``: into the current arena, or
+    straight into the entry point's result arena (``ck_str_set_result_arena``:
+    the returned text is then stored without a copy)."""
     @register_jitable
     def impl(s):
-        st, b, e = fn((current_arena(), s.begin, s.end - s.begin))
+        st, b, e = _ck_case((np.int32(op), s.begin, s.end - s.begin))
         if st != 0:
-            raise_status(st, cname)
+            raise_status(st, "ck_str_" + method)
         return make_string(b, e)
 
     @overload_method(CkStringType, method)
@@ -208,8 +212,9 @@ def _case_method(method, cname):
         return lambda s: impl(s)
 
 
-for _m in ("lower", "upper", "casefold", "title", "capitalize", "swapcase"):
-    _case_method(_m, "ck_str_" + _m)
+# ck_str_case_op's order (ckernel/utf8.h)
+for _op, _m in enumerate(("lower", "upper", "casefold", "title", "capitalize", "swapcase")):
+    _case_method(_m, _op)
 
 
 def _predicate(method, cname):

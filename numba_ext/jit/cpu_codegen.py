@@ -77,9 +77,9 @@ from .signature import element_type
 from .time_elements import of_numba as time_of_numba
 from .string_elements import (Piece, emit_load_string, emit_store, emit_store_optional,
                               load_string, store_string_result)
-from .string_views import (emit_load_view, emit_next_element, emit_scratch_epoch,
-                           emit_scratch_free, emit_store_view, is_view, outline_strings,
-                           uses_scratch)
+from .string_views import (emit_load_view, emit_next_element, emit_result_arena,
+                           emit_scratch_epoch, emit_scratch_free, emit_store_view, is_view,
+                           outline_strings, uses_scratch)
 from .struct_results import (has_struct_strings, store_struct, struct_arenas_offset,
                              struct_store_plan, struct_string_storer)
 
@@ -353,6 +353,8 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
         context.pack_value(builder, nb_ret, v,
                            builder.bitcast(dst, context.get_data_type(nb_ret).as_pointer()))
     emit.frees_scratch = frees
+    # a view result may be a case mapping written straight into the arena
+    emit.result_arena = frees and store == "view"
     emit.inline = inline
     return emit
 
@@ -401,6 +403,8 @@ def _emit_single(module, name, emit, nsrc, has_arena, arena_offset):
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
     srcs = [builder.load(builder.gep(src, [ir.Constant(_i64, j)])) for j in range(nsrc)]
     arena = _arena(builder, self_ptr, has_arena, arena_offset)
+    if getattr(emit, "result_arena", False):
+        emit_result_arena(builder, arena)
     emit(builder, dst, srcs, arena)
     if getattr(emit, "frees_scratch", False):
         emit_scratch_free(builder)
@@ -420,6 +424,8 @@ def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, aren
     arena = _arena(builder, self_ptr, has_arena, arena_offset)
     frees = getattr(emit, "frees_scratch", False)
     epoch = emit_scratch_epoch(builder) if frees else None
+    if getattr(emit, "result_arena", False):
+        emit_result_arena(builder, arena)
 
     contiguous = builder.icmp_signed("==", dst_stride, ir.Constant(_i64, dst_size))
     for st, size in zip(strides, src_sizes):

@@ -17,7 +17,12 @@ which).  The entry points then:
   is not validated again per element (the C string library stays within
   its views whatever the bytes);
 * store a view result by one allocation in the destination arena and one
-  copy (:func:`emit_store_view`);
+  copy (:func:`emit_store_view`) -- unless it is the text a case mapping
+  (``s.lower()`` ...) wrote straight into the destination arena: entry
+  points that bound the scratch arena make their destination arena the
+  thread's *result arena* for the call (:func:`emit_result_arena`), where
+  the first case mapping of each element writes its text, which the store
+  then keeps in place (``ck_str_store_view``);
 * when the function can write temporaries into the thread's scratch string
   arena (its code, or code it calls, asks for the current arena:
   :func:`uses_scratch`), bump the thread's element counter after each
@@ -47,7 +52,12 @@ SIGNATURES = {
                                               _i8p.as_pointer()]),
     "ck_str_scratch_epoch": ir.FunctionType(_i64.as_pointer(), []),
     "ck_str_scratch_free": ir.FunctionType(ir.VoidType(), []),
+    "ck_str_set_result_arena": ir.FunctionType(ir.VoidType(), [_i8p]),
+    "ck_str_store_view": ir.FunctionType(_i32, [_i8p, _i8p, _i8p, _i8p]),
 }
+
+#: the C functions that write into the thread's current (or result) arena
+_ARENA_USERS = ("ck_str_arena", "ck_str_case")
 
 
 def _declare(module, name):
@@ -98,30 +108,33 @@ def emit_load_view(context, builder, ptr):
 def uses_scratch(library) -> bool:
     """Whether the finalized code ``library`` (with what it linked in) can
     write into the thread's current string arena: it declares
-    ``ck_str_arena`` (every method making new text or spans asks for it)."""
+    ``ck_str_arena`` or ``ck_str_case`` (every method making new text or
+    spans calls one)."""
     mod = getattr(library, "_final_module", None)
     if mod is None or getattr(library, "_disable_inspection", False):
         return True      # object code only (a cache): assume it can
-    return any(f.name == "ck_str_arena" for f in mod.functions)
+    return any(f.name in _ARENA_USERS for f in mod.functions)
 
 
 def emit_store_view(context, builder, arena, dst, value, on_error):
-    """Copy the view ``value`` into ``arena`` (i64 address) and store its
-    ``ck_string`` at ``dst`` (i8*)."""
+    """Store the view ``value`` as the ``ck_string`` at ``dst`` (i8*) of an
+    array whose arena is ``arena`` (i64 address): copied into it, or kept in
+    place when it is the element's text in the result arena
+    (``ck_str_store_view``)."""
     s = cgutils.create_struct_proxy(ck_string_type)(context, builder, value=value)
-    n = builder.sub(s.end, s.begin)
-    bp = cgutils.alloca_once(builder, _i8p)
-    ep = cgutils.alloca_once(builder, _i8p)
-    st = builder.call(_declare(builder.module, "ck_pod_allocate"),
-                      [builder.inttoptr(arena, _i8p), n, ir.Constant(_i64, 1), bp, ep])
+    st = builder.call(_declare(builder.module, "ck_str_store_view"),
+                      [builder.inttoptr(arena, _i8p), builder.inttoptr(s.begin, _i8p),
+                       builder.inttoptr(s.end, _i8p), dst])
     with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)), likely=False):
         on_error(builder, st)
-    b = builder.load(bp)
-    cgutils.memcpy(builder, b, builder.inttoptr(s.begin, _i8p), n)
-    out = builder.bitcast(dst, _i64.as_pointer())
-    builder.store(builder.ptrtoint(b, _i64), out)
-    builder.store(builder.ptrtoint(builder.load(ep), _i64),
-                  builder.gep(out, [ir.Constant(_i32, 1)]))
+
+
+def emit_result_arena(builder, arena):
+    """Make ``arena`` (i64 address) the thread's result arena for the call
+    (only where the entry point frees the scratch arena at its end and on
+    errors: ``ck_str_scratch_free`` clears it)."""
+    builder.call(_declare(builder.module, "ck_str_set_result_arena"),
+                 [builder.inttoptr(arena, _i8p)])
 
 
 def emit_scratch_epoch(builder):
@@ -167,9 +180,10 @@ def outline_strings(module, name, emit, nsrc, args, ret):
                 emit_scratch_free(builder)
             builder.ret(st)
     call.frees_scratch = frees
+    call.result_arena = getattr(emit, "result_arena", False)
     return call
 
 
 __all__ = ["view_args", "is_view", "result_fits", "result_element", "emit_load_view",
            "emit_store_view", "uses_scratch", "emit_scratch_epoch", "emit_next_element",
-           "emit_scratch_free", "outline_strings"]
+           "emit_scratch_free", "emit_result_arena", "outline_strings"]

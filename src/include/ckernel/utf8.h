@@ -321,6 +321,21 @@ CK_API ck_status ck_str_capitalize(ck_memblock *arena, const char *s, int64_t n,
                                    ck_string *out);
 CK_API ck_status ck_str_swapcase(ck_memblock *arena, const char *s, int64_t n, ck_string *out);
 
+/* The same six, by number, for jitted code: written into the calling
+ * thread's current arena (ck_str_arena), or -- the first one of an element
+ * while an entry point has set a result arena (ck_str_set_result_arena) and
+ * no current arena is set -- straight into the result arena, where
+ * ck_str_store_view then keeps it without a copy. */
+typedef enum ck_str_case_op {
+  CK_STR_LOWER = 0,
+  CK_STR_UPPER = 1,
+  CK_STR_CASEFOLD = 2,
+  CK_STR_TITLE = 3,
+  CK_STR_CAPITALIZE = 4,
+  CK_STR_SWAPCASE = 5
+} ck_str_case_op;
+CK_API ck_status ck_str_case(ck_str_case_op op, const char *s, int64_t n, ck_string *out);
+
 /* s.isdigit() ... s.isidentifier(): Python's answers (False for "" except
  * isascii). */
 CK_API bool ck_str_isdigit(const char *s, int64_t n);
@@ -383,6 +398,17 @@ CK_API void ck_str_scratch_reset(void);
  * ck_str_scratch_reset does.  Valid for the life of the thread, used only
  * on it. */
 CK_API uint64_t *ck_str_scratch_epoch(void);
+/* The result arena: an entry point storing each element's string result
+ * into `arena` sets it for its call (NULL: none); ck_str_scratch_free
+ * clears it.  A case mapping (ck_str_case) may then write an element's text
+ * straight into it, once per element. */
+CK_API void ck_str_set_result_arena(ck_memblock *arena);
+/* Store the view [b, e) as the string at `dst` of an array whose arena is
+ * `arena`: in place when it is the text ck_str_case wrote into the result
+ * arena for this element, else copied into `arena` (one allocation).  Ends
+ * the element for the result arena (the next ck_str_case may use it). */
+CK_API ck_status ck_str_store_view(ck_memblock *arena, const char *b, const char *e,
+                                   ck_string *dst);
 
 #ifdef __cplusplus
 }

@@ -92,6 +92,11 @@ ck_status ck__result_begin(ck_memblock *arena, uint64_t cap, const char *func, c
                            char **out_e);
 ck_status ck__result_done(ck_memblock *arena, char *b, char *e, int64_t used, ck_string *out);
 
+/* The arena for a result that may be an element's returned value: the
+ * result arena, once per element (*made: where to record the text written
+ * there), else ck_str_arena (*made NULL) (utf8_arena.c). */
+ck_status ck__result_candidate(ck_memblock **out, ck_string **made);
+
 /* Python's ADJUST_INDICES over a sequence of `len`. */
 static inline void ck__adjust_indices(int64_t len, int64_t *start, int64_t *end) {
   if (*end > len) {

@@ -14,12 +14,26 @@
  * ck_str_arena of a later element then frees the scratch arena when it
  * holds more than CK__SCRATCH_KEEP bytes (no view of it is alive between
  * elements).
+ *
+ * An entry point storing string results also sets its destination arena as
+ * the thread's result arena (ck_str_set_result_arena): the first case
+ * mapping of each element is written there (ck__result_candidate), and the
+ * store keeps it in place when it is the returned value
+ * (ck_str_store_view); otherwise it is left unused there (one per element
+ * at most) and the returned view is copied.
  */
 #include "strings/strings_internal.h"
 
 #include "core/core_internal.h"
 
-static _Thread_local ck_memblock *ck__current_arena;
+/* The current arena and the result arena, in one thread-local record (one
+ * thread-local address lookup per call). */
+static _Thread_local struct {
+  ck_memblock *current; /* ck_str_set_arena's                  */
+  ck_memblock *result;  /* the entry point's destination arena */
+  ck_string made;       /* the text ck_str_case wrote there    */
+  bool taken;           /* this element's candidate given out  */
+} ck__t;
 static _Thread_local ck_memblock *ck__scratch_arena;
 static _Thread_local uint64_t ck__epoch;      /* bumped by entry points per element */
 static _Thread_local uint64_t ck__epoch_seen; /* ck__epoch at the last size check   */
@@ -42,8 +56,8 @@ CK_API ck_status ck_str_arena(ck_memblock **out) {
   if (out == NULL) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output");
   }
-  if (ck__current_arena != NULL) {
-    *out = ck__current_arena;
+  if (ck__t.current != NULL) {
+    *out = ck__t.current;
     return CK_OK;
   }
   if (ck__epoch != ck__epoch_seen) { /* a new element: the last one's views are dead */
@@ -63,12 +77,13 @@ CK_API ck_status ck_str_arena(ck_memblock **out) {
 }
 
 CK_API ck_memblock *ck_str_set_arena(ck_memblock *arena) {
-  ck_memblock *prev = ck__current_arena;
-  ck__current_arena = arena;
+  ck_memblock *prev = ck__t.current;
+  ck__t.current = arena;
   return prev;
 }
 
 CK_API void ck_str_scratch_free(void) {
+  ck_str_set_result_arena(NULL);
   ck_memblock *mb = ck__scratch_arena;
   ck__scratch_arena = NULL;
   if (mb != NULL) {
@@ -79,3 +94,43 @@ CK_API void ck_str_scratch_free(void) {
 CK_API void ck_str_scratch_reset(void) { ck__scratch_trim(); }
 
 CK_API uint64_t *ck_str_scratch_epoch(void) { return &ck__epoch; }
+
+CK_API void ck_str_set_result_arena(ck_memblock *arena) {
+  ck__t.result = arena;
+  ck__t.taken = false;
+  ck__t.made.begin = ck__t.made.end = NULL;
+}
+
+ck_status ck__result_candidate(ck_memblock **out, ck_string **made) {
+  if (ck__t.result != NULL && !ck__t.taken && ck__t.current == NULL) {
+    ck__t.taken = true;
+    *made = &ck__t.made;
+    *out = ck__t.result;
+    return CK_OK;
+  }
+  *made = NULL;
+  return ck_str_arena(out);
+}
+
+CK_API ck_status ck_str_store_view(ck_memblock *arena, const char *b, const char *e,
+                                   ck_string *dst) {
+  bool made = arena != NULL && arena == ck__t.result && b != NULL && b == ck__t.made.begin &&
+              e == ck__t.made.end;
+  ck__t.taken = false;
+  ck__t.made.begin = ck__t.made.end = NULL;
+  if (dst == NULL || (b == NULL && e != NULL) || e < b) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output or a bad view");
+  }
+  ck_string v = {(char *)b, (char *)e};
+  if (!made) {
+    ck_status st = ck_pod_allocate(arena, (size_t)(e - b), 1, &v.begin, &v.end);
+    if (st != CK_OK) {
+      return st;
+    }
+    if (e != b) {
+      memcpy(v.begin, b, (size_t)(e - b));
+    }
+  }
+  memcpy(dst, &v, sizeof v); /* dst may be unaligned (strided arrays) */
+  return CK_OK;
+}

@@ -5,10 +5,9 @@
  * do_casefold, do_title, do_capitalize, do_swapcase, handle_capital_sigma;
  * unicode_islower_impl ...).
  *
- * ASCII runs are mapped 8 bytes at a time; other code points go through
- * their record.  Results are allocated at ck__ucd_max_growth times the
- * input (the most a mapping grows a character's UTF-8, from the generator)
- * and trimmed.
+ * ASCII runs are mapped 8 bytes at a time (no separate is-ASCII scan);
+ * other code points go through their record.  Results are allocated at the
+ * input's size and grown only when a mapping lengthens the text (ck__case).
  */
 #include "strings/strings_internal.h"
 
@@ -109,68 +108,140 @@ static int ck__lower_at(const char *s, int64_t n, int64_t i, uint32_t cp,
   return ck__case_of(r, CK_CASE_LOWER, cp, out);
 }
 
-/* 8 ASCII bytes lowered (to_upper: raised). */
-static inline uint64_t ck__ascii_case(uint64_t w, bool to_upper) {
+/* The high bit of every byte of w (ASCII bytes only: no byte >= 0x80 below
+ * the ones asked about) that lies in [lo, hi].  A byte >= 0x80 may carry
+ * into the bytes above it (later in memory on little-endian machines), never
+ * into the ones below. */
+static inline uint64_t ck__in_range(uint64_t w, unsigned lo, unsigned hi) {
   const uint64_t ones = 0x0101010101010101ULL;
-  uint64_t lo = to_upper ? 'a' : 'A', hi = to_upper ? 'z' : 'Z';
-  uint64_t ge = w + ones * (0x80 - lo);      /* high bit: byte >= lo */
-  uint64_t gt = w + ones * (0x80 - hi - 1);  /* high bit: byte > hi  */
-  uint64_t in = ge & ~gt & CK__HI_BITS;
-  return w ^ (in >> 2);
+  uint64_t ge = w + ones * (0x80 - lo);     /* high bit: byte >= lo */
+  uint64_t gt = w + ones * (0x80 - hi - 1); /* high bit: byte > hi  */
+  return ge & ~gt & CK__HI_BITS;
 }
 
+/* 8 bytes mapped by op; bytes before the first byte >= 0x80 come out right
+ * (the rest are rewritten by the caller).  *prev_cased: whether the byte
+ * before w is cased (title; updated to the last of the 8), *first: w starts
+ * the string (capitalize). */
+static inline uint64_t ck__ascii_word(uint64_t w, ck__case_op op, bool *prev_cased, bool first) {
+  uint64_t up = ck__in_range(w, 'A', 'Z'), lo = ck__in_range(w, 'a', 'z'), flip;
+  switch (op) {
+  case CK__UPPER:
+    flip = lo;
+    break;
+  case CK__SWAPCASE:
+    flip = up | lo;
+    break;
+  case CK__TITLE: {
+    /* little-endian: byte k + 1 follows byte k (other orders take the
+     * per-byte path: ck__words) */
+    uint64_t letter = up | lo;
+    uint64_t prev = (letter << 8) | (*prev_cased ? 0x80u : 0u);
+    flip = (lo & ~prev) | (up & prev);
+    *prev_cased = (letter >> 63) != 0;
+    break;
+  }
+  case CK__CAPITALIZE:
+    flip = first ? (up & ~(uint64_t)0x80) | (lo & 0x80) : up;
+    break;
+  default: /* lower, casefold */
+    flip = up;
+    break;
+  }
+  return w ^ (flip >> 2);
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define CK__WORDS 1 /* the word loop (byte k of a loaded word is s[k]) */
+#else
+#define CK__WORDS 0
+#endif
+
+/* One ASCII byte mapped by op (the title state as ck__ascii_word). */
+static inline unsigned char ck__ascii_byte(unsigned char c, ck__case_op op, bool *prev_cased,
+                                           bool first) {
+  bool up = c >= 'A' && c <= 'Z', lo = c >= 'a' && c <= 'z', flip;
+  switch (op) {
+  case CK__UPPER:
+    flip = lo;
+    break;
+  case CK__SWAPCASE:
+    flip = up || lo;
+    break;
+  case CK__TITLE:
+    flip = *prev_cased ? up : lo;
+    *prev_cased = up || lo;
+    break;
+  case CK__CAPITALIZE:
+    flip = first ? lo : up;
+    break;
+  default:
+    flip = up;
+    break;
+  }
+  return (unsigned char)(flip ? c ^ 0x20 : c);
+}
+
+/*
+ * One pass over the text: 8 bytes at a time while they are ASCII (mapped
+ * and stored as a word, no separate is-ASCII scan), other code points
+ * through their record.  The result is allocated at the input's size; the
+ * invariant `room >= n - i` (bytes left in the allocation >= input bytes
+ * left) makes every store that writes no more than it reads safe, and a
+ * code point whose mapping is longer than its UTF-8 grows the allocation
+ * to what the rest can need (ck__ucd_max_growth times the input left), in
+ * place when the arena's chunk has room.  Trimmed at the end.
+ */
 static ck_status ck__case(const char *func, ck_memblock *arena, const char *s, int64_t n,
                           ck__case_op op, ck_string *out) {
-  ck_status st = ck__str_arg(func, s, n);
-  if (st != CK_OK) {
-    return st;
+  if (n < 0 || (s == NULL && n > 0)) {
+    return ck__str_arg(func, s, n);
   }
   if (out == NULL) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL output");
   }
-  /* ASCII text under lower/upper/casefold keeps its size: one exact
-   * allocation and a word loop (the is-ASCII scan costs a fraction of it) */
-  bool simple = op == CK__LOWER || op == CK__UPPER || op == CK__FOLD;
-  bool ascii = simple && ck_str_is_ascii(s, n);
-  uint64_t cap = ascii ? (uint64_t)n : (uint64_t)n * (uint64_t)ck__ucd_max_growth;
   char *b, *e;
-  st = ck__result_begin(arena, cap, func, &b, &e);
+  ck_status st = ck__result_begin(arena, (uint64_t)n, func, &b, &e);
   if (st != CK_OK) {
     return st;
   }
-  if (ascii) {
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      uint64_t x = ck__ascii_case(ck__load64(s + i), op == CK__UPPER);
-      memcpy(b + i, &x, 8);
-    }
-    for (; i < n; i++) {
-      unsigned char c = (unsigned char)s[i];
-      bool flip = op == CK__UPPER ? (c >= 'a' && c <= 'z') : (c >= 'A' && c <= 'Z');
-      b[i] = (char)(flip ? c ^ 0x20 : c);
-    }
-    out->begin = b;
-    out->end = e;
-    return CK_OK;
-  }
   const unsigned char *u = (const unsigned char *)s, *end = u + n;
   char *w = b;
-  bool prev_cased = false; /* title */
+  bool prev_cased = false; /* title: the character before i is cased */
   int64_t i = 0;
   while (i < n) {
-    /* ASCII words: lower, upper, casefold map them alone */
-    if ((op == CK__LOWER || op == CK__UPPER || op == CK__FOLD) && i + 8 <= n) {
+#if CK__WORDS
+    if (n - i >= 8) {
       uint64_t x = ck__load64(s + i);
-      if ((x & CK__HI_BITS) == 0) {
-        x = ck__ascii_case(x, op == CK__UPPER);
-        memcpy(w, &x, 8);
+      uint64_t hi = x & CK__HI_BITS;
+      if (hi == 0) {
+        x = ck__ascii_word(x, op, &prev_cased, i == 0);
+        memcpy(w, &x, 8); /* room >= n - i >= 8 */
         w += 8;
         i += 8;
         continue;
       }
+      int k = __builtin_ctzll(hi) >> 3; /* ASCII bytes before the first other */
+      if (k > 0) {
+        bool pc = prev_cased;
+        x = ck__ascii_word(x, op, &pc, i == 0);
+        memcpy(w, &x, 8); /* bytes from k on are rewritten next */
+        if (op == CK__TITLE) {
+          unsigned char c = u[i + k - 1] | 0x20;
+          prev_cased = c >= 'a' && c <= 'z';
+        }
+        w += k;
+        i += k;
+      }
+    } else
+#endif
+        if (u[i] < 0x80) {
+      *w++ = (char)ck__ascii_byte(u[i], op, &prev_cased, i == 0);
+      i++;
+      continue;
     }
     int len;
-    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, end, &len);
+    uint32_t cp = ck__decode(u + i, end, &len);
     const ck__ucd_record *r = ck__ucd(cp);
     uint32_t m[3];
     int k;
@@ -202,10 +273,27 @@ static ck_status ck__case(const char *func, ck_memblock *arena, const char *s, i
       }
       break;
     }
+    int size = 0;
+    for (int j = 0; j < k; j++) {
+      size += ck__cp_size(m[j]);
+    }
+    i += len;
+    if (size > len && (e - w) - size < n - i) { /* keep room >= n - i */
+      int64_t used = w - b;
+      uint64_t cap = (uint64_t)used + (uint64_t)size + (uint64_t)(n - i) * ck__ucd_max_growth;
+      if (cap > (uint64_t)PTRDIFF_MAX) {
+        return ck__error(CK_ERR_OVERFLOW, func, "the result would exceed %lld bytes",
+                         (long long)PTRDIFF_MAX);
+      }
+      st = ck_pod_resize(arena, (size_t)cap, &b, &e);
+      if (st != CK_OK) {
+        return st;
+      }
+      w = b + used;
+    }
     for (int j = 0; j < k; j++) {
       w += ck__encode(m[j], w);
     }
-    i += len;
   }
   return ck__result_done(arena, b, e, w - b, out);
 }
@@ -336,4 +424,23 @@ CK_API bool ck_str_isidentifier(const char *s, int64_t n) {
     i += len;
   }
   return true;
+}
+
+CK_API ck_status ck_str_case(ck_str_case_op op, const char *s, int64_t n, ck_string *out) {
+  static const ck__case_op ops[] = {CK__LOWER, CK__UPPER,      CK__FOLD,
+                                    CK__TITLE, CK__CAPITALIZE, CK__SWAPCASE};
+  if ((unsigned)op > CK_STR_SWAPCASE) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "unknown case mapping %d", (int)op);
+  }
+  ck_memblock *arena;
+  ck_string *made;
+  ck_status st = ck__result_candidate(&arena, &made);
+  if (st != CK_OK) {
+    return st;
+  }
+  st = ck__case(__func__, arena, s, n, ops[op], out);
+  if (st == CK_OK && made != NULL) {
+    *made = *out;
+  }
+  return st;
 }

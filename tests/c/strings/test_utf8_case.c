@@ -1,0 +1,95 @@
+/*
+ * test_utf8_case.c -- ckernel/utf8.h case mappings in one pass (ASCII words
+ * mapped 8 bytes at a time, the allocation grown only by a lengthening
+ * mapping) and the result arena: ck_str_case writes an element's first
+ * case mapping into it and ck_str_store_view keeps it without a copy.
+ * Expected values are CPython's; the exhaustive oracle tests are
+ * tests/python/core/test_utf8_strings.py and test_utf8_case_words.py.
+ */
+#include "ck_test.h"
+
+#define V(lit) (lit), (int64_t)(sizeof(lit) - 1)
+
+static bool eq(ck_string s, const char *lit) {
+  size_t n = strlen(lit);
+  return (size_t)(s.end - s.begin) == n && memcmp(s.begin, lit, n) == 0;
+}
+
+static void test_words(void) {
+  ck_memblock *a = NULL;
+  CHECK_OK(ck_pod_memblock_new(0, &a));
+  ck_string r;
+  /* a non-ASCII byte inside a word: the bytes before it from the word */
+  CHECK_OK(ck_str_title(a, V("hello wOrld\xc3\x9f" "ab cD-eF"), &r));
+  CHECK(eq(r, "Hello World\xc3\x9f" "ab Cd-Ef"));
+  CHECK_OK(ck_str_upper(a, V("abcdefg\xc3\x9fxyz abcdefgh"), &r)); /* ß -> SS */
+  CHECK(eq(r, "ABCDEFGSSXYZ ABCDEFGH"));
+  CHECK_OK(ck_str_capitalize(a, V("hELLO WORLD, AGAIN"), &r));
+  CHECK(eq(r, "Hello world, again"));
+  CHECK_OK(ck_str_swapcase(a, V("Hello World 123 zZ\xc3\xa9"), &r));
+  CHECK(eq(r, "hELLO wORLD 123 Zz\xc3\x89"));
+  CHECK_OK(ck_str_lower(a, V("ABCDEFGH\xce\xa3 IJKLMNOP\xce\xa3"), &r)); /* final sigmas */
+  CHECK(eq(r, "abcdefgh\xcf\x82 ijklmnop\xcf\x82"));
+  /* growth: every ŉ (2 bytes) uppers to ʼN (3 bytes) */
+  char in[2 * 300], want[3 * 300];
+  for (int i = 0; i < 300; i++) {
+    memcpy(in + 2 * i, "\xc5\x89", 2);
+    memcpy(want + 3 * i, "\xca\xbcN", 3);
+  }
+  CHECK_OK(ck_str_upper(a, in, (int64_t)sizeof in, &r));
+  CHECK(r.end - r.begin == (ptrdiff_t)sizeof want && memcmp(r.begin, want, sizeof want) == 0);
+  CHECK_OK(ck_str_lower(a, NULL, 0, &r));
+  CHECK(r.end == r.begin);
+  CHECK(ck_str_case((ck_str_case_op)6, V("a"), &r) == CK_ERR_INVALID_ARGUMENT);
+  CHECK(ck_str_case(CK_STR_LOWER, NULL, 3, &r) == CK_ERR_INVALID_ARGUMENT);
+  ck_str_scratch_free(); /* made by the last call */
+  ck_memblock_decref(a);
+}
+
+static void test_result_arena(void) {
+  ck_memblock *dst = NULL, *scratch = NULL;
+  CHECK_OK(ck_pod_memblock_new(0, &dst));
+  ck_pod_stats st;
+  ck_string r, out[3];
+  ck_str_set_result_arena(dst);
+  /* element 0: the case mapping is the result: stored in place */
+  CHECK_OK(ck_str_case(CK_STR_UPPER, V("hello"), &r));
+  CHECK_OK(ck_str_store_view(dst, r.begin, r.end, &out[0]));
+  CHECK(eq(out[0], "HELLO") && out[0].begin == r.begin);
+  CHECK_OK(ck_pod_memblock_stats(dst, &st));
+  CHECK(st.allocations == 1 && st.used == 5);
+  /* element 1: two mappings, the second returned: the first went into the
+   * result arena, the second into the scratch arena, copied by the store */
+  ck_string t;
+  CHECK_OK(ck_str_case(CK_STR_LOWER, V("ABC"), &t));
+  CHECK_OK(ck_str_case(CK_STR_TITLE, t.begin, t.end - t.begin, &r));
+  CHECK_OK(ck_str_arena(&scratch));
+  CHECK(scratch != dst);
+  CHECK_OK(ck_str_store_view(dst, r.begin, r.end, &out[1]));
+  CHECK(eq(out[1], "Abc") && out[1].begin != r.begin);
+  /* element 2: a view of the input (no mapping): copied */
+  static const char text[] = "view";
+  CHECK_OK(ck_str_store_view(dst, text, text + 4, &out[2]));
+  CHECK(eq(out[2], "view") && out[2].begin != text);
+  CHECK(ck_str_store_view(dst, text + 1, text, &out[2]) == CK_ERR_INVALID_ARGUMENT);
+  /* the end of the call clears it: a mapping goes to the scratch arena */
+  ck_str_scratch_free();
+  CHECK_OK(ck_str_case(CK_STR_UPPER, V("x"), &r));
+  CHECK_OK(ck_pod_memblock_stats(dst, &st));
+  CHECK(st.allocations == 4);
+  CHECK(eq(out[0], "HELLO") && eq(out[1], "Abc") && eq(out[2], "view"));
+  /* a current arena set by the caller wins over the result arena */
+  ck_memblock *cur = NULL;
+  CHECK_OK(ck_pod_memblock_new(0, &cur));
+  ck_str_set_result_arena(dst);
+  CHECK(ck_str_set_arena(cur) == NULL);
+  CHECK_OK(ck_str_case(CK_STR_UPPER, V("y"), &r));
+  CHECK_OK(ck_pod_memblock_stats(cur, &st));
+  CHECK(st.allocations == 1);
+  CHECK(ck_str_set_arena(NULL) == cur);
+  ck_str_scratch_free();
+  ck_memblock_decref(cur);
+  ck_memblock_decref(dst);
+}
+
+CK_TEST_MAIN(CK_TEST(test_words), CK_TEST(test_result_arena))
