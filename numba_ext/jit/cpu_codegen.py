@@ -462,8 +462,13 @@ def _elements(fndesc):
     :mod:`ckernels.dtypes`) of a Numba-compiled signature when the direct
     entry points apply to it (builtin element types), else None."""
     from numba.core.typing import signature
-    args = [dtypes.of_numba(t) or time_of_numba(t) for t in fndesc.argtypes]
-    ret = dtypes.of_numba(fndesc.restype) or time_of_numba(fndesc.restype)
+
+    def element(t):
+        # a string view argument or result is a ``string`` element
+        return dtypes.of_numba(t) or time_of_numba(t) or (
+            dtypes.by_name["string"] if is_view(t) else None)
+    args = [element(t) for t in fndesc.argtypes]
+    ret = element(fndesc.restype)
     if ret is None or any(a is None for a in args):
         return None
     if not direct_ok(signature(fndesc.restype, *fndesc.argtypes), args, ret):
