@@ -247,6 +247,16 @@ def _check_status(builder, status, raise_fn):
         builder.ret(builder.call(raise_fn, [status.code, status.excinfoptr]))
 
 
+def inline_into_loops(cres) -> None:
+    """Mark the compiled element function ``cres`` (a ``compile_subroutine``
+    result, not yet linked) ``alwaysinline``: it lives in a module of its own,
+    and LLVM's cost model left a long one (a loop over a core dim) as an
+    indirect call per row, with its kernel-data loads, register saves and
+    status stores, inside the entry points' row loop."""
+    fn = cres.library._final_module.get_function(cres.fndesc.llvm_func_name)
+    fn.add_function_attribute("alwaysinline")
+
+
 def element_via_function(context, elem_fn, nsrc, raise_fn):
     """Emitter: one element through the generated element function."""
     argtys = [types.voidptr] * (nsrc + 1) + [types.intp]
@@ -468,8 +478,13 @@ def _elements(fndesc):
     :mod:`ckernels.dtypes`) of a Numba-compiled signature when the direct
     entry points apply to it (builtin element types), else None."""
     from numba.core.typing import signature
-    args = [dtypes.of_numba(t) or time_of_numba(t) for t in fndesc.argtypes]
-    ret = dtypes.of_numba(fndesc.restype) or time_of_numba(fndesc.restype)
+
+    def element(t):
+        # a string view argument or result is a ``string`` element
+        return dtypes.of_numba(t) or time_of_numba(t) or (
+            dtypes.by_name["string"] if is_view(t) else None)
+    args = [element(t) for t in fndesc.argtypes]
+    ret = element(fndesc.restype)
     if ret is None or any(a is None for a in args):
         return None
     if not direct_ok(signature(fndesc.restype, *fndesc.argtypes), args, ret):

@@ -367,6 +367,7 @@ def build(user_dispatcher, sig, symbase, out_param, cachable=False) -> "cg.Tramp
         # cache; the element function is new per signature (see cpu_codegen)
         for key in [k for k in context.cached_internal_func if k[0] is elem.__code__]:
             del context.cached_internal_func[key]
+        cg.inline_into_loops(cres)
         elem_fn = context.declare_function(module, cres.fndesc)
         _emit(module, symbase, elem_fn, context, raise_fn, len(sig.args), offset)
         library.add_ir_module(module)

@@ -29,6 +29,9 @@ used only by the chain.  Its leaves are then
 * an f-string field (:func:`ckernels.jit.fstrings.format_value`) of such a
   number or of a ``str``, with its constant format spec (``{i:05d}``,
   ``{x:.3f}``, ``{s:>10}``), written as Python's ``format``;
+* a ``string`` argument typed as a view (:mod:`ckernels.jit.string_views`)
+  in a field without a spec or as ``str(s)``: its UTF-8 bytes copied as
+  they are (no Numba ``str`` made);
 * a string constant, copied from the code;
 * the pieces of ``"".join(L)`` of a list ``L`` built by appends just before
   (what CPython makes of an f-string of more than 30 pieces);
@@ -49,6 +52,7 @@ from numba.core import ir, types
 
 from . import fstrings
 from .string_elements import Piece, parse_spec, value_kind
+from .string_views import is_view
 
 #: abi tag that names the rope variant of a function (its own mangled name)
 ROPE_ABI_TAG = "ckrope"
@@ -58,7 +62,8 @@ class Rope:
     """A recognised chain: the return block, the statement positions to drop
     and the leaves ``[(kind, var, spec)]``: ``("const", text, None)``,
     ``("str", var, None)`` (a Numba str), ``("num", var, spec)`` (a number;
-    spec None: ``str(x)``) or ``("text", var, spec)`` (a str with a spec)."""
+    spec None: ``str(x)``), ``("text", var, spec)`` (a str with a spec) or
+    ``("view", var, None)`` (a string view, copied as UTF-8)."""
 
     __slots__ = ("label", "drop", "ret_index", "leaves")
 
@@ -98,8 +103,12 @@ def _format_leaf(func_ir, typemap, e):
     value, spec, conv = e.args
     text = fstrings.constant_text(func_ir, spec)
     conversion = fstrings.constant_text(func_ir, conv)
+    if text is None or conversion is None:
+        return None
+    if is_view(typemap[value.name]):      # a string argument's bytes, as they are
+        return ("view", value, None) if text == "" and conversion in ("", "s") else None
     kind = value_kind(typemap[value.name])
-    if text is None or conversion is None or kind is None:
+    if kind is None:
         return None
     if kind == "str":
         if conversion not in ("", "s"):
@@ -211,6 +220,10 @@ def find_rope(func_ir, typemap, calltypes, restype):
                     drop.append(i)
                     leaves.append(("num", e.args[0], None))
                     return
+                if is_view(typemap[e.args[0].name]):
+                    drop.append(i)
+                    leaves.append(("view", e.args[0], None))
+                    return
             if fstrings.is_format_call(func_ir, e):
                 leaf = _format_leaf(func_ir, typemap, e)
                 if leaf is not None:
@@ -247,6 +260,8 @@ def _utf8_ok(text):
 
 
 def leaf_type(typemap, kind, var):
+    if kind == "view":
+        return typemap[var.name]
     if kind in ("str", "text"):
         return types.unicode_type
     return types.unliteral(typemap[var.name])

@@ -319,9 +319,10 @@ def emit_load_string(context, builder, ptr, on_error):
 
 class Piece:
     """One piece of a string result: ``kind`` "const" (``value``: bytes),
-    "str" (a Numba ``str``), "num" (a number of Numba type ``nbtype``) or
-    "text" (a Numba ``str`` with a spec); ``spec``: ``ck_format_spec``
-    bytes or None (plain ``str(x)``)."""
+    "str" (a Numba ``str``), "num" (a number of Numba type ``nbtype``),
+    "text" (a Numba ``str`` with a spec) or "view" (a ``CkString`` view of
+    UTF-8 bytes, ``nbtype`` its type); ``spec``: ``ck_format_spec`` bytes or
+    None (plain ``str(x)``)."""
 
     __slots__ = ("kind", "value", "nbtype", "spec")
 
@@ -361,6 +362,11 @@ def emit_store(context, builder, arena, dst, pieces, on_error):
                               ir.Constant(_i64, NUMBER_BUFFER), spec, lenp)
             _check(builder, st, on_error)
             plan.append((p, lenp, out))
+        elif p.kind == "view":
+            # UTF-8 bytes [begin, end): the length is the byte count
+            v = cgutils.create_struct_proxy(p.nbtype)(context, builder, value=p.value)
+            builder.store(builder.sub(v.end, v.begin), lenp)
+            plan.append((p, lenp, builder.inttoptr(v.begin, _i8p)))
         else:
             s = _unicode(context, builder, p.value)
             if p.kind == "str":
@@ -414,6 +420,8 @@ def emit_store(context, builder, arena, dst, pieces, on_error):
                     cgutils.memcpy(builder, pos, extra, n)
                 with big:
                     _number_call(builder, p.nbtype, p.value, pos, n, spec, scratch)
+        elif p.kind == "view":
+            cgutils.memcpy(builder, pos, extra, n)
         elif p.kind == "str":
             s = extra
             with builder.if_else(builder.icmp_unsigned("!=", s.is_ascii,

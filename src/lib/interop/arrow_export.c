@@ -561,6 +561,12 @@ static ck_status export_offsets_strings(xctx *c, const xruns *runs, ck__arrow_ki
   int64_t k = 0, pos = 0;
   int32_t *o32 = (int32_t *)offsets;
   int64_t *o64 = (int64_t *)offsets;
+  /* Strings written one after another into an arena (a jitted function's
+   * results) are adjacent: each run of adjacent texts is one memcpy, not
+   * one call per (short) string.  [span_b, span_e) is the pending run; it
+   * goes to data + span_at. */
+  const char *span_b = NULL, *span_e = NULL;
+  int64_t span_at = 0;
   for (size_t r = 0; r < runs->n; r++) {
     const xrun *run = &runs->v[r];
     for (int64_t i = 0; i < run->count; i++, k++) {
@@ -568,10 +574,20 @@ static ck_status export_offsets_strings(xctx *c, const xruns *runs, ck__arrow_ki
       size_t len = str_len(s);
       if (large) o64[k] = pos; else o32[k] = (int32_t)pos;
       if (len > 0) {
-        memcpy(data + pos, s->begin, len);
+        if (s->begin != span_e) {
+          if (span_e != span_b) {
+            memcpy(data + span_at, span_b, (size_t)(span_e - span_b));
+          }
+          span_b = s->begin;
+          span_at = pos;
+        }
+        span_e = s->end;
       }
       pos += (int64_t)len;
     }
+  }
+  if (span_e != span_b) {
+    memcpy(data + span_at, span_b, (size_t)(span_e - span_b));
   }
   if (large) o64[k] = pos; else o32[k] = (int32_t)pos;
   return CK_OK;

@@ -110,6 +110,52 @@ static void test_export_strings_default_large_utf8(void) {
   ck_array_decref(b);
 }
 
+/* Texts adjacent in the arena are copied as runs: slots that point out of
+ * order, twice at the same text, at empty texts or at a text in the middle
+ * of a run export their own bytes (the run breaks where they are not
+ * adjacent). */
+static void test_export_strings_out_of_order(void) {
+  static const char *const words[] = {"ab", "cde", "", "f", "ghij", "k"};
+  ck_array_preamble *a = strings(words, 6);
+  REQUIRE(a != NULL);
+  ck_string *v = (ck_string *)a->data;
+  ck_string orig[6];
+  memcpy(orig, v, sizeof orig);
+  /* ghij, ab, ab, cde, "", k, f: a repeat, a break, a run resumed after an empty */
+  const int order[] = {4, 0, 0, 1, 2, 5, 3};
+  intptr_t n = 7;
+  ck_array_preamble *b = arr("strided * string", 1, &n);
+  REQUIRE(b != NULL);
+  for (int i = 0; i < 7; i++) {
+    REQUIRE_OK(ck_string_assign(b->data + 16 * i, ck_array_arrmeta(b) + 16, "", 0));
+  }
+  for (int i = 0; i < 7; i++) ((ck_string *)b->data)[i] = orig[order[i]];
+  const char *formats[] = {"U", "u"};
+  for (int f = 0; f < 2; f++) {
+    struct ArrowSchema req = sc(formats[f], "", 0, NULL), s;
+    struct ArrowArray x;
+    REQUIRE_OK(ck_arrow_export(b, &req, &s, &x));
+    int64_t at = 0;
+    for (int i = 0; i < 7; i++) {
+      const char *w = words[order[i]];
+      int64_t o0 = f == 0 ? ((const int64_t *)x.buffers[1])[i]
+                          : ((const int32_t *)x.buffers[1])[i];
+      int64_t o1 = f == 0 ? ((const int64_t *)x.buffers[1])[i + 1]
+                          : ((const int32_t *)x.buffers[1])[i + 1];
+      CHECK(o0 == at && o1 - o0 == (int64_t)strlen(w));
+      CHECK(memcmp((const char *)x.buffers[2] + o0, w, strlen(w)) == 0);
+      at = o1;
+    }
+    CHECK(at == 13);
+    x.release(&x);
+    s.release(&s);
+  }
+  /* the slots of b point into a's arena, not b's: give b its own again */
+  for (int i = 0; i < 7; i++) ((ck_string *)b->data)[i] = (ck_string){NULL, NULL};
+  ck_array_decref(b);
+  ck_array_decref(a);
+}
+
 static void test_export_string_view(void) {
   ck_array_preamble *a = strings(TEXTS, 5);
   REQUIRE(a != NULL);
@@ -647,7 +693,7 @@ static void test_fail_every_allocation(void) {
 
 CK_TEST_MAIN(CK_TEST(test_export_numbers_zero_copy), CK_TEST(test_export_2d_and_transposed),
              CK_TEST(test_export_bool_bits), CK_TEST(test_export_strings_default_large_utf8),
-             CK_TEST(test_export_string_view),
+             CK_TEST(test_export_string_view), CK_TEST(test_export_strings_out_of_order),
              CK_TEST(test_export_utf8_requested), CK_TEST(test_export_var_struct_roundtrip),
              CK_TEST(test_export_refusals), CK_TEST(test_child_moved_out),
              CK_TEST(test_import_primitive_zero_copy_and_offset), CK_TEST(test_import_nulls),

@@ -122,6 +122,16 @@ def raises_late(i):
     return "ok" + str(i)
 
 
+@ckernels.jit("string(string)")
+def bracket_view(s):
+    return f"<{s}>"
+
+
+@ckernels.jit("string(string, int64)")
+def view_fields(s, i):
+    return f"{s!s}#{i}|" + str(s) + f"{s}"
+
+
 EDGE = [0, 1, -1, 9, 10, -10, 99, 100, 12345, -987654321, I64.max, I64.min, I64.min + 1]
 
 
@@ -166,6 +176,24 @@ def test_string_arguments_in_the_chain():
     r = with_arg(words, idx)
     assert r.tolist() == [f"{w}:{i}/{w}" for w, i in zip(words, idx)]
     assert uses_rope(with_arg, numba_type("string"), np.int64)
+
+
+def test_string_view_fields_copied_in_one_pass():
+    """A string argument typed as a view in an f-string field (or ``str(s)``)
+    is a leaf of the one-pass builder: its bytes are copied, no Numba
+    ``str`` made per field (before: three allocations per element, 8x
+    slower)."""
+    import pyarrow as pa
+    from ckernels._numba.stringtype import ck_string_type
+    words = ["", "a", "héllo", "日本語", "😀" * 3, "x" * 10_000, None, "end"]
+    r = bracket_view(pa.array(words, type=pa.string()))
+    assert r.to_pylist() == [None if w is None else f"<{w}>" for w in words]
+    present = [w for w in words if w is not None]
+    idx = np.arange(len(present)) - 3
+    assert view_fields(present, idx).tolist() == [f"{w}#{i}|{w}{w}"
+                                                   for w, i in zip(present, idx)]
+    assert uses_rope(bracket_view, ck_string_type)
+    assert uses_rope(view_fields, ck_string_type, np.int64)
 
 
 def test_mixed_pieces_and_float_str():
