@@ -87,7 +87,10 @@ def _formatted(typingctx, value, spec):
 
         return _se.emit_format_str(context, builder, sig.args[0], args[0], spec_bytes,
                                    on_error)
-    return types.unicode_type(value, spec), codegen
+    # a string literal's value has no data model of its own: the call casts
+    # it to a Numba str first
+    arg = types.unicode_type if isinstance(value, types.StringLiteral) else value
+    return types.unicode_type(arg, spec), codegen
 
 
 def _const32(v):

@@ -376,3 +376,14 @@ def test_c_format_bool_matches_python(v, spec):
 def test_c_repr_of_any_double(bits):
     v = struct.unpack("d", struct.pack("Q", bits))[0]
     assert c_format(v, None, "float") == repr(v)
+
+
+def test_format_spec_on_a_string_literal():
+    # a spec on a literal field ({'lit':^7}) crashed the compile: the literal's
+    # value went to the formatter as if it were a Numba str
+    @ckernels.jit("string(int64)")
+    def lit(i):
+        return f"{'lit':^7}|{i}|{'é':>3}|{'x':<2}"
+
+    xs = np.array([0, -7, 10**12], dtype=np.int64)
+    assert lit(xs).tolist() == [lit.py_func(int(i)) for i in xs]
