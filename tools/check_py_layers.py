@@ -80,7 +80,7 @@ RANKS = [
                    "ckernels.jit.signature"]),
     ("jit.cpu", ["ckernels.jit.error_path", "ckernels.jit.time_numba", "ckernels.jit.string_elements",
                  "ckernels.jit.fstrings", "ckernels.jit.string_builder", "ckernels.jit.cpu_codegen",
-                 "ckernels.jit.cpu_dims", "ckernels.jit.native_cache", "ckernels.jit.operands",
+                 "ckernels.jit.option_rows", "ckernels.jit.cpu_dims", "ckernels.jit.native_cache", "ckernels.jit.operands",
                  "ckernels.jit.result_check", "ckernels.jit.string_views",
                  "ckernels.jit.struct_results", "ckernels.jit.cpu"]),
     ("jit.emit", ["ckernels.jit.c_emit", "ckernels.jit.c_emit.*"]),
