@@ -243,9 +243,9 @@ def is_option_core(c: CoreType) -> bool:
 
 def option_value_numba(dtype: str):
     """The Numba type of an option element's value (``?T`` -> T)."""
-    if dtype == "?string":
-        from .._numba.stringtype import ck_string_type
-        return ck_string_type
+    if dtype == "?string":      # a Numba str (string_elements.load_string)
+        from numba.core import types
+        return types.unicode_type
     return _element(dtype).numba
 
 

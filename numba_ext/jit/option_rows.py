@@ -36,7 +36,7 @@ _i64 = ir.IntType(64)
 
 class OptionRowType(types.IterableType):
     """One core dim of ``?T`` elements: ``dtype`` is T's Numba type (a
-    number, bool or the ``CkString`` view); ``writable`` for an output."""
+    number, bool or ``str``); ``writable`` for an output."""
 
     def __init__(self, dtype, writable: bool = False):
         self.dtype = dtype
@@ -161,8 +161,7 @@ def _offset(typingctx, p, n):
 def _loader(dtype):
     from .cpu_codegen import loader
     from .string_elements import load_string
-    from .._numba.stringtype import ck_string_type
-    return load_string if dtype == ck_string_type else loader(dtype)
+    return load_string if dtype == types.unicode_type else loader(dtype)
 
 
 def _storer(dtype):

@@ -143,7 +143,7 @@ def test_sliced_pyarrow_bit_offsets():
 
 def test_fixed_rows_and_bools_from_lists():
     m = ckernels.array([[1, None, 3], [None, None, 5]])
-    assert str(m.type) == "2 * 3 * ?int64"
+    assert m.shape == (2, 3) and str(m.type).endswith("?int64")
     assert isum(m).tolist() == [4, 5]
     b = ckernels.array([[True, None, True], [None, False, None]])
     assert ntrue(b).tolist() == [2, 0]
@@ -166,7 +166,7 @@ def test_fixed_option_results_out_parameter_and_returned():
     m = ckernels.array([[None, 1.0, None, 4.0], [2.0, None, None, None]])
     want = [[None, 1.0, 1.0, 4.0], [2.0, 2.0, 2.0, 2.0]]
     r = ffill(m)
-    assert str(r.type) == "2 * 4 * ?float64"
+    assert r.shape == (2, 4) and str(r.type).endswith("?float64")
     assert r.tolist() == want
     assert pa.array(r.tolist()).to_pylist() == want
     h = halves(m)
@@ -174,10 +174,11 @@ def test_fixed_option_results_out_parameter_and_returned():
     assert h.null_count == 5
 
 
-def test_plain_signatures_propagate_row_nulls():
+@pytest.mark.allow_memblock_leak   # the null-propagating variants, compiled at the first
+def test_plain_signatures_propagate_row_nulls():   # call with nulls, stay with psum / pcum
     a = ckernels.asarray(pa.array(ROWS, pa.list_(pa.float64())))
     got = psum(a)
-    assert str(got.type) == "5 * ?float64"
+    assert got.shape == (5,) and str(got.type).endswith("?float64")
     assert got.tolist() == [None if None in r else float(sum(r)) for r in ROWS]
     m = ckernels.array([[1.0, 2.0, 3.0], [4.0, None, 6.0]])
     c = pcum(m)
@@ -191,6 +192,11 @@ def scaled(row, k):
     return np.sum(row) * k
 
 
+@ckernels.jit("var * float64(var * float64)")
+def keep(r):
+    return r
+
+
 def test_errors_name_the_argument():
     with pytest.raises(NotSupportedError, match="argument 1"):
         scaled(ckernels.asarray(pa.array([[1.0], [2.0]])), ckernels.array([1.0, None]))
@@ -200,19 +206,16 @@ def test_errors_name_the_argument():
         ckernels.jit("float64(N * M * ?float64)")(lambda r: 0.0)
     with pytest.raises(NotSupportedError, match=r"\?string"):
         ckernels.jit("?string(var * ?string)")(lambda r: None)
-
-    @ckernels.jit("var * float64(var * float64)")
-    def keep(r):
-        return r
-
     with pytest.raises(NotSupportedError, match="keep"):
         keep(ckernels.asarray(pa.array([[1.0, None]])))
 
 
-def test_writing_a_null_without_a_bitmap_is_an_error():
+def test_nulls_into_a_numpy_out_are_an_error():
     out = np.zeros((1, 2))
-    with pytest.raises(ckernels.errors.CKValueError, match="bitmap"):
+    with pytest.raises(ckernels.errors.CKValueError, match="1 null"):
         ffill(ckernels.array([[None, 1.0]]), out=out)
+    ffill(ckernels.array([[2.0, None]]), out=out)      # no null in the result: written
+    assert out.tolist() == [[2.0, 2.0]]
 
 
 _opt_floats = st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False))
