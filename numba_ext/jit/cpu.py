@@ -295,38 +295,6 @@ def _propagating(comp: Compiled):
     return _NULLPROP, np_, _option(comp.ret_type)
 
 
-def propagating_variant(kernel, comp: Compiled, arrays) -> Compiled:
-    """The null-propagating variant of a signature with dims whose plain
-    ``T`` arguments get operands holding nulls (``docs/nulls.md``, "Option
-    elements under dims"): ``?T`` rows in, ``?R`` out, a null result element
-    wherever one of its rows holds a null, the function never run there.
-    NotSupportedError naming the argument when the variant cannot take the
-    nulls of ``arrays`` (checked before compiling it)."""
-    v = comp.nulls_variant
-    if v is None:
-        from . import cpu_dims
-        try:
-            vsig = cpu_dims.propagating_signature(comp.sig)
-        except NotSupportedError as exc:
-            raise NotSupportedError(f"{kernel.__name__} ({comp.sig.text}): {exc}; fill the "
-                                    "nulls first (a.fill_null(value))") from None
-    else:
-        vsig = v.sig
-    for i, (a, t) in enumerate(zip(arrays, vsig.arg_types)):
-        if a.type.dtype.is_option and not t.dtype.is_option:
-            raise NotSupportedError(
-                f"{kernel.__name__}: argument {i} ({a.type}) holds nulls, which the "
-                f"signature {comp.sig.text} cannot propagate from a '{comp.sig.args[i]}' "
-                "argument (nulls propagate from one-dim rows of numbers or bool); fill "
-                "them first (a.fill_null(value)) or declare it with option elements (?T)")
-    if v is None:
-        cres = comp._owner.cres
-        v = comp.nulls_variant = Compiled(kernel.__name__, vsig,
-                                          cpu_dims.entry_points(kernel, vsig, plain=comp.sig),
-                                          cres)
-    return v
-
-
 def _plain_nulls(comp: Compiled, arrays) -> int | None:
     """The index of the first operand holding an option where a signature with
     dims takes a plain ``T`` (nulls to propagate), else None."""
@@ -396,8 +364,8 @@ def call(kernel, args, out=None):
         return comp.call_scalar([o.value for o in ops])
     arrays = [o.as_array(t.dtype) for o, t in zip(ops, comp.arg_types)]
     if comp.core and _plain_nulls(comp, arrays) is not None:
-        # a row with a null: a null out
-        comp = propagating_variant(kernel, comp, arrays)
+        # a row with a null: a null out (JitKernel._propagating_dims)
+        comp = kernel._propagating_dims(comp, arrays)
     ret_el = comp.ret_type.dtype
     if out is not None:
         dst = _out_array(out, kernel.__name__)
