@@ -98,7 +98,7 @@ class Compiled:
     __slots__ = ("sig", "ret_type", "arg_types", "single", "strided", "code", "desc",
                  "_owner", "_info", "_info_name", "_info_fin", "from_cache", "scalar_ok",
                  "_scalar_kernel", "_dtypes", "core", "nullable", "cannot_fail",
-                 "struct_strings",
+                 "struct_strings", "nulls_variant",
                  "__weakref__")
 
     def __init__(self, name: str, sig: Signature, trampolines, cres):
@@ -138,7 +138,7 @@ class Compiled:
         #: a null-aware signature (``?T`` arguments or result): the
         #: ``ck_jit_option_desc`` of ``ck_jit_option_child_factory``
         self.nullable = None
-        if any(t.is_option for t in (self.ret_type, *self.arg_types)):
+        if not self.core and any(t.is_option for t in (self.ret_type, *self.arg_types)):
             od = ffi.new("ck_jit_option_desc *")
             od.desc = d
             od.src_nullable = sum(1 << i for i, t in enumerate(self.arg_types) if t.is_option)
@@ -154,6 +154,9 @@ class Compiled:
                           all(e.kind not in "sVMm" for e in sig.elements))
         self._scalar_kernel = None
         self._dtypes = None
+        #: a signature with dims: its null-propagating variant, made at the
+        #: first call with nulls (:func:`propagating_variant`)
+        self.nulls_variant = None
 
     def call_scalar(self, values):
         """One element through the single entry of a cached kernel (builtin
@@ -292,6 +295,15 @@ def _propagating(comp: Compiled):
     return _NULLPROP, np_, _option(comp.ret_type)
 
 
+def _plain_nulls(comp: Compiled, arrays) -> int | None:
+    """The index of the first operand holding an option where a signature with
+    dims takes a plain ``T`` (nulls to propagate), else None."""
+    for i, (a, t) in enumerate(zip(arrays, comp.arg_types)):
+        if a.type.dtype.is_option and not t.dtype.is_option:
+            return i
+    return None
+
+
 def apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:
     """``ck_array_apply`` of the jitted leaf over host arrays (into ``dst`` if
     given, else a new array); operands with option elements ``?T``: nulls
@@ -311,18 +323,19 @@ def apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:
                                  comp.nullable, rt.c_type, len(arrays), srcs,
                                  dst._a if dst is not None else ffi.NULL, out))
         return dst if dst is not None else Array._own(out[0])
-    if any(a.type.dtype.is_option for a in arrays) or (
-            dst is not None and dst.type.dtype.is_option):
-        if comp.core:
-            raise NotSupportedError(
-                f"{ffi.string(comp.desc.name).decode()}: arguments with missing values (option "
-                "types ?T) under a signature with dims are not supported; fill them "
-                "first (a.fill_null(value))")
+    if not comp.core and (any(a.type.dtype.is_option for a in arrays) or (
+            dst is not None and dst.type.dtype.is_option)):
         factory, data, rt = _propagating(comp)
         out = ffi.NULL if dst is not None else ffi.new("ck_array_preamble **")
         check(lib.ck_array_apply(factory, data, rt.c_type, len(arrays), srcs,
                                  dst._a if dst is not None else ffi.NULL, out))
         return dst if dst is not None else Array._own(out[0])
+    if comp.core and _plain_nulls(comp, arrays) is not None:
+        # the direct call switches to the null-propagating variant (call)
+        raise NotSupportedError(
+            f"{ffi.string(comp.desc.name).decode()}: arguments with missing values (option "
+            "types ?T) into plain T arguments of a signature with dims are propagated by "
+            "a direct call of the function only; fill them first (a.fill_null(value))")
     if comp.core:    # core dims: ck_array_apply_core with the signature's patterns
         pats = ffi.new("ck_type[]", [t.c_type for t in comp.arg_types] or [ffi.NULL])
         out = ffi.NULL if dst is not None else ffi.new("ck_array_preamble **")
@@ -350,6 +363,9 @@ def call(kernel, args, out=None):
     if scalars and out is None and comp.scalar_ok and not any(o.option for o in ops):
         return comp.call_scalar([o.value for o in ops])
     arrays = [o.as_array(t.dtype) for o, t in zip(ops, comp.arg_types)]
+    if comp.core and _plain_nulls(comp, arrays) is not None:
+        # a row with a null: a null out (JitKernel._propagating_dims)
+        comp = kernel._propagating_dims(comp, arrays)
     ret_el = comp.ret_type.dtype
     if out is not None:
         dst = _out_array(out, kernel.__name__)

@@ -36,13 +36,16 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import cpu_target
 from numba.extending import intrinsic, overload, register_jitable
 
+from .. import dtypes
 from .._native import ffi
 from .._numba import varbuilder as vb
 from .._numba import varstrings as vs
 from . import cpu_codegen as cg
 from .error_path import locate_failures, raise_function
 from .string_elements import load_string, store_string_result
-from .dims import VAR, array_mode, core, is_dimensioned, numba_argument, numba_output
+from . import dims as _dims
+from .dims import VAR, core, is_dimensioned, is_option_core, option_value_numba
+from .option_rows import OptionRowType, make_row
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -56,6 +59,10 @@ DIM_SIZE = ffi.sizeof("ck_jit_core_dim")
 _KIND, _SIZE, _STRIDE, _OFFSET = (ffi.offsetof("ck_jit_core_dim", f)
                                   for f in ("kind", "size", "stride", "offset"))
 _VAR_KIND = 1            # CK_JIT_DIM_VAR
+#: one ck_jit_core_option record (after the dims), and its fields
+OPT_SIZE = ffi.sizeof("ck_jit_core_option")
+_BITS, _BIT_OFFSET, _ORIGIN, _STEP = (ffi.offsetof("ck_jit_core_option", f)
+                                      for f in ("bits", "bit_offset", "origin", "step"))
 
 
 def _rec(builder, kd, index, field):
@@ -176,6 +183,112 @@ def _text_arena(typingctx, kd):
     return types.intp(kd), codegen
 
 
+def _opt_word(builder, kd, at):
+    base = builder.inttoptr(kd, _i8p)
+    p = builder.gep(base, [ir.Constant(_i64, at)])
+    ld = builder.load(builder.bitcast(p, _i64.as_pointer()), align=8)
+    ld.set_metadata("invariant.load", builder.module.add_metadata([]))
+    return ld
+
+
+def _option_row(context, builder, rowty, kd, opt_at, data, size, stride):
+    """An OptionRowType over ``size`` slots at ``data``, its bits from the
+    ``ck_jit_core_option`` record at byte ``opt_at`` of the kernel data."""
+    bits = builder.inttoptr(_opt_word(builder, kd, opt_at + _BITS), _i8p)
+    origin = builder.inttoptr(_opt_word(builder, kd, opt_at + _ORIGIN), _i8p)
+    return make_row(context, builder, rowty, data, size, stride, bits,
+                    _opt_word(builder, kd, opt_at + _BIT_OFFSET), origin,
+                    _opt_word(builder, kd, opt_at + _STEP))
+
+
+@functools.lru_cache(maxsize=None)
+def option_argument(rowty, first: int, maybe_var: bool, opt_at: int):
+    """Intrinsic ``(ptr: voidptr, kd: intp) -> OptionRowType``: an argument
+    of ``?T`` elements under one core dim (record ``first``), its validity
+    from the option record at byte ``opt_at`` of the kernel data."""
+    @intrinsic
+    def _ck_opt_arg(typingctx, ptr, kd):
+        if ptr != types.voidptr or not isinstance(kd, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            data, shape, strides = _core_element(builder, args[1], first, 1, args[0], maybe_var)
+            return _option_row(context, builder, rowty, args[1], opt_at, data, shape[0],
+                               strides[0])
+        return rowty(types.voidptr, kd), codegen
+    return _ck_opt_arg
+
+
+@functools.lru_cache(maxsize=None)
+def option_output(rowty, opt_at: int, scalar: bool):
+    """Intrinsic ``(dst: voidptr, kd: intp) -> OptionRowType`` (writable):
+    the result's ``N * ?R`` core element (core dim record 0), or one slot for
+    a scalar ``?R`` result."""
+    @intrinsic
+    def _ck_opt_out(typingctx, dst, kd):
+        if dst != types.voidptr or not isinstance(kd, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            if scalar:
+                step = _opt_word(builder, args[1], opt_at + _STEP)
+                return _option_row(context, builder, rowty, args[1], opt_at, args[0],
+                                   ir.Constant(_i64, 1), step)
+            data, shape, strides = _core_element(builder, args[1], 0, 1, args[0], False)
+            return _option_row(context, builder, rowty, args[1], opt_at, data, shape[0],
+                               strides[0])
+        return rowty(types.voidptr, kd), codegen
+    return _ck_opt_out
+
+
+def store_option(out, value, where):
+    """Write what the function returned into a writable OptionRowType: a
+    scalar (None: a null) into slot 0 of a ``?R`` result, or an array, list
+    or tuple of the row's length (None elements: nulls)."""
+
+
+@overload(store_option)
+def _ov_store_option(out, value, where):
+    if not isinstance(out, OptionRowType):
+        return None
+    if isinstance(value, (types.Number, types.Boolean, types.NoneType, types.Optional)):
+        def impl_scalar(out, value, where):
+            out[0] = value
+        return impl_scalar
+    if isinstance(value, types.Array) and value.ndim != 1:
+        from numba.core.errors import TypingError
+        raise TypingError(f"ckernels.jit: the function returns a {value.ndim}-d array; "
+                          "the result has 1 dim")
+    if isinstance(value, (types.Array, types.List, types.BaseTuple)):
+        def impl_seq(out, value, where):
+            if len(value) != len(out):
+                raise ValueError("ckernels.jit: the function returned " + str(len(value)) +
+                                 " elements; the result's core dim " + where + " has " +
+                                 str(len(out)))
+            for i in range(len(value)):
+                out[i] = value[i]
+        return impl_seq
+
+
+def numba_argument(name: str):
+    """The Numba type the function sees for a signature argument: an
+    :class:`~ckernels.jit.option_rows.OptionRowType` for option elements under
+    a core dim, else :func:`ckernels.jit.dims.numba_argument`'s."""
+    c = core(name) if is_dimensioned(name) else None
+    if c is not None and is_option_core(c):
+        return OptionRowType(option_value_numba(c.dtype))
+    return _dims.numba_argument(name)
+
+
+def numba_output(name: str):
+    """The Numba type of the output parameter of a dimensioned result (a
+    writable OptionRowType for ``N * ?R``, else ``dims.numba_output``'s)."""
+    c = core(name)
+    if is_option_core(c):
+        return OptionRowType(option_value_numba(c.dtype), writable=True)
+    return _dims.numba_output(name)
+
+
 # -------------------------------------------------------- storing results --
 def store_fixed(out, value, where):
     """Copy what the function returned into the destination's element."""
@@ -249,15 +362,35 @@ def numba_arguments(kernel, sig) -> tuple:
     return nb
 
 
-def element_function(user_dispatcher, sig, out_param: bool):
-    """Generate the element function for one signature (see the module doc)."""
+def element_function(user_dispatcher, sig, out_param: bool, plain=None):
+    """Generate the element function for one signature (see the module doc).
+
+    ``plain``: ``sig`` is the null-propagating variant of the user's
+    signature ``plain`` (:func:`propagating_signature`): its promoted
+    arguments arrive as option rows, and a row holding a null makes the
+    result element null without running the function; otherwise the
+    function gets the rows' values as the plain arrays it was compiled for."""
+    if plain is not None:
+        return _propagating_element(user_dispatcher, sig, out_param, plain)
     glb = {"_user": user_dispatcher}
     ret = sig.ret
     rc = core(ret) if is_dimensioned(ret) else None
     first = rc.ndim if rc is not None else 0
+    # the option records follow every operand's core dims (ckernel/jit.h)
+    opt_at = DIMS_OFFSET + DIM_SIZE * (first + sum(core(a).ndim for a in sig.args
+                                                   if is_dimensioned(a)))
+    ret_opt_at = None
+    if ret.startswith("?") or (rc is not None and is_option_core(rc)):
+        ret_opt_at, opt_at = opt_at, opt_at + OPT_SIZE
     call_args = []
     for i, name in enumerate(sig.args):
-        if is_dimensioned(name):
+        if is_dimensioned(name) and is_option_core(core(name)):
+            c = core(name)
+            glb[f"_a{i}"] = option_argument(numba_argument(name), first,
+                                            c.dims[0].kind == VAR, opt_at)
+            opt_at += OPT_SIZE
+            first += c.ndim
+        elif is_dimensioned(name):
             c = core(name)
             glb[f"_a{i}"] = argument(numba_argument(name), first, c.dims[0].kind == VAR)
             first += c.ndim
@@ -267,7 +400,18 @@ def element_function(user_dispatcher, sig, out_param: bool):
             glb[f"_a{i}"] = cg.loader(sig.arg_elements[i].numba)
         call_args.append(f"_a{i}(s{i}, kd)" if is_dimensioned(name) else f"_a{i}(s{i})")
     lines = []
-    if rc is None:
+    if ret_opt_at is not None:       # ?R, N * ?R: a writable OptionRowType
+        value = (sig.ret_element.value.numba if rc is None else
+                 numba_output(ret).dtype)
+        glb["_out"] = option_output(OptionRowType(value, writable=True), ret_opt_at,
+                                    rc is None)
+        if out_param:
+            lines += ["o = _out(dst, kd)", f"_user({', '.join(call_args + ['o'])})"]
+        else:
+            glb["_store"] = store_option
+            where = "(" + (rc.text if rc is not None else ret) + ")"
+            lines.append(f"_store(_out(dst, kd), _user({', '.join(call_args)}), {where!r})")
+    elif rc is None:
         call = f"_user({', '.join(call_args)})"
         if ret == "string":
             glb["_st"] = store_string_result
@@ -311,6 +455,89 @@ def element_function(user_dispatcher, sig, out_param: bool):
     return ns["_ck_elem"], nbsig, src
 
 
+def propagating_signature(plain):
+    """The signature a plain ``T`` signature with dims runs under when its
+    operands hold nulls: every dimensioned argument over numbers or bool with
+    one core dim takes ``?T`` (``var * float64`` -> ``var * ?float64``), the
+    result becomes ``?R`` (``N * R`` -> ``N * ?R``).  A result element is null
+    when any of its rows holds a null (Arrow's and polars' default).  Raises
+    NotSupportedError for results that cannot hold a null this way."""
+    from ..errors import NotSupportedError
+    from .signature import Signature
+
+    def promote(name):
+        c = core(name)
+        if c is None or c.ndim != 1 or is_option_core(c) or c.dtype not in _NUMBERS:
+            return name
+        return name[:len(name) - len(c.dtype)] + "?" + c.dtype
+
+    ret = plain.ret
+    rc = core(ret) if is_dimensioned(ret) else None
+    if rc is None and ret in _NUMBERS:
+        vret = "?" + ret
+    elif rc is not None and not rc.has_var and rc.ndim == 1 and rc.dtype in _NUMBERS:
+        vret = promote(ret)
+    else:
+        raise NotSupportedError(
+            f"a result '{ret}' cannot hold the nulls of its arguments (null propagation "
+            "under dims gives ?R or N * ?R results over numbers or bool)")
+    return Signature(vret, tuple(promote(a) for a in plain.args))
+
+
+_NUMBERS = frozenset(d.name for d in dtypes.JIT)
+
+
+def _propagating_element(user_dispatcher, sig, out_param, plain):
+    from . import option_rows as orows
+    glb = {"_user": user_dispatcher, "_null": orows.has_null, "_set_all": orows.set_all,
+           "_store": store_option}
+    rc = core(sig.ret) if is_dimensioned(sig.ret) else None
+    first = rc.ndim if rc is not None else 0
+    opt_at = DIMS_OFFSET + DIM_SIZE * (first + sum(core(a).ndim for a in sig.args
+                                                   if is_dimensioned(a)))
+    value = sig.ret_element.value.numba
+    glb["_out"] = option_output(OptionRowType(value, writable=True), opt_at, rc is None)
+    opt_at += OPT_SIZE
+    lines = ["o = _out(dst, kd)"]
+    call_args, rows = [], []
+    for i, (name, pname) in enumerate(zip(sig.args, plain.args)):
+        if is_dimensioned(name) and is_option_core(core(name)):
+            c = core(name)
+            glb[f"_a{i}"] = option_argument(numba_argument(name), first,
+                                            c.dims[0].kind == VAR, opt_at)
+            opt_at += OPT_SIZE
+            first += c.ndim
+            glb[f"_v{i}"] = orows.values(numba_argument(pname))
+            lines.append(f"r{i} = _a{i}(s{i}, kd)")
+            rows.append(f"_null(r{i})")
+            call_args.append(f"_v{i}(r{i})")
+        elif is_dimensioned(name):
+            c = core(name)
+            glb[f"_a{i}"] = argument(numba_argument(name), first, c.dims[0].kind == VAR)
+            first += c.ndim
+            call_args.append(f"_a{i}(s{i}, kd)")
+        else:
+            glb[f"_a{i}"] = (load_string if name == "string" else
+                             cg.loader(sig.arg_elements[i].numba))
+            call_args.append(f"_a{i}(s{i})")
+    lines.append(f"if {' or '.join(rows) or 'False'}:")
+    lines.append("    _set_all(o, False)")
+    lines.append("else:")
+    if out_param:
+        glb["_w"] = orows.values(numba_output(plain.ret))
+        lines.append(f"    _user({', '.join(call_args + ['_w(o)'])})")
+        lines.append("    _set_all(o, True)")
+    else:
+        where = "(" + (rc.text if rc is not None else sig.ret) + ")"
+        lines.append(f"    _store(o, _user({', '.join(call_args)}), {where!r})")
+    params = "".join(f"s{i}, " for i in range(len(sig.args)))
+    src = f"def _ck_elem(dst, {params}arena, kd):\n" + "".join(f"    {ln}\n" for ln in lines)
+    ns: dict = {}
+    exec(compile(src, f"<ckernels.jit element {sig.text} (nulls propagated)>", "exec"), glb, ns)
+    nbsig = types.none(*([types.voidptr] * (len(sig.args) + 1) + [types.intp, types.intp]))
+    return ns["_ck_elem"], nbsig, src
+
+
 # ------------------------------------------------------------- trampolines --
 def _emit(module, symbase, elem_fn, context, raise_fn, nsrc, arena_offset):
     """The single and strided entry points around the element function."""
@@ -348,8 +575,10 @@ def _emit(module, symbase, elem_fn, context, raise_fn, nsrc, arena_offset):
     b.ret(ir.Constant(_i32, 0))
 
 
-def build(user_dispatcher, sig, symbase, out_param, cachable=False) -> "cg.Trampolines":
-    """Generate the entry points of one signature into a new, finalized library."""
+def build(user_dispatcher, sig, symbase, out_param, cachable=False,
+          plain=None) -> "cg.Trampolines":
+    """Generate the entry points of one signature into a new, finalized library
+    (``plain``: a null-propagating variant, :func:`element_function`)."""
     context = cpu_target.target_context.subtarget(enable_nrt=True)
     offset = cg.arena_offset()
     with global_compiler_lock:
@@ -358,7 +587,7 @@ def build(user_dispatcher, sig, symbase, out_param, cachable=False) -> "cg.Tramp
             library.enable_object_caching()
         module = library.create_ir_module(symbase)
         raise_fn = raise_function(module)
-        elem, elem_sig, src = element_function(user_dispatcher, sig, out_param)
+        elem, elem_sig, src = element_function(user_dispatcher, sig, out_param, plain)
         flags = compiler.Flags()
         flags.nrt = True
         with context.push_code_library(library):
@@ -375,15 +604,17 @@ def build(user_dispatcher, sig, symbase, out_param, cachable=False) -> "cg.Tramp
     return cg.Trampolines(library, symbase, from_cache=False, element_source=src)
 
 
-def entry_points(kernel, sig):
+def entry_points(kernel, sig, plain=None):
     """The entry points of ``kernel`` for the dimensioned signature ``sig``
-    (built, or loaded from the on-disk cache with ``cache=True``)."""
-    out_param = uses_output(kernel, sig)
-    key_text = (f"{kernel.__module__}.{kernel.__qualname__}|{sig.text}|out={out_param}|"
-                f"{kernel._code_key()}|{kernel.error_model}|dims/3")
+    (built, or loaded from the on-disk cache with ``cache=True``); ``plain``:
+    ``sig`` is the null-propagating variant of that signature."""
+    out_param = uses_output(kernel, plain if plain is not None else sig)
+    prop = f"|nulls={plain.text}" if plain is not None else ""
+    key_text = (f"{kernel.__module__}.{kernel.__qualname__}|{sig.text}{prop}|out={out_param}|"
+                f"{kernel._code_key()}|{kernel.error_model}|dims/4")
     symbase = cg.symbol_base(kernel.__qualname__, key_text, unique=not kernel._cache)
     if not kernel._cache:
-        return build(kernel.dispatcher, sig, symbase, out_param)
+        return build(kernel.dispatcher, sig, symbase, out_param, plain=plain)
     from .cpu import _LOADED
     tramp = _LOADED.get(symbase)
     if tramp is None:
@@ -392,7 +623,8 @@ def entry_points(kernel, sig):
         tramp = cg.load_cached(cache, key, symbase)
         counts = kernel._kernel_hits
         if tramp is None:
-            tramp = build(kernel.dispatcher, sig, symbase, out_param, cachable=True)
+            tramp = build(kernel.dispatcher, sig, symbase, out_param, cachable=True,
+                          plain=plain)
             cg.save_cached(cache, key, tramp)
             counts = kernel._kernel_misses
         counts[sig.text] = counts.get(sig.text, 0) + 1
@@ -400,5 +632,6 @@ def entry_points(kernel, sig):
     return tramp
 
 
-__all__ = ["argument", "output", "store_fixed", "element_function", "build", "entry_points",
+__all__ = ["argument", "output", "store_fixed", "option_argument", "option_output",
+           "store_option", "propagating_signature", "element_function", "build", "entry_points",
            "uses_output", "numba_arguments", "DIMS_OFFSET", "DIM_SIZE"]

@@ -133,6 +133,15 @@ def element_name(name: str) -> str:
 
 def _element_ok(dtype: str, what: str) -> str | None:
     """Why elements of ``dtype`` are refused in a dimensioned ``what``, or None."""
+    if dtype.startswith("?"):       # option elements: jit/option_rows.py
+        value = dtype[1:]
+        if value == "string":
+            return None if what == "argument" else (
+                "option elements of a dimensioned result hold numbers or bool (N * ?R)")
+        jit_types = [d.name for d in dtypes.JIT]
+        if value not in jit_types:
+            return f"option elements under dims are ?T for T in {', '.join(jit_types)}, string"
+        return None
     if dtype == "string":
         return None      # results: var * string only (signature_type)
     if _structs.is_struct_name(dtype):
@@ -152,6 +161,8 @@ def _element_ok(dtype: str, what: str) -> str | None:
 
 def _element(name: str):
     """The table row or StructType of an element type name."""
+    if name.startswith("?"):
+        return _element(name[1:])
     d = dtypes.by_name.get(name)
     return d if d is not None else _structs.element(name)
 
@@ -165,7 +176,13 @@ def signature_type(t: Type, what: str, where: str) -> str:
         raise TypeError(f"ckernels.jit: bad {what} type '{t}' in signature {where!r}: "
                         f"{exc}") from None
     why = _element_ok(c.dtype, what)
-    if why is None and what == "argument":
+    if why is None and c.dtype.startswith("?") and c.ndim != 1:
+        why = ("option elements take one core dim (var * ?T, N * ?T, 3 * ?T); "
+               "the row arrives as an OptionRow of None or values")
+    elif why is None and c.dtype.startswith("?") and what == "result" and c.has_var:
+        why = ("a var result of option elements (var * ?R) is not supported; return a "
+               "fixed-size row (N * ?R) or a scalar (?R)")
+    elif why is None and what == "argument":
         if any(d.kind == VAR for d in c.dims[1:]):
             why = ("a var dim below the first core dim (a ragged row of ragged rows) is "
                    "not supported; var may be the first core dim")
@@ -187,6 +204,10 @@ def signature_type(t: Type, what: str, where: str) -> str:
 def check_signature(ret: str | None, args, where: str) -> None:
     """Signature-wide rules: a dimension variable of the result is bound by an
     argument (its size comes from there)."""
+    if ret == "?string" and any(is_dimensioned(a) for a in args):
+        raise NotSupportedError(f"ckernels.jit: unsupported result type '?string' in "
+                                f"signature {where!r}: a signature with dims returns ?R for "
+                                "numbers or bool (string results: string)")
     bound = {n for a in args if is_dimensioned(a) for n in core(a).names}
     if ret is not None and is_dimensioned(ret):
         for n in core(ret).names:
@@ -215,13 +236,27 @@ def output_parameter(sigs, params) -> str | None:
 
 
 # ---------------------------------------------------------------- Numba ----
+def is_option_core(c: CoreType) -> bool:
+    """Whether the elements under the core dims are an option ``?T``."""
+    return c.dtype.startswith("?")
+
+
+def option_value_numba(dtype: str):
+    """The Numba type of an option element's value (``?T`` -> T)."""
+    if dtype == "?string":      # a Numba str (string_elements.load_string)
+        from numba.core import types
+        return types.unicode_type
+    return _element(dtype).numba
+
+
 def array_mode(c: CoreType) -> bool:
     """Whether an argument of this type is a real Numba array (else a view)."""
-    return c.dtype != "string"
+    return c.dtype != "string" and not is_option_core(c)
 
 
 def numba_argument(name: str):
-    """The Numba type the function sees for a signature argument."""
+    """The Numba type the function sees for a signature argument (option
+    elements under dims: ``cpu_dims.numba_argument``)."""
     c = core(name) if is_dimensioned(name) else None
     if c is None:
         return _element(name).numba
@@ -273,7 +308,7 @@ def numpy_dtypes(sig):
     or None when one has none."""
     out = []
     for d in sig.arg_elements + (sig.ret_element,):    # resolved by the signature
-        if d is None or d.kind in "sV" or d.numpy is None:
+        if d is None or getattr(d, "option", False) or d.kind in "sV" or d.numpy is None:
             return None
         out.append(d.numpy)
     return out
@@ -281,4 +316,5 @@ def numpy_dtypes(sig):
 
 __all__ = ["CoreDim", "CoreType", "core", "is_dimensioned", "element_name", "signature_type",
            "check_signature", "has_dims", "output_parameter", "numba_argument", "numba_output", "array_mode",
+           "is_option_core", "option_value_numba",
            "gufunc_signature", "numpy_dtypes", "FIXED", "SYMBOLIC", "VAR"]

@@ -461,6 +461,40 @@ class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
         self._add_loop(comp)
         return comp
 
+    def _propagating_dims(self, comp: Compiled, arrays) -> Compiled:
+        """The null-propagating variant of a signature with dims whose plain
+        ``T`` arguments get operands holding nulls (``docs/nulls.md``, "Option
+        elements under dims"): ``?T`` rows in, ``?R`` out, a null result element
+        wherever one of its rows holds a null, the function never run there
+        (:func:`ckernels.jit.cpu_dims.propagating_signature`); made at the
+        first such call and kept on ``comp``.  NotSupportedError naming the
+        argument when it cannot take the nulls of ``arrays`` (checked before
+        compiling)."""
+        from . import cpu_dims
+        v = comp.nulls_variant
+        if v is None:
+            try:
+                vsig = cpu_dims.propagating_signature(comp.sig)
+            except NotSupportedError as exc:
+                raise NotSupportedError(f"{self.__name__} ({comp.sig.text}): {exc}; fill "
+                                        "the nulls first (a.fill_null(value))") from None
+        else:
+            vsig = v.sig
+        for i, (a, t) in enumerate(zip(arrays, vsig.arg_types)):
+            if a.type.dtype.is_option and not t.dtype.is_option:
+                raise NotSupportedError(
+                    f"{self.__name__}: argument {i} ({a.type}) holds nulls, which the "
+                    f"signature {comp.sig.text} cannot propagate from a "
+                    f"'{comp.sig.args[i]}' argument (nulls propagate from one-dim rows of "
+                    "numbers or bool); fill them first (a.fill_null(value)) or declare it "
+                    "with option elements (?T)")
+        if v is None:
+            with self._lock:
+                v = comp.nulls_variant = Compiled(
+                    self.__name__, vsig, cpu_dims.entry_points(self, vsig, plain=comp.sig),
+                    comp._owner.cres)
+        return v
+
     def _check_struct_result(self, sig, cres) -> None:
         """What the function returns can be written into the struct result
         (``struct_results.struct_store_plan``), else a TypeError naming the field."""

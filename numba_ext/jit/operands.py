@@ -118,6 +118,14 @@ class Operand:
         """The element type name of a host operand's dtype ``t`` (an option's
         value type, ``option`` set)."""
         if t.is_option:
+            if t.value_type.is_dim:
+                from ..errors import NotSupportedError
+                raise NotSupportedError(
+                    f"{fname}: argument {index} has null rows ('{t}': an Arrow list with "
+                    "null entries), which jitted functions do not take yet (option "
+                    "elements under dims, 'var * ?T', are supported); drop or fill the null "
+                    "rows first (pyarrow: pc.drop_null(a), or pc.if_else(pc.is_null(a), "
+                    "empty, a))")
             self.option = True
             t = t.value_type
         return _elem_name(t, fname, index)

@@ -93,6 +93,16 @@ def check_dims_result(kernel, sig, returned) -> None:
 
     from . import dims as _dims
 
+    if getattr(sig.ret_element, "option", False):
+        # ?R, N * ?R: None is a null; Optional values, numbers, sequences
+        if isinstance(returned, (types.NoneType, types.Optional, types.Number,
+                                 types.Boolean)) and not _dims.is_dimensioned(sig.ret):
+            return
+        if _dims.is_dimensioned(sig.ret) and isinstance(
+                returned, (types.Array, types.Sequence, types.BaseTuple)):
+            return
+        if not isinstance(returned, types.NoneType):
+            raise misfit_error(kernel, sig, returned, return_lines(kernel.py_func))
     if isinstance(returned, types.NoneType):
         lines = return_lines(kernel.py_func)
         if lines:

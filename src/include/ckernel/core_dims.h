@@ -71,7 +71,8 @@ CK_API intptr_t ck_dim_bindings_get(const ck_dim_bindings *b, const char *name);
  * Match an operand of type `type` (arrmeta `arrmeta`; may be NULL only for a
  * type without fixed/strided dims) against the pattern `pattern`: its last
  * ck_type_ndim(pattern) dims against the pattern's dims as described above,
- * its dtype against the pattern's dtype (ck_type_equal), binding the
+ * its dtype against the pattern's dtype (ck_type_equal; a `?T` pattern dtype
+ * also takes `T`, elements without nulls), binding the
  * pattern's dimension variables in `b` (or checking them against earlier
  * bindings).  `what` names the operand in messages ("argument 1", "the
  * result").  *out_outer_ndim (optional) gets the number of outer dims.

@@ -102,6 +102,16 @@ typedef struct ck_jit_kernel {
  * result writes its `ck_string` elements into dst_arena and their bytes into
  * text_arena (the string arrmeta's blockref; the two may be one block).
  * Without a destination arena the kernel makes its own.
+ *
+ * Option elements under core dims (`var * ?float64`, a `?R` or `N * ?R`
+ * result): after dims[ndims] comes one ck_jit_core_option per operand whose
+ * pattern's element type is an option, the result's first, then the
+ * arguments' in order.  It is the operand's ck_option_arrmeta (types.h) as
+ * the compiled code reads it: the slot whose data is at `p` has bit
+ * `bit_offset + (p - origin) / step` of `bits`; `bits` NULL means every
+ * slot is valid (no bitmap: a result into which no null can be written).
+ * The bitmap is borrowed from the operands' arrmeta for the kernel's life
+ * (the operands outlive the kernels built over them).
  */
 enum { CK_JIT_DIM_STRIDED = 0, CK_JIT_DIM_VAR = 1 };
 
@@ -111,6 +121,13 @@ typedef struct ck_jit_core_dim {
   intptr_t stride; /* bytes between elements                    */
   intptr_t offset; /* VAR: added to begin                       */
 } ck_jit_core_dim;
+
+typedef struct ck_jit_core_option {
+  uint8_t *bits;       /* NULL: every slot valid                     */
+  intptr_t bit_offset; /* bit of the slot at origin                  */
+  char *origin;        /* data address of slot 0                     */
+  intptr_t step;       /* bytes from one slot to the next, > 0       */
+} ck_jit_core_option;
 
 typedef struct ck_jit_core_kernel {
   ck_jit_kernel base;

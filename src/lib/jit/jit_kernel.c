@@ -296,6 +296,41 @@ static size_t ck__jit_core_dims(ck_type t, const char *m, size_t ndim, ck_jit_co
   return ndim;
 }
 
+/* The arrmeta of the element under an operand's `ndim` core dims (its core
+ * type `t` and the arrmeta `m` of its first core dim, NULL when absent) in
+ * *out_meta; the element type is returned. */
+static ck_type ck__jit_core_element(ck_type t, const char *m, size_t ndim,
+                                    const char **out_meta) {
+  for (size_t i = 0; i < ndim; i++) {
+    if (m != NULL) {
+      m += t->id == CK_TYPE_VAR_DIM ? sizeof(ck_var_dim_arrmeta) : sizeof(ck_dim_arrmeta);
+    }
+    t = t->element;
+  }
+  *out_meta = m;
+  return t;
+}
+
+/* The option record of an operand whose pattern's element `p` is an option
+ * (its own element: type `t`, arrmeta `m`; a plain `T` there has no nulls);
+ * returns whether `p` is one. */
+static bool ck__jit_core_option(ck_type p, ck_type t, const char *m, ck_jit_core_option *out) {
+  if (!ck_type_is_option(p)) {
+    return false;
+  }
+  if (!ck_type_is_option(t)) {
+    m = NULL;
+  }
+  if (out != NULL) {
+    const ck_option_arrmeta *o = (const ck_option_arrmeta *)(const void *)m;
+    out->bits = o != NULL ? o->bits : NULL;
+    out->bit_offset = o != NULL ? o->bit_offset : 0;
+    out->origin = o != NULL ? o->origin : NULL;
+    out->step = o != NULL && o->step > 0 ? o->step : 1;
+  }
+  return true;
+}
+
 ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
                                   const ck_jit_kernel_desc *desc, ck_type dst_type,
                                   const char *dst_arrmeta, size_t nsrc,
@@ -386,8 +421,19 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
       ck_memblock_incref(text);
     }
   }
+  /* one option record per operand with option elements (result first) */
+  const char *em, *pm;
+  ck_type dst_el = ck__jit_core_element(dst_type, dst_arrmeta, dst_nd, &em);
+  ck_type dst_pel = ck__jit_core_element(desc->dst_pattern, NULL, dst_nd, &pm);
+  size_t nopt = ck__jit_core_option(dst_pel, dst_el, em, NULL) ? 1 : 0;
+  for (size_t j = 0; j < nsrc; j++) {
+    size_t nd = ck_type_ndim(desc->src_patterns[j]);
+    nopt += ck__jit_core_option(ck__jit_core_element(desc->src_patterns[j], NULL, nd, &pm),
+                                src_types[j], NULL, NULL) ? 1 : 0;
+  }
   size_t end;
   if (!ck__mul_size(ndims, sizeof(ck_jit_core_dim), &end) ||
+      !ck__add_size(end, nopt * sizeof(ck_jit_core_option), &end) ||
       !ck__add_size(end, sizeof(ck_jit_core_kernel), &end) ||
       !ck__add_size(end, offset, &end)) {
     ck_memblock_decref(text);
@@ -426,6 +472,19 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
   for (size_t j = 0; j < nsrc; j++) {
     at += ck__jit_core_dims(src_types[j], src_arrmeta[j], ck_type_ndim(desc->src_patterns[j]),
                             k->dims + at);
+  }
+  ck_jit_core_option *opts = (ck_jit_core_option *)(void *)(k->dims + ndims);
+  size_t o = 0;
+  if (ck__jit_core_option(dst_pel, dst_el, em, &opts[o])) {
+    o++;
+  }
+  for (size_t j = 0; j < nsrc; j++) {
+    size_t nd = ck_type_ndim(desc->src_patterns[j]);
+    ck_type pel = ck__jit_core_element(desc->src_patterns[j], NULL, nd, &pm);
+    ck_type el = ck__jit_core_element(src_types[j], src_arrmeta[j], nd, &em);
+    if (ck__jit_core_option(pel, el, em, &opts[o])) {
+      o++;
+    }
   }
   (void)ck_prefix_set_function(&k->base.base, req, desc->single, desc->strided);
   if (out_end != NULL) {

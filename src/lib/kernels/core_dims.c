@@ -128,7 +128,8 @@ static ck_status ck__match(ck_type pattern, ck_type type, const char *arrmeta,
                      "dimension variables are supported as dims, not inside struct "
                      "fields or pointers", what, ck__type_str(p, pb, sizeof pb));
   }
-  if (!ck_type_equal(p, t)) {
+  /* a `?T` pattern takes `T` elements too: slots without nulls */
+  if (!ck_type_equal(p, t) && !(ck_type_is_option(p) && ck_type_equal(p->element, t))) {
     return ck__error(CK_ERR_TYPE, func,
                      "%s: the elements are '%s', the signature's are '%s' (convert the "
                      "operand first)", what, ck__type_str(t, tb, sizeof tb),

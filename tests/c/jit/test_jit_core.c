@@ -119,6 +119,26 @@ static int positive_single(char *dst, const char *const *src, ck_prefix *self) {
 }
 STRIDED_OF(positive)
 
+/* float64(N * ?float64): the sum of a row's valid values, read through the
+ * option record that follows the core dims (jit.h: ck_jit_core_option). */
+static int optsum_single(char *dst, const char *const *src, ck_prefix *self) {
+  const ck_jit_core_kernel *k = (const ck_jit_core_kernel *)(const void *)self;
+  const ck_jit_core_option *o = (const ck_jit_core_option *)(const void *)(k->dims + k->ndims);
+  intptr_t n;
+  const char *a = core_row(&k->dims[0], src[0], &n);
+  double s = 0;
+  for (intptr_t i = 0; i < n; i++) {
+    const char *p = a + i * k->dims[0].stride;
+    intptr_t bit = o->bit_offset + (p - o->origin) / o->step;
+    if (o->bits == NULL || ((o->bits[bit >> 3] >> (bit & 7)) & 1)) {
+      s += ld(p);
+    }
+  }
+  st(dst, s);
+  return 0;
+}
+STRIDED_OF(optsum)
+
 /* A descriptor over the entry points; the patterns are owned by the test. */
 static ck_memblock *code_block(void) {
   ck_memblock *mb = NULL;
@@ -578,6 +598,50 @@ static void test_fault_injection(void) {
   ck_memblock_decref(code);
 }
 
-CK_TEST_MAIN(CK_TEST(test_match), CK_TEST(test_dot), CK_TEST(test_var_rows),
+/* A `?T` pattern: option operands bring their bitmap in the option record,
+ * plain `T` operands match with none (every slot valid); a plain pattern
+ * refuses option elements. */
+static void test_option_rows(void) {
+  ck_memblock *code = code_block();
+  ck_jit_kernel_desc d;
+  const char *srcs[1] = {"N * ?float64"};
+  make_desc(&d, "optsum", optsum_single, optsum_strided, code, "float64", 1, srcs);
+  intptr_t s3[1] = {3};
+  ck_array_preamble *a = arr("strided * 4 * ?float64", 1, s3);
+  REQUIRE(a != NULL);
+  const ck_option_arrmeta *om =
+      (const ck_option_arrmeta *)(const void *)(ck_array_arrmeta(a) + 2 * sizeof(ck_dim_arrmeta));
+  for (int i = 0; i < 12; i++) {
+    st(a->data + i * 8, (double)i);
+    if (i % 3 == 1) {
+      REQUIRE_OK(ck_option_set_valid(om, a->data + i * 8, false));
+    }
+  }
+  ck_array_preamble *srcv[1] = {a}, *res = NULL;
+  REQUIRE_OK(ck_array_apply_core(ck_jit_child_factory, &d, d.dst_pattern, 1, d.src_patterns,
+                                 srcv, NULL, &res));
+  /* rows 0..3, 4..7, 8..11 without 1, 4, 7, 10 */
+  CHECK(D(res)[0] == 0 + 2 + 3 && D(res)[1] == 5 + 6 && D(res)[2] == 8 + 9 + 11);
+  ck_array_decref(res);
+  intptr_t s24[2] = {2, 4};
+  ck_array_preamble *x = f64(2, s24, 1, 0);
+  srcv[0] = x;
+  REQUIRE_OK(ck_array_apply_core(ck_jit_child_factory, &d, d.dst_pattern, 1, d.src_patterns,
+                                 srcv, NULL, &res));
+  CHECK(D(res)[0] == 0 + 1 + 2 + 3 && D(res)[1] == 4 + 5 + 6 + 7);
+  ck_array_decref(res);
+  ck_type plain = P("N * float64");
+  ck_dim_bindings b;
+  memset(&b, 0, sizeof b);
+  CHECK_ERR(ck_core_match(plain, a->type, ck_array_arrmeta(a), "argument 0", &b, NULL),
+            CK_ERR_TYPE, "the elements are '?float64', the signature's are 'float64'");
+  ck_type_decref(plain);
+  ck_array_decref(x);
+  ck_array_decref(a);
+  free_desc(&d);
+  ck_memblock_decref(code);
+}
+
+CK_TEST_MAIN(CK_TEST(test_match), CK_TEST(test_option_rows), CK_TEST(test_dot), CK_TEST(test_var_rows),
              CK_TEST(test_fixed_result), CK_TEST(test_var_result), CK_TEST(test_parallel),
              CK_TEST(test_fields), CK_TEST(test_fault_injection))
