@@ -55,10 +55,14 @@
  *   5: ck_arrow_node.null_count (wrapped Arrow arrays carry validity
  *      bitmaps, ckernel/arrow_wrap.h);
  *      ck_jit_kernel_desc.dst_struct and ck_jit_struct_kernel (struct results
- *      of jitted kernels holding strings, ckernel/jit.h). */
+ *      of jitted kernels holding strings, ckernel/jit.h).
+ *   6: ck_jit_core_option (the validity of `?T` elements under core dims,
+ *      placed in a core kernel's data after its dims, ckernel/jit.h);
+ *      ArrowDeviceArrayStream and ck_arrow_device_stream_of
+ *      (ckernel/arrow_device_stream.h). */
 #define CK_VERSION_MAJOR 0
 #define CK_VERSION_MINOR 1
 #define CK_VERSION_PATCH 0
-#define CK_ABI_VERSION 5
+#define CK_ABI_VERSION 6
 
 #endif /* CKERNEL_CONFIG_H */

@@ -138,6 +138,12 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(ck_jit_core_dim, stride),
     CK_FIELD_ROW(ck_jit_core_dim, offset),
 
+    CK_STRUCT_ROW(ck_jit_core_option),
+    CK_FIELD_ROW(ck_jit_core_option, bits),
+    CK_FIELD_ROW(ck_jit_core_option, bit_offset),
+    CK_FIELD_ROW(ck_jit_core_option, origin),
+    CK_FIELD_ROW(ck_jit_core_option, step),
+
     CK_STRUCT_ROW(ck_jit_core_kernel),
     CK_FIELD_ROW(ck_jit_core_kernel, base),
     CK_FIELD_ROW(ck_jit_core_kernel, ndims),
@@ -232,6 +238,14 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(struct ArrowDeviceArray, device_type),
     CK_FIELD_ROW(struct ArrowDeviceArray, sync_event),
     CK_FIELD_ROW(struct ArrowDeviceArray, reserved),
+
+    CK_STRUCT_ROW(struct ArrowDeviceArrayStream),
+    CK_FIELD_ROW(struct ArrowDeviceArrayStream, device_type),
+    CK_FIELD_ROW(struct ArrowDeviceArrayStream, get_schema),
+    CK_FIELD_ROW(struct ArrowDeviceArrayStream, get_next),
+    CK_FIELD_ROW(struct ArrowDeviceArrayStream, get_last_error),
+    CK_FIELD_ROW(struct ArrowDeviceArrayStream, release),
+    CK_FIELD_ROW(struct ArrowDeviceArrayStream, private_data),
 
     CK_STRUCT_ROW(ck_layout_entry),
     CK_FIELD_ROW(ck_layout_entry, type),

@@ -73,7 +73,7 @@ def test_versions():
     # 2: dimension variables and kernels over core dims; 3: option types and
     # their validity bitmaps; 4: time and dictionary types; 5: struct results of
     # jitted kernels holding strings (ckernel/config.h)
-    assert ckernels.abi_version == lib.ck_abi_version() == lib.CK_ABI_VERSION == 5
+    assert ckernels.abi_version == lib.ck_abi_version() == lib.CK_ABI_VERSION == 6
     assert lib.ck_kernel_abi_version() == lib.CK_KERNEL_ABI_VERSION == 1
 
 
