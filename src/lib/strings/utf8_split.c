@@ -414,3 +414,144 @@ CK_API ck_str_span ck_str_removesuffix(const char *s, int64_t n, const char *suf
   }
   return r;
 }
+
+/* ---- split without a span array: count, step, index ---------------------- */
+
+/* ASCII whitespace (str.isspace below 0x80: \t \n \v \f \r, \x1c-\x1f, ' '):
+ * bits 9-13, 28-31 and 32 of a 64-bit mask. */
+static inline bool ck__ascii_space(unsigned b) {
+  return b < 64 && ((0x00000001F0003E00ULL >> b) & 1);
+}
+
+/* The length of the whitespace code point at byte i, 0 when the code point
+ * there is not whitespace.  Only the lead bytes C2, E1, E2 and E3 start
+ * non-ASCII whitespace; any other byte >= 0x80 (continuation bytes
+ * included) is part of a code point that is not. */
+static inline int ck__space_len(const unsigned char *u, int64_t n, int64_t i) {
+  unsigned b = u[i];
+  if (b < 0x80) {
+    return ck__ascii_space(b);
+  }
+  if (b != 0xC2 && (b < 0xE1 || b > 0xE3)) {
+    return 0;
+  }
+  int len;
+  return ck__u_space(ck__decode(u + i, u + n, &len)) ? len : 0;
+}
+
+CK_API int64_t ck_str_split_count(const char *s, int64_t n, const char *sep, int64_t m,
+                                  int64_t maxsplit) {
+  if (n < 0 || (s == NULL && n > 0) || (sep != NULL && m <= 0)) {
+    return 0;
+  }
+  const unsigned char *u = (const unsigned char *)s;
+  if (sep == NULL) { /* words: non-whitespace code points after whitespace or the start */
+    int64_t limit = maxsplit < 0 ? INT64_MAX : maxsplit + 1, words = 0;
+    bool space = true;
+    for (int64_t i = 0; i < n;) {
+      unsigned b = u[i];
+      int len = b < 0x80 ? ck__ascii_space(b) : ck__space_len(u, n, i);
+      words += space && len == 0;
+      if (words == limit) {
+        return words;
+      }
+      space = len != 0;
+      i += len + (len == 0);
+    }
+    return words;
+  }
+  int64_t left = maxsplit < 0 ? INT64_MAX : maxsplit, found = 0;
+  if (m == 1 && maxsplit < 0) { /* a counting loop the compiler vectorises */
+    unsigned char c = (unsigned char)sep[0];
+    for (int64_t i = 0; i < n; i++) {
+      found += u[i] == c;
+    }
+    return found + 1;
+  }
+  ck__searcher sr;
+  ck__searcher_init(&sr, sep, m, n);
+  for (int64_t p = 0; found < left;) {
+    int64_t j = ck__search(&sr, s, p, n);
+    if (j < 0) {
+      break;
+    }
+    found++;
+    p = j + m;
+  }
+  return found + 1;
+}
+
+CK_API bool ck_str_split_next(const char *s, int64_t n, const char *sep, int64_t m,
+                              ck_str_split_state *state, ck_str_span *out) {
+  int64_t i = state->pos;
+  if (i > n || n < 0 || (s == NULL && n > 0) || (sep != NULL && m <= 0)) {
+    return false;
+  }
+  const unsigned char *u = (const unsigned char *)s;
+  if (sep == NULL) {
+    int len;
+    while (i < n && (len = ck__space_len(u, n, i)) != 0) {
+      i += len;
+    }
+    if (i == n) {
+      state->pos = n + 1;
+      return false;
+    }
+    int64_t j = i;
+    if (state->left == 0) { /* the rest, its trailing whitespace kept */
+      i = n;
+    } else {
+      while (i < n && ck__space_len(u, n, i) == 0) {
+        i++;
+      }
+      state->left--;
+    }
+    out->offset = j;
+    out->length = i - j;
+    state->pos = i;
+    return true;
+  }
+  if (state->left != 0) {
+    ck__searcher sr;
+    ck__searcher_init(&sr, sep, m, 0); /* memchr + memcmp: no table per step */
+    int64_t j = ck__search(&sr, s, i, n);
+    if (j >= 0) {
+      out->offset = i;
+      out->length = j - i;
+      state->pos = j + m;
+      state->left--;
+      return true;
+    }
+  }
+  out->offset = i;
+  out->length = n - i;
+  state->pos = n + 1;
+  return true;
+}
+
+CK_API ck_status ck_str_split_item(const char *s, int64_t n, const char *sep, int64_t m,
+                                   int64_t maxsplit, int64_t index, ck_str_span *out) {
+  CK__CHECK_VIEW(s, n);
+  if (sep != NULL) {
+    CK__CHECK_VIEW(sep, m);
+    if (m == 0) {
+      return CK_ERROR(CK_ERR_VALUE, "empty separator");
+    }
+  }
+  if (out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output");
+  }
+  if (index < 0) {
+    index += ck_str_split_count(s, n, sep, m, maxsplit);
+  }
+  ck_str_split_state state = {0, maxsplit < 0 ? INT64_MAX : maxsplit};
+  for (int64_t k = 0; index >= 0; k++) {
+    if (!ck_str_split_next(s, n, sep, m, &state, out)) {
+      break;
+    }
+    if (k == index) {
+      return CK_OK;
+    }
+  }
+  return CK_ERROR(CK_ERR_INDEX, "list index out of range");
+}
