@@ -417,9 +417,12 @@ CK_API ck_str_span ck_str_removesuffix(const char *s, int64_t n, const char *suf
 
 /* ---- split without a span array: count, step, index ---------------------- */
 
+#define CK__BYTES(x) (0x0101010101010101ULL * (uint64_t)(x))
+
 /* ASCII whitespace (str.isspace below 0x80: \t \n \v \f \r, \x1c-\x1f, ' '):
  * bits 9-13, 28-31 and 32 of a 64-bit mask. */
 static inline bool ck__ascii_space(unsigned b) {
+  /* (ck__space_len's word-at-a-time twin: bytes 9-13 and 28-32) */
   return b < 64 && ((0x00000001F0003E00ULL >> b) & 1);
 }
 
@@ -448,7 +451,32 @@ CK_API int64_t ck_str_split_count(const char *s, int64_t n, const char *sep, int
   if (sep == NULL) { /* words: non-whitespace code points after whitespace or the start */
     int64_t limit = maxsplit < 0 ? INT64_MAX : maxsplit + 1, words = 0;
     bool space = true;
-    for (int64_t i = 0; i < n;) {
+    int64_t i = 0;
+    if (maxsplit < 0) {
+      /* 8 ASCII bytes at a time: a word starts at a byte that is not
+       * whitespace after one that is (bit 7 of each byte as its flag) */
+      while (i + 8 <= n) {
+        uint64_t w = ck__load64(s + i);
+        if (w & CK__HI_BITS) { /* bytes up to the first non-ASCII one, one by one */
+          int64_t stop = i + (__builtin_ctzll(w & CK__HI_BITS) >> 3) + 1;
+          while (i < stop) {
+            int len = ck__space_len(u, n, i);
+            words += space && len == 0;
+            space = len != 0;
+            i += len + (len == 0);
+          }
+          continue;
+        }
+        uint64_t sp = ((w + CK__BYTES(0x77)) & ~(w + CK__BYTES(0x72))) |
+                      ((w + CK__BYTES(0x64)) & ~(w + CK__BYTES(0x5F)));
+        sp &= CK__HI_BITS;
+        uint64_t prev = (sp << 8) | (space ? 0x80u : 0u);
+        words += __builtin_popcountll(~sp & prev & CK__HI_BITS);
+        space = (sp >> 63) != 0;
+        i += 8;
+      }
+    }
+    while (i < n) {
       unsigned b = u[i];
       int len = b < 0x80 ? ck__ascii_space(b) : ck__space_len(u, n, i);
       words += space && len == 0;
