@@ -216,9 +216,74 @@ def _predicate(method, cname):
         return lambda s: fn((s.begin, s.end - s.begin))
 
 
-for _m in ("isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspace", "islower",
-           "isupper", "istitle", "isascii", "isidentifier", "isprintable"):
+for _m in ("islower", "isupper", "istitle", "isidentifier", "isprintable"):
     _predicate(_m, "ck_str_" + _m)
+
+
+@register_jitable
+def ascii_space(c):
+    """Byte ``c`` (< 0x80) is whitespace (str.isspace): 9-13, 28-32."""
+    return c < 64 and ((0x1F0003E00 >> c) & 1) != 0
+
+
+@register_jitable
+def _ascii_digit(c):
+    return c - 48 < 10 and c >= 48
+
+
+@register_jitable
+def _ascii_alpha(c):
+    return (c | 32) - 97 < 26 and (c | 32) >= 97
+
+
+@register_jitable
+def _ascii_alnum(c):
+    return _ascii_digit(c) or _ascii_alpha(c)
+
+
+@register_jitable
+def _ascii_any(c):
+    return True
+
+
+def _class_predicate(method, cname, ascii_ok, empty):
+    """A predicate over every code point, inline while the text is ASCII (no
+    call for most strings: the first byte usually decides); from the first
+    non-ASCII byte on, the C library's (the rest starts a code point)."""
+    fn = c_call(cname, "bool", ["p", "i64"])
+
+    @overload_method(CkStringType, method)
+    def _ov(s):
+        def impl(s):
+            b = s.begin
+            n = s.end - b
+            if n == 0:
+                return empty
+            for k in range(n):
+                c = load_u8(b + k)
+                if c >= 0x80:
+                    return fn((b + k, n - k))
+                if not ascii_ok(c):
+                    return False
+            return True
+        return impl
+
+
+for _m, _ok in (("isdigit", _ascii_digit), ("isdecimal", _ascii_digit),
+                ("isnumeric", _ascii_digit), ("isalpha", _ascii_alpha),
+                ("isalnum", _ascii_alnum), ("isspace", ascii_space)):
+    _class_predicate(_m, "ck_str_" + _m, _ok, False)
+
+
+@overload_method(CkStringType, "isascii")
+def _ov_isascii(s):
+    def impl(s):
+        b = s.begin
+        acc = 0
+        for k in range(s.end - b):      # a loop LLVM vectorises
+            acc |= load_u8(b + k)
+        return acc < 0x80
+    return impl
 
 
 @register_jitable
@@ -368,14 +433,30 @@ _ck_strip = c_call("ck_str_strip", "i32", ["p", "i64", "p", "i64", "i32"], (("i6
 
 
 def _strip_method(method, which):
+    left = bool(which & 1)
+    right = bool(which & 2)
+
     @overload_method(CkStringType, method)
     def _ov(s, chars=None):
         if _absent(chars):
+            # ASCII whitespace inline from the ends; at a non-ASCII byte there
+            # (maybe whitespace: U+00A0, U+3000 ...) the C library goes on
             def impl(s, chars=None):
-                st, off, n = _ck_strip((s.begin, s.end - s.begin, 0, 0, which))
-                if st != 0:
-                    raise_status(st, "ck_str_strip")
-                return make_string(s.begin + off, s.begin + off + n)
+                b = s.begin
+                e = s.end
+                if left:
+                    while b < e and load_u8(b) < 0x80 and ascii_space(load_u8(b)):
+                        b += 1
+                if right:
+                    while e > b and load_u8(e - 1) < 0x80 and ascii_space(load_u8(e - 1)):
+                        e -= 1
+                if b < e and ((left and load_u8(b) >= 0x80) or
+                              (right and load_u8(e - 1) >= 0x80)):
+                    st, off, n = _ck_strip((b, e - b, 0, 0, which))
+                    if st != 0:
+                        raise_status(st, "ck_str_strip")
+                    return make_string(b + off, b + off + n)
+                return make_string(b, e)
             return impl
         if _is_text(chars):
             def impl(s, chars=None):
