@@ -453,23 +453,34 @@ CK_API int64_t ck_str_split_count(const char *s, int64_t n, const char *sep, int
     bool space = true;
     int64_t i = 0;
     if (maxsplit < 0) {
-      /* 8 ASCII bytes at a time: a word starts at a byte that is not
-       * whitespace after one that is (bit 7 of each byte as its flag) */
+      /* 8 bytes at a time: a word starts at a byte that is not whitespace
+       * after one that is (bit 7 of each byte as its flag).  Bytes >= 0x80
+       * are not whitespace (continuation bytes, leads of letters ...) but
+       * for the leads C2 and E0-E3, which may start Unicode whitespace:
+       * a word holding one goes one byte at a time up to it. */
       while (i + 8 <= n) {
         uint64_t w = ck__load64(s + i);
-        if (w & CK__HI_BITS) { /* bytes up to the first non-ASCII one, one by one */
-          int64_t stop = i + (__builtin_ctzll(w & CK__HI_BITS) >> 3) + 1;
-          while (i < stop) {
-            int len = ck__space_len(u, n, i);
-            words += space && len == 0;
-            space = len != 0;
-            i += len + (len == 0);
+        uint64_t hi = w & CK__HI_BITS;
+        if (hi) {
+          uint64_t c2 = w ^ CK__BYTES(0xC2), e0 = (w & CK__BYTES(0xFC)) ^ CK__BYTES(0xE0);
+          uint64_t lead = ~(((c2 & CK__BYTES(0x7F)) + CK__BYTES(0x7F)) | c2) |
+                          ~(((e0 & CK__BYTES(0x7F)) + CK__BYTES(0x7F)) | e0);
+          lead &= CK__HI_BITS;
+          if (lead) { /* one by one up to the first such lead */
+            int64_t stop = i + (__builtin_ctzll(lead) >> 3) + 1;
+            while (i < stop) {
+              int len = ck__space_len(u, n, i);
+              words += space && len == 0;
+              space = len != 0;
+              i += len + (len == 0);
+            }
+            continue;
           }
-          continue;
         }
-        uint64_t sp = ((w + CK__BYTES(0x77)) & ~(w + CK__BYTES(0x72))) |
-                      ((w + CK__BYTES(0x64)) & ~(w + CK__BYTES(0x5F)));
-        sp &= CK__HI_BITS;
+        uint64_t a = w & CK__BYTES(0x7F); /* no carries between bytes */
+        uint64_t sp = ((a + CK__BYTES(0x77)) & ~(a + CK__BYTES(0x72))) |
+                      ((a + CK__BYTES(0x64)) & ~(a + CK__BYTES(0x5F)));
+        sp &= CK__HI_BITS & ~hi;
         uint64_t prev = (sp << 8) | (space ? 0x80u : 0u);
         words += __builtin_popcountll(~sp & prev & CK__HI_BITS);
         space = (sp >> 63) != 0;

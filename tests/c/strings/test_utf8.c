@@ -240,7 +240,9 @@ static void test_split_steps(void) {
   static const char *texts[] = {
       "", " ", "a", "  a b\xe2\x80\x83" "c  d ", "abcdefgh ijklmnop", "x\x1c\x1fy\t\x0bz q",
       "12345678\xc2\xa0" "9 \xe3\x80\x80\xe3\x80\x80z", "a,b,,c,", ",,", "\xc3\xa9,\xc3\xa9",
-      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa b", "\xc2\x85w\xe1\x9a\x80w\xe2\x80\xa8 \xe4\xb8\x80"};
+      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa b",
+      "\xe6\x97\xa5\xe6\x9c\xac caf\xc3\xa9 \xc3\xbc" "ber\t\xce\xa3\xce\x9f \xf0\x9f\x98\x80 x\xe0\xa5\xa6 y  ",
+      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9\xc3\xa9\xe2\x80\x83\xc2\xa0\xc3\xa9 ", "\xc2\x85w\xe1\x9a\x80w\xe2\x80\xa8 \xe4\xb8\x80"};
   static const char *seps[] = {NULL, ",", " ", "ab", "\xc3\xa9"};
   for (size_t t = 0; t < sizeof texts / sizeof *texts; t++) {
     const char *s = texts[t];
