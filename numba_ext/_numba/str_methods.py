@@ -7,9 +7,7 @@ reads ``[begin, end)`` in place and gives back
 * a value (an index, a count, a bool, an int or float parsed from the text);
 * a **view** into the string (``strip``, ``removeprefix``, ``partition``,
   slices of step 1, ``replace`` that replaces nothing): no copy;
-* ``split`` / ``rsplit`` / ``splitlines``: a :class:`CkStrSpansType` --
-  the pieces as views into the input (an array of ``ck_str_span`` in the
-  arena; ``len``, indexing, iteration, ``sep.join(pieces)``);
+* ``split`` / ``rsplit`` / ``splitlines`` and ``join``: :mod:`.str_split`;
 * new text (``lower``, ``title``, ``replace``, ``join``, ``zfill``, ``*``
   ...) written into the calling thread's **current string arena**
   (``ck_str_arena``: the one an entry point set with ``ck_str_set_arena``,
@@ -31,14 +29,12 @@ import operator
 import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
-from numba.core.imputils import RefType, iternext_impl
-from numba.extending import (intrinsic, lower_builtin, make_attribute_wrapper, models,
-                             overload, overload_method, register_jitable, register_model)
+from numba.extending import intrinsic, overload, overload_method, register_jitable
 
 from ..errors import JitOnlyError
 from .memblock import raise_status
 from .stringtype import CkStringType, ck_string_type, make_string
-from .utf8 import load_intp, load_u8, str_data_address, str_encode_into, str_utf8_nbytes
+from .utf8 import load_u8, str_data_address, str_encode_into, str_utf8_nbytes
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -225,9 +221,74 @@ def _predicate(method, cname):
         return lambda s: fn((s.begin, s.end - s.begin))
 
 
-for _m in ("isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspace", "islower",
-           "isupper", "istitle", "isascii", "isidentifier", "isprintable"):
+for _m in ("islower", "isupper", "istitle", "isidentifier", "isprintable"):
     _predicate(_m, "ck_str_" + _m)
+
+
+@register_jitable
+def ascii_space(c):
+    """Byte ``c`` (< 0x80) is whitespace (str.isspace): 9-13, 28-32."""
+    return c < 64 and ((0x1F0003E00 >> c) & 1) != 0
+
+
+@register_jitable
+def _ascii_digit(c):
+    return c - 48 < 10 and c >= 48
+
+
+@register_jitable
+def _ascii_alpha(c):
+    return (c | 32) - 97 < 26 and (c | 32) >= 97
+
+
+@register_jitable
+def _ascii_alnum(c):
+    return _ascii_digit(c) or _ascii_alpha(c)
+
+
+@register_jitable
+def _ascii_any(c):
+    return True
+
+
+def _class_predicate(method, cname, ascii_ok, empty):
+    """A predicate over every code point, inline while the text is ASCII (no
+    call for most strings: the first byte usually decides); from the first
+    non-ASCII byte on, the C library's (the rest starts a code point)."""
+    fn = c_call(cname, "bool", ["p", "i64"])
+
+    @overload_method(CkStringType, method)
+    def _ov(s):
+        def impl(s):
+            b = s.begin
+            n = s.end - b
+            if n == 0:
+                return empty
+            for k in range(n):
+                c = load_u8(b + k)
+                if c >= 0x80:
+                    return fn((b + k, n - k))
+                if not ascii_ok(c):
+                    return False
+            return True
+        return impl
+
+
+for _m, _ok in (("isdigit", _ascii_digit), ("isdecimal", _ascii_digit),
+                ("isnumeric", _ascii_digit), ("isalpha", _ascii_alpha),
+                ("isalnum", _ascii_alnum), ("isspace", ascii_space)):
+    _class_predicate(_m, "ck_str_" + _m, _ok, False)
+
+
+@overload_method(CkStringType, "isascii")
+def _ov_isascii(s):
+    def impl(s):
+        b = s.begin
+        acc = 0
+        for k in range(s.end - b):      # a loop LLVM vectorises
+            acc |= load_u8(b + k)
+        return acc < 0x80
+    return impl
 
 
 @register_jitable
@@ -377,14 +438,30 @@ _ck_strip = c_call("ck_str_strip", "i32", ["p", "i64", "p", "i64", "i32"], (("i6
 
 
 def _strip_method(method, which):
+    left = bool(which & 1)
+    right = bool(which & 2)
+
     @overload_method(CkStringType, method)
     def _ov(s, chars=None):
         if _absent(chars):
+            # ASCII whitespace inline from the ends; at a non-ASCII byte there
+            # (maybe whitespace: U+00A0, U+3000 ...) the C library goes on
             def impl(s, chars=None):
-                st, off, n = _ck_strip((s.begin, s.end - s.begin, 0, 0, which))
-                if st != 0:
-                    raise_status(st, "ck_str_strip")
-                return make_string(s.begin + off, s.begin + off + n)
+                b = s.begin
+                e = s.end
+                if left:
+                    while b < e and load_u8(b) < 0x80 and ascii_space(load_u8(b)):
+                        b += 1
+                if right:
+                    while e > b and load_u8(e - 1) < 0x80 and ascii_space(load_u8(e - 1)):
+                        e -= 1
+                if b < e and ((left and load_u8(b) >= 0x80) or
+                              (right and load_u8(e - 1) >= 0x80)):
+                    st, off, n = _ck_strip((b, e - b, 0, 0, which))
+                    if st != 0:
+                        raise_status(st, "ck_str_strip")
+                    return make_string(b + off, b + off + n)
+                return make_string(b, e)
             return impl
         if _is_text(chars):
             def impl(s, chars=None):
@@ -589,221 +666,7 @@ def _ov_ord(s):
         return impl
 
 
-# ------------------------------------------------------- split results --
-class CkStrSpansType(types.IterableType):
-    """The pieces of a split: ``count`` views ``ck_str_span {offset, length}``
-    (an array at ``spans`` in the arena) into the text at ``base``."""
-
-    def __init__(self):
-        super().__init__(name="ckernels.CkStrSpans")
-
-    @property
-    def iterator_type(self):
-        return ck_str_spans_iter_type
-
-
-class CkStrSpansIterType(types.SimpleIteratorType):
-    def __init__(self):
-        super().__init__("ckernels.CkStrSpansIter", ck_string_type)
-
-
-ck_str_spans_type = CkStrSpansType()
-ck_str_spans_iter_type = CkStrSpansIterType()
-
-
-@register_model(CkStrSpansType)
-class _SpansModel(models.StructModel):
-    def __init__(self, dmm, fe_type):
-        super().__init__(dmm, fe_type, [("base", types.intp), ("spans", types.intp),
-                                        ("count", types.intp)])
-
-
-@register_model(CkStrSpansIterType)
-class _SpansIterModel(models.StructModel):
-    def __init__(self, dmm, fe_type):
-        super().__init__(dmm, fe_type, [("base", types.intp), ("spans", types.intp),
-                                        ("count", types.intp),
-                                        ("index", types.EphemeralPointer(types.intp))])
-
-
-make_attribute_wrapper(CkStrSpansType, "base", "base")
-make_attribute_wrapper(CkStrSpansType, "spans", "spans")
-make_attribute_wrapper(CkStrSpansType, "count", "count")
-
-
-@intrinsic
-def _make_spans(typingctx, base, spans, count):
-    def codegen(context, builder, sig, args):
-        st = cgutils.create_struct_proxy(ck_str_spans_type)(context, builder)
-        st.base = context.cast(builder, args[0], sig.args[0], types.intp)
-        st.spans = context.cast(builder, args[1], sig.args[1], types.intp)
-        st.count = context.cast(builder, args[2], sig.args[2], types.intp)
-        return st._getvalue()
-    return ck_str_spans_type(base, spans, count), codegen
-
-
-@register_jitable
-def _piece(sp, k):
-    q = sp.spans + 16 * k
-    b = sp.base + load_intp(q)
-    return make_string(b, b + load_intp(q + 8))
-
-
-@overload(len)
-def _ov_spans_len(sp):
-    if isinstance(sp, CkStrSpansType):
-        return lambda sp: sp.count
-
-
-@overload(operator.getitem)
-def _ov_spans_getitem(sp, i):
-    if isinstance(sp, CkStrSpansType) and isinstance(i, types.Integer):
-        def impl(sp, i):
-            k = i
-            if k < 0:
-                k += sp.count
-            if k < 0 or k >= sp.count:
-                raise IndexError("list index out of range")
-            return _piece(sp, k)
-        return impl
-
-
-@lower_builtin("getiter", CkStrSpansType)
-def _spans_getiter(context, builder, sig, args):
-    sp = cgutils.create_struct_proxy(ck_str_spans_type)(context, builder, value=args[0])
-    it = cgutils.create_struct_proxy(ck_str_spans_iter_type)(context, builder)
-    it.base = sp.base
-    it.spans = sp.spans
-    it.count = sp.count
-    index = cgutils.alloca_once_value(builder, ir.Constant(_i64, 0))
-    it.index = index
-    return it._getvalue()
-
-
-@lower_builtin("iternext", CkStrSpansIterType)
-@iternext_impl(RefType.BORROWED)
-def _spans_iternext(context, builder, sig, args, result):
-    it = cgutils.create_struct_proxy(ck_str_spans_iter_type)(context, builder, value=args[0])
-    k = builder.load(it.index)
-    valid = builder.icmp_signed("<", k, it.count)
-    result.set_valid(valid)
-    with builder.if_then(valid):
-        q = builder.add(it.spans, builder.mul(k, ir.Constant(_i64, 16)))
-        qp = builder.inttoptr(q, _i64.as_pointer())
-        off = builder.load(qp)
-        n = builder.load(builder.gep(qp, [ir.Constant(_i32, 1)]))
-        st = cgutils.create_struct_proxy(ck_string_type)(context, builder)
-        st.begin = builder.add(it.base, off)
-        st.end = builder.add(st.begin, n)
-        result.yield_(st._getvalue())
-        builder.store(builder.add(k, ir.Constant(_i64, 1)), it.index)
-
-
-# (arena, s, n, sep, m, maxsplit, &spans, &count)
-_SPLIT_OUTS = (("i64", 1), ("i64", 1))
-_ck_split = c_call("ck_str_split", "i32", ["p", "p", "i64", "p", "i64", "i64"], _SPLIT_OUTS)
-_ck_rsplit = c_call("ck_str_rsplit", "i32", ["p", "p", "i64", "p", "i64", "i64"], _SPLIT_OUTS)
-_ck_splitlines = c_call("ck_str_splitlines", "i32", ["p", "p", "i64", "bool"], _SPLIT_OUTS)
-
-
-def _split_method(method, fn, cname):
-    @overload_method(CkStringType, method)
-    def _ov(s, sep=None, maxsplit=-1):
-        if not _ok_index(maxsplit):
-            return None
-        if _absent(sep):
-            def impl(s, sep=None, maxsplit=-1):
-                st, sp, k = fn((current_arena(), s.begin, s.end - s.begin, 0, 0,
-                                _or(maxsplit, -1)))
-                if st != 0:
-                    raise_status(st, cname)
-                return _make_spans(s.begin, sp, k)
-            return impl
-        if _is_text(sep):
-            def impl(s, sep=None, maxsplit=-1):
-                p, m = _text(sep)
-                st, sp, k = fn((current_arena(), s.begin, s.end - s.begin, p, m,
-                                _or(maxsplit, -1)))
-                if st != 0:
-                    raise_status(st, cname)
-                return _make_spans(s.begin, sp, k)
-            return impl
-
-
-_split_method("split", _ck_split, "ck_str_split")
-_split_method("rsplit", _ck_rsplit, "ck_str_rsplit")
-
-
-def _keep(keepends):
-    """``keepends`` as a bool (False when left out)."""
-
-
-@overload(_keep)
-def _ov_keep(keepends):
-    if _absent(keepends):
-        return lambda keepends: False
-    if isinstance(keepends, types.Boolean):
-        return lambda keepends: keepends
-
-
-@overload_method(CkStringType, "splitlines")
-def _ov_splitlines(s, keepends=False):
-    if _absent(keepends) or isinstance(keepends, types.Boolean):
-        def impl(s, keepends=False):
-            st, sp, k = _ck_splitlines((current_arena(), s.begin, s.end - s.begin,
-                                        _keep(keepends)))
-            if st != 0:
-                raise_status(st, "ck_str_splitlines")
-            return _make_spans(s.begin, sp, k)
-        return impl
-
-
-_ck_join_spans = c_call("ck_str_join_spans", "i32", ["p", "p", "i64", "p", "p", "i64"],
-                        (("i64", 2),))
-
-
-@register_jitable
-def _join(sep, parts):
-    p, m = _text(sep)
-    st, b, e = _ck_join_spans((current_arena(), p, m, parts.base, parts.spans, parts.count))
-    if st != 0:
-        raise_status(st, "ck_str_join_spans")
-    return make_string(b, e)
-
-
-@overload_method(CkStringType, "join")
-def _ov_join(sep, parts):
-    if isinstance(parts, CkStrSpansType):
-        return lambda sep, parts: _join(sep, parts)
-
-
-def _join_template(numba_join):
-    def join(sep, parts):
-        if isinstance(parts, CkStrSpansType):
-            return lambda sep, parts: _join(sep, parts)
-        return numba_join(sep, parts)
-    return join
-
-
-def _extend_str_join():
-    """``sep.join(pieces)`` for a Numba str ``sep`` (``" ".join(s.split())``).
-    Numba binds ``str.join`` to the first template registered for it (its
-    own): a second ``overload_method`` would never be asked, so its
-    template's overload function is wrapped to answer for split results
-    first and ask Numba's for everything else."""
-    from numba.core.typing.templates import builtin_registry
-    from numba.cpython.unicode import unicode_join
-    for tmpl in builtin_registry.attributes:
-        if (getattr(tmpl, "_attr", None) == "join" and tmpl.key is types.UnicodeType
-                and getattr(tmpl, "_overload_func", None) is unicode_join):
-            join = _join_template(unicode_join)
-            overload(join)(join)    # as overload_method registers its function
-            tmpl._overload_func = staticmethod(join)
-
-
-_extend_str_join()
 
 
 __all__ = ["c_call", "current_arena", "set_string_arena", "free_scratch", "str_length",
-           "char_at", "to_int", "to_float", "CkStrSpansType", "ck_str_spans_type",
-           "INT64_MAX"]
+           "char_at", "to_int", "to_float", "INT64_MAX"]

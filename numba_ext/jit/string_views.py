@@ -26,8 +26,8 @@ which).  The entry points then:
 * when the function can write temporaries into the thread's scratch string
   arena (its code, or code it calls, asks for the current arena:
   :func:`uses_scratch`), bump the thread's element counter after each
-  element (``ck_str_scratch_epoch``, a store, no call): the next element's
-  first use of the arena frees it once it grew past 1 MiB; and free it when
+  element (``ck_str_scratch_epoch``, a store, no call): the first use of the
+  arena 16 or more elements on frees it once it grew past 1 MiB; and free it when
   the entry point returns (``ck_str_scratch_free``; on an error too): no
   arena outlives a call.
 

@@ -199,6 +199,26 @@ CK_API ck_status ck_str_rsplit(ck_memblock *arena, const char *s, int64_t n, con
                                int64_t m, int64_t maxsplit, ck_str_span **out_spans,
                                int64_t *out_count);
 
+/* s.split(sep, maxsplit) without a span array (arguments as ck_str_split;
+ * nothing is allocated):
+ *   - ck_str_split_count: len(s.split(sep, maxsplit)) (0 for a bad view or
+ *     an empty separator);
+ *   - ck_str_split_next: the next piece into *out, or false when there is
+ *     none; `state` starts as {0, maxsplit < 0 ? INT64_MAX : maxsplit} and
+ *     is advanced (the pieces are split's, in order);
+ *   - ck_str_split_item: piece `index` (negative counts from the end), or
+ *     CK_ERR_INDEX "list index out of range"; it steps from the start. */
+typedef struct ck_str_split_state {
+  int64_t pos;  /* byte where the scan goes on; > n when done */
+  int64_t left; /* splits still allowed */
+} ck_str_split_state;
+CK_API int64_t ck_str_split_count(const char *s, int64_t n, const char *sep, int64_t m,
+                                  int64_t maxsplit);
+CK_API bool ck_str_split_next(const char *s, int64_t n, const char *sep, int64_t m,
+                              ck_str_split_state *state, ck_str_span *out);
+CK_API ck_status ck_str_split_item(const char *s, int64_t n, const char *sep, int64_t m,
+                                   int64_t maxsplit, int64_t index, ck_str_span *out);
+
 /* s.splitlines(keepends): lines end at \n, \r, \r\n, \v, \f, \x1c, \x1d,
  * \x1e, \x85, \u2028, \u2029 (str.splitlines); spans as split's. */
 CK_API ck_status ck_str_splitlines(ck_memblock *arena, const char *s, int64_t n,

@@ -11,9 +11,9 @@
  * Entry points bound the scratch arena per element without a call: they
  * take the address of the thread's element counter once per call
  * (ck_str_scratch_epoch) and bump it after each element; the first
- * ck_str_arena of a later element then frees the scratch arena when it
- * holds more than CK__SCRATCH_KEEP bytes (no view of it is alive between
- * elements).
+ * ck_str_arena of an element at least CK__SCRATCH_EVERY elements later then
+ * frees the scratch arena when it holds more than CK__SCRATCH_KEEP bytes (no
+ * view of it is alive between elements).
  *
  * An entry point storing string results also sets its destination arena as
  * the thread's result arena (ck_str_set_result_arena): the first case
@@ -39,8 +39,10 @@ static _Thread_local uint64_t ck__epoch;      /* bumped by entry points per elem
 static _Thread_local uint64_t ck__epoch_seen; /* ck__epoch at the last size check   */
 
 /* Above this many bytes of chunks, the scratch arena is freed between
- * elements (the next use starts a new one). */
-enum { CK__SCRATCH_KEEP = 1 << 20 };
+ * elements (the next use starts a new one); its size is looked at once
+ * every CK__SCRATCH_EVERY elements (a look walks its chunks), so it holds
+ * at most that many elements' temporaries beyond CK__SCRATCH_KEEP. */
+enum { CK__SCRATCH_KEEP = 1 << 20, CK__SCRATCH_EVERY = 16 };
 
 static void ck__scratch_trim(void) {
   ck_memblock *mb = ck__scratch_arena;
@@ -60,7 +62,8 @@ CK_API ck_status ck_str_arena(ck_memblock **out) {
     *out = ck__t.current;
     return CK_OK;
   }
-  if (ck__epoch != ck__epoch_seen) { /* a new element: the last one's views are dead */
+  if (ck__epoch - ck__epoch_seen >= CK__SCRATCH_EVERY) {
+    /* a later element: the earlier ones' views are dead */
     ck__epoch_seen = ck__epoch;
     ck__scratch_trim();
   }

@@ -31,6 +31,32 @@ CK_API ck_status ck_str_replace(ck_memblock *arena, const char *s, int64_t n, co
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output");
   }
   int64_t maxcount = count < 0 ? INT64_MAX : count;
+  if (nold == 1 && nnew == 1 && count < 0) {
+    /* one byte for another everywhere (an ASCII byte, or the same byte):
+     * counted, then copied with the byte swapped, in loops the compiler
+     * vectorises -- no search per match */
+    unsigned char from = (unsigned char)old[0], to = (unsigned char)new_[0];
+    const unsigned char *u = (const unsigned char *)s;
+    int64_t hits = 0;
+    for (int64_t i = 0; i < n; i++) {
+      hits += u[i] == from;
+    }
+    if (hits == 0 || from == to) {
+      out->begin = (char *)s;
+      out->end = (char *)s + n;
+      return CK_OK;
+    }
+    char *b, *e;
+    ck_status st = ck__result_begin(arena, (uint64_t)n, __func__, &b, &e);
+    if (st != CK_OK) {
+      return st;
+    }
+    unsigned char *w = (unsigned char *)b;
+    for (int64_t i = 0; i < n; i++) {
+      w[i] = u[i] == from ? to : u[i];
+    }
+    return ck__result_done(arena, b, e, n, out);
+  }
   ck__searcher sr;
   ck__searcher_init(&sr, old, nold, n);
   /* count the replacements */

@@ -414,3 +414,183 @@ CK_API ck_str_span ck_str_removesuffix(const char *s, int64_t n, const char *suf
   }
   return r;
 }
+
+/* ---- split without a span array: count, step, index ---------------------- */
+
+#define CK__BYTES(x) (0x0101010101010101ULL * (uint64_t)(x))
+
+/* ASCII whitespace (str.isspace below 0x80: \t \n \v \f \r, \x1c-\x1f, ' '):
+ * bits 9-13, 28-31 and 32 of a 64-bit mask. */
+static inline bool ck__ascii_space(unsigned b) {
+  /* (ck__space_len's word-at-a-time twin: bytes 9-13 and 28-32) */
+  return b < 64 && ((0x00000001F0003E00ULL >> b) & 1);
+}
+
+/* The length of the whitespace code point at byte i, 0 when the code point
+ * there is not whitespace.  Only the lead bytes C2, E1, E2 and E3 start
+ * non-ASCII whitespace; any other byte >= 0x80 (continuation bytes
+ * included) is part of a code point that is not. */
+static inline int ck__space_len(const unsigned char *u, int64_t n, int64_t i) {
+  unsigned b = u[i];
+  if (b < 0x80) {
+    return ck__ascii_space(b);
+  }
+  if (b != 0xC2 && (b < 0xE1 || b > 0xE3)) {
+    return 0;
+  }
+  int len;
+  return ck__u_space(ck__decode(u + i, u + n, &len)) ? len : 0;
+}
+
+CK_API int64_t ck_str_split_count(const char *s, int64_t n, const char *sep, int64_t m,
+                                  int64_t maxsplit) {
+  if (n < 0 || (s == NULL && n > 0) || (sep != NULL && m <= 0)) {
+    return 0;
+  }
+  const unsigned char *u = (const unsigned char *)s;
+  if (sep == NULL) { /* words: non-whitespace code points after whitespace or the start */
+    int64_t limit = maxsplit < 0 ? INT64_MAX : maxsplit + 1, words = 0;
+    bool space = true;
+    int64_t i = 0;
+    if (maxsplit < 0) {
+      /* 8 bytes at a time: a word starts at a byte that is not whitespace
+       * after one that is (bit 7 of each byte as its flag).  Bytes >= 0x80
+       * are not whitespace (continuation bytes, leads of letters ...) but
+       * for the leads C2 and E0-E3, which may start Unicode whitespace:
+       * a word holding one goes one byte at a time up to it. */
+      while (i + 8 <= n) {
+        uint64_t w = ck__load64(s + i);
+        uint64_t hi = w & CK__HI_BITS;
+        if (hi) {
+          uint64_t c2 = w ^ CK__BYTES(0xC2), e0 = (w & CK__BYTES(0xFC)) ^ CK__BYTES(0xE0);
+          uint64_t lead = ~(((c2 & CK__BYTES(0x7F)) + CK__BYTES(0x7F)) | c2) |
+                          ~(((e0 & CK__BYTES(0x7F)) + CK__BYTES(0x7F)) | e0);
+          lead &= CK__HI_BITS;
+          if (lead) { /* one by one up to the first such lead */
+            int64_t stop = i + (__builtin_ctzll(lead) >> 3) + 1;
+            while (i < stop) {
+              int len = ck__space_len(u, n, i);
+              words += space && len == 0;
+              space = len != 0;
+              i += len + (len == 0);
+            }
+            continue;
+          }
+        }
+        uint64_t a = w & CK__BYTES(0x7F); /* no carries between bytes */
+        uint64_t sp = ((a + CK__BYTES(0x77)) & ~(a + CK__BYTES(0x72))) |
+                      ((a + CK__BYTES(0x64)) & ~(a + CK__BYTES(0x5F)));
+        sp &= CK__HI_BITS & ~hi;
+        uint64_t prev = (sp << 8) | (space ? 0x80u : 0u);
+        words += __builtin_popcountll(~sp & prev & CK__HI_BITS);
+        space = (sp >> 63) != 0;
+        i += 8;
+      }
+    }
+    while (i < n) {
+      unsigned b = u[i];
+      int len = b < 0x80 ? ck__ascii_space(b) : ck__space_len(u, n, i);
+      words += space && len == 0;
+      if (words == limit) {
+        return words;
+      }
+      space = len != 0;
+      i += len + (len == 0);
+    }
+    return words;
+  }
+  int64_t left = maxsplit < 0 ? INT64_MAX : maxsplit, found = 0;
+  if (m == 1 && maxsplit < 0) { /* a counting loop the compiler vectorises */
+    unsigned char c = (unsigned char)sep[0];
+    for (int64_t i = 0; i < n; i++) {
+      found += u[i] == c;
+    }
+    return found + 1;
+  }
+  ck__searcher sr;
+  ck__searcher_init(&sr, sep, m, n);
+  for (int64_t p = 0; found < left;) {
+    int64_t j = ck__search(&sr, s, p, n);
+    if (j < 0) {
+      break;
+    }
+    found++;
+    p = j + m;
+  }
+  return found + 1;
+}
+
+CK_API bool ck_str_split_next(const char *s, int64_t n, const char *sep, int64_t m,
+                              ck_str_split_state *state, ck_str_span *out) {
+  int64_t i = state->pos;
+  if (i > n || n < 0 || (s == NULL && n > 0) || (sep != NULL && m <= 0)) {
+    return false;
+  }
+  const unsigned char *u = (const unsigned char *)s;
+  if (sep == NULL) {
+    int len;
+    while (i < n && (len = ck__space_len(u, n, i)) != 0) {
+      i += len;
+    }
+    if (i == n) {
+      state->pos = n + 1;
+      return false;
+    }
+    int64_t j = i;
+    if (state->left == 0) { /* the rest, its trailing whitespace kept */
+      i = n;
+    } else {
+      while (i < n && ck__space_len(u, n, i) == 0) {
+        i++;
+      }
+      state->left--;
+    }
+    out->offset = j;
+    out->length = i - j;
+    state->pos = i;
+    return true;
+  }
+  if (state->left != 0) {
+    ck__searcher sr;
+    ck__searcher_init(&sr, sep, m, 0); /* memchr + memcmp: no table per step */
+    int64_t j = ck__search(&sr, s, i, n);
+    if (j >= 0) {
+      out->offset = i;
+      out->length = j - i;
+      state->pos = j + m;
+      state->left--;
+      return true;
+    }
+  }
+  out->offset = i;
+  out->length = n - i;
+  state->pos = n + 1;
+  return true;
+}
+
+CK_API ck_status ck_str_split_item(const char *s, int64_t n, const char *sep, int64_t m,
+                                   int64_t maxsplit, int64_t index, ck_str_span *out) {
+  CK__CHECK_VIEW(s, n);
+  if (sep != NULL) {
+    CK__CHECK_VIEW(sep, m);
+    if (m == 0) {
+      return CK_ERROR(CK_ERR_VALUE, "empty separator");
+    }
+  }
+  if (out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output");
+  }
+  if (index < 0) {
+    index += ck_str_split_count(s, n, sep, m, maxsplit);
+  }
+  ck_str_split_state state = {0, maxsplit < 0 ? INT64_MAX : maxsplit};
+  for (int64_t k = 0; index >= 0; k++) {
+    if (!ck_str_split_next(s, n, sep, m, &state, out)) {
+      break;
+    }
+    if (k == index) {
+      return CK_OK;
+    }
+  }
+  return CK_ERROR(CK_ERR_INDEX, "list index out of range");
+}

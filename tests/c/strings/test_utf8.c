@@ -233,6 +233,53 @@ static bool pieces(const char *s, const ck_str_span *sp, int64_t k, const char *
   return true;
 }
 
+/* ck_str_split_count / next / item give what ck_str_split gives. */
+static void test_split_steps(void) {
+  ck_memblock *mb = arena();
+  REQUIRE(mb != NULL);
+  static const char *texts[] = {
+      "", " ", "a", "  a b\xe2\x80\x83" "c  d ", "abcdefgh ijklmnop", "x\x1c\x1fy\t\x0bz q",
+      "12345678\xc2\xa0" "9 \xe3\x80\x80\xe3\x80\x80z", "a,b,,c,", ",,", "\xc3\xa9,\xc3\xa9",
+      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa b",
+      "\xe6\x97\xa5\xe6\x9c\xac caf\xc3\xa9 \xc3\xbc" "ber\t\xce\xa3\xce\x9f \xf0\x9f\x98\x80 x\xe0\xa5\xa6 y  ",
+      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9\xc3\xa9\xe2\x80\x83\xc2\xa0\xc3\xa9 ", "\xc2\x85w\xe1\x9a\x80w\xe2\x80\xa8 \xe4\xb8\x80"};
+  static const char *seps[] = {NULL, ",", " ", "ab", "\xc3\xa9"};
+  for (size_t t = 0; t < sizeof texts / sizeof *texts; t++) {
+    const char *s = texts[t];
+    int64_t n = (int64_t)strlen(s);
+    for (size_t q = 0; q < sizeof seps / sizeof *seps; q++) {
+      const char *sep = seps[q];
+      int64_t m = sep == NULL ? 0 : (int64_t)strlen(sep);
+      for (int64_t maxsplit = -1; maxsplit <= 3; maxsplit++) {
+        ck_str_span *want;
+        int64_t k;
+        CHECK_OK(ck_str_split(mb, s, n, sep, m, maxsplit, &want, &k));
+        CHECK(ck_str_split_count(s, n, sep, m, maxsplit) == k);
+        ck_str_split_state state = {0, maxsplit < 0 ? INT64_MAX : maxsplit};
+        ck_str_span got;
+        for (int64_t i = 0; i < k; i++) {
+          CHECK(ck_str_split_next(s, n, sep, m, &state, &got));
+          CHECK(got.offset == want[i].offset && got.length == want[i].length);
+          CHECK_OK(ck_str_split_item(s, n, sep, m, maxsplit, i, &got));
+          CHECK(got.offset == want[i].offset && got.length == want[i].length);
+          CHECK_OK(ck_str_split_item(s, n, sep, m, maxsplit, i - k, &got));
+          CHECK(got.offset == want[i].offset && got.length == want[i].length);
+        }
+        CHECK(!ck_str_split_next(s, n, sep, m, &state, &got));
+        CHECK(!ck_str_split_next(s, n, sep, m, &state, &got)); /* stays done */
+        CHECK_ERR(ck_str_split_item(s, n, sep, m, maxsplit, k, &got), CK_ERR_INDEX,
+                  "list index out of range");
+        CHECK_ERR(ck_str_split_item(s, n, sep, m, maxsplit, -k - 1, &got), CK_ERR_INDEX,
+                  "list index out of range");
+      }
+    }
+  }
+  ck_str_span got;
+  CHECK_ERR(ck_str_split_item(V("a"), V(""), -1, 0, &got), CK_ERR_VALUE, "empty separator");
+  CHECK(ck_str_split_count(V("a"), V(""), -1) == 0);
+  ck_memblock_decref(mb);
+}
+
 static void test_split(void) {
   ck_memblock *mb = arena();
   REQUIRE(mb != NULL);
@@ -315,6 +362,14 @@ static void test_build(void) {
   CHECK(ck_str_count(V("a,b,,c"), V(","), 2, INT64_MAX) == 2);
   CHECK_OK(ck_str_replace(mb, V("abc"), V("x"), V("y"), -1, &r));
   CHECK(eq(r, "abc"));
+  /* one byte for another everywhere: the vectorised pass */
+  const char *foo = "foo b\xc3\xa9r o";
+  CHECK_OK(ck_str_replace(mb, foo, (int64_t)strlen(foo), V("o"), V("0"), -1, &r));
+  CHECK(eq(r, "f00 b\xc3\xa9r 0") && r.begin != foo);
+  CHECK_OK(ck_str_replace(mb, foo, (int64_t)strlen(foo), V("o"), V("o"), -1, &r));
+  CHECK(r.begin == foo && r.end == foo + strlen(foo)); /* nothing changes: a view */
+  CHECK_OK(ck_str_replace(mb, V("oooo"), V("o"), V("0"), 2, &r));
+  CHECK(eq(r, "00oo"));
   CHECK_OK(ck_str_replace(mb, V("abc"), V("b"), V("y"), 0, &r));
   CHECK(eq(r, "abc"));
   ck_string items[3] = {{(char *)"a", (char *)"a" + 1}, {NULL, NULL}, {(char *)"\xc3\xa9", (char *)"\xc3\xa9" + 2}};
@@ -489,8 +544,9 @@ static void test_numbers(void) {
   ck_memblock_decref(mb);
 }
 
-/* Entry points bump the element counter; the next element's first
- * ck_str_arena frees a scratch arena past 1 MiB, keeps a smaller one. */
+/* Entry points bump the element counter; the first ck_str_arena of an
+ * element 16 or more elements later frees a scratch arena past 1 MiB, keeps
+ * a smaller one. */
 static void test_scratch_epoch(void) {
   uint64_t *epoch = ck_str_scratch_epoch();
   CHECK(epoch != NULL && epoch == ck_str_scratch_epoch());
@@ -510,7 +566,11 @@ static void test_scratch_epoch(void) {
   CHECK_OK(ck_pod_memblock_stats(a, &st));
   CHECK(st.allocations == 2);
   *epoch += 1;
-  CHECK_OK(ck_str_arena(&a)); /* a later element: a new, empty arena */
+  CHECK_OK(ck_str_arena(&a)); /* the next element: not looked at yet */
+  CHECK_OK(ck_pod_memblock_stats(a, &st));
+  CHECK(st.allocations == 2);
+  *epoch += 16;
+  CHECK_OK(ck_str_arena(&a)); /* 16 elements later: a new, empty arena */
   CHECK_OK(ck_pod_memblock_stats(a, &st));
   CHECK(st.allocations == 0 && st.capacity < ((size_t)1 << 20));
   ck_str_scratch_free();
@@ -518,5 +578,6 @@ static void test_scratch_epoch(void) {
 
 CK_TEST_MAIN(CK_TEST(test_check), CK_TEST(test_codepoints), CK_TEST(test_index_slice),
              CK_TEST(test_compare_hash), CK_TEST(test_search), CK_TEST(test_split),
+             CK_TEST(test_split_steps),
              CK_TEST(test_build), CK_TEST(test_case),
              CK_TEST(test_numbers), CK_TEST(test_scratch_epoch))
