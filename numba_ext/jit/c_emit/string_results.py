@@ -432,8 +432,6 @@ def assign(fe, target, value, loc) -> list[str] | None:
     kind = _build_kind(fe, target, value)
     if b is None or kind is None:
         return None
-    if isinstance(fe.tyof(target), types.StringLiteral):
-        raise fe.fail("an f-string field typed as a constant", loc)
     if not fe.builds_strings:
         what = {"cat": "'+' of strings", "rep": "'*' of a string", "fmt": "str()",
                 "lit": "a string value", "replace": "str.replace()"}.get(kind)
@@ -441,6 +439,8 @@ def assign(fe, target, value, loc) -> list[str] | None:
             what = f"str.{_method(fe.tyof(value.func))}()"
         raise fe.fail(f"{what} building a string in a function whose result is not a "
                       "string (device code builds text only as its result)", loc)
+    if isinstance(fe.tyof(target), types.StringLiteral):
+        raise fe.fail("an f-string field typed as a constant", loc)
     if target.name in b.fused:
         return []
     sink_type(fe)
