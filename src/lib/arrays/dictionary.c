@@ -131,8 +131,8 @@ ck_status ck__dictionary_array_wrap(ck_array_preamble *indices, ck_array_preambl
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
   }
   *out = NULL;
-  const ck_dim_arrmeta *idim, *vdim;
-  ck_type iel, vel;
+  const ck_dim_arrmeta *idim = NULL, *vdim = NULL;
+  ck_type iel = NULL, vel = NULL;
   ck_status st = ck__one_dim(indices, "the indices", func, &idim, &iel);
   if (st == CK_OK) {
     st = ck__one_dim(values, "the values", func, &vdim, &vel);
@@ -202,7 +202,7 @@ typedef struct ck__dict_parts {
 } ck__dict_parts;
 
 static ck_status ck__parts(const ck_array_preamble *a, const char *func, ck__dict_parts *p) {
-  ck_type el;
+  ck_type el = NULL;
   ck_status st = ck__one_dim(a, "a dictionary column", func, &p->dim, &el);
   if (st != CK_OK) {
     return st;
@@ -231,7 +231,7 @@ ck_status ck_dictionary_array_values(const ck_array_preamble *a,
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out_values must not be NULL");
   }
   *out_values = NULL;
-  ck__dict_parts p;
+  ck__dict_parts p = {0};
   ck_status st = ck__parts(a, __func__, &p);
   if (st == CK_OK) {
     *out_values = p.values;
@@ -244,7 +244,7 @@ ck_status ck_dictionary_array_indices(ck_array_preamble *a, ck_array_preamble **
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
   }
   *out = NULL;
-  ck__dict_parts p;
+  ck__dict_parts p = {0};
   ck_status st = ck__parts(a, __func__, &p);
   if (st != CK_OK) {
     return st;

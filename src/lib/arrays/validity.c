@@ -328,15 +328,15 @@ static ck_status ck__slot_at(const ck_array_preamble *a, intptr_t i, const char 
 }
 
 ck_status ck_array_valid_at(const ck_array_preamble *a, intptr_t i, bool *out_valid) {
-  const char *d;
-  const ck_option_arrmeta *m;
+  const char *d = NULL;
+  const ck_option_arrmeta *m = NULL;
   ck_status st = ck__slot_at(a, i, &d, &m, __func__);
   return st != CK_OK ? st : ck_option_get_valid(m, d, out_valid);
 }
 
 ck_status ck_array_set_valid_at(ck_array_preamble *a, intptr_t i, bool valid) {
-  const char *d;
-  const ck_option_arrmeta *m;
+  const char *d = NULL;
+  const ck_option_arrmeta *m = NULL;
   ck_status st = ck__slot_at(a, i, &d, &m, __func__);
   if (st != CK_OK) {
     return st;

@@ -146,7 +146,7 @@ ck_status ck_context_new_cuda(uint32_t device_ordinal, ck_context **out) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "out must not be NULL");
   }
   *out = NULL;
-  ck_context *ctx;
+  ck_context *ctx = NULL;
   ck_status st = ck__context_alloc(&ctx);
   if (st != CK_OK) {
     return st;

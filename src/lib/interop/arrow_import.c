@@ -628,7 +628,7 @@ static ck_status fill_list(ictx *c, ck_type t, char *arrmeta, char *dst, intptr_
     }
   }
   for (int64_t i = 0; !plain && i < count; i++) {
-    int64_t k = from + i, o, n;
+    int64_t k = from + i, o = 0, n = 0;
     if (bits != NULL && !is_valid(bits, k)) {
       continue; /* a null row's offsets are not read */
     }

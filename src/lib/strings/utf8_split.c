@@ -363,7 +363,7 @@ CK_API ck_status ck_str_strip(const char *s, int64_t n, const char *chars, int64
   if (out == NULL || which < CK_STRIP_LEFT || which > CK_STRIP_BOTH) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output or bad `which` %d", which);
   }
-  ck__charset cs;
+  ck__charset cs = {0};
   if (chars != NULL) {
     ck__charset_init(&cs, chars, nchars);
   }

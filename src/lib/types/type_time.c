@@ -299,7 +299,7 @@ ck_status ck_time_convert(int64_t value, ck_time_unit from, ck_time_unit to,
   /* instants across the calendar: through days */
   ck_status st;
   if (ck__calendar(from)) {
-    int64_t months = from == CK_UNIT_Y ? value : 0, y, days;
+    int64_t months = from == CK_UNIT_Y ? value : 0, y = 0, days = 0;
     if (from == CK_UNIT_Y) {
       if (value > INT64_C(1) << 40 || value < -(INT64_C(1) << 40)) {
         goto overflow;
@@ -315,7 +315,7 @@ ck_status ck_time_convert(int64_t value, ck_time_unit from, ck_time_unit to,
     }
     return ck__time_convert_linear(days, CK_UNIT_D, to, out, exact);
   }
-  int64_t days;
+  int64_t days = 0;
   bool e1;
   if ((st = ck__time_convert_linear(value, from, CK_UNIT_D, &days, &e1)) != CK_OK) {
     return st;
