@@ -6,7 +6,8 @@
  *
  *   - the shortest round-trip digits of a float64 (the Ryu algorithm, Adams
  *     2018: CPython's repr digits).  core/shortest.c is this header
- *     instantiated for C11: the host and the devices run one implementation;
+ *     instantiated for C11: the host and the devices run one implementation
+ *     (of these digits, the integer digit text and the grouped digits);
  *   - the exact digits of a float64 rounded (half to even on the exact binary
  *     value, as CPython's dtoa and glibc's printf) to n significant digits
  *     ('e', 'g') or n digits after the point ('f', '%'), from a big integer
@@ -448,7 +449,7 @@ CK_FV_FN void ck_fv_rest(CK_FV_SINK *k, const ck_fv_num *x) {
   }
 }
 
-/* characters of the grouped digits (text.c's ck__grouped_len) */
+/* characters of the grouped digits (text.c calls it as ck__grouped_len) */
 CK_FV_FN CK_FV_I64 ck_fv_grouped_len(CK_FV_I64 remaining, CK_FV_I64 min_width, int g) {
   if (g == 0) {
     CK_FV_I64 l = remaining > min_width ? remaining : min_width;
@@ -481,7 +482,7 @@ CK_FV_FN CK_FV_U8 ck_fv_int_digit(const ck_fv_num *x, CK_FV_I64 i) {
 }
 
 /* the grouped digits written right to left into the sink's next `len` bytes
- * (text.c's ck__write_grouped) */
+ * (text.c calls it as ck__write_grouped) */
 CK_FV_FN void ck_fv_grouped(CK_FV_SINK *k, const ck_fv_num *x, CK_FV_I64 len,
                             CK_FV_I64 min_width, int g, CK_FV_U8 sepc) {
   if (k->w) {

@@ -6,7 +6,9 @@
  * no locale, no strtod, no floating-point flags.  The algorithm is
  * ckernel/format_view.h's ck_fv_shortest, the one text device programs
  * compile too, instantiated here for C11; the powers of five come from
- * tools/gen_pow5_table.py (pow5_table.inc).
+ * tools/gen_pow5_table.py (pow5_table.inc).  The header's layout pieces that
+ * text.c and numtext.c share with it (digit text, grouped digits) are
+ * exported from here too, so each rule has one implementation.
  */
 #include "core/shortest_internal.h"
 
@@ -47,4 +49,24 @@ uint64_t ck__shortest_f64(uint64_t bits, int32_t *exp10) {
   uint64_t m = ck_fv_shortest(bits, &e10);
   *exp10 = (int32_t)e10;
   return m;
+}
+
+int ck__u64_digits(uint64_t m, char *digits, int *ndig) {
+  return ck_fv_u64_digits(m, (unsigned char *)digits, ndig);
+}
+
+size_t ck__grouped_len(size_t n_digits, int64_t min_width, int g) {
+  return (size_t)ck_fv_grouped_len((int64_t)n_digits, min_width, g);
+}
+
+void ck__write_grouped(char *out, size_t len, const char *digits, size_t n_digits,
+                       int64_t min_width, int g, char sepc, bool upper) {
+  ck_fv_num x;
+  memset(&x, 0, sizeof x);
+  x.d = (const unsigned char *)digits;
+  x.nd = (int64_t)n_digits;
+  x.int_len = (int64_t)n_digits;
+  x.upper = upper;
+  ck__fv_sink k = {(unsigned char *)out, 0, 1};
+  ck_fv_grouped(&k, &x, (int64_t)len, min_width, g, (unsigned char)sepc);
 }
