@@ -131,6 +131,18 @@ CK_FV_FN bool ck_fv_multiple_of_pow5(CK_FV_U64 v, CK_FV_U32 p) {
   return count >= p;
 }
 
+/* One decimal digit off vr, vp and vm (Ryu's general case): vr's digit in
+ * *last_removed; *vr_tz stays true while vr's digits removed before it are
+ * all zeros. */
+CK_FV_FN void ck_fv_drop_digit(CK_FV_U64 *vr, CK_FV_U64 *vp, CK_FV_U64 *vm, bool *vr_tz,
+                               CK_FV_U32 *last_removed) {
+  *vr_tz &= *last_removed == 0;
+  *last_removed = (CK_FV_U32)(*vr % 10u);
+  *vr /= 10u;
+  *vp /= 10u;
+  *vm /= 10u;
+}
+
 /* The IEEE-754 bits of a finite nonzero float64 (sign ignored) -> the
  * shortest digits d (may end in zeros) and *exp10, |v| = d * 10^*exp10 read
  * back exactly; among the shortest the nearest (ties to even). */
@@ -197,20 +209,12 @@ CK_FV_FN CK_FV_U64 ck_fv_shortest(CK_FV_U64 bits, int *exp10) {
   if (vm_tz || vr_tz) {
     while (vp / 10u > vm / 10u) {
       vm_tz &= vm % 10u == 0;
-      vr_tz &= last_removed == 0;
-      last_removed = (CK_FV_U32)(vr % 10u);
-      vr /= 10u;
-      vp /= 10u;
-      vm /= 10u;
+      ck_fv_drop_digit(&vr, &vp, &vm, &vr_tz, &last_removed);
       removed++;
     }
     if (vm_tz) {
       while (vm % 10u == 0) {
-        vr_tz &= last_removed == 0;
-        last_removed = (CK_FV_U32)(vr % 10u);
-        vr /= 10u;
-        vp /= 10u;
-        vm /= 10u;
+        ck_fv_drop_digit(&vr, &vp, &vm, &vr_tz, &last_removed);
         removed++;
       }
     }
@@ -415,6 +419,27 @@ typedef struct ck_fv_num {
   CK_FV_U32 cp;
 } ck_fv_num;
 
+/* *x with no digits, prefix, fraction, exponent, '%' or code point: the
+ * fields each kind of number then sets */
+CK_FV_FN void ck_fv_num_init(ck_fv_num *x, int neg, int upper) {
+  x->d = 0;
+  x->nd = 0;
+  x->int_len = 0;
+  x->dp = 0;
+  x->frac_len = 0;
+  x->exp10 = 0;
+  x->neg = neg;
+  x->has_decimal = 0;
+  x->upper = upper;
+  x->zero_int = 0;
+  x->use_exp = 0;
+  x->pct = 0;
+  x->n_prefix = 0;
+  x->is_cp = 0;
+  x->prefix_c = 0;
+  x->cp = 0;
+}
+
 CK_FV_FN CK_FV_U8 ck_fv_digit_at(const ck_fv_num *x, CK_FV_I64 q) {
   CK_FV_U8 c = q >= 0 && q < x->nd ? x->d[q] : (CK_FV_U8)'0';
   return x->upper && c >= 'a' && c <= 'f' ? (CK_FV_U8)(c - 'a' + 'A') : c;
@@ -582,16 +607,8 @@ CK_FV_FN void ck_fv_double(CK_FV_SINK *k, const ck_fv_spec *s, double v, char co
   CK_FV_U64 bits = CK_FV_BITS(v);
   bool neg = (bits >> 63) != 0;
   ck_fv_num x;
-  x.neg = neg;
-  x.upper = upper;
-  x.zero_int = 0;
-  x.n_prefix = 0;
-  x.prefix_c = 0;
-  x.is_cp = 0;
-  x.cp = 0;
+  ck_fv_num_init(&x, neg, upper);
   x.pct = pct;
-  x.use_exp = 0;
-  x.exp10 = 0;
   if (((bits >> 52) & 0x7ff) == 0x7ff) {
     bool nan = (bits & ((((CK_FV_U64)1) << 52) - 1)) != 0;
     CK_FV_U8 t[3];
@@ -713,19 +730,7 @@ CK_FV_FN int ck_fv_int(CK_FV_SINK *k, const ck_fv_spec *s, CK_FV_U64 mag, int ne
     return 0;
   }
   ck_fv_num x;
-  x.neg = neg;
-  x.upper = t == 'X';
-  x.zero_int = 0;
-  x.n_prefix = 0;
-  x.prefix_c = 0;
-  x.is_cp = 0;
-  x.cp = 0;
-  x.pct = 0;
-  x.use_exp = 0;
-  x.exp10 = 0;
-  x.has_decimal = 0;
-  x.dp = 0;
-  x.frac_len = 0;
+  ck_fv_num_init(&x, neg, t == 'X');
   CK_FV_U8 digits[72];
   x.d = digits;
   if (t == 'c' && !(s->flags & CK_FV_FLAG_EMPTY)) {
