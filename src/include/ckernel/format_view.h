@@ -677,28 +677,44 @@ CK_FV_FN void ck_fv_double(CK_FV_SINK *k, const ck_fv_spec *s, double v, char co
   ck_fv_number(k, s, &x);
 }
 
-/* format(v, spec) of a float64 (str(v) for an empty spec) */
-CK_FV_FN void ck_fv_float(CK_FV_SINK *k, const ck_fv_spec *s, double v) {
-  char type = s->type;
-  int precision = (int)s->precision, default_precision = 6;
-  bool add_dot0 = false, pct = false;
-  if ((s->flags & CK_FV_FLAG_EMPTY) || type == 0) {
-    add_dot0 = true;
+/* The presentation of a float for a spec's type (0 or `empty`: str()'s
+ * 'r' with ".0" added; '%': 'f' of v * 100, which the caller multiplies) and
+ * precision (negative or `empty`: the type's default): returns the code 'e',
+ * 'f', 'g' or 'r' and sets *precision, *upper, *add_dot0 and *pct (text.c
+ * calls it as ck__float_code) */
+CK_FV_FN char ck_fv_float_code(char type, CK_FV_I64 spec_precision, bool empty,
+                               int *precision, bool *upper, bool *add_dot0, bool *pct) {
+  int default_precision = 6;
+  *precision = (int)spec_precision;
+  *add_dot0 = false;
+  *pct = false;
+  if (empty || type == 0) {
+    *add_dot0 = true;
     type = 'r';
     default_precision = 0;
   }
   if (type == '%') {
     type = 'f';
-    v *= 100;
-    pct = true;
+    *pct = true;
   }
-  if (precision < 0 || (s->flags & CK_FV_FLAG_EMPTY)) {
-    precision = default_precision;
+  if (*precision < 0 || empty) {
+    *precision = default_precision;
   } else if (type == 'r') {
     type = 'g';
   }
-  bool upper = type == 'E' || type == 'F' || type == 'G';
-  char code = upper ? (char)(type - 'A' + 'a') : type;
+  *upper = type == 'E' || type == 'F' || type == 'G';
+  return *upper ? (char)(type - 'A' + 'a') : type;
+}
+
+/* format(v, spec) of a float64 (str(v) for an empty spec) */
+CK_FV_FN void ck_fv_float(CK_FV_SINK *k, const ck_fv_spec *s, double v) {
+  int precision;
+  bool upper, add_dot0, pct;
+  char code = ck_fv_float_code(s->type, s->precision, (s->flags & CK_FV_FLAG_EMPTY) != 0,
+                               &precision, &upper, &add_dot0, &pct);
+  if (pct) {
+    v *= 100;
+  }
   ck_fv_double(k, s, v, code, precision, upper, add_dot0, pct);
 }
 

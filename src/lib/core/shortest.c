@@ -6,9 +6,10 @@
  * no locale, no strtod, no floating-point flags.  The algorithm is
  * ckernel/format_view.h's ck_fv_shortest, the one text device programs
  * compile too, instantiated here for C11; the powers of five come from
- * tools/gen_pow5_table.py (pow5_table.inc).  The header's layout pieces that
- * text.c and numtext.c share with it (digit text, grouped digits) are
- * exported from here too, so each rule has one implementation.
+ * tools/gen_pow5_table.py (pow5_table.inc).  The header's pieces that
+ * text.c and numtext.c share with it (digit text, grouped digits, a float's
+ * presentation type) are exported from here too, so each rule has one
+ * implementation.
  */
 #include "core/shortest_internal.h"
 
@@ -69,4 +70,9 @@ void ck__write_grouped(char *out, size_t len, const char *digits, size_t n_digit
   x.upper = upper;
   ck__fv_sink k = {(unsigned char *)out, 0, 1};
   ck_fv_grouped(&k, &x, (int64_t)len, min_width, g, (unsigned char)sepc);
+}
+
+char ck__float_code(char type, int64_t spec_precision, bool empty, int *precision, bool *upper,
+                    bool *add_dot0, bool *pct) {
+  return ck_fv_float_code(type, spec_precision, empty, precision, upper, add_dot0, pct);
 }

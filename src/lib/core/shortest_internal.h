@@ -33,4 +33,10 @@ size_t ck__grouped_len(size_t n_digits, int64_t min_width, int g);
 void ck__write_grouped(char *out, size_t len, const char *digits, size_t n_digits,
                        int64_t min_width, int g, char sepc, bool upper);
 
+/* format()'s presentation of a float for a spec's type and precision: the
+ * code 'e', 'f', 'g' or 'r', the precision, upper case, ".0" added, '%' (v
+ * to be multiplied by 100) -- format_view.h's ck_fv_float_code. */
+char ck__float_code(char type, int64_t spec_precision, bool empty, int *precision, bool *upper,
+                    bool *add_dot0, bool *pct);
+
 #endif /* CKERNEL_SHORTEST_INTERNAL_H */

@@ -799,27 +799,13 @@ static bool ck__double_text(ck__buf *b, double v, char code, int precision, bool
 
 static ck_status ck__float_layout(char *out, size_t cap, const ck_format_spec *spec,
                                   double v, int t, size_t *out_len) {
-  char type = spec->type;
-  int precision = (int)spec->precision;
-  int default_precision = 6;
-  bool add_dot0 = false, pct = false;
-  if (type == 0) {
-    add_dot0 = true;
-    type = 'r';
-    default_precision = 0;
-  }
-  if (type == '%') {
-    type = 'f';
+  int precision;
+  bool upper, add_dot0, pct;
+  char code = ck__float_code(spec->type, spec->precision, false, &precision, &upper, &add_dot0,
+                             &pct);
+  if (pct) {
     v *= 100;
-    pct = true;
   }
-  if (precision < 0) {
-    precision = default_precision;
-  } else if (type == 'r') {
-    type = 'g';
-  }
-  bool upper = type == 'E' || type == 'F' || type == 'G';
-  char code = upper ? (char)(type - 'A' + 'a') : type;
   ck__buf b;
   b.p = b.small;
   b.n = 0;
