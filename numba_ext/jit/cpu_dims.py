@@ -381,6 +381,17 @@ def _dims_argument(name: str, first: int, opt_at: int):
     return argument(numba_argument(name), first, var), first + c.ndim, opt_at
 
 
+def _compile_element(sig, lines, glb, note: str):
+    """``_ck_elem(dst, s0, ..., arena, kd)`` with body ``lines`` over the
+    globals ``glb``: the function, its Numba signature and its source."""
+    params = "".join(f"s{i}, " for i in range(len(sig.args)))
+    src = f"def _ck_elem(dst, {params}arena, kd):\n" + "".join(f"    {ln}\n" for ln in lines)
+    ns: dict = {}
+    exec(compile(src, f"<ckernels.jit element {sig.text}{note}>", "exec"), glb, ns)
+    nbsig = types.none(*([types.voidptr] * (len(sig.args) + 1) + [types.intp, types.intp]))
+    return ns["_ck_elem"], nbsig, src
+
+
 def element_function(user_dispatcher, sig, out_param: bool, plain=None):
     """Generate the element function for one signature (see the module doc).
 
@@ -456,12 +467,7 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
             glb["_store"] = store_fixed
             lines.append(f"_store(_out(dst, kd), _user({', '.join(call_args)}), "
                          f"{('(' + rc.text + ')')!r})")
-    params = "".join(f"s{i}, " for i in range(len(sig.args)))
-    src = f"def _ck_elem(dst, {params}arena, kd):\n" + "".join(f"    {ln}\n" for ln in lines)
-    ns: dict = {}
-    exec(compile(src, f"<ckernels.jit element {sig.text}>", "exec"), glb, ns)
-    nbsig = types.none(*([types.voidptr] * (len(sig.args) + 1) + [types.intp, types.intp]))
-    return ns["_ck_elem"], nbsig, src
+    return _compile_element(sig, lines, glb, "")
 
 
 def propagating_signature(plain):
@@ -532,12 +538,7 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
     else:
         where = "(" + (rc.text if rc is not None else sig.ret) + ")"
         lines.append(f"    _store(o, _user({', '.join(call_args)}), {where!r})")
-    params = "".join(f"s{i}, " for i in range(len(sig.args)))
-    src = f"def _ck_elem(dst, {params}arena, kd):\n" + "".join(f"    {ln}\n" for ln in lines)
-    ns: dict = {}
-    exec(compile(src, f"<ckernels.jit element {sig.text} (nulls propagated)>", "exec"), glb, ns)
-    nbsig = types.none(*([types.voidptr] * (len(sig.args) + 1) + [types.intp, types.intp]))
-    return ns["_ck_elem"], nbsig, src
+    return _compile_element(sig, lines, glb, " (nulls propagated)")
 
 
 # ------------------------------------------------------------- trampolines --
