@@ -5,8 +5,8 @@
  * the choice CPython's repr makes (dtoa mode 0).  Integer arithmetic only:
  * no locale, no strtod, no floating-point flags.  The algorithm is
  * ckernel/format_view.h's ck_fv_shortest, the one text device programs
- * compile too, instantiated here for C11; the powers of five come from
- * tools/gen_pow5_table.py (pow5_table.inc).  The header's pieces that
+ * compile too, instantiated here for C11 (core/format_view_internal.h); the powers of five
+ * come from tools/gen_pow5_table.py (pow5_table.inc).  The header's pieces that
  * text.c and numtext.c share with it (digit text, grouped digits, a float's
  * presentation type) are exported from here too, so each rule has one
  * implementation.
@@ -15,35 +15,7 @@
 
 #include <string.h>
 
-#include "core/pow5_table.inc"
-
-__extension__ typedef unsigned __int128 ck__u128;
-
-static inline uint64_t ck__mulhi(uint64_t a, uint64_t b) {
-  return (uint64_t)(((ck__u128)a * b) >> 64);
-}
-
-static inline uint64_t ck__bits(double d) {
-  uint64_t b;
-  memcpy(&b, &d, sizeof b);
-  return b;
-}
-
-typedef struct ck__fv_sink {
-  unsigned char *p;
-  int64_t n;
-  int w;
-} ck__fv_sink;
-
-#define CK_FV_FN static inline
-#define CK_FV_I64 int64_t
-#define CK_FV_U64 uint64_t
-#define CK_FV_U32 uint32_t
-#define CK_FV_U8 unsigned char
-#define CK_FV_SINK ck__fv_sink
-#define CK_FV_BITS(d) ck__bits(d)
-#define CK_FV_MULHI(a, b) ck__mulhi((a), (b))
-#include "ckernel/format_view.h"
+#include "core/format_view_internal.h"
 
 uint64_t ck__shortest_f64(uint64_t bits, int32_t *exp10) {
   int e10;
