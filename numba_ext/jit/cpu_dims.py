@@ -362,6 +362,36 @@ def numba_arguments(kernel, sig) -> tuple:
     return nb
 
 
+def _options_at(sig, first: int) -> int:
+    """Where the option records start in a core kernel's data: after every
+    operand's core dims (``first``: the result's), ckernel/jit.h."""
+    return DIMS_OFFSET + DIM_SIZE * (first + sum(core(a).ndim for a in sig.args
+                                                 if is_dimensioned(a)))
+
+
+def _dims_argument(name: str, first: int, opt_at: int):
+    """The loader of the dimensioned argument ``name`` whose core dims start
+    at dim ``first`` (a ``?T`` core also reads the option record at
+    ``opt_at``), and the ``first`` and ``opt_at`` of the next argument."""
+    c = core(name)
+    var = c.dims[0].kind == VAR
+    if is_option_core(c):
+        return (option_argument(numba_argument(name), first, var, opt_at),
+                first + c.ndim, opt_at + OPT_SIZE)
+    return argument(numba_argument(name), first, var), first + c.ndim, opt_at
+
+
+def _compile_element(sig, lines, glb, note: str):
+    """``_ck_elem(dst, s0, ..., arena, kd)`` with body ``lines`` over the
+    globals ``glb``: the function, its Numba signature and its source."""
+    params = "".join(f"s{i}, " for i in range(len(sig.args)))
+    src = f"def _ck_elem(dst, {params}arena, kd):\n" + "".join(f"    {ln}\n" for ln in lines)
+    ns: dict = {}
+    exec(compile(src, f"<ckernels.jit element {sig.text}{note}>", "exec"), glb, ns)
+    nbsig = types.none(*([types.voidptr] * (len(sig.args) + 1) + [types.intp, types.intp]))
+    return ns["_ck_elem"], nbsig, src
+
+
 def element_function(user_dispatcher, sig, out_param: bool, plain=None):
     """Generate the element function for one signature (see the module doc).
 
@@ -376,24 +406,14 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
     ret = sig.ret
     rc = core(ret) if is_dimensioned(ret) else None
     first = rc.ndim if rc is not None else 0
-    # the option records follow every operand's core dims (ckernel/jit.h)
-    opt_at = DIMS_OFFSET + DIM_SIZE * (first + sum(core(a).ndim for a in sig.args
-                                                   if is_dimensioned(a)))
+    opt_at = _options_at(sig, first)
     ret_opt_at = None
     if ret.startswith("?") or (rc is not None and is_option_core(rc)):
         ret_opt_at, opt_at = opt_at, opt_at + OPT_SIZE
     call_args = []
     for i, name in enumerate(sig.args):
-        if is_dimensioned(name) and is_option_core(core(name)):
-            c = core(name)
-            glb[f"_a{i}"] = option_argument(numba_argument(name), first,
-                                            c.dims[0].kind == VAR, opt_at)
-            opt_at += OPT_SIZE
-            first += c.ndim
-        elif is_dimensioned(name):
-            c = core(name)
-            glb[f"_a{i}"] = argument(numba_argument(name), first, c.dims[0].kind == VAR)
-            first += c.ndim
+        if is_dimensioned(name):
+            glb[f"_a{i}"], first, opt_at = _dims_argument(name, first, opt_at)
         elif name == "string":
             glb[f"_a{i}"] = load_string
         else:
@@ -447,12 +467,7 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
             glb["_store"] = store_fixed
             lines.append(f"_store(_out(dst, kd), _user({', '.join(call_args)}), "
                          f"{('(' + rc.text + ')')!r})")
-    params = "".join(f"s{i}, " for i in range(len(sig.args)))
-    src = f"def _ck_elem(dst, {params}arena, kd):\n" + "".join(f"    {ln}\n" for ln in lines)
-    ns: dict = {}
-    exec(compile(src, f"<ckernels.jit element {sig.text}>", "exec"), glb, ns)
-    nbsig = types.none(*([types.voidptr] * (len(sig.args) + 1) + [types.intp, types.intp]))
-    return ns["_ck_elem"], nbsig, src
+    return _compile_element(sig, lines, glb, "")
 
 
 def propagating_signature(plain):
@@ -493,33 +508,26 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
            "_store": store_option}
     rc = core(sig.ret) if is_dimensioned(sig.ret) else None
     first = rc.ndim if rc is not None else 0
-    opt_at = DIMS_OFFSET + DIM_SIZE * (first + sum(core(a).ndim for a in sig.args
-                                                   if is_dimensioned(a)))
+    opt_at = _options_at(sig, first)
     value = sig.ret_element.value.numba
     glb["_out"] = option_output(OptionRowType(value, writable=True), opt_at, rc is None)
     opt_at += OPT_SIZE
     lines = ["o = _out(dst, kd)"]
     call_args, rows = [], []
     for i, (name, pname) in enumerate(zip(sig.args, plain.args)):
-        if is_dimensioned(name) and is_option_core(core(name)):
-            c = core(name)
-            glb[f"_a{i}"] = option_argument(numba_argument(name), first,
-                                            c.dims[0].kind == VAR, opt_at)
-            opt_at += OPT_SIZE
-            first += c.ndim
+        if not is_dimensioned(name):
+            glb[f"_a{i}"] = (load_string if name == "string" else
+                             cg.loader(sig.arg_elements[i].numba))
+            call_args.append(f"_a{i}(s{i})")
+            continue
+        glb[f"_a{i}"], first, opt_at = _dims_argument(name, first, opt_at)
+        if is_option_core(core(name)):
             glb[f"_v{i}"] = orows.values(numba_argument(pname))
             lines.append(f"r{i} = _a{i}(s{i}, kd)")
             rows.append(f"_null(r{i})")
             call_args.append(f"_v{i}(r{i})")
-        elif is_dimensioned(name):
-            c = core(name)
-            glb[f"_a{i}"] = argument(numba_argument(name), first, c.dims[0].kind == VAR)
-            first += c.ndim
-            call_args.append(f"_a{i}(s{i}, kd)")
         else:
-            glb[f"_a{i}"] = (load_string if name == "string" else
-                             cg.loader(sig.arg_elements[i].numba))
-            call_args.append(f"_a{i}(s{i})")
+            call_args.append(f"_a{i}(s{i}, kd)")
     lines.append(f"if {' or '.join(rows) or 'False'}:")
     lines.append("    _set_all(o, False)")
     lines.append("else:")
@@ -530,12 +538,7 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
     else:
         where = "(" + (rc.text if rc is not None else sig.ret) + ")"
         lines.append(f"    _store(o, _user({', '.join(call_args)}), {where!r})")
-    params = "".join(f"s{i}, " for i in range(len(sig.args)))
-    src = f"def _ck_elem(dst, {params}arena, kd):\n" + "".join(f"    {ln}\n" for ln in lines)
-    ns: dict = {}
-    exec(compile(src, f"<ckernels.jit element {sig.text} (nulls propagated)>", "exec"), glb, ns)
-    nbsig = types.none(*([types.voidptr] * (len(sig.args) + 1) + [types.intp, types.intp]))
-    return ns["_ck_elem"], nbsig, src
+    return _compile_element(sig, lines, glb, " (nulls propagated)")
 
 
 # ------------------------------------------------------------- trampolines --

@@ -24,20 +24,17 @@ written).
 from __future__ import annotations
 
 import functools
-import os
 import struct
+
+from .strings import installed_header
 
 _HEADER = "ckernel/format_view.h"
 _SPEC = struct.Struct("<qqIBccccB6x")
 
 
-@functools.lru_cache(maxsize=None)
 def format_view_h() -> str:
     """The text of ``ckernel/format_view.h`` as installed with the package."""
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))), "include", "ckernel", "format_view.h")
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+    return installed_header("format_view.h")
 
 
 @functools.lru_cache(maxsize=None)

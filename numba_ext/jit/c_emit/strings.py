@@ -39,12 +39,19 @@ _CMP = {operator.eq: "== 0", operator.ne: "!= 0", operator.lt: "< 0", operator.l
 
 
 @functools.lru_cache(maxsize=None)
-def utf8_view_h() -> str:
-    """The text of ``ckernel/utf8_view.h`` as installed with the package."""
+def installed_header(name: str) -> str:
+    """The text of ``ckernel/<name>`` as installed with the package (the
+    headers the emitter places in front of a program: ``utf8_view.h`` here,
+    ``format_view.h`` in :mod:`.formatting`)."""
     path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))), "include", "ckernel", "utf8_view.h")
+        os.path.abspath(__file__)))), "include", "ckernel", name)
     with open(path, encoding="utf-8") as f:
         return f.read()
+
+
+def utf8_view_h() -> str:
+    """The text of ``ckernel/utf8_view.h`` as installed with the package."""
+    return installed_header("utf8_view.h")
 
 
 def is_str(t) -> bool:

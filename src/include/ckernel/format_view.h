@@ -6,7 +6,8 @@
  *
  *   - the shortest round-trip digits of a float64 (the Ryu algorithm, Adams
  *     2018: CPython's repr digits).  core/shortest.c is this header
- *     instantiated for C11: the host and the devices run one implementation;
+ *     instantiated for C11: the host and the devices run one implementation
+ *     (of these digits, the integer digit text and the grouped digits);
  *   - the exact digits of a float64 rounded (half to even on the exact binary
  *     value, as CPython's dtoa and glibc's printf) to n significant digits
  *     ('e', 'g') or n digits after the point ('f', '%'), from a big integer
@@ -130,6 +131,18 @@ CK_FV_FN bool ck_fv_multiple_of_pow5(CK_FV_U64 v, CK_FV_U32 p) {
   return count >= p;
 }
 
+/* One decimal digit off vr, vp and vm (Ryu's general case): vr's digit in
+ * *last_removed; *vr_tz stays true while vr's digits removed before it are
+ * all zeros. */
+CK_FV_FN void ck_fv_drop_digit(CK_FV_U64 *vr, CK_FV_U64 *vp, CK_FV_U64 *vm, bool *vr_tz,
+                               CK_FV_U32 *last_removed) {
+  *vr_tz &= *last_removed == 0;
+  *last_removed = (CK_FV_U32)(*vr % 10u);
+  *vr /= 10u;
+  *vp /= 10u;
+  *vm /= 10u;
+}
+
 /* The IEEE-754 bits of a finite nonzero float64 (sign ignored) -> the
  * shortest digits d (may end in zeros) and *exp10, |v| = d * 10^*exp10 read
  * back exactly; among the shortest the nearest (ties to even). */
@@ -196,20 +209,12 @@ CK_FV_FN CK_FV_U64 ck_fv_shortest(CK_FV_U64 bits, int *exp10) {
   if (vm_tz || vr_tz) {
     while (vp / 10u > vm / 10u) {
       vm_tz &= vm % 10u == 0;
-      vr_tz &= last_removed == 0;
-      last_removed = (CK_FV_U32)(vr % 10u);
-      vr /= 10u;
-      vp /= 10u;
-      vm /= 10u;
+      ck_fv_drop_digit(&vr, &vp, &vm, &vr_tz, &last_removed);
       removed++;
     }
     if (vm_tz) {
       while (vm % 10u == 0) {
-        vr_tz &= last_removed == 0;
-        last_removed = (CK_FV_U32)(vr % 10u);
-        vr /= 10u;
-        vp /= 10u;
-        vm /= 10u;
+        ck_fv_drop_digit(&vr, &vp, &vm, &vr_tz, &last_removed);
         removed++;
       }
     }
@@ -414,6 +419,27 @@ typedef struct ck_fv_num {
   CK_FV_U32 cp;
 } ck_fv_num;
 
+/* *x with no digits, prefix, fraction, exponent, '%' or code point: the
+ * fields each kind of number then sets */
+CK_FV_FN void ck_fv_num_init(ck_fv_num *x, int neg, int upper) {
+  x->d = 0;
+  x->nd = 0;
+  x->int_len = 0;
+  x->dp = 0;
+  x->frac_len = 0;
+  x->exp10 = 0;
+  x->neg = neg;
+  x->has_decimal = 0;
+  x->upper = upper;
+  x->zero_int = 0;
+  x->use_exp = 0;
+  x->pct = 0;
+  x->n_prefix = 0;
+  x->is_cp = 0;
+  x->prefix_c = 0;
+  x->cp = 0;
+}
+
 CK_FV_FN CK_FV_U8 ck_fv_digit_at(const ck_fv_num *x, CK_FV_I64 q) {
   CK_FV_U8 c = q >= 0 && q < x->nd ? x->d[q] : (CK_FV_U8)'0';
   return x->upper && c >= 'a' && c <= 'f' ? (CK_FV_U8)(c - 'a' + 'A') : c;
@@ -448,7 +474,7 @@ CK_FV_FN void ck_fv_rest(CK_FV_SINK *k, const ck_fv_num *x) {
   }
 }
 
-/* characters of the grouped digits (text.c's ck__grouped_len) */
+/* characters of the grouped digits (text.c calls it as ck__grouped_len) */
 CK_FV_FN CK_FV_I64 ck_fv_grouped_len(CK_FV_I64 remaining, CK_FV_I64 min_width, int g) {
   if (g == 0) {
     CK_FV_I64 l = remaining > min_width ? remaining : min_width;
@@ -481,7 +507,7 @@ CK_FV_FN CK_FV_U8 ck_fv_int_digit(const ck_fv_num *x, CK_FV_I64 i) {
 }
 
 /* the grouped digits written right to left into the sink's next `len` bytes
- * (text.c's ck__write_grouped) */
+ * (text.c calls it as ck__write_grouped) */
 CK_FV_FN void ck_fv_grouped(CK_FV_SINK *k, const ck_fv_num *x, CK_FV_I64 len,
                             CK_FV_I64 min_width, int g, CK_FV_U8 sepc) {
   if (k->w) {
@@ -581,16 +607,8 @@ CK_FV_FN void ck_fv_double(CK_FV_SINK *k, const ck_fv_spec *s, double v, char co
   CK_FV_U64 bits = CK_FV_BITS(v);
   bool neg = (bits >> 63) != 0;
   ck_fv_num x;
-  x.neg = neg;
-  x.upper = upper;
-  x.zero_int = 0;
-  x.n_prefix = 0;
-  x.prefix_c = 0;
-  x.is_cp = 0;
-  x.cp = 0;
+  ck_fv_num_init(&x, neg, upper);
   x.pct = pct;
-  x.use_exp = 0;
-  x.exp10 = 0;
   if (((bits >> 52) & 0x7ff) == 0x7ff) {
     bool nan = (bits & ((((CK_FV_U64)1) << 52) - 1)) != 0;
     CK_FV_U8 t[3];
@@ -659,28 +677,44 @@ CK_FV_FN void ck_fv_double(CK_FV_SINK *k, const ck_fv_spec *s, double v, char co
   ck_fv_number(k, s, &x);
 }
 
-/* format(v, spec) of a float64 (str(v) for an empty spec) */
-CK_FV_FN void ck_fv_float(CK_FV_SINK *k, const ck_fv_spec *s, double v) {
-  char type = s->type;
-  int precision = (int)s->precision, default_precision = 6;
-  bool add_dot0 = false, pct = false;
-  if ((s->flags & CK_FV_FLAG_EMPTY) || type == 0) {
-    add_dot0 = true;
+/* The presentation of a float for a spec's type (0 or `empty`: str()'s
+ * 'r' with ".0" added; '%': 'f' of v * 100, which the caller multiplies) and
+ * precision (negative or `empty`: the type's default): returns the code 'e',
+ * 'f', 'g' or 'r' and sets *precision, *upper, *add_dot0 and *pct (text.c
+ * calls it as ck__float_code) */
+CK_FV_FN char ck_fv_float_code(char type, CK_FV_I64 spec_precision, bool empty,
+                               int *precision, bool *upper, bool *add_dot0, bool *pct) {
+  int default_precision = 6;
+  *precision = (int)spec_precision;
+  *add_dot0 = false;
+  *pct = false;
+  if (empty || type == 0) {
+    *add_dot0 = true;
     type = 'r';
     default_precision = 0;
   }
   if (type == '%') {
     type = 'f';
-    v *= 100;
-    pct = true;
+    *pct = true;
   }
-  if (precision < 0 || (s->flags & CK_FV_FLAG_EMPTY)) {
-    precision = default_precision;
+  if (*precision < 0 || empty) {
+    *precision = default_precision;
   } else if (type == 'r') {
     type = 'g';
   }
-  bool upper = type == 'E' || type == 'F' || type == 'G';
-  char code = upper ? (char)(type - 'A' + 'a') : type;
+  *upper = type == 'E' || type == 'F' || type == 'G';
+  return *upper ? (char)(type - 'A' + 'a') : type;
+}
+
+/* format(v, spec) of a float64 (str(v) for an empty spec) */
+CK_FV_FN void ck_fv_float(CK_FV_SINK *k, const ck_fv_spec *s, double v) {
+  int precision;
+  bool upper, add_dot0, pct;
+  char code = ck_fv_float_code(s->type, s->precision, (s->flags & CK_FV_FLAG_EMPTY) != 0,
+                               &precision, &upper, &add_dot0, &pct);
+  if (pct) {
+    v *= 100;
+  }
   ck_fv_double(k, s, v, code, precision, upper, add_dot0, pct);
 }
 
@@ -712,19 +746,7 @@ CK_FV_FN int ck_fv_int(CK_FV_SINK *k, const ck_fv_spec *s, CK_FV_U64 mag, int ne
     return 0;
   }
   ck_fv_num x;
-  x.neg = neg;
-  x.upper = t == 'X';
-  x.zero_int = 0;
-  x.n_prefix = 0;
-  x.prefix_c = 0;
-  x.is_cp = 0;
-  x.cp = 0;
-  x.pct = 0;
-  x.use_exp = 0;
-  x.exp10 = 0;
-  x.has_decimal = 0;
-  x.dp = 0;
-  x.frac_len = 0;
+  ck_fv_num_init(&x, neg, t == 'X');
   CK_FV_U8 digits[72];
   x.d = digits;
   if (t == 'c' && !(s->flags & CK_FV_FLAG_EMPTY)) {

@@ -135,6 +135,15 @@
     }                                                                          \
     return (a == 0xE3 && b == 0x80 && c == 0x80) ? 3 : 0;                      \
   }                                                                            \
+  /* the first byte of the code point ending at byte j (> i), not before i */  \
+  CK_SV_FN CK_SV_I64 ck_sv_last_##SUF(AS const CK_SV_U8 *s, CK_SV_I64 i,       \
+                                      CK_SV_I64 j) {                           \
+    CK_SV_I64 k = j - 1;                                                       \
+    while (k > i && (s[k] & 0xC0) == 0x80) {                                   \
+      k--;                                                                     \
+    }                                                                          \
+    return k;                                                                  \
+  }                                                                            \
   /* s.strip() / lstrip() / rstrip(): the kept bytes [*a, *b) */               \
   CK_SV_FN void ck_sv_strip_##SUF(AS const CK_SV_U8 *s, CK_SV_I64 n, int left, \
                                   int right, CK_SV_I64 *a, CK_SV_I64 *b) {     \
@@ -144,10 +153,7 @@
       i += w;                                                                  \
     }                                                                          \
     while (right && j > i) {                                                   \
-      CK_SV_I64 k = j - 1;                                                     \
-      while (k > i && (s[k] & 0xC0) == 0x80) {                                 \
-        k--;                                                                   \
-      }                                                                        \
+      CK_SV_I64 k = ck_sv_last_##SUF(s, i, j);                                 \
       if (ck_sv_space_##SUF(s, n, k) != j - k) {                               \
         break;                                                                 \
       }                                                                        \
@@ -232,25 +238,29 @@
                                      AS_B const CK_SV_U8 *sub, CK_SV_I64 m) {  \
     return ck_sv_search_##SUF(s, 0, n, sub, m) >= 0;                           \
   }                                                                            \
-  CK_SV_FN bool ck_sv_startswith_##SUF(AS_A const CK_SV_U8 *s, CK_SV_I64 n,    \
-                                       AS_B const CK_SV_U8 *p, CK_SV_I64 m,    \
-                                       CK_SV_I64 start, CK_SV_I64 end) {       \
+  /* p (m bytes) at the start (at_end 0) or end (1) of code points             \
+   * [start, end) of s: s.startswith(p, start, end) / s.endswith(...) */       \
+  CK_SV_FN bool ck_sv_affix_##SUF(AS_A const CK_SV_U8 *s, CK_SV_I64 n,         \
+                                  AS_B const CK_SV_U8 *p, CK_SV_I64 m,         \
+                                  CK_SV_I64 start, CK_SV_I64 end,              \
+                                  int at_end) {                                \
     CK_SV_I64 cs, bs, be;                                                      \
     if (!ck_sv_range_##SUF(s, n, start, end, ck_sv_len_##SB(p, m), &cs, &bs,   \
                            &be)) {                                             \
       return false;                                                            \
     }                                                                          \
-    return m <= be - bs && ck_sv_cmp_##SUF(s + bs, m, p, m) == 0;              \
+    return m <= be - bs &&                                                     \
+           ck_sv_cmp_##SUF(s + (at_end ? be - m : bs), m, p, m) == 0;          \
+  }                                                                            \
+  CK_SV_FN bool ck_sv_startswith_##SUF(AS_A const CK_SV_U8 *s, CK_SV_I64 n,    \
+                                       AS_B const CK_SV_U8 *p, CK_SV_I64 m,    \
+                                       CK_SV_I64 start, CK_SV_I64 end) {       \
+    return ck_sv_affix_##SUF(s, n, p, m, start, end, 0);                       \
   }                                                                            \
   CK_SV_FN bool ck_sv_endswith_##SUF(AS_A const CK_SV_U8 *s, CK_SV_I64 n,      \
                                      AS_B const CK_SV_U8 *p, CK_SV_I64 m,      \
                                      CK_SV_I64 start, CK_SV_I64 end) {         \
-    CK_SV_I64 cs, bs, be;                                                      \
-    if (!ck_sv_range_##SUF(s, n, start, end, ck_sv_len_##SB(p, m), &cs, &bs,   \
-                           &be)) {                                             \
-      return false;                                                            \
-    }                                                                          \
-    return m <= be - bs && ck_sv_cmp_##SUF(s + be - m, m, p, m) == 0;          \
+    return ck_sv_affix_##SUF(s, n, p, m, start, end, 1);                       \
   }                                                                            \
   /* whether the code point s[i, i + w) is one of the code points of chars */ \
   CK_SV_FN bool ck_sv_inset_##SUF(AS_A const CK_SV_U8 *s, CK_SV_I64 i,         \
@@ -284,10 +294,7 @@
       i = e;                                                                   \
     }                                                                          \
     while (right && j > i) {                                                   \
-      CK_SV_I64 k = j - 1;                                                     \
-      while (k > i && (s[k] & 0xC0) == 0x80) {                                 \
-        k--;                                                                   \
-      }                                                                        \
+      CK_SV_I64 k = ck_sv_last_##SA(s, i, j);                                  \
       if (!ck_sv_inset_##SUF(s, k, j - k, chars, m)) {                         \
         break;                                                                 \
       }                                                                        \

@@ -191,24 +191,13 @@ static uint64_t ck__round_digits(double v, int p, int *decpt) {
   return m;
 }
 
-/* The decimal digits of m, trailing zeros dropped (one digit at least);
- * returns their count and sets *ndig to the count before dropping. */
+/* The decimal digits of m, trailing zeros dropped (one digit at least) and
+ * NUL-terminated; returns their count and sets *ndig to the count before
+ * dropping (format_view.h's ck_fv_u64_digits, via shortest.c). */
 static size_t ck__digit_text(uint64_t m, char *digits, int *ndig) {
-  char tmp[24];
-  size_t n = 0;
-  do {
-    tmp[n++] = (char)('0' + m % 10u);
-    m /= 10u;
-  } while (m != 0);
-  *ndig = (int)n;
-  for (size_t i = 0; i < n; i++) {
-    digits[i] = tmp[n - 1 - i];
-  }
-  while (n > 1 && digits[n - 1] == '0') {
-    n--;
-  }
+  int n = ck__u64_digits(m, digits, ndig);
   digits[n] = '\0';
-  return n;
+  return (size_t)n;
 }
 
 /* float16 / float32 (and complex64 parts): 'other' than float64 */

@@ -5,46 +5,46 @@
  * the choice CPython's repr makes (dtoa mode 0).  Integer arithmetic only:
  * no locale, no strtod, no floating-point flags.  The algorithm is
  * ckernel/format_view.h's ck_fv_shortest, the one text device programs
- * compile too, instantiated here for C11; the powers of five come from
- * tools/gen_pow5_table.py (pow5_table.inc).
+ * compile too, instantiated here for C11 (core/format_view_internal.h); the powers of five
+ * come from tools/gen_pow5_table.py (pow5_table.inc).  The header's pieces that
+ * text.c and numtext.c share with it (digit text, grouped digits, a float's
+ * presentation type) are exported from here too, so each rule has one
+ * implementation.
  */
 #include "core/shortest_internal.h"
 
 #include <string.h>
 
-#include "core/pow5_table.inc"
-
-__extension__ typedef unsigned __int128 ck__u128;
-
-static inline uint64_t ck__mulhi(uint64_t a, uint64_t b) {
-  return (uint64_t)(((ck__u128)a * b) >> 64);
-}
-
-static inline uint64_t ck__bits(double d) {
-  uint64_t b;
-  memcpy(&b, &d, sizeof b);
-  return b;
-}
-
-typedef struct ck__fv_sink {
-  unsigned char *p;
-  int64_t n;
-  int w;
-} ck__fv_sink;
-
-#define CK_FV_FN static inline
-#define CK_FV_I64 int64_t
-#define CK_FV_U64 uint64_t
-#define CK_FV_U32 uint32_t
-#define CK_FV_U8 unsigned char
-#define CK_FV_SINK ck__fv_sink
-#define CK_FV_BITS(d) ck__bits(d)
-#define CK_FV_MULHI(a, b) ck__mulhi((a), (b))
-#include "ckernel/format_view.h"
+#include "core/format_view_internal.h"
 
 uint64_t ck__shortest_f64(uint64_t bits, int32_t *exp10) {
   int e10;
   uint64_t m = ck_fv_shortest(bits, &e10);
   *exp10 = (int32_t)e10;
   return m;
+}
+
+int ck__u64_digits(uint64_t m, char *digits, int *ndig) {
+  return ck_fv_u64_digits(m, (unsigned char *)digits, ndig);
+}
+
+size_t ck__grouped_len(size_t n_digits, int64_t min_width, int g) {
+  return (size_t)ck_fv_grouped_len((int64_t)n_digits, min_width, g);
+}
+
+void ck__write_grouped(char *out, size_t len, const char *digits, size_t n_digits,
+                       int64_t min_width, int g, char sepc, bool upper) {
+  ck_fv_num x;
+  memset(&x, 0, sizeof x);
+  x.d = (const unsigned char *)digits;
+  x.nd = (int64_t)n_digits;
+  x.int_len = (int64_t)n_digits;
+  x.upper = upper;
+  ck__fv_sink k = {(unsigned char *)out, 0, 1};
+  ck_fv_grouped(&k, &x, (int64_t)len, min_width, g, (unsigned char)sepc);
+}
+
+char ck__float_code(char type, int64_t spec_precision, bool empty, int *precision, bool *upper,
+                    bool *add_dot0, bool *pct) {
+  return ck_fv_float_code(type, spec_precision, empty, precision, upper, add_dot0, pct);
 }

@@ -20,6 +20,7 @@
 
 #include "core/core_internal.h"
 #include "core/numtext_internal.h"
+#include "core/shortest_internal.h"
 
 #include <fenv.h>
 #include <limits.h>
@@ -402,71 +403,9 @@ typedef struct ck__number {
   bool upper; /* 'X': prefix and digits in upper case */
 } ck__number;
 
-/* Characters the grouped digits take (CPython's InsertThousandsGrouping:
- * groups of `g` from the right, zero-padded up to min_width). */
-static size_t ck__grouped_len(size_t n_digits, int64_t min_width, int g) {
-  int64_t remaining = (int64_t)n_digits;
-  if (g == 0) {
-    int64_t l = remaining > min_width ? remaining : min_width;
-    return (size_t)(l > 1 ? l : 1);
-  }
-  size_t count = 0;
-  bool sep = false;
-  for (;;) {
-    int64_t l = remaining > min_width ? remaining : min_width;
-    if (l < 1) {
-      l = 1;
-    }
-    if (l > g) {
-      l = g;
-    }
-    int64_t chars = remaining < l ? (remaining > 0 ? remaining : 0) : l;
-    count += (sep ? 1u : 0u) + (size_t)l; /* zeros + chars == l */
-    sep = true;
-    remaining -= chars;
-    min_width -= l;
-    if (remaining <= 0 && min_width <= 0) {
-      return count;
-    }
-    min_width -= 1;
-  }
-}
-
-/* Write the grouped digits ending at `end` (going left); returns the start. */
-static char *ck__write_grouped(char *end, const char *digits, size_t n_digits,
-                               int64_t min_width, int g, char sepc, bool upper) {
-  int64_t remaining = (int64_t)n_digits;
-  const char *dend = digits + n_digits;
-  char *p = end;
-  bool sep = false;
-  for (;;) {
-    int64_t l = remaining > min_width ? remaining : min_width;
-    if (l < 1) {
-      l = 1;
-    }
-    if (g != 0 && l > g) {
-      l = g;
-    }
-    int64_t chars = remaining < l ? (remaining > 0 ? remaining : 0) : l;
-    if (sep) {
-      *--p = sepc;
-    }
-    for (int64_t i = 0; i < chars; i++) {
-      char c = *--dend;
-      *--p = upper && c >= 'a' && c <= 'f' ? (char)(c - 'a' + 'A') : c;
-    }
-    for (int64_t i = chars; i < l; i++) {
-      *--p = '0';
-    }
-    sep = true;
-    remaining -= chars;
-    min_width -= l;
-    if (g == 0 || (remaining <= 0 && min_width <= 0)) {
-      return p;
-    }
-    min_width -= 1;
-  }
-}
+/* The grouped digits (their length and their text) are format_view.h's
+ * ck_fv_grouped_len / ck_fv_grouped, the ones device programs run
+ * (shortest_internal.h). */
 
 static ck_status ck__write_number(char *out, size_t cap, const ck_format_spec *spec,
                                   const ck__number *num, size_t *out_len) {
@@ -521,8 +460,8 @@ static ck_status ck__write_number(char *out, size_t cap, const ck_format_spec *s
   }
   p = ck__fill(p, spec->fill, spad);
   if (n_grouped != 0) {
-    ck__write_grouped(p + n_grouped, num->digits, num->n_digits, min_width, g,
-                      spec->grouping, num->upper);
+    ck__write_grouped(p, n_grouped, num->digits, num->n_digits, min_width, g, spec->grouping,
+                      num->upper);
     p += n_grouped;
   }
   if (num->has_decimal) {
@@ -860,27 +799,13 @@ static bool ck__double_text(ck__buf *b, double v, char code, int precision, bool
 
 static ck_status ck__float_layout(char *out, size_t cap, const ck_format_spec *spec,
                                   double v, int t, size_t *out_len) {
-  char type = spec->type;
-  int precision = (int)spec->precision;
-  int default_precision = 6;
-  bool add_dot0 = false, pct = false;
-  if (type == 0) {
-    add_dot0 = true;
-    type = 'r';
-    default_precision = 0;
-  }
-  if (type == '%') {
-    type = 'f';
+  int precision;
+  bool upper, add_dot0, pct;
+  char code = ck__float_code(spec->type, spec->precision, false, &precision, &upper, &add_dot0,
+                             &pct);
+  if (pct) {
     v *= 100;
-    pct = true;
   }
-  if (precision < 0) {
-    precision = default_precision;
-  } else if (type == 'r') {
-    type = 'g';
-  }
-  bool upper = type == 'E' || type == 'F' || type == 'G';
-  char code = upper ? (char)(type - 'A' + 'a') : type;
   ck__buf b;
   b.p = b.small;
   b.n = 0;

@@ -13,32 +13,7 @@
 
 #include <inttypes.h>
 
-#include "core/pow5_table.inc"
-
-__extension__ typedef unsigned __int128 u128;
-static inline uint64_t mulhi(uint64_t a, uint64_t b) {
-  return (uint64_t)(((u128)a * b) >> 64);
-}
-static inline uint64_t dbits(double d) {
-  uint64_t b;
-  memcpy(&b, &d, sizeof b);
-  return b;
-}
-typedef struct {
-  unsigned char *p;
-  int64_t n;
-  int w;
-} sink;
-
-#define CK_FV_FN static inline
-#define CK_FV_I64 int64_t
-#define CK_FV_U64 uint64_t
-#define CK_FV_U32 uint32_t
-#define CK_FV_U8 unsigned char
-#define CK_FV_SINK sink
-#define CK_FV_BITS(d) dbits(d)
-#define CK_FV_MULHI(a, b) mulhi((a), (b))
-#include "ckernel/format_view.h"
+#include "core/format_view_internal.h"
 
 CK_FORMAT_VIEW_TEXT(h, )
 
@@ -71,10 +46,10 @@ static char expect[8192], got[8192];
   do {                                                                                     \
     size_t hn = 0;                                                                         \
     REQUIRE_OK(host_call);                                                                 \
-    sink k0 = {NULL, 0, 0};                                                                \
-    sink k1 = {(unsigned char *)got, 0, 1};                                                \
+    ck__fv_sink k0 = {NULL, 0, 0};                                                         \
+    ck__fv_sink k1 = {(unsigned char *)got, 0, 1};                                         \
     {                                                                                      \
-      sink *k = &k0;                                                                       \
+      ck__fv_sink *k = &k0;                                                                \
       fv_call;                                                                             \
       k = &k1;                                                                             \
       fv_call;                                                                             \
@@ -177,7 +152,7 @@ static void test_integers_match_the_host(void) {
     COMPARE(ck_format_int64(expect, sizeof expect, &hs, cps[i], &hn),
             CHECK(ck_fv_int(k, &fs, (uint64_t)cps[i], 0, 0) == 0), "c");
   }
-  sink kc = {NULL, 0, 0};
+  ck__fv_sink kc = {NULL, 0, 0};
   CHECK(ck_fv_int(&kc, &fs, 0x110000, 0, 0) == CK_FV_OVERFLOW);
   CHECK(ck_fv_int(&kc, &fs, 1, 1, 0) == CK_FV_OVERFLOW);
   /* bool: True/False for an empty spec, an integer otherwise */
