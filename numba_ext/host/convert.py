@@ -417,11 +417,16 @@ class _Info:
     """What a Python value looks like: per-level sizes (None = ragged), the
     scalar kind, and for dicts the field infos."""
 
-    __slots__ = ("sizes", "kind", "fields", "ints", "empty", "nulls")
+    __slots__ = ("sizes", "kind", "fields", "ints", "empty", "nulls", "null_rows", "none")
 
-    def __init__(self, sizes, kind, fields=None, ints=(), empty=False, nulls=0):
+    def __init__(self, sizes, kind, fields=None, ints=(), empty=False, nulls=0,
+                 null_rows=frozenset(), none=False):
         self.sizes, self.kind, self.fields, self.ints, self.empty = sizes, kind, fields, ints, empty
         self.nulls = nulls      # None leaves (an option element type)
+        #: the levels (indices into sizes) where None stands for a list: a
+        #: null row, `?var * T` there (as pa.array infers a list with nulls)
+        self.null_rows = null_rows
+        self.none = none        # this value is None itself
 
 
 def _scalar_kind(v):
@@ -473,7 +478,7 @@ def _info(v) -> _Info:
         children = [_info(c) for c in v]
         return _merge_children(len(v), children)
     if v is None:
-        return _Info([], None, nulls=1)
+        return _Info([], None, nulls=1, none=True)
     kind = _scalar_kind(v)
     if kind is None:
         kind = _tv.time_kind(v)
@@ -485,6 +490,11 @@ def _info(v) -> _Info:
 
 
 def _merge_children(n, children) -> _Info:
+    # None among lists is a null row (it counts as a ragged, empty list here)
+    rows = [c for c in children if not c.none]
+    nrows = len(children) - len(rows) if any(c.sizes for c in rows) else 0
+    if nrows:
+        children = rows
     nonempty = [c for c in children if not c.empty]
     depth = max((len(c.sizes) for c in nonempty), default=0)
     for c in nonempty:
@@ -497,7 +507,11 @@ def _merge_children(n, children) -> _Info:
         vals = {c.sizes[level] for c in children if level < len(c.sizes)}
         if any(len(c.sizes) <= level for c in children):
             vals.add(None)
-        sizes.append(vals.pop() if len(vals) == 1 and None not in vals else None)
+        sizes.append(vals.pop() if len(vals) == 1 and None not in vals and
+                     not (nrows and level == 0) else None)
+    null_rows = {lv + 1 for c in children for lv in c.null_rows}
+    if nrows:
+        null_rows.add(1)
     kind, fields, ints = None, None, []
     for c in children:
         kind = _merge_kind(kind, c.kind)
@@ -512,7 +526,7 @@ def _merge_children(n, children) -> _Info:
                 for k in fields:
                     fields[k].extend(c.fields[k])
     return _Info(sizes, kind, fields, tuple(ints), empty=(n == 0),
-                 nulls=sum(c.nulls for c in children))
+                 nulls=sum(c.nulls for c in children), null_rows=frozenset(null_rows))
 
 
 def _dtype_of(info: _Info) -> Type:
@@ -553,6 +567,7 @@ def _build_type(sizes, info, fixed_outer=False, dtype: Type | None = None) -> Ty
     t = _dtype_of(info) if dtype is None else dtype
     seen_var = fixed_outer
     kinds = []
+    rows = info.null_rows
     for s in sizes:
         if s is None:
             kinds.append(("var", None))
@@ -561,9 +576,11 @@ def _build_type(sizes, info, fixed_outer=False, dtype: Type | None = None) -> Ty
             kinds.append(("fixed", s))
         else:
             kinds.append(("strided", s))
-    for kind, s in reversed(kinds):
+    for level, (kind, s) in reversed(list(enumerate(kinds))):
         t = _t.var_dim(t) if kind == "var" else (_t.fixed_dim(s, t) if kind == "fixed"
                                                  else _t.strided_dim(t))
+        if level in rows:     # null rows: `?var * T`
+            t = _t.option(t)
     return t
 
 
@@ -600,11 +617,6 @@ def prepare(obj, want: Type | None = None, el: Type | None = None,
             raise CKValueError(f"{info.nulls} missing value(s) (None) inside struct fields; "
                                "option fields are not supported here yet: pass "
                                "fill_value=... to use a value in their place")
-        if None in info.sizes:
-            raise NotSupportedError(f"{info.nulls} missing value(s) (None) in ragged nested "
-                                    "lists: option elements under var dims are not "
-                                    "supported here yet; pass fill_value=... to use a "
-                                    "value in their place")
         el = _t.option(_dtype_of(info) if el is None else el)
     t = _build_type(info.sizes, info, dtype=el)
     shape = shape_for(t, snap) if t.ndim else []

@@ -154,8 +154,9 @@ class Compiled:
                           all(e.kind not in "sVMm" for e in sig.elements))
         self._scalar_kernel = None
         self._dtypes = None
-        #: a signature with dims: its null-propagating variant, made at the
-        #: first call with nulls (:func:`propagating_variant`)
+        #: a signature with dims: its null-propagating variants by the
+        #: arguments holding null rows, made at the first call with nulls
+        #: (``JitKernel._propagating_dims``)
         self.nulls_variant = None
 
     def call_scalar(self, values):
@@ -297,11 +298,19 @@ def _propagating(comp: Compiled):
 
 def _plain_nulls(comp: Compiled, arrays) -> int | None:
     """The index of the first operand holding an option where a signature with
-    dims takes a plain ``T`` (nulls to propagate), else None."""
+    dims takes a plain ``T`` (nulls to propagate), or null rows where it takes
+    rows (``var * T``, not ``?var * T``), else None."""
     for i, (a, t) in enumerate(zip(arrays, comp.arg_types)):
         if a.type.dtype.is_option and not t.dtype.is_option:
             return i
+        if _null_rows(a.type.dtype) and not _null_rows(t.dtype):
+            return i
     return None
+
+
+def _null_rows(t) -> bool:
+    """Whether an element type is one of null-able rows (``?var * T``)."""
+    return t.is_option and t.value_type.is_dim
 
 
 def apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:

@@ -241,6 +241,45 @@ def option_output(rowty, opt_at: int, scalar: bool):
     return _ck_opt_out
 
 
+@functools.lru_cache(maxsize=None)
+def row_valid(opt_at: int):
+    """Intrinsic ``(ptr: voidptr, kd: intp) -> bool``: whether the row whose
+    ``ck_var_dim_data`` is at ``ptr`` is present, from the rows' option
+    record at byte ``opt_at`` of the kernel data (``bits`` NULL: every row
+    is; ckernel/jit.h)."""
+    @intrinsic
+    def _ck_row_valid(typingctx, ptr, kd):
+        if ptr != types.voidptr or not isinstance(kd, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            p, kdv = args
+            bits = builder.inttoptr(_opt_word(builder, kdv, opt_at + _BITS), _i8p)
+            out = cgutils.alloca_once_value(builder, cgutils.true_bit)
+            with builder.if_then(cgutils.is_not_null(builder, bits)):
+                delta = builder.sub(builder.ptrtoint(p, _i64),
+                                    _opt_word(builder, kdv, opt_at + _ORIGIN))
+                bit = builder.add(_opt_word(builder, kdv, opt_at + _BIT_OFFSET),
+                                  builder.sdiv(delta, _opt_word(builder, kdv, opt_at + _STEP)))
+                byte = builder.load(builder.gep(bits, [builder.ashr(bit, ir.Constant(_i64, 3))]))
+                sh = builder.trunc(builder.and_(bit, ir.Constant(_i64, 7)), _i8)
+                builder.store(builder.trunc(builder.lshr(byte, sh), ir.IntType(1)), out)
+            return builder.load(out)
+        return types.boolean(types.voidptr, kd), codegen
+    return _ck_row_valid
+
+
+@functools.lru_cache(maxsize=None)
+def null_row_argument(valid, inner):
+    """``(ptr, kd) -> Optional(row)``: None for a null row (``valid`` says
+    which), else what ``inner`` loads (the ``var * T`` row)."""
+    def load(p, kd):
+        if valid(p, kd):
+            return inner(p, kd)
+        return None
+    return register_jitable(load)
+
+
 def store_option(out, value, where):
     """Write what the function returned into a writable OptionRowType: a
     scalar (None: a null) into slot 0 of a ``?R`` result, or an array, list
@@ -275,6 +314,8 @@ def numba_argument(name: str):
     :class:`~ckernels.jit.option_rows.OptionRowType` for option elements under
     a core dim, else :func:`ckernels.jit.dims.numba_argument`'s."""
     c = core(name) if is_dimensioned(name) else None
+    if c is not None and c.null_rows:    # `?var * T`: None or the row
+        return types.Optional(numba_argument(c.rows_text))
     if c is not None and is_option_core(c):
         return OptionRowType(option_value_numba(c.dtype))
     return _dims.numba_argument(name)
@@ -374,6 +415,10 @@ def _dims_argument(name: str, first: int, opt_at: int):
     at dim ``first`` (a ``?T`` core also reads the option record at
     ``opt_at``), and the ``first`` and ``opt_at`` of the next argument."""
     c = core(name)
+    if c.null_rows:     # the rows' record first, then the elements' (ckernel/jit.h)
+        valid = row_valid(opt_at)
+        inner, first, opt_at = _dims_argument(c.rows_text, first, opt_at + OPT_SIZE)
+        return null_row_argument(valid, inner), first, opt_at
     var = c.dims[0].kind == VAR
     if is_option_core(c):
         return (option_argument(numba_argument(name), first, var, opt_at),
@@ -470,13 +515,15 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
     return _compile_element(sig, lines, glb, "")
 
 
-def propagating_signature(plain):
+def propagating_signature(plain, rows=()):
     """The signature a plain ``T`` signature with dims runs under when its
     operands hold nulls: every dimensioned argument over numbers or bool with
     one core dim takes ``?T`` (``var * float64`` -> ``var * ?float64``), the
     result becomes ``?R`` (``N * R`` -> ``N * ?R``).  A result element is null
-    when any of its rows holds a null (Arrow's and polars' default).  Raises
-    NotSupportedError for results that cannot hold a null this way."""
+    when any of its rows holds a null or is one (Arrow's and polars'
+    default).  ``rows``: the indices of arguments whose operands have null
+    rows; their ``var * T`` becomes ``?var * ?T`` (``?var * T`` for strings).
+    Raises NotSupportedError for results that cannot hold a null this way."""
     from ..errors import NotSupportedError
     from .signature import Signature
 
@@ -485,6 +532,12 @@ def propagating_signature(plain):
         if c is None or c.ndim != 1 or is_option_core(c) or c.dtype not in _NUMBERS:
             return name
         return name[:len(name) - len(c.dtype)] + "?" + c.dtype
+
+    def promote_rows(i, name):
+        c = core(name)
+        if i not in rows or c is None or c.null_rows or c.ndim != 1 or c.dims[0].kind != VAR:
+            return promote(name)
+        return "?" + promote(name)
 
     ret = plain.ret
     rc = core(ret) if is_dimensioned(ret) else None
@@ -496,7 +549,7 @@ def propagating_signature(plain):
         raise NotSupportedError(
             f"a result '{ret}' cannot hold the nulls of its arguments (null propagation "
             "under dims gives ?R or N * ?R results over numbers or bool)")
-    return Signature(vret, tuple(promote(a) for a in plain.args))
+    return Signature(vret, tuple(promote_rows(i, a) for i, a in enumerate(plain.args)))
 
 
 _NUMBERS = frozenset(d.name for d in dtypes.JIT)
@@ -520,8 +573,14 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
                              cg.loader(sig.arg_elements[i].numba))
             call_args.append(f"_a{i}(s{i})")
             continue
+        c = core(name)
+        if c.null_rows and not core(pname).null_rows:    # a null row: a null out
+            glb[f"_rv{i}"] = row_valid(opt_at)
+            rows.append(f"not _rv{i}(s{i}, kd)")
+            name = c.rows_text
+            opt_at += OPT_SIZE
         glb[f"_a{i}"], first, opt_at = _dims_argument(name, first, opt_at)
-        if is_option_core(core(name)):
+        if is_option_core(core(name)) and not is_option_core(core(pname)):
             glb[f"_v{i}"] = orows.values(numba_argument(pname))
             lines.append(f"r{i} = _a{i}(s{i}, kd)")
             rows.append(f"_null(r{i})")
@@ -636,5 +695,6 @@ def entry_points(kernel, sig, plain=None):
 
 
 __all__ = ["argument", "output", "store_fixed", "option_argument", "option_output",
+           "row_valid", "null_row_argument",
            "store_option", "propagating_signature", "element_function", "build", "entry_points",
            "uses_output", "numba_arguments", "DIMS_OFFSET", "DIM_SIZE"]

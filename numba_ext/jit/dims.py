@@ -78,11 +78,17 @@ class CoreDim(NamedTuple):
 class CoreType:
     """A signature type with dims (a pattern such as ``N * float64``)."""
 
-    __slots__ = ("text", "type", "dims", "dtype", "dtype_type")
+    __slots__ = ("text", "type", "dims", "dtype", "dtype_type", "null_rows", "rows_text")
 
     def __init__(self, t: Type):
         self.type = t
         self.text = str(t)
+        # `?var * T`: null-able rows (an Arrow list with null entries); the
+        # function gets None or the row (`rows_text`, `var * T`)
+        self.null_rows = bool(t.is_option)
+        if self.null_rows:
+            t = t.value_type
+        self.rows_text = str(t)
         dims = []
         while t.is_dim:
             kind = _KINDS.get(t.type_id)
@@ -122,7 +128,7 @@ def is_dimensioned(name) -> bool:
 def core(name: str) -> CoreType | None:
     """The :class:`CoreType` of a canonical type string with dims, else None."""
     t = as_type(name)
-    return CoreType(t) if t.is_dim else None
+    return CoreType(t) if t.is_dim or (t.is_option and t.value_type.is_dim) else None
 
 
 def element_name(name: str) -> str:
@@ -176,7 +182,12 @@ def signature_type(t: Type, what: str, where: str) -> str:
         raise TypeError(f"ckernels.jit: bad {what} type '{t}' in signature {where!r}: "
                         f"{exc}") from None
     why = _element_ok(c.dtype, what)
-    if why is None and c.dtype.startswith("?") and c.ndim != 1:
+    if why is None and c.null_rows and (what != "argument" or c.ndim != 1 or
+                                        c.dims[0].kind != VAR):
+        why = ("null-able rows are arguments of one var dim (?var * T, ?var * ?T): the "
+               "row arrives as None or the row" if what == "argument" else
+               "a result of null-able rows (?var * R) is not supported")
+    elif why is None and c.dtype.startswith("?") and c.ndim != 1:
         why = ("option elements take one core dim (var * ?T, N * ?T, 3 * ?T); "
                "the row arrives as an OptionRow of None or values")
     elif why is None and c.dtype.startswith("?") and what == "result" and c.has_var:
@@ -261,6 +272,8 @@ def numba_argument(name: str):
     if c is None:
         return _element(name).numba
     from numba.core import types
+    if c.null_rows:          # None or the row
+        return types.Optional(numba_argument(c.rows_text))
     if array_mode(c):
         return types.Array(_element(c.dtype).numba, c.ndim, "A", readonly=True)
     from .._numba.arraytype import STRIDED, CkArrayType

@@ -471,17 +471,25 @@ class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
         argument when it cannot take the nulls of ``arrays`` (checked before
         compiling)."""
         from . import cpu_dims
-        v = comp.nulls_variant
+        # null rows (an Arrow list with null entries, `?var * T`) take a
+        # variant of their own: those arguments become `?var * ?T`
+        rows = tuple(i for i, a in enumerate(arrays)
+                     if a.type.dtype.is_option and a.type.dtype.value_type.is_dim)
+        variants = comp.nulls_variant
+        if variants is None:
+            variants = comp.nulls_variant = {}
+        v = variants.get(rows)
         if v is None:
             try:
-                vsig = cpu_dims.propagating_signature(comp.sig)
+                vsig = cpu_dims.propagating_signature(comp.sig, rows)
             except NotSupportedError as exc:
                 raise NotSupportedError(f"{self.__name__} ({comp.sig.text}): {exc}; fill "
                                         "the nulls first (a.fill_null(value))") from None
         else:
             vsig = v.sig
         for i, (a, t) in enumerate(zip(arrays, vsig.arg_types)):
-            if a.type.dtype.is_option and not t.dtype.is_option:
+            if a.type.dtype.is_option and not t.dtype.is_option or (
+                    i in rows and not t.is_option):
                 raise NotSupportedError(
                     f"{self.__name__}: argument {i} ({a.type}) holds nulls, which the "
                     f"signature {comp.sig.text} cannot propagate from a "
@@ -490,7 +498,7 @@ class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
                     "with option elements (?T)")
         if v is None:
             with self._lock:
-                v = comp.nulls_variant = Compiled(
+                v = variants[rows] = Compiled(
                     self.__name__, vsig, cpu_dims.entry_points(self, vsig, plain=comp.sig),
                     comp._owner.cres)
         return v

@@ -32,7 +32,8 @@ class Operand:
     """One call argument: its element type name for resolution, whether it is
     a weak Python scalar, and what it is (host array, scalar, device array)."""
 
-    __slots__ = ("value", "array", "name", "weak", "scalar", "numpy", "device", "option")
+    __slots__ = ("value", "array", "name", "weak", "scalar", "numpy", "device", "option",
+                 "null_rows")
 
     def __init__(self, value, fname: str, index: int):
         self.value = value
@@ -42,6 +43,7 @@ class Operand:
         #: the operand's elements are an option ``?T`` (``name`` is T's): a
         #: function of plain ``T`` propagates its nulls (docs/nulls.md)
         self.option = False
+        self.null_rows = False      # `?var * T` data (jit/cpu_dims.py)
         name = dtypes.PYTHON_SCALARS.get(type(value))
         if value is None:      # a null of whatever type the signature has
             self.scalar = self.weak = self.option = True
@@ -117,15 +119,13 @@ class Operand:
     def _element(self, t, fname: str, index: int) -> str:
         """The element type name of a host operand's dtype ``t`` (an option's
         value type, ``option`` set)."""
+        if t.is_option and t.value_type.is_dim:
+            # null rows (`?var * T`: an Arrow list with null entries): a
+            # `?var * T` argument gets None for them, a plain `var * T` one
+            # propagates them (a null result); T is the elements' type
+            self.null_rows = True
+            t = t.value_type.dtype
         if t.is_option:
-            if t.value_type.is_dim:
-                from ..errors import NotSupportedError
-                raise NotSupportedError(
-                    f"{fname}: argument {index} has null rows ('{t}': an Arrow list with "
-                    "null entries), which jitted functions do not take yet (option "
-                    "elements under dims, 'var * ?T', are supported); drop or fill the null "
-                    "rows first (pyarrow: pc.drop_null(a), or pc.if_else(pc.is_null(a), "
-                    "empty, a))")
             self.option = True
             t = t.value_type
         return _elem_name(t, fname, index)
@@ -179,6 +179,8 @@ class Operand:
             except Exception as exc:
                 raise type(exc)(f"argument {self.value!r} as {t}: {exc}") from None
         a = self.array
+        if self.null_rows:  # rows and elements as they are: the C matcher checks them
+            return a
         if t.is_option:     # a null-aware argument: the value type, nulls kept
             t = t.value_type
         if self.option:     # the values convert, the nulls stay

@@ -124,7 +124,9 @@ def type_name(spec, what: str, where: str) -> str:
     name = str(t)
     if t.is_option:            # `?T`: the function takes None or a value (docs/nulls.md)
         value = t.value_type
-        if value.is_dim or value.is_option or not supported(str(value)):
+        if value.is_dim:       # `?var * T`: null-able rows (ckernels.jit.dims)
+            return _dims.signature_type(t, what, where)
+        if value.is_option or not supported(str(value)):
             raise TypeError(f"ckernels.jit: unsupported {what} type '{name}' in signature "
                             f"{where!r}; option types are ?T for an element type T "
                             f"({', '.join(SUPPORTED_TYPES)})")
@@ -214,13 +216,13 @@ def element_type(name: str):
     d = dtypes.by_name.get(name)
     if d is not None:
         return d
+    if _dims.is_dimensioned(name):    # `?var * T` too: T's
+        return element_type(_dims.element_name(name))
     if name.startswith("?"):
         return OptionElement(element_type(name[1:]))
     t = _time.of_name(name)
     if t is not None:
         return t
-    if _dims.is_dimensioned(name):
-        return element_type(_dims.element_name(name))
     return _structs.element(name)
 
 

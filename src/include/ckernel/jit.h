@@ -112,6 +112,13 @@ typedef struct ck_jit_kernel {
  * slot is valid (no bitmap: a result into which no null can be written).
  * The bitmap is borrowed from the operands' arrmeta for the kernel's life
  * (the operands outlive the kernels built over them).
+ *
+ * Null-able rows (an argument pattern `?var * T`, as `?var * ?float64`: an
+ * Arrow list with null entries) have their dims as core dims and two
+ * records in that order: the rows' own bitmap (the slot at `p` is the
+ * row's ck_var_dim_data; an operand without null rows, `var * T`, has
+ * `bits` NULL), then, when T is an option, the elements'.  A result of
+ * null-able rows is CK_ERR_NOT_SUPPORTED.
  */
 enum { CK_JIT_DIM_STRIDED = 0, CK_JIT_DIM_VAR = 1 };
 

@@ -272,9 +272,33 @@ ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
   return CK_OK;
 }
 
+/* A pattern of null-able rows, `?var * T` (ck_core_match takes it whole as
+ * the element: an option is no dim); its dims are core dims all the same. */
+static bool ck__jit_is_row_option(ck_type t) {
+  return ck_type_is_option(t) && ck_type_ndim(t->element) > 0;
+}
+
+/* The core dims of a signature pattern (those under a null-able row too). */
+static size_t ck__jit_pattern_ndim(ck_type p) {
+  return ck__jit_is_row_option(p) ? ck_type_ndim(p->element) : ck_type_ndim(p);
+}
+
+/* Past the option of null-able rows (`?var * T` -> `var * T`, its arrmeta
+ * after the ck_option_arrmeta; `m` may be NULL). */
+static ck_type ck__jit_strip_rows(ck_type t, const char **m) {
+  if (!ck__jit_is_row_option(t)) {
+    return t;
+  }
+  if (*m != NULL) {
+    *m += sizeof(ck_option_arrmeta);
+  }
+  return t->element;
+}
+
 /* The core dims of one operand (its core type and the arrmeta of its first
  * core dim) into `out`; returns how many were written. */
 static size_t ck__jit_core_dims(ck_type t, const char *m, size_t ndim, ck_jit_core_dim *out) {
+  t = ck__jit_strip_rows(t, &m);
   for (size_t i = 0; i < ndim; i++) {
     if (t->id == CK_TYPE_VAR_DIM) {
       const ck_var_dim_arrmeta *v = (const ck_var_dim_arrmeta *)(const void *)m;
@@ -301,6 +325,7 @@ static size_t ck__jit_core_dims(ck_type t, const char *m, size_t ndim, ck_jit_co
  * *out_meta; the element type is returned. */
 static ck_type ck__jit_core_element(ck_type t, const char *m, size_t ndim,
                                     const char **out_meta) {
+  t = ck__jit_strip_rows(t, &m);
   for (size_t i = 0; i < ndim; i++) {
     if (m != NULL) {
       m += t->id == CK_TYPE_VAR_DIM ? sizeof(ck_var_dim_arrmeta) : sizeof(ck_dim_arrmeta);
@@ -377,7 +402,7 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
     if (st != CK_OK) {
       return st;
     }
-    ndims += ck_type_ndim(desc->src_patterns[j]);
+    ndims += ck__jit_pattern_ndim(desc->src_patterns[j]);
   }
   snprintf(what, sizeof what, "%.*s: the result", nm, desc->name);
   st = ck_core_match(desc->dst_pattern, dst_type, dst_arrmeta, what, &b, &outer);
@@ -386,6 +411,11 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
   }
   if (st != CK_OK) {
     return st;
+  }
+  if (ck__jit_is_row_option(desc->dst_pattern)) {
+    return CK_ERROR(CK_ERR_NOT_SUPPORTED,
+                    "jitted kernel '%.*s': a result of null-able rows (?var * T) is not "
+                    "supported", nm, desc->name);
   }
   size_t dst_nd = ck_type_ndim(desc->dst_pattern);
   ndims += dst_nd;
@@ -427,7 +457,8 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
   ck_type dst_pel = ck__jit_core_element(desc->dst_pattern, NULL, dst_nd, &pm);
   size_t nopt = ck__jit_core_option(dst_pel, dst_el, em, NULL) ? 1 : 0;
   for (size_t j = 0; j < nsrc; j++) {
-    size_t nd = ck_type_ndim(desc->src_patterns[j]);
+    size_t nd = ck__jit_pattern_ndim(desc->src_patterns[j]);
+    nopt += ck__jit_is_row_option(desc->src_patterns[j]) ? 1 : 0; /* the rows' bitmap */
     nopt += ck__jit_core_option(ck__jit_core_element(desc->src_patterns[j], NULL, nd, &pm),
                                 src_types[j], NULL, NULL) ? 1 : 0;
   }
@@ -470,8 +501,8 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
   k->ndims = (intptr_t)ndims;
   size_t at = ck__jit_core_dims(dst_type, dst_arrmeta, dst_nd, k->dims);
   for (size_t j = 0; j < nsrc; j++) {
-    at += ck__jit_core_dims(src_types[j], src_arrmeta[j], ck_type_ndim(desc->src_patterns[j]),
-                            k->dims + at);
+    at += ck__jit_core_dims(src_types[j], src_arrmeta[j],
+                            ck__jit_pattern_ndim(desc->src_patterns[j]), k->dims + at);
   }
   ck_jit_core_option *opts = (ck_jit_core_option *)(void *)(k->dims + ndims);
   size_t o = 0;
@@ -479,7 +510,13 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
     o++;
   }
   for (size_t j = 0; j < nsrc; j++) {
-    size_t nd = ck_type_ndim(desc->src_patterns[j]);
+    size_t nd = ck__jit_pattern_ndim(desc->src_patterns[j]);
+    /* null-able rows: their own bitmap's record first (the slot at `p` is a
+     * row's ck_var_dim_data), then the elements' */
+    if (ck__jit_is_row_option(desc->src_patterns[j]) &&
+        ck__jit_core_option(desc->src_patterns[j], src_types[j], src_arrmeta[j], &opts[o])) {
+      o++;
+    }
     ck_type pel = ck__jit_core_element(desc->src_patterns[j], NULL, nd, &pm);
     ck_type el = ck__jit_core_element(src_types[j], src_arrmeta[j], nd, &em);
     if (ck__jit_core_option(pel, el, em, &opts[o])) {

@@ -39,6 +39,21 @@ static ck_status ck__bind(ck_dim_bindings *b, const char *name, intptr_t size,
   return CK_OK;
 }
 
+/* Whether elements of type `t` pass as the signature's element `p`: the same
+ * type, or `t` with options only where `p` has them (a `?T` pattern takes
+ * `T` slots; a null-able row pattern `?var * ?T` takes rows without nulls,
+ * `var * T`, and rows whose elements have no nulls). */
+static bool ck__element_accepts(ck_type p, ck_type t) {
+  if (ck_type_equal(p, t)) {
+    return true;
+  }
+  if (ck_type_is_option(p)) {
+    return ck__element_accepts(p->element, ck_type_is_option(t) ? t->element : t);
+  }
+  return ck_type_id_of(p) == CK_TYPE_VAR_DIM && ck_type_id_of(t) == CK_TYPE_VAR_DIM &&
+         ck__element_accepts(p->element, t->element);
+}
+
 static ck_status ck__match(ck_type pattern, ck_type type, const char *arrmeta,
                            const char *what, ck_dim_bindings *b, size_t *out_outer,
                            const char *func) {
@@ -129,7 +144,7 @@ static ck_status ck__match(ck_type pattern, ck_type type, const char *arrmeta,
                      "fields or pointers", what, ck__type_str(p, pb, sizeof pb));
   }
   /* a `?T` pattern takes `T` elements too: slots without nulls */
-  if (!ck_type_equal(p, t) && !(ck_type_is_option(p) && ck_type_equal(p->element, t))) {
+  if (!ck__element_accepts(p, t)) {
     return ck__error(CK_ERR_TYPE, func,
                      "%s: the elements are '%s', the signature's are '%s' (convert the "
                      "operand first)", what, ck__type_str(t, tb, sizeof tb),

@@ -105,14 +105,21 @@ static PyObject *ckc_read_builtin(uint32_t id, const char *p) {
  * into a new compact str directly, anything else is decoded (and checked)
  * by PyUnicode_DecodeUTF8. */
 static inline PyObject *ckc_str(const char *b, Py_ssize_t n) {
-  if (n == 0 || n > 64) {
-    return PyUnicode_DecodeUTF8(n ? b : "", n, NULL);
+  if (n == 0) {
+    return PyUnicode_New(0, 0); /* the empty str singleton */
   }
-  unsigned char any = 0;
-  for (Py_ssize_t i = 0; i < n; i++) {
+  /* ASCII: no byte has its high bit; tested 8 bytes at a time */
+  uint64_t any = 0;
+  Py_ssize_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    any |= w;
+  }
+  for (; i < n; i++) {
     any |= (unsigned char)b[i];
   }
-  if (any & 0x80) {
+  if (any & UINT64_C(0x8080808080808080)) {
     return PyUnicode_DecodeUTF8(b, n, NULL);
   }
   PyObject *u = PyUnicode_New(n, 127);
@@ -129,6 +136,50 @@ static inline PyObject *ckc_read_string(const char *data, int is_bytes) {
     return PyBytes_FromStringAndSize(n ? s->begin : "", n);
   }
   return ckc_str(s->begin, n);
+}
+
+/* The 64 validity bits of slots bit, bit + 1, ..., bit + 63 (bits past the
+ * run's last slot are read only where the run covers their bytes: `left`
+ * slots remain, so bytes past (bit + left - 1) / 8 are not touched). */
+static inline uint64_t ckc_bits64(const uint8_t *bits, int64_t bit, Py_ssize_t left) {
+  int64_t first = bit >> 3, last = (bit + (left < 64 ? left : 64) - 1) >> 3;
+  int64_t top = last - first < 8 ? last : first + 7;
+  uint64_t w = 0;
+  for (int64_t k = first; k <= top; k++) {
+    w |= (uint64_t)bits[k] << (8 * (k - first));
+  }
+  w >>= (bit & 7);
+  if (last - first == 8) { /* a ninth byte: the high bits of the word */
+    w |= (uint64_t)bits[last] << (64 - (bit & 7));
+  }
+  return w;
+}
+
+/* `n` ?string (or ?bytes) slots with consecutive validity bits from b0: the
+ * bitmap read 64 slots a word at a time; a null is None, a full word of
+ * valid slots runs without a test per slot. */
+static int ckc_read_option_strings(PyObject *list, const uint8_t *bits, int64_t b0,
+                                   const char *base, intptr_t stride, Py_ssize_t n,
+                                   int is_bytes) {
+  for (Py_ssize_t i = 0; i < n; i += 64) {
+    Py_ssize_t m = n - i < 64 ? n - i : 64;
+    uint64_t w = ckc_bits64(bits, b0 + (int64_t)i, n - i);
+    bool full = m == 64 ? w == UINT64_MAX : (w & ((UINT64_C(1) << m) - 1)) ==
+                                                ((UINT64_C(1) << m) - 1);
+    for (Py_ssize_t k = 0; k < m; k++) {
+      PyObject *v;
+      if (!full && !((w >> k) & 1u)) {
+        v = Py_NewRef(Py_None);
+      } else {
+        v = ckc_read_string(base + (i + k) * stride, is_bytes);
+        if (v == NULL) {
+          return -1;
+        }
+      }
+      PyList_SET_ITEM(list, i + k, v);
+    }
+  }
+  return 0;
 }
 
 /* `n` elements of type `el` at `base`, `stride` apart: a list. */
@@ -154,6 +205,13 @@ static PyObject *ckc_read_run(ckc_rctx *r, ck_type el, const char *base, intptr_
     el = el->element;
     el_arrmeta += sizeof(ck_option_arrmeta);
     id = ckc_id(el);
+  }
+  if (bits != NULL && bstep == 1 && (id == CK_TYPE_STRING || id == CK_TYPE_BYTES)) {
+    if (ckc_read_option_strings(list, bits, b0, base, stride, n, id == CK_TYPE_BYTES) < 0) {
+      Py_DECREF(list);
+      return NULL;
+    }
+    return list;
   }
   for (Py_ssize_t i = 0; i < n; i++) {
     const char *p = base + i * stride;

@@ -680,6 +680,50 @@ static int ckc_write(ckc_wctx *w, ck_type t, char *data, const char *am, PyObjec
   }
 }
 
+/* Options under a var dim have no bitmap until one is attached (validity.h):
+ * after the reservations, each such option without one gets a bitmap over
+ * the whole reservation of its var dim's arena, all null until the write
+ * pass sets each slot's bit.  Every element allocation is aligned to the
+ * element's alignment from the aligned reservation, so the slot at address
+ * p has bit (p - begin) / alignment.  `e`: the reservation of the nearest
+ * var dim above (NULL: none, or nothing reserved). */
+static int ckc_attach_var_bitmaps(ckc_wctx *w, ck_type t, const char *am, const ckc_arena *e) {
+  switch (ckc_id(t)) {
+  case CK_TYPE_FIXED_DIM:
+  case CK_TYPE_STRIDED_DIM:
+    return ckc_attach_var_bitmaps(w, t->element, am + sizeof(ck_dim_arrmeta), e);
+  case CK_TYPE_VAR_DIM: {
+    const ck_var_dim_arrmeta *vam = (const ck_var_dim_arrmeta *)am;
+    const ckc_arena *own =
+        vam->blockref != NULL ? ckc_arena_find(&w->arenas, vam->blockref, 0) : NULL;
+    return ckc_attach_var_bitmaps(w, t->element, am + sizeof(ck_var_dim_arrmeta),
+                                  own != NULL && own->cur != NULL ? own : NULL);
+  }
+  case CK_TYPE_OPTION: {
+    const ck_option_arrmeta *oam = (const ck_option_arrmeta *)am;
+    if (e != NULL && oam->bits == NULL) {
+      size_t step = ck_type_data_alignment(t);
+      int64_t length = (int64_t)((size_t)(e->end - e->cur) / step);
+      ck_memblock *mb;
+      char *bits;
+      ck_status st = ck_fixed_size_pod_memblock_new(((size_t)length + 7) / 8 + 1, 8, &mb,
+                                                    &bits);
+      if (st == CK_OK) {
+        st = ck_option_attach_bitmap(t, (char *)am, (uint8_t *)bits, mb, 0, e->cur,
+                                     (intptr_t)step, length);
+        ck_memblock_decref(mb); /* the arrmeta holds its own reference */
+      }
+      if (st != CK_OK) {
+        return ckc_raise_status(st);
+      }
+    }
+    return ckc_attach_var_bitmaps(w, t->element, am + sizeof(ck_option_arrmeta), NULL);
+  }
+  default:
+    return 0;
+  }
+}
+
 /* Write `o` as a value of type `t` at data/arrmeta (just made). */
 static PyObject *ckc_write_value(ck_type t, char *data, const char *am, PyObject *o,
                                  PyObject *na) {
@@ -694,6 +738,9 @@ static PyObject *ckc_write_value(ck_type t, char *data, const char *am, PyObject
   w->na = na == Py_None ? NULL : na;
   ckc_measure(w, t, am, o);
   int rc = ckc_arenas_reserve(&w->arenas);
+  if (rc == 0 && (ck_type_flags(t) & CK_TYPE_FLAG_OPTION)) {
+    rc = ckc_attach_var_bitmaps(w, t, am, NULL);
+  }
   if (rc == 0) {
     rc = ckc_write(w, t, data, am, o);
   }
