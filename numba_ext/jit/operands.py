@@ -179,8 +179,8 @@ class Operand:
             except Exception as exc:
                 raise type(exc)(f"argument {self.value!r} as {t}: {exc}") from None
         a = self.array
-        if self.null_rows:  # rows and elements as they are: the C matcher checks them
-            return a
+        if self.null_rows or (t.is_option and t.value_type.is_dim):
+            return a        # rows (null-able or not) as they are: the C matcher checks them
         if t.is_option:     # a null-aware argument: the value type, nulls kept
             t = t.value_type
         if self.option:     # the values convert, the nulls stay

@@ -73,6 +73,18 @@ static ck_status ck__match(ck_type pattern, ck_type type, const char *arrmeta,
   if (arrmeta == NULL && ck_type_arrmeta_size(type) != 0) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "%s: arrmeta is NULL", what);
   }
+  if (ck_type_is_option(pattern) && ck_type_ndim(pattern->element) > 0) {
+    /* null-able rows, `?var * T`: an option is no dim, so data with null
+     * rows matches it whole as its element; rows without nulls (`var * T`,
+     * or strided dims) match the rows' own pattern */
+    ck_type e = type;
+    while (ck_type_ndim(e) > 0) {
+      e = e->element;
+    }
+    if (!ck_type_is_option(e) || ck_type_ndim(e->element) == 0) {
+      return ck__match(pattern->element, type, arrmeta, what, b, out_outer, func);
+    }
+  }
   ck_type t = type;
   const char *m = arrmeta;
   for (size_t i = 0; i < tn - pn; i++) {
@@ -304,15 +316,18 @@ ck_status ck_make_core_kernel(ck_kernel_builder *ckb, size_t offset, ck_type dst
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "invalid destination type or pattern");
   }
   ck_dim_bindings b;
+  size_t outer[1 + CK_LIFT_MAX_NSRC];
   ck_status st = ck__match_all(dst_pattern, dst_type, dst_arrmeta, nsrc, src_patterns,
-                               src_types, src_arrmeta, &b, NULL, __func__);
+                               src_types, src_arrmeta, &b, outer, __func__);
   if (st != CK_OK) {
     return st;
   }
+  /* the core: what the match left after the outer dims (a null-able row
+   * pattern `?var * T` is one dim of `var * T` data, none of `?var * T`) */
   size_t core[1 + CK_LIFT_MAX_NSRC];
-  core[0] = ck_type_ndim(dst_pattern);
+  core[0] = ck_type_ndim(dst_type) - outer[0];
   for (size_t j = 0; j < nsrc; j++) {
-    core[1 + j] = ck_type_ndim(src_patterns[j]);
+    core[1 + j] = ck_type_ndim(src_types[j]) - outer[1 + j];
   }
   return ck_make_lifted_kernel(ckb, offset, dst_type, dst_arrmeta, nsrc, src_types,
                                src_arrmeta, core, req, child, child_data, out_end);
