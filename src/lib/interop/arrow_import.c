@@ -491,20 +491,36 @@ static ck_status fill_strings(ictx *c, ck_type t, char *arrmeta, char *dst,
    * buffer, validated once; each element must then start on a character
    * boundary (the bytes of null elements are unspecified: checked one by
    * one) */
-  bool whole = utf8 && !view && bits == NULL && data != NULL && count > 0;
+  bool whole = utf8 && !view && data != NULL && count > 0;
   int64_t first = prev, i = 0;
   const int64_t end = view || count == 0 ? 0 : offset_at(offsets, large, from + count);
-  if (!view && bits == NULL && count > 0) {
-    /* no nulls: the fast pass; on a bad element the loop below starts over
-     * and names it */
+  if (!view && count > 0) {
+    /* the fast pass; on a bad element the loop below starts over and names
+     * it.  With nulls the whole text (the bytes under nulls included) is
+     * validated here: if that fails, the bytes under a null may be to blame
+     * (Arrow leaves them unspecified), so the loop checks element by element */
     int64_t last;
     bool ok = large ? slots_i64((const int64_t *)offsets + from, data, whole, dst, dstride,
                                 count, &last)
                     : slots_i32((const int32_t *)offsets + from, data, whole, dst, dstride,
                                 count, &last);
-    if (ok && (data != NULL || last == first)) {
+    ok = ok && (data != NULL || last == first);
+    if (ok && bits != NULL && whole && !utf8_valid(data + first, (size_t)(last - first))) {
+      ok = false;
+    }
+    if (ok) {
       i = count;
       prev = last;
+      if (bits != NULL) {
+        whole = false; /* validated above */
+        for (int64_t j = 0; j < count; j++) {
+          if (!is_valid(bits, from + j)) {
+            memcpy(dst + j * dstride, fv, sizeof(ck_string));
+          }
+        }
+      }
+    } else if (bits != NULL) {
+      whole = false;
     }
   }
   for (; i < count; i++) {

@@ -387,6 +387,11 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
                     "jitted kernel '%.*s' has no entry point for request %d", nm,
                     desc->name, (int)req);
   }
+  if (ck__jit_is_row_option(desc->dst_pattern)) {
+    return CK_ERROR(CK_ERR_NOT_SUPPORTED,
+                    "jitted kernel '%.*s': a result of null-able rows (?var * T) is not "
+                    "supported", nm, desc->name);
+  }
   /* the operands are exactly the core: no outer dims left */
   ck_dim_bindings b;
   memset(&b, 0, sizeof b);
@@ -411,11 +416,6 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
   }
   if (st != CK_OK) {
     return st;
-  }
-  if (ck__jit_is_row_option(desc->dst_pattern)) {
-    return CK_ERROR(CK_ERR_NOT_SUPPORTED,
-                    "jitted kernel '%.*s': a result of null-able rows (?var * T) is not "
-                    "supported", nm, desc->name);
   }
   size_t dst_nd = ck_type_ndim(desc->dst_pattern);
   ndims += dst_nd;

@@ -139,6 +139,29 @@ static int optsum_single(char *dst, const char *const *src, ck_prefix *self) {
 }
 STRIDED_OF(optsum)
 
+/* float64(?var * float64): -1 for a null row, else the sum of its values;
+ * the rows' own record comes first after the core dims (jit.h). */
+static int rowsum_single(char *dst, const char *const *src, ck_prefix *self) {
+  const ck_jit_core_kernel *k = (const ck_jit_core_kernel *)(const void *)self;
+  const ck_jit_core_option *o = (const ck_jit_core_option *)(const void *)(k->dims + k->ndims);
+  if (o->bits != NULL) {
+    intptr_t bit = o->bit_offset + (src[0] - o->origin) / o->step;
+    if (!((o->bits[bit >> 3] >> (bit & 7)) & 1)) {
+      st(dst, -1.0);
+      return 0;
+    }
+  }
+  intptr_t n;
+  const char *a = core_row(&k->dims[0], src[0], &n);
+  double s = 0;
+  for (intptr_t i = 0; i < n; i++) {
+    s += ld(a + i * k->dims[0].stride);
+  }
+  st(dst, s);
+  return 0;
+}
+STRIDED_OF(rowsum)
+
 /* A descriptor over the entry points; the patterns are owned by the test. */
 static ck_memblock *code_block(void) {
   ck_memblock *mb = NULL;
@@ -642,6 +665,59 @@ static void test_option_rows(void) {
   ck_memblock_decref(code);
 }
 
-CK_TEST_MAIN(CK_TEST(test_match), CK_TEST(test_option_rows), CK_TEST(test_dot), CK_TEST(test_var_rows),
+/* A null-able row pattern `?var * float64`: data with null rows matches it
+ * whole (the rows' bitmap in the first option record), rows without nulls
+ * (`var * float64`) match as plain rows (no bitmap); a result of null-able
+ * rows is refused. */
+static void test_null_rows(void) {
+  ck_memblock *code = code_block();
+  ck_jit_kernel_desc d;
+  const char *srcs[1] = {"?var * float64"};
+  make_desc(&d, "rowsum", rowsum_single, rowsum_strided, code, "float64", 1, srcs);
+  intptr_t r = 4;
+  ck_array_preamble *a = arr("strided * ?var * float64", 1, &r);
+  REQUIRE(a != NULL);
+  ck_type ot = ck_type_element(a->type);
+  const char *om = ck_array_arrmeta(a) + sizeof(ck_dim_arrmeta);
+  const char *vm = om + sizeof(ck_option_arrmeta);
+  for (int i = 0; i < 4; i++) {
+    char *slot = a->data + i * sizeof(ck_var_dim_data);
+    REQUIRE_OK(ck_var_dim_alloc(ck_type_element(ot), slot, vm, (size_t)i));
+    ck_var_dim_data v;
+    memcpy(&v, slot, sizeof v);
+    for (int k = 0; k < i; k++) {
+      st(v.begin + k * 8, (double)(k + 1));
+    }
+    REQUIRE_OK(ck_option_set_valid((const ck_option_arrmeta *)(const void *)om, slot,
+                                   i != 2));
+  }
+  ck_array_preamble *srcv[1] = {a}, *res = NULL;
+  REQUIRE_OK(ck_array_apply_core(ck_jit_child_factory, &d, d.dst_pattern, 1, d.src_patterns,
+                                 srcv, NULL, &res));
+  CHECK(D(res)[0] == 0 && D(res)[1] == 1 && D(res)[2] == -1 && D(res)[3] == 1 + 2 + 3);
+  ck_array_decref(res);
+  intptr_t lens[3] = {2, 0, 1};
+  ck_array_preamble *g = ragged(3, lens, 1.0);
+  srcv[0] = g;
+  REQUIRE_OK(ck_array_apply_core(ck_jit_child_factory, &d, d.dst_pattern, 1, d.src_patterns,
+                                 srcv, NULL, &res));
+  CHECK(D(res)[0] == 1 + 2 && D(res)[1] == 0 && D(res)[2] == 3);
+  ck_array_decref(res);
+  ck_jit_kernel_desc bad;
+  make_desc(&bad, "rows_out", rowsum_single, rowsum_strided, code, "?var * float64", 1, srcs);
+  ck_kernel_builder ckb;
+  ck_kernel_builder_init(&ckb);
+  CHECK_ERR(ck_jit_make_core_kernel(&ckb, 0, &bad, bad.dst_pattern, NULL, 1, d.src_patterns,
+                                    (const char *const[]){vm}, CK_KERNEL_REQUEST_SINGLE, NULL),
+            CK_ERR_NOT_SUPPORTED, "null-able rows");
+  ck_kernel_builder_destroy(&ckb);
+  free_desc(&bad);
+  ck_array_decref(g);
+  ck_array_decref(a);
+  free_desc(&d);
+  ck_memblock_decref(code);
+}
+
+CK_TEST_MAIN(CK_TEST(test_match), CK_TEST(test_option_rows), CK_TEST(test_null_rows), CK_TEST(test_dot), CK_TEST(test_var_rows),
              CK_TEST(test_fixed_result), CK_TEST(test_var_result), CK_TEST(test_parallel),
              CK_TEST(test_fields), CK_TEST(test_fault_injection))
