@@ -141,7 +141,7 @@ STRIDED_OF(optsum)
 
 /* float64(?var * float64): -1 for a null row, else the sum of its values;
  * the rows' own record comes first after the core dims (jit.h). */
-static int rowsum_single(char *dst, const char *const *src, ck_prefix *self) {
+static int nullrows_single(char *dst, const char *const *src, ck_prefix *self) {
   const ck_jit_core_kernel *k = (const ck_jit_core_kernel *)(const void *)self;
   const ck_jit_core_option *o = (const ck_jit_core_option *)(const void *)(k->dims + k->ndims);
   if (o->bits != NULL) {
@@ -160,7 +160,7 @@ static int rowsum_single(char *dst, const char *const *src, ck_prefix *self) {
   st(dst, s);
   return 0;
 }
-STRIDED_OF(rowsum)
+STRIDED_OF(nullrows)
 
 /* A descriptor over the entry points; the patterns are owned by the test. */
 static ck_memblock *code_block(void) {
@@ -673,7 +673,7 @@ static void test_null_rows(void) {
   ck_memblock *code = code_block();
   ck_jit_kernel_desc d;
   const char *srcs[1] = {"?var * float64"};
-  make_desc(&d, "rowsum", rowsum_single, rowsum_strided, code, "float64", 1, srcs);
+  make_desc(&d, "rowsum", nullrows_single, nullrows_strided, code, "float64", 1, srcs);
   intptr_t r = 4;
   ck_array_preamble *a = arr("strided * ?var * float64", 1, &r);
   REQUIRE(a != NULL);
@@ -704,7 +704,8 @@ static void test_null_rows(void) {
   CHECK(D(res)[0] == 1 + 2 && D(res)[1] == 0 && D(res)[2] == 3);
   ck_array_decref(res);
   ck_jit_kernel_desc bad;
-  make_desc(&bad, "rows_out", rowsum_single, rowsum_strided, code, "?var * float64", 1, srcs);
+  make_desc(&bad, "rows_out", nullrows_single, nullrows_strided, code, "?var * float64", 1,
+            srcs);
   ck_kernel_builder ckb;
   ck_kernel_builder_init(&ckb);
   CHECK_ERR(ck_jit_make_core_kernel(&ckb, 0, &bad, bad.dst_pattern, NULL, 1, d.src_patterns,
