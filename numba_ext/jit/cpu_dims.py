@@ -465,7 +465,15 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
             glb[f"_a{i}"] = cg.loader(sig.arg_elements[i].numba)
         call_args.append(f"_a{i}(s{i}, kd)" if is_dimensioned(name) else f"_a{i}(s{i})")
     lines = []
-    if ret_opt_at is not None:       # ?R, N * ?R: a writable OptionRowType
+    if ret == "?string":             # None: a null; a str or a view: into the arena
+        from . import option_rows as orows
+        glb.update(_out=option_output(OptionRowType(types.unicode_type, writable=True),
+                                      ret_opt_at, True),
+                   _st=store_string_result, _wn=orows.write_null, _wv=orows.write_valid)
+        lines += ["o = _out(dst, kd)", f"v = _user({', '.join(call_args)})",
+                  "if v is None:", "    _wn(o, 0)", "else:", "    _st(arena, dst, v)",
+                  "    _wv(o, 0)"]
+    elif ret_opt_at is not None:     # ?R, N * ?R: a writable OptionRowType
         value = (sig.ret_element.value.numba if rc is None else
                  numba_output(ret).dtype)
         glb["_out"] = option_output(OptionRowType(value, writable=True), ret_opt_at,
@@ -541,14 +549,14 @@ def propagating_signature(plain, rows=()):
 
     ret = plain.ret
     rc = core(ret) if is_dimensioned(ret) else None
-    if rc is None and ret in _NUMBERS:
+    if rc is None and (ret in _NUMBERS or ret == "string"):
         vret = "?" + ret
     elif rc is not None and not rc.has_var and rc.ndim == 1 and rc.dtype in _NUMBERS:
         vret = promote(ret)
     else:
         raise NotSupportedError(
             f"a result '{ret}' cannot hold the nulls of its arguments (null propagation "
-            "under dims gives ?R or N * ?R results over numbers or bool)")
+            "under dims gives ?R or N * ?R results over numbers or bool, or ?string)")
     return Signature(vret, tuple(promote_rows(i, a) for i, a in enumerate(plain.args)))
 
 
@@ -566,6 +574,9 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
     glb["_out"] = option_output(OptionRowType(value, writable=True), opt_at, rc is None)
     opt_at += OPT_SIZE
     lines = ["o = _out(dst, kd)"]
+    text = sig.ret == "?string"
+    if text:
+        glb.update(_st=store_string_result, _wv=orows.write_valid)
     call_args, rows = [], []
     for i, (name, pname) in enumerate(zip(sig.args, plain.args)):
         if not is_dimensioned(name):
@@ -594,6 +605,9 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
         glb["_w"] = orows.values(numba_output(plain.ret))
         lines.append(f"    _user({', '.join(call_args + ['_w(o)'])})")
         lines.append("    _set_all(o, True)")
+    elif text:
+        lines.append(f"    _st(arena, dst, _user({', '.join(call_args)}))")
+        lines.append("    _wv(o, 0)")
     else:
         where = "(" + (rc.text if rc is not None else sig.ret) + ")"
         lines.append(f"    _store(o, _user({', '.join(call_args)}), {where!r})")

@@ -215,10 +215,6 @@ def signature_type(t: Type, what: str, where: str) -> str:
 def check_signature(ret: str | None, args, where: str) -> None:
     """Signature-wide rules: a dimension variable of the result is bound by an
     argument (its size comes from there)."""
-    if ret == "?string" and any(is_dimensioned(a) for a in args):
-        raise NotSupportedError(f"ckernels.jit: unsupported result type '?string' in "
-                                f"signature {where!r}: a signature with dims returns ?R for "
-                                "numbers or bool (string results: string)")
     bound = {n for a in args if is_dimensioned(a) for n in core(a).names}
     if ret is not None and is_dimensioned(ret):
         for n in core(ret).names:

@@ -474,9 +474,12 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
   if (var_meta != NULL) {
     arena = var_meta->blockref;
   } else if (dst_nd == 0 && desc->dst_id == CK_TYPE_STRING) {
-    arena = dst_arrmeta != NULL
-                ? ((const ck_string_arrmeta *)(const void *)dst_arrmeta)->blockref
-                : NULL;
+    /* a `?string` result: the string arrmeta after the option's */
+    const char *sm = dst_arrmeta;
+    if (sm != NULL && ck_type_is_option(dst_type)) {
+      sm += sizeof(ck_option_arrmeta);
+    }
+    arena = sm != NULL ? ((const ck_string_arrmeta *)(const void *)sm)->blockref : NULL;
   }
   st = ck_kernel_builder_ensure_capacity_leaf(ckb, end);
   if (st != CK_OK) {

@@ -147,3 +147,33 @@ def test_refused_forms_name_the_type():
         ckernels.jit("?var * float64(var * float64)")(lambda r: r)
     with pytest.raises(NotSupportedError, match="null-able rows"):
         ckernels.jit("float64(?var * 3 * float64)")(lambda r: 0.0)
+
+
+@ckernels.jit("?string(?var * ?string)")
+def joined(row):
+    if row is None:
+        return "-"
+    if len(row) == 0:
+        return None
+    out = ""
+    for s in row:
+        if s is not None:
+            out += s
+    return out
+
+
+@ckernels.jit("string(var * float64)")
+def count_text(row):
+    return "n=" + str(len(row))
+
+
+@pytest.mark.allow_memblock_leak   # count_text's variant, compiled at the first call with nulls
+def test_optional_string_results_with_dims():
+    rows = [["a", None, "b"], [], None, [None], ["é", "x"]]
+    want = ["ab", None, "-", "", "éx"]
+    got = joined(pa.array(rows))
+    assert isinstance(got, pa.Array) and got.to_pylist() == want
+    assert joined(ckernels.array(rows)).tolist() == want
+    # a plain string result propagates null rows and rows holding nulls
+    num = pa.array([[1.0], None, [2.0, None], []])
+    assert count_text(num).to_pylist() == ["n=1", None, None, "n=0"]
