@@ -8,7 +8,9 @@ ratios against the alternative in the same run (> 1: slower):
 * the same / pyarrow: ``pc.list_flatten`` + ``pc.list_parent_indices`` +
   a ``group_by`` sum (what pyarrow offers for a per-row sum);
 * ``float64(var * float64)`` on the rows with nulls (the propagation
-  variant: a null for each row holding one) / the same on the filled rows.
+  variant: a null for each row holding one) / the same on the filled rows;
+* ``float64(?var * ?float64)`` over the rows with 5% null rows / the same
+  function over the rows without null rows (the cost of the rows' bits).
 
     python benchmarks/bench_null_dims.py          (CK_BENCH_REPS, CK_BENCH_ROWS)
 
@@ -35,6 +37,17 @@ ROWS = int(os.environ.get("CK_BENCH_ROWS", 100_000))
 
 @ckernels.jit("float64(var * ?float64)")
 def opt_sum(row):
+    s = 0.0
+    for v in row:
+        if v is not None:
+            s += v
+    return s
+
+
+@ckernels.jit("float64(?var * ?float64)")
+def rows_sum(row):
+    if row is None:
+        return -1.0
     s = 0.0
     for v in row:
         if v is not None:
@@ -75,6 +88,11 @@ def main() -> None:
     t_prop = best(lambda: plain_sum(ck_rows))
     report("float64(var * float64) on rows with nulls", t_prop, "the same on filled rows",
            t_plain)
+    row_mask = pa.array(rng.random(ROWS) < 0.05)
+    null_rows = pa.ListArray.from_arrays(pa.array(offsets), flat, mask=row_mask)
+    ck_null_rows = ckernels.asarray(null_rows)
+    report("float64(?var * ?float64), 5% null rows", best(lambda: rows_sum(ck_null_rows)),
+           "the same without null rows", best(lambda: rows_sum(ck_rows)))
 
 
 if __name__ == "__main__":
