@@ -61,7 +61,8 @@ def c_type(fe, t) -> str | None:
         pragma = ("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
                   if d.name == "opencl" else "")
         prog.helpers[_HEADER] = (
-            f"{pragma}#define CK_DA_FN {d.function_prefix}\n#define CK_DA_I64 {d.int64}\n"
+            f"{pragma}#define CK_DEVICE_ARENA_DEVICE_ONLY 1\n"
+            f"#define CK_DA_FN {d.function_prefix}\n#define CK_DA_I64 {d.int64}\n"
             f"#define CK_DA_ATOMIC_ADD(p, v) {atomic_add(d)}\n{installed_header('device_arena.h')}\n")
     key = _key(_unlit(t.dtype))
     name = f"ck_arow_{key}_t"

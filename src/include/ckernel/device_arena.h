@@ -48,7 +48,9 @@
  *   After the function ran: r.start (-1: overflowed) and r.len are what the
  *   kernel stores for the row.
  *
- * Host half (not compiled by OpenCL C or NVRTC): ck_device_arena_compact.
+ * Host half (not compiled by OpenCL C, nvcc or NVRTC, nor where the includer
+ * defines CK_DEVICE_ARENA_DEVICE_ONLY, as the jit's programs do):
+ * ck_device_arena_compact.
  */
 #ifndef CKERNEL_DEVICE_ARENA_H
 #define CKERNEL_DEVICE_ARENA_H
@@ -100,8 +102,8 @@
     r->len++;                                                                  \
   }
 
-#if !defined(__OPENCL_VERSION__) && !defined(__OPENCL_C_VERSION__) && \
-    !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+#if !defined(CK_DEVICE_ARENA_DEVICE_ONLY) && !defined(__OPENCL_VERSION__) && \
+    !defined(__OPENCL_C_VERSION__) && !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
 
 #include "ckernel/config.h"
 #include "ckernel/error.h"
