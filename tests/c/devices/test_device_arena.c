@@ -15,6 +15,15 @@
 
 CK_DEVICE_ARENA_ROW(i64, int64_t, )
 
+/* REQUIRE for helpers that return a value: a failed set-up aborts. */
+#define MUST(c)                                                                \
+  do {                                                                         \
+    if (!(c)) {                                                                \
+      fprintf(stderr, "%s:%d: set-up failed: %s\n", __FILE__, __LINE__, #c);    \
+      abort();                                                                 \
+    }                                                                          \
+  } while (0)
+
 static uint64_t rng_state = 0x2545f4914f6cdd1du;
 
 static uint64_t next_u64(void) {
@@ -35,7 +44,7 @@ typedef struct {
 
 static rows_t make_rows(size_t n) {
   rows_t r = {n, malloc((n + 1) * 8), NULL, malloc((n + 1) * 8), NULL};
-  REQUIRE(r.offs != NULL && r.want_offs != NULL);
+  MUST(r.offs != NULL && r.want_offs != NULL);
   r.offs[0] = 0;
   for (size_t i = 0; i < n; i++) {
     uint64_t k = next_u64() % 50;
@@ -45,7 +54,7 @@ static rows_t make_rows(size_t n) {
   size_t total = (size_t)r.offs[n];
   r.vals = malloc(total * 8 + 8);
   r.want = malloc(total * 8 + 8);
-  REQUIRE(r.vals != NULL && r.want != NULL);
+  MUST(r.vals != NULL && r.want != NULL);
   size_t w = 0;
   r.want_offs[0] = 0;
   for (size_t i = 0; i < n; i++) {
@@ -69,9 +78,9 @@ static void free_rows(rows_t *r) {
 
 static ck_buffer *upload(ck_context *ctx, const void *data, size_t bytes) {
   ck_buffer *b = NULL;
-  REQUIRE(ck_buffer_new(ctx, bytes ? bytes : 8, &b) == CK_OK);
-  if (bytes) {
-    REQUIRE(ck_buffer_write(b, 0, data, bytes) == CK_OK);
+  MUST(ck_buffer_new(ctx, bytes ? bytes : 8, &b) == CK_OK);
+  if (bytes && data != NULL) {
+    MUST(ck_buffer_write(b, 0, data, bytes) == CK_OK);
   }
   return b;
 }
@@ -83,14 +92,14 @@ static void compact_and_check(ck_context *ctx, const rows_t *r, ck_buffer *arena
   CHECK(ck_device_scan_exclusive_i64(lens, 0, r->n + 1, &total) == CK_OK);
   CHECK(total == r->want_offs[r->n]);
   ck_buffer *values = NULL;
-  REQUIRE(ck_buffer_new(ctx, (size_t)(total > 0 ? total : 1) * 8, &values) == CK_OK);
+  MUST(ck_buffer_new(ctx, (size_t)(total > 0 ? total : 1) * 8, &values) == CK_OK);
   ck_status st = ck_device_arena_compact(arena, 0, starts, 0, lens, 0, r->n, 8, values, 0);
   CHECK(st == CK_OK);
   if (st != CK_OK) {
     fprintf(stderr, "compact: %s\n", ck_last_error());
   }
   int64_t *offs = malloc((r->n + 1) * 8), *got = malloc((size_t)total * 8 + 8);
-  REQUIRE(offs != NULL && got != NULL);
+  MUST(offs != NULL && got != NULL);
   CHECK(ck_buffer_read(lens, 0, offs, (r->n + 1) * 8) == CK_OK);
   if (total > 0) {
     CHECK(ck_buffer_read(values, 0, got, (size_t)total * 8) == CK_OK);
@@ -124,7 +133,7 @@ static int64_t run_host(const rows_t *r, int64_t *arena, int64_t capacity, int64
 
 static void test_host_rows(void) {
   ck_context *ctx = NULL;
-  REQUIRE(ck_context_new("cpu", &ctx) == CK_OK);
+  MUST(ck_context_new("cpu", &ctx) == CK_OK);
   static const size_t SIZES[] = {0, 1, 7, 300, 5000};
   for (size_t s = 0; s < sizeof SIZES / sizeof SIZES[0]; s++) {
     rows_t r = make_rows(SIZES[s]);
@@ -132,7 +141,7 @@ static void test_host_rows(void) {
     int64_t *starts = malloc(n * 8 + 8), *lens = malloc(n * 8 + 8);
     int64_t cap = 16; /* too small unless (almost) nothing is kept */
     int64_t *arena = malloc((size_t)cap * 8);
-    REQUIRE(starts != NULL && lens != NULL && arena != NULL);
+    MUST(starts != NULL && lens != NULL && arena != NULL);
     int64_t need = run_host(&r, arena, cap, starts, lens);
     bool overflowed = false;
     for (size_t i = 0; i < n; i++) {
@@ -144,7 +153,7 @@ static void test_host_rows(void) {
       free(arena);
       cap = need;
       arena = malloc((size_t)cap * 8);
-      REQUIRE(arena != NULL);
+      MUST(arena != NULL);
       CHECK(run_host(&r, arena, cap, starts, lens) == need);
       for (size_t i = 0; i < n; i++) {
         CHECK(starts[i] >= 0);
@@ -168,9 +177,9 @@ static void test_host_rows(void) {
 /* The header's text (the OpenCL program includes it as the jit does). */
 static char *read_header(void) {
   FILE *f = fopen(CK_INCLUDE_DIR "/ckernel/device_arena.h", "rb");
-  REQUIRE(f != NULL);
+  MUST(f != NULL);
   char *text = malloc(1 << 16);
-  REQUIRE(text != NULL);
+  MUST(text != NULL);
   size_t got = fread(text, 1, (1 << 16) - 1, f);
   fclose(f);
   text[got] = '\0';
@@ -203,7 +212,7 @@ static int64_t run_opencl(ck_context *ctx, ck_program *p, const rows_t *r, ck_bu
                           ck_buffer *lens) {
   int64_t zero = 0;
   ck_buffer *counter = upload(ctx, &zero, 8);
-  REQUIRE(ck_buffer_write(lens, r->n * 8, &zero, 8) == CK_OK);
+  MUST(ck_buffer_write(lens, r->n * 8, &zero, 8) == CK_OK);
   uint64_t n = r->n;
   ck_kernel_arg a[8];
   memset(a, 0, sizeof a);
@@ -235,7 +244,7 @@ static void test_opencl_rows(void) {
   char *header = read_header();
   size_t len = strlen(CL_PRELUDE) + strlen(header) + strlen(CL_KERNEL) + 1;
   char *source = malloc(len);
-  REQUIRE(source != NULL);
+  MUST(source != NULL);
   snprintf(source, len, "%s%s%s", CL_PRELUDE, header, CL_KERNEL);
   ck_program *p = NULL;
   ck_status st = ck_context_build_program(ctx, source, NULL, &p);
@@ -253,12 +262,14 @@ static void test_opencl_rows(void) {
     int64_t cap = 64;
     ck_buffer *arena = upload(ctx, NULL, (size_t)cap * 8);
     int64_t need = run_opencl(ctx, p, &r, ob, vb, arena, cap, starts, lens);
-    CHECK(need > cap); /* every size here keeps more than 64 */
-    ck_buffer_decref(arena);
-    arena = upload(ctx, NULL, (size_t)need * 8);
-    CHECK(run_opencl(ctx, p, &r, ob, vb, arena, need, starts, lens) == need);
+    CHECK(need > cap || r.n < 10); /* 300 rows keep more than 64 */
+    if (need > cap) {
+      ck_buffer_decref(arena);
+      arena = upload(ctx, NULL, (size_t)need * 8);
+      CHECK(run_opencl(ctx, p, &r, ob, vb, arena, need, starts, lens) == need);
+    }
     int64_t *hs = malloc(r.n * 8);
-    REQUIRE(hs != NULL);
+    MUST(hs != NULL);
     CHECK(ck_buffer_read(starts, 0, hs, r.n * 8) == CK_OK);
     size_t over = 0;
     for (size_t i = 0; i < r.n; i++) {
@@ -284,8 +295,8 @@ static void test_opencl_rows(void) {
 
 static void test_refusals(void) {
   ck_context *ctx = NULL, *other = NULL;
-  REQUIRE(ck_context_new("cpu", &ctx) == CK_OK);
-  REQUIRE(ck_context_new("cpu", &other) == CK_OK);
+  MUST(ck_context_new("cpu", &ctx) == CK_OK);
+  MUST(ck_context_new("cpu", &other) == CK_OK);
   int64_t starts[2] = {0, 5}, offs[3] = {0, 2, 4};
   ck_buffer *a = upload(ctx, NULL, 64), *s = upload(ctx, starts, 16);
   ck_buffer *o = upload(ctx, offs, 24), *v = upload(ctx, NULL, 32);
