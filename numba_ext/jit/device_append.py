@@ -36,7 +36,7 @@ from ..context.device_program import KERNEL_NAME, element_offsets, error_return,
 from ..device import launch
 from ..device.array import DeviceArray
 from ..device.varlen import DeviceVarArray
-from ..errors import CKTypeError, NotSupportedError
+from ..errors import NotSupportedError
 from .. import types as _t
 from . import device_var as _dv
 from . import dims as _dims
@@ -146,13 +146,7 @@ def call(kernel, args, out=None):
     fname = kernel.__name__
     comp = _select(kernel, args)
     if comp is None:
-        if all(_var_result(c) is not None for c in kernel._compiled.values()):
-            have = ", ".join(f"{a.type}" if isinstance(a, DeviceVarArray) else
-                             f"{a._element.name} array" if isinstance(a, DeviceArray) else
-                             type(a).__name__ for a in args)
-            raise CKTypeError(f"{fname}: no signature fits the device arguments ({have}); "
-                              f"signatures: {'; '.join(kernel.signatures)}")
-        return None
+        return None     # the other device paths take or refuse these arguments
     if out is not None:
         raise NotSupportedError(f"{fname}: out= with a var result on a device")
     ctx = launch.context_of(fname, [a.offsets if isinstance(a, DeviceVarArray) else a

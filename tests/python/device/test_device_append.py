@@ -232,3 +232,22 @@ def test_arena_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
     v = np.array([0, 7, 10, 2**62, 123456789012], np.int64)
     assert run("ck_dig", [v], [0], [8], len(v), np.int64, 4) == digits(v).tolist()
     assert run("ck_dig", [np.array([3, -1], np.int64)], [0], [8], 2, np.int64, 64)[0] == "error"
+
+
+@ckernels.jit("string(int64)")
+def pieces(n):
+    s = ""
+    for i in range(n):
+        if i % 3 == 0:
+            s += "*"
+        else:
+            s += str(i) + "é"
+    return s
+
+
+def test_strings_built_in_loops_of_data_dependent_length(ctx):
+    """Text built by += in a loop takes the sizing pass (the loop runs in both
+    passes, the first counting), not the arena: the same text as the CPU."""
+    v = np.array([0, 1, 5, 12, 40, 3], np.int64)
+    assert pieces(ctx.array(v)).tolist() == pieces(v).tolist() == [pieces.py_func(i)
+                                                                   for i in v.tolist()]
