@@ -356,6 +356,12 @@ class DeviceArrayBase(ArrayLike):
 
     get = to_numpy
 
+    def to_host(self):
+        """A host ``ckernels.Array`` of the same type (one device-to-host
+        copy; a struct array comes back as a ckernels struct array)."""
+        from ..host.creation import array
+        return array(self.to_numpy())
+
     def to(self, ctx):
         """This array in ``ctx`` (see :meth:`ckernels.Context.to`): ``self`` in its
         own context, a host ``ckernels.Array`` for a ``"cpu"`` context, a copy

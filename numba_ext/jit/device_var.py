@@ -69,7 +69,7 @@ class VarLayout:
     """Per argument the element dtype of its rows (``var * T``) or None (a
     scalar), and the result's element type."""
 
-    def __init__(self, kernel, comp, string_result=False):
+    def __init__(self, kernel, comp, string_result=False, var_result=None):
         sig = comp.sig
         self.string_result = string_result
         fname = kernel.__name__
@@ -77,7 +77,8 @@ class VarLayout:
             self.rows = tuple(_var_row(a) for a in sig.args)
         except NotSupportedError as exc:
             raise NotSupportedError(f"{fname}: {sig.text}: {exc}") from None
-        if _dims.is_dimensioned(sig.ret) or kernel._out_param is not None:
+        if var_result is None and (_dims.is_dimensioned(sig.ret) or
+                                   kernel._out_param is not None):
             raise NotSupportedError(
                 f"{fname}: {sig.text}: a dimensioned result of var-dim arguments on a device "
                 "(results of unknown size are built on the CPU; reduce each row to a number)")
@@ -87,8 +88,9 @@ class VarLayout:
                 "are built on the CPU; .get() the strings)")
         self.dtypes = tuple(_UINT8 if r in ("string", _STRLIST) else element_type(r if r is not None else a)
                             for r, a in zip(self.rows, sig.args))
-        # a string result: the kernels of jit.device_strings write it
-        self.ret_dtype = _UINT8 if string_result else element_type(sig.ret)
+        # a string result: the kernels of jit.device_strings write it; a var
+        # result (var_result: its element dtype name): jit.device_append's
+        self.ret_dtype = _UINT8 if string_result else element_type(var_result or sig.ret)
         for dt in self.dtypes + (self.ret_dtype,):
             if dt.kind not in "biuf":
                 raise NotSupportedError(f"{fname}: {sig.text}: {dt.name} arguments next to "

@@ -681,6 +681,9 @@ class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
         if comp.sig.ret == "string":
             from . import device_strings     # string results: the sizing and writing programs
             return SourceCode(device_strings.source(tgt, self, comp), target)
+        from . import device_append
+        if device_append.wants(kernel=None, comp=comp):    # a var result: the arena kernel
+            return SourceCode(device_append.source(tgt, self, comp), target)
         if any(a in ("string", "var * string") for a in comp.sig.args):
             from . import device_var     # string arguments: one work item per string/row
             return SourceCode(device_var.source(tgt, self, comp), target)

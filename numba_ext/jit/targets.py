@@ -57,6 +57,11 @@ def call(kernel, args, out=None):
         res = device_strings.call(kernel, args, out)
         if res is not None:
             return res
+    from . import device_append
+    if device_append.wants(kernel):   # var results: appends into a device arena
+        res = device_append.call(kernel, args, out)
+        if res is not None:
+            return res
     if any(isinstance(a, DeviceVarArray) for a in args):
         from . import device_var     # var-dim arguments: one row per work item
         return device_var.call(kernel, args, out)

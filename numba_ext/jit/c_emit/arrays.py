@@ -66,6 +66,54 @@ def c_type(fe, t) -> str | None:
                                 f"{i64} n[{t.ndim}]; {i64} s[{t.ndim}]; }} {name};\n")
 
 
+def iter_c_type(fe, t) -> str | None:
+    """The C types of ``for x in row`` over a one-dimensional array: its
+    iterator (the view and the next index) and, for float and bool elements,
+    the (value, more?) pair of each step (integers use the range pair);
+    None for other types."""
+    from numba.core import types
+    d = fe.d
+    if isinstance(t, types.ArrayIterator):
+        at = t.array_type
+        if not isinstance(at, types.Array) or isinstance(at, types.NestedArray) or \
+                at.ndim != 1:
+            return None
+        vt = c_type(fe, at)
+        if vt is None:
+            return None
+        name = vt.replace("view1_t", "viter1_t")
+        return fe.prog.helper(name, f"typedef struct {{ {vt} v; {d.int64} i; }} {name};\n")
+    if isinstance(t, types.Pair) and _is_bool(t.second_type) and not _is_int(t.first_type):
+        first = _unlit(t.first_type)
+        ct = d.c_type(first)
+        if ct is None or not (_is_bool(first) or first in _SCALARS()):
+            return None
+        name = f"ck_pair_{dtypes.of_numba(first).name}_t"
+        return fe.prog.helper(name, f"typedef struct {{ {ct} first; bool second; }} {name};\n")
+    return None
+
+
+def _iteration(fe, target, e, loc) -> list[str] | None:
+    """``getiter``/``iternext`` of a one-dimensional array (``for x in row``)."""
+    from numba.core import types
+    dst = fe.var(target.name)
+    if e.op == "getiter":
+        at = _array(fe, e.value)
+        if at is None or at.ndim != 1:
+            return None
+        return [f"{dst}.v = {fe.use(e.value, loc)}; {dst}.i = 0;"]
+    it_t = fe.tyof(e.value)
+    if not isinstance(it_t, types.ArrayIterator) or iter_c_type(fe, it_t) is None:
+        return None
+    at = it_t.array_type
+    el = _unlit(at.dtype)
+    it = fe.use(e.value, loc)
+    val = f"*({_element_ptr(fe, at, el)})({it}.v.p + {it}.i * {it}.v.s[0])"
+    val = f"({val} != 0)" if _is_bool(el) else val
+    return [f"{dst}.second = {it}.i < {it}.v.n[0];",
+            f"if ({dst}.second) {{ {dst}.first = {val}; {it}.i += 1; }}"]
+
+
 def _SCALARS():
     return {d.numba for d in dtypes.JIT if d.kind in "iuf"}
 
@@ -82,6 +130,8 @@ def array_expr(fe, target, tt, e, loc) -> list[str] | None:
     """``target = e`` when ``e`` works on a core-dim array (``len(x)``,
     ``x.shape``/``.size``/``.ndim``, ``x[...]``), else None (not ours)."""
     op = e.op
+    if op in ("getiter", "iternext"):
+        return _iteration(fe, target, e, loc)
     if op in ("getitem", "static_getitem"):
         at = _array(fe, e.value)
         return None if at is None else _getitem(fe, target, tt, at, e, loc)
@@ -195,4 +245,4 @@ def setitem(fe, stmt, loc) -> list[str]:
             [f"  *({_element_ptr(fe, at, el)})({v}.p + {off}) = {val};", "}"])
 
 
-__all__ = ["c_type", "array_expr", "setitem"]
+__all__ = ["c_type", "iter_c_type", "array_expr", "setitem"]

@@ -9,6 +9,7 @@ import operator
 
 import numpy as np
 
+from . import arena as _arena
 from . import strings as _strings
 from . import time_ops as _time
 from .numba_types import (_unlit, _int_bits, _is_float, _is_int, _is_bool, _key, _int32_t,
@@ -28,7 +29,9 @@ class CallEmission:
         sig = self.tir.calltypes[e]
         rt = _unlit(sig.return_type)
         args = e.args
-        got = _strings.call(self, dst, tt, e, fnty, sig, loc)
+        got = _arena.call(self, dst, tt, e, fnty, sig, loc)    # out.append(x) of a var result
+        if got is None:
+            got = _strings.call(self, dst, tt, e, fnty, sig, loc)
         if got is None:
             got = _time.call(self, dst, tt, e, fnty, sig, loc)    # instants, durations
         if got is not None:

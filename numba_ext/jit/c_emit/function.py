@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from ...errors import NotSupportedError
+from . import arena as _arena
 from . import arrays as _arrays
 from . import optionals as _opt
 from . import string_results as _results
@@ -85,7 +86,7 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         t = _unlit(t)
         if isinstance(t, types.UnicodeType) or _results.is_str_type(t):
             return _strings.c_type(self)
-        got = _strings.list_c_type(self, t)
+        got = _strings.list_c_type(self, t) or _arena.c_type(self, t)
         if got is not None:
             return got
         if isinstance(t, types.Record):
@@ -97,7 +98,7 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
             return _arrays.c_type(self, t)
         if isinstance(t, types.Optional):       # null-aware values: c_emit.optionals
             return _opt.c_type(self, t)
-        return self.d.c_type(t) or _time.c_type(self, t)
+        return _arrays.iter_c_type(self, t) or self.d.c_type(t) or _time.c_type(self, t)
 
     def field_ct(self, t) -> str | None:
         """The C type of a value stored in a struct (bool as its byte)."""

@@ -33,6 +33,7 @@
 #include "ckernel/context.h"
 #include "ckernel/buffer.h"
 #include "ckernel/device_scan.h"
+#include "ckernel/device_arena.h"
 #include "ckernel/cuda.h"
 #include "ckernel/arrow.h"
 #include "ckernel/arrow_wrap.h"

@@ -12,6 +12,7 @@
  *     blocks of `block` threads, one after the other) -- the kernel's own
  *     `if (i >= n) return;` guard is exercised by the last, partial block;
  *   - atomicCAS on int: a compare-and-swap (the threads run one at a time);
+ *   - atomicAdd on unsigned long long: an add giving the old value;
  *   - __int_as_float / __longlong_as_double / __double_as_longlong: bit
  *     casts; __umul64hi: the high half of a 128-bit product;
  *   - device math (sin/sinf, floor/floorf, isnan, rint/rintf, ...): the C
@@ -49,6 +50,13 @@ static inline int atomicCAS(int *address, int compare, int val) {
   if (old == compare) {
     *address = val;
   }
+  return old;
+}
+
+static inline unsigned long long atomicAdd(unsigned long long *address,
+                                           unsigned long long val) {
+  unsigned long long old = *address;
+  *address = old + val;
   return old;
 }
 
