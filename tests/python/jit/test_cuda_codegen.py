@@ -48,7 +48,7 @@ from ckernels.jit.device import device_error
 from ckernels.context.device_program import CONTIG_KERNEL_NAME
 
 import test_c_emit as cemit_tests
-from cuda_tools import assemble_or_skip
+from cuda_tools import assemble_or_skip, compile_ptx_fast
 import test_error_model as em_tests
 import test_jit_corpus as cpu_tests
 import test_opencl_api as api_tests
@@ -312,13 +312,15 @@ def _device_source(entries) -> str:
 
 
 def test_corpus_compiles_to_ptx_and_assembles(corpus, tmp_path):
-    """NVRTC for each architecture, then ptxas on each PTX (concurrently)."""
+    """NVRTC for each architecture (sm_80 with cuda_tools.FAST_COMPILE, sm_90 with the
+    library's own options), then ptxas on each PTX (concurrently)."""
     _nvrtc_or_skip()
     entries, _ = corpus
     src = _device_source(entries)
     files = []
     for arch in ARCHS:
-        ptx, log = ccuda.compile_ptx(src, arch)
+        compile_ptx = compile_ptx_fast if arch == "sm_80" else ccuda.compile_ptx
+        ptx, log = compile_ptx(src, arch)
         assert "error" not in log.lower(), log
         entry_names = {ln.split()[-1].rstrip("(") for ln in ptx.splitlines() if ".entry" in ln}
         assert {e.kname for e in entries} <= entry_names, arch
@@ -394,9 +396,9 @@ def _device_ops_programs():
 def test_device_ops_kernels_compile_to_ptx_and_assemble(tmp_path):
     """The device operations (operators, ufuncs, astype, reductions, gathers,
     numpy.where on device arrays) are not OpenCL-only: their CUDA C compiles
-    with NVRTC and the PTX assembles -- every program for sm_80, every fifth
-    for sm_90 (the C++ front end is the same for both; NVRTC time is the
-    suite's budget)."""
+    with NVRTC and the PTX assembles -- every program for sm_80 (with
+    cuda_tools.FAST_COMPILE), every fifth for sm_90 with the library's own options (the
+    C++ front end is the same for both; NVRTC time is the suite's budget)."""
     _nvrtc_or_skip()
     progs = _device_ops_programs()
     assert len(progs) > 300
@@ -410,8 +412,9 @@ def test_device_ops_kernels_compile_to_ptx_and_assemble(tmp_path):
         src = prog.source.replace('extern "C" __global__', "__global__")
         parts.append(f"namespace {ns} {{  // {label}\n{src}}}  // namespace {ns}\n")
     files = []
-    for arch, chosen in (("sm_80", parts), ("sm_90", parts[::5])):
-        ptx, log = ccuda.compile_ptx("\n".join(chosen), arch)
+    for arch, chosen, compile_ptx in (("sm_80", parts, compile_ptx_fast),
+                                      ("sm_90", parts[::5], ccuda.compile_ptx)):
+        ptx, log = compile_ptx("\n".join(chosen), arch)
         assert "error" not in log.lower(), log
         assert ptx.count(".entry") >= len(chosen), arch
         f = tmp_path / f"device_ops_{arch}.ptx"
