@@ -5,14 +5,15 @@ text on OpenCL and CUDA, with Python's full mappings (``"ß".upper() ==
 ``src/lib/strings/utf8_case.c``.
 
 The tables are the C core's: read once per process from its Unicode
-records through the public ``ck_unicode_flags``/``ck_unicode_case`` (the
-generated ``unicode_tables.c``, Python's Unicode version) and cut down to
+records (the generated ``unicode_tables.c``, Python's Unicode version)
+through the public ``ck_unicode_flags_range`` (every code point's flags in one
+call) and ``ck_unicode_case`` (the mappings of the Cased ones), and cut down to
 what case mapping needs, so they fit a device's constant memory (OpenCL
-``__constant``, CUDA ``__constant__``: 64 KiB on every device):
+``__constant``, CUDA ``__constant__``: 64 KiB on every device; about 49 KiB):
 
-* ``CK_UC_IX1[cp >> 7]``: the block of 128 code points (code points past the
+* ``CK_UC_IX1[cp >> 6]``: the block of 64 code points (code points past the
   last block with case data have none);
-* ``CK_UC_IX2[(block << 7) | (cp & 127)]``: the record of a code point;
+* ``CK_UC_IX2[(block << 6) | (cp & 63)]``: the record of a code point;
 * ``CK_UC_REC[r] = {lower, upper, flags}``: a mapping is a delta
   (``cp + delta``) or, with flag 4 (lower) / 8 (upper), ``(count << 24) |
   index`` into ``CK_UC_EXT`` (full mappings of several code points); flag 1:
@@ -29,66 +30,68 @@ import functools
 
 _HELPER = "ck_uc_tables"
 SINK_T = "ck_sink_t"   # the sink of :mod:`.string_results` (declared by the caller)
-_SHIFT = 7
+_SHIFT = 6
 
 
 @functools.lru_cache(maxsize=None)
 def case_tables() -> dict:
     """The compact tables (``ix1``, ``ix2``, ``rec``, ``ext``, ``limit``:
-    the first code point without case data after the tables)."""
+    the first code point without case data after the tables), as NumPy
+    arrays and lists."""
+    import numpy as np
     from ..._ffi import ffi, lib
-    cased, ign = lib.CK_UNICODE_CASED, lib.CK_UNICODE_CASE_IGNORABLE
+    from ..._native import check
+    flags = np.zeros(0x110000, np.uint32)
+    check(lib.ck_unicode_flags_range(0, 0x110000, ffi.cast(
+        "uint32_t *", ffi.from_buffer(flags))))
+    cased = (flags & lib.CK_UNICODE_CASED) != 0
+    ign = (flags & lib.CK_UNICODE_CASE_IGNORABLE) != 0
+    rf = cased.astype(np.int64) | (ign.astype(np.int64) << 1)
     out = ffi.new("uint32_t[3]")
-    flags_of = lib.ck_unicode_flags
-    case_of = lib.ck_unicode_case
     ext: list[int] = []
     ext_at: dict = {}
     recs: dict = {(0, 0, 0): 0}
-    per_cp: dict = {}
-    for cp in range(0x110000):
-        f = flags_of(cp)
-        if not f & (cased | ign):
-            continue
-        rf = (1 if f & cased else 0) | (2 if f & ign else 0)
+    idx = np.nonzero(rf)[0]
+    ids = np.zeros(len(idx), np.int64)
+    for j, cp in enumerate(idx.tolist()):
+        f = int(rf[cp])
         vals = []
         for which, bit in ((lib.CK_CASE_LOWER, 4), (lib.CK_CASE_UPPER, 8)):
-            if not f & cased:
+            if not f & 1:
                 vals.append(0)
                 continue
-            k = case_of(cp, which, out)
-            seq = tuple(out[j] for j in range(k))
+            k = lib.ck_unicode_case(cp, which, out)
+            seq = tuple(out[i] for i in range(k))
             if k == 1:
                 vals.append(seq[0] - cp)
-            else:
-                if seq not in ext_at:
-                    ext_at[seq] = len(ext)
-                    ext.extend(seq)
-                vals.append((k << 24) | ext_at[seq])
-                rf |= bit
-        key = (vals[0], vals[1], rf)
-        per_cp[cp] = recs.setdefault(key, len(recs))
-    last = max(per_cp)
-    nblocks = (last >> _SHIFT) + 1
-    blocks: dict = {}
-    ix1, ix2 = [], []
-    for b in range(nblocks):
-        row = tuple(per_cp.get((b << _SHIFT) | j, 0) for j in range(1 << _SHIFT))
-        if row not in blocks:
-            blocks[row] = len(blocks)
-            ix2.extend(row)
-        ix1.append(blocks[row])
+                continue
+            if seq not in ext_at:
+                ext_at[seq] = len(ext)
+                ext.extend(seq)
+            vals.append((k << 24) | ext_at[seq])
+            f |= bit
+        ids[j] = recs.setdefault((vals[0], vals[1], f), len(recs))
+    size = 1 << _SHIFT
+    limit = (int(idx[-1]) // size + 1) * size
+    per = np.zeros(limit, np.int64)
+    per[idx] = ids
+    blocks, ix1 = np.unique(per.reshape(-1, size), axis=0, return_inverse=True)
     rec = [None] * len(recs)
     for key, r in recs.items():
         rec[r] = key
-    return {"ix1": ix1, "ix2": ix2, "rec": rec, "ext": ext or [0],
-            "limit": nblocks << _SHIFT}
+    return {"ix1": ix1.reshape(-1), "ix2": blocks.reshape(-1), "rec": rec,
+            "ext": ext or [0], "limit": limit}
+
+
+def _width(n: int) -> int:
+    return 1 if n <= 256 else 2
 
 
 def table_bytes() -> int:
     """Bytes of constant memory the tables take in a program."""
     t = case_tables()
-    w2 = 1 if len(t["rec"]) <= 256 else 2
-    return 2 * len(t["ix1"]) + w2 * len(t["ix2"]) + 12 * len(t["rec"]) + 4 * len(t["ext"])
+    return (_width(len(t["ix2"]) >> _SHIFT) * len(t["ix1"]) + _width(len(t["rec"])) *
+            len(t["ix2"]) + 12 * len(t["rec"]) + 4 * len(t["ext"]))
 
 
 def _tables_c(fe) -> None:
@@ -98,15 +101,16 @@ def _tables_c(fe) -> None:
     d = fe.d
     t = case_tables()
     u8, u16, u32, i32 = d.uint8, d.types.get("uint16"), d.types.get("uint32"), d.int32
-    i64, fn, w = d.int64, d.function_prefix, d.pointer(d.uint8)
+    fn, w = d.function_prefix, d.pointer(d.uint8)
     space = "__constant const" if d.global_space else "__constant__ const"
-    t2 = u8 if len(t["rec"]) <= 256 else u16
+    t1 = u8 if _width(len(t["ix2"]) >> _SHIFT) == 1 else u16
+    t2 = u8 if _width(len(t["rec"])) == 1 else u16
 
     def arr(ct, name, vals):
         return f"{space} {ct} {name}[{len(vals)}] = {{{','.join(str(v) for v in vals)}}};\n"
     rec = ",".join(f"{{{lo},{up},{f}}}" for lo, up, f in t["rec"])
     prog.helpers[_HELPER] = (
-        arr(u16, "CK_UC_IX1", t["ix1"]) + arr(t2, "CK_UC_IX2", t["ix2"]) +
+        arr(t1, "CK_UC_IX1", t["ix1"].tolist()) + arr(t2, "CK_UC_IX2", t["ix2"].tolist()) +
         f"{space} {i32} CK_UC_REC[{len(t['rec'])}][3] = {{{rec}}};\n" +
         arr(u32, "CK_UC_EXT", t["ext"]) +
         f"{fn} {u32} ck_uc_at({u32} cp) {{\n"
@@ -124,7 +128,6 @@ def _tables_c(fe) -> None:
         f"    else {{ o[0] = ({u8})(0xF0u | (c >> 18)); o[1] = ({u8})(0x80u | ((c >> 12) & 63u));\n"
         f"      o[2] = ({u8})(0x80u | ((c >> 6) & 63u)); o[3] = ({u8})(0x80u | (c & 63u)); }} }}\n"
         f"  k->n += n;\n}}\n")
-    del i64
 
 
 def case_fn(fe, s: str, space: str) -> str:

@@ -48,20 +48,36 @@ def _host(f, *cols):
 
 def test_tables_map_every_code_point_as_cpython():
     # the compact tables, looked up as the device does, against CPython's str methods
-    from ckernels.jit.c_emit.case_map import case_tables, table_bytes
+    import numpy as np
+    from ckernels.jit.c_emit.case_map import _SHIFT, case_tables, table_bytes
     t = case_tables()
-    ix1, ix2, rec, ext, limit = t["ix1"], t["ix2"], t["rec"], t["ext"], t["limit"]
+    ix1, ix2, ext, limit = t["ix1"], t["ix2"], t["ext"], t["limit"]
+    rec = np.array(t["rec"], np.int64)
+    cps = np.arange(0x110000)
+    r = np.zeros(len(cps), np.int64)
+    r[:limit] = ix2[(ix1[cps[:limit] >> _SHIFT] << _SHIFT) | (cps[:limit] & ((1 << _SHIFT) - 1))]
+    changed = [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000 and
+               (chr(cp).lower() != chr(cp) or chr(cp).upper() != chr(cp))]
+    same = np.ones(len(cps), bool)
+    same[changed] = False
+    # code points CPython leaves alone: delta 0, no full mapping
+    assert not rec[r[same], :2].any() and not (rec[r[same], 2] & 12).any()
 
     def mapped(cp, which):
-        r = 0 if cp >= limit else ix2[(ix1[cp >> 7] << 7) | (cp & 127)]
-        v, flags = rec[r][which], rec[r][2]
+        v, flags = int(rec[r[cp], which]), int(rec[r[cp], 2])
         if flags & (4 << which):
             i = v & 0xFFFFFF
             return "".join(chr(c) for c in ext[i:i + (v >> 24)])
         return chr(cp + v)
-    bad = [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000 and cp != 0x3A3 and
+    bad = [cp for cp in changed if cp != 0x3A3 and
            (mapped(cp, 0) != chr(cp).lower() or mapped(cp, 1) != chr(cp).upper())]
     assert bad == []
+    # the final sigma's context: Cased and Case_Ignorable as the C core has them
+    from ckernels._ffi import lib
+    for cp in (0x41, 0x3A3, 0x2BC, 0x301, 0xAD, 0x27, 0x2E, 0x20, 0xE0001, 0x1D4D0):
+        f = lib.ck_unicode_flags(cp)
+        assert rec[r[cp], 2] & 3 == (bool(f & lib.CK_UNICODE_CASED) |
+                                     bool(f & lib.CK_UNICODE_CASE_IGNORABLE) << 1)
     assert table_bytes() < 64 * 1024        # the constant memory of every device
 
 
