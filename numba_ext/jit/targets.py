@@ -57,6 +57,11 @@ def call(kernel, args, out=None):
         res = device_strings.call(kernel, args, out)
         if res is not None:
             return res
+    if any(c.sig.ret == "var * string" for c in kernel._compiled.values()):
+        from . import device_split   # rows of strings: sizing -> scans -> writing
+        res = device_split.call(kernel, args, out)
+        if res is not None:
+            return res
     if any(isinstance(a, DeviceVarArray) for a in args):
         from . import device_var     # var-dim arguments: one row per work item
         return device_var.call(kernel, args, out)

@@ -47,6 +47,16 @@ def row_join(row):
     return ", ".join(row)
 
 
+@ckernels.jit("var * string(string, string)")
+def pieces(s, sep):
+    return s.split(sep)
+
+
+@ckernels.jit("var * string(string)")
+def words(s):
+    return s.split()
+
+
 WS = st.sampled_from([" ", "  ", "\t", "\n", "\x1c", "\x85", "\xa0", "\u2003", "\u3000"])
 WORD = st.text(alphabet="abé€𝄞,;", max_size=6)
 SENTENCE = st.lists(st.one_of(WORD, WS), max_size=12).map("".join)
@@ -78,6 +88,17 @@ def test_split_join_results_match_python(ctx, pairs):
     s, sep = [p[0] for p in pairs], [p[1] for p in pairs]
     got = split_text(ctx.array(s), ctx.array(sep)).tolist()
     assert got == [split_text.py_func(x, y) for x, y in zip(s, sep)]
+
+
+@SETTINGS
+@given(st.lists(st.tuples(TEXT, SEP), min_size=1, max_size=30))
+def test_split_results_are_rows_of_strings(ctx, pairs):
+    # sizing (pieces and bytes per row) -> two scans -> writing: var * string on the device
+    s, sep = [p[0] for p in pairs], [p[1] for p in pairs]
+    got = pieces(ctx.array(s), ctx.array(sep))
+    assert str(got.type) == f"{len(s)} * var * string"
+    assert got.tolist() == [x.split(y) for x, y in zip(s, sep)]
+    assert words(ctx.array(s)).tolist() == [x.split() for x in s]
 
 
 def test_join_of_rows_of_strings(ctx):
