@@ -3,7 +3,7 @@ by ptxas and run on the host shim (``jit/cuda_host_shim.h``): both passes of
 ``ckernels.jit.device_strings`` (sizing, NumPy's cumsum as the scan, writing).
 
 ``build(tmp_path, {ns: (f, k)})`` compiles each jitted function ``f`` (``k``:
-its kernel's operand count without the three of the string result) into one
+its kernel's operand count without those of the string result) into one
 shared library and returns ``run(ns, cols, scalars)``: string columns are
 lists of ``str``, number columns int64/float NumPy arrays, scalars int64
 values broadcast.  Skips the test where NVRTC, ptxas or a C++ compiler is
@@ -48,9 +48,17 @@ def build(tmp_path, fns):
     sig = ("unsigned char *out, const unsigned char **in, const unsigned long long *off, "
            "const long long *stride, int mode, const long long *meta, unsigned long long n, "
            "int *err, unsigned int block")
+    from ckernels.jit import device_strings
+    from ckernels.jit.device import target
+    scratch = {}
+    for ns, (f, _) in fns.items():
+        comp = next(iter(f.compiled.values()))
+        prog, _ = device_strings._program(target("cuda"), f, comp)
+        scratch[ns] = device_strings.scratch_of(prog)
     wrappers = ""
     for ns, (_, k) in fns.items():
-        ins = "".join(f", in[{j}], off[{j}], stride[{j}]" for j in range(k + 3))
+        extra = 3 if scratch[ns] else 1       # data (, scratch, scratch offsets)
+        ins = "".join(f", in[{j}], off[{j}], stride[{j}]" for j in range(k + extra))
         wrappers += (f'extern "C" void {ns}_run({sig}) {{\n'
                      f"  ck_shim_grid(n, block, [&] {{ {ns}::{ns}_kernel(out, 0, 8"
                      f"{ins}, mode, meta, 1, n, err); }});\n}}\n")
@@ -61,6 +69,7 @@ def build(tmp_path, fns):
                        text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-6000:]
     lib = ctypes.CDLL(str(so))
+    scratch_of = scratch
 
     def run(ns, cols, scalars=()):
         keep, ptrs, offs, strides = [], [], [], []
@@ -85,6 +94,7 @@ def build(tmp_path, fns):
             offs.append(0)
             strides.append(0)
         n = len(cols[0])
+        has_scratch = scratch_of[ns]
         err = np.zeros(4, np.int32)
         meta = np.zeros(1, np.int64)
         sizes = np.zeros(n + 1, np.int64)
@@ -97,6 +107,8 @@ def build(tmp_path, fns):
             p = ptrs + [text.ctypes.data, scr.ctypes.data, scratch.ctypes.data]
             o = offs + [0, 0, 0]
             s = strides + [0, 0, 8]
+            if not has_scratch:
+                p, o, s = p[:-2], o[:-2], s[:-2]
             k = len(p)
             fn(out.ctypes.data, (ctypes.c_void_p * k)(*p), (ctypes.c_uint64 * k)(*o),
                (ctypes.c_int64 * k)(*s), mode, meta.ctypes.data, n, err.ctypes.data,

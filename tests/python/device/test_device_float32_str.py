@@ -19,7 +19,12 @@ def ctx(new_opencl_context):
 
 @ckernels.jit("string(float32)")
 def f32_text(x):
-    return str(x) + "|" + f"{x}" + "|" + f"{x:>14}"
+    return str(x) + "|" + f"{x:>14}"
+
+
+@ckernels.jit("string(float32)")
+def f32_field(x):
+    return f"{x}"
 
 
 FIXED = np.array([0.0, -0.0, 1.0, -1.5, 0.1, 1e-4, 9.9999e-5, 1e-5, 999999.94, 1e6, 3.4028235e38,
@@ -27,18 +32,20 @@ FIXED = np.array([0.0, -0.0, 1.0, -1.5, 0.1, 1e-4, 9.9999e-5, 1e-5, 999999.94, 1
                   np.inf, -np.inf, np.nan, 2.0 ** -126, 2.0 ** 100, 33554432.0], np.float32)
 
 
-def _host(col):
-    return np.asarray(f32_text(col)).tolist()
+def _host(col, f=f32_text):
+    return np.asarray(f(col)).tolist()
 
 
 def _numpy(col):
-    # a spec formats a float32 as a double (NumPy's float32.__format__)
-    return [f"{x}|{x}|{float(x):>14}" for x in col]
+    # str() is NumPy's str; a spec formats a float32 as a double (float32.__format__)
+    return [f"{str(x)}|{float(x):>14}" for x in col]
 
 
 def test_fixed_values_match_numpy_and_the_cpu_jit(ctx):
     got = f32_text(ctx.array(FIXED)).tolist()
     assert got == _host(FIXED) == _numpy(FIXED)
+    assert f32_field(ctx.array(FIXED)).tolist() == _host(FIXED, f32_field) == \
+        [str(x) for x in FIXED]
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[
