@@ -1,7 +1,7 @@
 """String results in device C: what the emitter does with ``str`` values a
 jitted function builds (``s + t``, ``str(i)``, ``f"item-{i}"``, ``s * n``,
-``s.replace(a, b)``, ``s.upper()``, ``s.lower()``, ``sep.join(row)`` of a row
-of strings or of ``s.split(...)``) and with slices.
+``s.replace(a, b)``, ``s.upper()``, ``s.lower()``, ``sep.join(s.split(...))``)
+and with slices.
 
 There is no ``malloc`` on a device.  A function with a ``string`` result is
 run twice by its kernels (:mod:`ckernels.jit.device_strings`): a *sizing*
@@ -410,7 +410,7 @@ def _expr_pieces(fe, e, kind, loc) -> list[str]:
         return [f"{fn}(K, {p}, {n}, {1 if m == 'upper' else 0});"]
     if kind == "join":
         if len(e.args) != 1 or not _strings.is_list(fe.tyof(e.args[0])):
-            raise fe.fail("str.join() of other than a row of strings or a split on a device",
+            raise fe.fail("str.join() of other than s.split(...) on a device",
                           loc)
         recv = _strings._receiver(fe, e.func)
         ss, ps, ns = _readable(fe, recv, loc, "str.join()")

@@ -42,11 +42,6 @@ def split_text(s, sep):
             "/".join(s.split(sep)))
 
 
-@ckernels.jit("string(var * string)")
-def row_join(row):
-    return ", ".join(row)
-
-
 @ckernels.jit("var * string(string, string)")
 def pieces(s, sep):
     return s.split(sep)
@@ -99,11 +94,6 @@ def test_split_results_are_rows_of_strings(ctx, pairs):
     assert str(got.type) == f"{len(s)} * var * string"
     assert got.tolist() == [x.split(y) for x, y in zip(s, sep)]
     assert words(ctx.array(s)).tolist() == [x.split() for x in s]
-
-
-def test_join_of_rows_of_strings(ctx):
-    rows = [["a", "bé"], [], [""], ["x", "", "€𝄞"]]
-    assert row_join(ctx.array(rows)).tolist() == [", ".join(r) for r in rows]
 
 
 def test_empty_separator_raises_as_on_the_cpu(ctx):
