@@ -57,6 +57,11 @@ def call(kernel, args, out=None):
         res = device_strings.call(kernel, args, out)
         if res is not None:
             return res
+    if any(c.sig.ret == "var * string" for c in kernel._compiled.values()):
+        from . import device_split   # rows of strings: sizing -> scans -> writing
+        res = device_split.call(kernel, args, out)
+        if res is not None:
+            return res
     from . import device_append
     if device_append.wants(kernel):   # var results: appends into a device arena
         res = device_append.call(kernel, args, out)

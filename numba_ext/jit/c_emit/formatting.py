@@ -15,8 +15,8 @@ writing pass writes.  A spec is parsed on the host when the function is
 compiled (``ck_format_spec_parse``: Python's errors) and embedded as a
 constant; its fields are ``ck_format_spec``'s.
 
-Refused: ``str()`` of a float32 without a spec (NumPy's shortest float32
-digits are not in the header), a conversion with a precision
+``str()`` of a float32 without a spec is NumPy's str of a float32 (its own
+shortest digits: ``ck_fv_float32_str``).  Refused: a conversion with a precision
 (``{x!r:.3}``), a spec on text the function built (its bytes are only
 written).
 """
@@ -140,8 +140,8 @@ def _number(fe, value, vt, spec, loc) -> list[str]:
                 f"  if (ck_fv_int(K, &ck_sp, {mag}, {neg}, 0)) {fe.raise_code(code)} }}"]
     if isinstance(vt, types.Float):
         if vt.bitwidth == 32 and not spec:
-            raise fe.fail("str() of a float32 on a device (NumPy's shortest float32 digits; "
-                          "format it with a spec or as float64)", loc)
+            # NumPy's str of a float32: its own shortest digits
+            return [f"ck_fv_float32_str(K, (double)({fe.use(value, loc)}));"]
         sp = spec_literal(fe, spec, "float")
         return [f"{{ ck_fv_spec ck_sp = {sp};",
                 f"  ck_fv_float(K, &ck_sp, (double)({fe.use(value, loc)})); }}"]

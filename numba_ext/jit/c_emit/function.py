@@ -126,9 +126,15 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         sinks of :mod:`.string_results`)."""
         return _results.is_str_type(self.ret_type)
 
+    @property
+    def returns_view_struct(self) -> bool:
+        """Whether the result is a C struct of views (a string, a row of
+        strings or a split: ``ck_str_t``/``ck_strlist_t``)."""
+        return self.builds_strings or _strings.is_list(self.ret_type)
+
     def zero_return(self) -> str:
         """``return`` of a placeholder result (after an error)."""
-        if self.struct_ret is not None or self.builds_strings:
+        if self.struct_ret is not None or self.returns_view_struct:
             return f"return {self.var('$ck_zero')};"
         if _opt.is_optional(self.ret_type):
             return f"return {_opt.none_value(self, self.ret_type)};"
@@ -219,7 +225,7 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
             for stmt in block.body:
                 body.extend("  " + line for line in self.stmt(stmt, ir))
         lines = [f"{self.d.function_prefix} {rt} {self.cname}({', '.join(params)})", "{"]
-        if self.struct_ret is not None or self.builds_strings:
+        if self.struct_ret is not None or self.returns_view_struct:
             z = self.var("$ck_zero")
             lines.append(f"  {rt} {z} = {{0}};   /* returned after a raise */")
             lines.append(f"  (void){z};")
@@ -251,7 +257,7 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         if isinstance(stmt, ir.Return):
             if self.struct_ret is not None:
                 return self.struct_return(stmt.value, loc)
-            if self.builds_strings:
+            if self.returns_view_struct:
                 return [f"return {self.use(stmt.value, loc)};"]
             if _opt.is_optional(self.ret_type):
                 return [f"return {self.use_as(stmt.value, self.ret_type, loc)};"]

@@ -1,6 +1,7 @@
 """String results in device C: what the emitter does with ``str`` values a
 jitted function builds (``s + t``, ``str(i)``, ``f"item-{i}"``, ``s * n``,
-``s.replace(a, b)``, ``s.upper()``, ``s.lower()``) and with slices.
+``s.replace(a, b)``, ``s.upper()``, ``s.lower()``, ``sep.join(s.split(...))``)
+and with slices.
 
 There is no ``malloc`` on a device.  A function with a ``string`` result is
 run twice by its kernels (:mod:`ckernels.jit.device_strings`): a *sizing*
@@ -32,17 +33,16 @@ function may only be concatenated, repeated or returned; reading it
 arguments or slices of them).  ``str(float)`` (Python's shortest repr) and
 f-string fields with format specs or conversions (``f"{x:.2f}"``,
 ``{i:05d}``, ``{s:>10}``) are the C core's formatting compiled into the
-program (:mod:`.formatting`, ``ckernel/format_view.h``).  ``upper``/``lower`` map ASCII
-letters; a string with other characters raises ``NotSupportedError`` at run
-time (the Unicode case tables of ``src/lib/strings/unicode_tables.c`` are not
-compiled into device programs).
+program (:mod:`.formatting`, ``ckernel/format_view.h``).  ``upper``/``lower`` are
+Python's full Unicode case mappings, from the C core's tables compiled into the
+program (:mod:`.case_map`).
 """
 
 from __future__ import annotations
 
 import operator
 
-from ...errors import NotSupportedError
+from . import case_map as _case_map
 from . import formatting as _formatting
 from . import strings as _strings
 from .numba_types import _unlit
@@ -77,16 +77,8 @@ def sink_type(fe) -> str:
             f"  if (k->w) {{ {w}o = k->p + k->n; for ({i64} i = 0; i < n; i++) o[i] = s[i]; }}\n"
             f"  k->n += n;\n}}\n"
             f"{fn} void ck_sk_rep_{s}({SINK_T} *k, {a}const {u8} *s, {i64} n, {i64} t) {{\n"
-            f"  for ({i64} j = 0; j < t; j++) ck_sk_put_{s}(k, s, n);\n}}\n"
-            # ASCII case mapping: 0 when s holds another character (nothing written)
-            f"{fn} int ck_sk_case_{s}({SINK_T} *k, {a}const {u8} *s, {i64} n, int up) {{\n"
-            f"  for ({i64} i = 0; i < n; i++) if (s[i] >= 0x80) return 0;\n"
-            f"  if (k->w) {{ {w}o = k->p + k->n;\n"
-            f"    for ({i64} i = 0; i < n; i++) {{ {u8} c = s[i];\n"
-            f"      if (up && c >= 'a' && c <= 'z') c -= 32;\n"
-            f"      else if (!up && c >= 'A' && c <= 'Z') c += 32;\n"
-            f"      o[i] = c; }} }}\n"
-            f"  k->n += n; return 1;\n}}\n")
+            f"  for ({i64} j = 0; j < t; j++) ck_sk_put_{s}(k, s, n);\n}}\n")
+
     # str() of integers: Python's digits (exact at INT64_MIN)
     text.append(
         f"{fn} void ck_sk_u64({SINK_T} *k, {u64} m, int neg) {{\n"
@@ -196,6 +188,8 @@ def _build_kind(fe, target, value):
                 return "case"
             if m == "replace":
                 return "replace"
+            if m == "join":
+                return "join"
     return None
 
 
@@ -412,11 +406,19 @@ def _expr_pieces(fe, e, kind, loc) -> list[str]:
             raise fe.fail(f"str.{m}() with arguments", loc)
         recv = _strings._receiver(fe, e.func)
         s, p, n = _readable(fe, recv, loc, f"str.{m}()")
-        code = fe.error_code(NotSupportedError, (
-            f"str.{m}() of text with non-ASCII characters on a device (ASCII only; the "
-            "Unicode case tables are not compiled into device programs)",))
-        return [f"if (!ck_sk_case_{s}(K, {p}, {n}, {1 if m == 'upper' else 0})) "
-                f"{fe.raise_code(code)}"]
+        fn = _case_map.case_fn(fe, s, _space(fe, s))
+        return [f"{fn}(K, {p}, {n}, {1 if m == 'upper' else 0});"]
+    if kind == "join":
+        if len(e.args) != 1 or not _strings.is_list(fe.tyof(e.args[0])):
+            raise fe.fail("str.join() of other than s.split(...) on a device",
+                          loc)
+        recv = _strings._receiver(fe, e.func)
+        ss, ps, ns = _readable(fe, recv, loc, "str.join()")
+        it, st = _strings.ITER_T, _strings.STR_T
+        return [f"{{ {it} ck_it; ck_it.l = {fe.use(e.args[0], loc)}; ck_it.i = 0; "
+                f"ck_it.pos = 0; {st} ck_s; int ck_f = 1;",
+                f"  while (ck_strlist_next(&ck_it, &ck_s)) {{ if (!ck_f) "
+                f"ck_sk_put_{ss}(K, {ps}, {ns}); ck_f = 0; ck_sk_put_g(K, ck_s.p, ck_s.n); }} }}"]
     raise fe.fail(f"building strings by {kind}", loc)  # pragma: no cover
 
 

@@ -194,6 +194,8 @@ def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
         raise fe.fail(f"str.{method}", loc)
     if method in ("strip", "lstrip", "rstrip"):
         return _strip(fe, dst, method, recv, args, loc)
+    if method == "split":
+        return split(fe, dst, recv, args, loc)
     if method not in ("find", "startswith", "endswith") or not 1 <= len(args) <= 3:
         raise fe.fail(f"str.{method}() on a device", loc)
     if not is_str(fe.tyof(args[0])):
@@ -253,17 +255,116 @@ def list_c_type(fe, t) -> str | None:
     d = fe.d
     if is_list(t):
         c_type(fe)
-        return fe.prog.helper(LIST_T, f"typedef struct {{ {d.pointer(d.int64, True)}o; "
-                                      f"{d.pointer(d.uint8, True)}d; {d.int64} n; }} {LIST_T};\n")
+        return fe.prog.helper(LIST_T, _list_c(fe))
     if isinstance(t, types.ListIter) and is_list(t.container):
         list_c_type(fe, t.container)
-        return fe.prog.helper(ITER_T, f"typedef struct {{ {LIST_T} l; {d.int64} i; }} "
-                                      f"{ITER_T};\n")
+        return ITER_T
     if isinstance(t, types.Pair) and isinstance(t.first_type, types.UnicodeType):
         c_type(fe)
         return fe.prog.helper(PAIR_T, f"typedef struct {{ {STR_T} first; bool second; }} "
                                       f"{PAIR_T};\n")
     return None
+
+
+def _list_c(fe) -> str:
+    """``ck_strlist_t``: a row of strings (``o``: its ``n + 1`` offsets into
+    ``d``) or the pieces of ``d[:dn].split(sep, mx)`` (``o`` NULL; ``sn < 0``:
+    split on whitespace; a literal separator is held in ``sc``, an argument's
+    at ``sp``; ``n``: the count of pieces), with its iterator and
+    ``ck_strlist_next`` (the next string: a view)."""
+    d = fe.d
+    i64, u8, fn = d.int64, d.uint8, d.function_prefix
+    gi, gu = d.pointer(i64, True), d.pointer(u8, True)
+    return (
+        f"typedef struct {{ {gi}o; {gu}d; {i64} n; {i64} dn; {gu}sp; {i64} sn; {i64} mx; "
+        f"int lit; {u8} sc[{SEP_MAX}]; }} {LIST_T};\n"
+        f"typedef struct {{ {LIST_T} l; {i64} i; {i64} pos; }} {ITER_T};\n"
+        # the next piece of a split from byte *pos (*done pieces made): [*a, *b)
+        f"{fn} int ck_split_next(const {LIST_T} *l, {i64} *pos, {i64} *done, {i64} *a, "
+        f"{i64} *b) {{\n"
+        f"  {i64} i = *pos, n = l->dn; int w;\n"
+        f"  if (l->sn < 0) {{\n"
+        f"    while (i < n && (w = ck_sv_space_g(l->d, n, i)) > 0) i += w;\n"
+        f"    if (i >= n) {{ *pos = n; return 0; }}\n"
+        f"    {i64} j = n;\n"
+        f"    if (l->mx < 0 || *done < l->mx) {{ j = i; while (j < n && ck_sv_space_g(l->d, n, j) "
+        f"== 0) j++; }}\n"
+        f"    *a = i; *b = j; *pos = j; *done += 1; return 1;\n"
+        f"  }}\n"
+        f"  if (i > n) return 0;\n"
+        f"  if (l->mx < 0 || *done < l->mx) {{\n"
+        f"    for ({i64} j = i; j + l->sn <= n; j++) {{\n"
+        f"      {i64} t = 0;\n"
+        f"      while (t < l->sn && l->d[j + t] == (l->lit ? l->sc[t] : l->sp[t])) t++;\n"
+        f"      if (t == l->sn) {{ *a = i; *b = j; *pos = j + l->sn; *done += 1; return 1; }}\n"
+        f"    }}\n"
+        f"  }}\n"
+        f"  *a = i; *b = n; *pos = n + 1; *done += 1; return 1;\n"
+        f"}}\n"
+        f"{fn} int ck_strlist_next({ITER_T} *it, {STR_T} *s) {{\n"
+        f"  if (it->l.o) {{\n"
+        f"    if (it->i >= it->l.n) return 0;\n"
+        f"    s->p = it->l.d + it->l.o[it->i]; s->n = it->l.o[it->i + 1] - it->l.o[it->i];\n"
+        f"    it->i += 1; return 1;\n"
+        f"  }}\n"
+        f"  {i64} a, b;\n"
+        f"  if (!ck_split_next(&it->l, &it->pos, &it->i, &a, &b)) return 0;\n"
+        f"  s->p = it->l.d + a; s->n = b - a; return 1;\n"
+        f"}}\n"
+        # l[k] (0 <= k < l.n)
+        f"{fn} {STR_T} ck_strlist_at({LIST_T} l, {i64} k) {{\n"
+        f"  {ITER_T} it; it.l = l; it.i = 0; it.pos = 0; {STR_T} s; s.p = l.d; s.n = 0;\n"
+        f"  if (l.o) {{ s.p = l.d + l.o[k]; s.n = l.o[k + 1] - l.o[k]; return s; }}\n"
+        f"  for ({i64} j = 0; j <= k; j++) ck_strlist_next(&it, &s);\n"
+        f"  return s;\n"
+        f"}}\n")
+
+
+#: the longest literal separator of ``split`` held in a list's C struct
+SEP_MAX = 16
+
+
+def split(fe, dst, recv, args, loc) -> list[str]:
+    """``s.split([sep[, maxsplit]])`` of a string argument (or a view of one):
+    the pieces as a lazy list of views (``ck_strlist_t`` with ``o`` NULL):
+    nothing is copied or allocated; its count is found here (one pass), the
+    pieces again by ``for``, indexing (a walk) or ``join``."""
+    from numba.core import types
+    list_c_type(fe, types.List(types.unicode_type))
+    sa, pa, na = operand(fe, recv, loc)
+    if sa != "g":
+        raise fe.fail("str.split() of a string constant", loc)
+    if len(args) > 2:
+        raise fe.fail("str.split() with more than 2 arguments", loc)
+    sep = args[0] if args and not isinstance(fe.tyof(args[0]), (
+        types.NoneType, types.Omitted)) else None
+    mx = "-1"
+    if len(args) == 2 and not isinstance(fe.tyof(args[1]), types.Omitted):
+        if not isinstance(_unlit(fe.tyof(args[1])), types.Integer):
+            raise fe.fail(f"str.split() with a {fe.tyof(args[1])} maxsplit", loc)
+        mx = fe.use_as(args[1], types.int64, loc)
+    i64 = fe.d.int64
+    out = [f"{dst}.o = 0; {dst}.d = {pa}; {dst}.dn = {na}; {dst}.mx = {mx}; "
+           f"{dst}.lit = 0; {dst}.sp = {pa}; {dst}.sn = -1;"]
+    if sep is not None:
+        if not is_str(fe.tyof(sep)):
+            raise fe.fail(f"str.split() with a {fe.tyof(sep)} separator", loc)
+        st = fe.tyof(sep)
+        if isinstance(st, types.StringLiteral):
+            data = st.literal_value.encode("utf-8")
+            if len(data) > SEP_MAX:
+                raise fe.fail(f"str.split() with a literal separator over {SEP_MAX} bytes on "
+                              "a device", loc)
+            out.append(f"{dst}.lit = 1; {dst}.sn = {len(data)};" + "".join(
+                f" {dst}.sc[{j}] = {b};" for j, b in enumerate(data)))
+        else:
+            ss, ps, ns = operand(fe, sep, loc)
+            out.append(f"{dst}.sp = {ps}; {dst}.sn = {ns};")
+        code = fe.prog.error_code(ValueError, ("empty separator",))
+        out.append(f"if ({dst}.sn == 0) {fe.raise_code(code)}")
+    out.append(f"{{ {i64} ck_p = 0, ck_k = 0, ck_a, ck_b; "
+               f"while (ck_split_next(&{dst}, &ck_p, &ck_k, &ck_a, &ck_b)) {{}} {dst}.n = ck_k; }}")
+    return out
 
 
 def list_expr(fe, dst, tt, e, loc) -> list[str] | None:
@@ -272,13 +373,11 @@ def list_expr(fe, dst, tt, e, loc) -> list[str] | None:
     from numba.core import types
     op = e.op
     if op == "getiter" and is_list(fe.tyof(e.value)):
-        return [f"{dst}.l = {fe.use(e.value, loc)}; {dst}.i = 0;"]
+        return [f"{dst}.l = {fe.use(e.value, loc)}; {dst}.i = 0; {dst}.pos = 0;"]
     if op == "iternext" and isinstance(fe.tyof(e.value), types.ListIter) and \
             is_list(fe.tyof(e.value).container):
         it = fe.use(e.value, loc)
-        return [f"{dst}.second = {it}.i < {it}.l.n;",
-                f"if ({dst}.second) {{ {dst}.first.p = {it}.l.d + {it}.l.o[{it}.i]; "
-                f"{dst}.first.n = {it}.l.o[{it}.i + 1] - {it}.l.o[{it}.i]; {it}.i += 1; }}"]
+        return [f"{dst}.second = ck_strlist_next(&{it}, &{dst}.first);"]
     if op in ("pair_first", "pair_second") and isinstance(fe.tyof(e.value), types.Pair) and \
             isinstance(fe.tyof(e.value).first_type, types.UnicodeType):
         field = "first" if op == "pair_first" else "second"
@@ -293,7 +392,7 @@ def list_expr(fe, dst, tt, e, loc) -> list[str] | None:
         i64 = fe.d.int64
         return [f"{{ {i64} ck_k = {i} < 0 ? {i} + {x}.n : {i};",
                 f"  if (ck_k < 0 || ck_k >= {x}.n) {fe.raise_code(code)}",
-                f"  {dst}.p = {x}.d + {x}.o[ck_k]; {dst}.n = {x}.o[ck_k + 1] - {x}.o[ck_k]; }}"]
+                f"  {dst} = ck_strlist_at({x}, ck_k); }}"]
     return None
 
 

@@ -5,7 +5,8 @@
  * floating-point formatting of the C library: integer arithmetic only.
  *
  *   - the shortest round-trip digits of a float64 (the Ryu algorithm, Adams
- *     2018: CPython's repr digits).  core/shortest.c is this header
+ *     2018: CPython's repr digits), and of a float32 (NumPy's str of a
+ *     float32: ck_fv_float32_str).  core/shortest.c is this header
  *     instantiated for C11: the host and the devices run one implementation
  *     (of these digits, the integer digit text and the grouped digits);
  *   - the exact digits of a float64 rounded (half to even on the exact binary
@@ -146,21 +147,14 @@ CK_FV_FN void ck_fv_drop_digit(CK_FV_U64 *vr, CK_FV_U64 *vp, CK_FV_U64 *vm, bool
 /* The IEEE-754 bits of a finite nonzero float64 (sign ignored) -> the
  * shortest digits d (may end in zeros) and *exp10, |v| = d * 10^*exp10 read
  * back exactly; among the shortest the nearest (ties to even). */
-CK_FV_FN CK_FV_U64 ck_fv_shortest(CK_FV_U64 bits, int *exp10) {
-  CK_FV_U64 ieee_mant = bits & ((((CK_FV_U64)1) << 52) - 1);
-  CK_FV_U32 ieee_exp = (CK_FV_U32)((bits >> 52) & 0x7ffu);
-  int e2;
-  CK_FV_U64 m2;
-  if (ieee_exp == 0) {
-    e2 = 1 - 1023 - 52 - 2;
-    m2 = ieee_mant;
-  } else {
-    e2 = (int)ieee_exp - 1023 - 52 - 2;
-    m2 = (((CK_FV_U64)1) << 52) | ieee_mant;
-  }
+/* Ryu's search on the rounding interval of m2 * 2^(e2 + 2) (m2 at most 53
+ * bits; mm_shift: the interval below is half as wide, at a power of two
+ * above the smallest normal): the digits and *exp10 as ck_fv_shortest.  The
+ * arithmetic is the 64-bit one of double for any narrower format too (float32
+ * fields: ck_fv_float32_str). */
+CK_FV_FN CK_FV_U64 ck_fv_shortest_of(CK_FV_U64 m2, int e2, CK_FV_U32 mm_shift, int *exp10) {
   bool accept_bounds = (m2 & 1u) == 0;
   CK_FV_U64 mv = 4u * m2;
-  CK_FV_U32 mm_shift = ieee_mant != 0 || ieee_exp <= 1;
   CK_FV_U64 vr, vp, vm;
   int e10;
   bool vm_tz = false, vr_tz = false;
@@ -235,6 +229,16 @@ CK_FV_FN CK_FV_U64 ck_fv_shortest(CK_FV_U64 bits, int *exp10) {
   }
   *exp10 = e10 + removed;
   return output;
+}
+
+CK_FV_FN CK_FV_U64 ck_fv_shortest(CK_FV_U64 bits, int *exp10) {
+  CK_FV_U64 ieee_mant = bits & ((((CK_FV_U64)1) << 52) - 1);
+  CK_FV_U32 ieee_exp = (CK_FV_U32)((bits >> 52) & 0x7ffu);
+  if (ieee_exp == 0) {
+    return ck_fv_shortest_of(ieee_mant, 1 - 1023 - 52 - 2, 1u, exp10);
+  }
+  return ck_fv_shortest_of((((CK_FV_U64)1) << 52) | ieee_mant, (int)ieee_exp - 1023 - 52 - 2,
+                           ieee_mant != 0 || ieee_exp <= 1, exp10);
 }
 
 /* ---- digits of a float64 ----------------------------------------------------------------- */
@@ -716,6 +720,101 @@ CK_FV_FN void ck_fv_float(CK_FV_SINK *k, const ck_fv_spec *s, double v) {
     v *= 100;
   }
   ck_fv_double(k, s, v, code, precision, upper, add_dot0, pct);
+}
+
+/* NumPy's str() of a float32 (scalartypes.c; text.h's ck_format_float32 with
+ * an empty spec) given as the double v holding its value exactly: the
+ * shortest digits that read back as that float32 (Ryu on the float32's
+ * rounding interval), positional for v == 0 or 1e-4 <= |v| < 1e6 (by value)
+ * with ".0" on integral values, else d.ddde+XX (two exponent digits at
+ * least); "nan", "inf", "-inf". */
+CK_FV_FN void ck_fv_float32_str(CK_FV_SINK *k, double v) {
+  CK_FV_U64 bits = CK_FV_BITS(v);
+  bool neg = (bits >> 63) != 0;
+  int bexp = (int)((bits >> 52) & 0x7ff);
+  CK_FV_U64 dm = bits & ((((CK_FV_U64)1) << 52) - 1);
+  if (bexp == 0x7ff && dm != 0) {
+    ck_fv_put(k, 'n');
+    ck_fv_put(k, 'a');
+    ck_fv_put(k, 'n');
+    return;
+  }
+  if (neg) {
+    ck_fv_put(k, '-');
+  }
+  if (bexp == 0x7ff) {
+    ck_fv_put(k, 'i');
+    ck_fv_put(k, 'n');
+    ck_fv_put(k, 'f');
+    return;
+  }
+  if (bexp == 0 && dm == 0) {
+    ck_fv_put(k, '0');
+    ck_fv_put(k, '.');
+    ck_fv_put(k, '0');
+    return;
+  }
+  /* the float32's fields: every float32 value is a normal double 1.dm * 2^e */
+  int e = bexp - 1023;
+  CK_FV_U64 m2;
+  int e2;
+  CK_FV_U32 mm_shift;
+  if (e >= -126) {
+    CK_FV_U64 mant = dm >> 29;
+    m2 = (((CK_FV_U64)1) << 23) | mant;
+    e2 = e - 23 - 2;
+    mm_shift = mant != 0 || e == -126;
+  } else { /* a float32 subnormal: mant * 2^-149 */
+    m2 = ((((CK_FV_U64)1) << 52) | dm) >> (29 + (-126 - e));
+    e2 = 1 - 127 - 23 - 2;
+    mm_shift = 1u;
+  }
+  int e10, ndig;
+  CK_FV_U64 m = ck_fv_shortest_of(m2, e2, mm_shift, &e10);
+  CK_FV_U8 d[24];
+  int nd = ck_fv_u64_digits(m, d, &ndig);
+  int x10 = ndig + e10 - 1;
+  double a = neg ? -v : v;
+  if (a >= 1e-4 && a < 1e6) {
+    if (x10 >= 0) {
+      for (int i = 0; i <= x10; i++) {
+        ck_fv_put(k, i < nd ? d[i] : (CK_FV_U8)'0');
+      }
+      ck_fv_put(k, '.');
+      if (x10 + 1 < nd) {
+        for (int i = x10 + 1; i < nd; i++) {
+          ck_fv_put(k, d[i]);
+        }
+      } else {
+        ck_fv_put(k, '0');
+      }
+    } else {
+      ck_fv_put(k, '0');
+      ck_fv_put(k, '.');
+      for (int i = 0; i < -x10 - 1; i++) {
+        ck_fv_put(k, '0');
+      }
+      for (int i = 0; i < nd; i++) {
+        ck_fv_put(k, d[i]);
+      }
+    }
+    return;
+  }
+  ck_fv_put(k, d[0]);
+  if (nd > 1) {
+    ck_fv_put(k, '.');
+    for (int i = 1; i < nd; i++) {
+      ck_fv_put(k, d[i]);
+    }
+  }
+  int ax = x10 < 0 ? -x10 : x10;
+  ck_fv_put(k, 'e');
+  ck_fv_put(k, x10 < 0 ? '-' : '+');
+  if (ax >= 100) {
+    ck_fv_put(k, (CK_FV_U8)('0' + ax / 100));
+  }
+  ck_fv_put(k, (CK_FV_U8)('0' + ax / 10 % 10));
+  ck_fv_put(k, (CK_FV_U8)('0' + ax % 10));
 }
 
 /* ---- integers ---------------------------------------------------------------------------- */

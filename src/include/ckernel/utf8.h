@@ -327,6 +327,11 @@ CK_API uint32_t ck_unicode_flags(uint32_t cp);
  * sigma is a rule of the string functions) into out[0..3): the number of
  * code points, 1 to 3. */
 CK_API int ck_unicode_case(uint32_t cp, ck_case_map which, uint32_t *out);
+/* The CK_UNICODE_* flags of the code points first .. first + count - 1 into
+ * out[0 .. count) (caller-owned); an error for a NULL out or a range past
+ * U+10FFFF.  Lets a caller copy what it needs of the tables in one call (the
+ * device programs' case tables). */
+CK_API ck_status ck_unicode_flags_range(uint32_t first, uint32_t count, uint32_t *out);
 /* unicodedata.decimal(c, -1), unicodedata.digit(c, -1). */
 CK_API int ck_unicode_decimal(uint32_t cp);
 CK_API int ck_unicode_digit(uint32_t cp);

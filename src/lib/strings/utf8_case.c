@@ -13,12 +13,27 @@
 
 #include "core/core_internal.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 CK_API const char *ck_unicode_version(void) { return ck__ucd_version; }
 
 CK_API uint32_t ck_unicode_flags(uint32_t cp) {
   return cp > 0x10FFFF ? 0 : ck__ucd(cp)->flags & CK__U_PUBLIC;
+}
+
+CK_API ck_status ck_unicode_flags_range(uint32_t first, uint32_t count, uint32_t *out) {
+  if (out == NULL && count > 0) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output");
+  }
+  if (first > 0x110000u || count > 0x110000u - first) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "code points %" PRIu32 " + %" PRIu32 " past U+10FFFF", first, count);
+  }
+  for (uint32_t i = 0; i < count; i++) {
+    out[i] = ck__ucd(first + i)->flags & CK__U_PUBLIC;
+  }
+  return CK_OK;
 }
 
 static int ck__case_of(const ck__ucd_record *r, ck_case_map which, uint32_t cp, uint32_t *out) {

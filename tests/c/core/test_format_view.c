@@ -209,5 +209,42 @@ static void test_shortest_is_the_host_repr(void) {
   }
 }
 
+static void check_float32(float f) {
+  char what[64];
+  snprintf(what, sizeof what, "str(float32 %a)", (double)f);
+  COMPARE(ck_format_float32(expect, sizeof expect, NULL, f, &hn),
+          ck_fv_float32_str(k, (double)f), what);
+}
+
+static void test_float32_str_is_the_host_str(void) {
+  /* NumPy's str of a float32: the header's Ryu on float32 fields against the
+   * library's search of round-tripping digits (numtext.c) */
+  static const uint32_t fixed[] = {0u,          0x80000000u, 1u,          0x80000001u,
+                                   0x007fffffu, 0x00800000u, 0x7f7fffffu, 0xff7fffffu,
+                                   0x7f800000u, 0xff800000u, 0x7fc00000u, 0x3dcccccdu,
+                                   0x38d1b717u, 0x38d1b718u, 0x497423ffu, 0x49742400u,
+                                   0x3f800000u, 0x4b189680u, 0x3a83126fu, 0x4cbebc20u};
+  float f;
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+    memcpy(&f, &fixed[i], 4);
+    check_float32(f);
+  }
+  long n = ck_test_scaled(20000);
+  for (long i = 0; i < n; i++) {
+    uint32_t b = (uint32_t)rnd();
+    memcpy(&f, &b, 4);
+    check_float32(f);
+    check_float32((float)(int64_t)(rnd() % 2000001 - 1000000) / 1000.0f);
+    /* every power of two (the narrower interval below it) and its neighbours */
+    b = (uint32_t)(rnd() % 255) << 23;
+    for (uint32_t d = 0; d < 3; d++) {
+      uint32_t c = b + d - 1u;
+      memcpy(&f, &c, 4);
+      check_float32(f);
+    }
+  }
+}
+
 CK_TEST_MAIN(CK_TEST(test_floats_match_the_host), CK_TEST(test_integers_match_the_host),
-             CK_TEST(test_text_matches_the_host), CK_TEST(test_shortest_is_the_host_repr))
+             CK_TEST(test_text_matches_the_host), CK_TEST(test_shortest_is_the_host_repr),
+             CK_TEST(test_float32_str_is_the_host_str))

@@ -477,6 +477,22 @@ static void test_case(void) {
   CHECK(ck_unicode_case(0xDF, CK_CASE_UPPER, m) == 2 && m[0] == 'S' && m[1] == 'S');
   CHECK(ck_unicode_case('a', CK_CASE_TITLE, m) == 1 && m[0] == 'A');
   CHECK(ck_unicode_flags(0x110000) == 0);
+  {
+    /* the flags of a range: each as ck_unicode_flags; bad ranges refused */
+    static uint32_t fl[0x1000];
+    REQUIRE_OK(ck_unicode_flags_range(0x10FFFF - 0xFFF, 0x1000, fl));
+    CHECK(fl[0xFFF] == ck_unicode_flags(0x10FFFF));
+    REQUIRE_OK(ck_unicode_flags_range(0x300, 0x1000, fl));
+    bool same = true;
+    for (uint32_t i = 0; i < 0x1000; i++) {
+      same &= fl[i] == ck_unicode_flags(0x300 + i);
+    }
+    CHECK(same);
+    CHECK(ck_unicode_flags_range(0x10FFFF, 2, fl) == CK_ERR_INVALID_ARGUMENT);
+    CHECK(ck_unicode_flags_range(0xFFFFFFFFu, 2, fl) == CK_ERR_INVALID_ARGUMENT);
+    CHECK(ck_unicode_flags_range(0, 1, NULL) == CK_ERR_INVALID_ARGUMENT);
+    REQUIRE_OK(ck_unicode_flags_range(0x110000, 0, NULL));
+  }
   CHECK(ck_unicode_decimal(0x663) == 3 && ck_unicode_digit(0xB2) == 2 &&
         ck_unicode_decimal(0xB2) == -1);
   CHECK(strlen(ck_unicode_version()) >= 5);

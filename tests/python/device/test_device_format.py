@@ -93,11 +93,6 @@ def test_format_errors_come_back_as_on_the_cpu(ctx):
 
 
 @ckernels.jit("string(float32)")
-def f32_text(x):
-    return str(x)
-
-
-@ckernels.jit("string(float32)")
 def f32_spec(x):
     return f"{x:.3f}"
 
@@ -108,7 +103,6 @@ def conv_precision(x):
 
 
 @pytest.mark.parametrize("f, arg, what", [
-    (f32_text, np.array([1.5], np.float32), "float32"),
     (conv_precision, np.array([1.5]), "conversion with a precision")])
 def test_refused_with_the_users_line(ctx, f, arg, what):
     with pytest.raises(NotSupportedError) as e:

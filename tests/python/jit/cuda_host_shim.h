@@ -5,7 +5,7 @@
  * (tests/python/jit/test_cuda_codegen.py).  It is not part of the library.
  *
  * What it maps:
- *   - __global__, __device__, __host__, __forceinline__, __launch_bounds__(n):
+ *   - __global__, __device__, __constant__, __host__, __forceinline__, __launch_bounds__(n):
  *     plain C++ (no qualifiers);
  *   - blockIdx, threadIdx, blockDim, gridDim: globals set by ck_shim_grid,
  *     which runs the launch geometry of ck_context_launch (ceil(n / block)
@@ -35,6 +35,7 @@
 
 #define __global__
 #define __device__
+#define __constant__
 #define __host__
 #define __forceinline__ inline
 #define __launch_bounds__(...)

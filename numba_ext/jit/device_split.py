@@ -1,0 +1,184 @@
+"""Rows of strings as results on devices: ``var * string(...)`` signatures
+whose function returns a split (``return s.split(sep)``) or a row argument
+build a ``N * var * string`` :class:`~ckernels.device.varlen.DeviceVarArray`
+without a device ``malloc``, as :mod:`ckernels.jit.device_strings` builds
+strings:
+
+1. the *sizing* pass runs the function and counts, per work item, its pieces
+   and their bytes (the list is a lazy list of views: nothing is copied);
+2. ``ck_device_scan_exclusive_i64`` of the counts gives the outer offsets
+   (the last: the number of strings), of the byte counts each row's start in
+   the data buffer (the last: its size);
+3. the *writing* pass runs the function again and writes, per piece, its
+   start into the strings' offsets (at the row's first piece) and its bytes
+   into the data buffer.
+
+One kernel, one program build (the pass is an argument); the function comes
+from the one emitter.  Errors raised by the function come back from the
+sizing pass as on the CPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..context.device_program import KERNEL_NAME, element_offsets, error_return, \
+    kernel_parameters
+from ..device import launch
+from ..device.array import DeviceArray
+from ..device.varlen import DeviceVarArray
+from ..errors import NotSupportedError
+from .. import types as _t
+from . import device_var as _dv
+from .c_emit import EmittedKernel
+from .c_emit import strings as _strings
+from .device_strings import _scan
+from .signature import element_type
+
+__all__ = ["call", "source", "RESULT"]
+
+RESULT = "var * string"
+_INT64 = element_type("int64")
+_UINT8 = element_type("uint8")
+_INT32 = element_type("int32")
+
+
+class _Layout(_dv.VarLayout):
+    """The arguments as :class:`~ckernels.jit.device_var.VarLayout` reads
+    them; the result a row of strings (Numba's ``List(unicode_type)``)."""
+
+    def __init__(self, kernel, comp):
+        sig = comp.sig
+        fname = kernel.__name__
+        try:
+            self.rows = tuple(_dv._var_row(a) for a in sig.args)
+        except NotSupportedError as exc:
+            raise NotSupportedError(f"{fname}: {sig.text}: {exc}") from None
+        if kernel._out_param is not None:
+            raise NotSupportedError(f"{fname}: {sig.text}: an output parameter with a "
+                                    f"{RESULT} result on a device")
+        self.string_result = False
+        self.dtypes = tuple(_UINT8 if r in ("string", _dv._STRLIST) else
+                            element_type(r if r is not None else a)
+                            for r, a in zip(self.rows, sig.args))
+        self.ret_dtype = _UINT8
+        for dt in self.dtypes:
+            if dt.kind not in "biuf":
+                raise NotSupportedError(f"{fname}: {sig.text}: {dt.name} arguments next to "
+                                        "var dims on a device (numbers and bools only)")
+
+    def numba_types(self):
+        from numba.core import types
+        nb, _ = super().numba_types()
+        return nb, types.List(types.unicode_type)
+
+
+def _program(tgt, kernel, comp):
+    layout = _Layout(kernel, comp)
+    nb_args, nb_ret = layout.numba_types()
+    prog = EmittedKernel(tgt.dialect, kernel.error_model)
+    prog.entry = prog.function(kernel.py_func, nb_args, nb_ret)
+    return prog, layout
+
+
+#: the operands after the function's: per row its byte count / start, the
+#: strings' offsets, the data buffer, the pass (0: sizing, 1: writing)
+_EXTRA = ((_INT64, False), (_INT64, False), (_UINT8, False), (_INT32, True))
+
+
+def _kernel(prog: EmittedKernel, layout, inputs) -> str:
+    d = prog.dialect
+    fe = prog.entry
+    i64, u8, i32 = d.int64, d.uint8, d.int32
+    n_in = len(inputs)
+    params, arrays = kernel_parameters(d, tuple(inputs) + _EXTRA)
+    lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(params)})", "{"]
+    lines += element_offsets(d, arrays)
+    cargs = _dv.row_arguments(prog, layout, inputs, lines)
+    w, pi = d.pointer(u8), d.pointer(i64)
+    nb, no, nd, nm = n_in, n_in + 1, n_in + 2, n_in + 3
+    it, st = _strings.ITER_T, _strings.STR_T
+    lines += [f"  int ck_mode = ck_in{nm}_val;",
+              f"  {pi}ck_cnt = ({pi})(ck_out + o_out);",
+              f"  {pi}ck_byt = ({pi})(ck_in{nb} + o_in{nb});",
+              f"  {i32} err = 0;",
+              f"  {fe.ct(fe.ret_type)} r = {fe.cname}({', '.join(cargs + ['&err'])});",
+              error_return(d),
+              f"  {it} ck_it; ck_it.l = r; ck_it.i = 0; ck_it.pos = 0; {st} ck_s;",
+              "  if (!ck_mode) {",
+              f"    {i64} c = 0, b = 0;",
+              "    while (ck_strlist_next(&ck_it, &ck_s)) { c++; b += ck_s.n; }",
+              "    *ck_cnt = c; *ck_byt = b;",
+              "  } else {",
+              f"    {pi}ck_o = ({pi})(ck_in{no} + o_in{no});",
+              f"    {w}ck_d = ({w})(ck_in{nd} + o_in{nd});",
+              f"    {i64} k = *ck_cnt, at = *ck_byt;",
+              "    while (ck_strlist_next(&ck_it, &ck_s)) {",
+              f"      ck_o[k++] = at;",
+              f"      for ({i64} j = 0; j < ck_s.n; j++) ck_d[at + j] = ck_s.p[j];",
+              "      at += ck_s.n;",
+              "    }",
+              "  }",
+              "}"]
+    return "\n".join(lines) + "\n"
+
+
+def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:
+    """The program of one ``var * string`` signature for ``tgt`` (its kernel
+    runs both passes)."""
+    prog, layout = emitted if emitted is not None else _program(tgt, kernel, comp)
+    if inputs is None:
+        inputs = layout.inputs([False] * len(layout.rows))
+    return tgt.dialect.header(prog) + prog.text() + "\n" + _kernel(prog, layout, inputs)
+
+
+def _select(kernel, args):
+    for comp in kernel._compiled.values():
+        if comp.sig.ret == RESULT and len(comp.sig.args) == len(args) and \
+                _dv.row_args_fit(args, comp.sig.args, string_scalars=False):
+            return comp
+    return None
+
+
+def call(kernel, args, out=None):
+    """``kernel(*args)`` with a ``var * string`` result: a
+    :class:`DeviceVarArray` of rows of strings, one per row of the device
+    arguments; None when no such signature fits."""
+    from . import device
+    fname = kernel.__name__
+    comp = _select(kernel, args)
+    if comp is None:
+        return None
+    if out is not None:
+        raise NotSupportedError(f"{fname}: out= with a {RESULT} result on a device")
+    ctx = launch.context_of(fname, [a.offsets if isinstance(a, DeviceVarArray) else a
+                                    for a in args])
+    tgt = device.target(ctx.kind)
+    per, prog, layout = _dv.checked_program(tgt, kernel, comp, ctx, fname, with_ret=False,
+                                            make=_program)
+    n, operands, layouts, scalars = _dv.row_operands(args, fname)
+    key = ("split", n, tuple(layouts), tuple(scalars))
+    plan = per.get(key)
+    if plan is None:
+        inputs = layout.inputs(scalars)
+        plan = launch.remember(per, key, launch.build_plan(
+            ctx, source(tgt, kernel, comp, inputs, (prog, layout)), prog.errors, fname,
+            tgt.dialect.title, tuple(inputs) + _EXTRA, operands + [0, 0, 0, 0], np.int64,
+            operand_layouts=layouts + [((n,), (8,)), ((), ()), ((), ()), ((), ())],
+            out_layout=((n,), (8,))))
+    outer = DeviceArray.empty(ctx, (n + 1,), np.int64)
+    outer[n:] = 0
+    starts = DeviceArray.empty(ctx, (n + 1,), np.int64)
+    starts[n:] = 0
+    one = DeviceArray.empty(ctx, (1,), np.uint8)
+    one64 = DeviceArray.empty(ctx, (1,), np.int64)
+    plan(outer, operands + [starts, one64, one, 0])
+    count = _scan(outer, n)
+    total = _scan(starts, n)
+    inner = DeviceArray.empty(ctx, (count + 1,), np.int64)
+    inner[count:] = total
+    data = DeviceArray.empty(ctx, (total,), np.uint8) if total else one
+    if n:
+        plan(outer, operands + [starts, inner, data, 1])
+    strings = DeviceVarArray(ctx, _t.Type("string"), inner, data if total else data[:0])
+    return DeviceVarArray(ctx, _t.Type(RESULT), outer, strings)
