@@ -128,17 +128,25 @@ static struct {
 } ck__retained[CK__RETAIN_SLOTS];
 static size_t ck__retained_bytes;
 
-void *ck__map_reuse(size_t *size, const char *func) {
+void *ck__map_reuse(size_t need, size_t *size, const char *func) {
   size_t want = *size;
   void *p = NULL;
   pthread_mutex_lock(&ck__retain_lock);
+  /* the smallest of those in [want, 2 want], else the largest of those in
+   * [need, want): an arena's last chunk comes back trimmed to what it used,
+   * which is what the same work needs of it next time */
   int best = -1;
+  bool best_fits = false;
   for (int i = 0; i < CK__RETAIN_SLOTS; i++) {
     size_t n = ck__retained[i].size;
-    /* big enough, and not more than twice the request */
-    if (ck__retained[i].p != NULL && n >= want && n / 2 <= want &&
-        (best < 0 || n < ck__retained[best].size)) {
+    if (ck__retained[i].p == NULL || n < need) {
+      continue;
+    }
+    bool fits = n >= want && n / 2 <= want;
+    if (fits ? !best_fits || n < ck__retained[best].size
+             : !best_fits && n < want && (best < 0 || n > ck__retained[best].size)) {
       best = i;
+      best_fits = fits;
     }
   }
   if (best >= 0) {
@@ -152,7 +160,7 @@ void *ck__map_reuse(size_t *size, const char *func) {
   if (p != NULL) {
     if (ck__alloc_should_fail()) { /* counted as any allocation */
       ck__unmap_retain(p, *size);
-      return ck_nomem(func, want);
+      return ck_nomem(func, need);
     }
     return p;
   }

@@ -174,7 +174,7 @@ static ck_status ck__arena_add_chunk(ck_pod_memblock *a, size_t size, size_t ali
       c = ck__map(total, func); /* zero-filled pages */
       mapped = 1;
     } else { /* pages of an earlier chunk when there is one (alloc.c) */
-      c = ck__map_reuse(&total, func);
+      c = ck__map_reuse(needed + CK_CHUNK_HEADER, &total, func);
       mapped = 2;
     }
   } else {
