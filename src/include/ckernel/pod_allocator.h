@@ -40,8 +40,9 @@
  * page mappings of a freed (non-zero-init) arena are kept for later chunks, a
  * few and 32 MiB in all at most (as malloc keeps freed pages): a kernel that
  * writes a large string result on every call then does not fault in fresh
- * pages each time; a chunk may then be smaller than twice the previous one
- * (a kept mapping at least large enough for the request) or larger.
+ * pages each time; a chunk after the first may then be smaller than twice
+ * the previous one (a kept mapping large enough for the request), and any
+ * chunk up to twice what was asked.
  *
  * Thread safety: an arena has a single writer.  Concurrent kernels writing
  * strings use one arena per thread, whose chunks the destination's arena

@@ -173,8 +173,12 @@ static ck_status ck__arena_add_chunk(ck_pod_memblock *a, size_t size, size_t ali
     if (zero) {
       c = ck__map(total, func); /* zero-filled pages */
       mapped = 1;
-    } else { /* pages of an earlier chunk when there is one (alloc.c) */
-      c = ck__map_reuse(needed + CK_CHUNK_HEADER, &total, func);
+    } else {
+      /* pages of an earlier chunk when there is one (alloc.c); the first
+       * chunk keeps at least the initial capacity, a later one may be
+       * smaller than doubling asks when it holds this request */
+      size_t need = a->head == NULL ? total : needed + CK_CHUNK_HEADER;
+      c = ck__map_reuse(need, &total, func);
       mapped = 2;
     }
   } else {
