@@ -24,6 +24,7 @@ import operator
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.imputils import RefType, iternext_impl
+from numba.cpython.unicode import _cmp_region, _get_code_point, _PyUnicode_IsSpace
 from numba.extending import (intrinsic, lower_builtin, make_attribute_wrapper, models,
                              overload, overload_method, register_jitable, register_model)
 
@@ -435,6 +436,88 @@ def _extend_str_join():
 
 
 _extend_str_join()
+
+
+def _split_template(numba_split):
+    def split(a, sep=None, maxsplit=-1):
+        if not (_absent(maxsplit) or isinstance(maxsplit, types.Integer)):
+            return numba_split(a, sep, maxsplit)
+        if _absent(sep):
+            return _split_whitespace
+        if isinstance(sep, types.UnicodeType) and not _absent(maxsplit):
+            return _split_sep
+        return numba_split(a, sep, maxsplit)
+    return split
+
+
+def _split_whitespace(a, sep=None, maxsplit=-1):
+    """``s.split(None, maxsplit)`` of a Numba ``str``: CPython's
+    ``split_whitespace`` (``Objects/stringlib/split.h``): after ``maxsplit``
+    pieces the rest, left-stripped, is one more piece."""
+    n = len(a)
+    left = maxsplit if maxsplit >= 0 else n + 1
+    parts = []
+    i = 0
+    while left > 0:
+        while i < n and _PyUnicode_IsSpace(_get_code_point(a, i)):
+            i += 1
+        if i == n:
+            break
+        j = i
+        i += 1
+        while i < n and not _PyUnicode_IsSpace(_get_code_point(a, i)):
+            i += 1
+        parts.append(a[j:i])
+        left -= 1
+    if i < n:
+        while i < n and _PyUnicode_IsSpace(_get_code_point(a, i)):
+            i += 1
+        if i != n:
+            parts.append(a[i:n])
+    return parts
+
+
+def _split_sep(a, sep=None, maxsplit=-1):
+    """``s.split(sep, maxsplit)`` of Numba ``str`` values, any negative
+    ``maxsplit`` meaning no limit (Python's rule)."""
+    n = len(a)
+    m = len(sep)
+    if m == 0:
+        raise ValueError("empty separator")
+    left = maxsplit if maxsplit >= 0 else n + 1
+    parts = []
+    last = 0
+    i = 0
+    while left > 0 and i + m <= n:
+        if _cmp_region(a, i, sep, 0, m) == 0:
+            parts.append(a[last:i])
+            i += m
+            last = i
+            left -= 1
+        else:
+            i += 1
+    parts.append(a[last:n])
+    return parts
+
+
+def _extend_str_split():
+    """``s.split(None, maxsplit)`` / ``s.split(sep, maxsplit)`` of a Numba
+    ``str`` as Python's: Numba's whitespace split drops the rest after
+    ``maxsplit`` pieces (``"a b c".split(None, 1)`` gave ``['a']``) and
+    ignores ``maxsplit=0``; with a separator it takes a negative
+    ``maxsplit`` other than -1 as 0.  Its template is wrapped as for
+    ``join`` (above); ``s.split(sep)`` keeps Numba's."""
+    from numba.core.typing.templates import builtin_registry
+    from numba.cpython.unicode import unicode_split
+    for tmpl in builtin_registry.attributes:
+        if (getattr(tmpl, "_attr", None) == "split" and tmpl.key is types.UnicodeType
+                and getattr(tmpl, "_overload_func", None) is unicode_split):
+            split = _split_template(unicode_split)
+            overload(split)(split)
+            tmpl._overload_func = staticmethod(split)
+
+
+_extend_str_split()
 
 
 __all__ = ["CkStrSpansType", "ck_str_spans_type", "CkStrSplitType", "ck_str_split_type",

@@ -36,7 +36,13 @@
  * their unused tail pages to the system without moving anything (realloc may
  * move memory even when shrinking, so it is never used).  Chunks of a
  * zero-init arena are zero-filled, and bytes given back by a shrinking resize
- * are re-zeroed, so every byte an allocation exposes reads as zero.
+ * are re-zeroed, so every byte an allocation exposes reads as zero.  The
+ * page mappings of a freed (non-zero-init) arena are kept for later chunks, a
+ * few and 32 MiB in all at most (as malloc keeps freed pages): a kernel that
+ * writes a large string result on every call then does not fault in fresh
+ * pages each time; a chunk after the first may then be smaller than twice
+ * the previous one (a kept mapping large enough for the request), and any
+ * chunk up to twice what was asked.
  *
  * Thread safety: an arena has a single writer.  Concurrent kernels writing
  * strings use one arena per thread, whose chunks the destination's arena

@@ -1,6 +1,7 @@
 /* alloc.c -- the library's single allocation entry point (see debug.h). */
 #include "core/core_internal.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -102,6 +103,88 @@ void *ck__map(size_t size, const char *func) {
 
 void ck__unmap(void *p, size_t size) {
   if (p != NULL && size != 0) {
+    munmap(p, size);
+  }
+}
+
+/*
+ * Retained mappings.  A page mapping written once is faulted in page by page
+ * (a fault and a cleared page per 4 KiB); a kernel writing a large string
+ * result into fresh arena chunks on every call spends a good part of its
+ * time there.  The mappings of freed arena chunks whose bytes need not read
+ * as zero (ck__unmap_retain) are kept, a few and a bounded total, for the
+ * next such chunk (ck__map_reuse), as malloc keeps freed pages.  Their
+ * bytes are whatever the last owner wrote.
+ */
+enum {
+  CK__RETAIN_SLOTS = 8,
+  CK__RETAIN_TOTAL = 32 << 20, /* bytes kept at most, all mappings together */
+  CK__RETAIN_MAX = 16 << 20    /* a larger mapping is unmapped            */
+};
+static pthread_mutex_t ck__retain_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  void *p;
+  size_t size;
+} ck__retained[CK__RETAIN_SLOTS];
+static size_t ck__retained_bytes;
+
+void *ck__map_reuse(size_t need, size_t *size, const char *func) {
+  size_t want = *size;
+  void *p = NULL;
+  pthread_mutex_lock(&ck__retain_lock);
+  /* the smallest of those in [want, 2 want], else the largest of those in
+   * [need, want): an arena's last chunk comes back trimmed to what it used,
+   * which is what the same work needs of it next time */
+  int best = -1;
+  bool best_fits = false;
+  for (int i = 0; i < CK__RETAIN_SLOTS; i++) {
+    size_t n = ck__retained[i].size;
+    if (ck__retained[i].p == NULL || n < need) {
+      continue;
+    }
+    bool fits = n >= want && n / 2 <= want;
+    if (fits ? !best_fits || n < ck__retained[best].size
+             : !best_fits && n < want && (best < 0 || n > ck__retained[best].size)) {
+      best = i;
+      best_fits = fits;
+    }
+  }
+  if (best >= 0) {
+    p = ck__retained[best].p;
+    *size = ck__retained[best].size;
+    ck__retained_bytes -= *size;
+    ck__retained[best].p = NULL;
+    ck__retained[best].size = 0;
+  }
+  pthread_mutex_unlock(&ck__retain_lock);
+  if (p != NULL) {
+    if (ck__alloc_should_fail()) { /* counted as any allocation */
+      ck__unmap_retain(p, *size);
+      return ck_nomem(func, need);
+    }
+    return p;
+  }
+  return ck__map(want, func);
+}
+
+void ck__unmap_retain(void *p, size_t size) {
+  if (p == NULL || size == 0) {
+    return;
+  }
+  if (size <= CK__RETAIN_MAX) {
+    pthread_mutex_lock(&ck__retain_lock);
+    for (int i = 0; i < CK__RETAIN_SLOTS; i++) {
+      if (ck__retained[i].p == NULL && ck__retained_bytes + size <= CK__RETAIN_TOTAL) {
+        ck__retained[i].p = p;
+        ck__retained[i].size = size;
+        ck__retained_bytes += size;
+        p = NULL;
+        break;
+      }
+    }
+    pthread_mutex_unlock(&ck__retain_lock);
+  }
+  if (p != NULL) {
     munmap(p, size);
   }
 }

@@ -37,6 +37,13 @@ void *ck__aligned_alloc(size_t align, size_t size, const char *func);
 void *ck__map(size_t size, const char *func);
 void ck__unmap(void *p, size_t size);
 size_t ck__page_size(void);
+/* A page mapping of `need` bytes or more, *size wanted, whose contents are
+ * undefined: one that ck__unmap_retain kept (*size becomes its size: in
+ * [*size, 2 * *size], else in [need, *size)), else a fresh ck__map of *size.
+ * ck__unmap_retain gives a whole mapping back: kept for reuse (a few,
+ * bounded in total; alloc.c) or unmapped. */
+void *ck__map_reuse(size_t need, size_t *size, const char *func);
+void ck__unmap_retain(void *p, size_t size);
 void ck__free(void *p);
 
 #define CK_MALLOC(n) ck__malloc((n), __func__)

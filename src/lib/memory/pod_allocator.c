@@ -20,7 +20,8 @@ typedef struct ck_pod_chunk {
   size_t total;              /* bytes malloc'd or mapped for this chunk      */
   size_t used;               /* bytes consumed (kept current for non-heads)  */
   size_t high;               /* most bytes ever consumed (non-heads)         */
-  uint32_t mapped;           /* 1: page mapping (trimmable), 0: malloc       */
+  uint32_t mapped;           /* 1: page mapping (trimmable), 0: malloc;
+                              * 2: a mapping given back for reuse (POD)    */
   uint32_t pad_;
 } ck_pod_chunk;
 
@@ -104,7 +105,9 @@ ck_status ck_zeroinit_memblock_new(size_t initial_capacity, ck_memblock **out) {
 }
 
 static void ck__chunk_release(ck_pod_chunk *c) {
-  if (c->mapped) {
+  if (c->mapped == 2) {
+    ck__unmap_retain(c, c->total);
+  } else if (c->mapped) {
     ck__unmap(c, c->total);
   } else {
     ck__free(c);
@@ -167,8 +170,17 @@ static ck_status ck__arena_add_chunk(ck_pod_memblock *a, size_t size, size_t ali
       return ck__error(CK_ERR_OVERFLOW, func, "size %zu is too large", size);
     }
     total = (total + ps - 1) & ~(ps - 1);
-    c = ck__map(total, func); /* zero-filled pages */
-    mapped = 1;
+    if (zero) {
+      c = ck__map(total, func); /* zero-filled pages */
+      mapped = 1;
+    } else {
+      /* pages of an earlier chunk when there is one (alloc.c); the first
+       * chunk keeps at least the initial capacity, a later one may be
+       * smaller than doubling asks when it holds this request */
+      size_t need = a->head == NULL ? total : needed + CK_CHUNK_HEADER;
+      c = ck__map_reuse(need, &total, func);
+      mapped = 2;
+    }
   } else {
     c = zero ? ck__calloc(1, total, func) : ck__malloc(total, func);
   }
@@ -489,7 +501,7 @@ ck_status ck_pod_memblock_chunks(const ck_memblock *mb, ck_pod_chunk_info *out,
       out[i].begin = ck__chunk_data(c);
       out[i].capacity = ck__chunk_capacity(c);
       out[i].used = live_head ? (size_t)(a->cur - ck__chunk_data(c)) : c->used;
-      out[i].mapped = c->mapped;
+      out[i].mapped = c->mapped != 0;
       out[i].reserved_ = 0;
     }
   }

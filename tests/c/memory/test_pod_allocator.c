@@ -574,9 +574,72 @@ static void test_adopt(void) {
   ck_memblock_decref(a);
 }
 
-CK_TEST_MAIN(CK_TEST(test_api_table), CK_TEST(test_grow_shrink_finalize),
-             CK_TEST(test_finalize_trims), CK_TEST(test_alignments),
-             CK_TEST(test_resize_only_latest), CK_TEST(test_limits),
-             CK_TEST(test_zeroinit_regrow), CK_TEST(test_randomized_model),
-             CK_TEST(test_trim_keeps_the_arena_open), CK_TEST(test_chunk_list),
-             CK_TEST(test_adopt))
+/* A freed POD arena's page mapping is kept for the next POD chunk (its bytes
+ * then undefined), never handed to a zero-init arena, whose bytes must read
+ * as zero. */
+static void test_retained_mappings(void) {
+  enum { N = 300000 };
+  ck_memblock *mb = NULL;
+  char *b, *e;
+  REQUIRE_OK(ck_pod_memblock_new(0, &mb));
+  REQUIRE_OK(ck_pod_allocate(mb, N, 1, &b, &e));
+  memset(b, 0xAB, N);
+  char *first = b;
+  ck_memblock_decref(mb);
+  /* the next POD chunk of that size reuses the mapping */
+  REQUIRE_OK(ck_pod_memblock_new(0, &mb));
+  REQUIRE_OK(ck_pod_allocate(mb, N, 1, &b, &e));
+  CHECK(b == first);
+  memset(b, 0xCD, N);
+  ck_pod_chunk_info info[2];
+  size_t n = 0;
+  REQUIRE_OK(ck_pod_memblock_chunks(mb, info, 2, &n));
+  CHECK(n == 1 && info[0].mapped == 1 && info[0].capacity >= N);
+  ck_memblock_decref(mb);
+  /* a zero-init arena gets fresh zero pages */
+  REQUIRE_OK(ck_zeroinit_memblock_new(0, &mb));
+  REQUIRE_OK(ck_pod_allocate(mb, N, 1, &b, &e));
+  bool zero = true;
+  for (size_t i = 0; i < N; i++) {
+    zero = zero && b[i] == 0;
+  }
+  CHECK(zero);
+  ck_memblock_decref(mb);
+  /* a mapping bigger than twice the request is not used for it (`hold`
+   * takes the one of size N first) */
+  ck_memblock *hold = NULL;
+  REQUIRE_OK(ck_pod_memblock_new(0, &hold));
+  REQUIRE_OK(ck_pod_allocate(hold, N, 1, &b, &e));
+  REQUIRE_OK(ck_pod_memblock_new(0, &mb));
+  REQUIRE_OK(ck_pod_allocate(mb, 4 * N, 1, &b, &e));
+  first = b;
+  ck_memblock_decref(mb);
+  REQUIRE_OK(ck_pod_memblock_new(0, &mb));
+  REQUIRE_OK(ck_pod_allocate(mb, N, 1, &b, &e));
+  CHECK(b != first);
+  ck_memblock_decref(mb);
+  ck_memblock_decref(hold);
+  /* an arena's last chunk, trimmed by finalize, comes back at its trimmed
+   * size and serves the same work's larger wanted chunk (a later chunk) */
+  for (int k = 0; k < 2; k++) {
+    REQUIRE_OK(ck_pod_memblock_new(4 * N, &mb));
+    REQUIRE_OK(ck_pod_allocate(mb, 4 * N, 1, &b, &e)); /* fills the first */
+    REQUIRE_OK(ck_pod_allocate(mb, 2 * N, 1, &b, &e)); /* wants 8 N */
+    CHECK_OK(ck_pod_finalize(mb));
+    if (k == 0) {
+      first = b;
+    } else {
+      CHECK(b == first);
+    }
+    memset(b, 0x11, 2 * N);
+    ck_memblock_decref(mb);
+  }
+}
+
+/* first: no mapping of an earlier test is retained yet */
+CK_TEST_MAIN(CK_TEST(test_retained_mappings), CK_TEST(test_api_table),
+             CK_TEST(test_grow_shrink_finalize), CK_TEST(test_finalize_trims),
+             CK_TEST(test_alignments), CK_TEST(test_resize_only_latest),
+             CK_TEST(test_limits), CK_TEST(test_zeroinit_regrow),
+             CK_TEST(test_randomized_model), CK_TEST(test_trim_keeps_the_arena_open),
+             CK_TEST(test_chunk_list), CK_TEST(test_adopt))
