@@ -1,8 +1,10 @@
 /* alloc.c -- the library's single allocation entry point (see debug.h). */
 #include "core/core_internal.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -103,6 +105,90 @@ void *ck__map(size_t size, const char *func) {
 void ck__unmap(void *p, size_t size) {
   if (p != NULL && size != 0) {
     munmap(p, size);
+  }
+}
+
+/* The spare mappings (see core_internal.h), guarded by ck__spare_lock. */
+static pthread_mutex_t ck__spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  void *p;
+  size_t size;
+} ck__spares[CK__SPARE_SLOTS];
+static size_t ck__spare_count;
+static size_t ck__spare_total;
+
+void *ck__map_spare(size_t size, size_t *got, const char *func) {
+  void *p = NULL;
+  size_t have = 0;
+  if (ck__alloc_should_fail()) { /* counted and failed as ck__map is */
+    return ck_nomem(func, size);
+  }
+  (void)pthread_mutex_lock(&ck__spare_lock);
+  size_t best = CK__SPARE_SLOTS;
+  for (size_t i = 0; i < ck__spare_count; i++) {
+    size_t s = ck__spares[i].size;
+    if (s >= size && s / 2 <= size &&
+        (best == CK__SPARE_SLOTS || s < ck__spares[best].size)) {
+      best = i;
+    }
+  }
+  if (best != CK__SPARE_SLOTS) {
+    p = ck__spares[best].p;
+    have = ck__spares[best].size;
+    ck__spare_total -= have;
+    ck__spare_count--;
+    memmove(&ck__spares[best], &ck__spares[best + 1],
+            (ck__spare_count - best) * sizeof ck__spares[0]); /* oldest first */
+  }
+  (void)pthread_mutex_unlock(&ck__spare_lock);
+  if (p != NULL) {
+    *got = have;
+    return p;
+  }
+  p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    return ck_nomem(func, size);
+  }
+#ifdef MADV_HUGEPAGE
+  if (size >= ((size_t)4 << 20)) {
+    (void)madvise(p, size, MADV_HUGEPAGE); /* as in ck__map */
+  }
+#endif
+  *got = size;
+  return p;
+}
+
+void ck__unmap_spare(void *p, size_t size) {
+  if (p == NULL || size == 0) {
+    return;
+  }
+  if (size > CK__SPARE_BYTES / 2) {
+    munmap(p, size);
+    return;
+  }
+  /* The newest is kept: the oldest spares make room for it (a loop reuses
+   * what it released last; sizes nobody asks for again age out). */
+  struct {
+    void *p;
+    size_t size;
+  } evicted[CK__SPARE_SLOTS];
+  size_t n_evicted = 0;
+  (void)pthread_mutex_lock(&ck__spare_lock);
+  while (ck__spare_count == CK__SPARE_SLOTS || size > CK__SPARE_BYTES - ck__spare_total) {
+    evicted[n_evicted].p = ck__spares[0].p;
+    evicted[n_evicted].size = ck__spares[0].size;
+    n_evicted++;
+    ck__spare_total -= ck__spares[0].size;
+    ck__spare_count--;
+    memmove(&ck__spares[0], &ck__spares[1], ck__spare_count * sizeof ck__spares[0]);
+  }
+  ck__spares[ck__spare_count].p = p;
+  ck__spares[ck__spare_count].size = size;
+  ck__spare_count++;
+  ck__spare_total += size;
+  (void)pthread_mutex_unlock(&ck__spare_lock);
+  for (size_t i = 0; i < n_evicted; i++) { /* outside the lock */
+    munmap(evicted[i].p, evicted[i].size);
   }
 }
 

@@ -36,6 +36,19 @@ void *ck__aligned_alloc(size_t align, size_t size, const char *func);
  * a mapping. */
 void *ck__map(size_t size, const char *func);
 void ck__unmap(void *p, size_t size);
+/* Mappings whose pages were written before: ck__map_spare returns one of at
+ * least `size` bytes (its byte count in *got, at most twice `size`; its
+ * contents are left over from earlier use, NOT zero), or else a fresh
+ * zero-filled ck__map of exactly `size` bytes.  ck__unmap_spare hands back a
+ * whole mapping (as returned by either, possibly shrunk from its end by
+ * ck__unmap); a few of them (CK__SPARE_SLOTS, CK__SPARE_BYTES in all) are
+ * kept for reuse, so a loop that frees and makes an arena of the same size
+ * writes into pages that are already there (no page faults, no zeroing by
+ * the kernel), the rest are unmapped.  Thread-safe. */
+enum { CK__SPARE_SLOTS = 8 };
+#define CK__SPARE_BYTES ((size_t)64 << 20)
+void *ck__map_spare(size_t size, size_t *got, const char *func);
+void ck__unmap_spare(void *p, size_t size);
 size_t ck__page_size(void);
 void ck__free(void *p);
 

@@ -105,7 +105,7 @@ ck_status ck_zeroinit_memblock_new(size_t initial_capacity, ck_memblock **out) {
 
 static void ck__chunk_release(ck_pod_chunk *c) {
   if (c->mapped) {
-    ck__unmap(c, c->total);
+    ck__unmap_spare(c, c->total); /* kept for the next arena's chunk, or unmapped */
   } else {
     ck__free(c);
   }
@@ -167,7 +167,13 @@ static ck_status ck__arena_add_chunk(ck_pod_memblock *a, size_t size, size_t ali
       return ck__error(CK_ERR_OVERFLOW, func, "size %zu is too large", size);
     }
     total = (total + ps - 1) & ~(ps - 1);
-    c = ck__map(total, func); /* zero-filled pages */
+    if (zero) {
+      c = ck__map(total, func); /* zero-filled pages */
+    } else {
+      /* pages another arena wrote before, if one of the right size was
+       * released: no page faults (pod arenas hand out uninitialised bytes) */
+      c = ck__map_spare(total, &total, func);
+    }
     mapped = 1;
   } else {
     c = zero ? ck__calloc(1, total, func) : ck__malloc(total, func);
