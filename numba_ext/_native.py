@@ -91,19 +91,29 @@ def layout_mismatches() -> list[str]:
     return problems
 
 
+_LAYOUT_ROWS: dict[tuple[str, str], tuple[int, int]] = {}
+
+
 def layout_rows() -> dict[tuple[str, str], tuple[int, int]]:
     """The library's layout table: ``(struct, field) -> (offset, size)``; a
-    field of ``""`` is the struct's row, ``(alignment, size)``."""
-    count = ffi.new("size_t *")
-    table = lib.ck_layout_table(count)
-    return {(ffi.string(table[i].type).decode(), ffi.string(table[i].field).decode()):
-            (int(table[i].offset), int(table[i].size)) for i in range(count[0])}
+    field of ``""`` is the struct's row, ``(alignment, size)``.  The table is
+    constant for the loaded library: read once, a fresh copy returned."""
+    if not _LAYOUT_ROWS:
+        count = ffi.new("size_t *")
+        table = lib.ck_layout_table(count)
+        _LAYOUT_ROWS.update({(ffi.string(table[i].type).decode(),
+                              ffi.string(table[i].field).decode()):
+                             (int(table[i].offset), int(table[i].size))
+                             for i in range(count[0])})
+    return dict(_LAYOUT_ROWS)
 
 
 def layout_row(struct: str, field: str = "") -> tuple[int, int]:
     """One row of :func:`layout_rows` (KeyError naming it when absent)."""
     try:
-        return layout_rows()[(struct, field)]
+        if not _LAYOUT_ROWS:
+            layout_rows()
+        return _LAYOUT_ROWS[(struct, field)]
     except KeyError:
         raise KeyError(f"{struct}{'.' + field if field else ''} is not in libckernel's "
                        "layout table") from None

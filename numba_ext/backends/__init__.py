@@ -16,12 +16,36 @@ layer (:mod:`ckernels.device.interop`) makes arrays of them.
 
 from __future__ import annotations
 
-from . import cuda, opencl
+from collections.abc import Mapping
+
 from .raw import Raw
 
 
+class _Backends(Mapping):
+    """context kind -> the module of its hooks, each module imported on first
+    access (a process that never makes a CUDA context does not load the CUDA
+    backend)."""
+
+    _KINDS = ("opencl", "cuda")
+
+    def __getitem__(self, kind):
+        if kind == "opencl":
+            from . import opencl as module
+        elif kind == "cuda":
+            from . import cuda as module
+        else:
+            raise KeyError(kind)
+        return module
+
+    def __iter__(self):
+        return iter(self._KINDS)
+
+    def __len__(self):
+        return len(self._KINDS)
+
+
 #: context kind -> the module of its hooks (the kinds without one: "cpu")
-BACKENDS = {"opencl": opencl, "cuda": cuda}
+BACKENDS = _Backends()
 
 
 def hook(kind: str, name: str):

@@ -55,8 +55,14 @@ import numpy as np
 
 from ..errors import CKTypeError
 from . import arrow as _arrow_dev
-from . import ops as _ops
 from .base import DeviceArrayBase, StructElement, element_of
+
+
+def _ops():
+    """:mod:`.ops`, imported on first use: a process that never touches a
+    device does not pay for loading it."""
+    from . import ops
+    return ops
 
 
 class DeviceArray(DeviceArrayBase):
@@ -78,23 +84,23 @@ class DeviceArray(DeviceArrayBase):
             if arr.size:
                 self._buffer.write(self._offset, arr.reshape(-1).view(np.uint8))
         else:
-            _ops.assign(self, DeviceArray.from_host(self.context, arr), "nocheck")
+            _ops().assign(self, DeviceArray.from_host(self.context, arr), "nocheck")
 
     def _assign(self, value, errmode: str = "default") -> None:
         self._check_writable()
-        _ops.assign(self, value, errmode)
+        _ops().assign(self, value, errmode)
 
     def _apply(self, name: str, args, out) -> "DeviceArray":
         if out is not None and isinstance(out, DeviceArray):
             out._check_writable()
-        return _ops.elementwise(name, args, out)
+        return _ops().elementwise(name, args, out)
 
     def _reduce(self, name: str, axis, keepdims: bool) -> "DeviceArray":
-        return _ops.reduce("prod" if name == "product" else name, self, axis,
+        return _ops().reduce("prod" if name == "product" else name, self, axis,
                                  keepdims, None, None)
 
     def _take(self, indices):
-        return _ops.gather(self, [np.asarray(i, np.int64) for i in indices]).to_numpy()
+        return _ops().gather(self, [np.asarray(i, np.int64) for i in indices]).to_numpy()
 
     def _getitem_advanced(self, entries):
         arrays = [i for i, k in enumerate(entries) if _is_index_array(k)]
@@ -102,12 +108,12 @@ class DeviceArray(DeviceArrayBase):
                                     if i != arrays[0]):
             i = arrays[0]
             view = self._view(tuple(entries[:i]) + (slice(None),) + tuple(entries[i + 1:]))
-            return _ops.take(view, entries[i], i, self._shape[i])
+            return _ops().take(view, entries[i], i, self._shape[i])
         return super()._getitem_advanced(entries)
 
     def _reduction(self, name, axis, out, keepdims, dtype=None):
         # as the shared surface, but a full reduction stays a 0-d device array
-        r = _ops.reduce("prod" if name == "product" else name, self, axis,
+        r = _ops().reduce("prod" if name == "product" else name, self, axis,
                               bool(keepdims), dtype, None)
         if out is not None:
             out._assign(r, "nocheck") if isinstance(out, DeviceArray) else \
@@ -119,7 +125,7 @@ class DeviceArray(DeviceArrayBase):
         """Arithmetic mean: the sum divided by the count (float64 for integer
         and bool arrays, the array's type for floats), a 0-d device array for
         a full reduction."""
-        r = _ops.reduce("mean", self, axis, bool(keepdims), dtype, None)
+        r = _ops().reduce("mean", self, axis, bool(keepdims), dtype, None)
         if out is not None:
             if not isinstance(out, DeviceArray):
                 _refuse_host_out()
@@ -134,16 +140,16 @@ class DeviceArray(DeviceArrayBase):
             if self.is_contiguous:
                 new._buffer.copy_from(new._offset, self._buffer, self._offset, self.nbytes)
             else:
-                _ops.assign(new, self, "nocheck")
+                _ops().assign(new, self, "nocheck")
         return new
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        _ops.check_ufunc_operands(ufunc, inputs, kwargs)
+        _ops().check_ufunc_operands(ufunc, inputs, kwargs)
         return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         if func is np.where and len(args) == 3 and not kwargs:
-            return _ops.where(*args)     # one kernel, not masked copies
+            return _ops().where(*args)     # one kernel, not masked copies
         return super().__array_function__(func, types, args, kwargs)
 
     def __arrow_c_device_array__(self, requested_schema=None, **kwargs):

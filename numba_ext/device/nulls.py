@@ -43,11 +43,18 @@ from ..host.array import asarray as _host_asarray
 from ..host.arrow import is_arrow
 from ..host.nulls import text_nulls
 from . import arrow as _arrow_dev
-from . import launch as _launch
 from . import varlen as _varlen
 from .array import DeviceArray
 from .base import DeviceArrayBase
 from .varlen import DeviceVarArray
+
+
+def _launch():
+    """:mod:`.launch`, imported on first use: a process that never touches a
+    device does not pay for loading it."""
+    from . import launch
+    return launch
+
 
 __all__ = ["DeviceOptionArray", "upload", "host_option", "is_option_host", "combine", "validity_operands",
            "elementwise", "flat_values", "result_shape"]
@@ -547,7 +554,7 @@ def combine(ctx, parts, n: int, force: bool = False):
         args = [(out.buffer, out.offset), np.uint64(n)]
         for bits, off in parts:
             args += [(bits.buffer, bits.offset), np.uint64(off)]
-        prog.launch(AND_KERNEL, nb, *args, local_size=_launch.LOCAL_SIZE)
+        prog.launch(AND_KERNEL, nb, *args, local_size=_launch().LOCAL_SIZE)
     return out, 0
 
 
@@ -616,7 +623,7 @@ def elementwise(op: str, args, out=None) -> DeviceOptionArray:
     if any(isinstance(v, DeviceVarArray) for v in values):
         raise NotSupportedError(f"{where}: strings on a device (registry operations take "
                                 "numbers and bools there)")
-    ctx = _launch.context_of(where, values)
+    ctx = _launch().context_of(where, values)
     tgt = _pr.dialect_of(ctx)
     names = _pr.operand_types(values, where)
     kargs, ret = _pr.resolve(op, names)
@@ -624,7 +631,7 @@ def elementwise(op: str, args, out=None) -> DeviceOptionArray:
     inputs = tuple((a._element if isinstance(a, DeviceArrayBase) else dtypes.by_name[nm],
                     not isinstance(a, DeviceArrayBase)) for a, nm in zip(values, names))
     full = inputs + ((_UINT8, False), (_UINT64, True))
-    st = _launch.state(ctx)
+    st = _launch().state(ctx)
     pkey = ("op?", op, inputs, tuple(a._key if isinstance(a, DeviceArrayBase) else None
                                      for a in values))
     plan = st.plans.get(pkey)
@@ -646,11 +653,11 @@ def elementwise(op: str, args, out=None) -> DeviceOptionArray:
                                         tuple((d.name, v) for d, v in inputs)), make)
         layouts = [(a._shape, a._strides) if isinstance(a, DeviceArrayBase) else ((), ())
                    for a in values] + [((), ()), ((), ())]
-        plan = _launch.remember(st.plans, pkey, _launch.build_plan(
+        plan = _launch().remember(st.plans, pkey, _launch().build_plan(
             ctx, prog.source, prog.errors, where, prog.dialect.title, full,
             list(values) + [bits, 0], dtypes.by_name[ret].numpy, operand_layouts=layouts,
             out_layout=((n,), (dtypes.by_name[ret].numpy.itemsize,))),
-            4 * _launch.PLAN_LIMIT, st.lock)
+            4 * _launch().PLAN_LIMIT, st.lock)
     operands = [a if isinstance(a, DeviceArrayBase) else _scalar(a, nm)
                 for a, nm in zip(values, names)] + [bits, off]
     res = DeviceArray.empty(ctx, (n,), dtypes.by_name[ret].numpy)

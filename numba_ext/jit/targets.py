@@ -26,7 +26,7 @@ from ..device.nulls import DeviceOptionArray
 from ..device.varlen import DeviceVarArray
 from ..host import dictionary as _dictionary
 from ..routing import CONTAINERS, DASK, runs_on
-from . import cpu, device
+from . import cpu
 
 
 def call(kernel, args, out=None):
@@ -73,11 +73,13 @@ def call(kernel, args, out=None):
     if any(getattr(c, "core", False) for c in kernel._compiled.values()):
         from . import device_dims    # signatures with core dims
         return device_dims.call(kernel, args, out)
+    from . import device   # the device target (and the C emitter) load on a device call
     return device.call(kernel, args, out)
 
 
 def device_target(name: str, fname: str = "ckernels.jit") -> "device.DeviceTarget":
     """The device target called ``name`` (for ``f.source(name)``)."""
+    from . import device
     try:
         return device.target(name)
     except NotSupportedError:

@@ -34,7 +34,12 @@
  * of allocations cost O(log n) chunk allocations.  Chunks of at least
  * CK_POD_MAP_THRESHOLD bytes are page mappings, so `finalize` can return
  * their unused tail pages to the system without moving anything (realloc may
- * move memory even when shrinking, so it is never used).  Chunks of a
+ * move memory even when shrinking, so it is never used).  When an arena is
+ * freed, its mapped chunks are kept as spares (the newest few, 64 MiB at
+ * most) that a later pod (not zero-init) arena's chunk of about the same size
+ * reuses: a loop making one string column per call writes into pages that
+ * are already mapped instead of page-faulting fresh, kernel-zeroed ones.
+ * Chunks of a
  * zero-init arena are zero-filled, and bytes given back by a shrinking resize
  * are re-zeroed, so every byte an allocation exposes reads as zero.  The
  * page mappings of a freed (non-zero-init) arena are kept for later chunks, a

@@ -84,6 +84,7 @@ static ck_status runs_add(xruns *r, const char *base, intptr_t stride, int64_t c
 typedef struct xnode {
   ck_array_preamble *keep;  /* a reference to the source array, or NULL */
   void **owned;             /* allocations to free */
+  size_t *owned_map;        /* per allocation: bytes of a page mapping, 0: heap */
   size_t nowned, capowned;
   const void **buffers;
   struct ArrowArray *child_structs;
@@ -100,9 +101,14 @@ static void xnode_release_cb(struct ArrowArray *a) {
       ck__arrow_array_release(p->child_ptrs[i]);
     }
     for (size_t i = 0; i < p->nowned; i++) {
-      ck__free(p->owned[i]);
+      if (p->owned_map[i] != 0) {
+        ck__unmap_retain(p->owned[i], p->owned_map[i]); /* kept for the next export */
+      } else {
+        ck__free(p->owned[i]);
+      }
     }
     ck__free(p->owned);
+    ck__free(p->owned_map);
     ck__free(p->buffers);
     ck__free(p->child_structs);
     ck__free(p->child_ptrs);
@@ -152,22 +158,42 @@ static ck_status xnode_init(struct ArrowArray *a, int64_t length, int64_t n_buff
   return CK_OK;
 }
 
-/* Take over `mem` (freed by the node's release); frees it on failure. */
-static ck_status xnode_own(struct ArrowArray *a, void *mem) {
+/* Take over `mem` (released by the node's release: a page mapping of
+ * `mapped` bytes, or heap memory when 0); releases it on failure. */
+static ck_status xnode_own_mem(struct ArrowArray *a, void *mem, size_t mapped) {
   xnode *p = a->private_data;
   if (p->nowned == p->capowned) {
     size_t cap = p->capowned ? 2 * p->capowned : 4;
     void **v = ck__realloc(p->owned, cap * sizeof *v, "ck_arrow_export");
-    if (v == NULL) {
-      ck__free(mem);
+    if (v != NULL) {
+      p->owned = v;
+    }
+    size_t *m = v == NULL ? NULL
+                          : ck__realloc(p->owned_map, cap * sizeof *m, "ck_arrow_export");
+    if (m == NULL) {
+      if (mapped != 0) {
+        ck__unmap_retain(mem, mapped);
+      } else {
+        ck__free(mem);
+      }
       return CK_ERR_NO_MEMORY;
     }
-    p->owned = v;
+    p->owned_map = m;
     p->capowned = cap;
   }
+  p->owned_map[p->nowned] = mapped;
   p->owned[p->nowned++] = mem;
   return CK_OK;
 }
+
+static ck_status xnode_own(struct ArrowArray *a, void *mem) {
+  return xnode_own_mem(a, mem, 0);
+}
+
+/* Buffers of at least this many bytes are page mappings, reused from the
+ * retained mappings of released ones (core_internal.h): a loop exporting one column per
+ * call writes into pages already mapped instead of faulting fresh ones in. */
+#define CK__EXPORT_MAP_BYTES ((size_t)1 << 20)
 
 /* A 64-byte aligned buffer of `size` bytes (at least one cache line, so a
  * buffer is never NULL) owned by the node, or NULL. */
@@ -181,7 +207,19 @@ static void *xnode_alloc(struct ArrowArray *a, size_t size, bool zero) {
   if (rounded == 0) {
     rounded = 64;
   }
-  void *mem = ck__aligned_alloc(64, rounded, "ck_arrow_export");
+  void *mem;
+  size_t mapped = 0;
+  if (rounded >= CK__EXPORT_MAP_BYTES) {
+    size_t ps = ck__page_size();
+    if (!ck__add_size(rounded, ps - 1, &mapped)) {
+      (void)CK_ERROR(CK_ERR_OVERFLOW, "a buffer of %zu bytes is too large", size);
+      return NULL;
+    }
+    mapped &= ~(ps - 1);
+    mem = ck__map_reuse(mapped, &mapped, "ck_arrow_export"); /* page aligned */
+  } else {
+    mem = ck__aligned_alloc(64, rounded, "ck_arrow_export");
+  }
   if (mem == NULL) {
     return NULL;
   }
@@ -190,7 +228,7 @@ static void *xnode_alloc(struct ArrowArray *a, size_t size, bool zero) {
   } else {
     memset((char *)mem + (rounded - 64), 0, 64); /* no uninitialised padding */
   }
-  return xnode_own(a, mem) == CK_OK ? mem : NULL;
+  return xnode_own_mem(a, mem, mapped) == CK_OK ? mem : NULL;
 }
 
 static void xnode_keep(struct ArrowArray *a, ck_array_preamble *src) {
