@@ -91,6 +91,8 @@ class Dialect:
         self.uint64 = self.types.get("uint64")
         self.uint8 = self.types.get("uint8")
         self.int32 = self.types.get("int32")
+        self.uint16 = self.types.get("uint16")
+        self.uint32 = self.types.get("uint32")
 
     @property
     def device(self) -> bool:

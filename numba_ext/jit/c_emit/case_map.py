@@ -100,7 +100,7 @@ def _tables_c(fe) -> None:
         return
     d = fe.d
     t = case_tables()
-    u8, u16, u32, i32 = d.uint8, d.types.get("uint16"), d.types.get("uint32"), d.int32
+    u8, u16, u32, i32 = d.uint8, d.uint16, d.uint32, d.int32
     fn, w = d.function_prefix, d.pointer(d.uint8)
     space = "__constant const" if d.global_space else "__constant__ const"
     t1 = u8 if _width(len(t["ix2"]) >> _SHIFT) == 1 else u16
@@ -142,7 +142,7 @@ def case_fn(fe, s: str, space: str) -> str:
     if name in prog.helpers:
         return name
     d = fe.d
-    u8, u32, i32, i64, fn = d.uint8, d.types.get("uint32"), d.int32, d.int64, d.function_prefix
+    u8, u32, i32, i64, fn = d.uint8, d.uint32, d.int32, d.int64, d.function_prefix
     a = f"{space} " if space else ""
     prog.helpers[name] = (
         f"{fn} {u32} ck_uc_dec_{s}({a}const {u8} *s, {i64} i, int *len) {{\n"

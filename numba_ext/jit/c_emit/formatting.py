@@ -60,7 +60,7 @@ def prelude(fe, sink: str) -> None:
     if _HEADER in prog.helpers:
         return
     d = fe.d
-    u64, u32 = d.uint64, d.types.get("uint32")
+    u64, u32 = d.uint64, d.uint32
     if d.global_space:       # OpenCL C
         table, bits, mulhi = "__constant const", "as_ulong(d)", "mul_hi((a), (b))"
     else:                    # CUDA C++
