@@ -224,7 +224,7 @@ SMALL_MODULE = textwrap.dedent("""
 """)
 
 SMALL_SCRIPT = textwrap.dedent("""
-    import json
+    import json, sys
     import numpy as np
     import nativemod as m
     import ckernels
@@ -246,18 +246,23 @@ SMALL_SCRIPT = textwrap.dedent("""
     except Exception as e:
         err = [type(e).__name__, isinstance(e, ValueError), str(e),
                ckernels._native.last_error()]
-    print(json.dumps({"bad": bad, "error": err}))
+    print(json.dumps({"bad": bad, "error": err, "numba": "numba" in sys.modules}))
 """)
 
 
-def run_small(d, cache, extra_env=None):
-    """SMALL_MODULE in a fresh interpreter: right results and errors."""
+def run_small(d, cache, extra_env=None, changed=False):
+    """SMALL_MODULE in a fresh interpreter: right results and errors.  `changed`:
+    axpy's body (and the oracle) is x * 2 - y."""
+    source, script = SMALL_MODULE, SMALL_SCRIPT
+    if changed:
+        source = source.replace("return x * 2 + y", "return x * 2 - y")
+        script = script.replace("x * dt(2) + y", "x * dt(2) - y")
     d.mkdir(exist_ok=True)
-    (d / "nativemod.py").write_text(SMALL_MODULE)
+    (d / "nativemod.py").write_text(source)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache),
                PYTHONPATH=str(d) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.update(extra_env or {})
-    p = subprocess.run([sys.executable, "-c", SMALL_SCRIPT], env=env, cwd=d,
+    p = subprocess.run([sys.executable, "-c", script], env=env, cwd=d,
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-4000:]
     out = json.loads(p.stdout.strip().splitlines()[-1])
@@ -265,6 +270,7 @@ def run_small(d, cache, extra_env=None):
     err = out["error"]
     assert err[:2] == ["CKValueError", True] and err[2].startswith("negative input [")
     assert err[2].split(", element")[0].rstrip("]") == err[3].rstrip("]")
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -342,25 +348,12 @@ def test_native_cache_fresh_interpreters(workdir, warm):
     # a changed closure value: a new key, compiled (Numba imported), right value
     k3 = run(workdir, cache, {"CKN_K": "3"})
     assert k3["scale1"] == 3.0 and k3["numba_after_decorating"]
-    # a changed body: never the stale kernel
-    changed = MODULE.replace("return x * 2 + y", "return x * 2 - y")
-    out = _changed_body(workdir, cache, changed)
-    assert out["numba_after_decorating"]
-
-
-def _changed_body(d, cache, source):
-    script_mod = SCRIPT.replace("x * dt(2) + y", "x * dt(2) - y")
-    (d / "nativemod.py").write_text(source)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache),
-               PYTHONPATH=str(d) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env.pop("CKN_K", None)
-    p = subprocess.run([sys.executable, "-c", script_mod], env=env, cwd=d,
-                       capture_output=True, text=True, timeout=300)
-    (d / "nativemod.py").write_text(MODULE)
-    assert p.returncode == 0, p.stderr[-4000:]
-    out = json.loads(p.stdout.strip().splitlines()[-1])
-    assert out["bad"] == [], out["bad"]
-    return out
+    # a changed body: never the stale kernel (SMALL_MODULE: its cache stored
+    # once, then axpy's body changed; fmt's string library is keyed by the source too)
+    small, small_cache = workdir / "small", workdir / "small_cache"
+    assert run_small(small, small_cache)["numba"]          # compiled and stored,
+    assert not run_small(small, small_cache)["numba"]      # then loaded natively
+    assert run_small(small, small_cache, changed=True)["numba"]
 
 
 def test_native_cache_bad_files_and_no_compiler(workdir, warm, tmp_path):
