@@ -382,7 +382,7 @@ def test_native_cache_bad_files_and_no_compiler(workdir, warm, tmp_path):
     source = hashlib.sha256((workdir / "nativemod.py").read_bytes()).hexdigest()
 
     def index_of(lib):
-        try:      # the other version's index may be one of those made corrupt above
+        try:      # its index may be one of those made corrupt above
             return json.loads(open(lib[:-3] + ".ckn").read())
         except ValueError:
             return {"key": {}}
