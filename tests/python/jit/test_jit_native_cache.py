@@ -202,6 +202,77 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+# The fallback runs (no compiler, an unusable cache directory) need only a few
+# functions to show it: a numeric signature pair, an error raised in compiled code
+# and a formatted string (libckernel's text runtime), each checked as above.
+SMALL_MODULE = textwrap.dedent("""
+    import ckernels
+
+    @ckernels.jit(["int64(int64, int64)", "float64(float64, float64)"], cache=True)
+    def axpy(x, y):
+        return x * 2 + y
+
+    @ckernels.jit("float64(float64)", cache=True)
+    def checked(x):
+        if x < 0:
+            raise ValueError("negative input")
+        return x + 0.5
+
+    @ckernels.jit("string(int64, float64, string)", cache=True)
+    def fmt(i, x, s):
+        return f"{s:*^7}|{i:+06,d}|{x:.3e}|{x}|{i:#x}"
+""")
+
+SMALL_SCRIPT = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import nativemod as m
+    import ckernels
+    bad = []
+    for dt in (np.int64, np.float64):
+        x, y = np.arange(7).astype(dt), np.arange(3, 10).astype(dt)
+        got = m.axpy(x, y)
+        if got.dtype != x.dtype or not np.array_equal(got, x * dt(2) + y):
+            bad.append(f"axpy {dt}: {got!r}")
+    if not np.array_equal(m.checked(np.array([0.0, 2.0])), np.array([0.5, 2.5])):
+        bad.append("checked")
+    ints, xs, words = [0, -7, 2**63 - 1], [0.1, -2.5e-300, float("nan")], ["", "é", "日本語x"]
+    if m.fmt(np.array(ints), np.array(xs), words).tolist() != [
+            m.fmt.py_func(i, x, w) for i, x, w in zip(ints, xs, words)]:
+        bad.append("fmt")
+    try:
+        m.checked(np.array([1.0, -1.0]))
+        err = None
+    except Exception as e:
+        err = [type(e).__name__, isinstance(e, ValueError), str(e),
+               ckernels._native.last_error()]
+    print(json.dumps({"bad": bad, "error": err, "numba": "numba" in sys.modules}))
+""")
+
+
+def run_small(d, cache, extra_env=None, changed=False):
+    """SMALL_MODULE in a fresh interpreter: right results and errors.  `changed`:
+    axpy's body (and the oracle) is x * 2 - y."""
+    source, script = SMALL_MODULE, SMALL_SCRIPT
+    if changed:
+        source = source.replace("return x * 2 + y", "return x * 2 - y")
+        script = script.replace("x * dt(2) + y", "x * dt(2) - y")
+    d.mkdir(exist_ok=True)
+    (d / "nativemod.py").write_text(source)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache),
+               PYTHONPATH=str(d) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.update(extra_env or {})
+    p = subprocess.run([sys.executable, "-c", script], env=env, cwd=d,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-4000:]
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    assert out["bad"] == [], out["bad"]
+    err = out["error"]
+    assert err[:2] == ["CKValueError", True] and err[2].startswith("negative input [")
+    assert err[2].split(", element")[0].rstrip("]") == err[3].rstrip("]")
+    return out
+
+
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
     d = tmp_path_factory.mktemp("native_cache")
@@ -277,25 +348,12 @@ def test_native_cache_fresh_interpreters(workdir, warm):
     # a changed closure value: a new key, compiled (Numba imported), right value
     k3 = run(workdir, cache, {"CKN_K": "3"})
     assert k3["scale1"] == 3.0 and k3["numba_after_decorating"]
-    # a changed body: never the stale kernel
-    changed = MODULE.replace("return x * 2 + y", "return x * 2 - y")
-    out = _changed_body(workdir, cache, changed)
-    assert out["numba_after_decorating"]
-
-
-def _changed_body(d, cache, source):
-    script_mod = SCRIPT.replace("x * dt(2) + y", "x * dt(2) - y")
-    (d / "nativemod.py").write_text(source)
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache),
-               PYTHONPATH=str(d) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env.pop("CKN_K", None)
-    p = subprocess.run([sys.executable, "-c", script_mod], env=env, cwd=d,
-                       capture_output=True, text=True, timeout=300)
-    (d / "nativemod.py").write_text(MODULE)
-    assert p.returncode == 0, p.stderr[-4000:]
-    out = json.loads(p.stdout.strip().splitlines()[-1])
-    assert out["bad"] == [], out["bad"]
-    return out
+    # a changed body: never the stale kernel (SMALL_MODULE: its cache stored
+    # once, then axpy's body changed; fmt's string library is keyed by the source too)
+    small, small_cache = workdir / "small", workdir / "small_cache"
+    assert run_small(small, small_cache)["numba"]          # compiled and stored,
+    assert not run_small(small, small_cache)["numba"]      # then loaded natively
+    assert run_small(small, small_cache, changed=True)["numba"]
 
 
 def test_native_cache_bad_files_and_no_compiler(workdir, warm, tmp_path):
@@ -324,7 +382,7 @@ def test_native_cache_bad_files_and_no_compiler(workdir, warm, tmp_path):
     source = hashlib.sha256((workdir / "nativemod.py").read_bytes()).hexdigest()
 
     def index_of(lib):
-        try:      # the other version's index may be one of those made corrupt above
+        try:      # its index may be one of those made corrupt above
             return json.loads(open(lib[:-3] + ".ckn").read())
         except ValueError:
             return {"key": {}}
@@ -340,12 +398,13 @@ def test_native_cache_bad_files_and_no_compiler(workdir, warm, tmp_path):
     bin_dir = tmp_path / "empty_bin"
     bin_dir.mkdir()
     env = {"PATH": str(bin_dir), "CC": "/nonexistent/cc"}
-    run(workdir, nocc, env)
+    small = tmp_path / "small"
+    run_small(small, nocc, env)
     assert glob.glob(str(nocc / "*" / "*.nbi"))            # Numba's cache only
     assert not glob.glob(str(nocc / "*" / "*.ckn"))
     # an unusable cache directory (below a regular file): Numba caches elsewhere or
     # not at all; no native files, right results
     blocker = tmp_path / "blocker"
     blocker.write_text("")
-    run(workdir, blocker / "cache")
-    assert not glob.glob(str(workdir / "__pycache__" / "*.ckn"))
+    run_small(small, blocker / "cache")
+    assert not glob.glob(str(small / "__pycache__" / "*.ckn"))
