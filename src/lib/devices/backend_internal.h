@@ -136,4 +136,20 @@ static inline size_t ck__buffer_size(const ck_buffer *buf) {
   return ((const ck__buffer_head *)(const void *)buf)->mem.size;
 }
 
+/* The first lines of the library's own device programs (the scan, the arena
+ * compaction): the kernel qualifier, the buffer address space, the work
+ * item's flat index and the 64-bit integer types, for OpenCL C and CUDA. */
+#define CK__DEVICE_PRELUDE_OPENCL                                                          \
+  "#define CK_KERNEL __kernel\n"                                                            \
+  "#define CK_GLOBAL __global\n"                                                            \
+  "#define CK_GID get_global_id(0)\n"                                                       \
+  "typedef long ck_i64;\n"                                                                  \
+  "typedef ulong ck_u64;\n"
+#define CK__DEVICE_PRELUDE_CUDA                                                            \
+  "#define CK_KERNEL extern \"C\" __global__\n"                                            \
+  "#define CK_GLOBAL\n"                                                                     \
+  "#define CK_GID (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x)\n"             \
+  "typedef long long ck_i64;\n"                                                             \
+  "typedef unsigned long long ck_u64;\n"
+
 #endif /* CKERNEL_BACKEND_INTERNAL_H */

@@ -8,19 +8,8 @@
 
 #include <string.h>
 
-static const char OPENCL_PRELUDE[] =
-    "#define CK_KERNEL __kernel\n"
-    "#define CK_GLOBAL __global\n"
-    "#define CK_GID get_global_id(0)\n"
-    "typedef long ck_i64;\n"
-    "typedef ulong ck_u64;\n";
-
-static const char CUDA_PRELUDE[] =
-    "#define CK_KERNEL extern \"C\" __global__\n"
-    "#define CK_GLOBAL\n"
-    "#define CK_GID (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x)\n"
-    "typedef long long ck_i64;\n"
-    "typedef unsigned long long ck_u64;\n";
+static const char OPENCL_PRELUDE[] = CK__DEVICE_PRELUDE_OPENCL;
+static const char CUDA_PRELUDE[] = CK__DEVICE_PRELUDE_CUDA;
 
 /* Arguments: the arena (base, byte offset, elements), the starts (base,
  * offset), the offsets (base, offset), n, the element size, the values
