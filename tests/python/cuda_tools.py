@@ -72,3 +72,36 @@ def compile_ptx_fast(src: str, arch: str) -> tuple[str, str]:
         if "INVALID_OPTION" not in str(exc):
             raise
         return ccuda.compile_ptx(src, arch)
+
+
+def ptx_assembled_or_skip(tmp_path, src: str, arch: str = "sm_80") -> str:
+    """``src`` through NVRTC (no error in the log) and ptxas for ``arch``; the
+    PTX.  Skips where NVRTC or ptxas is missing."""
+    from ckernels import errors
+    try:
+        ccuda.nvrtc_version()
+    except errors.BackendError as exc:
+        pytest.skip(f"no NVRTC: {exc}")
+    ptx, log = ccuda.compile_ptx(src, arch)
+    assert "error" not in log.lower(), log
+    (tmp_path / "s.ptx").write_text(ptx)
+    assemble_or_skip([(arch, tmp_path / "s.ptx")])
+    return ptx
+
+
+def host_shim_library(tmp_path, text: str):
+    """``text`` (CUDA C plus ``extern "C"`` wrappers) compiled as C++ over the
+    host shim (``jit/cuda_host_shim.h``) into a shared library, loaded by
+    ctypes.  Skips where no C++ compiler is found."""
+    import ctypes
+    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jit")
+    (tmp_path / "s.cpp").write_text('#include "cuda_host_shim.h"\n' + text)
+    so = tmp_path / "s.so"
+    r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{here}",
+                        str(tmp_path / "s.cpp"), "-o", str(so)], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-6000:]
+    return ctypes.CDLL(str(so))

@@ -7,9 +7,6 @@ the host shim) against the CPU jit over the same rows, with hypothesis over
 ragged rows (empty and long rows)."""
 
 import ctypes
-import os
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -161,22 +158,10 @@ def _cuda_source(f, ns):
 
 
 def test_arena_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
-    from ckernels import dialects, errors
-    from ckernels.backends import cuda as ccuda
-    from cuda_tools import assemble_or_skip
-    try:
-        ccuda.nvrtc_version()
-    except errors.BackendError as exc:
-        pytest.skip(f"no NVRTC: {exc}")
+    from ckernels import dialects
+    from cuda_tools import host_shim_library, ptx_assembled_or_skip
     srcs = _cuda_source(positive, "ck_pos") + _cuda_source(digits, "ck_dig")
-    ptx, log = ccuda.compile_ptx(srcs, "sm_80")
-    assert "error" not in log.lower(), log
-    (tmp_path / "s.ptx").write_text(ptx)
-    assemble_or_skip([("sm_80", tmp_path / "s.ptx")])
-    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
-    if cxx is None:
-        pytest.skip("no C++ compiler")
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jit")
+    ptx_assembled_or_skip(tmp_path, srcs)
     sig = ("unsigned char *out, const unsigned char **in, const unsigned long long *off, "
            "const long long *stride, long long cap, const long long *meta, "
            "unsigned long long n, int *err, unsigned int block")
@@ -187,13 +172,7 @@ def test_arena_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
         wrappers += (f'extern "C" void {ns}_run({sig}) {{\n'
                      f"  ck_shim_grid(n, block, [&] {{ {ns}::{ns}_kernel(out, 0, 8"
                      f"{ins}, meta, 1, n, err); }});\n}}\n")
-    (tmp_path / "s.cpp").write_text('#include "cuda_host_shim.h"\n' + srcs + wrappers)
-    so = tmp_path / "s.so"
-    r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{here}",
-                        str(tmp_path / "s.cpp"), "-o", str(so)], capture_output=True,
-                       text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-6000:]
-    lib = ctypes.CDLL(str(so))
+    lib = host_shim_library(tmp_path, srcs + wrappers)
 
     def run(ns, ins, offs, strides, n, dtype, cap):
         """The kernel with an arena of `cap`, then (after the retry) the

@@ -4,11 +4,6 @@ device scan and a writing pass (``ckernels.jit.device_strings``).  Checked on
 OpenCL (PoCL) and as CUDA C (NVRTC + ptxas, both passes run on the host shim)
 against the CPU jit over the same host data (and so CPython's ``str``)."""
 
-import ctypes
-import os
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -137,100 +132,11 @@ def test_source_is_one_program_of_both_passes():
 
 
 # ---- CUDA C: NVRTC + ptxas, then both passes on the host shim -------------------------------
-def _cuda_source(f, ns):
-    from ckernels.jit import c_emit, device_strings
-    from ckernels.jit.device import target
-    comp = next(iter(f.compiled.values()))
-    src = device_strings.source(target("cuda"), f, comp)
-    return (f"namespace {ns} {{\n" + src.replace(f" {c_emit.KERNEL_NAME}(", f" {ns}_kernel(") +
-            f"}}  // {ns}\n")
-
-
 def test_string_results_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
-    from ckernels import dialects, errors
-    from ckernels.backends import cuda as ccuda
-    from cuda_tools import assemble_or_skip
-    try:
-        ccuda.nvrtc_version()
-    except errors.BackendError as exc:
-        pytest.skip(f"no NVRTC: {exc}")
-    srcs = _cuda_source(numbers, "ck_numbers") + _cuda_source(mix, "ck_mix")
-    ptx, log = ccuda.compile_ptx(srcs, "sm_80")
-    assert "error" not in log.lower(), log
-    (tmp_path / "s.ptx").write_text(ptx)
-    assemble_or_skip([("sm_80", tmp_path / "s.ptx")])
-    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
-    if cxx is None:
-        pytest.skip("no C++ compiler")
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jit")
-    sig = ("unsigned char *out, const unsigned char **in, const unsigned long long *off, "
-           "const long long *stride, int mode, const long long *meta, unsigned long long n, "
-           "int *err, unsigned int block")
-    wrappers = ""
-    for ns, k in (("ck_numbers", 1 + 3), ("ck_mix", 6 + 3 + 3)):   # + data, scratch, offsets
-        ins = "".join(f", in[{j}], off[{j}], stride[{j}]" for j in range(k))
-        wrappers += (f'extern "C" void {ns}_run({sig}) {{\n'
-                     f"  ck_shim_grid(n, block, [&] {{ {ns}::{ns}_kernel(out, 0, 8"
-                     f"{ins}, mode, meta, 1, n, err); }});\n}}\n")
-    (tmp_path / "s.cpp").write_text('#include "cuda_host_shim.h"\n' + srcs + wrappers)
-    so = tmp_path / "s.so"
-    r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{here}",
-                        str(tmp_path / "s.cpp"), "-o", str(so)], capture_output=True,
-                       text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-6000:]
-    lib = ctypes.CDLL(str(so))
-
-    def run(ns, cols, scalars):
-        """Both passes: lengths, the scan (NumPy's cumsum), the text."""
-        keep, ptrs, offs, strides = [], [], [], []
-        for col in cols:
-            if isinstance(col, np.ndarray):
-                keep.append(col)
-                ptrs.append(col.ctypes.data)
-                offs.append(0)
-                strides.append(8)
-                continue
-            enc = [s.encode() for s in col]
-            o = np.cumsum([0] + [len(b) for b in enc]).astype(np.int64)
-            data = np.frombuffer(b"".join(enc) + b"\0", np.uint8)
-            keep += [o, data]
-            ptrs += [o.ctypes.data, o.ctypes.data, data.ctypes.data]
-            offs += [0, 8, 0]
-            strides += [8, 8, 0]
-        for v in scalars:       # scalars as broadcast arrays (the kernel's array path)
-            a = np.array([v], np.int64)
-            keep.append(a)
-            ptrs.append(a.ctypes.data)
-            offs.append(0)
-            strides.append(0)
-        n = len(cols[0])
-        err = np.zeros(4, np.int32)
-        meta = np.zeros(1, np.int64)
-        sizes = np.zeros(n + 1, np.int64)
-        scratch = np.zeros(n + 1, np.int64)
-        fn = getattr(lib, f"{ns}_run")
-        fn.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
-                                               ctypes.c_void_p, ctypes.c_uint]
-
-        def launch(out, text, scr, mode):
-            p = ptrs + [text.ctypes.data, scr.ctypes.data, scratch.ctypes.data]
-            o = offs + [0, 0, 0]
-            s = strides + [0, 0, 8]
-            k = len(p)
-            fn(out.ctypes.data, (ctypes.c_void_p * k)(*p), (ctypes.c_uint64 * k)(*o),
-               (ctypes.c_int64 * k)(*s), mode, meta.ctypes.data, n, err.ctypes.data,
-               dialects.CUDA_BLOCK)
-            assert err[0] == 0
-        one = np.zeros(1, np.uint8)
-        launch(sizes, one, one, 0)
-        offsets = np.concatenate([[0], np.cumsum(sizes[:n])]).astype(np.int64)
-        scratch[:] = np.concatenate([[0], np.cumsum(scratch[:n])])
-        text = np.zeros(max(int(offsets[-1]), 1), np.uint8)
-        scr = np.zeros(max(int(scratch[-1]), 1), np.uint8)
-        launch(offsets, text, scr, 1)
-        raw = text.tobytes()
-        return [raw[offsets[i]:offsets[i + 1]].decode() for i in range(n)]
-
+    from cuda_string_shim import build
+    # operands without the string result's: numbers' int64; mix's two strings
+    # (3 each: offsets twice, data) and three scalars
+    run = build(tmp_path, {"ck_numbers": (numbers, 1), "ck_mix": (mix, 6 + 3)})
     v = np.array([0, -5, 123456789, -2**63, 2**63 - 1], np.int64)
     assert run("ck_numbers", [v], []) == _host(numbers, v)
     s = ["", "abc", "é" * 300, "a€", "𝄞xa"]
