@@ -95,7 +95,7 @@ def numba_kernels(ncuda):
 
 
 def bench_dtype(ctx, n, dtype, cp, ncuda):
-    ct = {"float32": "float", "float64": "double"}[dtype]
+    ct = dtype   # CuPy reads parameter types as NumPy names ("float" is float64 there)
     item = np.dtype(dtype).itemsize
     rng = np.random.default_rng(0)
     x = ctx.array(rng.standard_normal(n).astype(dtype))

@@ -253,7 +253,10 @@ class OpenCL(Dialect):
     uint64_suffix = "UL"
 
     def header(self, prog) -> str:
-        return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if prog.fp64_user else ""
+        # no contraction of a*b+c into fma (the OpenCL C default allows it): the
+        # results equal the CPU's, as CUDA programs built with --fmad=false
+        fp64 = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if prog.fp64_user else ""
+        return fp64 + "#pragma OPENCL FP_CONTRACT OFF\n"
 
     def math(self, name: str, ct: str) -> str:
         return name   # OpenCL C overloads every math built-in on float and double

@@ -83,6 +83,53 @@ class ArithEmission:
         out.append(f"{dst} = {self.cast(r, rt, tt)};")
         return out
 
+    def float_to_int(self, expr: str, from_t, to_t) -> str:
+        """A float converted to an integer type, NaN and values out of range
+        included, by one rule on every device: C leaves those undefined and
+        devices differ (CUDA saturates, x86 gives the "integer indefinite").
+        int64 and int32 give their minimum, as the CPU jit does on x86-64
+        (scalar and vectorised code alike); uint64 is ``lo | (hi & (lo >>
+        63))`` of the int64 conversions of x and x - 2**63 (the CPU jit's
+        scalar code); the narrower types and uint32 are the int64
+        conversion's low bits (the CPU jit's vectorised loops saturate some
+        of those instead: out of range they are undefined there)."""
+        fct, tct = self.ct(from_t), self.ct(to_t)
+        bits, signed = _int_bits(to_t)
+        fk = _key(_unlit(from_t))
+        fp = self.d.function_prefix
+
+        def signed_conv(b: int) -> str:
+            name = f"ck_f2i{b}_{fk}"
+            ict = self.d.int64 if b == 64 else self.d.int32
+            lo = f"{self.d.float_literal(-2.0 ** (b - 1), from_t)}"
+            hi = f"{self.d.float_literal(2.0 ** (b - 1), from_t)}"
+            low_ok = f"x >= {lo}"
+            if b == 32 and fct != "float":   # (-2**31 - 1, -2**31) truncates into range
+                low_ok = f"x > {self.d.float_literal(-2.0 ** 31 - 1, from_t)}"
+            minimum = self.d.int_literal(-2 ** (b - 1), _int64_t()) if b == 64 else \
+                "(-2147483647 - 1)"
+            self.prog.helper(name, f"{fp} {ict} {name}({fct} x) "
+                                   f"{{ return ({low_ok} && x < {hi}) ? ({ict})x : "
+                                   f"({ict}){minimum}; }}\n")
+            return name
+
+        if bits == 64 and signed:
+            return f"{signed_conv(64)}({expr})"
+        if bits == 64:
+            i64, u64 = signed_conv(64), self.d.uint64
+            name = f"ck_f2u64_{fk}"
+            self.prog.helper(name, f"""\
+{fp} {u64} {name}({fct} x)
+{{
+  {u64} lo = ({u64}){i64}(x), hi = ({u64}){i64}(x - {self.d.float_literal(2.0 ** 63, from_t)});
+  return lo | (hi & (({u64})0 - (lo >> 63)));
+}}
+""")
+            return f"{name}({expr})"
+        if bits == 32 and signed:
+            return f"{signed_conv(32)}({expr})"
+        return f"(({tct}){signed_conv(64)}({expr}))"
+
     def divmod_helper(self, t, sym: str) -> str:
         """Python's ``//`` or ``%`` on two values of Numba type ``t``: floats
         straight from ``ckernel/pyarith.h``; signed integers through it, with

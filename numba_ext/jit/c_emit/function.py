@@ -172,6 +172,8 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
             return expr
         if _is_bool(to_t):
             return f"({expr} != 0)"
+        if _is_float(from_t) and _is_int(to_t):
+            return self.float_to_int(expr, from_t, to_t)
         return f"(({tt}){expr})"
 
     def use_as(self, var, to_t, loc) -> str:

@@ -11,6 +11,10 @@
  *     with cuModuleLoadDataEx.  Kernels are looked up by name, so they are
  *     declared `extern "C" __global__`.  `options` of ck_context_build_program
  *     are NVRTC options separated by white space (double quotes group).
+ *     Floating-point contraction is off (--fmad=false is added unless the
+ *     options name -fmad/--fmad themselves): a*b+c rounds twice, as on the
+ *     host and in OpenCL programs with FP_CONTRACT OFF, so results equal
+ *     the CPU's; --fmad=true asks for fused multiply-adds.
  *   - Launches run ceil(n / block) blocks of 256 threads (fewer if the
  *     kernel allows fewer): kernels guard their index, e.g.
  *       unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x

@@ -339,6 +339,10 @@ static bool ck__names_arch(const char *opt) {
          strncmp(opt, "-gpu-architecture", 17) == 0;
 }
 
+static bool ck__names_fmad(const char *opt) {
+  return strncmp(opt, "-fmad", 5) == 0 || strncmp(opt, "--fmad", 6) == 0;
+}
+
 /* NVRTC's log, CK_MALLOC'd ("" when empty), trailing white space removed. */
 static char *ck__nv_log(const ck_nvrtc_api *nv, ck_nvrtc_program prog) {
   size_t n = 0;
@@ -375,14 +379,20 @@ ck_status ck__nvrtc_compile(const ck_nvrtc_api *nv, const char *source,
   }
   char **argv = NULL;
   size_t argc = 0;
-  ck_status st = ck__split_options(options != NULL ? options : "", 1, &argv, &argc);
+  ck_status st = ck__split_options(options != NULL ? options : "", 2, &argv, &argc);
   if (st != CK_OK) {
     return st;
   }
   char archopt[64];
+  char fmadopt[] = "--fmad=false";
   bool has_arch = false;
+  bool has_fmad = false;
   for (size_t i = 0; i < argc; i++) {
     has_arch = has_arch || ck__names_arch(argv[i]);
+    has_fmad = has_fmad || ck__names_fmad(argv[i]);
+  }
+  if (!has_fmad) {   /* no contraction unless asked: results equal the host's */
+    argv[argc++] = fmadopt;
   }
   if (!has_arch && arch > 0) {
     snprintf(archopt, sizeof archopt, "--gpu-architecture=compute_%d%s", arch,

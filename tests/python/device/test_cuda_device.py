@@ -448,6 +448,12 @@ def test_math_builtins_on_cuda(cuda_ctx, name):
 
 
 @cuda
+@pytest.mark.parametrize("frm,to", ocl_tests.F2I_PAIRS)
+def test_float_to_int_out_of_range_one_rule_on_cuda(cuda_ctx, frm, to):
+    ocl_tests.check_f2i(lambda k, x: k(cuda_ctx.array(x)).to_numpy(), frm, to)
+
+
+@cuda
 def test_errors_broadcasting_and_out(cuda_ctx):
     ctx = cuda_ctx
     a = ctx.array(np.array([5, 6, 7], np.int64))
