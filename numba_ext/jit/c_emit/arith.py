@@ -90,9 +90,10 @@ class ArithEmission:
         int64 and int32 give their minimum, as the CPU jit does on x86-64
         (scalar and vectorised code alike); uint64 is ``lo | (hi & (lo >>
         63))`` of the int64 conversions of x and x - 2**63 (the CPU jit's
-        scalar code); the narrower types and uint32 are the int64
-        conversion's low bits (the CPU jit's vectorised loops saturate some
-        of those instead: out of range they are undefined there)."""
+        scalar code without AVX-512); the narrower types and uint32 are the
+        int64 conversion's low bits.  Out of range, those last ones are
+        undefined on the CPU: its vectorised loops saturate some, AVX-512's
+        unsigned conversions give all ones."""
         fct, tct = self.ct(from_t), self.ct(to_t)
         bits, signed = _int_bits(to_t)
         fk = _key(_unlit(from_t))

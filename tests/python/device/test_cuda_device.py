@@ -420,7 +420,8 @@ def test_differential_on_cuda(cuda_ctx, name, fn, make):
     want = np.asarray(fn(*args))
     dev = fn(*[cuda_ctx.array(a) for a in args])
     assert isinstance(dev, ckernels.DeviceArray) and dev.context == cuda_ctx
-    ocl_tests._compare(dev.to_numpy(), want, name)
+    terms = ocl_tests.math2_terms(*args) if name == "math2" else None
+    ocl_tests._compare(dev.to_numpy(), want, name, terms)
 
 
 # CUDA's documented maximum errors (CUDA C Programming Guide, double precision)
@@ -465,11 +466,12 @@ def test_errors_broadcasting_and_out(cuda_ctx):
     x = rng_normal((4, 1, 3))
     y = rng_normal((5, 1))
     got = ocl_tests.c_math2(ctx.array(x), ctx.array(y)).to_numpy()
-    ocl_tests._compare(got, np.asarray(ocl_tests.c_math2(x, y)), "nd")
+    terms = ocl_tests.math2_terms(x, y)
+    ocl_tests._compare(got, np.asarray(ocl_tests.c_math2(x, y)), "nd", terms)
     out = ctx.empty((4, 5, 3), "float64")
     r = ocl_tests.c_math2(ctx.array(x), ctx.array(y), out=out)
     assert r is out
-    ocl_tests._compare(out.to_numpy(), np.asarray(ocl_tests.c_math2(x, y)), "out=")
+    ocl_tests._compare(out.to_numpy(), np.asarray(ocl_tests.c_math2(x, y)), "out=", terms)
     ocl_tests._compare(ocl_tests.c_mixed(ctx.array(x), 3).to_numpy(),
                        np.asarray(ocl_tests.c_mixed(x, np.int64(3))), "scalar")
     big = np.arange(1_000_003, dtype=np.float64)
