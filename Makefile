@@ -80,17 +80,19 @@ test-python: install
 
 test: setup test-c test-python
 
-# The CUDA-marked tests: the C tests labelled "cuda" (ctest -L cuda), the
-# Python tests marked `cuda` (pytest -m cuda: the generated CUDA C through
+# The CUDA tests: the C tests labelled "cuda" (ctest -L cuda), the Python
+# tests named for CUDA (pytest -k cuda: the tests marked `cuda`, the CUDA
+# parametrisations of the device tests; the generated CUDA C through
 # NVRTC/ptxas and the host shim everywhere; contexts, jitted calls and
-# CuPy/numba-cuda/PyTorch interop on a GPU) and the CUDA benchmark.  On a
+# CuPy/numba-cuda/PyTorch interop on a GPU) and the CUDA benchmark.
+# tools/gpu_check.sh runs the same on a GPU machine without network.  On a
 # machine without a GPU the device tests are reported as skipped with the
 # reason and the benchmark says so and exits 0.
 test-gpu: install cuda-tools
 	cmake -S . -B build/c -DCK_WERROR=ON >/dev/null
 	cmake --build build/c -j$(JOBS)
 	ctest --test-dir build/c -L cuda -V
-	$(PY) -m pytest tests/python -q -m cuda -rs
+	$(PY) -m pytest tests/python -q -k cuda -rs
 	$(PY) benchmarks/bench_cuda.py
 
 sanitize: system-deps
