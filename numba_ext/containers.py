@@ -250,12 +250,22 @@ def call(function, args, kwargs=None, out=None):
     try:
         result = function(*conv) if out is None else function(*conv, out=out)
     except (TypeError, CKValueError) as exc:
-        if not nulls:
+        if not nulls or not _broadcastable(conv):   # not the nulls' fault
             raise
         raise _null_error(function, exc, nulls, args, kinds) from exc
     if out is not None or not isinstance(result, Array) or result.ndim == 0:
         return result
     return KINDS[lead].back(result, leader, ctx[lead])
+
+
+def _broadcastable(operands) -> bool:
+    """Whether the operands' shapes broadcast together (a call that fails
+    when they do not fails for that, nulls or not)."""
+    try:
+        np.broadcast_shapes(*(tuple(getattr(a, "shape", ())) for a in operands))
+    except ValueError:
+        return False
+    return True
 
 
 def _first_null(a: Array):

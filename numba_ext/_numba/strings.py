@@ -54,6 +54,7 @@ from numba.core import types
 from numba.cpython.unicode import _get_code_point
 from numba.experimental import structref
 from numba.extending import (
+    intrinsic,
     overload,
     overload_attribute,
     overload_method,
@@ -102,6 +103,28 @@ def _ov_len(s):
     if isinstance(s, CkStringType):
         def impl(s):
             return str_length(s)
+        return impl
+
+
+@overload(bool)
+def _ov_bool(s):
+    """``if s:`` -- a view is true when it holds any bytes, as a str."""
+    if isinstance(s, CkStringType):
+        def impl(s):
+            return s.end > s.begin
+        return impl
+
+
+@overload(bool, target="cpu")
+def _ov_bool_optional(s):
+    """``if s:`` of a ``?string`` argument: None is false (Numba would
+    unwrap it and raise)."""
+    if isinstance(s, types.Optional) and isinstance(s.type, CkStringType):
+        def impl(s):
+            if s is None:
+                return False
+            v = _present(s)
+            return v.end > v.begin
         return impl
 
 
@@ -190,7 +213,67 @@ def _eq_ck_ck(a, b):
     return _cmp_ck_ck(a, b) == 0
 
 
+def _is_opt_view(t) -> bool:
+    return isinstance(t, types.Optional) and isinstance(t.type, CkStringType)
+
+
+def _comparable(t) -> bool:
+    return isinstance(t, (CkStringType, types.UnicodeType, types.StringLiteral)) or \
+        _is_opt_view(t)
+
+
+@intrinsic
+def _present(typingctx, v):
+    """The value of an Optional already checked not to be None."""
+    if not isinstance(v, types.Optional):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return context.cast(builder, args[0], sig.args[0], sig.return_type)
+    return v.type(v), codegen
+
+
+@register_jitable
+def _same(x):
+    return x
+
+
+def _optional_compare(op, a, b):
+    """``op`` with an ``Optional(CkString)`` operand (a null-aware ``?string``
+    argument): ``==``/``!=`` as Python's (None equals only None); an ordering
+    with None raises TypeError as Python does; else the values compared."""
+    if not ((_is_opt_view(a) or _is_opt_view(b)) and _comparable(a) and _comparable(b)):
+        return None
+    ua = _present if _is_opt_view(a) else _same
+    ub = _present if _is_opt_view(b) else _same
+    if op in (operator.eq, operator.ne):
+        negate = op is operator.ne
+
+        def impl_eq(a, b):
+            if a is None or b is None:
+                r = a is None and b is None
+            else:
+                r = ua(a) == ub(b)
+            return not r if negate else r
+        return impl_eq
+    sym = {operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">="}[op]
+    msg = f"'{sym}' not supported between a str and None"
+
+    def impl_order(a, b):
+        if a is None or b is None:
+            raise TypeError(msg)
+        return op(ua(a), ub(b))
+    return impl_order
+
+
 def _make_compare(op, test):
+    # the CPU target's templates come before the generic ones: Numba's own
+    # unicode_eq would otherwise answer `Optional(view) == "x"` with False
+    # (operands of different types)
+    @overload(op, target="cpu")
+    def _ov_optional(a, b):
+        return _optional_compare(op, a, b)
+
     @overload(op)
     def _ov(a, b):
         if isinstance(a, CkStringType) and isinstance(b, CkStringType):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 from numba.core import cgutils, types
+from numba.core.imputils import lower_cast
 from numba.extending import box, intrinsic, make_attribute_wrapper, models, register_model
 
 
@@ -18,6 +19,14 @@ class CkStringType(types.Type):
 
     def __init__(self):
         super().__init__(name="ckernels.CkString")
+
+    def unify(self, typingctx, other):
+        """A string literal unifies with a view (``return "n/a" if ... else
+        s.strip()``): the literal becomes a view of its UTF-8 bytes, a
+        constant of the code (:func:`_literal_as_view`)."""
+        if isinstance(other, types.StringLiteral):
+            return self
+        return None
 
 
 ck_string_type = CkStringType()
@@ -45,6 +54,16 @@ def make_string(typingctx, begin, end):
         st.end = context.cast(builder, args[1], sig.args[1], types.intp)
         return st._getvalue()
     return ck_string_type(begin, end), codegen
+
+
+@lower_cast(types.StringLiteral, CkStringType)
+def _literal_as_view(context, builder, fromty, toty, val):
+    data = fromty.literal_value.encode("utf-8")
+    st = cgutils.create_struct_proxy(ck_string_type)(context, builder)
+    p = builder.ptrtoint(context.insert_const_bytes(builder.module, data), ir.IntType(64))
+    st.begin = p
+    st.end = builder.add(p, ir.Constant(ir.IntType(64), len(data)))
+    return st._getvalue()
 
 
 @box(CkStringType)

@@ -67,6 +67,7 @@ from llvmlite import ir
 from numba.core import cgutils, compiler, imputils, types
 from numba.core.caching import make_library_cache
 from numba.core.compiler_lock import global_compiler_lock
+from numba.core.errors import NumbaError
 from numba.core.registry import cpu_target
 from numba.extending import intrinsic
 
@@ -76,10 +77,10 @@ from .error_path import (RAISE_SYMBOL, ensure_shared_functions, locate_failures,
 from .signature import element_type
 from .time_elements import of_numba as time_of_numba
 from .string_elements import (Piece, emit_load_string, emit_store, emit_store_optional,
-                              load_string, store_string_result)
+                              load_string, load_view, store_string_result)
 from .string_views import (emit_load_view, emit_next_element, emit_result_arena,
                            emit_scratch_epoch, emit_scratch_free, emit_store_view, is_view,
-                           outline_strings, uses_scratch)
+                           outline_strings, uses_scratch, view_arg_types)
 from .struct_results import (has_struct_strings, store_struct, struct_arenas_offset,
                              struct_store_plan, struct_string_storer)
 
@@ -173,12 +174,14 @@ def _set_flag(typingctx, ptr, offset, value):
 
 
 # ---------------------------------------------------------- element source --
-def element_function(user_dispatcher, args, ret):
+def element_function(user_dispatcher, args, ret, views=False):
     """Generate and exec the element function for one signature (``args``,
     ``ret``: element types, :class:`~ckernels.jit.signature.Signature`).
     Null-aware signatures: a ``?T`` argument whose pointer is NULL is None
     (``Optional(T)`` in the function); a ``?R`` result writes its value and
-    then a validity byte after it (0 for None)."""
+    then a validity byte after it (0 for None).  ``views``: string arguments
+    are loaded as views (:func:`view_arg_types` said the function takes
+    them), else as Numba ``str``."""
     n = len(args)
     params = [f"s{i}" for i in range(n)]
     glb = {"_user": user_dispatcher, "_nil": _is_null, "_flag": _set_flag}
@@ -186,7 +189,7 @@ def element_function(user_dispatcher, args, ret):
     for i, e in enumerate(args):
         vt = e.value if getattr(e, "option", False) else e
         if vt.kind == "s":
-            glb[f"_ld{i}"] = load_string
+            glb[f"_ld{i}"] = load_view if views else load_string
         else:
             glb[f"_ld{i}"] = loader(vt.numba)
         if getattr(e, "option", False):
@@ -257,14 +260,18 @@ def inline_into_loops(cres) -> None:
     fn.add_function_attribute("alwaysinline")
 
 
-def element_via_function(context, elem_fn, nsrc, raise_fn):
-    """Emitter: one element through the generated element function."""
+def element_via_function(context, elem_fn, nsrc, raise_fn, scratch=False):
+    """Emitter: one element through the generated element function.
+    ``scratch``: the function reads string views, whose methods write
+    temporaries into the thread's scratch string arena, which the entry
+    points then bound per element and free at the end."""
     argtys = [types.voidptr] * (nsrc + 1) + [types.intp]
 
     def emit(builder, dst, srcs, arena):
         status, _ = context.call_conv.call_function(builder, elem_fn, types.none, argtys,
                                                     [dst, *srcs, arena])
         _check_status(builder, status, raise_fn)
+    emit.frees_scratch = scratch
     return emit
 
 
@@ -686,20 +693,34 @@ def build_trampolines(user_dispatcher, args, ret, symbase, arena_offset,
             emit = element_direct(context, library, user_fn, user_cres.signature, args,
                                   ret, raise_fn, scratch=uses_scratch(user_cres.library))
         else:
-            elem, elem_sig, src = element_function(user_dispatcher, args, ret)
+            # views where the function takes them; not for the cache (the view
+            # path's dynamic raises need Numba's helpers, see kernel.py)
+            views = (not cachable and not has_struct_strings(ret) and
+                     view_arg_types(user_dispatcher, args) is not None)
             flags = compiler.Flags()
             flags.nrt = True
-            with context.push_code_library(library):
-                cres = context.compile_subroutine(None, elem, elem_sig, flags=flags,
-                                                  caching=False)
-            # compile_subroutine stores every result in the context's
-            # internal-function cache, even with caching=False; the element
-            # function is new per signature, so the entry would keep it (and
-            # its library) for the life of the process
-            for key in [k for k in context.cached_internal_func if k[0] is elem.__code__]:
-                del context.cached_internal_func[key]
+            while True:
+                elem, elem_sig, src = element_function(user_dispatcher, args, ret, views)
+                try:
+                    with context.push_code_library(library):
+                        cres = context.compile_subroutine(None, elem, elem_sig, flags=flags,
+                                                          caching=False)
+                except NumbaError:
+                    if not views:
+                        raise
+                    views = False    # a result the views' types cannot store: str
+                    continue
+                finally:
+                    # compile_subroutine stores every result in the context's
+                    # internal-function cache, even with caching=False; the
+                    # element function is new per signature, so the entry would
+                    # keep it (and its library) for the life of the process
+                    for key in [k for k in context.cached_internal_func
+                                if k[0] is elem.__code__]:
+                        del context.cached_internal_func[key]
+                break
             elem_fn = context.declare_function(module, cres.fndesc)
-            emit = element_via_function(context, elem_fn, nsrc, raise_fn)
+            emit = element_via_function(context, elem_fn, nsrc, raise_fn, scratch=views)
         has_arena = ret.kind == "s"
         if has_struct_strings(ret):
             has_arena, arena_offset = "table", struct_arenas_offset()

@@ -43,7 +43,7 @@ from ..errors import (CKOverflowError, CKTypeError, CKValueError, JitOnlyError,
                       OutOfMemoryError)
 from .._numba.memblock import memblock_from_address
 from .._numba.allocator import allocate
-from .._numba.stringtype import CkStringType
+from .._numba.stringtype import CkStringType, ck_string_type
 from .._numba.strings import store_str, store_string
 from .._numba.utf8 import borrow_utf8, memcpy
 
@@ -528,6 +528,23 @@ def _unwrap_optional(typingctx, v):
     return v.type(v), codegen
 
 
+@intrinsic
+def load_view(typingctx, ptr):
+    """The ``ck_string`` at ``ptr`` as a view (``CkString``; its bytes are
+    valid UTF-8, the invariant of string elements): no decoding, no
+    allocation."""
+    if ptr != types.voidptr:
+        return None
+
+    def codegen(context, builder, sig, args):
+        p = builder.bitcast(args[0], _i64.as_pointer())
+        v = cgutils.create_struct_proxy(ck_string_type)(context, builder)
+        v.begin = builder.load(p)
+        v.end = builder.load(builder.gep(p, [ir.Constant(_i32, 1)]))
+        return v._getvalue()
+    return ck_string_type(types.voidptr), codegen
+
+
 @register_jitable
 def load_string(ptr):
     """A Numba str of the ck_string at ``ptr`` (a kernel argument, whose bytes
@@ -566,7 +583,7 @@ def _ov_store_string_result(arena, ptr, s):
                 memcpy(b, s.begin, n)
             store_string(_ptr_to_intp(ptr), b, e)
         return impl_view
-    if isinstance(s, types.Optional) and isinstance(s.type, types.UnicodeType):
+    if isinstance(s, types.Optional) and isinstance(s.type, (types.UnicodeType, CkStringType)):
         def impl_opt(arena, ptr, s):
             if s is None:
                 raise TypeError("the function returned None for a string result")
@@ -575,5 +592,5 @@ def _ov_store_string_result(arena, ptr, s):
 
 
 __all__ = ["emit_load_string", "emit_str_from_utf8", "emit_store", "emit_store_optional",
-           "emit_format_str", "Piece", "parse_spec", "value_kind", "load_string",
+           "emit_format_str", "Piece", "parse_spec", "value_kind", "load_string", "load_view",
            "store_string_result", "NUMBER_BUFFER", "SIGNATURES"]

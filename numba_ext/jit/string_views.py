@@ -40,6 +40,8 @@ from __future__ import annotations
 from llvmlite import ir
 from numba.core import cgutils, types
 
+from numba.core.errors import NumbaError
+
 from .._numba.stringtype import CkStringType, ck_string_type
 
 _i8 = ir.IntType(8)
@@ -70,6 +72,28 @@ def view_args(arg_elements) -> tuple | None:
     if not any(e.kind == "s" for e in arg_elements):
         return None
     return tuple(ck_string_type if e.kind == "s" else e.numba for e in arg_elements)
+
+
+def view_arg_types(user_dispatcher, args):
+    """The Numba argument types with every string argument a view
+    (``CkString``; ``Optional(CkString)`` for ``?string``) when the function
+    compiles with them, else None (it takes Numba ``str`` then).  Views are
+    read in place, where a ``str`` argument is decoded or wrapped per element
+    (``load_string``)."""
+    if not any((e.value if getattr(e, "option", False) else e).kind == "s" for e in args):
+        return None
+    nb = []
+    for e in args:
+        opt = getattr(e, "option", False)
+        vt = e.value if opt else e
+        t = ck_string_type if vt.kind == "s" else vt.numba
+        nb.append(types.Optional(t) if opt else t)
+    nb = tuple(nb)
+    try:
+        user_dispatcher.compile(nb)
+    except (NumbaError, RuntimeError):   # RuntimeError: compilation disabled
+        return None
+    return nb
 
 
 def is_view(t) -> bool:
@@ -184,6 +208,6 @@ def outline_strings(module, name, emit, nsrc, args, ret):
     return call
 
 
-__all__ = ["view_args", "is_view", "result_fits", "result_element", "emit_load_view",
+__all__ = ["view_args", "view_arg_types", "is_view", "result_fits", "result_element", "emit_load_view",
            "emit_store_view", "uses_scratch", "emit_scratch_epoch", "emit_next_element",
            "emit_scratch_free", "emit_result_arena", "outline_strings"]

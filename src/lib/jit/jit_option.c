@@ -14,6 +14,7 @@
 #include "kernels/builder_internal.h"
 #include "ckernel/jit.h"
 #include "ckernel/validity.h"
+#include "strings/strings_internal.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -31,25 +32,41 @@ typedef struct ck__jit_option_kernel {
   uint32_t src_option[CK_LIFT_MAX_NSRC]; /* operand j is an option        */
 } ck__jit_option_kernel;
 
-static int ck__jit_option_strided(char *dst, intptr_t ds, const char *const *src,
-                                  const intptr_t *ss, size_t count, ck_prefix *self) {
+static int ck__jit_option_run(char *dst, intptr_t ds, const char *const *src,
+                              const intptr_t *ss, size_t count, ck_prefix *self) {
   const ck__jit_option_kernel *k = (const ck__jit_option_kernel *)(void *)self;
   ck_prefix *child = ck_prefix_child(self, k->child_offset);
   ck_expr_single_t fn = ck_prefix_single(child);
   _Alignas(16) char scratch[CK_JIT_OPTION_SCRATCH];
+  if (count == 0) {
+    return 0;
+  }
+  /* Each bitmap's bit of slot i is bit0 + i * step (ck_option_slot_bits
+   * checks the first and last slots once): no address division per slot. */
+  int64_t b0[CK_LIFT_MAX_NSRC], bs[CK_LIFT_MAX_NSRC], d0 = -1, dstep = 0;
+  ck_status st;
+  for (uint32_t j = 0; j < k->nsrc; j++) {
+    b0[j] = -1;
+    bs[j] = 0;
+    if (k->src_option[j] &&
+        (st = ck_option_slot_bits(&k->src[j], src[j], ss[j], count, &b0[j], &bs[j])) !=
+            CK_OK) {
+      return st;
+    }
+  }
+  if (k->dst_option && (st = ck_option_slot_bits(&k->dst, dst, ds, count, &d0, &dstep)) !=
+                           CK_OK) {
+    return st;
+  }
   for (size_t i = 0; i < count; i++) {
     const char *s[CK_LIFT_MAX_NSRC];
     bool valid = true;
-    ck_status st;
     for (uint32_t j = 0; j < k->nsrc; j++) {
       s[j] = (const char *)((uintptr_t)src[j] + (uintptr_t)((intptr_t)i * ss[j]));
-      if (!k->src_option[j]) {
+      if (b0[j] < 0) {    /* not an option, or no nulls */
         continue;
       }
-      bool v;
-      if ((st = ck_option_get_valid(&k->src[j], s[j], &v)) != CK_OK) {
-        return st;
-      }
+      bool v = ck_bitmap_get(k->src[j].bits, b0[j] + (int64_t)i * bs[j]);
       if (!v) {
         if (k->src_nullable & (1u << j)) {
           s[j] = NULL; /* the function gets None */
@@ -78,8 +95,10 @@ static int ck__jit_option_strided(char *dst, intptr_t ds, const char *const *src
       }
     }
     if (k->dst_option) {
-      if ((st = ck_option_set_valid(&k->dst, d, valid)) != CK_OK) {
-        return st;
+      if (d0 >= 0) {
+        ck_bitmap_set(k->dst.bits, d0 + (int64_t)i * dstep, valid);
+      } else if (!valid && (st = ck_option_set_valid(&k->dst, d, valid)) != CK_OK) {
+        return st;   /* no bitmap to hold the null */
       }
     } else if (!valid) {
       return CK_ERROR(CK_ERR_VALUE, "a null result at element %zu, and the destination is "
@@ -87,6 +106,16 @@ static int ck__jit_option_strided(char *dst, intptr_t ds, const char *const *src
     }
   }
   return 0;
+}
+
+/* The elements run one by one through the leaf's single entry point: the
+ * string scratch arena is held for the loop, not made and freed per element. */
+static int ck__jit_option_strided(char *dst, intptr_t ds, const char *const *src,
+                                  const intptr_t *ss, size_t count, ck_prefix *self) {
+  ck__str_scratch_hold();
+  int r = ck__jit_option_run(dst, ds, src, ss, count, self);
+  ck__str_scratch_release();
+  return r;
 }
 
 static int ck__jit_option_single(char *dst, const char *const *src, ck_prefix *self) {

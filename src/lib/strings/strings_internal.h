@@ -97,6 +97,14 @@ ck_status ck__result_done(ck_memblock *arena, char *b, char *e, int64_t used, ck
  * there), else ck_str_arena (*made NULL) (utf8_arena.c). */
 ck_status ck__result_candidate(ck_memblock **out, ck_string **made);
 
+/* Hold the thread's scratch arena across a caller's loop that runs jitted
+ * elements one at a time through their single entry points (each of which
+ * ends with ck_str_scratch_free): while held, ck_str_scratch_free ends an
+ * element (the arena is bounded as between elements of a strided call)
+ * instead of freeing it; the last release frees it.  Calls nest. */
+void ck__str_scratch_hold(void);
+void ck__str_scratch_release(void);
+
 /* Python's ADJUST_INDICES over a sequence of `len`. */
 static inline void ck__adjust_indices(int64_t len, int64_t *start, int64_t *end) {
   if (*end > len) {

@@ -15,6 +15,11 @@
  * frees the scratch arena when it holds more than CK__SCRATCH_KEEP bytes (no
  * view of it is alive between elements).
  *
+ * A caller running elements one by one through single entry points (the
+ * null-aware wrapper, jit_option.c) holds the arena for its loop
+ * (ck__str_scratch_hold): each element's ck_str_scratch_free then only
+ * ends the element, and the release frees the arena once.
+ *
  * An entry point storing string results also sets its destination arena as
  * the thread's result arena (ck_str_set_result_arena): the first case
  * mapping of each element is written there (ck__result_candidate), and the
@@ -85,8 +90,22 @@ CK_API ck_memblock *ck_str_set_arena(ck_memblock *arena) {
   return prev;
 }
 
+static _Thread_local int ck__hold; /* ck__str_scratch_hold depth */
+
+void ck__str_scratch_hold(void) { ck__hold++; }
+
+void ck__str_scratch_release(void) {
+  if (ck__hold > 0 && --ck__hold == 0) {
+    ck_str_scratch_free();
+  }
+}
+
 CK_API void ck_str_scratch_free(void) {
   ck_str_set_result_arena(NULL);
+  if (ck__hold > 0) { /* an element ended: its views are dead */
+    ck__epoch++;
+    return;
+  }
   ck_memblock *mb = ck__scratch_arena;
   ck__scratch_arena = NULL;
   if (mb != NULL) {
