@@ -142,18 +142,12 @@ def call(kernel, args, out=None):
     """``kernel(*args)`` with a var result: a :class:`DeviceVarArray` of
     rows, one per row of the device arguments; None when no var-result
     signature takes these arguments (another signature may)."""
-    from . import device
     fname = kernel.__name__
     comp = _select(kernel, args)
     if comp is None:
         return None     # the other device paths take or refuse these arguments
-    if out is not None:
-        raise NotSupportedError(f"{fname}: out= with a var result on a device")
-    ctx = launch.context_of(fname, [a.offsets if isinstance(a, DeviceVarArray) else a
-                                    for a in args])
-    tgt = device.target(ctx.kind)
-    per, prog, layout = _dv.checked_program(tgt, kernel, comp, ctx, fname, with_ret=True,
-                                            make=_program)
+    ctx, tgt, per, prog, layout = _dv.row_call_start(kernel, comp, args, out, fname, "var",
+                                                     with_ret=True, make=_program)
     n, operands, layouts, scalars = _dv.row_operands(args, fname)
     el = layout.ret_dtype
     key = ("append", n, tuple(layouts), tuple(scalars))

@@ -144,18 +144,12 @@ def call(kernel, args, out=None):
     """``kernel(*args)`` with a ``var * string`` result: a
     :class:`DeviceVarArray` of rows of strings, one per row of the device
     arguments; None when no such signature fits."""
-    from . import device
     fname = kernel.__name__
     comp = _select(kernel, args)
     if comp is None:
         return None
-    if out is not None:
-        raise NotSupportedError(f"{fname}: out= with a {RESULT} result on a device")
-    ctx = launch.context_of(fname, [a.offsets if isinstance(a, DeviceVarArray) else a
-                                    for a in args])
-    tgt = device.target(ctx.kind)
-    per, prog, layout = _dv.checked_program(tgt, kernel, comp, ctx, fname, with_ret=False,
-                                            make=_program)
+    ctx, tgt, per, prog, layout = _dv.row_call_start(kernel, comp, args, out, fname, RESULT,
+                                                     with_ret=False, make=_program)
     n, operands, layouts, scalars = _dv.row_operands(args, fname)
     key = ("split", n, tuple(layouts), tuple(scalars))
     plan = per.get(key)

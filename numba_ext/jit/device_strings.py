@@ -31,7 +31,7 @@ from ..context.device_program import KERNEL_NAME, element_offsets, error_return,
 from ..device import launch
 from ..device.array import DeviceArray
 from ..device.varlen import DeviceVarArray
-from ..errors import CKTypeError, NotSupportedError
+from ..errors import CKTypeError
 from .. import types as _t
 from . import device_var as _dv
 from .c_emit import EmittedKernel
@@ -138,7 +138,6 @@ def _select(kernel, args, fname):
 def call(kernel, args, out=None):
     """``kernel(*args)`` with a string result: a :class:`DeviceVarArray` of
     strings, one per row of the device arguments."""
-    from . import device
     fname = kernel.__name__
     comp = _select(kernel, args, fname)
     if comp is None:
@@ -149,13 +148,8 @@ def call(kernel, args, out=None):
                          type(a).__name__ for a in args)
         raise CKTypeError(f"{fname}: no signature fits the device arguments ({have}); "
                           f"signatures: {'; '.join(kernel.signatures)}")
-    if out is not None:
-        raise NotSupportedError(f"{fname}: out= with a string result on a device")
-    ctx = launch.context_of(fname, [a.offsets if isinstance(a, DeviceVarArray) else a
-                                    for a in args])
-    tgt = device.target(ctx.kind)
-    per, prog, layout = _dv.checked_program(tgt, kernel, comp, ctx, fname, with_ret=False,
-                                            make=_program)
+    ctx, tgt, per, prog, layout = _dv.row_call_start(kernel, comp, args, out, fname, "string",
+                                                     with_ret=False, make=_program)
     n, operands, layouts, scalars = _dv.row_operands(args, fname)
     scratch = scratch_of(prog)
     key = ("strings", n, tuple(layouts), tuple(scalars))

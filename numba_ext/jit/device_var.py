@@ -253,6 +253,23 @@ def call(kernel, args, out=None, validity=None):
     return res
 
 
+def row_call_start(kernel, comp, args, out, fname, result: str, with_ret: bool, make):
+    """The start of a call whose work items are the rows of the device
+    arguments and whose result is a ``result`` (the string, split and append
+    paths): ``out=`` refused, the arguments' context and its target, and
+    ``comp``'s program checked against them (:func:`checked_program`, made by
+    ``make``): ``(ctx, tgt, per, prog, layout)``."""
+    from . import device
+    if out is not None:
+        raise NotSupportedError(f"{fname}: out= with a {result} result on a device")
+    ctx = launch.context_of(fname, [a.offsets if isinstance(a, DeviceVarArray) else a
+                                    for a in args])
+    tgt = device.target(ctx.kind)
+    per, prog, layout = checked_program(tgt, kernel, comp, ctx, fname, with_ret=with_ret,
+                                        make=make)
+    return ctx, tgt, per, prog, layout
+
+
 def checked_program(tgt, kernel, comp, ctx, fname, with_ret: bool, make=None):
     """The per-context plans of ``comp``, its emitted program and layout (made
     once, by ``make(tgt, kernel, comp)``: this module's program by default),

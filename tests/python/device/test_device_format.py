@@ -125,20 +125,10 @@ def cuda_mix(x, i):
 
 def test_formatting_as_cuda_c_compiles_assembles_and_matches_python(tmp_path):
     import ctypes
-    import os
-    import shutil
-    import subprocess
-    from ckernels import dialects, errors
-    from ckernels.backends import cuda as ccuda
+    from ckernels import dialects
     from ckernels.jit import c_emit, device_strings
     from ckernels.jit.device import target
-    from cuda_tools import assemble_or_skip
-    try:
-        ccuda.nvrtc_version()
-    except errors.BackendError as exc:
-        pytest.skip(f"no NVRTC: {exc}")
-    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jit")
+    from cuda_tools import host_shim_library, ptx_assembled_or_skip
     sig = ("unsigned char *out, const unsigned char **in, const unsigned long long *off, "
            "const long long *stride, int mode, const long long *meta, unsigned long long n, "
            "int *err, unsigned int block")
@@ -149,23 +139,13 @@ def test_formatting_as_cuda_c_compiles_assembles_and_matches_python(tmp_path):
         scratch[ns] = device_strings.scratch_of(prog[0])
         src = device_strings.source(target("cuda"), f, comp, emitted=prog).replace(
             f" {c_emit.KERNEL_NAME}(", f" {ns}_k(")
-        ptx, log = ccuda.compile_ptx(src, "sm_80")
-        assert "error" not in log.lower(), log
-        (tmp_path / f"{ns}.ptx").write_text(ptx)
-        assemble_or_skip([("sm_80", tmp_path / f"{ns}.ptx")])
-        if cxx is None:
-            pytest.skip("no C++ compiler")
+        (tmp_path / ns).mkdir()
+        ptx_assembled_or_skip(tmp_path / ns, src)
         k = 3 + (2 if scratch[ns] else 0)
         ins = "".join(f", in[{j}], off[{j}], stride[{j}]" for j in range(k))
         wrapper = (f'extern "C" void {ns}_run({sig}) {{\n  ck_shim_grid(n, block, [&] {{ '
                    f"{ns}_k(out, 0, 8{ins}, mode, meta, 1, n, err); }});\n}}\n")
-        (tmp_path / f"{ns}.cpp").write_text('#include "cuda_host_shim.h"\n' + src + wrapper)
-        so = tmp_path / f"{ns}.so"
-        r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{here}",
-                            str(tmp_path / f"{ns}.cpp"), "-o", str(so)], capture_output=True,
-                           text=True, timeout=600)
-        assert r.returncode == 0, r.stderr[-6000:]
-        libs[ns] = ctypes.CDLL(str(so))
+        libs[ns] = host_shim_library(tmp_path / ns, src + wrapper)
 
     def run(ns, cols):
         n = len(cols[0])

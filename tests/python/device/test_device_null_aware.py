@@ -161,15 +161,11 @@ def test_source_shows_the_optional_struct():
 
 # ---- CUDA C: NVRTC + ptxas + the host shim, against the CPU jit ---------------------------
 def test_null_aware_kernels_as_cuda_c_match_the_cpu(tmp_path):
-    import os
-    import shutil
-    import subprocess
-    from ckernels import dialects, errors
-    from ckernels.backends import cuda as ccuda
+    from ckernels import dialects
     from ckernels.jit.c_emit import optionals
     from ckernels.jit.c_emit.program import EmittedKernel
     from ckernels.jit.signature import element_type
-    from cuda_tools import assemble_or_skip
+    from cuda_tools import host_shim_library, ptx_assembled_or_skip
     i64, u8 = element_type("int64"), element_type("uint8")
     comp = next(iter(maybe_div.compiled.values()))
     prog = EmittedKernel(dialects.get("cuda"), "python")
@@ -178,19 +174,8 @@ def test_null_aware_kernels_as_cuda_c_match_the_cpu(tmp_path):
     specs = [(i64, False, True), (i64, False, False)]
     prog.finish(optionals.aware_kernels(prog, specs, i64, True))
     src = prog.source
-    try:
-        ccuda.nvrtc_version()
-    except errors.BackendError as exc:
-        pytest.skip(f"no NVRTC: {exc}")
-    ptx, log = ccuda.compile_ptx(src, "sm_80")
-    assert "error" not in log.lower(), log
+    ptx = ptx_assembled_or_skip(tmp_path, src)
     assert optionals.AWARE_KERNEL in ptx and optionals.PACK_KERNEL in ptx
-    (tmp_path / "aware.ptx").write_text(ptx)
-    assemble_or_skip([("sm_80", tmp_path / "aware.ptx")])
-    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
-    if cxx is None:
-        pytest.skip("no C++ compiler")
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jit")
     shim = (
         'extern "C" void ck_run(unsigned char *out, unsigned char *ok, const unsigned char *a, '
         "const unsigned char *ba, unsigned long long bita, const unsigned char *b, "
@@ -201,13 +186,7 @@ def test_null_aware_kernels_as_cuda_c_match_the_cpu(tmp_path):
         f"  ck_shim_grid((n + 7) / 8, block, [&] {{ {optionals.PACK_KERNEL}(bits, 0, ok, 0, n); "
         "});\n"
         "}\n")
-    (tmp_path / "aware.cpp").write_text('#include "cuda_host_shim.h"\n' + src + shim)
-    so = tmp_path / "aware.so"
-    r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{here}",
-                        str(tmp_path / "aware.cpp"), "-o", str(so)], capture_output=True,
-                       text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-6000:]
-    lib = ctypes.CDLL(str(so))
+    lib = host_shim_library(tmp_path, src + shim)
     lib.ck_run.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_uint64] + [ctypes.c_void_p] * 2 + \
         [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint]
     rng = np.random.default_rng(32)

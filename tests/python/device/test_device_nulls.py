@@ -235,16 +235,12 @@ def test_device_bitmap_and_matches_numpy(ctx):
 
 # ---- CUDA C: NVRTC + ptxas + the host shim, against the CPU jit ---------------------------
 def test_null_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
-    import os
-    import shutil
-    import subprocess
-    from ckernels import dialects, errors
-    from ckernels.backends import cuda as ccuda
+    from ckernels import dialects
     from ckernels.context.device_validity import AND_KERNEL, and_source
     from ckernels.jit import c_emit
     from ckernels.jit.device import target
     from ckernels.jit.signature import element_type
-    from cuda_tools import assemble_or_skip
+    from cuda_tools import host_shim_library, ptx_assembled_or_skip
     tgt = target("cuda")
     comp = next(iter(fdiv.compiled.values()))
     prog = tgt.program(fdiv, comp)
@@ -264,19 +260,8 @@ def test_null_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
     assert "ck_vbit" in vsrc
     vsrc = "namespace ck_vw {\n" + vsrc.replace(f" {c_emit.KERNEL_NAME}(", " ck_vw_kernel(") + \
         "}\n"
-    try:
-        ccuda.nvrtc_version()
-    except errors.BackendError as exc:
-        pytest.skip(f"no NVRTC: {exc}")
-    ptx, log = ccuda.compile_ptx(src + vsrc, "sm_80")
-    assert "error" not in log.lower(), log
+    ptx = ptx_assembled_or_skip(tmp_path, src + vsrc)
     assert "ck_fd_kernel" in ptx and AND_KERNEL in ptx and "ck_vw_kernel" in ptx
-    (tmp_path / "nulls.ptx").write_text(ptx)
-    assemble_or_skip([("sm_80", tmp_path / "nulls.ptx")])
-    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
-    if cxx is None:
-        pytest.skip("no C++ compiler")
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jit")
     shim = (
         'extern "C" void ck_and_run(unsigned char *out, unsigned long long n, '
         "const unsigned char *b0, unsigned long long o0, const unsigned char *b1, "
@@ -288,13 +273,7 @@ def test_null_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
         "unsigned long long n, int *err, const long long *meta, unsigned int block) {\n"
         "  ck_shim_grid(n, block, [&] { ck_fd::ck_fd_kernel(out, 0, 8, a, 0, 8, b, 0, 8, "
         "bits, 0, 0, bit0, meta, 1, n, err); });\n}\n")
-    (tmp_path / "nulls.cpp").write_text('#include "cuda_host_shim.h"\n' + src + shim)
-    so = tmp_path / "nulls.so"
-    r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{here}",
-                        str(tmp_path / "nulls.cpp"), "-o", str(so)], capture_output=True,
-                       text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-6000:]
-    lib = ctypes.CDLL(str(so))
+    lib = host_shim_library(tmp_path, src + shim)
     lib.ck_and_run.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
                                ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint]
     lib.ck_fd_run.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_uint64, ctypes.c_uint64,

@@ -5,9 +5,6 @@ host strings (and CPython's ``str`` through it).  The string operations are
 ``ckernel/utf8_view.h``'s, compiled into each device program."""
 
 import ctypes
-import os
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -188,25 +185,13 @@ def _cuda_source(f, ns):
 
 
 def test_string_functions_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
-    from ckernels import dialects, errors
-    from ckernels.backends import cuda as ccuda
-    from cuda_tools import assemble_or_skip
+    from ckernels import dialects
+    from cuda_tools import host_shim_library, ptx_assembled_or_skip
     fs = FUNCS1 + [two]
     srcs = "".join(_cuda_source(f, f"ck_{f.__name__}") for f in fs)
-    try:
-        ccuda.nvrtc_version()
-    except errors.BackendError as exc:
-        pytest.skip(f"no NVRTC: {exc}")
     rows_src = _cuda_source(long_words, "ck_long_words")   # compiled and assembled only
-    ptx, log = ccuda.compile_ptx(srcs + rows_src, "sm_80")
-    assert "error" not in log.lower(), log
+    ptx = ptx_assembled_or_skip(tmp_path, srcs + rows_src)
     assert "ck_long_words_kernel" in ptx
-    (tmp_path / "s.ptx").write_text(ptx)
-    assemble_or_skip([("sm_80", tmp_path / "s.ptx")])
-    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
-    if cxx is None:
-        pytest.skip("no C++ compiler")
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jit")
     wrappers = ""
     for f in fs:
         ns = f"ck_{f.__name__}"
@@ -219,13 +204,7 @@ def test_string_functions_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path)
             "int *err, unsigned int block) {\n"
             f"  ck_shim_grid(n, block, [&] {{ {ns}::{ns}_kernel(out, 0, out_stride{ins}, meta, "
             "1, n, err); });\n}\n")
-    (tmp_path / "s.cpp").write_text('#include "cuda_host_shim.h"\n' + srcs + wrappers)
-    so = tmp_path / "s.so"
-    r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{here}",
-                        str(tmp_path / "s.cpp"), "-o", str(so)], capture_output=True,
-                       text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-6000:]
-    lib = ctypes.CDLL(str(so))
+    lib = host_shim_library(tmp_path, srcs + wrappers)
 
     def run(f, *cols):
         keep, ptrs, offs, strides = [], [], [], []

@@ -308,29 +308,14 @@ def _cuda_var_source(f, ns):
 
 
 def test_row_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
-    import os
-    import shutil
-    import subprocess
-    from ckernels import dialects, errors
-    from ckernels.backends import cuda as ccuda
+    from ckernels import dialects
     from ckernels.jit.device import device_error, target
     from ckernels.jit import device_var
-    from cuda_tools import assemble_or_skip
+    from cuda_tools import host_shim_library, ptx_assembled_or_skip
     (_, sum_src), (first_comp, first_src) = (_cuda_var_source(row_sum, "ck_rs"),
                                              _cuda_var_source(first, "ck_first"))
-    try:
-        ccuda.nvrtc_version()
-    except errors.BackendError as exc:
-        pytest.skip(f"no NVRTC: {exc}")
-    ptx, log = ccuda.compile_ptx(sum_src + first_src, "sm_80")
-    assert "error" not in log.lower(), log
+    ptx = ptx_assembled_or_skip(tmp_path, sum_src + first_src)
     assert "ck_rs_kernel" in ptx and "ck_first_kernel" in ptx
-    (tmp_path / "rows.ptx").write_text(ptx)
-    assemble_or_skip([("sm_80", tmp_path / "rows.ptx")])
-    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
-    if cxx is None:
-        pytest.skip("no C++ compiler")
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jit")
     ins = "".join(f", in[{k}], in_off[{k}], in_stride[{k}]" for k in range(3))
     wrappers = "".join(
         f'extern "C" void {ns}_run(unsigned char *out, long long out_stride, '
@@ -338,14 +323,7 @@ def test_row_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
         " const long long *meta, unsigned long long n, int *err, unsigned int block) {\n"
         f"  ck_shim_grid(n, block, [&] {{ {ns}::{ns}_kernel(out, 0, out_stride{ins}, meta, 1, "
         "n, err); });\n}\n" for ns in ("ck_rs", "ck_first"))
-    (tmp_path / "rows.cpp").write_text('#include "cuda_host_shim.h"\n' + sum_src + first_src +
-                                       wrappers)
-    so = tmp_path / "rows.so"
-    r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{here}",
-                        str(tmp_path / "rows.cpp"), "-o", str(so)], capture_output=True,
-                       text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-6000:]
-    lib = ctypes.CDLL(str(so))
+    lib = host_shim_library(tmp_path, sum_src + first_src + wrappers)
 
     def run(ns, rows, dtype):
         offsets = np.cumsum([0] + [len(x) for x in rows]).astype(np.int64)

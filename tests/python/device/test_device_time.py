@@ -6,9 +6,6 @@ counts), and the same kernels as CUDA C through NVRTC + ptxas + the host
 shim."""
 
 import ctypes
-import os
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -202,11 +199,10 @@ def test_dictionary_columns_are_refused_on_devices(ctx):
 
 # ---- CUDA C: NVRTC + ptxas + the host shim, against the CPU jit ---------------------------
 def test_time_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
-    from ckernels import dialects, errors
-    from ckernels.backends import cuda as ccuda
+    from ckernels import dialects
     from ckernels.jit import c_emit
     from ckernels.jit.device import target
-    from cuda_tools import assemble_or_skip
+    from cuda_tools import host_shim_library, ptx_assembled_or_skip
     tgt = target("cuda")
     rng = np.random.default_rng(8)
     cases = _cases(rng, 300)
@@ -226,25 +222,8 @@ def test_time_kernels_as_cuda_c_compile_assemble_and_match_the_cpu(tmp_path):
             f"  ck_shim_grid(n, block, [&] {{ ck_t{k}::ck_t{k}_kernel(out, 0, 8, {kargs}"
             "meta, 1, n, err); });\n}\n")
     src = "".join(units)
-    try:
-        ccuda.nvrtc_version()
-    except errors.BackendError as exc:
-        pytest.skip(f"no NVRTC: {exc}")
-    ptx, log = ccuda.compile_ptx(src, "sm_80")
-    assert "error" not in log.lower(), log
-    (tmp_path / "time.ptx").write_text(ptx)
-    assemble_or_skip([("sm_80", tmp_path / "time.ptx")])
-    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
-    if cxx is None:
-        pytest.skip("no C++ compiler")
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jit")
-    (tmp_path / "time.cpp").write_text('#include "cuda_host_shim.h"\n' + src + "".join(shims))
-    so = tmp_path / "time.so"
-    r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{here}",
-                        str(tmp_path / "time.cpp"), "-o", str(so)], capture_output=True,
-                       text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-6000:]
-    lib = ctypes.CDLL(str(so))
+    ptx_assembled_or_skip(tmp_path, src)
+    lib = host_shim_library(tmp_path, src + "".join(shims))
     meta = np.zeros(1, np.int64)
     for k, (f, args) in enumerate(cases):
         want = np.asarray(f(*args))

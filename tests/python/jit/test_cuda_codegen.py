@@ -48,7 +48,8 @@ from ckernels.jit.device import device_error
 from ckernels.context.device_program import CONTIG_KERNEL_NAME
 
 import test_c_emit as cemit_tests
-from cuda_tools import assemble_or_skip, compile_ptx_fast
+from cuda_tools import (assemble_or_skip, compile_ptx_fast, host_shim_library,
+                        ptx_assembled_or_skip)
 import test_error_model as em_tests
 import test_jit_corpus as cpu_tests
 import test_opencl_api as api_tests
@@ -636,13 +637,9 @@ def test_dims_kernels_compile_to_ptx_and_assemble(dims_programs, tmp_path):
     _nvrtc_or_skip()
     src = "\n".join(p[3] for p in dims_programs)
     assert "ck_view2_t" in src and "ck_wview1_t" in src
-    ptx, log = ccuda.compile_ptx(src, "sm_80")
-    assert "error" not in log.lower(), log
+    ptx = ptx_assembled_or_skip(tmp_path, src)
     for ns, *_ in dims_programs:
         assert f"{ns}_kernel" in ptx
-    f = tmp_path / "dims.ptx"
-    f.write_text(ptx)
-    assemble_or_skip([("sm_80", f)])
 
 
 def test_dims_kernels_on_the_host_shim_match_cpu_jit(dims_programs, tmp_path):
@@ -650,9 +647,6 @@ def test_dims_kernels_on_the_host_shim_match_cpu_jit(dims_programs, tmp_path):
     dims' sizes and byte strides in the metadata buffer, the result's first);
     then checked row by row: values or the CPU's exception, and IndexError
     where the device checks bounds and the CPU (Numba's default) does not."""
-    cxx = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
-    if cxx is None:
-        pytest.skip("no C++ compiler")
     ins = "".join(f", in[{k}], in_off[{k}], in_stride[{k}]" for k in range(2))
     wrappers = "".join(
         f'extern "C" void {ns}_run(unsigned char *out, unsigned long long out_off, '
@@ -661,14 +655,7 @@ def test_dims_kernels_on_the_host_shim_match_cpu_jit(dims_programs, tmp_path):
         f"int *err, unsigned int block) {{\n  ck_shim_grid(n, block, [&] {{ "
         f"{ns}::{ns}_kernel(out, out_off, out_stride{ins}, meta, ndim, n, err); }});\n}}\n"
         for ns, *_ in dims_programs)
-    src = tmp_path / "dims.cpp"
-    src.write_text('#include "cuda_host_shim.h"\n' + "\n".join(p[3] for p in dims_programs) +
-                   wrappers)
-    so = tmp_path / "dims.so"
-    r = subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", f"-I{HERE}",
-                        str(src), "-o", str(so)], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-6000:]
-    lib = ctypes.CDLL(str(so))
+    lib = host_shim_library(tmp_path, "\n".join(p[3] for p in dims_programs) + wrappers)
 
     def run(ns, args, core_shape=(), dtype=np.int64):
         out = np.zeros((len(args[0]),) + core_shape, dtype)
