@@ -60,6 +60,11 @@ def _ensure_numba() -> None:
 
         from .. import _numba  # noqa: F401  (symbols by name, extension types)
         from . import time_numba  # noqa: F401  (time constructors, str() of them)
+        from .llvm_passes import release_pass_managers
+
+        # llvmlite's pass pipelines otherwise stay allocated (~0.9 MB per
+        # string definition): jit.llvm_passes
+        release_pass_managers()
 
         # the generated entry points read ck_jit_kernel.dst_arena as a pointer at
         # the offset the layout table gives (cpu_codegen.arena_offset)
