@@ -537,6 +537,8 @@ class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
         try:
             self._dispatcher_compile(views, fresh)
         except NumbaError:
+            # Numba cached the failures under this definition's literals
+            string_views.forget_failed_typing()
             return None
         cres = self.dispatcher.overloads[views]
         if not string_views.result_fits(sig.ret_element, cres.signature.return_type):
