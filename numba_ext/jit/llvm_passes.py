@@ -33,6 +33,7 @@ though, was not code: it was the optimisation passes that made it.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 _lock = threading.Lock()
@@ -85,6 +86,22 @@ def _optimize_defined(codegen, timings, ll_module) -> None:
             fpm.run(func, pb)
 
 
+def _new_pass_manager(codegen) -> bool:
+    """Whether ``codegen`` builds new-pass-manager pipelines
+    (``_function_pass_manager()`` returning ``(pipeline, pass builder)``);
+    Numbas on llvmlite's legacy pass managers take the module instead."""
+    fpm = getattr(codegen, "_function_pass_manager", None)
+    if fpm is None:
+        return False
+    try:
+        params = inspect.signature(fpm).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return not any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)
+                   for p in params)
+
+
 def defined_functions_only(library) -> None:
     """Have ``library`` (a Numba ``CPUCodeLibrary`` not yet finalized) run its
     per-function optimisation over defined functions only
@@ -94,7 +111,7 @@ def defined_functions_only(library) -> None:
         return
     codegen = getattr(library, "_codegen", None)
     if not (callable(getattr(type(library), "_optimize_functions", None)) and
-            hasattr(codegen, "_function_pass_manager") and
+            _new_pass_manager(codegen) and
             hasattr(codegen, "_data_layout") and hasattr(library, "_recorded_timings")):
         return
     library._optimize_functions = functools.partial(_optimize_defined, codegen,
