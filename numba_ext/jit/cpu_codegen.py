@@ -74,6 +74,7 @@ from numba.extending import intrinsic
 from .. import dtypes
 from .error_path import (RAISE_SYMBOL, ensure_shared_functions, locate_failures,
                          mark_source, native_raise_module, raise_function)
+from .llvm_passes import defined_functions_only
 from .signature import element_type
 from .time_elements import of_numba as time_of_numba
 from .string_elements import (Piece, emit_load_string, emit_store, emit_store_optional,
@@ -568,6 +569,12 @@ def _lowering_classes():
         """Numba's lowering, plus the ckernel entry points (in the function's
         own library) and a leak-free dynamic ``raise``."""
 
+        def __init__(self, context, library, *args, **kwargs):
+            # the function, its wrapper, its rope variant and the entry points
+            # are optimised without a pass builder per declaration
+            defined_functions_only(library)
+            super().__init__(context, library, *args, **kwargs)
+
         def create_cfunc_wrapper(self):
             super().create_cfunc_wrapper()
             emit_entry_points(self.context, self.library, self.fndesc, self)
@@ -682,6 +689,7 @@ def build_trampolines(user_dispatcher, args, ret, symbase, arena_offset,
     with global_compiler_lock:
         codegen = context.codegen()
         library = codegen.create_library(symbase)
+        defined_functions_only(library)
         if cachable:
             library.enable_object_caching()
         module = library.create_ir_module(symbase)

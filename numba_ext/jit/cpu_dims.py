@@ -42,6 +42,7 @@ from .._numba import varbuilder as vb
 from .._numba import varstrings as vs
 from . import cpu_codegen as cg
 from .error_path import locate_failures, raise_function
+from .llvm_passes import defined_functions_only
 from .string_elements import load_string, store_string_result
 from . import dims as _dims
 from .dims import VAR, core, is_dimensioned, is_option_core, option_value_numba
@@ -659,6 +660,7 @@ def build(user_dispatcher, sig, symbase, out_param, cachable=False,
     offset = cg.arena_offset()
     with global_compiler_lock:
         library = context.codegen().create_library(symbase)
+        defined_functions_only(library)
         if cachable:
             library.enable_object_caching()
         module = library.create_ir_module(symbase)

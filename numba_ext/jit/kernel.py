@@ -60,6 +60,11 @@ def _ensure_numba() -> None:
 
         from .. import _numba  # noqa: F401  (symbols by name, extension types)
         from . import time_numba  # noqa: F401  (time constructors, str() of them)
+        from .llvm_passes import release_pass_managers
+
+        # llvmlite's pass pipelines otherwise stay allocated (~0.9 MB per
+        # string definition): jit.llvm_passes
+        release_pass_managers()
 
         # the generated entry points read ck_jit_kernel.dst_arena as a pointer at
         # the offset the layout table gives (cpu_codegen.arena_offset)
@@ -532,6 +537,8 @@ class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
         try:
             self._dispatcher_compile(views, fresh)
         except NumbaError:
+            # Numba cached the failures under this definition's literals
+            string_views.forget_failed_typing()
             return None
         cres = self.dispatcher.overloads[views]
         if not string_views.result_fits(sig.ret_element, cres.signature.return_type):

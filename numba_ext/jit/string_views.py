@@ -91,7 +91,10 @@ def view_arg_types(user_dispatcher, args):
     nb = tuple(nb)
     try:
         user_dispatcher.compile(nb)
-    except (NumbaError, RuntimeError):   # RuntimeError: compilation disabled
+    except NumbaError:
+        forget_failed_typing()
+        return None
+    except RuntimeError:   # compilation disabled
         return None
     return nb
 
@@ -109,6 +112,50 @@ def result_fits(ret_element, return_type) -> bool:
         return False
     return isinstance(return_type, (types.Boolean, types.Integer, types.Float,
                                     types.Complex))
+
+
+def forget_failed_typing() -> int:
+    """Drop what a typing with view arguments that failed left in Numba's
+    overload caches; returns how many entries went.
+
+    Numba caches each overload's failure to type a call, keyed by the
+    argument types, literals included (``_impl_cache``: ``x + "1"`` with a
+    view ``x`` leaves ``(CkString, Literal[str]("1")) -> (None, None)`` in
+    every ``+`` overload tried).  A literal is new with each definition, so
+    those entries grew by one set per definition that fell back to ``str``
+    arguments, for the life of the process.  The failures whose argument
+    types hold a view and a literal are dropped (a failure is never needed
+    again: typing the same call again fails again); successes and failures
+    without literals stay (bounded by the types)."""
+    from numba.core.typing import templates
+    bases = [getattr(templates, n, None) for n in ("_OverloadFunctionTemplate",
+                                                   "_OverloadAttributeTemplate")]
+    stack = [b for b in bases if b is not None]
+    seen = set(stack)
+    dropped = 0
+    while stack:
+        cls = stack.pop()
+        for sub in cls.__subclasses__():
+            if sub not in seen:
+                seen.add(sub)
+                stack.append(sub)
+        cache = cls.__dict__.get("_impl_cache")
+        if not cache:
+            continue
+        for key in [k for k, v in cache.items() if v == (None, None) and _view_literal_key(k)]:
+            del cache[key]
+            dropped += 1
+    return dropped
+
+
+def _view_literal_key(key) -> bool:
+    """Whether an ``_impl_cache`` key's argument types hold a view and a literal."""
+    args = key[1] if isinstance(key, tuple) and len(key) > 1 else None
+    def view(a):
+        return isinstance(a, CkStringType) or (isinstance(a, types.Optional) and
+                                               isinstance(a.type, CkStringType))
+    return isinstance(args, tuple) and any(view(a) for a in args) and \
+        any(isinstance(a, types.Literal) for a in args)
 
 
 def result_element(return_type):
@@ -208,6 +255,7 @@ def outline_strings(module, name, emit, nsrc, args, ret):
     return call
 
 
-__all__ = ["view_args", "view_arg_types", "is_view", "result_fits", "result_element", "emit_load_view",
+__all__ = ["view_args", "view_arg_types", "is_view", "result_fits", "result_element",
+           "forget_failed_typing", "emit_load_view",
            "emit_store_view", "uses_scratch", "emit_scratch_epoch", "emit_next_element",
            "emit_scratch_free", "emit_result_arena", "outline_strings"]
