@@ -529,6 +529,18 @@ def char_at(s, i):
 # ----------------------------------------------------------------- build --
 _ck_replace = c_call("ck_str_replace", "i32",
                      ["p", "p", "i64", "p", "i64", "p", "i64", "i64"], (("i64", 2),))
+_ck_result_arena = c_call("ck_str_result_arena", "i32", [], (("i64", 1),))
+
+
+@register_jitable
+def result_arena():
+    """The arena for an element's new text that may be its returned value:
+    the entry point's result arena (the text then needs no copy when it is
+    returned), once per element, else the current arena (borrowed)."""
+    st, mb = _ck_result_arena(())
+    if st != 0:
+        raise_status(st, "ck_str_result_arena")
+    return mb
 
 
 @overload_method(CkStringType, "replace")
@@ -537,7 +549,7 @@ def _ov_replace(s, old, new, count=-1):
         def impl(s, old, new, count=-1):
             p, m = _text(old)
             q, k = _text(new)
-            st, b, e = _ck_replace((current_arena(), s.begin, s.end - s.begin, p, m, q, k,
+            st, b, e = _ck_replace((result_arena(), s.begin, s.end - s.begin, p, m, q, k,
                                     _or(count, -1)))
             if st != 0:
                 raise_status(st, "ck_str_replace")

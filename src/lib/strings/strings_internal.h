@@ -85,17 +85,33 @@ ck_status ck__str_arg(const char *func, const char *s, int64_t n);
     }                                                                          \
   } while (0)
 
-/* Allocate `cap` bytes (at most; a size overflow is CK_ERR_OVERFLOW) in the
- * arena for a result; ck__result_done trims it to `used` bytes and fills
- * *out. */
-ck_status ck__result_begin(ck_memblock *arena, uint64_t cap, const char *func, char **out_b,
-                           char **out_e);
-ck_status ck__result_done(ck_memblock *arena, char *b, char *e, int64_t used, ck_string *out);
+/* Where a builder writes its result: `arena`, and `t` -- the calling
+ * thread's result record (utf8_arena.c) when `arena` is its result arena,
+ * whose region is then written; else NULL.  Found once per method call (a
+ * thread-local lookup). */
+typedef struct ck__out {
+  ck_memblock *arena;
+  void *t;
+} ck__out;
 
-/* The arena for a result that may be an element's returned value: the
- * result arena, once per element (*made: where to record the text written
- * there), else ck_str_arena (*made NULL) (utf8_arena.c). */
-ck_status ck__result_candidate(ck_memblock **out, ck_string **made);
+/* Writing into `arena`. */
+ck__out ck__out_of(ck_memblock *arena);
+/* Writing an element's text that may be its returned value: into the
+ * result arena while this element has made no text there yet (an entry
+ * point set one, no current arena is set), else into ck_str_arena's. */
+ck_status ck__out_candidate(ck__out *o);
+
+/* Allocate `cap` bytes (at least; a size overflow is CK_ERR_OVERFLOW) for a
+ * result: [*out_b, *out_e), which may be longer than cap (the rest of the
+ * result region).  ck__result_grow makes room for `cap` bytes in all,
+ * keeping the `used` bytes written (they may move); ck__result_done ends the
+ * result at `used` bytes and fills *out (into the result region: the
+ * element's made text). */
+ck_status ck__result_begin(ck__out *o, uint64_t cap, const char *func, char **out_b,
+                           char **out_e);
+ck_status ck__result_grow(ck__out *o, int64_t used, uint64_t cap, const char *func,
+                          char **inout_b, char **inout_e);
+ck_status ck__result_done(ck__out *o, char *b, char *e, int64_t used, ck_string *out);
 
 /* Python's ADJUST_INDICES over a sequence of `len`. */
 static inline void ck__adjust_indices(int64_t len, int64_t *start, int64_t *end) {
