@@ -129,8 +129,9 @@ def emit_store_view(context, builder, region, dst, value, on_error):
     array whose arena is the call's result arena, written through the
     thread's region (``region``: i64, the ``ck_str_region`` address of
     :func:`emit_result_arena`): kept in place when it is the element's made
-    text, else copied to the region's front inline; ``ck_str_region_store``
-    when the region has no room (it opens another)."""
+    text, else copied to the region's front inline (over the made text when
+    that is the region's last: it is dead once the element returns);
+    ``ck_str_region_store`` when the region has no room (it opens another)."""
     s = cgutils.create_struct_proxy(ck_string_type)(context, builder, value=value)
     rec = builder.inttoptr(region, _i8p.as_pointer())
 
@@ -156,7 +157,14 @@ def emit_store_view(context, builder, region, dst, value, on_error):
         with kept:
             put(b, e)
         with copied:
-            cur = builder.load(field(REGION_CUR))
+            # the element's made text, not returned, is dead now: when it is
+            # the region's last text its bytes are taken back (the copy may
+            # overlap it: t = s.lower(); return t[1:])
+            cur0 = builder.load(field(REGION_CUR))
+            dead = builder.and_(builder.icmp_unsigned("==", made_e, cur0),
+                                builder.icmp_unsigned("!=", made_b, null))
+            cur = builder.select(dead, made_b, cur0)
+            builder.store(cur, field(REGION_CUR))
             lim = builder.load(field(REGION_LIM))
             n = builder.sub(s.end, s.begin)
             room = builder.sub(builder.ptrtoint(lim, _i64), builder.ptrtoint(cur, _i64))
@@ -164,7 +172,7 @@ def emit_store_view(context, builder, region, dst, value, on_error):
             fits = builder.icmp_signed("<", n, room)
             with builder.if_else(fits, likely=True) as (inline, full):
                 with inline:
-                    cgutils.raw_memcpy(builder, cur, b, n, 1)
+                    cgutils.raw_memmove(builder, cur, b, n, 1)
                     end = builder.gep(cur, [n])
                     builder.store(end, field(REGION_CUR))
                     put(cur, end)

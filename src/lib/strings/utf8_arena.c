@@ -246,12 +246,15 @@ ck_status ck__result_grow(ck__out *o, int64_t used, uint64_t cap, const char *fu
     *inout_e = t->r.lim;
     return CK_OK;
   }
-  const char *old = *inout_b; /* stays mapped: arena bytes never unmap */
+  /* the text so far stays in the region being closed (a zero-init arena
+   * clears what a region gives back) and is copied to the new one */
+  const char *old = *inout_b;
+  t->r.cur = *inout_b + used;
   ck_status st = ck__region_open(t, (size_t)cap, func);
   if (st != CK_OK) {
     return st;
   }
-  memmove(t->r.cur, old, (size_t)used); /* the new region may start at old */
+  memcpy(t->r.cur, old, (size_t)used);
   *inout_b = t->r.cur;
   *inout_e = t->r.lim;
   return CK_OK;
@@ -282,6 +285,11 @@ static ck_status ck__region_copy(ck__tls *t, const char *b, const char *e, ck_st
                                  const char *func) {
   size_t n = (size_t)(e - b);
   if (t->r.cur == NULL || (size_t)(t->r.lim - t->r.cur) < n) {
+    if (t->rb != NULL && b >= t->r.cur && e <= t->r.lim) {
+      /* [b, e) lies in the region's free end (a made text taken back):
+       * the closing region keeps it while it is copied */
+      t->r.cur = (char *)e;
+    }
     ck_status st = ck__region_open(t, n, func);
     if (st != CK_OK) {
       return st;
@@ -290,19 +298,29 @@ static ck_status ck__region_copy(ck__tls *t, const char *b, const char *e, ck_st
   v->begin = t->r.cur;
   v->end = t->r.cur + n;
   if (n != 0) {
-    memcpy(v->begin, b, n);
+    memmove(v->begin, b, n); /* [b, e) may lie in a taken back made text */
   }
   t->r.cur = v->end;
   return CK_OK;
 }
 
+/* The element is over and its made text [made_b, made_e) is not what it
+ * returns: when it is the region's last text, take its bytes back (nothing
+ * else points there: only the returned view leaves an element). */
+static void ck__region_drop_made(ck__tls *t) {
+  if (t->r.made_b != NULL && t->r.made_e == t->r.cur) {
+    t->r.cur = t->r.made_b;
+  }
+  t->r.made_b = t->r.made_e = NULL;
+}
+
 CK_API ck_status ck_str_region_store(ck_str_region *region, const char *b, const char *e,
                                      ck_string *dst) {
   ck__tls *t = &ck__t;
-  t->r.made_b = t->r.made_e = NULL;
   if (region != &t->r) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "not the calling thread's result region");
   }
+  ck__region_drop_made(t);
   if (dst == NULL || (b == NULL && e != NULL) || e < b) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output or a bad view");
   }
@@ -319,7 +337,11 @@ CK_API ck_status ck_str_store_view(ck_memblock *arena, const char *b, const char
   ck__tls *t = &ck__t;
   bool region = arena != NULL && arena == t->result;
   bool made = region && b != NULL && b == t->r.made_b && e == t->r.made_e;
-  t->r.made_b = t->r.made_e = NULL;
+  if (made || !region) {
+    t->r.made_b = t->r.made_e = NULL;
+  } else {
+    ck__region_drop_made(t);
+  }
   if (dst == NULL || (b == NULL && e != NULL) || e < b) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output or a bad view");
   }
