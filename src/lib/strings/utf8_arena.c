@@ -43,17 +43,8 @@ _Static_assert(offsetof(ck_str_region, cur) == 0 && offsetof(ck_str_region, lim)
                    offsetof(ck_str_region, arena) == 32 && sizeof(ck_str_region) == 40,
                "ck_str_region: the offsets the generated code uses");
 
-/* The current arena, the result arena and its region, in one thread-local
- * record (one thread-local address lookup per call).  `r` comes first:
- * ck_str_result_region hands out its address. */
-typedef struct ck__tls {
-  ck_str_region r;      /* the open region and this element's made text */
-  ck_memblock *current; /* ck_str_set_arena's                           */
-  ck_memblock *result;  /* the result candidate's arena (NULL: none)    */
-  char *rb;             /* the open region's allocation [rb, r.lim)     */
-  size_t hint;          /* bytes the next region is sized for           */
-} ck__tls;
-static _Thread_local ck__tls ck__t;
+/* The thread's record (strings_internal.h). */
+_Thread_local ck__tls ck__t;
 static _Thread_local ck_memblock *ck__scratch_arena;
 static _Thread_local uint64_t ck__epoch;      /* bumped by entry points per element */
 static _Thread_local uint64_t ck__epoch_seen; /* ck__epoch at the last size check   */
@@ -135,7 +126,7 @@ static void ck__region_close(ck__tls *t) {
 
 /* Close the open region and open one with room for `need` bytes: the hint's
  * size the first time in a call, a quarter of it (or `need`) afterwards. */
-static ck_status ck__region_open(ck__tls *t, size_t need, const char *func) {
+ck_status ck__region_open(ck__tls *t, size_t need, const char *func) {
   ck_memblock *arena = t->r.arena;
   if (arena == NULL) {
     return ck__error(CK_ERR_INVALID_STATE, func, "no result arena is set");
@@ -181,23 +172,6 @@ CK_API void ck_str_set_result_arena(ck_memblock *arena) {
 
 /* ---- results written into an arena (every builder of the module) ------- */
 
-ck__out ck__out_of(ck_memblock *arena) {
-  ck__tls *t = &ck__t;
-  ck__out o = {arena, arena != NULL && arena == t->result ? t : NULL};
-  return o;
-}
-
-ck_status ck__out_candidate(ck__out *o) {
-  ck__tls *t = &ck__t;
-  if (t->result != NULL && t->r.made_b == NULL && t->current == NULL) {
-    o->arena = t->result;
-    o->t = t;
-    return CK_OK;
-  }
-  o->t = NULL;
-  return ck_str_arena(&o->arena);
-}
-
 CK_API ck_status ck_str_result_arena(ck_memblock **out) {
   if (out == NULL) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output");
@@ -208,7 +182,7 @@ CK_API ck_status ck_str_result_arena(ck_memblock **out) {
   return st;
 }
 
-ck_status ck__result_begin(ck__out *o, uint64_t cap, const char *func, char **out_b,
+ck_status ck__result_alloc(ck__out *o, uint64_t cap, const char *func, char **out_b,
                            char **out_e) {
   if (o->arena == NULL) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL arena");
@@ -260,15 +234,7 @@ ck_status ck__result_grow(ck__out *o, int64_t used, uint64_t cap, const char *fu
   return CK_OK;
 }
 
-ck_status ck__result_done(ck__out *o, char *b, char *e, int64_t used, ck_string *out) {
-  ck__tls *t = o->t;
-  if (t != NULL) {
-    /* the front of the region; the store keeps it when it is returned */
-    t->r.cur = b + used;
-    t->r.made_b = out->begin = b;
-    t->r.made_e = out->end = b + used;
-    return CK_OK;
-  }
+ck_status ck__result_trim(ck__out *o, char *b, char *e, int64_t used, ck_string *out) {
   if ((int64_t)(e - b) != used) {
     ck_status st = ck_pod_resize(o->arena, (size_t)used, &b, &e);
     if (st != CK_OK) {
