@@ -44,6 +44,11 @@ def replace_then_lower(s):
     return s.replace("o", "0").lower()  # replace made the text: lower is copied
 
 
+@ckernels.jit("string(string)")
+def literals(s):
+    return s.replace("ß", "ss").replace("", "|", 3)    # literals: constants of the code
+
+
 @ckernels.jit("string(string, string)")
 def pick(s, t):
     return t.strip() if len(s) > len(t) else s.lower()
@@ -59,7 +64,8 @@ def raise_on_boom(s):
 
 CASES = [(strip, str.strip), (rstrip_x, lambda s: s.rstrip("x ")), (upper, str.upper),
          (grow, lambda s: s.replace("o", "ooo")),
-         (replace_then_lower, lambda s: s.replace("o", "0").lower())]
+         (replace_then_lower, lambda s: s.replace("o", "0").lower()),
+         (literals, lambda s: s.replace("ß", "ss").replace("", "|", 3))]
 
 
 def _payload(values) -> int:
