@@ -138,8 +138,32 @@ def _text(x):
     """``(address, nbytes)`` of the UTF-8 of a view or a Numba str."""
 
 
-@overload(_text)
+@intrinsic
+def _literal_text(typingctx, lit):
+    """``(address, nbytes)`` of a string literal's UTF-8 bytes, a constant of
+    the code (no str made or looked at per call)."""
+    if not isinstance(lit, types.StringLiteral):
+        return None
+    try:
+        data = bytearray(lit.literal_value.encode("utf-8"))
+    except UnicodeEncodeError:              # a lone surrogate: the general path
+        return None
+    rty = types.UniTuple(types.intp, 2)
+
+    def codegen(context, builder, sig, args):
+        addr = ir.Constant(_i64, 0)
+        if data:
+            const = ir.Constant(ir.ArrayType(_i8, len(data)), data)
+            addr = builder.ptrtoint(cgutils.global_constant(builder.module, "ck_str_literal",
+                                                            const), _i64)
+        return context.make_tuple(builder, rty, [addr, ir.Constant(_i64, len(data))])
+    return rty(lit), codegen
+
+
+@overload(_text, prefer_literal=True)
 def _ov_text(x):
+    if isinstance(x, types.StringLiteral):
+        return lambda x: _literal_text(x)
     if isinstance(x, CkStringType):
         return lambda x: (x.begin, x.end - x.begin)
     if isinstance(x, types.UnicodeType):
@@ -529,15 +553,27 @@ def char_at(s, i):
 # ----------------------------------------------------------------- build --
 _ck_replace = c_call("ck_str_replace", "i32",
                      ["p", "p", "i64", "p", "i64", "p", "i64", "i64"], (("i64", 2),))
+_ck_result_arena = c_call("ck_str_result_arena", "i32", [], (("i64", 1),))
 
 
-@overload_method(CkStringType, "replace")
+@register_jitable
+def result_arena():
+    """The arena for an element's new text that may be its returned value:
+    the entry point's result arena (the text then needs no copy when it is
+    returned), once per element, else the current arena (borrowed)."""
+    st, mb = _ck_result_arena(())
+    if st != 0:
+        raise_status(st, "ck_str_result_arena")
+    return mb
+
+
+@overload_method(CkStringType, "replace", prefer_literal=True)
 def _ov_replace(s, old, new, count=-1):
     if _is_text(old) and _is_text(new) and _ok_index(count):
         def impl(s, old, new, count=-1):
             p, m = _text(old)
             q, k = _text(new)
-            st, b, e = _ck_replace((current_arena(), s.begin, s.end - s.begin, p, m, q, k,
+            st, b, e = _ck_replace((result_arena(), s.begin, s.end - s.begin, p, m, q, k,
                                     _or(count, -1)))
             if st != 0:
                 raise_status(st, "ck_str_replace")

@@ -40,6 +40,12 @@ ASSUMED_LAYOUT = {
     ("ck_string", "end"): (8, 8),
     ("ck_string_arrmeta", ""): (8, 8),
     ("ck_string_arrmeta", "blockref"): (0, 8),
+    # the result region the entry points write (jit/string_views.py)
+    ("ck_str_region", ""): (8, 40),
+    ("ck_str_region", "cur"): (0, 8),
+    ("ck_str_region", "lim"): (8, 8),
+    ("ck_str_region", "made_b"): (16, 8),
+    ("ck_str_region", "made_e"): (24, 8),
 }
 
 #: offsets used by the code generators (derived from ASSUMED_LAYOUT)

@@ -79,7 +79,8 @@ from .signature import element_type
 from .time_elements import of_numba as time_of_numba
 from .string_elements import (Piece, emit_load_string, emit_store, emit_store_optional,
                               load_string, load_view, store_string_result)
-from .string_views import (emit_load_view, emit_next_element, emit_result_arena,
+from .string_views import (emit_call_end, emit_load_view, emit_next_element,
+                           emit_result_arena, emit_text_bytes,
                            emit_scratch_epoch, emit_scratch_free, emit_store_view, is_view,
                            outline_strings, uses_scratch, view_arg_types)
 from .struct_results import (has_struct_strings, store_struct, struct_arenas_offset,
@@ -371,8 +372,12 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
         context.pack_value(builder, nb_ret, v,
                            builder.bitcast(dst, context.get_data_type(nb_ret).as_pointer()))
     emit.frees_scratch = frees
-    # a view result may be a case mapping written straight into the arena
-    emit.result_arena = frees and store == "view"
+    # a view result is stored through the result region (the element code
+    # gets its address as the arena), where the first case mapping or
+    # replace of an element may have written it already
+    emit.result_arena = store == "view"
+    emit.view_srcs = tuple(j for j, (e, t) in enumerate(zip(args, user_args))
+                           if e.kind == "s" and is_view(t))
     emit.inline = inline
     return emit
 
@@ -422,10 +427,9 @@ def _emit_single(module, name, emit, nsrc, has_arena, arena_offset):
     srcs = [builder.load(builder.gep(src, [ir.Constant(_i64, j)])) for j in range(nsrc)]
     arena = _arena(builder, self_ptr, has_arena, arena_offset)
     if getattr(emit, "result_arena", False):
-        emit_result_arena(builder, arena)
+        arena = emit_result_arena(builder, arena, ir.Constant(_i64, 0))
     emit(builder, dst, srcs, arena)
-    if getattr(emit, "frees_scratch", False):
-        emit_scratch_free(builder)
+    emit_call_end(builder, emit)
     builder.ret(ir.Constant(_i32, 0))
     return fn
 
@@ -443,7 +447,9 @@ def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, aren
     frees = getattr(emit, "frees_scratch", False)
     epoch = emit_scratch_epoch(builder) if frees else None
     if getattr(emit, "result_arena", False):
-        emit_result_arena(builder, arena)
+        # one region for the call, sized by the bytes of the string arguments
+        hint = emit_text_bytes(builder, count, srcs, strides, getattr(emit, "view_srcs", ()))
+        arena = emit_result_arena(builder, arena, hint)
 
     contiguous = builder.icmp_signed("==", dst_stride, ir.Constant(_i64, dst_size))
     for st, size in zip(strides, src_sizes):
@@ -466,8 +472,7 @@ def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, aren
             loop(ir.Constant(_i64, dst_size), [ir.Constant(_i64, s) for s in src_sizes])
         with general:
             loop(dst_stride, strides)
-    if frees:   # the methods' temporaries
-        emit_scratch_free(builder)
+    emit_call_end(builder, emit)   # the methods' temporaries, the result region
     builder.ret(ir.Constant(_i32, 0))
     return fn
 

@@ -16,13 +16,16 @@ which).  The entry points then:
   ``StringDType`` operands; ``ckernel/utf8.h``), so the view
   is not validated again per element (the C string library stays within
   its views whatever the bytes);
-* store a view result by one allocation in the destination arena and one
-  copy (:func:`emit_store_view`) -- unless it is the text a case mapping
-  (``s.lower()`` ...) wrote straight into the destination arena: entry
-  points that bound the scratch arena make their destination arena the
-  thread's *result arena* for the call (:func:`emit_result_arena`), where
-  the first case mapping of each element writes its text, which the store
-  then keeps in place (``ck_str_store_view``);
+* store a view result inline (:func:`emit_store_view`): entry points with
+  a view result make their destination arena the thread's *result arena*
+  for the call (:func:`emit_result_arena`, ``ck_str_result_region``), which
+  is written through one region (one allocation, sized from the bytes of the
+  call's string arguments: :func:`emit_text_bytes`); the store copies the
+  view to the region's front (a bump of its cursor, no call) -- or keeps it
+  in place when it is the text the element's first case mapping or
+  ``replace`` wrote straight into the region -- and calls
+  ``ck_str_region_store`` only when the region is full; the call ends the
+  region (:func:`emit_result_end`, or ``ck_str_scratch_free``);
 * when the function can write temporaries into the thread's scratch string
   arena (its code, or code it calls, asks for the current arena:
   :func:`uses_scratch`), bump the thread's element counter after each
@@ -55,11 +58,16 @@ SIGNATURES = {
     "ck_str_scratch_epoch": ir.FunctionType(_i64.as_pointer(), []),
     "ck_str_scratch_free": ir.FunctionType(ir.VoidType(), []),
     "ck_str_set_result_arena": ir.FunctionType(ir.VoidType(), [_i8p]),
-    "ck_str_store_view": ir.FunctionType(_i32, [_i8p, _i8p, _i8p, _i8p]),
+    "ck_str_result_region": ir.FunctionType(_i8p, [_i8p, _i64]),
+    "ck_str_region_store": ir.FunctionType(_i32, [_i8p, _i8p, _i8p, _i8p]),
 }
 
 #: the C functions that write into the thread's current (or result) arena
-_ARENA_USERS = ("ck_str_arena", "ck_str_case")
+_ARENA_USERS = ("ck_str_arena", "ck_str_case", "ck_str_result_arena")
+
+#: ck_str_region's fields (ckernel/utf8.h; checked against the library's
+#: layout table by ckernels._numba.symbols)
+REGION_CUR, REGION_LIM, REGION_MADE_B, REGION_MADE_E = 0, 1, 2, 3
 
 
 def _declare(module, name):
@@ -187,25 +195,110 @@ def uses_scratch(library) -> bool:
     return any(f.name in _ARENA_USERS for f in mod.functions)
 
 
-def emit_store_view(context, builder, arena, dst, value, on_error):
-    """Store the view ``value`` as the ``ck_string`` at ``dst`` (i8*) of an
-    array whose arena is ``arena`` (i64 address): copied into it, or kept in
-    place when it is the element's text in the result arena
-    (``ck_str_store_view``)."""
+def emit_store_view(context, builder, region, dst, value, on_error):
+    """Store the view ``value`` as the ``ck_string`` at ``dst`` (i8*) of the
+    array whose arena is the call's result arena, written through the
+    thread's region (``region``: i64, the ``ck_str_region`` address of
+    :func:`emit_result_arena`): kept in place when it is the element's made
+    text, else copied to the region's front inline (over the made text when
+    that is the region's last: it is dead once the element returns);
+    ``ck_str_region_store`` when the region has no room (it opens another)."""
     s = cgutils.create_struct_proxy(ck_string_type)(context, builder, value=value)
-    st = builder.call(_declare(builder.module, "ck_str_store_view"),
-                      [builder.inttoptr(arena, _i8p), builder.inttoptr(s.begin, _i8p),
-                       builder.inttoptr(s.end, _i8p), dst])
-    with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)), likely=False):
-        on_error(builder, st)
+    rec = builder.inttoptr(region, _i8p.as_pointer())
+
+    def field(k):
+        return builder.gep(rec, [ir.Constant(_i32, k)])
+    b = builder.inttoptr(s.begin, _i8p)
+    e = builder.inttoptr(s.end, _i8p)
+    made_b = builder.load(field(REGION_MADE_B))
+    made_e = builder.load(field(REGION_MADE_E))
+    null = ir.Constant(_i8p, None)
+    builder.store(null, field(REGION_MADE_B))     # the element is over
+    builder.store(null, field(REGION_MADE_E))
+    made = builder.and_(builder.and_(builder.icmp_unsigned("==", b, made_b),
+                                     builder.icmp_unsigned("==", e, made_e)),
+                        builder.icmp_unsigned("!=", b, null))
+    out = builder.bitcast(dst, _i64.as_pointer())
+    out_end = builder.gep(out, [ir.Constant(_i32, 1)])
+
+    def put(begin, end):          # dst may be unaligned (strided arrays)
+        builder.store(builder.ptrtoint(begin, _i64), out, align=1)
+        builder.store(builder.ptrtoint(end, _i64), out_end, align=1)
+    with builder.if_else(made, likely=True) as (kept, copied):
+        with kept:
+            put(b, e)
+        with copied:
+            # the element's made text, not returned, is dead now: when it is
+            # the region's last text its bytes are taken back (the copy may
+            # overlap it: t = s.lower(); return t[1:])
+            cur0 = builder.load(field(REGION_CUR))
+            dead = builder.and_(builder.icmp_unsigned("==", made_e, cur0),
+                                builder.icmp_unsigned("!=", made_b, null))
+            cur = builder.select(dead, made_b, cur0)
+            builder.store(cur, field(REGION_CUR))
+            lim = builder.load(field(REGION_LIM))
+            n = builder.sub(s.end, s.begin)
+            room = builder.sub(builder.ptrtoint(lim, _i64), builder.ptrtoint(cur, _i64))
+            # strictly less: no region open (cur NULL) has no room for ""
+            fits = builder.icmp_signed("<", n, room)
+            with builder.if_else(fits, likely=True) as (inline, full):
+                with inline:
+                    cgutils.raw_memmove(builder, cur, b, n, 1)
+                    end = builder.gep(cur, [n])
+                    builder.store(end, field(REGION_CUR))
+                    put(cur, end)
+                with full:
+                    st = builder.call(_declare(builder.module, "ck_str_region_store"),
+                                      [builder.bitcast(rec, _i8p), b, e, dst])
+                    with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)),
+                                         likely=False):
+                        on_error(builder, st)
 
 
-def emit_result_arena(builder, arena):
-    """Make ``arena`` (i64 address) the thread's result arena for the call
-    (only where the entry point frees the scratch arena at its end and on
-    errors: ``ck_str_scratch_free`` clears it)."""
+def emit_result_arena(builder, arena, hint):
+    """Make ``arena`` (i64 address) the thread's result arena for the call,
+    its first region sized ``hint`` bytes (i64); returns the address (i64)
+    of the thread's ``ck_str_region``, which the element code gets in place
+    of the arena.  The call ends it with :func:`emit_result_end` (or
+    ``ck_str_scratch_free``), on errors too."""
+    rec = builder.call(_declare(builder.module, "ck_str_result_region"),
+                       [builder.inttoptr(arena, _i8p), hint])
+    return builder.ptrtoint(rec, _i64)
+
+
+def emit_result_end(builder):
+    """Give the unused end of the result region back; no result arena."""
     builder.call(_declare(builder.module, "ck_str_set_result_arena"),
-                 [builder.inttoptr(arena, _i8p)])
+                 [ir.Constant(_i8p, None)])
+
+
+def emit_call_end(builder, emit):
+    """What an entry point of element code ``emit`` does when it returns (on
+    an error too): free the scratch arena (which ends the result region), or
+    end the result region."""
+    if getattr(emit, "frees_scratch", False):
+        emit_scratch_free(builder)
+    elif getattr(emit, "result_arena", False):
+        emit_result_end(builder)
+
+
+def emit_text_bytes(builder, count, srcs, strides, which):
+    """The bytes of the ``string`` arguments ``which`` (indices into
+    ``srcs``, element pointers ``strides`` bytes apart) over ``count``
+    elements (i64): the result region's size hint."""
+    total = cgutils.alloca_once_value(builder, ir.Constant(_i64, 0))
+    if not which:
+        return builder.load(total)
+    with cgutils.for_range(builder, count) as lp:
+        acc = builder.load(total)
+        for j in which:
+            p = builder.bitcast(builder.gep(srcs[j], [builder.mul(lp.index, strides[j])]),
+                                _i64.as_pointer())
+            b = builder.load(p)
+            e = builder.load(builder.gep(p, [ir.Constant(_i32, 1)]))
+            acc = builder.add(acc, builder.sub(e, b))
+        builder.store(acc, total)
+    return builder.load(total)
 
 
 def emit_scratch_epoch(builder):
@@ -241,21 +334,20 @@ def outline_strings(module, name, emit, nsrc, args, ret):
     emit(b, fn.args[0], list(fn.args[1:nsrc + 1]), fn.args[nsrc + 1])
     b.ret(ir.Constant(_i32, 0))
 
-    frees = getattr(emit, "frees_scratch", False)
-
     def call(builder, dst, srcs, arena):
         st = builder.call(fn, [dst, *srcs, arena])
         with builder.if_then(builder.icmp_signed("!=", st, ir.Constant(_i32, 0)),
                              likely=False):
-            if frees:
-                emit_scratch_free(builder)
+            emit_call_end(builder, call)
             builder.ret(st)
-    call.frees_scratch = frees
+    call.frees_scratch = getattr(emit, "frees_scratch", False)
     call.result_arena = getattr(emit, "result_arena", False)
+    call.view_srcs = getattr(emit, "view_srcs", ())
     return call
 
 
 __all__ = ["view_args", "view_arg_types", "is_view", "result_fits", "result_element",
            "forget_failed_typing", "emit_load_view",
            "emit_store_view", "uses_scratch", "emit_scratch_epoch", "emit_next_element",
-           "emit_scratch_free", "emit_result_arena", "outline_strings"]
+           "emit_scratch_free", "emit_result_arena", "emit_result_end", "emit_call_end",
+           "emit_text_bytes", "outline_strings"]

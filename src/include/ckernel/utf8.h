@@ -424,14 +424,66 @@ CK_API void ck_str_scratch_reset(void);
  * on it. */
 CK_API uint64_t *ck_str_scratch_epoch(void);
 /* The result arena: an entry point storing each element's string result
- * into `arena` sets it for its call (NULL: none); ck_str_scratch_free
- * clears it.  A case mapping (ck_str_case) may then write an element's text
- * straight into it, once per element. */
+ * into `arena` sets it for its call (NULL: none; ck_str_scratch_free clears
+ * it too).  A case mapping (ck_str_case) may then write an element's text
+ * straight into it, once per element.  Setting NULL gives the unused end of
+ * the open region back (below). */
 CK_API void ck_str_set_result_arena(ck_memblock *arena);
+
+/*
+ * The result region: how entry points write the result arena.  While a
+ * result arena is set, text goes into one allocation of it at a time, the
+ * region, whose front is handed out by moving `cur` -- by the C library
+ * (a case mapping, replace) and inline by the entry point's store (a
+ * returned view copied: bytes at cur, cur moved past them) -- and whose
+ * unused end goes back to the arena when the region is closed: when a new
+ * one is opened (the old one full) and when the result arena is set to
+ * NULL.  The first region of a call is sized by the caller's hint (an entry
+ * point passes the bytes of its string arguments, all rows), so a call
+ * makes one allocation, not one per element.  Between the hand-outs nothing
+ * else may allocate from the arena (the region must stay its latest
+ * allocation; otherwise its unused end is simply not given back).
+ *
+ * Layout (offsets fixed; the generated code reads and writes the fields):
+ *     @0  char *cur     next free byte of the region (NULL: none open)
+ *     @8  char *lim     its end; cur <= lim
+ *     @16 char *made_b  the text this element's first case mapping or
+ *     @24 char *made_e  replace wrote into the region (NULL: none); a store
+ *                       keeps [made_b, made_e) in place when it is the
+ *                       returned view, and clears both (the element is over)
+ *     @32 ck_memblock *arena  the arena of the call (borrowed)
+ */
+typedef struct ck_str_region {
+  char *cur;
+  char *lim;
+  char *made_b;
+  char *made_e;
+  ck_memblock *arena;
+} ck_str_region;
+
+/* Make `arena` the calling thread's result arena for a call (as
+ * ck_str_set_result_arena) with `hint` bytes for its first region, and
+ * return the thread's region record (valid for the life of the thread, used
+ * only on it).  A region an earlier call left open is dropped unseen. */
+CK_API ck_str_region *ck_str_result_region(ck_memblock *arena, int64_t hint);
+
+/* Copy the view [b, e) to the front of `region` (ck_str_result_region's;
+ * a new region when it has no room) and store it as the string at `dst`
+ * (may be unaligned); clears the made text.  What the entry points call
+ * when the inline copy does not fit. */
+CK_API ck_status ck_str_region_store(ck_str_region *region, const char *b, const char *e,
+                                     ck_string *dst);
+
+/* The arena a method making an element's new text writes into: the result
+ * arena while this element has made no text there yet (and no current
+ * arena is set), else ck_str_arena's.  Borrowed. */
+CK_API ck_status ck_str_result_arena(ck_memblock **out);
+
 /* Store the view [b, e) as the string at `dst` of an array whose arena is
- * `arena`: in place when it is the text ck_str_case wrote into the result
- * arena for this element, else copied into `arena` (one allocation).  Ends
- * the element for the result arena (the next ck_str_case may use it). */
+ * `arena`: in place when it is the text made for this element in the
+ * result arena, else copied into `arena` (into its region when it is the
+ * result arena; else one allocation).  Ends the element for the result
+ * arena (the next ck_str_case may use it). */
 CK_API ck_status ck_str_store_view(ck_memblock *arena, const char *b, const char *e,
                                    ck_string *dst);
 

@@ -247,6 +247,13 @@ static const ck_layout_entry ck_layout[] = {
     CK_FIELD_ROW(struct ArrowDeviceArrayStream, release),
     CK_FIELD_ROW(struct ArrowDeviceArrayStream, private_data),
 
+    CK_STRUCT_ROW(ck_str_region),
+    CK_FIELD_ROW(ck_str_region, cur),
+    CK_FIELD_ROW(ck_str_region, lim),
+    CK_FIELD_ROW(ck_str_region, made_b),
+    CK_FIELD_ROW(ck_str_region, made_e),
+    CK_FIELD_ROW(ck_str_region, arena),
+
     CK_STRUCT_ROW(ck_layout_entry),
     CK_FIELD_ROW(ck_layout_entry, type),
     CK_FIELD_ROW(ck_layout_entry, field),

@@ -85,17 +85,85 @@ ck_status ck__str_arg(const char *func, const char *s, int64_t n);
     }                                                                          \
   } while (0)
 
-/* Allocate `cap` bytes (at most; a size overflow is CK_ERR_OVERFLOW) in the
- * arena for a result; ck__result_done trims it to `used` bytes and fills
- * *out. */
-ck_status ck__result_begin(ck_memblock *arena, uint64_t cap, const char *func, char **out_b,
-                           char **out_e);
-ck_status ck__result_done(ck_memblock *arena, char *b, char *e, int64_t used, ck_string *out);
+/* The calling thread's string state (utf8_arena.c): the current arena, the
+ * result arena and its open region, in one thread-local record (one
+ * thread-local address lookup per method call).  `r` comes first:
+ * ck_str_result_region hands out its address. */
+typedef struct ck__tls {
+  ck_str_region r;      /* the open region and this element's made text */
+  ck_memblock *current; /* ck_str_set_arena's                           */
+  ck_memblock *result;  /* the result candidate's arena (NULL: none)    */
+  char *rb;             /* the open region's allocation [rb, r.lim)     */
+  size_t hint;          /* bytes the next region is sized for           */
+} ck__tls;
+extern _Thread_local ck__tls ck__t;
 
-/* The arena for a result that may be an element's returned value: the
- * result arena, once per element (*made: where to record the text written
- * there), else ck_str_arena (*made NULL) (utf8_arena.c). */
-ck_status ck__result_candidate(ck_memblock **out, ck_string **made);
+/* Close t's open region (its unused end goes back) and open one with room
+ * for `need` bytes. */
+ck_status ck__region_open(ck__tls *t, size_t need, const char *func);
+
+/* Where a builder writes its result: `arena`, and `t` -- the calling
+ * thread's record when `arena` is its result arena, whose region is then
+ * written; else NULL. */
+typedef struct ck__out {
+  ck_memblock *arena;
+  ck__tls *t;
+} ck__out;
+
+/* Writing into `arena`. */
+static inline ck__out ck__out_of(ck_memblock *arena) {
+  ck__tls *t = &ck__t;
+  ck__out o = {arena, arena != NULL && arena == t->result ? t : NULL};
+  return o;
+}
+
+/* Writing an element's text that may be its returned value: into the
+ * result arena while this element has made no text there yet (an entry
+ * point set one, no current arena is set), else into ck_str_arena's. */
+static inline ck_status ck__out_candidate(ck__out *o) {
+  ck__tls *t = &ck__t;
+  if (t->result != NULL && t->r.made_b == NULL && t->current == NULL) {
+    o->arena = t->result;
+    o->t = t;
+    return CK_OK;
+  }
+  o->t = NULL;
+  return ck_str_arena(&o->arena);
+}
+
+/* Allocate `cap` bytes (at least; a size overflow is CK_ERR_OVERFLOW) for a
+ * result: [*out_b, *out_e), which may be longer than cap (the rest of the
+ * result region).  ck__result_grow makes room for `cap` bytes in all,
+ * keeping the `used` bytes written (they may move); ck__result_done ends the
+ * result at `used` bytes and fills *out (into the result region: the
+ * element's made text, utf8_arena.c). */
+ck_status ck__result_alloc(ck__out *o, uint64_t cap, const char *func, char **out_b,
+                           char **out_e);
+static inline ck_status ck__result_begin(ck__out *o, uint64_t cap, const char *func,
+                                         char **out_b, char **out_e) {
+  ck__tls *t = o->t;
+  if (t != NULL && t->r.cur != NULL && (uint64_t)(t->r.lim - t->r.cur) >= cap) {
+    *out_b = t->r.cur; /* the rest of the region: room beyond cap */
+    *out_e = t->r.lim;
+    return CK_OK;
+  }
+  return ck__result_alloc(o, cap, func, out_b, out_e);
+}
+ck_status ck__result_grow(ck__out *o, int64_t used, uint64_t cap, const char *func,
+                          char **inout_b, char **inout_e);
+ck_status ck__result_trim(ck__out *o, char *b, char *e, int64_t used, ck_string *out);
+static inline ck_status ck__result_done(ck__out *o, char *b, char *e, int64_t used,
+                                        ck_string *out) {
+  ck__tls *t = o->t;
+  if (t != NULL) {
+    /* the front of the region; the store keeps it when it is returned */
+    t->r.cur = b + used;
+    t->r.made_b = out->begin = b;
+    t->r.made_e = out->end = b + used;
+    return CK_OK;
+  }
+  return ck__result_trim(o, b, e, used, out);
+}
 
 /* Hold the thread's scratch arena across a caller's loop that runs jitted
  * elements one at a time through their single entry points (each of which

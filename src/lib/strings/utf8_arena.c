@@ -21,24 +21,35 @@
  * ends the element, and the release frees the arena once.
  *
  * An entry point storing string results also sets its destination arena as
- * the thread's result arena (ck_str_set_result_arena): the first case
- * mapping of each element is written there (ck__result_candidate), and the
- * store keeps it in place when it is the returned value
- * (ck_str_store_view); otherwise it is left unused there (one per element
- * at most) and the returned view is copied.
+ * the thread's result arena (ck_str_result_region, once per call, with the
+ * bytes its elements will need as a hint: the input's total bytes).  The
+ * result arena is written through a *region*: one allocation of about the
+ * hint's size, the arena's latest, of which the call hands out the front
+ * (ck_str_region.cur) and gives the unused end back when it closes it
+ * (ck_pod_resize of that latest allocation) -- so the arena is sized once
+ * per call instead of one ck_pod_allocate per element, and the entry points
+ * copy a returned view into it inline (a bump of cur; ck_str_region_store
+ * only when the region is full).  The first case mapping (or replace) of
+ * each element writes its text straight into the region (the result
+ * candidate, ck__result_candidate) and records it (made_b, made_e); the
+ * store keeps it in place when it is the returned value; otherwise it is
+ * left unused there (one per element at most) and the returned view is
+ * copied.
  */
 #include "strings/strings_internal.h"
 
 #include "core/core_internal.h"
 
-/* The current arena and the result arena, in one thread-local record (one
- * thread-local address lookup per call). */
-static _Thread_local struct {
-  ck_memblock *current; /* ck_str_set_arena's                  */
-  ck_memblock *result;  /* the entry point's destination arena */
-  ck_string made;       /* the text ck_str_case wrote there    */
-  bool taken;           /* this element's candidate given out  */
-} ck__t;
+#include <stddef.h>
+
+_Static_assert(offsetof(ck_str_region, cur) == 0 && offsetof(ck_str_region, lim) == 8 &&
+                   offsetof(ck_str_region, made_b) == 16 &&
+                   offsetof(ck_str_region, made_e) == 24 &&
+                   offsetof(ck_str_region, arena) == 32 && sizeof(ck_str_region) == 40,
+               "ck_str_region: the offsets the generated code uses");
+
+/* The thread's record (strings_internal.h). */
+_Thread_local ck__tls ck__t;
 static _Thread_local ck_memblock *ck__scratch_arena;
 static _Thread_local uint64_t ck__epoch;      /* bumped by entry points per element */
 static _Thread_local uint64_t ck__epoch_seen; /* ck__epoch at the last size check   */
@@ -117,42 +128,222 @@ CK_API void ck_str_scratch_reset(void) { ck__scratch_trim(); }
 
 CK_API uint64_t *ck_str_scratch_epoch(void) { return &ck__epoch; }
 
-CK_API void ck_str_set_result_arena(ck_memblock *arena) {
-  ck__t.result = arena;
-  ck__t.taken = false;
-  ck__t.made.begin = ck__t.made.end = NULL;
+/* Regions are at least this large (a single-element call has no hint). */
+enum { CK__REGION_MIN = 256 };
+
+/* Give the unused end of the open region back to its arena (the region is
+ * the arena's latest allocation unless something else allocated from the
+ * arena since -- then the rest stays unused: bytes, never memory errors). */
+static void ck__region_close(ck__tls *t) {
+  if (t->rb != NULL && t->r.arena != NULL) {
+    char *b = t->rb, *e = t->r.lim;
+    (void)ck_pod_resize(t->r.arena, (size_t)(t->r.cur - b), &b, &e);
+  }
+  t->rb = NULL;
+  t->r.cur = t->r.lim = NULL;
 }
 
-ck_status ck__result_candidate(ck_memblock **out, ck_string **made) {
-  if (ck__t.result != NULL && !ck__t.taken && ck__t.current == NULL) {
-    ck__t.taken = true;
-    *made = &ck__t.made;
-    *out = ck__t.result;
+/* Close the open region and open one with room for `need` bytes: the hint's
+ * size the first time in a call, a quarter of it (or `need`) afterwards. */
+ck_status ck__region_open(ck__tls *t, size_t need, const char *func) {
+  ck_memblock *arena = t->r.arena;
+  if (arena == NULL) {
+    return ck__error(CK_ERR_INVALID_STATE, func, "no result arena is set");
+  }
+  ck__region_close(t);
+  size_t size = need > t->hint ? need : t->hint;
+  if (size < CK__REGION_MIN) {
+    size = CK__REGION_MIN;
+  }
+  char *b, *e;
+  ck_status st = ck_pod_allocate(arena, size, 1, &b, &e);
+  if (st != CK_OK) {
+    return st;
+  }
+  t->hint = t->hint / 4;
+  t->rb = t->r.cur = b;
+  t->r.lim = e;
+  return CK_OK;
+}
+
+CK_API ck_str_region *ck_str_result_region(ck_memblock *arena, int64_t hint) {
+  ck__tls *t = &ck__t;
+  /* whatever an earlier call left is dropped unseen (its arena may be gone) */
+  t->r.arena = arena;
+  t->r.cur = t->r.lim = NULL;
+  t->r.made_b = t->r.made_e = NULL;
+  t->rb = NULL;
+  t->result = arena;
+  t->hint = hint > 0 ? (size_t)hint : 0;
+  return &t->r;
+}
+
+CK_API void ck_str_set_result_arena(ck_memblock *arena) {
+  if (arena != NULL) {
+    (void)ck_str_result_region(arena, 0);
+    return;
+  }
+  ck__tls *t = &ck__t;
+  ck__region_close(t);
+  t->result = NULL;
+  t->r.made_b = t->r.made_e = NULL;
+}
+
+/* ---- results written into an arena (every builder of the module) ------- */
+
+CK_API ck_status ck_str_result_arena(ck_memblock **out) {
+  if (out == NULL) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output");
+  }
+  ck__out o;
+  ck_status st = ck__out_candidate(&o);
+  *out = st == CK_OK ? o.arena : NULL;
+  return st;
+}
+
+ck_status ck__result_alloc(ck__out *o, uint64_t cap, const char *func, char **out_b,
+                           char **out_e) {
+  if (o->arena == NULL) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL arena");
+  }
+  if (cap > (uint64_t)PTRDIFF_MAX) {
+    return ck__error(CK_ERR_OVERFLOW, func, "the result would exceed %lld bytes",
+                     (long long)PTRDIFF_MAX);
+  }
+  ck__tls *t = o->t;
+  if (t == NULL) {
+    return ck_pod_allocate(o->arena, (size_t)cap, 1, out_b, out_e);
+  }
+  if (t->r.cur == NULL || (uint64_t)(t->r.lim - t->r.cur) < cap) {
+    ck_status st = ck__region_open(t, (size_t)cap, func);
+    if (st != CK_OK) {
+      return st;
+    }
+  }
+  *out_b = t->r.cur; /* the rest of the region: room beyond cap */
+  *out_e = t->r.lim;
+  return CK_OK;
+}
+
+ck_status ck__result_grow(ck__out *o, int64_t used, uint64_t cap, const char *func,
+                          char **inout_b, char **inout_e) {
+  if (cap > (uint64_t)PTRDIFF_MAX) {
+    return ck__error(CK_ERR_OVERFLOW, func, "the result would exceed %lld bytes",
+                     (long long)PTRDIFF_MAX);
+  }
+  ck__tls *t = o->t;
+  if (t == NULL) {
+    return ck_pod_resize(o->arena, (size_t)cap, inout_b, inout_e);
+  }
+  if ((uint64_t)(t->r.lim - *inout_b) >= cap) {
+    *inout_e = t->r.lim;
     return CK_OK;
   }
-  *made = NULL;
-  return ck_str_arena(out);
+  /* the text so far stays in the region being closed (a zero-init arena
+   * clears what a region gives back) and is copied to the new one */
+  const char *old = *inout_b;
+  t->r.cur = *inout_b + used;
+  ck_status st = ck__region_open(t, (size_t)cap, func);
+  if (st != CK_OK) {
+    return st;
+  }
+  memcpy(t->r.cur, old, (size_t)used);
+  *inout_b = t->r.cur;
+  *inout_e = t->r.lim;
+  return CK_OK;
+}
+
+ck_status ck__result_trim(ck__out *o, char *b, char *e, int64_t used, ck_string *out) {
+  if ((int64_t)(e - b) != used) {
+    ck_status st = ck_pod_resize(o->arena, (size_t)used, &b, &e);
+    if (st != CK_OK) {
+      return st;
+    }
+  }
+  out->begin = b;
+  out->end = e;
+  return CK_OK;
+}
+
+/* Copy [b, e) to the front of the region (a new one when it is full). */
+static ck_status ck__region_copy(ck__tls *t, const char *b, const char *e, ck_string *v,
+                                 const char *func) {
+  size_t n = (size_t)(e - b);
+  if (t->r.cur == NULL || (size_t)(t->r.lim - t->r.cur) < n) {
+    if (t->rb != NULL && b >= t->r.cur && e <= t->r.lim) {
+      /* [b, e) lies in the region's free end (a made text taken back):
+       * the closing region keeps it while it is copied */
+      t->r.cur = (char *)e;
+    }
+    ck_status st = ck__region_open(t, n, func);
+    if (st != CK_OK) {
+      return st;
+    }
+  }
+  v->begin = t->r.cur;
+  v->end = t->r.cur + n;
+  if (n != 0) {
+    memmove(v->begin, b, n); /* [b, e) may lie in a taken back made text */
+  }
+  t->r.cur = v->end;
+  return CK_OK;
+}
+
+/* The element is over and its made text [made_b, made_e) is not what it
+ * returns: when it is the region's last text, take its bytes back (nothing
+ * else points there: only the returned view leaves an element). */
+static void ck__region_drop_made(ck__tls *t) {
+  if (t->r.made_b != NULL && t->r.made_e == t->r.cur) {
+    t->r.cur = t->r.made_b;
+  }
+  t->r.made_b = t->r.made_e = NULL;
+}
+
+CK_API ck_status ck_str_region_store(ck_str_region *region, const char *b, const char *e,
+                                     ck_string *dst) {
+  ck__tls *t = &ck__t;
+  if (region != &t->r) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "not the calling thread's result region");
+  }
+  ck__region_drop_made(t);
+  if (dst == NULL || (b == NULL && e != NULL) || e < b) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output or a bad view");
+  }
+  ck_string v;
+  ck_status st = ck__region_copy(t, b, e, &v, __func__);
+  if (st == CK_OK) {
+    memcpy(dst, &v, sizeof v); /* dst may be unaligned (strided arrays) */
+  }
+  return st;
 }
 
 CK_API ck_status ck_str_store_view(ck_memblock *arena, const char *b, const char *e,
                                    ck_string *dst) {
-  bool made = arena != NULL && arena == ck__t.result && b != NULL && b == ck__t.made.begin &&
-              e == ck__t.made.end;
-  ck__t.taken = false;
-  ck__t.made.begin = ck__t.made.end = NULL;
+  ck__tls *t = &ck__t;
+  bool region = arena != NULL && arena == t->result;
+  bool made = region && b != NULL && b == t->r.made_b && e == t->r.made_e;
+  if (made || !region) {
+    t->r.made_b = t->r.made_e = NULL;
+  } else {
+    ck__region_drop_made(t);
+  }
   if (dst == NULL || (b == NULL && e != NULL) || e < b) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output or a bad view");
   }
   ck_string v = {(char *)b, (char *)e};
-  if (!made) {
-    ck_status st = ck_pod_allocate(arena, (size_t)(e - b), 1, &v.begin, &v.end);
-    if (st != CK_OK) {
-      return st;
-    }
-    if (e != b) {
+  ck_status st = CK_OK;
+  if (made) {
+    /* in place */
+  } else if (region) {
+    st = ck__region_copy(t, b, e, &v, __func__);
+  } else {
+    st = ck_pod_allocate(arena, (size_t)(e - b), 1, &v.begin, &v.end);
+    if (st == CK_OK && e != b) {
       memcpy(v.begin, b, (size_t)(e - b));
     }
   }
-  memcpy(dst, &v, sizeof v); /* dst may be unaligned (strided arrays) */
-  return CK_OK;
+  if (st == CK_OK) {
+    memcpy(dst, &v, sizeof v); /* dst may be unaligned (strided arrays) */
+  }
+  return st;
 }

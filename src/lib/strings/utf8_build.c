@@ -47,7 +47,8 @@ CK_API ck_status ck_str_replace(ck_memblock *arena, const char *s, int64_t n, co
       return CK_OK;
     }
     char *b, *e;
-    ck_status st = ck__result_begin(arena, (uint64_t)n, __func__, &b, &e);
+    ck__out o = ck__out_of(arena);
+    ck_status st = ck__result_begin(&o, (uint64_t)n, __func__, &b, &e);
     if (st != CK_OK) {
       return st;
     }
@@ -55,7 +56,7 @@ CK_API ck_status ck_str_replace(ck_memblock *arena, const char *s, int64_t n, co
     for (int64_t i = 0; i < n; i++) {
       w[i] = u[i] == from ? to : u[i];
     }
-    return ck__result_done(arena, b, e, n, out);
+    return ck__result_done(&o, b, e, n, out);
   }
   ck__searcher sr;
   ck__searcher_init(&sr, old, nold, n);
@@ -85,7 +86,8 @@ CK_API ck_status ck_str_replace(ck_memblock *arena, const char *s, int64_t n, co
     return CK_ERROR(CK_ERR_OVERFLOW, "replace string is too long");
   }
   char *b, *e;
-  ck_status st = ck__result_begin(arena, (uint64_t)size, __func__, &b, &e);
+  ck__out o = ck__out_of(arena);
+  ck_status st = ck__result_begin(&o, (uint64_t)size, __func__, &b, &e);
   if (st != CK_OK) {
     return st;
   }
@@ -99,7 +101,7 @@ CK_API ck_status ck_str_replace(ck_memblock *arena, const char *s, int64_t n, co
       memcpy(b + i, new_, (size_t)nnew);
       p = i + nold;
     }
-    return ck__result_done(arena, b, e, n, out);
+    return ck__result_done(&o, b, e, n, out);
   }
   if (nold == 0) {
     int64_t p = 0;
@@ -139,7 +141,7 @@ CK_API ck_status ck_str_replace(ck_memblock *arena, const char *s, int64_t n, co
       w += n - p;
     }
   }
-  return ck__result_done(arena, b, e, w - b, out);
+  return ck__result_done(&o, b, e, w - b, out);
 }
 
 static ck_status ck__join(const char *func, ck_memblock *arena, const char *sep, int64_t m,
@@ -165,7 +167,8 @@ static ck_status ck__join(const char *func, ck_memblock *arena, const char *sep,
     }
   }
   char *b, *e;
-  st = ck__result_begin(arena, (uint64_t)size, func, &b, &e);
+  ck__out o = ck__out_of(arena);
+  st = ck__result_begin(&o, (uint64_t)size, func, &b, &e);
   if (st != CK_OK) {
     return st;
   }
@@ -182,7 +185,7 @@ static ck_status ck__join(const char *func, ck_memblock *arena, const char *sep,
       w += len;
     }
   }
-  return ck__result_done(arena, b, e, w - b, out);
+  return ck__result_done(&o, b, e, w - b, out);
 }
 
 CK_API ck_status ck_str_join(ck_memblock *arena, const char *sep, int64_t m,
@@ -210,7 +213,8 @@ CK_API ck_status ck_str_repeat(ck_memblock *arena, const char *s, int64_t n, int
     return CK_ERROR(CK_ERR_OVERFLOW, "repeated string is too long");
   }
   char *b, *e;
-  ck_status st = ck__result_begin(arena, (uint64_t)size, __func__, &b, &e);
+  ck__out o = ck__out_of(arena);
+  ck_status st = ck__result_begin(&o, (uint64_t)size, __func__, &b, &e);
   if (st != CK_OK) {
     return st;
   }
@@ -228,7 +232,7 @@ CK_API ck_status ck_str_repeat(ck_memblock *arena, const char *s, int64_t n, int
       }
     }
   }
-  return ck__result_done(arena, b, e, size, out);
+  return ck__result_done(&o, b, e, size, out);
 }
 
 /* `left` fill code points, s, `right` fill code points. */
@@ -240,7 +244,8 @@ static ck_status ck__pad(const char *func, ck_memblock *arena, const char *s, in
     return ck__error(CK_ERR_OVERFLOW, func, "padded string is too long");
   }
   char *b, *e;
-  ck_status st = ck__result_begin(arena, (uint64_t)size, func, &b, &e);
+  ck__out o = ck__out_of(arena);
+  ck_status st = ck__result_begin(&o, (uint64_t)size, func, &b, &e);
   if (st != CK_OK) {
     return st;
   }
@@ -259,7 +264,7 @@ static ck_status ck__pad(const char *func, ck_memblock *arena, const char *s, in
     memcpy(w, f, (size_t)fl);
     w += fl;
   }
-  return ck__result_done(arena, b, e, w - b, out);
+  return ck__result_done(&o, b, e, w - b, out);
 }
 
 CK_API ck_status ck_str_zfill(ck_memblock *arena, const char *s, int64_t n, int64_t width,
@@ -335,7 +340,8 @@ CK_API ck_status ck_str_expandtabs(ck_memblock *arena, const char *s, int64_t n,
     }
   }
   char *b, *e;
-  ck_status st = ck__result_begin(arena, (uint64_t)size, __func__, &b, &e);
+  ck__out o = ck__out_of(arena);
+  ck_status st = ck__result_begin(&o, (uint64_t)size, __func__, &b, &e);
   if (st != CK_OK) {
     return st;
   }
@@ -360,7 +366,7 @@ CK_API ck_status ck_str_expandtabs(ck_memblock *arena, const char *s, int64_t n,
       }
     }
   }
-  return ck__result_done(arena, b, e, w - b, out);
+  return ck__result_done(&o, b, e, w - b, out);
 }
 
 CK_API ck_status ck_str_ord(const char *s, int64_t n, int64_t *out) {

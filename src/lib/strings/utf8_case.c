@@ -197,6 +197,32 @@ static inline unsigned char ck__ascii_byte(unsigned char c, ck__case_op op, bool
   return (unsigned char)(flip ? c ^ 0x20 : c);
 }
 
+/* The ASCII front of s[0, n) mapped by lower/casefold (flip 'A'-'Z') or
+ * upper (flip 'a'-'z') into w: 8 bytes at a time, then the bytes of the
+ * tail; stops at the word holding the first byte >= 0x80 (at that byte in
+ * the tail).  Returns the bytes done.  The loop of every ASCII row of
+ * s.lower() / s.upper(): no case switch per word, no title state. */
+static inline int64_t ck__ascii_flip(const char *s, int64_t n, char *w, unsigned lo,
+                                     unsigned hi) {
+  int64_t i = 0;
+  for (; n - i >= 8; i += 8) {
+    uint64_t x = ck__load64(s + i);
+    if (x & CK__HI_BITS) {
+      return i;
+    }
+    x ^= ck__in_range(x, lo, hi) >> 2;
+    memcpy(w + i, &x, 8);
+  }
+  for (; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x80) {
+      break;
+    }
+    w[i] = (char)(c - lo <= hi - lo ? c ^ 0x20 : c);
+  }
+  return i;
+}
+
 /*
  * One pass over the text: 8 bytes at a time while they are ASCII (mapped
  * and stored as a word, no separate is-ASCII scan), other code points
@@ -207,7 +233,7 @@ static inline unsigned char ck__ascii_byte(unsigned char c, ck__case_op op, bool
  * to what the rest can need (ck__ucd_max_growth times the input left), in
  * place when the arena's chunk has room.  Trimmed at the end.
  */
-static ck_status ck__case(const char *func, ck_memblock *arena, const char *s, int64_t n,
+static ck_status ck__case(const char *func, ck__out *o, const char *s, int64_t n,
                           ck__case_op op, ck_string *out) {
   if (n < 0 || (s == NULL && n > 0)) {
     return ck__str_arg(func, s, n);
@@ -216,7 +242,7 @@ static ck_status ck__case(const char *func, ck_memblock *arena, const char *s, i
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL output");
   }
   char *b, *e;
-  ck_status st = ck__result_begin(arena, (uint64_t)n, func, &b, &e);
+  ck_status st = ck__result_begin(o, (uint64_t)n, func, &b, &e);
   if (st != CK_OK) {
     return st;
   }
@@ -224,6 +250,11 @@ static ck_status ck__case(const char *func, ck_memblock *arena, const char *s, i
   char *w = b;
   bool prev_cased = false; /* title: the character before i is cased */
   int64_t i = 0;
+  if (op == CK__LOWER || op == CK__FOLD || op == CK__UPPER) {
+    /* the ASCII front in one tight loop (all of an ASCII row) */
+    i = op == CK__UPPER ? ck__ascii_flip(s, n, b, 'a', 'z') : ck__ascii_flip(s, n, b, 'A', 'Z');
+    w += i;
+  }
   while (i < n) {
 #if CK__WORDS
     if (n - i >= 8) {
@@ -300,7 +331,7 @@ static ck_status ck__case(const char *func, ck_memblock *arena, const char *s, i
         return ck__error(CK_ERR_OVERFLOW, func, "the result would exceed %lld bytes",
                          (long long)PTRDIFF_MAX);
       }
-      st = ck_pod_resize(arena, (size_t)cap, &b, &e);
+      st = ck__result_grow(o, used, cap, func, &b, &e);
       if (st != CK_OK) {
         return st;
       }
@@ -310,27 +341,33 @@ static ck_status ck__case(const char *func, ck_memblock *arena, const char *s, i
       w += ck__encode(m[j], w);
     }
   }
-  return ck__result_done(arena, b, e, w - b, out);
+  return ck__result_done(o, b, e, w - b, out);
 }
 
 CK_API ck_status ck_str_lower(ck_memblock *arena, const char *s, int64_t n, ck_string *out) {
-  return ck__case(__func__, arena, s, n, CK__LOWER, out);
+  ck__out o = ck__out_of(arena);
+  return ck__case(__func__, &o, s, n, CK__LOWER, out);
 }
 CK_API ck_status ck_str_upper(ck_memblock *arena, const char *s, int64_t n, ck_string *out) {
-  return ck__case(__func__, arena, s, n, CK__UPPER, out);
+  ck__out o = ck__out_of(arena);
+  return ck__case(__func__, &o, s, n, CK__UPPER, out);
 }
 CK_API ck_status ck_str_casefold(ck_memblock *arena, const char *s, int64_t n, ck_string *out) {
-  return ck__case(__func__, arena, s, n, CK__FOLD, out);
+  ck__out o = ck__out_of(arena);
+  return ck__case(__func__, &o, s, n, CK__FOLD, out);
 }
 CK_API ck_status ck_str_title(ck_memblock *arena, const char *s, int64_t n, ck_string *out) {
-  return ck__case(__func__, arena, s, n, CK__TITLE, out);
+  ck__out o = ck__out_of(arena);
+  return ck__case(__func__, &o, s, n, CK__TITLE, out);
 }
 CK_API ck_status ck_str_capitalize(ck_memblock *arena, const char *s, int64_t n,
                                    ck_string *out) {
-  return ck__case(__func__, arena, s, n, CK__CAPITALIZE, out);
+  ck__out o = ck__out_of(arena);
+  return ck__case(__func__, &o, s, n, CK__CAPITALIZE, out);
 }
 CK_API ck_status ck_str_swapcase(ck_memblock *arena, const char *s, int64_t n, ck_string *out) {
-  return ck__case(__func__, arena, s, n, CK__SWAPCASE, out);
+  ck__out o = ck__out_of(arena);
+  return ck__case(__func__, &o, s, n, CK__SWAPCASE, out);
 }
 
 /* ---- predicates -------------------------------------------------------------- */
@@ -447,15 +484,10 @@ CK_API ck_status ck_str_case(ck_str_case_op op, const char *s, int64_t n, ck_str
   if ((unsigned)op > CK_STR_SWAPCASE) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "unknown case mapping %d", (int)op);
   }
-  ck_memblock *arena;
-  ck_string *made;
-  ck_status st = ck__result_candidate(&arena, &made);
+  ck__out o;
+  ck_status st = ck__out_candidate(&o);
   if (st != CK_OK) {
     return st;
   }
-  st = ck__case(__func__, arena, s, n, ops[op], out);
-  if (st == CK_OK && made != NULL) {
-    *made = *out;
-  }
-  return st;
+  return ck__case(__func__, &o, s, n, ops[op], out);
 }

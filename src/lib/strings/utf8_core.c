@@ -23,30 +23,6 @@ ck_status ck__str_arg(const char *func, const char *s, int64_t n) {
   return CK_OK;
 }
 
-ck_status ck__result_begin(ck_memblock *arena, uint64_t cap, const char *func, char **out_b,
-                           char **out_e) {
-  if (arena == NULL) {
-    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL arena");
-  }
-  if (cap > (uint64_t)PTRDIFF_MAX) {
-    return ck__error(CK_ERR_OVERFLOW, func, "the result would exceed %lld bytes",
-                     (long long)PTRDIFF_MAX);
-  }
-  return ck_pod_allocate(arena, (size_t)cap, 1, out_b, out_e);
-}
-
-ck_status ck__result_done(ck_memblock *arena, char *b, char *e, int64_t used, ck_string *out) {
-  if ((int64_t)(e - b) != used) {
-    ck_status st = ck_pod_resize(arena, (size_t)used, &b, &e);
-    if (st != CK_OK) {
-      return st;
-    }
-  }
-  out->begin = b;
-  out->end = e;
-  return CK_OK;
-}
-
 /* ---- validation ------------------------------------------------------------- */
 
 static ck_status ck__decode_error(const char *s, int64_t start, int64_t end, const char *why) {
@@ -339,7 +315,8 @@ CK_API ck_status ck_str_slice(ck_memblock *arena, const char *s, int64_t n, int6
   }
   uint64_t cap = ascii ? (uint64_t)count : (uint64_t)count * 4 < (uint64_t)n ? (uint64_t)count * 4 : (uint64_t)n;
   char *rb, *re;
-  st = ck__result_begin(arena, cap, __func__, &rb, &re);
+  ck__out o = ck__out_of(arena);
+  st = ck__result_begin(&o, cap, __func__, &rb, &re);
   if (st != CK_OK) {
     return st;
   }
@@ -362,7 +339,7 @@ CK_API ck_status ck_str_slice(ck_memblock *arena, const char *s, int64_t n, int6
       }
     }
   }
-  return ck__result_done(arena, rb, re, w - rb, out);
+  return ck__result_done(&o, rb, re, w - rb, out);
 }
 
 /* ---- comparison, hashing -------------------------------------------------- */

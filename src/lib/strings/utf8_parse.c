@@ -77,14 +77,13 @@ CK_API ck_status ck_str_repr(ck_memblock *arena, const char *s, int64_t n, ck_st
   }
   int64_t size = ck__repr(s, n, -1, NULL);
   char *b, *e;
-  ck_status st = ck__result_begin(arena, (uint64_t)size, __func__, &b, &e);
+  ck__out o = ck__out_of(arena);
+  ck_status st = ck__result_begin(&o, (uint64_t)size, __func__, &b, &e);
   if (st != CK_OK) {
     return st;
   }
   ck__repr(s, n, -1, b);
-  out->begin = b;
-  out->end = e;
-  return CK_OK;
+  return ck__result_done(&o, b, e, size, out);
 }
 
 /* The repr of s (at most maxcp code points of it; shorter still if it would

@@ -9,6 +9,7 @@
 #include "ck_test.h"
 
 #define V(lit) (lit), (int64_t)(sizeof(lit) - 1)
+#define BE(lit) (lit), (lit) + sizeof(lit) - 1 /* [begin, end) */
 
 static bool eq(ck_string s, const char *lit) {
   size_t n = strlen(lit);
@@ -57,7 +58,7 @@ static void test_result_arena(void) {
   CHECK_OK(ck_str_store_view(dst, r.begin, r.end, &out[0]));
   CHECK(eq(out[0], "HELLO") && out[0].begin == r.begin);
   CHECK_OK(ck_pod_memblock_stats(dst, &st));
-  CHECK(st.allocations == 1 && st.used == 5);
+  CHECK(st.allocations == 1); /* the region */
   /* element 1: two mappings, the second returned: the first went into the
    * result arena, the second into the scratch arena, copied by the store */
   ck_string t;
@@ -72,11 +73,16 @@ static void test_result_arena(void) {
   CHECK_OK(ck_str_store_view(dst, text, text + 4, &out[2]));
   CHECK(eq(out[2], "view") && out[2].begin != text);
   CHECK(ck_str_store_view(dst, text + 1, text, &out[2]) == CK_ERR_INVALID_ARGUMENT);
-  /* the end of the call clears it: a mapping goes to the scratch arena */
+  /* the end of the call clears it and gives the region's unused end back:
+   * the arena holds the three results (the unused "abc" was the region's
+   * last text when element 1 stored its result: taken back); a mapping
+   * then goes to the scratch arena */
   ck_str_scratch_free();
+  CHECK_OK(ck_pod_memblock_stats(dst, &st));
+  CHECK(st.allocations == 1 && st.used == 5 + 3 + 4);
   CHECK_OK(ck_str_case(CK_STR_UPPER, V("x"), &r));
   CHECK_OK(ck_pod_memblock_stats(dst, &st));
-  CHECK(st.allocations == 4);
+  CHECK(st.allocations == 1 && st.used == 12);
   CHECK(eq(out[0], "HELLO") && eq(out[1], "Abc") && eq(out[2], "view"));
   /* a current arena set by the caller wins over the result arena */
   ck_memblock *cur = NULL;
@@ -92,4 +98,84 @@ static void test_result_arena(void) {
   ck_memblock_decref(dst);
 }
 
-CK_TEST_MAIN(CK_TEST(test_words), CK_TEST(test_result_arena))
+/* The result region: one allocation for many elements, its unused end given
+ * back when it closes; a new region when one is full (a case mapping that
+ * grows moves its text along); a region that is no longer the arena's
+ * latest allocation is left as it is. */
+static void test_region(void) {
+  ck_memblock *dst = NULL;
+  CHECK_OK(ck_pod_memblock_new(0, &dst));
+  ck_pod_stats st;
+  ck_string out[4], r;
+  char big[300];
+  memset(big, 'q', sizeof big);
+  ck_str_region *rec = ck_str_result_region(dst, 700);
+  CHECK(rec != NULL && rec->cur == NULL && rec->arena == dst);
+  CHECK(ck_str_result_region(dst, 700) == rec); /* the thread's record */
+  CHECK_OK(ck_str_region_store(rec, BE("hello"), &out[0])); /* opens 700 bytes */
+  CHECK(eq(out[0], "hello") && rec->cur == out[0].end && rec->lim - out[0].begin == 700);
+  CHECK_OK(ck_str_region_store(rec, big, big + sizeof big, &out[1]));
+  CHECK_OK(ck_str_region_store(rec, big, big + sizeof big, &out[2]));
+  CHECK_OK(ck_str_region_store(rec, big, big + sizeof big, &out[3])); /* a second region */
+  CHECK_OK(ck_pod_memblock_stats(dst, &st));
+  CHECK(st.allocations == 2);
+  ck_str_set_result_arena(NULL);
+  CHECK(rec->cur == NULL && rec->lim == NULL);
+  CHECK_OK(ck_pod_memblock_stats(dst, &st));
+  CHECK(st.used == 5 + 3 * sizeof big);
+  CHECK(eq(out[0], "hello") && out[3].end - out[3].begin == (ptrdiff_t)sizeof big &&
+        memcmp(out[3].begin, big, sizeof big) == 0 && memcmp(out[1].begin, big, sizeof big) == 0);
+  /* an empty view stores as "" with a non-NULL begin */
+  rec = ck_str_result_region(dst, 0);
+  CHECK_OK(ck_str_region_store(rec, "", "", &out[0]));
+  CHECK(out[0].begin != NULL && out[0].begin == out[0].end);
+  /* growth inside a case mapping: every ŉ (2 bytes) uppers to ʼN (3), past
+   * the region (256 bytes): the text moves to a new region */
+  char in[2 * 200], want[3 * 200];
+  for (int i = 0; i < 200; i++) {
+    memcpy(in + 2 * i, "\xc5\x89", 2);
+    memcpy(want + 3 * i, "\xca\xbcN", 3);
+  }
+  CHECK_OK(ck_str_case(CK_STR_UPPER, in, (int64_t)sizeof in, &r));
+  CHECK(r.begin == rec->made_b && r.end == rec->made_e && rec->cur == r.end);
+  CHECK(r.end - r.begin == (ptrdiff_t)sizeof want && memcmp(r.begin, want, sizeof want) == 0);
+  CHECK_OK(ck_str_store_view(dst, r.begin, r.end, &out[1])); /* kept in place */
+  CHECK(out[1].begin == r.begin && rec->made_b == NULL);
+  /* the candidate: the result arena once per element */
+  ck_memblock *a = NULL;
+  CHECK_OK(ck_str_result_arena(&a));
+  CHECK(a == dst);
+  CHECK_OK(ck_str_case(CK_STR_LOWER, V("AB"), &r));
+  CHECK_OK(ck_str_result_arena(&a));
+  CHECK(a != dst); /* the scratch arena: this element made its text */
+  CHECK_OK(ck_str_region_store(rec, r.begin, r.end, &out[2]));
+  CHECK_OK(ck_str_result_arena(&a));
+  CHECK(a == dst);
+  /* a view into the element's made text, returned: copied over it */
+  CHECK_OK(ck_str_case(CK_STR_LOWER, V("XYZW"), &r));
+  char *made_at = r.begin;
+  CHECK_OK(ck_str_region_store(rec, r.begin + 1, r.end, &out[0]));
+  CHECK(eq(out[0], "yzw") && out[0].begin == made_at && rec->cur == made_at + 3);
+  /* something else allocates from the arena: the region is no longer its
+   * latest allocation, and closing it leaves its end unused */
+  char *b, *e;
+  CHECK_OK(ck_pod_allocate(dst, 7, 1, &b, &e));
+  CHECK_OK(ck_str_region_store(rec, BE("after"), &out[3]));
+  ck_str_set_result_arena(NULL);
+  CHECK(memcmp(out[1].begin, want, sizeof want) == 0);
+  CHECK(eq(out[2], "ab") && eq(out[3], "after"));
+  /* another thread's (or a stale) record is refused */
+  ck_str_region fake = {0};
+  CHECK(ck_str_region_store(&fake, BE("x"), &out[0]) == CK_ERR_INVALID_ARGUMENT);
+  static const char ab[] = "ab";
+  CHECK(ck_str_region_store(ck_str_result_region(dst, 0), ab + 1, ab, &out[0]) ==
+        CK_ERR_INVALID_ARGUMENT);
+  /* no result arena: nothing to open */
+  rec = ck_str_result_region(NULL, 0);
+  CHECK(ck_str_region_store(rec, BE("x"), &out[0]) == CK_ERR_INVALID_STATE);
+  ck_str_set_result_arena(NULL);
+  ck_str_scratch_free();
+  ck_memblock_decref(dst);
+}
+
+CK_TEST_MAIN(CK_TEST(test_words), CK_TEST(test_result_arena), CK_TEST(test_region))
