@@ -250,8 +250,10 @@ typedef struct ck_jit_option_desc {
 /* A ck_child_kernel_factory for ck_array_apply: `child_data` is a `const
  * ck_jit_option_desc *`.  Sources may be options or not; a null in an
  * argument declared `T` (not `?T`) makes the result null without a call
- * (propagation), so the destination must then be an option.  The leaf runs
- * one element at a time (its single entry point).  Errors: CK_ERR_TYPE for
+ * (propagation), so the destination must then be an option.  The leaf's
+ * strided entry point runs over each run of slots where every argument is
+ * valid, and over each slot holding a null alone (one element, a NULL
+ * source for a null `?T` argument).  Errors: CK_ERR_TYPE for
  * types the code was not compiled for or a `?R` result into a non-option
  * destination; CK_ERR_VALUE at run time for a null into a non-option
  * destination; those of ck_jit_make_kernel. */

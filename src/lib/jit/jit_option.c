@@ -2,13 +2,14 @@
  * jit_option.c -- null-aware jitted kernels: signatures with option types
  * `?T` (ck_jit_option_child_factory, ckernel/jit.h).
  *
- * The wrapper runs the jitted leaf one element at a time through its single
- * entry point.  An argument declared `?T` whose slot is null is passed as a
- * NULL source pointer (the generated code gives the function `None`); an
- * argument declared `T` whose slot is null makes the result null without a
- * call (propagation).  A `?R` result is written by the leaf into a scratch
- * `{value; uint8 valid}` (CK_JIT_OPTION_SCRATCH bytes), copied to the
- * destination and its bit set from the flag.
+ * The wrapper runs the jitted leaf's strided entry point over each run of
+ * slots where every argument is valid, and over each slot holding a null
+ * alone (a call of one element): an argument declared `?T` whose slot is
+ * null is passed as a NULL source pointer (the generated code gives the
+ * function `None`); an argument declared `T` whose slot is null makes the
+ * result null without a call (propagation).  A `?R` result is written by the
+ * leaf into scratch records `{value; uint8 valid}` (CK_JIT_OPTION_SCRATCH
+ * bytes each), copied to the destination and its bit set from the flag.
  */
 #include "core/core_internal.h"
 #include "kernels/builder_internal.h"
@@ -32,84 +33,188 @@ typedef struct ck__jit_option_kernel {
   uint32_t src_option[CK_LIFT_MAX_NSRC]; /* operand j is an option        */
 } ck__jit_option_kernel;
 
-static int ck__jit_option_run(char *dst, intptr_t ds, const char *const *src,
-                              const intptr_t *ss, size_t count, ck_prefix *self) {
-  const ck__jit_option_kernel *k = (const ck__jit_option_kernel *)(void *)self;
-  ck_prefix *child = ck_prefix_child(self, k->child_offset);
-  ck_expr_single_t fn = ck_prefix_single(child);
+/* Where slot i's validity bits are: bit0 + i * step of each bitmap
+ * (ck_option_slot_bits checks the first and last slots once; no address
+ * division per slot); bit0 < 0: no bitmap (not an option, or no nulls). */
+typedef struct ck__opt_bits {
+  int64_t b0[CK_LIFT_MAX_NSRC], bs[CK_LIFT_MAX_NSRC];
+  int64_t d0, dstep;
+} ck__opt_bits;
+
+enum { CK__OPT_CHUNK = 64 }; /* `?R` results of a run: scratch records per call */
+
+static inline const char *ck__opt_at(const char *p, intptr_t stride, size_t i) {
+  return (const char *)((uintptr_t)p + (uintptr_t)((intptr_t)i * stride));
+}
+
+static inline bool ck__opt_all_valid(const ck__jit_option_kernel *k, const ck__opt_bits *b,
+                                     size_t i) {
+  for (uint32_t j = 0; j < k->nsrc; j++) {
+    if (b->b0[j] >= 0 && !ck_bitmap_get(k->src[j].bits, b->b0[j] + (int64_t)i * b->bs[j])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The destination's validity of slot i (and the refusal of a null where it
+ * cannot be held). */
+static int ck__opt_set(const ck__jit_option_kernel *k, const ck__opt_bits *b, char *d,
+                       size_t i, bool valid) {
+  if (k->dst_option) {
+    if (b->d0 >= 0) {
+      ck_bitmap_set(k->dst.bits, b->d0 + (int64_t)i * b->dstep, valid);
+      return 0;
+    }
+    return valid ? 0 : ck_option_set_valid(&k->dst, d, valid); /* no bitmap: an error */
+  }
+  if (!valid) {
+    return CK_ERROR(CK_ERR_VALUE, "a null result at element %zu, and the destination is "
+                    "not an option type", i);
+  }
+  return 0;
+}
+
+/* Slot i, which holds a null somewhere, alone (a strided call of one
+ * element): a null `?T` argument is a NULL source, a null plain argument a
+ * null result without a call. */
+static int ck__opt_one(const ck__jit_option_kernel *k, const ck__opt_bits *b,
+                       ck_prefix *child, char *dst, intptr_t ds, const char *const *src,
+                       const intptr_t *ss, size_t i) {
+  ck_expr_strided_t fn = ck_prefix_strided(child);
   _Alignas(16) char scratch[CK_JIT_OPTION_SCRATCH];
-  if (count == 0) {
+  const char *s[CK_LIFT_MAX_NSRC];
+  bool valid = true;
+  for (uint32_t j = 0; j < k->nsrc; j++) {
+    s[j] = ck__opt_at(src[j], ss[j], i);
+    if (b->b0[j] >= 0 && !ck_bitmap_get(k->src[j].bits, b->b0[j] + (int64_t)i * b->bs[j])) {
+      if (k->src_nullable & (1u << j)) {
+        s[j] = NULL; /* the function gets None */
+      } else {
+        valid = false; /* a plain argument: the result is null */
+      }
+    }
+  }
+  char *d = (char *)(uintptr_t)ck__opt_at(dst, ds, i);
+  if (valid) {
+    int r;
+    if (k->dst_nullable) {
+      memset(scratch, 0, sizeof scratch);
+      if ((r = fn(scratch, CK_JIT_OPTION_SCRATCH, s, ss, 1, child)) != 0) {
+        ck_error_offset_element((int64_t)i);
+        return r;
+      }
+      valid = scratch[k->value_size] != 0;
+      if (valid) {
+        memcpy(d, scratch, k->value_size);
+      }
+    } else if ((r = fn(d, ds, s, ss, 1, child)) != 0) {
+      ck_error_offset_element((int64_t)i);
+      return r;
+    }
+  }
+  return ck__opt_set(k, b, d, i, valid);
+}
+
+/* Slots [i, j), every argument valid, through the strided entry point: into
+ * the destination, or (`?R` results) into scratch records of
+ * CK_JIT_OPTION_SCRATCH bytes, CK__OPT_CHUNK at a time, copied out. */
+static int ck__opt_run(const ck__jit_option_kernel *k, const ck__opt_bits *b,
+                       ck_prefix *child, char *dst, intptr_t ds, const char *const *src,
+                       const intptr_t *ss, size_t i, size_t j) {
+  ck_expr_strided_t sfn = ck_prefix_strided(child);
+  const char *s[CK_LIFT_MAX_NSRC];
+  if (!k->dst_nullable) {
+    for (uint32_t q = 0; q < k->nsrc; q++) {
+      s[q] = ck__opt_at(src[q], ss[q], i);
+    }
+    int r = sfn((char *)(uintptr_t)ck__opt_at(dst, ds, i), ds, s, ss, j - i, child);
+    if (r != 0) {
+      ck_error_offset_element((int64_t)i);
+      return r;
+    }
+    if (k->dst_option && b->d0 >= 0) {
+      if (b->dstep == 1) {
+        ck_bitmap_set_range(k->dst.bits, b->d0 + (int64_t)i, (int64_t)(j - i), true);
+      } else {
+        for (size_t e = i; e < j; e++) {
+          ck_bitmap_set(k->dst.bits, b->d0 + (int64_t)e * b->dstep, true);
+        }
+      }
+    }
     return 0;
   }
-  /* Each bitmap's bit of slot i is bit0 + i * step (ck_option_slot_bits
-   * checks the first and last slots once): no address division per slot. */
-  int64_t b0[CK_LIFT_MAX_NSRC], bs[CK_LIFT_MAX_NSRC], d0 = -1, dstep = 0;
-  ck_status st;
-  for (uint32_t j = 0; j < k->nsrc; j++) {
-    b0[j] = -1;
-    bs[j] = 0;
-    if (k->src_option[j] &&
-        (st = ck_option_slot_bits(&k->src[j], src[j], ss[j], count, &b0[j], &bs[j])) !=
-            CK_OK) {
-      return st;
+  _Alignas(16) char rec[CK__OPT_CHUNK * CK_JIT_OPTION_SCRATCH];
+  for (size_t c = i; c < j; c += CK__OPT_CHUNK) {
+    size_t n = j - c < CK__OPT_CHUNK ? j - c : CK__OPT_CHUNK;
+    for (uint32_t q = 0; q < k->nsrc; q++) {
+      s[q] = ck__opt_at(src[q], ss[q], c);
     }
-  }
-  if (k->dst_option && (st = ck_option_slot_bits(&k->dst, dst, ds, count, &d0, &dstep)) !=
-                           CK_OK) {
-    return st;
-  }
-  for (size_t i = 0; i < count; i++) {
-    const char *s[CK_LIFT_MAX_NSRC];
-    bool valid = true;
-    for (uint32_t j = 0; j < k->nsrc; j++) {
-      s[j] = (const char *)((uintptr_t)src[j] + (uintptr_t)((intptr_t)i * ss[j]));
-      if (b0[j] < 0) {    /* not an option, or no nulls */
-        continue;
-      }
-      bool v = ck_bitmap_get(k->src[j].bits, b0[j] + (int64_t)i * bs[j]);
-      if (!v) {
-        if (k->src_nullable & (1u << j)) {
-          s[j] = NULL; /* the function gets None */
-        } else {
-          valid = false; /* a plain argument: the result is null */
-        }
-      }
+    memset(rec, 0, n * CK_JIT_OPTION_SCRATCH);
+    int r = sfn(rec, CK_JIT_OPTION_SCRATCH, s, ss, n, child);
+    if (r != 0) {
+      ck_error_offset_element((int64_t)c);
+      return r;
     }
-    char *d = (char *)((uintptr_t)dst + (uintptr_t)((intptr_t)i * ds));
-    if (valid) {
-      if (k->dst_nullable) {
-        memset(scratch, 0, sizeof scratch);
-        int r = fn(scratch, s, child);
-        if (r != 0) {
-          return r;
-        }
-        valid = scratch[k->value_size] != 0;
-        if (valid) {
-          memcpy(d, scratch, k->value_size);
-        }
-      } else {
-        int r = fn(d, s, child);
-        if (r != 0) {
-          return r;
-        }
+    for (size_t e = 0; e < n; e++) {
+      const char *v = rec + e * CK_JIT_OPTION_SCRATCH;
+      bool valid = v[k->value_size] != 0;
+      char *d = (char *)(uintptr_t)ck__opt_at(dst, ds, c + e);
+      if (valid) {
+        memcpy(d, v, k->value_size);
       }
-    }
-    if (k->dst_option) {
-      if (d0 >= 0) {
-        ck_bitmap_set(k->dst.bits, d0 + (int64_t)i * dstep, valid);
-      } else if (!valid && (st = ck_option_set_valid(&k->dst, d, valid)) != CK_OK) {
-        return st;   /* no bitmap to hold the null */
+      if ((r = ck__opt_set(k, b, d, c + e, valid)) != 0) {
+        return r;
       }
-    } else if (!valid) {
-      return CK_ERROR(CK_ERR_VALUE, "a null result at element %zu, and the destination is "
-                      "not an option type", i);
     }
   }
   return 0;
 }
 
-/* The elements run one by one through the leaf's single entry point: the
- * string scratch arena is held for the loop, not made and freed per element. */
+static int ck__jit_option_run(char *dst, intptr_t ds, const char *const *src,
+                              const intptr_t *ss, size_t count, ck_prefix *self) {
+  const ck__jit_option_kernel *k = (const ck__jit_option_kernel *)(void *)self;
+  ck_prefix *child = ck_prefix_child(self, k->child_offset);
+  if (count == 0) {
+    return 0;
+  }
+  ck__opt_bits b;
+  b.d0 = -1;
+  b.dstep = 0;
+  ck_status st;
+  for (uint32_t j = 0; j < k->nsrc; j++) {
+    b.b0[j] = -1;
+    b.bs[j] = 0;
+    if (k->src_option[j] &&
+        (st = ck_option_slot_bits(&k->src[j], src[j], ss[j], count, &b.b0[j], &b.bs[j])) !=
+            CK_OK) {
+      return st;
+    }
+  }
+  if (k->dst_option &&
+      (st = ck_option_slot_bits(&k->dst, dst, ds, count, &b.d0, &b.dstep)) != CK_OK) {
+    return st;
+  }
+  /* runs of slots where every argument is valid go through the leaf's strided
+   * entry point in one call; a slot with a null goes alone */
+  size_t i = 0;
+  while (i < count) {
+    size_t j = i;
+    while (j < count && ck__opt_all_valid(k, &b, j)) {
+      j++;
+    }
+    int r = j > i ? ck__opt_run(k, &b, child, dst, ds, src, ss, i, j)
+                  : ck__opt_one(k, &b, child, dst, ds, src, ss, i);
+    if (r != 0) {
+      return r;
+    }
+    i = j > i ? j : i + 1;
+  }
+  return 0;
+}
+
+/* The string scratch arena is held for the loop: every call of the leaf
+ * (a run, or a slot with a null alone) would otherwise make and free one. */
 static int ck__jit_option_strided(char *dst, intptr_t ds, const char *const *src,
                                   const intptr_t *ss, size_t count, ck_prefix *self) {
   ck__str_scratch_hold();
@@ -226,5 +331,5 @@ ck_status ck_jit_option_child_factory(void *child_data, ck_kernel_builder *ckb,
   k->child_offset = cur - offset;
   return ck_jit_make_kernel(ckb, cur, od->desc,
                             dst_option ? dst_arrmeta + sizeof(ck_option_arrmeta) : dst_arrmeta,
-                            CK_KERNEL_REQUEST_SINGLE, out_end);
+                            CK_KERNEL_REQUEST_STRIDED, out_end);
 }
