@@ -82,6 +82,7 @@ RANKS = [
     ("jit.cpu", ["ckernels.jit.llvm_passes", "ckernels.jit.error_path", "ckernels.jit.time_numba",
                  "ckernels.jit.string_elements",
                  "ckernels.jit.fstrings", "ckernels.jit.string_builder", "ckernels.jit.cpu_codegen",
+                 "ckernels.jit.cpu_element",
                  "ckernels.jit.option_rows", "ckernels.jit.cpu_dims", "ckernels.jit.native_cache",
                  "ckernels.jit.operands",
                  "ckernels.jit.result_check", "ckernels.jit.string_views",

@@ -159,13 +159,13 @@ def _offset(typingctx, p, n):
 
 
 def _loader(dtype):
-    from .cpu_codegen import loader
+    from .cpu_element import loader
     from .string_elements import load_string
     return load_string if dtype == types.unicode_type else loader(dtype)
 
 
 def _storer(dtype):
-    from .cpu_codegen import storer
+    from .cpu_element import storer
     return storer(dtype)
 
 

@@ -26,7 +26,7 @@ by name, so it is cachable (``cache=True``) and, with the NRT routed to
 libckernel, a native library (:mod:`ckernels.jit.native_cache`).
 
 The Numba-compiled ``load_string`` / ``store_string_result`` serve the
-generated element functions (:func:`ckernels.jit.cpu_codegen.element_function`)
+generated element functions (:func:`ckernels.jit.cpu_element.element_function`)
 that Numba compiles for signatures the direct entry points do not cover.
 """
 
