@@ -33,7 +33,8 @@ from numba.extending import intrinsic, overload, overload_method, register_jitab
 
 from ..errors import JitOnlyError
 from .memblock import raise_status
-from .stringtype import CkStringType, ck_string_type, make_string
+from .stringtype import (CkStringType, ck_string_type, emit_constant_bytes, make_string,
+                         utf8_literal)
 from .utf8 import load_u8, str_data_address, str_encode_into, str_utf8_nbytes
 
 _i8 = ir.IntType(8)
@@ -144,18 +145,13 @@ def _literal_text(typingctx, lit):
     the code (no str made or looked at per call)."""
     if not isinstance(lit, types.StringLiteral):
         return None
-    try:
-        data = bytearray(lit.literal_value.encode("utf-8"))
-    except UnicodeEncodeError:              # a lone surrogate: the general path
+    data = utf8_literal(lit)
+    if data is None:                        # a lone surrogate: the general path
         return None
     rty = types.UniTuple(types.intp, 2)
 
     def codegen(context, builder, sig, args):
-        addr = ir.Constant(_i64, 0)
-        if data:
-            const = ir.Constant(ir.ArrayType(_i8, len(data)), data)
-            addr = builder.ptrtoint(cgutils.global_constant(builder.module, "ck_str_literal",
-                                                            const), _i64)
+        addr = emit_constant_bytes(builder, data)
         return context.make_tuple(builder, rty, [addr, ir.Constant(_i64, len(data))])
     return rty(lit), codegen
 

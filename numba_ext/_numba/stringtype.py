@@ -24,7 +24,7 @@ class CkStringType(types.Type):
         """A string literal unifies with a view (``return "n/a" if ... else
         s.strip()``): the literal becomes a view of its UTF-8 bytes, a
         constant of the code (:func:`_literal_as_view`)."""
-        if isinstance(other, types.StringLiteral):
+        if isinstance(other, types.StringLiteral) and utf8_literal(other) is not None:
             return self
         return None
 
@@ -56,13 +56,31 @@ def make_string(typingctx, begin, end):
     return ck_string_type(begin, end), codegen
 
 
+def utf8_literal(lit) -> bytes | None:
+    """The UTF-8 bytes of a string literal type's value; None for one that
+    has none (a lone surrogate)."""
+    try:
+        return lit.literal_value.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+
+
+def emit_constant_bytes(builder, data: bytes):
+    """The address (i64) of ``data`` as a constant of the module (0 when
+    empty)."""
+    if not data:
+        return ir.Constant(ir.IntType(64), 0)
+    const = ir.Constant(ir.ArrayType(ir.IntType(8), len(data)), bytearray(data))
+    return builder.ptrtoint(cgutils.global_constant(builder.module, "ck_str_literal", const),
+                            ir.IntType(64))
+
+
 @lower_cast(types.StringLiteral, CkStringType)
 def _literal_as_view(context, builder, fromty, toty, val):
-    data = fromty.literal_value.encode("utf-8")
+    data = utf8_literal(fromty)
     st = cgutils.create_struct_proxy(ck_string_type)(context, builder)
-    p = builder.ptrtoint(context.insert_const_bytes(builder.module, data), ir.IntType(64))
-    st.begin = p
-    st.end = builder.add(p, ir.Constant(ir.IntType(64), len(data)))
+    st.begin = emit_constant_bytes(builder, data)
+    st.end = builder.add(st.begin, ir.Constant(ir.IntType(64), len(data)))
     return st._getvalue()
 
 
@@ -77,4 +95,4 @@ def _box_ck_string(typ, val, c):
 
 
 
-__all__ = ["CkStringType", "ck_string_type", "make_string"]
+__all__ = ["CkStringType", "ck_string_type", "make_string", "utf8_literal", "emit_constant_bytes"]

@@ -46,6 +46,7 @@ from .._numba.allocator import allocate
 from .._numba.stringtype import CkStringType, ck_string_type
 from .._numba.strings import store_str, store_string
 from .._numba.utf8 import borrow_utf8, memcpy
+from .string_views import emit_load_view
 
 _i1 = ir.IntType(1)
 _i8 = ir.IntType(8)
@@ -537,11 +538,7 @@ def load_view(typingctx, ptr):
         return None
 
     def codegen(context, builder, sig, args):
-        p = builder.bitcast(args[0], _i64.as_pointer())
-        v = cgutils.create_struct_proxy(ck_string_type)(context, builder)
-        v.begin = builder.load(p)
-        v.end = builder.load(builder.gep(p, [ir.Constant(_i32, 1)]))
-        return v._getvalue()
+        return emit_load_view(context, builder, args[0])
     return ck_string_type(types.voidptr), codegen
 
 

@@ -211,3 +211,15 @@ def test_comparisons_between_optional_views():
     assert tolist(less(pa.array(["a", "c"]), pa.array(["b", "b"]))) == [True, False]
     with pytest.raises(ckernels.errors.NotSupportedError, match="not supported between"):
         less(pa.array(["a", None]), pa.array(["b", "b"]))
+
+
+def test_a_literal_without_utf8_keeps_the_str_path():
+    # a lone surrogate has no UTF-8 bytes: it does not unify with a view (the
+    # function takes Numba str), where a view of it would fail to compile
+    @ckernels.jit("bool(string)")
+    def one_char(s):
+        t = "\ud800" if len(s) == 0 else s.strip()
+        return len(t) == 1
+
+    got = one_char(np.array(["", " a ", "bc"], dtype=np.dtypes.StringDType()))
+    assert got.tolist() == [True, True, False]
