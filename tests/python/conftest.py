@@ -54,6 +54,38 @@ def new_opencl_context():
     return make
 
 
+#: the device targets of the tests parametrised over devices (``device_ctx``);
+#: ``make test-gpu`` selects the CUDA ones with ``-k cuda``
+DEVICE_TARGETS = ("opencl", "cuda")
+
+
+@pytest.fixture(scope="session")
+def new_device_context(new_opencl_context):
+    """A factory of new contexts of a device target ("opencl" or "cuda"); the
+    test is skipped with the library's reason when the target has no device
+    (for CUDA found once per session, before anything is compiled)."""
+    no_cuda = []
+
+    def make(target):
+        if target == "opencl":
+            return new_opencl_context()
+        if not no_cuda:
+            try:
+                return ckernels.Context("cuda")
+            except ckernels.errors.BackendError as exc:
+                no_cuda.append(str(exc))
+        pytest.skip(f"no CUDA device: {no_cuda[0]}")
+    return make
+
+
+@pytest.fixture(scope="module", params=DEVICE_TARGETS)
+def device_ctx(request, new_device_context):
+    """One context per test module and device target (ids ``opencl``,
+    ``cuda``): the device tests run on PoCL everywhere and on CUDA where a GPU
+    is lent."""
+    return new_device_context(request.param)
+
+
 @pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
 def threads(request):
     """1 or 2 library threads; every long enough run is split (threshold 0)

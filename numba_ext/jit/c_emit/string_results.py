@@ -1,6 +1,7 @@
 """String results in device C: what the emitter does with ``str`` values a
 jitted function builds (``s + t``, ``str(i)``, ``f"item-{i}"``, ``s * n``,
-``s.replace(a, b)``, ``s.upper()``, ``s.lower()``, ``sep.join(s.split(...))``)
+``s.replace(a, b)``, ``s.upper()``, ``s.lower()`` and the other case maps,
+``sep.join(s.split(...))``)
 and with slices.
 
 There is no ``malloc`` on a device.  A function with a ``string`` result is
@@ -33,8 +34,9 @@ function may only be concatenated, repeated or returned; reading it
 arguments or slices of them).  ``str(float)`` (Python's shortest repr) and
 f-string fields with format specs or conversions (``f"{x:.2f}"``,
 ``{i:05d}``, ``{s:>10}``) are the C core's formatting compiled into the
-program (:mod:`.formatting`, ``ckernel/format_view.h``).  ``upper``/``lower`` are
-Python's full Unicode case mappings, from the C core's tables compiled into the
+program (:mod:`.formatting`, ``ckernel/format_view.h``).  ``upper``/``lower``/
+``casefold``/``title``/``capitalize``/``swapcase`` are Python's full Unicode case
+mappings, from the C core's tables compiled into the
 program (:mod:`.case_map`).
 """
 
@@ -184,7 +186,7 @@ def _build_kind(fe, target, value):
             return "fmt"
         if isinstance(fnty, types.BoundFunction) and _strings.is_str(fnty.this):
             m = _method(fnty)
-            if m in ("upper", "lower"):
+            if m in _case_map.OPS:
                 return "case"
             if m == "replace":
                 return "replace"
@@ -407,7 +409,7 @@ def _expr_pieces(fe, e, kind, loc) -> list[str]:
         recv = _strings._receiver(fe, e.func)
         s, p, n = _readable(fe, recv, loc, f"str.{m}()")
         fn = _case_map.case_fn(fe, s, _space(fe, s))
-        return [f"{fn}(K, {p}, {n}, {1 if m == 'upper' else 0});"]
+        return [f"{fn}(K, {p}, {n}, {_case_map.OPS[m]});"]
     if kind == "join":
         if len(e.args) != 1 or not _strings.is_list(fe.tyof(e.args[0])):
             raise fe.fail("str.join() of other than s.split(...) on a device",

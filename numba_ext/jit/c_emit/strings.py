@@ -16,7 +16,7 @@ points), ``s[i]`` (``IndexError("string index out of range")`` as on the
 CPU), ``ord(c)``, ``==``/``!=``/``<``/``<=``/``>``/``>=`` between strings,
 ``sub in s``, ``s.find(sub[, start[, end]])``, ``s.startswith(p[, start[,
 end]])``, ``s.endswith(...)``, ``s.strip([chars])``/``lstrip``/``rstrip`` (views of
-``s``).  A row of strings (a ``var * string`` argument) is typed
+``s``), ``s.split()``/``rsplit()``/``splitlines()`` (lazy lists of views).  A row of strings (a ``var * string`` argument) is typed
 as Numba's ``List(unicode_type)`` and in C ``ck_strlist_t`` (pointers to the
 row's ``n + 1`` string offsets and to the bytes): ``len(row)``, ``row[i]``,
 ``for s in row``.  Everything else on strings (string results, other methods,
@@ -194,8 +194,8 @@ def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
         raise fe.fail(f"str.{method}", loc)
     if method in ("strip", "lstrip", "rstrip"):
         return _strip(fe, dst, method, recv, args, loc)
-    if method == "split":
-        return split(fe, dst, recv, args, loc)
+    if method in ("split", "rsplit", "splitlines"):
+        return split(fe, dst, recv, args, loc, method)
     if method not in ("find", "startswith", "endswith") or not 1 <= len(args) <= 3:
         raise fe.fail(f"str.{method}() on a device", loc)
     if not is_str(fe.tyof(args[0])):
@@ -269,20 +269,46 @@ def list_c_type(fe, t) -> str | None:
 def _list_c(fe) -> str:
     """``ck_strlist_t``: a row of strings (``o``: its ``n + 1`` offsets into
     ``d``) or the pieces of ``d[:dn].split(sep, mx)`` (``o`` NULL; ``sn < 0``:
-    split on whitespace; a literal separator is held in ``sc``, an argument's
-    at ``sp``; ``n``: the count of pieces), with its iterator and
-    ``ck_strlist_next`` (the next string: a view)."""
+    split on whitespace, ``-2``: ``splitlines`` (``ke``: keepends); a literal
+    separator is held in ``sc``, an argument's at ``sp``; ``n``: the count of
+    pieces; ``rsplit``: ``r0 >= 0`` is the end of its first piece, the
+    remainder kept whole, and ``rg`` matches the separator from the right),
+    with its iterator and ``ck_strlist_next`` (the next string: a view)."""
     d = fe.d
     i64, u8, fn = d.int64, d.uint8, d.function_prefix
     gi, gu = d.pointer(i64, True), d.pointer(u8, True)
     return (
         f"typedef struct {{ {gi}o; {gu}d; {i64} n; {i64} dn; {gu}sp; {i64} sn; {i64} mx; "
-        f"int lit; {u8} sc[{SEP_MAX}]; }} {LIST_T};\n"
+        f"int lit; {u8} sc[{SEP_MAX}]; {i64} r0; int rg; int ke; }} {LIST_T};\n"
         f"typedef struct {{ {LIST_T} l; {i64} i; {i64} pos; }} {ITER_T};\n"
+        # the separator at byte j?
+        f"{fn} int ck_split_at(const {LIST_T} *l, {i64} j) {{\n"
+        f"  {i64} t = 0;\n"
+        f"  while (t < l->sn && l->d[j + t] == (l->lit ? l->sc[t] : l->sp[t])) t++;\n"
+        f"  return t == l->sn;\n}}\n"
+        # the bytes of a line boundary of str.splitlines at byte j (0: none)
+        f"{fn} int ck_split_lb(const {LIST_T} *l, {i64} j) {{\n"
+        f"  {u8} c = l->d[j];\n"
+        f"  if (c == 13) return j + 1 < l->dn && l->d[j + 1] == 10 ? 2 : 1;\n"
+        f"  if ((c >= 10 && c <= 12) || (c >= 28 && c <= 30)) return 1;\n"
+        f"  if (c == 0xC2 && j + 1 < l->dn && l->d[j + 1] == 0x85) return 2;\n"
+        f"  if (c == 0xE2 && j + 2 < l->dn && l->d[j + 1] == 0x80 && "
+        f"(l->d[j + 2] == 0xA8 || l->d[j + 2] == 0xA9)) return 3;\n"
+        f"  return 0;\n}}\n"
         # the next piece of a split from byte *pos (*done pieces made): [*a, *b)
         f"{fn} int ck_split_next(const {LIST_T} *l, {i64} *pos, {i64} *done, {i64} *a, "
         f"{i64} *b) {{\n"
         f"  {i64} i = *pos, n = l->dn; int w;\n"
+        f"  if (l->r0 >= 0 && *done == 0) {{\n"
+        f"    *a = 0; *b = l->r0; *pos = l->sn < 0 ? l->r0 : l->r0 + l->sn; *done = 1; "
+        f"return 1;\n"
+        f"  }}\n"
+        f"  if (l->sn == -2) {{\n"
+        f"    if (i >= n) return 0;\n"
+        f"    {i64} j = i; w = 0;\n"
+        f"    while (j < n && (w = ck_split_lb(l, j)) == 0) j++;\n"
+        f"    *a = i; *b = l->ke ? j + w : j; *pos = j + w; *done += 1; return 1;\n"
+        f"  }}\n"
         f"  if (l->sn < 0) {{\n"
         f"    while (i < n && (w = ck_sv_space_g(l->d, n, i)) > 0) i += w;\n"
         f"    if (i >= n) {{ *pos = n; return 0; }}\n"
@@ -292,14 +318,43 @@ def _list_c(fe) -> str:
         f"    *a = i; *b = j; *pos = j; *done += 1; return 1;\n"
         f"  }}\n"
         f"  if (i > n) return 0;\n"
-        f"  if (l->mx < 0 || *done < l->mx) {{\n"
+        # rsplit of a separator that overlaps itself: the leftmost match of the
+        # scan from the right (its matches in [i, n) are those of the whole text)
+        f"  if (l->rg) {{\n"
+        f"    {i64} f = -1, j = n - l->sn;\n"
+        f"    while (j >= i) {{ if (ck_split_at(l, j)) {{ f = j; j -= l->sn; }} else j--; }}\n"
+        f"    if (f >= 0) {{ *a = i; *b = f; *pos = f + l->sn; *done += 1; return 1; }}\n"
+        f"  }} else if (l->mx < 0 || *done < l->mx) {{\n"
         f"    for ({i64} j = i; j + l->sn <= n; j++) {{\n"
-        f"      {i64} t = 0;\n"
-        f"      while (t < l->sn && l->d[j + t] == (l->lit ? l->sc[t] : l->sp[t])) t++;\n"
-        f"      if (t == l->sn) {{ *a = i; *b = j; *pos = j + l->sn; *done += 1; return 1; }}\n"
+        f"      if (ck_split_at(l, j)) {{ *a = i; *b = j; *pos = j + l->sn; *done += 1; "
+        f"return 1; }}\n"
         f"    }}\n"
         f"  }}\n"
         f"  *a = i; *b = n; *pos = n + 1; *done += 1; return 1;\n"
+        f"}}\n"
+        # the pieces of s.rsplit(sep, mx) from those of s.split(sep) (*l with mx -1,
+        # count counted): r0, rg and the count
+        f"{fn} void ck_rsplit_init({LIST_T} *l, {i64} mx) {{\n"
+        f"  {i64} n = l->dn;\n"
+        f"  if (l->sn < 0) {{\n"
+        f"    if (mx < 0 || l->n <= mx) return;\n"
+        f"    {i64} p = 0, k = 0, a = 0, b = 0;\n"
+        f"    while (k < l->n - mx) ck_split_next(l, &p, &k, &a, &b);\n"
+        f"    l->r0 = b; l->n = mx + 1; return;\n"
+        f"  }}\n"
+        f"  for ({i64} t = 1; t < l->sn; t++) {{\n"
+        f"    {i64} u = 0; while (u < t && (l->lit ? l->sc[u] == l->sc[l->sn - t + u] : "
+        f"l->sp[u] == l->sp[l->sn - t + u])) u++;\n"
+        f"    if (u == t) {{ l->rg = 1; break; }}\n"
+        f"  }}\n"
+        f"  if (mx == 0) {{ l->r0 = n; l->n = 1; return; }}\n"
+        f"  {i64} cnt = 0, j = n - l->sn, at = -1;\n"
+        f"  while (j >= 0) {{\n"
+        f"    if (!ck_split_at(l, j)) {{ j--; continue; }}\n"
+        f"    if (mx >= 0 && cnt == mx) {{ l->r0 = at; l->n = mx + 1; return; }}\n"
+        f"    cnt++; at = j; j -= l->sn;\n"
+        f"  }}\n"
+        f"  l->n = cnt + 1;\n"
         f"}}\n"
         f"{fn} int ck_strlist_next({ITER_T} *it, {STR_T} *s) {{\n"
         f"  if (it->l.o) {{\n"
@@ -324,37 +379,52 @@ def _list_c(fe) -> str:
 SEP_MAX = 16
 
 
-def split(fe, dst, recv, args, loc) -> list[str]:
-    """``s.split([sep[, maxsplit]])`` of a string argument (or a view of one):
-    the pieces as a lazy list of views (``ck_strlist_t`` with ``o`` NULL):
-    nothing is copied or allocated; its count is found here (one pass), the
+def split(fe, dst, recv, args, loc, method="split") -> list[str]:
+    """``s.split([sep[, maxsplit]])``, ``s.rsplit(...)`` and
+    ``s.splitlines([keepends])`` of a string argument (or a view of one): the
+    pieces as a lazy list of views (``ck_strlist_t`` with ``o`` NULL):
+    nothing is copied or allocated; its count is found here (one pass; an
+    ``rsplit`` with a ``maxsplit`` also finds where its remainder ends), the
     pieces again by ``for``, indexing (a walk) or ``join``."""
     from numba.core import types
     list_c_type(fe, types.List(types.unicode_type))
     sa, pa, na = operand(fe, recv, loc)
     if sa != "g":
-        raise fe.fail("str.split() of a string constant", loc)
-    if len(args) > 2:
-        raise fe.fail("str.split() with more than 2 arguments", loc)
-    sep = args[0] if args and not isinstance(fe.tyof(args[0]), (
-        types.NoneType, types.Omitted)) else None
-    mx = "-1"
-    if len(args) == 2 and not isinstance(fe.tyof(args[1]), types.Omitted):
-        if not isinstance(_unlit(fe.tyof(args[1])), types.Integer):
-            raise fe.fail(f"str.split() with a {fe.tyof(args[1])} maxsplit", loc)
-        mx = fe.use_as(args[1], types.int64, loc)
+        raise fe.fail(f"str.{method}() of a string constant", loc)
+    given = [a for a in args if not isinstance(fe.tyof(a), types.Omitted)]
+    most = 1 if method == "splitlines" else 2
+    if len(args) > most:
+        raise fe.fail(f"str.{method}() with more than {most} arguments", loc)
     i64 = fe.d.int64
-    out = [f"{dst}.o = 0; {dst}.d = {pa}; {dst}.dn = {na}; {dst}.mx = {mx}; "
-           f"{dst}.lit = 0; {dst}.sp = {pa}; {dst}.sn = -1;"]
+    out = [f"{dst}.o = 0; {dst}.d = {pa}; {dst}.dn = {na}; {dst}.mx = -1; "
+           f"{dst}.lit = 0; {dst}.sp = {pa}; {dst}.sn = -1; {dst}.r0 = -1; {dst}.rg = 0; "
+           f"{dst}.ke = 0;"]
+    if method == "splitlines":
+        out.append(f"{dst}.sn = -2;")
+        if given:
+            kt = _unlit(fe.tyof(given[0]))
+            if not isinstance(kt, (types.Boolean, types.Integer)):
+                raise fe.fail(f"str.splitlines() with a {fe.tyof(given[0])} keepends", loc)
+            out.append(f"{dst}.ke = ({fe.use(given[0], loc)}) != 0;")
+    sep = args[0] if args and method != "splitlines" and not isinstance(
+        fe.tyof(args[0]), (types.NoneType, types.Omitted)) else None
+    mx = "-1"
+    if method != "splitlines" and len(args) == 2 and \
+            not isinstance(fe.tyof(args[1]), types.Omitted):
+        if not isinstance(_unlit(fe.tyof(args[1])), types.Integer):
+            raise fe.fail(f"str.{method}() with a {fe.tyof(args[1])} maxsplit", loc)
+        mx = fe.use_as(args[1], types.int64, loc)
+    if method == "split":
+        out.append(f"{dst}.mx = {mx};")
     if sep is not None:
         if not is_str(fe.tyof(sep)):
-            raise fe.fail(f"str.split() with a {fe.tyof(sep)} separator", loc)
+            raise fe.fail(f"str.{method}() with a {fe.tyof(sep)} separator", loc)
         st = fe.tyof(sep)
         if isinstance(st, types.StringLiteral):
             data = st.literal_value.encode("utf-8")
             if len(data) > SEP_MAX:
-                raise fe.fail(f"str.split() with a literal separator over {SEP_MAX} bytes on "
-                              "a device", loc)
+                raise fe.fail(f"str.{method}() with a literal separator over {SEP_MAX} bytes "
+                              "on a device", loc)
             out.append(f"{dst}.lit = 1; {dst}.sn = {len(data)};" + "".join(
                 f" {dst}.sc[{j}] = {b};" for j, b in enumerate(data)))
         else:
@@ -364,6 +434,8 @@ def split(fe, dst, recv, args, loc) -> list[str]:
         out.append(f"if ({dst}.sn == 0) {fe.raise_code(code)}")
     out.append(f"{{ {i64} ck_p = 0, ck_k = 0, ck_a, ck_b; "
                f"while (ck_split_next(&{dst}, &ck_p, &ck_k, &ck_a, &ck_b)) {{}} {dst}.n = ck_k; }}")
+    if method == "rsplit":
+        out.append(f"ck_rsplit_init(&{dst}, {mx});")
     return out
 
 

@@ -18,8 +18,8 @@ from ckernels.errors import NotSupportedError
 
 
 @pytest.fixture(scope="module")
-def ctx(new_opencl_context):
-    return new_opencl_context()
+def ctx(device_ctx):
+    return device_ctx
 
 
 @ckernels.jit("var * float64(var * float64)")

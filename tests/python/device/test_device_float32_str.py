@@ -13,8 +13,8 @@ import ckernels
 
 
 @pytest.fixture(scope="module")
-def ctx(new_opencl_context):
-    return new_opencl_context()
+def ctx(device_ctx):
+    return device_ctx
 
 
 @ckernels.jit("string(float32)")

@@ -16,8 +16,8 @@ from ckernels.errors import NotSupportedError
 
 
 @pytest.fixture(scope="module")
-def ctx(new_opencl_context):
-    return new_opencl_context()
+def ctx(device_ctx):
+    return device_ctx
 
 
 @ckernels.jit("string(float64)")

@@ -23,8 +23,8 @@ SETTINGS = settings(max_examples=8, deadline=None,
 
 
 @pytest.fixture(scope="module")
-def ctx(new_opencl_context):
-    return new_opencl_context()
+def ctx(device_ctx):
+    return device_ctx
 
 
 @ckernels.jit("?float64(?float64)")

@@ -19,13 +19,14 @@ from ckernels.errors import InvalidArgumentError, NotSupportedError
 pa = pytest.importorskip("pyarrow")
 
 ARROW_DEVICE_OPENCL = 4
+ARROW_DEVICE_CUDA = 2
 SETTINGS = settings(max_examples=10, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @pytest.fixture(scope="module")
-def ctx(new_opencl_context):
-    return new_opencl_context()
+def ctx(device_ctx):
+    return device_ctx
 
 
 @ckernels.jit("int64(int64, int64)")
@@ -197,15 +198,16 @@ def test_arrow_device_export_carries_the_bitmap(ctx, start):
     buffers = (ctypes.c_void_p * 2).from_address(w[5])
     assert buffers[0] is not None
     if start == 0:
-        assert buffers[1] == d.values.buffer.native_handle
+        assert buffers[1] == d.values.buffer.native_handle + d.values.offset
     if start == 0:
-        assert buffers[0] == d.validity.buffer.native_handle
-    assert ctypes.c_int32.from_address(p + 88).value == ARROW_DEVICE_OPENCL
+        assert buffers[0] == d.validity.buffer.native_handle + d.validity.offset
+    kind = ARROW_DEVICE_CUDA if ctx.kind == "cuda" else ARROW_DEVICE_OPENCL
+    assert ctypes.c_int32.from_address(p + 88).value == kind
     del schema, arr
     na = pytest.importorskip("nanoarrow")
     from nanoarrow.device import c_device_array
     c = c_device_array(d)
-    assert c.device_type_id == ARROW_DEVICE_OPENCL and c.schema.format == "i"
+    assert c.device_type_id == kind and c.schema.format == "i"
     assert c.array.null_count == 4 and c.array.length == 10
     assert na.c_schema(d).flags & 2      # nullable
     s = c_device_array(ctx.array(pa.array(["a", None, "bc"])))

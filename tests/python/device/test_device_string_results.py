@@ -14,8 +14,8 @@ from ckernels.errors import NotSupportedError
 
 
 @pytest.fixture(scope="module")
-def ctx(new_opencl_context):
-    return new_opencl_context()
+def ctx(device_ctx):
+    return device_ctx
 
 
 @ckernels.jit("string(int64)")
@@ -61,7 +61,7 @@ def _dev(ctx, f, *cols):
     return f(*[ctx.array(c) if isinstance(c, (list, np.ndarray)) else c for c in cols]).tolist()
 
 
-def test_fstring_items_on_opencl(ctx):
+def test_fstring_items_on_the_device(ctx):
     v = np.array([0, 7, -1, 10**18, -2**63, 2**63 - 1, 42], np.int64)
     got = numbers(ctx.array(v))
     assert type(got).__name__ == "DeviceVarArray" and str(got.type) == "7 * string"

@@ -16,11 +16,16 @@ from ckernels.device.varlen import DeviceVarArray
 from ckernels.errors import CKIndexError, NotSupportedError
 
 ARROW_DEVICE_OPENCL = 4
+ARROW_DEVICE_CUDA = 2
+
+
+def _arrow_device(ctx):
+    return ARROW_DEVICE_CUDA if ctx.kind == "cuda" else ARROW_DEVICE_OPENCL
 
 
 @pytest.fixture(scope="module")
-def ctx(new_opencl_context):
-    return new_opencl_context()
+def ctx(device_ctx):
+    return device_ctx
 
 
 def _layout(strings):
@@ -34,7 +39,7 @@ def test_the_first_user_example_lives_on_the_device(ctx):
     assert isinstance(d, DeviceVarArray)
     assert d.shape == (2,) and len(d) == 2 and d.ndim == 1
     assert str(d.type) == "2 * string"
-    assert repr(d).startswith("<ckernels.DeviceArray 2 * string (2,) on opencl")
+    assert repr(d).startswith(f"<ckernels.DeviceArray 2 * string (2,) on {ctx.kind}")
     assert d.tolist() == ["a", "bb"]
     host = d.get()
     assert isinstance(host, ckernels.Array) and host.tolist() == ["a", "bb"]
@@ -160,7 +165,7 @@ def _device_array_struct(capsule):
     return p, words
 
 
-def test_arrow_device_export_of_strings_points_at_the_cl_mems(ctx):
+def test_arrow_device_export_of_strings_points_at_the_device_buffers(ctx):
     d = ctx.array(["a", "bb", "ccc"])
     schema, arr = d.__arrow_c_device_array__()
     p, w = _device_array_struct(arr)
@@ -168,13 +173,14 @@ def test_arrow_device_export_of_strings_points_at_the_cl_mems(ctx):
     assert (length, null_count, offset, n_buffers) == (3, 0, 0, 3)
     buffers = (ctypes.c_void_p * 3).from_address(w[5])
     assert buffers[0] is None
-    assert buffers[1] == d.offsets.buffer.native_handle
-    assert buffers[2] == d.values.buffer.native_handle
-    assert w[10] == 0 and ctypes.c_int32.from_address(p + 88).value == ARROW_DEVICE_OPENCL
+    # a cl_mem on OpenCL (offset 0), a device pointer on CUDA
+    assert buffers[1] == d.offsets.buffer.native_handle + d.offsets.offset
+    assert buffers[2] == d.values.buffer.native_handle + d.values.offset
+    assert w[10] == 0 and ctypes.c_int32.from_address(p + 88).value == _arrow_device(ctx)
     na = pytest.importorskip("nanoarrow")
     from nanoarrow.device import c_device_array
     c = c_device_array(d)
-    assert c.device_type_id == ARROW_DEVICE_OPENCL and c.schema.format == "U"
+    assert c.device_type_id == _arrow_device(ctx) and c.schema.format == "U"
     assert na.c_schema(d).format == "U"          # __arrow_c_schema__ says what is exported
     d.__arrow_c_device_array__(d.__arrow_c_schema__())   # its own schema requested: taken
     assert c.array.length == 3
@@ -190,10 +196,10 @@ def test_arrow_device_export_of_var_dims_numbers_and_bools(ctx):
     assert c.array.child(0).length == 3
     x = ctx.array(np.arange(5, dtype=np.int32))
     c = c_device_array(x)
-    assert c.schema.format == "i" and c.device_type_id == ARROW_DEVICE_OPENCL
+    assert c.schema.format == "i" and c.device_type_id == _arrow_device(ctx)
     _, arr = x.__arrow_c_device_array__()
     _, w = _device_array_struct(arr)
-    assert (ctypes.c_void_p * 2).from_address(w[5])[1] == x.buffer.native_handle
+    assert (ctypes.c_void_p * 2).from_address(w[5])[1] == x.buffer.native_handle + x.offset
     b = ctx.array(np.array([True, False, True]))
     assert c_device_array(b).schema.format == "b"
     with pytest.raises(NotSupportedError, match="requested"):
