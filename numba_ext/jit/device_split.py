@@ -1,5 +1,7 @@
 """Rows of strings as results on devices: ``var * string(...)`` signatures
-whose function returns a split (``return s.split(sep)``) or a row argument
+whose function returns a split (``return s.split(sep)``, ``rsplit``,
+``splitlines``) or a row argument, or appends views to its output parameter
+(``out.append(w)`` of arguments, slices, pieces of splits, a row's strings),
 build a ``N * var * string`` :class:`~ckernels.device.varlen.DeviceVarArray`
 without a device ``malloc``, as :mod:`ckernels.jit.device_strings` builds
 strings:
@@ -54,9 +56,9 @@ class _Layout(_dv.VarLayout):
             self.rows = tuple(_dv._var_row(a) for a in sig.args)
         except NotSupportedError as exc:
             raise NotSupportedError(f"{fname}: {sig.text}: {exc}") from None
-        if kernel._out_param is not None:
-            raise NotSupportedError(f"{fname}: {sig.text}: an output parameter with a "
-                                    f"{RESULT} result on a device")
+        #: the function appends to an output parameter (``out.append(s)``)
+        #: instead of returning a list
+        self.appends = kernel._out_param is not None
         self.string_result = False
         self.dtypes = tuple(_UINT8 if r in ("string", _dv._STRLIST) else
                             element_type(r if r is not None else a)
@@ -69,7 +71,10 @@ class _Layout(_dv.VarLayout):
 
     def numba_types(self):
         from numba.core import types
+        from .._numba.varstrings import var_string_builder_type
         nb, _ = super().numba_types()
+        if self.appends:
+            return nb + (var_string_builder_type,), None
         return nb, types.List(types.unicode_type)
 
 
@@ -98,6 +103,8 @@ def _kernel(prog: EmittedKernel, layout, inputs) -> str:
     w, pi = d.pointer(u8), d.pointer(i64)
     nb, no, nd, nm = n_in, n_in + 1, n_in + 2, n_in + 3
     it, st = _strings.ITER_T, _strings.STR_T
+    if layout.appends:
+        return "\n".join(lines + _append_body(prog, cargs, n_in)) + "\n"
     lines += [f"  int ck_mode = ck_in{nm}_val;",
               f"  {pi}ck_cnt = ({pi})(ck_out + o_out);",
               f"  {pi}ck_byt = ({pi})(ck_in{nb} + o_in{nb});",
@@ -121,6 +128,30 @@ def _kernel(prog: EmittedKernel, layout, inputs) -> str:
               "  }",
               "}"]
     return "\n".join(lines) + "\n"
+
+
+def _append_body(prog, cargs, n_in) -> list[str]:
+    """The kernel's body when the function appends to its output parameter
+    (``ck_srow_t``, :mod:`ckernels.jit.c_emit.arena`): the sizing pass counts,
+    the writing pass writes from the row's first string and byte."""
+    from .c_emit.arena import SROW_T
+    d = prog.dialect
+    fe = prog.entry
+    i64, u8, i32 = d.int64, d.uint8, d.int32
+    w, pi = d.pointer(u8), d.pointer(i64)
+    nb, no, nd, nm = n_in, n_in + 1, n_in + 2, n_in + 3
+    return [f"  int ck_mode = ck_in{nm}_val;",
+            f"  {pi}ck_cnt = ({pi})(ck_out + o_out);",
+            f"  {pi}ck_byt = ({pi})(ck_in{nb} + o_in{nb});",
+            f"  {SROW_T} ck_row; ck_row.w = ck_mode; ck_row.cnt = 0; ck_row.at = 0;",
+            f"  ck_row.o = ({pi})(ck_in{no} + o_in{no}); ck_row.d = ({w})(ck_in{nd} + o_in{nd});",
+            "  if (ck_mode) { ck_row.cnt = *ck_cnt; ck_row.at = *ck_byt; }",
+            "  ck_row.c0 = ck_row.cnt;",
+            f"  {i32} err = 0;",
+            f"  {fe.cname}({', '.join(cargs + ['&ck_row', '&err'])});",
+            error_return(d),
+            "  if (!ck_mode) { *ck_cnt = ck_row.cnt; *ck_byt = ck_row.at; }",
+            "}"]
 
 
 def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:

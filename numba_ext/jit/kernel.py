@@ -688,6 +688,9 @@ class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
         if comp.sig.ret == "string":
             from . import device_strings     # string results: the sizing and writing programs
             return SourceCode(device_strings.source(tgt, self, comp), target)
+        if comp.sig.ret == "var * string":
+            from . import device_split       # rows of strings: the sizing and writing program
+            return SourceCode(device_split.source(tgt, self, comp), target)
         from . import device_append
         if device_append.wants(kernel=None, comp=comp):    # a var result: the arena kernel
             return SourceCode(device_append.source(tgt, self, comp), target)

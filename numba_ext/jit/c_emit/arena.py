@@ -13,6 +13,15 @@ dialect's 64-bit atomic add)::
 
 The kernel around the function (:mod:`ckernels.jit.device_append`) owns the
 row state, stores its start and length, and the host retries and compacts.
+
+A ``var * string`` result's output parameter (the CPU's
+:class:`~ckernels._numba.varstrings.VarStringBuilderType`) is a
+``ck_srow_t *``: ``out.append(s)`` of a string that is a view (an argument, a
+slice, a piece of a split, a row's string, a literal) counts the string and
+its bytes in the sizing pass and writes its offset and bytes in the writing
+pass (:mod:`ckernels.jit.device_split`): the bytes are known before they are
+written, so no arena is needed.  Text built in the function is only written
+into its own result, so appending it is refused (one line).
 """
 
 from __future__ import annotations
@@ -49,10 +58,36 @@ def element_ct(fe, t) -> str:
     return fe.field_ct(_unlit(t.dtype))
 
 
+def _string_builder_type():
+    from ..._numba.varstrings import VarStringBuilderType
+    return VarStringBuilderType
+
+
+SROW_T = "ck_srow_t"
+
+
+def is_string_builder(t) -> bool:
+    """Whether ``t`` is the output parameter of a ``var * string`` result."""
+    return isinstance(t, _string_builder_type())
+
+
+def _srow_c(fe) -> str:
+    """``ck_srow_t``: a row of a ``var * string`` result being built (``w``:
+    the writing pass; ``cnt``/``at``: strings and bytes so far, from the row's
+    first string / byte in the writing pass, ``c0`` the first; ``o``/``d``: the
+    strings' offsets and the data buffer)."""
+    d = fe.d
+    return (f"typedef struct {{ int w; {d.int64} c0; {d.int64} cnt; {d.int64} at; "
+            f"{d.pointer(d.int64)}o; "
+            f"{d.pointer(d.uint8)}d; }} {SROW_T};\n")
+
+
 def c_type(fe, t) -> str | None:
     """``ck_arow_<T>_t *`` for a var result's output parameter (the header
     and the row type of ``T`` declared in the program on first use); None
     for other types."""
+    if is_string_builder(t):
+        return f"{fe.prog.helper(SROW_T, _srow_c(fe))} *"
     if not is_builder(t):
         return None
     d = fe.d
@@ -89,10 +124,43 @@ def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
         if fe.ct(tt) is not None:
             out.append(f"{dst} = 0;")
         return out
+    if isinstance(fnty, types.BoundFunction) and isinstance(fnty.this, _string_builder_type()):
+        return _append_string(fe, dst, tt, e, fnty, loc)
     if getattr(fnty, "typing_key", None) is len and len(e.args) == 1:
+        if isinstance(fe.tyof(e.args[0]), _string_builder_type()):
+            r = fe.use(e.args[0], loc)
+            return [f"{dst} = ({fe.ct(tt)})({r}->cnt - {r}->c0);"]
         if is_builder(fe.tyof(e.args[0])):
             return [f"{dst} = ({fe.ct(tt)}){fe.use(e.args[0], loc)}->len;"]
     return None
+
+
+def _append_string(fe, dst, tt, e, fnty, loc) -> list[str]:
+    """``out.append(s)`` of a ``var * string`` result: ``s`` a view."""
+    from . import strings as _strings
+    recv = _receiver(fe, e.func)
+    tk = fnty.typing_key
+    name = tk[-1] if isinstance(tk, tuple) else str(tk).rsplit(".", 1)[-1]
+    if recv is None or name != "append" or len(e.args) != 1:
+        raise fe.fail(f"'.{name}' of a var * string result's output parameter (only "
+                      "out.append(s) and len(out) on devices)", loc)
+    if not _strings.is_str(fe.tyof(e.args[0])):
+        raise fe.fail(f"out.append() of a {fe.tyof(e.args[0])} to a var * string result",
+                      loc)
+    if fe.string_built(e.args[0]):
+        raise fe.fail("out.append() of a string built in the function on a device (built "
+                      "text is only written as a string(...) result: append arguments, "
+                      "slices or pieces of them)", loc)
+    _, p, n = _strings.operand(fe, e.args[0], loc)
+    r, i64 = fe.use(recv, loc), fe.d.int64
+    out = [f"{{ {SROW_T} *ck_r = {r}; {i64} ck_n = {n};",
+           "  if (ck_r->w) { ck_r->o[ck_r->cnt] = ck_r->at;",
+           f"    for ({i64} ck_j = 0; ck_j < ck_n; ck_j++) ck_r->d[ck_r->at + ck_j] = "
+           f"({p})[ck_j]; }}",
+           "  ck_r->cnt += 1; ck_r->at += ck_n; }"]
+    if fe.ct(tt) is not None:
+        out.append(f"{dst} = 0;")
+    return out
 
 
 def _receiver(fe, func_var):

@@ -170,9 +170,10 @@ def typed_ir(py_func, arg_types, return_type=None, error_model="python",
     # Numba types str operations (s[i]: _empty_string) only with NRT on; nothing is
     # lowered here, so it only lets typing through (c_emit.strings emits them)
     # (and the CPU's var builder, whose append only types with it: c_emit.arena)
-    from .arena import is_builder
-    flags.nrt = any(isinstance(a, _types.UnicodeType) or is_builder(a)
-                    for a in tuple(arg_types) + (return_type,))
+    # (and the var * string builder's, and a row of strings': c_emit.arena)
+    from .arena import is_builder, is_string_builder
+    flags.nrt = any(isinstance(a, (_types.UnicodeType, _types.List)) or is_builder(a) or
+                    is_string_builder(a) for a in tuple(arg_types) + (return_type,))
     flags.no_cpython_wrapper = True
     flags.error_model = error_model
     try:

@@ -1,0 +1,101 @@
+"""``var * string`` results built by ``out.append(s)`` on devices: the strings
+appended are views (arguments, slices, pieces of splits, a row's strings,
+literals), so the sizing pass counts them and their bytes, two scans place
+each row, and the writing pass writes them (``jit/device_split.py``, the
+output parameter ``ck_srow_t`` of ``jit/c_emit/arena.py``): no arena, no
+device ``malloc``.  Checked against the CPU jit and CPython on the device
+contexts; the CUDA C through NVRTC + ptxas."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ckernels
+from ckernels.errors import NotSupportedError
+
+
+@pytest.fixture(scope="module")
+def ctx(device_ctx):
+    return device_ctx
+
+
+@ckernels.jit("var * string(string, int64)")
+def long_words(s, k, out):
+    for w in s.rsplit():
+        if len(w) > k:
+            out.append(w)
+    out.append(s[:k])
+    if len(out) == 1:
+        out.append("none")
+
+
+@ckernels.jit("var * string(var * string, string)")
+def with_sep(r, sep, out):
+    for x in r:
+        if sep in x:
+            out.append(x.strip())
+    for line in sep.splitlines():
+        out.append(line)
+
+
+@ckernels.jit("var * string(string)")
+def appends_built(s, out):
+    out.append(s + "!")
+
+
+def long_words_py(s, k):
+    out = [w for w in s.rsplit() if len(w) > k] + [s[:k]]
+    return out + ["none"] if len(out) == 1 else out
+
+
+def with_sep_py(r, sep):
+    return [x.strip() for x in r if sep in x] + sep.splitlines()
+
+
+WORD = st.text(alphabet="abé€𝄞 \t\u3000,", max_size=8)
+TEXT = st.lists(WORD, max_size=6).map(" ".join) | st.sampled_from(["", " ", "é" * 90])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+@SETTINGS
+@given(st.lists(st.tuples(TEXT, st.integers(0, 3)), min_size=1, max_size=30))
+def test_appended_views_match_python_and_the_cpu_jit(ctx, rows):
+    import numpy as np
+    s, k = [r[0] for r in rows], [r[1] for r in rows]
+    got = long_words(ctx.array(s), ctx.array(np.array(k, np.int64)))
+    assert str(got.type) == f"{len(s)} * var * string"
+    want = [long_words_py(x, n) for x, n in rows]
+    assert got.tolist() == want
+    assert long_words(ckernels.array(s, dtype="string"), np.array(k, np.int64)).tolist() == want
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.lists(TEXT, max_size=5), st.sampled_from([",", "é", " ", "a\nb"])),
+                min_size=1, max_size=20))
+def test_appended_row_strings_match_python(ctx, rows):
+    r, sep = [x[0] for x in rows], [x[1] for x in rows]
+    got = with_sep(ctx.array(r, type=f"{len(r)} * var * string"), ctx.array(sep))
+    assert got.tolist() == [with_sep_py(x, y) for x, y in rows]
+
+
+def test_documented_case(ctx):
+    got = long_words(ctx.array(["ab abc abcd", "", "héllo w"]), 2).tolist()
+    assert got == [["abcd", "abc", "ab"], ["", "none"], ["héllo", "hé"]]
+
+
+def test_appending_built_text_is_a_one_line_not_supported_error(ctx):
+    with pytest.raises(NotSupportedError) as e:
+        appends_built(ctx.array(["a"]))
+    msg = str(e.value)
+    assert "\n" not in msg and __file__ in msg and "appends_built" in msg
+
+
+def test_string_rows_as_cuda_c_compile_and_assemble(tmp_path):
+    from ckernels.jit import c_emit
+    from cuda_tools import ptx_assembled_or_skip
+    src = "".join(f"namespace {ns} {{\n" + str(f.source("cuda")).replace(
+        f" {c_emit.KERNEL_NAME}(", f" {ns}_kernel(") + f"}}  // {ns}\n"
+        for ns, f in (("ck_lw", long_words), ("ck_ws", with_sep)))
+    ptx = ptx_assembled_or_skip(tmp_path, src)
+    assert "ck_lw_kernel" in ptx and "ck_ws_kernel" in ptx
