@@ -24,6 +24,10 @@ All in one run, on N rows (1M by default; ``CK_BENCH_DEVSTR_N`` overrides):
   the device program; Ryu and exact fixed-precision digits) built on OpenCL and
   read back against the CPU jit (``text.h``: Ryu and ``snprintf``).
 
+- ``s.title()`` (``string(string)``: the case tables of ``jit/c_emit/case_map.py``
+  in the device program) over the N ``item-{i}`` strings with one Greek word in
+  ten, built on OpenCL and read back, against the CPU jit (``ck_str_title``).
+
 ``ratio X.XXx`` is the device time
 over the CPU one (> 1: the device is slower).  Without an OpenCL platform the
 script says so and exits 0.  ``CK_BENCH_DEVICE=cuda`` runs the same on a CUDA
@@ -66,6 +70,11 @@ def ftext(x):
 @ckernels.jit("int64(string)")
 def slen(s):
     return len(s)
+
+
+@ckernels.jit("string(string)")
+def titled(s):
+    return s.title()
 
 
 def main() -> None:
@@ -118,6 +127,12 @@ def main() -> None:
     t_cpu = best(lambda: ftext(x), reps=5)
     report("str(x) + f\"|{x:.2f}\" built on OpenCL and read back", t_dev, "the CPU jit",
            t_cpu)
+    words = ckernels.array([f"item-{i}" if i % 10 else f"ΟΔΟΣ σοφία {i}" for i in range(N)])
+    dw = ctx.array(words)
+    assert titled(dw).tolist()[-11:] == [titled.py_func(v) for v in words.tolist()[-11:]]
+    t_dev = best(lambda: titled(dw).get(), reps=5)
+    t_cpu = best(lambda: titled(words), reps=5)
+    report("s.title() built on OpenCL and read back", t_dev, "the CPU jit", t_cpu)
 
 
 if __name__ == "__main__":
