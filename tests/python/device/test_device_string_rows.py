@@ -4,14 +4,14 @@ literals), so the sizing pass counts them and their bytes, two scans place
 each row, and the writing pass writes them (``jit/device_split.py``, the
 output parameter ``ck_srow_t`` of ``jit/c_emit/arena.py``): no arena, no
 device ``malloc``.  Checked against the CPU jit and CPython on the device
-contexts; the CUDA C through NVRTC + ptxas."""
+contexts; the CUDA C through NVRTC + ptxas.  Appending text the function built
+is refused in one line (``test_device_append.py``)."""
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ckernels
-from ckernels.errors import NotSupportedError
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +36,6 @@ def with_sep(r, sep, out):
             out.append(x.strip())
     for line in sep.splitlines():
         out.append(line)
-
-
-@ckernels.jit("var * string(string)")
-def appends_built(s, out):
-    out.append(s + "!")
 
 
 def long_words_py(s, k):
@@ -82,13 +77,6 @@ def test_appended_row_strings_match_python(ctx, rows):
 def test_documented_case(ctx):
     got = long_words(ctx.array(["ab abc abcd", "", "héllo w"]), 2).tolist()
     assert got == [["abc", "abcd", "ab"], ["", "none"], ["héllo", "hé"]]
-
-
-def test_appending_built_text_is_a_one_line_not_supported_error(ctx):
-    with pytest.raises(NotSupportedError) as e:
-        appends_built(ctx.array(["a"]))
-    msg = str(e.value)
-    assert "\n" not in msg and __file__ in msg and "appends_built" in msg
 
 
 def test_string_rows_as_cuda_c_compile_and_assemble(tmp_path):
