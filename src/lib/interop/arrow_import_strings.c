@@ -143,11 +143,7 @@ ck_status ck__ifill_strings(ck__ictx *c, ck_type t, char *arrmeta, char *dst,
       prev = last;
       if (bits != NULL) {
         whole = false; /* validated above */
-        for (int64_t j = 0; j < count; j++) {
-          if (!ck__ivalid(bits, from + j)) {
-            memcpy(dst + j * dstride, fv, sizeof(ck_string));
-          }
-        }
+        ck__ifill_nulls(bits, from, count, dst, dstride, fv, sizeof(ck_string));
       }
     } else if (bits != NULL) {
       whole = false;
