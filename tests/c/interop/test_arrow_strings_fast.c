@@ -97,17 +97,55 @@ static void test_import_nulls_by_words(void) {
  * null it is never read (above). */
 static void test_invalid_utf8_under_valid_slot(void) {
   build(0, false);
-  char saved = text[offs32[200]];
-  CHECK(vbit(200));
-  text[offs32[200]] = (char)0xc3; /* a lead byte followed by 's': invalid */
+  char saved = text[offs32[201]];
+  CHECK(vbit(201));
+  text[offs32[201]] = (char)0xc3; /* a lead byte followed by '2': invalid */
   const void *bufs[3] = {bitmap, offs32, text};
   struct ArrowSchema s = sc("u", "", 0, NULL);
   struct ArrowArray x = mk(N, -1, 3, bufs, 0, NULL);
   ck_array_preamble *a = NULL;
   CHECK(ck_arrow_import(&s, &x, NULL, &a) == CK_ERR_INVALID_ARGUMENT);
   CHECK(a == NULL);
-  CHECK(strstr(ck_last_error(), "element 200 is not valid UTF-8") != NULL);
-  text[offs32[200]] = saved;
+  CHECK(strstr(ck_last_error(), "element 201 is not valid UTF-8") != NULL);
+  text[offs32[201]] = saved;
+}
+
+/* Text that is ASCII up to some element and not after: the elements that
+ * start past the ASCII prefix are checked for a character boundary (an "é"
+ * split between two elements is valid text as a whole, not as elements). */
+static void test_non_ascii_boundaries(void) {
+  static int64_t offs[101];
+  static char t[1024];
+  for (int split = 0; split < 2; split++) {
+    int64_t pos = 0;
+    for (int i = 0; i < 100; i++) {
+      offs[i] = pos;
+      pos += sprintf(t + pos, i < 50 ? "a%d" : "\xc3\xa9%d", i);
+    }
+    offs[100] = pos;
+    if (split) { /* element 70 ends with the lead byte of 71's "é", 71 starts with
+                  * its continuation byte: the text as a whole is unchanged */
+      offs[71] += 1;
+    }
+    const void *bufs[3] = {NULL, offs, t};
+    struct ArrowSchema sch = sc("U", "", 0, NULL);
+    struct ArrowArray x = mk(100, 0, 3, bufs, 0, NULL);
+    ck_array_preamble *a = NULL;
+    ck_status st = ck_arrow_import(&sch, &x, NULL, &a);
+    if (!split) {
+      REQUIRE(st == CK_OK);
+      char buf[32];
+      for (int i = 0; i < 100; i++) {
+        snprintf(buf, sizeof buf, i < 50 ? "a%d" : "\xc3\xa9%d", i);
+        CHECK(str_eq(str_at(a, i), buf));
+      }
+      ck_array_decref(a);
+    } else {
+      CHECK(st == CK_ERR_INVALID_ARGUMENT && a == NULL);
+      /* named by the element that starts inside a character */
+      CHECK(strstr(ck_last_error(), "element 71 is not valid UTF-8") != NULL);
+    }
+  }
 }
 
 /* Numbers with a fill value: the values copied at once, the fill value
@@ -259,6 +297,7 @@ static void test_export_strided_slice(void) {
 }
 
 CK_TEST_MAIN(CK_TEST(test_bitmap_word), CK_TEST(test_import_nulls_by_words),
-             CK_TEST(test_invalid_utf8_under_valid_slot), CK_TEST(test_fill_numbers_by_words),
+             CK_TEST(test_invalid_utf8_under_valid_slot), CK_TEST(test_non_ascii_boundaries),
+             CK_TEST(test_fill_numbers_by_words),
              CK_TEST(test_export_shares_one_range), CK_TEST(test_export_copies_ranges),
              CK_TEST(test_export_strided_slice))
