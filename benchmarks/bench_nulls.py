@@ -10,6 +10,10 @@ Sections (the target after each ratio):
             its values (<= 0.05x: zero-copy, the bitmap shared)
   tolist    tolist() of 1M ?string (5% nulls) / pa.Array.to_pylist() (<= 1.0x)
   sum       ops.sum of 10M ?float64 (5% nulls) / pc.sum (<= 1.0x)
+  strings   Arrow import (asarray) and export (pa.array) of 1M strings, with and
+            without 5% nulls, the export of a jitted result and of an imported array
+            / pyarrow's concat of the array with itself (no target: the parts of
+            the pandas row)
   pandas    a string[pyarrow] Series of 1M with 5% NA -> a jitted f-string
             label -> Series / pandas "<" + s + ">" (<= 0.5x); while jitted
             functions refuse nulls the row says so and times the Series
@@ -84,6 +88,24 @@ def bench_sum() -> None:
            best(lambda: pc.sum(x)), 1.0)
 
 
+def bench_strings() -> None:
+    import pyarrow as pa
+    for nulls in (False, True):
+        x = _strings(N)
+        if not nulls:
+            x = x.fill_null("")
+        a = ckernels.asarray(x)
+        r = bracket(a)
+        concat = best(lambda: pa.concat_arrays([x, x]), 5)
+        what = f"{N:,} strings{' (5% nulls)' if nulls else ''}"
+        report(f"asarray of {what}", best(lambda: ckernels.asarray(x), 5),
+               "pa.concat_arrays([x, x])", concat)
+        report(f"pa.array of the imported {what}", best(lambda: pa.array(a), 5),
+               "pa.concat_arrays([x, x])", concat)
+        report(f"pa.array of a jitted result over {what}", best(lambda: pa.array(r), 5),
+               "pa.concat_arrays([x, x])", concat)
+
+
 def bench_pandas() -> None:
     import pandas as pd
     s = pd.Series(_strings(N).to_pylist(), dtype="string[pyarrow]")
@@ -100,7 +122,7 @@ def bench_pandas() -> None:
 
 
 SECTIONS = {"asarray": bench_asarray, "tolist": bench_tolist, "sum": bench_sum,
-            "pandas": bench_pandas}
+            "strings": bench_strings, "pandas": bench_pandas}
 
 if __name__ == "__main__":
     for name in sys.argv[1:] or SECTIONS:

@@ -70,6 +70,11 @@ static inline void ck_bitmap_set(uint8_t *bits, int64_t i, bool valid) {
  * <= 0. */
 CK_API int64_t ck_bitmap_count_set(const uint8_t *bits, int64_t offset, int64_t length);
 
+/* Bits [offset, offset + n) (1 <= n <= 64) as the low bits of a word (bit
+ * offset + i is bit i of the word, the higher bits 0), reading only the
+ * bytes that hold them: a bitmap walked 64 slots at a time. */
+CK_API uint64_t ck_bitmap_word(const uint8_t *bits, int64_t offset, int n);
+
 /* Index (relative to offset) of the first clear bit (null) in [offset,
  * offset + length), or -1 when there is none; 64 bits at a time. */
 CK_API int64_t ck_bitmap_find_unset(const uint8_t *bits, int64_t offset, int64_t length);

@@ -8,6 +8,7 @@
 #include "memory/memblock_internal.h"
 #include "types/type_internal.h"
 #include "ckernel/validity.h"
+#include "arrays/array_internal.h"
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -135,8 +136,8 @@ static bool ck__has_data_blockrefs(ck_type t);
  * from an aligned allocation that is cleared. Otherwise only the preamble
  * and arrmeta are cleared and the data is left as the allocator gave it. */
 static ck_status ck__array_new(ck_type type, const intptr_t *shape, size_t ndim,
-                               uint64_t flags, bool zero, ck_array_preamble **out,
-                               const char *func) {
+                               uint64_t flags, bool zero, bool unfilled,
+                               ck_array_preamble **out, const char *func) {
   if (out == NULL) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "out must not be NULL");
   }
@@ -169,9 +170,9 @@ static ck_status ck__array_new(ck_type type, const intptr_t *shape, size_t ndim,
   if (!ck__add_size(data_off, data_size, &total)) {
     return ck__error(CK_ERR_OVERFLOW, func, "array size overflows");
   }
-  zero = zero || ck__has_data_blockrefs(type) ||
-         ((ck_type_flags(type) & CK_TYPE_FLAG_BLOCKREF) &&
-          ck_type_id_of(ck_type_dtype(type)) == CK_TYPE_DICTIONARY);
+  zero = !unfilled && (zero || ck__has_data_blockrefs(type) ||
+                       ((ck_type_flags(type) & CK_TYPE_FLAG_BLOCKREF) &&
+                        ck_type_id_of(ck_type_dtype(type)) == CK_TYPE_DICTIONARY));
   ck_array_preamble *a;
   if (zero && align <= 16 && _Alignof(max_align_t) >= 16) {
     a = ck__calloc(1, total, func);
@@ -210,12 +211,17 @@ static ck_status ck__array_new(ck_type type, const intptr_t *shape, size_t ndim,
 
 ck_status ck_array_empty(ck_type type, const intptr_t *shape, size_t ndim,
                          uint64_t flags, ck_array_preamble **out) {
-  return ck__array_new(type, shape, ndim, flags, true, out, __func__);
+  return ck__array_new(type, shape, ndim, flags, true, false, out, __func__);
 }
 
 ck_status ck_array_empty_uninit(ck_type type, const intptr_t *shape, size_t ndim,
                                 uint64_t flags, ck_array_preamble **out) {
-  return ck__array_new(type, shape, ndim, flags, false, out, __func__);
+  return ck__array_new(type, shape, ndim, flags, false, false, out, __func__);
+}
+
+ck_status ck__array_empty_unfilled(ck_type type, const intptr_t *shape, size_t ndim,
+                                   uint64_t flags, ck_array_preamble **out) {
+  return ck__array_new(type, shape, ndim, flags, false, true, out, __func__);
 }
 
 /* True if values of `t` point into arenas (strings, bytes, var dims,
@@ -427,7 +433,7 @@ static ck_status ck__slice_inner_var(const char *func, ck_array_preamble *a, siz
     return ck__error(CK_ERR_OVERFLOW, func, "slice stride overflows");
   }
   ck_array_preamble *r = NULL;
-  ck_status st = ck__array_new(a->type, shape, axis, a->flags, true, &r, func);
+  ck_status st = ck__array_new(a->type, shape, axis, a->flags, true, false, &r, func);
   if (st != CK_OK) {
     return st;
   }

@@ -44,6 +44,10 @@ static inline uint64_t ck__bits_at(const uint8_t *bits, int64_t bit, int n) {
   return n == 64 ? w : (w & ((UINT64_C(1) << n) - 1));
 }
 
+uint64_t ck_bitmap_word(const uint8_t *bits, int64_t offset, int n) {
+  return ck__bits_at(bits, offset, n);
+}
+
 int64_t ck_bitmap_count_set(const uint8_t *bits, int64_t offset, int64_t length) {
   int64_t count = 0;
   if (bits == NULL || length <= 0) {

@@ -68,55 +68,64 @@ static ck_status export_numbers(ck__xctx *c, ck_type t, const ck__xruns *runs,
   return CK_OK;
 }
 
-/* utf8 / large_utf8 / binary / large_binary: offsets and a copy of the text. */
-static ck_status export_offsets_strings(ck__xctx *c, const ck__xruns *runs, ck__arrow_kind *kind,
-                                        struct ArrowArray *a) {
-  char what[300];
-  int64_t n = runs->total;
-  size_t total = 0;
+/* The ranges of adjacent text an export copies with one memcpy each, when
+ * there are at most this many (else a second pass over the elements). */
+enum { XRANGES = 64 };
+
+/* One range of adjacent text: its first byte and where it goes. */
+typedef struct xrange {
+  const char *begin;
+  int64_t at;
+} xrange;
+
+/* Offsets of type T over the elements of `runs` into `o` (n + 1 of them),
+ * in one pass that also records the ranges of adjacent text (the first
+ * XRANGES of them; *nranges counts them all); the total bytes in *total
+ * (-1 past INT64_MAX). */
+#define CK__OFFSETS_FN(NAME, T)                                                            \
+  static void NAME(const ck__xruns *runs, T *o, xrange *ranges, size_t *nranges,          \
+                   int64_t *total) {                                                       \
+    int64_t k = 0, pos = 0;                                                                \
+    size_t nr = 0;                                                                         \
+    bool over = false;                                                                     \
+    const char *at = NULL;                                                                 \
+    for (size_t r = 0; r < runs->n; r++) {                                                 \
+      const ck__xrun *run = &runs->v[r];                                                   \
+      for (int64_t i = 0; i < run->count; i++, k++) {                                      \
+        const ck_string *s = (const ck_string *)(run->base + i * run->stride);             \
+        size_t len = ck__xstr_len(s);                                                      \
+        o[k] = (T)pos;                                                                     \
+        if (len > 0) {                                                                     \
+          if (s->begin != at) {                                                            \
+            if (nr < XRANGES) {                                                            \
+              ranges[nr].begin = s->begin;                                                 \
+              ranges[nr].at = pos;                                                         \
+            }                                                                              \
+            nr++;                                                                          \
+          }                                                                                \
+          at = s->end;                                                                     \
+          over |= __builtin_add_overflow(pos, (int64_t)len, &pos) || len > INT64_MAX;      \
+        }                                                                                  \
+      }                                                                                    \
+    }                                                                                      \
+    o[k] = (T)pos;                                                                         \
+    *nranges = nr;                                                                         \
+    *total = over ? -1 : pos;                                                              \
+  }
+CK__OFFSETS_FN(offsets_i32, int32_t)
+CK__OFFSETS_FN(offsets_i64, int64_t)
+#undef CK__OFFSETS_FN
+
+/* The text of the elements of `runs` copied to `data` (a second pass, for
+ * more ranges than XRANGES): each run of adjacent texts one memcpy. */
+static void copy_text(const ck__xruns *runs, char *data) {
+  const char *span_b = NULL, *span_e = NULL;
+  int64_t span_at = 0, pos = 0;
   for (size_t r = 0; r < runs->n; r++) {
     const ck__xrun *run = &runs->v[r];
     for (int64_t i = 0; i < run->count; i++) {
-      total += ck__xstr_len((const ck_string *)(run->base + i * run->stride));
-    }
-  }
-  bool large = *kind == CK__ARROW_LARGE_UTF8 || *kind == CK__ARROW_LARGE_BINARY;
-  if (!large && total > (size_t)INT32_MAX) {
-    large = true; /* 32-bit offsets cannot hold it: the 64-bit form */
-    *kind = *kind == CK__ARROW_UTF8 ? CK__ARROW_LARGE_UTF8 : CK__ARROW_LARGE_BINARY;
-  }
-  if (total > (size_t)INT64_MAX) {
-    return ck__error(CK_ERR_OVERFLOW, "ck_arrow_export", "%s: %zu bytes of text",
-                     ck__xwhat(c, what, sizeof what), total);
-  }
-  ck_status st = ck__xnode_init(a, n, 3, 0);
-  if (st != CK_OK) {
-    return st;
-  }
-  size_t osize = large ? 8 : 4;
-  char *offsets = ck__xnode_alloc(a, ((size_t)n + 1) * osize, false);
-  char *data = offsets == NULL ? NULL : ck__xnode_alloc(a, total, false);
-  if (data == NULL) {
-    a->release(a);
-    return CK_ERR_NO_MEMORY;
-  }
-  a->buffers[1] = offsets;
-  a->buffers[2] = data;
-  int64_t k = 0, pos = 0;
-  int32_t *o32 = (int32_t *)offsets;
-  int64_t *o64 = (int64_t *)offsets;
-  /* Strings written one after another into an arena (a jitted function's
-   * results) are adjacent: each run of adjacent texts is one memcpy, not
-   * one call per (short) string.  [span_b, span_e) is the pending run; it
-   * goes to data + span_at. */
-  const char *span_b = NULL, *span_e = NULL;
-  int64_t span_at = 0;
-  for (size_t r = 0; r < runs->n; r++) {
-    const ck__xrun *run = &runs->v[r];
-    for (int64_t i = 0; i < run->count; i++, k++) {
       const ck_string *s = (const ck_string *)(run->base + i * run->stride);
       size_t len = ck__xstr_len(s);
-      if (large) o64[k] = pos; else o32[k] = (int32_t)pos;
       if (len > 0) {
         if (s->begin != span_e) {
           if (span_e != span_b) {
@@ -126,14 +135,84 @@ static ck_status export_offsets_strings(ck__xctx *c, const ck__xruns *runs, ck__
           span_at = pos;
         }
         span_e = s->end;
+        pos += (int64_t)len;
       }
-      pos += (int64_t)len;
     }
   }
   if (span_e != span_b) {
     memcpy(data + span_at, span_b, (size_t)(span_e - span_b));
   }
-  if (large) o64[k] = pos; else o32[k] = (int32_t)pos;
+}
+
+/*
+ * utf8 / large_utf8 / binary / large_binary: the offsets, written in one
+ * pass over the elements, and the text.  When the non-empty elements lie
+ * one after another in memory, in order (a jitted function's results in one
+ * region of their arena, an unsliced imported Arrow array), the text is
+ * shared: the data buffer is that range, kept alive by the node's reference
+ * to the array, which keeps every element's text (its arrmeta's blockref)
+ * -- every byte of the range is some element's text.  Otherwise it is
+ * copied, each range of adjacent texts in one memcpy.  32-bit offsets that
+ * cannot hold the total are written again as 64-bit ones.
+ */
+static ck_status export_offsets_strings(ck__xctx *c, const ck__xruns *runs, ck__arrow_kind *kind,
+                                        struct ArrowArray *a) {
+  char what[300];
+  int64_t n = runs->total;
+  bool large = *kind == CK__ARROW_LARGE_UTF8 || *kind == CK__ARROW_LARGE_BINARY;
+  ck_status st = ck__xnode_init(a, n, 3, 0);
+  if (st != CK_OK) {
+    return st;
+  }
+  xrange ranges[XRANGES];
+  size_t nranges = 0;
+  int64_t total = 0;
+  char *offsets = NULL;
+  if (!large) {
+    offsets = ck__xnode_alloc(a, ((size_t)n + 1) * 4, false);
+    if (offsets == NULL) {
+      a->release(a);
+      return CK_ERR_NO_MEMORY;
+    }
+    offsets_i32(runs, (int32_t *)offsets, ranges, &nranges, &total);
+    if (total > INT32_MAX) {
+      large = true; /* 32-bit offsets cannot hold it: the 64-bit form */
+      *kind = *kind == CK__ARROW_UTF8 ? CK__ARROW_LARGE_UTF8 : CK__ARROW_LARGE_BINARY;
+    }
+  }
+  if (large) {
+    offsets = ck__xnode_alloc(a, ((size_t)n + 1) * 8, false);
+    if (offsets == NULL) {
+      a->release(a);
+      return CK_ERR_NO_MEMORY;
+    }
+    offsets_i64(runs, (int64_t *)offsets, ranges, &nranges, &total);
+  }
+  if (total < 0) {
+    a->release(a);
+    return ck__error(CK_ERR_OVERFLOW, "ck_arrow_export", "%s: more than %lld bytes of text",
+                     ck__xwhat(c, what, sizeof what), (long long)INT64_MAX);
+  }
+  a->buffers[1] = offsets;
+  if (nranges == 1) { /* zero-copy: the node keeps the array */
+    a->buffers[2] = ranges[0].begin;
+    ck__xnode_keep(a, c->src);
+    return CK_OK;
+  }
+  char *data = ck__xnode_alloc(a, (size_t)total, false);
+  if (data == NULL) {
+    a->release(a);
+    return CK_ERR_NO_MEMORY;
+  }
+  a->buffers[2] = data;
+  if (nranges > XRANGES) {
+    copy_text(runs, data);
+    return CK_OK;
+  }
+  for (size_t r = 0; r < nranges; r++) {
+    int64_t end = r + 1 < nranges ? ranges[r + 1].at : total;
+    memcpy(data + ranges[r].at, ranges[r].begin, (size_t)(end - ranges[r].at));
+  }
   return CK_OK;
 }
 

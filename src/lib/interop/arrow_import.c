@@ -19,6 +19,7 @@
  */
 #include "interop/arrow_import_internal.h"
 #include "types/type_internal.h"
+#include "arrays/array_internal.h"
 #include "ckernel/validity.h"
 
 #include <string.h>
@@ -67,9 +68,10 @@ static ck_status fill_numbers(ck__ictx *c, ck_type t, char *dst, intptr_t dstrid
     return CK_OK; /* the values may be NULL then (ck__icheck_node) */
   }
   const char *src = (const char *)a->buffers[1] + (size_t)from * es;
-  if (bits == NULL && dstride == (intptr_t)es) {
-    if (count > 0) {
-      memcpy(dst, src, (size_t)count * es);
+  if (dstride == (intptr_t)es) { /* the values, then the fill value over the nulls */
+    memcpy(dst, src, (size_t)count * es);
+    if (bits != NULL) {
+      ck__ifill_nulls(bits, from, count, dst, dstride, fv, es);
     }
     return CK_OK;
   }
@@ -498,7 +500,13 @@ ck_status ck_arrow_import(const struct ArrowSchema *schema, struct ArrowArray *a
       st = ck_array_view_external(t, (char *)block, &n, NULL, 1,
                                   CK_ARRAY_READ | CK_ARRAY_IMMUTABLE, c.owner_mb, &res);
     } else {
-      st = ck_array_empty(t, &n, 1, CK_ARRAY_READ | CK_ARRAY_IMMUTABLE, &res);
+      /* string leaves write every slot before the array is handed out (a
+       * failed import only releases it): their slots are not zero-filled
+       * first -- 16 bytes an element, the largest write of the import */
+      ck_type_id leaf = ck_type_id_of(opt ? ck_type_element(el) : el);
+      st = leaf == CK_TYPE_STRING || leaf == CK_TYPE_BYTES
+               ? ck__array_empty_unfilled(t, &n, 1, CK_ARRAY_READ | CK_ARRAY_IMMUTABLE, &res)
+               : ck_array_empty(t, &n, 1, CK_ARRAY_READ | CK_ARRAY_IMMUTABLE, &res);
       if (st == CK_OK) {
         st = fill(&c, el, ck_array_arrmeta(res) + sizeof(ck_dim_arrmeta), res->data,
                   (intptr_t)es, schema, root, 0, root->length);

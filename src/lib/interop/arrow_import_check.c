@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 ck_status ck__ibad(ck__ictx *c, const char *fmt, ...) {
   char what[300], msg[512];
@@ -147,13 +148,26 @@ ck_status ck__icount_nulls(ck__ictx *c, const struct ArrowArray *a, int64_t from
     return CK_OK;
   }
   const uint8_t *b = a->buffers[0];
-  int64_t n = 0;
-  for (int64_t i = from; i < from + count; i++) {
-    n += !ck__ivalid(b, i);
-  }
+  int64_t n = count - ck_bitmap_count_set(b, from, count); /* 64 bits at a time */
   *bits = n > 0 ? b : NULL;
   *out = n;
   return CK_OK;
+}
+
+void ck__ifill_nulls(const uint8_t *bits, int64_t from, int64_t count, char *dst,
+                     intptr_t dstride, const char *fv, size_t size) {
+  for (int64_t j = 0; j < count; j += 64) {
+    int n = count - j >= 64 ? 64 : (int)(count - j);
+    uint64_t nulls = ~ck_bitmap_word(bits, from + j, n);
+    if (n < 64) {
+      nulls &= (UINT64_C(1) << n) - 1;
+    }
+    while (nulls != 0) {
+      int64_t k = j + __builtin_ctzll(nulls);
+      memcpy(dst + k * dstride, fv, size);
+      nulls &= nulls - 1;
+    }
+  }
 }
 
 ck_status ck__inull_error(ck__ictx *c, int64_t nulls, int64_t count, bool fillable) {

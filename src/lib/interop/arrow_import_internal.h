@@ -92,6 +92,12 @@ ck_status ck__inull_error(ck__ictx *c, int64_t nulls, int64_t count, bool fillab
 ck_status ck__ileaf_nulls(ck__ictx *c, ck_type t, const struct ArrowArray *a, int64_t from,
                           int64_t count, const uint8_t **bits, const char **fv);
 
+/* Copy the `size` bytes at `fv` over slot j (`dst + j * dstride`) of every
+ * null among physical indices [from, from + count) of validity bitmap
+ * `bits`: 64 slots at a time, a word without nulls skipped. */
+void ck__ifill_nulls(const uint8_t *bits, int64_t from, int64_t count, char *dst,
+                     intptr_t dstride, const char *fv, size_t size);
+
 /* Read offset i of an int32 or int64 offsets buffer. */
 static inline int64_t ck__ioffset_at(const void *buf, bool large, int64_t i) {
   return large ? ((const int64_t *)buf)[i] : ((const int32_t *)buf)[i];

@@ -38,10 +38,9 @@ static ck_status view_text(ck__ictx *c, const struct ArrowArray *a, int64_t k,
   return CK_OK;
 }
 
-/* UTF-8 validity with a fast path over ASCII: 8 bytes at a time while no
- * high bit is set (every position after pure ASCII is a character
- * boundary), then the library's validator for the rest. */
-static bool utf8_valid(const char *p, size_t n) {
+/* The length of the ASCII prefix of [p, p + n): 8 bytes at a time while no
+ * high bit is set. */
+static size_t ascii_prefix(const char *p, size_t n) {
   size_t i = 0;
   while (i + 8 <= n) {
     uint64_t w;
@@ -54,6 +53,14 @@ static bool utf8_valid(const char *p, size_t n) {
   while (i < n && (unsigned char)p[i] < 0x80) {
     i++;
   }
+  return i;
+}
+
+/* UTF-8 validity with a fast path over ASCII (every position after pure
+ * ASCII is a character boundary), then the library's validator for the
+ * rest. */
+static bool utf8_valid(const char *p, size_t n) {
+  size_t i = ascii_prefix(p, n);
   return i == n || ck_utf8_validate(p + i, n - i);
 }
 
@@ -62,16 +69,13 @@ static inline size_t str_bytes(const ck_string *e) {
 }
 
 /* The slots of `count` strings with offsets of type T (int32 or int64),
- * none null: one branch-free pass that writes every slot and folds the two
- * per-element checks -- offsets do not decrease, and (`utf8`: the text is
- * validated once as a whole afterwards; `data` is not NULL then) every
- * non-empty element starts on a character boundary -- into `bad`; the caller names the element only when
- * `bad` is set.  *last gets the offset after the last element. */
+ * none null: one branch-free pass that writes every slot and checks that
+ * the offsets do not decrease; the caller names the element only when that
+ * fails.  *last gets the offset after the last element. */
 #define CK__SLOTS_FN(NAME, T)                                                              \
-  static bool NAME(const T *off, const char *data, bool utf8, char *dst, intptr_t dstride, \
-                   int64_t count, int64_t *last) {                                        \
+  static bool NAME(const T *off, const char *data, char *dst, intptr_t dstride,            \
+                   int64_t count, int64_t *last) {                                         \
     int64_t prev = off[0];                                                                 \
-    const int64_t end = off[count];                                                        \
     unsigned bad = 0;                                                                      \
     for (int64_t i = 0; i < count; i++) {                                                  \
       int64_t next = off[i + 1];                                                           \
@@ -79,13 +83,8 @@ static inline size_t str_bytes(const ck_string *e) {
       bad |= next < prev;                                                                  \
       /* address arithmetic on integers: a bad offset makes a slot that is    \
        * never used (the caller starts over), never undefined behaviour */    \
-      uintptr_t b = data == NULL ? 0 : (uintptr_t)data + (uintptr_t)prev;                  \
-      out->begin = (char *)b;                                                              \
+      out->begin = data == NULL ? NULL : (char *)((uintptr_t)data + (uintptr_t)prev);      \
       out->end = data == NULL ? NULL : (char *)((uintptr_t)data + (uintptr_t)next);        \
-      /* read a byte only inside [first, end) of offsets that rose so far */  \
-      if (utf8 && next > prev && bad == 0 && next <= end) {                                \
-        bad |= (*(const unsigned char *)b & 0xc0) == 0x80;                                 \
-      }                                                                                    \
       prev = next;                                                                         \
     }                                                                                      \
     *last = prev;                                                                          \
@@ -94,6 +93,27 @@ static inline size_t str_bytes(const ck_string *e) {
 CK__SLOTS_FN(slots_i32, int32_t)
 CK__SLOTS_FN(slots_i64, int64_t)
 #undef CK__SLOTS_FN
+
+/* Whether every non-empty element among physical [from, from + count)
+ * whose text starts at or after byte `at` starts on a character boundary
+ * (offsets already known not to decrease: the first such element found by
+ * bisection; the elements before lie in text known to be ASCII). */
+static bool boundaries_from(const void *offsets, bool large, int64_t from, int64_t count,
+                            const char *data, int64_t at) {
+  int64_t lo = 0, hi = count;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (ck__ioffset_at(offsets, large, from + mid) < at) lo = mid + 1; else hi = mid;
+  }
+  for (int64_t j = lo; j < count; j++) {
+    int64_t b = ck__ioffset_at(offsets, large, from + j);
+    if (ck__ioffset_at(offsets, large, from + j + 1) > b &&
+        ((unsigned char)data[b] & 0xc0) == 0x80) {
+      return false;
+    }
+  }
+  return true;
+}
 
 ck_status ck__ifill_strings(ck__ictx *c, ck_type t, char *arrmeta, char *dst,
                             intptr_t dstride, const struct ArrowArray *a,
@@ -117,10 +137,10 @@ ck_status ck__ifill_strings(ck__ictx *c, ck_type t, char *arrmeta, char *dst,
       return BAD(c, "offset %lld is negative (%lld)", (long long)from, (long long)prev);
     }
   }
-  /* utf8 without nulls: the text of the elements is one range of the data
-   * buffer, validated once; each element must then start on a character
-   * boundary (the bytes of null elements are unspecified: checked one by
-   * one) */
+  /* utf8: the text of the elements is one range of the data buffer,
+   * validated once; each element must then start on a character boundary.
+   * When that fails the loop below checks element by element (the bytes of
+   * null elements are unspecified: never read there) */
   bool whole = utf8 && !view && data != NULL && count > 0;
   int64_t first = prev, i = 0;
   const int64_t end = view || count == 0 ? 0 : ck__ioffset_at(offsets, large, from + count);
@@ -130,24 +150,25 @@ ck_status ck__ifill_strings(ck__ictx *c, ck_type t, char *arrmeta, char *dst,
      * validated here: if that fails, the bytes under a null may be to blame
      * (Arrow leaves them unspecified), so the loop checks element by element */
     int64_t last;
-    bool ok = large ? slots_i64((const int64_t *)offsets + from, data, whole, dst, dstride,
-                                count, &last)
-                    : slots_i32((const int32_t *)offsets + from, data, whole, dst, dstride,
-                                count, &last);
+    bool ok = large ? slots_i64((const int64_t *)offsets + from, data, dst, dstride, count,
+                                &last)
+                    : slots_i32((const int32_t *)offsets + from, data, dst, dstride, count,
+                                &last);
     ok = ok && (data != NULL || last == first);
-    if (ok && bits != NULL && whole && !utf8_valid(data + first, (size_t)(last - first))) {
-      ok = false;
+    if (ok && whole) {
+      /* the text as a whole: its ASCII prefix (every position in it a
+       * character boundary) read 8 bytes at a time, the rest validated and
+       * the elements starting in it checked for a character boundary */
+      size_t n = (size_t)(last - first), p = ascii_prefix(data + first, n);
+      ok = p == n || (ck_utf8_validate(data + first + p, n - p) &&
+                      boundaries_from(offsets, large, from, count, data, first + (int64_t)p));
     }
     if (ok) {
       i = count;
       prev = last;
+      whole = false; /* validated above */
       if (bits != NULL) {
-        whole = false; /* validated above */
-        for (int64_t j = 0; j < count; j++) {
-          if (!ck__ivalid(bits, from + j)) {
-            memcpy(dst + j * dstride, fv, sizeof(ck_string));
-          }
-        }
+        ck__ifill_nulls(bits, from, count, dst, dstride, fv, sizeof(ck_string));
       }
     } else if (bits != NULL) {
       whole = false;
