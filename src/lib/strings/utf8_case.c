@@ -451,21 +451,32 @@ static ck_status ck__case(const char *func, ck__out *o, const char *s, int64_t n
   }
   while (i < n) {
 #if CK__WORDS
-    if (n - i >= 8) {
-      uint64_t x = ck__load64(s + i);
+    {
+      /* 8 bytes, or the last 1-7 as one word (ck__load_short) */
+      int64_t r = n - i;
+      uint64_t x = r >= 8 ? ck__load64(s + i) : ck__load_short(s + i, r);
       uint64_t hi = x & CK__HI_BITS;
       if (hi == 0) {
         x = ck__ascii_word(x, op, &prev_cased, i == 0);
-        memcpy(w, &x, 8); /* room >= n - i >= 8 */
-        w += 8;
-        i += 8;
+        if (r >= 8) {
+          memcpy(w, &x, 8); /* room >= n - i >= 8 */
+          r = 8;
+        } else {
+          ck__store_short(w, x, r);
+        }
+        w += r;
+        i += r;
         continue;
       }
       int k = __builtin_ctzll(hi) >> 3; /* ASCII bytes before the first other */
       if (k > 0) {
         bool pc = prev_cased;
         x = ck__ascii_word(x, op, &pc, i == 0);
-        memcpy(w, &x, 8); /* bytes from k on are rewritten next */
+        if (r >= 8) {
+          memcpy(w, &x, 8); /* bytes from k on are rewritten next */
+        } else {
+          ck__store_short(w, x, k);
+        }
         if (op == CK__TITLE) {
           unsigned char c = u[i + k - 1] | 0x20;
           prev_cased = c >= 'a' && c <= 'z';
@@ -473,13 +484,14 @@ static ck_status ck__case(const char *func, ck__out *o, const char *s, int64_t n
         w += k;
         i += k;
       }
-    } else
-#endif
-        if (u[i] < 0x80) {
+    }
+#else
+    if (u[i] < 0x80) {
       *w++ = (char)ck__ascii_byte(u[i], op, &prev_cased, i == 0);
       i++;
       continue;
     }
+#endif
     st = ck__case_cp(func, o, s, n, op, &i, &prev_cased, &b, &e, &w);
     if (st != CK_OK) {
       return st;
