@@ -18,7 +18,11 @@ does:
   effect: `(c + "a").title()` keeps "a" lowercase exactly when c is cased,
   and the final-sigma rule of `lower()` skips exactly the case-ignorable
   characters (probed with "Σ" after c);
-* decimal and digit values from `unicodedata.decimal` / `unicodedata.digit`.
+* decimal and digit values from `unicodedata.decimal` / `unicodedata.digit`;
+* the fast paths of lower / upper / casefold (utf8_case.c): for each 2-byte
+  UTF-8 sequence, the UTF-8 of its mapping when that is one 2-byte code
+  point and needs no context (`ck__case2`), and which blocks of 64 3-byte
+  code points every one of those mappings leaves alone (`ck__case3_plain`).
 
 Layout (two-level, as CPython's unicodetype_db.h): a code point's record is
 records[index2[(index1[cp >> SHIFT] << SHIFT) + (cp & MASK)]]; SHIFT is
@@ -115,12 +119,48 @@ def split_bins(values: list[int]):
     return best[1:]
 
 
-def emit_array(ctype: str, name: str, values, per_line: int = 16) -> str:
+def emit_array(ctype: str, name: str, values, per_line: int = 16, fmt=str) -> str:
     lines = [f"const {ctype} {name}[{len(values)}] = {{"]
     for i in range(0, len(values), per_line):
-        lines.append("  " + ", ".join(str(v) for v in values[i:i + per_line]) + ",")
+        lines.append("  " + ", ".join(fmt(v) for v in values[i:i + per_line]) + ",")
     lines.append("};")
     return "\n".join(lines)
+
+
+FAST_OPS = ("lower", "upper", "casefold")  # ck__case2's order (CK__LOWER, CK__UPPER, CK__FOLD)
+
+
+def case2_table() -> list[int]:
+    """ck__case2[op * 2048 + v]: for the 2-byte UTF-8 sequence of 11-bit
+    value v (U+0080-U+07FF), the UTF-8 bytes of its mapping by op as
+    `b0 | b1 << 8` when that is one 2-byte code point that needs no context
+    (not the capital sigma of lower: the final sigma); 0 (the general path)
+    otherwise, and for v < 0x80 (overlong sequences)."""
+    out = []
+    for op in FAST_OPS:
+        table = [0] * 2048
+        for cp in range(0x80, 0x800):
+            if op == "lower" and cp == 0x3A3:
+                continue
+            m = getattr(chr(cp), op)().encode("utf-8")
+            if len(m) == 2:
+                table[cp] = m[0] | (m[1] << 8)
+        out.extend(table)
+    return out
+
+
+def case3_plain() -> list[int]:
+    """Bit (b & 63) of ck__case3_plain[b >> 6]: every code point of the block
+    b of 64 (cp >> 6 == b, U+0800-U+FFFF, surrogates excepted) is its own
+    lower, upper and casefold mapping."""
+    words = [0] * 16
+    for b in range(0x800 >> 6, 0x10000 >> 6):
+        cps = range(b << 6, (b + 1) << 6)
+        if any(0xD800 <= cp <= 0xDFFF for cp in cps):
+            continue
+        if all(getattr(chr(cp), op)() == chr(cp) for cp in cps for op in FAST_OPS):
+            words[b >> 6] |= 1 << (b & 63)
+    return words
 
 
 def generate() -> str:
@@ -177,6 +217,11 @@ def generate() -> str:
         emit_array("uint16_t", "ck__ucd_index1", index1, 24),
         "",
         emit_array("uint16_t", "ck__ucd_index2", index2, 24),
+        "",
+        emit_array("uint16_t", "ck__case2", case2_table(), 16),
+        "",
+        emit_array("uint64_t", "ck__case3_plain", case3_plain(), 2,
+                   lambda v: f"0x{v:016x}ull"),
         "",
     ]
     return "\n".join(out)

@@ -76,7 +76,7 @@ from .error_path import (RAISE_SYMBOL, ensure_shared_functions, locate_failures,
 from .llvm_passes import defined_functions_only
 from .signature import element_type
 from .time_elements import of_numba as time_of_numba
-from .cpu_element import element_function, loader, storer
+from .cpu_element import element_function, loader, region_result, storer
 from .string_elements import Piece, emit_load_string, emit_store, emit_store_optional
 from .string_views import (emit_call_end, emit_load_view, emit_next_element,
                            emit_result_arena, emit_text_bytes,
@@ -602,6 +602,9 @@ def build_trampolines(user_dispatcher, args, ret, symbase, arena_offset,
                 break
             elem_fn = context.declare_function(module, cres.fndesc)
             emit = element_via_function(context, elem_fn, nsrc, raise_fn, scratch=views)
+            region = region_result(args, ret, views)
+            if region is not None:   # the element function stores through the region
+                emit.result_arena, emit.view_srcs = True, region
         has_arena = ret.kind == "s"
         if has_struct_strings(ret):
             has_arena, arena_offset = "table", struct_arenas_offset()

@@ -16,7 +16,8 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
-from .string_elements import load_string, load_view, store_string_result
+from .string_elements import (load_string, load_view, store_string_region,
+                              store_string_result)
 from .struct_results import (has_struct_strings, store_struct, struct_store_plan,
                              struct_string_storer)
 
@@ -128,7 +129,8 @@ def element_function(user_dispatcher, args, ret, views=False):
     call = f"_user({', '.join(call_args)})"
     rv = ret.value if getattr(ret, "option", False) else ret
     if rv.kind == "s":
-        glb["_st"] = store_string_result
+        # with views, ``arena`` is the call's result region (region_result)
+        glb["_st"] = store_string_region if views else store_string_result
         store = "_st(arena, dst, {})"
     elif has_struct_strings(rv):   # arena: the address of the arenas, one per field
         glb["_st"] = struct_string_storer(rv.numba)
@@ -155,4 +157,17 @@ def element_function(user_dispatcher, args, ret, views=False):
     return fn, sig, src
 
 
-__all__ = ["loader", "storer", "element_function"]
+def region_result(args, ret, views) -> tuple | None:
+    """When the element function of :func:`element_function` stores its
+    ``string`` (or ``?string``) result through the call's result region --
+    views in: the entry points then make the region and pass its address as
+    the arena -- the indices of the string arguments (the region's size
+    hint); else None."""
+    rv = ret.value if getattr(ret, "option", False) else ret
+    if not views or rv.kind != "s":
+        return None
+    return tuple(j for j, e in enumerate(args)
+                 if (e.value if getattr(e, "option", False) else e).kind == "s")
+
+
+__all__ = ["loader", "storer", "element_function", "region_result"]

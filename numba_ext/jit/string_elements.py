@@ -41,12 +41,12 @@ from numba.extending import intrinsic, overload, register_jitable
 from .. import _native
 from ..errors import (CKOverflowError, CKTypeError, CKValueError, JitOnlyError,
                       OutOfMemoryError)
-from .._numba.memblock import memblock_from_address
+from .._numba.memblock import memblock_from_address, raise_status
 from .._numba.allocator import allocate
 from .._numba.stringtype import CkStringType, ck_string_type
 from .._numba.strings import store_str, store_string
 from .._numba.utf8 import borrow_utf8, memcpy
-from .string_views import emit_load_view
+from .string_views import REGION_MADE_B, REGION_MADE_E, emit_load_view, emit_store_view
 
 _i1 = ir.IntType(1)
 _i8 = ir.IntType(8)
@@ -588,6 +588,73 @@ def _ov_store_string_result(arena, ptr, s):
         return impl_opt
 
 
+@intrinsic
+def _region_store_view(typingctx, region, ptr, s):
+    """Store the view ``s`` through the result region at address ``region``
+    (kept in place when it is the element's made text, else copied to the
+    region's front: :func:`~ckernels.jit.string_views.emit_store_view`);
+    returns the ck_status."""
+    if not isinstance(s, CkStringType) or ptr != types.voidptr:
+        return None
+
+    def codegen(context, builder, sig, args):
+        st = cgutils.alloca_once_value(builder, ir.Constant(ir.IntType(32), 0))
+
+        def on_error(b, code):
+            b.store(code, st)
+        emit_store_view(context, builder, args[0], args[1], args[2], on_error)
+        return builder.load(st)
+    return types.int32(region, ptr, s), codegen
+
+
+@intrinsic
+def _region_arena(typingctx, region):
+    """The arena of the result region at address ``region``; the element's
+    made text is left behind (a ``str`` result is stored instead)."""
+    if not isinstance(region, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        rec = builder.inttoptr(args[0], ir.IntType(8).as_pointer().as_pointer())
+        null = ir.Constant(ir.IntType(8).as_pointer(), None)
+        for k in (REGION_MADE_B, REGION_MADE_E):
+            builder.store(null, builder.gep(rec, [ir.Constant(ir.IntType(32), k)]))
+        arena = builder.load(builder.gep(rec, [ir.Constant(ir.IntType(32), 4)]))
+        return builder.ptrtoint(arena, ir.IntType(64))
+    return types.int64(region), codegen
+
+
+def store_string_region(region, ptr, s):
+    """As :func:`store_string_result`, through the call's result region
+    (``region``: the ``ck_str_region`` address the entry point made,
+    ``ck_str_result_region``): a view is stored without a call (kept in
+    place when it is the element's first case mapping or replace), a
+    ``str`` encoded into the region's arena (jitted code only)."""
+    raise JitOnlyError("store_string_region is callable from jitted code only")
+
+
+@overload(store_string_region)
+def _ov_store_string_region(region, ptr, s):
+    if isinstance(s, types.NoneType):   # the function always raises
+        return lambda region, ptr, s: None
+    if isinstance(s, CkStringType):
+        def impl_view(region, ptr, s):
+            st = _region_store_view(region, ptr, s)
+            if st != 0:
+                raise_status(st, "ck_str_region_store")
+        return impl_view
+    if isinstance(s, types.UnicodeType):
+        def impl(region, ptr, s):
+            store_str(memblock_from_address(_region_arena(region)), _ptr_to_intp(ptr), s)
+        return impl
+    if isinstance(s, types.Optional) and isinstance(s.type, (types.UnicodeType, CkStringType)):
+        def impl_opt(region, ptr, s):
+            if s is None:
+                raise TypeError("the function returned None for a string result")
+            store_string_region(region, ptr, _unwrap_optional(s))
+        return impl_opt
+
+
 __all__ = ["emit_load_string", "emit_str_from_utf8", "emit_store", "emit_store_optional",
            "emit_format_str", "Piece", "parse_spec", "value_kind", "load_string", "load_view",
-           "store_string_result", "NUMBER_BUFFER", "SIGNATURES"]
+           "store_string_result", "store_string_region", "NUMBER_BUFFER", "SIGNATURES"]

@@ -284,20 +284,18 @@ def emit_call_end(builder, emit):
 
 def emit_text_bytes(builder, count, srcs, strides, which):
     """The bytes of the ``string`` arguments ``which`` (indices into
-    ``srcs``, element pointers ``strides`` bytes apart) over ``count``
-    elements (i64): the result region's size hint."""
+    ``srcs``, element pointers ``strides`` bytes apart; a NULL one counts
+    nothing) over ``count`` elements (i64): the result region's size hint."""
     total = cgutils.alloca_once_value(builder, ir.Constant(_i64, 0))
-    if not which:
-        return builder.load(total)
-    with cgutils.for_range(builder, count) as lp:
-        acc = builder.load(total)
-        for j in which:
-            p = builder.bitcast(builder.gep(srcs[j], [builder.mul(lp.index, strides[j])]),
-                                _i64.as_pointer())
-            b = builder.load(p)
-            e = builder.load(builder.gep(p, [ir.Constant(_i32, 1)]))
-            acc = builder.add(acc, builder.sub(e, b))
-        builder.store(acc, total)
+    for j in which:
+        # a NULL source: a null `?string` slot the null-aware wrapper passes alone
+        with builder.if_then(cgutils.is_not_null(builder, srcs[j]), likely=True):
+            with cgutils.for_range(builder, count) as lp:
+                p = builder.bitcast(builder.gep(srcs[j], [builder.mul(lp.index, strides[j])]),
+                                    _i64.as_pointer())
+                b = builder.load(p)
+                e = builder.load(builder.gep(p, [ir.Constant(_i32, 1)]))
+                builder.store(builder.add(builder.load(total), builder.sub(e, b)), total)
     return builder.load(total)
 
 

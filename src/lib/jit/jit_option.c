@@ -47,14 +47,30 @@ static inline const char *ck__opt_at(const char *p, intptr_t stride, size_t i) {
   return (const char *)((uintptr_t)p + (uintptr_t)((intptr_t)i * stride));
 }
 
-static inline bool ck__opt_all_valid(const ck__jit_option_kernel *k, const ck__opt_bits *b,
-                                     size_t i) {
-  for (uint32_t j = 0; j < k->nsrc; j++) {
-    if (b->b0[j] >= 0 && !ck_bitmap_get(k->src[j].bits, b->b0[j] + (int64_t)i * b->bs[j])) {
-      return false;
+/* The end of the run of slots from i (before count) where every argument is
+ * valid: 64 bits at a time for bitmaps of step 1 (ck_bitmap_find_unset). */
+static size_t ck__opt_valid_end(const ck__jit_option_kernel *k, const ck__opt_bits *b,
+                                size_t i, size_t count) {
+  size_t end = count;
+  for (uint32_t j = 0; j < k->nsrc && end > i; j++) {
+    if (b->b0[j] < 0) {
+      continue;
+    }
+    if (b->bs[j] == 1) {
+      int64_t f =
+          ck_bitmap_find_unset(k->src[j].bits, b->b0[j] + (int64_t)i, (int64_t)(end - i));
+      if (f >= 0) {
+        end = i + (size_t)f;
+      }
+    } else {
+      size_t e = i;
+      while (e < end && ck_bitmap_get(k->src[j].bits, b->b0[j] + (int64_t)e * b->bs[j])) {
+        e++;
+      }
+      end = e;
     }
   }
-  return true;
+  return end;
 }
 
 /* The destination's validity of slot i (and the refusal of a null where it
@@ -199,10 +215,7 @@ static int ck__jit_option_run(char *dst, intptr_t ds, const char *const *src,
    * entry point in one call; a slot with a null goes alone */
   size_t i = 0;
   while (i < count) {
-    size_t j = i;
-    while (j < count && ck__opt_all_valid(k, &b, j)) {
-      j++;
-    }
+    size_t j = ck__opt_valid_end(k, &b, i, count);
     int r = j > i ? ck__opt_run(k, &b, child, dst, ds, src, ss, i, j)
                   : ck__opt_one(k, &b, child, dst, ds, src, ss, i);
     if (r != 0) {

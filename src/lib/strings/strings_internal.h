@@ -261,6 +261,16 @@ extern const int ck__ucd_shift;
 extern const int ck__ucd_max_growth;
 extern const char ck__ucd_version[];
 
+/* The fast paths of lower / upper / casefold (utf8_case.c), generated with
+ * the records: ck__case2[op * 2048 + v] is the UTF-8 of the mapping by op
+ * (0 lower, 1 upper, 2 casefold) of the 2-byte sequence of 11-bit value v,
+ * as `b0 | b1 << 8`, when that is one 2-byte code point needing no context
+ * (0: take the general path); bit (b & 63) of ck__case3_plain[b >> 6] says
+ * that every code point of the 64 with cp >> 6 == b (U+0800-U+FFFF) is its
+ * own lower, upper and casefold mapping. */
+extern const uint16_t ck__case2[3 * 2048];
+extern const uint64_t ck__case3_plain[16];
+
 static inline const ck__ucd_record *ck__ucd(uint32_t cp) {
   if (cp > 0x10FFFF) {
     cp = 0; /* never for valid text; record 0 has no properties */

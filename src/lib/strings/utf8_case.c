@@ -223,6 +223,195 @@ static inline int64_t ck__ascii_flip(const char *s, int64_t n, char *w, unsigned
   return i;
 }
 
+/* The code point at byte *pi (after the ASCII and 2-byte fast paths) mapped
+ * by op through its record, written at *pw; the allocation [*pb, *pe) is
+ * grown when the mapping is longer than the code point's UTF-8, keeping
+ * room >= n - i (below).  *prev_cased: title's state. */
+static ck_status ck__case_cp(const char *func, ck__out *o, const char *s, int64_t n,
+                             ck__case_op op, int64_t *pi, bool *prev_cased, char **pb,
+                             char **pe, char **pw) {
+  const unsigned char *u = (const unsigned char *)s;
+  int64_t i = *pi;
+  int len;
+  uint32_t cp = ck__decode(u + i, u + n, &len);
+  const ck__ucd_record *r = ck__ucd(cp);
+  uint32_t m[3];
+  int k;
+  switch (op) {
+  case CK__LOWER:
+    k = ck__lower_at(s, n, i, cp, r, m);
+    break;
+  case CK__UPPER:
+    k = ck__case_of(r, CK_CASE_UPPER, cp, m);
+    break;
+  case CK__FOLD:
+    k = ck__case_of(r, CK_CASE_FOLD, cp, m);
+    break;
+  case CK__TITLE:
+    k = *prev_cased ? ck__lower_at(s, n, i, cp, r, m) : ck__case_of(r, CK_CASE_TITLE, cp, m);
+    *prev_cased = (r->flags & CK_UNICODE_CASED) != 0;
+    break;
+  case CK__CAPITALIZE:
+    k = i == 0 ? ck__case_of(r, CK_CASE_TITLE, cp, m) : ck__lower_at(s, n, i, cp, r, m);
+    break;
+  default: /* CK__SWAPCASE */
+    if (r->flags & CK_UNICODE_UPPER) {
+      k = ck__lower_at(s, n, i, cp, r, m);
+    } else if (r->flags & CK_UNICODE_LOWER) {
+      k = ck__case_of(r, CK_CASE_UPPER, cp, m);
+    } else {
+      m[0] = cp;
+      k = 1;
+    }
+    break;
+  }
+  int size = 0;
+  for (int j = 0; j < k; j++) {
+    size += ck__cp_size(m[j]);
+  }
+  i += len;
+  char *w = *pw;
+  if (size > len && (*pe - w) - size < n - i) { /* keep room >= n - i */
+    int64_t used = w - *pb;
+    uint64_t cap = (uint64_t)used + (uint64_t)size + (uint64_t)(n - i) * ck__ucd_max_growth;
+    if (cap > (uint64_t)PTRDIFF_MAX) {
+      return ck__error(CK_ERR_OVERFLOW, func, "the result would exceed %lld bytes",
+                       (long long)PTRDIFF_MAX);
+    }
+    ck_status st = ck__result_grow(o, used, cap, func, pb, pe);
+    if (st != CK_OK) {
+      return st;
+    }
+    w = *pb + used;
+  }
+  for (int j = 0; j < k; j++) {
+    w += ck__encode(m[j], w);
+  }
+  *pw = w;
+  *pi = i;
+  return CK_OK;
+}
+
+#if CK__WORDS
+/* The r bytes (1-7) at p as the low bytes of a word, the others zero: two
+ * overlapping loads, nothing read outside [p, p + r). */
+static inline uint64_t ck__load_short(const char *p, int64_t r) {
+  if (r >= 4) {
+    uint32_t x, y;
+    memcpy(&x, p, 4);
+    memcpy(&y, p + r - 4, 4);
+    return (uint64_t)x | ((uint64_t)y << (8 * (r - 4)));
+  }
+  if (r >= 2) {
+    uint16_t x, y;
+    memcpy(&x, p, 2);
+    memcpy(&y, p + r - 2, 2);
+    return (uint64_t)x | ((uint64_t)y << (8 * (r - 2)));
+  }
+  return (unsigned char)p[0];
+}
+
+/* The low r bytes (1-7) of x stored at p (two overlapping stores). */
+static inline void ck__store_short(char *p, uint64_t x, int64_t r) {
+  if (r >= 4) {
+    uint32_t y = (uint32_t)(x >> (8 * (r - 4)));
+    memcpy(p, &x, 4); /* the low 4 bytes (little-endian) */
+    memcpy(p + r - 4, &y, 4);
+  } else if (r >= 2) {
+    uint16_t y = (uint16_t)(x >> (8 * (r - 2)));
+    memcpy(p, &x, 2);
+    memcpy(p + r - 2, &y, 2);
+  } else {
+    p[0] = (char)x;
+  }
+}
+
+/*
+ * lower / upper / casefold: no state but the final sigma, so a loop of its
+ * own.  ASCII runs go 8 bytes at a time (the last 1-7 bytes of a run as
+ * one word too: ck__load_short), also between non-ASCII characters; a
+ * 2-byte sequence (Latin-1 supplement, Latin Extended, Greek, Cyrillic ...)
+ * is mapped by one lookup of its two bytes (ck__case2), a 3-byte one in a
+ * block that no mapping changes (CJK, most symbols) is copied; the rest --
+ * the capital sigma of lower, mappings that change the length (ß -> SS),
+ * other cased 3-byte and all 4-byte code points -- take the general path
+ * (ck__case_cp).  Allocation and room as ck__case below.
+ */
+static ck_status ck__case_simple(const char *func, ck__out *o, const char *s, int64_t n,
+                                 ck__case_op op, ck_string *out) {
+  char *b, *e;
+  ck_status st = ck__result_begin(o, (uint64_t)n, func, &b, &e);
+  if (st != CK_OK) {
+    return st;
+  }
+  const unsigned char *u = (const unsigned char *)s;
+  const unsigned lo = op == CK__UPPER ? 'a' : 'A', hi = lo + 25;
+  const uint16_t *t2 = ck__case2 + 2048 * (int)op; /* CK__LOWER, CK__UPPER, CK__FOLD */
+  char *w = b;
+  int64_t i = 0;
+  bool prev_cased = false; /* unused by these ops */
+  while (i < n) {
+    /* ASCII, 8 bytes at a time; a word holding other bytes is stored
+     * whole (room >= n - i >= 8) and its bytes from the first other one
+     * on are rewritten next */
+    for (; n - i >= 8; i += 8, w += 8) {
+      uint64_t x = ck__load64(s + i), h = x & CK__HI_BITS;
+      x ^= ck__in_range(x, lo, hi) >> 2;
+      memcpy(w, &x, 8);
+      if (h != 0) {
+        int k = __builtin_ctzll(h) >> 3;
+        i += k;
+        w += k;
+        goto other;
+      }
+    }
+    if (i < n) { /* 1-7 bytes left */
+      int64_t r = n - i;
+      uint64_t x = ck__load_short(s + i, r), h = x & CK__HI_BITS;
+      x ^= ck__in_range(x, lo, hi) >> 2;
+      if (h == 0) {
+        ck__store_short(w, x, r);
+        w += r;
+        break;
+      }
+      int k = __builtin_ctzll(h) >> 3;
+      if (k > 0) {
+        ck__store_short(w, x, k);
+        i += k;
+        w += k;
+      }
+    }
+  other:
+    /* the non-ASCII code points up to the next ASCII byte */
+    while (i < n && u[i] >= 0x80) {
+      unsigned c0 = u[i];
+      if (c0 >= 0xC0 && c0 < 0xE0 && n - i >= 2) {
+        uint16_t m = t2[((c0 & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu)];
+        if (m != 0) {
+          memcpy(w, &m, 2); /* b0 | b1 << 8: little-endian */
+          w += 2;
+          i += 2;
+          continue;
+        }
+      } else if (c0 >= 0xE0 && c0 < 0xF0 && n - i >= 3) {
+        unsigned blk = ((c0 & 0x0Fu) << 6) | (u[i + 1] & 0x3Fu); /* cp >> 6 */
+        if ((ck__case3_plain[blk >> 6] >> (blk & 63)) & 1) {
+          memcpy(w, s + i, 3);
+          w += 3;
+          i += 3;
+          continue;
+        }
+      }
+      st = ck__case_cp(func, o, s, n, op, &i, &prev_cased, &b, &e, &w);
+      if (st != CK_OK) {
+        return st;
+      }
+    }
+  }
+  return ck__result_done(o, b, e, w - b, out);
+}
+#endif
+
 /*
  * One pass over the text: 8 bytes at a time while they are ASCII (mapped
  * and stored as a word, no separate is-ASCII scan), other code points
@@ -241,12 +430,17 @@ static ck_status ck__case(const char *func, ck__out *o, const char *s, int64_t n
   if (out == NULL) {
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL output");
   }
+#if CK__WORDS
+  if (op == CK__LOWER || op == CK__UPPER || op == CK__FOLD) {
+    return ck__case_simple(func, o, s, n, op, out);
+  }
+#endif
   char *b, *e;
   ck_status st = ck__result_begin(o, (uint64_t)n, func, &b, &e);
   if (st != CK_OK) {
     return st;
   }
-  const unsigned char *u = (const unsigned char *)s, *end = u + n;
+  const unsigned char *u = (const unsigned char *)s;
   char *w = b;
   bool prev_cased = false; /* title: the character before i is cased */
   int64_t i = 0;
@@ -257,21 +451,32 @@ static ck_status ck__case(const char *func, ck__out *o, const char *s, int64_t n
   }
   while (i < n) {
 #if CK__WORDS
-    if (n - i >= 8) {
-      uint64_t x = ck__load64(s + i);
+    {
+      /* 8 bytes, or the last 1-7 as one word (ck__load_short) */
+      int64_t r = n - i;
+      uint64_t x = r >= 8 ? ck__load64(s + i) : ck__load_short(s + i, r);
       uint64_t hi = x & CK__HI_BITS;
       if (hi == 0) {
         x = ck__ascii_word(x, op, &prev_cased, i == 0);
-        memcpy(w, &x, 8); /* room >= n - i >= 8 */
-        w += 8;
-        i += 8;
+        if (r >= 8) {
+          memcpy(w, &x, 8); /* room >= n - i >= 8 */
+          r = 8;
+        } else {
+          ck__store_short(w, x, r);
+        }
+        w += r;
+        i += r;
         continue;
       }
       int k = __builtin_ctzll(hi) >> 3; /* ASCII bytes before the first other */
       if (k > 0) {
         bool pc = prev_cased;
         x = ck__ascii_word(x, op, &pc, i == 0);
-        memcpy(w, &x, 8); /* bytes from k on are rewritten next */
+        if (r >= 8) {
+          memcpy(w, &x, 8); /* bytes from k on are rewritten next */
+        } else {
+          ck__store_short(w, x, k);
+        }
         if (op == CK__TITLE) {
           unsigned char c = u[i + k - 1] | 0x20;
           prev_cased = c >= 'a' && c <= 'z';
@@ -279,66 +484,17 @@ static ck_status ck__case(const char *func, ck__out *o, const char *s, int64_t n
         w += k;
         i += k;
       }
-    } else
-#endif
-        if (u[i] < 0x80) {
+    }
+#else
+    if (u[i] < 0x80) {
       *w++ = (char)ck__ascii_byte(u[i], op, &prev_cased, i == 0);
       i++;
       continue;
     }
-    int len;
-    uint32_t cp = ck__decode(u + i, end, &len);
-    const ck__ucd_record *r = ck__ucd(cp);
-    uint32_t m[3];
-    int k;
-    switch (op) {
-    case CK__LOWER:
-      k = ck__lower_at(s, n, i, cp, r, m);
-      break;
-    case CK__UPPER:
-      k = ck__case_of(r, CK_CASE_UPPER, cp, m);
-      break;
-    case CK__FOLD:
-      k = ck__case_of(r, CK_CASE_FOLD, cp, m);
-      break;
-    case CK__TITLE:
-      k = prev_cased ? ck__lower_at(s, n, i, cp, r, m) : ck__case_of(r, CK_CASE_TITLE, cp, m);
-      prev_cased = (r->flags & CK_UNICODE_CASED) != 0;
-      break;
-    case CK__CAPITALIZE:
-      k = i == 0 ? ck__case_of(r, CK_CASE_TITLE, cp, m) : ck__lower_at(s, n, i, cp, r, m);
-      break;
-    default: /* CK__SWAPCASE */
-      if (r->flags & CK_UNICODE_UPPER) {
-        k = ck__lower_at(s, n, i, cp, r, m);
-      } else if (r->flags & CK_UNICODE_LOWER) {
-        k = ck__case_of(r, CK_CASE_UPPER, cp, m);
-      } else {
-        m[0] = cp;
-        k = 1;
-      }
-      break;
-    }
-    int size = 0;
-    for (int j = 0; j < k; j++) {
-      size += ck__cp_size(m[j]);
-    }
-    i += len;
-    if (size > len && (e - w) - size < n - i) { /* keep room >= n - i */
-      int64_t used = w - b;
-      uint64_t cap = (uint64_t)used + (uint64_t)size + (uint64_t)(n - i) * ck__ucd_max_growth;
-      if (cap > (uint64_t)PTRDIFF_MAX) {
-        return ck__error(CK_ERR_OVERFLOW, func, "the result would exceed %lld bytes",
-                         (long long)PTRDIFF_MAX);
-      }
-      st = ck__result_grow(o, used, cap, func, &b, &e);
-      if (st != CK_OK) {
-        return st;
-      }
-      w = b + used;
-    }
-    for (int j = 0; j < k; j++) {
-      w += ck__encode(m[j], w);
+#endif
+    st = ck__case_cp(func, o, s, n, op, &i, &prev_cased, &b, &e, &w);
+    if (st != CK_OK) {
+      return st;
     }
   }
   return ck__result_done(o, b, e, w - b, out);

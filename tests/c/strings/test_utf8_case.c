@@ -47,6 +47,132 @@ static void test_words(void) {
   ck_memblock_decref(a);
 }
 
+/* The mapping of [s, s + n) code point by code point through
+ * ck_unicode_case (the records: the general path), no final sigma. */
+static size_t reference(const char *s, size_t n, ck_case_map which, char *out) {
+  size_t i = 0, o = 0;
+  while (i < n) {
+    unsigned char c = (unsigned char)s[i];
+    int len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    uint32_t cp = len == 1 ? c : c & (0x7Fu >> len);
+    for (int k = 1; k < len; k++) {
+      cp = (cp << 6) | ((unsigned char)s[i + k] & 0x3Fu);
+    }
+    uint32_t m[3];
+    int count = ck_unicode_case(cp, which, m);
+    for (int k = 0; k < count; k++) {
+      uint32_t x = m[k];
+      if (x < 0x80) {
+        out[o++] = (char)x;
+      } else if (x < 0x800) {
+        out[o++] = (char)(0xC0 | (x >> 6));
+        out[o++] = (char)(0x80 | (x & 0x3F));
+      } else if (x < 0x10000) {
+        out[o++] = (char)(0xE0 | (x >> 12));
+        out[o++] = (char)(0x80 | ((x >> 6) & 0x3F));
+        out[o++] = (char)(0x80 | (x & 0x3F));
+      } else {
+        out[o++] = (char)(0xF0 | (x >> 18));
+        out[o++] = (char)(0x80 | ((x >> 12) & 0x3F));
+        out[o++] = (char)(0x80 | ((x >> 6) & 0x3F));
+        out[o++] = (char)(0x80 | (x & 0x3F));
+      }
+    }
+    i += (size_t)len;
+  }
+  return o;
+}
+
+/* lower / upper / casefold's own loop (ASCII words also between other
+ * characters, the last 1-7 bytes as one word, 2-byte sequences by lookup,
+ * plain 3-byte blocks copied) on random mixes, each text in a buffer of
+ * its exact size (ASan: nothing read past it), against the records; then
+ * every 2-byte code point between ASCII runs of every length 0-9. */
+static void test_fast_paths(void) {
+  static const char *pieces[] = {"a", "Z", "q", " ", "7", "\xc3\xa9", "\xc3\x89", "\xc3\x9f",
+                                 "\xce\xa9", "\xd0\xb6", "\xc7\x85", "\xc4\xb0", "\xc4\xb1",
+                                 "\xc5\x89", "\xe6\x9d\xb1", "\xe2\x84\xaa", "\xef\xac\x83",
+                                 "\xf0\x9f\x98\x80", "\xf0\x90\x90\x80", "ABCDEFGH", "xyz"};
+  static const ck_case_map maps[] = {CK_CASE_LOWER, CK_CASE_UPPER, CK_CASE_FOLD};
+  static const ck_str_case_op ops[] = {CK_STR_LOWER, CK_STR_UPPER, CK_STR_CASEFOLD};
+  const int npieces = (int)(sizeof pieces / sizeof pieces[0]);
+  char text[256], want[1024];
+  uint32_t seed = 12345;
+  int bad = 0;
+  for (int t = 0; t < 3000; t++) {
+    size_t n = 0;
+    seed = seed * 1103515245u + 12345u;
+    int count = (int)((seed >> 16) % 12);
+    for (int k = 0; k < count; k++) {
+      seed = seed * 1103515245u + 12345u;
+      const char *p = pieces[(seed >> 16) % (uint32_t)npieces];
+      memcpy(text + n, p, strlen(p));
+      n += strlen(p);
+    }
+    char *exact = malloc(n ? n : 1);
+    REQUIRE(exact != NULL);
+    memcpy(exact, text, n);
+    for (int op = 0; op < 3; op++) {
+      ck_string r;
+      size_t m = reference(exact, n, maps[op], want);
+      CHECK_OK(ck_str_case(ops[op], exact, (int64_t)n, &r));
+      if ((size_t)(r.end - r.begin) != m || memcmp(r.begin, want, m) != 0) {
+        bad++;
+      }
+    }
+    /* title / capitalize / swapcase read the last 1-7 bytes as one word
+     * too (values: the Python oracles; here: nothing read past the text) */
+    for (int op = CK_STR_TITLE; op <= CK_STR_SWAPCASE; op++) {
+      ck_string r;
+      CHECK_OK(ck_str_case((ck_str_case_op)op, exact, (int64_t)n, &r));
+    }
+    free(exact);
+    ck_str_scratch_free();
+  }
+  CHECK(bad == 0);
+  bad = 0;
+  for (uint32_t cp = 0x80; cp < 0x800; cp++) {
+    for (int before = 0; before < 10; before++) {
+      size_t n = 0;
+      for (int k = 0; k < before; k++) {
+        text[n++] = (char)('A' + k);
+      }
+      text[n++] = (char)(0xC0 | (cp >> 6));
+      text[n++] = (char)(0x80 | (cp & 0x3F));
+      memcpy(text + n, "bCdEfGhIj", (size_t)(9 - before));
+      n += (size_t)(9 - before);
+      char *exact = malloc(n);
+      REQUIRE(exact != NULL);
+      memcpy(exact, text, n);
+      for (int op = 0; op < 3; op++) {
+        ck_string r;
+        if (cp == 0x3A3 && op == 0) {
+          continue; /* the final sigma: test_words */
+        }
+        size_t m = reference(exact, n, maps[op], want);
+        CHECK_OK(ck_str_case(ops[op], exact, (int64_t)n, &r));
+        if ((size_t)(r.end - r.begin) != m || memcmp(r.begin, want, m) != 0) {
+          bad++;
+        }
+      }
+      free(exact);
+    }
+    ck_str_scratch_free();
+  }
+  CHECK(bad == 0);
+  /* the final sigma around the fast paths */
+  ck_memblock *a = NULL;
+  CHECK_OK(ck_pod_memblock_new(0, &a));
+  ck_string r;
+  CHECK_OK(ck_str_lower(a, V("\xce\xa3\xce\x9f\xce\xa6\xce\x99\xce\x91\xce\xa3"), &r));
+  CHECK(eq(r, "\xcf\x83\xce\xbf\xcf\x86\xce\xb9\xce\xb1\xcf\x82")); /* ΣΟΦΙΑΣ */
+  CHECK_OK(ck_str_lower(a, V("A\xce\xa3.B \xce\xa3, B\xce\xa3"), &r)); /* AΣ.B Σ, BΣ */
+  CHECK(eq(r, "a\xcf\x83.b \xcf\x83, b\xcf\x82"));
+  CHECK_OK(ck_str_lower(a, V("\xe6\x9d\xb1\xce\xa3"), &r)); /* 東Σ: 東 is not cased */
+  CHECK(eq(r, "\xe6\x9d\xb1\xcf\x83"));
+  ck_memblock_decref(a);
+}
+
 static void test_result_arena(void) {
   ck_memblock *dst = NULL, *scratch = NULL;
   CHECK_OK(ck_pod_memblock_new(0, &dst));
@@ -178,4 +304,4 @@ static void test_region(void) {
   ck_memblock_decref(dst);
 }
 
-CK_TEST_MAIN(CK_TEST(test_words), CK_TEST(test_result_arena), CK_TEST(test_region))
+CK_TEST_MAIN(CK_TEST(test_words), CK_TEST(test_fast_paths), CK_TEST(test_result_arena), CK_TEST(test_region))
