@@ -261,6 +261,127 @@ CK_FV_FN int ck_fv_u64_digits(CK_FV_U64 m, CK_FV_U8 *d, int *ndig) {
   return n;
 }
 
+/* ---- fixed-precision digits: the fast path ----------------------------------------------- */
+#define CK_FV_FIXED_MAX 19 /* the most digits after the point ck_fv_fixed_digits takes */
+
+/* 10^i, 0 <= i <= 19 */
+CK_FV_FN CK_FV_U64 ck_fv_pow10(int i) {
+  CK_FV_U64 p = 1u, b = 10u;
+  while (i != 0) {
+    if (i & 1) {
+      p *= b;
+    }
+    b *= b; /* wraps past 10^16 only after its last use */
+    i >>= 1;
+  }
+  return p;
+}
+
+/* The exact digits of ck_fv_digits' mode 3 (`ndigits` after the point,
+ * rounded half to even on the exact binary value) without a big integer,
+ * for |v| < 2^64 and 0 <= ndigits <= CK_FV_FIXED_MAX: |v| = I + F / 2^f
+ * (I < 2^64; F < 2^53, F < 2^f), the fraction's digits are
+ * q = floor(F * 10^ndigits / 2^f) < 10^ndigits, from the 128-bit product of
+ * two 64-bit words (CK_FV_MULHI: no 128-bit type), and the remainder
+ * F * 10^ndigits mod 2^f against 2^(f - 1) decides the rounding (a tie
+ * goes to the even last digit; a carry out of q increments I).  Writes
+ * d[0, *nd) and *decpt as ck_fv_digits does (at most 39 digits) and returns
+ * true; false (nothing written) outside that range or for inf/nan. */
+CK_FV_FN bool ck_fv_fixed_digits(CK_FV_U64 bits, CK_FV_I64 ndigits, CK_FV_U8 *d,
+                                 CK_FV_I64 *nd, CK_FV_I64 *decpt) {
+  CK_FV_U64 mant = bits & ((((CK_FV_U64)1) << 52) - 1);
+  int bexp = (int)((bits >> 52) & 0x7ff);
+  if (bexp == 0x7ff || ndigits < 0 || ndigits > CK_FV_FIXED_MAX) {
+    return false;
+  }
+  CK_FV_U64 m = bexp == 0 ? mant : mant | (((CK_FV_U64)1) << 52);
+  int e = bexp == 0 ? -1074 : bexp - 1075;
+  int n = (int)ndigits;
+  CK_FV_U64 p10 = ck_fv_pow10(n);
+  CK_FV_U64 ip, q = 0;
+  if (e >= 0) {
+    if (e > 11) { /* 2^64 or more */
+      return false;
+    }
+    ip = m << e; /* an integer: no fraction digits to round */
+  } else {
+    int f = -e;
+    CK_FV_U64 fr = m;
+    ip = 0;
+    if (f <= 52) {
+      ip = m >> f;
+      fr = m & ((((CK_FV_U64)1) << f) - 1);
+    }
+    /* P = fr * 10^n < 2^117: (hi, lo) */
+    CK_FV_U64 lo = fr * p10, hi = CK_FV_MULHI(fr, p10);
+    if (f < 118) { /* else P < 2^(f - 1): q = 0, below one half */
+      CK_FV_U64 rh, rl, hh, hl; /* the remainder P mod 2^f and one half, 2^(f - 1) */
+      if (f < 64) {
+        q = (lo >> f) | (hi << (64 - f));
+        rh = 0;
+        rl = lo & ((((CK_FV_U64)1) << f) - 1);
+        hh = 0;
+        hl = ((CK_FV_U64)1) << (f - 1);
+      } else if (f == 64) {
+        q = hi;
+        rh = 0;
+        rl = lo;
+        hh = 0;
+        hl = ((CK_FV_U64)1) << 63;
+      } else {
+        q = hi >> (f - 64);
+        rh = hi & ((((CK_FV_U64)1) << (f - 64)) - 1);
+        rl = lo;
+        hh = ((CK_FV_U64)1) << (f - 65);
+        hl = 0;
+      }
+      bool above = rh > hh || (rh == hh && rl > hl);
+      bool tie = rh == hh && rl == hl;
+      bool odd = ((n > 0 ? q : ip) & 1u) != 0;
+      if (above || (tie && odd)) {
+        q += 1u;
+        if (q == p10) { /* 0.99..95 -> 1.00..0: the carry goes into I */
+          q = 0;
+          ip += 1u;
+        }
+      }
+    }
+  }
+  CK_FV_I64 k = 0;
+  if (ip != 0) {
+    int ndig;
+    int t = ck_fv_u64_digits(ip, d, &ndig);
+    for (int i = t; i < ndig; i++) {
+      d[i] = '0';
+    }
+    k = ndig;
+    *decpt = ndig;
+  } else if (q == 0) {
+    d[0] = '0';
+    *nd = 1;
+    *decpt = 1;
+    return true;
+  } else {
+    /* no integer part: the point sits before q's n digits, its leading zeros skipped */
+    int nq = 0;
+    for (CK_FV_U64 r = q; r != 0; r /= 10u) {
+      nq++;
+    }
+    *decpt = nq - n;
+    n = nq;
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    d[k + i] = (CK_FV_U8)('0' + q % 10u);
+    q /= 10u;
+  }
+  k += n;
+  while (k > 1 && d[k - 1] == '0') {
+    k--;
+  }
+  *nd = k;
+  return true;
+}
+
 /* |v| (bits, finite) as decimal digits d[0, *nd) without trailing zeros ("0"
  * for zero, or a value that rounds to zero) and the point *decpt (|v| ~
  * 0.d * 10^decpt): CPython's dtoa mode 0 (shortest), 2 (`ndigits`
@@ -280,6 +401,9 @@ CK_FV_FN void ck_fv_digits(CK_FV_U64 bits, int mode, CK_FV_I64 ndigits, CK_FV_U8
     CK_FV_U64 m = ck_fv_shortest(bits, &e10);
     *nd = ck_fv_u64_digits(m, d, &ndig);
     *decpt = ndig + e10;
+    return;
+  }
+  if (mode == 3 && ck_fv_fixed_digits(bits, ndigits, d, nd, decpt)) {
     return;
   }
   /* v = m * 2^e exactly */
