@@ -865,13 +865,26 @@ static ck_status ck__float_layout(char *out, size_t cap, const ck_format_spec *s
 /* Formatting computes (v * 100 for '%', strtod and float conversions of
  * candidate digits) but leaves the caller's floating-point flags as they
  * were: NumPy reports flags raised in a ufunc loop as warnings, and Python's
- * format() raises none. */
+ * format() raises none.  Reading the flags is cheap, writing them back
+ * (fldenv) is not: they are written back only when they changed (the
+ * integer digit paths change none). */
 static ck_status ck__float_layout_quiet(char *out, size_t cap, const ck_format_spec *spec,
                                         double v, size_t *out_len) {
-  fexcept_t flags;
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  if ((spec->type == 'f' || spec->type == 'F') && spec->precision <= 19 &&
+      ((bits >> 52) & 0x7ff) < 1023 + 64) {
+    /* |v| < 2^64 at <= 19 places: the integer path (ck__fixed_digits), no
+     * floating-point operation that could raise a flag */
+    return ck__float_layout(out, cap, spec, v, CK_TYPE_FLOAT64, out_len);
+  }
+  fexcept_t flags, after;
   fegetexceptflag(&flags, FE_ALL_EXCEPT);
   ck_status st = ck__float_layout(out, cap, spec, v, CK_TYPE_FLOAT64, out_len);
-  fesetexceptflag(&flags, FE_ALL_EXCEPT);
+  fegetexceptflag(&after, FE_ALL_EXCEPT);
+  if (memcmp(&after, &flags, sizeof flags) != 0) {
+    fesetexceptflag(&flags, FE_ALL_EXCEPT);
+  }
   return st;
 }
 

@@ -14,6 +14,7 @@
 
 #include "ckernel/text.h"
 
+#include <fenv.h>
 #include <math.h>
 
 #include "core/format_view_internal.h"
@@ -256,6 +257,30 @@ static void test_texts(void) {
   }
 }
 
+/* the caller's floating-point flags stay as they were, raised or clear, on
+ * the integer path (no save and restore) and on the others ('%': v * 100;
+ * a signalling NaN; snprintf beyond 19 places) */
+static void test_flags_kept(void) {
+  static const char *const specs[] = {".2f", ".2%", ".25f", "F"};
+  double sn = from_bits(0x7FF4000000000000ULL); /* a signalling NaN */
+  const double vals[] = {0.1, 1e300, 3.0, sn};
+  char out[512];
+  size_t n;
+  for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+    ck_format_spec hs;
+    REQUIRE_OK(ck_format_spec_parse(specs[i], strlen(specs[i]), CK_FORMAT_FLOAT, &hs));
+    for (size_t j = 0; j < sizeof vals / sizeof vals[0]; j++) {
+      feclearexcept(FE_ALL_EXCEPT);
+      CHECK_OK(ck_format_float64(out, sizeof out, &hs, vals[j], &n));
+      CHECK(fetestexcept(FE_ALL_EXCEPT) == 0);
+      feraiseexcept(FE_INEXACT | FE_UNDERFLOW);
+      CHECK_OK(ck_format_float64(out, sizeof out, &hs, vals[j], &n));
+      CHECK(fetestexcept(FE_ALL_EXCEPT) == (FE_INEXACT | FE_UNDERFLOW));
+    }
+  }
+  feclearexcept(FE_ALL_EXCEPT);
+}
+
 /* run after the others: most of their comparisons were of the fast path */
 static void test_took_the_fast_path(void) {
   printf("fast-path comparisons: %ld\n", n_fast);
@@ -263,4 +288,5 @@ static void test_took_the_fast_path(void) {
 }
 
 CK_TEST_MAIN(CK_TEST(test_edge_list), CK_TEST(test_random_bits), CK_TEST(test_every_precision),
-             CK_TEST(test_ties), CK_TEST(test_texts), CK_TEST(test_took_the_fast_path))
+             CK_TEST(test_ties), CK_TEST(test_texts), CK_TEST(test_flags_kept),
+             CK_TEST(test_took_the_fast_path))
