@@ -10,7 +10,8 @@
  * text.c and numtext.c share with it (digit text, grouped digits, a float's
  * presentation type) are exported from here too, so each rule has one
  * implementation, and so is the fast exact path of fixed-precision digits
- * ('f' and '%' up to 19 digits after the point of values below 2^64).
+ * ('f' and '%', 'e' and 'g': up to 19 digits after the point of values
+ * below 2^64).
  */
 #include "core/shortest_internal.h"
 
@@ -25,9 +26,11 @@ uint64_t ck__shortest_f64(uint64_t bits, int32_t *exp10) {
   return m;
 }
 
-bool ck__fixed_digits(double v, int ndigits, char *digits, size_t *n, int *decpt) {
+bool ck__fixed_digits(double v, int mode, int ndigits, char *digits, size_t *n, int *decpt) {
   int64_t k, dp;
-  if (!ck_fv_fixed_digits(ck__bits(v), ndigits, (unsigned char *)digits, &k, &dp)) {
+  unsigned char *d = (unsigned char *)digits;
+  if (!(mode == 3 ? ck_fv_fixed_digits(ck__bits(v), ndigits, d, &k, &dp)
+                  : ck_fv_sig_digits(ck__bits(v), ndigits, d, &k, &dp))) {
     return false;
   }
   *n = (size_t)k;

@@ -685,14 +685,15 @@ static char *ck__float_digits_libc(double v, int mode, int ndigits, int t, size_
 /* |v| as decimal digits (no trailing zeros; "" or "0" for zero) and the
  * decimal point position (|v| ~ 0.digits * 10^decpt): CPython's dtoa modes
  * 0 (shortest, t: the float type), 2 (`ndigits` significant) and 3
- * (`ndigits` after the point).  Mode 3 of |v| < 2^64 with at most 19 digits
- * after the point is format_view.h's exact integer path (no locale, no
- * libc); the rest comes from the C library in the "C" locale (snprintf's
- * %.*e / %.*f are correctly rounded from the exact binary value in glibc).
+ * (`ndigits` after the point).  Modes 2 and 3 of |v| < 2^64 with the last
+ * digit at most 19 places after the point are format_view.h's exact
+ * integer path (no locale, no libc); the rest comes from the C library in
+ * the "C" locale (snprintf's %.*e / %.*f are correctly rounded from the
+ * exact binary value in glibc).
  * small holds 40 bytes at least.  NULL: no memory. */
 static char *ck__float_digits(double v, int mode, int ndigits, int t, size_t *n,
                               int *decpt, char *small, size_t small_size) {
-  if (mode == 3 && ck__fixed_digits(v, ndigits, small, n, decpt)) {
+  if (mode != 0 && ck__fixed_digits(v, mode, ndigits, small, n, decpt)) {
     return small;
   }
   locale_t old = ck__enter_c_locale();

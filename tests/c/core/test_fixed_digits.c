@@ -1,11 +1,12 @@
 /*
- * test_fixed_digits.c -- the fast exact path of fixed-precision digits
+ * test_fixed_digits.c -- the fast exact paths of fixed-precision digits
  * (ckernel/format_view.h's ck_fv_fixed_digits: 'f' and '%' with up to 19
- * digits after the point of |v| < 2^64, integer arithmetic only) and the
- * texts built on it -- the host's ck_format_float64 (text.c) and the device
- * header's ck_fv_float, both passes -- checked against glibc's
- * snprintf("%.*f"), which rounds the exact binary value half to even as
- * CPython's dtoa does: random bit patterns of every exponent, values below
+ * digits after the point of |v| < 2^64; ck_fv_sig_digits: 'e' and 'g' with
+ * up to 19 significant digits when the last is at most 19 places after the
+ * point; integer arithmetic only) and the texts built on them -- the host's
+ * ck_format_float64 (text.c) and the device header's ck_fv_float, both
+ * passes -- checked against glibc's snprintf("%.*f", "%.*e", "%.*g"), which
+ * rounds the exact binary value half to even as CPython's dtoa does: random bit patterns of every exponent, values below
  * 2^64 at every precision 0..20, exact ties j / 2^(p + 1) and their
  * neighbours, values that round up across a power of ten, subnormals, -0.0,
  * huge values (the other paths), and CPython's own texts for an edge list.
@@ -106,15 +107,71 @@ static void check_digits(double v, int p) {
   }
 }
 
+/* snprintf's %.*e digits of |v| with nd significant, as ck_fv_digits' mode
+ * 2 reports them */
+static void libc_sig(double v, int nd, char *d, int64_t *n, int64_t *decpt) {
+  char s[512];
+  int len = snprintf(s, sizeof s, "%.*e", nd - 1, fabs(v));
+  int64_t k = 0;
+  int i = 0;
+  for (; i < len && s[i] != 'e'; i++) {
+    if (s[i] != '.') {
+      d[k++] = s[i];
+    }
+  }
+  int exp10 = atoi(s + i + 1);
+  while (k > 1 && d[k - 1] == '0') {
+    k--;
+  }
+  *n = k;
+  *decpt = d[0] == '0' ? 1 : exp10 + 1;
+}
+
+static long n_sig;
+
+/* ck_fv_sig_digits against snprintf; it must take 1e-10 <= |v| < 2^64 with
+ * nd <= 9 (the last digit at most 19 places after the point) */
+static void check_sig(double v, int nd) {
+  unsigned char got[64];
+  char want[512];
+  int64_t gn = 0, gdp = 0, wn, wdp;
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  bool fast = ck_fv_sig_digits(bits, nd, got, &gn, &gdp);
+  double a = fabs(v);
+  if (!fast && isfinite(v) && a >= 1e-10 && a < 18446744073709551616.0 && nd <= 9) {
+    fprintf(stderr, "ck_fv_sig_digits(%a, %d) declined\n", v, nd);
+    CHECK(0);
+    return;
+  }
+  if (fast && !(isfinite(v) && a < 18446744073709551616.0 && nd >= 1 && nd <= 19)) {
+    fprintf(stderr, "ck_fv_sig_digits(%a, %d) took a value it cannot\n", v, nd);
+    CHECK(0);
+    return;
+  }
+  if (!fast) {
+    return;
+  }
+  n_sig++;
+  libc_sig(v, nd, want, &wn, &wdp);
+  if (gn != wn || gdp != wdp || memcmp(got, want, (size_t)wn) != 0) {
+    fprintf(stderr, "ck_fv_sig_digits(%a, %d): '%.*s' decpt %" PRId64 ", snprintf '%.*s' "
+                    "decpt %" PRId64 "\n",
+            v, nd, (int)gn, got, gdp, (int)wn, want, wdp);
+    CHECK(0);
+  }
+}
+
 static char want_text[1024], host_text[1024], dev_text[1024];
 
-/* format(v, '.{p}f') and '.{p}%' from the host library and from the device
- * header (count pass, write pass) against snprintf */
-static void check_text(double v, int p, bool pct) {
-  char spec[16];
-  snprintf(spec, sizeof spec, ".%d%c", p, pct ? '%' : 'f');
-  int wn = snprintf(want_text, sizeof want_text, "%.*f%s", p, pct ? v * 100 : v,
-                    pct ? "%" : "");
+/* format(v, '.{p}<c>') for c in f % e g from the host library and from the
+ * device header (count pass, write pass) against snprintf */
+static void check_text(double v, int p, char c) {
+  char spec[16], cfmt[8];
+  bool pct = c == '%';
+  snprintf(spec, sizeof spec, ".%d%c", p, c);
+  snprintf(cfmt, sizeof cfmt, "%%.*%c%%s", pct ? 'f' : c);
+  int wn = snprintf(want_text, sizeof want_text, cfmt, p, pct ? v * 100 : v, pct ? "%" : "");
   ck_format_spec hs;
   REQUIRE_OK(ck_format_spec_parse(spec, strlen(spec), CK_FORMAT_FLOAT, &hs));
   size_t hn = 0;
@@ -181,7 +238,7 @@ static void test_edge_list(void) {
       CHECK(0);
     }
     check_digits(cases[i].v, cases[i].p);
-    check_text(cases[i].v, cases[i].p, false);
+    check_text(cases[i].v, cases[i].p, 'f');
   }
 }
 
@@ -235,9 +292,51 @@ static void test_ties(void) {
   }
 }
 
+/* 'e' and 'g' digits (mode 2): every count of significant digits 1..20 on
+ * values of every magnitude below 2^64, exact ties (j / 2^s written with
+ * nd digits: j odd, ties at the last kept digit) and neighbours, integers
+ * rounded at a power of ten, and crossings of a power of ten */
+static void test_significant(void) {
+  long n = ck_test_scaled(40000);
+  for (long i = 0; i < n; i++) {
+    double v = rnd_value(-75, 64);
+    for (int nd = 1; nd <= 20; nd++) {
+      check_sig(v, nd);
+    }
+    /* a tie: j / 2^s has s digits after the point, s + its integer digits */
+    int s2 = (int)(rnd() % 12);
+    uint64_t j = (rnd() >> (11 + rnd() % 40)) | 1u;
+    double t = ldexp((double)j, -s2);
+    int k = t >= 1 ? (int)floor(log10(t)) + 1 : 0;
+    if (k + s2 - 1 >= 1 && k + s2 - 1 <= 19) {
+      check_sig(t, k + s2 - 1);
+      check_sig(nextafter(t, 0.0), k + s2 - 1);
+      check_sig(nextafter(t, INFINITY), k + s2 - 1);
+    }
+    /* an integer rounded at 10^c (with a half-way remainder when c allows) */
+    uint64_t m = rnd() >> (rnd() % 12);
+    double w = (double)m;
+    for (int nd = 1; nd <= 19; nd += 3) {
+      check_sig(w, nd);
+    }
+  }
+  for (int e10 = -19; e10 <= 19; e10++) {
+    for (int nd = 1; nd <= 19; nd++) {
+      double v = pow(10.0, e10) * (1 - 0.5 * pow(10.0, -nd));
+      check_sig(v, nd);
+      check_sig(nextafter(v, 0.0), nd);
+      check_sig(nextafter(v, INFINITY), nd);
+      check_sig(5 * pow(10.0, e10), nd);
+    }
+  }
+  check_sig(0.0, 3);
+  printf("'e'/'g' fast-path comparisons: %ld\n", n_sig);
+  CHECK(n_sig > ck_test_scaled(500000));
+}
+
 /* the full texts: the host library and the device header at precisions
- * 0..30 (beyond 19 places, and 2^64 and up, the other paths), 'f' and '%',
- * both signs */
+ * 0..30 (beyond 19 places, and 2^64 and up, the other paths), 'f', '%',
+ * 'e' and 'g', both signs */
 static void test_texts(void) {
   long n = ck_test_scaled(8000);
   for (long i = 0; i < n; i++) {
@@ -246,14 +345,21 @@ static void test_texts(void) {
       v = -v;
     }
     for (int p = 0; p <= 30; p++) {
-      check_text(v, p, false);
+      check_text(v, p, 'f');
     }
-    check_text(v, (int)(rnd() % 12), true);
+    check_text(v, (int)(rnd() % 12), '%');
+    for (int p = 0; p <= 22; p += 1 + (int)(rnd() % 3)) {
+      check_text(v, p, 'e');
+      check_text(v, p, 'g');
+    }
   }
   for (int p = 0; p <= 30; p++) {
-    check_text(-0.0, p, false);
-    check_text(5e-324, p, false);
-    check_text(1e300, p % 4, false);
+    check_text(-0.0, p, 'f');
+    check_text(5e-324, p, 'f');
+    check_text(1e300, p % 4, 'f');
+    check_text(-0.0, p, 'e');
+    check_text(5e-324, p, 'g');
+    check_text(1e300, p % 4, 'e');
   }
 }
 
@@ -288,5 +394,5 @@ static void test_took_the_fast_path(void) {
 }
 
 CK_TEST_MAIN(CK_TEST(test_edge_list), CK_TEST(test_random_bits), CK_TEST(test_every_precision),
-             CK_TEST(test_ties), CK_TEST(test_texts), CK_TEST(test_flags_kept),
+             CK_TEST(test_ties), CK_TEST(test_significant), CK_TEST(test_texts), CK_TEST(test_flags_kept),
              CK_TEST(test_took_the_fast_path))
