@@ -257,7 +257,7 @@ static void test_random_bits(void) {
 
 /* values below 2^64 down to 2^-70, every precision 0..20 */
 static void test_every_precision(void) {
-  long n = ck_test_scaled(60000);
+  long n = ck_test_scaled(50000);
   for (long i = 0; i < n; i++) {
     double v = rnd_value(-70, 64);
     for (int p = 0; p <= 20; p++) {
@@ -297,7 +297,7 @@ static void test_ties(void) {
  * nd digits: j odd, ties at the last kept digit) and neighbours, integers
  * rounded at a power of ten, and crossings of a power of ten */
 static void test_significant(void) {
-  long n = ck_test_scaled(40000);
+  long n = ck_test_scaled(30000);
   for (long i = 0; i < n; i++) {
     double v = rnd_value(-75, 64);
     for (int nd = 1; nd <= 20; nd++) {
@@ -331,14 +331,14 @@ static void test_significant(void) {
   }
   check_sig(0.0, 3);
   printf("'e'/'g' fast-path comparisons: %ld\n", n_sig);
-  CHECK(n_sig > ck_test_scaled(500000));
+  CHECK(n_sig > ck_test_scaled(400000));
 }
 
 /* the full texts: the host library and the device header at precisions
  * 0..30 (beyond 19 places, and 2^64 and up, the other paths), 'f', '%',
  * 'e' and 'g', both signs */
 static void test_texts(void) {
-  long n = ck_test_scaled(8000);
+  long n = ck_test_scaled(6000);
   for (long i = 0; i < n; i++) {
     double v = (i % 3 == 0) ? rnd_value(-70, 80) : rnd_value(-30, 40);
     if (rnd() & 1) {
@@ -367,6 +367,8 @@ static void test_texts(void) {
  * the integer path (no save and restore) and on the others ('%': v * 100;
  * a signalling NaN; snprintf beyond 19 places) */
 static void test_flags_kept(void) {
+  /* valgrind does not model the SSE status flags (the texts are still made) */
+  bool model = getenv("CK_UNDER_VALGRIND") == NULL;
   static const char *const specs[] = {".2f", ".2%", ".25f", "F"};
   double sn = from_bits(0x7FF4000000000000ULL); /* a signalling NaN */
   const double vals[] = {0.1, 1e300, 3.0, sn};
@@ -378,10 +380,10 @@ static void test_flags_kept(void) {
     for (size_t j = 0; j < sizeof vals / sizeof vals[0]; j++) {
       feclearexcept(FE_ALL_EXCEPT);
       CHECK_OK(ck_format_float64(out, sizeof out, &hs, vals[j], &n));
-      CHECK(fetestexcept(FE_ALL_EXCEPT) == 0);
+      CHECK(!model || fetestexcept(FE_ALL_EXCEPT) == 0);
       feraiseexcept(FE_INEXACT | FE_UNDERFLOW);
       CHECK_OK(ck_format_float64(out, sizeof out, &hs, vals[j], &n));
-      CHECK(fetestexcept(FE_ALL_EXCEPT) == (FE_INEXACT | FE_UNDERFLOW));
+      CHECK(!model || fetestexcept(FE_ALL_EXCEPT) == (FE_INEXACT | FE_UNDERFLOW));
     }
   }
   feclearexcept(FE_ALL_EXCEPT);
@@ -390,7 +392,7 @@ static void test_flags_kept(void) {
 /* run after the others: most of their comparisons were of the fast path */
 static void test_took_the_fast_path(void) {
   printf("fast-path comparisons: %ld\n", n_fast);
-  CHECK(n_fast > ck_test_scaled(1500000));
+  CHECK(n_fast > ck_test_scaled(1400000));
 }
 
 CK_TEST_MAIN(CK_TEST(test_edge_list), CK_TEST(test_random_bits), CK_TEST(test_every_precision),
