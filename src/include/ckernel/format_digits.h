@@ -215,8 +215,8 @@ CK_FV_FN bool ck_fv_sig_digits(CK_FV_U64 bits, CK_FV_I64 ndigits, CK_FV_U8 *d,
   /* round I to its first ndigits digits: Q = I / 10^c, c = k - ndigits <= 19 */
   int c = k - (int)ndigits;
   CK_FV_U64 p = ck_fv_pow10(c);
-  CK_FV_U64 qq = ip / p, r = ip % p, half = p / 2u;
-  if (r > half || (r == half && (fr != 0 || (qq & 1u) != 0))) {
+  CK_FV_U64 qq = ip / p, r = ip % p, hp = p / 2u; /* one half of 10^c */
+  if (r > hp || (r == hp && (fr != 0 || (qq & 1u) != 0))) {
     qq += 1u; /* 99..9 -> 100..0: one digit more, decpt too */
   }
   int nq = ck_fv_ndigits(qq);
