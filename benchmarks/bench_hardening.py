@@ -19,6 +19,9 @@ Rows (the target after each):
   pandas    pandas Series of 1e6 ints -> f"item-{i}" Series / pandas        (<= 0.5x)
   memory    RSS retained per string(string) definition, minus numba.njit's  (<= 100 KiB)
   float     ``str(x)`` of 1e6 random float64 / ``f"{x:.2f}"`` (both jitted)  (<= 1.5x)
+  fixed     jitted ``f"{x:.2f}"`` of 1e6 random float64 / CPython's
+            ``[f"{v:.2f}" for v in x.tolist()]`` and / NumPy's
+            ``np.strings.mod("%.2f", x)``, the three sides alternately      (<= 1.0x)
 """
 from __future__ import annotations
 
@@ -300,8 +303,29 @@ def row_float() -> None:
     _row("str(float) / f'{x:.2f}' (1e6, jitted)", a, b, 1.5)
 
 
+def row_fixed() -> None:
+    @ckernels.jit("string(float64)")
+    def fixed(x):
+        return f"{x:.2f}"
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(1_000_000) * 10.0 ** rng.integers(-8, 9, 1_000_000)
+    want = [f"{v:.2f}" for v in x.tolist()]
+    assert fixed(x).tolist() == want
+    assert np.strings.mod("%.2f", x[:1000]).tolist() == want[:1000]
+    sides = {"ck": lambda: fixed(x), "cpython": lambda: [f"{v:.2f}" for v in x.tolist()],
+             "numpy": lambda: np.strings.mod("%.2f", x)}
+    got = {k: [] for k in sides}
+    for _ in range(ROUNDS):
+        for k, fn in sides.items():
+            got[k].append(_time(fn, 1 if k == "numpy" else 2))
+    _row("f'{x:.2f}' jitted / CPython list (1e6)", got["ck"], got["cpython"], 1.0)
+    _row("f'{x:.2f}' jitted / np.strings.mod (1e6)", got["ck"], got["numpy"], 1.0)
+
+
 ROWS = {"dot": row_dot, "ragged": row_ragged, "opencl": row_opencl, "compile": row_compile,
-        "cold": row_cold, "pandas": row_pandas, "memory": row_memory, "float": row_float}
+        "cold": row_cold, "pandas": row_pandas, "memory": row_memory, "float": row_float,
+        "fixed": row_fixed}
 
 
 def main(names) -> None:

@@ -6,8 +6,9 @@ numbers (``{x!r:>12}``).
 The C is ``ckernel/format_view.h`` (installed with the package), the C
 core's formatting written once for C11, OpenCL C and CUDA: the shortest
 digits are the Ryu code ``src/lib/core/shortest.c`` compiles for the host,
-the fixed-precision digits are exact big-integer arithmetic (no
-``snprintf``), the layout is CPython's as ``src/lib/core/text.c`` lays it
+the fixed-precision digits are exact 64-bit integer arithmetic for
+``abs(x) < 2**64`` up to 19 places (``ckernel/format_digits.h``, also the
+host's digits) and big-integer arithmetic beyond (no ``snprintf``), the layout is CPython's as ``src/lib/core/text.c`` lays it
 out (``tests/c/core/test_format_view.c`` checks every path against
 ``ckernel/text.h``).  The header writes into the string sinks of
 :mod:`.string_results`, so the sizing pass counts exactly the bytes the
@@ -33,8 +34,10 @@ _SPEC = struct.Struct("<qqIBccccB6x")
 
 
 def format_view_h() -> str:
-    """The text of ``ckernel/format_view.h`` as installed with the package."""
-    return installed_header("format_view.h")
+    """The text of ``ckernel/format_digits.h`` (the fixed-precision digits'
+    integer path) and ``ckernel/format_view.h`` as installed with the
+    package, in that order."""
+    return installed_header("format_digits.h") + installed_header("format_view.h")
 
 
 @functools.lru_cache(maxsize=None)

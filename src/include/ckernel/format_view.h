@@ -11,9 +11,14 @@
  *     (of these digits, the integer digit text and the grouped digits);
  *   - the exact digits of a float64 rounded (half to even on the exact binary
  *     value, as CPython's dtoa and glibc's printf) to n significant digits
- *     ('e', 'g') or n digits after the point ('f', '%'), from a big integer
- *     of at most 1088 bits (the exact expansion of a double has at most 767
- *     significant digits: CK_FV_MAXDIG bounds the digit buffer);
+ *     ('e', 'g') or n digits after the point ('f', '%'): for |v| < 2^64 with
+ *     the last digit at most 19 places after the point by 64-bit integer
+ *     arithmetic (format_digits.h's ck_fv_fixed_digits, ck_fv_sig_digits:
+ *     the fraction times 10^n as a 128-bit product of two words, its
+ *     remainder against one half), else from a big integer of at most 1088 bits (the exact
+ *     expansion of a double has at most 767 significant digits: CK_FV_MAXDIG
+ *     bounds the digit buffer).  core/shortest.c exports the fast path to
+ *     text.c, so the host's 'f'/'e'/'g'/'%' digits are these too;
  *   - CPython's layout of those digits (format_float_short) and of every
  *     number (formatter_unicode.c: sign, prefix, zero padding, grouping,
  *     fill and alignment in code points), as src/lib/core/text.c lays them
@@ -31,7 +36,8 @@
  * CK_POW5_INV[342][2] and CK_POW5[326][2] of CK_FV_U64 (the rows of
  * tools/gen_pow5_table.py: src/lib/core/pow5_table.inc on the host, the same
  * rows written by the Python package for device programs), then includes
- * this header.  Functions reading text are instantiated per
+ * ckernel/format_digits.h (the fixed-precision digits' integer path, under
+ * the same definitions) and this header.  Functions reading text are instantiated per
  * address space with CK_FORMAT_VIEW_TEXT(SUF, AS):
  *
  *   int ck_fv_text_SUF(CK_FV_SINK *k, const ck_fv_spec *s, AS const U8 *t, I64 n)
@@ -43,6 +49,10 @@
  */
 #ifndef CKERNEL_FORMAT_VIEW_H
 #define CKERNEL_FORMAT_VIEW_H
+
+#ifndef CKERNEL_FORMAT_DIGITS_H
+#error "include ckernel/format_digits.h before ckernel/format_view.h"
+#endif
 
 #define CK_FV_MAXDIG 800
 #define CK_FV_OVERFLOW 1
@@ -281,6 +291,10 @@ CK_FV_FN void ck_fv_digits(CK_FV_U64 bits, int mode, CK_FV_I64 ndigits, CK_FV_U8
     *nd = ck_fv_u64_digits(m, d, &ndig);
     *decpt = ndig + e10;
     return;
+  }
+  if (mode == 3 ? ck_fv_fixed_digits(bits, ndigits, d, nd, decpt)
+                : ck_fv_sig_digits(bits, ndigits, d, nd, decpt)) {
+    return; /* |v| < 2^64, at most 19 places: 64-bit integer arithmetic */
   }
   /* v = m * 2^e exactly */
   CK_FV_U64 m = bexp == 0 ? mant : mant | (((CK_FV_U64)1) << 52);

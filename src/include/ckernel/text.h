@@ -27,10 +27,14 @@
  *   - bool: an empty spec (or none) gives "True"/"False", any other spec
  *     formats 0/1 as an integer (Python's bool is an int);
  *   - floats: the digits are correctly rounded from the exact binary value,
- *     as CPython's own dtoa; "f"/"e"/"g"/"%" digits come from the C library's
- *     snprintf in the "C" locale (whatever the process locale), and the
- *     shortest digits of repr (no type, no precision) are the shortest that
- *     read back (strtod) as the same value, picked as CPython's repr does;
+ *     as CPython's own dtoa; "f"/"e"/"g"/"%" digits of |v| < 2^64 whose last
+ *     digit is at most 19 places after the point come from 64-bit integer
+ *     arithmetic (ckernel/format_view.h's ck_fv_fixed_digits and
+ *     ck_fv_sig_digits, the code device programs run; no locale, no libc),
+ *     the others from the C library's snprintf in the "C" locale (whatever
+ *     the process locale); the shortest digits of repr (no type, no
+ *     precision) are the shortest that read back as the same value, picked
+ *     as CPython's repr does (Ryu for float64);
  *     float32 values without a spec give the shortest float32 digits
  *     (NumPy's str of a float32), with a spec they are formatted as double
  *     (NumPy's float32.__format__).  nan has no sign; 'E', 'F', 'G' write

@@ -1,11 +1,13 @@
 /*
- * format_view_internal.h -- ckernel/format_view.h instantiated for C11: the
+ * format_view_internal.h -- ckernel/format_view.h (and the format_digits.h
+ * it calls) instantiated for C11: the
  * includer's definitions the header asks for (static inline functions, the
  * <stdint.h> types, the sink ck__fv_sink, the IEEE bits by memcpy, the high
  * half of a 64 x 64-bit product by unsigned __int128) and the powers of five
  * of core/pow5_table.inc.  Included once per translation unit that runs the
  * header on the host: core/shortest.c (the library's instance) and
- * tests/c/core/test_format_view.c.  Private; nothing here is ABI.
+ * tests/c/core/test_format_view.c, test_fixed_digits.c.  Private; nothing
+ * here is ABI.
  */
 #ifndef CKERNEL_FORMAT_VIEW_INTERNAL_H
 #define CKERNEL_FORMAT_VIEW_INTERNAL_H
@@ -43,6 +45,7 @@ typedef struct ck__fv_sink {
 #define CK_FV_SINK ck__fv_sink
 #define CK_FV_BITS(d) ck__bits(d)
 #define CK_FV_MULHI(a, b) ck__mulhi((a), (b))
+#include "ckernel/format_digits.h"
 #include "ckernel/format_view.h"
 
 #endif /* CKERNEL_FORMAT_VIEW_INTERNAL_H */

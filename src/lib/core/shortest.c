@@ -9,7 +9,9 @@
  * come from tools/gen_pow5_table.py (pow5_table.inc).  The header's pieces that
  * text.c and numtext.c share with it (digit text, grouped digits, a float's
  * presentation type) are exported from here too, so each rule has one
- * implementation.
+ * implementation, and so is the fast exact path of fixed-precision digits
+ * ('f' and '%', 'e' and 'g': up to 19 digits after the point of values
+ * below 2^64).
  */
 #include "core/shortest_internal.h"
 
@@ -22,6 +24,18 @@ uint64_t ck__shortest_f64(uint64_t bits, int32_t *exp10) {
   uint64_t m = ck_fv_shortest(bits, &e10);
   *exp10 = (int32_t)e10;
   return m;
+}
+
+bool ck__fixed_digits(double v, int mode, int ndigits, char *digits, size_t *n, int *decpt) {
+  int64_t k, dp;
+  unsigned char *d = (unsigned char *)digits;
+  if (!(mode == 3 ? ck_fv_fixed_digits(ck__bits(v), ndigits, d, &k, &dp)
+                  : ck_fv_sig_digits(ck__bits(v), ndigits, d, &k, &dp))) {
+    return false;
+  }
+  *n = (size_t)k;
+  *decpt = (int)dp;
+  return true;
 }
 
 int ck__u64_digits(uint64_t m, char *digits, int *ndig) {

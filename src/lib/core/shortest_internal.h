@@ -17,6 +17,16 @@
  * (an exact tie to even) -- CPython's repr digits.  d may end in zeros. */
 uint64_t ck__shortest_f64(uint64_t bits, int32_t *exp10);
 
+/* |v|'s exact digits rounded half to even, CPython's dtoa mode 3
+ * (format(|v|, '.{ndigits}f')) or 2 (`ndigits` significant: 'e', 'g'), with
+ * no trailing zeros ("0" for a value that rounds to zero) into
+ * digits[0, *n) (40 bytes at least) and the point *decpt (|v| ~
+ * 0.digits * 10^decpt), for finite |v| < 2^64 when the last digit is at
+ * most 19 places after the point (and, mode 2, |v| >= 10^-19):
+ * format_view.h's ck_fv_fixed_digits / ck_fv_sig_digits, integer
+ * arithmetic only.  false (nothing written) otherwise. */
+bool ck__fixed_digits(double v, int mode, int ndigits, char *digits, size_t *n, int *decpt);
+
 /* The decimal digits of m into digits[0, n) without trailing zeros (at
  * least one digit; no terminator); returns n, *ndig: all of m's digits
  * (format_view.h's ck_fv_u64_digits).  digits holds 20 bytes at least. */

@@ -7,9 +7,10 @@
  *     <lpad> <sign> <prefix> <spad> <grouped digits> <.> <rest> <rpad>
  * where only one of the paddings is non-empty, and zero padding ('0' fill
  * with '=' alignment) widens the digits, separators included.  Floats are
- * turned into digits with snprintf in the "C" locale (correctly rounded in
- * glibc and every libc we build on) and laid out as CPython's
- * format_float_short lays out dtoa's digits.
+ * turned into digits exactly -- Ryu's shortest digits and the fixed-precision
+ * integer path of ckernel/format_view.h, else snprintf in the "C" locale
+ * (correctly rounded in glibc and every libc we build on) -- and laid out as
+ * CPython's format_float_short lays out dtoa's digits.
  *
  * Over 1000 lines and one concept: the format-spec parser, the layout above
  * and the per-kind digit producers (integers, floats, str) are the one
@@ -615,12 +616,10 @@ static void ck__buf_put(ck__buf *b, char c, size_t count) {
   b->n += count;
 }
 
-/* |v| as decimal digits (no trailing zeros; "" or "0" for zero) and the
- * decimal point position (|v| ~ 0.digits * 10^decpt): CPython's dtoa modes
- * 0 (shortest, t: the float type), 2 (`ndigits` significant) and 3
- * (`ndigits` after the point).  Caller holds the C locale.  NULL: no memory. */
-static char *ck__float_digits(double v, int mode, int ndigits, int t, size_t *n,
-                              int *decpt, char *small, size_t small_size) {
+/* ck__float_digits from the C library (snprintf, or the shortest digits of
+ * a narrow float that read back through strtod).  Caller holds the C locale. */
+static char *ck__float_digits_libc(double v, int mode, int ndigits, int t, size_t *n,
+                                   int *decpt, char *small, size_t small_size) {
   if (mode == 0) {
     *n = ck__shortest_digits(t, v, small, decpt);
     return small;
@@ -680,6 +679,26 @@ static char *ck__float_digits(double v, int mode, int ndigits, int t, size_t *n,
   }
   *n = k;
   *decpt = dp;
+  return s;
+}
+
+/* |v| as decimal digits (no trailing zeros; "" or "0" for zero) and the
+ * decimal point position (|v| ~ 0.digits * 10^decpt): CPython's dtoa modes
+ * 0 (shortest, t: the float type), 2 (`ndigits` significant) and 3
+ * (`ndigits` after the point).  Modes 2 and 3 of |v| < 2^64 with the last
+ * digit at most 19 places after the point are format_view.h's exact
+ * integer path (no locale, no libc); the rest comes from the C library in
+ * the "C" locale (snprintf's %.*e / %.*f are correctly rounded from the
+ * exact binary value in glibc).
+ * small holds 40 bytes at least.  NULL: no memory. */
+static char *ck__float_digits(double v, int mode, int ndigits, int t, size_t *n,
+                              int *decpt, char *small, size_t small_size) {
+  if (mode != 0 && ck__fixed_digits(v, mode, ndigits, small, n, decpt)) {
+    return small;
+  }
+  locale_t old = ck__enter_c_locale();
+  char *s = ck__float_digits_libc(v, mode, ndigits, t, n, decpt, small, small_size);
+  ck__leave_c_locale(old);
   return s;
 }
 
@@ -810,11 +829,9 @@ static ck_status ck__float_layout(char *out, size_t cap, const ck_format_spec *s
   b.p = b.small;
   b.n = 0;
   b.cap = sizeof b.small;
-  locale_t old = ck__enter_c_locale();
   bool ok = ck__double_text(&b, v, code, precision, upper, (spec->flags & CK_FORMAT_ALT) != 0,
                             add_dot0, (spec->flags & CK_FORMAT_NO_NEG_ZERO) != 0,
                             code == 'r' ? t : CK_TYPE_FLOAT64);
-  ck__leave_c_locale(old);
   ck_status st = ok ? CK_OK : CK_ERR_NO_MEMORY;
   if (ok && pct && !ck__buf_reserve(&b, 1)) {
     st = CK_ERR_NO_MEMORY;
@@ -849,13 +866,26 @@ static ck_status ck__float_layout(char *out, size_t cap, const ck_format_spec *s
 /* Formatting computes (v * 100 for '%', strtod and float conversions of
  * candidate digits) but leaves the caller's floating-point flags as they
  * were: NumPy reports flags raised in a ufunc loop as warnings, and Python's
- * format() raises none. */
+ * format() raises none.  Reading the flags is cheap, writing them back
+ * (fldenv) is not: they are written back only when they changed (the
+ * integer digit paths change none). */
 static ck_status ck__float_layout_quiet(char *out, size_t cap, const ck_format_spec *spec,
                                         double v, size_t *out_len) {
-  fexcept_t flags;
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  if ((spec->type == 'f' || spec->type == 'F') && spec->precision <= 19 &&
+      ((bits >> 52) & 0x7ff) < 1023 + 64) {
+    /* |v| < 2^64 at <= 19 places: the integer path (ck__fixed_digits), no
+     * floating-point operation that could raise a flag */
+    return ck__float_layout(out, cap, spec, v, CK_TYPE_FLOAT64, out_len);
+  }
+  fexcept_t flags, after;
   fegetexceptflag(&flags, FE_ALL_EXCEPT);
   ck_status st = ck__float_layout(out, cap, spec, v, CK_TYPE_FLOAT64, out_len);
-  fesetexceptflag(&flags, FE_ALL_EXCEPT);
+  fegetexceptflag(&after, FE_ALL_EXCEPT);
+  if (memcmp(&after, &flags, sizeof flags) != 0) {
+    fesetexceptflag(&flags, FE_ALL_EXCEPT);
+  }
   return st;
 }
 
