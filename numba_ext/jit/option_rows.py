@@ -66,7 +66,8 @@ class OptionRowIterType(types.SimpleIteratorType):
 class _RowModel(models.StructModel):
     def __init__(self, dmm, fe_type):
         members = [("data", types.voidptr), ("size", types.intp), ("stride", types.intp),
-                   ("bits", types.voidptr), ("bit0", types.intp), ("bitstep", types.intp)]
+                   ("bits", types.voidptr), ("bit0", types.intp), ("bitstep", types.intp),
+                   ("arena", types.intp)]
         super().__init__(dmm, fe_type, members)
 
 
@@ -77,9 +78,12 @@ class _IterModel(models.StructModel):
         super().__init__(dmm, fe_type, members)
 
 
-def make_row(context, builder, rowty, data, size, stride, bits, bit_offset, origin, step):
-    """The LLVM value of an :class:`OptionRowType` (all words i64 / i8*)."""
+def make_row(context, builder, rowty, data, size, stride, bits, bit_offset, origin, step,
+             arena=None):
+    """The LLVM value of an :class:`OptionRowType` (all words i64 / i8*);
+    ``arena``: the string arena a writable ``?string`` row writes text into."""
     row = cgutils.create_struct_proxy(rowty)(context, builder)
+    row.arena = arena if arena is not None else ir.Constant(_i64, 0)
     row.data = data
     row.size = size
     row.stride = stride
@@ -229,12 +233,33 @@ def _ov_is_null(row, i):
         return lambda row, i: not slot_valid(row, _index(row, i))
 
 
+@register_jitable
+def slot_pointer(row, k):
+    """The address of slot ``k`` (checked, non-negative)."""
+    return _offset(_field(row, "data"), k * _field(row, "stride"))
+
+
+def _store_text(row, p, value):
+    """Write the text of ``value`` (a str or a view) into the row's string
+    arena and point the ck_string at ``p`` to it."""
+
+
+@overload(_store_text)
+def _ov_store_text(row, p, value):
+    from .string_elements import store_string_result
+    from .._numba.stringtype import CkStringType
+    if isinstance(value, (types.UnicodeType, CkStringType)):
+        return lambda row, p, value: store_string_result(_field(row, "arena"), p, value)
+
+
 @overload(operator.setitem)
 def _ov_setitem(row, i, value):
     if not (isinstance(row, OptionRowType) and isinstance(i, types.Integer)):
         return None
     if not row.writable:
         return None
+    if isinstance(row.dtype, types.UnicodeType):
+        return _setitem_text(value)
     store = _storer(row.dtype)
 
     if isinstance(value, types.NoneType):
@@ -254,6 +279,30 @@ def _ov_setitem(row, i, value):
     def impl(row, i, value):
         k = _index(row, i)
         store(_offset(_field(row, "data"), k * _field(row, "stride")), value)
+        write_valid(row, k)
+    return impl
+
+
+def _setitem_text(value):
+    """setitem of a writable ``?string`` row: None a null, a str or a view
+    its text (into the row's arena)."""
+    if isinstance(value, types.NoneType):
+        def impl_none(row, i, value):
+            write_null(row, _index(row, i))
+        return impl_none
+    if isinstance(value, types.Optional):
+        def impl_opt(row, i, value):
+            k = _index(row, i)
+            if value is None:
+                write_null(row, k)
+            else:
+                _store_text(row, slot_pointer(row, k), value)
+                write_valid(row, k)
+        return impl_opt
+
+    def impl(row, i, value):
+        k = _index(row, i)
+        _store_text(row, slot_pointer(row, k), value)
         write_valid(row, k)
     return impl
 
@@ -357,5 +406,6 @@ lower_builtin("iternext", OptionRowIterType)(
     iternext_impl(RefType.BORROWED)(_lower_iternext))
 
 
-__all__ = ["OptionRowType", "OptionRowIterType", "make_row", "slot_valid", "write_null",
+__all__ = ["OptionRowType", "OptionRowIterType", "make_row", "slot_valid", "slot_pointer",
+           "write_null",
            "write_valid", "has_null", "set_all", "values"]
