@@ -320,7 +320,7 @@ def _ov_store_option(out, value, where):
         from numba.core.errors import TypingError
         raise TypingError(f"ckernels.jit: the function returns a {value.ndim}-d array; "
                           "the result has 1 dim")
-    if isinstance(value, (types.Array, types.List, types.BaseTuple)):
+    if isinstance(value, (types.Array, types.List, types.BaseTuple, OptionRowType)):
         def impl_seq(out, value, where):
             if len(value) != len(out):
                 raise ValueError("ckernels.jit: the function returned " + str(len(value)) +
