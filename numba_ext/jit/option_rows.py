@@ -393,12 +393,33 @@ def _lower_iternext(context, builder, sig, args, result):
     index = builder.load(it.index)
     is_valid = builder.icmp_signed("<", index, row.size)
     result.set_valid(is_valid)
+    opt = types.Optional(itty.row.dtype)
     with builder.if_then(is_valid):
-        get = _getter(itty.row)
-        opt = types.Optional(itty.row.dtype)
-        value = context.compile_internal(
-            builder, lambda r, i: get(r, i), opt(itty.row, types.intp), [it.row, index])
-        result.yield_(value)
+        if isinstance(itty.row.dtype, (types.Number, types.Boolean)):
+            # numbers and bool: the value is read whatever its bit (the bytes
+            # under a null are readable, never surfaced), so the slot is a
+            # select, not a branch, and the function's `if v is not None`
+            # can become one too
+            valid = cgutils.alloca_once_value(builder, cgutils.true_bit)
+            with builder.if_then(cgutils.is_not_null(builder, row.bits)):
+                bit = builder.add(row.bit0, builder.mul(index, row.bitstep))
+                byte = builder.load(builder.gep(row.bits,
+                                                [builder.ashr(bit, ir.Constant(_i64, 3))]))
+                sh = builder.trunc(builder.and_(bit, ir.Constant(_i64, 7)), _i8)
+                builder.store(builder.trunc(builder.lshr(byte, sh), ir.IntType(1)), valid)
+            ptr = builder.gep(row.data, [builder.mul(index, row.stride)])
+            nbty = itty.row.dtype
+            value = context.unpack_value(
+                builder, nbty, builder.bitcast(ptr, context.get_data_type(nbty).as_pointer()))
+            o = context.make_helper(builder, opt)
+            o.valid = builder.load(valid)
+            o.data = value
+            result.yield_(o._getvalue())
+        else:
+            get = _getter(itty.row)
+            value = context.compile_internal(
+                builder, lambda r, i: get(r, i), opt(itty.row, types.intp), [it.row, index])
+            result.yield_(value)
         builder.store(builder.add(index, context.get_constant(types.intp, 1)), it.index)
 
 
