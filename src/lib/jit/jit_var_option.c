@@ -30,6 +30,55 @@ typedef struct ck__vopt_state {
   bool write;        /* pass 2                                  */
 } ck__vopt_state;
 
+/* One row's records -> values and bits, a fixed-size copy per element for
+ * the sizes of the jit's element types (the compiler inlines it), zeros
+ * under a null (never the bytes of the record). */
+#define CK__VOPT_COPY(SIZE)                                                      \
+  for (size_t i = 0; i < n; i++, rec += rs, out += (SIZE), at++) {               \
+    unsigned ok = rec[(SIZE)] != 0;                                              \
+    memcpy(out, rec, (SIZE));                                                    \
+    if (!ok) {                                                                   \
+      memset(out, 0, (SIZE));                                                    \
+    }                                                                            \
+    bits[at >> 3] = (uint8_t)(bits[at >> 3] | (ok << (at & 7)));                 \
+  }
+
+static void ck__vopt_copy_row(ck__vopt_state *s, const char *rec, size_t n) {
+  char *out = s->values;
+  uint8_t *bits = s->bits;
+  size_t at = s->at, rs = s->rec_size;
+  switch (s->value_size) {
+  case 1:
+    CK__VOPT_COPY(1)
+    break;
+  case 2:
+    CK__VOPT_COPY(2)
+    break;
+  case 4:
+    CK__VOPT_COPY(4)
+    break;
+  case 8:
+    CK__VOPT_COPY(8)
+    break;
+  case 16:
+    CK__VOPT_COPY(16)
+    break;
+  default:
+    for (size_t i = 0; i < n; i++, rec += rs, out += s->value_size, at++) {
+      unsigned ok = rec[s->value_size] != 0;
+      if (ok) {
+        memcpy(out, rec, s->value_size);
+      } else {
+        memset(out, 0, s->value_size);
+      }
+      bits[at >> 3] = (uint8_t)(bits[at >> 3] | (ok << (at & 7)));
+    }
+  }
+  s->values = out;
+  s->at = at;
+}
+#undef CK__VOPT_COPY
+
 static ck_status ck__vopt_walk(ck_type t, const char *meta, char *data, ck__vopt_state *s) {
   switch (ck_type_id_of(t)) {
   case CK_TYPE_FIXED_DIM:
@@ -55,17 +104,9 @@ static ck_status ck__vopt_walk(ck_type t, const char *meta, char *data, ck__vopt
         s->total += d->size;
         return CK_OK;
       }
-      const char *rec = d->size > 0 ? d->begin + vm->offset : NULL;
       char *first = s->values;
-      for (size_t i = 0; i < d->size; i++, rec += s->rec_size) {
-        if (rec[s->value_size] != 0) {
-          memcpy(s->values, rec, s->value_size);
-          s->bits[s->at >> 3] = (uint8_t)(s->bits[s->at >> 3] | (1u << (s->at & 7)));
-        } else {
-          memset(s->values, 0, s->value_size); /* never the bytes under a null */
-        }
-        s->values += s->value_size;
-        s->at++;
+      if (d->size > 0) {
+        ck__vopt_copy_row(s, d->begin + vm->offset, d->size);
       }
       d->begin = d->size > 0 ? first : NULL; /* the core dim's offset becomes 0 */
       return CK_OK;
