@@ -10,7 +10,11 @@ ratios against the alternative in the same run (> 1: slower):
 * ``float64(var * float64)`` on the rows with nulls (the propagation
   variant: a null for each row holding one) / the same on the filled rows;
 * ``float64(?var * ?float64)`` over the rows with 5% null rows / the same
-  function over the rows without null rows (the cost of the rows' bits).
+  function over the rows without null rows (the cost of the rows' bits);
+* ``var * ?float64(var * ?float64)``, a forward fill appended row by row
+  (``out.append``), over the rows with nulls / ``var * float64(var *
+  float64)`` appending the same values on the filled rows (the cost of a
+  result with nulls: records, then one copy into Arrow's layout).
 
     python benchmarks/bench_null_dims.py          (CK_BENCH_REPS, CK_BENCH_ROWS)
 
@@ -63,6 +67,21 @@ def plain_sum(row):
     return s
 
 
+@ckernels.jit("var * ?float64(var * ?float64)")
+def opt_ffill(row, out):
+    last = None
+    for v in row:
+        if v is not None:
+            last = v
+        out.append(last)
+
+
+@ckernels.jit("var * float64(var * float64)")
+def plain_copy(row, out):
+    for v in row:
+        out.append(v)
+
+
 def main() -> None:
     rng = np.random.default_rng(0)
     lens = rng.integers(0, 20, ROWS)
@@ -93,6 +112,8 @@ def main() -> None:
     ck_null_rows = ckernels.asarray(null_rows)
     report("float64(?var * ?float64), 5% null rows", best(lambda: rows_sum(ck_null_rows)),
            "the same without null rows", best(lambda: rows_sum(ck_rows)))
+    report("var * ?float64 result (ffill, append)", best(lambda: opt_ffill(ck_rows)),
+           "var * float64 result (append), filled", best(lambda: plain_copy(ck_filled)))
 
 
 if __name__ == "__main__":

@@ -351,7 +351,12 @@ def apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:
         check(lib.ck_array_apply_core(_FACTORY, comp.desc, comp.ret_type.c_type,
                                       len(arrays), pats, srcs,
                                       dst._a if dst is not None else ffi.NULL, out))
-        return dst if dst is not None else Array._own(out[0])
+        if dst is not None:
+            return dst
+        res = Array._own(out[0])
+        if var_option_result(comp):     # rows of records: Arrow's layout
+            check(lib.ck_jit_var_option_finish(res._a))
+        return res
     if dst is not None:
         check(lib.ck_array_apply(_FACTORY, comp.desc, comp.ret_type.c_type, len(arrays), srcs,
                                  dst._a, ffi.NULL))
@@ -360,6 +365,15 @@ def apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:
     check(lib.ck_array_apply(_FACTORY, comp.desc, comp.ret_type.c_type, len(arrays), srcs,
                              ffi.NULL, out))
     return Array._own(out[0])
+
+
+def var_option_result(comp: Compiled) -> bool:
+    """Whether the signature's result is ``var * ?R`` (written as rows of
+    records and laid out by ``ck_jit_var_option_finish``, ``ckernel/jit.h``)."""
+    if not comp.core:
+        return False
+    c = _dims.core(comp.sig.ret) if _dims.is_dimensioned(comp.sig.ret) else None
+    return c is not None and c.has_var and _dims.is_option_core(c)
 
 
 def call(kernel, args, out=None):
@@ -385,7 +399,7 @@ def call(kernel, args, out=None):
         # alone owns its old ones (host/rewrite.py), so rewrites do not pile up
         same = str(el) == str(ret_el) or (el.is_option and not ret_el.is_option and
                                            str(el.value_type) == str(ret_el))
-        if same:     # R, or ?R (nulls propagate into it)
+        if same and not var_option_result(comp):     # R, or ?R (nulls propagate into it)
             with fresh_arena(dst._a):
                 apply(comp, arrays, dst)
         else:

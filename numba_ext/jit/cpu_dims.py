@@ -39,6 +39,7 @@ from numba.extending import intrinsic, overload, register_jitable
 from .. import dtypes
 from .._native import ffi
 from .._numba import varbuilder as vb
+from .._numba import varoptions as vo
 from .._numba import varstrings as vs
 from . import cpu_codegen as cg
 from .error_path import locate_failures, raise_function
@@ -192,14 +193,14 @@ def _opt_word(builder, kd, at):
     return ld
 
 
-def _option_row(context, builder, rowty, kd, opt_at, data, size, stride):
+def _option_row(context, builder, rowty, kd, opt_at, data, size, stride, arena=None):
     """An OptionRowType over ``size`` slots at ``data``, its bits from the
     ``ck_jit_core_option`` record at byte ``opt_at`` of the kernel data."""
     bits = builder.inttoptr(_opt_word(builder, kd, opt_at + _BITS), _i8p)
     origin = builder.inttoptr(_opt_word(builder, kd, opt_at + _ORIGIN), _i8p)
     return make_row(context, builder, rowty, data, size, stride, bits,
                     _opt_word(builder, kd, opt_at + _BIT_OFFSET), origin,
-                    _opt_word(builder, kd, opt_at + _STEP))
+                    _opt_word(builder, kd, opt_at + _STEP), arena)
 
 
 @functools.lru_cache(maxsize=None)
@@ -240,6 +241,26 @@ def option_output(rowty, opt_at: int, scalar: bool):
                                strides[0])
         return rowty(types.voidptr, kd), codegen
     return _ck_opt_out
+
+
+@functools.lru_cache(maxsize=None)
+def option_string_output(rowty, opt_at: int):
+    """Intrinsic ``(dst: voidptr, kd: intp, arena: intp) -> OptionRowType``
+    (writable, ``?string``): the result's ``N * ?string`` core element, its
+    text written into ``arena``."""
+    @intrinsic
+    def _ck_opt_str_out(typingctx, dst, kd, arena):
+        if dst != types.voidptr or not isinstance(kd, types.Integer) or \
+                not isinstance(arena, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            data, shape, strides = _core_element(builder, args[1], 0, 1, args[0], False)
+            return _option_row(context, builder, rowty, args[1], opt_at, data, shape[0],
+                               strides[0], context.cast(builder, args[2], sig.args[2],
+                                                        types.intp))
+        return rowty(types.voidptr, kd, arena), codegen
+    return _ck_opt_str_out
 
 
 @functools.lru_cache(maxsize=None)
@@ -299,7 +320,7 @@ def _ov_store_option(out, value, where):
         from numba.core.errors import TypingError
         raise TypingError(f"ckernels.jit: the function returns a {value.ndim}-d array; "
                           "the result has 1 dim")
-    if isinstance(value, (types.Array, types.List, types.BaseTuple)):
+    if isinstance(value, (types.Array, types.List, types.BaseTuple, OptionRowType)):
         def impl_seq(out, value, where):
             if len(value) != len(out):
                 raise ValueError("ckernels.jit: the function returned " + str(len(value)) +
@@ -326,9 +347,21 @@ def numba_output(name: str):
     """The Numba type of the output parameter of a dimensioned result (a
     writable OptionRowType for ``N * ?R``, else ``dims.numba_output``'s)."""
     c = core(name)
+    if is_option_core(c) and c.has_var:
+        return var_option_builder(c.dtype)
     if is_option_core(c):
         return OptionRowType(option_value_numba(c.dtype), writable=True)
     return _dims.numba_output(name)
+
+
+@functools.lru_cache(maxsize=None)
+def var_option_builder(dtype: str):
+    """The builder of a ``var * ?R`` result's rows (``dtype``: ``?R``):
+    records of CK_JIT_VAR_OPTION_RECORD bytes (``ckernel/jit.h``)."""
+    from .._native import lib
+    from ..types import as_type
+    rec = int(lib.ck_jit_var_option_record_size(as_type(dtype[1:]).c_type))
+    return vo.VarOptionBuilderType(option_value_numba(dtype), rec)
 
 
 # -------------------------------------------------------- storing results --
@@ -381,6 +414,19 @@ def _store_var_strings(dst, kd, arena, value):
 def _finish_var_strings(b, dst, kd):
     st, off = _dst_var(kd)
     vs.finish(b, dst, st, off)
+
+
+@register_jitable
+def _store_var_options(dst, kd, b, value):
+    vo.extend_from(b, value)
+    st, off = _dst_var(kd)
+    vo.finish(b, dst, off)
+
+
+@register_jitable
+def _finish_var_options(b, dst, kd):
+    st, off = _dst_var(kd)
+    vo.finish(b, dst, off)
 
 
 @register_jitable
@@ -474,6 +520,26 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
         lines += ["o = _out(dst, kd)", f"v = _user({', '.join(call_args)})",
                   "if v is None:", "    _wn(o, 0)", "else:", "    _st(arena, dst, v)",
                   "    _wv(o, 0)"]
+    elif rc is not None and is_option_core(rc) and rc.has_var:
+        # var * ?R: rows of records, laid out by ck_jit_var_option_finish
+        glb.update(_bty=var_option_builder(rc.dtype), _new=vo.new_options, _text=_text_arena)
+        text = "_text(kd)" if rc.dtype == "?string" else "0"
+        lines.append(f"o = _new(_bty, arena, {text})")
+        if out_param:
+            glb["_finish"] = _finish_var_options
+            lines += [f"_user({', '.join(call_args + ['o'])})", "_finish(o, dst, kd)"]
+        else:
+            glb["_store"] = _store_var_options
+            lines.append(f"_store(dst, kd, o, _user({', '.join(call_args)}))")
+    elif rc is not None and rc.dtype == "?string":     # N * ?string
+        glb.update(_out=option_string_output(OptionRowType(types.unicode_type, writable=True),
+                                             ret_opt_at),
+                   _store=store_option)
+        if out_param:
+            lines += ["o = _out(dst, kd, arena)", f"_user({', '.join(call_args + ['o'])})"]
+        else:
+            lines.append(f"_store(_out(dst, kd, arena), _user({', '.join(call_args)}), "
+                         f"{('(' + rc.text + ')')!r})")
     elif ret_opt_at is not None:     # ?R, N * ?R: a writable OptionRowType
         value = (sig.ret_element.value.numba if rc is None else
                  numba_output(ret).dtype)

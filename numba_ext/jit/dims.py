@@ -39,11 +39,15 @@ What the function gets (CPU):
 * a ``var * string`` result: the same with strings (a list or tuple of
   ``str`` or string views; the output parameter is a
   :class:`~ckernels._numba.varstrings.VarStringBuilderType`): the text goes
-  into the destination's string arena.
+  into the destination's string arena;
+* option elements (``var * ?R``, ``N * ?R``, ``var * ?string``,
+  ``N * ?string``): the same forms with ``None`` for a null
+  (:mod:`ckernels.jit.cpu_dims`).
 
 Var dims below the first core dim of an argument (``N * var * T``),
-results with more than one var dim and string results with fixed dims
-(``3 * string``) are refused with a clear error.
+results with more than one var dim and plain string results with fixed
+dims (``3 * string``; ``3 * ?string`` is taken) are refused with a clear
+error.
 """
 
 from __future__ import annotations
@@ -142,8 +146,7 @@ def _element_ok(dtype: str, what: str) -> str | None:
     if dtype.startswith("?"):       # option elements: jit/option_rows.py
         value = dtype[1:]
         if value == "string":
-            return None if what == "argument" else (
-                "option elements of a dimensioned result hold numbers or bool (N * ?R)")
+            return None
         jit_types = [d.name for d in dtypes.JIT]
         if value not in jit_types:
             return f"option elements under dims are ?T for T in {', '.join(jit_types)}, string"
@@ -190,9 +193,6 @@ def signature_type(t: Type, what: str, where: str) -> str:
     elif why is None and c.dtype.startswith("?") and c.ndim != 1:
         why = ("option elements take one core dim (var * ?T, N * ?T, 3 * ?T); "
                "the row arrives as an OptionRow of None or values")
-    elif why is None and c.dtype.startswith("?") and what == "result" and c.has_var:
-        why = ("a var result of option elements (var * ?R) is not supported; return a "
-               "fixed-size row (N * ?R) or a scalar (?R)")
     elif why is None and what == "argument":
         if any(d.kind == VAR for d in c.dims[1:]):
             why = ("a var dim below the first core dim (a ragged row of ragged rows) is "

@@ -66,7 +66,8 @@ class OptionRowIterType(types.SimpleIteratorType):
 class _RowModel(models.StructModel):
     def __init__(self, dmm, fe_type):
         members = [("data", types.voidptr), ("size", types.intp), ("stride", types.intp),
-                   ("bits", types.voidptr), ("bit0", types.intp), ("bitstep", types.intp)]
+                   ("bits", types.voidptr), ("bit0", types.intp), ("bitstep", types.intp),
+                   ("arena", types.intp)]
         super().__init__(dmm, fe_type, members)
 
 
@@ -77,9 +78,12 @@ class _IterModel(models.StructModel):
         super().__init__(dmm, fe_type, members)
 
 
-def make_row(context, builder, rowty, data, size, stride, bits, bit_offset, origin, step):
-    """The LLVM value of an :class:`OptionRowType` (all words i64 / i8*)."""
+def make_row(context, builder, rowty, data, size, stride, bits, bit_offset, origin, step,
+             arena=None):
+    """The LLVM value of an :class:`OptionRowType` (all words i64 / i8*);
+    ``arena``: the string arena a writable ``?string`` row writes text into."""
     row = cgutils.create_struct_proxy(rowty)(context, builder)
+    row.arena = arena if arena is not None else ir.Constant(_i64, 0)
     row.data = data
     row.size = size
     row.stride = stride
@@ -229,12 +233,33 @@ def _ov_is_null(row, i):
         return lambda row, i: not slot_valid(row, _index(row, i))
 
 
+@register_jitable
+def slot_pointer(row, k):
+    """The address of slot ``k`` (checked, non-negative)."""
+    return _offset(_field(row, "data"), k * _field(row, "stride"))
+
+
+def _store_text(row, p, value):
+    """Write the text of ``value`` (a str or a view) into the row's string
+    arena and point the ck_string at ``p`` to it."""
+
+
+@overload(_store_text)
+def _ov_store_text(row, p, value):
+    from .string_elements import store_string_result
+    from .._numba.stringtype import CkStringType
+    if isinstance(value, (types.UnicodeType, CkStringType)):
+        return lambda row, p, value: store_string_result(_field(row, "arena"), p, value)
+
+
 @overload(operator.setitem)
 def _ov_setitem(row, i, value):
     if not (isinstance(row, OptionRowType) and isinstance(i, types.Integer)):
         return None
     if not row.writable:
         return None
+    if isinstance(row.dtype, types.UnicodeType):
+        return _setitem_text(value)
     store = _storer(row.dtype)
 
     if isinstance(value, types.NoneType):
@@ -254,6 +279,30 @@ def _ov_setitem(row, i, value):
     def impl(row, i, value):
         k = _index(row, i)
         store(_offset(_field(row, "data"), k * _field(row, "stride")), value)
+        write_valid(row, k)
+    return impl
+
+
+def _setitem_text(value):
+    """setitem of a writable ``?string`` row: None a null, a str or a view
+    its text (into the row's arena)."""
+    if isinstance(value, types.NoneType):
+        def impl_none(row, i, value):
+            write_null(row, _index(row, i))
+        return impl_none
+    if isinstance(value, types.Optional):
+        def impl_opt(row, i, value):
+            k = _index(row, i)
+            if value is None:
+                write_null(row, k)
+            else:
+                _store_text(row, slot_pointer(row, k), value)
+                write_valid(row, k)
+        return impl_opt
+
+    def impl(row, i, value):
+        k = _index(row, i)
+        _store_text(row, slot_pointer(row, k), value)
         write_valid(row, k)
     return impl
 
@@ -344,12 +393,33 @@ def _lower_iternext(context, builder, sig, args, result):
     index = builder.load(it.index)
     is_valid = builder.icmp_signed("<", index, row.size)
     result.set_valid(is_valid)
+    opt = types.Optional(itty.row.dtype)
     with builder.if_then(is_valid):
-        get = _getter(itty.row)
-        opt = types.Optional(itty.row.dtype)
-        value = context.compile_internal(
-            builder, lambda r, i: get(r, i), opt(itty.row, types.intp), [it.row, index])
-        result.yield_(value)
+        if isinstance(itty.row.dtype, (types.Number, types.Boolean)):
+            # numbers and bool: the value is read whatever its bit (the bytes
+            # under a null are readable, never surfaced), so the slot is a
+            # select, not a branch, and the function's `if v is not None`
+            # can become one too
+            valid = cgutils.alloca_once_value(builder, cgutils.true_bit)
+            with builder.if_then(cgutils.is_not_null(builder, row.bits)):
+                bit = builder.add(row.bit0, builder.mul(index, row.bitstep))
+                byte = builder.load(builder.gep(row.bits,
+                                                [builder.ashr(bit, ir.Constant(_i64, 3))]))
+                sh = builder.trunc(builder.and_(bit, ir.Constant(_i64, 7)), _i8)
+                builder.store(builder.trunc(builder.lshr(byte, sh), ir.IntType(1)), valid)
+            ptr = builder.gep(row.data, [builder.mul(index, row.stride)])
+            nbty = itty.row.dtype
+            value = context.unpack_value(
+                builder, nbty, builder.bitcast(ptr, context.get_data_type(nbty).as_pointer()))
+            o = context.make_helper(builder, opt)
+            o.valid = builder.load(valid)
+            o.data = value
+            result.yield_(o._getvalue())
+        else:
+            get = _getter(itty.row)
+            value = context.compile_internal(
+                builder, lambda r, i: get(r, i), opt(itty.row, types.intp), [it.row, index])
+            result.yield_(value)
         builder.store(builder.add(index, context.get_constant(types.intp, 1)), it.index)
 
 
@@ -357,5 +427,6 @@ lower_builtin("iternext", OptionRowIterType)(
     iternext_impl(RefType.BORROWED)(_lower_iternext))
 
 
-__all__ = ["OptionRowType", "OptionRowIterType", "make_row", "slot_valid", "write_null",
+__all__ = ["OptionRowType", "OptionRowIterType", "make_row", "slot_valid", "slot_pointer",
+           "write_null",
            "write_valid", "has_null", "set_all", "values"]

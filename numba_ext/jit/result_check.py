@@ -100,8 +100,9 @@ def check_dims_result(kernel, sig, returned) -> None:
         if isinstance(returned, (types.NoneType, types.Optional, types.Number,
                                  types.Boolean)) and not _dims.is_dimensioned(sig.ret):
             return
+        from .option_rows import OptionRowType
         if _dims.is_dimensioned(sig.ret) and isinstance(
-                returned, (types.Array, types.Sequence, types.BaseTuple)):
+                returned, (types.Array, types.Sequence, types.BaseTuple, OptionRowType)):
             return
         if not isinstance(returned, types.NoneType):
             raise misfit_error(kernel, sig, returned, return_lines(kernel.py_func))

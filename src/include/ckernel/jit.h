@@ -273,6 +273,27 @@ CK_API ck_status ck_jit_option_child_factory(void *child_data, ck_kernel_builder
 CK_API ck_status ck_jit_register(const char *op_name,
                                  const ck_jit_kernel_desc *desc);
 
+/*
+ * `var * ?R` results (R a number, bool or string) of a kernel with core dims.
+ * The compiled code writes each result row into the destination's var arena
+ * as records of CK_JIT_VAR_OPTION_RECORD(sizeof R, alignof R) bytes: R's
+ * value at byte 0, one validity byte (1 = valid, 0 = null) at byte sizeof R;
+ * the row's ck_var_dim_data counts records.  ck_jit_var_option_finish then
+ * lays such a result out as Arrow does (to be called once, on the result of
+ * ck_array_apply_core before anyone reads it): the values of every row one
+ * after another in one allocation of a new pod arena (C order of the outer
+ * dims, which may be fixed, strided or var), the core var dim's arrmeta
+ * pointing at it (offset 0, stride sizeof R; the records' arena released
+ * with its last reference), the elements' option arrmeta given a bitmap over
+ * those values (bit offset 0; none when there is no element).  Zeros stand
+ * under a null.  Errors: CK_ERR_INVALID_ARGUMENT (NULL), CK_ERR_TYPE (the
+ * array's type has no `var * ?R` dim), CK_ERR_NO_MEMORY, CK_ERR_OVERFLOW;
+ * the array is unchanged on failure.
+ */
+#define CK_JIT_VAR_OPTION_RECORD(size, align) ((size) + (align))
+CK_API size_t ck_jit_var_option_record_size(ck_type value_type);
+CK_API ck_status ck_jit_var_option_finish(ck_array_preamble *a);
+
 /* ---- the runtime of natively cached jitted code --------------------------
  *
  * Numba-compiled code manages what it makes (strings, lists, arrays) with

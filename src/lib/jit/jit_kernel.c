@@ -432,16 +432,26 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
     m += t->id == CK_TYPE_VAR_DIM ? sizeof(ck_var_dim_arrmeta) : sizeof(ck_dim_arrmeta);
     t = t->element;
   }
-  /* string elements: `var * string` only (its text goes to the string arena) */
-  bool var_strings = dst_nd == 1 && nvar == 1 && ck_type_id_of(t) == CK_TYPE_STRING;
-  if (nvar > 1 || (dst_nd > 0 && ck_type_id_of(t) == CK_TYPE_STRING && !var_strings)) {
+  /* string elements: `var * string`, `var * ?string` (the text goes to the
+   * string arena) and `N * ?string` (into the string arena as a `?string`
+   * result's: the kernel's dst_arena) */
+  bool opt_el = ck_type_is_option(t);
+  ck_type vt = opt_el ? t->element : t;
+  const char *vm_str = m != NULL && opt_el ? m + sizeof(ck_option_arrmeta) : m;
+  bool var_strings = dst_nd == 1 && nvar == 1 && ck_type_id_of(vt) == CK_TYPE_STRING;
+  bool fixed_strings = dst_nd > 0 && nvar == 0 && opt_el &&
+                       ck_type_id_of(vt) == CK_TYPE_STRING;
+  if (nvar > 1 || (dst_nd > 0 && ck_type_id_of(vt) == CK_TYPE_STRING && !var_strings &&
+                   !fixed_strings)) {
     return CK_ERROR(CK_ERR_NOT_SUPPORTED,
                     "jitted kernel '%.*s': results with core dims have at most one var "
-                    "dim, and string elements only as var * string", nm, desc->name);
+                    "dim, and string elements only as var * string, var * ?string or "
+                    "N * ?string", nm, desc->name);
   }
   ck_memblock *text = NULL;
   if (var_strings) {
-    text = dst_arrmeta != NULL ? ((const ck_string_arrmeta *)(const void *)m)->blockref : NULL;
+    text = vm_str != NULL ? ((const ck_string_arrmeta *)(const void *)vm_str)->blockref
+                          : NULL;
     if (text == NULL) {
       st = ck_pod_memblock_new(0, &text); /* no destination arena: one of its own */
       if (st != CK_OK) {
@@ -480,13 +490,17 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
       sm += sizeof(ck_option_arrmeta);
     }
     arena = sm != NULL ? ((const ck_string_arrmeta *)(const void *)sm)->blockref : NULL;
+  } else if (fixed_strings) { /* `N * ?string`: the elements' string arena */
+    arena = vm_str != NULL ? ((const ck_string_arrmeta *)(const void *)vm_str)->blockref
+                           : NULL;
   }
   st = ck_kernel_builder_ensure_capacity_leaf(ckb, end);
   if (st != CK_OK) {
     ck_memblock_decref(text);
     return st;
   }
-  if (arena == NULL && (var_meta != NULL || desc->dst_id == CK_TYPE_STRING)) {
+  if (arena == NULL &&
+      (var_meta != NULL || desc->dst_id == CK_TYPE_STRING || fixed_strings)) {
     st = ck_pod_memblock_new(0, &arena); /* no destination arena: one of its own */
     if (st != CK_OK) {
       ck_memblock_decref(text);
