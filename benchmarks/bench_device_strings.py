@@ -31,7 +31,7 @@ All in one run, on N rows (1M by default; ``CK_BENCH_DEVSTR_N`` overrides):
 ``ratio X.XXx`` is the device time
 over the CPU one (> 1: the device is slower).  Without an OpenCL platform the
 script says so and exits 0.  ``CK_BENCH_DEVICE=cuda`` runs the same on a CUDA
-GPU (the labels still say OpenCL).
+GPU (the labels name the device kind).
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ def main() -> None:
         print(f"bench_device_strings: no {kind} device ({exc}); nothing to measure")
         return
     print(f"bench_device_strings: N = {N:,} on {ctx.describe()}")
+    dev_name = {"opencl": "OpenCL", "cuda": "CUDA"}.get(kind, kind)
     rng = np.random.default_rng(0)
     lengths = rng.integers(0, 21, N)
     flat = rng.random(int(lengths.sum()))
@@ -96,7 +97,7 @@ def main() -> None:
     assert np.allclose(got, want), "device row sums differ from the CPU jit"
     t_dev = best(lambda: row_sum(dev).get(), reps=5)
     t_cpu = best(lambda: row_sum(host), reps=5)
-    report("ragged row sums on OpenCL (+ result read)", t_dev, "the CPU jit", t_cpu)
+    report(f"ragged row sums on {dev_name} (+ result read)", t_dev, "the CPU jit", t_cpu)
 
     strings = ckernels.array([f"item-{i}" for i in range(N)])
     d = ctx.array(strings)
@@ -115,24 +116,24 @@ def main() -> None:
     assert built.tolist()[-3:] == [f"item-{i}" for i in range(N - 3, N)]
     t_dev = best(lambda: item(didx).get(), reps=5)
     t_cpu = best(lambda: item(idx), reps=5)
-    report("f\"item-{i}\" built on OpenCL and read back", t_dev, "the CPU jit", t_cpu)
+    report(f"f\"item-{{i}}\" built on {dev_name} and read back", t_dev, "the CPU jit", t_cpu)
     assert slen(d).get().tolist()[-3:] == np.asarray(slen(strings)).tolist()[-3:]
     t_dev = best(lambda: slen(d).get(), reps=5)
     t_cpu = best(lambda: slen(strings), reps=5)
-    report("jitted len(s) on OpenCL (+ result read)", t_dev, "the CPU jit", t_cpu)
+    report(f"jitted len(s) on {dev_name} (+ result read)", t_dev, "the CPU jit", t_cpu)
     x = rng.standard_normal(N) * 10.0 ** rng.integers(-5, 6, N)
     dx = ctx.array(x)
     assert ftext(dx).tolist()[-3:] == [ftext.py_func(v) for v in x[-3:].tolist()]
     t_dev = best(lambda: ftext(dx).get(), reps=5)
     t_cpu = best(lambda: ftext(x), reps=5)
-    report("str(x) + f\"|{x:.2f}\" built on OpenCL and read back", t_dev, "the CPU jit",
+    report(f"str(x) + f\"|{{x:.2f}}\" built on {dev_name} and read back", t_dev, "the CPU jit",
            t_cpu)
     words = ckernels.array([f"item-{i}" if i % 10 else f"ΟΔΟΣ σοφία {i}" for i in range(N)])
     dw = ctx.array(words)
     assert titled(dw).tolist()[-11:] == [titled.py_func(v) for v in words.tolist()[-11:]]
     t_dev = best(lambda: titled(dw).get(), reps=5)
     t_cpu = best(lambda: titled(words), reps=5)
-    report("s.title() built on OpenCL and read back", t_dev, "the CPU jit", t_cpu)
+    report(f"s.title() built on {dev_name} and read back", t_dev, "the CPU jit", t_cpu)
 
 
 if __name__ == "__main__":

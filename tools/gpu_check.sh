@@ -6,7 +6,7 @@
 # folder $WHEELS (default .whl), fetched beforehand on a machine with network:
 #   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
 #     --implementation cp --platform manylinux2014_x86_64 -d .whl cffi pycparser
-# Logs go to $OUT (default /tmp/ck-gpu): build, ctest, pytest (+ junit.xml),
+# Logs go to $OUT (default /tmp/ck-gpu): build, ctest, pytest (+ a summary per file),
 # bench_cuda and bench_device_strings on CUDA.  Time limits: PYT (pytest), BT
 # (bench_cuda), BT2 (bench_device_strings) seconds; NOCTEST=1 skips the C tests.
 export PYTHONUNBUFFERED=1
@@ -30,12 +30,21 @@ if [ -z "$NOCTEST" ]; then
   tail -6 "$OUT/ctest.log"
 fi
 el pytest
-timeout "${PYT:-300}" $PY -m pytest tests/python/device tests/python/jit/test_cuda_codegen.py \
-  tests/python/jit/test_jit_dims_devices.py tests/python/jit/test_jit_structs.py -k cuda -q \
-  -n "$(( $(nproc) < 12 ? $(nproc) : 12 ))" --dist loadfile -p no:cacheprovider \
-  --continue-on-collection-errors -rfEs --tb=short --junitxml="$OUT/junit.xml" > "$OUT/pytest.log" 2>&1
-echo "pytest rc $?"; grep -E "passed|failed" "$OUT/pytest.log" | tail -1
-grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | head -40
+# One pytest process per test file, $(nproc) at a time: each process imports
+# (and compiles the module-level functions of) its own file only, where
+# pytest-xdist would have every worker collect every file.
+mkdir -p /tmp/pyt; rm -f /tmp/pyt/*.log
+# The files that can hold a test selected by `-k cuda` (as `make test-gpu`):
+# every test file that names CUDA, the device tests (whose [cuda] ids come from
+# the conftest's device_ctx fixture) among them.
+{ ls tests/python/device/test_*.py; grep -rlw cuda tests/python --include='test_*.py'; } | grep -v test_notebooks | sort -u |
+  PY=$PY PYT=${PYT:-300} xargs -P "$(nproc)" -I{} sh -c \
+  'n=$(basename {} .py); timeout "$PYT" $PY -m pytest {} -k cuda -q -p no:cacheprovider \
+     -rfEs --tb=short > /tmp/pyt/$n.log 2>&1; echo "$n rc $? $(tail -1 /tmp/pyt/$n.log)"' \
+  | sort > "$OUT/pytest_summary.log"
+for l in /tmp/pyt/*.log; do echo "=== $l"; cat "$l"; done > "$OUT/pytest.log"
+cat "$OUT/pytest_summary.log"
+grep -hE "^(FAILED|ERROR)" /tmp/pyt/*.log | head -60
 el bench
 timeout "${BT:-150}" $PY benchmarks/bench_cuda.py > "$OUT/bench.log" 2>&1; echo "bench rc $?"
 cat "$OUT/bench.log"

@@ -31,6 +31,7 @@ from ckernels.backends import dlpack as dl
 from ckernels.context.buffer import Buffer
 from ckernels.device.base import cuda_array_interface, export_dlpack
 
+import test_jit_dims_devices as dd   # imported here: its module-level functions hold memblocks
 import test_opencl_jit as ocl_tests
 
 
@@ -487,7 +488,6 @@ def test_core_dims_on_cuda(cuda_ctx):
     """Issue 22: fixed and symbolic core dims (dot, cross, matvec, errors raised
     inside, the library's size errors) on a GPU, with the checks the OpenCL
     tests make against the CPU jit (test_jit_dims_devices)."""
-    import test_jit_dims_devices as dd
     dd.test_dot_on_strided_views_and_out(cuda_ctx)
     dd.test_cross_and_matvec_write_through_the_output_parameter(cuda_ctx)
     dd.test_mismatched_sizes_are_the_librarys_errors(cuda_ctx)

@@ -188,8 +188,8 @@ def test_arrow_device_export_of_strings_points_at_the_device_buffers(ctx):
 
 
 def test_arrow_device_export_of_var_dims_numbers_and_bools(ctx):
-    from nanoarrow.device import c_device_array
     pytest.importorskip("nanoarrow")
+    from nanoarrow.device import c_device_array
     d = ctx.array([[1.0], [], [2.0, 3.0]], type="3 * var * float64")
     c = c_device_array(d)
     assert c.schema.format == "+L" and c.array.length == 3
