@@ -8,7 +8,8 @@ by the entry point that finishes the builder.  :func:`get_word` and
 :func:`set_word` read and write word ``k`` (a literal) of any builder type
 derived from :class:`BuilderStateType`; what each word means is the
 builder's.  :func:`make_reserve` grows the rows of the builders whose words
-are :data:`ROW_WORDS` (:mod:`.varstrings`, :mod:`.varoptions`).
+are :data:`ROW_WORDS` (:mod:`.varbuilder`, :mod:`.varstrings`,
+:mod:`.varoptions`).
 """
 
 from __future__ import annotations
@@ -102,21 +103,30 @@ def write_var_element(typingctx, dst, begin, count):
     return signature(types.none, dst, begin, count), codegen
 
 
-#: The state words of a row builder with a text arena: var arena, the row's
-#: allocation [begin, end), the count so far, text arena.
+#: The state words of a row builder: var arena, the row's allocation
+#: [begin, end), the count so far, then (string and option rows) text arena.
 ROW_WORDS = ARENA, BEGIN, END, COUNT, TEXT = 0, 1, 2, 3, 4
 
 
-def make_reserve(rec_size, what: str, needs_text: bool):
+def make_reserve(rec_size, what: str, text: str):
     """``reserve(b, n)`` (jitted) for the row builders of :data:`ROW_WORDS`:
     room for ``n`` records in all, ``rec_size(b)`` bytes each (the allocation
-    grows, never shrinks).  The pod allocator resizes only an arena's latest
-    allocation, so when the var and text arenas are one block the row grows
-    by a new allocation and a copy.  The messages name the result kind
-    ``what`` (``"var * string"``): a missing var arena (or, ``needs_text``,
-    text arena) raises ValueError, an allocator failure the ckernel
-    exception of its status (the messages are constants of the compiled
-    code, as :func:`.memblock.raise_status` needs)."""
+    grows, never shrinks).
+
+    ``text``: ``"none"`` (:mod:`.varbuilder`: no text word; records aligned
+    to their size), ``"optional"`` (:mod:`.varoptions`) or ``"required"``
+    (:mod:`.varstrings`: a missing text arena is an error too); records of
+    a builder with a text word are 8-aligned.  The pod allocator resizes only
+    an arena's latest allocation, so when the var and text arenas are one
+    block the row grows by a new allocation and a copy.  The messages name
+    the result kind ``what`` (``"var * string"``): a missing arena raises
+    ValueError, an allocator failure the ckernel exception of its status
+    (the messages are constants of the compiled code, as
+    :func:`.memblock.raise_status` needs)."""
+    if text not in ("none", "optional", "required"):
+        raise ValueError(f"make_reserve: text {text!r} is not 'none', 'optional' or 'required'")
+    has_text = text != "none"
+    needs_text = text == "required"
     missing = (f"ckernels.jit: a {what} result needs "
                + ("destination arenas" if needs_text else "a destination arena"))
     allocating = f"allocating a {what} result"
@@ -133,10 +143,10 @@ def make_reserve(rec_size, what: str, needs_text: bool):
             raise ValueError(missing)
         arena = memblock_from_address(get_word(b, ARENA))
         if begin == 0:
-            st, nb, ne = _ck_pod_allocate(arena, need, 8)
+            st, nb, ne = _ck_pod_allocate(arena, need, 8 if has_text else rec)
             if st != 0:
                 raise_status(st, allocating)
-        elif get_word(b, ARENA) == get_word(b, TEXT):
+        elif has_text and get_word(b, ARENA) == get_word(b, TEXT):
             # one block: text was allocated after the records, which cannot be resized
             st, nb, ne = _ck_pod_allocate(arena, need, 8)
             if st != 0:
@@ -152,5 +162,5 @@ def make_reserve(rec_size, what: str, needs_text: bool):
     return reserve
 
 
-__all__ = ["make_reserve", "ROW_WORDS", "write_var_element", "BuilderStateType", "StateModel", "state_words", "new_state", "get_word",
-           "set_word"]
+__all__ = ["make_reserve", "ROW_WORDS", "write_var_element", "BuilderStateType", "StateModel",
+           "state_words", "new_state", "get_word", "set_word"]

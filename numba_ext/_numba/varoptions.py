@@ -143,7 +143,7 @@ def _store_slot(typingctx, addr, begin, end):
 
 
 #: Room for ``n`` records in all (the allocation grows, never shrinks).
-reserve = make_reserve(_rec_size, "var * ?R", needs_text=False)
+reserve = make_reserve(_rec_size, "var * ?R", text="optional")
 
 
 @register_jitable

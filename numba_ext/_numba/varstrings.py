@@ -93,7 +93,7 @@ def _slot_size(b):
 
 
 #: Room for ``n`` slots in all (the allocation grows, never shrinks).
-reserve = make_reserve(_slot_size, "var * string", needs_text=True)
+reserve = make_reserve(_slot_size, "var * string", text="required")
 
 
 @register_jitable

@@ -548,7 +548,8 @@ ck_status ck_array_view_dims(ck_array_preamble *a, size_t k, size_t ndim,
   ck_type_arrmeta_copy(elem, dst + ndim * sizeof(ck_dim_arrmeta),
                        m + k * sizeof(ck_dim_arrmeta));
   ck_memblock *data_ref = a->data_ref != NULL ? a->data_ref : &a->memblock;
-  ck__array_view_init(v, new_type, (char *)((uintptr_t)a->data + (uintptr_t)offset), a->flags, data_ref);
+  ck__array_view_init(v, new_type, (char *)((uintptr_t)a->data + (uintptr_t)offset),
+                      a->flags, data_ref);
   *out = v;
   return CK_OK;
 }
