@@ -109,6 +109,26 @@ static ck_status ck__write_number(char *out, size_t cap, const ck_format_spec *s
 
 /* ---- integers --------------------------------------------------------------- */
 
+/* The checks of every number entry point: out_len given, out NULL only
+ * with cap 0, a spec (or none) parsed for numbers. */
+static ck_status ck__number_args(char *out, size_t cap, const ck_format_spec *spec,
+                                 size_t *out_len, const char *func) {
+  if (out_len == NULL || (out == NULL && cap != 0)) {
+    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL argument");
+  }
+  return ck__check_spec(spec, false, func);
+}
+
+/* text[0, n) as the result without a spec: *out_len = n, copied when it fits. */
+static ck_status ck__put_plain(char *out, size_t cap, const char *text, size_t n,
+                               size_t *out_len) {
+  *out_len = n;
+  if (n <= cap) {
+    memcpy(out, text, n);
+  }
+  return CK_OK;
+}
+
 static ck_status ck__format_float_spec(char *out, size_t cap, const ck_format_spec *spec,
                                        double v, size_t *out_len);
 
@@ -132,21 +152,13 @@ static size_t ck__plain_decimal(char *buf, uint64_t mag, bool neg) {
 static ck_status ck__format_integer(char *out, size_t cap, const ck_format_spec *spec,
                                     uint64_t mag, bool neg, size_t *out_len,
                                     const char *func) {
-  if (out_len == NULL || (out == NULL && cap != 0)) {
-    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL argument");
-  }
-  ck_status st = ck__check_spec(spec, false, func);
+  ck_status st = ck__number_args(out, cap, spec, out_len, func);
   if (st != CK_OK) {
     return st;
   }
   if (spec == NULL || (spec->flags & CK_FORMAT_EMPTY)) {
     char buf[24];
-    size_t n = ck__plain_decimal(buf, mag, neg);
-    *out_len = n;
-    if (n <= cap) {
-      memcpy(out, buf, n);
-    }
-    return CK_OK;
+    return ck__put_plain(out, cap, buf, ck__plain_decimal(buf, mag, neg), out_len);
   }
   char t = spec->type;
   if (t != 0 && strchr("eEfFgG%", t) != NULL) {
@@ -204,13 +216,7 @@ ck_status ck_format_bool(char *out, size_t cap, const ck_format_spec *spec, bool
     if (out_len == NULL || (out == NULL && cap != 0)) {
       return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL argument");
     }
-    const char *s = v ? "True" : "False";
-    size_t n = v ? 4 : 5;
-    *out_len = n;
-    if (n <= cap) {
-      memcpy(out, s, n);
-    }
-    return CK_OK;
+    return ck__put_plain(out, cap, v ? "True" : "False", v ? 4 : 5, out_len);
   }
   return ck__format_integer(out, cap, spec, v ? 1u : 0u, false, out_len, __func__);
 }
@@ -297,21 +303,14 @@ static ck_status ck__format_float_spec(char *out, size_t cap, const ck_format_sp
 
 static ck_status ck__format_float(char *out, size_t cap, const ck_format_spec *spec, double v,
                                   int t, size_t *out_len, const char *func) {
-  if (out_len == NULL || (out == NULL && cap != 0)) {
-    return ck__error(CK_ERR_INVALID_ARGUMENT, func, "NULL argument");
-  }
-  ck_status st = ck__check_spec(spec, false, func);
+  ck_status st = ck__number_args(out, cap, spec, out_len, func);
   if (st != CK_OK) {
     return st;
   }
   if (spec == NULL || (spec->flags & CK_FORMAT_EMPTY)) {
     char buf[40];
-    size_t n = ck__format_float_repr(buf, sizeof buf, t, v, true);
-    *out_len = n;
-    if (n <= cap) {
-      memcpy(out, buf, n);
-    }
-    return CK_OK;
+    return ck__put_plain(out, cap, buf, ck__format_float_repr(buf, sizeof buf, t, v, true),
+                         out_len);
   }
   /* a float32 with a spec is formatted as double (NumPy's float32.__format__) */
   return ck__float_layout_quiet(out, cap, spec, v, out_len);
