@@ -7,7 +7,9 @@ zero by :func:`new_state`); a builder value is a pointer to them
 by the entry point that finishes the builder.  :func:`get_word` and
 :func:`set_word` read and write word ``k`` (a literal) of any builder type
 derived from :class:`BuilderStateType`; what each word means is the
-builder's.
+builder's.  :func:`make_reserve` grows the rows of the builders whose words
+are :data:`ROW_WORDS` (:mod:`.varbuilder`, :mod:`.varstrings`,
+:mod:`.varoptions`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,11 @@ from __future__ import annotations
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.typing.templates import signature
-from numba.extending import intrinsic, models
+from numba.extending import intrinsic, models, register_jitable
+
+from .allocator import _ck_pod_allocate, _ck_pod_resize
+from .memblock import memblock_from_address, raise_status
+from .utf8 import memcpy
 
 _i8p = ir.IntType(8).as_pointer()
 _i64 = ir.IntType(64)
@@ -97,5 +103,64 @@ def write_var_element(typingctx, dst, begin, count):
     return signature(types.none, dst, begin, count), codegen
 
 
-__all__ = ["write_var_element", "BuilderStateType", "StateModel", "state_words", "new_state", "get_word",
-           "set_word"]
+#: The state words of a row builder: var arena, the row's allocation
+#: [begin, end), the count so far, then (string and option rows) text arena.
+ROW_WORDS = ARENA, BEGIN, END, COUNT, TEXT = 0, 1, 2, 3, 4
+
+
+def make_reserve(rec_size, what: str, text: str):
+    """``reserve(b, n)`` (jitted) for the row builders of :data:`ROW_WORDS`:
+    room for ``n`` records in all, ``rec_size(b)`` bytes each (the allocation
+    grows, never shrinks).
+
+    ``text``: ``"none"`` (:mod:`.varbuilder`: no text word; records aligned
+    to their size), ``"optional"`` (:mod:`.varoptions`) or ``"required"``
+    (:mod:`.varstrings`: a missing text arena is an error too); records of
+    a builder with a text word are 8-aligned.  The pod allocator resizes only
+    an arena's latest allocation, so when the var and text arenas are one
+    block the row grows by a new allocation and a copy.  The messages name
+    the result kind ``what`` (``"var * string"``): a missing arena raises
+    ValueError, an allocator failure the ckernel exception of its status
+    (the messages are constants of the compiled code, as
+    :func:`.memblock.raise_status` needs)."""
+    if text not in ("none", "optional", "required"):
+        raise ValueError(f"make_reserve: text {text!r} is not 'none', 'optional' or 'required'")
+    has_text = text != "none"
+    needs_text = text == "required"
+    missing = (f"ckernels.jit: a {what} result needs "
+               + ("destination arenas" if needs_text else "a destination arena"))
+    allocating = f"allocating a {what} result"
+    growing = f"growing a {what} result"
+
+    @register_jitable
+    def reserve(b, n):
+        rec = rec_size(b)
+        need = n * rec
+        begin = get_word(b, BEGIN)
+        if begin != 0 and get_word(b, END) - begin >= need:
+            return
+        if get_word(b, ARENA) == 0 or (needs_text and get_word(b, TEXT) == 0):
+            raise ValueError(missing)
+        arena = memblock_from_address(get_word(b, ARENA))
+        if begin == 0:
+            st, nb, ne = _ck_pod_allocate(arena, need, 8 if has_text else rec)
+            if st != 0:
+                raise_status(st, allocating)
+        elif has_text and get_word(b, ARENA) == get_word(b, TEXT):
+            # one block: text was allocated after the records, which cannot be resized
+            st, nb, ne = _ck_pod_allocate(arena, need, 8)
+            if st != 0:
+                raise_status(st, growing)
+            memcpy(nb, begin, get_word(b, COUNT) * rec)
+        else:
+            st, nb, ne = _ck_pod_resize(arena, need, begin, get_word(b, END))
+            if st != 0:
+                raise_status(st, growing)
+        set_word(b, BEGIN, nb)
+        set_word(b, END, ne)
+    reserve.__doc__ = f"Room for ``n`` records of a {what} row in all (never shrinks)."
+    return reserve
+
+
+__all__ = ["make_reserve", "ROW_WORDS", "write_var_element", "BuilderStateType", "StateModel",
+           "state_words", "new_state", "get_word", "set_word"]

@@ -26,8 +26,9 @@ from numba.core.typing.templates import signature
 from numba.extending import (intrinsic, overload, overload_method, register_jitable,
                              register_model)
 
-from .allocator import _ck_pod_allocate, _ck_pod_resize
-from .builder_state import BuilderStateType, StateModel, new_state, write_var_element
+from .allocator import _ck_pod_resize
+from .builder_state import (ROW_WORDS, BuilderStateType, StateModel, make_reserve, new_state,
+                            write_var_element)
 from .builder_state import get_word as _get
 from .builder_state import set_word as _set
 from .builder_state import state_words as _state
@@ -35,7 +36,7 @@ from .memblock import memblock_from_address, raise_status
 
 _i64 = ir.IntType(64)
 
-ARENA, BEGIN, END, COUNT = 0, 1, 2, 3
+ARENA, BEGIN, END, COUNT = ROW_WORDS[:4]
 _WORDS = 4
 
 
@@ -95,27 +96,8 @@ def _itemsize(typingctx, b):
     return signature(types.intp, b), codegen
 
 
-@register_jitable
-def reserve(b, n):
-    """Room for ``n`` elements in all (the allocation grows, never shrinks)."""
-    size = _itemsize(b)
-    need = n * size
-    begin = _get(b, BEGIN)
-    if begin != 0 and _get(b, END) - begin >= need:
-        return
-    arena = memblock_from_address(_get(b, ARENA))
-    if _get(b, ARENA) == 0:
-        raise ValueError("ckernels.jit: a var result needs a destination arena")
-    if begin == 0:
-        st, nb, ne = _ck_pod_allocate(arena, need, size)
-        if st != 0:
-            raise_status(st, "allocating a var result")
-    else:
-        st, nb, ne = _ck_pod_resize(arena, need, begin, _get(b, END))
-        if st != 0:
-            raise_status(st, "growing a var result")
-    _set(b, BEGIN, nb)
-    _set(b, END, ne)
+#: Room for ``n`` elements in all (the allocation grows, never shrinks).
+reserve = make_reserve(_itemsize, "var", text="none")
 
 
 @register_jitable

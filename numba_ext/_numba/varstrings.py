@@ -29,7 +29,8 @@ from numba.extending import (intrinsic, overload, overload_method, register_jita
                              register_model)
 
 from .allocator import _ck_pod_allocate, _ck_pod_resize
-from .builder_state import BuilderStateType, StateModel, new_state, write_var_element
+from .builder_state import (ROW_WORDS, BuilderStateType, StateModel, make_reserve, new_state,
+                            write_var_element)
 from .builder_state import get_word as _get
 from .builder_state import set_word as _set
 from .memblock import memblock_from_address, raise_status
@@ -38,7 +39,7 @@ from .utf8 import memcpy, str_encode_into, str_utf8_nbytes
 
 _i64 = ir.IntType(64)
 
-ARENA, BEGIN, END, COUNT, TEXT = 0, 1, 2, 3, 4
+ARENA, BEGIN, END, COUNT, TEXT = ROW_WORDS
 _WORDS = 5
 #: bytes of one ck_string slot ({char *begin; char *end;})
 SLOT = 16
@@ -87,31 +88,12 @@ def _store_slot(typingctx, addr, begin, end):
 
 
 @register_jitable
-def reserve(b, n):
-    """Room for ``n`` slots in all (the allocation grows, never shrinks)."""
-    need = n * SLOT
-    begin = _get(b, BEGIN)
-    if begin != 0 and _get(b, END) - begin >= need:
-        return
-    if _get(b, ARENA) == 0 or _get(b, TEXT) == 0:
-        raise ValueError("ckernels.jit: a var * string result needs destination arenas")
-    arena = memblock_from_address(_get(b, ARENA))
-    if begin == 0:
-        st, nb, ne = _ck_pod_allocate(arena, need, 8)
-        if st != 0:
-            raise_status(st, "allocating a var * string result")
-    elif _get(b, ARENA) == _get(b, TEXT):
-        # one block: text was allocated after the slots, so they cannot be resized
-        st, nb, ne = _ck_pod_allocate(arena, need, 8)
-        if st != 0:
-            raise_status(st, "growing a var * string result")
-        memcpy(nb, begin, _get(b, COUNT) * SLOT)
-    else:
-        st, nb, ne = _ck_pod_resize(arena, need, begin, _get(b, END))
-        if st != 0:
-            raise_status(st, "growing a var * string result")
-    _set(b, BEGIN, nb)
-    _set(b, END, ne)
+def _slot_size(b):
+    return SLOT
+
+
+#: Room for ``n`` slots in all (the allocation grows, never shrinks).
+reserve = make_reserve(_slot_size, "var * string", text="required")
 
 
 @register_jitable
