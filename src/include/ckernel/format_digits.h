@@ -7,7 +7,7 @@
  * point.  No libc, no heap, no floating point, no 128-bit type: written once
  * for C11, OpenCL C and CUDA C++ like ckernel/format_view.h, whose
  * ck_fv_digits (the device programs' digits, big-integer arithmetic for the
- * rest) and core/shortest.c (the host's: text.c's 'f'/'e'/'g'/'%' digits,
+ * rest) and core/shortest.c (the host's: core/float_text.c's 'f'/'e'/'g'/'%' digits,
  * snprintf for the rest) call it.
  *
  * |v| = I + F / 2^f exactly (I < 2^64, F < 2^53, F < 2^f).  n fraction

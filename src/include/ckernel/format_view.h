@@ -18,10 +18,10 @@
  *     remainder against one half), else from a big integer of at most 1088 bits (the exact
  *     expansion of a double has at most 767 significant digits: CK_FV_MAXDIG
  *     bounds the digit buffer).  core/shortest.c exports the fast path to
- *     text.c, so the host's 'f'/'e'/'g'/'%' digits are these too;
+ *     core/float_text.c, so the host's 'f'/'e'/'g'/'%' digits are these too;
  *   - CPython's layout of those digits (format_float_short) and of every
  *     number (formatter_unicode.c: sign, prefix, zero padding, grouping,
- *     fill and alignment in code points), as src/lib/core/text.c lays them
+ *     fill and alignment in code points), as src/lib/core/format_number.c lays them
  *     out; text (UTF-8 bytes) with width, alignment and precision.
  *
  * Text goes to a *sink*, the includer's type CK_FV_SINK with members p (a
@@ -492,7 +492,7 @@ CK_FV_FN void ck_fv_rest(CK_FV_SINK *k, const ck_fv_num *x) {
   }
 }
 
-/* characters of the grouped digits (text.c calls it as ck__grouped_len) */
+/* characters of the grouped digits (the host's ck__grouped_len, core/shortest.c) */
 CK_FV_FN CK_FV_I64 ck_fv_grouped_len(CK_FV_I64 remaining, CK_FV_I64 min_width, int g) {
   if (g == 0) {
     CK_FV_I64 l = remaining > min_width ? remaining : min_width;
@@ -525,7 +525,7 @@ CK_FV_FN CK_FV_U8 ck_fv_int_digit(const ck_fv_num *x, CK_FV_I64 i) {
 }
 
 /* the grouped digits written right to left into the sink's next `len` bytes
- * (text.c calls it as ck__write_grouped) */
+ * (the host's ck__write_grouped, core/shortest.c) */
 CK_FV_FN void ck_fv_grouped(CK_FV_SINK *k, const ck_fv_num *x, CK_FV_I64 len,
                             CK_FV_I64 min_width, int g, CK_FV_U8 sepc) {
   if (k->w) {
@@ -561,7 +561,7 @@ CK_FV_FN void ck_fv_grouped(CK_FV_SINK *k, const ck_fv_num *x, CK_FV_I64 len,
   k->n += len;
 }
 
-/* text.c's ck__write_number */
+/* the host's ck__write_number (core/shortest.c) */
 CK_FV_FN void ck_fv_number(CK_FV_SINK *k, const ck_fv_spec *s, const ck_fv_num *x) {
   CK_FV_U8 sign = 0;
   if (s->sign == '+') {
@@ -619,7 +619,8 @@ CK_FV_FN void ck_fv_number(CK_FV_SINK *k, const ck_fv_spec *s, const ck_fv_num *
 
 /* ---- floats ------------------------------------------------------------------------------ */
 /* CPython's format_float_short of finite v (code e, f, g or r) laid out by
- * ck_fv_number (text.c's ck__double_text + ck__float_layout) */
+ * ck_fv_number (core/format_number.c's ck__double_text + core/float_text.c's
+ * ck__float_layout) */
 CK_FV_FN void ck_fv_double(CK_FV_SINK *k, const ck_fv_spec *s, double v, char code,
                            int precision, bool upper, bool add_dot0, bool pct) {
   CK_FV_U64 bits = CK_FV_BITS(v);
@@ -698,8 +699,8 @@ CK_FV_FN void ck_fv_double(CK_FV_SINK *k, const ck_fv_spec *s, double v, char co
 /* The presentation of a float for a spec's type (0 or `empty`: str()'s
  * 'r' with ".0" added; '%': 'f' of v * 100, which the caller multiplies) and
  * precision (negative or `empty`: the type's default): returns the code 'e',
- * 'f', 'g' or 'r' and sets *precision, *upper, *add_dot0 and *pct (text.c
- * calls it as ck__float_code) */
+ * 'f', 'g' or 'r' and sets *precision, *upper, *add_dot0 and *pct (the host's
+ * ck__float_code, core/shortest.c) */
 CK_FV_FN char ck_fv_float_code(char type, CK_FV_I64 spec_precision, bool empty,
                                int *precision, bool *upper, bool *add_dot0, bool *pct) {
   int default_precision = 6;
