@@ -531,6 +531,8 @@ def _strip_method(method, which):
         if _is_text(chars):
             def impl(s, chars=None):
                 p, m = _text(chars)
+                if m == 0:      # strips nothing (the C library's NULL is whitespace)
+                    return s
                 st, off, n = _ck_strip((s.begin, s.end - s.begin, p, m, which))
                 if st != 0:
                     raise_status(st, "ck_str_strip")
