@@ -35,7 +35,7 @@ from ..errors import JitOnlyError
 from .memblock import raise_status
 from .stringtype import (CkStringType, ck_string_type, emit_constant_bytes, make_string,
                          utf8_literal)
-from .utf8 import load_u8, str_data_address, str_encode_into, str_utf8_nbytes
+from .utf8 import load_u8, load_word, str_data_address, str_encode_into, str_utf8_nbytes
 
 _i8 = ir.IntType(8)
 _i8p = _i8.as_pointer()
@@ -457,6 +457,51 @@ def _ck_endswith_bytes(s, p, m):
 _ck_strip = c_call("ck_str_strip", "i32", ["p", "i64", "p", "i64", "i32"], (("i64", 2),))
 
 
+@register_jitable
+def space_at(b, e):
+    """The byte length of the str.isspace code point starting at ``b`` (``b <
+    e``), 0 when the code point there is not whitespace.  Non-ASCII
+    whitespace is U+0085, U+00A0 (lead byte C2), U+1680 (E1), U+2000-200A,
+    U+2028/2029, U+202F, U+205F (E2) and U+3000 (E3): any other lead byte
+    decides at once; reads stay inside ``[b, e)`` whatever the bytes."""
+    c = load_u8(b)
+    if c < 0x80:
+        return 1 if ascii_space(c) else 0
+    if c == 0xC2:
+        if e - b >= 2:
+            d = load_u8(b + 1)
+            if d == 0x85 or d == 0xA0:
+                return 2
+        return 0
+    if c < 0xE1 or c > 0xE3 or e - b < 3:
+        return 0
+    d = load_u8(b + 1)
+    f = load_u8(b + 2)
+    if c == 0xE1:
+        ok = d == 0x9A and f == 0x80
+    elif c == 0xE3:
+        ok = d == 0x80 and f == 0x80
+    elif d == 0x80:
+        ok = (f >= 0x80 and f <= 0x8A) or f == 0xA8 or f == 0xA9 or f == 0xAF
+    else:
+        ok = d == 0x81 and f == 0x9F
+    return 3 if ok else 0
+
+
+@register_jitable
+def space_before(b, e):
+    """The byte length of the str.isspace code point ending at ``e`` (``b <
+    e``), 0 when the code point there is not whitespace (``space_at``)."""
+    c = load_u8(e - 1)
+    if c < 0x80:
+        return 1 if ascii_space(c) else 0
+    if e - b >= 2 and load_u8(e - 2) == 0xC2:
+        return 2 if c == 0x85 or c == 0xA0 else 0
+    if e - b >= 3 and space_at(e - 3, e) == 3:
+        return 3
+    return 0
+
+
 def _strip_method(method, which):
     left = bool(which & 1)
     right = bool(which & 2)
@@ -464,28 +509,30 @@ def _strip_method(method, which):
     @overload_method(CkStringType, method)
     def _ov(s, chars=None):
         if _absent(chars):
-            # ASCII whitespace inline from the ends; at a non-ASCII byte there
-            # (maybe whitespace: U+00A0, U+3000 ...) the C library goes on
+            # inline, no call: a byte test per ASCII character, the lead
+            # byte (and at most two more) per non-ASCII one at the ends
             def impl(s, chars=None):
                 b = s.begin
                 e = s.end
                 if left:
-                    while b < e and load_u8(b) < 0x80 and ascii_space(load_u8(b)):
-                        b += 1
+                    while b < e:
+                        k = space_at(b, e)
+                        if k == 0:
+                            break
+                        b += k
                 if right:
-                    while e > b and load_u8(e - 1) < 0x80 and ascii_space(load_u8(e - 1)):
-                        e -= 1
-                if b < e and ((left and load_u8(b) >= 0x80) or
-                              (right and load_u8(e - 1) >= 0x80)):
-                    st, off, n = _ck_strip((b, e - b, 0, 0, which))
-                    if st != 0:
-                        raise_status(st, "ck_str_strip")
-                    return make_string(b + off, b + off + n)
+                    while e > b:
+                        k = space_before(b, e)
+                        if k == 0:
+                            break
+                        e -= k
                 return make_string(b, e)
             return impl
         if _is_text(chars):
             def impl(s, chars=None):
                 p, m = _text(chars)
+                if m == 0:      # strips nothing (the C library's NULL is whitespace)
+                    return s
                 st, off, n = _ck_strip((s.begin, s.end - s.begin, p, m, which))
                 if st != 0:
                     raise_status(st, "ck_str_strip")
@@ -563,11 +610,41 @@ def result_arena():
     return mb
 
 
+_LOW_BYTES = np.intp(0x0101010101010101)
+_HIGH_BYTES = np.intp(-0x7F7F7F7F7F7F7F80)     # 0x80 in every byte
+
+
+@register_jitable
+def has_byte(b, e, c):
+    """Byte ``c`` occurs in ``[b, e)``: 8 bytes a step (a word with a zero
+    byte after xor), the last 1-7 bytes as one word overlapping the one
+    before (no read outside ``[b, e)``), bytes only for texts under 8."""
+    pat = _LOW_BYTES * c
+    p = b
+    while p + 8 <= e:
+        x = load_word(p) ^ pat
+        if ((x - _LOW_BYTES) & ~x & _HIGH_BYTES) != 0:
+            return True
+        p += 8
+    if p < e and e - b >= 8:
+        x = load_word(e - 8) ^ pat
+        return ((x - _LOW_BYTES) & ~x & _HIGH_BYTES) != 0
+    while p < e:
+        if load_u8(p) == c:
+            return True
+        p += 1
+    return False
+
+
 @overload_method(CkStringType, "replace", prefer_literal=True)
 def _ov_replace(s, old, new, count=-1):
     if _is_text(old) and _is_text(new) and _ok_index(count):
         def impl(s, old, new, count=-1):
             p, m = _text(old)
+            # most texts hold no first byte of `old`: then they are their
+            # own result, found inline without a call or an arena
+            if m > 0 and not has_byte(s.begin, s.end, load_u8(p)):
+                return s
             q, k = _text(new)
             st, b, e = _ck_replace((result_arena(), s.begin, s.end - s.begin, p, m, q, k,
                                     _or(count, -1)))

@@ -31,17 +31,23 @@ CK_API ck_status ck_str_replace(ck_memblock *arena, const char *s, int64_t n, co
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "NULL output");
   }
   int64_t maxcount = count < 0 ? INT64_MAX : count;
+  /* the first byte of `old` in s: most texts hold none, and are then their
+   * own result, as is any text for count 0 */
+  const char *hit = nold > 0 && nold <= n ? memchr(s, old[0], (size_t)n) : NULL;
+  if (maxcount == 0 || (nold > 0 && hit == NULL)) {
+    out->begin = (char *)s;
+    out->end = (char *)s + n;
+    return CK_OK;
+  }
   if (nold == 1 && nnew == 1 && count < 0) {
     /* one byte for another everywhere (an ASCII byte, or the same byte):
-     * counted, then copied with the byte swapped, in loops the compiler
-     * vectorises -- no search per match */
+     * the result has s's size; the bytes before the first match copied,
+     * the rest with the byte swapped in a loop the compiler vectorises --
+     * no search per match */
     unsigned char from = (unsigned char)old[0], to = (unsigned char)new_[0];
     const unsigned char *u = (const unsigned char *)s;
-    int64_t hits = 0;
-    for (int64_t i = 0; i < n; i++) {
-      hits += u[i] == from;
-    }
-    if (hits == 0 || from == to) {
+    int64_t first = hit - s;
+    if (from == to) {
       out->begin = (char *)s;
       out->end = (char *)s + n;
       return CK_OK;
@@ -53,24 +59,31 @@ CK_API ck_status ck_str_replace(ck_memblock *arena, const char *s, int64_t n, co
       return st;
     }
     unsigned char *w = (unsigned char *)b;
-    for (int64_t i = 0; i < n; i++) {
+    memcpy(w, u, (size_t)first);
+    for (int64_t i = first; i < n; i++) {
       w[i] = u[i] == from ? to : u[i];
     }
     return ck__result_done(&o, b, e, n, out);
   }
   ck__searcher sr;
   ck__searcher_init(&sr, old, nold, n);
-  /* count the replacements */
+  /* count the replacements; the first CK__MATCHES offsets are kept for the
+   * copy, which searches again only beyond them */
+  enum { CK__MATCHES = 32 };
+  int64_t at[CK__MATCHES];
   int64_t k;
   if (nold == 0) {
     int64_t len = ck_str_length(s, n);
     k = len + 1 < maxcount ? len + 1 : maxcount;
   } else {
     k = 0;
-    for (int64_t p = 0; k < maxcount;) {
+    for (int64_t p = hit - s; k < maxcount;) {
       int64_t i = ck__search(&sr, s, p, n);
       if (i < 0) {
         break;
+      }
+      if (k < CK__MATCHES) {
+        at[k] = i;
       }
       k++;
       p = i + nold;
@@ -92,17 +105,6 @@ CK_API ck_status ck_str_replace(ck_memblock *arena, const char *s, int64_t n, co
     return st;
   }
   char *w = b;
-  if (nold == nnew && nold > 0) {
-    /* same length: copy once, overwrite the matches (one search pass) */
-    memcpy(b, s, (size_t)n);
-    int64_t p = 0;
-    for (int64_t r = 0; r < k; r++) {
-      int64_t i = ck__search(&sr, s, p, n);
-      memcpy(b + i, new_, (size_t)nnew);
-      p = i + nold;
-    }
-    return ck__result_done(&o, b, e, n, out);
-  }
   if (nold == 0) {
     int64_t p = 0;
     for (int64_t r = 0; r < k; r++) {
@@ -124,10 +126,20 @@ CK_API ck_status ck_str_replace(ck_memblock *arena, const char *s, int64_t n, co
       memcpy(w, s + p, (size_t)(n - p));
       w += n - p;
     }
+  } else if (nold == nnew) {
+    /* same length: copy once, overwrite the matches */
+    memcpy(b, s, (size_t)n);
+    int64_t p = 0;
+    for (int64_t r = 0; r < k; r++) {
+      int64_t i = r < CK__MATCHES ? at[r] : ck__search(&sr, s, p, n);
+      memcpy(b + i, new_, (size_t)nnew);
+      p = i + nold;
+    }
+    w = b + n;
   } else {
     int64_t p = 0;
     for (int64_t r = 0; r < k; r++) {
-      int64_t i = ck__search(&sr, s, p, n);
+      int64_t i = r < CK__MATCHES ? at[r] : ck__search(&sr, s, p, n);
       memcpy(w, s + p, (size_t)(i - p));
       w += i - p;
       if (nnew > 0) {

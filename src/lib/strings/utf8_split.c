@@ -354,6 +354,15 @@ static bool ck__charset_has(const ck__charset *cs, uint32_t cp) {
   return false;
 }
 
+/* Bytes >= 0x80 that may start (end) a non-ASCII str.isspace code point:
+ * U+0085, U+00A0 (C2 85, C2 A0), U+1680 (E1 9A 80), U+2000-200A, U+2028,
+ * U+2029, U+202F (E2 80 80-8A/A8/A9/AF), U+205F (E2 81 9F), U+3000 (E3 80
+ * 80).  Any other byte decides without decoding. */
+static inline bool ck__space_lead(unsigned char b) { return b == 0xC2 || (b >= 0xE1 && b <= 0xE3); }
+static inline bool ck__space_last(unsigned char b) {
+  return b <= 0x8A || b == 0x9F || b == 0xA0 || b == 0xA8 || b == 0xA9 || b == 0xAF;
+}
+
 CK_API ck_status ck_str_strip(const char *s, int64_t n, const char *chars, int64_t nchars,
                               int which, ck_str_span *out) {
   CK__CHECK_VIEW(s, n);
@@ -371,6 +380,9 @@ CK_API ck_status ck_str_strip(const char *s, int64_t n, const char *chars, int64
   int64_t i = 0, j = n;
   if (which & CK_STRIP_LEFT) {
     while (i < n) {
+      if (chars == NULL && u[i] >= 0x80 && !ck__space_lead(u[i])) {
+        break; /* a lead byte no whitespace code point has */
+      }
       int len = 1;
       uint32_t cp = u[i] < 0x80 ? u[i] : ck__decode(u + i, u + n, &len);
       if (!(chars == NULL ? ck__u_space(cp) : ck__charset_has(&cs, cp))) {
@@ -381,6 +393,9 @@ CK_API ck_status ck_str_strip(const char *s, int64_t n, const char *chars, int64
   }
   if (which & CK_STRIP_RIGHT) {
     while (j > i) {
+      if (chars == NULL && u[j - 1] >= 0x80 && !ck__space_last(u[j - 1])) {
+        break; /* a last byte no whitespace code point has */
+      }
       int64_t p = ck__cp_start_before(s, j);
       int len;
       uint32_t cp = ck__decode(u + p, u + n, &len);
