@@ -454,7 +454,10 @@ def assign(fe, target, value, loc) -> list[str] | None:
     body = _expr_pieces(fe, value, kind, loc)
     lines = ["{ " + f"{SINK_T} *K = {k}; {i64} ck_b = K->n;"]
     lines += ["  " + ln for ln in body]
-    lines.append(f"  {dst}.p = K->p + ck_b; {dst}.n = K->n - ck_b; }}")
+    if isinstance(fe.tyof(target), types.Optional):     # a literal made a ?string
+        lines.append(f"  {dst}.v.p = K->p + ck_b; {dst}.v.n = K->n - ck_b; {dst}.ok = 1; }}")
+    else:
+        lines.append(f"  {dst}.p = K->p + ck_b; {dst}.n = K->n - ck_b; }}")
     return lines
 
 
