@@ -39,6 +39,7 @@ from ..device.varlen import DeviceVarArray
 from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
 from .. import dialects
 from .. import types as _t
+from . import dims as _dims
 from . import device_strings as _ds
 from . import device_var as _dv
 from .c_emit import EmittedKernel
@@ -93,7 +94,7 @@ def select(kernel, args):
     has_opt = any(isinstance(a, DeviceOptionArray) for a in args)
     for comp in kernel._compiled.values():
         sig = comp.sig
-        if len(sig.args) != len(args) or comp.core:
+        if len(sig.args) != len(args):
             continue
         if _aware(sig) and _stringy(sig) or (has_opt and sig.ret == "string"):
             if _fits(args, sig.args):
@@ -244,6 +245,9 @@ def call(kernel, args, out=None):
                               f"signatures: {'; '.join(kernel.signatures)}")
         return NotImplemented
     sig = comp.sig
+    if comp.core or _dims.is_dimensioned(_strip(sig.ret)):
+        raise NotSupportedError(f"{fname}: {sig.text}: null-aware signatures with dims or "
+                                f"dimensioned results on a device {_where(kernel)}")
     if out is not None:
         raise NotSupportedError(f"{fname}: out= with {sig.text} on a device (the result is "
                                 "a new array)")

@@ -486,7 +486,8 @@ def slice_view(fe, dst, e, loc) -> list[str] | None:
     for v, name in ((lo, "ck_lo"), (hi, "ck_hi")):
         if v is None or isinstance(fe.tyof(v), types.NoneType):
             continue
-        if not isinstance(_unlit(fe.tyof(v)), types.Integer):
+        vt = _unlit(fe.tyof(v))
+        if not isinstance(vt.type if isinstance(vt, types.Optional) else vt, types.Integer):
             raise fe.fail(f"a string slice bound of type {fe.tyof(v)}", loc)
         x = fe.use_as(v, types.int64, loc)
         out.append(f"  {name} = {x}; if ({name} < 0) {{ {name} += ck_L; if ({name} < 0) "
