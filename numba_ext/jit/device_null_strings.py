@@ -48,7 +48,7 @@ from ..context.device_program import KERNEL_NAME, element_offsets, error_return,
     kernel_parameters
 from .signature import element_type
 
-__all__ = ["call", "RowNulls", "source"]
+__all__ = ["call", "RowNulls", "source", "program"]
 
 _UINT8 = element_type("uint8")
 _UINT64 = element_type("uint64")
@@ -219,15 +219,24 @@ def source(tgt, kernel, comp, guard: bool = False) -> str:
     ``?T`` argument with its bitmap (``f.source(target)``); ``guard``: with
     the guard of option arrays passed for plain parameters (as a call with
     nulls propagating builds it)."""
+    return program(tgt, kernel, comp, guard)[0]
+
+
+def program(tgt, kernel, comp, guard: bool = False) -> tuple:
+    """``(source, inputs)`` of :func:`source`: the kernel's operands
+    ``(DType row, by value)`` after the output (a string result's data,
+    scratch and pass included)."""
     prog, layout = _program(tgt, kernel, comp)
     inputs = layout.inputs([False] * len(layout.rows))
     nulls = RowNulls(len(inputs), layout.optional,
                      {k: (None, 0) for k, o in enumerate(layout.optional) if o}, {},
                      (None, 0) if guard else None, layout.ret_optional)
+    inputs += nulls.inputs
     if layout.string_result:
-        return _ds.source(tgt, kernel, comp, inputs + nulls.inputs, (prog, layout), nulls)
-    text = _number_kernel(prog, layout, inputs + nulls.inputs, nulls)
-    return tgt.dialect.header(prog) + prog.text() + "\n" + text
+        src = _ds.source(tgt, kernel, comp, inputs, (prog, layout), nulls)
+        return src, inputs + _ds._extra(_ds.scratch_of(prog))
+    text = _number_kernel(prog, layout, inputs, nulls)
+    return tgt.dialect.header(prog) + prog.text() + "\n" + text, inputs
 
 
 def call(kernel, args, out=None):
@@ -235,9 +244,8 @@ def call(kernel, args, out=None):
     docstring); NotImplemented when no signature of this module fits."""
     fname = kernel.__name__
     comp = select(kernel, args)
-    if comp is None:
-        if any(_aware(c.sig) and _stringy(c.sig) for c in kernel._compiled.values()) and \
-                not any(_stringy(c.sig) and not _aware(c.sig) for c in kernel._compiled.values()):
+    if comp is None:      # another signature of the kernel may take them
+        if all(_aware(c.sig) and _stringy(c.sig) for c in kernel._compiled.values()):
             have = ", ".join("None" if a is None else f"{a.type}" if isinstance(
                 a, (DeviceVarArray, DeviceOptionArray)) else f"{a._element.name} array"
                 if isinstance(a, DeviceArray) else type(a).__name__ for a in args)

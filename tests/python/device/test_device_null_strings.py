@@ -20,7 +20,7 @@ from ckernels.errors import NotSupportedError
 
 pa = pytest.importorskip("pyarrow")
 
-SETTINGS = settings(max_examples=20, deadline=None,
+SETTINGS = settings(max_examples=12, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 ARROW_DEVICE_OPENCL = 4
 ARROW_DEVICE_CUDA = 2
@@ -209,3 +209,96 @@ def test_null_string_kernels_as_cuda_c_compile_and_assemble(tmp_path):
         (tmp_path / str(k)).mkdir()
         ptx = ptx_assembled_or_skip(tmp_path / str(k), src)
         assert f"ck_ns{6 * k}_kernel" in ptx
+
+
+def _shim_run(lib, name, inputs, operands, n):
+    """Run kernel wrapper ``name`` of the host shim over ``operands`` (per
+    input: a NumPy array, or an int by value); the output is ``operands``'
+    first entry (int64 per row)."""
+    import ctypes
+    from ckernels import dialects
+    ptrs, offs, strides, vals = [], [], [], []
+    for (dt, by_value), a in zip(inputs, operands[1:]):
+        if by_value:
+            ptrs.append(0), offs.append(0), strides.append(0), vals.append(int(a))
+        else:
+            arr, off, stride = a
+            ptrs.append(arr.ctypes.data), offs.append(off), strides.append(stride)
+            vals.append(0)
+    k = len(inputs)
+    err = np.zeros(4, np.int32)
+    meta = np.zeros(2, np.int64)
+    fn = getattr(lib, name)
+    fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
+                                           ctypes.c_uint]
+    fn(operands[0].ctypes.data, (ctypes.c_void_p * k)(*ptrs), (ctypes.c_uint64 * k)(*offs),
+       (ctypes.c_int64 * k)(*strides), (ctypes.c_uint64 * k)(*vals), meta.ctypes.data, n,
+       err.ctypes.data, dialects.CUDA_BLOCK)
+    assert err[0] == 0, err
+
+
+def test_null_string_kernels_run_as_cuda_c_on_the_host_shim(tmp_path):
+    """Both passes of ``?string(?string)`` and of ``string(string)`` with
+    nulls propagating, as CUDA C on the host shim (NumPy's cumsum as the
+    scan), against the CPU jit over the same strings and bitmap."""
+    from cuda_tools import host_shim_library, ptx_assembled_or_skip
+    from ckernels.jit import c_emit, device_null_strings
+    from ckernels.jit.device import target
+    values = ["ab", None, "é€", "", None, "𝄞x", "aß", None, "Z"] * 3
+    start = 3
+    srcs, progs, wrappers = "", {}, []
+    for ns, f, guard in (("ck_up", upper_or_none, False), ("ck_shout", shout, True)):
+        comp = next(iter(f.compiled.values()))
+        src, inputs = device_null_strings.program(target("cuda"), f, comp, guard)
+        progs[ns] = (f, inputs)
+        one = f"namespace {ns} {{\n" + src.replace(f" {c_emit.KERNEL_NAME}(",
+                                                    f" {ns}_kernel(") + "}\n"
+        (tmp_path / ns).mkdir()
+        ptx_assembled_or_skip(tmp_path / ns, one)   # each: its own case tables
+        srcs += one
+        args = "".join(f", (const unsigned char *)in[{j}], off[{j}], st[{j}]" if not bv
+                       else f", v[{j}]" for j, (_, bv) in enumerate(inputs))
+        wrappers.append(
+            f'extern "C" void {ns}_run(unsigned char *out, const void **in, '
+            "const unsigned long long *off, const long long *st, const unsigned long long *v, "
+            "const long long *meta, unsigned long long n, int *err, unsigned int block) {\n"
+            f"  ck_shim_grid(n, block, [&] {{ {ns}::{ns}_kernel(out, 0, 8{args}, meta, 1, n, "
+            "err); });\n}\n")
+    lib = host_shim_library(tmp_path, srcs + "".join(wrappers))
+    n = len(values)
+    enc = [(v or "").encode() for v in values]
+    o = np.cumsum([0] + [len(b) for b in enc]).astype(np.int64)
+    data = np.frombuffer(b"".join(enc) + b"\0", np.uint8).copy()
+    valid = np.array([v is not None for v in values])
+    bits = np.packbits(np.concatenate([np.zeros(start, bool), valid]), bitorder="little")
+    host = ckernels.asarray(pa.array(values, pa.string()))
+    for ns, (f, inputs) in progs.items():
+        aware = ns == "ck_up"
+        ok = np.zeros(n, np.uint8)
+        sizes = np.zeros(n + 1, np.int64)
+        scr_sizes = np.zeros(n + 1, np.int64)
+        one = np.zeros(1, np.uint8)
+        # the string's 3 operands, a bitmap and its bit offset (the argument's
+        # or the guard's), the presence bytes (aware); then data (, scratch), pass
+        scratch = len(inputs) - 5 - aware == 4
+
+        def ops(out, text, scr, mode):
+            got = [out, (o, 0, 8), (o, 8, 8), (data, 0, 0), (bits, 0, 0), start]
+            if aware:
+                got.append((ok, 0, 1))
+            got.append((text, 0, 0))
+            if scratch:
+                got += [(scr, 0, 0), (scr_sizes, 0, 8)]
+            return got + [mode]
+        _shim_run(lib, f"{ns}_run", inputs, ops(sizes, one, one, 0), n)
+        offsets = np.concatenate([[0], np.cumsum(sizes[:n])]).astype(np.int64)
+        scr_sizes[:] = np.concatenate([[0], np.cumsum(scr_sizes[:n])])
+        out_text = np.zeros(max(int(offsets[-1]), 1), np.uint8)
+        scr = np.zeros(max(int(scr_sizes[-1]), 1), np.uint8)
+        _shim_run(lib, f"{ns}_run", inputs, ops(offsets, out_text, scr, 1), n)
+        raw = out_text.tobytes()
+        present = ok.astype(bool) if aware else valid
+        got = [raw[offsets[i]:offsets[i + 1]].decode() if present[i] else None
+               for i in range(n)]
+        assert got == f(host).tolist()
+        assert all(offsets[i] == offsets[i + 1] for i in range(n) if not present[i])
