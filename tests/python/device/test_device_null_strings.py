@@ -67,6 +67,13 @@ def starts_a(s):
     return s.startswith("a")
 
 
+@ckernels.jit("?bool(?string, ?string)")
+def less(s, t):
+    if s is None or t is None:
+        return None
+    return s < t
+
+
 @ckernels.jit("?string(?string, int64)")
 def labelled(s, k):
     if s is None:
@@ -124,6 +131,12 @@ def test_number_results_match_the_cpu(ctx, values, start):
     for f in (find_e, half_len, starts_a):
         got, _ = _check(ctx, f, p)
         assert isinstance(got, DeviceOptionArray)
+    # two ?string arguments, each with its own bitmap at its own bit offset
+    q = _sliced(values[::-1], (start + 5) % 8)
+    want = less(ckernels.asarray(p), ckernels.asarray(q)).tolist()
+    assert less(ctx.array(p), ctx.array(q)).tolist() == want
+    assert want == [None if x is None or y is None else x < y
+                    for x, y in zip(values, values[::-1])]
 
 
 @SETTINGS
