@@ -91,7 +91,7 @@ RANKS = [
     ("jit.targets", ["ckernels.jit.device", "ckernels.jit.device_dims", "ckernels.jit.device_var",
                      "ckernels.jit.device_nulls",
                      "ckernels.jit.device_strings", "ckernels.jit.device_append",
-                     "ckernels.jit.device_split",
+                     "ckernels.jit.device_split", "ckernels.jit.device_null_strings",
                      "ckernels.jit.targets"]),
     ("jit.face", ["ckernels.jit.numpy_ufunc", "ckernels.jit.pickling"]),
     ("jit.kernel", ["ckernels.jit.kernel"]),

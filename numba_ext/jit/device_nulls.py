@@ -59,6 +59,11 @@ def call(kernel, args, out=None):
     function has null-aware signatures; NotImplemented when neither applies
     (a plain call)."""
     fname = kernel.__name__
+    from . import device_null_strings as _dns
+    if _dns.wants(kernel, args):       # strings meet nulls: ?string arguments, results
+        res = _dns.call(kernel, args, out)
+        if res is not NotImplemented:
+            return res
     comp = None
     if any(is_null_aware(c.sig) for c in kernel._compiled.values()):
         vals = [a._values if isinstance(a, DeviceOptionArray) else a for a in args]
@@ -246,6 +251,9 @@ def _aware_program(tgt, kernel, comp, specs, rv, guard: bool) -> EmittedKernel:
 def source(tgt, kernel, comp) -> str:
     """The program of a null-aware signature over arrays of its value
     types, each ``?T`` argument with its bitmap (``f.source(target)``)."""
+    if "string" in comp.sig.text:
+        from . import device_null_strings
+        return device_null_strings.source(tgt, kernel, comp)
     specs = []
     for e in comp.sig.arg_elements:
         aware = getattr(e, "option", False)

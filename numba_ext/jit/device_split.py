@@ -60,6 +60,7 @@ class _Layout(_dv.VarLayout):
         #: instead of returning a list
         self.appends = kernel._out_param is not None
         self.string_result = False
+        self.optional, self.ret_optional = (False,) * len(self.rows), False
         self.dtypes = tuple(_UINT8 if r in ("string", _dv._STRLIST) else
                             element_type(r if r is not None else a)
                             for r, a in zip(self.rows, sig.args))

@@ -35,10 +35,12 @@ from ..errors import CKTypeError
 from .. import types as _t
 from . import device_var as _dv
 from .c_emit import EmittedKernel
+from .c_emit import optionals as _opt
 from .c_emit import string_results as _results
+from .c_emit import strings as _strings
 from .signature import element_type
 
-__all__ = ["call", "source", "scratch_of", "wants"]
+__all__ = ["call", "build", "source", "scratch_of", "wants"]
 
 _INT64 = element_type("int64")
 _UINT8 = element_type("uint8")
@@ -67,12 +69,16 @@ def _extra(scratch: bool) -> tuple:
         ((_INT32, True),)
 
 
-def _kernel(prog: EmittedKernel, layout, inputs) -> str:
+def _kernel(prog: EmittedKernel, layout, inputs, nulls=None) -> str:
     """The kernel of both passes around the entry (one program: one build).
     Sizing (``ck_mode`` 0): the sinks count; the result's length goes to
     ``out[i]`` (and the scratch length to the scratch operand).  Writing
     (``ck_mode`` 1): ``out[i]`` is the work item's offset in the data buffer
-    (and the scratch operand its scratch offset); the sinks write there."""
+    (and the scratch operand its scratch offset); the sinks write there.
+    ``nulls`` (:class:`ckernels.jit.device_null_strings.RowNulls`): the
+    ``?T`` arguments' presence, the guard that skips null rows (length 0, as
+    every null) and the presence bytes of a ``?string`` result, written by
+    the sizing pass."""
     d = prog.dialect
     fe = prog.entry
     b = _results.builds(fe)
@@ -82,23 +88,32 @@ def _kernel(prog: EmittedKernel, layout, inputs) -> str:
     params, arrays = kernel_parameters(d, tuple(inputs) + _extra(scratch))
     lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(params)})", "{"]
     lines += element_offsets(d, arrays)
-    cargs = _dv.row_arguments(prog, layout, inputs, lines)
     w = d.pointer(u8)
     mode = f"ck_in{n_in + (3 if scratch else 1)}_val"
-    lines += [f"  int ck_mode = {mode};",
-              f"  {i64} ck_off = ck_mode ? *({d.pointer(i64)})(ck_out + o_out) : 0;",
+    lines.append(f"  int ck_mode = {mode};")
+    sp = None
+    if scratch:
+        so = n_in + 2
+        sp = f"({d.pointer(i64)})(({w})ck_in{so} + o_in{so})"
+    if nulls is not None:
+        lines += nulls.guard_lines(d, [f"*({d.pointer(i64)})(ck_out + o_out) = 0;"] +
+                                   ([f"*{sp} = 0;"] if sp else []), sizing="!ck_mode")
+    cargs = _dv.row_arguments(prog, layout, inputs, lines,
+                              nulls.oks if nulls is not None else None)
+    lines += [f"  {i64} ck_off = ck_mode ? *({d.pointer(i64)})(ck_out + o_out) : 0;",
               f"  {sk} ck_r = {{ ({w})(ck_in{n_in} + o_in{n_in}) + ck_off, 0, ck_mode }};"]
     if scratch:
-        sd, so = n_in + 1, n_in + 2
-        sp = f"({d.pointer(i64)})(({w})ck_in{so} + o_in{so})"
+        sd = n_in + 1
         lines.append(f"  {sk} ck_s = {{ ({w})(ck_in{sd} + o_in{sd}) + "
                      f"(ck_mode ? *{sp} : 0), 0, ck_mode }};")
     else:
         lines.append(f"  {sk} ck_s = {{ ck_r.p, 0, 0 }};")
+    opt = _opt.is_optional(fe.ret_type)
     lines += [f"  {i32} err = 0;",
-              f"  {fe.ct(fe.ret_type)} r = "
+              f"  {fe.ct(fe.ret_type)} ck_rv = "
               f"{fe.cname}({', '.join(cargs + ['&ck_s', '&ck_r', '&err'])});",
               error_return(d),
+              f"  {_strings.c_type(fe)} r = ck_rv{'.v' if opt else ''};",
               "  if (ck_mode) {",
               "    if (r.n && r.p != ck_r.p) {",
               f"      for ({i64} j = 0; j < r.n; j++) ck_r.p[j] = r.p[j];",
@@ -107,17 +122,20 @@ def _kernel(prog: EmittedKernel, layout, inputs) -> str:
               f"    *({d.pointer(i64)})(ck_out + o_out) = r.n;"]
     if scratch:
         lines.append(f"    *{sp} = ck_s.n;")
+    if nulls is not None:
+        lines += ["    " + ln for ln in nulls.present_lines(d, "ck_rv.ok" if opt else "1")]
     lines += ["  }", "}"]
     return "\n".join(lines) + "\n"
 
 
-def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:
+def source(tgt, kernel, comp, inputs=None, emitted=None, nulls=None) -> str:
     """The program of one string signature for ``tgt`` (its kernel runs
-    both passes)."""
+    both passes; ``nulls``: see :func:`_kernel`)."""
     prog, layout = emitted if emitted is not None else _program(tgt, kernel, comp)
     if inputs is None:
         inputs = layout.inputs([False] * len(layout.rows))
-    return tgt.dialect.header(prog) + prog.text() + "\n" + _kernel(prog, layout, inputs)
+    text = _kernel(prog, layout, inputs, nulls)      # first: it may declare helpers
+    return tgt.dialect.header(prog) + prog.text() + "\n" + text
 
 
 def scratch_of(prog) -> bool:
@@ -151,13 +169,29 @@ def call(kernel, args, out=None):
     ctx, tgt, per, prog, layout = _dv.row_call_start(kernel, comp, args, out, fname, "string",
                                                      with_ret=False, make=_program)
     n, operands, layouts, scalars = _dv.row_operands(args, fname)
+    offsets, values = build(kernel, comp, ctx, tgt, per, (prog, layout), n, operands, layouts,
+                            scalars, fname)
+    return DeviceVarArray(ctx, _t.Type("string"), offsets, values)
+
+
+def build(kernel, comp, ctx, tgt, per, emitted, n, operands, layouts, scalars, fname,
+          nulls=None):
+    """Both passes over ``n`` rows: ``(offsets, values)`` of the strings.
+    ``nulls`` (:class:`ckernels.jit.device_null_strings.RowNulls`): its
+    operands follow the function's, its key is part of the plan's."""
+    prog, layout = emitted
     scratch = scratch_of(prog)
-    key = ("strings", n, tuple(layouts), tuple(scalars))
+    key = ("strings", n, tuple(layouts), tuple(scalars),
+           None if nulls is None else nulls.key)
+    inputs = layout.inputs(scalars)
+    if nulls is not None:
+        inputs += nulls.inputs
+        operands = operands + nulls.operands
+        layouts = layouts + nulls.layouts(n)
     plan = per.get(key)
     if plan is None:
-        inputs = layout.inputs(scalars)
         plan = launch.remember(per, key, launch.build_plan(
-            ctx, source(tgt, kernel, comp, inputs, (prog, layout)), prog.errors, fname,
+            ctx, source(tgt, kernel, comp, inputs, (prog, layout), nulls), prog.errors, fname,
             tgt.dialect.title, tuple(inputs) + _extra(scratch), operands + [0] * (
                 4 if scratch else 2),
             np.int64, operand_layouts=layouts + [((), ())] + (
@@ -181,8 +215,7 @@ def call(kernel, args, out=None):
         plan(offsets, operands + [data, s_data, s_offs, 1])
     else:
         plan(offsets, operands + [data, 1])
-    values = data if total else data[:0]
-    return DeviceVarArray(ctx, _t.Type("string"), offsets, values)
+    return offsets, (data if total else data[:0])
 
 
 def _scan(offsets: DeviceArray, n: int) -> int:

@@ -73,24 +73,34 @@ class VarLayout:
         sig = comp.sig
         self.string_result = string_result
         fname = kernel.__name__
+        # ``?T`` parts (null-aware signatures, jit.device_null_strings): the
+        # function sees Optional(T); the rows are those of T
+        args = tuple(a[1:] if a.startswith("?") else a for a in sig.args)
+        self.optional = tuple(a != b for a, b in zip(args, sig.args))
+        ret = sig.ret[1:] if sig.ret and sig.ret.startswith("?") else sig.ret
+        self.ret_optional = ret != sig.ret
         try:
-            self.rows = tuple(_var_row(a) for a in sig.args)
+            self.rows = tuple(_var_row(a) for a in args)
         except NotSupportedError as exc:
             raise NotSupportedError(f"{fname}: {sig.text}: {exc}") from None
-        if var_result is None and (_dims.is_dimensioned(sig.ret) or
+        for r, o, a in zip(self.rows, self.optional, sig.args):
+            if o and r not in (None, "string"):
+                raise NotSupportedError(f"{fname}: {sig.text}: a {a} argument on a device "
+                                        "(null rows: ?string and ?numbers only)")
+        if var_result is None and (_dims.is_dimensioned(ret) or
                                    kernel._out_param is not None):
             raise NotSupportedError(
                 f"{fname}: {sig.text}: a dimensioned result of var-dim arguments on a device "
                 "(results of unknown size are built on the CPU; reduce each row to a number)")
-        if sig.ret == "string" and not string_result:
+        if ret == "string" and not string_result:
             raise NotSupportedError(
                 f"{fname}: {sig.text}: string results on a device (results of unknown size "
                 "are built on the CPU; .get() the strings)")
         self.dtypes = tuple(_UINT8 if r in ("string", _STRLIST) else element_type(r if r is not None else a)
-                            for r, a in zip(self.rows, sig.args))
+                            for r, a in zip(self.rows, args))
         # a string result: the kernels of jit.device_strings write it; a var
         # result (var_result: its element dtype name): jit.device_append's
-        self.ret_dtype = _UINT8 if string_result else element_type(var_result or sig.ret)
+        self.ret_dtype = _UINT8 if string_result else element_type(var_result or ret)
         for dt in self.dtypes + (self.ret_dtype,):
             if dt.kind not in "biuf":
                 raise NotSupportedError(f"{fname}: {sig.text}: {dt.name} arguments next to "
@@ -102,7 +112,9 @@ class VarLayout:
                    types.List(types.unicode_type) if r == _STRLIST else
                    types.Array(dt.numba, 1, "A", readonly=True)
                    for r, dt in zip(self.rows, self.dtypes))
-        return nb, types.unicode_type if self.string_result else self.ret_dtype.numba
+        nb = tuple(types.Optional(t) if o else t for t, o in zip(nb, self.optional))
+        ret = types.unicode_type if self.string_result else self.ret_dtype.numba
+        return nb, types.Optional(ret) if self.ret_optional else ret
 
     def inputs(self, scalars):
         """The kernel operands' ``(DType row, by_value)``: per var argument its
@@ -147,52 +159,64 @@ def var_kernel(prog: EmittedKernel, layout: VarLayout, inputs, validity=None) ->
     return "\n".join(lines) + "\n"
 
 
-def row_arguments(prog: EmittedKernel, layout: VarLayout, inputs, lines) -> list:
+def row_arguments(prog: EmittedKernel, layout: VarLayout, inputs, lines, oks=None) -> list:
     """The kernel lines reading the work item's arguments (appended to
-    ``lines``): its rows' views and numbers; their C names."""
+    ``lines``): its rows' views and numbers; their C names.  ``oks``: per
+    ``?T`` argument its presence (a C condition): the function gets ``None``
+    where it is false (:mod:`ckernels.jit.device_null_strings`)."""
+    fe = prog.entry
+    cargs, pos = [], 0
+    for k, (r, dt) in enumerate(zip(layout.rows, layout.dtypes)):
+        opt = oks is not None and k in oks
+        pos = _row_argument(prog, layout, inputs, lines, k, r, dt, pos, f"x{k}v" if opt else
+                            f"x{k}")
+        if opt:
+            from .c_emit import optionals as _opt
+            pt = fe.arg_types[k]
+            lines.append(f"  {fe.ct(pt)} x{k} = {_opt.present(fe, pt, oks[k], f'x{k}v')};")
+        cargs.append(f"x{k}")
+    return cargs
+
+
+def _row_argument(prog, layout, inputs, lines, k, r, dt, pos, x) -> int:
+    """The lines reading argument ``k`` into the C variable ``x`` (an
+    optional's value: of its value type); the next operand's position."""
     d = prog.dialect
     fe = prog.entry
     i64, u8 = d.int64, d.uint8
-    cargs, pos = [], 0
-    for k, (r, dt) in enumerate(zip(layout.rows, layout.dtypes)):
-        pt = fe.arg_types[k]
-        pct = fe.ct(pt)
-        if r == _STRLIST:
-            lo, hi, so, sd = pos, pos + 1, pos + 2, pos + 3
-            pos += 4
-            lines += [f"  {i64} lo{k} = *({d.pointer(i64, True)})(ck_in{lo} + o_in{lo});",
-                      f"  {i64} hi{k} = *({d.pointer(i64, True)})(ck_in{hi} + o_in{hi});",
-                      f"  {pct} x{k};",
-                      f"  x{k}.o = ({d.pointer(i64, True)})(ck_in{so} + o_in{so}) + lo{k};",
-                      f"  x{k}.d = ck_in{sd} + o_in{sd}; x{k}.n = hi{k} - lo{k};"]
-            cargs.append(f"x{k}")
-            continue
-        if r is not None:
-            lo, hi, vals = pos, pos + 1, pos + 2
-            pos += 3
-            size = dt.numpy.itemsize
-            lines += [f"  {i64} lo{k} = *({d.pointer(i64, True)})(ck_in{lo} + o_in{lo});",
-                      f"  {i64} hi{k} = *({d.pointer(i64, True)})(ck_in{hi} + o_in{hi});",
-                      f"  {pct} x{k};"]
-            if r == "string":
-                lines += [f"  x{k}.p = ck_in{vals} + o_in{vals} + lo{k}; x{k}.n = hi{k} - lo{k};"]
-                cargs.append(f"x{k}")
-                continue
-            lines += [
-                      f"  x{k}.p = ck_in{vals} + o_in{vals} + lo{k} * {size};",
-                      f"  x{k}.n[0] = hi{k} - lo{k}; x{k}.s[0] = {size};"]
+    pt = fe.arg_types[k]
+    if layout.optional[k]:
+        pt = pt.type
+    pct = fe.ct(pt)
+    if r == _STRLIST:
+        lo, hi, so, sd = pos, pos + 1, pos + 2, pos + 3
+        lines += [f"  {i64} lo{k} = *({d.pointer(i64, True)})(ck_in{lo} + o_in{lo});",
+                  f"  {i64} hi{k} = *({d.pointer(i64, True)})(ck_in{hi} + o_in{hi});",
+                  f"  {pct} {x};",
+                  f"  {x}.o = ({d.pointer(i64, True)})(ck_in{so} + o_in{so}) + lo{k};",
+                  f"  {x}.d = ck_in{sd} + o_in{sd}; {x}.n = hi{k} - lo{k};"]
+        return pos + 4
+    if r is not None:
+        lo, hi, vals = pos, pos + 1, pos + 2
+        size = dt.numpy.itemsize
+        lines += [f"  {i64} lo{k} = *({d.pointer(i64, True)})(ck_in{lo} + o_in{lo});",
+                  f"  {i64} hi{k} = *({d.pointer(i64, True)})(ck_in{hi} + o_in{hi});",
+                  f"  {pct} {x};"]
+        if r == "string":
+            lines += [f"  {x}.p = ck_in{vals} + o_in{vals} + lo{k}; {x}.n = hi{k} - lo{k};"]
         else:
-            dt_in, by_value = inputs[pos]
-            if by_value:
-                v = f"ck_in{pos}_val"
-            else:
-                st = u8 if dt_in.kind == "b" else d.ctype(dt_in)
-                v = f"*({d.pointer(st, True)})(ck_in{pos} + o_in{pos})"
-            v = f"({v} != 0)" if dt_in.kind == "b" or _is_bool(pt) else f"({pct}){v}"
-            lines.append(f"  {pct} x{k} = {v};")
-            pos += 1
-        cargs.append(f"x{k}")
-    return cargs
+            lines += [f"  {x}.p = ck_in{vals} + o_in{vals} + lo{k} * {size};",
+                      f"  {x}.n[0] = hi{k} - lo{k}; {x}.s[0] = {size};"]
+        return pos + 3
+    dt_in, by_value = inputs[pos]
+    if by_value:
+        v = f"ck_in{pos}_val"
+    else:
+        st = u8 if dt_in.kind == "b" else d.ctype(dt_in)
+        v = f"*({d.pointer(st, True)})(ck_in{pos} + o_in{pos})"
+    v = f"({v} != 0)" if dt_in.kind == "b" or _is_bool(pt) else f"({pct}){v}"
+    lines.append(f"  {pct} {x} = {v};")
+    return pos + 1
 
 
 def source(tgt, kernel, comp, inputs=None, emitted=None, validity=None) -> str:

@@ -84,7 +84,9 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         if isinstance(t, types.StringLiteral):
             return None     # a program constant where it is used (c_emit.strings)
         t = _unlit(t)
-        if isinstance(t, types.UnicodeType) or _results.is_str_type(t):
+        if isinstance(t, types.Optional):       # null-aware values: c_emit.optionals
+            return _opt.c_type(self, t)
+        if isinstance(t, types.UnicodeType):
             return _strings.c_type(self)
         got = _strings.list_c_type(self, t) or _arena.c_type(self, t)
         if got is not None:
@@ -96,8 +98,6 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
             return None if el is None else f"{el} *"
         if isinstance(t, (types.Array, types.NoneType)):   # core dims: c_emit.arrays
             return _arrays.c_type(self, t)
-        if isinstance(t, types.Optional):       # null-aware values: c_emit.optionals
-            return _opt.c_type(self, t)
         return _arrays.iter_c_type(self, t) or self.d.c_type(t) or _time.c_type(self, t)
 
     def field_ct(self, t) -> str | None:

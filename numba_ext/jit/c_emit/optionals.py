@@ -8,9 +8,12 @@ An optional number or bool is a struct ``ck_opt_<T>_t {T v; uchar ok;}``
 reads ``v`` after the statement's check that the value is present, which
 raises the ``TypeError`` Numba raises on the CPU (``expected float64, got
 None``) -- the check is queued by :func:`cast` and emitted before the
-statement by the function emitter (:func:`take_checks`).  Optional strings,
-tuples and structs are not representable here (refused by the emitter as
-any other type without a C type)."""
+statement by the function emitter (:func:`take_checks`).  An optional
+string is ``ck_opt_str_t {ck_str_t v; uchar ok;}`` (a view of
+:mod:`.strings` and its presence; ``None`` is an empty view with ``ok`` 0),
+read as a string (``s.upper()``, ``len(s)``) the same way: the presence
+check first.  Optional tuples and structs are not representable here
+(refused by the emitter as any other type without a C type)."""
 
 from __future__ import annotations
 
@@ -39,12 +42,23 @@ def c_type(fe, t) -> str | None:
     t = _unlit(t)
     d = fe.d
     vt = _unlit(t.type)
+    u8, pre = d.uint8, d.function_prefix
+    if _is_str(vt):      # a string view (c_emit.strings) and its presence
+        from . import strings as _strings
+        st = _strings.c_type(fe)
+        name = f"ck_opt_{STR_KEY}_t"
+        fe.prog.helper(name, (
+            f"typedef struct {{ {st} v; {u8} ok; }} {name};\n"
+            f"{pre} {name} ck_some_{STR_KEY}({st} v) {{ {name} r; r.v = v; r.ok = 1; "
+            "return r; }\n"
+            f"{pre} {name} ck_none_{STR_KEY}(void) {{ {name} r; r.v.p = 0; r.v.n = 0; "
+            "r.ok = 0; return r; }\n"))
+        return name
     vct = d.scalar_type(vt)
     if vct is None:
         return None
     key = _key(vt)
     name = f"ck_opt_{key}_t"
-    u8, pre = d.uint8, d.function_prefix
     fe.prog.helper(name, (
         f"typedef struct {{ {vct} v; {u8} ok; }} {name};\n"
         f"{pre} {name} ck_some_{key}({vct} v) {{ {name} r; r.v = v; r.ok = 1; return r; }}\n"
@@ -53,9 +67,29 @@ def c_type(fe, t) -> str | None:
     return name
 
 
+#: the key of ``Optional(unicode_type)``: ``ck_opt_str_t``, ``ck_some_str``
+STR_KEY = "str"
+
+
+def _is_str(vt) -> bool:
+    from numba.core import types
+    return isinstance(vt, types.UnicodeType)
+
+
 def _key(vt) -> str:
+    if _is_str(vt):
+        return STR_KEY
     from ... import dtypes
     return dtypes.of_numba(vt).name
+
+
+def present(fe, t, ok: str, value: str) -> str:
+    """An ``Optional(T)`` of the C value ``value`` (of ``T``) where the C
+    condition ``ok`` holds, else ``None`` (a kernel reading a ``?T``
+    argument: ``ok`` is its validity bit)."""
+    c_type(fe, t)
+    key = _key(_unlit(_unlit(t).type))
+    return f"({ok}) ? ck_some_{key}({value}) : ck_none_{key}()"
 
 
 def none_value(fe, t) -> str:
@@ -197,20 +231,27 @@ def aware_kernels(prog, specs, out, guard: bool) -> str:
     conv = f"({val} ? 1 : 0)" if out.kind == "b" else f"({oct_}){val}"
     lines += [f"  if ({ok}) {{ o[i] = {conv}; ck_ok[i] = 1; }}",
               f"  else {{ o[i] = ({oct_})0; ck_ok[i] = 0; }}", "}"]
-    lines += [f"{d.kernel_prefix} {PACK_KERNEL}({d.pointer(u8)}bits0, {u64} bits_off, "
-              f"{d.pointer(u8, True)}ok0, {u64} ok_off, {u64} n)", "{",
-              f"  {d.pointer(u8)}bits = bits0 + bits_off;",
-              f"  {d.pointer(u8, True)}ok = ok0 + ok_off;",
-              f"  {u64} j = {d.thread_index};",
-              "  if (j >= ((n + 7) >> 3)) return;",
-              f"  {u8} r = 0;",
-              "  for (int b = 0; b < 8; b++) {",
-              f"    {u64} q = (j << 3) + ({u64})b;",
-              f"    if (q < n && ok[q]) r |= ({u8})(1u << b);",
-              "  }",
-              "  bits[j] = r;", "}"]
+    return "\n".join(lines) + "\n" + pack_kernel(d)
+
+
+def pack_kernel(d) -> str:
+    """The text of :data:`PACK_KERNEL` (see :func:`aware_kernels`), a whole
+    program by itself."""
+    u8, u64 = d.uint8, d.uint64
+    lines = [f"{d.kernel_prefix} {PACK_KERNEL}({d.pointer(u8)}bits0, {u64} bits_off, "
+             f"{d.pointer(u8, True)}ok0, {u64} ok_off, {u64} n)", "{",
+             f"  {d.pointer(u8)}bits = bits0 + bits_off;",
+             f"  {d.pointer(u8, True)}ok = ok0 + ok_off;",
+             f"  {u64} j = {d.thread_index};",
+             "  if (j >= ((n + 7) >> 3)) return;",
+             f"  {u8} r = 0;",
+             "  for (int b = 0; b < 8; b++) {",
+             f"    {u64} q = (j << 3) + ({u64})b;",
+             f"    if (q < n && ok[q]) r |= ({u8})(1u << b);",
+             "  }",
+             "  bits[j] = r;", "}"]
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["is_optional", "c_type", "none_value", "cast", "is_none_test", "value_ctype",
-           "aware_kernels", "AWARE_KERNEL", "PACK_KERNEL"]
+__all__ = ["is_optional", "c_type", "present", "none_value", "cast", "is_none_test", "value_ctype",
+           "aware_kernels", "pack_kernel", "AWARE_KERNEL", "PACK_KERNEL"]

@@ -454,7 +454,10 @@ def assign(fe, target, value, loc) -> list[str] | None:
     body = _expr_pieces(fe, value, kind, loc)
     lines = ["{ " + f"{SINK_T} *K = {k}; {i64} ck_b = K->n;"]
     lines += ["  " + ln for ln in body]
-    lines.append(f"  {dst}.p = K->p + ck_b; {dst}.n = K->n - ck_b; }}")
+    if isinstance(fe.tyof(target), types.Optional):     # a literal made a ?string
+        lines.append(f"  {dst}.v.p = K->p + ck_b; {dst}.v.n = K->n - ck_b; {dst}.ok = 1; }}")
+    else:
+        lines.append(f"  {dst}.p = K->p + ck_b; {dst}.n = K->n - ck_b; }}")
     return lines
 
 
@@ -483,7 +486,8 @@ def slice_view(fe, dst, e, loc) -> list[str] | None:
     for v, name in ((lo, "ck_lo"), (hi, "ck_hi")):
         if v is None or isinstance(fe.tyof(v), types.NoneType):
             continue
-        if not isinstance(_unlit(fe.tyof(v)), types.Integer):
+        vt = _unlit(fe.tyof(v))
+        if not isinstance(vt.type if isinstance(vt, types.Optional) else vt, types.Integer):
             raise fe.fail(f"a string slice bound of type {fe.tyof(v)}", loc)
         x = fe.use_as(v, types.int64, loc)
         out.append(f"  {name} = {x}; if ({name} < 0) {{ {name} += ck_L; if ({name} < 0) "

@@ -55,7 +55,11 @@ def utf8_view_h() -> str:
 
 
 def is_str(t) -> bool:
+    """A string, or an optional one (``?string`` arguments: read as a string
+    after the presence check, :func:`operand`)."""
     from numba.core import types
+    if isinstance(t, types.Optional):
+        t = t.type
     return isinstance(t, (types.UnicodeType, types.StringLiteral))
 
 
@@ -102,6 +106,8 @@ def operand(fe, var, loc, built_ok=False) -> tuple[str, str, str]:
         name, n = _literal(fe, t.literal_value)
         return "c", name, n
     v = fe.use(var, loc)
+    if isinstance(t, types.Optional):   # None raises Numba's TypeError first
+        v = fe.cast(v, t, t.type)
     return "g", f"{v}.p", f"{v}.n"
 
 

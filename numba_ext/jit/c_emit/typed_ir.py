@@ -172,8 +172,11 @@ def typed_ir(py_func, arg_types, return_type=None, error_model="python",
     # (and the CPU's var builder, whose append only types with it: c_emit.arena)
     # (and the var * string builder's, and a row of strings': c_emit.arena)
     from .arena import is_builder, is_string_builder
+    # (and ?string arguments and results: Optional(unicode_type), c_emit.optionals)
     flags.nrt = any(isinstance(a, (_types.UnicodeType, _types.List)) or is_builder(a) or
-                    is_string_builder(a) for a in tuple(arg_types) + (return_type,))
+                    is_string_builder(a) for a in tuple(
+                        t.type if isinstance(t, _types.Optional) else t
+                        for t in tuple(arg_types) + (return_type,)))
     flags.no_cpython_wrapper = True
     flags.error_model = error_model
     try:
