@@ -461,6 +461,13 @@ def _lowering_classes():
             super().lower_inst(inst)
             mark_source(self.context, fn, [start, *fn.blocks[n:]], self.fndesc, self.loc)
 
+        def lower_assign(self, ty, inst):
+            # list(none) joined with list(Optional(T)): a converted list
+            # (a new reference), where Numba would assert (_numba/listcast.py)
+            from .._numba.listcast import lower_converted_list
+            val = lower_converted_list(self, ty, inst)
+            return val if val is not None else super().lower_assign(ty, inst)
+
         def lower_dynamic_raise(self, inst):
             # Numba increfs each variable the exception takes, but no `del`
             # follows a raise, so the variable's own reference was never
