@@ -776,7 +776,7 @@ def entry_points(kernel, sig, plain=None):
     out_param = uses_output(kernel, plain if plain is not None else sig)
     prop = f"|nulls={plain.text}" if plain is not None else ""
     key_text = (f"{kernel.__module__}.{kernel.__qualname__}|{sig.text}{prop}|out={out_param}|"
-                f"{kernel._code_key()}|{kernel.error_model}|dims/4")
+                f"{kernel._code_key()}|{kernel.error_model}|dims/5")
     symbase = cg.symbol_base(kernel.__qualname__, key_text, unique=not kernel._cache)
     if not kernel._cache:
         return build(kernel.dispatcher, sig, symbase, out_param, plain=plain)
