@@ -39,6 +39,10 @@ def f_shifted(x, row, out):              # a scalar ?float64 before a row
     out.append(x)
     for v in row:
         out.append(None if v is None or x is None else v + x)
+
+
+def f_plus(x, row):                      # nulls in the row propagate
+    return (-1.0 if x is None else x) + row.sum()
 '''
 
 _SCRIPT = _FUNCS + r'''
@@ -52,6 +56,7 @@ _nrt._nrt.memsys_enable_stats()
 out_ = ckernels.jit("var * ?string(?string)")(f_out)
 joined = ckernels.jit("var * ?string(?string, int64)")(f_joined)
 shifted = ckernels.jit("var * ?float64(?float64, var * ?float64)")(f_shifted)
+plus = ckernels.jit("float64(?float64, var * float64)")(f_plus)
 
 TEXT = ["a b", None, "c  d", "", "é ü", None, "x", "  "]
 res = {}
@@ -73,6 +78,7 @@ xs = [1.0, None, 2.5, -4.0]
 rows = [[1.0, None], [2.0], [], [None, 3.0]]
 res["shifted"] = shifted(pa.array(xs), pa.array(rows)).to_pylist()
 res["shifted_slice"] = shifted(pa.array(xs).slice(1), pa.array(rows).slice(1)).to_pylist()
+res["plus"] = plus(pa.array(xs + [None]), pa.array(rows + [[None]])).to_pylist()
 res["shifted_numpy"] = shifted(np.array([1.0, 2.0, 3.0, 4.0]), pa.array(rows)).to_pylist()
 
 a = pa.array(TEXT)
@@ -133,12 +139,16 @@ def test_list_of_none_joined_with_list_of_optional_strings(results):
         assert results["joined_polars"] == [_ns["f_joined"](s, 1) for s in TEXT]
 
 
-def test_scalar_option_argument_before_an_option_row(results):
+def test_scalar_option_argument_before_a_row(results):
     xs = [1.0, None, 2.5, -4.0]
     rows = [[1.0, None], [2.0], [], [None, 3.0]]
     f = _ns["f_shifted"]
     assert results["shifted"] == _out_rows(f, xs, rows)
     assert results["shifted_slice"] == _out_rows(f, xs[1:], rows[1:])
+    # the null-propagating variant: its row argument's record follows x's
+    sums = [(-1.0 if x is None else x) + sum(r) if None not in r else None
+            for x, r in zip(xs + [None], rows + [[None]])]
+    assert results["plus"] == sums
     assert results["shifted_numpy"] == _out_rows(f, [1.0, 2.0, 3.0, 4.0], rows)
 
 
