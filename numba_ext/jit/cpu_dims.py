@@ -645,7 +645,9 @@ def propagating_signature(plain, rows=()):
     else:
         raise NotSupportedError(
             f"a result '{ret}' cannot hold the nulls of its arguments (null propagation "
-            "under dims gives ?R or N * ?R results over numbers or bool, or ?string)")
+            "under dims gives ?R or N * ?R results over numbers or bool, or ?string; "
+            "to give a row for a null, declare the argument ?T, or ?var * T for rows, "
+            "and return one, such as [None], when it is None)")
     return Signature(vret, tuple(promote_rows(i, a) for i, a in enumerate(plain.args)))
 
 
