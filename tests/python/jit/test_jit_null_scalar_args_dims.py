@@ -154,3 +154,21 @@ def test_scalar_option_argument_before_a_row(results):
 
 def test_converted_lists_leak_nothing(results):
     assert results["nrt"] == [0, 0]
+
+
+def test_cache_key_of_a_function_with_a_comprehension_is_stable():
+    # the returned-list form holds a nested code object (the comprehension),
+    # whose repr has an address: its key differed in every process, so
+    # cache=True never loaded its kernel
+    import ckernels
+    src = "def joined(s):\n    return [w if w else None for w in s.split(' ')]\n"
+    keys, held = set(), []             # held: no code object address reused
+    for _ in range(2):
+        ns: dict = {}
+        exec(compile(src, "<same source>", "exec"), ns)
+        held.append(ckernels.jit(ns["joined"]))
+        keys.add(held[-1]._code_key())
+    assert len(keys) == 1
+    ns = {}
+    exec(compile(src.replace("' '", "','"), "<same source>", "exec"), ns)
+    assert ckernels.jit(ns["joined"])._code_key() not in keys
