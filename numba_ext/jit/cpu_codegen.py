@@ -438,6 +438,8 @@ def _lowering_classes():
     from numba.core.lowering import Lower
     from numba.core.typed_passes import NativeLowering
 
+    from .._numba.listcast import lower_converted_list
+
     class CkLower(Lower):
         """Numba's lowering, plus the ckernel entry points (in the function's
         own library) and a leak-free dynamic ``raise``."""
@@ -460,6 +462,12 @@ def _lowering_classes():
             start, n = self.builder.block, len(fn.blocks)
             super().lower_inst(inst)
             mark_source(self.context, fn, [start, *fn.blocks[n:]], self.fndesc, self.loc)
+
+        def lower_assign(self, ty, inst):
+            # list(none) joined with list(Optional(T)): a converted list
+            # (a new reference), where Numba would assert (_numba/listcast.py)
+            val = lower_converted_list(self, ty, inst)
+            return val if val is not None else super().lower_assign(ty, inst)
 
         def lower_dynamic_raise(self, inst):
             # Numba increfs each variable the exception takes, but no `del`

@@ -291,6 +291,29 @@ def row_valid(opt_at: int):
     return _ck_row_valid
 
 
+def scalar_argument(name: str, element, opt_at: int):
+    """The loader of an argument of a dims signature with no dims of its own
+    (``float64``, ``string``, ``?string``), the call text for argument
+    ``i``'s loader, and the ``opt_at`` of the next argument: a ``?T`` one has
+    its option record at ``opt_at`` (ckernel/jit.h: one per operand whose
+    pattern's element is an option, dims or not) and gives the function None
+    for a null slot."""
+    opt = name.startswith("?")
+    inner = load_string if name in ("string", "?string") else cg.loader(
+        element.value.numba if opt else element.numba)
+    if not opt:
+        return inner, "_a{i}(s{i})", opt_at
+    return (null_row_argument(row_valid(opt_at), _with_kd(inner)), "_a{i}(s{i}, kd)",
+            opt_at + OPT_SIZE)
+
+
+@functools.lru_cache(maxsize=None)
+def _with_kd(inner):
+    def load(p, kd):
+        return inner(p)
+    return register_jitable(load)
+
+
 @functools.lru_cache(maxsize=None)
 def null_row_argument(valid, inner):
     """``(ptr, kd) -> Optional(row)``: None for a null row (``valid`` says
@@ -506,11 +529,10 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
     for i, name in enumerate(sig.args):
         if is_dimensioned(name):
             glb[f"_a{i}"], first, opt_at = _dims_argument(name, first, opt_at)
-        elif name == "string":
-            glb[f"_a{i}"] = load_string
+            call_args.append(f"_a{i}(s{i}, kd)")
         else:
-            glb[f"_a{i}"] = cg.loader(sig.arg_elements[i].numba)
-        call_args.append(f"_a{i}(s{i}, kd)" if is_dimensioned(name) else f"_a{i}(s{i})")
+            glb[f"_a{i}"], call, opt_at = scalar_argument(name, sig.arg_elements[i], opt_at)
+            call_args.append(call.format(i=i))
     lines = []
     if ret == "?string":             # None: a null; a str or a view: into the arena
         from . import option_rows as orows
@@ -623,7 +645,9 @@ def propagating_signature(plain, rows=()):
     else:
         raise NotSupportedError(
             f"a result '{ret}' cannot hold the nulls of its arguments (null propagation "
-            "under dims gives ?R or N * ?R results over numbers or bool, or ?string)")
+            "under dims gives ?R or N * ?R results over numbers or bool, or ?string; "
+            "to give a row for a null, declare the argument ?T, or ?var * T for rows, "
+            "and return one, such as [None], when it is None)")
     return Signature(vret, tuple(promote_rows(i, a) for i, a in enumerate(plain.args)))
 
 
@@ -647,9 +671,8 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
     call_args, rows = [], []
     for i, (name, pname) in enumerate(zip(sig.args, plain.args)):
         if not is_dimensioned(name):
-            glb[f"_a{i}"] = (load_string if name == "string" else
-                             cg.loader(sig.arg_elements[i].numba))
-            call_args.append(f"_a{i}(s{i})")
+            glb[f"_a{i}"], call, opt_at = scalar_argument(name, sig.arg_elements[i], opt_at)
+            call_args.append(call.format(i=i))
             continue
         c = core(name)
         if c.null_rows and not core(pname).null_rows:    # a null row: a null out
@@ -755,7 +778,7 @@ def entry_points(kernel, sig, plain=None):
     out_param = uses_output(kernel, plain if plain is not None else sig)
     prop = f"|nulls={plain.text}" if plain is not None else ""
     key_text = (f"{kernel.__module__}.{kernel.__qualname__}|{sig.text}{prop}|out={out_param}|"
-                f"{kernel._code_key()}|{kernel.error_model}|dims/4")
+                f"{kernel._code_key()}|{kernel.error_model}|dims/5")
     symbase = cg.symbol_base(kernel.__qualname__, key_text, unique=not kernel._cache)
     if not kernel._cache:
         return build(kernel.dispatcher, sig, symbase, out_param, plain=plain)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import threading
+from types import CodeType
 from typing import NamedTuple
 
 from .. import _ufuncs, dtypes, progress, ufuncs
@@ -164,6 +165,19 @@ def _parameters(py_func) -> tuple[tuple[str, object], ...]:
     first = len(names) - len(defaults)
     return tuple((n, defaults[i - first] if i >= first else _NO_DEFAULT)
                  for i, n in enumerate(names))
+
+
+def _hash_code(h, code) -> None:
+    """Feed a code object to ``h``: nested code objects (comprehensions,
+    lambdas) by their contents, not by their repr, which holds an address
+    that differs in every process (the kernel cache would never hit)."""
+    h.update(code.co_code)
+    h.update(repr(code.co_names).encode())
+    for c in code.co_consts:
+        if isinstance(c, CodeType):
+            _hash_code(h, c)
+        else:
+            h.update(repr(c).encode())
 
 
 class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
@@ -322,10 +336,8 @@ class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
         return self._tcache
 
     def _code_key(self) -> str:
-        code = self.py_func.__code__
-        h = hashlib.sha256(code.co_code)
-        h.update(repr(code.co_consts).encode())
-        h.update(repr(code.co_names).encode())
+        h = hashlib.sha256()
+        _hash_code(h, self.py_func.__code__)
         if self.py_func.__closure__:
             try:
                 h.update(pickle.dumps([c.cell_contents for c in self.py_func.__closure__]))
