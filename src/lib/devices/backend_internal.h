@@ -52,6 +52,13 @@ typedef struct ck__backend_vtable {
   ck_status (*launch_local)(ck_context *ctx, void *kernel, const char *name,
                             size_t nargs, const ck_kernel_arg *args,
                             size_t global_size, size_t local_size);
+  /* Optional: launch (local as launch_local), then copy `n` bytes at `off`
+   * of `src` to the host `dst` once the kernel is done, one wait for both
+   * (NULL: launch_local or launch, then copy_d2h). */
+  ck_status (*launch_read)(ck_context *ctx, void *kernel, const char *name,
+                           size_t nargs, const ck_kernel_arg *args,
+                           size_t global_size, size_t local_size,
+                           ck__devmem *src, size_t off, void *dst, size_t n);
   ck_status (*finish)(ck_context *ctx);
   void (*release)(ck_context *ctx);
   ck_status (*describe)(ck_context *ctx, char *buf, size_t bufsize,

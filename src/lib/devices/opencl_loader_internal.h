@@ -46,6 +46,8 @@ typedef struct ck__cl_event *ck_cl_event;
 #define CK_CL_CONTEXT_NUM_DEVICES 0x1083
 #define CK_CL_QUEUE_CONTEXT 0x1090
 #define CK_CL_QUEUE_DEVICE 0x1091
+#define CK_CL_QUEUE_PROPERTIES 0x1093
+#define CK_CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE (1u << 0)
 #define CK_CL_MEM_FLAGS 0x1101
 #define CK_CL_MEM_SIZE 0x1102
 #define CK_CL_MEM_HOST_PTR 0x1103
