@@ -28,6 +28,7 @@ from ..device.array import DeviceArray
 from ..device.launch import PLAN_LIMIT, Plan, build_plan, context_of, device_error, remember, run
 from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
 from . import fastcall
+from .fastcall import scalar_value
 from . import operands as _operands
 from .c_emit import Dialect, EmittedKernel, emit_kernel, entry_wrapper
 
