@@ -523,6 +523,16 @@ static ck_status ck__ocl_d2h(ck_context *ctx, void *dst, ck__devmem *src, size_t
   return err == CK_CL_SUCCESS ? CK_OK : CK_CL_FAIL("clEnqueueReadBuffer", err);
 }
 
+/* Only the library holds the cl_mem (a handed-out one retained by another
+ * library keeps its contents: it never goes to another buffer). */
+static bool ck__ocl_reusable(ck_context *ctx, const ck__devmem *mem) {
+  ck_cl_uint refs = 0;
+  return ST(ctx)->cl->clGetMemObjectInfo((ck_cl_mem)mem->handle,
+                                         CK_CL_MEM_REFERENCE_COUNT, sizeof refs,
+                                         &refs, NULL) == CK_CL_SUCCESS &&
+         refs == 1;
+}
+
 static ck_status ck__ocl_finish(ck_context *ctx) {
   ocl_state *s = ST(ctx);
   ck_cl_int err = s->cl->clFinish(s->queue);
@@ -855,6 +865,7 @@ const ck__backend_vtable ck__opencl_backend = {
     .launch = ck__ocl_launch,
     .launch_local = ck__ocl_launch_local,
     .launch_read = ck__ocl_launch_read,
+    .reusable = ck__ocl_reusable,
     .finish = ck__ocl_finish,
     .release = ck__ocl_release,
     .describe = ck__ocl_describe,

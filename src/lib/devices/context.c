@@ -26,8 +26,47 @@ static ck_status ck__context_alloc(ck_context **out) {
     ck__free(ctx);
     return CK_ERROR(CK_ERR_NO_MEMORY, "pthread_mutex_init failed");
   }
+  if (pthread_mutex_init(&ctx->pool_lock, NULL) != 0) {
+    pthread_mutex_destroy(&ctx->lock);
+    ck__free(ctx);
+    return CK_ERROR(CK_ERR_NO_MEMORY, "pthread_mutex_init failed");
+  }
   *out = ctx;
   return CK_OK;
+}
+
+bool ck__pool_take(ck_context *ctx, size_t size, ck__devmem *out) {
+  if (size == 0 || size > CK__POOL_MAX_BYTES) {
+    return false;
+  }
+  bool found = false;
+  pthread_mutex_lock(&ctx->pool_lock);
+  for (size_t i = 0; i < ctx->pool_n; i++) {
+    if (ctx->pool[i].size == size) {
+      *out = ctx->pool[i];
+      ctx->pool[i] = ctx->pool[--ctx->pool_n];
+      found = true;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&ctx->pool_lock);
+  return found;
+}
+
+bool ck__pool_give(ck_context *ctx, const ck__devmem *mem) {
+  if (ctx->vt == &ck__cpu_backend || mem->size == 0 ||
+      mem->size > CK__POOL_MAX_BYTES ||
+      (ctx->vt->reusable != NULL && !ctx->vt->reusable(ctx, mem))) {
+    return false;
+  }
+  bool kept = false;
+  pthread_mutex_lock(&ctx->pool_lock);
+  if (ctx->pool_n < sizeof ctx->pool / sizeof ctx->pool[0]) {
+    ctx->pool[ctx->pool_n++] = *mem;
+    kept = true;
+  }
+  pthread_mutex_unlock(&ctx->pool_lock);
+  return kept;
 }
 
 static void ck__context_destroy(ck_context *ctx) {
@@ -48,9 +87,13 @@ static void ck__context_destroy(ck_context *ctx) {
     ck__free(p);
     p = next;
   }
+  for (size_t i = 0; i < ctx->pool_n; i++) {
+    ctx->vt->free(ctx, &ctx->pool[i]);
+  }
   if (ctx->vt != NULL && ctx->vt->release != NULL) {
     ctx->vt->release(ctx);
   }
+  pthread_mutex_destroy(&ctx->pool_lock);
   pthread_mutex_destroy(&ctx->lock);
   ck__free(ctx);
 }

@@ -51,6 +51,7 @@ typedef struct ck__cl_event *ck_cl_event;
 #define CK_CL_MEM_FLAGS 0x1101
 #define CK_CL_MEM_SIZE 0x1102
 #define CK_CL_MEM_HOST_PTR 0x1103
+#define CK_CL_MEM_REFERENCE_COUNT 0x1105
 #define CK_CL_MEM_CONTEXT 0x1106
 #define CK_CL_MEM_ASSOCIATED_MEMOBJECT 0x1107
 #define CK_CL_DEVICE_TYPE_CPU (1u << 1)

@@ -415,11 +415,39 @@ static void test_launch_read(void) {
   ck_context_decref(ctx);
 }
 
+/* The memory of a dead buffer of at most 1 MiB goes to the next buffer of
+ * its size in the same context (not to another size); the context frees
+ * what it kept when it dies (the sanitizers and valgrind check). */
+static void test_buffer_pool(void) {
+  ck_context *ctx = NULL;
+  REQUIRE_OK(ck_context_new("opencl", &ctx));
+  ck_buffer *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+  REQUIRE_OK(ck_buffer_new(ctx, 4096, &a));
+  void *ha = ck_buffer_native_handle(a);
+  float v[4] = {1, 2, 3, 4};
+  CHECK_OK(ck_buffer_write(a, 0, v, sizeof v));
+  ck_buffer_decref(a);
+  REQUIRE_OK(ck_buffer_new(ctx, 2048, &c)); /* another size: fresh memory */
+  CHECK(ck_buffer_native_handle(c) != ha);
+  REQUIRE_OK(ck_buffer_new(ctx, 4096, &b)); /* the same size: a's memory */
+  CHECK(ck_buffer_native_handle(b) == ha);
+  size_t off = 1;
+  CHECK_OK(ck_buffer_allocate(b, 4096, 8, &off)); /* a new buffer's bookkeeping */
+  CHECK(off == 0 && ck_buffer_used(b) == 4096);
+  REQUIRE_OK(ck_buffer_new(ctx, 4096, &d)); /* the pool is empty again */
+  CHECK(ck_buffer_native_handle(d) != ha);
+  ck_buffer_decref(b);
+  ck_buffer_decref(c);
+  ck_buffer_decref(d);
+  ck_context_decref(ctx); /* frees the three kept allocations */
+}
+
 #define main ck_test_main_
 CK_TEST_MAIN(CK_TEST(test_wrap_context_and_buffer), CK_TEST(test_wrap_without_queue),
              CK_TEST(test_handed_out_cl_mem_outlives_buffer), CK_TEST(test_wrap_errors),
              CK_TEST(test_two_contexts_one_cl_context), CK_TEST(test_repeated_launches),
-             CK_TEST(test_launch_local), CK_TEST(test_launch_read))
+             CK_TEST(test_launch_local), CK_TEST(test_launch_read),
+             CK_TEST(test_buffer_pool))
 #undef main
 
 int main(int argc, char **argv) {
