@@ -32,7 +32,8 @@ An entry refers weakly to the context and the plan; the plan lives in the
 device target's caches, weakly keyed by the compiled signature and the
 context, so an entry keeps neither alive and a dead one is a miss.  Entries
 per function are bounded (:data:`~ckernels.device.launch.PLAN_LIMIT`: a full
-table starts over).
+table starts over).  Importing this module (``import ckernels`` does, through
+:mod:`ckernels.jit.targets`) loads nothing of the device launch code.
 """
 
 from __future__ import annotations
@@ -44,7 +45,6 @@ import numpy as np
 from ..arraylike import c_strides
 from ..device.array import DeviceArray
 from ..device.base import element_of
-from ..device.launch import PLAN_LIMIT, run
 
 #: the attribute of a jitted function holding its table {call key: entry}
 #: (an attribute, not a weakly keyed table: a lookup per call)
@@ -104,7 +104,8 @@ def call(kernel, args, out=None):
     operands = args if elements is None else [
         scalar_value(a, e) if isinstance(a, np.generic) else a
         for a, e in zip(args, elements)]
-    if out is not None:
+    if out is not None:   # launch.run: a temporary when out= overlaps an operand
+        from ..device.launch import run   # loaded with the plan's first call
         return run(plan, ctx, out, operands)
     res = DeviceArray._result(ctx, *result)
     plan(res, operands)
@@ -118,6 +119,7 @@ def remember(kernel, args, out, plan, elements) -> None:
     k = _key(kernel, args, out)
     if k is None:
         return
+    from ..device.launch import PLAN_LIMIT   # loaded by now (the plan's module)
     key, ctx = k
     calls = getattr(kernel, _ATTR, None)
     if calls is None:
