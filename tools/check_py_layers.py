@@ -92,7 +92,7 @@ RANKS = [
                      "ckernels.jit.device_nulls",
                      "ckernels.jit.device_strings", "ckernels.jit.device_append",
                      "ckernels.jit.device_split", "ckernels.jit.device_null_strings",
-                     "ckernels.jit.targets"]),
+                     "ckernels.jit.fastcall", "ckernels.jit.targets"]),
     ("jit.face", ["ckernels.jit.numpy_ufunc", "ckernels.jit.pickling"]),
     ("jit.kernel", ["ckernels.jit.kernel"]),
     ("jit", ["ckernels.jit", "ckernels.jit.decorator"]),

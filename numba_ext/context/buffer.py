@@ -11,7 +11,6 @@ backend.
 
 from __future__ import annotations
 
-import weakref
 
 import numpy as np
 
@@ -24,15 +23,17 @@ from ..errors import InvalidArgumentError
 class Buffer:
     """Memory of a context, managed by offsets."""
 
-    __slots__ = ("_buf", "context", "_finalizer", "__weakref__")
+    __slots__ = ("_buf", "context", "__weakref__")
 
     @classmethod
     def _own(cls, ptr, context) -> "Buffer":
-        """Wrap a new ``ck_buffer`` reference of ``context`` (a :class:`Context`)."""
+        """Wrap a new ``ck_buffer`` reference of ``context`` (a :class:`Context`);
+        the reference is dropped when the buffer object dies (``ffi.gc``: a
+        fraction of ``weakref.finalize``'s cost, which counts in every device
+        call that makes a result)."""
         self = object.__new__(cls)
-        self._buf = ptr
+        self._buf = ffi.gc(ptr, lib.ck_buffer_decref)
         self.context = context
-        self._finalizer = weakref.finalize(self, lib.ck_buffer_decref, ptr)
         return self
 
     @classmethod

@@ -35,7 +35,7 @@ from ..arraylike import ArrayLike, Flags, c_strides
 from ..errors import (CKIndexError, CKTypeError, CKValueError, InvalidArgumentError,
                       NotSupportedError)
 from ..backends import dlpack as _dl
-from .._native import lib as _lib
+from .._native import check as _check, ffi as _ffi, lib as _lib
 from ..context.buffer import Buffer
 
 class StructElement:
@@ -138,9 +138,8 @@ def element_of(kind: str, dtype, where: str = "DeviceArray") -> "dtypes.DType | 
     dialect = dialects.device(kind)
     if dialect is None:
         raise NotSupportedError(f"{where}: '{kind}' contexts hold no device arrays")
-    ok = d is not None and d.name in dialect.types
-    names = ", ".join(x.name for x in dialect.element_types())
-    if not ok:
+    if d is None or d.name not in dialect.types:
+        names = ", ".join(x.name for x in dialect.element_types())
         raise NotSupportedError(f"{where}: dtype {dt} is not supported on {kind} devices "
                                 f"({names})")
     return d
@@ -249,6 +248,32 @@ class DeviceArrayBase(ArrayLike):
         buf = ctx.new_buffer(nbytes)
         off = buf.allocate(nbytes, align=max(getattr(element, "alignment", element.size), 8))
         return cls(buf, off, shape, element.numpy)
+
+    @classmethod
+    def _result(cls, ctx, shape, strides, element, key, nbytes, align) -> "DeviceArrayBase":
+        """A new C-contiguous array as :meth:`empty` makes it, from what a
+        launch plan knows of its result: ``shape``, ``strides`` (C order),
+        ``element`` (the row :func:`element_of` gives), ``key`` (``(element
+        name, shape, strides)``), ``nbytes`` and ``align`` as :meth:`empty`
+        computes them.  Nothing is checked again (the repeated call of a
+        jitted function: :mod:`ckernels.jit.fastcall`)."""
+        out = _ffi.new("ck_buffer **")
+        _check(_lib.ck_buffer_new(ctx._ctx, nbytes, out))
+        buf = Buffer._own(out[0], ctx)
+        off = _ffi.new("size_t *")
+        _check(_lib.ck_buffer_allocate(out[0], nbytes, align, off))
+        self = object.__new__(cls)
+        init = object.__setattr__
+        init(self, "_buffer", buf)
+        init(self, "_offset", off[0])
+        init(self, "_shape", shape)
+        init(self, "_strides", strides)
+        init(self, "_element", element)
+        init(self, "_base", None)
+        init(self, "_readonly", False)
+        init(self, "_type", None)
+        init(self, "_key", key)
+        return self
 
     @classmethod
     def from_host(cls, ctx, obj, dtype=None) -> "DeviceArrayBase":

@@ -21,11 +21,13 @@ and scalar values depends only on the program, the context and the operands'
 layout's constants filled in (:class:`~ckernels.context.program.KernelArgs`),
 the N-d metadata buffer and the error flag.  Callers cache plans per layout,
 so a repeated call costs a few dictionary lookups, storing the
-buffers/offsets/scalars into the argument array, one ``ck_context_launch``
-and reading the flag -- which each context keeps in one small buffer
-(:class:`ContextState`; read through the host pointer where the device memory
-is host-addressable, e.g. PoCL; the flag is reset only after an error).  No
-buffer is allocated per call.
+buffers/offsets/scalars into the argument array, one launch and reading the
+flag -- which each context keeps in one small buffer (:class:`ContextState`;
+read through the host pointer where the device memory is host-addressable,
+e.g. PoCL, else by ``ck_context_launch_read``: the flag's 16 bytes copied
+behind the kernel, one wait for both; the flag is reset only after an
+error).  No buffer is allocated per call but the result's (a repeated jitted
+call skips the rest: :mod:`ckernels.jit.fastcall`).
 """
 
 from __future__ import annotations
@@ -97,18 +99,21 @@ class ContextState:
         self.plans: dict = {}          # built-in operations: key -> Plan
 
     def read_flag(self) -> int:
+        """The error code (word 0 of the flag); where the flag is not
+        host-addressable all four words are read (:meth:`read_offset`)."""
         if self.flag_host is not None:
             return self.flag_host[0]
-        check(lib.ck_buffer_read(self.flag._buf, 0, self._read, 4))
+        check(lib.ck_buffer_read(self.flag._buf, 0, self._read, 16))
         return self._read[0]
 
     def read_offset(self) -> int:
         """The failing element's byte offset in the output (words 2 and 3 of
-        the flag: ``Dialect.error_store_at``), read after a non-zero code."""
+        the flag: ``Dialect.error_store_at``), after a non-zero code: in
+        place where the flag is host-addressable, else the words the launch
+        read (``ck_context_launch_read``: :meth:`Plan.__call__`)."""
         if self.flag_host is not None:
             lo, hi = self.flag_host[2], self.flag_host[3]
         else:
-            check(lib.ck_buffer_read(self.flag._buf, 0, self._read, 16))
             lo, hi = self._read[2], self._read[3]
         return (lo & 0xFFFFFFFF) | ((hi & 0xFFFFFFFF) << 32)
 
@@ -253,9 +258,16 @@ class Plan:
         st = self.state
         offset = None
         with st.lock:
-            check(lib.ck_context_launch_local(self.cctx, self.program._prog, self.kernel,
-                                              self.nargs, args, self.n, LOCAL_SIZE))
-            code = st.read_flag()
+            if st.flag_host is not None:     # host-addressable: read in place
+                check(lib.ck_context_launch_local(self.cctx, self.program._prog, self.kernel,
+                                                  self.nargs, args, self.n, LOCAL_SIZE))
+                code = st.flag_host[0]
+            else:    # the flag's four words read behind the kernel: one wait
+                words = st._read
+                check(lib.ck_context_launch_read(self.cctx, self.program._prog, self.kernel,
+                                                 self.nargs, args, self.n, LOCAL_SIZE,
+                                                 st.flag._buf, 0, words, 16))
+                code = words[0]
             if code:
                 offset = st.read_offset()
                 st.reset_flag()

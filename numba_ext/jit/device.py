@@ -27,6 +27,8 @@ from .. import dialects
 from ..device.array import DeviceArray
 from ..device.launch import PLAN_LIMIT, Plan, build_plan, context_of, device_error, remember, run
 from ..errors import CKTypeError, InvalidArgumentError, NotSupportedError
+from . import fastcall
+from .fastcall import scalar_value
 from . import operands as _operands
 from .c_emit import Dialect, EmittedKernel, emit_kernel, entry_wrapper
 
@@ -100,8 +102,11 @@ class DeviceTarget:
 _SELECT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def call(kernel, args, out=None):
-    """``kernel(*args, out=out)`` where at least one argument is a device array."""
+def call(kernel, args, out=None, *, remember_call=False):
+    """``kernel(*args, out=out)`` where at least one argument is a device array.
+    ``remember_call``: keep the decision for repeated calls
+    (:mod:`ckernels.jit.fastcall`; set by :func:`ckernels.jit.targets.call`
+    when the call comes straight here)."""
     fname = kernel.__name__
     ctx = context_of(fname, args)
     tgt = target(ctx.kind)
@@ -121,7 +126,7 @@ def call(kernel, args, out=None):
     sig_args, inputs, values = sel
     comp = kernel._compiled[sig_args]
     if values is not None:      # scalar operands: their values in the storage types
-        operands = [_scalar_value(a, e) if isinstance(a, np.generic) else a
+        operands = [scalar_value(a, e) if isinstance(a, np.generic) else a
                     for a, e in zip(args, comp.sig.arg_elements)]
     else:
         operands = args
@@ -143,6 +148,9 @@ def call(kernel, args, out=None):
     plan = plans.get(key)
     if plan is None:
         plan = remember(plans, key, _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname))
+    if remember_call:
+        fastcall.remember(kernel, args, out, plan,
+                          None if values is None else tuple(comp.sig.arg_elements))
     return run(plan, ctx, out, operands)
 
 
@@ -169,14 +177,6 @@ def _select(kernel, args, fname):
     # the signature by its key (the cache must not hold the compiled code,
     # which would keep the function alive through this weak-keyed cache)
     return comp.sig.args, tuple(inputs), (True if scalars else None)
-
-
-def _scalar_value(a, element):
-    """A NumPy scalar as the value a kernel parameter of ``element`` takes:
-    an instant or duration as its count in the parameter's unit."""
-    if isinstance(a, (np.datetime64, np.timedelta64)):
-        return int(np.asarray(a).astype(element.numpy).view(np.int64))
-    return a.item()
 
 
 def _jit_plan(tgt, kernel, comp, ctx, inputs, args, out, fname) -> Plan:

@@ -26,12 +26,15 @@ from ..device.nulls import DeviceOptionArray
 from ..device.varlen import DeviceVarArray
 from ..host import dictionary as _dictionary
 from ..routing import CONTAINERS, DASK, runs_on
-from . import cpu
+from . import cpu, fastcall
 
 
 def call(kernel, args, out=None):
     """``kernel(*args, out=out)`` where the operands say
     (:func:`ckernels.routing.runs_on`)."""
+    res = fastcall.call(kernel, args, out)   # a repeated device call
+    if res is not NotImplemented:
+        return res
     if out is None and not _dictionary.has_core_dims(kernel):
         res = _dictionary.per_value(kernel, args)   # once per distinct value
         if res is not NotImplemented:
@@ -74,7 +77,7 @@ def call(kernel, args, out=None):
         from . import device_dims    # signatures with core dims
         return device_dims.call(kernel, args, out)
     from . import device   # the device target (and the C emitter) load on a device call
-    return device.call(kernel, args, out)
+    return device.call(kernel, args, out, remember_call=True)
 
 
 def device_target(name: str, fname: str = "ckernels.jit") -> "device.DeviceTarget":

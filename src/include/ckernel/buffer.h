@@ -34,7 +34,11 @@ extern "C" {
 #define CK_BUFFER_MAX_ALIGN 4096
 
 /* A new buffer of `capacity` bytes (0 allowed; grows on demand).  Contents
- * are unspecified until written. */
+ * are unspecified until written.  On device contexts the memory of a dead
+ * buffer of at most 1 MiB may be kept by its context (8 allocations at most)
+ * and given to a new buffer of the same capacity: repeated calls that make
+ * results of one size allocate nothing from the backend; the context frees
+ * what it keeps when it dies. */
 CK_API ck_status ck_buffer_new(ck_context *ctx, size_t capacity,
                                ck_buffer **out);
 /* A buffer over `capacity` (> 0) bytes of memory someone else owns, without

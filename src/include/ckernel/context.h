@@ -185,6 +185,26 @@ CK_API ck_status ck_context_launch_local(ck_context *ctx, ck_program *program,
                                          const ck_kernel_arg *args,
                                          size_t global_size, size_t local_size);
 
+/* ck_context_launch_local, then `n` bytes at `offset` of `buffer` (a buffer
+ * of `ctx`) copied to `host_dst` once the kernel has completed, with one
+ * wait for both: what a launch reporting through a small device word (an
+ * error flag read after every launch) needs, without a synchronisation of
+ * its own for the read.  CUDA queues the copy behind the kernel on the
+ * context's stream (through page-locked staging bytes of the context when
+ * n <= 64) and synchronises once; OpenCL enqueues a blocking read behind
+ * the kernel on its in-order queue (a foreign out-of-order queue: clFinish
+ * first); backends without such a path launch, then read.  A global_size
+ * of 0 launches nothing and still reads.  Nothing is read when the launch
+ * fails.  As for the launch's buffer arguments, the caller keeps `buffer`
+ * from growing during the call.  CK_ERR_INDEX when [offset, offset + n)
+ * is not inside the buffer's capacity. */
+CK_API ck_status ck_context_launch_read(ck_context *ctx, ck_program *program,
+                                        const char *kernel_name, size_t nargs,
+                                        const ck_kernel_arg *args,
+                                        size_t global_size, size_t local_size,
+                                        ck_buffer *buffer, size_t offset,
+                                        void *host_dst, size_t n);
+
 /*
  * Device ckernels: an ordinary host-side leaf ckernel whose entry point
  * launches a device kernel.  Its data holds a context reference, a program

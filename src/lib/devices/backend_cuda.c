@@ -258,7 +258,15 @@ typedef struct cu_state {
   size_t total_mem;
   int arch;             /* NVRTC architecture, chosen at the first build */
   char name[256];
+  /* Page-locked staging bytes for the small read after a launch
+   * (ck_context_launch_read), made on first use (NULL: none, or the driver
+   * could not make them: the copy then goes to the caller's memory);
+   * used under ctx->lock only. */
+  void *staging;
+  bool staging_tried;
 } cu_state;
+
+enum { CU_STAGING_BYTES = 64 };
 
 #define ST(ctx) ((cu_state *)(ctx)->state)
 
@@ -379,6 +387,9 @@ static void ck__cu_release(ck_context *ctx) {
   /* Errors are ignored: at process exit the driver may be shut down. */
   if (s->cu->cuCtxPushCurrent_v2(s->pctx) == CK_CUDA_SUCCESS) {
     (void)s->cu->cuStreamDestroy_v2(s->stream);
+    if (s->staging != NULL) {
+      (void)s->cu->cuMemFreeHost(s->staging);
+    }
     ck__cu_pop(s);
   }
   (void)s->cu->cuDevicePrimaryCtxRelease_v2(s->dev);
@@ -640,6 +651,12 @@ static void ck__cu_release_program(ck_context *ctx, void *native) {
 typedef struct cu_kernel {
   ck_cu_function f;
   unsigned block; /* threads per block */
+  /* The parameters' sizes (cuFuncGetParamInfo), read at the first launch:
+   * params_known 0 not yet read, 1 read (nparams, psizes), -1 the driver
+   * cannot tell (no check). */
+  int params_known;
+  size_t nparams;
+  size_t *psizes;
 } cu_kernel;
 
 static ck_status ck__cu_kernel_create(ck_context *ctx, void *program,
@@ -677,43 +694,84 @@ static ck_status ck__cu_kernel_create(ck_context *ctx, void *program,
 
 static void ck__cu_kernel_release(ck_context *ctx, void *kernel) {
   (void)ctx;
+  if (kernel != NULL) {
+    ck__free(((cu_kernel *)kernel)->psizes);
+  }
   ck__free(kernel);
 }
 
-/* With cuFuncGetParamInfo (CUDA 12.4+): the number of parameters matches
- * and every argument has its parameter's size.  Without it: CK_OK. */
-static ck_status ck__cu_check_params(cu_state *s, const cu_kernel *k,
-                                 const char *name, size_t nargs,
-                                 const size_t *sizes) {
+/* The kernel's parameter sizes, read once (cuFuncGetParamInfo, CUDA 12.4+):
+ * k->params_known becomes 1 with nparams/psizes, or -1 when the driver
+ * cannot tell (no such entry point, an unexpected answer). */
+enum { CU_MAX_PARAMS = 4096 };
+
+static ck_status ck__cu_read_params(cu_state *s, cu_kernel *k) {
+  k->params_known = -1;
   if (s->cu->cuFuncGetParamInfo == NULL) {
     return CK_OK;
   }
-  size_t off = 0, psize = 0;
+  size_t cap = 16, count = 0, off = 0, psize = 0;
+  size_t *sizes = CK_MALLOC(cap * sizeof *sizes);
+  if (sizes == NULL) {
+    return CK_ERR_NO_MEMORY;
+  }
+  ck_cu_result r = CK_CUDA_SUCCESS;
+  while (count < CU_MAX_PARAMS &&
+         (r = s->cu->cuFuncGetParamInfo(k->f, count, &off, &psize)) ==
+             CK_CUDA_SUCCESS) {
+    if (count == cap) {
+      size_t *grown = CK_REALLOC(sizes, 2 * cap * sizeof *sizes);
+      if (grown == NULL) {
+        ck__free(sizes);
+        return CK_ERR_NO_MEMORY;
+      }
+      sizes = grown;
+      cap *= 2;
+    }
+    sizes[count++] = psize;
+  }
+  if (count < CU_MAX_PARAMS && r != CK_CUDA_ERROR_INVALID_VALUE) {
+    ck__free(sizes); /* the driver cannot tell: no check */
+    return CK_OK;
+  }
+  k->psizes = sizes;
+  k->nparams = count;
+  k->params_known = 1;
+  return CK_OK;
+}
+
+/* With cuFuncGetParamInfo (CUDA 12.4+): the number of parameters matches
+ * and every argument has its parameter's size.  Without it: CK_OK.  The
+ * sizes are read at the first launch, so a launch compares, calling nothing. */
+static ck_status ck__cu_check_params(cu_state *s, cu_kernel *k,
+                                 const char *name, size_t nargs,
+                                 const size_t *sizes) {
+  if (k->params_known == 0) {
+    ck_status st = ck__cu_read_params(s, k);
+    if (st != CK_OK) {
+      return st;
+    }
+  }
+  if (k->params_known < 0) {
+    return CK_OK;
+  }
+  size_t count = k->nparams;
   for (size_t i = 0; i < nargs; i++) {
-    ck_cu_result r = s->cu->cuFuncGetParamInfo(k->f, i, &off, &psize);
-    if (r == CK_CUDA_ERROR_INVALID_VALUE) {
+    if (i == count) {
       return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                       "kernel '%s' takes %zu parameter%s, %zu arguments given",
                       name, i, i == 1 ? "" : "s", nargs);
     }
-    if (r != CK_CUDA_SUCCESS) {
-      return CK_OK; /* the driver cannot tell: no check */
-    }
-    if (psize != sizes[i]) {
+    if (k->psizes[i] != sizes[i]) {
       return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                       "kernel '%s' argument %zu: %zu bytes given, the "
-                      "parameter has %zu bytes", name, i, sizes[i], psize);
+                      "parameter has %zu bytes", name, i, sizes[i], k->psizes[i]);
     }
-  }
-  size_t count = nargs;
-  while (count < nargs + 4096 &&
-         s->cu->cuFuncGetParamInfo(k->f, count, &off, &psize) == CK_CUDA_SUCCESS) {
-    count++;
   }
   if (count != nargs) {
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
                     "kernel '%s' takes %s%zu parameters, %zu argument%s given",
-                    name, count == nargs + 4096 ? "at least " : "", count,
+                    name, count == CU_MAX_PARAMS ? "at least " : "", count,
                     nargs, nargs == 1 ? "" : "s");
   }
   return CK_OK;
@@ -721,9 +779,15 @@ static ck_status ck__cu_check_params(cu_state *s, const cu_kernel *k,
 
 enum { CU_INLINE_ARGS = 32 };
 
-static ck_status ck__cu_launch(ck_context *ctx, void *kernel, const char *name,
-                           size_t nargs, const ck_kernel_arg *args,
-                           size_t global) {
+/* The launch, then (src != NULL) `n` bytes at `off` of `src` copied to `dst`
+ * behind it on the stream, and one synchronisation for both.  The copy
+ * goes through the context's page-locked staging bytes when they fit: a
+ * copy into pageable memory is staged by the driver and waits apart. */
+static ck_status ck__cu_launch_common(ck_context *ctx, void *kernel,
+                                      const char *name, size_t nargs,
+                                      const ck_kernel_arg *args, size_t global,
+                                      ck__devmem *src, size_t off, void *dst,
+                                      size_t n) {
   cu_state *s = ST(ctx);
   cu_kernel *k = kernel;
   void *params_inline[CU_INLINE_ARGS];
@@ -780,16 +844,54 @@ static ck_status ck__cu_launch(ck_context *ctx, void *kernel, const char *name,
         char extra[100];
         snprintf(extra, sizeof extra, " (kernel '%.64s')", name);
         st = ck__cu_fail(s->cu, __func__, "cuLaunchKernel", r, extra);
-      } else {
+      } else if (src == NULL || n == 0) {
         char what[100];
         snprintf(what, sizeof what, "kernel '%.64s'", name);
         st = ck__cu_sync(s, __func__, what);
       }
     }
   }
+  if (st == CK_OK && src != NULL && n != 0) {
+    if (!s->staging_tried) {
+      s->staging_tried = true;
+      if (s->cu->cuMemAllocHost_v2 == NULL || s->cu->cuMemFreeHost == NULL ||
+          s->cu->cuMemAllocHost_v2(&s->staging, CU_STAGING_BYTES) != CK_CUDA_SUCCESS) {
+        s->staging = NULL;
+      }
+    }
+    void *to = s->staging != NULL && n <= CU_STAGING_BYTES ? s->staging : dst;
+    ck_cu_result r = s->cu->cuMemcpyDtoHAsync_v2(to, ck__cu_ptr(src, off), n, s->stream);
+    if (r != CK_CUDA_SUCCESS) {
+      st = CU_FAIL(s, "cuMemcpyDtoHAsync_v2", r);
+    } else {
+      char what[140];
+      snprintf(what, sizeof what, "kernel '%.64s' and the read after it", name);
+      st = ck__cu_sync(s, __func__, what);
+      if (st == CK_OK && to != dst) {
+        memcpy(dst, to, n);
+      }
+    }
+  }
   ck__cu_pop(s);
   ck__free(heap);
   return st;
+}
+
+static ck_status ck__cu_launch(ck_context *ctx, void *kernel, const char *name,
+                           size_t nargs, const ck_kernel_arg *args,
+                           size_t global) {
+  return ck__cu_launch_common(ctx, kernel, name, nargs, args, global, NULL, 0,
+                              NULL, 0);
+}
+
+static ck_status ck__cu_launch_read(ck_context *ctx, void *kernel,
+                                    const char *name, size_t nargs,
+                                    const ck_kernel_arg *args, size_t global,
+                                    size_t local, ck__devmem *src, size_t off,
+                                    void *dst, size_t n) {
+  (void)local; /* whole blocks of the kernel's size, as ck__cu_launch */
+  return ck__cu_launch_common(ctx, kernel, name, nargs, args, global, src, off,
+                              dst, n);
 }
 
 static ck_status ck__cu_finish(ck_context *ctx) {
@@ -859,6 +961,7 @@ const ck__backend_vtable ck__cuda_backend = {
     .kernel_create = ck__cu_kernel_create,
     .kernel_release = ck__cu_kernel_release,
     .launch = ck__cu_launch,
+    .launch_read = ck__cu_launch_read,
     .finish = ck__cu_finish,
     .release = ck__cu_release,
     .describe = ck__cu_describe,

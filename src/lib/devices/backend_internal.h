@@ -52,6 +52,17 @@ typedef struct ck__backend_vtable {
   ck_status (*launch_local)(ck_context *ctx, void *kernel, const char *name,
                             size_t nargs, const ck_kernel_arg *args,
                             size_t global_size, size_t local_size);
+  /* Optional: launch (local as launch_local), then copy `n` bytes at `off`
+   * of `src` to the host `dst` once the kernel is done, one wait for both
+   * (NULL: launch_local or launch, then copy_d2h). */
+  ck_status (*launch_read)(ck_context *ctx, void *kernel, const char *name,
+                           size_t nargs, const ck_kernel_arg *args,
+                           size_t global_size, size_t local_size,
+                           ck__devmem *src, size_t off, void *dst, size_t n);
+  /* Optional: whether the memory of a dead buffer may go to another buffer
+   * (ck__pool_give), i.e. nobody else holds it: an OpenCL cl_mem handed out
+   * and retained elsewhere must keep its contents (NULL: always). */
+  bool (*reusable)(ck_context *ctx, const ck__devmem *mem);
   ck_status (*finish)(ck_context *ctx);
   void (*release)(ck_context *ctx);
   ck_status (*describe)(ck_context *ctx, char *buf, size_t bufsize,
@@ -99,7 +110,25 @@ struct ck_context {
   bool host_accessible;
   pthread_mutex_t lock;    /* program cache, launches */
   struct ck_program *cache;
+  /* Device memory of dead buffers kept for new buffers of the same size
+   * (ck__pool_take / ck__pool_give; device kinds only), freed with the
+   * context: a repeated call's result costs no allocation of the backend. */
+  pthread_mutex_t pool_lock;
+  ck__devmem pool[8];
+  size_t pool_n;
 };
+
+/* The largest allocation the pool keeps. */
+#define CK__POOL_MAX_BYTES ((size_t)1 << 20)
+
+/* Memory of exactly `size` bytes from the context's pool into *out (true),
+ * or false when it holds none. */
+bool ck__pool_take(ck_context *ctx, size_t size, ck__devmem *out);
+
+/* Keep `mem` (allocated by ctx->vt->alloc) in the pool (true), or false:
+ * the caller frees it (a host context, too large, the pool full, memory
+ * someone else still holds: vt->reusable). */
+bool ck__pool_give(ck_context *ctx, const ck__devmem *mem);
 
 extern const ck__backend_vtable ck__cpu_backend;
 extern const ck__backend_vtable ck__opencl_backend;

@@ -174,6 +174,9 @@ typedef struct ocl_state {
   ck_cl_command_queue queue; /* one reference (created or retained) */
   bool is_cpu;
   bool wrapped; /* ck_context_new_opencl_wrap: context and queue are foreign */
+  /* A foreign queue executing out of order (or whose properties cannot be
+   * read): a read after a launch waits for the launch with clFinish first. */
+  bool out_of_order;
   size_t base_align; /* bytes: sub-buffer origin alignment */
   size_t max_work_group; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
   ck_cl_uint compute_units;
@@ -406,6 +409,11 @@ ck_status ck__opencl_init_wrap(ck_context *ctx, void *cl_context, void *cl_devic
   s->context = cctx;
   s->queue = q;
   s->wrapped = true;
+  ck_cl_bitfield props = 0;
+  s->out_of_order =
+      cl->clGetCommandQueueInfo(q, CK_CL_QUEUE_PROPERTIES, sizeof props, &props,
+                                NULL) != CK_CL_SUCCESS ||
+      (props & CK_CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
   ck__ocl_attach(ctx, s, fp64);
   return CK_OK;
 }
@@ -513,6 +521,16 @@ static ck_status ck__ocl_d2h(ck_context *ctx, void *dst, ck__devmem *src, size_t
                                              CK_CL_TRUE, off, n, dst, 0, NULL,
                                              NULL);
   return err == CK_CL_SUCCESS ? CK_OK : CK_CL_FAIL("clEnqueueReadBuffer", err);
+}
+
+/* Only the library holds the cl_mem (a handed-out one retained by another
+ * library keeps its contents: it never goes to another buffer). */
+static bool ck__ocl_reusable(ck_context *ctx, const ck__devmem *mem) {
+  ck_cl_uint refs = 0;
+  return ST(ctx)->cl->clGetMemObjectInfo((ck_cl_mem)mem->handle,
+                                         CK_CL_MEM_REFERENCE_COUNT, sizeof refs,
+                                         &refs, NULL) == CK_CL_SUCCESS &&
+         refs == 1;
 }
 
 static ck_status ck__ocl_finish(ck_context *ctx) {
@@ -731,10 +749,14 @@ static void ck__ocl_kernel_release(ck_context *ctx, void *kernel) {
 
 enum { OCL_MAX_SUBBUFFERS = 64 };
 
-static ck_status ck__ocl_launch_local(ck_context *ctx, void *kernel,
-                                     const char *name, size_t nargs,
-                                     const ck_kernel_arg *args, size_t global,
-                                     size_t local) {
+/* The launch, then (src != NULL) `n` bytes at `off` of `src` read into
+ * `dst`: a blocking read enqueued behind the kernel on the in-order queue
+ * is the one wait for both (an out-of-order queue: clFinish first). */
+static ck_status ck__ocl_launch_common(ck_context *ctx, void *kernel,
+                                       const char *name, size_t nargs,
+                                       const ck_kernel_arg *args, size_t global,
+                                       size_t local, ck__devmem *src, size_t off,
+                                       void *dst, size_t n) {
   ocl_state *s = ST(ctx);
   ck_cl_mem subs[OCL_MAX_SUBBUFFERS];
   size_t nsubs = 0;
@@ -791,14 +813,34 @@ static ck_status ck__ocl_launch_local(ck_context *ctx, void *kernel,
       st = ck__error(CK_ERR_BACKEND, __func__,
                      "clEnqueueNDRangeKernel failed for '%s': %s (%d)", name,
                      ck__opencl_error_name(err), (int)err);
-    } else {
+    } else if (src == NULL || n == 0 || s->out_of_order) {
       st = ck__ocl_finish(ctx);
     }
+  }
+  if (st == CK_OK && src != NULL && n != 0) {
+    st = ck__ocl_d2h(ctx, dst, src, off, n);
   }
   for (size_t i = 0; i < nsubs; i++) {
     s->cl->clReleaseMemObject(subs[i]);
   }
   return st;
+}
+
+static ck_status ck__ocl_launch_local(ck_context *ctx, void *kernel,
+                                     const char *name, size_t nargs,
+                                     const ck_kernel_arg *args, size_t global,
+                                     size_t local) {
+  return ck__ocl_launch_common(ctx, kernel, name, nargs, args, global, local,
+                               NULL, 0, NULL, 0);
+}
+
+static ck_status ck__ocl_launch_read(ck_context *ctx, void *kernel,
+                                    const char *name, size_t nargs,
+                                    const ck_kernel_arg *args, size_t global,
+                                    size_t local, ck__devmem *src, size_t off,
+                                    void *dst, size_t n) {
+  return ck__ocl_launch_common(ctx, kernel, name, nargs, args, global, local,
+                               src, off, dst, n);
 }
 
 static ck_status ck__ocl_launch(ck_context *ctx, void *kernel, const char *name,
@@ -822,6 +864,8 @@ const ck__backend_vtable ck__opencl_backend = {
     .kernel_release = ck__ocl_kernel_release,
     .launch = ck__ocl_launch,
     .launch_local = ck__ocl_launch_local,
+    .launch_read = ck__ocl_launch_read,
+    .reusable = ck__ocl_reusable,
     .finish = ck__ocl_finish,
     .release = ck__ocl_release,
     .describe = ck__ocl_describe,

@@ -115,8 +115,11 @@ static ck_status ck__buffer_make(ck_context *ctx, void *native, size_t capacity,
     st = ck__ranges_reserve(&buf->allocs, 8);
   }
   if (st == CK_OK) {
-    st = native != NULL ? ctx->vt->wrap(ctx, native, capacity, &buf->mem)
-                        : ctx->vt->alloc(ctx, capacity, &buf->mem);
+    if (native != NULL) {
+      st = ctx->vt->wrap(ctx, native, capacity, &buf->mem);
+    } else if (!ck__pool_take(ctx, capacity, &buf->mem)) {
+      st = ctx->vt->alloc(ctx, capacity, &buf->mem);
+    }
   }
   if (st == CK_OK && pthread_mutex_init(&buf->lock, NULL) != 0) {
     if (native == NULL) {
@@ -185,7 +188,9 @@ void ck_buffer_decref(ck_buffer *buf) {
       atomic_fetch_sub_explicit(&buf->refcount, 1u, memory_order_release) == 1u) {
     atomic_thread_fence(memory_order_acquire);
     if (!buf->wrapped) {
-      buf->ctx->vt->free(buf->ctx, &buf->mem);
+      if (!ck__pool_give(buf->ctx, &buf->mem)) {
+        buf->ctx->vt->free(buf->ctx, &buf->mem);
+      }
     } else {
       if (buf->ctx->vt->unwrap != NULL) {
         buf->ctx->vt->unwrap(buf->ctx, &buf->mem);

@@ -26,8 +26,47 @@ static ck_status ck__context_alloc(ck_context **out) {
     ck__free(ctx);
     return CK_ERROR(CK_ERR_NO_MEMORY, "pthread_mutex_init failed");
   }
+  if (pthread_mutex_init(&ctx->pool_lock, NULL) != 0) {
+    pthread_mutex_destroy(&ctx->lock);
+    ck__free(ctx);
+    return CK_ERROR(CK_ERR_NO_MEMORY, "pthread_mutex_init failed");
+  }
   *out = ctx;
   return CK_OK;
+}
+
+bool ck__pool_take(ck_context *ctx, size_t size, ck__devmem *out) {
+  if (size == 0 || size > CK__POOL_MAX_BYTES) {
+    return false;
+  }
+  bool found = false;
+  pthread_mutex_lock(&ctx->pool_lock);
+  for (size_t i = 0; i < ctx->pool_n; i++) {
+    if (ctx->pool[i].size == size) {
+      *out = ctx->pool[i];
+      ctx->pool[i] = ctx->pool[--ctx->pool_n];
+      found = true;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&ctx->pool_lock);
+  return found;
+}
+
+bool ck__pool_give(ck_context *ctx, const ck__devmem *mem) {
+  if (ctx->vt == &ck__cpu_backend || mem->size == 0 ||
+      mem->size > CK__POOL_MAX_BYTES ||
+      (ctx->vt->reusable != NULL && !ctx->vt->reusable(ctx, mem))) {
+    return false;
+  }
+  bool kept = false;
+  pthread_mutex_lock(&ctx->pool_lock);
+  if (ctx->pool_n < sizeof ctx->pool / sizeof ctx->pool[0]) {
+    ctx->pool[ctx->pool_n++] = *mem;
+    kept = true;
+  }
+  pthread_mutex_unlock(&ctx->pool_lock);
+  return kept;
 }
 
 static void ck__context_destroy(ck_context *ctx) {
@@ -48,9 +87,13 @@ static void ck__context_destroy(ck_context *ctx) {
     ck__free(p);
     p = next;
   }
+  for (size_t i = 0; i < ctx->pool_n; i++) {
+    ctx->vt->free(ctx, &ctx->pool[i]);
+  }
   if (ctx->vt != NULL && ctx->vt->release != NULL) {
     ctx->vt->release(ctx);
   }
+  pthread_mutex_destroy(&ctx->pool_lock);
   pthread_mutex_destroy(&ctx->lock);
   ck__free(ctx);
 }
@@ -422,15 +465,11 @@ ck_status ck_context_launch(ck_context *ctx, ck_program *program,
                                  global_size, 0);
 }
 
-ck_status ck_context_launch_local(ck_context *ctx, ck_program *program,
-                                  const char *kernel_name, size_t nargs,
-                                  const ck_kernel_arg *args, size_t global_size,
-                                  size_t local_size) {
-  ck_status st = ck__check_launch(ctx, program, kernel_name, nargs, args);
-  if (st != CK_OK) {
-    return st;
-  }
-  pthread_mutex_lock(&ctx->lock);
+/* The kernel object of `kernel_name` in `program`, made on first use
+ * (ctx->lock held). */
+static ck_status ck__program_kernel_of(ck_context *ctx, ck_program *program,
+                                       const char *kernel_name,
+                                       ck__program_kernel **out) {
   ck__program_kernel *k = program->kernels;
   while (k != NULL && strcmp(k->name, kernel_name) != 0) {
     k = k->next;
@@ -440,26 +479,90 @@ ck_status ck_context_launch_local(ck_context *ctx, ck_program *program,
     char *name = k != NULL ? ck__strdup(kernel_name) : NULL;
     if (name == NULL) {
       ck__free(k);
-      st = CK_ERR_NO_MEMORY;
-      goto done;
+      return CK_ERR_NO_MEMORY;
     }
-    st = ctx->vt->kernel_create(ctx, program->native, kernel_name, &k->kernel);
+    ck_status st =
+        ctx->vt->kernel_create(ctx, program->native, kernel_name, &k->kernel);
     if (st != CK_OK) {
       ck__free(name);
       ck__free(k);
-      goto done;
+      return st;
     }
     k->name = name;
     k->next = program->kernels;
     program->kernels = k;
   }
+  *out = k;
+  return CK_OK;
+}
+
+static ck_status ck__launch_locked(ck_context *ctx, ck__program_kernel *k,
+                                   const char *kernel_name, size_t nargs,
+                                   const ck_kernel_arg *args, size_t global_size,
+                                   size_t local_size) {
   if (local_size != 0 && ctx->vt->launch_local != NULL) {
-    st = ctx->vt->launch_local(ctx, k->kernel, kernel_name, nargs, args,
-                               global_size, local_size);
-  } else {
-    st = ctx->vt->launch(ctx, k->kernel, kernel_name, nargs, args, global_size);
+    return ctx->vt->launch_local(ctx, k->kernel, kernel_name, nargs, args,
+                                 global_size, local_size);
   }
-done:
+  return ctx->vt->launch(ctx, k->kernel, kernel_name, nargs, args, global_size);
+}
+
+ck_status ck_context_launch_local(ck_context *ctx, ck_program *program,
+                                  const char *kernel_name, size_t nargs,
+                                  const ck_kernel_arg *args, size_t global_size,
+                                  size_t local_size) {
+  ck_status st = ck__check_launch(ctx, program, kernel_name, nargs, args);
+  if (st != CK_OK) {
+    return st;
+  }
+  pthread_mutex_lock(&ctx->lock);
+  ck__program_kernel *k = NULL;
+  st = ck__program_kernel_of(ctx, program, kernel_name, &k);
+  if (st == CK_OK) {
+    st = ck__launch_locked(ctx, k, kernel_name, nargs, args, global_size,
+                           local_size);
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  return st;
+}
+
+ck_status ck_context_launch_read(ck_context *ctx, ck_program *program,
+                                 const char *kernel_name, size_t nargs,
+                                 const ck_kernel_arg *args, size_t global_size,
+                                 size_t local_size, ck_buffer *buffer,
+                                 size_t offset, void *host_dst, size_t n) {
+  ck_status st = ck__check_launch(ctx, program, kernel_name, nargs, args);
+  if (st != CK_OK) {
+    return st;
+  }
+  if (buffer == NULL || (host_dst == NULL && n != 0)) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "the buffer to read and the destination must not be NULL");
+  }
+  if (ck__buffer_ctx(buffer) != ctx) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT,
+                    "the buffer to read belongs to a different context");
+  }
+  size_t cap = ck__buffer_size(buffer);
+  if (offset > cap || n > cap - offset) {
+    return CK_ERROR(CK_ERR_INDEX,
+                    "read of %zu bytes at offset %zu outside the buffer's "
+                    "capacity %zu", n, offset, cap);
+  }
+  pthread_mutex_lock(&ctx->lock);
+  ck__program_kernel *k = NULL;
+  st = ck__program_kernel_of(ctx, program, kernel_name, &k);
+  if (st == CK_OK && ctx->vt->launch_read != NULL) {
+    st = ctx->vt->launch_read(ctx, k->kernel, kernel_name, nargs, args,
+                              global_size, local_size, ck__buffer_devmem(buffer),
+                              offset, host_dst, n);
+  } else if (st == CK_OK) {
+    st = ck__launch_locked(ctx, k, kernel_name, nargs, args, global_size,
+                           local_size);
+    if (st == CK_OK && n != 0) {
+      st = ctx->vt->copy_d2h(ctx, host_dst, ck__buffer_devmem(buffer), offset, n);
+    }
+  }
   pthread_mutex_unlock(&ctx->lock);
   return st;
 }

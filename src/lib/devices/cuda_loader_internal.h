@@ -126,7 +126,10 @@ typedef struct ck__cu_stream *ck_cu_stream; /* CUstream */
 #define CK_CU_OPTIONAL_FUNCTIONS(X)                                            \
   /* CUDA 12.4: lets launches check the argument count and sizes */           \
   X(ck_cu_result, cuFuncGetParamInfo,                                          \
-    (ck_cu_function, size_t, size_t *, size_t *))
+    (ck_cu_function, size_t, size_t *, size_t *))                              \
+  /* page-locked host memory: the staging word of ck_context_launch_read */   \
+  X(ck_cu_result, cuMemAllocHost_v2, (void **, size_t))                        \
+  X(ck_cu_result, cuMemFreeHost, (void *))
 
 #define CK_CU_DECLARE_FIELD(ret, name, params) ret(*name) params;
 typedef struct ck_cu_api {

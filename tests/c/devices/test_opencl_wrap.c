@@ -364,11 +364,90 @@ static void test_launch_local(void) {
   ck_context_decref(ctx);
 }
 
+/* ck_context_launch_read: the bytes read are those the kernel wrote (one
+ * wait for both), a range of 0 items still reads, a read outside the
+ * buffer or of another context's buffer is refused before launching. */
+static void test_launch_read(void) {
+  ck_context *ctx = NULL, *other = NULL;
+  REQUIRE_OK(ck_context_new("opencl", &ctx));
+  REQUIRE_OK(ck_context_new("opencl", &other));
+  ck_program *p = NULL;
+  REQUIRE_OK(ck_context_build_program(ctx, SRC, NULL, &p));
+  ck_buffer *b = NULL, *ob = NULL;
+  REQUIRE_OK(ck_buffer_new(ctx, 8 * sizeof(float), &b));
+  REQUIRE_OK(ck_buffer_new(other, 16, &ob));
+  float v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  CHECK_OK(ck_buffer_write(b, 0, v, sizeof v));
+  uint64_t off = 0, n = 8;
+  float a = 2.0f;
+  ck_kernel_arg args[4];
+  memset(args, 0, sizeof args);
+  args[0].kind = CK_KERNEL_ARG_BUFFER;
+  args[0].buffer = b;
+  args[1].kind = CK_KERNEL_ARG_SCALAR;
+  args[1].value = &off;
+  args[1].size = sizeof off;
+  args[2].kind = CK_KERNEL_ARG_SCALAR;
+  args[2].value = &a;
+  args[2].size = sizeof a;
+  args[3].kind = CK_KERNEL_ARG_SCALAR;
+  args[3].value = &n;
+  args[3].size = sizeof n;
+  float got[2] = {0, 0};
+  CHECK_OK(ck_context_launch_read(ctx, p, "scale", 4, args, 8, 4, b, 6 * sizeof(float),
+                                  got, sizeof got));
+  CHECK(got[0] == 14.0f && got[1] == 16.0f);
+  CHECK_OK(ck_context_launch_read(ctx, p, "scale", 4, args, 0, 4, b, 0, got, sizeof got));
+  CHECK(got[0] == 2.0f && got[1] == 4.0f); /* nothing launched, still read */
+  CHECK_ERR(ck_context_launch_read(ctx, p, "scale", 4, args, 8, 4, b, 7 * sizeof(float),
+                                   got, sizeof got), CK_ERR_INDEX, "outside the buffer");
+  CHECK_ERR(ck_context_launch_read(ctx, p, "scale", 4, args, 8, 4, ob, 0, got, 4),
+            CK_ERR_INVALID_ARGUMENT, "different context");
+  CHECK_ERR(ck_context_launch_read(ctx, p, "scale", 4, args, 8, 4, NULL, 0, got, 4),
+            CK_ERR_INVALID_ARGUMENT, "must not be NULL");
+  float all[8];
+  CHECK_OK(ck_buffer_read(b, 0, all, sizeof all)); /* refused calls launched nothing */
+  CHECK(all[0] == 2.0f && all[7] == 16.0f);
+  ck_buffer_decref(ob);
+  ck_buffer_decref(b);
+  ck_program_decref(p);
+  ck_context_decref(other);
+  ck_context_decref(ctx);
+}
+
+/* The memory of a dead buffer of at most 1 MiB goes to the next buffer of
+ * its size in the same context (not to another size); the context frees
+ * what it kept when it dies (the sanitizers and valgrind check). */
+static void test_buffer_pool(void) {
+  ck_context *ctx = NULL;
+  REQUIRE_OK(ck_context_new("opencl", &ctx));
+  ck_buffer *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+  REQUIRE_OK(ck_buffer_new(ctx, 4096, &a));
+  void *ha = ck_buffer_native_handle(a);
+  float v[4] = {1, 2, 3, 4};
+  CHECK_OK(ck_buffer_write(a, 0, v, sizeof v));
+  ck_buffer_decref(a);
+  REQUIRE_OK(ck_buffer_new(ctx, 2048, &c)); /* another size: fresh memory */
+  CHECK(ck_buffer_native_handle(c) != ha);
+  REQUIRE_OK(ck_buffer_new(ctx, 4096, &b)); /* the same size: a's memory */
+  CHECK(ck_buffer_native_handle(b) == ha);
+  size_t off = 1;
+  CHECK_OK(ck_buffer_allocate(b, 4096, 8, &off)); /* a new buffer's bookkeeping */
+  CHECK(off == 0 && ck_buffer_used(b) == 4096);
+  REQUIRE_OK(ck_buffer_new(ctx, 4096, &d)); /* the pool is empty again */
+  CHECK(ck_buffer_native_handle(d) != ha);
+  ck_buffer_decref(b);
+  ck_buffer_decref(c);
+  ck_buffer_decref(d);
+  ck_context_decref(ctx); /* frees the three kept allocations */
+}
+
 #define main ck_test_main_
 CK_TEST_MAIN(CK_TEST(test_wrap_context_and_buffer), CK_TEST(test_wrap_without_queue),
              CK_TEST(test_handed_out_cl_mem_outlives_buffer), CK_TEST(test_wrap_errors),
              CK_TEST(test_two_contexts_one_cl_context), CK_TEST(test_repeated_launches),
-             CK_TEST(test_launch_local))
+             CK_TEST(test_launch_local), CK_TEST(test_launch_read),
+             CK_TEST(test_buffer_pool))
 #undef main
 
 int main(int argc, char **argv) {
