@@ -76,7 +76,7 @@ test-c: system-deps cuda-tools
 # One pytest worker per core (pytest-xdist), each test file on one worker so
 # that the jitted functions a file shares are compiled once.
 test-python: install
-	$(PY) -m pytest tests/python -q -n $(JOBS) --dist loadfile
+	$(PY) -m pytest tests/python -q -n $(JOBS) --dist loadfile --durations=40
 
 test: setup test-c test-python
 
