@@ -77,6 +77,23 @@ static void count_release(void *arg) {
   *(int *)arg += 1;
 }
 
+/* The arguments of `scale`: (buf, *off, *a, *n), pointing at the caller's values. */
+static void scale_args(ck_kernel_arg args[4], ck_buffer *buf, const uint64_t *off,
+                       const float *a, const uint64_t *n) {
+  memset(args, 0, 4 * sizeof *args);
+  args[0].kind = CK_KERNEL_ARG_BUFFER;
+  args[0].buffer = buf;
+  args[1].kind = CK_KERNEL_ARG_SCALAR;
+  args[1].value = off;
+  args[1].size = sizeof *off;
+  args[2].kind = CK_KERNEL_ARG_SCALAR;
+  args[2].value = a;
+  args[2].size = sizeof *a;
+  args[3].kind = CK_KERNEL_ARG_SCALAR;
+  args[3].value = n;
+  args[3].size = sizeof *n;
+}
+
 /* Run `scale` on (buf, off) through ctx. */
 static ck_status scale(ck_context *ctx, ck_buffer *buf, uint64_t off, float a,
                        uint64_t n) {
@@ -86,18 +103,7 @@ static ck_status scale(ck_context *ctx, ck_buffer *buf, uint64_t off, float a,
     return st;
   }
   ck_kernel_arg args[4];
-  memset(args, 0, sizeof args);
-  args[0].kind = CK_KERNEL_ARG_BUFFER;
-  args[0].buffer = buf;
-  args[1].kind = CK_KERNEL_ARG_SCALAR;
-  args[1].value = &off;
-  args[1].size = sizeof off;
-  args[2].kind = CK_KERNEL_ARG_SCALAR;
-  args[2].value = &a;
-  args[2].size = sizeof a;
-  args[3].kind = CK_KERNEL_ARG_SCALAR;
-  args[3].value = &n;
-  args[3].size = sizeof n;
+  scale_args(args, buf, &off, &a, &n);
   st = ck_context_launch(ctx, p, "scale", 4, args, (size_t)n);
   ck_program_decref(p);
   return st;
@@ -342,18 +348,7 @@ static void test_launch_local(void) {
     uint64_t off = 0, n = 37;
     float a = 3.0f;
     ck_kernel_arg args[4];
-    memset(args, 0, sizeof args);
-    args[0].kind = CK_KERNEL_ARG_BUFFER;
-    args[0].buffer = b;
-    args[1].kind = CK_KERNEL_ARG_SCALAR;
-    args[1].value = &off;
-    args[1].size = sizeof off;
-    args[2].kind = CK_KERNEL_ARG_SCALAR;
-    args[2].value = &a;
-    args[2].size = sizeof a;
-    args[3].kind = CK_KERNEL_ARG_SCALAR;
-    args[3].value = &n;
-    args[3].size = sizeof n;
+    scale_args(args, b, &off, &a, &n);
     CHECK_OK(ck_context_launch_local(ctx, p, "scale", 4, args, 37, locals[t]));
     float got[64];
     CHECK_OK(ck_buffer_read(b, 0, got, sizeof got));
@@ -381,18 +376,7 @@ static void test_launch_read(void) {
   uint64_t off = 0, n = 8;
   float a = 2.0f;
   ck_kernel_arg args[4];
-  memset(args, 0, sizeof args);
-  args[0].kind = CK_KERNEL_ARG_BUFFER;
-  args[0].buffer = b;
-  args[1].kind = CK_KERNEL_ARG_SCALAR;
-  args[1].value = &off;
-  args[1].size = sizeof off;
-  args[2].kind = CK_KERNEL_ARG_SCALAR;
-  args[2].value = &a;
-  args[2].size = sizeof a;
-  args[3].kind = CK_KERNEL_ARG_SCALAR;
-  args[3].value = &n;
-  args[3].size = sizeof n;
+  scale_args(args, b, &off, &a, &n);
   float got[2] = {0, 0};
   CHECK_OK(ck_context_launch_read(ctx, p, "scale", 4, args, 8, 4, b, 6 * sizeof(float),
                                   got, sizeof got));
