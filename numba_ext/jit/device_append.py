@@ -1,7 +1,9 @@
 """Var results of unknown length on devices: ``var * T(var * U)``,
 ``var * T(T)`` and the like, whose function builds its row by
 ``out.append(x)`` in a loop whose count depends on the data (keep the
-positive values of a row, the digits of a number).  No sizing pass can run
+positive values of a row, the digits of a number), or returns a list it
+builds (``return [x * 2.0 for x in row if x > 0]``: the list is the row,
+:mod:`ckernels.jit.c_emit.out_lists`).  No sizing pass can run
 ahead of such a loop, so the rows go through a device arena
 (``ckernel/device_arena.h``):
 
@@ -83,8 +85,13 @@ def _program(tgt, kernel, comp):
     layout = _dv.VarLayout(kernel, comp, var_result=el)
     nb_args, _ = layout.numba_types()
     prog = EmittedKernel(tgt.dialect, kernel.error_model)
-    prog.entry = prog.function(kernel.py_func, nb_args + (VarBuilderType(
-        element_type(el).numba),), None)
+    builder = VarBuilderType(element_type(el).numba)
+    if kernel._out_param is None:
+        # a returned list: the row (jit.c_emit.out_lists), the same C function
+        prog.out_list = (kernel.py_func, builder)
+        prog.entry = prog.function(kernel.py_func, nb_args, None)
+    else:
+        prog.entry = prog.function(kernel.py_func, nb_args + (builder,), None)
     return prog, layout
 
 
@@ -97,7 +104,8 @@ def _kernel(prog: EmittedKernel, layout, inputs) -> str:
     lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(params)})", "{"]
     lines += element_offsets(d, arrays)
     cargs = _dv.row_arguments(prog, layout, inputs[:n_in], lines)
-    row_t = fe.ct(fe.arg_types[-1]).rstrip(" *")
+    builder = fe.out_list.builder if fe.out_list is not None else fe.arg_types[-1]
+    row_t = fe.ct(builder).rstrip(" *")
     key = row_t[len("ck_arow_"):-len("_t")]
     el = d.pointer(d.ctype(layout.ret_dtype) if layout.ret_dtype.kind != "b" else d.uint8)
     a, c, cap, s = n_in, n_in + 1, n_in + 2, n_in + 3

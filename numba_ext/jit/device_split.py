@@ -33,8 +33,9 @@ from ..errors import NotSupportedError
 from .. import types as _t
 from . import device_var as _dv
 from .c_emit import EmittedKernel
+from .c_emit import string_results as _results
 from .c_emit import strings as _strings
-from .device_strings import _scan
+from .device_strings import _scan, scratch_of
 from .signature import element_type
 
 __all__ = ["call", "source", "RESULT"]
@@ -80,16 +81,29 @@ class _Layout(_dv.VarLayout):
 
 
 def _program(tgt, kernel, comp):
+    from .._numba.varstrings import var_string_builder_type
     layout = _Layout(kernel, comp)
     nb_args, nb_ret = layout.numba_types()
     prog = EmittedKernel(tgt.dialect, kernel.error_model)
+    if not layout.appends:
+        # a list the function builds and returns is the row (jit.c_emit.out_lists)
+        prog.out_list = (kernel.py_func, var_string_builder_type)
     prog.entry = prog.function(kernel.py_func, nb_args, nb_ret)
+    if prog.entry.out_list is not None:
+        layout.appends = True       # the kernel of the out.append form
     return prog, layout
 
 
 #: the operands after the function's: per row its byte count / start, the
 #: strings' offsets, the data buffer, the pass (0: sizing, 1: writing)
 _EXTRA = ((_INT64, False), (_INT64, False), (_UINT8, False), (_INT32, True))
+#: then, for a function storing built text: the scratch buffer and per row
+#: its scratch length / offset
+_SCRATCH = ((_UINT8, False), (_INT64, False))
+
+
+def _extra(prog) -> tuple:
+    return _EXTRA + (_SCRATCH if scratch_of(prog) else ())
 
 
 def _kernel(prog: EmittedKernel, layout, inputs) -> str:
@@ -97,7 +111,7 @@ def _kernel(prog: EmittedKernel, layout, inputs) -> str:
     fe = prog.entry
     i64, u8, i32 = d.int64, d.uint8, d.int32
     n_in = len(inputs)
-    params, arrays = kernel_parameters(d, tuple(inputs) + _EXTRA)
+    params, arrays = kernel_parameters(d, tuple(inputs) + _extra(prog))
     lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(params)})", "{"]
     lines += element_offsets(d, arrays)
     cargs = _dv.row_arguments(prog, layout, inputs, lines)
@@ -141,18 +155,32 @@ def _append_body(prog, cargs, n_in) -> list[str]:
     i64, u8, i32 = d.int64, d.uint8, d.int32
     w, pi = d.pointer(u8), d.pointer(i64)
     nb, no, nd, nm = n_in, n_in + 1, n_in + 2, n_in + 3
-    return [f"  int ck_mode = ck_in{nm}_val;",
-            f"  {pi}ck_cnt = ({pi})(ck_out + o_out);",
-            f"  {pi}ck_byt = ({pi})(ck_in{nb} + o_in{nb});",
-            f"  {SROW_T} ck_row; ck_row.w = ck_mode; ck_row.cnt = 0; ck_row.at = 0;",
-            f"  ck_row.o = ({pi})(ck_in{no} + o_in{no}); ck_row.d = ({w})(ck_in{nd} + o_in{nd});",
-            "  if (ck_mode) { ck_row.cnt = *ck_cnt; ck_row.at = *ck_byt; }",
-            "  ck_row.c0 = ck_row.cnt;",
-            f"  {i32} err = 0;",
-            f"  {fe.cname}({', '.join(cargs + ['&ck_row', '&err'])});",
-            error_return(d),
-            "  if (!ck_mode) { *ck_cnt = ck_row.cnt; *ck_byt = ck_row.at; }",
-            "}"]
+    scratch = scratch_of(prog)
+    lines = [f"  int ck_mode = ck_in{nm}_val;",
+             f"  {pi}ck_cnt = ({pi})(ck_out + o_out);",
+             f"  {pi}ck_byt = ({pi})(ck_in{nb} + o_in{nb});",
+             f"  {SROW_T} ck_row; ck_row.w = ck_mode; ck_row.cnt = 0; ck_row.at = 0;",
+             f"  ck_row.o = ({pi})(ck_in{no} + o_in{no}); ck_row.d = ({w})(ck_in{nd} + o_in{nd});",
+             "  if (ck_mode) { ck_row.cnt = *ck_cnt; ck_row.at = *ck_byt; }",
+             "  ck_row.c0 = ck_row.cnt; ck_row.a0 = ck_row.at;"]
+    cargs = cargs + ["&ck_row"]
+    if fe.builds_rows:      # built text: the sinks of jit.c_emit.string_results
+        sk = _results.SINK_T
+        if scratch:
+            sd, so = n_in + 4, n_in + 5
+            sp = f"({pi})(ck_in{so} + o_in{so})"
+            lines.append(f"  {sk} ck_s = {{ ({w})(ck_in{sd} + o_in{sd}) + (ck_mode ? *{sp} : 0), "
+                         "0, ck_mode };")
+        else:
+            lines.append(f"  {sk} ck_s = {{ ck_row.d, 0, 0 }};")
+        cargs.append("&ck_s")
+    lines += [f"  {i32} err = 0;",
+              f"  {fe.cname}({', '.join(cargs + ['&err'])});",
+              error_return(d),
+              "  if (!ck_mode) { *ck_cnt = ck_row.cnt; *ck_byt = ck_row.at;" +
+              (f" *{sp} = ck_s.n;" if scratch else "") + " }",
+              "}"]
+    return lines
 
 
 def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:
@@ -183,14 +211,17 @@ def call(kernel, args, out=None):
     ctx, tgt, per, prog, layout = _dv.row_call_start(kernel, comp, args, out, fname, RESULT,
                                                      with_ret=False, make=_program)
     n, operands, layouts, scalars = _dv.row_operands(args, fname)
+    scratch = scratch_of(prog)
     key = ("split", n, tuple(layouts), tuple(scalars))
     plan = per.get(key)
     if plan is None:
         inputs = layout.inputs(scalars)
         plan = launch.remember(per, key, launch.build_plan(
             ctx, source(tgt, kernel, comp, inputs, (prog, layout)), prog.errors, fname,
-            tgt.dialect.title, tuple(inputs) + _EXTRA, operands + [0, 0, 0, 0], np.int64,
-            operand_layouts=layouts + [((n,), (8,)), ((), ()), ((), ()), ((), ())],
+            tgt.dialect.title, tuple(inputs) + _extra(prog),
+            operands + [0] * (6 if scratch else 4), np.int64,
+            operand_layouts=layouts + [((n,), (8,)), ((), ()), ((), ()), ((), ())] + (
+                [((), ()), ((n,), (8,))] if scratch else []),
             out_layout=((n,), (8,))))
     outer = DeviceArray.empty(ctx, (n + 1,), np.int64)
     outer[n:] = 0
@@ -198,13 +229,20 @@ def call(kernel, args, out=None):
     starts[n:] = 0
     one = DeviceArray.empty(ctx, (1,), np.uint8)
     one64 = DeviceArray.empty(ctx, (1,), np.int64)
-    plan(outer, operands + [starts, one64, one, 0])
+    s_offs = s_data = None
+    if scratch:     # per row the bytes of its stored built text
+        s_offs = DeviceArray.empty(ctx, (n + 1,), np.int64)
+        s_offs[n:] = 0
+    plan(outer, operands + [starts, one64, one, 0] + ([one, s_offs] if scratch else []))
     count = _scan(outer, n)
     total = _scan(starts, n)
+    if scratch:
+        s_total = _scan(s_offs, n)
+        s_data = DeviceArray.empty(ctx, (s_total,), np.uint8) if s_total else one
     inner = DeviceArray.empty(ctx, (count + 1,), np.int64)
     inner[count:] = total
     data = DeviceArray.empty(ctx, (total,), np.uint8) if total else one
     if n:
-        plan(outer, operands + [starts, inner, data, 1])
+        plan(outer, operands + [starts, inner, data, 1] + ([s_data, s_offs] if scratch else []))
     strings = DeviceVarArray(ctx, _t.Type("string"), inner, data if total else data[:0])
     return DeviceVarArray(ctx, _t.Type(RESULT), outer, strings)

@@ -20,8 +20,12 @@ A ``var * string`` result's output parameter (the CPU's
 slice, a piece of a split, a row's string, a literal) counts the string and
 its bytes in the sizing pass and writes its offset and bytes in the writing
 pass (:mod:`ckernels.jit.device_split`): the bytes are known before they are
-written, so no arena is needed.  Text built in the function is only written
-into its own result, so appending it is refused (one line).
+written, so no arena is needed.  Text built in the function
+(``out.append(w.upper())``, ``out.append(f"{w}-{i}")``) is sized the same
+way, by the string-length functions of ``string(...)`` results
+(:mod:`.string_results`): built just before its append, it is written
+straight into the row's bytes (the sink is the row); otherwise into the work
+item's scratch text, then copied by the append.
 """
 
 from __future__ import annotations
@@ -74,10 +78,11 @@ def is_string_builder(t) -> bool:
 def _srow_c(fe) -> str:
     """``ck_srow_t``: a row of a ``var * string`` result being built (``w``:
     the writing pass; ``cnt``/``at``: strings and bytes so far, from the row's
-    first string / byte in the writing pass, ``c0`` the first; ``o``/``d``: the
+    first string / byte in the writing pass, ``c0``/``a0`` the first; ``o``/``d``: the
     strings' offsets and the data buffer)."""
     d = fe.d
-    return (f"typedef struct {{ int w; {d.int64} c0; {d.int64} cnt; {d.int64} at; "
+    return (f"typedef struct {{ int w; {d.int64} c0; {d.int64} a0; {d.int64} cnt; "
+            f"{d.int64} at; "
             f"{d.pointer(d.int64)}o; "
             f"{d.pointer(d.uint8)}d; }} {SROW_T};\n")
 
@@ -106,26 +111,26 @@ def c_type(fe, t) -> str | None:
 
 
 def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
-    """``out.append(x)`` and ``len(out)`` of the output parameter; None for
-    other calls."""
+    """``out.append(x)`` and ``len(out)`` of the output parameter (or of the
+    returned list, :mod:`.out_lists`); None for other calls."""
     from numba.core import types
-    if isinstance(fnty, types.BoundFunction) and is_builder(fnty.this):
+    from . import out_lists as _out_lists
+    got = _out_lists.call(fe, dst, tt, e, fnty, loc)
+    if got is not None:
+        return got
+    if isinstance(fnty, types.BoundFunction) and (is_builder(fnty.this) or
+                                                  is_string_builder(fnty.this)):
         recv = _receiver(fe, e.func)
         tk = fnty.typing_key
         name = tk[-1] if isinstance(tk, tuple) else str(tk).rsplit(".", 1)[-1]
+        what = "a var * string" if is_string_builder(fnty.this) else "a var"
         if recv is None or name != "append" or len(e.args) != 1:
-            raise fe.fail(f"'.{name}' of a var result's output parameter (only "
+            raise fe.fail(f"'.{name}' of {what} result's output parameter (only "
                           "out.append(x) and len(out) on devices)", loc)
-        el = _unlit(fnty.this.dtype)
-        x = fe.use_as(e.args[0], el, loc)
-        if _is_bool(el):
-            x = f"(({element_ct(fe, fnty.this)})({x} != 0))"
-        out = [f"ck_arow_append_{_key(el)}({fe.use(recv, loc)}, {x});"]
+        out = append_item(fe, fe.use(recv, loc), fnty.this, e.args[0], loc)
         if fe.ct(tt) is not None:
             out.append(f"{dst} = 0;")
         return out
-    if isinstance(fnty, types.BoundFunction) and isinstance(fnty.this, _string_builder_type()):
-        return _append_string(fe, dst, tt, e, fnty, loc)
     if getattr(fnty, "typing_key", None) is len and len(e.args) == 1:
         if isinstance(fe.tyof(e.args[0]), _string_builder_type()):
             r = fe.use(e.args[0], loc)
@@ -135,32 +140,37 @@ def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
     return None
 
 
-def _append_string(fe, dst, tt, e, fnty, loc) -> list[str]:
-    """``out.append(s)`` of a ``var * string`` result: ``s`` a view."""
+def append_item(fe, row: str, builder, item, loc) -> list[str]:
+    """The C lines appending the IR variable ``item`` to the row ``row`` (a C
+    expression: the row state pointer) of the output parameter type
+    ``builder``."""
+    if is_string_builder(builder):
+        return _append_string(fe, row, item, loc)
+    el = _unlit(builder.dtype)
+    x = fe.use_as(item, el, loc)
+    if _is_bool(el):
+        x = f"(({element_ct(fe, builder)})({x} != 0))"
+    return [f"ck_arow_append_{_key(el)}({row}, {x});"]
+
+
+def _append_string(fe, r, item, loc) -> list[str]:
+    """``out.append(s)`` of a ``var * string`` result: ``s`` a view (copied
+    in the writing pass) or text built in the function (written straight
+    into the row when built just before, else read from the scratch
+    buffer)."""
     from . import strings as _strings
-    recv = _receiver(fe, e.func)
-    tk = fnty.typing_key
-    name = tk[-1] if isinstance(tk, tuple) else str(tk).rsplit(".", 1)[-1]
-    if recv is None or name != "append" or len(e.args) != 1:
-        raise fe.fail(f"'.{name}' of a var * string result's output parameter (only "
-                      "out.append(s) and len(out) on devices)", loc)
-    if not _strings.is_str(fe.tyof(e.args[0])):
-        raise fe.fail(f"out.append() of a {fe.tyof(e.args[0])} to a var * string result",
-                      loc)
-    if fe.string_built(e.args[0]):
-        raise fe.fail("out.append() of a string built in the function on a device (built "
-                      "text is only written as a string(...) result: append arguments, "
-                      "slices or pieces of them)", loc)
-    _, p, n = _strings.operand(fe, e.args[0], loc)
-    r, i64 = fe.use(recv, loc), fe.d.int64
-    out = [f"{{ {SROW_T} *ck_r = {r}; {i64} ck_n = {n};",
-           "  if (ck_r->w) { ck_r->o[ck_r->cnt] = ck_r->at;",
-           f"    for ({i64} ck_j = 0; ck_j < ck_n; ck_j++) ck_r->d[ck_r->at + ck_j] = "
-           f"({p})[ck_j]; }}",
-           "  ck_r->cnt += 1; ck_r->at += ck_n; }"]
-    if fe.ct(tt) is not None:
-        out.append(f"{dst} = 0;")
-    return out
+    if not _strings.is_str(fe.tyof(item)):
+        raise fe.fail(f"out.append() of a {fe.tyof(item)} to a var * string result", loc)
+    sp, p, n = _strings.operand(fe, item, loc, built_ok=True)
+    i64 = fe.d.int64
+    # text built into the row in place is not copied onto itself
+    same = f"    if (({p}) != ck_r->d + ck_r->at)" if sp == "g" else "    "
+    return [f"{{ {SROW_T} *ck_r = {r}; {i64} ck_n = {n};",
+            "  if (ck_r->w) { ck_r->o[ck_r->cnt] = ck_r->at;",
+            same,
+            f"      for ({i64} ck_j = 0; ck_j < ck_n; ck_j++) ck_r->d[ck_r->at + ck_j] = "
+            f"({p})[ck_j]; }}",
+            "  ck_r->cnt += 1; ck_r->at += ck_n; }"]
 
 
 def _receiver(fe, func_var):

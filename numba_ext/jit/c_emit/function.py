@@ -14,6 +14,7 @@ from ...errors import NotSupportedError
 from . import arena as _arena
 from . import arrays as _arrays
 from . import optionals as _opt
+from . import out_lists as _out_lists
 from . import string_results as _results
 from . import strings as _strings
 from . import time_ops as _time
@@ -45,7 +46,12 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         # a struct result is built from what the function returns (a tuple):
         # typed without the result type, written member by member
         typing_ret = None if isinstance(return_type, types.Record) else return_type
-        self.tir = typed_ir(py_func, arg_types, typing_ret, prog.error_model, prog.dialect.title)
+        # a function whose returned list is its var result's row (.out_lists)
+        ol = getattr(prog, "out_list", None)
+        self._out_builder = ol[1] if ol is not None and ol[0] is py_func else None
+        self.out_list = None
+        self.tir = typed_ir(py_func, arg_types, typing_ret, prog.error_model, prog.dialect.title,
+                            lists_ok=self._out_builder is not None)
         self.ret_type = _unlit(return_type if return_type is not None
                                else self.tir.return_type)
         h = hashlib.sha1(f"{py_func.__module__}.{py_func.__qualname__}|"
@@ -127,6 +133,15 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         return _results.is_str_type(self.ret_type)
 
     @property
+    def builds_rows(self) -> bool:
+        """Whether the function builds a row of a ``var * string`` result (its
+        output parameter or its returned list): built text appended to it is
+        written through the sinks of :mod:`.string_results`."""
+        if self.out_list is not None:
+            return _arena.is_string_builder(self.out_list.builder)
+        return any(_arena.is_string_builder(t) for t in self.arg_types)
+
+    @property
     def returns_view_struct(self) -> bool:
         """Whether the result is a C struct of views (a string, a row of
         strings or a split: ``ck_str_t``/``ck_strlist_t``)."""
@@ -134,6 +149,8 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
 
     def zero_return(self) -> str:
         """``return`` of a placeholder result (after an error)."""
+        if self.out_list is not None:
+            return "return 0;"
         if self.struct_ret is not None or self.returns_view_struct:
             return f"return {self.var('$ck_zero')};"
         if _opt.is_optional(self.ret_type):
@@ -157,6 +174,8 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
     def use(self, var, loc) -> str:
         """C expression for a variable used as a value."""
         t = self.tyof(var)
+        if self.out_list is not None and var.name in self.out_list.names:
+            return self.var(var.name)
         if self.ct(t) is None:
             if _is_static(t):
                 raise self.fail(f"using {t} as a value", loc)
@@ -196,10 +215,19 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
     def emit(self) -> None:
         from numba.core import ir
         fir = self.tir.func_ir
-        rt = self.ctype_checked(self.ret_type, fir.loc, "result")
+        if self._out_builder is not None:
+            self.out_list = _out_lists.analyse(self, self._out_builder)
+        if self.out_list is not None:
+            rt = self.ct(self._out_builder)
+        else:
+            rt = self.ctype_checked(self.ret_type, fir.loc, "result")
         params = []
         for i, t in enumerate(self.arg_types):
             params.append(f"{self.ctype_checked(t, fir.loc, f'argument {i}')} ck_a{i}")
+        if self.out_list is not None:
+            params.append(f"{rt} {_out_lists.OutList.param}")
+        if self.builds_rows:
+            params.append(f"{_results.sink_type(self)} *ck_scr")
         if self.builds_strings:
             if getattr(self.prog, "string_entry", None) is not self.py_func:
                 raise self.fail("a string result of a called function (only the kernel's "
@@ -208,7 +236,8 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         params.append(f"{self.d.int32} *ck_err")
         decls: dict = {}
         for name, t in self.tir.typemap.items():
-            ct = self.ct(t)
+            ct = rt if self.out_list is not None and name in self.out_list.names else \
+                self.ct(t)
             if ct is None:
                 elems = self.tuple_elems(t)
                 for k, et in enumerate(elems or ()):   # a tuple: one C variable per element
@@ -227,7 +256,7 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
             for stmt in block.body:
                 body.extend("  " + line for line in self.stmt(stmt, ir))
         lines = [f"{self.d.function_prefix} {rt} {self.cname}({', '.join(params)})", "{"]
-        if self.struct_ret is not None or self.returns_view_struct:
+        if self.out_list is None and (self.struct_ret is not None or self.returns_view_struct):
             z = self.var("$ck_zero")
             lines.append(f"  {rt} {z} = {{0}};   /* returned after a raise */")
             lines.append(f"  (void){z};")
@@ -257,6 +286,8 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
         if isinstance(stmt, ir.Jump):
             return [f"goto L{stmt.target};"]
         if isinstance(stmt, ir.Return):
+            if self.out_list is not None:       # the row: nothing to return
+                return [f"return {self.use(stmt.value, loc)};"]
             if self.struct_ret is not None:
                 return self.struct_return(stmt.value, loc)
             if self.returns_view_struct:
@@ -288,6 +319,8 @@ class FunctionEmitter(TupleEmission, StructEmission, ArithEmission, CallEmission
 
     def assign(self, target, value, loc, ir) -> list[str]:
         tt = self.tyof(target)
+        if self.out_list is not None and target.name in self.out_list.names:
+            return _out_lists.assign(self, target, value, loc)
         if isinstance(value, (ir.Expr, ir.Const)):
             got = _results.assign(self, target, value, loc)   # a string built here
             if got is not None:

@@ -285,7 +285,51 @@ class Builds:
             if x in self.kinds and x not in self.fused and len(xd) == 1 and xd[0][0] == label \
                     and len(uses.get(x, [])) == 1:
                 self.roots.add(x)
-        self.scratch = any(n not in self.fused and n not in self.roots for n in self.kinds)
+        #: built text appended to a row of a ``var * string`` result just
+        #: after it is built (name -> the row's IR variable): written
+        #: straight into the row's bytes
+        self.row_roots: dict = {}
+        for name, (label, idx, st) in where.items():
+            if name in self.fused or name in self.roots or len(defs.get(name, ())) != 1:
+                continue
+            recv = _row_append_of(fe, name, uses.get(name, []), label, idx)
+            if recv is not None:
+                self.row_roots[name] = recv
+        self.scratch = any(n not in self.fused and n not in self.roots and
+                           n not in self.row_roots for n in self.kinds)
+
+
+def _row_append_of(fe, name, uses, label, idx):
+    """The row (IR variable) ``name`` is appended to, when that append is its
+    one use, in its block, with only method lookups between (nothing else
+    written into the row in between); else None."""
+    from numba.core import ir
+    from . import arena as _arena
+    if len(uses) != 1:
+        return None
+    ul, ui, ust = uses[0]
+    if ul != label or ui <= idx or not isinstance(ust, ir.Assign) or \
+            not isinstance(ust.value, ir.Expr) or ust.value.op != "call" or \
+            [a.name for a in ust.value.args] != [name]:
+        return None
+    fir = fe.tir.func_ir
+    defn = fir.get_definition(ust.value.func)
+    if not (isinstance(defn, ir.Expr) and defn.op == "getattr" and defn.attr == "append"):
+        return None
+    recv = defn.value
+    ol = getattr(fe, "out_list", None)
+    if not (_arena.is_string_builder(fe.tyof(recv)) or (
+            ol is not None and recv.name in ol.names and
+            _arena.is_string_builder(ol.builder))):
+        return None
+    for st in fir.blocks[label].body[idx + 1:ui]:
+        if isinstance(st, ir.Del):
+            continue
+        if isinstance(st, ir.Assign) and isinstance(st.value, ir.Expr) and \
+                st.value.op == "getattr":
+            continue
+        return None
+    return recv
 
 
 def builds(fe) -> Builds | None:
@@ -436,7 +480,7 @@ def assign(fe, target, value, loc) -> list[str] | None:
     kind = _build_kind(fe, target, value)
     if b is None or kind is None:
         return None
-    if not fe.builds_strings:
+    if not (fe.builds_strings or fe.builds_rows):
         what = {"cat": "'+' of strings", "rep": "'*' of a string", "fmt": "str()",
                 "lit": "a string value", "replace": "str.replace()"}.get(kind)
         if what is None:
@@ -452,7 +496,14 @@ def assign(fe, target, value, loc) -> list[str] | None:
     dst = fe.var(target.name)
     i64 = fe.d.int64
     body = _expr_pieces(fe, value, kind, loc)
-    lines = ["{ " + f"{SINK_T} *K = {k}; {i64} ck_b = K->n;"]
+    row = b.row_roots.get(target.name)
+    if row is not None:     # into the row's bytes, where its append puts it
+        from .arena import SROW_T
+        r = fe.var(row.name)
+        lines = ["{ " + f"{SROW_T} *ck_rr = {r}; {SINK_T} ck_rk = {{ ck_rr->d + ck_rr->at, 0, "
+                 f"ck_rr->w }}; {SINK_T} *K = &ck_rk; {i64} ck_b = 0;"]
+    else:
+        lines = ["{ " + f"{SINK_T} *K = {k}; {i64} ck_b = K->n;"]
     lines += ["  " + ln for ln in body]
     if isinstance(fe.tyof(target), types.Optional):     # a literal made a ?string
         lines.append(f"  {dst}.v.p = K->p + ck_b; {dst}.v.n = K->n - ck_b; {dst}.ok = 1; }}")

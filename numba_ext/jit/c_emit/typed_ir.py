@@ -8,11 +8,13 @@ to one line naming the reason and the user's ``file:line``."""
 from __future__ import annotations
 
 import re
+import threading
 
 from ...errors import NotSupportedError
 
 
 _PIPELINE = None
+_TYPING = threading.local()     # lists_ok of the typed_ir call in progress
 
 
 def _pipeline_class():
@@ -36,7 +38,7 @@ def _pipeline_class():
             FunctionPass.__init__(self)
 
         def run_pass(self, state):
-            found = _refused_construct(state.func_ir)
+            found = _refused_construct(state.func_ir, getattr(_TYPING, "lists_ok", False))
             if found is not None:
                 raise _EarlyPipelineCompletion(found)
             return False
@@ -97,9 +99,10 @@ _REFUSED_EXPRS = {"build_map": "dicts", "build_set": "sets", "build_list": "list
                   "list_comprehension": "list comprehensions"}
 
 
-def _refused_construct(func_ir):
+def _refused_construct(func_ir, lists_ok=False):
     """``(what, loc)`` of the first statement using a construct no device
-    target supports, or None."""
+    target supports, or None (``lists_ok``: a list may be built, the
+    returned row of :mod:`.out_lists`)."""
     from numba.core import ir
     for label in sorted(func_ir.blocks):
         for stmt in func_ir.blocks[label].body:
@@ -113,7 +116,8 @@ def _refused_construct(func_ir):
                 if mod.startswith("numba.core.unsafe.eh") or \
                         getattr(v.value, "__name__", "") == "mark_try_block":
                     return ("try/except blocks", stmt.loc)
-            elif isinstance(v, ir.Expr) and v.op in _REFUSED_EXPRS:
+            elif isinstance(v, ir.Expr) and v.op in _REFUSED_EXPRS and \
+                    not (lists_ok and v.op == "build_list"):
                 return (_REFUSED_EXPRS[v.op], stmt.loc)
     return None
 
@@ -152,7 +156,7 @@ def _typing_failure(exc, py_func) -> tuple[str, str]:
 
 
 def typed_ir(py_func, arg_types, return_type=None, error_model="python",
-             where="device") -> TypedIR:
+             where="device", lists_ok=False) -> TypedIR:
     """Run the typing-only pipeline on ``py_func`` for Numba ``arg_types``.
 
     Constructs no device supports are refused before typing, and typing
@@ -179,6 +183,9 @@ def typed_ir(py_func, arg_types, return_type=None, error_model="python",
                         for t in tuple(arg_types) + (return_type,)))
     flags.no_cpython_wrapper = True
     flags.error_model = error_model
+    if lists_ok:
+        flags.nrt = True
+    _TYPING.lists_ok = lists_ok
     try:
         res = compiler.compile_extra(typingctx, targetctx, py_func, tuple(arg_types),
                                      return_type, flags, {},
@@ -200,6 +207,8 @@ def typed_ir(py_func, arg_types, return_type=None, error_model="python",
         raise NotSupportedError(f"{where}: cannot type {py_func.__qualname__}"
                                 f"({', '.join(map(str, arg_types))}): {reason} at {at}"
                                 ) from None
+    finally:
+        _TYPING.lists_ok = False
     if isinstance(res, tuple):   # refused before typing
         what, loc = res
         raise NotSupportedError(f"{where}: {what} are not supported {_where(loc)} "
