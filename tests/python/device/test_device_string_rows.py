@@ -4,8 +4,8 @@ literals), so the sizing pass counts them and their bytes, two scans place
 each row, and the writing pass writes them (``jit/device_split.py``, the
 output parameter ``ck_srow_t`` of ``jit/c_emit/arena.py``): no arena, no
 device ``malloc``.  Checked against the CPU jit and CPython on the device
-contexts; the CUDA C through NVRTC + ptxas.  Appending text the function built
-is refused in one line (``test_device_append.py``)."""
+contexts; the CUDA C through NVRTC + ptxas.  Appending text the function built:
+``test_device_built_rows.py``."""
 
 import pytest
 from hypothesis import HealthCheck, given, settings
