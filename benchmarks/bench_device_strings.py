@@ -28,7 +28,12 @@ All in one run, on N rows (1M by default; ``CK_BENCH_DEVSTR_N`` overrides):
   in the device program) over the N ``item-{i}`` strings with one Greek word in
   ten, built on OpenCL and read back, against the CPU jit (``ck_str_title``).
 
-``CK_BENCH_DEVSTR_ONLY=item`` measures the ``f"item-{i}"`` row alone (for the issue's 10M
+- ``out.append(f"{w}-{i}")`` for the words of each string (``var * string(string)``:
+  text built in the function appended to a row, sized by the sizing pass, two scans,
+  written by the writing pass straight into the row: ``jit/device_split.py``) over
+  the same strings, built on OpenCL and read back, against the CPU jit.
+
+``CK_BENCH_DEVSTR_ONLY=item`` (or ``=append``: the appended-text row) measures the ``f"item-{i}"`` row alone (for the issue's 10M
 rows on a GPU).  ``ratio X.XXx`` is the device time
 over the CPU one (> 1: the device is slower).  Without an OpenCL platform the
 script says so and exits 0.  ``CK_BENCH_DEVICE=cuda`` runs the same on a CUDA
@@ -78,6 +83,27 @@ def titled(s):
     return s.title()
 
 
+@ckernels.jit("var * string(string)")
+def tagged_words(s, out):
+    i = 0
+    for w in s.split():
+        out.append(f"{w}-{i}")
+        i += 1
+
+
+def append_row(ctx, dev_name: str, words) -> None:
+    dw = ctx.array(words)
+    assert tagged_words(dw).tolist()[-11:] == tagged_words(words).tolist()[-11:]
+    t_dev = best(lambda: tagged_words(dw).get(), reps=5)
+    t_cpu = best(lambda: tagged_words(words), reps=5)
+    report(f"out.append(f\"{{w}}-{{i}}\") rows built on {dev_name} and read back", t_dev,
+           "the CPU jit", t_cpu)
+
+
+def _words():
+    return ckernels.array([f"item-{i}" if i % 10 else f"ΟΔΟΣ σοφία {i}" for i in range(N)])
+
+
 def item_row(ctx, dev_name: str) -> None:
     idx = np.arange(N, dtype=np.int64)
     didx = ctx.array(idx)
@@ -99,6 +125,9 @@ def main() -> None:
     dev_name = {"opencl": "OpenCL", "cuda": "CUDA"}.get(kind, kind)
     if os.environ.get("CK_BENCH_DEVSTR_ONLY") == "item":
         item_row(ctx, dev_name)
+        return
+    if os.environ.get("CK_BENCH_DEVSTR_ONLY") == "append":
+        append_row(ctx, dev_name, _words())
         return
     rng = np.random.default_rng(0)
     lengths = rng.integers(0, 21, N)
@@ -136,12 +165,13 @@ def main() -> None:
     t_cpu = best(lambda: ftext(x), reps=5)
     report(f"str(x) + f\"|{{x:.2f}}\" built on {dev_name} and read back", t_dev, "the CPU jit",
            t_cpu)
-    words = ckernels.array([f"item-{i}" if i % 10 else f"ΟΔΟΣ σοφία {i}" for i in range(N)])
+    words = _words()
     dw = ctx.array(words)
     assert titled(dw).tolist()[-11:] == [titled.py_func(v) for v in words.tolist()[-11:]]
     t_dev = best(lambda: titled(dw).get(), reps=5)
     t_cpu = best(lambda: titled(words), reps=5)
     report(f"s.title() built on {dev_name} and read back", t_dev, "the CPU jit", t_cpu)
+    append_row(ctx, dev_name, words)
 
 
 if __name__ == "__main__":
