@@ -111,13 +111,9 @@ def c_type(fe, t) -> str | None:
 
 
 def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
-    """``out.append(x)`` and ``len(out)`` of the output parameter (or of the
-    returned list, :mod:`.out_lists`); None for other calls."""
+    """``out.append(x)`` and ``len(out)`` of the output parameter; None for
+    other calls (those of a returned list: :mod:`.out_lists`)."""
     from numba.core import types
-    from . import out_lists as _out_lists
-    got = _out_lists.call(fe, dst, tt, e, fnty, loc)
-    if got is not None:
-        return got
     if isinstance(fnty, types.BoundFunction) and (is_builder(fnty.this) or
                                                   is_string_builder(fnty.this)):
         recv = _receiver(fe, e.func)

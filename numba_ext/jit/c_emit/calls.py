@@ -10,6 +10,7 @@ import operator
 import numpy as np
 
 from . import arena as _arena
+from . import out_lists as _out_lists
 from . import strings as _strings
 from . import time_ops as _time
 from .numba_types import (_unlit, _int_bits, _is_float, _is_int, _is_bool, _key, _int32_t,
@@ -29,7 +30,9 @@ class CallEmission:
         sig = self.tir.calltypes[e]
         rt = _unlit(sig.return_type)
         args = e.args
-        got = _arena.call(self, dst, tt, e, fnty, sig, loc)    # out.append(x) of a var result
+        got = _out_lists.call(self, dst, tt, e, fnty, loc)     # xs.append(x): the returned row
+        if got is None:
+            got = _arena.call(self, dst, tt, e, fnty, sig, loc)    # out.append(x) of a var result
         if got is None:
             got = _strings.call(self, dst, tt, e, fnty, sig, loc)
         if got is None:

@@ -26,6 +26,11 @@ allocates exactly; the writing pass writes the same bytes at those offsets.
   (``ck_str_t``) of it there; the kernel copies a returned view into place.
 * Slices ``s[a:b]`` (step 1) of a string that is not built here are views
   (no copy).
+* A function with a ``var * string`` result (its output parameter or its
+  returned list, :mod:`.arena`, :mod:`.out_lists`) has only ``ck_scr``: a
+  built string appended just after it is built (``out.append(w.upper())``)
+  is written into a sink on the row itself (``Builds.row_roots``), where the
+  append places it; others go to ``ck_scr`` and the append copies them.
 
 Because the sizing pass cannot read what it does not write, text built in the
 function may only be concatenated, repeated or returned; reading it
@@ -486,7 +491,8 @@ def assign(fe, target, value, loc) -> list[str] | None:
         if what is None:
             what = f"str.{_method(fe.tyof(value.func))}()"
         raise fe.fail(f"{what} building a string in a function whose result is not a "
-                      "string (device code builds text only as its result)", loc)
+                      "string or a row of strings (device code builds text only as its "
+                      "result)", loc)
     if isinstance(fe.tyof(target), types.StringLiteral):
         raise fe.fail("an f-string field typed as a constant", loc)
     if target.name in b.fused:
