@@ -69,19 +69,22 @@ def wants(kernel=None, comp=None) -> bool:
     return any(_var_result(c) is not None for c in kernel._compiled.values())
 
 
-def _element(comp, fname):
+def _element(comp, kernel):
     ret = comp.sig.ret
     c = _dims.core(ret)
     if c.ndim != 1 or c.dtype == "string" or element_type(c.dtype).kind not in "biuf":
-        raise NotSupportedError(f"{fname}: {comp.sig.text}: a {ret} result on a device (var "
-                                "results of numbers or bools are built on devices; "
-                                ".get() the arguments for others)")
+        code = kernel.py_func.__code__
+        where = f" at {code.co_filename}:{code.co_firstlineno}"
+        raise NotSupportedError(f"{kernel.__name__}: {comp.sig.text}: a {ret} result on a device is not "
+                                f"supported{where} (var * T of numbers or bools and "
+                                "var * string results are built on devices; .get() the "
+                                "arguments for others)")
     return c.dtype
 
 
 def _program(tgt, kernel, comp):
     from .._numba.varbuilder import VarBuilderType
-    el = _element(comp, kernel.__name__)
+    el = _element(comp, kernel)
     layout = _dv.VarLayout(kernel, comp, var_result=el)
     nb_args, _ = layout.numba_types()
     prog = EmittedKernel(tgt.dialect, kernel.error_model)

@@ -226,3 +226,17 @@ def test_built_rows_as_cuda_c_match_python(tmp_path):
     got = [[raw[inner[j]:inner[j + 1]].decode() for j in range(outer[i], outer[i + 1])]
            for i in range(n)]
     assert got == [built_py(x, int(k)) for x, k in zip(strings, ks)]
+
+
+@ckernels.jit("var * ?string(string)")
+def maybe_words(s, out):
+    for w in s.split():
+        out.append(w if len(w) > 1 else None)
+
+
+def test_option_string_rows_are_refused_in_one_line(ctx):
+    assert maybe_words(ckernels.array(["a bb"])).tolist() == [[None, "bb"]]
+    with pytest.raises(NotSupportedError) as exc:
+        maybe_words(ctx.array(["a bb"]))
+    msg = str(exc.value)
+    assert "\n" not in msg and "test_device_built_rows.py:" in msg and "?string" in msg
