@@ -86,9 +86,15 @@ def _program(tgt, kernel, comp):
     nb_args, nb_ret = layout.numba_types()
     prog = EmittedKernel(tgt.dialect, kernel.error_model)
     if not layout.appends:
-        # a list the function builds and returns is the row (jit.c_emit.out_lists)
+        # a list the function builds and returns is the row (jit.c_emit.out_lists);
+        # typed as Numba infers it (a list of ?str items, say: appended as strings)
         prog.out_list = (kernel.py_func, var_string_builder_type)
+        nb_ret = None
     prog.entry = prog.function(kernel.py_func, nb_args, nb_ret)
+    if prog.entry.out_list is None and not layout.appends and \
+            not _strings.is_list(prog.entry.ret_type):
+        raise NotSupportedError(f"{kernel.__name__}: {comp.sig.text}: the function returns "
+                                f"{prog.entry.ret_type}, not a list of strings")
     if prog.entry.out_list is not None:
         layout.appends = True       # the kernel of the out.append form
     return prog, layout
