@@ -92,7 +92,7 @@ WORD = st.text(alphabet="abßé€𝄞İ \t\u3000", max_size=8)
 TEXT = st.lists(WORD, max_size=6).map(" ".join) | st.sampled_from(["", " ", "é" * 90])
 ROWS = st.lists(st.lists(st.floats(-1e6, 1e6, allow_nan=False), max_size=12),
                 min_size=1, max_size=25)
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[
+SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 
