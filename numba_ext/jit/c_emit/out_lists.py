@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from .numba_types import _unlit
 
-__all__ = ["OutList", "analyse"]
+__all__ = ["OutList", "analyse", "assign", "call"]
 
 
 class OutList:
@@ -134,11 +134,6 @@ def analyse(fe, builder) -> OutList | None:
             if {x.name for x in st.list_vars()} & names:
                 raise _fail_use(fe, st.loc)
     return OutList(names, builder, label)
-
-
-def is_out_list_var(fe, var) -> bool:
-    ol = getattr(fe, "out_list", None)
-    return ol is not None and var.name in ol.names
 
 
 def assign(fe, target, value, loc) -> list[str]:
