@@ -44,8 +44,8 @@ _i64 = ir.IntType(64)
 _f64 = ir.DoubleType()
 
 _LL = {"p": _i8p, "i64": _i64, "i32": _i32, "bool": _i8, "f64": _f64, "void": ir.VoidType()}
-_NB = {"i64": types.int64, "i32": types.int32, "bool": types.boolean, "f64": types.float64,
-       "void": types.none}
+_NB = {"p": types.intp, "i64": types.int64, "i32": types.int32, "bool": types.boolean,
+       "f64": types.float64, "void": types.none}
 
 #: "None" for an end index (Python's clamping makes it "to the end")
 INT64_MAX = np.int64(2**63 - 1)
@@ -54,10 +54,11 @@ INT64_MAX = np.int64(2**63 - 1)
 def c_call(name: str, ret: str, params: list, outs: tuple = ()):
     """An intrinsic ``f((arg, ...))`` calling C function ``name`` by name.
 
-    ``params``: "p" (an address, passed as a pointer), "i64", "i32", "bool"
-    or "f64".  ``outs``: ``(kind, count)`` pairs, each one more pointer
-    argument to ``count`` contiguous stack slots of ``kind`` ("i64", "f64");
-    the call then returns the tuple ``(result, slot values...)``."""
+    ``params`` and ``ret``: "p" (an address, passed as a pointer; a returned
+    pointer is an intp), "i64", "i32", "bool" or "f64" ("void": no result).
+    ``outs``: ``(kind, count)`` pairs, each one more pointer argument to
+    ``count`` contiguous stack slots of ``kind`` ("i64", "f64"); the call
+    then returns the tuple ``(result, slot values...)``."""
     out_tys = [_LL[k].as_pointer() for k, _ in outs]
     fnty = ir.FunctionType(_LL[ret], [_LL[p] for p in params] + out_tys)
     slot_types = [_NB[k] for k, n in outs for _ in range(n)]
@@ -85,6 +86,8 @@ def c_call(name: str, ret: str, params: list, outs: tuple = ()):
             r = builder.call(fn, vals + slots)
             if ret == "bool":
                 r = builder.icmp_unsigned("!=", r, ir.Constant(_i8, 0))
+            elif ret == "p":
+                r = builder.ptrtoint(r, _i64)
             if not outs:
                 return r if ret != "void" else context.get_dummy_value()
             items = [r]
@@ -208,31 +211,7 @@ def _ok_index(t) -> bool:
         isinstance(t, types.Optional) and isinstance(t.type, types.Integer))
 
 
-# ------------------------------------------------------------- case, new text --
-_ck_case = c_call("ck_str_case", "i32", ["i32", "p", "i64"], (("i64", 2),))
-
-
-def _case_method(method, op):
-    """``s.method()`` by ``ck_str_case(op, ...)``: into the current arena, or
-    straight into the entry point's result arena (``ck_str_set_result_arena``:
-    the returned text is then stored without a copy)."""
-    @register_jitable
-    def impl(s):
-        st, b, e = _ck_case((np.int32(op), s.begin, s.end - s.begin))
-        if st != 0:
-            raise_status(st, "ck_str_" + method)
-        return make_string(b, e)
-
-    @overload_method(CkStringType, method)
-    def _ov(s):
-        return lambda s: impl(s)
-
-
-# ck_str_case_op's order (ckernel/utf8.h)
-for _op, _m in enumerate(("lower", "upper", "casefold", "title", "capitalize", "swapcase")):
-    _case_method(_m, _op)
-
-
+# ------------------------------------------------------------- predicates --
 def _predicate(method, cname):
     fn = c_call(cname, "bool", ["p", "i64"])
 
@@ -566,22 +545,7 @@ def _partition_method(method, cname):
 _partition_method("partition", "ck_str_partition")
 _partition_method("rpartition", "ck_str_rpartition")
 
-_ck_slice = c_call("ck_str_slice", "i32", ["p", "p", "i64", "i64", "i64", "i64"],
-                   (("i64", 2),))
 _ck_getitem = c_call("ck_str_getitem", "i32", ["p", "i64", "i64"], (("i64", 2),))
-
-
-@overload(operator.getitem)
-def _ov_getitem_slice(s, idx):
-    if isinstance(s, CkStringType) and isinstance(idx, types.SliceType):
-        # Numba fills absent bounds with +-maxint, which clamp as None does
-        def impl(s, idx):
-            st, b, e = _ck_slice((current_arena(), s.begin, s.end - s.begin,
-                                  idx.start, idx.stop, idx.step))
-            if st != 0:
-                raise_status(st, "ck_str_slice")
-            return make_string(b, e)
-        return impl
 
 
 @register_jitable
