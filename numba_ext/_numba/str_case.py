@@ -11,9 +11,10 @@ result region").
 ``lower`` / ``upper`` / ``casefold`` of ASCII text need no call: while the
 element may write its made text into the result region
 (``ck_str_made_region``) and the region has room, the generated code maps
-the text 8 bytes at a time straight into the region's front -- a word with
-a byte >= 0x80 sends the row to ``ck_str_case`` (nothing written there is
-kept: the region's cursor has not moved), the letters of an ASCII word are
+the text 8 bytes at a time straight into the region's front -- a row with a
+byte >= 0x80 goes to ``ck_str_case`` (found by a read-only pass first,
+which stops at the first such word: such a row costs no more than the call
+it makes), the letters of an ASCII word are
 mapped branch-free (the high bit of ``byte + (0x80 - 'A')`` and of ``byte +
 (0x80 - 'Z' - 1)`` differ exactly for the bytes 'A'..'Z'; that bit, shifted
 to 0x20, flips the case) -- and records the text as the element's made text
@@ -41,6 +42,27 @@ _TWO = np.uint64(2)
 
 # ck_str_region's fields (ckernel/utf8.h; layout checked by .symbols)
 _CUR, _LIM, _MADE_B, _MADE_E = 0, 8, 16, 24
+
+
+@register_jitable
+def is_ascii(p, n):
+    """The ``n`` bytes at ``p`` are ASCII: 8 at a time, the last 1-7 as the
+    word ending at ``p + n`` (bytes only under 8); stops at the first word
+    holding a byte >= 0x80."""
+    k = 0
+    while k + 8 <= n:
+        if (load_word(p + k) & _HIGH) != 0:
+            return False
+        k += 8
+    if k == n:
+        return True
+    if n >= 8:
+        return (load_word(p + n - 8) & _HIGH) == 0
+    while k < n:
+        if load_u8(p + k) >= 0x80:
+            return False
+        k += 1
+    return True
 
 
 @register_jitable
@@ -87,6 +109,8 @@ def _ascii_case_method(method, op, first, last):
     def impl(s):
         src = s.begin
         n = s.end - src
+        if not is_ascii(src, n):
+            return general(s)
         r = _ck_made_region(())
         if r == 0:
             return general(s)
@@ -95,25 +119,16 @@ def _ascii_case_method(method, op, first, last):
             return general(s)      # no region open yet, or too little room
         k = 0
         while k + 8 <= n:
-            w = load_word(src + k)
-            if (w & _HIGH) != 0:
-                return general(s)
-            store_word(cur + k, flip_word(np.uint64(w), lo_add, hi_add))
+            store_word(cur + k, flip_word(np.uint64(load_word(src + k)), lo_add, hi_add))
             k += 8
         if k < n:
             if n >= 8:             # the last 1-7 bytes: the word ending at n
-                w = load_word(src + n - 8)
-                if (w & _HIGH) != 0:
-                    return general(s)
-                store_word(cur + n - 8, flip_word(np.uint64(w), lo_add, hi_add))
+                w = np.uint64(load_word(src + n - 8))
+                store_word(cur + n - 8, flip_word(w, lo_add, hi_add))
             else:
                 while k < n:
                     c = load_u8(src + k)
-                    if c >= 0x80:
-                        return general(s)
-                    if c >= lo and c <= hi:
-                        c ^= 32
-                    store_u8(cur + k, c)
+                    store_u8(cur + k, c ^ 32 if c >= lo and c <= hi else c)
                     k += 1
         store_intp(r + _CUR, cur + n)
         store_intp(r + _MADE_B, cur)
@@ -132,4 +147,4 @@ _ascii_case_method("casefold", 2, "A", "Z")      # ASCII: casefold is lower
 for _op, _m in enumerate(("title", "capitalize", "swapcase"), start=3):
     _case_method(_m, _op)
 
-__all__ = ["flip_word"]
+__all__ = ["flip_word", "is_ascii"]
