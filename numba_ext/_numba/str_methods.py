@@ -574,25 +574,33 @@ def result_arena():
     return mb
 
 
-_LOW_BYTES = np.intp(0x0101010101010101)
-_HIGH_BYTES = np.intp(-0x7F7F7F7F7F7F7F80)     # 0x80 in every byte
+_LOW_BYTES = np.uint64(0x0101010101010101)
+_HIGH_BYTES = np.uint64(0x8080808080808080)     # 0x80 in every byte
+_ZERO = np.uint64(0)
+
+
+@register_jitable
+def _zero_byte(x):
+    """Whether the word ``x`` (uint64) has a zero byte."""
+    return ((x - _LOW_BYTES) & ~x & _HIGH_BYTES) != _ZERO
 
 
 @register_jitable
 def has_byte(b, e, c):
     """Byte ``c`` occurs in ``[b, e)``: 8 bytes a step (a word with a zero
     byte after xor), the last 1-7 bytes as one word overlapping the one
-    before (no read outside ``[b, e)``), bytes only for texts under 8."""
-    pat = _LOW_BYTES * c
+    before (no read outside ``[b, e)``), bytes only for texts under 8.  The
+    word arithmetic is uint64: Numba's signed ``*`` and ``-`` are ``nsw``,
+    and ``0x0101.. * c`` overflows int64 for a byte ``c >= 0x80`` (poison
+    LLVM may fold into any answer)."""
+    pat = _LOW_BYTES * np.uint64(c)
     p = b
     while p + 8 <= e:
-        x = load_word(p) ^ pat
-        if ((x - _LOW_BYTES) & ~x & _HIGH_BYTES) != 0:
+        if _zero_byte(np.uint64(load_word(p)) ^ pat):
             return True
         p += 8
     if p < e and e - b >= 8:
-        x = load_word(e - 8) ^ pat
-        return ((x - _LOW_BYTES) & ~x & _HIGH_BYTES) != 0
+        return _zero_byte(np.uint64(load_word(e - 8)) ^ pat)
     while p < e:
         if load_u8(p) == c:
             return True
