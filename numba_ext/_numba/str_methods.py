@@ -250,11 +250,25 @@ def _ascii_any(c):
     return True
 
 
+#: per predicate, bit ``b - 0xC0`` set when some code point whose UTF-8 starts
+#: with byte ``b`` has the property (the running Python's str methods, every
+#: code point: tests/python/jit/test_jit_str_views.py); a code point with any
+#: other lead byte answers False without a table lookup
+LEAD_MASKS = {"isdigit": 0x184078a000004, "isdecimal": 0x184038a000000,
+              "isnumeric": 0x187ff8a000004, "isspace": 0xe00000004}
+_ALL_LEADS = (1 << 64) - 1
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
 def _class_predicate(method, cname, ascii_ok, empty):
     """A predicate over every code point, inline while the text is ASCII (no
-    call for most strings: the first byte usually decides); from the first
-    non-ASCII byte on, the C library's (the rest starts a code point)."""
+    call for most strings: the first byte usually decides); at the first
+    non-ASCII code point, False when no code point with its lead byte has
+    the property (``LEAD_MASKS``), else the C library's answer from there
+    (the rest starts a code point)."""
     fn = c_call(cname, "bool", ["p", "i64"])
+    leads = np.uint64(LEAD_MASKS.get(method, _ALL_LEADS))
 
     @overload_method(CkStringType, method)
     def _ov(s):
@@ -266,6 +280,8 @@ def _class_predicate(method, cname, ascii_ok, empty):
             for k in range(n):
                 c = load_u8(b + k)
                 if c >= 0x80:
+                    if c >= 0xC0 and ((leads >> np.uint64(c - 0xC0)) & _ONE) == _ZERO:
+                        return False
                     return fn((b + k, n - k))
                 if not ascii_ok(c):
                     return False
@@ -576,7 +592,6 @@ def result_arena():
 
 _LOW_BYTES = np.uint64(0x0101010101010101)
 _HIGH_BYTES = np.uint64(0x8080808080808080)     # 0x80 in every byte
-_ZERO = np.uint64(0)
 
 
 @register_jitable

@@ -339,3 +339,28 @@ def test_slice_step_regressions():
     assert stepped(s, z - BIG - 1, z + 3, z + 2).tolist() == ["ac", "é東"]
     with pytest.raises(ValueError, match="slice step cannot be zero"):
         stepped(s, z, z, z)
+
+
+# ---- the lead-byte filter of isdigit/isdecimal/isnumeric/isspace ----------
+def test_lead_masks_cover_every_code_point():
+    from ckernels._numba.str_methods import LEAD_MASKS
+    need = dict.fromkeys(LEAD_MASKS, 0)
+    for cp in range(0x80, 0x110000):
+        c = chr(cp)
+        if 0xD800 <= cp <= 0xDFFF or not (c.isnumeric() or c.isspace()):
+            continue
+        bit = 1 << (c.encode()[0] - 0xC0)
+        for name in need:
+            if getattr(c, name)():
+                need[name] |= bit
+    assert {k: v & ~LEAD_MASKS[k] for k, v in need.items()} == dict.fromkeys(LEAD_MASKS, 0)
+
+
+def test_predicates_after_ascii_and_at_every_lead():
+    chars = ["²", "¼", "٣", "۴", "߅", "१", "፩", "①", "〇", "一", "六", "１", "𝟎", "é", "Ω",
+             "東", "😀", "\x85", "\xa0", "\u1680", "\u2000", "\u3000", "ß"]
+    values = chars + [a + b for a in chars for b in ("1", " ", "a")] + \
+        [b + a for a in chars for b in ("1", " ", "a")]
+    a = _strings(values)
+    for k, name in enumerate(PREDICATES):
+        assert pred(a, k).tolist() == [getattr(s, name)() for s in values], name
