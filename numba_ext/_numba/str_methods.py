@@ -6,13 +6,14 @@ reads ``[begin, end)`` in place and gives back
 
 * a value (an index, a count, a bool, an int or float parsed from the text);
 * a **view** into the string (``strip``, ``removeprefix``, ``partition``,
-  slices of step 1, ``replace`` that replaces nothing): no copy;
+  slices of step 1 -- :mod:`.str_slice` --, ``replace`` that replaces
+  nothing): no copy;
 * ``split`` / ``rsplit`` / ``splitlines`` and ``join``: :mod:`.str_split`;
-* new text (``lower``, ``title``, ``replace``, ``join``, ``zfill``, ``*``
-  ...) written into the calling thread's **current string arena**
-  (``ck_str_arena``: the one an entry point set with ``ck_str_set_arena``,
-  else the thread's scratch arena, kept until :func:`free_scratch` or the
-  end of the thread) as a new view.
+* new text (``lower``, ``title`` -- the case mappings: :mod:`.str_case` --,
+  ``replace``, ``join``, ``zfill``, ``*`` ...) written into the calling
+  thread's **current string arena** (``ck_str_arena``: the one an entry
+  point set with ``ck_str_set_arena``, else the thread's scratch arena,
+  kept until :func:`free_scratch` or the end of the thread) as a new view.
 
 Arguments that are text (``sub``, ``prefix``, ``sep``, ``chars``, ``old``
 ...) may be views or Numba ``str`` values (an ASCII ``str`` is read in

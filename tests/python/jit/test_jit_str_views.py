@@ -219,7 +219,7 @@ def test_replace_matches_cpython(s, old, new):
 
 
 def test_the_methods_take_views():
-    for f in (text_of, pred, search, replace, piece, words, domain):
+    for f in (text_of, pred, search, replace, piece, words, domain, cut, stepped, cut_len):
         _ = f.dispatcher  # compiled at decoration (explicit signatures)
         assert _views(f), f.__name__
     assert not _views(concat)
