@@ -29,7 +29,8 @@ from . import symbols
 symbols.check_layout()
 symbols.load_symbols()
 
-from . import memblock, allocator, strings, str_methods, str_split  # noqa: E402,F401  (registration)
+from . import memblock, allocator, strings, str_methods, str_case  # noqa: E402,F401  (registration)
+from . import str_slice, str_split  # noqa: E402,F401  (registration)
 from . import arraytype, array_views, array_lowering  # noqa: E402,F401  (arrays: registration)
 
 

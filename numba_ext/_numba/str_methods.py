@@ -6,13 +6,14 @@ reads ``[begin, end)`` in place and gives back
 
 * a value (an index, a count, a bool, an int or float parsed from the text);
 * a **view** into the string (``strip``, ``removeprefix``, ``partition``,
-  slices of step 1, ``replace`` that replaces nothing): no copy;
+  slices of step 1 -- :mod:`.str_slice` --, ``replace`` that replaces
+  nothing): no copy;
 * ``split`` / ``rsplit`` / ``splitlines`` and ``join``: :mod:`.str_split`;
-* new text (``lower``, ``title``, ``replace``, ``join``, ``zfill``, ``*``
-  ...) written into the calling thread's **current string arena**
-  (``ck_str_arena``: the one an entry point set with ``ck_str_set_arena``,
-  else the thread's scratch arena, kept until :func:`free_scratch` or the
-  end of the thread) as a new view.
+* new text (``lower``, ``title`` -- the case mappings: :mod:`.str_case` --,
+  ``replace``, ``join``, ``zfill``, ``*`` ...) written into the calling
+  thread's **current string arena** (``ck_str_arena``: the one an entry
+  point set with ``ck_str_set_arena``, else the thread's scratch arena,
+  kept until :func:`free_scratch` or the end of the thread) as a new view.
 
 Arguments that are text (``sub``, ``prefix``, ``sep``, ``chars``, ``old``
 ...) may be views or Numba ``str`` values (an ASCII ``str`` is read in
@@ -44,8 +45,8 @@ _i64 = ir.IntType(64)
 _f64 = ir.DoubleType()
 
 _LL = {"p": _i8p, "i64": _i64, "i32": _i32, "bool": _i8, "f64": _f64, "void": ir.VoidType()}
-_NB = {"i64": types.int64, "i32": types.int32, "bool": types.boolean, "f64": types.float64,
-       "void": types.none}
+_NB = {"p": types.intp, "i64": types.int64, "i32": types.int32, "bool": types.boolean,
+       "f64": types.float64, "void": types.none}
 
 #: "None" for an end index (Python's clamping makes it "to the end")
 INT64_MAX = np.int64(2**63 - 1)
@@ -54,10 +55,11 @@ INT64_MAX = np.int64(2**63 - 1)
 def c_call(name: str, ret: str, params: list, outs: tuple = ()):
     """An intrinsic ``f((arg, ...))`` calling C function ``name`` by name.
 
-    ``params``: "p" (an address, passed as a pointer), "i64", "i32", "bool"
-    or "f64".  ``outs``: ``(kind, count)`` pairs, each one more pointer
-    argument to ``count`` contiguous stack slots of ``kind`` ("i64", "f64");
-    the call then returns the tuple ``(result, slot values...)``."""
+    ``params`` and ``ret``: "p" (an address, passed as a pointer; a returned
+    pointer is an intp), "i64", "i32", "bool" or "f64" ("void": no result).
+    ``outs``: ``(kind, count)`` pairs, each one more pointer argument to
+    ``count`` contiguous stack slots of ``kind`` ("i64", "f64"); the call
+    then returns the tuple ``(result, slot values...)``."""
     out_tys = [_LL[k].as_pointer() for k, _ in outs]
     fnty = ir.FunctionType(_LL[ret], [_LL[p] for p in params] + out_tys)
     slot_types = [_NB[k] for k, n in outs for _ in range(n)]
@@ -85,6 +87,8 @@ def c_call(name: str, ret: str, params: list, outs: tuple = ()):
             r = builder.call(fn, vals + slots)
             if ret == "bool":
                 r = builder.icmp_unsigned("!=", r, ir.Constant(_i8, 0))
+            elif ret == "p":
+                r = builder.ptrtoint(r, _i64)
             if not outs:
                 return r if ret != "void" else context.get_dummy_value()
             items = [r]
@@ -208,31 +212,7 @@ def _ok_index(t) -> bool:
         isinstance(t, types.Optional) and isinstance(t.type, types.Integer))
 
 
-# ------------------------------------------------------------- case, new text --
-_ck_case = c_call("ck_str_case", "i32", ["i32", "p", "i64"], (("i64", 2),))
-
-
-def _case_method(method, op):
-    """``s.method()`` by ``ck_str_case(op, ...)``: into the current arena, or
-    straight into the entry point's result arena (``ck_str_set_result_arena``:
-    the returned text is then stored without a copy)."""
-    @register_jitable
-    def impl(s):
-        st, b, e = _ck_case((np.int32(op), s.begin, s.end - s.begin))
-        if st != 0:
-            raise_status(st, "ck_str_" + method)
-        return make_string(b, e)
-
-    @overload_method(CkStringType, method)
-    def _ov(s):
-        return lambda s: impl(s)
-
-
-# ck_str_case_op's order (ckernel/utf8.h)
-for _op, _m in enumerate(("lower", "upper", "casefold", "title", "capitalize", "swapcase")):
-    _case_method(_m, _op)
-
-
+# ------------------------------------------------------------- predicates --
 def _predicate(method, cname):
     fn = c_call(cname, "bool", ["p", "i64"])
 
@@ -271,11 +251,25 @@ def _ascii_any(c):
     return True
 
 
+#: per predicate, bit ``b - 0xC0`` set when some code point whose UTF-8 starts
+#: with byte ``b`` has the property (the running Python's str methods, every
+#: code point: tests/python/jit/test_jit_str_views.py); a code point with any
+#: other lead byte answers False without a table lookup
+LEAD_MASKS = {"isdigit": 0x184078a000004, "isdecimal": 0x184038a000000,
+              "isnumeric": 0x187ff8a000004, "isspace": 0xe00000004}
+_ALL_LEADS = (1 << 64) - 1
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
 def _class_predicate(method, cname, ascii_ok, empty):
     """A predicate over every code point, inline while the text is ASCII (no
-    call for most strings: the first byte usually decides); from the first
-    non-ASCII byte on, the C library's (the rest starts a code point)."""
+    call for most strings: the first byte usually decides); at the first
+    non-ASCII code point, False when no code point with its lead byte has
+    the property (``LEAD_MASKS``), else the C library's answer from there
+    (the rest starts a code point)."""
     fn = c_call(cname, "bool", ["p", "i64"])
+    leads = np.uint64(LEAD_MASKS.get(method, _ALL_LEADS))
 
     @overload_method(CkStringType, method)
     def _ov(s):
@@ -287,6 +281,8 @@ def _class_predicate(method, cname, ascii_ok, empty):
             for k in range(n):
                 c = load_u8(b + k)
                 if c >= 0x80:
+                    if c >= 0xC0 and ((leads >> np.uint64(c - 0xC0)) & _ONE) == _ZERO:
+                        return False
                     return fn((b + k, n - k))
                 if not ascii_ok(c):
                     return False
@@ -566,22 +562,7 @@ def _partition_method(method, cname):
 _partition_method("partition", "ck_str_partition")
 _partition_method("rpartition", "ck_str_rpartition")
 
-_ck_slice = c_call("ck_str_slice", "i32", ["p", "p", "i64", "i64", "i64", "i64"],
-                   (("i64", 2),))
 _ck_getitem = c_call("ck_str_getitem", "i32", ["p", "i64", "i64"], (("i64", 2),))
-
-
-@overload(operator.getitem)
-def _ov_getitem_slice(s, idx):
-    if isinstance(s, CkStringType) and isinstance(idx, types.SliceType):
-        # Numba fills absent bounds with +-maxint, which clamp as None does
-        def impl(s, idx):
-            st, b, e = _ck_slice((current_arena(), s.begin, s.end - s.begin,
-                                  idx.start, idx.stop, idx.step))
-            if st != 0:
-                raise_status(st, "ck_str_slice")
-            return make_string(b, e)
-        return impl
 
 
 @register_jitable
@@ -610,25 +591,32 @@ def result_arena():
     return mb
 
 
-_LOW_BYTES = np.intp(0x0101010101010101)
-_HIGH_BYTES = np.intp(-0x7F7F7F7F7F7F7F80)     # 0x80 in every byte
+_LOW_BYTES = np.uint64(0x0101010101010101)
+_HIGH_BYTES = np.uint64(0x8080808080808080)     # 0x80 in every byte
+
+
+@register_jitable
+def _zero_byte(x):
+    """Whether the word ``x`` (uint64) has a zero byte."""
+    return ((x - _LOW_BYTES) & ~x & _HIGH_BYTES) != _ZERO
 
 
 @register_jitable
 def has_byte(b, e, c):
     """Byte ``c`` occurs in ``[b, e)``: 8 bytes a step (a word with a zero
     byte after xor), the last 1-7 bytes as one word overlapping the one
-    before (no read outside ``[b, e)``), bytes only for texts under 8."""
-    pat = _LOW_BYTES * c
+    before (no read outside ``[b, e)``), bytes only for texts under 8.  The
+    word arithmetic is uint64: Numba's signed ``*`` and ``-`` are ``nsw``,
+    and ``0x0101.. * c`` overflows int64 for a byte ``c >= 0x80`` (poison
+    LLVM may fold into any answer)."""
+    pat = _LOW_BYTES * np.uint64(c)
     p = b
     while p + 8 <= e:
-        x = load_word(p) ^ pat
-        if ((x - _LOW_BYTES) & ~x & _HIGH_BYTES) != 0:
+        if _zero_byte(np.uint64(load_word(p)) ^ pat):
             return True
         p += 8
     if p < e and e - b >= 8:
-        x = load_word(e - 8) ^ pat
-        return ((x - _LOW_BYTES) & ~x & _HIGH_BYTES) != 0
+        return _zero_byte(np.uint64(load_word(e - 8)) ^ pat)
     while p < e:
         if load_u8(p) == c:
             return True

@@ -92,6 +92,19 @@ def store_intp(typingctx, addr, value):
 
 
 @intrinsic
+def store_word(typingctx, addr, value):
+    """Store the 8 bytes of ``value`` at ``addr`` (any alignment)."""
+    if not (isinstance(addr, types.Integer) and isinstance(value, types.Integer)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        v = context.cast(builder, args[1], sig.args[1], types.intp)
+        builder.store(v, _as_ptr(context, builder, args[0], sig.args[0], _i64), align=1)
+        return context.get_dummy_value()
+    return signature(types.none, addr, value), codegen
+
+
+@intrinsic
 def memcpy(typingctx, dst, src, n):
     """Copy ``n`` bytes from ``src`` to ``dst`` (non-overlapping; n >= 0)."""
     if not all(isinstance(t, types.Integer) for t in (dst, src, n)):
@@ -345,6 +358,7 @@ def c_string_to_str(address):
     return decode_utf8(address, n, False)
 
 
-__all__ = ["load_u8", "store_u8", "load_intp", "store_intp", "memcpy", "str_data_address",
+__all__ = ["load_u8", "store_u8", "load_intp", "store_intp", "load_word", "store_word", "memcpy",
+           "str_data_address",
            "utf8_next", "utf8_count", "decode_utf8", "code_point_nbytes", "put_code_point",
            "str_utf8_nbytes", "str_encode_into", "c_string_to_str"]

@@ -479,6 +479,15 @@ CK_API ck_status ck_str_region_store(ck_str_region *region, const char *b, const
  * arena is set), else ck_str_arena's.  Borrowed. */
 CK_API ck_status ck_str_result_arena(ck_memblock **out);
 
+/* The calling thread's result region when this element's next made text
+ * may go into it -- a result arena is set, no current arena is set, the
+ * element has made no text there yet: what ck_str_case would write into --
+ * else NULL.  For jitted code that writes a made text itself (the ASCII
+ * case mappings, numba_ext/_numba/str_case.py): when the open region (cur
+ * not NULL) has room, it writes the text at cur, moves cur past it and
+ * records it in made_b / made_e, as the library's builders do. */
+CK_API ck_str_region *ck_str_made_region(void);
+
 /* Store the view [b, e) as the string at `dst` of an array whose arena is
  * `arena`: in place when it is the text made for this element in the
  * result arena, else copied into `arena` (into its region when it is the

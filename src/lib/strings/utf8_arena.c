@@ -317,6 +317,11 @@ CK_API ck_status ck_str_region_store(ck_str_region *region, const char *b, const
   return st;
 }
 
+CK_API ck_str_region *ck_str_made_region(void) {
+  ck__tls *t = &ck__t;
+  return t->result != NULL && t->r.made_b == NULL && t->current == NULL ? &t->r : NULL;
+}
+
 CK_API ck_status ck_str_store_view(ck_memblock *arena, const char *b, const char *e,
                                    ck_string *dst) {
   ck__tls *t = &ck__t;

@@ -304,4 +304,44 @@ static void test_region(void) {
   ck_memblock_decref(dst);
 }
 
-CK_TEST_MAIN(CK_TEST(test_words), CK_TEST(test_fast_paths), CK_TEST(test_result_arena), CK_TEST(test_region))
+/* ck_str_made_region: the region while the element may make its text
+ * there (what ck_str_case writes into); NULL once it made one, with no
+ * result arena, or with a current arena set.  Text written at cur by the
+ * caller and recorded as made is kept in place by the store. */
+static void test_made_region(void) {
+  ck_memblock *dst = NULL, *cur = NULL;
+  CHECK_OK(ck_pod_memblock_new(0, &dst));
+  CHECK_OK(ck_pod_memblock_new(0, &cur));
+  ck_string r, out[2];
+  CHECK(ck_str_made_region() == NULL); /* no result arena */
+  ck_str_region *rec = ck_str_result_region(dst, 64);
+  CHECK(ck_str_made_region() == rec && rec->cur == NULL); /* no region open yet */
+  CHECK_OK(ck_str_case(CK_STR_LOWER, V("AB"), &r));       /* opens it */
+  CHECK(ck_str_made_region() == NULL);                     /* made its text */
+  CHECK_OK(ck_str_region_store(rec, r.begin, r.end, &out[0]));
+  CHECK(eq(out[0], "ab") && out[0].begin == r.begin);
+  /* the next element writes its text itself, as jitted code does */
+  CHECK(ck_str_made_region() == rec && rec->cur != NULL && rec->lim - rec->cur >= 3);
+  char *at = rec->cur;
+  memcpy(at, "XYZ", 3);
+  rec->cur = at + 3;
+  rec->made_b = at;
+  rec->made_e = at + 3;
+  CHECK(ck_str_made_region() == NULL);
+  CHECK_OK(ck_str_region_store(rec, at, at + 3, &out[1]));
+  CHECK(out[1].begin == at && eq(out[1], "XYZ") && rec->made_b == NULL);
+  /* a current arena wins over the result arena */
+  CHECK(ck_str_set_arena(cur) == NULL);
+  CHECK(ck_str_made_region() == NULL);
+  CHECK(ck_str_set_arena(NULL) == cur);
+  CHECK(ck_str_made_region() == rec);
+  ck_str_set_result_arena(NULL);
+  CHECK(ck_str_made_region() == NULL);
+  CHECK(eq(out[0], "ab") && eq(out[1], "XYZ"));
+  ck_str_scratch_free();
+  ck_memblock_decref(cur);
+  ck_memblock_decref(dst);
+}
+
+CK_TEST_MAIN(CK_TEST(test_words), CK_TEST(test_fast_paths), CK_TEST(test_result_arena), CK_TEST(test_region),
+             CK_TEST(test_made_region))

@@ -219,7 +219,7 @@ def test_replace_matches_cpython(s, old, new):
 
 
 def test_the_methods_take_views():
-    for f in (text_of, pred, search, replace, piece, words, domain):
+    for f in (text_of, pred, search, replace, piece, words, domain, cut, stepped, cut_len):
         _ = f.dispatcher  # compiled at decoration (explicit signatures)
         assert _views(f), f.__name__
     assert not _views(concat)
@@ -259,3 +259,108 @@ def test_errors_are_pythons():
 def test_numpy_strings_in_and_out():
     x = np.array(["Ab", "ÉCOLE"], dtype=np.dtypes.StringDType())
     assert text_of(x, 0).tolist() == ["ab", "école"]
+
+
+# ---- slices of step 1: views found inline (numba_ext/_numba/str_slice.py) ----
+@ckernels.jit("string(string, int64, int64, int64)")
+def cut(s, a, b, k):
+    if k == 0:
+        return s[a:b]
+    if k == 1:
+        return s[a:]
+    if k == 2:
+        return s[:b]
+    if k == 3:
+        return s[a:b:1]
+    if k == 4:
+        return s.lower()[a:b]          # a view of the made text, returned
+    return s[a:b][b:a]
+
+
+@ckernels.jit("string(string, int64, int64, int64)")
+def stepped(s, a, b, c):
+    return s[a:b:c]                    # step 1 inline, others ck_str_slice
+
+
+PY_CUT = [lambda s, a, b: s[a:b], lambda s, a, b: s[a:], lambda s, a, b: s[:b],
+          lambda s, a, b: s[a:b:1], lambda s, a, b: s.lower()[a:b],
+          lambda s, a, b: s[a:b][b:a]]
+
+
+@ckernels.jit("int64(string, int64, int64)")
+def cut_len(s, a, b):
+    return len(s[a:b]) + len(s[-a:]) + len(s[:-b])
+
+
+BIG = 2**63 - 1
+BOUNDS = st.one_of(st.integers(-45, 45), st.sampled_from([BIG, -BIG - 1, -BIG, 2**62]))
+LONG = st.text(alphabet="abcdefgh XYZ.ßé東😀\u0301", min_size=0, max_size=60)
+
+
+STEPS = st.one_of(st.sampled_from([1, 1, -1, 2, -3, BIG, -BIG - 1]), st.integers(-9, 9)).filter(
+    lambda c: c != 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.one_of(TEXT, LONG), BOUNDS, BOUNDS, STEPS), min_size=1,
+                max_size=8))
+def test_slices_match_cpython(rows):
+    s = _strings(r[0] for r in rows)
+    a = np.array([r[1] for r in rows], dtype=np.int64)
+    b = np.array([r[2] for r in rows], dtype=np.int64)
+    c = np.array([r[3] for r in rows], dtype=np.int64)
+    for k, f in enumerate(PY_CUT):
+        assert cut(s, a, b, k).tolist() == [f(*r[:3]) for r in rows], k
+    assert stepped(s, a, b, c).tolist() == [t[x:y:z] for t, x, y, z in rows]
+    assert cut_len(s, a, b).tolist() == [
+        len(t[x:y]) + len(t[-x:] if x != -BIG - 1 else t) + len(t[:-y] if y != -BIG - 1 else "")
+        for t, x, y, _ in rows]
+
+
+def test_slice_walks_words_from_the_nearer_end():
+    # code points across 8-byte words: every start/stop of a 40-code-point text
+    # mixing 1-4 byte sequences, from the front and from the back
+    t = "ab東😀é.xyzß" * 4
+    rows = [(t, i, j) for i in range(-42, 43, 3) for j in range(-42, 43, 5)]
+    s = _strings(r[0] for r in rows)
+    a = np.array([r[1] for r in rows], dtype=np.int64)
+    b = np.array([r[2] for r in rows], dtype=np.int64)
+    for k in (0, 1, 2, 4):
+        assert cut(s, a, b, k).tolist() == [PY_CUT[k](*r) for r in rows], k
+
+
+def test_slice_step_regressions():
+    s = _strings(["abcdef", "éé東"])
+    z = np.zeros(2, dtype=np.int64)
+    # s[3:0:2**63 - 1] crashed Numba's str; CPython gives ""
+    assert stepped(s, z + 3, z, z + BIG).tolist() == ["", ""]
+    assert stepped(s, z + 1, z + BIG, z - BIG - 1).tolist() == ["", ""]
+    assert stepped(s, z + 1, z - BIG - 1, z - BIG - 1).tolist() == ["b", "é"]
+    assert stepped(s, z - BIG - 1, z + 3, z + 2).tolist() == ["ac", "é東"]
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        stepped(s, z, z, z)
+
+
+# ---- the lead-byte filter of isdigit/isdecimal/isnumeric/isspace ----------
+def test_lead_masks_cover_every_code_point():
+    from ckernels._numba.str_methods import LEAD_MASKS
+    need = dict.fromkeys(LEAD_MASKS, 0)
+    for cp in range(0x80, 0x110000):
+        c = chr(cp)
+        if 0xD800 <= cp <= 0xDFFF or not (c.isnumeric() or c.isspace()):
+            continue
+        bit = 1 << (c.encode()[0] - 0xC0)
+        for name in need:
+            if getattr(c, name)():
+                need[name] |= bit
+    assert {k: v & ~LEAD_MASKS[k] for k, v in need.items()} == dict.fromkeys(LEAD_MASKS, 0)
+
+
+def test_predicates_after_ascii_and_at_every_lead():
+    chars = ["²", "¼", "٣", "۴", "߅", "१", "፩", "①", "〇", "一", "六", "１", "𝟎", "é", "Ω",
+             "東", "😀", "\x85", "\xa0", "\u1680", "\u2000", "\u3000", "ß"]
+    values = chars + [a + b for a in chars for b in ("1", " ", "a")] + \
+        [b + a for a in chars for b in ("1", " ", "a")]
+    a = _strings(values)
+    for k, name in enumerate(PREDICATES):
+        assert pred(a, k).tolist() == [getattr(s, name)() for s in values], name
