@@ -27,7 +27,8 @@ from numba.extending import (intrinsic, overload, overload_method, register_jita
                              register_model)
 
 from .allocator import _ck_pod_resize
-from .builder_state import (ROW_WORDS, BuilderStateType, StateModel, make_reserve, new_state,
+from .builder_state import (ROW_STATE_WORDS, ROW_WORDS, BuilderStateType, StateModel,
+                            install_set_null, make_reserve, new_state, no_null_row,
                             write_var_element)
 from .builder_state import get_word as _get
 from .builder_state import set_word as _set
@@ -37,7 +38,7 @@ from .memblock import memblock_from_address, raise_status
 _i64 = ir.IntType(64)
 
 ARENA, BEGIN, END, COUNT = ROW_WORDS[:4]
-_WORDS = 4
+_WORDS = ROW_STATE_WORDS
 
 
 class VarBuilderType(BuilderStateType):
@@ -49,6 +50,7 @@ class VarBuilderType(BuilderStateType):
 
 
 register_model(VarBuilderType)(StateModel)
+install_set_null(VarBuilderType)
 
 
 @intrinsic
@@ -142,6 +144,7 @@ def finish(b, dst, stride, offset):
     """Trim the allocation to the elements appended and point the var element
     at ``dst`` to them (``stride`` / ``offset``: the destination's var
     arrmeta; its elements must be contiguous)."""
+    no_null_row(b)
     n = _get(b, COUNT)
     size = _itemsize(b)
     if n > 0 and stride != size:

@@ -38,6 +38,7 @@ from numba.extending import intrinsic, overload, register_jitable
 
 from .. import dtypes
 from .._native import ffi
+from .._numba import builder_state as bs
 from .._numba import varbuilder as vb
 from .._numba import varoptions as vo
 from .._numba import varstrings as vs
@@ -458,6 +459,86 @@ def _finish_var(b, dst, kd):
     vb.finish(b, dst, st, off)
 
 
+# ---- `?var * R` results: a null row is {CK_JIT_NULL_ROW, 0} (ckernel/jit.h),
+# made a null in the rows' bitmap by ck_jit_var_option_finish
+@functools.lru_cache(maxsize=None)
+def null_rows_store(store):
+    """``(dst, kd, arena, value, extra)``: a ``?var * R`` result's row from
+    what the function returned -- None (a null row), or what ``store``
+    writes (``extra``: the dtype of a ``var * R`` row, the builder of a
+    ``var * ?R`` one, 0 for strings)."""
+    def rows(dst, kd, arena, value, extra):
+        pass
+
+    @overload(rows)
+    def _ov_rows(dst, kd, arena, value, extra):
+        if isinstance(value, types.NoneType):
+            return lambda dst, kd, arena, value, extra: bs.write_null_row(dst)
+        if isinstance(value, types.Optional):
+            def impl_opt(dst, kd, arena, value, extra):
+                if value is None:
+                    bs.write_null_row(dst)
+                else:
+                    store(dst, kd, arena, vo._unwrap(value), extra)
+            return impl_opt
+        return lambda dst, kd, arena, value, extra: store(dst, kd, arena, value, extra)
+    return rows
+
+
+@register_jitable
+def _store_var_strings_x(dst, kd, arena, value, extra):
+    _store_var_strings(dst, kd, arena, value)
+
+
+@register_jitable
+def _store_var_options_x(dst, kd, arena, value, extra):
+    _store_var_options(dst, kd, extra, value)
+
+
+@functools.lru_cache(maxsize=None)
+def null_rows_finish(finish):
+    """``(b, dst, kd)``: the end of a ``?var * R`` row built through the
+    output parameter: a null row after ``out.set_null()`` (an error when
+    elements were appended), else ``finish``'s."""
+    @register_jitable
+    def fin(b, dst, kd):
+        null, n = bs.null_row_set(b)
+        if null:
+            if n != 0:
+                raise ValueError("ckernels.jit: out.set_null() on a row with elements "
+                                 "appended (a null row holds none)")
+            bs.write_null_row(dst)
+        else:
+            finish(b, dst, kd)
+    return fin
+
+
+def _null_rows_result(glb, rc, call_args, out_param, set_null=True):
+    """The lines of a ``?var * R`` result (``rc``), and its globals
+    (``set_null``: the function may call ``out.set_null()``; not when its
+    own signature's result is a plain ``var * R``)."""
+    rows = core(rc.rows_text)
+    if is_option_core(rows):          # ?var * ?R: one builder of records per row
+        glb.update(_bty=var_option_builder(rows.dtype), _new=vo.new_options,
+                   _text=_text_arena)
+        text = "_text(kd)" if rows.dtype == "?string" else "0"
+        new, store, finish, extra = (f"o = _new(_bty, arena, {text})", _store_var_options_x,
+                                     _finish_var_options, "o")
+    elif rows.dtype == "string":
+        glb.update(_new=vs.new_strings, _text=_text_arena)
+        new, store, finish, extra = ("o = _new(arena, _text(kd))", _store_var_strings_x,
+                                     _finish_var_strings, "0")
+    else:
+        glb.update(_new=vb.new, _dt=_dims._element(rows.dtype).numba)
+        new, store, finish, extra = ("o = _new(_dt, arena)", _store_var, _finish_var, "_dt")
+    if out_param:
+        glb["_finish"] = null_rows_finish(finish) if set_null else finish
+        return [new, f"_user({', '.join(call_args + ['o'])})", "_finish(o, dst, kd)"]
+    glb["_rows"] = null_rows_store(store)
+    lines = [new] if extra == "o" else []
+    return lines + [f"_rows(dst, kd, arena, _user({', '.join(call_args)}), {extra})"]
+
+
 # ------------------------------------------------------- element function --
 def uses_output(kernel, sig) -> bool:
     """Whether the function takes the output as one more parameter
@@ -523,7 +604,8 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
     first = rc.ndim if rc is not None else 0
     opt_at = _options_at(sig, first)
     ret_opt_at = None
-    if ret.startswith("?") or (rc is not None and is_option_core(rc)):
+    # a `?var * R` result has no record for its rows (ckernel/jit.h)
+    if (rc is None and ret.startswith("?")) or (rc is not None and is_option_core(rc)):
         ret_opt_at, opt_at = opt_at, opt_at + OPT_SIZE
     call_args = []
     for i, name in enumerate(sig.args):
@@ -534,7 +616,9 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
             glb[f"_a{i}"], call, opt_at = scalar_argument(name, sig.arg_elements[i], opt_at)
             call_args.append(call.format(i=i))
     lines = []
-    if ret == "?string":             # None: a null; a str or a view: into the arena
+    if rc is not None and rc.null_rows:    # ?var * R: None (or out.set_null()) a null row
+        lines += _null_rows_result(glb, rc, call_args, out_param)
+    elif ret == "?string":             # None: a null; a str or a view: into the arena
         from . import option_rows as orows
         glb.update(_out=option_output(OptionRowType(types.unicode_type, writable=True),
                                       ret_opt_at, True),
@@ -642,12 +726,16 @@ def propagating_signature(plain, rows=()):
         vret = "?" + ret
     elif rc is not None and not rc.has_var and rc.ndim == 1 and rc.dtype in _NUMBERS:
         vret = promote(ret)
+    elif rc is not None and rc.null_rows:     # ?var * R: a null row
+        vret = ret
+    elif rc is not None and rc.has_var and rc.ndim == 1:     # var * R -> ?var * R
+        vret = "?" + ret
     else:
         raise NotSupportedError(
             f"a result '{ret}' cannot hold the nulls of its arguments (null propagation "
-            "under dims gives ?R or N * ?R results over numbers or bool, or ?string; "
-            "to give a row for a null, declare the argument ?T, or ?var * T for rows, "
-            "and return one, such as [None], when it is None)")
+            "under dims gives ?R, N * ?R or ?var * R results over numbers or bool, or "
+            "?string; to give a row for a null, declare the argument ?T, or ?var * T for "
+            "rows, and return one, such as [None], when it is None)")
     return Signature(vret, tuple(promote_rows(i, a) for i, a in enumerate(plain.args)))
 
 
@@ -661,10 +749,17 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
     rc = core(sig.ret) if is_dimensioned(sig.ret) else None
     first = rc.ndim if rc is not None else 0
     opt_at = _options_at(sig, first)
-    value = sig.ret_element.value.numba
-    glb["_out"] = option_output(OptionRowType(value, writable=True), opt_at, rc is None)
-    opt_at += OPT_SIZE
-    lines = ["o = _out(dst, kd)"]
+    rows_ret = rc is not None and rc.null_rows      # ?var * R: a null row out
+    if rows_ret:
+        glb["_wnr"] = bs.write_null_row
+        lines = []
+        if is_option_core(rc):        # the elements' record (none for the rows)
+            opt_at += OPT_SIZE
+    else:
+        value = sig.ret_element.value.numba
+        glb["_out"] = option_output(OptionRowType(value, writable=True), opt_at, rc is None)
+        opt_at += OPT_SIZE
+        lines = ["o = _out(dst, kd)"]
     text = sig.ret == "?string"
     if text:
         glb.update(_st=store_string_result, _wv=orows.write_valid)
@@ -689,9 +784,13 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
         else:
             call_args.append(f"_a{i}(s{i}, kd)")
     lines.append(f"if {' or '.join(rows) or 'False'}:")
-    lines.append("    _set_all(o, False)")
+    lines.append("    _wnr(dst)" if rows_ret else "    _set_all(o, False)")
     lines.append("else:")
-    if out_param:
+    if rows_ret:
+        body = _null_rows_result(glb, rc, call_args, out_param,
+                                 set_null=core(plain.ret).null_rows)
+        lines += ["    " + ln for ln in body]
+    elif out_param:
         glb["_w"] = orows.values(numba_output(plain.ret))
         lines.append(f"    _user({', '.join(call_args + ['_w(o)'])})")
         lines.append("    _set_all(o, True)")
