@@ -109,8 +109,8 @@ static ck_status ck__vopt_walk(ck_type t, const char *meta, char *data, ck__vopt
     ck_var_dim_data *d = (ck_var_dim_data *)(void *)data;
     if (vm == s->core && s->rows != NULL && d->begin == CK_JIT_NULL_ROW) {
       if (d->size != 0) {
-        return CK_ERROR(CK_ERR_VALUE, "ck_jit_var_option_finish: a row marked null holds "
-                        "%zu elements", d->size);
+        return CK_ERROR(CK_ERR_VALUE, "a ?var * R result row marked null holds %zu "
+                        "elements", d->size);
       }
       if (!s->write) {
         int64_t bit;
@@ -181,7 +181,8 @@ ck_status ck_jit_var_option_finish(ck_array_preamble *a) {
     if (ck_type_ndim(t) == 0) {
       break;
     }
-    if (ck_type_id_of(t) == CK_TYPE_VAR_DIM && ck_type_ndim(t) == 1) {
+    bool row_below = ck_type_is_option(t->element) && ck_type_ndim(t->element->element) > 0;
+    if (ck_type_id_of(t) == CK_TYPE_VAR_DIM && ck_type_ndim(t) == 1 && !row_below) {
       core_meta = meta;
       opt = ck_type_is_option(t->element) ? t->element : NULL;
       break;
@@ -209,9 +210,9 @@ ck_status ck_jit_var_option_finish(ck_array_preamble *a) {
     return st;
   }
   if (s.null_rows > 0 && rows->bits == NULL) {
-    return CK_ERROR(CK_ERR_NOT_SUPPORTED, "ck_jit_var_option_finish: %zu null rows, and the "
-                    "rows' option has no bitmap (null-able rows under a var dim)",
-                    s.null_rows);
+    return CK_ERROR(CK_ERR_NOT_SUPPORTED, "a ?var * R result with %zu null rows under a "
+                    "var dim: no bitmap covers rows in separate allocations (null rows "
+                    "under fixed or strided dims only)", s.null_rows);
   }
   if (opt == NULL) { /* `?var * R`: the rows' bits only */
     s.write = true;

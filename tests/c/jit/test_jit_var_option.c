@@ -236,14 +236,14 @@ static void test_null_row_errors(void) {
   d[1].size = 2;
   d[2].begin = NULL;
   d[2].size = 0;
-  CHECK_ERR(ck_jit_var_option_finish(a), CK_ERR_VALUE, "a row marked null holds 2");
+  CHECK_ERR(ck_jit_var_option_finish(a), CK_ERR_VALUE, "row marked null holds 2");
   CHECK(d[0].begin == CK_JIT_NULL_ROW && valid_at(a, 0));
   d[1].size = 0;
   ck_option_arrmeta *om = (ck_option_arrmeta *)(void *)(ck_array_arrmeta(a) +
                                                         sizeof(ck_dim_arrmeta));
   uint8_t *bits = om->bits;
   om->bits = NULL; /* as rows under a var dim have */
-  CHECK_ERR(ck_jit_var_option_finish(a), CK_ERR_NOT_SUPPORTED, "2 null rows");
+  CHECK_ERR(ck_jit_var_option_finish(a), CK_ERR_NOT_SUPPORTED, "2 null rows under a var dim");
   CHECK(d[0].begin == CK_JIT_NULL_ROW);
   om->bits = bits;
   CHECK_OK(ck_jit_var_option_finish(a));

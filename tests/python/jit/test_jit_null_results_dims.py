@@ -184,12 +184,12 @@ def test_out_keyword_takes_the_result():
 
 
 def test_plain_arguments_with_nulls_are_refused_clearly():
-    # a null in a plain argument would need a null row, which a var * ?R
-    # result cannot hold (?var * R results do not exist)
+    # a null in a plain scalar argument of a dims signature is refused (a
+    # ?var * R result takes null rows: test_jit_null_rows_results.py)
     with pytest.raises(NotSupportedError, match=r"cannot hold the nulls|null"):
         tokens(ckernels.array(["a,b", None]))
-    with pytest.raises(NotSupportedError, match=r"null-able rows"):
-        ckernels.jit("?var * ?float64(var * ?float64)")(lambda r: r)
+    with pytest.raises(NotSupportedError, match=r"null-able rows are one var dim"):
+        ckernels.jit("?3 * ?float64(var * ?float64)")(lambda r: r)
 
 
 def test_numpy_out_of_the_values():

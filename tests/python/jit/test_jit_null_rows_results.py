@@ -204,6 +204,10 @@ def test_errors():
         bad_null(a)
     with pytest.raises(ValueError, match="declare the result \\?var \\* R"):
         plain_null(a)
+    # rows under an outer var dim: separate allocations, no bitmap covers them
+    assert doubled(ckernels.array([[[1], [2, 3]], [[4]]])).tolist() == [[[2], [4, 6]], [[8]]]
+    with pytest.raises(NotSupportedError, match="1 null rows under a var dim"):
+        doubled(ckernels.array([[[1], [], [2, 3]], [[4]]]))
     with pytest.raises(NotSupportedError, match="one var dim"):
         ckernels.jit("?3 * int64(int64)")(lambda x: None)
     with pytest.raises(TypeError, match="does not fit"):
