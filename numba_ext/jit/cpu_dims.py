@@ -699,8 +699,10 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
 def propagating_signature(plain, rows=()):
     """The signature a plain ``T`` signature with dims runs under when its
     operands hold nulls: every dimensioned argument over numbers or bool with
-    one core dim takes ``?T`` (``var * float64`` -> ``var * ?float64``), the
-    result becomes ``?R`` (``N * R`` -> ``N * ?R``).  A result element is null
+    one core dim takes ``?T`` (``var * float64`` -> ``var * ?float64``), so
+    does every number, bool or string argument without dims (``string`` ->
+    ``?string``), the result becomes ``?R`` (``N * R`` -> ``N * ?R``,
+    ``var * R`` -> ``?var * R``).  A result element is null
     when any of its rows holds a null or is one (Arrow's and polars'
     default).  ``rows``: the indices of arguments whose operands have null
     rows; their ``var * T`` becomes ``?var * ?T`` (``?var * T`` for strings).
@@ -709,8 +711,13 @@ def propagating_signature(plain, rows=()):
     from .signature import Signature
 
     def promote(name):
+        if not is_dimensioned(name):     # a scalar beside the rows: ?T, a null out
+            return "?" + name if name in _NUMBERS or name == "string" else name
         c = core(name)
-        if c is None or c.ndim != 1 or is_option_core(c) or c.dtype not in _NUMBERS:
+        # string rows stay plain: the function's view of them is no array over
+        # an option row's memory (their null rows still propagate: ?var * string)
+        if c is None or c.ndim != 1 or is_option_core(c) or c.dtype not in _NUMBERS or \
+                c.dtype == "string":
             return name
         return name[:len(name) - len(c.dtype)] + "?" + c.dtype
 
@@ -767,7 +774,13 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
     for i, (name, pname) in enumerate(zip(sig.args, plain.args)):
         if not is_dimensioned(name):
             glb[f"_a{i}"], call, opt_at = scalar_argument(name, sig.arg_elements[i], opt_at)
-            call_args.append(call.format(i=i))
+            if name != pname:            # ?T for T: None is a null out
+                glb["_uw"] = vo._unwrap
+                lines.append(f"x{i} = {call.format(i=i)}")
+                rows.append(f"x{i} is None")
+                call_args.append(f"_uw(x{i})")
+            else:
+                call_args.append(call.format(i=i))
             continue
         c = core(name)
         if c.null_rows and not core(pname).null_rows:    # a null row: a null out

@@ -4,7 +4,10 @@ A function whose result is ``?var * R`` (R a number, bool, string or ``?T``)
 returns None for a null row, or the row; in the output-parameter form it
 calls ``out.set_null()``.  A plain ``var * R`` result over arguments with
 null rows (or nulls in their rows) becomes ``?var * R``: a null row out,
-the body never run there.  Empty rows and null rows stay distinct.
+the body never run there; so does a null in a number or string argument
+without dims (``var * int64(string)``).  Empty rows and null rows stay
+distinct.  pandas Series in: a Series of ``pd.ArrowDtype(pa.list_(...))``
+out, the index kept.
 Oracles: pyarrow (``pa.array`` of the expected lists) and CPython over the
 inputs' ``to_pylist()``; rows at bit offsets 0-7 (sliced inputs).
 """
@@ -67,6 +70,16 @@ def cumsum(r, out):                      # ... in the output-parameter form too
         out.append(s)
 
 
+@ckernels.jit("var * string(var * string)")
+def shout(r):                            # string rows: a null row propagates
+    return [s.upper() for s in r if len(s) > 0]
+
+
+@ckernels.jit("var * int64(string)")
+def lengths(s):                          # a null scalar string: a null row
+    return [len(w) for w in s.split(" ")]
+
+
 @ckernels.jit("?var * int64(int64)")
 def nothing(n):                          # every row null
     return None
@@ -89,6 +102,8 @@ plus_one(pa.array([None, [1, None]], pa.list_(pa.int64())))
 plus_one(pa.array([[1, None]], pa.list_(pa.int64())))
 cumsum(pa.array([None], pa.list_(pa.float64())))
 upper(pa.array([["a"], None], pa.list_(pa.string())))    # (a first call keeps one block)
+shout(pa.array([["a"], None], pa.list_(pa.string())))
+lengths(pa.array(["a b", None]))
 
 ROWS = [[1, 2], None, [], [3], None, [4, 5, 6], [], None, [7]]
 FROWS = [[1.0, None, 3.0], None, [], [None], [5.0], None, [2.0, 4.0], [], [8.0]]
@@ -164,6 +179,40 @@ def test_plain_rows_propagate_null_rows(start):
             row.append(acc)
         want.append(row)
     _check(cumsum(fl), want, pa.list_(pa.float64()))
+
+
+def test_string_rows_and_scalar_nulls_propagate():
+    rows = pa.array([["ab", "", "é"], None, [], ["c"]] * 3, pa.list_(pa.string()))
+    for start in (0, 1, 5):
+        sl = rows.slice(start)
+        want = [None if r is None else [v.upper() for v in r if v] for r in sl.to_pylist()]
+        _check(shout(sl), want, pa.list_(pa.string()))
+    s = pa.array(["a bc", None, "", "déf g h", None] * 3)
+    for start in range(8):
+        sl = s.slice(start)
+        want = [None if v is None else [len(w) for w in v.split(" ")] for v in sl.to_pylist()]
+        _check(lengths(sl), want, pa.list_(pa.int64()))
+
+
+def test_pandas_series_in_give_arrow_list_series_out():
+    pd = pytest.importorskip("pandas")
+    s = pd.Series(["a bc", None, "déf g"], index=[10, 20, 30], name="t",
+                  dtype="string[pyarrow]")
+    res = lengths(s)
+    assert isinstance(res, pd.Series) and res.name == "t"
+    assert list(res.index) == [10, 20, 30]
+    assert res.dtype == pd.ArrowDtype(pa.list_(pa.int64()))
+    assert res.isna().tolist() == [False, True, False]
+    assert pa.array(res.array).to_pylist() == [[1, 2], None, [3, 1]]
+    rows = pd.Series(pd.arrays.ArrowExtensionArray(pa.array([[1, 2], None, [], [3]])),
+                     index=list("abcd"))
+    res = doubled(rows)
+    assert list(res.index) == list("abcd")
+    assert isinstance(res.dtype, pd.ArrowDtype)
+    assert pa.array(res.array).to_pylist() == [[2, 4], None, None, [6]]
+    res = words(pd.Series(["x  y", None, ""], dtype="string[python]"))
+    assert isinstance(res.dtype, pd.ArrowDtype)
+    assert pa.array(res.array).to_pylist() == [["x", None, "y"], None, None]
 
 
 def test_nulls_inside_rows_make_a_null_row():
