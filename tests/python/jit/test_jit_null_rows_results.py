@@ -15,6 +15,8 @@ inputs' ``to_pylist()``; rows at bit offsets 0-7 (sliced inputs).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ckernels
 from ckernels.errors import NotSupportedError
@@ -129,6 +131,20 @@ def test_returned_rows_at_every_bit_offset(start):
     want = [None if r is None else [x / 2.0 for x in r if x is not None]
             for r in fsl.to_pylist()]
     _check(halves(fsl), want, pa.list_(pa.float64()))
+
+
+_rows = st.lists(st.one_of(st.none(), st.lists(st.integers(-2**40, 2**40), max_size=5)),
+                 max_size=40)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_rows, st.integers(0, 7))
+def test_random_rows_against_cpython(rows, start):
+    sl = pa.array(rows, pa.list_(pa.int64())).slice(min(start, len(rows)))
+    pyrows = sl.to_pylist()
+    _check(doubled(sl), [_doubled(r) for r in pyrows], pa.list_(pa.int64()))
+    _check(plus_one(sl), [None if r is None else [x + 1 for x in r] for r in pyrows],
+           pa.list_(pa.int64()))
 
 
 def test_empty_rows_and_null_rows_are_distinct():
