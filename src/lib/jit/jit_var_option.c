@@ -88,11 +88,43 @@ static void ck__vopt_copy_row(ck__vopt_state *s, const char *rec, size_t n) {
 }
 #undef CK__VOPT_COPY
 
+/* A row the code marked null ({CK_JIT_NULL_ROW, 0}): pass 1 counts it and
+ * checks its bit is covered; pass 2 clears the bit and makes it {NULL, 0}. */
+static ck_status ck__vopt_null_row(ck__vopt_state *s, ck_var_dim_data *d) {
+  if (d->size != 0) {
+    return CK_ERROR(CK_ERR_VALUE, "a ?var * R result row marked null holds %zu elements",
+                    d->size);
+  }
+  if (!s->write) {
+    int64_t bit;
+    s->null_rows++;
+    return ck_option_slot_bit(s->rows, (const char *)d, &bit); /* covered (or none) */
+  }
+  d->begin = NULL;
+  /* pass 1 checked that the bitmap exists and covers the row */
+  return ck_option_set_valid(s->rows, (const char *)d, false);
+}
+
 static ck_status ck__vopt_walk(ck_type t, const char *meta, char *data, ck__vopt_state *s) {
   switch (ck_type_id_of(t)) {
   case CK_TYPE_FIXED_DIM:
   case CK_TYPE_STRIDED_DIM: {
     const ck_dim_arrmeta *dm = (const ck_dim_arrmeta *)(const void *)meta;
+    const char *em = meta + sizeof(ck_dim_arrmeta);
+    if (!s->elements && s->rows != NULL && ck_type_is_option(t->element) &&
+        (const void *)(em + sizeof(ck_option_arrmeta)) == (const void *)s->core) {
+      /* `?var * R` rows right under this dim: only the marks, one tight loop */
+      for (intptr_t i = 0; i < dm->size; i++) {
+        ck_var_dim_data *d = (ck_var_dim_data *)(void *)(data + i * dm->stride);
+        if (d->begin == CK_JIT_NULL_ROW) {
+          ck_status st = ck__vopt_null_row(s, d);
+          if (st != CK_OK) {
+            return st;
+          }
+        }
+      }
+      return CK_OK;
+    }
     for (intptr_t i = 0; i < dm->size; i++) {
       ck_status st = ck__vopt_walk(t->element, meta + sizeof(ck_dim_arrmeta),
                                    data + i * dm->stride, s);
@@ -108,18 +140,7 @@ static ck_status ck__vopt_walk(ck_type t, const char *meta, char *data, ck__vopt
     const ck_var_dim_arrmeta *vm = (const ck_var_dim_arrmeta *)(const void *)meta;
     ck_var_dim_data *d = (ck_var_dim_data *)(void *)data;
     if (vm == s->core && s->rows != NULL && d->begin == CK_JIT_NULL_ROW) {
-      if (d->size != 0) {
-        return CK_ERROR(CK_ERR_VALUE, "a ?var * R result row marked null holds %zu "
-                        "elements", d->size);
-      }
-      if (!s->write) {
-        int64_t bit;
-        s->null_rows++;
-        return ck_option_slot_bit(s->rows, data, &bit); /* covered (or no bitmap) */
-      }
-      d->begin = NULL;
-      /* pass 1 checked that the bitmap exists and covers the row */
-      return ck_option_set_valid(s->rows, data, false);
+      return ck__vopt_null_row(s, d);
     }
     if (vm == s->core && !s->elements) {
       return CK_OK;
