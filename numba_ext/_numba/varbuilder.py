@@ -16,6 +16,10 @@ the entry point.  State words: arena, begin, end (capacity), count.
 
 Arena failures (more than the arena can hold, out of memory) raise the
 ckernel exception of the pod allocator's status with its message.
+
+``out.set_null()`` (every row builder has it, :mod:`.builder_state`) makes
+the row a null row of a ``?var * T`` result; on a plain ``var * T`` result
+:func:`finish` raises ValueError.
 """
 
 from __future__ import annotations
