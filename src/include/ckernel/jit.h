@@ -216,9 +216,12 @@ CK_API ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
  * trailing dims of each operand) with the arrmeta of their first core dim.
  * Every operand is matched to its pattern (ck_core_match: sizes, dimension
  * variables, element types); the core dims are copied into the kernel data
- * (layout above).  Errors: those of ck_core_match; CK_ERR_NOT_SUPPORTED for
- * a result pattern with more than one var dim, or with string elements
- * other than one var dim over strings (`var * string`);
+ * (layout above).  A result pattern of null-able rows (`?var * R`, one var
+ * dim) is taken: the code marks its null rows, ck_jit_var_option_finish
+ * makes them nulls.  Errors: those of ck_core_match; CK_ERR_NOT_SUPPORTED for
+ * a result pattern with more than one var dim, null-able rows other than one
+ * var dim (`?3 * R`), or string elements other than one var dim over strings
+ * (`var * string`);
  * the errors of ck_jit_make_kernel. */
 CK_API ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
                                          const ck_jit_kernel_desc *desc, ck_type dst_type,
