@@ -14,6 +14,11 @@ Sections (the target after each ratio):
             without 5% nulls, the export of a jitted result and of an imported array
             / pyarrow's concat of the array with itself (no target: the parts of
             the pandas row)
+  rows      a jitted ?var * int64 function (each row doubled, None for a null row)
+            over 1M list<int64> rows with 5% null rows / pyarrow's
+            ListArray.from_arrays(offsets, pc.multiply(values, 2), mask=is_null())
+            and / the same function over the rows without nulls; the output-parameter
+            form (out.append, out.set_null()) / pyarrow (no target)
   pandas    a string[pyarrow] Series of 1M with 5% NA -> a jitted f-string
             label -> Series / pandas "<" + s + ">" (<= 0.5x); while jitted
             functions refuse nulls the row says so and times the Series
@@ -106,6 +111,44 @@ def bench_strings() -> None:
                "pa.concat_arrays([x, x])", concat)
 
 
+@ckernels.jit("?var * int64(?var * int64)")
+def doubled(r):
+    return None if r is None else [x * 2 for x in r]
+
+
+@ckernels.jit("?var * int64(?var * int64)")
+def doubled_out(r, out):
+    if r is None:
+        out.set_null()
+        return
+    for x in r:
+        out.append(x * 2)
+
+
+def bench_rows() -> None:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    rng = np.random.default_rng(2)
+    lens = rng.integers(0, 8, N)
+    lens[_mask(N)] = 0
+    offsets = pa.array(np.concatenate([[0], np.cumsum(lens)]).astype(np.int32))
+    values = pa.array(rng.integers(0, 1000, int(lens.sum())))
+    x = pa.ListArray.from_arrays(offsets, values, mask=pa.array(_mask(N)))
+    plain = pa.ListArray.from_arrays(offsets, values)
+
+    def arrow():
+        return pa.ListArray.from_arrays(x.offsets, pc.multiply(x.values, 2), mask=x.is_null())
+    assert doubled(x).equals(arrow())
+    t = best(lambda: doubled(x), 5)
+    report(f"jitted ?var * int64 over {N:,} rows (5% null)", t,
+           "pyarrow offsets + pc.multiply + mask", best(arrow, 5))
+    report(f"jitted ?var * int64 over {N:,} rows (5% null)", t,
+           "the same over the rows without nulls", best(lambda: doubled(plain), 5))
+    assert doubled_out(x).equals(arrow())
+    report(f"the same with out.append / out.set_null()", best(lambda: doubled_out(x), 5),
+           "pyarrow offsets + pc.multiply + mask", best(arrow, 5))
+
+
 def bench_pandas() -> None:
     import pandas as pd
     s = pd.Series(_strings(N).to_pylist(), dtype="string[pyarrow]")
@@ -122,7 +165,7 @@ def bench_pandas() -> None:
 
 
 SECTIONS = {"asarray": bench_asarray, "tolist": bench_tolist, "sum": bench_sum,
-            "strings": bench_strings, "pandas": bench_pandas}
+            "strings": bench_strings, "rows": bench_rows, "pandas": bench_pandas}
 
 if __name__ == "__main__":
     for name in sys.argv[1:] or SECTIONS:

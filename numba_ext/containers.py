@@ -20,7 +20,8 @@ polars        ``asarray`` (Arrow stream)         ``pl.Series(result)``, the name
 pandas        ``asarray`` (Arrow; the index      a Series / Index of the nullable
               aligned as pandas aligns)          dtype of the result (``ArrowDtype``
                                                  in: ``ArrowDtype`` out; strings:
-                                                 the operands' string dtype)
+                                                 the operands' string dtype;
+                                                 lists, structs: ``ArrowDtype``)
 dask-series   per partition (pandas, lazily:     a dask Series, ``meta`` from the
               ``map_partitions``)                function on the empty partitions
 ============  =================================  ==================================
@@ -125,7 +126,9 @@ def _pd_array(result: Array, ctx):
         return _pd_time_array(result, ctx["tz"])
     pa = _pyarrow()
     values = pa.array(result)
-    if ctx["arrow"]:
+    if ctx["arrow"] or _nested(pa, values.type):
+        # lists (var results, null rows included) and structs: pandas' only
+        # nullable dtype for them is ArrowDtype (pd.ArrowDtype(pa.list_(...)))
         return pd.arrays.ArrowExtensionArray(values)
     if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
         dtype = ctx["string"] if ctx["string"] is not None else pd.StringDtype("pyarrow")
@@ -135,6 +138,13 @@ def _pd_array(result: Array, ctx):
         raise NotSupportedError(f"a result of type '{result.type}' has no pandas nullable "
                                 "dtype")
     return pd.api.types.pandas_dtype(name).__from_arrow__(values)
+
+
+def _nested(pa, t) -> bool:
+    """Whether an Arrow type is a list or struct type (pandas has no masked
+    dtype for those)."""
+    return (pa.types.is_list(t) or pa.types.is_large_list(t) or
+            pa.types.is_fixed_size_list(t) or pa.types.is_struct(t))
 
 
 def _pd_time_array(result: Array, zone):

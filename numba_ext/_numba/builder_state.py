@@ -17,7 +17,7 @@ from __future__ import annotations
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.typing.templates import signature
-from numba.extending import intrinsic, models, register_jitable
+from numba.extending import intrinsic, models, overload, overload_method, register_jitable
 
 from .allocator import _ck_pod_allocate, _ck_pod_resize
 from .memblock import memblock_from_address, raise_status
@@ -106,6 +106,51 @@ def write_var_element(typingctx, dst, begin, count):
 #: The state words of a row builder: var arena, the row's allocation
 #: [begin, end), the count so far, then (string and option rows) text arena.
 ROW_WORDS = ARENA, BEGIN, END, COUNT, TEXT = 0, 1, 2, 3, 4
+#: Word set by ``out.set_null()``: the row is null (a ``?var * R`` result),
+#: and how many words every row builder has.
+NULL_ROW = 5
+ROW_STATE_WORDS = 6
+#: The ``begin`` a null row's ``ck_var_dim_data`` gets: CK_JIT_NULL_ROW
+#: (``ckernel/jit.h``, all bits set), read by ``ck_jit_var_option_finish``.
+NULL_ROW_BEGIN = -1
+
+
+def set_null(b):
+    """``out.set_null()``: the row being built is null (jitted code only)."""
+
+
+@overload(set_null)
+def _ov_set_null(b):
+    if isinstance(b, BuilderStateType):
+        return lambda b: set_word(b, NULL_ROW, 1)
+
+
+def install_set_null(builder_class) -> None:
+    """Give ``builder_class`` (a row builder) its ``set_null()`` method."""
+    @overload_method(builder_class, "set_null")
+    def _ov(b):
+        return lambda b: set_null(b)
+
+
+@register_jitable
+def write_null_row(dst):
+    """The var element at ``dst`` is a null row (CK_JIT_NULL_ROW, 0)."""
+    write_var_element(dst, NULL_ROW_BEGIN, 0)
+
+
+@register_jitable
+def null_row_set(b):
+    """Whether ``out.set_null()`` was called, and the elements appended."""
+    return get_word(b, NULL_ROW) != 0, get_word(b, COUNT)
+
+
+@register_jitable
+def no_null_row(b):
+    """The finish of a builder of a result without null rows: ``set_null()``
+    there is an error."""
+    if get_word(b, NULL_ROW) != 0:
+        raise ValueError("ckernels.jit: out.set_null() on a result without null rows: "
+                         "declare the result ?var * R to give null rows")
 
 
 def make_reserve(rec_size, what: str, text: str):
@@ -162,5 +207,6 @@ def make_reserve(rec_size, what: str, text: str):
     return reserve
 
 
-__all__ = ["make_reserve", "ROW_WORDS", "write_var_element", "BuilderStateType", "StateModel",
+__all__ = ["make_reserve", "ROW_WORDS", "NULL_ROW", "ROW_STATE_WORDS", "NULL_ROW_BEGIN",
+           "set_null", "install_set_null", "write_null_row", "no_null_row", "null_row_set", "write_var_element", "BuilderStateType", "StateModel",
            "state_words", "new_state", "get_word", "set_word"]

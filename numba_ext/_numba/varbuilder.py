@@ -16,6 +16,10 @@ the entry point.  State words: arena, begin, end (capacity), count.
 
 Arena failures (more than the arena can hold, out of memory) raise the
 ckernel exception of the pod allocator's status with its message.
+
+``out.set_null()`` (every row builder has it, :mod:`.builder_state`) makes
+the row a null row of a ``?var * T`` result; on a plain ``var * T`` result
+:func:`finish` raises ValueError.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from numba.extending import (intrinsic, overload, overload_method, register_jita
                              register_model)
 
 from .allocator import _ck_pod_resize
-from .builder_state import (ROW_WORDS, BuilderStateType, StateModel, make_reserve, new_state,
+from .builder_state import (ROW_STATE_WORDS, ROW_WORDS, BuilderStateType, StateModel,
+                            install_set_null, make_reserve, new_state, no_null_row,
                             write_var_element)
 from .builder_state import get_word as _get
 from .builder_state import set_word as _set
@@ -37,7 +42,7 @@ from .memblock import memblock_from_address, raise_status
 _i64 = ir.IntType(64)
 
 ARENA, BEGIN, END, COUNT = ROW_WORDS[:4]
-_WORDS = 4
+_WORDS = ROW_STATE_WORDS
 
 
 class VarBuilderType(BuilderStateType):
@@ -49,6 +54,7 @@ class VarBuilderType(BuilderStateType):
 
 
 register_model(VarBuilderType)(StateModel)
+install_set_null(VarBuilderType)
 
 
 @intrinsic
@@ -142,6 +148,7 @@ def finish(b, dst, stride, offset):
     """Trim the allocation to the elements appended and point the var element
     at ``dst`` to them (``stride`` / ``offset``: the destination's var
     arrmeta; its elements must be contiguous)."""
+    no_null_row(b)
     n = _get(b, COUNT)
     size = _itemsize(b)
     if n > 0 and stride != size:

@@ -30,7 +30,8 @@ from numba.extending import (intrinsic, overload, overload_method, register_jita
                              register_model)
 
 from .allocator import _ck_pod_allocate, _ck_pod_resize
-from .builder_state import (ROW_WORDS, BuilderStateType, StateModel, make_reserve, new_state,
+from .builder_state import (ROW_STATE_WORDS, ROW_WORDS, BuilderStateType, StateModel,
+                            install_set_null, make_reserve, new_state, no_null_row,
                             write_var_element)
 from .builder_state import get_word as _get
 from .builder_state import set_word as _set
@@ -42,7 +43,7 @@ _i8 = ir.IntType(8)
 _i64 = ir.IntType(64)
 
 ARENA, BEGIN, END, COUNT, TEXT = ROW_WORDS
-_WORDS = 5
+_WORDS = ROW_STATE_WORDS
 #: bytes of one ck_string ({char *begin; char *end;})
 _STRING_SIZE = 16
 
@@ -66,6 +67,7 @@ class VarOptionBuilderType(BuilderStateType):
 
 
 register_model(VarOptionBuilderType)(StateModel)
+install_set_null(VarOptionBuilderType)
 
 
 @intrinsic
@@ -290,6 +292,7 @@ def finish(b, dst, offset):
     """Trim the records to those appended (separate arenas only) and point
     the var element at ``dst`` to them (``offset``: the destination's var
     arrmeta's)."""
+    no_null_row(b)
     n = _get(b, COUNT)
     begin = _get(b, BEGIN)
     if begin != 0 and _get(b, ARENA) != _get(b, TEXT):

@@ -29,7 +29,8 @@ from numba.extending import (intrinsic, overload, overload_method, register_jita
                              register_model)
 
 from .allocator import _ck_pod_allocate, _ck_pod_resize
-from .builder_state import (ROW_WORDS, BuilderStateType, StateModel, make_reserve, new_state,
+from .builder_state import (ROW_STATE_WORDS, ROW_WORDS, BuilderStateType, StateModel,
+                            install_set_null, make_reserve, new_state, no_null_row,
                             write_var_element)
 from .builder_state import get_word as _get
 from .builder_state import set_word as _set
@@ -40,7 +41,7 @@ from .utf8 import memcpy, str_encode_into, str_utf8_nbytes
 _i64 = ir.IntType(64)
 
 ARENA, BEGIN, END, COUNT, TEXT = ROW_WORDS
-_WORDS = 5
+_WORDS = ROW_STATE_WORDS
 #: bytes of one ck_string slot ({char *begin; char *end;})
 SLOT = 16
 
@@ -56,6 +57,7 @@ var_string_builder_type = VarStringBuilderType()
 
 
 register_model(VarStringBuilderType)(StateModel)
+install_set_null(VarStringBuilderType)
 
 
 @intrinsic
@@ -180,6 +182,7 @@ def finish(b, dst, stride, offset):
     """Trim the slots to the strings appended (separate arenas only) and point
     the var element at ``dst`` to them (``stride`` / ``offset``: the
     destination's var arrmeta; its slots must be contiguous)."""
+    no_null_row(b)
     n = _get(b, COUNT)
     if n > 0 and stride != SLOT:
         raise ValueError("ckernels.jit: the destination's var dim is not contiguous "

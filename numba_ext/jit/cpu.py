@@ -369,11 +369,12 @@ def apply(comp: Compiled, arrays: list[Array], dst: Array | None) -> Array:
 
 def var_option_result(comp: Compiled) -> bool:
     """Whether the signature's result is ``var * ?R`` (written as rows of
-    records and laid out by ``ck_jit_var_option_finish``, ``ckernel/jit.h``)."""
+    records) or ``?var * R`` (null rows marked), finished by
+    ``ck_jit_var_option_finish`` (``ckernel/jit.h``)."""
     if not comp.core:
         return False
     c = _dims.core(comp.sig.ret) if _dims.is_dimensioned(comp.sig.ret) else None
-    return c is not None and c.has_var and _dims.is_option_core(c)
+    return c is not None and c.has_var and (_dims.is_option_core(c) or c.null_rows)
 
 
 def call(kernel, args, out=None):

@@ -38,10 +38,16 @@ from numba.extending import intrinsic, overload, register_jitable
 
 from .. import dtypes
 from .._native import ffi
+from .._numba import builder_state as bs
 from .._numba import varbuilder as vb
 from .._numba import varoptions as vo
 from .._numba import varstrings as vs
 from . import cpu_codegen as cg
+from .cpu_dims_results import (DIM_SIZE, DIMS_OFFSET, _KIND, _OFFSET, _SIZE, _STRIDE,
+                               _finish_var, _finish_var_options, _finish_var_strings,
+                               _null_rows_result, _rec, _store_var, _store_var_options,
+                               _store_var_strings, _text_arena, store_fixed,
+                               var_option_builder)
 from .error_path import locate_failures, raise_function
 from .llvm_passes import defined_functions_only
 from .string_elements import load_string, store_string_result
@@ -54,29 +60,11 @@ _i8p = _i8.as_pointer()
 _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
 
-#: where the core dims start in ck_jit_core_kernel, and one record's size
-DIMS_OFFSET = ffi.offsetof("ck_jit_core_kernel", "text_arena") + ffi.sizeof("intptr_t")
-TEXT_ARENA_OFFSET = ffi.offsetof("ck_jit_core_kernel", "text_arena")
-DIM_SIZE = ffi.sizeof("ck_jit_core_dim")
-_KIND, _SIZE, _STRIDE, _OFFSET = (ffi.offsetof("ck_jit_core_dim", f)
-                                  for f in ("kind", "size", "stride", "offset"))
 _VAR_KIND = 1            # CK_JIT_DIM_VAR
 #: one ck_jit_core_option record (after the dims), and its fields
 OPT_SIZE = ffi.sizeof("ck_jit_core_option")
 _BITS, _BIT_OFFSET, _ORIGIN, _STEP = (ffi.offsetof("ck_jit_core_option", f)
                                       for f in ("bits", "bit_offset", "origin", "step"))
-
-
-def _rec(builder, kd, index, field):
-    """Word ``field`` of core dim record ``index`` of the kernel at ``kd``.
-    Kernel data never changes while the kernel runs (kernel-abi.md): the load
-    is marked invariant, so LLVM hoists it out of the row loop even though
-    the loop stores through the destination pointer."""
-    base = builder.inttoptr(kd, _i8p)
-    p = builder.gep(base, [ir.Constant(_i64, DIMS_OFFSET + DIM_SIZE * index + field)])
-    ld = builder.load(builder.bitcast(p, _i64.as_pointer()), align=8)
-    ld.set_metadata("invariant.load", builder.module.add_metadata([]))
-    return ld
 
 
 def _core_element(builder, kd, first, ndim, ptr, maybe_var):
@@ -156,33 +144,6 @@ def output(nbty, ndim: int):
             return _make_array(context, builder, nbty, data, shape, strides)
         return nbty(types.voidptr, kd), codegen
     return _ck_core_out
-
-
-@intrinsic
-def _dst_var(typingctx, kd):
-    """(stride, offset) of the result's var core dim (record 0)."""
-    if not isinstance(kd, types.Integer):
-        return None
-    rt = types.UniTuple(types.intp, 2)
-
-    def codegen(context, builder, sig, args):
-        return context.make_tuple(builder, rt, [_rec(builder, args[0], 0, _STRIDE),
-                                                _rec(builder, args[0], 0, _OFFSET)])
-    return rt(kd), codegen
-
-
-@intrinsic
-def _text_arena(typingctx, kd):
-    """The address of a ``var * string`` result's text arena (kernel data)."""
-    if not isinstance(kd, types.Integer):
-        return None
-
-    def codegen(context, builder, sig, args):
-        p = builder.gep(builder.inttoptr(args[0], _i8p), [ir.Constant(_i64, TEXT_ARENA_OFFSET)])
-        ld = builder.load(builder.bitcast(p, _i64.as_pointer()), align=8)
-        ld.set_metadata("invariant.load", builder.module.add_metadata([]))
-        return ld
-    return types.intp(kd), codegen
 
 
 def _opt_word(builder, kd, at):
@@ -377,87 +338,6 @@ def numba_output(name: str):
     return _dims.numba_output(name)
 
 
-@functools.lru_cache(maxsize=None)
-def var_option_builder(dtype: str):
-    """The builder of a ``var * ?R`` result's rows (``dtype``: ``?R``):
-    records of CK_JIT_VAR_OPTION_RECORD bytes (``ckernel/jit.h``)."""
-    from .._native import lib
-    from ..types import as_type
-    rec = int(lib.ck_jit_var_option_record_size(as_type(dtype[1:]).c_type))
-    return vo.VarOptionBuilderType(option_value_numba(dtype), rec)
-
-
-# -------------------------------------------------------- storing results --
-def store_fixed(out, value, where):
-    """Copy what the function returned into the destination's element."""
-
-
-@overload(store_fixed)
-def _ov_store_fixed(out, value, where):
-    if isinstance(value, types.Array):
-        if value.ndim != out.ndim:
-            from numba.core.errors import TypingError
-            raise TypingError(f"ckernels.jit: the function returns a {value.ndim}-d array; "
-                              f"the result has {out.ndim} dims")
-
-        def impl_array(out, value, where):
-            if value.shape != out.shape:
-                raise ValueError("ckernels.jit: the returned array's shape differs from the "
-                                 "result's core dims " + where)
-            out[...] = value
-        return impl_array
-    if isinstance(value, (types.List, types.UniTuple)) and out.ndim == 1:
-        def impl_seq(out, value, where):
-            if len(value) != out.shape[0]:
-                raise ValueError("ckernels.jit: the function returned " + str(len(value)) +
-                                 " elements; the result's core dim " + where + " has " +
-                                 str(out.shape[0]))
-            for i in range(len(value)):
-                out[i] = value[i]
-        return impl_seq
-
-
-@register_jitable
-def _store_var(dst, kd, arena, value, dtype):
-    b = vb.new(dtype, arena)
-    vb.extend_from(b, value)
-    st, off = _dst_var(kd)
-    vb.finish(b, dst, st, off)
-
-
-@register_jitable
-def _store_var_strings(dst, kd, arena, value):
-    b = vs.new_strings(arena, _text_arena(kd))
-    vs.extend_from(b, value)
-    st, off = _dst_var(kd)
-    vs.finish(b, dst, st, off)
-
-
-@register_jitable
-def _finish_var_strings(b, dst, kd):
-    st, off = _dst_var(kd)
-    vs.finish(b, dst, st, off)
-
-
-@register_jitable
-def _store_var_options(dst, kd, b, value):
-    vo.extend_from(b, value)
-    st, off = _dst_var(kd)
-    vo.finish(b, dst, off)
-
-
-@register_jitable
-def _finish_var_options(b, dst, kd):
-    st, off = _dst_var(kd)
-    vo.finish(b, dst, off)
-
-
-@register_jitable
-def _finish_var(b, dst, kd):
-    st, off = _dst_var(kd)
-    vb.finish(b, dst, st, off)
-
-
 # ------------------------------------------------------- element function --
 def uses_output(kernel, sig) -> bool:
     """Whether the function takes the output as one more parameter
@@ -523,7 +403,8 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
     first = rc.ndim if rc is not None else 0
     opt_at = _options_at(sig, first)
     ret_opt_at = None
-    if ret.startswith("?") or (rc is not None and is_option_core(rc)):
+    # a `?var * R` result has no record for its rows (ckernel/jit.h)
+    if (rc is None and ret.startswith("?")) or (rc is not None and is_option_core(rc)):
         ret_opt_at, opt_at = opt_at, opt_at + OPT_SIZE
     call_args = []
     for i, name in enumerate(sig.args):
@@ -534,7 +415,9 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
             glb[f"_a{i}"], call, opt_at = scalar_argument(name, sig.arg_elements[i], opt_at)
             call_args.append(call.format(i=i))
     lines = []
-    if ret == "?string":             # None: a null; a str or a view: into the arena
+    if rc is not None and rc.null_rows:    # ?var * R: None (or out.set_null()) a null row
+        lines += _null_rows_result(glb, rc, call_args, out_param)
+    elif ret == "?string":             # None: a null; a str or a view: into the arena
         from . import option_rows as orows
         glb.update(_out=option_output(OptionRowType(types.unicode_type, writable=True),
                                       ret_opt_at, True),
@@ -615,8 +498,10 @@ def element_function(user_dispatcher, sig, out_param: bool, plain=None):
 def propagating_signature(plain, rows=()):
     """The signature a plain ``T`` signature with dims runs under when its
     operands hold nulls: every dimensioned argument over numbers or bool with
-    one core dim takes ``?T`` (``var * float64`` -> ``var * ?float64``), the
-    result becomes ``?R`` (``N * R`` -> ``N * ?R``).  A result element is null
+    one core dim takes ``?T`` (``var * float64`` -> ``var * ?float64``), so
+    does every number, bool or string argument without dims (``string`` ->
+    ``?string``), the result becomes ``?R`` (``N * R`` -> ``N * ?R``,
+    ``var * R`` -> ``?var * R``).  A result element is null
     when any of its rows holds a null or is one (Arrow's and polars'
     default).  ``rows``: the indices of arguments whose operands have null
     rows; their ``var * T`` becomes ``?var * ?T`` (``?var * T`` for strings).
@@ -625,8 +510,13 @@ def propagating_signature(plain, rows=()):
     from .signature import Signature
 
     def promote(name):
+        if not is_dimensioned(name):     # a scalar beside the rows: ?T, a null out
+            return "?" + name if name in _NUMBERS or name == "string" else name
         c = core(name)
-        if c is None or c.ndim != 1 or is_option_core(c) or c.dtype not in _NUMBERS:
+        # string rows stay plain: the function's view of them is no array over
+        # an option row's memory (their null rows still propagate: ?var * string)
+        if c is None or c.ndim != 1 or is_option_core(c) or c.dtype not in _NUMBERS or \
+                c.dtype == "string":
             return name
         return name[:len(name) - len(c.dtype)] + "?" + c.dtype
 
@@ -642,12 +532,16 @@ def propagating_signature(plain, rows=()):
         vret = "?" + ret
     elif rc is not None and not rc.has_var and rc.ndim == 1 and rc.dtype in _NUMBERS:
         vret = promote(ret)
+    elif rc is not None and rc.null_rows:     # ?var * R: a null row
+        vret = ret
+    elif rc is not None and rc.has_var and rc.ndim == 1:     # var * R -> ?var * R
+        vret = "?" + ret
     else:
         raise NotSupportedError(
             f"a result '{ret}' cannot hold the nulls of its arguments (null propagation "
-            "under dims gives ?R or N * ?R results over numbers or bool, or ?string; "
-            "to give a row for a null, declare the argument ?T, or ?var * T for rows, "
-            "and return one, such as [None], when it is None)")
+            "under dims gives ?R, N * ?R or ?var * R results over numbers or bool, or "
+            "?string; to give a row for a null, declare the argument ?T, or ?var * T for "
+            "rows, and return one, such as [None], when it is None)")
     return Signature(vret, tuple(promote_rows(i, a) for i, a in enumerate(plain.args)))
 
 
@@ -661,10 +555,17 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
     rc = core(sig.ret) if is_dimensioned(sig.ret) else None
     first = rc.ndim if rc is not None else 0
     opt_at = _options_at(sig, first)
-    value = sig.ret_element.value.numba
-    glb["_out"] = option_output(OptionRowType(value, writable=True), opt_at, rc is None)
-    opt_at += OPT_SIZE
-    lines = ["o = _out(dst, kd)"]
+    rows_ret = rc is not None and rc.null_rows      # ?var * R: a null row out
+    if rows_ret:
+        glb["_wnr"] = bs.write_null_row
+        lines = []
+        if is_option_core(rc):        # the elements' record (none for the rows)
+            opt_at += OPT_SIZE
+    else:
+        value = sig.ret_element.value.numba
+        glb["_out"] = option_output(OptionRowType(value, writable=True), opt_at, rc is None)
+        opt_at += OPT_SIZE
+        lines = ["o = _out(dst, kd)"]
     text = sig.ret == "?string"
     if text:
         glb.update(_st=store_string_result, _wv=orows.write_valid)
@@ -672,7 +573,13 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
     for i, (name, pname) in enumerate(zip(sig.args, plain.args)):
         if not is_dimensioned(name):
             glb[f"_a{i}"], call, opt_at = scalar_argument(name, sig.arg_elements[i], opt_at)
-            call_args.append(call.format(i=i))
+            if name != pname:            # ?T for T: None is a null out
+                glb["_uw"] = vo._unwrap
+                lines.append(f"x{i} = {call.format(i=i)}")
+                rows.append(f"x{i} is None")
+                call_args.append(f"_uw(x{i})")
+            else:
+                call_args.append(call.format(i=i))
             continue
         c = core(name)
         if c.null_rows and not core(pname).null_rows:    # a null row: a null out
@@ -689,9 +596,13 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
         else:
             call_args.append(f"_a{i}(s{i}, kd)")
     lines.append(f"if {' or '.join(rows) or 'False'}:")
-    lines.append("    _set_all(o, False)")
+    lines.append("    _wnr(dst)" if rows_ret else "    _set_all(o, False)")
     lines.append("else:")
-    if out_param:
+    if rows_ret:
+        body = _null_rows_result(glb, rc, call_args, out_param,
+                                 set_null=core(plain.ret).null_rows)
+        lines += ["    " + ln for ln in body]
+    elif out_param:
         glb["_w"] = orows.values(numba_output(plain.ret))
         lines.append(f"    _user({', '.join(call_args + ['_w(o)'])})")
         lines.append("    _set_all(o, True)")

@@ -185,11 +185,11 @@ def signature_type(t: Type, what: str, where: str) -> str:
         raise TypeError(f"ckernels.jit: bad {what} type '{t}' in signature {where!r}: "
                         f"{exc}") from None
     why = _element_ok(c.dtype, what)
-    if why is None and c.null_rows and (what != "argument" or c.ndim != 1 or
-                                        c.dims[0].kind != VAR):
-        why = ("null-able rows are arguments of one var dim (?var * T, ?var * ?T): the "
-               "row arrives as None or the row" if what == "argument" else
-               "a result of null-able rows (?var * R) is not supported")
+    if why is None and c.null_rows and (c.ndim != 1 or c.dims[0].kind != VAR):
+        why = ("null-able rows are one var dim (?var * T, ?var * ?T): an argument's row "
+               "arrives as None or the row" if what == "argument" else
+               "null-able rows are one var dim (?var * R, ?var * ?R): return None for a "
+               "null row")
     elif why is None and c.dtype.startswith("?") and c.ndim != 1:
         why = ("option elements take one core dim (var * ?T, N * ?T, 3 * ?T); "
                "the row arrives as an OptionRow of None or values")

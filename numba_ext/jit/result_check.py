@@ -13,7 +13,8 @@ result -- never Numba's internal ``TypingError`` (``docs/dims.md``).
   function is built: a scalar result takes a number or bool (converted as
   Numba converts a return value), a dimensioned one an array, list or tuple.
   A function that returns ``None`` (``return None``, or a path that ends
-  without ``return``) does not fit; one that only raises does (Numba types
+  without ``return``) does not fit, except into a ``?var * R`` result
+  (a null row) or ``?R`` elements; one that only raises does (Numba types
   it as returning ``none`` too, but it has no ``return``).
 """
 
@@ -93,6 +94,15 @@ def check_dims_result(kernel, sig, returned) -> None:
 
     from . import dims as _dims
 
+    c = _dims.core(sig.ret) if _dims.is_dimensioned(sig.ret) else None
+    if c is not None and c.null_rows:
+        # ?var * R: None is a null row; else a row (an Optional of one)
+        from .option_rows import OptionRowType
+        row = returned.type if isinstance(returned, types.Optional) else returned
+        if not isinstance(row, (types.NoneType, types.Array, types.Sequence,
+                                types.BaseTuple, types.ListType, OptionRowType)):
+            raise misfit_error(kernel, sig, returned, return_lines(kernel.py_func))
+        return
     if getattr(sig.ret_element, "option", False):
         # ?R, N * ?R: None is a null; Optional values, numbers, sequences
         if sig.ret_element.value.kind == "s" and not _dims.is_dimensioned(sig.ret):

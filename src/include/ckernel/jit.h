@@ -117,9 +117,17 @@ typedef struct ck_jit_kernel {
  * Arrow list with null entries) have their dims as core dims and two
  * records in that order: the rows' own bitmap (the slot at `p` is the
  * row's ck_var_dim_data; an operand without null rows, `var * T`, has
- * `bits` NULL), then, when T is an option, the elements'.  A result of
- * null-able rows is CK_ERR_NOT_SUPPORTED.
+ * `bits` NULL), then, when T is an option, the elements'.
+ *
+ * A result of null-able rows, `?var * R` or `?var * ?R` (one var dim), has
+ * no record for its rows (the result's record, if any, is its elements'):
+ * the code writes a null row as {CK_JIT_NULL_ROW, 0} into the row's
+ * ck_var_dim_data, and ck_jit_var_option_finish (below) turns those marks
+ * into the rows' bitmap.  (Threads write neighbouring rows, which share a
+ * byte of the bitmap: no bit is written while the kernel runs.)
  */
+#define CK_JIT_NULL_ROW ((char *)UINTPTR_MAX)
+
 enum { CK_JIT_DIM_STRIDED = 0, CK_JIT_DIM_VAR = 1 };
 
 typedef struct ck_jit_core_dim {
@@ -208,9 +216,12 @@ CK_API ck_status ck_jit_make_kernel(ck_kernel_builder *ckb, size_t offset,
  * trailing dims of each operand) with the arrmeta of their first core dim.
  * Every operand is matched to its pattern (ck_core_match: sizes, dimension
  * variables, element types); the core dims are copied into the kernel data
- * (layout above).  Errors: those of ck_core_match; CK_ERR_NOT_SUPPORTED for
- * a result pattern with more than one var dim, or with string elements
- * other than one var dim over strings (`var * string`);
+ * (layout above).  A result pattern of null-able rows (`?var * R`, one var
+ * dim) is taken: the code marks its null rows, ck_jit_var_option_finish
+ * makes them nulls.  Errors: those of ck_core_match; CK_ERR_NOT_SUPPORTED for
+ * a result pattern with more than one var dim, null-able rows other than one
+ * var dim (`?3 * R`), or string elements other than one var dim over strings
+ * (`var * string`);
  * the errors of ck_jit_make_kernel. */
 CK_API ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
                                          const ck_jit_kernel_desc *desc, ck_type dst_type,
@@ -286,9 +297,20 @@ CK_API ck_status ck_jit_register(const char *op_name,
  * pointing at it (offset 0, stride sizeof R; the records' arena released
  * with its last reference), the elements' option arrmeta given a bitmap over
  * those values (bit offset 0; none when there is no element).  Zeros stand
- * under a null.  Errors: CK_ERR_INVALID_ARGUMENT (NULL), CK_ERR_TYPE (the
- * array's type has no `var * ?R` dim), CK_ERR_NO_MEMORY, CK_ERR_OVERFLOW;
- * the array is unchanged on failure.
+ * under a null.
+ *
+ * Results of null-able rows, `?var * R` and `?var * ?R`: every row marked
+ * {CK_JIT_NULL_ROW, 0} by the code becomes an empty row {NULL, 0} whose bit
+ * in the rows' bitmap is cleared (the bitmap ck_array_empty gave the rows'
+ * option; the other bits are left as they are), then `?R` elements are
+ * laid out as above.  Call it once: a second call finds no marks.
+ *
+ * Errors: CK_ERR_INVALID_ARGUMENT (NULL), CK_ERR_TYPE (the array's last dim
+ * is not `var * ?R`, `?var * R` or `?var * ?R`), CK_ERR_VALUE (a row marked
+ * null with elements), CK_ERR_NOT_SUPPORTED (null rows whose option has no
+ * bitmap: rows under a var dim), CK_ERR_INDEX (a marked row the bitmap does
+ * not cover), CK_ERR_NO_MEMORY, CK_ERR_OVERFLOW; the array is unchanged on
+ * failure.
  */
 #define CK_JIT_VAR_OPTION_RECORD(size, align) ((size) + (align))
 CK_API size_t ck_jit_var_option_record_size(ck_type value_type);

@@ -387,10 +387,12 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
                     "jitted kernel '%.*s' has no entry point for request %d", nm,
                     desc->name, (int)req);
   }
-  if (ck__jit_is_row_option(desc->dst_pattern)) {
+  if (ck__jit_is_row_option(desc->dst_pattern) &&
+      (ck_type_ndim(desc->dst_pattern->element) != 1 ||
+       ck_type_id_of(desc->dst_pattern->element) != CK_TYPE_VAR_DIM)) {
     return CK_ERROR(CK_ERR_NOT_SUPPORTED,
-                    "jitted kernel '%.*s': a result of null-able rows (?var * T) is not "
-                    "supported", nm, desc->name);
+                    "jitted kernel '%.*s': a result of null-able rows is one var dim "
+                    "(?var * R)", nm, desc->name);
   }
   /* the operands are exactly the core: no outer dims left */
   ck_dim_bindings b;
@@ -417,13 +419,15 @@ ck_status ck_jit_make_core_kernel(ck_kernel_builder *ckb, size_t offset,
   if (st != CK_OK) {
     return st;
   }
-  size_t dst_nd = ck_type_ndim(desc->dst_pattern);
+  size_t dst_nd = ck__jit_pattern_ndim(desc->dst_pattern);
   ndims += dst_nd;
-  /* the arena of the result's var core dim (at most one) */
+  /* the arena of the result's var core dim (at most one); null-able rows
+   * (`?var * R`): past their option, whose bitmap ck_jit_var_option_finish
+   * writes from the rows the code marked CK_JIT_NULL_ROW */
   const ck_var_dim_arrmeta *var_meta = NULL;
   size_t nvar = 0;
-  ck_type t = dst_type;
   const char *m = dst_arrmeta;
+  ck_type t = ck__jit_strip_rows(dst_type, &m);
   for (size_t i = 0; i < dst_nd; i++) {
     if (t->id == CK_TYPE_VAR_DIM) {
       var_meta = (const ck_var_dim_arrmeta *)(const void *)m;

@@ -162,6 +162,47 @@ static int nullrows_single(char *dst, const char *const *src, ck_prefix *self) {
 }
 STRIDED_OF(nullrows)
 
+/* ?var * float64(?var * float64): a null row for a null row or one with no
+ * positive value, else the positive values -- a null row marked
+ * {CK_JIT_NULL_ROW, 0} (jit.h; the result has no option record of its
+ * rows, the argument's is the first). */
+static int nullpos_single(char *dst, const char *const *src, ck_prefix *self) {
+  const ck_jit_core_kernel *k = (const ck_jit_core_kernel *)(const void *)self;
+  const ck_jit_core_option *o = (const ck_jit_core_option *)(const void *)(k->dims + k->ndims);
+  bool null = false;
+  if (o->bits != NULL) {
+    intptr_t bit = o->bit_offset + (src[0] - o->origin) / o->step;
+    null = !((o->bits[bit >> 3] >> (bit & 7)) & 1);
+  }
+  intptr_t n = 0;
+  const char *a = null ? NULL : core_row(&k->dims[1], src[0], &n);
+  size_t m = 0;
+  for (intptr_t i = 0; i < n; i++) {
+    m += ld(a + i * k->dims[1].stride) > 0;
+  }
+  if (m == 0) {
+    ck_var_dim_data v = {CK_JIT_NULL_ROW, 0};
+    memcpy(dst, &v, sizeof v);
+    return 0;
+  }
+  char *b = NULL, *e = NULL;
+  ck_status s = ck_pod_allocate(k->base.dst_arena, m * 8, 8, &b, &e);
+  if (s != CK_OK) {
+    return s;
+  }
+  m = 0;
+  for (intptr_t i = 0; i < n; i++) {
+    double x = ld(a + i * k->dims[1].stride);
+    if (x > 0) {
+      st(b + m++ * 8, x);
+    }
+  }
+  ck_var_dim_data v = {b - k->dims[0].offset, m};
+  memcpy(dst, &v, sizeof v);
+  return 0;
+}
+STRIDED_OF(nullpos)
+
 /* A descriptor over the entry points; the patterns are owned by the test. */
 static ck_memblock *code_block(void) {
   ck_memblock *mb = NULL;
@@ -668,7 +709,7 @@ static void test_option_rows(void) {
 /* A null-able row pattern `?var * float64`: data with null rows matches it
  * whole (the rows' bitmap in the first option record), rows without nulls
  * (`var * float64`) match as plain rows (no bitmap); a result of null-able
- * rows is refused. */
+ * rows is one var dim (`?3 * float64` refused). */
 static void test_null_rows(void) {
   ck_memblock *code = code_block();
   ck_jit_kernel_desc d;
@@ -704,13 +745,13 @@ static void test_null_rows(void) {
   CHECK(D(res)[0] == 1 + 2 && D(res)[1] == 0 && D(res)[2] == 3);
   ck_array_decref(res);
   ck_jit_kernel_desc bad;
-  make_desc(&bad, "rows_out", nullrows_single, nullrows_strided, code, "?var * float64", 1,
+  make_desc(&bad, "rows_out", nullrows_single, nullrows_strided, code, "?3 * float64", 1,
             srcs);
   ck_kernel_builder ckb;
   ck_kernel_builder_init(&ckb);
   CHECK_ERR(ck_jit_make_core_kernel(&ckb, 0, &bad, bad.dst_pattern, NULL, 1, d.src_patterns,
                                     (const char *const[]){vm}, CK_KERNEL_REQUEST_SINGLE, NULL),
-            CK_ERR_NOT_SUPPORTED, "null-able rows");
+            CK_ERR_NOT_SUPPORTED, "one var dim (?var * R)");
   ck_kernel_builder_destroy(&ckb);
   free_desc(&bad);
   ck_array_decref(g);
@@ -719,6 +760,68 @@ static void test_null_rows(void) {
   ck_memblock_decref(code);
 }
 
-CK_TEST_MAIN(CK_TEST(test_match), CK_TEST(test_option_rows), CK_TEST(test_null_rows), CK_TEST(test_dot), CK_TEST(test_var_rows),
+/* A result of null-able rows, `?var * float64(?var * float64)`: the kernel
+ * marks null rows, ck_jit_var_option_finish makes them nulls of the rows'
+ * bitmap and empty rows {NULL, 0}; a null row in, a row of no positive
+ * value and an empty row in all give null rows, the others their values. */
+static void test_null_rows_result(void) {
+  ck_memblock *code = code_block();
+  ck_jit_kernel_desc d;
+  const char *srcs[1] = {"?var * float64"};
+  make_desc(&d, "nullpos", nullpos_single, nullpos_strided, code, "?var * float64", 1, srcs);
+  intptr_t r = 11;
+  ck_array_preamble *a = arr("strided * ?var * float64", 1, &r);
+  REQUIRE(a != NULL);
+  ck_type ot = ck_type_element(a->type);
+  const char *om = ck_array_arrmeta(a) + sizeof(ck_dim_arrmeta);
+  const char *vm = om + sizeof(ck_option_arrmeta);
+  for (int i = 0; i < 11; i++) { /* row i: i values, k - 1 (-(k + 1) when i % 3 == 0) */
+    char *slot = a->data + i * sizeof(ck_var_dim_data);
+    REQUIRE_OK(ck_var_dim_alloc(ck_type_element(ot), slot, vm, (size_t)i));
+    ck_var_dim_data v;
+    memcpy(&v, slot, sizeof v);
+    for (int k = 0; k < i; k++) {
+      st(v.begin + k * 8, i % 3 ? (double)(k - 1) : -(double)(k + 1));
+    }
+    REQUIRE_OK(ck_option_set_valid((const ck_option_arrmeta *)(const void *)om, slot,
+                                   i != 4 && i != 8));
+  }
+  ck_array_preamble *srcv[1] = {a}, *res = NULL;
+  REQUIRE_OK(ck_array_apply_core(ck_jit_child_factory, &d, d.dst_pattern, 1, d.src_patterns,
+                                 srcv, NULL, &res));
+  CHECK(strcmp(tstr(res->type), "strided * ?var * float64") == 0);
+  REQUIRE_OK(ck_jit_var_option_finish(res));
+  int64_t nulls = -1;
+  CHECK_OK(ck_array_null_count(res, &nulls, NULL));
+  /* null: rows 0-3 (< 3 values: none positive), 4 and 8 (null in), 6 and 9
+   * (negated); the others hold 1 .. i - 2 */
+  CHECK(nulls == 8);
+  for (int i = 0; i < 11; i++) {
+    bool want = i == 5 || i == 7 || i == 10;
+    bool valid = !want;
+    CHECK_OK(ck_array_valid_at(res, i, &valid));
+    CHECK(valid == want);
+    ck_var_dim_data v;
+    memcpy(&v, res->data + i * sizeof v, sizeof v);
+    if (!want) {
+      CHECK(v.begin == NULL && v.size == 0);
+      continue;
+    }
+    REQUIRE(v.size == (size_t)(i - 2));
+    for (size_t k = 0; k < v.size; k++) {
+      CHECK(ld(v.begin + k * 8) == (double)(k + 1));
+    }
+  }
+  CHECK_OK(ck_jit_var_option_finish(res)); /* no marks left: nothing changes */
+  CHECK_OK(ck_array_null_count(res, &nulls, NULL));
+  CHECK(nulls == 8);
+  ck_array_decref(res);
+  ck_array_decref(a);
+  free_desc(&d);
+  ck_memblock_decref(code);
+}
+
+CK_TEST_MAIN(CK_TEST(test_match), CK_TEST(test_option_rows), CK_TEST(test_null_rows),
+             CK_TEST(test_null_rows_result), CK_TEST(test_dot), CK_TEST(test_var_rows),
              CK_TEST(test_fixed_result), CK_TEST(test_var_result), CK_TEST(test_parallel),
              CK_TEST(test_fields), CK_TEST(test_fault_injection))
