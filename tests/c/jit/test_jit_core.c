@@ -578,6 +578,7 @@ static void test_parallel(void) {
   REQUIRE_OK(ck_array_apply_core(ck_jit_child_factory, &d, d.dst_pattern, 2,
                                  d.src_patterns, srcv, NULL, &res));
   ck_set_num_threads(threads);
+  CHECK_OK(ck_thread_pool_shutdown()); /* no threads left for valgrind */
   bool ok = true;
   for (intptr_t i = 0; i < sh[0]; i++) {
     double want = 0;
