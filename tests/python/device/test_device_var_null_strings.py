@@ -6,7 +6,16 @@ nullable child).  Uploads from host arrays, lists with ``None`` items and
 pyarrow ``list<string>`` arrays with null items (sliced: bit offsets 0-7),
 the way back (``get``/``tolist``), slicing, ``repr``/the picture and
 Arrow's C device interface, checked against the host array and pyarrow
-(hypothesis: non-ASCII and empty strings, empty rows, random null items)."""
+(hypothesis: non-ASCII and empty strings, empty rows, random null items).
+
+Then ``var * ?string`` results of jitted functions (``out.append(None)``,
+optional views, built text, returned lists with ``None`` items) built by the
+sizing + scan + writing kernel of ``jit/device_split.py`` with presence
+bytes packed into the child's bitmap, against the CPU jit on the device
+contexts; the CUDA C through NVRTC + ptxas and both passes on the host
+shim."""
+
+import ctypes
 
 import numpy as np
 import pytest
@@ -135,3 +144,147 @@ def test_hypothesis_round_trip_against_pyarrow(ctx, rows, start):
     assert pa.array(d.get()).to_pylist() == want
     if len(d) > 1:
         assert d[1:].tolist() == want[1:]
+
+
+# ---- var * ?string results of jitted functions -----------------------------------------
+@ckernels.jit("var * ?string(string)")
+def maybe_words(s, out):
+    for w in s.split():
+        out.append(w if len(w) > 1 else None)     # an optional view
+
+
+@ckernels.jit("var * ?string(string)")
+def x_is_null(s):
+    return [None if w == "x" else w for w in s.split()]     # a returned list
+
+
+@ckernels.jit("var * ?string(string, int64)")
+def tagged(s, k, out):
+    if k < 0:
+        raise ValueError("negative k")
+    i = 0
+    for w in s.split():
+        if w == "x":
+            out.append(None)                      # None itself
+        else:
+            out.append(w.upper())                 # built text, straight into the row
+            out.append(f"{w}-{i * k}")
+        i += 1
+    out.append(s[:k])
+
+
+def tagged_py(s, k):
+    out = []
+    for i, w in enumerate(s.split()):
+        out += [None] if w == "x" else [w.upper(), f"{w}-{i * k}"]
+    return out + [s[:k]]
+
+
+def test_results_match_the_cpu_jit_and_python(ctx):
+    data = ["a bb x", "", "x x é€ x", "ccc", "  x  ", "𝄞 ab"]
+    ks = np.array([1, 0, 2, 3, 4, 0], np.int64)
+    dd, dk = ctx.array(data), ctx.array(ks)
+    for f, args, dargs in ((maybe_words, (data,), (dd,)), (x_is_null, (data,), (dd,)),
+                           (tagged, (data, ks), (dd, dk))):
+        cpu = f(*(ckernels.array(a) if isinstance(a, list) else a for a in args)).tolist()
+        got = f(*dargs)
+        assert isinstance(got, DeviceVarArray) and str(got.type) == "6 * var * ?string"
+        assert isinstance(got.values, DeviceOptionArray)
+        assert got.tolist() == cpu, f.__name__
+        assert got.null_items == sum(x is None for r in cpu for x in r)
+        offs = got.values.values.offsets.get()
+        items = [x for r in cpu for x in r]
+        assert all(offs[j + 1] == offs[j] for j, x in enumerate(items) if x is None)
+    assert tagged(dd, dk).tolist() == [tagged_py(s, int(k)) for s, k in zip(data, ks)]
+    assert x_is_null(dd).tolist() == [[None if w == "x" else w for w in s.split()]
+                                      for s in data]
+
+
+def test_results_leave_the_device_with_their_nulls(ctx):
+    got = x_is_null(ctx.array(["x a", "b x x"]))
+    assert got.get().tolist() == [[None, "a"], ["b", None, None]]
+    assert "3 null items" in repr(got)
+    nanoarrow = pytest.importorskip("nanoarrow")
+    from nanoarrow.device import c_device_array
+    view = c_device_array(got)
+    assert view.array.child(0).null_count == 3 and view.array.child(0).length == 5
+    del view, nanoarrow
+
+
+def test_empty_inputs_errors_and_refusals(ctx):
+    assert maybe_words(ctx.array(["a"])[:0]).tolist() == []
+    assert maybe_words(ctx.array(["", "a"])).tolist() == [[], [None]]
+    with pytest.raises(ValueError, match="negative k"):
+        tagged(ckernels.array(["a"]), np.array([-1]))
+    with pytest.raises(ValueError, match="negative k"):
+        tagged(ctx.array(["a"]), ctx.array(np.array([-1], np.int64)))
+    with pytest.raises(NotSupportedError) as e:
+        maybe_words(ctx.array(["a b"]), out=ctx.empty(1, "int64"))
+    assert "\n" not in str(e.value) and "out=" in str(e.value)
+    with pytest.raises(NotSupportedError) as e:      # a null row would be ?var
+        x_is_null(ctx.array(pa.array(["a x", None])))
+    assert "\n" not in str(e.value) and "null row" in str(e.value)
+
+
+@SETTINGS
+@given(rows=st.lists(st.lists(st.sampled_from(["x", "ab", "é", "𝄞z", "q"]), max_size=6)
+                     .map(" ".join), max_size=10))
+def test_hypothesis_results_against_the_cpu_jit(ctx, rows):
+    d = ctx.array(rows, type=f"{len(rows)} * string")
+    h = ckernels.array(rows, type=f"{len(rows)} * string")
+    assert x_is_null(d).tolist() == x_is_null(h).tolist()
+    assert maybe_words(d).tolist() == maybe_words(h).tolist()
+
+
+# ---- CUDA C: NVRTC + ptxas, then maybe_words' kernel on the host shim ----------------------
+def test_results_as_cuda_c_match_the_cpu_jit(tmp_path):
+    from ckernels import dialects
+    from ckernels.jit import c_emit
+    from cuda_tools import host_shim_library, ptx_assembled_or_skip
+    fs = (("ck_mw", maybe_words), ("ck_xn", x_is_null), ("ck_tg", tagged))
+    src = "".join(f"namespace {ns} {{\n" + str(f.source("cuda")).replace(
+        f" {c_emit.KERNEL_NAME}(", f" {ns}_kernel(") + f"}}  // {ns}\n" for ns, f in fs)
+    ptx = ptx_assembled_or_skip(tmp_path, src)
+    assert all(f"{ns}_kernel" in ptx for ns, _ in fs)
+    # maybe_words: string (3 operands), per-row bytes, offsets, data, the pass, presence
+    sig = ("unsigned char *out, const unsigned char **in, const unsigned long long *off, "
+           "const long long *stride, int mode, const long long *meta, unsigned long long n, "
+           "int *err, unsigned int block")
+    ins = "".join(f", in[{j}], off[{j}], stride[{j}]" for j in range(6))
+    lib = host_shim_library(tmp_path, src + (
+        f'extern "C" void ck_mw_run({sig}) {{\n  ck_shim_grid(n, block, [&] {{ '
+        f"ck_mw::ck_mw_kernel(out, 0, 8{ins}, mode, in[6], off[6], stride[6], meta, 1, n, "
+        "err); });\n}\n"))
+    fn = lib.ck_mw_run
+    fn.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
+                                           ctypes.c_void_p, ctypes.c_uint]
+    strings = ["ab c", "", "héllo w ß", "  x\u3000yz ", "é" * 40]
+    n = len(strings)
+    enc = [x.encode() for x in strings]
+    so = np.cumsum([0] + [len(b) for b in enc]).astype(np.int64)
+    text = np.frombuffer(b"".join(enc) + b"\0", np.uint8)
+    err, meta = np.zeros(4, np.int32), np.zeros(1, np.int64)
+
+    def launch(out, starts, inner, data, mode, present):
+        arrs = [so, so, text, starts, inner, data, present]
+        p = [a.ctypes.data for a in arrs]
+        o, st_ = [0, 8, 0, 0, 0, 0, 0], [8, 8, 0, 8, 0, 0, 0]
+        fn(out.ctypes.data, (ctypes.c_void_p * 7)(*p), (ctypes.c_uint64 * 7)(*o),
+           (ctypes.c_int64 * 7)(*st_), mode, meta.ctypes.data, n, err.ctypes.data,
+           dialects.CUDA_BLOCK)
+        assert err[0] == 0, err
+    scan = lambda a: np.concatenate([[0], np.cumsum(a[:n])]).astype(np.int64)  # noqa: E731
+    counts, nbytes = np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64)
+    one = np.zeros(1, np.uint8)
+    launch(counts, nbytes, np.zeros(1, np.int64), one, 0, one)
+    outer, starts = scan(counts), scan(nbytes)
+    inner = np.zeros(outer[-1] + 1, np.int64)
+    inner[-1] = starts[-1]
+    data = np.zeros(max(int(starts[-1]), 1), np.uint8)
+    present = np.full(max(int(outer[-1]), 1), 7, np.uint8)
+    launch(outer, starts, inner, data, 1, present)
+    raw = data.tobytes()
+    got = [[raw[inner[j]:inner[j + 1]].decode() if present[j] else None
+            for j in range(outer[i], outer[i + 1])] for i in range(n)]
+    assert set(present[:outer[-1]].tolist()) <= {0, 1}
+    assert got == maybe_words(ckernels.array(strings)).tolist()
