@@ -111,6 +111,11 @@ class DeviceVarArray:
         if not _element_ok(element):
             raise NotSupportedError(f"DeviceVarArray: element type {element} (strings and "
                                     "var dims of numbers, bools or strings only)")
+        if str(element).startswith("var *") and \
+                element.element.is_option != _is_option_child(values):
+            raise InvalidArgumentError(f"DeviceVarArray: {element} needs values "
+                                       f"{'with' if element.element.is_option else 'without'} "
+                                       "a validity bitmap (a DeviceOptionArray for var * ?T)")
         self._ctx = ctx
         self._element = element
         self._length = offsets.size - 1

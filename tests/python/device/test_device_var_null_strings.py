@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import ckernels
 from ckernels.device.nulls import DeviceOptionArray
 from ckernels.device.varlen import DeviceVarArray
-from ckernels.errors import NotSupportedError
+from ckernels.errors import InvalidArgumentError, NotSupportedError
 
 pa = pytest.importorskip("pyarrow")
 
@@ -127,6 +127,9 @@ def test_refusals_are_one_line(ctx):
     with pytest.raises(NotSupportedError) as e:
         ctx.array([[{"a": 1}, None]], type="1 * var * ?{a: int64}")
     assert "\n" not in str(e.value)
+    d = ctx.array(ROWS)
+    with pytest.raises(InvalidArgumentError, match="validity bitmap"):
+        DeviceVarArray(ctx, d.element, d.offsets, d.values.values)     # the bitmap left out
 
 
 text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6)
