@@ -12,7 +12,9 @@ consumer releases the last node.  Bools, one byte each on the device, are
 packed to Arrow's bits on the device first.
 
 It sits below the device array classes and knows them by their parts: an
-array with ``offsets`` and ``values`` is variable-length, any other is a
+array with ``validity`` and ``bit_offset`` is an option array (``?T``: its
+values' node with the bitmap as buffer 0 -- the child of ``var * ?T``), one
+with ``offsets`` and ``values`` is variable-length, any other is a
 :class:`~ckernels.device.base.DeviceArrayBase` of numbers.
 """
 
@@ -34,9 +36,19 @@ def _is_varlen(x) -> bool:
     return hasattr(x, "offsets") and hasattr(x, "values")
 
 
+def _is_option(x) -> bool:
+    return hasattr(x, "validity") and hasattr(x, "bit_offset")
+
+
 def node_of(x, buffer_of, keep: list):
     """A ``ck_arrow_node`` (cffi-owned, kept in ``keep``) for the device array
     ``x``; ``buffer_of(device_array)`` gives a buffer pointer."""
+    if _is_option(x):
+        # ?T: the values' node, the validity bitmap (at bit 0) as buffer 0
+        node = node_of(x.values, buffer_of, keep)
+        node.buffers[0] = buffer_of(x.arrow_bitmap())
+        node.null_count = x.null_count
+        return node
     node = ffi.new("ck_arrow_node *")
     keep.append(node)
     if _is_varlen(x):

@@ -56,7 +56,7 @@ def _launch():
     return launch
 
 
-__all__ = ["DeviceOptionArray", "upload", "host_option", "is_option_host", "combine", "validity_operands",
+__all__ = ["DeviceOptionArray", "upload", "upload_leaf", "host_option", "is_option_host", "combine", "validity_operands",
            "elementwise", "flat_values", "result_shape"]
 
 _UINT8 = dtypes.by_name["uint8"]
@@ -204,6 +204,15 @@ class DeviceOptionArray:
         n, b = self.size, self._bit_offset
         raw = self._bits[:_nbytes(b, n)].get() if n else np.zeros(0, np.uint8)
         return np.unpackbits(raw, bitorder="little")[b:b + n].astype(bool)
+
+    def arrow_bitmap(self) -> DeviceArray:
+        """The validity bitmap from bit 0 (what Arrow's export hands out: the
+        values start at element 0): :attr:`validity` itself at bit offset 0,
+        else moved there on the device (:func:`combine`)."""
+        if self._bit_offset == 0:
+            return self._bits
+        return combine(self.context, [(self._bits, self._bit_offset)], self.size,
+                       force=True)[0]
 
     def is_valid(self) -> np.ndarray:
         """A host bool array: True where a value is present."""
@@ -401,14 +410,7 @@ class DeviceOptionArray:
         schema = _varlen._schema_of(_t.option(self.value_type))
         try:
             _arrow_dev.check_export_args(requested_schema, kwargs, schema)
-            node, keep = _arrow_dev.device_node(self._values)
-            bits, off = self._bits, self._bit_offset
-            if off:
-                bits, off = combine(self.context, [(bits, off)], self.size, force=True)
-            bnode, bkeep = _arrow_dev.device_node(bits)
-            keep += bkeep
-            node.buffers[0] = bnode.buffers[1]
-            node.null_count = self.null_count
+            node, keep = _arrow_dev.device_node(self)
         except BaseException:
             if schema.release != ffi.NULL:
                 schema.release(schema)
@@ -454,8 +456,15 @@ DeviceOptionArray.__hash__ = None
 
 # ------------------------------------------------------------------ upload --
 def is_option_host(obj) -> bool:
-    """Whether ``obj`` is a host ``ckernels.Array`` whose elements are ``?T``."""
-    return isinstance(obj, Array) and obj.type.dtype.is_option
+    """Whether ``obj`` is a host ``ckernels.Array`` whose elements are ``?T``
+    under fixed dims (``N * var * ?T`` is a var-dim array with an option
+    child: :mod:`.varlen`)."""
+    return isinstance(obj, Array) and obj.type.dtype.is_option and \
+        not _has_var(obj.type)
+
+
+def _has_var(t: _t.Type) -> bool:
+    return "var" in str(t)
 
 
 def host_option(obj, type=None):
@@ -465,7 +474,7 @@ def host_option(obj, type=None):
     with ``None``; a list with ``None``; ``type`` an option type), else None."""
     if type is not None:
         t = type if isinstance(type, _t.Type) else _t.Type(type)
-        if not t.dtype.is_option:
+        if not t.dtype.is_option or _has_var(t):
             return None
         return obj if isinstance(obj, Array) and obj.type == t else _host_array(obj, type=t)
     if isinstance(obj, Array):
@@ -522,20 +531,36 @@ def upload(ctx, host: Array) -> DeviceOptionArray:
                                         "its elements")
             schema, arr = schema.children[0], arr.children[0]
             n, off = n * k, off * k + int(arr.offset)
-        values = _varlen._upload_node(ctx, vt, schema, arr, off, n, nulls_ok=True)
-        if arr.buffers[0] == ffi.NULL or arr.null_count == 0:
-            raw = np.full(max(_nbytes(0, n), 1), 0xFF, np.uint8)
-            bit, count = 0, 0
-        else:
-            raw = _varlen._host_view(arr.buffers[0], np.uint8, off // 8, _nbytes(off % 8, n))
-            bit, count = off % 8, (int(arr.null_count) if arr.null_count >= 0 else None)
-            if raw.size == 0:
-                raw = np.zeros(1, np.uint8)
-        bits = DeviceArray.from_host(ctx, raw)
+        flat = upload_leaf(ctx, vt, schema, arr, off, n)
     finally:
         top_arr.release(top_arr)
         top_schema.release(top_schema)
-    return DeviceOptionArray(values, bits, bit, count, host.shape)
+    return DeviceOptionArray(flat._values, flat._bits, flat._bit_offset, flat._null_count,
+                             host.shape)
+
+
+def upload_leaf(ctx, vt: _t.Type, schema, arr, off: int, n: int) -> DeviceOptionArray:
+    """The one-dim :class:`DeviceOptionArray` of ``n`` elements of ``?vt``
+    from element ``off`` of an exported Arrow node (a nullable ``vt``
+    node): the values as a non-option upload writes them, the bitmap's
+    bytes covering the elements in one write at the export's bit offset
+    (0..7; all valid without a bitmap).  The leaf of :func:`upload` and the
+    option child of ``var * ?T`` (``varlen.upload(..., option_leaf=)``)."""
+    if not (str(vt) == "string" or (vt.is_builtin and vt.to_numpy_dtype().kind in "biuf")):
+        raise NotSupportedError(f"Context.array: ?{vt} cannot live on a {ctx.kind} device "
+                                "(options of numbers, bools and strings)")
+    values = _varlen._upload_node(ctx, vt, schema, arr, off, n, nulls_ok=True)
+    if arr.buffers[0] == ffi.NULL or arr.null_count == 0:
+        raw = np.full(max(_nbytes(0, n), 1), 0xFF, np.uint8)
+        bit, count = 0, 0
+    else:
+        raw = _varlen._host_view(arr.buffers[0], np.uint8, off // 8, _nbytes(off % 8, n))
+        whole = off == int(arr.offset) and n == int(arr.length)   # else counted when asked
+        bit, count = off % 8, (int(arr.null_count) if arr.null_count >= 0 and whole else None)
+        if raw.size == 0:
+            raw = np.zeros(1, np.uint8)
+    bits = DeviceArray.from_host(ctx, raw)
+    return DeviceOptionArray(values, bits, bit, count)
 
 
 # ------------------------------------------------------- result validity --

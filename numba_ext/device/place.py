@@ -108,7 +108,8 @@ class Context(ContextHandle):
                     return _host_array(np.asarray(obj, dtype=t.to_numpy_dtype()))
             return _host_array(obj, type=type)
         if isinstance(obj, _varlen.DeviceVarArray):
-            return obj.copy() if obj.context == self else _varlen.upload(self, obj.to_host())
+            return obj.copy() if obj.context == self else \
+                _varlen.upload(self, obj.to_host(), option_leaf=_nulls.upload_leaf)
         if isinstance(obj, _nulls.DeviceOptionArray) and obj.context == self and type is None:
             return obj.copy()
         _refuse_dictionary(obj, self.kind)
@@ -120,7 +121,7 @@ class Context(ContextHandle):
             return _nulls.upload(self, host_option)
         host_varlen = _varlen.host_varlen(obj, type)    # strings, var dims: Arrow's layout
         if host_varlen is not None:
-            return _varlen.upload(self, host_varlen)
+            return _varlen.upload(self, host_varlen, option_leaf=_nulls.upload_leaf)
         if not isinstance(obj, DeviceArray):
             shared = _adopt(self, obj)          # another library's device array
             if shared is not None:

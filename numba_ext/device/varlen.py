@@ -12,7 +12,14 @@ keeps them (``docs/device-code.md``, the device string model):
   the elements of every row one after the other -- a :class:`DeviceArray`
   of ``T`` for numbers and bools (bools one byte each on the device), or
   another :class:`DeviceVarArray` for ``var * string`` and
-  ``var * var * T`` (Arrow's ``large_list``).
+  ``var * var * T`` (Arrow's ``large_list``);
+* ``N * var * ?T`` (``T`` a string, number or bool): the same offsets, and
+  :attr:`~DeviceVarArray.values` a
+  :class:`~ckernels.device.nulls.DeviceOptionArray` -- the items and the
+  child's validity bitmap in a device buffer (Arrow's list of a nullable
+  child; a null item is a slot of length 0 under a 0 bit).  The option
+  child is the one device ``?T`` array there is: its bitmap, bit offset,
+  slicing and export are its own.
 
 Each buffer is a device array of its own, in its own device allocation at
 offset 0 (a memblock of the context: :class:`ckernels.context.buffer.Buffer`),
@@ -43,6 +50,7 @@ from .._native import check, ffi, lib
 from ..errors import CKIndexError, InvalidArgumentError, NotSupportedError
 from ..host.array import Array
 from ..host.array import array as _host_array
+from ..host.array import asarray as _host_asarray
 from ..host.arrow import is_arrow
 from ..memory import release_callback
 from . import arrow as _arrow_dev
@@ -63,15 +71,27 @@ def is_varlen_type(t: _t.Type) -> bool:
     return s == "string" or s.startswith("var *")
 
 
+def _leaf_ok(t: _t.Type) -> bool:
+    # a number or bool: one device element each
+    return str(t) != "string" and t.is_builtin and t.to_numpy_dtype().kind in "biuf"
+
+
 def _element_ok(t: _t.Type) -> bool:
     s = str(t)
     if s == "string":
         return True
     if s.startswith("var *"):
         e = t.element
-        return _element_ok(e) or (str(e) != "string" and e.is_builtin and
-                                  e.to_numpy_dtype().kind in "biuf")
+        if e.is_option:       # var * ?T: an option child of strings, numbers or bools
+            v = e.value_type
+            return str(v) == "string" or _leaf_ok(v)
+        return _element_ok(e) or _leaf_ok(e)
     return False
+
+
+def _is_option_child(x) -> bool:
+    # a DeviceOptionArray (known by its parts: device.nulls sits beside this module)
+    return hasattr(x, "validity") and hasattr(x, "bit_offset")
 
 
 class DeviceVarArray:
@@ -91,6 +111,11 @@ class DeviceVarArray:
         if not _element_ok(element):
             raise NotSupportedError(f"DeviceVarArray: element type {element} (strings and "
                                     "var dims of numbers, bools or strings only)")
+        if str(element).startswith("var *") and \
+                element.element.is_option != _is_option_child(values):
+            raise InvalidArgumentError(f"DeviceVarArray: {element} needs values "
+                                       f"{'with' if element.element.is_option else 'without'} "
+                                       "a validity bitmap (a DeviceOptionArray for var * ?T)")
         self._ctx = ctx
         self._element = element
         self._length = offsets.size - 1
@@ -113,8 +138,16 @@ class DeviceVarArray:
     def values(self):
         """The data: UTF-8 bytes (uint8) for strings, the row elements for var
         dims (a :class:`DeviceArray`, or a :class:`DeviceVarArray` when they
-        vary in length too)."""
+        vary in length too, or a :class:`~ckernels.device.nulls.DeviceOptionArray`
+        for ``var * ?T``: the items and their validity bitmap)."""
         return self._values
+
+    @property
+    def null_items(self) -> int:
+        """The number of null items of a ``var * ?T`` array (0 for other
+        element types): counted from the child's bitmap."""
+        v = self._values
+        return v.null_count if _is_option_child(v) else 0
 
     @property
     def element(self) -> _t.Type:
@@ -180,7 +213,7 @@ class DeviceVarArray:
             return self
         if not ctx.is_device:
             return self.to_host()
-        return upload(ctx, self.to_host())
+        return ctx.array(self.to_host())
 
     def copy(self) -> "DeviceVarArray":
         """A device-side copy (each buffer copied on the device)."""
@@ -224,8 +257,12 @@ class DeviceVarArray:
 
     # ---- display -------------------------------------------------------------------
     def __repr__(self) -> str:
+        nulls = ""
+        if _is_option_child(self._values):
+            k = self._values.null_count
+            nulls = f", {k} null item{'' if k == 1 else 's'}"
         return (f"<ckernels.DeviceArray {self.type} ({self._length},) on "
-                f"{self._ctx.brief}>")
+                f"{self._ctx.brief}{nulls}>")
 
     def __str__(self) -> str:
         if self._length <= 10:
@@ -313,8 +350,8 @@ def host_varlen(obj, type=None):
         return obj if _holds_varlen(obj.type) else None
     if isinstance(obj, (DeviceArray, DeviceVarArray)):   # Arrow producers, not host data
         return None
-    if is_arrow(obj):
-        h = _host_array(obj)
+    if is_arrow(obj):      # zero-copy on the host: the upload is the one copy
+        h = _host_asarray(obj)
         return h if _holds_varlen(h.type) else None
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind not in "UTO":
@@ -338,15 +375,21 @@ def _holds_varlen(t: _t.Type) -> bool:
     return "string" in s or "var" in s
 
 
-def upload(ctx, host: Array) -> DeviceVarArray:
+def upload(ctx, host: Array, option_leaf=None) -> DeviceVarArray:
     """A :class:`DeviceVarArray` of ``ctx`` holding a copy of ``host`` (``N *
     string`` or ``N * var * T``): exported by the C core (text shared),
-    offsets and values written in one write each."""
+    offsets and values written in one write each.  ``N * var * ?T`` needs
+    ``option_leaf`` (:func:`ckernels.device.nulls.upload_leaf`, which makes
+    the option child: items and bitmap)."""
     t = host.type
     element = t.element if t.is_dim and not str(t).startswith("var") else None
     if element is None or (element.is_dim and not str(element).startswith("var")):
         raise NotSupportedError(f"Context.array: {t} on a {ctx.kind} device (strings and "
                                 "var dims with one outer dim only: N * string, N * var * T)")
+    if element.is_option:
+        raise NotSupportedError(f"Context.array: {t} on a {ctx.kind} device (null rows, "
+                                f"{element}, stay on the host; items of var dims may be "
+                                "null: N * var * ?T)")
     if not _element_ok(element):
         raise NotSupportedError(f"Context.array: element type {element} cannot live on a "
                                 f"{ctx.kind} device (strings and var dims of numbers, bools "
@@ -355,7 +398,8 @@ def upload(ctx, host: Array) -> DeviceVarArray:
     arr = ffi.new("struct ArrowArray *")
     check(lib.ck_arrow_export(host._a, ffi.NULL, schema, arr))
     try:
-        return _upload_node(ctx, element, schema, arr, arr.offset, arr.length)
+        return _upload_node(ctx, element, schema, arr, arr.offset, arr.length,
+                            option_leaf=option_leaf)
     finally:
         arr.release(arr)
         schema.release(schema)
@@ -370,10 +414,16 @@ def _host_view(ptr, dtype, start: int, count: int) -> np.ndarray:
 
 
 def _upload_node(ctx, element: _t.Type, schema, arr, offset: int, length: int,
-                 nulls_ok: bool = False):
+                 nulls_ok: bool = False, option_leaf=None):
     """The device array of ``length`` elements of ``element`` from ``offset``
     of an exported Arrow node (``nulls_ok``: the caller uploads its bitmap,
-    :mod:`ckernels.device.nulls`)."""
+    :mod:`ckernels.device.nulls`; ``option_leaf(ctx, T, schema, arr, offset,
+    length)`` makes the device array of an option element ``?T``)."""
+    if element.is_option:
+        if option_leaf is None:
+            raise NotSupportedError(f"Context.array: {element} items here (upload through "
+                                    "Context.array)")
+        return option_leaf(ctx, element.value_type, schema, arr, offset, length)
     if arr.null_count != 0 and not nulls_ok:
         raise NotSupportedError("Context.array: null values cannot go to a device yet")
     fmt = ffi.string(schema.format)
@@ -397,7 +447,7 @@ def _upload_node(ctx, element: _t.Type, schema, arr, offset: int, length: int,
     else:
         child = arr.children[0]
         values = _upload_node(ctx, element.element, schema.children[0], child,
-                              child.offset + lo, hi - lo)
+                              child.offset + lo, hi - lo, option_leaf=option_leaf)
     return DeviceVarArray(ctx, element, dev_offsets, values)
 
 

@@ -233,7 +233,14 @@ def _varlen_buffers(d, name="", out=None):
     array, outermost first (``offsets``, ``values``, ``values.offsets``, ...)."""
     out = [] if out is None else out
     out.append((name + "offsets", d.offsets))
-    if hasattr(d.values, "offsets"):
+    v = d.values
+    if hasattr(v, "validity"):        # var * ?T: the option child's bitmap, then its values
+        out.append((name + f"values.validity (bit offset {v.bit_offset})", v.validity))
+        if hasattr(v.values, "offsets"):
+            _varlen_buffers(v.values, name + "values.", out)
+        else:
+            out.append((name + "values.values", v.values))
+    elif hasattr(d.values, "offsets"):
         _varlen_buffers(d.values, name + "values.", out)
     else:
         out.append((name + ("data (UTF-8)" if str(d.element) == "string" else "values"),
@@ -244,6 +251,9 @@ def _varlen_buffers(d, name="", out=None):
 def _varlen_rows(d):
     rows = [("type", d.type), ("layout", "Arrow: int64 offsets + values, one device "
              "allocation per buffer"), ("context", d.context.describe())]
+    if hasattr(d.values, "validity"):
+        rows.append(("null items", f"{d.values.null_count} of {len(d.values)} (Arrow's list "
+                     "of a nullable child: a null item is a 0 bit)"))
     for name, b in _varlen_buffers(d):
         rows.append((name, f"{b.size} x {b.dtype}, {b.nbytes} bytes"))
     rows.append(("values", "on the device: .get() copies them to the host"))

@@ -72,12 +72,13 @@ def wants(kernel=None, comp=None) -> bool:
 def _element(comp, kernel):
     ret = comp.sig.ret
     c = _dims.core(ret)
-    if c.ndim != 1 or c.dtype == "string" or element_type(c.dtype).kind not in "biuf":
+    if c.ndim != 1 or c.dtype == "string" or c.dtype.startswith("?") or \
+            element_type(c.dtype).kind not in "biuf":
         code = kernel.py_func.__code__
         where = f" at {code.co_filename}:{code.co_firstlineno}"
         raise NotSupportedError(f"{kernel.__name__}: {comp.sig.text}: a {ret} result on a device is not "
                                 f"supported{where} (var * T of numbers or bools and "
-                                "var * string results are built on devices; .get() the "
+                                "var * string and var * ?string results are built on devices; .get() the "
                                 "arguments for others)")
     return c.dtype
 

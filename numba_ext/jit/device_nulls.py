@@ -59,6 +59,12 @@ def call(kernel, args, out=None):
     function has null-aware signatures; NotImplemented when neither applies
     (a plain call)."""
     fname = kernel.__name__
+    if any(isinstance(a, DeviceOptionArray) for a in args) and kernel._compiled and all(
+            c.sig.ret in ("var * string", "var * ?string") for c in kernel._compiled.values()):
+        raise NotSupportedError(
+            f"{fname}: rows of strings from option device arrays{_where(kernel)} (a null "
+            "input row would be a null row, ?var, which devices do not build: fill_null() "
+            "the arguments, or .get() them and run on the CPU)")
     from . import device_null_strings as _dns
     if _dns.wants(kernel, args):       # strings meet nulls: ?string arguments, results
         res = _dns.call(kernel, args, out)

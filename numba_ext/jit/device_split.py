@@ -15,6 +15,14 @@ strings:
    start into the strings' offsets (at the row's first piece) and its bytes
    into the data buffer.
 
+A ``var * ?string`` signature (``out.append(None)``, ``return [None if w ==
+"x" else w for w in s.split()]``) runs the same kernel; its row is a
+``ck_srow_t`` with presence bytes: the writing pass also writes, per string,
+1 (a value) or 0 (``None``: a slot of length 0), and one small kernel packs
+them into Arrow's bitmap (``device_null_strings``' packing, the one of
+``?string`` results).  The result's values are then a
+:class:`~ckernels.device.nulls.DeviceOptionArray` of the strings.
+
 One kernel, one program build (the pass is an argument); the function comes
 from the one emitter.  Errors raised by the function come back from the
 sizing pass as on the CPU.
@@ -28,6 +36,7 @@ from ..context.device_program import KERNEL_NAME, element_offsets, error_return,
     kernel_parameters
 from ..device import launch
 from ..device.array import DeviceArray
+from ..device.nulls import DeviceOptionArray
 from ..device.varlen import DeviceVarArray
 from ..errors import NotSupportedError
 from .. import types as _t
@@ -35,12 +44,15 @@ from . import device_var as _dv
 from .c_emit import EmittedKernel
 from .c_emit import string_results as _results
 from .c_emit import strings as _strings
+from .device_null_strings import _pack
 from .device_strings import _scan, scratch_of
 from .signature import element_type
 
-__all__ = ["call", "source", "RESULT"]
+__all__ = ["call", "source", "RESULT", "RESULTS"]
 
 RESULT = "var * string"
+#: the results built here: rows of strings, rows of optional strings
+RESULTS = (RESULT, "var * ?string")
 _INT64 = element_type("int64")
 _UINT8 = element_type("uint8")
 _INT32 = element_type("int32")
@@ -60,6 +72,8 @@ class _Layout(_dv.VarLayout):
         #: the function appends to an output parameter (``out.append(s)``)
         #: instead of returning a list
         self.appends = kernel._out_param is not None
+        #: a ``var * ?string`` result: items may be None (presence bytes)
+        self.option = sig.ret == RESULTS[1]
         self.string_result = False
         self.optional, self.ret_optional = (False,) * len(self.rows), False
         self.dtypes = tuple(_UINT8 if r in ("string", _dv._STRLIST) else
@@ -76,19 +90,28 @@ class _Layout(_dv.VarLayout):
         from .._numba.varstrings import var_string_builder_type
         nb, _ = super().numba_types()
         if self.appends:
-            return nb + (var_string_builder_type,), None
+            return nb + (self.builder(),), None
         return nb, types.List(types.unicode_type)
+
+    def builder(self):
+        """The Numba type of the row's output parameter: the CPU's builder
+        of the same result (``out.append(None)`` types with a ``var *
+        ?string`` one)."""
+        from .._numba.varstrings import var_string_builder_type
+        if self.option:
+            from .cpu_dims_results import var_option_builder
+            return var_option_builder("?string")
+        return var_string_builder_type
 
 
 def _program(tgt, kernel, comp):
-    from .._numba.varstrings import var_string_builder_type
     layout = _Layout(kernel, comp)
     nb_args, nb_ret = layout.numba_types()
     prog = EmittedKernel(tgt.dialect, kernel.error_model)
     if not layout.appends:
         # a list the function builds and returns is the row (jit.c_emit.out_lists);
         # typed as Numba infers it (a list of ?str items, say: appended as strings)
-        prog.out_list = (kernel.py_func, var_string_builder_type)
+        prog.out_list = (kernel.py_func, layout.builder())
         nb_ret = None
     prog.entry = prog.function(kernel.py_func, nb_args, nb_ret)
     if prog.entry.out_list is None and not layout.appends and \
@@ -106,10 +129,17 @@ _EXTRA = ((_INT64, False), (_INT64, False), (_UINT8, False), (_INT32, True))
 #: then, for a function storing built text: the scratch buffer and per row
 #: its scratch length / offset
 _SCRATCH = ((_UINT8, False), (_INT64, False))
+#: then, for a ``var * ?string`` result: per string its presence byte
+_PRESENT = ((_UINT8, False),)
 
 
-def _extra(prog) -> tuple:
-    return _EXTRA + (_SCRATCH if scratch_of(prog) else ())
+def _extra(prog, layout) -> tuple:
+    return _EXTRA + (_SCRATCH if scratch_of(prog) else ()) + \
+        (_PRESENT if layout.option else ())
+
+
+def _present_index(prog, n_in) -> int:
+    return n_in + 4 + (2 if scratch_of(prog) else 0)
 
 
 def _kernel(prog: EmittedKernel, layout, inputs) -> str:
@@ -117,7 +147,7 @@ def _kernel(prog: EmittedKernel, layout, inputs) -> str:
     fe = prog.entry
     i64, u8, i32 = d.int64, d.uint8, d.int32
     n_in = len(inputs)
-    params, arrays = kernel_parameters(d, tuple(inputs) + _extra(prog))
+    params, arrays = kernel_parameters(d, tuple(inputs) + _extra(prog, layout))
     lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(params)})", "{"]
     lines += element_offsets(d, arrays)
     cargs = _dv.row_arguments(prog, layout, inputs, lines)
@@ -125,7 +155,9 @@ def _kernel(prog: EmittedKernel, layout, inputs) -> str:
     nb, no, nd, nm = n_in, n_in + 1, n_in + 2, n_in + 3
     it, st = _strings.ITER_T, _strings.STR_T
     if layout.appends:
-        return "\n".join(lines + _append_body(prog, cargs, n_in)) + "\n"
+        return "\n".join(lines + _append_body(prog, layout, cargs, n_in)) + "\n"
+    np_ = _present_index(prog, n_in)
+    mark = "      ck_p[k] = 1;" if layout.option else ""
     lines += [f"  int ck_mode = ck_in{nm}_val;",
               f"  {pi}ck_cnt = ({pi})(ck_out + o_out);",
               f"  {pi}ck_byt = ({pi})(ck_in{nb} + o_in{nb});",
@@ -140,8 +172,9 @@ def _kernel(prog: EmittedKernel, layout, inputs) -> str:
               "  } else {",
               f"    {pi}ck_o = ({pi})(ck_in{no} + o_in{no});",
               f"    {w}ck_d = ({w})(ck_in{nd} + o_in{nd});",
-              f"    {i64} k = *ck_cnt, at = *ck_byt;",
-              "    while (ck_strlist_next(&ck_it, &ck_s)) {",
+              f"    {i64} k = *ck_cnt, at = *ck_byt;"] + (
+              [f"    {w}ck_p = ({w})(ck_in{np_} + o_in{np_});"] if layout.option else []) + [
+              "    while (ck_strlist_next(&ck_it, &ck_s)) {"] + ([mark] if mark else []) + [
               f"      ck_o[k++] = at;",
               f"      for ({i64} j = 0; j < ck_s.n; j++) ck_d[at + j] = ck_s.p[j];",
               "      at += ck_s.n;",
@@ -151,10 +184,11 @@ def _kernel(prog: EmittedKernel, layout, inputs) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _append_body(prog, cargs, n_in) -> list[str]:
+def _append_body(prog, layout, cargs, n_in) -> list[str]:
     """The kernel's body when the function appends to its output parameter
     (``ck_srow_t``, :mod:`ckernels.jit.c_emit.arena`): the sizing pass counts,
-    the writing pass writes from the row's first string and byte."""
+    the writing pass writes from the row's first string and byte (and, for
+    ``var * ?string``, each string's presence byte)."""
     from .c_emit.arena import SROW_T
     d = prog.dialect
     fe = prog.entry
@@ -169,6 +203,11 @@ def _append_body(prog, cargs, n_in) -> list[str]:
              f"  ck_row.o = ({pi})(ck_in{no} + o_in{no}); ck_row.d = ({w})(ck_in{nd} + o_in{nd});",
              "  if (ck_mode) { ck_row.cnt = *ck_cnt; ck_row.at = *ck_byt; }",
              "  ck_row.c0 = ck_row.cnt; ck_row.a0 = ck_row.at;"]
+    if layout.option:
+        k = _present_index(prog, n_in)
+        lines.append(f"  ck_row.pr = ({w})(ck_in{k} + o_in{k});")
+    else:
+        lines.append("  ck_row.pr = 0;")
     cargs = cargs + ["&ck_row"]
     if fe.builds_rows:      # built text: the sinks of jit.c_emit.string_results
         sk = _results.SINK_T
@@ -190,8 +229,8 @@ def _append_body(prog, cargs, n_in) -> list[str]:
 
 
 def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:
-    """The program of one ``var * string`` signature for ``tgt`` (its kernel
-    runs both passes)."""
+    """The program of one ``var * string`` or ``var * ?string`` signature
+    for ``tgt`` (its kernel runs both passes)."""
     prog, layout = emitted if emitted is not None else _program(tgt, kernel, comp)
     if inputs is None:
         inputs = layout.inputs([False] * len(layout.rows))
@@ -200,22 +239,24 @@ def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:
 
 def _select(kernel, args):
     for comp in kernel._compiled.values():
-        if comp.sig.ret == RESULT and len(comp.sig.args) == len(args) and \
+        if comp.sig.ret in RESULTS and len(comp.sig.args) == len(args) and \
                 _dv.row_args_fit(args, comp.sig.args, string_scalars=False):
             return comp
     return None
 
 
 def call(kernel, args, out=None):
-    """``kernel(*args)`` with a ``var * string`` result: a
-    :class:`DeviceVarArray` of rows of strings, one per row of the device
-    arguments; None when no such signature fits."""
+    """``kernel(*args)`` with a ``var * string`` (``var * ?string``) result:
+    a :class:`DeviceVarArray` of rows of strings (with an option child:
+    strings and their bitmap), one per row of the device arguments; None
+    when no such signature fits."""
     fname = kernel.__name__
     comp = _select(kernel, args)
     if comp is None:
         return None
-    ctx, tgt, per, prog, layout = _dv.row_call_start(kernel, comp, args, out, fname, RESULT,
-                                                     with_ret=False, make=_program)
+    ctx, tgt, per, prog, layout = _dv.row_call_start(kernel, comp, args, out, fname,
+                                                     comp.sig.ret, with_ret=False,
+                                                     make=_program)
     n, operands, layouts, scalars = _dv.row_operands(args, fname)
     scratch = scratch_of(prog)
     key = ("split", n, tuple(layouts), tuple(scalars))
@@ -224,10 +265,11 @@ def call(kernel, args, out=None):
         inputs = layout.inputs(scalars)
         plan = launch.remember(per, key, launch.build_plan(
             ctx, source(tgt, kernel, comp, inputs, (prog, layout)), prog.errors, fname,
-            tgt.dialect.title, tuple(inputs) + _extra(prog),
-            operands + [0] * (6 if scratch else 4), np.int64,
+            tgt.dialect.title, tuple(inputs) + _extra(prog, layout),
+            operands + [0] * (len(_extra(prog, layout))), np.int64,
             operand_layouts=layouts + [((n,), (8,)), ((), ()), ((), ()), ((), ())] + (
-                [((), ()), ((n,), (8,))] if scratch else []),
+                [((), ()), ((n,), (8,))] if scratch else []) + (
+                [((), ())] if layout.option else []),
             out_layout=((n,), (8,))))
     outer = DeviceArray.empty(ctx, (n + 1,), np.int64)
     outer[n:] = 0
@@ -239,7 +281,9 @@ def call(kernel, args, out=None):
     if scratch:     # per row the bytes of its stored built text
         s_offs = DeviceArray.empty(ctx, (n + 1,), np.int64)
         s_offs[n:] = 0
-    plan(outer, operands + [starts, one64, one, 0] + ([one, s_offs] if scratch else []))
+    present = [one] if layout.option else []
+    plan(outer, operands + [starts, one64, one, 0] + ([one, s_offs] if scratch else []) +
+         present)
     count = _scan(outer, n)
     total = _scan(starts, n)
     if scratch:
@@ -248,7 +292,13 @@ def call(kernel, args, out=None):
     inner = DeviceArray.empty(ctx, (count + 1,), np.int64)
     inner[count:] = total
     data = DeviceArray.empty(ctx, (total,), np.uint8) if total else one
+    if layout.option:      # per string its presence byte, written by the writing pass
+        ok = DeviceArray.empty(ctx, (max(count, 1),), np.uint8)
+        present = [ok]
     if n:
-        plan(outer, operands + [starts, inner, data, 1] + ([s_data, s_offs] if scratch else []))
+        plan(outer, operands + [starts, inner, data, 1] + ([s_data, s_offs] if scratch else []) +
+             present)
     strings = DeviceVarArray(ctx, _t.Type("string"), inner, data if total else data[:0])
-    return DeviceVarArray(ctx, _t.Type(RESULT), outer, strings)
+    if layout.option:
+        strings = DeviceOptionArray(strings, _pack(ctx, ok, count), 0)
+    return DeviceVarArray(ctx, _t.Type(comp.sig.ret), outer, strings)

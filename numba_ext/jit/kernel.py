@@ -700,7 +700,7 @@ class JitKernel(NumpyUfunc, Pickling, _ufuncs.Function):
         if comp.sig.ret == "string":
             from . import device_strings     # string results: the sizing and writing programs
             return SourceCode(device_strings.source(tgt, self, comp), target)
-        if comp.sig.ret == "var * string":
+        if comp.sig.ret in ("var * string", "var * ?string"):
             from . import device_split       # rows of strings: the sizing and writing program
             return SourceCode(device_split.source(tgt, self, comp), target)
         from . import device_append

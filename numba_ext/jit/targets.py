@@ -60,8 +60,8 @@ def call(kernel, args, out=None):
         res = device_strings.call(kernel, args, out)
         if res is not None:
             return res
-    if any(c.sig.ret == "var * string" for c in kernel._compiled.values()):
-        from . import device_split   # rows of strings: sizing -> scans -> writing
+    if any(c.sig.ret in ("var * string", "var * ?string") for c in kernel._compiled.values()):
+        from . import device_split   # rows of (optional) strings: sizing -> scans -> writing
         res = device_split.call(kernel, args, out)
         if res is not None:
             return res

@@ -67,24 +67,39 @@ def _string_builder_type():
     return VarStringBuilderType
 
 
+def _option_builder_type():
+    from ..._numba.varoptions import VarOptionBuilderType
+    return VarOptionBuilderType
+
+
+def is_option_string_builder(t) -> bool:
+    """Whether ``t`` is the output parameter of a ``var * ?string`` result
+    (Numba's ``VarOptionBuilder`` of text): a ``ck_srow_t`` whose items have
+    presence bytes (``out.append(None)`` appends a null, a slot of length 0)."""
+    return isinstance(t, _option_builder_type()) and t.text
+
+
 SROW_T = "ck_srow_t"
 
 
 def is_string_builder(t) -> bool:
-    """Whether ``t`` is the output parameter of a ``var * string`` result."""
-    return isinstance(t, _string_builder_type())
+    """Whether ``t`` is the output parameter of a ``var * string`` or ``var *
+    ?string`` result (both rows are a ``ck_srow_t``)."""
+    return isinstance(t, _string_builder_type()) or is_option_string_builder(t)
 
 
 def _srow_c(fe) -> str:
     """``ck_srow_t``: a row of a ``var * string`` result being built (``w``:
     the writing pass; ``cnt``/``at``: strings and bytes so far, from the row's
     first string / byte in the writing pass, ``c0``/``a0`` the first; ``o``/``d``: the
-    strings' offsets and the data buffer)."""
+    strings' offsets and the data buffer; ``pr``: per string its presence
+    byte, written by a ``var * ?string`` row only)."""
     d = fe.d
     return (f"typedef struct {{ int w; {d.int64} c0; {d.int64} a0; {d.int64} cnt; "
             f"{d.int64} at; "
             f"{d.pointer(d.int64)}o; "
-            f"{d.pointer(d.uint8)}d; }} {SROW_T};\n")
+            f"{d.pointer(d.uint8)}d; "
+            f"{d.pointer(d.uint8)}pr; }} {SROW_T};\n")
 
 
 def c_type(fe, t) -> str | None:
@@ -119,7 +134,8 @@ def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
         recv = _receiver(fe, e.func)
         tk = fnty.typing_key
         name = tk[-1] if isinstance(tk, tuple) else str(tk).rsplit(".", 1)[-1]
-        what = "a var * string" if is_string_builder(fnty.this) else "a var"
+        what = ("a var * ?string" if is_option_string_builder(fnty.this) else
+                "a var * string" if is_string_builder(fnty.this) else "a var")
         if recv is None or name != "append" or len(e.args) != 1:
             raise fe.fail(f"'.{name}' of {what} result's output parameter (only "
                           "out.append(x) and len(out) on devices)", loc)
@@ -128,7 +144,7 @@ def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
             out.append(f"{dst} = 0;")
         return out
     if getattr(fnty, "typing_key", None) is len and len(e.args) == 1:
-        if isinstance(fe.tyof(e.args[0]), _string_builder_type()):
+        if is_string_builder(fe.tyof(e.args[0])):
             r = fe.use(e.args[0], loc)
             return [f"{dst} = ({fe.ct(tt)})({r}->cnt - {r}->c0);"]
         if is_builder(fe.tyof(e.args[0])):
@@ -141,7 +157,7 @@ def append_item(fe, row: str, builder, item, loc) -> list[str]:
     expression: the row state pointer) of the output parameter type
     ``builder``."""
     if is_string_builder(builder):
-        return _append_string(fe, row, item, loc)
+        return _append_string(fe, row, item, loc, is_option_string_builder(builder))
     el = _unlit(builder.dtype)
     x = fe.use_as(item, el, loc)
     if _is_bool(el):
@@ -149,20 +165,41 @@ def append_item(fe, row: str, builder, item, loc) -> list[str]:
     return [f"ck_arow_append_{_key(el)}({row}, {x});"]
 
 
-def _append_string(fe, r, item, loc) -> list[str]:
+def _append_string(fe, r, item, loc, option: bool = False) -> list[str]:
     """``out.append(s)`` of a ``var * string`` result: ``s`` a view (copied
     in the writing pass) or text built in the function (written straight
     into the row when built just before, else read from the scratch
-    buffer)."""
+    buffer).  With ``option`` (a ``var * ?string`` row) ``s`` may also be
+    ``None`` or an optional string: a null item is a slot of length 0 with
+    presence byte 0, any other item has presence byte 1."""
+    from numba.core import types
     from . import strings as _strings
-    if not _strings.is_str(fe.tyof(item)):
-        raise fe.fail(f"out.append() of a {fe.tyof(item)} to a var * string result", loc)
-    sp, p, n = _strings.operand(fe, item, loc, built_ok=True)
+    t = _unlit(fe.tyof(item))
     i64 = fe.d.int64
+    if option and isinstance(t, (types.NoneType, types.Omitted)):
+        return [f"{{ {SROW_T} *ck_r = {r};",
+                "  if (ck_r->w) { ck_r->o[ck_r->cnt] = ck_r->at; ck_r->pr[ck_r->cnt] = 0; }",
+                "  ck_r->cnt += 1; }"]
+    if option and isinstance(t, types.Optional) and _strings.is_str(t.type):
+        if fe.string_built(item):
+            raise fe.fail("out.append() of text built in the function that may be None, to "
+                          "a var * ?string result on a device (append None and the built "
+                          "text in separate branches)", loc)
+        v = fe.use(item, loc)
+        return [f"{{ {SROW_T} *ck_r = {r}; {i64} ck_n = {v}.ok ? {v}.v.n : 0;",
+                f"  if (ck_r->w) {{ ck_r->o[ck_r->cnt] = ck_r->at; ck_r->pr[ck_r->cnt] = {v}.ok;",
+                f"      for ({i64} ck_j = 0; ck_j < ck_n; ck_j++) ck_r->d[ck_r->at + ck_j] = "
+                f"({v}.v.p)[ck_j]; }}",
+                "  ck_r->cnt += 1; ck_r->at += ck_n; }"]
+    if not _strings.is_str(fe.tyof(item)):
+        what = "var * ?string" if option else "var * string"
+        raise fe.fail(f"out.append() of a {fe.tyof(item)} to a {what} result", loc)
+    sp, p, n = _strings.operand(fe, item, loc, built_ok=True)
     # text built into the row in place is not copied onto itself
     same = f"    if (({p}) != ck_r->d + ck_r->at)" if sp == "g" else "    "
+    mark = " ck_r->pr[ck_r->cnt] = 1;" if option else ""
     return [f"{{ {SROW_T} *ck_r = {r}; {i64} ck_n = {n};",
-            "  if (ck_r->w) { ck_r->o[ck_r->cnt] = ck_r->at;",
+            f"  if (ck_r->w) {{ ck_r->o[ck_r->cnt] = ck_r->at;{mark}",
             same,
             f"      for ({i64} ck_j = 0; ck_j < ck_n; ck_j++) ck_r->d[ck_r->at + ck_j] = "
             f"({p})[ck_j]; }}",
