@@ -182,8 +182,17 @@ def _plain_integer(nbtype, spec) -> bool:
     return spec is None and isinstance(t, types.Integer)
 
 
+#: 10**k for k in 0..19 (u64), the digit count's table
+_POW10 = b"".join((10 ** k).to_bytes(8, "little") for k in range(20))
+#: "00" .. "99": the digits are written two at a time
+_DIGIT_PAIRS = "".join(f"{k:02d}" for k in range(100)).encode()
+
+
 def _decimal(builder, nbtype, value):
-    """``(magnitude as u64, negative i1, byte count)`` of ``str(value)``."""
+    """``(magnitude as u64, negative i1, byte count)`` of ``str(value)``.
+    The digit count without a division or a chain of compares: ``t`` =
+    ``floor(log10(2) * (log2(m) + 1))`` from the leading zeros, less one when
+    ``m < 10**t`` (``m | 1``: 0 has one digit)."""
     t = types.unliteral(nbtype)
     if value.type.width < 64:
         value = builder.sext(value, _i64) if t.signed else builder.zext(value, _i64)
@@ -193,32 +202,64 @@ def _decimal(builder, nbtype, value):
         mag = builder.select(neg, builder.sub(zero, value), value)  # INT64_MIN: 2**63 as u64
     else:
         neg, mag = ir.Constant(_i1, 0), value
-    # digits: compare with 10, 100, ... (no division)
-    ndig = ir.Constant(_i64, 1)
-    for k in range(1, 20):
-        ndig = builder.add(ndig, builder.zext(
-            builder.icmp_unsigned(">=", mag, ir.Constant(_i64, 10 ** k)), _i64))
+    m1 = builder.or_(mag, ir.Constant(_i64, 1))
+    ctlz = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_i64, [_i64, _i1]),
+                                          "llvm.ctlz.i64")
+    bits = builder.sub(ir.Constant(_i64, 64), builder.call(ctlz, [m1, ir.Constant(_i1, 1)]))
+    tk = builder.lshr(builder.mul(bits, ir.Constant(_i64, 1233)), ir.Constant(_i64, 12))
+    table = builder.bitcast(_global_bytes(builder.module, _POW10, 8), _i64p)
+    below = builder.icmp_unsigned("<", m1, builder.load(builder.gep(table, [tk]), align=8))
+    ndig = builder.sub(builder.add(tk, ir.Constant(_i64, 1)), builder.zext(below, _i64))
     return mag, neg, builder.add(ndig, builder.zext(neg, _i64))
 
 
 def _write_decimal(builder, pos, mag, neg, n):
-    """Write the digits of ``mag`` (with '-' when ``neg``) in the ``n`` bytes at ``pos``."""
+    """Write the digits of ``mag`` (with '-' when ``neg``) in the ``n`` bytes
+    at ``pos``: two digits per step from the end ("00".."99"), the last one
+    alone."""
     with builder.if_then(neg):
         builder.store(ir.Constant(_i8, ord("-")), pos)
-    q = cgutils.alloca_once_value(builder, builder.gep(pos, [builder.sub(n, ir.Constant(_i64, 1))]))
-    u = cgutils.alloca_once_value(builder, mag)
-    ten = ir.Constant(_i64, 10)
-    loop = builder.append_basic_block("ck_digits")
+    pairs = _global_bytes(builder.module, _DIGIT_PAIRS, 2)
+    i16p = ir.IntType(16).as_pointer()
+    hundred = ir.Constant(_i64, 100)
+    end = builder.gep(pos, [n])
+    pre = builder.block
+    loop = builder.append_basic_block("ck_digits2")
+    tail = builder.append_basic_block("ck_digits_tail")
     done = builder.append_basic_block("ck_digits_done")
-    builder.branch(loop)
+    builder.cbranch(builder.icmp_unsigned(">=", mag, hundred), loop, tail)
     builder.position_at_end(loop)
-    v = builder.load(u)
-    d = builder.trunc(builder.urem(v, ten), _i8)
-    builder.store(builder.add(d, ir.Constant(_i8, ord("0"))), builder.load(q))
-    builder.store(builder.gep(builder.load(q), [ir.Constant(_i64, -1)]), q)
-    rest = builder.udiv(v, ten)
-    builder.store(rest, u)
-    builder.cbranch(builder.icmp_unsigned("!=", rest, ir.Constant(_i64, 0)), loop, done)
+    v = builder.phi(_i64)
+    q = builder.phi(_i8p)
+    v.add_incoming(mag, pre)
+    q.add_incoming(end, pre)
+    rest = builder.udiv(v, hundred)
+    two = builder.sub(v, builder.mul(rest, hundred))
+    src = builder.bitcast(builder.gep(pairs, [builder.shl(two, ir.Constant(_i64, 1))]), i16p)
+    q2 = builder.gep(q, [ir.Constant(_i64, -2)])
+    builder.store(builder.load(src, align=1), builder.bitcast(q2, i16p), align=1)
+    v.add_incoming(rest, loop)
+    q.add_incoming(q2, loop)
+    builder.cbranch(builder.icmp_unsigned(">=", rest, hundred), loop, tail)
+    builder.position_at_end(tail)
+    vt = builder.phi(_i64)
+    qt = builder.phi(_i8p)
+    vt.add_incoming(mag, pre)
+    qt.add_incoming(end, pre)
+    vt.add_incoming(rest, loop)
+    qt.add_incoming(q2, loop)
+    # 0..99 left: two digits when >= 10, else one
+    src = builder.bitcast(builder.gep(pairs, [builder.shl(vt, ir.Constant(_i64, 1))]), i16p)
+    two_left = builder.icmp_unsigned(">=", vt, ir.Constant(_i64, 10))
+    with builder.if_else(two_left) as (both, one):
+        with both:
+            builder.store(builder.load(src, align=1),
+                          builder.bitcast(builder.gep(qt, [ir.Constant(_i64, -2)]), i16p),
+                          align=1)
+        with one:
+            builder.store(builder.add(builder.trunc(vt, _i8), ir.Constant(_i8, ord("0"))),
+                          builder.gep(qt, [ir.Constant(_i64, -1)]))
+    builder.branch(done)
     builder.position_at_end(done)
 
 

@@ -154,6 +154,24 @@ def test_integer_widths_match_python(dt):
     assert uses_rope(widths, np.dtype(dt))
 
 
+def test_every_digit_count_boundary_matches_python():
+    """The digit count (leading zeros and a table of powers of ten) and the
+    two-digits-a-step writer at every 10**k - 1 / 10**k / 10**k + 1, both
+    signs, and random values of every magnitude."""
+    vals = {0, 1, -1}
+    for k in range(1, 19):
+        vals |= {10**k - 1, 10**k, 10**k + 1, -(10**k) + 1, -(10**k), -(10**k) - 1}
+    rng = np.random.default_rng(29)
+    vals |= {int(v) for v in rng.integers(I64.min, I64.max, 2000)}
+    vals |= {int(v) >> int(k) for v, k in zip(rng.integers(I64.min, I64.max, 2000),
+                                              rng.integers(0, 63, 2000))}
+    x = np.array(sorted(vals), dtype=np.int64)
+    assert label_f(x).tolist() == [f"item-{v}" for v in x.tolist()]
+    u = sorted({10**k + d for k in range(20) for d in (-1, 0, 1) if 0 <= 10**k + d <= U64.max}
+               | {int(U64.max)})
+    assert widths(np.array(u, dtype=np.uint64)).tolist() == [f"<{v}>" for v in u]
+
+
 def test_bool_matches_python():
     assert widths(np.array([True, False])).tolist() == ["<True>", "<False>"]
 
