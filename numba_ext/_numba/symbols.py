@@ -46,6 +46,7 @@ ASSUMED_LAYOUT = {
     ("ck_str_region", "lim"): (8, 8),
     ("ck_str_region", "made_b"): (16, 8),
     ("ck_str_region", "made_e"): (24, 8),
+    ("ck_str_region", "arena"): (32, 8),
 }
 
 #: offsets used by the code generators (derived from ASSUMED_LAYOUT)

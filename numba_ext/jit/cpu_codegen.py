@@ -224,30 +224,52 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
         res = imputils.fix_returning_optional(context, builder, user_sig, status, res)
         if store is not None:
             done = fail_status([(user_ret, res)])
+            # every store goes through the call's result region (``arena``
+            # is its address): no allocation call per element
             if store == "rope":
                 from .string_builder import pieces
                 emit_store(context, builder, arena, dst,
-                           pieces(rope_layout, context, builder, rope_type, res), done)
+                           pieces(rope_layout, context, builder, rope_type, res), done,
+                           region=True)
             elif store == "str":
-                emit_store(context, builder, arena, dst, [Piece("str", res)], done)
+                emit_store(context, builder, arena, dst, [Piece("str", res)], done,
+                           region=True)
             elif store == "view":
                 emit_store_view(context, builder, arena, dst, res, done)
             else:
-                emit_store_optional(context, builder, arena, dst, res, done)
+                emit_store_optional(context, builder, arena, dst, res, done, region=True)
             context.nrt.decref(builder, user_ret, res)
             return
         v = context.cast(builder, res, user_ret, nb_ret)
         context.pack_value(builder, nb_ret, v,
                            builder.bitcast(dst, context.get_data_type(nb_ret).as_pointer()))
     emit.frees_scratch = frees
-    # a view result is stored through the result region (the element code
+    # a string result is stored through the result region (the element code
     # gets its address as the arena), where the first case mapping or
-    # replace of an element may have written it already
-    emit.result_arena = store == "view"
+    # replace of an element may have written a view result already
+    emit.result_arena = store is not None
     emit.view_srcs = tuple(j for j, (e, t) in enumerate(zip(args, user_args))
                            if e.kind == "s" and is_view(t))
+    # the region's size hint: the bytes of the view arguments, and for a
+    # built string these bytes per element besides (its constants, a guess
+    # for each other piece; a region too large gives its end back)
+    emit.hint_per_element = 0 if store in (None, "view") else (
+        _rope_guess(rope_layout) if store == "rope" else _PIECE_GUESS)
     emit.inline = inline
     return emit
+
+
+#: bytes guessed for a piece of a built string whose length the code does
+#: not know before it runs (a number, a ``str`` value), for the region hint
+_PIECE_GUESS = 8
+
+
+def _rope_guess(layout) -> int:
+    """Bytes per element of a one-pass string of ``layout`` for the region
+    hint: its constants' bytes, :data:`_PIECE_GUESS` per other piece but
+    views (an argument's bytes: counted from the arguments)."""
+    return sum(len(e[1]) if e[0] == "const" else 0 if e[2] == "view" else _PIECE_GUESS
+               for e in layout)
 
 
 def direct_ok(user_sig, args, ret) -> bool:
@@ -317,6 +339,9 @@ def _emit_strided(module, name, emit, nsrc, dst_size, src_sizes, has_arena, aren
     if getattr(emit, "result_arena", False):
         # one region for the call, sized by the bytes of the string arguments
         hint = emit_text_bytes(builder, count, srcs, strides, getattr(emit, "view_srcs", ()))
+        per = getattr(emit, "hint_per_element", 0)
+        if per:
+            hint = builder.add(hint, builder.mul(count, ir.Constant(_i64, per)))
         arena = emit_result_arena(builder, arena, hint)
 
     contiguous = builder.icmp_signed("==", dst_stride, ir.Constant(_i64, dst_size))

@@ -11,8 +11,11 @@ libckernel's text functions (``ckernel/text.h``): no Numba compilation.
   arena in one pass from its *pieces*: constants (bytes in the code), Numba
   ``str`` values, numbers with or without a format spec, ``str`` values with
   a spec.  Every piece is measured (numbers are formatted into a small stack
-  buffer on the way), the lengths are summed, the arena makes one allocation
-  (``ck_pod_allocate``) and the pieces are written into it; the returned
+  buffer on the way; integers without a spec are counted inline and written
+  two digits at a time), the lengths are summed, the text takes the front of
+  the call's result region (a bump of its cursor: the entry points' stores;
+  ``ck_str_region_reserve`` when it is full) or one allocation of the arena
+  (``ck_pod_allocate``), and the pieces are written into it; the returned
   ``str`` of a function that is not a recognised concatenation is the store
   of one piece.
 * :func:`emit_format_str` -- one formatted value as a new Numba ``str`` (an
@@ -46,7 +49,8 @@ from .._numba.allocator import allocate
 from .._numba.stringtype import CkStringType, ck_string_type
 from .._numba.strings import store_str, store_string
 from .._numba.utf8 import borrow_utf8, memcpy
-from .string_views import REGION_MADE_B, REGION_MADE_E, emit_load_view, emit_store_view
+from .string_views import (REGION_ARENA, REGION_CUR, REGION_LIM, REGION_MADE_B,
+                           REGION_MADE_E, emit_load_view, emit_store_view)
 
 _i1 = ir.IntType(1)
 _i8 = ir.IntType(8)
@@ -77,6 +81,7 @@ SIGNATURES = {
     "ck_pod_allocate": ir.FunctionType(_i32, [_i8p, _i64, _i64, _i8p.as_pointer(),
                                               _i8p.as_pointer()]),
     "ck_set_error": ir.FunctionType(_i32, [_i32, _i8p]),
+    "ck_str_region_reserve": ir.FunctionType(_i32, [_i8p, _i64]),
 }
 
 
@@ -375,10 +380,18 @@ class Piece:
         return f"Piece({self.kind}, {self.nbtype}, spec={self.spec is not None})"
 
 
-def emit_store(context, builder, arena, dst, pieces, on_error):
+def emit_store(context, builder, arena, dst, pieces, on_error, region=False):
     """Write ``pieces`` (:class:`Piece`) as one string into ``arena`` (the
     ``ck_memblock *`` as i64, 0: none) and point the ``ck_string`` at ``dst``
-    (i8*) to it: measure, one allocation, write (see the module doc)."""
+    (i8*) to it: measure, one allocation, write (see the module doc).
+
+    With ``region``, ``arena`` is the address of the call's result region
+    (``ck_str_region``, :func:`~ckernels.jit.string_views.emit_result_arena`):
+    the text goes to the region's front, a bump of its cursor and no call
+    (``ck_str_region_reserve`` only when the region has no room); when the
+    element's made text (its first case mapping or ``replace``, written into
+    the region) is the region's last text, it is dead once the pieces are
+    written, and the new text moves down over it."""
     module = builder.module
     zero = ir.Constant(_i64, 0)
     total = ir.Constant(_i64, sum(len(p.value) for p in pieces if p.kind == "const"))
@@ -430,14 +443,17 @@ def emit_store(context, builder, arena, dst, pieces, on_error):
         on_error(builder, _set_error(builder, _status(CKOverflowError),
                                      "the string result is too long: the lengths of its "
                                      "pieces overflow 64 bits"))
-    with builder.if_then(builder.icmp_unsigned("==", arena, zero), likely=False):
-        on_error(builder, _set_error(builder, _status(CKValueError),
-                                     "a string result needs a destination arena"))
     bp = cgutils.alloca_once(builder, _i8p)
     ep = cgutils.alloca_once(builder, _i8p)
-    st = builder.call(_declare(module, "ck_pod_allocate"),
-                      [builder.inttoptr(arena, _i8p), total, ir.Constant(_i64, 1), bp, ep])
-    _check(builder, st, on_error)
+    if region:
+        rec, made_b, made_e = _region_take(builder, arena, total, bp, on_error)
+    else:
+        with builder.if_then(builder.icmp_unsigned("==", arena, zero), likely=False):
+            on_error(builder, _set_error(builder, _status(CKValueError),
+                                         "a string result needs a destination arena"))
+        st = builder.call(_declare(module, "ck_pod_allocate"),
+                          [builder.inttoptr(arena, _i8p), total, ir.Constant(_i64, 1), bp, ep])
+        _check(builder, st, on_error)
     pos = builder.load(bp)
     consts = b"".join(p.value for p, _, _ in plan if p.kind == "const")
     cbase = _global_bytes(module, consts) if consts else None
@@ -476,18 +492,76 @@ def emit_store(context, builder, arena, dst, pieces, on_error):
         else:
             _text_call(builder, extra, pos, n, spec, scratch)
         pos = builder.gep(pos, [n])
+    if region:
+        _region_done(builder, rec, made_b, made_e, total, bp, ep)
     d = builder.bitcast(dst, _i8p.as_pointer())
-    builder.store(builder.load(bp), d)
-    builder.store(builder.load(ep), builder.gep(d, [ir.Constant(_i32, 1)]))
+    # dst may be unaligned (strided arrays)
+    builder.store(builder.load(bp), d, align=1)
+    builder.store(builder.load(ep), builder.gep(d, [ir.Constant(_i32, 1)]), align=1)
 
 
-def emit_store_optional(context, builder, arena, dst, value, on_error):
+def _region_field(builder, rec, k):
+    return builder.gep(rec, [ir.Constant(_i32, k)])
+
+
+def _region_take(builder, region, total, bp, on_error):
+    """The front ``total`` bytes of the result region at ``region`` (i64) into
+    ``*bp``: inline when the region has room, else after
+    ``ck_str_region_reserve``.  Returns the record (i8**) and the element's
+    made text as it was (made_b, made_e; both NULL after a reserve: a made
+    text in the region closed stays there, even when the next region starts
+    right after it)."""
+    rec = builder.inttoptr(region, _i8p.as_pointer())
+    with builder.if_then(cgutils.is_null(builder, builder.load(
+            _region_field(builder, rec, REGION_ARENA))), likely=False):
+        on_error(builder, _set_error(builder, _status(CKValueError),
+                                     "a string result needs a destination arena"))
+    null = ir.Constant(_i8p, None)
+    made_b = cgutils.alloca_once_value(builder, builder.load(
+        _region_field(builder, rec, REGION_MADE_B)))
+    made_e = builder.load(_region_field(builder, rec, REGION_MADE_E))
+    cur = builder.load(_region_field(builder, rec, REGION_CUR))
+    lim = builder.load(_region_field(builder, rec, REGION_LIM))
+    room = builder.sub(builder.ptrtoint(lim, _i64), builder.ptrtoint(cur, _i64))
+    # strictly less: no region open (cur NULL) has no room for ""
+    with builder.if_else(builder.icmp_unsigned("<", total, room), likely=True) as (fits, full):
+        with fits:
+            builder.store(cur, bp)
+        with full:
+            st = builder.call(_declare(builder.module, "ck_str_region_reserve"),
+                              [builder.bitcast(rec, _i8p), total])
+            _check(builder, st, on_error)
+            builder.store(builder.load(_region_field(builder, rec, REGION_CUR)), bp)
+            builder.store(null, made_b)
+    return rec, builder.load(made_b), made_e
+
+
+def _region_done(builder, rec, made_b, made_e, total, bp, ep):
+    """After the pieces are written at ``*bp``: move them down over the
+    element's made text when that was the region's last text (the pieces
+    have read it), move the cursor past the text, end the element (no made
+    text), and set ``*ep``."""
+    pos = builder.load(bp)
+    over = builder.and_(cgutils.is_not_null(builder, made_b),
+                        builder.icmp_unsigned("==", made_e, pos))
+    with builder.if_then(over, likely=False):
+        cgutils.raw_memmove(builder, made_b, pos, total, 1)
+        builder.store(made_b, bp)
+    end = builder.gep(builder.load(bp), [total])
+    builder.store(end, ep)
+    builder.store(end, _region_field(builder, rec, REGION_CUR))
+    null = ir.Constant(_i8p, None)
+    builder.store(null, _region_field(builder, rec, REGION_MADE_B))
+    builder.store(null, _region_field(builder, rec, REGION_MADE_E))
+
+
+def emit_store_optional(context, builder, arena, dst, value, on_error, region=False):
     """Store an ``Optional(str)`` result: None is an error (CK_ERR_TYPE)."""
     opt = context.make_helper(builder, types.Optional(types.unicode_type), value=value)
     with builder.if_then(builder.not_(cgutils.as_bool_bit(builder, opt.valid)), likely=False):
         on_error(builder, _set_error(builder, _status(CKTypeError),
                                      "the function returned None for a string result"))
-    emit_store(context, builder, arena, dst, [Piece("str", opt.data)], on_error)
+    emit_store(context, builder, arena, dst, [Piece("str", opt.data)], on_error, region)
     return opt.data
 
 
@@ -660,7 +734,7 @@ def _region_arena(typingctx, region):
         null = ir.Constant(ir.IntType(8).as_pointer(), None)
         for k in (REGION_MADE_B, REGION_MADE_E):
             builder.store(null, builder.gep(rec, [ir.Constant(ir.IntType(32), k)]))
-        arena = builder.load(builder.gep(rec, [ir.Constant(ir.IntType(32), 4)]))
+        arena = builder.load(builder.gep(rec, [ir.Constant(ir.IntType(32), REGION_ARENA)]))
         return builder.ptrtoint(arena, ir.IntType(64))
     return types.int64(region), codegen
 

@@ -67,7 +67,7 @@ _ARENA_USERS = ("ck_str_arena", "ck_str_case", "ck_str_result_arena")
 
 #: ck_str_region's fields (ckernel/utf8.h; checked against the library's
 #: layout table by ckernels._numba.symbols)
-REGION_CUR, REGION_LIM, REGION_MADE_B, REGION_MADE_E = 0, 1, 2, 3
+REGION_CUR, REGION_LIM, REGION_MADE_B, REGION_MADE_E, REGION_ARENA = 0, 1, 2, 3, 4
 
 
 def _declare(module, name):
@@ -341,6 +341,7 @@ def outline_strings(module, name, emit, nsrc, args, ret):
     call.frees_scratch = getattr(emit, "frees_scratch", False)
     call.result_arena = getattr(emit, "result_arena", False)
     call.view_srcs = getattr(emit, "view_srcs", ())
+    call.hint_per_element = getattr(emit, "hint_per_element", 0)
     return call
 
 

@@ -474,6 +474,14 @@ CK_API ck_str_region *ck_str_result_region(ck_memblock *arena, int64_t hint);
 CK_API ck_status ck_str_region_store(ck_str_region *region, const char *b, const char *e,
                                      ck_string *dst);
 
+/* Make room for more than `n` bytes at the front of `region`
+ * (ck_str_result_region's): nothing when the open region has it, else a new
+ * region (the old one closed: what lies before its cur stays, the element's
+ * made text included).  The caller then writes its text at region->cur and
+ * moves cur past it.  What the entry points call when a string built in one
+ * pass (an f-string, a `+` chain) does not fit the open region. */
+CK_API ck_status ck_str_region_reserve(ck_str_region *region, int64_t n);
+
 /* The arena a method making an element's new text writes into: the result
  * arena while this element has made no text there yet (and no current
  * arena is set), else ck_str_arena's.  Borrowed. */

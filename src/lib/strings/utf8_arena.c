@@ -322,6 +322,25 @@ CK_API ck_str_region *ck_str_made_region(void) {
   return t->result != NULL && t->r.made_b == NULL && t->current == NULL ? &t->r : NULL;
 }
 
+CK_API ck_status ck_str_region_reserve(ck_str_region *region, int64_t n) {
+  ck__tls *t = &ck__t;
+  if (region != &t->r) {
+    return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "not the calling thread's result region");
+  }
+  /* the generated code passes the summed length (unsigned): above
+   * PTRDIFF_MAX it reads as negative */
+  if (n < 0 || (uint64_t)n >= (uint64_t)PTRDIFF_MAX) {
+    return CK_ERROR(CK_ERR_OVERFLOW, "the string result is too long (%llu bytes)",
+                    (unsigned long long)n);
+  }
+  if (t->r.cur != NULL && (uint64_t)(t->r.lim - t->r.cur) > (uint64_t)n) {
+    return CK_OK;
+  }
+  /* the closing region keeps everything before cur (the element's made
+   * text among it: the caller may still read it) */
+  return ck__region_open(t, (size_t)n + 1, __func__);
+}
+
 CK_API ck_status ck_str_store_view(ck_memblock *arena, const char *b, const char *e,
                                    ck_string *dst) {
   ck__tls *t = &ck__t;

@@ -343,5 +343,49 @@ static void test_made_region(void) {
   ck_memblock_decref(dst);
 }
 
-CK_TEST_MAIN(CK_TEST(test_words), CK_TEST(test_fast_paths), CK_TEST(test_result_arena), CK_TEST(test_region),
-             CK_TEST(test_made_region))
+/* Room reserved at the region's front for a string built in one pass (the
+ * caller writes at cur and moves it): nothing when it fits, else a new
+ * region, the old one closed with everything before its cur kept (an
+ * element's made text among it); sizes past PTRDIFF_MAX refused. */
+static void test_region_reserve(void) {
+  ck_memblock *dst = NULL;
+  CHECK_OK(ck_pod_memblock_new(0, &dst));
+  ck_pod_stats st;
+  ck_str_region *rec = ck_str_result_region(dst, 0);
+  CHECK_OK(ck_str_region_reserve(rec, 0)); /* "": a region opens all the same */
+  CHECK(rec->cur != NULL && rec->lim - rec->cur >= 256);
+  char *first = rec->cur;
+  CHECK_OK(ck_str_region_reserve(rec, 10)); /* fits: nothing moves */
+  CHECK(rec->cur == first);
+  memcpy(rec->cur, "0123456789", 10);
+  rec->cur += 10;
+  /* a made text at the end of the open region stays readable after a
+   * reserve that opens a new region */
+  ck_string r;
+  CHECK_OK(ck_str_case(CK_STR_UPPER, V("made"), &r));
+  CHECK(r.begin == rec->made_b && rec->cur == r.end);
+  CHECK_OK(ck_str_region_reserve(rec, 1000)); /* the new region may start at r.end */
+  CHECK(rec->cur >= r.end && rec->lim - rec->cur > 1000);
+  CHECK(eq(r, "MADE") && memcmp(first, "0123456789", 10) == 0);
+  memset(rec->cur, 'x', 1000);
+  rec->cur += 1000;
+  rec->made_b = rec->made_e = NULL;
+  ck_str_set_result_arena(NULL); /* the unused ends given back */
+  CHECK_OK(ck_pod_memblock_stats(dst, &st));
+  CHECK(st.used == 10 + 4 + 1000 && st.allocations == 2);
+  /* refused: too long, another thread's record */
+  rec = ck_str_result_region(dst, 0);
+  CHECK(ck_str_region_reserve(rec, -1) == CK_ERR_OVERFLOW);
+  CHECK(ck_str_region_reserve(rec, PTRDIFF_MAX) == CK_ERR_OVERFLOW);
+  ck_str_region fake = {0};
+  CHECK(ck_str_region_reserve(&fake, 1) == CK_ERR_INVALID_ARGUMENT);
+  /* no result arena: nothing to open */
+  rec = ck_str_result_region(NULL, 0);
+  CHECK(ck_str_region_reserve(rec, 1) == CK_ERR_INVALID_STATE);
+  ck_str_set_result_arena(NULL);
+  ck_str_scratch_free();
+  ck_memblock_decref(dst);
+}
+
+CK_TEST_MAIN(CK_TEST(test_words), CK_TEST(test_fast_paths), CK_TEST(test_result_arena),
+             CK_TEST(test_region), CK_TEST(test_made_region), CK_TEST(test_region_reserve))

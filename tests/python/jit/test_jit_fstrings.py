@@ -251,16 +251,17 @@ def test_field_widths_whose_sum_overflows():
         f"{1:4611686018427387904}"
 
 
-def test_results_share_one_arena_allocation():
-    """Formatted pieces go straight into the result's arena: one allocation
-    of exactly the text per string (the arena holds nothing else)."""
+def test_results_written_through_one_region():
+    """Formatted pieces go straight into the result's arena, through the
+    call's result region: exactly the text (the region's unused end given
+    back), in a few allocations for 1000 strings, not one per string."""
     from ckernels.lowlevel import MemBlock, ffi
     x = ckernels.array(np.arange(1000, dtype=np.int64))   # ckernels in, ckernels out
     r = ints(x)
     am = ffi.cast("ck_string_arrmeta *", r._arrmeta + ffi.sizeof("ck_dim_arrmeta"))
     stats = MemBlock(am.blockref, incref=True).stats
     assert stats.used == sum(len(s.encode()) for s in r.tolist())
-    assert stats.allocations == len(x)
+    assert 1 <= stats.allocations <= 8
 
 
 # --------------------------------------------------------------- refusals --

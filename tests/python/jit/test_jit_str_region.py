@@ -1,5 +1,6 @@
-"""View results of jitted functions stored through the result region
-(src/lib/strings/utf8_arena.c, numba_ext/jit/string_views.py): one
+"""String results of jitted functions stored through the result region
+(src/lib/strings/utf8_arena.c, numba_ext/jit/string_views.py; strings built
+in one pass: numba_ext/jit/string_elements.py, ``ck_str_region_reserve``): one
 allocation per call in the destination arena, sized from the bytes of the
 string arguments, its front handed out inline by the entry point's store
 and by the first case mapping or ``replace`` of each element, its unused end
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import gc
 
+import numpy as np
 import pytest
 
 import ckernels
@@ -60,6 +62,40 @@ def raise_on_boom(s):
     if t == "boom":
         raise ValueError("boom")
     return t
+
+
+# strings built in one pass (f-strings, + chains, a str result): written at
+# the region's front too
+@ckernels.jit("string(int64)")
+def label(i):
+    return f"item-{i}"
+
+
+@ckernels.jit("string(string)")
+def bracket_lower(s):
+    return f"<{s.lower()}>"             # the made text is read, then moved over
+
+
+@ckernels.jit("string(string)")
+def lower_bar_upper(s):
+    return s.lower() + "|" + s.upper()  # the first mapping made, the second not
+
+
+@ckernels.jit("string(string, int64)")
+def built_or_raise(s, i):
+    if i == 7:
+        raise ValueError("seven")
+    return f"{s.strip()}#{i}"
+
+
+@ckernels.jit("string(string)")
+def lower_head(s):
+    return f"<{s.lower()[:2]}>"         # shorter than the made text it reads
+
+
+BUILT = [(bracket_lower, lambda s: f"<{s.lower()}>"),
+         (lower_bar_upper, lambda s: s.lower() + "|" + s.upper()),
+         (lower_head, lambda s: f"<{s.lower()[:2]}>")]
 
 
 CASES = [(strip, str.strip), (rstrip_x, lambda s: s.rstrip("x ")), (upper, str.upper),
@@ -128,3 +164,54 @@ def test_threads(threads):
     a = ckernels.array(rows)
     assert upper(a).tolist() == [s.upper() for s in rows]
     assert grow(a).tolist() == [s.replace("o", "ooo") for s in rows]
+
+
+@pytest.mark.parametrize("f, want", BUILT, ids=[c[0].__name__ for c in BUILT])
+def test_built_strings_through_the_region(f, want):
+    """A built string reads the element's made text (in the region), then
+    takes its place: the arena holds the returned text, and a made text only
+    where the region filled up under it (it stays in the region closed)."""
+    a = ckernels.array(ROWS)
+    expect = [want(s) for s in ROWS]
+    r = f(a)
+    assert r.tolist() == expect
+    extra = arena_stats(r._a)[1] - _payload(expect)
+    assert 0 <= extra <= 2 * max(len(s.encode()) for s in ROWS)
+    assert f(a[::-3]).tolist() == [want(s) for s in ROWS[::-3]]
+    assert [f(s) for s in ROWS[:10]] == expect[:10]
+
+
+def test_built_numbers_fill_many_regions():
+    """Longer texts than the hint guesses: new regions open as they fill,
+    every unused end goes back."""
+    x = ckernels.asarray(np.concatenate([np.arange(-3000, 3000),
+                                         np.iinfo(np.int64).max - np.arange(5000)]))
+    expect = [f"item-{v}" for v in x.tolist()]
+    r = label(x)
+    assert r.tolist() == expect
+    assert arena_stats(r._a)[1] == _payload(expect)
+    assert label(x[::-7]).tolist() == expect[::-7]
+    assert label(np.int64(-12)) == "item--12"
+    out = ckernels.array(["keep"] * len(x))
+    label(x, out=out)
+    assert out.tolist() == expect
+
+
+def test_built_error_ends_the_region():
+    a = ckernels.array([" a ", "b ", " c"] * 5)
+    with pytest.raises(errors.CKernelError, match="seven"):
+        built_or_raise(a, np.arange(15))
+    r = built_or_raise(a, np.arange(15) + 8)
+    assert r.tolist() == [f"{s.strip()}#{i + 8}" for i, s in enumerate([" a ", "b ", " c"] * 5)]
+    r = label(ckernels.arange(100))
+    assert arena_stats(r._a)[1] == _payload(f"item-{i}" for i in range(100))
+
+
+def test_built_strings_on_threads(threads):
+    rows = ROWS * 25
+    a = ckernels.array(rows)
+    assert bracket_lower(a).tolist() == [f"<{s.lower()}>" for s in rows]
+    x = ckernels.arange(200_000)
+    r = label(x)
+    assert r.tolist() == [f"item-{i}" for i in range(200_000)]
+    assert arena_stats(r._a)[1] == _payload(f"item-{i}" for i in range(200_000))
