@@ -255,15 +255,23 @@ CK_FV_FN CK_FV_U64 ck_fv_shortest(CK_FV_U64 bits, int *exp10) {
 /* The digits of m into d (no trailing zeros, at least one digit); returns
  * how many; *ndig: all of m's digits. */
 CK_FV_FN int ck_fv_u64_digits(CK_FV_U64 m, CK_FV_U8 *d, int *ndig) {
-  CK_FV_U8 tmp[24];
-  int n = 0;
-  do {
-    tmp[n++] = (CK_FV_U8)('0' + m % 10u);
-    m /= 10u;
-  } while (m != 0);
+  /* the count first, then the digits in place from the end, two per
+   * division (no reversed copy; no table: device code shares this) */
+  int n = 1;
+  for (CK_FV_U64 p = 10u; n < 20 && m >= p; p *= 10u) {
+    n++;
+  }
   *ndig = n;
-  for (int i = 0; i < n; i++) {
-    d[i] = tmp[n - 1 - i];
+  int i = n;
+  while (i > 1) {
+    CK_FV_U64 q = m / 100u;
+    unsigned r = (unsigned)(m - q * 100u);
+    d[--i] = (CK_FV_U8)('0' + r % 10u);
+    d[--i] = (CK_FV_U8)('0' + r / 10u);
+    m = q;
+  }
+  if (i == 1) {
+    d[0] = (CK_FV_U8)('0' + m);
   }
   while (n > 1 && d[n - 1] == '0') {
     n--;

@@ -245,6 +245,36 @@ static void test_float32_str_is_the_host_str(void) {
   }
 }
 
+/* ck_fv_u64_digits (the digits of a shortest repr: counted, then written
+ * two per division from the end) against snprintf, trailing zeros dropped,
+ * at every power-of-ten boundary and on random values of every length. */
+static void check_u64_digits(uint64_t m) {
+  char want[32];
+  unsigned char digits[24];
+  int all = snprintf(want, sizeof want, "%" PRIu64, m), ndig = -1;
+  int n = ck_fv_u64_digits(m, digits, &ndig);
+  int keep = all;
+  while (keep > 1 && want[keep - 1] == '0') {
+    keep--;
+  }
+  CHECK(ndig == all && n == keep && memcmp(digits, want, (size_t)n) == 0);
+}
+
+static void test_u64_digits(void) {
+  uint64_t p = 1;
+  for (int k = 0; k < 20; k++, p *= 10u) {
+    check_u64_digits(p - 1);
+    check_u64_digits(p);
+    check_u64_digits(p + 1);
+    check_u64_digits(p * 7u);
+  }
+  check_u64_digits(UINT64_MAX);
+  for (int i = 0; i < 20000; i++) {
+    uint64_t r = rnd();
+    check_u64_digits(r >> (r % 64u));
+  }
+}
+
 CK_TEST_MAIN(CK_TEST(test_floats_match_the_host), CK_TEST(test_integers_match_the_host),
              CK_TEST(test_text_matches_the_host), CK_TEST(test_shortest_is_the_host_repr),
-             CK_TEST(test_float32_str_is_the_host_str))
+             CK_TEST(test_float32_str_is_the_host_str), CK_TEST(test_u64_digits))
