@@ -248,11 +248,13 @@ def element_direct(context, library, user_fn, user_sig, args, ret, raise_fn,
     # gets its address as the arena), where the first case mapping or
     # replace of an element may have written a view result already
     emit.result_arena = store is not None
+    built = store not in (None, "view")
+    # the region's size hint: the bytes of the string arguments (views; for
+    # a built string every string argument), and for a built string these
+    # bytes per element besides (its constants, a guess for each other
+    # piece; a region too large gives its end back)
     emit.view_srcs = tuple(j for j, (e, t) in enumerate(zip(args, user_args))
-                           if e.kind == "s" and is_view(t))
-    # the region's size hint: the bytes of the view arguments, and for a
-    # built string these bytes per element besides (its constants, a guess
-    # for each other piece; a region too large gives its end back)
+                           if e.kind == "s" and (is_view(t) or built))
     emit.hint_per_element = 0 if store in (None, "view") else (
         _rope_guess(rope_layout) if store == "rope" else _PIECE_GUESS)
     emit.inline = inline
