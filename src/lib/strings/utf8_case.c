@@ -292,6 +292,23 @@ static ck_status ck__case_cp(const char *func, ck__out *o, const char *s, int64_
   return CK_OK;
 }
 
+/* ck__case_cp at i / w of the calling loop, through copies: the loop's
+ * variables never have their address taken, so they stay in registers
+ * (through memory, every word of the loop waited on a store and a load of
+ * w: the mixed-text loops ran about 1.2x slower). */
+#define CK__CASE_CP()                                                          \
+  do {                                                                         \
+    int64_t ti_ = i;                                                           \
+    bool tp_ = prev_cased;                                                     \
+    char *tb_ = b, *te_ = e, *tw_ = w;                                         \
+    st = ck__case_cp(func, o, s, n, op, &ti_, &tp_, &tb_, &te_, &tw_);         \
+    i = ti_;                                                                   \
+    prev_cased = tp_;                                                          \
+    b = tb_;                                                                   \
+    e = te_;                                                                   \
+    w = tw_;                                                                   \
+  } while (0)
+
 #if CK__WORDS
 /* The r bytes (1-7) at p as the low bytes of a word, the others zero: two
  * overlapping loads, nothing read outside [p, p + r). */
@@ -354,15 +371,44 @@ static ck_status ck__case_simple(const char *func, ck__out *o, const char *s, in
     /* ASCII, 8 bytes at a time; a word holding other bytes is stored
      * whole (room >= n - i >= 8) and its bytes from the first other one
      * on are rewritten next */
-    for (; n - i >= 8; i += 8, w += 8) {
+    while (n - i >= 8) {
       uint64_t x = ck__load64(s + i), h = x & CK__HI_BITS;
       x ^= ck__in_range(x, lo, hi) >> 2;
       memcpy(w, &x, 8);
-      if (h != 0) {
-        int k = __builtin_ctzll(h) >> 3;
-        i += k;
-        w += k;
-        goto other;
+      if (h == 0) {
+        i += 8;
+        w += 8;
+        continue;
+      }
+      /* one non-ASCII code point, then the next word from the byte after
+       * it (no loop of its own: short runs of them, as in names, cost
+       * one unpredictable branch each, not two) */
+      int k = __builtin_ctzll(h) >> 3;
+      i += k;
+      w += k;
+      unsigned c0 = u[i];
+      if (c0 >= 0xC0 && c0 < 0xE0) {
+        if (n - i >= 2) {
+          uint16_t m = t2[((c0 & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu)];
+          if (m != 0) {
+            memcpy(w, &m, 2); /* b0 | b1 << 8: little-endian */
+            w += 2;
+            i += 2;
+            continue;
+          }
+        }
+      } else if (c0 >= 0xE0 && c0 < 0xF0 && n - i >= 3) {
+        unsigned blk = ((c0 & 0x0Fu) << 6) | (u[i + 1] & 0x3Fu); /* cp >> 6 */
+        if ((ck__case3_plain[blk >> 6] >> (blk & 63)) & 1) {
+          memcpy(w, s + i, 3);
+          w += 3;
+          i += 3;
+          continue;
+        }
+      }
+      CK__CASE_CP();
+      if (st != CK_OK) {
+        return st;
       }
     }
     if (i < n) { /* 1-7 bytes left */
@@ -381,8 +427,8 @@ static ck_status ck__case_simple(const char *func, ck__out *o, const char *s, in
         w += k;
       }
     }
-  other:
-    /* the non-ASCII code points up to the next ASCII byte */
+    /* the non-ASCII code points of the last 1-7 bytes, up to the next
+     * ASCII byte */
     while (i < n && u[i] >= 0x80) {
       unsigned c0 = u[i];
       if (c0 >= 0xC0 && c0 < 0xE0 && n - i >= 2) {
@@ -402,7 +448,7 @@ static ck_status ck__case_simple(const char *func, ck__out *o, const char *s, in
           continue;
         }
       }
-      st = ck__case_cp(func, o, s, n, op, &i, &prev_cased, &b, &e, &w);
+      CK__CASE_CP();
       if (st != CK_OK) {
         return st;
       }
@@ -492,9 +538,43 @@ static ck_status ck__case(const char *func, ck__out *o, const char *s, int64_t n
       continue;
     }
 #endif
-    st = ck__case_cp(func, o, s, n, op, &i, &prev_cased, &b, &e, &w);
-    if (st != CK_OK) {
-      return st;
+    /* the non-ASCII code points up to the next ASCII byte: 2-byte ones by
+     * one lookup (title, capitalize, swapcase -- lower, upper, casefold
+     * have ck__case_simple: the table by op and context, title's state
+     * from ck__case2_cased; little-endian only, as the tables' words), 3-byte
+     * ones of blocks no mapping changes and holding no cased code point
+     * copied; the rest by their record */
+    while (i < n && u[i] >= 0x80) {
+#if CK__WORDS
+      unsigned c0 = u[i];
+      if (c0 >= 0xC0 && c0 < 0xE0 && n - i >= 2) {
+        unsigned v = ((c0 & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu);
+        const uint16_t *t = op == CK__SWAPCASE                    ? ck__case2 + 4 * 2048
+                            : (op == CK__TITLE ? !prev_cased : i == 0) ? ck__case2 + 3 * 2048
+                                                                       : ck__case2;
+        uint16_t m = t[v];
+        if (m != 0) {
+          memcpy(w, &m, 2); /* b0 | b1 << 8: little-endian (ck__case2) */
+          w += 2;
+          i += 2;
+          prev_cased = (ck__case2_cased[v >> 6] >> (v & 63)) & 1;
+          continue;
+        }
+      } else if (c0 >= 0xE0 && c0 < 0xF0 && n - i >= 3) {
+        unsigned blk = ((c0 & 0x0Fu) << 6) | (u[i + 1] & 0x3Fu); /* cp >> 6 */
+        if ((ck__case3_inert[blk >> 6] >> (blk & 63)) & 1) {
+          memcpy(w, s + i, 3);
+          w += 3;
+          i += 3;
+          prev_cased = false;
+          continue;
+        }
+      }
+#endif
+      CK__CASE_CP();
+      if (st != CK_OK) {
+        return st;
+      }
     }
   }
   return ck__result_done(o, b, e, w - b, out);
