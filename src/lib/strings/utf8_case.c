@@ -380,15 +380,15 @@ static ck_status ck__case_simple(const char *func, ck__out *o, const char *s, in
         w += 8;
         continue;
       }
-      /* one non-ASCII code point, then the next word from the byte after
-       * it (no loop of its own: short runs of them, as in names, cost
-       * one unpredictable branch each, not two) */
+      /* the non-ASCII code points up to the next ASCII byte (a run of
+       * them, as a Greek word, in a loop of its own: no word reloaded per
+       * code point), then the next word from there */
       int k = __builtin_ctzll(h) >> 3;
       i += k;
       w += k;
-      unsigned c0 = u[i];
-      if (c0 >= 0xC0 && c0 < 0xE0) {
-        if (n - i >= 2) {
+      do {
+        unsigned c0 = u[i];
+        if (c0 >= 0xC0 && c0 < 0xE0 && n - i >= 2) {
           uint16_t m = t2[((c0 & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu)];
           if (m != 0) {
             memcpy(w, &m, 2); /* b0 | b1 << 8: little-endian */
@@ -396,20 +396,20 @@ static ck_status ck__case_simple(const char *func, ck__out *o, const char *s, in
             i += 2;
             continue;
           }
+        } else if (c0 >= 0xE0 && c0 < 0xF0 && n - i >= 3) {
+          unsigned blk = ((c0 & 0x0Fu) << 6) | (u[i + 1] & 0x3Fu); /* cp >> 6 */
+          if ((ck__case3_plain[blk >> 6] >> (blk & 63)) & 1) {
+            memcpy(w, s + i, 3);
+            w += 3;
+            i += 3;
+            continue;
+          }
         }
-      } else if (c0 >= 0xE0 && c0 < 0xF0 && n - i >= 3) {
-        unsigned blk = ((c0 & 0x0Fu) << 6) | (u[i + 1] & 0x3Fu); /* cp >> 6 */
-        if ((ck__case3_plain[blk >> 6] >> (blk & 63)) & 1) {
-          memcpy(w, s + i, 3);
-          w += 3;
-          i += 3;
-          continue;
+        CK__CASE_CP();
+        if (st != CK_OK) {
+          return st;
         }
-      }
-      CK__CASE_CP();
-      if (st != CK_OK) {
-        return st;
-      }
+      } while (i < n && u[i] >= 0x80);
     }
     if (i < n) { /* 1-7 bytes left */
       int64_t r = n - i;
