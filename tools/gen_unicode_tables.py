@@ -196,6 +196,13 @@ def case3_inert() -> list[int]:
     return words
 
 
+def flags2(per_cp: list[int], flags_of: list[int]) -> list[int]:
+    """ck__flags2[cp]: the public flags (CK__U_PUBLIC) of the code points
+    U+0000-U+07FF (ASCII and the 2-byte sequences) in one load -- what the
+    predicates read (utf8_case.c ck__flags)."""
+    return [flags_of[per_cp[cp]] & ((1 << 14) - 1) for cp in range(0x800)]
+
+
 def generate() -> str:
     ext: list[int] = []
     ext_index: dict = {}
@@ -261,6 +268,8 @@ def generate() -> str:
         "",
         emit_array("uint64_t", "ck__case3_inert", case3_inert(), 2,
                    lambda v: f"0x{v:016x}ull"),
+        "",
+        emit_array("uint16_t", "ck__flags2", flags2(per_cp, [rec[4] for rec in records]), 16),
         "",
     ]
     return "\n".join(out)

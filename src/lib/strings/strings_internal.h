@@ -276,6 +276,9 @@ extern const uint16_t ck__case2[5 * 2048];
 extern const uint64_t ck__case3_plain[16];
 extern const uint64_t ck__case3_inert[16];
 extern const uint64_t ck__case2_cased[32];
+/* The public flags of U+0000-U+07FF in one load (the predicates' ASCII and
+ * 2-byte code points; host code only). */
+extern const uint16_t ck__flags2[0x800];
 
 static inline const ck__ucd_record *ck__ucd(uint32_t cp) {
   if (cp > 0x10FFFF) {

@@ -608,16 +608,31 @@ CK_API ck_status ck_str_swapcase(ck_memblock *arena, const char *s, int64_t n, c
 
 /* ---- predicates -------------------------------------------------------------- */
 
+/* The public flags of the code point at u[i] (i < n; *len its bytes):
+ * ASCII and 2-byte sequences by one load of ck__flags2, the rest through
+ * the records. */
+static inline uint32_t ck__flags_at(const unsigned char *u, int64_t i, int64_t n, int *len) {
+  unsigned c0 = u[i];
+  if (c0 < 0x80) {
+    *len = 1;
+    return ck__flags2[c0];
+  }
+  if (c0 >= 0xC0 && c0 < 0xE0 && n - i >= 2) {
+    *len = 2;
+    return ck__flags2[((c0 & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu)];
+  }
+  return ck__ucd(ck__decode(u + i, u + n, len))->flags & CK__U_PUBLIC;
+}
+
 /* Every code point has one of `mask`'s flags (and there is one). */
 static bool ck__all(const char *s, int64_t n, uint32_t mask) {
   if (s == NULL || n <= 0) {
     return false;
   }
-  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  const unsigned char *u = (const unsigned char *)s;
   for (int64_t i = 0; i < n;) {
     int len;
-    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, e, &len);
-    if (!(ck__ucd(cp)->flags & mask)) {
+    if (!(ck__flags_at(u, i, n, &len) & mask)) {
       return false;
     }
     i += len;
@@ -648,12 +663,11 @@ static bool ck__cased_only(const char *s, int64_t n, uint32_t good, uint32_t bad
   if (s == NULL || n <= 0) {
     return false;
   }
-  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  const unsigned char *u = (const unsigned char *)s;
   bool cased = false;
   for (int64_t i = 0; i < n;) {
     int len;
-    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, e, &len);
-    uint32_t f = ck__ucd(cp)->flags;
+    uint32_t f = ck__flags_at(u, i, n, &len);
     if (f & bad) {
       return false;
     }
@@ -674,12 +688,11 @@ CK_API bool ck_str_istitle(const char *s, int64_t n) {
   if (s == NULL || n <= 0) {
     return false;
   }
-  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  const unsigned char *u = (const unsigned char *)s;
   bool cased = false, prev = false;
   for (int64_t i = 0; i < n;) {
     int len;
-    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, e, &len);
-    uint32_t f = ck__ucd(cp)->flags;
+    uint32_t f = ck__flags_at(u, i, n, &len);
     if (f & (CK_UNICODE_UPPER | CK_UNICODE_TITLE)) {
       if (prev) {
         return false;
@@ -702,11 +715,11 @@ CK_API bool ck_str_isidentifier(const char *s, int64_t n) {
   if (s == NULL || n <= 0) {
     return false;
   }
-  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  const unsigned char *u = (const unsigned char *)s;
   for (int64_t i = 0; i < n;) {
     int len;
-    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, e, &len);
-    if (!(ck__ucd(cp)->flags & (i == 0 ? CK_UNICODE_XID_START : CK_UNICODE_XID_CONTINUE))) {
+    uint32_t want = i == 0 ? CK_UNICODE_XID_START : CK_UNICODE_XID_CONTINUE;
+    if (!(ck__flags_at(u, i, n, &len) & want)) {
       return false;
     }
     i += len;
