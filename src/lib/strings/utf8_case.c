@@ -6,8 +6,11 @@
  * unicode_islower_impl ...).
  *
  * ASCII runs are mapped 8 bytes at a time (no separate is-ASCII scan);
- * other code points go through their record.  Results are allocated at the
- * input's size and grown only when a mapping lengthens the text (ck__case).
+ * 2-byte code points by one lookup of the generated ck__case2 tables, 3-byte
+ * ones of blocks no mapping changes copied, other code points through their
+ * record.  Results are allocated at the input's size and grown only when a
+ * mapping lengthens the text (ck__case).  The predicates read the flags of
+ * U+0000-U+07FF from ck__flags2.
  */
 #include "strings/strings_internal.h"
 
