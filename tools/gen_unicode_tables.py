@@ -22,7 +22,11 @@ does:
 * the fast paths of lower / upper / casefold (utf8_case.c): for each 2-byte
   UTF-8 sequence, the UTF-8 of its mapping when that is one 2-byte code
   point and needs no context (`ck__case2`), and which blocks of 64 3-byte
-  code points every one of those mappings leaves alone (`ck__case3_plain`).
+  code points every one of those mappings leaves alone (`ck__case3_plain`);
+  the same 2-byte tables for title and swapcase, which 2-byte code points
+  are cased (`ck__case2_cased`) and which 3-byte blocks every mapping leaves
+  alone and hold no cased code point (`ck__case3_inert`): the fast paths of
+  title / capitalize / swapcase.
 
 Layout (two-level, as CPython's unicodetype_db.h): a code point's record is
 records[index2[(index1[cp >> SHIFT] << SHIFT) + (cp & MASK)]]; SHIFT is
@@ -128,19 +132,22 @@ def emit_array(ctype: str, name: str, values, per_line: int = 16, fmt=str) -> st
 
 
 FAST_OPS = ("lower", "upper", "casefold")  # ck__case2's order (CK__LOWER, CK__UPPER, CK__FOLD)
+# the tables of ck__case2 in order: FAST_OPS, then title and swapcase (utf8_case.c's
+# ck__case2_of: title and capitalize take the title or the lower table by context)
+CASE2_OPS = FAST_OPS + ("title", "swapcase")
 
 
 def case2_table() -> list[int]:
     """ck__case2[op * 2048 + v]: for the 2-byte UTF-8 sequence of 11-bit
-    value v (U+0080-U+07FF), the UTF-8 bytes of its mapping by op as
-    `b0 | b1 << 8` when that is one 2-byte code point that needs no context
-    (not the capital sigma of lower: the final sigma); 0 (the general path)
-    otherwise, and for v < 0x80 (overlong sequences)."""
+    value v (U+0080-U+07FF), the UTF-8 bytes of its mapping by op (CASE2_OPS)
+    as `b0 | b1 << 8` when that is one 2-byte code point that needs no
+    context (not the capital sigma of lower and swapcase: the final sigma);
+    0 (the general path) otherwise, and for v < 0x80 (overlong sequences)."""
     out = []
-    for op in FAST_OPS:
+    for op in CASE2_OPS:
         table = [0] * 2048
         for cp in range(0x80, 0x800):
-            if op == "lower" and cp == 0x3A3:
+            if op in ("lower", "swapcase") and cp == 0x3A3:
                 continue
             m = getattr(chr(cp), op)().encode("utf-8")
             if len(m) == 2:
@@ -161,6 +168,39 @@ def case3_plain() -> list[int]:
         if all(getattr(chr(cp), op)() == chr(cp) for cp in cps for op in FAST_OPS):
             words[b >> 6] |= 1 << (b & 63)
     return words
+
+
+def case2_cased() -> list[int]:
+    """Bit (v & 63) of ck__case2_cased[v >> 6]: the code point v
+    (U+0080-U+07FF) is cased (title's state: the next letter is lowered)."""
+    words = [0] * 32
+    for cp in range(0x80, 0x800):
+        if (chr(cp) + "a").title()[-1] == "a":
+            words[cp >> 6] |= 1 << (cp & 63)
+    return words
+
+
+def case3_inert() -> list[int]:
+    """Bit (b & 63) of ck__case3_inert[b >> 6]: every code point of the block
+    b of 64 (U+0800-U+FFFF, surrogates excepted) is its own mapping by every
+    method (CASE2_OPS) and is not cased (title, capitalize, swapcase copy it
+    and title's next letter is titlecased)."""
+    words = [0] * 16
+    for b in range(0x800 >> 6, 0x10000 >> 6):
+        cps = range(b << 6, (b + 1) << 6)
+        if any(0xD800 <= cp <= 0xDFFF for cp in cps):
+            continue
+        if all(getattr(chr(cp), op)() == chr(cp) and (chr(cp) + "a").title()[-1] == "A"
+               for cp in cps for op in CASE2_OPS):
+            words[b >> 6] |= 1 << (b & 63)
+    return words
+
+
+def flags2(per_cp: list[int], flags_of: list[int]) -> list[int]:
+    """ck__flags2[cp]: the public flags (CK__U_PUBLIC) of the code points
+    U+0000-U+07FF (ASCII and the 2-byte sequences) in one load -- what the
+    predicates read (utf8_case.c ck__flags)."""
+    return [flags_of[per_cp[cp]] & ((1 << 14) - 1) for cp in range(0x800)]
 
 
 def generate() -> str:
@@ -222,6 +262,14 @@ def generate() -> str:
         "",
         emit_array("uint64_t", "ck__case3_plain", case3_plain(), 2,
                    lambda v: f"0x{v:016x}ull"),
+        "",
+        emit_array("uint64_t", "ck__case2_cased", case2_cased(), 2,
+                   lambda v: f"0x{v:016x}ull"),
+        "",
+        emit_array("uint64_t", "ck__case3_inert", case3_inert(), 2,
+                   lambda v: f"0x{v:016x}ull"),
+        "",
+        emit_array("uint16_t", "ck__flags2", flags2(per_cp, [rec[4] for rec in records]), 16),
         "",
     ]
     return "\n".join(out)

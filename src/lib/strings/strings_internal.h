@@ -261,15 +261,24 @@ extern const int ck__ucd_shift;
 extern const int ck__ucd_max_growth;
 extern const char ck__ucd_version[];
 
-/* The fast paths of lower / upper / casefold (utf8_case.c), generated with
- * the records: ck__case2[op * 2048 + v] is the UTF-8 of the mapping by op
- * (0 lower, 1 upper, 2 casefold) of the 2-byte sequence of 11-bit value v,
- * as `b0 | b1 << 8`, when that is one 2-byte code point needing no context
- * (0: take the general path); bit (b & 63) of ck__case3_plain[b >> 6] says
- * that every code point of the 64 with cp >> 6 == b (U+0800-U+FFFF) is its
- * own lower, upper and casefold mapping. */
-extern const uint16_t ck__case2[3 * 2048];
+/* The fast paths of the case mappings (utf8_case.c), generated with the
+ * records (host code only; the device programs have their own cut of the
+ * records, jit/c_emit/case_map.py): ck__case2[op * 2048 + v] is the UTF-8
+ * of the mapping by op (0 lower, 1 upper, 2 casefold, 3 title, 4 swapcase)
+ * of the 2-byte sequence of 11-bit value v, as `b0 | b1 << 8`, when that is
+ * one 2-byte code point needing no context (0: take the general path); bit
+ * (b & 63) of ck__case3_plain[b >> 6] says that every code point of the 64
+ * with cp >> 6 == b (U+0800-U+FFFF) is its own lower, upper and casefold
+ * mapping, of ck__case3_inert[b >> 6] that each is its own mapping by every
+ * method and not cased; bit (v & 63) of ck__case2_cased[v >> 6]: the code
+ * point v (U+0080-U+07FF) is cased. */
+extern const uint16_t ck__case2[5 * 2048];
 extern const uint64_t ck__case3_plain[16];
+extern const uint64_t ck__case3_inert[16];
+extern const uint64_t ck__case2_cased[32];
+/* The public flags of U+0000-U+07FF in one load (the predicates' ASCII and
+ * 2-byte code points; host code only). */
+extern const uint16_t ck__flags2[0x800];
 
 static inline const ck__ucd_record *ck__ucd(uint32_t cp) {
   if (cp > 0x10FFFF) {

@@ -6,8 +6,11 @@
  * unicode_islower_impl ...).
  *
  * ASCII runs are mapped 8 bytes at a time (no separate is-ASCII scan);
- * other code points go through their record.  Results are allocated at the
- * input's size and grown only when a mapping lengthens the text (ck__case).
+ * 2-byte code points by one lookup of the generated ck__case2 tables, 3-byte
+ * ones of blocks no mapping changes copied, other code points through their
+ * record.  Results are allocated at the input's size and grown only when a
+ * mapping lengthens the text (ck__case).  The predicates read the flags of
+ * U+0000-U+07FF from ck__flags2.
  */
 #include "strings/strings_internal.h"
 
@@ -292,6 +295,23 @@ static ck_status ck__case_cp(const char *func, ck__out *o, const char *s, int64_
   return CK_OK;
 }
 
+/* ck__case_cp at i / w of the calling loop, through copies: the loop's
+ * variables never have their address taken, so they stay in registers
+ * (through memory, every word of the loop waited on a store and a load of
+ * w: the mixed-text loops ran about 1.2x slower). */
+#define CK__CASE_CP()                                                          \
+  do {                                                                         \
+    int64_t ti_ = i;                                                           \
+    bool tp_ = prev_cased;                                                     \
+    char *tb_ = b, *te_ = e, *tw_ = w;                                         \
+    st = ck__case_cp(func, o, s, n, op, &ti_, &tp_, &tb_, &te_, &tw_);         \
+    i = ti_;                                                                   \
+    prev_cased = tp_;                                                          \
+    b = tb_;                                                                   \
+    e = te_;                                                                   \
+    w = tw_;                                                                   \
+  } while (0)
+
 #if CK__WORDS
 /* The r bytes (1-7) at p as the low bytes of a word, the others zero: two
  * overlapping loads, nothing read outside [p, p + r). */
@@ -354,16 +374,45 @@ static ck_status ck__case_simple(const char *func, ck__out *o, const char *s, in
     /* ASCII, 8 bytes at a time; a word holding other bytes is stored
      * whole (room >= n - i >= 8) and its bytes from the first other one
      * on are rewritten next */
-    for (; n - i >= 8; i += 8, w += 8) {
+    while (n - i >= 8) {
       uint64_t x = ck__load64(s + i), h = x & CK__HI_BITS;
       x ^= ck__in_range(x, lo, hi) >> 2;
       memcpy(w, &x, 8);
-      if (h != 0) {
-        int k = __builtin_ctzll(h) >> 3;
-        i += k;
-        w += k;
-        goto other;
+      if (h == 0) {
+        i += 8;
+        w += 8;
+        continue;
       }
+      /* the non-ASCII code points up to the next ASCII byte (a run of
+       * them, as a Greek word, in a loop of its own: no word reloaded per
+       * code point), then the next word from there */
+      int k = __builtin_ctzll(h) >> 3;
+      i += k;
+      w += k;
+      do {
+        unsigned c0 = u[i];
+        if (c0 >= 0xC0 && c0 < 0xE0 && n - i >= 2) {
+          uint16_t m = t2[((c0 & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu)];
+          if (m != 0) {
+            memcpy(w, &m, 2); /* b0 | b1 << 8: little-endian */
+            w += 2;
+            i += 2;
+            continue;
+          }
+        } else if (c0 >= 0xE0 && c0 < 0xF0 && n - i >= 3) {
+          unsigned blk = ((c0 & 0x0Fu) << 6) | (u[i + 1] & 0x3Fu); /* cp >> 6 */
+          if ((ck__case3_plain[blk >> 6] >> (blk & 63)) & 1) {
+            memcpy(w, s + i, 3);
+            w += 3;
+            i += 3;
+            continue;
+          }
+        }
+        CK__CASE_CP();
+        if (st != CK_OK) {
+          return st;
+        }
+      } while (i < n && u[i] >= 0x80);
     }
     if (i < n) { /* 1-7 bytes left */
       int64_t r = n - i;
@@ -381,8 +430,8 @@ static ck_status ck__case_simple(const char *func, ck__out *o, const char *s, in
         w += k;
       }
     }
-  other:
-    /* the non-ASCII code points up to the next ASCII byte */
+    /* the non-ASCII code points of the last 1-7 bytes, up to the next
+     * ASCII byte */
     while (i < n && u[i] >= 0x80) {
       unsigned c0 = u[i];
       if (c0 >= 0xC0 && c0 < 0xE0 && n - i >= 2) {
@@ -402,7 +451,7 @@ static ck_status ck__case_simple(const char *func, ck__out *o, const char *s, in
           continue;
         }
       }
-      st = ck__case_cp(func, o, s, n, op, &i, &prev_cased, &b, &e, &w);
+      CK__CASE_CP();
       if (st != CK_OK) {
         return st;
       }
@@ -492,9 +541,43 @@ static ck_status ck__case(const char *func, ck__out *o, const char *s, int64_t n
       continue;
     }
 #endif
-    st = ck__case_cp(func, o, s, n, op, &i, &prev_cased, &b, &e, &w);
-    if (st != CK_OK) {
-      return st;
+    /* the non-ASCII code points up to the next ASCII byte: 2-byte ones by
+     * one lookup (title, capitalize, swapcase -- lower, upper, casefold
+     * have ck__case_simple: the table by op and context, title's state
+     * from ck__case2_cased; little-endian only, as the tables' words), 3-byte
+     * ones of blocks no mapping changes and holding no cased code point
+     * copied; the rest by their record */
+    while (i < n && u[i] >= 0x80) {
+#if CK__WORDS
+      unsigned c0 = u[i];
+      if (c0 >= 0xC0 && c0 < 0xE0 && n - i >= 2) {
+        unsigned v = ((c0 & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu);
+        const uint16_t *t = op == CK__SWAPCASE                    ? ck__case2 + 4 * 2048
+                            : (op == CK__TITLE ? !prev_cased : i == 0) ? ck__case2 + 3 * 2048
+                                                                       : ck__case2;
+        uint16_t m = t[v];
+        if (m != 0) {
+          memcpy(w, &m, 2); /* b0 | b1 << 8: little-endian (ck__case2) */
+          w += 2;
+          i += 2;
+          prev_cased = (ck__case2_cased[v >> 6] >> (v & 63)) & 1;
+          continue;
+        }
+      } else if (c0 >= 0xE0 && c0 < 0xF0 && n - i >= 3) {
+        unsigned blk = ((c0 & 0x0Fu) << 6) | (u[i + 1] & 0x3Fu); /* cp >> 6 */
+        if ((ck__case3_inert[blk >> 6] >> (blk & 63)) & 1) {
+          memcpy(w, s + i, 3);
+          w += 3;
+          i += 3;
+          prev_cased = false;
+          continue;
+        }
+      }
+#endif
+      CK__CASE_CP();
+      if (st != CK_OK) {
+        return st;
+      }
     }
   }
   return ck__result_done(o, b, e, w - b, out);
@@ -528,16 +611,31 @@ CK_API ck_status ck_str_swapcase(ck_memblock *arena, const char *s, int64_t n, c
 
 /* ---- predicates -------------------------------------------------------------- */
 
+/* The public flags of the code point at u[i] (i < n; *len its bytes):
+ * ASCII and 2-byte sequences by one load of ck__flags2, the rest through
+ * the records. */
+static inline uint32_t ck__flags_at(const unsigned char *u, int64_t i, int64_t n, int *len) {
+  unsigned c0 = u[i];
+  if (c0 < 0x80) {
+    *len = 1;
+    return ck__flags2[c0];
+  }
+  if (c0 >= 0xC0 && c0 < 0xE0 && n - i >= 2) {
+    *len = 2;
+    return ck__flags2[((c0 & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu)];
+  }
+  return ck__ucd(ck__decode(u + i, u + n, len))->flags & CK__U_PUBLIC;
+}
+
 /* Every code point has one of `mask`'s flags (and there is one). */
 static bool ck__all(const char *s, int64_t n, uint32_t mask) {
   if (s == NULL || n <= 0) {
     return false;
   }
-  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  const unsigned char *u = (const unsigned char *)s;
   for (int64_t i = 0; i < n;) {
     int len;
-    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, e, &len);
-    if (!(ck__ucd(cp)->flags & mask)) {
+    if (!(ck__flags_at(u, i, n, &len) & mask)) {
       return false;
     }
     i += len;
@@ -568,12 +666,11 @@ static bool ck__cased_only(const char *s, int64_t n, uint32_t good, uint32_t bad
   if (s == NULL || n <= 0) {
     return false;
   }
-  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  const unsigned char *u = (const unsigned char *)s;
   bool cased = false;
   for (int64_t i = 0; i < n;) {
     int len;
-    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, e, &len);
-    uint32_t f = ck__ucd(cp)->flags;
+    uint32_t f = ck__flags_at(u, i, n, &len);
     if (f & bad) {
       return false;
     }
@@ -594,12 +691,11 @@ CK_API bool ck_str_istitle(const char *s, int64_t n) {
   if (s == NULL || n <= 0) {
     return false;
   }
-  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  const unsigned char *u = (const unsigned char *)s;
   bool cased = false, prev = false;
   for (int64_t i = 0; i < n;) {
     int len;
-    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, e, &len);
-    uint32_t f = ck__ucd(cp)->flags;
+    uint32_t f = ck__flags_at(u, i, n, &len);
     if (f & (CK_UNICODE_UPPER | CK_UNICODE_TITLE)) {
       if (prev) {
         return false;
@@ -622,11 +718,11 @@ CK_API bool ck_str_isidentifier(const char *s, int64_t n) {
   if (s == NULL || n <= 0) {
     return false;
   }
-  const unsigned char *u = (const unsigned char *)s, *e = u + n;
+  const unsigned char *u = (const unsigned char *)s;
   for (int64_t i = 0; i < n;) {
     int len;
-    uint32_t cp = u[i] < 0x80 ? (len = 1, u[i]) : ck__decode(u + i, e, &len);
-    if (!(ck__ucd(cp)->flags & (i == 0 ? CK_UNICODE_XID_START : CK_UNICODE_XID_CONTINUE))) {
+    uint32_t want = i == 0 ? CK_UNICODE_XID_START : CK_UNICODE_XID_CONTINUE;
+    if (!(ck__flags_at(u, i, n, &len) & want)) {
       return false;
     }
     i += len;

@@ -29,6 +29,19 @@ static void test_words(void) {
   CHECK(eq(r, "Hello world, again"));
   CHECK_OK(ck_str_swapcase(a, V("Hello World 123 zZ\xc3\xa9"), &r));
   CHECK(eq(r, "hELLO wORLD 123 Zz\xc3\x89"));
+  /* title / capitalize / swapcase of 2-byte code points by their tables
+   * (ck__case2 by context, ck__case2_cased: the cased ª keeps b lower),
+   * 3-byte ones of inert blocks (東: not cased), the rest by the records */
+  CHECK_OK(ck_str_title(a, V("\xc7\x86" "emal a\xc7\x84 \xc3\xa9" "a \xc3\x9fx \xce\xa9mega "
+                             "\xe6\x9d\xb1" "a \xc2\xaa" "b"), &r));
+  CHECK(eq(r, "\xc7\x85" "emal A\xc7\x86 \xc3\x89" "a Ssx \xce\xa9mega \xe6\x9d\xb1" "A \xc2\xaa" "b"));
+  CHECK_OK(ck_str_capitalize(a, V("\xc7\x86\xc7\x86 \xc3\xa9\xc3\x89"), &r)); /* ǆǆ éÉ */
+  CHECK(eq(r, "\xc7\x85\xc7\x86 \xc3\xa9\xc3\xa9"));
+  CHECK_OK(ck_str_capitalize(a, V("\xc3\xa9\xc3\x89"), &r)); /* éÉ -> Éé */
+  CHECK(eq(r, "\xc3\x89\xc3\xa9"));
+  CHECK_OK(ck_str_swapcase(a, V("\xc3\x89\xc3\xa9\xce\xa3 \xce\xa3" "A \xc7\x85 \xe6\x9d\xb1\xc3\x9f"),
+                           &r)); /* ÉéΣ ΣA ǅ 東ß */
+  CHECK(eq(r, "\xc3\xa9\xc3\x89\xcf\x82 \xcf\x83" "a \xc7\x85 \xe6\x9d\xb1SS"));
   CHECK_OK(ck_str_lower(a, V("ABCDEFGH\xce\xa3 IJKLMNOP\xce\xa3"), &r)); /* final sigmas */
   CHECK(eq(r, "abcdefgh\xcf\x82 ijklmnop\xcf\x82"));
   /* growth: every ŉ (2 bytes) uppers to ʼN (3 bytes) */

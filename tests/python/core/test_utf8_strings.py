@@ -121,6 +121,20 @@ PREDICATES = ["isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspac
               "islower", "isupper", "istitle", "isascii", "isidentifier"]
 
 
+def test_predicates_every_two_byte_code_point():
+    """The predicates read U+0000-U+07FF from their own flags table
+    (ck__flags2): each code point alone, after "A" (istitle's state, XID
+    continue) and doubled, against the running Python."""
+    bad = []
+    for cp in range(0x800):
+        c = chr(cp)
+        for s in (c, "A" + c, c + c):
+            for p in PREDICATES:
+                if C.pred(p, s) != getattr(s, p)():
+                    bad.append((hex(cp), s, p))
+    assert not bad, bad[:10]
+
+
 @SETTINGS
 @given(ANY)
 def test_case_and_predicates(s):
