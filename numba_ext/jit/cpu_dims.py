@@ -51,6 +51,7 @@ from .cpu_dims_results import (DIM_SIZE, DIMS_OFFSET, _KIND, _OFFSET, _SIZE, _ST
 from .error_path import locate_failures, raise_function
 from .llvm_passes import defined_functions_only
 from .string_elements import load_string, store_string_result
+from .string_views import emit_scratch_free
 from . import dims as _dims
 from .dims import VAR, core, is_dimensioned, is_option_core, option_value_numba
 from .option_rows import OptionRowType, make_row
@@ -616,18 +617,24 @@ def _propagating_element(user_dispatcher, sig, out_param, plain):
 
 
 # ------------------------------------------------------------- trampolines --
-def _emit(module, symbase, elem_fn, context, raise_fn, nsrc, arena_offset):
-    """The single and strided entry points around the element function."""
+def _emit(module, symbase, elem_fn, context, raise_fn, nsrc, arena_offset, frees=False):
+    """The single and strided entry points around the element function
+    (``frees``: the strided entry frees the thread's scratch string arena
+    when it returns, on an error too, as the plain entry points do: the
+    temporaries of string methods never outlive the call)."""
     argtys = [types.voidptr] * (nsrc + 1) + [types.intp, types.intp]
 
-    def emit(builder, dst, srcs, self_ptr):
+    def emit(builder, dst, srcs, self_ptr, free=False):
         kd = builder.ptrtoint(self_ptr, _i64)
         p = builder.gep(self_ptr, [ir.Constant(_i64, arena_offset)])
         arena = builder.load(builder.bitcast(p, _i64.as_pointer()), align=8)
         status, _ = context.call_conv.call_function(builder, elem_fn, types.none, argtys,
                                                     [dst, *srcs, arena, kd])
         with builder.if_then(status.is_error, likely=False):
-            builder.ret(builder.call(raise_fn, [status.code, status.excinfoptr]))
+            code = builder.call(raise_fn, [status.code, status.excinfoptr])
+            if free:
+                emit_scratch_free(builder)
+            builder.ret(code)
 
     fn = ir.Function(module, ir.FunctionType(_i32, [_i8p, _i8p.as_pointer(), _i8p]),
                      name=f"{symbase}_single")
@@ -647,8 +654,10 @@ def _emit(module, symbase, elem_fn, context, raise_fn, nsrc, arena_offset):
         i = lp.index
         d = b.gep(dst, [b.mul(i, dst_stride)])
         before = set(map(id, fn.blocks)) - {id(b.block)}
-        emit(b, d, [b.gep(s, [b.mul(i, st)]) for s, st in zip(srcs, steps)], self_ptr)
+        emit(b, d, [b.gep(s, [b.mul(i, st)]) for s, st in zip(srcs, steps)], self_ptr, frees)
         locate_failures(fn, [k for k in fn.blocks if id(k) not in before], i, d)
+    if frees:
+        emit_scratch_free(b)
     b.ret(ir.Constant(_i32, 0))
 
 
@@ -676,7 +685,8 @@ def build(user_dispatcher, sig, symbase, out_param, cachable=False,
             del context.cached_internal_func[key]
         cg.inline_into_loops(cres)
         elem_fn = context.declare_function(module, cres.fndesc)
-        _emit(module, symbase, elem_fn, context, raise_fn, len(sig.args), offset)
+        _emit(module, symbase, elem_fn, context, raise_fn, len(sig.args), offset,
+              frees="string" in str(sig))
         library.add_ir_module(module)
         library.finalize()
     return cg.Trampolines(library, symbase, from_cache=False, element_source=src)

@@ -63,3 +63,27 @@ def test_whole_text_search_paths():
     want = [s.startswith("é") or s.endswith("z") or s.find("q") == 2 or s.count("ab") > 1
             for s in rows]
     assert got == want
+
+
+@ckernels.jit("var * string(var * string)")
+def upper_rows(r):
+    return [s.upper() for s in r if len(s.split()) > 0]
+
+
+def test_dims_entry_points_free_the_scratch_arena_when_they_return():
+    # a dims signature runs through the C core kernel's strided entry point,
+    # which frees the thread's scratch arena when it returns, as the plain
+    # entry points do: nothing of the call outlives it but its result (the
+    # arena was kept until some other string function freed it, which the
+    # memblock balance of an unrelated later test counted as -1)
+    import gc
+    rows = ckernels.array([["a b", "é c"], [], ["x"]])
+    assert upper_rows(rows).tolist() == [["A B", "É C"], [], ["X"]]
+    assert shout(ckernels.array(["q  r"])).tolist() == ["Q R"]   # a plain entry: freed
+    gc.collect()
+    before = ckernels.live_count()
+    res = upper_rows(rows)
+    assert res.tolist() == [["A B", "É C"], [], ["X"]]
+    del res
+    gc.collect()
+    assert ckernels.live_count() == before
