@@ -15,13 +15,65 @@ static ck_status stream_error(struct ArrowArrayStream *s, int rc, const char *wh
                    what, rc, msg != NULL ? msg : "no message");
 }
 
-/* `strided * ?el` in *out (new reference). */
-static ck_status option_of(ck_type el, ck_type *out) {
-  ck_type opt;
-  ck_status st = ck_option_type_new(el, &opt);
-  if (st == CK_OK) {
-    st = ck_strided_dim_type_new(opt, out);
-    ck_type_decref(opt);
+/* The type holding the values of both `a` and `b`, two imports of one
+ * schema that differ only in where they have nulls (an Arrow array has an
+ * option type exactly where it holds a null): `?` wherever either has one,
+ * var and fixed dims and struct fields joined member-wise.  New reference in
+ * *out; CK_ERR_TYPE when they differ otherwise. */
+static ck_status join_nulls(ck_type a, ck_type b, ck_type *out) {
+  if (ck_type_equal(a, b)) {
+    ck_type_incref(a);
+    *out = a;
+    return CK_OK;
+  }
+  bool opt = ck_type_is_option(a) || ck_type_is_option(b);
+  ck_type va = ck_type_is_option(a) ? ck_type_element(a) : a;
+  ck_type vb = ck_type_is_option(b) ? ck_type_element(b) : b;
+  ck_type v = NULL;
+  ck_status st = CK_OK;
+  ck_type_id id = ck_type_id_of(va);
+  if (ck_type_equal(va, vb)) {
+    ck_type_incref(va);
+    v = va;
+  } else if (id != ck_type_id_of(vb)) {
+    st = CK_ERR_TYPE;
+  } else if (id == CK_TYPE_VAR_DIM || (id == CK_TYPE_FIXED_DIM &&
+                                        ck_fixed_dim_size(va) == ck_fixed_dim_size(vb))) {
+    ck_type e = NULL;
+    st = join_nulls(ck_type_element(va), ck_type_element(vb), &e);
+    if (st == CK_OK) {
+      st = id == CK_TYPE_VAR_DIM ? ck_var_dim_type_new(e, &v)
+                                 : ck_fixed_dim_type_new(ck_fixed_dim_size(va), e, &v);
+    }
+    ck_type_decref(e);
+  } else if (id == CK_TYPE_STRUCT && ck_struct_field_count(va) == ck_struct_field_count(vb)) {
+    size_t n = ck_struct_field_count(va), i = 0;
+    const char **names = ck__calloc(n ? n : 1, sizeof *names, __func__);
+    ck_type *types = ck__calloc(n ? n : 1, sizeof *types, __func__);
+    st = names == NULL || types == NULL ? CK_ERR_NO_MEMORY : CK_OK;
+    for (; st == CK_OK && i < n; i++) {
+      const char *nb;
+      ck_type fa, fb;
+      (void)ck_struct_field(va, i, &names[i], &fa, NULL, NULL);
+      (void)ck_struct_field(vb, i, &nb, &fb, NULL, NULL);
+      st = strcmp(names[i], nb) != 0 ? CK_ERR_TYPE : join_nulls(fa, fb, &types[i]);
+    }
+    if (st == CK_OK) {
+      st = ck_struct_type_new(n, names, types, &v);
+    }
+    for (size_t j = 0; types != NULL && j < n; j++) {
+      ck_type_decref(types[j]);
+    }
+    ck__free(names);
+    ck__free(types);
+  } else {
+    st = CK_ERR_TYPE;
+  }
+  if (st == CK_OK && opt) {
+    st = ck_option_type_new(v, out);
+    ck_type_decref(v);
+  } else if (st == CK_OK) {
+    *out = v;
   }
   return st;
 }
@@ -102,16 +154,34 @@ ck_status ck_arrow_import_stream(struct ArrowArrayStream *stream,
     res = parts[0];
     parts[0] = NULL;
   } else if (st == CK_OK) {
-    /* concatenate: one copy of every part into a new array of its own, an
-     * option array `N * ?T` when any part has nulls */
+    /* concatenate: one copy of every part into a new array of its own, of
+     * the parts' element types joined (options wherever a part has nulls:
+     * `N * ?T`, `N * var * ?T`, `N * ?var * T`, struct fields) */
+    ck_type j = NULL;
     for (size_t i = 0; st == CK_OK && i < nparts; i++) {
-      if (ck_type_is_option(ck_type_dtype(ck_array_type(parts[i])))) {
-        ck_type_decref(t);
-        t = NULL;
-        st = option_of(el, &t);
-        break;
+      ck_type e = ck_type_element(ck_array_type(parts[i])), n = NULL;
+      if (j == NULL) {
+        ck_type_incref(e);
+        j = e;
+        continue;
       }
+      st = join_nulls(j, e, &n);
+      if (st == CK_ERR_TYPE) {
+        char ta[256] = "", tb[256] = "";
+        (void)ck_type_print(j, ta, sizeof ta, NULL);
+        (void)ck_type_print(e, tb, sizeof tb, NULL);
+        st = CK_ERROR(CK_ERR_TYPE, "array %zu of the stream has type %s, the ones before %s",
+                      i, tb, ta);
+      }
+      ck_type_decref(j);
+      j = n;
     }
+    if (st == CK_OK && j != NULL) { /* (no parts: `strided * el`, empty) */
+      ck_type_decref(t);
+      t = NULL;
+      st = ck_strided_dim_type_new(j, &t);
+    }
+    ck_type_decref(j);
     if (st == CK_OK) {
       st = ck_array_empty(t, &total, 1, CK_ARRAY_DEFAULT_FLAGS, &res);
     }
