@@ -100,3 +100,13 @@ def threads(request):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "allow_memblock_leak: skip the balance check")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` with the slowest files first and the notebooks, doc
+    pages and leak signatures as units of their own (ci_schedule.py)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from ci_schedule import WeightedFileScheduling
+    return WeightedFileScheduling(config, log)
