@@ -13,18 +13,18 @@ about where and when a test runs, none about what it checks:
   interpreter or kernel, nothing compiled is shared between them) are split
   into one work unit per parameter (``SPLIT``): one notebook, one docs page,
   one signature of the redefinition leak test.
-* The queue starts with the slowest units (``WEIGHTS``: seconds a unit took
-  on CI, measured with ``--durations``; module-level compiles included);
-  the others keep xdist's order after them.
+* The queue starts with the slowest units (``WEIGHTS``: the seconds a unit's
+  tests took on CI, ci_weights.json); the others keep xdist's order after
+  them.
 
 A stale or missing weight only changes the order, never which tests run.
 """
 
 from __future__ import annotations
 
+import json
+import pathlib
 from collections import OrderedDict
-
-from xdist.scheduler import LoadFileScheduling
 
 #: file (relative to tests/python) -> the test functions whose parameters are
 #: independent work units; the unit of a test is named by its parameter id up
@@ -37,28 +37,11 @@ SPLIT = {
     "jit/test_jit_leaks.py": ("test_redefinition_retains_about_what_numba_retains",),
 }
 
-#: work unit (file, or file::[parameter] of SPLIT) -> seconds on CI (2 cores,
-#: two workers), the slowest first; other units weigh 0 and follow in
-#: xdist's order
-WEIGHTS = {
-    "jit/test_jit_native_cache.py": 80,
-    "jit/test_cuda_codegen.py": 60,
-    "package/test_notebooks.py::[06-dask.ipynb]": 31,
-    "jit/test_jit_leaks.py::[string(string)]": 30,
-    "package/test_doc_blocks.py::[nulls.md]": 33,
-    "jit/test_jit_null_scalar_args_dims.py": 30,
-    "interop/test_dask.py": 30,
-    "package/test_notebooks.py::[05-contexts-and-opencl.ipynb]": 25,
-    "jit/test_jit_nulls.py": 25,
-    "jit/test_jit_leaks.py::[float64(float64)]": 15,
-    "package/test_doc_blocks.py::[dims.md]": 16,
-    "package/test_notebooks.py::[04-jit-kernels.ipynb]": 15,
-    "package/test_notebooks.py::[09-strings.ipynb]": 15,
-    "package/test_doc_blocks.py::[device-code.md]": 14,
-    "package/test_doc_blocks.py::[strings.md]": 13,
-    "package/test_notebooks.py::[10-arrow.ipynb]": 13,
-    "package/test_notebooks.py::[12-nulls-and-tables.ipynb]": 12,
-}
+#: work unit (file, or file::[parameter] of SPLIT, relative to tests/python)
+#: -> seconds it took on CI (2 cores, two workers): ci_weights.json, written
+#: by ``tools/ci_weights.py`` from a run's JUnit report; other units weigh 0
+#: and follow in xdist's order
+WEIGHTS = json.loads((pathlib.Path(__file__).parent / "ci_weights.json").read_text())
 
 _ROOT = "tests/python/"
 
@@ -80,17 +63,21 @@ def weight_of(unit: str) -> float:
     return WEIGHTS.get(rel, 0)
 
 
-class WeightedFileScheduling(LoadFileScheduling):
-    """``--dist loadfile`` with SPLIT's units and the slowest units first."""
+def make_scheduler(config, log):
+    """xdist's ``loadfile`` scheduler with SPLIT's units and the slowest units first."""
+    from xdist.scheduler import LoadFileScheduling
 
-    _ordered = False
+    class WeightedFileScheduling(LoadFileScheduling):
+        _ordered = False
 
-    def _split_scope(self, nodeid: str) -> str:
-        return unit_of(nodeid)
+        def _split_scope(self, nodeid: str) -> str:
+            return unit_of(nodeid)
 
-    def _assign_work_unit(self, node) -> None:
-        if not self._ordered:        # the first assignment: the queue is complete
-            self._ordered = True
-            units = sorted(self.workqueue.items(), key=lambda u: -weight_of(u[0]))
-            self.workqueue = OrderedDict(units)
-        super()._assign_work_unit(node)
+        def _assign_work_unit(self, node) -> None:
+            if not self._ordered:        # the first assignment: the queue is complete
+                self._ordered = True
+                units = sorted(self.workqueue.items(), key=lambda u: -weight_of(u[0]))
+                self.workqueue = OrderedDict(units)
+            super()._assign_work_unit(node)
+
+    return WeightedFileScheduling(config, log)

@@ -108,5 +108,5 @@ def pytest_xdist_make_scheduler(config, log):
     pages and leak signatures as units of their own (ci_schedule.py)."""
     if config.getvalue("dist") != "loadfile":
         return None
-    from ci_schedule import WeightedFileScheduling
-    return WeightedFileScheduling(config, log)
+    from ci_schedule import make_scheduler
+    return make_scheduler(config, log)
