@@ -18,7 +18,8 @@ changes, all about where and when a test runs, none about what it checks:
 * A test module's import compiles its module-level jitted functions (up to
   ~20 s on CI for the heaviest), and every worker paid it
   for every file.  The files whose collection is slow (``COLLECT`` >=
-  ``PIN_MIN`` s) are split between the workers before collection (the same
+  ``PIN_MIN`` s, with the files they import as corpora: ``TOGETHER``) are
+  split between the workers before collection (the same
   partition computed on each, heaviest first onto the least loaded): a
   worker collects only its share of them (and all the others), and runs
   them; the scheduler accepts the workers' different collections and hands
@@ -82,8 +83,9 @@ def weight_of(unit: str) -> float:
     return RUN.get(_rel(unit), 0) + pinned
 
 
-#: test files that import each other as corpora (``import test_x``): their
-#: slow-to-collect members go to one worker, which imports them once
+#: test files that import each other as corpora (``import test_x``): a
+#: group goes to one worker, which imports them once (a module's collection
+#: time is measured on the file imported first, so the group moves whole)
 TOGETHER = (
     ("jit/test_cuda_codegen.py", "jit/test_jit_structs.py", "jit/test_c_emit.py",
      "jit/test_error_model.py", "jit/test_jit_corpus.py", "device/test_opencl_api.py",
@@ -94,12 +96,14 @@ TOGETHER = (
 
 def partition(workers: int) -> dict:
     """test file -> worker, for the files slow to collect: groups (TOGETHER)
-    and files, heaviest first, each onto the least loaded worker."""
+    and files, the slowest to collect first, each onto the least loaded worker."""
     heavy = {f for f, s in COLLECT.items() if s >= PIN_MIN}
-    items = [tuple(f for f in group if f in heavy) for group in TOGETHER]
+    items = [tuple(group) for group in TOGETHER if heavy.intersection(group)]
     grouped = {f for item in items for f in item}
-    items = [i for i in items if i] + [(f,) for f in sorted(heavy - grouped)]
-    cost = {i: sum(COLLECT[f] + RUN.get(f, 0) for f in i) for i in items}
+    items += [(f,) for f in sorted(heavy - grouped)]
+    # balanced on collection alone: scheduling starts once every worker has
+    # collected; the run time of a share is evened out by the free units
+    cost = {i: sum(COLLECT.get(f, 0) for f in i) for i in items}
     load = [0.0] * workers
     out = {}
     for item in sorted(items, key=lambda i: (-cost[i], i)):
