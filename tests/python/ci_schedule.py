@@ -34,6 +34,7 @@ nothing here applies.
 
 from __future__ import annotations
 
+import functools
 import json
 import pathlib
 from collections import OrderedDict
@@ -94,6 +95,7 @@ TOGETHER = (
 )
 
 
+@functools.lru_cache(maxsize=None)
 def partition(workers: int) -> dict:
     """test file -> worker, for the files slow to collect: groups (TOGETHER)
     and files, the slowest to collect first, each onto the least loaded worker."""
