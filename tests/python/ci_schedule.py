@@ -24,6 +24,9 @@ changes, all about where and when a test runs, none about what it checks:
   worker collects only its share of them (and all the others), and runs
   them; the scheduler accepts the workers' different collections and hands
   each unit only to a worker that collected it, a worker's own share first.
+  Measured (the whole of tests/python collected as gw0 and gw1 of two, a
+  loaded 2-core box): 2906 and 3359 of 3542 tests, 124 and 117 s of CPU
+  each instead of 200 s (every file), the union the same 3542 tests.
 * Everything else is handed out as before, to whichever worker is free.
 
 A stale or missing weight only changes the order or the partition, never
