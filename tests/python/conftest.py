@@ -1,6 +1,7 @@
 """Shared fixtures: every test must leave the library's live-memblock count
 where it found it (after collecting garbage), so leaks fail the test that
-caused them.  Also the fixtures several test files use."""
+caused them.  Also the fixtures several test files use, and the hooks of
+`make test-python`'s xdist scheduling (ci_schedule.py)."""
 
 import gc
 import json
