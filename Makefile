@@ -74,9 +74,12 @@ test-c: system-deps cuda-tools
 	ctest --test-dir build/c --output-on-failure -j$(JOBS)
 
 # One pytest worker per core (pytest-xdist), each test file on one worker so
-# that the jitted functions a file shares are compiled once.
+# that the jitted functions a file shares are compiled once; the slowest files
+# first, notebooks and doc pages one by one (tests/python/ci_schedule.py).
+# build/pytest-junit.xml: each test's seconds, for tools/ci_weights.py.
 test-python: install
-	$(PY) -m pytest tests/python -q -n $(JOBS) --dist loadfile --durations=40
+	$(PY) -m pytest tests/python -q -n $(JOBS) --dist loadfile --durations=40 \
+	  --junitxml=build/pytest-junit.xml
 
 test: setup test-c test-python
 

@@ -1,10 +1,14 @@
 """Shared fixtures: every test must leave the library's live-memblock count
 where it found it (after collecting garbage), so leaks fail the test that
-caused them.  Also the fixtures several test files use."""
+caused them.  Also the fixtures several test files use, and the hooks of
+`make test-python`'s xdist scheduling (ci_schedule.py)."""
 
 import gc
+import json
+import os
 import pathlib
 import sys
+import time
 
 import pytest
 
@@ -100,3 +104,59 @@ def threads(request):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "allow_memblock_leak: skip the balance check")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` with the slowest files first, the notebooks, doc
+    pages and leak signatures as units of their own, and the files slow to
+    collect split between the workers (ci_schedule.py)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from ci_schedule import make_scheduler
+    return make_scheduler(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    # the workers' own option says "no" distribution: tell them it is loadfile
+    node.workerinput["ck_loadfile"] = node.config.getvalue("dist") == "loadfile"
+
+
+def pytest_sessionstart(session):
+    session.config._ck_session = session
+
+
+_COLLECT_TIMES = {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """CK_COLLECT_TIMES=file: each test module's collection seconds into a
+    JSON file (tools/ci_weights.py --collect-times)."""
+    start = time.perf_counter()
+    yield
+    if isinstance(collector, pytest.Module) and os.environ.get("CK_COLLECT_TIMES"):
+        _COLLECT_TIMES[collector.nodeid] = time.perf_counter() - start
+
+
+def pytest_collection_finish(session):
+    path = os.environ.get("CK_COLLECT_TIMES")
+    if path and _COLLECT_TIMES:
+        pathlib.Path(path).write_text(json.dumps(_COLLECT_TIMES, indent=0))
+
+
+def pytest_ignore_collect(collection_path, config):
+    """On a ``--dist loadfile`` worker: leave the files slow to collect that
+    ci_schedule.py gives to another worker (it collects and runs them)."""
+    workerinput = getattr(config, "workerinput", None)
+    if not workerinput or not workerinput.get("ck_loadfile"):
+        return None
+    if collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    try:
+        rel = collection_path.resolve().relative_to(_HERE).as_posix()
+    except ValueError:
+        return None
+    from ci_schedule import ignore_collect
+    return True if ignore_collect(rel, workerinput) else None
