@@ -123,6 +123,9 @@ def test_empty_inputs_errors_and_refusals(ctx):
     with pytest.raises(NotSupportedError) as e:
         halves(ctx.array(_host([[1]], "var * int64")), out=ctx.empty(1, "int64"))
     assert "\n" not in str(e.value) and "out=" in str(e.value)
+    with pytest.raises(NotSupportedError) as e:      # a null input row would be a null row
+        pattern(ctx.array([2, None], type="2 * ?int64"))
+    assert "\n" not in str(e.value) and "null row" in str(e.value)
 
 
 def test_source_names_the_presence_bytes():
