@@ -91,9 +91,9 @@ def _element(comp, kernel):
         code = kernel.py_func.__code__
         where = f" at {code.co_filename}:{code.co_firstlineno}"
         raise NotSupportedError(f"{kernel.__name__}: {comp.sig.text}: a {ret} result on a device is not "
-                                f"supported{where} (var * T of numbers or bools and "
-                                "var * ?T, var * string and var * ?string results are built on devices; .get() the "
-                                "arguments for others)")
+                                f"supported{where} (var * T and var * ?T of numbers or bools, "
+                                "var * string and var * ?string results are built on devices; "
+                                ".get() the arguments for others)")
     return c.dtype
 
 

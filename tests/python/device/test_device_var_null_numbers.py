@@ -47,7 +47,7 @@ def pattern(n, out):
     if n < 0:
         raise ValueError("negative n")
     for i in range(n):
-        if i % 3 == 0:
+        if len(out) % 3 == 0:                           # len() of the row, nulls counted
             out.append(None)                            # None itself
         else:
             out.append(i % 2 == 0)                      # a bool
