@@ -33,7 +33,13 @@ All in one run, on N rows (1M by default; ``CK_BENCH_DEVSTR_N`` overrides):
   written by the writing pass straight into the row: ``jit/device_split.py``) over
   the same strings, built on OpenCL and read back, against the CPU jit.
 
-``CK_BENCH_DEVSTR_ONLY=item`` (or ``=append``: the appended-text row) measures the ``f"item-{i}"`` row alone (for the issue's 10M
+- ``out.append(None if x < 0.5 else x * 2.0)`` over the ragged rows (``var *
+  ?float64(var * float64)``: the device arena with a presence byte per item,
+  compaction of values and bytes, the bytes packed into the child bitmap:
+  ``jit/device_append.py``), built on OpenCL and read back, against the CPU jit.
+
+``CK_BENCH_DEVSTR_ONLY=item`` (or ``=append``: the appended-text row; ``=optrows``:
+the ``var * ?float64`` rows) measures the ``f"item-{i}"`` row alone (for the issue's 10M
 rows on a GPU).  ``ratio X.XXx`` is the device time
 over the CPU one (> 1: the device is slower).  Without an OpenCL platform the
 script says so and exits 0.  ``CK_BENCH_DEVICE=cuda`` runs the same on a CUDA
@@ -91,6 +97,30 @@ def tagged_words(s, out):
         i += 1
 
 
+@ckernels.jit("var * ?float64(var * float64)")
+def doubled_or_null(r, out):
+    for x in r:
+        out.append(None if x < 0.5 else x * 2.0)
+
+
+def option_rows(ctx, dev_name: str, host) -> None:
+    dev = ctx.array(host)
+    got = doubled_or_null(dev)
+    assert got.get().tolist()[-50:] == doubled_or_null(host).tolist()[-50:]
+    t_dev = best(lambda: doubled_or_null(dev).get(), reps=5)
+    t_cpu = best(lambda: doubled_or_null(host), reps=5)
+    report(f"var * ?float64 rows (out.append(None | x)) built on {dev_name} and read back",
+           t_dev, "the CPU jit", t_cpu)
+
+
+def _ragged():
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(0, 21, N)
+    flat = rng.random(int(lengths.sum()))
+    rows = np.split(flat, np.cumsum(lengths)[:-1])
+    return ckernels.array([r.tolist() for r in rows], type=f"{N} * var * float64")
+
+
 def append_row(ctx, dev_name: str, words) -> None:
     dw = ctx.array(words)
     assert tagged_words(dw).tolist()[-11:] == tagged_words(words).tolist()[-11:]
@@ -129,11 +159,10 @@ def main() -> None:
     if os.environ.get("CK_BENCH_DEVSTR_ONLY") == "append":
         append_row(ctx, dev_name, _words())
         return
-    rng = np.random.default_rng(0)
-    lengths = rng.integers(0, 21, N)
-    flat = rng.random(int(lengths.sum()))
-    rows = np.split(flat, np.cumsum(lengths)[:-1])
-    host = ckernels.array([r.tolist() for r in rows], type=f"{N} * var * float64")
+    host = _ragged()
+    if os.environ.get("CK_BENCH_DEVSTR_ONLY") == "optrows":
+        option_rows(ctx, dev_name, host)
+        return
     dev = ctx.array(host)
     want = np.asarray(row_sum(host))
     got = row_sum(dev).get()
@@ -172,6 +201,7 @@ def main() -> None:
     t_cpu = best(lambda: titled(words), reps=5)
     report(f"s.title() built on {dev_name} and read back", t_dev, "the CPU jit", t_cpu)
     append_row(ctx, dev_name, words)
+    option_rows(ctx, dev_name, host)
 
 
 if __name__ == "__main__":

@@ -22,10 +22,20 @@ ahead of such a loop, so the rows go through a device arena
    a :class:`~ckernels.device.varlen.DeviceVarArray` (offsets + values), the
    layout an upload makes.
 
+A ``var * ?T`` result (``out.append(None if x < 0 else x * 2.0)``, ``return
+[None if x % 2 else x // 2 for x in r]``) runs the same kernel with the
+CPU's ``var * ?T`` builder type: the row is a ``ck_aorow_<T>_t``
+(``CK_DEVICE_ARENA_OPTION_ROW``) with one presence byte per item in a byte
+arena of the same capacity at the item's index; the bytes are compacted as
+the values are (element size 1, the same starts and offsets) and packed into
+the child's bitmap by ``device_null_strings``' packing kernel: the values of
+the :class:`DeviceVarArray` are a :class:`~ckernels.device.nulls.DeviceOptionArray`.
+
 Arguments are read as :mod:`ckernels.jit.device_var` reads them (numbers,
 1-d device arrays, ``var * T`` rows, strings); errors raised by the function
 come back as on the CPU.  Refused with one line: results other than one var
-dim of numbers or bools (``var * string``, ``var * var * T``), ``out=``.
+dim of numbers or bools, optional or not (``var * var * T``; ``var * string``
+and ``var * ?string`` are :mod:`.device_split`'s), ``out=``.
 """
 
 from __future__ import annotations
@@ -37,18 +47,21 @@ from ..context.device_program import KERNEL_NAME, element_offsets, error_return,
     kernel_parameters
 from ..device import launch
 from ..device.array import DeviceArray
+from ..device.nulls import DeviceOptionArray
 from ..device.varlen import DeviceVarArray
 from ..errors import NotSupportedError
 from .. import types as _t
 from . import device_var as _dv
 from . import dims as _dims
 from .c_emit import EmittedKernel
+from .device_null_strings import _pack
 from .device_strings import _scan
 from .signature import element_type
 
 __all__ = ["call", "source", "wants"]
 
 _INT64 = element_type("int64")
+_UINT8 = element_type("uint8")
 _FIRST = 8          # CK_DEVICE_ARENA_FIRST: the room of a row's first chunk
 
 
@@ -70,26 +83,33 @@ def wants(kernel=None, comp=None) -> bool:
 
 
 def _element(comp, kernel):
+    """The result's item dtype name (``float64``, ``?float64``)."""
     ret = comp.sig.ret
     c = _dims.core(ret)
-    if c.ndim != 1 or c.dtype == "string" or c.dtype.startswith("?") or \
-            element_type(c.dtype).kind not in "biuf":
+    if c.ndim != 1 or c.dtype in ("string", "?string") or \
+            element_type(c.dtype.lstrip("?")).kind not in "biuf":
         code = kernel.py_func.__code__
         where = f" at {code.co_filename}:{code.co_firstlineno}"
         raise NotSupportedError(f"{kernel.__name__}: {comp.sig.text}: a {ret} result on a device is not "
-                                f"supported{where} (var * T of numbers or bools and "
-                                "var * string and var * ?string results are built on devices; .get() the "
-                                "arguments for others)")
+                                f"supported{where} (var * T and var * ?T of numbers or bools, "
+                                "var * string and var * ?string results are built on devices; "
+                                ".get() the arguments for others)")
     return c.dtype
 
 
 def _program(tgt, kernel, comp):
     from .._numba.varbuilder import VarBuilderType
     el = _element(comp, kernel)
-    layout = _dv.VarLayout(kernel, comp, var_result=el)
+    layout = _dv.VarLayout(kernel, comp, var_result=el.lstrip("?"))
+    #: a ``var * ?T`` result: per item a presence byte (the arena's byte twin)
+    layout.option = el.startswith("?")
     nb_args, _ = layout.numba_types()
     prog = EmittedKernel(tgt.dialect, kernel.error_model)
-    builder = VarBuilderType(element_type(el).numba)
+    if layout.option:   # the CPU's builder of the same result: out.append(None) types
+        from .cpu_dims_results import var_option_builder
+        builder = var_option_builder(el)
+    else:
+        builder = VarBuilderType(element_type(el).numba)
     if kernel._out_param is None:
         # a returned list: the row (jit.c_emit.out_lists), the same C function
         prog.out_list = (kernel.py_func, builder)
@@ -103,18 +123,21 @@ def _kernel(prog: EmittedKernel, layout, inputs) -> str:
     d = prog.dialect
     fe = prog.entry
     i64, i32 = d.int64, d.int32
-    n_in = len(inputs) - 4
+    n_in = len(inputs) - 4 - (1 if layout.option else 0)
     params, arrays = kernel_parameters(d, inputs)
     lines = [f"{d.kernel_prefix} {KERNEL_NAME}({', '.join(params)})", "{"]
     lines += element_offsets(d, arrays)
     cargs = _dv.row_arguments(prog, layout, inputs[:n_in], lines)
     builder = fe.out_list.builder if fe.out_list is not None else fe.arg_types[-1]
     row_t = fe.ct(builder).rstrip(" *")
-    key = row_t[len("ck_arow_"):-len("_t")]
+    pre = "ck_aorow_" if layout.option else "ck_arow_"
+    key = row_t[len(pre):-len("_t")]
     el = d.pointer(d.ctype(layout.ret_dtype) if layout.ret_dtype.kind != "b" else d.uint8)
     a, c, cap, s = n_in, n_in + 1, n_in + 2, n_in + 3
+    p = n_in + 4
+    present = f"({d.pointer(d.uint8)})(ck_in{p} + o_in{p}), " if layout.option else ""
     lines += [f"  {row_t} ck_row;",
-              f"  ck_arow_init_{key}(&ck_row, ({el})(ck_in{a} + o_in{a}), "
+              f"  {pre}init_{key}(&ck_row, ({el})(ck_in{a} + o_in{a}), {present}"
               f"({d.pointer(i64)})(ck_in{c} + o_in{c}), ck_in{cap}_val);",
               f"  {i32} err = 0;",
               f"  {fe.cname}({', '.join(cargs + ['&ck_row', '&err'])});",
@@ -127,10 +150,11 @@ def _kernel(prog: EmittedKernel, layout, inputs) -> str:
 
 def _inputs(layout, scalars) -> tuple:
     """The kernel operands: the function's (:meth:`VarLayout.inputs`), then
-    the arena (result elements), its counter, its capacity (by value) and
-    the rows' starts."""
+    the arena (result elements), its counter, its capacity (by value), the
+    rows' starts and, for a ``var * ?T`` result, the arena's presence bytes."""
     return tuple(layout.inputs(scalars)) + ((layout.ret_dtype, False), (_INT64, False),
-                                            (_INT64, True), (_INT64, False))
+                                            (_INT64, True), (_INT64, False)) + (
+        ((_UINT8, False),) if layout.option else ())
 
 
 def source(tgt, kernel, comp, inputs=None, emitted=None) -> str:
@@ -168,8 +192,9 @@ def call(kernel, args, out=None):
         inputs = _inputs(layout, scalars)
         plan = launch.remember(per, key, launch.build_plan(
             ctx, source(tgt, kernel, comp, inputs, (prog, layout)), prog.errors, fname,
-            tgt.dialect.title, inputs, operands + [0] * 4, np.int64,
-            operand_layouts=layouts + [((), ()), ((), ()), ((), ()), ((n,), (8,))],
+            tgt.dialect.title, inputs, operands + [0] * (len(inputs) - len(operands)), np.int64,
+            operand_layouts=layouts + [((), ()), ((), ()), ((), ()), ((n,), (8,))] + (
+                [((), ())] if layout.option else []),
             out_layout=((n,), (8,))))
     lens = DeviceArray.empty(ctx, (n + 1,), np.int64)
     lens[n:] = 0
@@ -183,8 +208,10 @@ def call(kernel, args, out=None):
     capacity = max(64, _FIRST * n + given if per_row is None else int(per_row * n) + _FIRST)
     for _ in range(2):
         arena = DeviceArray.empty(ctx, (capacity,), el.numpy)
+        # var * ?T: the arena's byte twin, per item its presence byte
+        present = [DeviceArray.empty(ctx, (capacity,), np.uint8)] if layout.option else []
         counter[:] = 0
-        plan(lens, operands + [arena, counter, capacity, starts])
+        plan(lens, operands + [arena, counter, capacity, starts] + present)
         need = int(counter.get()[0])
         if need <= capacity:
             break
@@ -200,4 +227,12 @@ def call(kernel, args, out=None):
     check(lib.ck_device_arena_compact(arena.buffer._buf, arena.offset, starts.buffer._buf,
                                       starts.offset, lens.buffer._buf, lens.offset, n, size,
                                       values.buffer._buf, values.offset))
-    return DeviceVarArray(ctx, _t.Type(f"var * {el.name}"), lens, values[:total])
+    if not layout.option:
+        return DeviceVarArray(ctx, _t.Type(f"var * {el.name}"), lens, values[:total])
+    # the presence bytes: compacted as the values are, packed into the child's bitmap
+    ok = DeviceArray.empty(ctx, (max(total, 1),), np.uint8)
+    check(lib.ck_device_arena_compact(present[0].buffer._buf, present[0].offset,
+                                      starts.buffer._buf, starts.offset, lens.buffer._buf,
+                                      lens.offset, n, 1, ok.buffer._buf, ok.offset))
+    items = DeviceOptionArray(values[:total], _pack(ctx, ok, total), 0)
+    return DeviceVarArray(ctx, _t.Type(f"var * ?{el.name}"), lens, items)

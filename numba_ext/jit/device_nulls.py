@@ -60,9 +60,11 @@ def call(kernel, args, out=None):
     (a plain call)."""
     fname = kernel.__name__
     if any(isinstance(a, DeviceOptionArray) for a in args) and kernel._compiled and all(
-            c.sig.ret in ("var * string", "var * ?string") for c in kernel._compiled.values()):
+            (c.sig.ret or "").startswith("var * ") for c in kernel._compiled.values()):
+        what = "rows of strings" if all(c.sig.ret in ("var * string", "var * ?string")
+                                        for c in kernel._compiled.values()) else "var results"
         raise NotSupportedError(
-            f"{fname}: rows of strings from option device arrays{_where(kernel)} (a null "
+            f"{fname}: {what} from option device arrays{_where(kernel)} (a null "
             "input row would be a null row, ?var, which devices do not build: fill_null() "
             "the arguments, or .get() them and run on the CPU)")
     from . import device_null_strings as _dns

@@ -42,8 +42,17 @@ def _builder_type():
 
 
 def is_builder(t) -> bool:
-    """Whether ``t`` is the output parameter of a var result."""
-    return isinstance(t, _builder_type())
+    """Whether ``t`` is the output parameter of a var result of numbers or
+    bools (``var * T`` or ``var * ?T``: a row in the device arena)."""
+    return isinstance(t, _builder_type()) or is_option_builder(t)
+
+
+def is_option_builder(t) -> bool:
+    """Whether ``t`` is the output parameter of a ``var * ?T`` result of
+    numbers or bools (Numba's ``VarOptionBuilder`` of a number): a
+    ``ck_aorow_<T>_t`` whose items have presence bytes in the arena's byte
+    twin (``out.append(None)`` appends a null, value slot 0)."""
+    return isinstance(t, _option_builder_type()) and not t.text
 
 
 def atomic_add(d) -> str:
@@ -120,8 +129,9 @@ def c_type(fe, t) -> str | None:
             f"#define CK_DA_FN {d.function_prefix}\n#define CK_DA_I64 {d.int64}\n"
             f"#define CK_DA_ATOMIC_ADD(p, v) {atomic_add(d)}\n{installed_header('device_arena.h')}\n")
     key = _key(_unlit(t.dtype))
-    name = f"ck_arow_{key}_t"
-    prog.helper(name, f"CK_DEVICE_ARENA_ROW({key}, {element_ct(fe, t)}, {d.global_space})\n")
+    kind = "OPTION_ROW" if is_option_builder(t) else "ROW"
+    name = f"ck_aorow_{key}_t" if is_option_builder(t) else f"ck_arow_{key}_t"
+    prog.helper(name, f"CK_DEVICE_ARENA_{kind}({key}, {element_ct(fe, t)}, {d.global_space})\n")
     return f"{name} *"
 
 
@@ -135,6 +145,7 @@ def call(fe, dst, tt, e, fnty, sig, loc) -> list[str] | None:
         tk = fnty.typing_key
         name = tk[-1] if isinstance(tk, tuple) else str(tk).rsplit(".", 1)[-1]
         what = ("a var * ?string" if is_option_string_builder(fnty.this) else
+                "a var * ?T" if is_option_builder(fnty.this) else
                 "a var * string" if is_string_builder(fnty.this) else "a var")
         if recv is None or name != "append" or len(e.args) != 1:
             raise fe.fail(f"'.{name}' of {what} result's output parameter (only "
@@ -159,10 +170,40 @@ def append_item(fe, row: str, builder, item, loc) -> list[str]:
     if is_string_builder(builder):
         return _append_string(fe, row, item, loc, is_option_string_builder(builder))
     el = _unlit(builder.dtype)
+    if is_option_builder(builder):
+        return _append_option(fe, row, builder, item, loc)
     x = fe.use_as(item, el, loc)
     if _is_bool(el):
         x = f"(({element_ct(fe, builder)})({x} != 0))"
     return [f"ck_arow_append_{_key(el)}({row}, {x});"]
+
+
+def _append_option(fe, row: str, builder, item, loc) -> list[str]:
+    """``out.append(x)`` of a ``var * ?T`` row of numbers or bools: ``x``
+    None (a null: value slot 0, presence byte 0), an optional number (its
+    presence) or a number (present)."""
+    from numba.core import types
+    el = _unlit(builder.dtype)
+    ect = element_ct(fe, builder)
+    fn = f"ck_aorow_append_{_key(el)}"
+    t = _unlit(fe.tyof(item))
+    if isinstance(t, (types.NoneType, types.Omitted)):
+        return [f"{fn}({row}, ({ect})0, 0);"]
+    if isinstance(t, types.Optional):
+        vt = _unlit(t.type)
+        if not isinstance(vt, (types.Number, types.Boolean)):
+            raise fe.fail(f"out.append() of a {t} to a var * ?{el} result", loc)
+        v = fe.use(item, loc)
+        x = fe.cast(f"({v}).v", vt, el)
+        if _is_bool(el):
+            x = f"({x} != 0)"
+        return [f"{fn}({row}, ({ect})({x}), ({v}).ok);"]
+    if not isinstance(t, (types.Number, types.Boolean)):
+        raise fe.fail(f"out.append() of a {t} to a var * ?{el} result", loc)
+    x = fe.use_as(item, el, loc)
+    if _is_bool(el):
+        x = f"({x} != 0)"
+    return [f"{fn}({row}, ({ect})({x}), 1);"]
 
 
 def _append_string(fe, r, item, loc, option: bool = False) -> list[str]:

@@ -102,6 +102,64 @@
     r->len++;                                                                  \
   }
 
+/*
+ * Rows of optional items (`var * ?T` results): the same arena and the same
+ * reservations, plus one presence byte per item (1: a value, 0: a null,
+ * whose value slot is 0) in a byte arena `present` of the same capacity,
+ * at the item's index: a row's chunk is the same range of both, moved
+ * together, and the host compacts both with the same starts and offsets
+ * (ck_device_arena_compact with elem_size 1 for the bytes).
+ *   CK_DEVICE_ARENA_OPTION_ROW(SUF, T, AS)
+ *     typedef struct { AS T *data; AS unsigned char *present; ... } ck_aorow_SUF_t;
+ *     void ck_aorow_init_SUF(ck_aorow_SUF_t *r, AS T *data, AS unsigned char *present,
+ *                            AS CK_DA_I64 *counter, CK_DA_I64 capacity)
+ *     void ck_aorow_append_SUF(ck_aorow_SUF_t *r, T x, int ok)
+ */
+#define CK_DEVICE_ARENA_OPTION_ROW(SUF, T, AS)                                 \
+  typedef struct {                                                             \
+    AS T *data;                                                                \
+    AS unsigned char *present;                                                 \
+    AS CK_DA_I64 *counter;                                                     \
+    CK_DA_I64 capacity;                                                        \
+    CK_DA_I64 start; /* the chunk's first item; -1: overflowed */             \
+    CK_DA_I64 len;   /* items appended */                                      \
+    CK_DA_I64 room;  /* items the chunk holds */                               \
+  } ck_aorow_##SUF##_t;                                                        \
+                                                                               \
+  CK_DA_FN void ck_aorow_init_##SUF(ck_aorow_##SUF##_t *r, AS T *data,        \
+                                    AS unsigned char *present,                 \
+                                    AS CK_DA_I64 *counter, CK_DA_I64 capacity) { \
+    r->data = data;                                                            \
+    r->present = present;                                                      \
+    r->counter = counter;                                                      \
+    r->capacity = capacity;                                                    \
+    r->start = 0;                                                              \
+    r->len = 0;                                                                \
+    r->room = 0;                                                               \
+  }                                                                            \
+                                                                               \
+  CK_DA_FN void ck_aorow_append_##SUF(ck_aorow_##SUF##_t *r, T x, int ok) {   \
+    if (r->len == r->room) {                                                   \
+      CK_DA_I64 grow = r->room ? 2 * r->room : (CK_DA_I64)CK_DEVICE_ARENA_FIRST; \
+      CK_DA_I64 at = CK_DA_ATOMIC_ADD(r->counter, grow);                       \
+      if (r->start >= 0 && at <= r->capacity - grow) {                         \
+        for (CK_DA_I64 i = 0; i < r->len; i++) {                               \
+          r->data[at + i] = r->data[r->start + i];                             \
+          r->present[at + i] = r->present[r->start + i];                       \
+        }                                                                      \
+        r->start = at;                                                         \
+      } else {                                                                 \
+        r->start = -1;                                                         \
+      }                                                                        \
+      r->room = grow;                                                          \
+    }                                                                          \
+    if (r->start >= 0) {                                                       \
+      r->data[r->start + r->len] = ok ? x : (T)0;                              \
+      r->present[r->start + r->len] = (unsigned char)(ok != 0);                \
+    }                                                                          \
+    r->len++;                                                                  \
+  }
+
 #if !defined(CK_DEVICE_ARENA_DEVICE_ONLY) && !defined(__OPENCL_VERSION__) && \
     !defined(__OPENCL_C_VERSION__) && !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
 

@@ -5,7 +5,10 @@
  * one after another on the host, the CPU context compacts) and compiled into
  * an OpenCL program (PoCL in CI; skipped without a platform and under
  * valgrind, whose report would be PoCL's); both against a host loop keeping
- * the positive values of random ragged rows (empty and long rows too). */
+ * the positive values of random ragged rows (empty and long rows too).  The
+ * option row (CK_DEVICE_ARENA_OPTION_ROW: a presence byte per item) on the
+ * host: every value appended, the negative ones as nulls, through an
+ * overflow and the retry, then values and bytes compacted by the CPU context. */
 #define _POSIX_C_SOURCE 200809L
 #include "ck_test.h"
 
@@ -14,6 +17,7 @@
 #include "ckernel/device_arena.h"
 
 CK_DEVICE_ARENA_ROW(i64, int64_t, )
+CK_DEVICE_ARENA_OPTION_ROW(oi64, int64_t, )
 
 /* REQUIRE for helpers that return a value: a failed set-up aborts. */
 #define MUST(c)                                                                \
@@ -175,6 +179,80 @@ static void test_host_rows(void) {
 }
 
 /* The header's text (the OpenCL program includes it as the jit does). */
+/* The option row: each value, a null where it is negative (value slot 0,
+ * presence byte 0); the first arena too small, the retry with the counter's
+ * capacity; values and presence bytes compacted with the same offsets. */
+static void test_host_option_rows(void) {
+  ck_context *ctx = NULL;
+  MUST(ck_context_new("cpu", &ctx) == CK_OK);
+  rows_t r = make_rows(200);
+  size_t n = r.n;
+  int64_t total = r.offs[n];
+  int64_t capacity = 16, counter = 0;
+  int64_t *starts = malloc(n * 8 + 8), *lens = malloc((n + 1) * 8);
+  int64_t *arena = NULL;
+  unsigned char *present = NULL;
+  MUST(starts != NULL && lens != NULL);
+  for (int attempt = 0; attempt < 2; attempt++) {
+    free(arena);
+    free(present);
+    arena = malloc((size_t)capacity * 8 + 8);
+    present = malloc((size_t)capacity + 1);
+    MUST(arena != NULL && present != NULL);
+    memset(present, 7, (size_t)capacity + 1);
+    counter = 0;
+    for (size_t k = n; k-- > 0;) {
+      ck_aorow_oi64_t row;
+      ck_aorow_init_oi64(&row, arena, present, &counter, capacity);
+      for (int64_t j = r.offs[k]; j < r.offs[k + 1]; j++) {
+        ck_aorow_append_oi64(&row, r.vals[j], r.vals[j] >= 0);
+      }
+      starts[k] = row.start;
+      lens[k] = row.len;
+      CHECK(row.len == r.offs[k + 1] - r.offs[k]);
+    }
+    lens[n] = 0;
+    if (counter <= capacity) {
+      break;
+    }
+    CHECK(attempt == 0); /* the retry has the room */
+    capacity = counter;
+  }
+  CHECK(counter <= capacity);
+  ck_buffer *ab = upload(ctx, arena, (size_t)capacity * 8);
+  ck_buffer *pb = upload(ctx, present, (size_t)capacity);
+  ck_buffer *sb = upload(ctx, starts, n * 8 + 8);
+  ck_buffer *ob = upload(ctx, r.offs, (n + 1) * 8); /* every value kept: the row offsets */
+  ck_buffer *vals = NULL, *bytes = NULL;
+  MUST(ck_buffer_new(ctx, (size_t)total * 8 + 8, &vals) == CK_OK);
+  MUST(ck_buffer_new(ctx, (size_t)total + 1, &bytes) == CK_OK);
+  CHECK(ck_device_arena_compact(ab, 0, sb, 0, ob, 0, n, 8, vals, 0) == CK_OK);
+  CHECK(ck_device_arena_compact(pb, 0, sb, 0, ob, 0, n, 1, bytes, 0) == CK_OK);
+  int64_t *got = malloc((size_t)total * 8 + 8);
+  unsigned char *ok = malloc((size_t)total + 1);
+  MUST(got != NULL && ok != NULL);
+  CHECK(ck_buffer_read(vals, 0, got, (size_t)total * 8) == CK_OK);
+  CHECK(ck_buffer_read(bytes, 0, ok, (size_t)total) == CK_OK);
+  for (int64_t j = 0; j < total; j++) {
+    CHECK(ok[j] == (r.vals[j] >= 0));
+    CHECK(got[j] == (r.vals[j] >= 0 ? r.vals[j] : 0));
+  }
+  free(got);
+  free(ok);
+  ck_buffer_decref(vals);
+  ck_buffer_decref(bytes);
+  ck_buffer_decref(ab);
+  ck_buffer_decref(pb);
+  ck_buffer_decref(sb);
+  ck_buffer_decref(ob);
+  free(arena);
+  free(present);
+  free(starts);
+  free(lens);
+  free_rows(&r);
+  ck_context_decref(ctx);
+}
+
 static char *read_header(void) {
   FILE *f = fopen(CK_INCLUDE_DIR "/ckernel/device_arena.h", "rb");
   MUST(f != NULL);
@@ -330,4 +408,5 @@ static void test_refusals(void) {
   ck_context_decref(other);
 }
 
-CK_TEST_MAIN(CK_TEST(test_host_rows), CK_TEST(test_opencl_rows), CK_TEST(test_refusals))
+CK_TEST_MAIN(CK_TEST(test_host_rows), CK_TEST(test_host_option_rows), CK_TEST(test_opencl_rows),
+             CK_TEST(test_refusals))

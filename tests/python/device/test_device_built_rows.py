@@ -255,9 +255,10 @@ def maybe_lengths(s, out):
         out.append(len(w) if len(w) > 1 else None)
 
 
-def test_option_number_rows_are_refused_in_one_line(ctx):
-    # var * ?string rows are built (test_device_var_null_strings.py); var * ?T of numbers not
-    with pytest.raises(NotSupportedError) as exc:
-        maybe_lengths(ctx.array(["a bb"]))
-    msg = str(exc.value)
-    assert "\n" not in msg and "test_device_built_rows.py:" in msg and "?int64" in msg
+def test_option_number_rows_of_string_arguments_match_the_cpu(ctx):
+    # var * ?T rows of numbers: the arena with presence bytes (test_device_var_null_numbers.py)
+    data = ["a bb", "", "ccc d ee", "x"]
+    got = maybe_lengths(ctx.array(data))
+    assert str(got.type) == "4 * var * ?int64"
+    assert got.tolist() == maybe_lengths(ckernels.array(data)).tolist() == [
+        [None, 2], [], [3, None, 2], [None]]
