@@ -1,172 +1,244 @@
 /*
- * assign_var_option.c -- the storage of `var * ?T` rows an assignment
- * allocates (ck__var_option_rows_prepare, lift_internal.h).
+ * assign_var_option.c -- the storage of var rows with option items that an
+ * assignment allocates (ck__var_option_rows_prepare, lift_internal.h).
  *
  * An option's bitmap is keyed by data address (docs/kernel-abi.md "Option
- * types"): one option arrmeta serves every row, so the `?T` elements of rows
- * in separate allocations have no bitmap that covers them.  Before such an
+ * types"): one option arrmeta serves every row, so the `?T` items of rows in
+ * separate allocations have no bitmap that covers them.  Before such an
  * assignment runs, this pass lays the destination out as Arrow does and as
  * ck_jit_var_option_finish lays out the jit's `var * ?R` results: the rows'
- * elements one after another (C order of the outer dim) in one allocation of
- * the var dim's arena, one bitmap over them (bit offset 0, all null until
- * the assignment marks the values it writes valid), every row's
- * ck_var_dim_data pointing at its part.  The assignment then finds its rows
- * allocated and writes into them.
+ * items one after another (C order of the outer dim) in one allocation of
+ * the var dim's arena, each option slot set of the items (`?T`, option
+ * fields of a struct, null-able inner rows) one bitmap over them (bit offset
+ * 0, as ck_array_empty gives: all valid, the assignment then copies the
+ * nulls), every row's ck_var_dim_data pointing at its part.  Inner var dims
+ * of the items (`var * ?var * ?T`) get the same, level by level.  The
+ * assignment then finds its rows allocated, of the sources' sizes, and
+ * writes into them.
  *
- * Shapes handled: a destination `N * var * ?T` or `N * ?var * ?T` (one
- * fixed/strided dim, T without dims) whose rows are all unallocated
- * ({NULL, 0}) and whose element option has no bitmap yet, filled from
- * sources `M_k * var * U` or `M_k * ?var * U` that cover the N rows in order
- * (sum of M_k == N; a null source row takes no room).  Anything else is left
- * to the assignment as it is.
+ * Shapes handled: a destination `N * R`, R = `var * E` or `?var * E` (one
+ * fixed/strided dim, E holding an option), whose rows are all unallocated
+ * ({NULL, 0}), filled from sources `M_k * var * F` or `M_k * ?var * F` that
+ * cover the N rows in order (sum of M_k == N; a null source row takes no
+ * room).  Anything else (broadcasting, rows allocated already) is left to
+ * the assignment as it is.
  */
 #include "kernels/lift_internal.h"
+#include "arrays/array_internal.h"
 #include "types/type_internal.h"
 #include "ckernel/pod_allocator.h"
 #include "ckernel/validity.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
-/* The row type under the outer dim of `t` (`var * X` or `?var * X`), its
- * option arrmeta (or NULL) and var arrmeta; false when `t` is not that. */
-static bool ck__rows_of(ck_type t, const char *meta, ck_type *out_var,
-                        const ck_option_arrmeta **out_rows,
-                        const ck_var_dim_arrmeta **out_vm) {
-  if (!ck__is_dim(t) || t->id == CK_TYPE_VAR_DIM || meta == NULL) {
-    return false;
-  }
-  ck_type r = t->element;
-  meta += sizeof(ck_dim_arrmeta);
-  *out_rows = NULL;
-  if (ck_type_is_option(r)) {
-    *out_rows = (const ck_option_arrmeta *)(const void *)meta;
+/* A row slot type `var * X` or `?var * X` with its arrmeta, parsed. */
+typedef struct ck__row_kind {
+  const ck_option_arrmeta *rows; /* the rows' option, or NULL */
+  ck_type var;
+  char *vmeta;                   /* the var dim's arrmeta */
+} ck__row_kind;
+
+static bool ck__parse_row(ck_type t, const char *meta, ck__row_kind *out) {
+  out->rows = NULL;
+  if (ck_type_is_option(t)) {
+    out->rows = (const ck_option_arrmeta *)(const void *)meta;
     meta += sizeof(ck_option_arrmeta);
-    r = r->element;
+    t = t->element;
   }
-  if (ck_type_id_of(r) != CK_TYPE_VAR_DIM) {
-    return false;
-  }
-  *out_var = r;
-  *out_vm = (const ck_var_dim_arrmeta *)(const void *)meta;
-  return true;
+  out->var = t;
+  out->vmeta = (char *)(uintptr_t)meta;
+  return ck_type_id_of(t) == CK_TYPE_VAR_DIM;
 }
 
-/* The size of source row i (0 for a null row). */
-static ck_status ck__src_row_size(const ck_array_preamble *p, intptr_t i, size_t *out) {
-  const char *meta = ck_array_arrmeta(p);
-  const ck_dim_arrmeta *dm = (const ck_dim_arrmeta *)(const void *)meta;
-  ck_type var;
-  const ck_option_arrmeta *rows;
-  const ck_var_dim_arrmeta *vm;
-  (void)ck__rows_of(p->type, meta, &var, &rows, &vm);
-  const char *row = p->data + i * dm->stride;
-  if (rows != NULL) {
+/* Source row at `p`: its size (0 for a null row) and first item. */
+static ck_status ck__src_row(const ck__row_kind *k, const char *p, size_t *out_size,
+                             const char **out_first) {
+  if (k->rows != NULL) {
     bool valid = true;
-    ck_status st = ck_option_get_valid(rows, row, &valid);
+    ck_status st = ck_option_get_valid(k->rows, p, &valid);
     if (st != CK_OK) {
       return st;
     }
     if (!valid) {
-      *out = 0;
+      *out_size = 0;
+      *out_first = NULL;
       return CK_OK;
     }
   }
   ck_var_dim_data d;
-  memcpy(&d, row, sizeof d);
-  *out = d.size;
+  memcpy(&d, p, sizeof d);
+  const ck_var_dim_arrmeta *vm = (const ck_var_dim_arrmeta *)(const void *)k->vmeta;
+  *out_size = d.size;
+  *out_first = d.size > 0 && d.begin != NULL ? d.begin + vm->offset : NULL;
   return CK_OK;
 }
 
-ck_status ck__var_option_rows_prepare(ck_array_preamble *dst, size_t nparts,
-                                      const ck_array_preamble *const *parts) {
-  char *meta = ck_array_arrmeta(dst);
-  ck_type var;
-  const ck_option_arrmeta *drows;
-  const ck_var_dim_arrmeta *vm;
-  if (!ck__rows_of(dst->type, meta, &var, &drows, &vm) || !ck_type_is_option(var->element) ||
-      ck_type_ndim(var->element->element) != 0) {
+/* One level: n destination row slots (type dt, arrmeta dmeta) at drows[i],
+ * filled from source row slots of type st at srows[i], arrmeta smetas[i]
+ * (the parts of a stream have arrmeta of their own). */
+static ck_status ck__prepare_rows(ck_type dt, const char *dmeta, size_t n, char *const *drows,
+                                  const ck_type *stypes, const char *const *smetas,
+                                  const char *const *srows) {
+  ck__row_kind dk, sk;
+  if (!ck__parse_row(dt, dmeta, &dk)) {
     return CK_OK;
   }
-  char *opt_meta = (char *)(uintptr_t)vm + sizeof(ck_var_dim_arrmeta);
-  const ck_option_arrmeta *om = (const ck_option_arrmeta *)(const void *)opt_meta;
-  ck_type vt = var->element->element;
-  size_t esize = ck_type_data_size(vt);
-  if (om->bits != NULL || vm->blockref == NULL || vm->offset != 0 ||
-      vm->stride != (intptr_t)esize || esize == 0) {
-    return CK_OK; /* a bitmap already, or a view: the assignment as it is */
-  }
-  const ck_dim_arrmeta *dm = (const ck_dim_arrmeta *)(const void *)meta;
-  intptr_t n = dm->size, covered = 0;
-  for (size_t k = 0; k < nparts; k++) {
-    ck_type pv;
-    const ck_option_arrmeta *pr;
-    const ck_var_dim_arrmeta *pvm;
-    if (parts[k] == NULL ||
-        !ck__rows_of(parts[k]->type, ck_array_arrmeta(parts[k]), &pv, &pr, &pvm)) {
-      return CK_OK;
+  for (size_t i = 0; i < n; i++) {
+    if (!ck__parse_row(stypes[i], smetas[i], &sk)) {
+      return CK_OK; /* not a row: the assignment reports it */
     }
-    covered += ((const ck_dim_arrmeta *)(const void *)ck_array_arrmeta(parts[k]))->size;
   }
-  if (covered != n) {
-    return CK_OK; /* broadcasting: the assignment reports what does not fit */
+  ck_type et = dk.var->element;
+  char *emeta = dk.vmeta + sizeof(ck_var_dim_arrmeta);
+  ck_var_dim_arrmeta *vm = (ck_var_dim_arrmeta *)(void *)dk.vmeta;
+  size_t esize = ck_type_data_size(et);
+  if (!(ck_type_flags(et) & CK_TYPE_FLAG_OPTION) || vm->blockref == NULL ||
+      vm->offset != 0 || esize == 0 || vm->stride != (intptr_t)esize) {
+    return CK_OK; /* nothing to hold a null, or a view: the assignment as it is */
   }
-  for (intptr_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n; i++) {
     ck_var_dim_data d;
-    memcpy(&d, dst->data + i * dm->stride, sizeof d);
+    memcpy(&d, drows[i], sizeof d);
     if (d.begin != NULL || d.size != 0) {
       return CK_OK; /* rows allocated already */
     }
   }
-  /* pass 1: the elements over every row */
   size_t total = 0;
-  for (size_t k = 0; k < nparts; k++) {
-    intptr_t m = ((const ck_dim_arrmeta *)(const void *)ck_array_arrmeta(parts[k]))->size;
-    for (intptr_t i = 0; i < m; i++) {
-      size_t sz;
-      ck_status st = ck__src_row_size(parts[k], i, &sz);
-      if (st != CK_OK) {
-        return st;
-      }
-      if (sz > (SIZE_MAX - 64) / esize - total) {
-        return CK_ERROR(CK_ERR_OVERFLOW, "rows of more than SIZE_MAX bytes in all");
-      }
-      total += sz;
+  for (size_t i = 0; i < n; i++) {
+    size_t sz;
+    const char *first;
+    (void)ck__parse_row(stypes[i], smetas[i], &sk);
+    ck_status s = ck__src_row(&sk, srows[i], &sz, &first);
+    if (s != CK_OK) {
+      return s;
     }
+    if (sz > (size_t)INTPTR_MAX / esize - total) {
+      return CK_ERROR(CK_ERR_OVERFLOW, "var rows of more than INTPTR_MAX bytes in all");
+    }
+    total += sz;
   }
   if (total == 0) {
-    return CK_OK; /* no element: nothing to hold a null */
+    return CK_OK;
   }
   char *begin = NULL, *end = NULL;
-  ck_status st = ck_pod_allocate(vm->blockref, total * esize, ck_type_data_alignment(vt),
-                                 &begin, &end);
-  if (st != CK_OK) {
-    return st;
+  ck_status s = ck_pod_allocate(vm->blockref, total * esize, ck_type_data_alignment(et),
+                                &begin, &end);
+  if (s != CK_OK) {
+    return s;
   }
-  memset(begin, 0, total * esize); /* elements holding strings read as empty */
-  ck_memblock *bitmap = NULL;
-  uint8_t *bits = NULL;
-  st = ck_fixed_size_pod_memblock_new(((total + 63) / 64) * 8, 8, &bitmap, (char **)&bits);
-  if (st != CK_OK) {
-    return st;
+  memset(begin, 0, total * esize); /* items holding strings or rows read as empty */
+  if ((s = ck__validity_alloc_slots(et, emeta, begin, (intptr_t)esize, (intptr_t)total)) !=
+      CK_OK) {
+    return s;
   }
-  st = ck_option_attach_bitmap(var->element, opt_meta, bits, bitmap, 0, begin,
-                               (intptr_t)esize, (int64_t)total);
-  ck_memblock_decref(bitmap);
-  if (st != CK_OK) {
-    return st;
-  }
-  /* pass 2: each row's part (zero bits: null until the assignment writes it) */
-  size_t at = 0;
-  intptr_t i = 0;
-  for (size_t k = 0; k < nparts; k++) {
-    intptr_t m = ((const ck_dim_arrmeta *)(const void *)ck_array_arrmeta(parts[k]))->size;
-    for (intptr_t q = 0; q < m; q++, i++) {
-      size_t sz = 0;
-      (void)ck__src_row_size(parts[k], q, &sz); /* pass 1 read it */
-      ck_var_dim_data d = {sz > 0 ? begin + at * esize : NULL, sz};
-      memcpy(dst->data + i * dm->stride, &d, sizeof d);
-      at += sz;
+  /* the inner level: items that are (null-able) rows themselves */
+  ck__row_kind ik;
+  bool inner = ck__parse_row(et, emeta, &ik) &&
+               (ck_type_flags(ik.var->element) & CK_TYPE_FLAG_OPTION);
+  char **idst = NULL;
+  const char **isrc = NULL, **imeta = NULL;
+  ck_type *itype = NULL;
+  if (inner) {
+    idst = ck__calloc(total, sizeof *idst, "ck_array_assign");
+    isrc = ck__calloc(total, sizeof *isrc, "ck_array_assign");
+    imeta = ck__calloc(total, sizeof *imeta, "ck_array_assign");
+    itype = ck__calloc(total, sizeof *itype, "ck_array_assign");
+    if (idst == NULL || isrc == NULL || imeta == NULL || itype == NULL) {
+      ck__free(idst);
+      ck__free((void *)isrc);
+      ck__free((void *)imeta);
+      ck__free(itype);
+      return CK_ERR_NO_MEMORY;
     }
   }
-  return CK_OK;
+  size_t at = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t sz = 0;
+    const char *first = NULL;
+    (void)ck__parse_row(stypes[i], smetas[i], &sk);
+    (void)ck__src_row(&sk, srows[i], &sz, &first); /* read above */
+    ck_var_dim_data d = {sz > 0 ? begin + at * esize : NULL, sz};
+    memcpy(drows[i], &d, sizeof d);
+    const ck_var_dim_arrmeta *svm = (const ck_var_dim_arrmeta *)(const void *)sk.vmeta;
+    for (size_t q = 0; inner && q < sz; q++) {
+      idst[at + q] = begin + (at + q) * esize;
+      isrc[at + q] = first + (intptr_t)q * svm->stride;
+      imeta[at + q] = sk.vmeta + sizeof(ck_var_dim_arrmeta);
+      itype[at + q] = sk.var->element;
+    }
+    at += sz;
+  }
+  if (inner) {
+    s = ck__prepare_rows(et, emeta, total, idst, itype, imeta, isrc);
+    ck__free(idst);
+    ck__free((void *)isrc);
+    ck__free((void *)imeta);
+    ck__free(itype);
+  }
+  return s;
+}
+
+ck_status ck__var_option_rows_prepare(ck_array_preamble *dst, size_t nparts,
+                                      const ck_array_preamble *const *parts) {
+  ck_type t = dst->type;
+  char *meta = ck_array_arrmeta(dst);
+  if (!ck__is_dim(t) || t->id == CK_TYPE_VAR_DIM || !(ck_type_flags(t) & CK_TYPE_FLAG_OPTION) ||
+      dst->data == NULL) {
+    return CK_OK;
+  }
+  if (dst->data_ref != NULL ||
+      atomic_load_explicit(&dst->memblock.refcount, memory_order_acquire) != 1) {
+    /* a view, or an array others hold: a bitmap attached to this arrmeta
+     * would not be seen through theirs (the assignment refuses a null) */
+    return CK_OK;
+  }
+  ck__row_kind dk;
+  const char *rmeta = meta + sizeof(ck_dim_arrmeta);
+  if (!ck__parse_row(t->element, rmeta, &dk)) {
+    return CK_OK;
+  }
+  const ck_dim_arrmeta *dm = (const ck_dim_arrmeta *)(const void *)meta;
+  intptr_t covered = 0;
+  for (size_t k = 0; k < nparts; k++) {
+    const ck_array_preamble *p = parts[k];
+    ck__row_kind sk;
+    if (p == NULL || !ck__is_dim(p->type) || p->type->id == CK_TYPE_VAR_DIM ||
+        !ck__parse_row(p->type->element, ck_array_arrmeta(p) + sizeof(ck_dim_arrmeta), &sk)) {
+      return CK_OK; /* the assignment reports what does not fit */
+    }
+    covered += ((const ck_dim_arrmeta *)(const void *)ck_array_arrmeta(p))->size;
+  }
+  if (covered != dm->size || dm->size <= 0) {
+    return CK_OK; /* broadcasting, or nothing */
+  }
+  size_t n = (size_t)dm->size;
+  char **drows = ck__calloc(n, sizeof *drows, "ck_array_assign");
+  const char **srows = ck__calloc(n, sizeof *srows, "ck_array_assign");
+  const char **smetas = ck__calloc(n, sizeof *smetas, "ck_array_assign");
+  ck_type *stypes = ck__calloc(n, sizeof *stypes, "ck_array_assign");
+  if (drows == NULL || srows == NULL || smetas == NULL || stypes == NULL) {
+    ck__free(drows);
+    ck__free((void *)srows);
+    ck__free((void *)smetas);
+    ck__free(stypes);
+    return CK_ERR_NO_MEMORY;
+  }
+  ck_status s = CK_OK;
+  size_t i = 0;
+  for (size_t k = 0; k < nparts; k++) {
+    const ck_dim_arrmeta *pm = (const ck_dim_arrmeta *)(const void *)ck_array_arrmeta(parts[k]);
+    for (intptr_t q = 0; q < pm->size; q++, i++) {
+      drows[i] = dst->data + (intptr_t)i * dm->stride;
+      srows[i] = parts[k]->data + q * pm->stride;
+      smetas[i] = ck_array_arrmeta(parts[k]) + sizeof(ck_dim_arrmeta);
+      stypes[i] = parts[k]->type->element;
+    }
+  }
+  s = ck__prepare_rows(t->element, rmeta, n, drows, stypes, smetas, srows);
+  ck__free(drows);
+  ck__free((void *)srows);
+  ck__free((void *)smetas);
+  ck__free(stypes);
+  return s;
 }
