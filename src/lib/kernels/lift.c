@@ -5,7 +5,6 @@
  */
 #include "kernels/lift_internal.h"
 #include "types/type_internal.h"
-#include "ckernel/assign_array.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -609,7 +608,7 @@ static ck_status ck__make_lifted(const char *func, ck_kernel_builder *ckb, size_
                                  const ck_type *src_types,
                                  const char *const *src_arrmeta, const size_t *core_ndim,
                                  ck_kernel_request req, ck_child_kernel_factory child,
-                                 void *child_data, size_t *out_end) {
+                                 void *child_data, bool through_options, size_t *out_end) {
   ck_status st = ck__check_kernel_args(func, ckb, offset, req);
   if (st != CK_OK) {
     return st;
@@ -629,7 +628,7 @@ static ck_status ck__make_lifted(const char *func, ck_kernel_builder *ckb, size_
   }
   ck__lift_ctx cx = {ckb, nsrc, child, child_data, 0, {0},
                      dst_type, dst_arrmeta, src_types, src_arrmeta,
-                     core_ndim == NULL && child == ck_assignment_child_factory};
+                     through_options && core_ndim == NULL};
   if (core_ndim != NULL) {
     cx.dst_core = core_ndim[0];
     if (cx.dst_core > ck_type_ndim(dst_type)) {
@@ -667,7 +666,7 @@ ck_status ck_make_lifted_kernel(ck_kernel_builder *ckb, size_t offset, ck_type d
                                 ck_child_kernel_factory child, void *child_data,
                                 size_t *out_end) {
   return ck__make_lifted(__func__, ckb, offset, dst_type, dst_arrmeta, nsrc, src_types,
-                         src_arrmeta, core_ndim, req, child, child_data, out_end);
+                         src_arrmeta, core_ndim, req, child, child_data, false, out_end);
 }
 
 ck_status ck_make_elementwise_kernel(ck_kernel_builder *ckb, size_t offset,
@@ -678,7 +677,17 @@ ck_status ck_make_elementwise_kernel(ck_kernel_builder *ckb, size_t offset,
                                      ck_child_kernel_factory child,
                                      void *child_data, size_t *out_end) {
   return ck__make_lifted(__func__, ckb, offset, dst_type, dst_arrmeta, nsrc, src_types,
-                         src_arrmeta, NULL, req, child, child_data, out_end);
+                         src_arrmeta, NULL, req, child, child_data, false, out_end);
+}
+
+ck_status ck__make_assignment_lifted(ck_kernel_builder *ckb, size_t offset, ck_type dst_type,
+                                     const char *dst_arrmeta, const ck_type *src_types,
+                                     const char *const *src_arrmeta, ck_kernel_request req,
+                                     ck_child_kernel_factory child, void *child_data,
+                                     size_t *out_end) {
+  return ck__make_lifted("ck_make_elementwise_kernel", ckb, offset, dst_type, dst_arrmeta, 1,
+                         src_types, src_arrmeta, NULL, req, child, child_data, true,
+                         out_end);
 }
 
 /* ---- broadcast helpers ----------------------------------------------------- */
