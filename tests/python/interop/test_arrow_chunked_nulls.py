@@ -100,6 +100,27 @@ def test_array_copies_null_items(name):
     assert out.to_pylist() == b.to_pylist()
 
 
+def test_view_destination_refuses_null_items():
+    # a slice's bitmap would live in the slice's arrmeta only, unseen through
+    # the array it views: refused with a message that says where to look
+    a = ckernels.empty(3, "var * ?int64")
+    with pytest.raises(ckernels.errors.InvalidStateError, match="not of a view"):
+        a[0:2] = ckernels.asarray(pa.array([[None], [3]], L))
+    b = ckernels.empty(2, "var * ?int64")
+    b[0:2] = ckernels.asarray(pa.array([[1], [3, 4]], L))   # no null item: fine
+    assert b.tolist() == [[1], [3, 4]]
+
+
+def test_item_conversion_error_modes():
+    # `var * ?int64` items into `var * ?int8` rows the assignment allocates:
+    # a value under a null never converts; a valid one that overflows raises
+    src = pa.array([[1, None], [300]], L)
+    with pytest.raises(ckernels.errors.CKOverflowError, match="300"):
+        ckernels.array(src, type="strided * var * ?int8")
+    ok = pa.array([[1, None], [-5]], L)
+    assert ckernels.array(ok, type="strided * var * ?int8").tolist() == [[1, None], [-5]]
+
+
 hypothesis = pytest.importorskip("hypothesis")
 st = hypothesis.strategies
 
