@@ -111,6 +111,15 @@ def test_view_destination_refuses_null_items():
     assert b.tolist() == [[1], [3, 4]]
 
 
+def test_null_able_rows_broadcast_as_rows():
+    # `?var * T` rows are a dim level of the assignment, as `var * T` rows:
+    # a 1-d source lines up with each row's items (NumPy's trailing rule)
+    for t in ("var * int64", "?var * int64"):
+        a = ckernels.empty(2, t)
+        a[0:2] = ckernels.array([1, 2])
+        assert a.tolist() == [[1, 2], [1, 2]]
+
+
 def test_item_conversion_error_modes():
     # `var * ?int64` items into `var * ?int8` rows the assignment allocates:
     # a value under a null never converts; a valid one that overflows raises
