@@ -31,6 +31,15 @@
  *                        field pair must be assignable.
  *   T       <- T         for other identical POD types (no blockrefs): a
  *                        byte copy.
+ *   ?U      <- ?T / T    option kernels (docs/kernel-abi.md "Option types"),
+ *   U       <- ?T        also over dims: an option over a dim (`?var * T`,
+ *                        a null-able row) is a level of the lifting, so
+ *                        `?var * U <- var * T` lines the rows up and a null
+ *                        row's items are never converted.  ck_array_assign
+ *                        into unallocated `var * ?T` rows of an array no
+ *                        other array sees lays them out first with one
+ *                        allocation and one bitmap over their items (the
+ *                        layout of the jit's `var * ?R` results).
  * Anything else is CK_ERR_TYPE "cannot assign from 'string' to '3 * int32'"
  * (both types named).  Parsing and formatting use the "C" locale whatever
  * the process locale is.

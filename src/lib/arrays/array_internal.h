@@ -39,4 +39,10 @@ ck_status ck__array_new(ck_type type, const intptr_t *shape, size_t ndim, uint64
 void ck__array_view_init(ck_array_preamble *v, ck_type type, char *data, uint64_t flags,
                          ck_memblock *data_ref);
 
+/* Give the option slot sets of `count` slots of type t at base + k * step
+ * (step 0: count is 1) new all-valid bitmaps, as ck_array_empty does
+ * (validity.c); var dims and pointers inside are left without one. */
+ck_status ck__validity_alloc_slots(ck_type t, char *meta, char *base, intptr_t step,
+                                   intptr_t count);
+
 #endif /* CKERNEL_ARRAY_INTERNAL_H */

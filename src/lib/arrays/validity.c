@@ -6,6 +6,7 @@
  * into array.c).
  */
 #include "types/type_internal.h"
+#include "arrays/array_internal.h"
 #include "ckernel/validity.h"
 
 #include <inttypes.h>
@@ -527,6 +528,11 @@ static ck_status ck__alloc_walk(ck_type t, char *meta, char *base, intptr_t step
   default: /* var dims, pointers: elements are not allocated yet */
     return CK_OK;
   }
+}
+
+ck_status ck__validity_alloc_slots(ck_type t, char *meta, char *base, intptr_t step,
+                                   intptr_t count) {
+  return ck__alloc_walk(t, meta, base, step, count, "ck_array_validity_alloc");
 }
 
 ck_status ck_array_validity_alloc(ck_array_preamble *a) {

@@ -4,6 +4,7 @@
  * array (arrow.h).
  */
 #include "interop/arrow_internal.h"
+#include "kernels/lift_internal.h"
 
 #include <string.h>
 
@@ -184,6 +185,9 @@ ck_status ck_arrow_import_stream(struct ArrowArrayStream *stream,
     ck_type_decref(j);
     if (st == CK_OK) {
       st = ck_array_empty(t, &total, 1, CK_ARRAY_DEFAULT_FLAGS, &res);
+    }
+    if (st == CK_OK) { /* `var * ?T` rows: one allocation, one bitmap (all parts) */
+      st = ck__var_option_rows_prepare(res, nparts, (const ck_array_preamble *const *)parts);
     }
     intptr_t pos = 0;
     for (size_t i = 0; st == CK_OK && i < nparts; i++) {

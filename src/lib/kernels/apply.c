@@ -702,7 +702,10 @@ static ck_status ck__assign(const char *func, ck_array_preamble *dst,
   const char *meta = ck_array_arrmeta(src);
   ck_type type = src->type;
   ck_array_preamble *tmp = NULL;
-  st = ck__copy_overlapping(dst, 1, &src, &data, &meta, &type, &tmp);
+  st = ck__var_option_rows_prepare(dst, 1, &src);
+  if (st == CK_OK) {
+    st = ck__copy_overlapping(dst, 1, &src, &data, &meta, &type, &tmp);
+  }
   if (st == CK_OK) {
     ck__fill_data fd = {mode, fill};
     ck__tree_spec spec = {.child = fill != NULL ? ck__fill_child : NULL,

@@ -257,9 +257,9 @@ ck_status ck_make_assignment_kernel(ck_kernel_builder *ckb, size_t offset,
     return CK_ERROR(CK_ERR_INVALID_ARGUMENT, "unknown error mode %d", (int)mode);
   }
   if (ck_type_ndim(dst_type) > 0 || ck_type_ndim(src_type) > 0) {
-    return ck_make_elementwise_kernel(ckb, offset, dst_type, dst_arrmeta, 1,
-                                      &src_type, &src_arrmeta, req,
-                                      ck_assignment_child_factory, &mode, out_end);
+    return ck__make_assignment_lifted(ckb, offset, dst_type, dst_arrmeta, &src_type,
+                                      &src_arrmeta, req, ck_assignment_child_factory, &mode,
+                                      out_end);
   }
   return ck__make_scalar_assign(ckb, offset, dst_type, dst_arrmeta, src_type,
                                 src_arrmeta, req, mode, out_end);

@@ -142,7 +142,9 @@ static int ck__option_strided(char *dst, intptr_t ds, const char *const *src,
       if (k->dst.bits == NULL) {
         return CK_ERROR(CK_ERR_INVALID_STATE,
                         "the destination option slot has no validity bitmap to hold "
-                        "a null");
+                        "a null (option items of var rows get one when an assignment "
+                        "allocates the rows of a new array, not of a view: "
+                        "docs/nulls.md \"Assigning rows with nulls\")");
       }
       ck_bitmap_set(k->dst.bits, db0 + (int64_t)i * dstep, false);
     } else if (k->has_fill) {

@@ -376,6 +376,10 @@ typedef struct ck__lift_ctx {
   const char *dst_arrmeta;
   const ck_type *src_types;
   const char *const *src_arrmeta;
+  /* assignment: an option over dims (`?var * T`) is a level of its own, so
+   * `?var * T <- var * T` lines the two rows up; the child (the assignment
+   * dispatch) is called at that level and handles the option */
+  bool through_options;
 } ck__lift_ctx;
 
 static ck_status ck__broadcast_error(const ck__lift_ctx *cx, size_t j) {
@@ -396,6 +400,25 @@ static ck_status ck__broadcast_error(const ck__lift_ctx *cx, size_t j) {
  * ndim >= core). */
 static size_t ck__outer(ck_type t, size_t core) { return ck_type_ndim(t) - core; }
 
+/* The levels of `t` outside its core: its dims, and under an assignment
+ * (through_options, no core dims) also the dims under an option over dims. */
+static size_t ck__lvl(const ck__lift_ctx *cx, ck_type t, size_t core) {
+  if (!cx->through_options) {
+    return ck__outer(t, core);
+  }
+  size_t n = 0;
+  for (;;) {
+    if (ck__is_dim(t)) {
+      n++;
+      t = t->element;
+    } else if (ck_type_is_option(t) && ck__is_dim(t->element)) {
+      t = t->element;
+    } else {
+      return n;
+    }
+  }
+}
+
 /*
  * One step of dimension coalescing.  At a fixed/strided level of size *size
  * and destination stride *dstride (sources' strides in ss, their element
@@ -410,7 +433,8 @@ static bool ck__coalesce_next(const ck__lift_ctx *cx, ck_type *dt, const char **
                               intptr_t *dstride, intptr_t *ss) {
   size_t nsrc = cx->nsrc;
   ck_type next = (*dt)->element;
-  if (ck__outer(next, cx->dst_core) == 0 || next->id == CK_TYPE_VAR_DIM || *size <= 0) {
+  if (!ck__is_dim(next) || ck__outer(next, cx->dst_core) == 0 ||
+      next->id == CK_TYPE_VAR_DIM || *size <= 0) {
     return false;
   }
   const ck_dim_arrmeta *nm = (const ck_dim_arrmeta *)(const void *)*edm;
@@ -418,12 +442,12 @@ static bool ck__coalesce_next(const ck__lift_ctx *cx, ck_type *dt, const char **
   if (nsize <= 0 || *dstride != nsize * nstride) {
     return false;
   }
-  size_t nnd = ck__outer(next, cx->dst_core);
+  size_t nnd = ck__lvl(cx, next, cx->dst_core);
   intptr_t nss[CK_LIFT_MAX_NSRC];
   for (size_t j = 0; j < nsrc; j++) {
-    if (ck__outer(est[j], cx->src_core[j]) < nnd) {
+    if (ck__lvl(cx, est[j], cx->src_core[j]) < nnd) {
       nss[j] = 0; /* missing at the next level: broadcast */
-    } else if (est[j]->id == CK_TYPE_VAR_DIM || esm[j] == NULL) {
+    } else if (!ck__is_dim(est[j]) || est[j]->id == CK_TYPE_VAR_DIM || esm[j] == NULL) {
       return false;
     } else {
       const ck_dim_arrmeta *m = (const ck_dim_arrmeta *)(const void *)esm[j];
@@ -437,7 +461,7 @@ static bool ck__coalesce_next(const ck__lift_ctx *cx, ck_type *dt, const char **
     }
   }
   for (size_t j = 0; j < nsrc; j++) {
-    if (ck__outer(est[j], cx->src_core[j]) >= nnd) {
+    if (ck__lvl(cx, est[j], cx->src_core[j]) >= nnd) {
       esm[j] += sizeof(ck_dim_arrmeta);
       est[j] = est[j]->element;
     }
@@ -457,21 +481,27 @@ static ck_status ck__lift(const ck__lift_ctx *cx, size_t offset, ck_type dt,
   size_t nsrc = cx->nsrc;
   ck_type st[CK_LIFT_MAX_NSRC];
   const char *sm[CK_LIFT_MAX_NSRC];
-  size_t dnd = ck__outer(dt, cx->dst_core);
+  size_t dnd = ck__lvl(cx, dt, cx->dst_core);
+  bool option_level = dnd > 0 && !ck__is_dim(dt); /* `?var * T` (assignment) */
   for (size_t j = 0; j < nsrc; j++) {
     st[j] = st_in[j];
     sm[j] = sm_in[j];
     /* extra leading source dims must be fixed/strided of size 1 */
-    while (ck__outer(st[j], cx->src_core[j]) > dnd) {
-      if (st[j]->id == CK_TYPE_VAR_DIM || sm[j] == NULL ||
+    while (ck__lvl(cx, st[j], cx->src_core[j]) > dnd) {
+      if (!ck__is_dim(st[j]) || st[j]->id == CK_TYPE_VAR_DIM || sm[j] == NULL ||
           ((const ck_dim_arrmeta *)(const void *)sm[j])->size != 1) {
         return ck__broadcast_error(cx, j);
       }
       sm[j] += sizeof(ck_dim_arrmeta);
       st[j] = st[j]->element;
     }
+    if (dnd > 0 && ck__lvl(cx, st[j], cx->src_core[j]) == dnd && !ck__is_dim(st[j])) {
+      option_level = true; /* `var * T <- ?var * T` */
+    }
   }
-  if (dnd == 0) {
+  if (dnd == 0 || option_level) {
+    /* the option's level: the assignment dispatch builds the option kernel,
+     * whose value conversion lifts the dims under it */
     return cx->child(cx->child_data, cx->ckb, offset, dt, dm, nsrc, st, sm, req,
                      out_end);
   }
@@ -490,7 +520,7 @@ static ck_status ck__lift(const ck__lift_ctx *cx, size_t offset, ck_type dt,
   }
   for (size_t j = 0; j < nsrc; j++) {
     memset(&desc[j], 0, sizeof desc[j]);
-    if (ck__outer(st[j], cx->src_core[j]) < dnd) {
+    if (ck__lvl(cx, st[j], cx->src_core[j]) < dnd) {
       desc[j].kind = CK__SRC_BCAST;
       est[j] = st[j];
       esm[j] = sm[j];
@@ -578,7 +608,7 @@ static ck_status ck__make_lifted(const char *func, ck_kernel_builder *ckb, size_
                                  const ck_type *src_types,
                                  const char *const *src_arrmeta, const size_t *core_ndim,
                                  ck_kernel_request req, ck_child_kernel_factory child,
-                                 void *child_data, size_t *out_end) {
+                                 void *child_data, bool through_options, size_t *out_end) {
   ck_status st = ck__check_kernel_args(func, ckb, offset, req);
   if (st != CK_OK) {
     return st;
@@ -597,7 +627,8 @@ static ck_status ck__make_lifted(const char *func, ck_kernel_builder *ckb, size_
     return ck__error(CK_ERR_INVALID_ARGUMENT, func, "invalid destination type");
   }
   ck__lift_ctx cx = {ckb, nsrc, child, child_data, 0, {0},
-                     dst_type, dst_arrmeta, src_types, src_arrmeta};
+                     dst_type, dst_arrmeta, src_types, src_arrmeta,
+                     through_options && core_ndim == NULL};
   if (core_ndim != NULL) {
     cx.dst_core = core_ndim[0];
     if (cx.dst_core > ck_type_ndim(dst_type)) {
@@ -635,7 +666,7 @@ ck_status ck_make_lifted_kernel(ck_kernel_builder *ckb, size_t offset, ck_type d
                                 ck_child_kernel_factory child, void *child_data,
                                 size_t *out_end) {
   return ck__make_lifted(__func__, ckb, offset, dst_type, dst_arrmeta, nsrc, src_types,
-                         src_arrmeta, core_ndim, req, child, child_data, out_end);
+                         src_arrmeta, core_ndim, req, child, child_data, false, out_end);
 }
 
 ck_status ck_make_elementwise_kernel(ck_kernel_builder *ckb, size_t offset,
@@ -646,7 +677,17 @@ ck_status ck_make_elementwise_kernel(ck_kernel_builder *ckb, size_t offset,
                                      ck_child_kernel_factory child,
                                      void *child_data, size_t *out_end) {
   return ck__make_lifted(__func__, ckb, offset, dst_type, dst_arrmeta, nsrc, src_types,
-                         src_arrmeta, NULL, req, child, child_data, out_end);
+                         src_arrmeta, NULL, req, child, child_data, false, out_end);
+}
+
+ck_status ck__make_assignment_lifted(ck_kernel_builder *ckb, size_t offset, ck_type dst_type,
+                                     const char *dst_arrmeta, const ck_type *src_types,
+                                     const char *const *src_arrmeta, ck_kernel_request req,
+                                     ck_child_kernel_factory child, void *child_data,
+                                     size_t *out_end) {
+  return ck__make_lifted("ck_make_elementwise_kernel", ckb, offset, dst_type, dst_arrmeta, 1,
+                         src_types, src_arrmeta, NULL, req, child, child_data, true,
+                         out_end);
 }
 
 /* ---- broadcast helpers ----------------------------------------------------- */

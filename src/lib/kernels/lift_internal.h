@@ -100,4 +100,21 @@ ck_status ck__make_time_assignment_kernel(ck_kernel_builder *ckb, size_t offset,
                                           ck_type src_type, ck_kernel_request req,
                                           ck_errmode mode, size_t *out_end);
 
+/* ck_make_elementwise_kernel for the assignment (assign_array.c): an option
+ * over dims (`?var * T`) is a level of its own, where `child` (the
+ * assignment dispatch) is called with the option and its dims, so that
+ * `?var * T <- var * T` lines the rows up. */
+ck_status ck__make_assignment_lifted(ck_kernel_builder *ckb, size_t offset, ck_type dst_type,
+                                     const char *dst_arrmeta, const ck_type *src_types,
+                                     const char *const *src_arrmeta, ck_kernel_request req,
+                                     ck_child_kernel_factory child, void *child_data,
+                                     size_t *out_end);
+
+/* Before an assignment into `N * var * ?T` / `N * ?var * ?T` rows that are
+ * not allocated yet: lay the rows out in one allocation with one bitmap over
+ * their elements, sized from the sources `parts` (which cover the N rows in
+ * order).  A no-op for any other shape (assign_var_option.c). */
+ck_status ck__var_option_rows_prepare(ck_array_preamble *dst, size_t nparts,
+                                      const ck_array_preamble *const *parts);
+
 #endif /* CKERNEL_LIFT_INTERNAL_H */

@@ -1,6 +1,7 @@
 /* Arrow arrays with nulls as option arrays `N * ?T` (import) and option
  * arrays as Arrow arrays with a validity buffer (export): zero-copy bitmaps,
- * bit offsets 0..7, slices, strings, bools, streams, null count checks. */
+ * bit offsets 0..7, slices, strings, bools, streams (lists with null rows
+ * and items too), null count checks. */
 #include "arrow_hand.h"
 #include "ckernel/validity.h"
 
@@ -332,7 +333,83 @@ static void test_fill_still_fills(void) {
   ck_array_decref(fill);
 }
 
+/* A stream of lists: a chunk without nulls, then one with a null row and a
+ * null item whose child starts at bit offset 0..7.  The joined type is
+ * `?var * ?int64`: the plain rows line up with the null-able rows, and the
+ * rows the assignment allocates get one allocation with one bitmap over
+ * their items (docs/nulls.md "Assigning rows with nulls"). */
+typedef struct { int next; int64_t off; } lstream;
+static struct ArrowSchema ls_child;
+static struct ArrowSchema *ls_children[1] = {&ls_child};
+static int ls_schema(struct ArrowArrayStream *st, struct ArrowSchema *out) {
+  (void)st;
+  ls_child = sc("l", "item", 0, NULL);
+  *out = sc("+l", "", 1, ls_children);
+  return 0;
+}
+static int ls_next(struct ArrowArrayStream *st, struct ArrowArray *out) {
+  static const int64_t v0[2] = {1, 2};
+  static const int32_t o0[2] = {0, 2};
+  static const int64_t v1[11] = {0, 0, 0, 0, 0, 0, 0, 4, -9, 3, 0};
+  static const int32_t o1[4] = {0, 2, 2, 3};
+  static const uint8_t rows1[1] = {0x05}; /* row 1 null */
+  static uint8_t items1[2];
+  lstream *p = st->private_data;
+  if (p->next == 0) {
+    const void *cb[2] = {NULL, v0};
+    struct ArrowArray child = mk(2, 0, 2, cb, 0, NULL);
+    const void *b[2] = {NULL, o0};
+    *out = mk(1, 0, 2, b, 1, &child);
+  } else if (p->next == 1) {
+    memset(items1, 0xff, sizeof items1);
+    ck_bitmap_set(items1, p->off + 1, false); /* the item -9: null */
+    const void *cb[2] = {items1, v1 + 7 - p->off};
+    struct ArrowArray child = mk(3, 1, 2, cb, 0, NULL);
+    child.offset = p->off;
+    const void *b[2] = {rows1, o1};
+    *out = mk(3, 1, 2, b, 1, &child);
+  } else {
+    memset(out, 0, sizeof *out);
+  }
+  p->next++;
+  return 0;
+}
+
+static void test_stream_of_lists_with_nulls(void) {
+  for (int64_t off = 0; off < 8; off++) {
+    lstream p = {0, off};
+    struct ArrowArrayStream st = {ls_schema, ls_next, ns_err, ns_release, &p};
+    ck_array_preamble *a = NULL;
+    REQUIRE_OK(ck_arrow_import_stream(&st, NULL, &a));
+    CHECK(strcmp(tstr(ck_array_type(a)), "strided * ?var * ?int64") == 0);
+    const char *m = ck_array_arrmeta(a) + sizeof(ck_dim_arrmeta) + sizeof(ck_option_arrmeta);
+    const ck_var_dim_arrmeta *vm = (const ck_var_dim_arrmeta *)(const void *)m;
+    const ck_option_arrmeta *items =
+        (const ck_option_arrmeta *)(const void *)(m + sizeof(ck_var_dim_arrmeta));
+    const ck_var_dim_data *rows = (const ck_var_dim_data *)(const void *)a->data;
+    static const size_t sizes[4] = {2, 2, 0, 1};
+    static const int64_t want[5] = {1, 2, 4, -1, 3}; /* -1: null */
+    CHECK(items->bits != NULL && items->bit_offset == 0 && items->length == 5);
+    bool rv[4];
+    int k = 0, bad = 0;
+    for (intptr_t i = 0; i < 4; i++) {
+      CHECK_OK(ck_array_valid_at(a, i, &rv[i]));
+      bad += rows[i].size != sizes[i];
+      for (size_t q = 0; q < rows[i].size; q++, k++) {
+        const char *slot = rows[i].begin + vm->offset + (intptr_t)q * vm->stride;
+        bool v = false;
+        CHECK_OK(ck_option_get_valid(items, slot, &v));
+        bad += v != (want[k] != -1);
+        bad += v && *(const int64_t *)(const void *)slot != want[k];
+      }
+    }
+    CHECK(bad == 0 && k == 5);
+    CHECK(rv[0] && rv[1] && !rv[2] && rv[3]);
+    ck_array_decref(a);
+  }
+}
+
 CK_TEST_MAIN(CK_TEST(test_numbers_bit_offsets), CK_TEST(test_null_count_checked),
              CK_TEST(test_bools), CK_TEST(test_strings), CK_TEST(test_export_slices),
              CK_TEST(test_export_struct_field), CK_TEST(test_stream_with_nulls),
-             CK_TEST(test_fill_still_fills))
+             CK_TEST(test_fill_still_fills), CK_TEST(test_stream_of_lists_with_nulls))
