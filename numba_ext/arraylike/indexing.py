@@ -13,6 +13,11 @@ from ..errors import CKIndexError, CKTypeError, CKValueError, NotSupportedError
 from .base import ArrayBase
 
 
+def _slice_text(k: slice) -> str:
+    parts = ["" if v is None else str(v) for v in (k.start, k.stop)]
+    return ":".join(parts) + ("" if k.step is None else f":{k.step}")
+
+
 def _is_index_array(k) -> bool:
     """An integer-array or boolean-mask index (advanced indexing, a copy, even
     for a 0-d array as in NumPy); NumPy integer scalars index like ints."""
@@ -93,10 +98,28 @@ class Indexing(ArrayBase):
             return
         basic = tuple(k if isinstance(k, slice) else _as_index(k)
                       for k in entries if k is not None)
+        if key is Ellipsis or key == (Ellipsis,):    # a[...] = x: the whole array
+            basic = ()
+        self._check_var_slices(basic)
         view = self._view(basic) if basic else self
         if view.ndim == 0 and view.type.is_builtin and _is_sequence_value(value):
             raise CKValueError("setting an array element with a sequence.")
         view._assign(value)
+
+    def _check_var_slices(self, basic: tuple) -> None:
+        """A slice of a var dim under a kept outer dim (``a[:, 1:]`` of
+        ``N * var * T``) reads as a new array of new rows, not a view of
+        ``a``'s: assigning through it would change nothing in ``a``, so it is
+        refused (as indexing such a dim is: ``a[:, 0]``)."""
+        regular, kept = self._regular_ndim(), False
+        for axis, k in enumerate(basic):
+            if isinstance(k, slice):
+                if kept and axis >= regular:
+                    raise NotSupportedError(
+                        f"assigning through a slice of the var dim at axis {axis} of every "
+                        f"element at once; index the outer axes first (a[i, {_slice_text(k)}] "
+                        f"= ...)")
+                kept = True
 
     def __delitem__(self, key) -> None:
         raise CKValueError("cannot delete array elements")

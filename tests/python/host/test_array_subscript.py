@@ -240,3 +240,28 @@ def test_common_subscripts_run_no_python_code():
         sys.setprofile(None)
     assert calls == []
     assert type(a).__getitem__ is _arrays.Subscript.__getitem__
+
+
+def test_assigning_through_slices_of_var_dims():
+    # a slice of a var dim under a kept outer dim reads as new rows (a copy):
+    # assigning through it changed nothing and said nothing; now refused, as
+    # indexing such a dim is, and a[...] assigns the whole array as a[()] does
+    from ckernels.errors import NotSupportedError
+    b = ckernels.array([[1, 2], [3, 4, 5]])
+    for key in [(slice(None), slice(1, None)), (slice(None), slice(None)),
+                (Ellipsis, slice(None, None, 2)), (slice(0, 2), slice(None))]:
+        with pytest.raises(NotSupportedError, match="slice of the var dim at axis 1"):
+            b[key] = 0
+    assert b.tolist() == [[1, 2], [3, 4, 5]]
+    b[1, 1:] = 9                       # one row: a view of its items
+    b[0, :] = 7
+    assert b.tolist() == [[7, 7], [3, 9, 9]]
+    b[...] = ckernels.array([[1], [2, 3]])
+    assert b.tolist() == [[1], [2, 3]]
+    e = ckernels.empty(2, "var * int64")
+    e[...] = ckernels.array([[1], [3, 4]])
+    assert e.tolist() == [[1], [3, 4]]
+    n = ckernels.array(np.zeros((2, 3)))
+    n[:, 1:] = 5
+    n[..., ::2] = 1
+    assert n.tolist() == [[1.0, 5.0, 1.0], [1.0, 5.0, 1.0]]
