@@ -13,11 +13,6 @@ from ..errors import CKIndexError, CKTypeError, CKValueError, NotSupportedError
 from .base import ArrayBase
 
 
-def _slice_text(k: slice) -> str:
-    parts = ["" if v is None else str(v) for v in (k.start, k.stop)]
-    return ":".join(parts) + ("" if k.step is None else f":{k.step}")
-
-
 def _is_index_array(k) -> bool:
     """An integer-array or boolean-mask index (advanced indexing, a copy, even
     for a 0-d array as in NumPy); NumPy integer scalars index like ints."""
@@ -100,26 +95,32 @@ class Indexing(ArrayBase):
                       for k in entries if k is not None)
         if key is Ellipsis or key == (Ellipsis,):    # a[...] = x: the whole array
             basic = ()
-        self._check_var_slices(basic)
+        sliced_rows = self._slices_inner_var_dim(basic)
         view = self._view(basic) if basic else self
+        if sliced_rows:
+            view._assign_elements(value)
+            return
         if view.ndim == 0 and view.type.is_builtin and _is_sequence_value(value):
             raise CKValueError("setting an array element with a sequence.")
         view._assign(value)
 
-    def _check_var_slices(self, basic: tuple) -> None:
-        """A slice of a var dim under a kept outer dim (``a[:, 1:]`` of
-        ``N * var * T``) reads as a new array of new rows, not a view of
-        ``a``'s: assigning through it would change nothing in ``a``, so it is
-        refused (as indexing such a dim is: ``a[:, 0]``)."""
+    def _slices_inner_var_dim(self, basic: tuple) -> bool:
+        """Whether ``basic`` slices a var dim under a kept outer dim
+        (``a[:, 1:]`` of ``N * var * T``): that view's row slots are new, its
+        elements ``a``'s, so an assignment through it fills those elements in
+        place (their lengths kept) instead of replacing rows that ``a`` would
+        never see; arrays without such an assignment refuse it."""
         regular, kept = self._regular_ndim(), False
         for axis, k in enumerate(basic):
             if isinstance(k, slice):
                 if kept and axis >= regular:
-                    raise NotSupportedError(
-                        f"assigning through a slice of the var dim at axis {axis} of every "
-                        f"element at once; index the outer axes first (a[i, {_slice_text(k)}] "
-                        f"= ...)")
+                    if not hasattr(self, "_assign_elements"):
+                        raise NotSupportedError(
+                            f"assigning through a slice of the var dim at axis {axis} of "
+                            f"every element at once; index the outer axes first")
+                    return True
                 kept = True
+        return False
 
     def __delitem__(self, key) -> None:
         raise CKValueError("cannot delete array elements")

@@ -347,6 +347,14 @@ class Array(*_BASES):
             clear_var_slots(t, self._data, self._arrmeta, (), ())
         check(lib.ck_array_assign(self._a, src._a, _errmode(errmode)))
 
+    def _assign_elements(self, value, errmode: str = "default") -> None:
+        """Assign into the elements this array's rows already hold, their
+        lengths kept (broadcasting as the kernels do): the assignment through a
+        slice of an inner var dim (``a[:, 1:] = x``), whose row slots are new
+        but whose elements are ``a``'s."""
+        src = value if isinstance(value, Array) else _as_source(value, self.type)
+        check(lib.ck_array_assign(self._a, src._a, _errmode(errmode)))
+
     def _apply(self, name: str, args, out) -> "Array":
         r = _arrays.apply(name, out, *args)
         if r is NotImplemented:

@@ -243,21 +243,29 @@ def test_common_subscripts_run_no_python_code():
 
 
 def test_assigning_through_slices_of_var_dims():
-    # a slice of a var dim under a kept outer dim reads as new rows (a copy):
-    # assigning through it changed nothing and said nothing; now refused, as
-    # indexing such a dim is, and a[...] assigns the whole array as a[()] does
-    from ckernels.errors import NotSupportedError
-    b = ckernels.array([[1, 2], [3, 4, 5]])
-    for key in [(slice(None), slice(1, None)), (slice(None), slice(None)),
-                (Ellipsis, slice(None, None, 2)), (slice(0, 2), slice(None))]:
-        with pytest.raises(NotSupportedError, match="slice of the var dim at axis 1"):
-            b[key] = 0
-    assert b.tolist() == [[1, 2], [3, 4, 5]]
-    b[1, 1:] = 9                       # one row: a view of its items
-    b[0, :] = 7
-    assert b.tolist() == [[7, 7], [3, 9, 9]]
-    b[...] = ckernels.array([[1], [2, 3]])
-    assert b.tolist() == [[1], [2, 3]]
+    # a slice of an inner var dim (a[:, 1:]) has new row slots over a's
+    # elements: an assignment through it changed nothing and said nothing; it
+    # now fills those elements in place, their lengths kept (Python lists'
+    # slice assignment of equal length as the oracle); a[...] assigns the whole
+    # array as a[()] (an empty var array stayed empty)
+    rows = [[1, 2], [3, 4, 5], [6]]
+    b = ckernels.array(rows)
+    b[:, 1:] = 0
+    for r in rows:
+        r[1:] = [0] * len(r[1:])
+    assert b.tolist() == rows
+    b[..., ::2] = 7
+    for r in rows:
+        r[::2] = [7] * len(r[::2])
+    assert b.tolist() == rows
+    b[0:2, :1] = [[4], [5]]
+    rows[0][:1], rows[1][:1] = [4], [5]
+    assert b.tolist() == rows
+    with pytest.raises(CKValueError, match="cannot broadcast"):
+        b[:, :] = ckernels.array([[1, 2, 3]] * 3)     # lengths are kept
+    b[1, 1:] = 9                                       # one row: a view of its items
+    b[...] = ckernels.array([[1], [2, 3], []])
+    assert b.tolist() == [[1], [2, 3], []]
     e = ckernels.empty(2, "var * int64")
     e[...] = ckernels.array([[1], [3, 4]])
     assert e.tolist() == [[1], [3, 4]]
