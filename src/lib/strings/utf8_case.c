@@ -312,6 +312,34 @@ static ck_status ck__case_cp(const char *func, ck__out *o, const char *s, int64_
     w = tw_;                                                                   \
   } while (0)
 
+/* One non-ASCII code point of ck__case_simple's loops (the body of a loop:
+ * `continue`s it): a 2-byte character through the table t2 (0: the general
+ * path), a 3-byte one in a block no mapping touches copied, any other
+ * through CK__CASE_CP (returns its error). */
+#define CK__CASE_NON_ASCII_STEP()                                              \
+  unsigned c0 = u[i];                                                          \
+  if (c0 >= 0xC0 && c0 < 0xE0 && n - i >= 2) {                                 \
+    uint16_t m = t2[((c0 & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu)];                 \
+    if (m != 0) {                                                              \
+      memcpy(w, &m, 2); /* b0 | b1 << 8: little-endian */                      \
+      w += 2;                                                                  \
+      i += 2;                                                                  \
+      continue;                                                                \
+    }                                                                          \
+  } else if (c0 >= 0xE0 && c0 < 0xF0 && n - i >= 3) {                          \
+    unsigned blk = ((c0 & 0x0Fu) << 6) | (u[i + 1] & 0x3Fu); /* cp >> 6 */     \
+    if ((ck__case3_plain[blk >> 6] >> (blk & 63)) & 1) {                       \
+      memcpy(w, s + i, 3);                                                     \
+      w += 3;                                                                  \
+      i += 3;                                                                  \
+      continue;                                                                \
+    }                                                                          \
+  }                                                                            \
+  CK__CASE_CP();                                                               \
+  if (st != CK_OK) {                                                           \
+    return st;                                                                 \
+  }
+
 #if CK__WORDS
 /* The r bytes (1-7) at p as the low bytes of a word, the others zero: two
  * overlapping loads, nothing read outside [p, p + r). */
@@ -390,28 +418,7 @@ static ck_status ck__case_simple(const char *func, ck__out *o, const char *s, in
       i += k;
       w += k;
       do {
-        unsigned c0 = u[i];
-        if (c0 >= 0xC0 && c0 < 0xE0 && n - i >= 2) {
-          uint16_t m = t2[((c0 & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu)];
-          if (m != 0) {
-            memcpy(w, &m, 2); /* b0 | b1 << 8: little-endian */
-            w += 2;
-            i += 2;
-            continue;
-          }
-        } else if (c0 >= 0xE0 && c0 < 0xF0 && n - i >= 3) {
-          unsigned blk = ((c0 & 0x0Fu) << 6) | (u[i + 1] & 0x3Fu); /* cp >> 6 */
-          if ((ck__case3_plain[blk >> 6] >> (blk & 63)) & 1) {
-            memcpy(w, s + i, 3);
-            w += 3;
-            i += 3;
-            continue;
-          }
-        }
-        CK__CASE_CP();
-        if (st != CK_OK) {
-          return st;
-        }
+        CK__CASE_NON_ASCII_STEP();
       } while (i < n && u[i] >= 0x80);
     }
     if (i < n) { /* 1-7 bytes left */
@@ -433,28 +440,7 @@ static ck_status ck__case_simple(const char *func, ck__out *o, const char *s, in
     /* the non-ASCII code points of the last 1-7 bytes, up to the next
      * ASCII byte */
     while (i < n && u[i] >= 0x80) {
-      unsigned c0 = u[i];
-      if (c0 >= 0xC0 && c0 < 0xE0 && n - i >= 2) {
-        uint16_t m = t2[((c0 & 0x1Fu) << 6) | (u[i + 1] & 0x3Fu)];
-        if (m != 0) {
-          memcpy(w, &m, 2); /* b0 | b1 << 8: little-endian */
-          w += 2;
-          i += 2;
-          continue;
-        }
-      } else if (c0 >= 0xE0 && c0 < 0xF0 && n - i >= 3) {
-        unsigned blk = ((c0 & 0x0Fu) << 6) | (u[i + 1] & 0x3Fu); /* cp >> 6 */
-        if ((ck__case3_plain[blk >> 6] >> (blk & 63)) & 1) {
-          memcpy(w, s + i, 3);
-          w += 3;
-          i += 3;
-          continue;
-        }
-      }
-      CK__CASE_CP();
-      if (st != CK_OK) {
-        return st;
-      }
+      CK__CASE_NON_ASCII_STEP();
     }
   }
   return ck__result_done(o, b, e, w - b, out);
