@@ -78,30 +78,29 @@ def load_word(typingctx, addr):
     return _load_i64(addr, 1)
 
 
-@intrinsic
-def store_intp(typingctx, addr, value):
-    """Store the pointer-sized word ``value`` at ``addr``."""
+def _store_i64(addr, value, align: int):
+    """The typing and code of an 8-byte store of an integer at an integer
+    address (``align`` as for :func:`_load_i64`)."""
     if not (isinstance(addr, types.Integer) and isinstance(value, types.Integer)):
         return None
 
     def codegen(context, builder, sig, args):
         v = context.cast(builder, args[1], sig.args[1], types.intp)
-        builder.store(v, _as_ptr(context, builder, args[0], sig.args[0], _i64), align=8)
+        builder.store(v, _as_ptr(context, builder, args[0], sig.args[0], _i64), align=align)
         return context.get_dummy_value()
     return signature(types.none, addr, value), codegen
+
+
+@intrinsic
+def store_intp(typingctx, addr, value):
+    """Store the pointer-sized word ``value`` at ``addr``."""
+    return _store_i64(addr, value, 8)
 
 
 @intrinsic
 def store_word(typingctx, addr, value):
     """Store the 8 bytes of ``value`` at ``addr`` (any alignment)."""
-    if not (isinstance(addr, types.Integer) and isinstance(value, types.Integer)):
-        return None
-
-    def codegen(context, builder, sig, args):
-        v = context.cast(builder, args[1], sig.args[1], types.intp)
-        builder.store(v, _as_ptr(context, builder, args[0], sig.args[0], _i64), align=1)
-        return context.get_dummy_value()
-    return signature(types.none, addr, value), codegen
+    return _store_i64(addr, value, 1)
 
 
 @intrinsic
